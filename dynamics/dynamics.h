@@ -1,0 +1,59 @@
+/* dynamics.h: O(N) recursive algorithms on a compiled model (seed 002 Tables 2-4).
+ *
+ * All of them take the state explicitly (q: nq, v: nv), use only the workspace in d, allocate
+ * nothing and walk the bodies in topological order. External wrenches fext (6 x nbody, body i at
+ * fext + 6 i, or NULL) act on each body and are expressed in that body's frame about its origin. Gravity enters
+ * as the base acceleration a_0 = (0, -g) with g = m->gravity.
+ *
+ * Functions returning int give 0 on success and -1 (with d->err set) when an articulated inertia
+ * is singular or not finite; the output is then unspecified. */
+#ifndef HINGE_DYNAMICS_H
+#define HINGE_DYNAMICS_H
+
+#include "model.h"
+
+/* Forward kinematics: d->T_rel, d->T_world and d->S from q; when v is not NULL also the body
+ * twists d->V and velocity-product accelerations d->c. */
+void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v);
+
+/* Inverse dynamics (RNEA): tau = M(q) qdd + b(q, v) - J^T fext. Also leaves the body
+ * accelerations in d->a and the joint wrenches in d->F. */
+void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
+             const double *fext, double *tau);
+
+/* Bias forces b = RNEA(q, v, 0, fext): Coriolis, centrifugal, gravity and external terms. */
+void hg_bias(const hg_model *m, hg_data *d, const double *q, const double *v, const double *fext,
+             double *b);
+
+/* Joint-space mass matrix M(q) (CRBA), nv x nv row-major, both triangles filled. */
+void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M);
+
+/* Forward dynamics (ABA): qdd = M^-1 (tau - b). */
+int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
+           const double *fext, double *qdd);
+
+/* Hybrid dynamics (seed 002 Table 4) with the joint modes in d->mode. On entry qdd holds the
+ * accelerations of prescribed and locked joints (locked ones are taken as zero) and tau the
+ * forces of free joints; on return qdd and tau are complete. d->F holds every joint's spatial
+ * constraint wrench (parent on child, child frame) and d->a the body accelerations. */
+int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
+              double *tau, const double *fext);
+
+/* Impulsive hybrid dynamics: the velocity jump of a perfectly plastic lock. On entry dv holds
+ * the velocity jumps demanded at prescribed and locked joints (locked: -v) and imp the impulses
+ * at free joints (usually zero); on return dv and imp are complete (imp at prescribed joints is
+ * the impulse the lock applies). d->F holds the spatial impulses across every joint.
+ * Only positions matter: no gravity, no velocity products. */
+int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp);
+
+/* Kinetic and potential energy (potential of uniform gravity, zero at the world origin). */
+void hg_energy(const hg_model *m, hg_data *d, const double *q, const double *v, double *kinetic,
+               double *potential);
+
+/* Total spatial momentum (angular about the world origin, linear), world axes. */
+void hg_momentum(const hg_model *m, hg_data *d, const double *q, const double *v, double h[6]);
+
+/* Total mass and centre of mass in the world frame. */
+double hg_center_of_mass(const hg_model *m, hg_data *d, const double *q, double com[3]);
+
+#endif

@@ -1,0 +1,48 @@
+/* energy.c: kinetic and potential energy, total momentum and centre of mass. */
+#include "dynamics.h"
+
+void hg_energy(const hg_model *m, hg_data *d, const double *q, const double *v, double *kinetic,
+               double *potential) {
+  hg_kinematics(m, d, q, v);
+  double ke = 0, pe = 0;
+  for (int i = 1; i < m->nbody; i++) {
+    const hg_inertia *G = &m->inertia[i];
+    const hg_se3 *T = &d->T_world[i];
+    double h[6], mc[3];
+    /* T = V^T G V / 2;  U = -g . (m c_world) with m c_world = R h + m p */
+    hg_inertia_mulv(G, d->V[i], h);
+    ke += 0.5 * (d->V[i][0] * h[0] + d->V[i][1] * h[1] + d->V[i][2] * h[2] + d->V[i][3] * h[3] +
+                 d->V[i][4] * h[4] + d->V[i][5] * h[5]);
+    hg_m3_mulv(T->R, G->h, mc);
+    for (int r = 0; r < 3; r++) pe -= m->gravity[r] * (mc[r] + G->m * T->p[r]);
+  }
+  *kinetic = ke;
+  *potential = pe;
+}
+
+void hg_momentum(const hg_model *m, hg_data *d, const double *q, const double *v, double h[6]) {
+  hg_kinematics(m, d, q, v);
+  for (int r = 0; r < 6; r++) h[r] = 0;
+  for (int i = 1; i < m->nbody; i++) {
+    /* body momentum G V moved to the world frame like a wrench */
+    double hb[6], hw[6];
+    hg_inertia_mulv(&m->inertia[i], d->V[i], hb);
+    hg_coAd_inv(&d->T_world[i], hb, hw);
+    for (int r = 0; r < 6; r++) h[r] += hw[r];
+  }
+}
+
+double hg_center_of_mass(const hg_model *m, hg_data *d, const double *q, double com[3]) {
+  hg_kinematics(m, d, q, NULL);
+  double mass = 0, s[3] = {0, 0, 0};
+  for (int i = 1; i < m->nbody; i++) {
+    const hg_inertia *G = &m->inertia[i];
+    const hg_se3 *T = &d->T_world[i];
+    double mc[3];
+    hg_m3_mulv(T->R, G->h, mc);
+    for (int r = 0; r < 3; r++) s[r] += mc[r] + G->m * T->p[r];
+    mass += G->m;
+  }
+  for (int r = 0; r < 3; r++) com[r] = mass > 0 ? s[r] / mass : 0;
+  return mass;
+}

@@ -1,0 +1,11 @@
+/* hinge.h: everything of libhinge's dynamics core in one include. */
+#ifndef HINGE_H
+#define HINGE_H
+
+#include "dynamics.h"
+#include "inertia.h"
+#include "joint.h"
+#include "model.h"
+#include "spatial.h"
+
+#endif

@@ -1,0 +1,156 @@
+/* inertia.c: rigid-body spatial inertia: validation, construction, products, transformation. */
+#include "inertia.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define HG_PI 3.14159265358979323846
+
+static void sym_to_m3(const double S[6], double M[9]) {
+  M[0] = S[0]; M[1] = S[3]; M[2] = S[4];
+  M[3] = S[3]; M[4] = S[1]; M[5] = S[5];
+  M[6] = S[4]; M[7] = S[5]; M[8] = S[2];
+}
+
+static void m3_to_sym(const double M[9], double S[6]) {
+  S[0] = M[0]; S[1] = M[4]; S[2] = M[8];
+  S[3] = 0.5 * (M[1] + M[3]); S[4] = 0.5 * (M[2] + M[6]); S[5] = 0.5 * (M[5] + M[7]);
+}
+
+void hg_sym3_eigenvalues(const double S[6], double lambda[3]) {
+  /* trigonometric solution of the characteristic cubic (symmetric, so all roots are real) */
+  double p1 = S[3] * S[3] + S[4] * S[4] + S[5] * S[5];
+  double q = (S[0] + S[1] + S[2]) / 3;
+  if (p1 <= 1e-300) {
+    double a = S[0], b = S[1], c = S[2], t;
+    if (a > b) { t = a; a = b; b = t; }
+    if (b > c) { t = b; b = c; c = t; }
+    if (a > b) { t = a; a = b; b = t; }
+    lambda[0] = a; lambda[1] = b; lambda[2] = c;
+    return;
+  }
+  double d0 = S[0] - q, d1 = S[1] - q, d2 = S[2] - q;
+  double p = sqrt((d0 * d0 + d1 * d1 + d2 * d2 + 2 * p1) / 6);
+  /* B = (S - q I) / p, r = det(B) / 2 */
+  double b0 = d0 / p, b1 = d1 / p, b2 = d2 / p, b3 = S[3] / p, b4 = S[4] / p, b5 = S[5] / p;
+  double r = 0.5 * (b0 * (b1 * b2 - b5 * b5) - b3 * (b3 * b2 - b5 * b4) + b4 * (b3 * b5 - b1 * b4));
+  double phi = r <= -1 ? HG_PI / 3 : r >= 1 ? 0 : acos(r) / 3;
+  double hi = q + 2 * p * cos(phi), lo = q + 2 * p * cos(phi + 2 * HG_PI / 3);
+  lambda[0] = lo;
+  lambda[1] = 3 * q - hi - lo;
+  lambda[2] = hi;
+}
+
+/* out = inertia about the origin of a body of mass m, centre of mass c and I_c about it:
+ * I_o = I_c + m (|c|^2 1 - c c^T) (the parallel-axis theorem) */
+static void assemble(double m, const double c[3], const double Ic[6], hg_inertia *out) {
+  double cc = hg_v3_dot(c, c);
+  out->m = m;
+  for (int i = 0; i < 3; i++) out->h[i] = m * c[i];
+  out->I[0] = Ic[0] + m * (cc - c[0] * c[0]);
+  out->I[1] = Ic[1] + m * (cc - c[1] * c[1]);
+  out->I[2] = Ic[2] + m * (cc - c[2] * c[2]);
+  out->I[3] = Ic[3] - m * c[0] * c[1];
+  out->I[4] = Ic[4] - m * c[0] * c[2];
+  out->I[5] = Ic[5] - m * c[1] * c[2];
+}
+
+int hg_inertia_validate(double m, const double Ic[6], char *why, size_t why_len) {
+  if (!isfinite(m) || m < 0) {
+    if (why) snprintf(why, why_len, "mass must be finite and >= 0, got %g", m);
+    return -1;
+  }
+  for (int i = 0; i < 6; i++)
+    if (!isfinite(Ic[i])) {
+      if (why) snprintf(why, why_len, "rotational inertia has a non-finite entry");
+      return -1;
+    }
+  double l[3];
+  hg_sym3_eigenvalues(Ic, l);
+  double scale = fabs(l[0]) + fabs(l[1]) + fabs(l[2]);
+  double tol = 1e-9 * scale;
+  if (l[0] < -tol) {
+    if (why)
+      snprintf(why, why_len,
+               "rotational inertia is not positive semi-definite (principal moments %g %g %g)",
+               l[0], l[1], l[2]);
+    return -1;
+  }
+  if (l[2] > l[0] + l[1] + tol) {
+    if (why)
+      snprintf(why, why_len,
+               "principal moments %g %g %g violate the triangle inequality (largest > sum of the "
+               "other two)",
+               l[0], l[1], l[2]);
+    return -1;
+  }
+  return 0;
+}
+
+int hg_inertia_from_com(double m, const double c[3], const double Ic[6], hg_inertia *out,
+                        char *why, size_t why_len) {
+  if (hg_inertia_validate(m, Ic, why, why_len)) return -1;
+  for (int i = 0; i < 3; i++) {
+    if (!isfinite(c[i])) {
+      if (why) snprintf(why, why_len, "centre of mass has a non-finite entry");
+      return -1;
+    }
+  }
+  assemble(m, c, Ic, out);
+  return 0;
+}
+
+void hg_inertia_com(const hg_inertia *G, double c[3], double Ic[6]) {
+  double m = G->m;
+  for (int i = 0; i < 3; i++) c[i] = m > 0 ? G->h[i] / m : 0;
+  double cc = hg_v3_dot(c, c);
+  Ic[0] = G->I[0] - m * (cc - c[0] * c[0]);
+  Ic[1] = G->I[1] - m * (cc - c[1] * c[1]);
+  Ic[2] = G->I[2] - m * (cc - c[2] * c[2]);
+  Ic[3] = G->I[3] + m * c[0] * c[1];
+  Ic[4] = G->I[4] + m * c[0] * c[2];
+  Ic[5] = G->I[5] + m * c[1] * c[2];
+}
+
+void hg_inertia_matrix(const hg_inertia *G, double M[36]) {
+  double I[9], H[9];
+  sym_to_m3(G->I, I);
+  hg_m3_skew(G->h, H);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      M[6 * i + j] = I[3 * i + j];
+      M[6 * i + j + 3] = H[3 * i + j];
+      M[6 * (i + 3) + j] = -H[3 * i + j];
+      M[6 * (i + 3) + j + 3] = i == j ? G->m : 0;
+    }
+}
+
+void hg_inertia_mulv(const hg_inertia *G, const double V[6], double out[6]) {
+  /* (I_o w + h x v, m v - h x w) */
+  const double *I = G->I, *h = G->h, *w = V, *v = V + 3;
+  out[0] = I[0] * w[0] + I[3] * w[1] + I[4] * w[2] + h[1] * v[2] - h[2] * v[1];
+  out[1] = I[3] * w[0] + I[1] * w[1] + I[5] * w[2] + h[2] * v[0] - h[0] * v[2];
+  out[2] = I[4] * w[0] + I[5] * w[1] + I[2] * w[2] + h[0] * v[1] - h[1] * v[0];
+  out[3] = G->m * v[0] - (h[1] * w[2] - h[2] * w[1]);
+  out[4] = G->m * v[1] - (h[2] * w[0] - h[0] * w[2]);
+  out[5] = G->m * v[2] - (h[0] * w[1] - h[1] * w[0]);
+}
+
+void hg_inertia_transform(const hg_se3 *T, const hg_inertia *Ib, hg_inertia *Ia) {
+  /* rotate I_c into {a}, move the centre of mass, and shift back to {a}'s origin */
+  double cb[3], Icb[6], I[9], t[9], Ra[9], ca[3];
+  hg_inertia_com(Ib, cb, Icb);
+  sym_to_m3(Icb, I);
+  hg_m3_mul(T->R, I, t);
+  hg_m3_mul_T(t, T->R, Ra);
+  hg_se3_apply(T, cb, ca);
+  double Ica[6];
+  m3_to_sym(Ra, Ica);
+  assemble(Ib->m, ca, Ica, Ia);
+}
+
+void hg_inertia_add(hg_inertia *A, const hg_inertia *B) {
+  A->m += B->m;
+  for (int i = 0; i < 3; i++) A->h[i] += B->h[i];
+  for (int i = 0; i < 6; i++) A->I[i] += B->I[i];
+}

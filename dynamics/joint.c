@@ -1,0 +1,337 @@
+/* joint.c: joint transforms, motion subspaces, bias terms and group operations. */
+#include "joint.h"
+
+#include <math.h>
+#include <string.h>
+
+#define HG_PI 3.14159265358979323846
+
+static const struct {
+  const char *name;
+  int nq, nv;
+} joint_info[HG_JOINT_NTYPES] = {
+    [HG_JOINT_FIXED] = {"fixed", 0, 0},           [HG_JOINT_REVOLUTE] = {"revolute", 1, 1},
+    [HG_JOINT_PRISMATIC] = {"prismatic", 1, 1},   [HG_JOINT_HELICAL] = {"helical", 1, 1},
+    [HG_JOINT_CYLINDRICAL] = {"cylindrical", 2, 2}, [HG_JOINT_UNIVERSAL] = {"universal", 2, 2},
+    [HG_JOINT_PLANAR] = {"planar", 3, 3},         [HG_JOINT_SPHERICAL] = {"spherical", 4, 3},
+    [HG_JOINT_FREE] = {"free", 7, 6},
+};
+
+int hg_joint_nq(hg_joint_type t) { return joint_info[t].nq; }
+int hg_joint_nv(hg_joint_type t) { return joint_info[t].nv; }
+const char *hg_joint_type_name(hg_joint_type t) {
+  return (unsigned)t < HG_JOINT_NTYPES ? joint_info[t].name : "unknown";
+}
+
+int hg_joint_type_from_name(const char *name) {
+  for (int t = 0; t < HG_JOINT_NTYPES; t++)
+    if (strcmp(name, joint_info[t].name) == 0) return t;
+  return -1;
+}
+
+/* u = a / |a|; -1 when a is zero or not finite */
+static int unit(const double a[3], double u[3]) {
+  double n = hg_v3_norm(a);
+  if (!(n > 1e-12) || !isfinite(n)) return -1;
+  for (int i = 0; i < 3; i++) u[i] = a[i] / n;
+  return 0;
+}
+
+/* a unit vector orthogonal to n (n unit) */
+static void orthogonal(const double n[3], double e[3]) {
+  int k = fabs(n[0]) < fabs(n[1]) ? (fabs(n[0]) < fabs(n[2]) ? 0 : 2) : (fabs(n[1]) < fabs(n[2]) ? 1 : 2);
+  double t[3] = {0, 0, 0}, d;
+  t[k] = 1;
+  d = hg_v3_dot(t, n);
+  for (int i = 0; i < 3; i++) t[i] -= d * n[i];
+  unit(t, e);
+}
+
+int hg_joint_init(hg_joint *j, hg_joint_type type, const double axis[3], const double axis2[3],
+                  double pitch, const char **why) {
+  static const double z[3] = {0, 0, 1};
+  memset(j, 0, sizeof *j);
+  j->type = type;
+  j->pitch = pitch;
+  if ((unsigned)type >= HG_JOINT_NTYPES) {
+    *why = "unknown joint type";
+    return -1;
+  }
+  if (!isfinite(pitch)) {
+    *why = "pitch is not finite";
+    return -1;
+  }
+  if (unit(axis ? axis : z, j->axis)) {
+    *why = "axis is zero or not finite";
+    return -1;
+  }
+  if (type == HG_JOINT_UNIVERSAL) {
+    double d;
+    if (!axis2 || unit(axis2, j->axis2)) {
+      *why = "universal joint needs a non-zero second axis (axis2)";
+      return -1;
+    }
+    d = hg_v3_dot(j->axis, j->axis2);
+    if (fabs(d) > 1 - 1e-9) {
+      *why = "universal joint axes are parallel";
+      return -1;
+    }
+  } else if (type == HG_JOINT_PLANAR) {
+    /* in-plane x axis: axis2 projected onto the plane, or any orthogonal direction */
+    double t[3] = {0, 0, 0};
+    if (axis2) {
+      double d = hg_v3_dot(axis2, j->axis);
+      for (int i = 0; i < 3; i++) t[i] = axis2[i] - d * j->axis[i];
+    }
+    if (unit(t, j->axis2)) orthogonal(j->axis, j->axis2);
+  }
+  return 0;
+}
+
+/* R = rotation by angle t about unit axis a (Rodrigues) */
+static void axis_rotation(const double a[3], double t, double R[9]) {
+  double s = sin(t), c = cos(t), v = 1 - c;
+  double x = a[0], y = a[1], z = a[2];
+  R[0] = c + v * x * x;     R[1] = v * x * y - s * z; R[2] = v * x * z + s * y;
+  R[3] = v * x * y + s * z; R[4] = c + v * y * y;     R[5] = v * y * z - s * x;
+  R[6] = v * x * z - s * y; R[7] = v * y * z + s * x; R[8] = c + v * z * z;
+}
+
+/* planar in-plane y axis: axis x axis2 */
+static void planar_y(const hg_joint *j, double e2[3]) { hg_v3_cross(j->axis, j->axis2, e2); }
+
+void hg_joint_transform(const hg_joint *j, const double *q, hg_se3 *T) {
+  const double *a = j->axis;
+  hg_se3_identity(T);
+  switch (j->type) {
+  case HG_JOINT_FIXED:
+  case HG_JOINT_NTYPES:
+    break;
+  case HG_JOINT_REVOLUTE:
+    axis_rotation(a, q[0], T->R);
+    break;
+  case HG_JOINT_PRISMATIC:
+    for (int i = 0; i < 3; i++) T->p[i] = a[i] * q[0];
+    break;
+  case HG_JOINT_HELICAL:
+    axis_rotation(a, q[0], T->R);
+    for (int i = 0; i < 3; i++) T->p[i] = j->pitch * a[i] * q[0];
+    break;
+  case HG_JOINT_CYLINDRICAL:
+    axis_rotation(a, q[0], T->R);
+    for (int i = 0; i < 3; i++) T->p[i] = a[i] * q[1];
+    break;
+  case HG_JOINT_UNIVERSAL: {
+    double R1[9], R2[9];
+    axis_rotation(a, q[0], R1);
+    axis_rotation(j->axis2, q[1], R2);
+    hg_m3_mul(R1, R2, T->R);
+    break;
+  }
+  case HG_JOINT_PLANAR: {
+    double e2[3];
+    planar_y(j, e2);
+    axis_rotation(a, q[2], T->R);
+    for (int i = 0; i < 3; i++) T->p[i] = q[0] * j->axis2[i] + q[1] * e2[i];
+    break;
+  }
+  case HG_JOINT_SPHERICAL:
+    hg_quat_to_R(q, T->R);
+    break;
+  case HG_JOINT_FREE:
+    hg_quat_to_R(q + 3, T->R);
+    for (int i = 0; i < 3; i++) T->p[i] = q[i];
+    break;
+  }
+}
+
+void hg_joint_motion(const hg_joint *j, const double *q, double *S) {
+  const double *a = j->axis;
+  memset(S, 0, 6 * (size_t)hg_joint_nv(j->type) * sizeof(double));
+  switch (j->type) {
+  case HG_JOINT_FIXED:
+  case HG_JOINT_NTYPES:
+    break;
+  case HG_JOINT_REVOLUTE:
+    memcpy(S, a, 3 * sizeof(double));
+    break;
+  case HG_JOINT_PRISMATIC:
+    memcpy(S + 3, a, 3 * sizeof(double));
+    break;
+  case HG_JOINT_HELICAL:
+    /* the axis is fixed by the joint's rotation, so the slide is along a in the child frame too */
+    for (int i = 0; i < 3; i++) S[i] = a[i], S[3 + i] = j->pitch * a[i];
+    break;
+  case HG_JOINT_CYLINDRICAL:
+    memcpy(S, a, 3 * sizeof(double));
+    memcpy(S + 9, a, 3 * sizeof(double));
+    break;
+  case HG_JOINT_UNIVERSAL: {
+    /* w = R2^T a1 q0' + a2 q1' */
+    double R2[9];
+    axis_rotation(j->axis2, q[1], R2);
+    hg_m3_mulTv(R2, a, S);
+    memcpy(S + 6, j->axis2, 3 * sizeof(double));
+    break;
+  }
+  case HG_JOINT_PLANAR: {
+    /* v = R^T (e1 x' + e2 y'), w = n theta' */
+    double R[9], e2[3];
+    planar_y(j, e2);
+    axis_rotation(a, q[2], R);
+    hg_m3_mulTv(R, j->axis2, S + 3);
+    hg_m3_mulTv(R, e2, S + 9);
+    memcpy(S + 12, a, 3 * sizeof(double));
+    break;
+  }
+  case HG_JOINT_SPHERICAL:
+    S[0] = S[7] = S[14] = 1;
+    break;
+  case HG_JOINT_FREE:
+    for (int k = 0; k < 6; k++) S[7 * k] = 1;
+    break;
+  }
+}
+
+void hg_joint_bias(const hg_joint *j, const double *q, const double *v, double c[6]) {
+  memset(c, 0, 6 * sizeof(double));
+  if (j->type == HG_JOINT_UNIVERSAL) {
+    /* d/dt (R2^T a1) = (R2^T a1) x a2 q1', so c = q0' q1' (R2^T a1) x a2 */
+    double R2[9], b[3];
+    axis_rotation(j->axis2, q[1], R2);
+    hg_m3_mulTv(R2, j->axis, b);
+    hg_v3_cross(b, j->axis2, c);
+    for (int i = 0; i < 3; i++) c[i] *= v[0] * v[1];
+  } else if (j->type == HG_JOINT_PLANAR) {
+    /* d/dt R^T = -n^ R^T theta', so c = (0, -theta' n x v_lin) */
+    double S[18];
+    hg_joint_motion(j, q, S);
+    double vl[3] = {S[3] * v[0] + S[9] * v[1], S[4] * v[0] + S[10] * v[1], S[5] * v[0] + S[11] * v[1]};
+    hg_v3_cross(j->axis, vl, c + 3);
+    for (int i = 3; i < 6; i++) c[i] *= -v[2];
+  }
+}
+
+void hg_joint_integrate(const hg_joint *j, const double *q, const double *dv, double h,
+                        double *qout) {
+  switch (j->type) {
+  case HG_JOINT_SPHERICAL: {
+    double w[3] = {h * dv[0], h * dv[1], h * dv[2]}, e[4];
+    hg_quat_exp(w, e);
+    hg_quat_mul(q, e, qout);
+    hg_quat_normalize(qout);
+    break;
+  }
+  case HG_JOINT_FREE: {
+    /* (p, R) exp(h V): p += R J_l(h w) h v, R = R exp(h w) */
+    double xi[6], e[4], J[9], t[3], d[3], R[9];
+    for (int i = 0; i < 6; i++) xi[i] = h * dv[i];
+    hg_quat_to_R(q + 3, R);
+    hg_so3_jl(xi, J);
+    hg_m3_mulv(J, xi + 3, t);
+    hg_m3_mulv(R, t, d);
+    for (int i = 0; i < 3; i++) qout[i] = q[i] + d[i];
+    hg_quat_exp(xi, e);
+    hg_quat_mul(q + 3, e, qout + 3);
+    hg_quat_normalize(qout + 3);
+    break;
+  }
+  default:
+    for (int i = 0; i < hg_joint_nv(j->type); i++) qout[i] = q[i] + h * dv[i];
+    break;
+  }
+}
+
+void hg_joint_difference(const hg_joint *j, const double *q0, const double *q1, double *dv) {
+  switch (j->type) {
+  case HG_JOINT_SPHERICAL: {
+    double c[4] = {q0[0], -q0[1], -q0[2], -q0[3]}, r[4];
+    hg_quat_mul(c, q1, r);
+    hg_quat_log(r, dv);
+    break;
+  }
+  case HG_JOINT_FREE: {
+    hg_se3 T0, T1, D;
+    hg_joint_transform(j, q0, &T0);
+    hg_joint_transform(j, q1, &T1);
+    hg_se3_invmul(&T0, &T1, &D);
+    hg_se3_log(&D, dv);
+    break;
+  }
+  default:
+    for (int i = 0; i < hg_joint_nv(j->type); i++) dv[i] = q1[i] - q0[i];
+    break;
+  }
+}
+
+void hg_joint_neutral(const hg_joint *j, double *q) {
+  memset(q, 0, (size_t)hg_joint_nq(j->type) * sizeof(double));
+  if (j->type == HG_JOINT_SPHERICAL) q[0] = 1;
+  if (j->type == HG_JOINT_FREE) q[3] = 1;
+}
+
+void hg_joint_normalize(const hg_joint *j, double *q) {
+  if (j->type == HG_JOINT_SPHERICAL) hg_quat_normalize(q);
+  if (j->type == HG_JOINT_FREE) hg_quat_normalize(q + 3);
+}
+
+/* ---- random numbers ---- */
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+void hg_rng_seed(hg_rng *r, uint64_t seed) {
+  /* splitmix64 expands the seed */
+  for (int i = 0; i < 4; i++) {
+    uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    r->s[i] = z ^ (z >> 31);
+  }
+}
+
+double hg_rng_uniform(hg_rng *r) {
+  uint64_t *s = r->s;
+  uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+  s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return (double)(result >> 11) * 0x1.0p-53;
+}
+
+double hg_rng_range(hg_rng *r, double lo, double hi) { return lo + (hi - lo) * hg_rng_uniform(r); }
+
+/* a uniformly distributed unit quaternion (Shoemake) */
+static void random_quat(hg_rng *r, double q[4]) {
+  double u1 = hg_rng_uniform(r), u2 = 2 * HG_PI * hg_rng_uniform(r), u3 = 2 * HG_PI * hg_rng_uniform(r);
+  double a = sqrt(1 - u1), b = sqrt(u1);
+  q[0] = a * sin(u2); q[1] = a * cos(u2); q[2] = b * sin(u3); q[3] = b * cos(u3);
+  if (q[0] < 0)
+    for (int i = 0; i < 4; i++) q[i] = -q[i];
+}
+
+void hg_joint_random(const hg_joint *j, hg_rng *r, double *q) {
+  switch (j->type) {
+  case HG_JOINT_PRISMATIC:
+    q[0] = hg_rng_range(r, -1, 1);
+    break;
+  case HG_JOINT_CYLINDRICAL:
+    q[0] = hg_rng_range(r, -HG_PI, HG_PI);
+    q[1] = hg_rng_range(r, -1, 1);
+    break;
+  case HG_JOINT_PLANAR:
+    q[0] = hg_rng_range(r, -1, 1);
+    q[1] = hg_rng_range(r, -1, 1);
+    q[2] = hg_rng_range(r, -HG_PI, HG_PI);
+    break;
+  case HG_JOINT_SPHERICAL:
+    random_quat(r, q);
+    break;
+  case HG_JOINT_FREE:
+    for (int i = 0; i < 3; i++) q[i] = hg_rng_range(r, -1, 1);
+    random_quat(r, q + 3);
+    break;
+  default:
+    for (int i = 0; i < hg_joint_nq(j->type); i++) q[i] = hg_rng_range(r, -HG_PI, HG_PI);
+    break;
+  }
+}

@@ -1,0 +1,95 @@
+/* joint.h: the one joint module of hinge.
+ *
+ * A joint moves its child frame relative to a joint frame fixed in the parent:
+ *   T_{parent,child}(q) = T_offset * T_joint(q).
+ * Every function here works in the joint's own terms: T_joint(q) is the child frame seen from the
+ * joint frame, and the motion subspace S(q) (6 x nv) and the bias S'(q, v) v map joint velocities to
+ * the relative twist of the child, expressed in the child frame (conventions.md).
+ *
+ *   type         nq nv  q                          v                        group
+ *   fixed         0  0  -                          -                        -
+ *   revolute      1  1  angle about axis           rate                     R
+ *   prismatic     1  1  slide along axis           rate                     R
+ *   helical       1  1  angle; slides pitch*angle  rate                     R
+ *   cylindrical   2  2  angle, slide (same axis)   rates                    R^2
+ *   universal     2  2  angle about axis, then     rates                    R^2
+ *                       angle about axis2 (moved)
+ *   planar        3  3  x, y in the plane normal   rates                    R^3
+ *                       to axis, then angle about it
+ *   spherical     4  3  quaternion (w, x, y, z)    body angular velocity    SO(3)
+ *   free          7  6  position, quaternion       body twist (w, v)        SE(3)
+ *
+ * Configurations advance on their group: q (+) d = q * exp(d), and q1 (-) q0 = log(q0^-1 q1). */
+#ifndef HINGE_JOINT_H
+#define HINGE_JOINT_H
+
+#include <stdint.h>
+
+#include "spatial.h"
+
+typedef enum hg_joint_type {
+  HG_JOINT_FIXED = 0,
+  HG_JOINT_REVOLUTE,
+  HG_JOINT_PRISMATIC,
+  HG_JOINT_HELICAL,
+  HG_JOINT_CYLINDRICAL,
+  HG_JOINT_UNIVERSAL,
+  HG_JOINT_PLANAR,
+  HG_JOINT_SPHERICAL,
+  HG_JOINT_FREE,
+  HG_JOINT_NTYPES
+} hg_joint_type;
+
+/* the largest nq and nv of any joint */
+#define HG_JOINT_MAXNQ 7
+#define HG_JOINT_MAXNV 6
+
+/* A joint's constant parameters (in the joint frame). */
+typedef struct hg_joint {
+  hg_joint_type type;
+  double axis[3];  /* unit axis: rotation/slide axis, planar normal (default z) */
+  double axis2[3]; /* universal: second unit axis, orthogonal to axis; planar: in-plane x axis */
+  double pitch;    /* helical: metres of slide per radian */
+} hg_joint;
+
+/* Fills in unit axes (normalized) and the derived in-plane axis of a planar joint; returns 0, or
+ * -1 with a reason when an axis is zero, not finite, or (universal) parallel to the first. */
+int hg_joint_init(hg_joint *j, hg_joint_type type, const double axis[3], const double axis2[3],
+                  double pitch, const char **why);
+
+int hg_joint_nq(hg_joint_type type);
+int hg_joint_nv(hg_joint_type type);
+const char *hg_joint_type_name(hg_joint_type type);
+/* type from its name ("revolute", ...); -1 when unknown */
+int hg_joint_type_from_name(const char *name);
+
+/* T = T_joint(q): child frame in the joint frame */
+void hg_joint_transform(const hg_joint *j, const double *q, hg_se3 *T);
+/* S = motion subspace, nv columns of 6 (S[6k..6k+5] is column k), in the child frame */
+void hg_joint_motion(const hg_joint *j, const double *q, double *S);
+/* c = dS/dt v = sum_k (dS/dq_k qdot_k) v; zero except for universal and planar joints */
+void hg_joint_bias(const hg_joint *j, const double *q, const double *v, double c[6]);
+
+/* qout = q (+) (h * dv); qout may alias q. Quaternions stay unit length. */
+void hg_joint_integrate(const hg_joint *j, const double *q, const double *dv, double h,
+                        double *qout);
+/* dv = q1 (-) q0, the tangent vector with q0 (+) dv = q1 */
+void hg_joint_difference(const hg_joint *j, const double *q0, const double *q1, double *dv);
+/* the neutral configuration (zeros, identity rotation) */
+void hg_joint_neutral(const hg_joint *j, double *q);
+/* renormalize any quaternion in q */
+void hg_joint_normalize(const hg_joint *j, double *q);
+
+/* ---- a small deterministic random generator (xoshiro256**), for tests and dispersions ---- */
+typedef struct hg_rng {
+  uint64_t s[4];
+} hg_rng;
+void hg_rng_seed(hg_rng *r, uint64_t seed);
+/* uniform on [0, 1) */
+double hg_rng_uniform(hg_rng *r);
+/* uniform on [lo, hi) */
+double hg_rng_range(hg_rng *r, double lo, double hi);
+/* a random configuration: angles in [-pi, pi], slides in [-1, 1], rotations uniform */
+void hg_joint_random(const hg_joint *j, hg_rng *r, double *q);
+
+#endif

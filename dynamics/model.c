@@ -1,0 +1,378 @@
+/* model.c: building a model from named bodies, compiling it to flat arrays, and its workspace. */
+#include "model.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dynamics.h"
+
+struct hg_builder {
+  int nbody, cap;
+  hg_body_spec *body; /* names owned */
+  int ngeom, gcap;
+  hg_geom *geom;      /* body = builder body index, mesh owned */
+};
+
+static void set_error(hg_error *err, const char *fmt, ...) {
+  if (!err) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  va_end(ap);
+}
+
+static char *copy_string(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char *c = malloc(n);
+  if (c) memcpy(c, s, n);
+  return c;
+}
+
+hg_builder *hg_builder_new(void) { return calloc(1, sizeof(hg_builder)); }
+
+void hg_builder_free(hg_builder *b) {
+  if (!b) return;
+  for (int i = 0; i < b->nbody; i++) {
+    free((char *)b->body[i].name);
+    free((char *)b->body[i].parent);
+    free((char *)b->body[i].joint_name);
+  }
+  for (int i = 0; i < b->ngeom; i++) free(b->geom[i].mesh);
+  free(b->body);
+  free(b->geom);
+  free(b);
+}
+
+static int builder_find(const hg_builder *b, const char *name) {
+  for (int i = 0; i < b->nbody; i++)
+    if (strcmp(b->body[i].name, name) == 0) return i;
+  return -1;
+}
+
+hg_body_spec *hg_builder_body(hg_builder *b, const char *name) {
+  int i = builder_find(b, name);
+  return i < 0 ? NULL : &b->body[i];
+}
+
+int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) {
+  if (!spec->name || !spec->name[0]) {
+    set_error(err, "a body needs a non-empty name");
+    return -1;
+  }
+  if (strcmp(spec->name, "world") == 0) {
+    set_error(err, "'world' is the name of the ground body and cannot be used again");
+    return -1;
+  }
+  if (builder_find(b, spec->name) >= 0) {
+    set_error(err, "duplicate body name '%s'", spec->name);
+    return -1;
+  }
+  if (b->nbody == b->cap) {
+    int cap = b->cap ? 2 * b->cap : 16;
+    hg_body_spec *nb = realloc(b->body, (size_t)cap * sizeof *nb);
+    if (!nb) {
+      set_error(err, "out of memory");
+      return -1;
+    }
+    b->body = nb;
+    b->cap = cap;
+  }
+  hg_body_spec *s = &b->body[b->nbody];
+  *s = *spec;
+  s->name = copy_string(spec->name);
+  s->parent = copy_string(spec->parent && spec->parent[0] ? spec->parent : "world");
+  s->joint_name = copy_string(spec->joint_name && spec->joint_name[0] ? spec->joint_name : spec->name);
+  if (!s->name || !s->parent || !s->joint_name) {
+    free((char *)s->name); free((char *)s->parent); free((char *)s->joint_name);
+    set_error(err, "out of memory");
+    return -1;
+  }
+  b->nbody++;
+  return 0;
+}
+
+int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_error *err) {
+  int i = builder_find(b, body);
+  if (i < 0) {
+    set_error(err, "geometry for unknown body '%s'", body);
+    return -1;
+  }
+  if (b->ngeom == b->gcap) {
+    int cap = b->gcap ? 2 * b->gcap : 16;
+    hg_geom *ng = realloc(b->geom, (size_t)cap * sizeof *ng);
+    if (!ng) {
+      set_error(err, "out of memory");
+      return -1;
+    }
+    b->geom = ng;
+    b->gcap = cap;
+  }
+  hg_geom *s = &b->geom[b->ngeom];
+  *s = *g;
+  s->body = i;
+  s->mesh = copy_string(g->mesh);
+  if (g->mesh && !s->mesh) {
+    set_error(err, "out of memory");
+    return -1;
+  }
+  b->ngeom++;
+  return 0;
+}
+
+/* ---- compiling ---- */
+
+static void *alloc_array(size_t n, size_t size, int *fail) {
+  void *p = calloc(n ? n : 1, size);
+  if (!p) *fail = 1;
+  return p;
+}
+
+void hg_model_free(hg_model *m) {
+  if (!m) return;
+  for (int i = 0; i < m->nbody; i++) {
+    free(m->body_name ? m->body_name[i] : NULL);
+    free(m->jnt_name ? m->jnt_name[i] : NULL);
+  }
+  for (int g = 0; g < m->ngeom; g++) free(m->geom[g].mesh);
+  free(m->parent); free(m->subtree_end); free(m->jnt); free(m->jnt_offset);
+  free(m->q_adr); free(m->v_adr); free(m->jnt_nq); free(m->jnt_nv); free(m->D_adr);
+  free(m->inertia); free(m->limits); free(m->body_name); free(m->jnt_name);
+  free(m->dof_body); free(m->geom);
+  free(m);
+}
+
+static hg_model *model_alloc(int nbody, int ngeom) {
+  hg_model *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  int fail = 0;
+  size_t n = (size_t)nbody;
+  m->nbody = nbody;
+  m->parent = alloc_array(n, sizeof(int), &fail);
+  m->subtree_end = alloc_array(n, sizeof(int), &fail);
+  m->jnt = alloc_array(n, sizeof(hg_joint), &fail);
+  m->jnt_offset = alloc_array(n, sizeof(hg_se3), &fail);
+  m->q_adr = alloc_array(n, sizeof(int), &fail);
+  m->v_adr = alloc_array(n, sizeof(int), &fail);
+  m->jnt_nq = alloc_array(n, sizeof(int), &fail);
+  m->jnt_nv = alloc_array(n, sizeof(int), &fail);
+  m->D_adr = alloc_array(n, sizeof(int), &fail);
+  m->inertia = alloc_array(n, sizeof(hg_inertia), &fail);
+  m->limits = alloc_array(n, sizeof(hg_joint_limits), &fail);
+  m->body_name = alloc_array(n, sizeof(char *), &fail);
+  m->jnt_name = alloc_array(n, sizeof(char *), &fail);
+  m->geom = alloc_array((size_t)ngeom, sizeof(hg_geom), &fail);
+  if (fail) {
+    hg_model_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
+  int n = b->nbody;
+  /* resolve parents: -1 is the world */
+  int *par = malloc(((size_t)n + 1) * sizeof(int));
+  int *order = malloc(((size_t)n + 1) * sizeof(int));
+  int *stack = malloc(((size_t)n + 1) * sizeof(int));
+  int *newidx = malloc(((size_t)n + 1) * sizeof(int));
+  hg_model *m = NULL;
+  if (!par || !order || !stack || !newidx) {
+    set_error(err, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < n; i++) {
+    const char *p = b->body[i].parent;
+    par[i] = strcmp(p, "world") == 0 ? -1 : builder_find(b, p);
+    if (par[i] < 0 && strcmp(p, "world") != 0) {
+      set_error(err, "body '%s' names an unknown parent '%s'", b->body[i].name, p);
+      goto done;
+    }
+    for (int k = 0; k < i; k++)
+      if (strcmp(b->body[k].joint_name, b->body[i].joint_name) == 0) {
+        set_error(err, "duplicate joint name '%s' (bodies '%s' and '%s')", b->body[i].joint_name,
+                  b->body[k].name, b->body[i].name);
+        goto done;
+      }
+  }
+  /* depth-first order from the world, children in the order they were added */
+  int count = 0, top = 0;
+  for (int i = n - 1; i >= 0; i--)
+    if (par[i] == -1) stack[top++] = i;
+  while (top > 0) {
+    int i = stack[--top];
+    newidx[i] = count + 1;
+    order[count++] = i;
+    for (int k = n - 1; k >= 0; k--)
+      if (par[k] == i) stack[top++] = k;
+  }
+  if (count < n) {
+    for (int i = 0; i < n; i++) newidx[i] = 0;
+    for (int k = 0; k < count; k++) newidx[order[k]] = 1;
+    for (int i = 0; i < n; i++)
+      if (!newidx[i]) {
+        set_error(err, "body '%s' is part of a cycle of parents and never reaches the world",
+                  b->body[i].name);
+        goto done;
+      }
+  }
+  m = model_alloc(n + 1, b->ngeom);
+  if (!m) {
+    set_error(err, "out of memory");
+    goto done;
+  }
+  /* the world: body 0 with a fixed placeholder joint */
+  const char *why = NULL;
+  m->parent[0] = -1;
+  hg_joint_init(&m->jnt[0], HG_JOINT_FIXED, NULL, NULL, 0, &why);
+  hg_se3_identity(&m->jnt_offset[0]);
+  m->body_name[0] = copy_string("world");
+  m->jnt_name[0] = copy_string("world");
+  m->gravity[2] = -9.81;
+  /* bodies in topological order, with their q, v and D addresses */
+  for (int k = 0; k < n; k++) {
+    const hg_body_spec *s = &b->body[order[k]];
+    int i = k + 1;
+    m->parent[i] = par[order[k]] < 0 ? 0 : newidx[par[order[k]]];
+    m->jnt[i] = s->joint;
+    m->jnt_offset[i] = s->offset;
+    m->inertia[i] = s->inertia;
+    m->limits[i] = s->limits;
+    m->jnt_nq[i] = hg_joint_nq(s->joint.type);
+    m->jnt_nv[i] = hg_joint_nv(s->joint.type);
+    m->q_adr[i] = m->nq;
+    m->v_adr[i] = m->nv;
+    m->D_adr[i] = m->nD;
+    m->nq += m->jnt_nq[i];
+    m->nv += m->jnt_nv[i];
+    m->nD += m->jnt_nv[i] * m->jnt_nv[i];
+    m->body_name[i] = copy_string(s->name);
+    m->jnt_name[i] = copy_string(s->joint_name);
+  }
+  for (int i = 0; i <= n; i++)
+    if (!m->body_name[i] || !m->jnt_name[i]) {
+      set_error(err, "out of memory");
+      hg_model_free(m);
+      m = NULL;
+      goto done;
+    }
+  /* subtree ranges: depth-first order makes every subtree contiguous */
+  for (int i = n; i >= 0; i--) {
+    if (m->subtree_end[i] == 0) m->subtree_end[i] = i + 1;
+    int p = m->parent[i];
+    if (p >= 0 && m->subtree_end[i] > m->subtree_end[p]) m->subtree_end[p] = m->subtree_end[i];
+  }
+  /* DoF owners */
+  int fail = 0;
+  m->dof_body = alloc_array((size_t)m->nv, sizeof(int), &fail);
+  if (fail) {
+    set_error(err, "out of memory");
+    hg_model_free(m);
+    m = NULL;
+    goto done;
+  }
+  for (int i = 1; i <= n; i++)
+    for (int k = 0; k < m->jnt_nv[i]; k++) m->dof_body[m->v_adr[i] + k] = i;
+  /* geometry */
+  m->ngeom = b->ngeom;
+  for (int g = 0; g < b->ngeom; g++) {
+    m->geom[g] = b->geom[g];
+    m->geom[g].body = newidx[b->geom[g].body];
+    m->geom[g].mesh = copy_string(b->geom[g].mesh);
+  }
+  /* a massless leaf (or any subtree without inertia along a joint's motion) makes the
+   * articulated inertia singular: try the neutral configuration once */
+  {
+    hg_data *d = hg_data_new(m);
+    double *q = malloc(((size_t)m->nq + 1) * sizeof(double));
+    double *z = calloc((size_t)m->nv + 1, sizeof(double));
+    double *out = calloc((size_t)m->nv + 1, sizeof(double));
+    int rc = -1;
+    if (d && q && z && out) {
+      hg_model_neutral(m, q);
+      rc = hg_aba(m, d, q, z, z, NULL, out);
+      if (rc) set_error(err, "%s", d->err);
+    } else {
+      set_error(err, "out of memory");
+    }
+    hg_data_free(d);
+    free(q); free(z); free(out);
+    if (rc) {
+      hg_model_free(m);
+      m = NULL;
+    }
+  }
+done:
+  free(par); free(order); free(stack); free(newidx);
+  return m;
+}
+
+/* ---- model queries and joint-by-joint group operations ---- */
+
+int hg_model_body(const hg_model *m, const char *name) {
+  for (int i = 0; i < m->nbody; i++)
+    if (strcmp(m->body_name[i], name) == 0) return i;
+  return -1;
+}
+
+int hg_model_joint(const hg_model *m, const char *name) {
+  for (int i = 1; i < m->nbody; i++)
+    if (strcmp(m->jnt_name[i], name) == 0) return i;
+  return -1;
+}
+
+void hg_model_neutral(const hg_model *m, double *q) {
+  for (int i = 1; i < m->nbody; i++) hg_joint_neutral(&m->jnt[i], q + m->q_adr[i]);
+}
+
+void hg_model_random(const hg_model *m, hg_rng *r, double *q) {
+  for (int i = 1; i < m->nbody; i++) hg_joint_random(&m->jnt[i], r, q + m->q_adr[i]);
+}
+
+void hg_model_integrate(const hg_model *m, const double *q, const double *dv, double h, double *qout) {
+  for (int i = 1; i < m->nbody; i++)
+    hg_joint_integrate(&m->jnt[i], q + m->q_adr[i], dv + m->v_adr[i], h, qout + m->q_adr[i]);
+}
+
+void hg_model_difference(const hg_model *m, const double *q0, const double *q1, double *dv) {
+  for (int i = 1; i < m->nbody; i++)
+    hg_joint_difference(&m->jnt[i], q0 + m->q_adr[i], q1 + m->q_adr[i], dv + m->v_adr[i]);
+}
+
+/* ---- data ---- */
+
+hg_data *hg_data_new(const hg_model *m) {
+  hg_data *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  int fail = 0;
+  size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
+  d->T_rel = alloc_array(nb, sizeof(hg_se3), &fail);
+  d->T_world = alloc_array(nb, sizeof(hg_se3), &fail);
+  d->S = alloc_array(nv, sizeof(hg_vec6), &fail);
+  d->V = alloc_array(nb, sizeof(hg_vec6), &fail);
+  d->c = alloc_array(nb, sizeof(hg_vec6), &fail);
+  d->a = alloc_array(nb, sizeof(hg_vec6), &fail);
+  d->F = alloc_array(nb, sizeof(hg_vec6), &fail);
+  d->IA = alloc_array(nb, sizeof(hg_mat6), &fail);
+  d->pA = alloc_array(nb, sizeof(hg_vec6), &fail);
+  d->U = alloc_array(nv, sizeof(hg_vec6), &fail);
+  d->Dinv = alloc_array((size_t)m->nD, sizeof(double), &fail);
+  d->u = alloc_array(nv, sizeof(double), &fail);
+  d->mode = alloc_array(nb, sizeof(uint8_t), &fail);
+  if (fail) {
+    hg_data_free(d);
+    return NULL;
+  }
+  hg_se3_identity(&d->T_rel[0]);
+  hg_se3_identity(&d->T_world[0]);
+  return d;
+}
+
+void hg_data_free(hg_data *d) {
+  if (!d) return;
+  free(d->T_rel); free(d->T_world); free(d->S); free(d->V); free(d->c); free(d->a); free(d->F);
+  free(d->IA); free(d->pA); free(d->U); free(d->Dinv); free(d->u); free(d->mode);
+  free(d);
+}

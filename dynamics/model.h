@@ -1,0 +1,152 @@
+/* model.h: the compiled multibody model (constant) and its data workspace (mutable).
+ *
+ * A model is a forest of trees under the world body, built from named bodies with hg_builder and
+ * compiled into flat arrays in topological order: body 0 is the world, every body's parent has a
+ * smaller index, and each non-world body i has exactly one joint, also numbered i, connecting it to
+ * its parent: T_{parent(i),i}(q) = jnt_offset[i] * T_joint(q_i). Bodies are laid out depth first,
+ * so each subtree occupies a contiguous range of indices [i, subtree_end[i]).
+ *
+ * hg_data holds everything an algorithm writes; algorithms never allocate. */
+#ifndef HINGE_MODEL_H
+#define HINGE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inertia.h"
+#include "joint.h"
+#include "spatial.h"
+
+/* a message for whoever made the model: "what went wrong" (file:line context added by readers) */
+typedef struct hg_error {
+  char msg[512];
+} hg_error;
+
+/* joint limits, kept as data (the dynamics do not enforce them) */
+typedef struct hg_joint_limits {
+  int has_position, has_effort, has_velocity;
+  double lower, upper, effort, velocity;
+} hg_joint_limits;
+
+/* display and collision geometry of a body, in the body frame */
+typedef enum hg_geom_type {
+  HG_GEOM_BOX = 0, /* size = full extents x, y, z */
+  HG_GEOM_SPHERE,  /* size[0] = radius */
+  HG_GEOM_CYLINDER,/* size[0] = radius, size[1] = length along z */
+  HG_GEOM_CAPSULE, /* size[0] = radius, size[1] = length of the cylinder part along z */
+  HG_GEOM_CONE,    /* size[0] = base radius, size[1] = height along z */
+  HG_GEOM_MESH     /* mesh file, size = scale x, y, z */
+} hg_geom_type;
+
+typedef struct hg_geom {
+  hg_geom_type type;
+  int body;        /* body index (set by the compiler) */
+  int collision;   /* 0: visual, 1: collision */
+  double size[3];
+  hg_se3 pose;     /* geometry frame in the body frame */
+  float rgba[4];
+  char *mesh;      /* mesh file path, or NULL */
+} hg_geom;
+
+/* what hg_builder_add_body takes; names are copied */
+typedef struct hg_body_spec {
+  const char *name;       /* unique body name */
+  const char *parent;     /* parent body name; NULL or "world" for the world */
+  const char *joint_name; /* unique joint name; NULL gives the body's name */
+  hg_joint joint;         /* from hg_joint_init */
+  hg_se3 offset;          /* joint frame in the parent frame */
+  hg_inertia inertia;     /* about the body frame (see inertia.h) */
+  hg_joint_limits limits;
+} hg_body_spec;
+
+typedef struct hg_builder hg_builder;
+
+hg_builder *hg_builder_new(void);
+void hg_builder_free(hg_builder *b);
+/* adds a body (copying it); returns 0, or -1 with err set when the name is empty or taken */
+int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err);
+/* adds geometry to a named body (the mesh path is copied); -1 with err when the body is unknown */
+int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_error *err);
+/* the spec of a body already added, or NULL (for readers that fix up bodies after adding them) */
+hg_body_spec *hg_builder_body(hg_builder *b, const char *name);
+/* Compiles the bodies into a model in depth-first topological order. Fails (NULL, err set) on an
+ * unknown parent, a cycle, a duplicate joint name, or an articulated inertia that is singular in
+ * the neutral configuration (such as a massless leaf body on a moving joint). */
+struct hg_model *hg_builder_compile(const hg_builder *b, hg_error *err);
+
+typedef struct hg_model {
+  int nbody;  /* bodies including the world (body 0) */
+  int nq, nv; /* configuration and velocity dimensions */
+  int nD;     /* sum over joints of nv_i^2 (ABA workspace) */
+  double gravity[3];
+
+  /* per body i (index 0 is the world; its joint entries are a fixed placeholder) */
+  int *parent;          /* parent body, -1 for the world */
+  int *subtree_end;     /* one past the last body of i's subtree */
+  hg_joint *jnt;        /* joint i: parent(i) -> i */
+  hg_se3 *jnt_offset;   /* joint frame in the parent frame */
+  int *q_adr, *v_adr;   /* first entry of joint i in q and in v */
+  int *jnt_nq, *jnt_nv; /* its dimensions */
+  int *D_adr;           /* first entry of joint i in the ABA workspace Dinv */
+  hg_inertia *inertia;  /* in the body frame */
+  hg_joint_limits *limits;
+  char **body_name;
+  char **jnt_name;
+
+  /* per DoF */
+  int *dof_body; /* the body whose joint owns the DoF */
+
+  /* geometry */
+  int ngeom;
+  hg_geom *geom;
+} hg_model;
+
+void hg_model_free(hg_model *m);
+/* index of a body / joint by name, or -1 */
+int hg_model_body(const hg_model *m, const char *name);
+int hg_model_joint(const hg_model *m, const char *name);
+/* neutral configuration (nq entries) */
+void hg_model_neutral(const hg_model *m, double *q);
+/* random configuration (see hg_joint_random) */
+void hg_model_random(const hg_model *m, hg_rng *r, double *q);
+/* qout = q (+) h dv, joint by joint (qout may alias q) */
+void hg_model_integrate(const hg_model *m, const double *q, const double *dv, double h, double *qout);
+/* dv = q1 (-) q0, joint by joint */
+void hg_model_difference(const hg_model *m, const double *q0, const double *q1, double *dv);
+
+/* joint modes (hybrid dynamics, conventions.md) */
+typedef enum hg_mode {
+  HG_MODE_FREE = 0,       /* tau given, acceleration computed */
+  HG_MODE_PRESCRIBED = 1, /* acceleration given, tau computed */
+  HG_MODE_LOCKED = 2      /* prescribed with zero velocity and acceleration */
+} hg_mode;
+
+/* the mutable workspace of one model; every array is allocated once by hg_data_new */
+typedef struct hg_data {
+  /* kinematics */
+  hg_se3 *T_rel;   /* nbody: T_{parent(i),i} */
+  hg_se3 *T_world; /* nbody: T_{0,i}, pose of body i in the world */
+  hg_vec6 *S;      /* nv: motion subspace columns, child frame */
+  hg_vec6 *V;      /* nbody: body twist, body frame */
+  hg_vec6 *c;      /* nbody: velocity-product acceleration ad_V S qdot + Sdot qdot, body frame */
+
+  /* dynamics */
+  hg_vec6 *a;  /* nbody: body acceleration in the body frame, offset by gravity (a_0 = (0, -g)) */
+  hg_vec6 *F;  /* nbody: wrench that joint i transmits from its parent to body i, body frame */
+  hg_mat6 *IA; /* nbody: articulated (ABA) or composite (CRBA) inertia, body frame */
+  hg_vec6 *pA; /* nbody: articulated bias wrench, body frame */
+  hg_vec6 *U;  /* nv: IA S */
+  double *Dinv;/* nD: (S^T IA S)^-1 per free joint */
+  double *u;   /* nv: tau - S^T pA */
+
+  /* joint modes, per body/joint; hg_data_new sets all free */
+  uint8_t *mode;
+
+  /* the last error of an algorithm that returned non-zero */
+  char err[256];
+} hg_data;
+
+hg_data *hg_data_new(const hg_model *m);
+void hg_data_free(hg_data *d);
+
+#endif

@@ -1,0 +1,143 @@
+/* spatial.h: the one spatial-algebra module of hinge.
+ *
+ * SO(3), SE(3) and their Lie algebras, following ../docs/conventions.md:
+ *   - 3x3 matrices are row-major double[9];
+ *   - a pose T = (R, p) is hg_se3, the pose of frame {b} seen from frame {a} (T_ab);
+ *   - a twist V = (w, v) and a wrench F = (m, f) are double[6], angular part first;
+ *   - Ad_T = [[R, 0], [p^ R, R]], ad_V = [[w^, 0], [v^, w^]], ad*_V = ad_V^T;
+ *   - quaternions are (w, x, y, z), Hamilton convention.
+ * Every function allows its output to alias no input unless it says so. */
+#ifndef HINGE_SPATIAL_H
+#define HINGE_SPATIAL_H
+
+typedef struct hg_se3 {
+  double R[9]; /* rotation, row-major */
+  double p[3]; /* translation */
+} hg_se3;
+
+typedef double hg_vec6[6];  /* twist or wrench */
+typedef double hg_mat6[36]; /* 6x6, row-major */
+
+/* ---- 3-vectors and 3x3 matrices ---- */
+
+static inline double hg_v3_dot(const double a[3], const double b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+/* c = a x b (c may not alias a or b) */
+static inline void hg_v3_cross(const double a[3], const double b[3], double c[3]) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+/* c += a x b */
+static inline void hg_v3_cross_add(const double a[3], const double b[3], double c[3]) {
+  c[0] += a[1] * b[2] - a[2] * b[1];
+  c[1] += a[2] * b[0] - a[0] * b[2];
+  c[2] += a[0] * b[1] - a[1] * b[0];
+}
+/* y = R x */
+static inline void hg_m3_mulv(const double R[9], const double x[3], double y[3]) {
+  y[0] = R[0] * x[0] + R[1] * x[1] + R[2] * x[2];
+  y[1] = R[3] * x[0] + R[4] * x[1] + R[5] * x[2];
+  y[2] = R[6] * x[0] + R[7] * x[1] + R[8] * x[2];
+}
+/* y = R^T x */
+static inline void hg_m3_mulTv(const double R[9], const double x[3], double y[3]) {
+  y[0] = R[0] * x[0] + R[3] * x[1] + R[6] * x[2];
+  y[1] = R[1] * x[0] + R[4] * x[1] + R[7] * x[2];
+  y[2] = R[2] * x[0] + R[5] * x[1] + R[8] * x[2];
+}
+
+double hg_v3_norm(const double a[3]);
+/* skew-symmetric matrix a^ with a^ b = a x b */
+void hg_m3_skew(const double a[3], double S[9]);
+/* C = A B, C = A^T B, C = A B^T (C may not alias A or B) */
+void hg_m3_mul(const double A[9], const double B[9], double C[9]);
+void hg_m3_mulT(const double A[9], const double B[9], double C[9]);
+void hg_m3_mul_T(const double A[9], const double B[9], double C[9]);
+void hg_m3_transpose(const double A[9], double At[9]);
+void hg_m3_identity(double A[9]);
+/* solve A x = b for a general 3x3 A by Cramer's rule; returns 0, or -1 when |det| is tiny */
+int hg_m3_solve(const double A[9], const double b[3], double x[3]);
+
+/* ---- SO(3) ---- */
+
+/* R = exp(w^), Rodrigues' formula, with Taylor series for small |w| */
+void hg_so3_exp(const double w[3], double R[9]);
+/* w = log(R) with |w| <= pi; robust near 0 (series) and near pi (from the symmetric part) */
+void hg_so3_log(const double R[9], double w[3]);
+/* left Jacobian  J_l(w) = sum_k (w^)^k / (k+1)!  : exp(w + d) ~= exp(J_l d) exp(w)
+ * right Jacobian J_r(w) = J_l(-w)                 : exp(w + d) ~= exp(w) exp(J_r d)
+ * and their inverses; all 3x3 row-major, series near |w| = 0. */
+void hg_so3_jl(const double w[3], double J[9]);
+void hg_so3_jr(const double w[3], double J[9]);
+void hg_so3_jl_inv(const double w[3], double J[9]);
+void hg_so3_jr_inv(const double w[3], double J[9]);
+
+/* ---- unit quaternions (w, x, y, z) ---- */
+
+/* R of a quaternion; q need not be normalized (it is scaled to unit length) */
+void hg_quat_to_R(const double q[4], double R[9]);
+/* quaternion of a rotation matrix (Shepperd's method), with w >= 0 */
+void hg_R_to_quat(const double R[9], double q[4]);
+/* r = a * b (Hamilton product) */
+void hg_quat_mul(const double a[4], const double b[4], double r[4]);
+/* q = exp of a rotation vector w (the quaternion of hg_so3_exp(w)) */
+void hg_quat_exp(const double w[3], double q[4]);
+/* w = rotation vector of q, |w| <= pi (q and -q give the same w) */
+void hg_quat_log(const double q[4], double w[3]);
+/* scale q to unit length; returns its former norm */
+double hg_quat_normalize(double q[4]);
+
+/* ---- SE(3) ---- */
+
+void hg_se3_identity(hg_se3 *T);
+/* C = A B (C may alias A or B) */
+void hg_se3_mul(const hg_se3 *A, const hg_se3 *B, hg_se3 *C);
+/* Ti = T^-1 (Ti may alias T) */
+void hg_se3_inv(const hg_se3 *T, hg_se3 *Ti);
+/* C = A^-1 B (C may alias A or B) */
+void hg_se3_invmul(const hg_se3 *A, const hg_se3 *B, hg_se3 *C);
+/* y = R x + p: a point of frame {b} expressed in frame {a} */
+void hg_se3_apply(const hg_se3 *T, const double x[3], double y[3]);
+/* T = exp([xi]) for xi = (w, v) */
+void hg_se3_exp(const double xi[6], hg_se3 *T);
+/* xi = log(T), the inverse of hg_se3_exp with |w| <= pi */
+void hg_se3_log(const hg_se3 *T, double xi[6]);
+/* 6x6 left and right Jacobians of exp on SE(3) (in (w, v) ordering) and their inverses:
+ * exp(xi + d) ~= exp(J_l d) exp(xi) ~= exp(xi) exp(J_r d). Row-major. */
+void hg_se3_jl(const double xi[6], double J[36]);
+void hg_se3_jr(const double xi[6], double J[36]);
+void hg_se3_jl_inv(const double xi[6], double J[36]);
+void hg_se3_jr_inv(const double xi[6], double J[36]);
+
+/* ---- adjoint actions (twists) and co-adjoint actions (wrenches) ---- */
+
+/* out = Ad_T V: a twist in frame {b} expressed in frame {a} */
+void hg_Ad(const hg_se3 *T, const double V[6], double out[6]);
+/* out = Ad_{T^-1} V: a twist in frame {a} expressed in frame {b} */
+void hg_Ad_inv(const hg_se3 *T, const double V[6], double out[6]);
+/* out = Ad_{T^-1}^T F: a wrench in frame {b} expressed in frame {a} (the wrench dual of hg_Ad) */
+void hg_coAd_inv(const hg_se3 *T, const double F[6], double out[6]);
+/* out = Ad_T^T F: a wrench in frame {a} expressed in frame {b} */
+void hg_coAd(const hg_se3 *T, const double F[6], double out[6]);
+/* 6x6 matrix of Ad_T */
+void hg_Ad_matrix(const hg_se3 *T, double A[36]);
+/* out = ad_V W (the Lie bracket [V, W]) */
+void hg_ad(const double V[6], const double W[6], double out[6]);
+/* out = ad*_V F = ad_V^T F */
+void hg_ad_star(const double V[6], const double F[6], double out[6]);
+/* 6x6 matrix of ad_V */
+void hg_ad_matrix(const double V[6], double A[36]);
+
+/* ---- 6x6 helpers ---- */
+
+/* y = A x */
+void hg_m6_mulv(const double A[36], const double x[6], double y[6]);
+/* C = A B */
+void hg_m6_mul(const double A[36], const double B[36], double C[36]);
+/* P += X^T A X with X = Ad_{T^-1}: moves a (symmetric) articulated or composite inertia
+ * A, expressed in child frame {b}, to the parent frame {a} of T = T_ab and adds it to P */
+void hg_m6_congruence_add(const hg_se3 *T, const double A[36], double P[36]);
+
+#endif

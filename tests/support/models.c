@@ -1,0 +1,215 @@
+/* models.c: random trees and the benchmark models. */
+#include "models.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hg_test_random_vector(hg_rng *r, double *x, int n, double lo, double hi) {
+  for (int i = 0; i < n; i++) x[i] = hg_rng_range(r, lo, hi);
+}
+
+void hg_test_random_pose(hg_rng *r, hg_se3 *T) {
+  hg_joint j;
+  const char *why;
+  double q[4];
+  hg_joint_init(&j, HG_JOINT_SPHERICAL, NULL, NULL, 0, &why);
+  hg_joint_random(&j, r, q);
+  hg_quat_to_R(q, T->R);
+  hg_test_random_vector(r, T->p, 3, -0.5, 0.5);
+}
+
+void hg_test_random_inertia(hg_rng *r, hg_inertia *G) {
+  /* principal moments from a random ellipsoid-like mass distribution obey the triangle inequality */
+  double m = hg_rng_range(r, 0.5, 2), a = hg_rng_range(r, 0.05, 0.3), b = hg_rng_range(r, 0.05, 0.3),
+         c = hg_rng_range(r, 0.05, 0.3);
+  double P[3] = {m * (b * b + c * c) / 5, m * (a * a + c * c) / 5, m * (a * a + b * b) / 5};
+  hg_se3 T;
+  hg_test_random_pose(r, &T);
+  double Ic[6] = {0}, com[3];
+  /* I_c = R diag(P) R^T */
+  for (int k = 0; k < 3; k++) {
+    const double *R = T.R;
+    Ic[0] += R[0 + k] * R[0 + k] * P[k];
+    Ic[1] += R[3 + k] * R[3 + k] * P[k];
+    Ic[2] += R[6 + k] * R[6 + k] * P[k];
+    Ic[3] += R[0 + k] * R[3 + k] * P[k];
+    Ic[4] += R[0 + k] * R[6 + k] * P[k];
+    Ic[5] += R[3 + k] * R[6 + k] * P[k];
+  }
+  hg_test_random_vector(r, com, 3, -0.2, 0.2);
+  hg_inertia_from_com(m, com, Ic, G, NULL, 0);
+}
+
+/* adds a body; aborts on failure (test fixtures only) */
+static void add(hg_builder *b, const char *name, const char *parent, hg_joint_type type,
+                const double axis[3], const double axis2[3], double pitch, const hg_se3 *off,
+                const hg_inertia *G) {
+  hg_body_spec s;
+  hg_error err;
+  const char *why = NULL;
+  memset(&s, 0, sizeof s);
+  s.name = name;
+  s.parent = parent;
+  if (hg_joint_init(&s.joint, type, axis, axis2, pitch, &why)) {
+    fprintf(stderr, "fixture joint: %s\n", why);
+    abort();
+  }
+  s.offset = *off;
+  s.inertia = *G;
+  if (hg_builder_add_body(b, &s, &err)) {
+    fprintf(stderr, "fixture body: %s\n", err.msg);
+    abort();
+  }
+}
+
+static hg_model *compile(hg_builder *b) {
+  hg_error err;
+  hg_model *m = hg_builder_compile(b, &err);
+  if (!m) {
+    fprintf(stderr, "fixture compile: %s\n", err.msg);
+    abort();
+  }
+  hg_builder_free(b);
+  return m;
+}
+
+hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
+  hg_builder *b = hg_builder_new();
+  char name[32], parent[32];
+  for (int i = 0; i < nbody; i++) {
+    double axis[3], axis2[3], cr[3];
+    hg_se3 off;
+    hg_inertia G;
+    int type;
+    if (i == 0 && floating) {
+      type = HG_JOINT_FREE;
+    } else {
+      type = (int)(hg_rng_uniform(r) * HG_JOINT_NTYPES);
+      if (type >= HG_JOINT_NTYPES) type = HG_JOINT_NTYPES - 1;
+    }
+    hg_test_random_vector(r, axis, 3, -1, 1);
+    /* a second axis orthogonal-ish to the first for universal joints */
+    hg_test_random_vector(r, cr, 3, -1, 1);
+    hg_v3_cross(axis, cr, axis2);
+    hg_test_random_pose(r, &off);
+    hg_test_random_inertia(r, &G);
+    /* the parent: the world (first body, and now and then later ones) or any earlier body */
+    int p = i == 0 ? -1 : (int)(hg_rng_uniform(r) * (i + 0.3)) - 0;
+    if (p >= i) p = -1;
+    snprintf(name, sizeof name, "b%d", i);
+    if (p >= 0) snprintf(parent, sizeof parent, "b%d", p);
+    add(b, name, p >= 0 ? parent : "world", (hg_joint_type)type, axis, axis2,
+        hg_rng_range(r, -0.2, 0.2), &off, &G);
+  }
+  return compile(b);
+}
+
+/* a slender link of mass m and length l along +x from its frame origin */
+static void link_inertia(double m, double l, hg_inertia *G) {
+  double c[3] = {0.5 * l, 0, 0}, r = 0.04;
+  double Ic[6] = {0.5 * m * r * r, m * (3 * r * r + l * l) / 12, m * (3 * r * r + l * l) / 12, 0, 0, 0};
+  hg_inertia_from_com(m, c, Ic, G, NULL, 0);
+}
+
+static hg_se3 translation(double x, double y, double z) {
+  hg_se3 T;
+  hg_se3_identity(&T);
+  T.p[0] = x; T.p[1] = y; T.p[2] = z;
+  return T;
+}
+
+static const double X[3] = {1, 0, 0}, Y[3] = {0, 1, 0}, Z[3] = {0, 0, 1};
+
+hg_model *hg_test_chain(int n) {
+  hg_builder *b = hg_builder_new();
+  char name[32], parent[32];
+  hg_inertia G;
+  link_inertia(1.0, 0.3, &G);
+  for (int i = 0; i < n; i++) {
+    hg_se3 off = translation(i == 0 ? 0 : 0.3, 0, 0);
+    snprintf(name, sizeof name, "link%d", i + 1);
+    snprintf(parent, sizeof parent, "link%d", i);
+    add(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 2 ? Y : Z, NULL, 0, &off, &G);
+  }
+  return compile(b);
+}
+
+hg_model *hg_test_arm7(void) {
+  /* a 7-DoF arm with alternating z / y axes and tapering links, like a lightweight manipulator */
+  static const double len[7] = {0.33, 0.0, 0.32, 0.0, 0.38, 0.0, 0.1};
+  static const double mass[7] = {4.0, 4.0, 3.0, 2.7, 1.7, 1.8, 0.5};
+  hg_builder *b = hg_builder_new();
+  char name[32], parent[32];
+  double up = 0;
+  for (int i = 0; i < 7; i++) {
+    hg_inertia G;
+    double c[3] = {0.01, 0.02, 0.5 * (len[i] > 0 ? len[i] : 0.08)}, r = 0.06;
+    double l = len[i] > 0 ? len[i] : 0.08;
+    double Ic[6] = {mass[i] * (3 * r * r + l * l) / 12, mass[i] * (3 * r * r + l * l) / 12,
+                    0.5 * mass[i] * r * r, 0.001, 0, 0.0005};
+    hg_inertia_from_com(mass[i], c, Ic, &G, NULL, 0);
+    hg_se3 off = translation(0, 0, up);
+    up = len[i];
+    snprintf(name, sizeof name, "arm%d", i + 1);
+    snprintf(parent, sizeof parent, "arm%d", i);
+    add(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 2 ? Y : Z, NULL, 0, &off, &G);
+  }
+  return compile(b);
+}
+
+hg_model *hg_test_binary_tree(int depth) {
+  hg_builder *b = hg_builder_new();
+  char name[32], parent[32];
+  hg_inertia G;
+  link_inertia(1.0, 0.2, &G);
+  int n = (1 << depth) - 1;
+  for (int i = 0; i < n; i++) {
+    /* body i's children are 2i+1 and 2i+2; they branch left and right */
+    hg_se3 off = translation(i == 0 ? 0 : 0.2, i == 0 ? 0 : (i % 2 ? 0.05 : -0.05), 0);
+    snprintf(name, sizeof name, "node%d", i);
+    snprintf(parent, sizeof parent, "node%d", (i - 1) / 2);
+    add(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 3 == 0 ? Z : (i % 3 == 1 ? Y : X),
+        NULL, 0, &off, &G);
+  }
+  return compile(b);
+}
+
+hg_model *hg_test_humanoid(void) {
+  /* pelvis on a free joint; legs 2 x 6, arms 2 x 6, neck 2: 6 + 26 = 32 DoF */
+  hg_builder *b = hg_builder_new();
+  hg_inertia G, torso;
+  double c0[3] = {0, 0, 0.1}, I0[6] = {0.6, 0.5, 0.3, 0, 0, 0};
+  hg_inertia_from_com(10.0, c0, I0, &torso, NULL, 0);
+  hg_se3 off = translation(0, 0, 1.0);
+  add(b, "pelvis", "world", HG_JOINT_FREE, NULL, NULL, 0, &off, &torso);
+  static const double *leg_axes[6] = {Z, X, Y, Y, Y, X};
+  static const double *arm_axes[6] = {Y, X, Z, Y, Z, Y};
+  char name[32], parent[32];
+  for (int side = 0; side < 2; side++) {
+    double s = side ? -1 : 1;
+    for (int k = 0; k < 6; k++) {
+      hg_se3 o = k == 0 ? translation(0, 0.1 * s, -0.1) : translation(0, 0, k == 3 || k == 4 ? -0.4 : -0.02);
+      link_inertia(k < 3 ? 1.5 : 1.0, 0.1, &G);
+      snprintf(name, sizeof name, "%sleg%d", side ? "r" : "l", k);
+      if (k == 0) snprintf(parent, sizeof parent, "pelvis");
+      else snprintf(parent, sizeof parent, "%sleg%d", side ? "r" : "l", k - 1);
+      add(b, name, parent, HG_JOINT_REVOLUTE, leg_axes[k], NULL, 0, &o, &G);
+    }
+    for (int k = 0; k < 6; k++) {
+      hg_se3 o = k == 0 ? translation(0, 0.2 * s, 0.45) : translation(0, 0, k == 3 || k == 5 ? -0.28 : -0.02);
+      link_inertia(k < 3 ? 1.0 : 0.6, 0.1, &G);
+      snprintf(name, sizeof name, "%sarm%d", side ? "r" : "l", k);
+      if (k == 0) snprintf(parent, sizeof parent, "pelvis");
+      else snprintf(parent, sizeof parent, "%sarm%d", side ? "r" : "l", k - 1);
+      add(b, name, parent, HG_JOINT_REVOLUTE, arm_axes[k], NULL, 0, &o, &G);
+    }
+  }
+  hg_se3 o = translation(0, 0, 0.55);
+  link_inertia(1.0, 0.1, &G);
+  add(b, "neck", "pelvis", HG_JOINT_REVOLUTE, Z, NULL, 0, &o, &G);
+  o = translation(0, 0, 0.05);
+  link_inertia(3.0, 0.2, &G);
+  add(b, "head", "neck", HG_JOINT_REVOLUTE, Y, NULL, 0, &o, &G);
+  return compile(b);
+}

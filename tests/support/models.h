@@ -1,0 +1,24 @@
+/* models.h: models made in code for tests and benchmarks. */
+#ifndef HINGE_TEST_MODELS_H
+#define HINGE_TEST_MODELS_H
+
+#include "hinge.h"
+
+/* A random forest of nbody bodies mixing every joint type (fixed included), with random offsets
+ * and valid random inertias. With floating != 0 the first body hangs on a free joint. */
+hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating);
+
+/* benchmark models */
+hg_model *hg_test_arm7(void);            /* 7-DoF revolute arm */
+hg_model *hg_test_chain(int n);          /* n-link spatial revolute chain (alternating axes) */
+hg_model *hg_test_binary_tree(int depth);/* 2^depth - 1 bodies, revolute */
+hg_model *hg_test_humanoid(void);        /* free base + 26 revolute DoF (32 DoF) */
+
+/* a random valid inertia: mass in [0.5, 2], centre of mass within 0.2 m, random principal axes */
+void hg_test_random_inertia(hg_rng *r, hg_inertia *G);
+/* a random pose: uniform rotation, translation in [-0.5, 0.5]^3 */
+void hg_test_random_pose(hg_rng *r, hg_se3 *T);
+/* fill x[n] with uniform numbers in [lo, hi) */
+void hg_test_random_vector(hg_rng *r, double *x, int n, double lo, double hi);
+
+#endif
