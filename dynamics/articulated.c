@@ -193,3 +193,21 @@ int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, d
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp) {
   return articulated(m, d, q, NULL, d->mode, dv, imp, NULL, 0);
 }
+
+int hg_plastic_lock(const hg_model *m, hg_data *d, const double *q, const double *v,
+                    double *v_after, double *imp, double *energy_removed) {
+  /* demand dv = -v at every joint that is not free, zero impulse at free joints */
+  for (int i = 1; i < m->nbody; i++)
+    for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) {
+      int locked = d->mode[i] != HG_MODE_FREE;
+      v_after[k] = locked ? -v[k] : 0;
+      imp[k] = 0;
+    }
+  if (hg_hybrid_impulse(m, d, q, v_after, imp)) return -1;
+  for (int k = 0; k < m->nv; k++) v_after[k] += v[k];
+  double k0, k1, pe;
+  hg_energy(m, d, q, v, &k0, &pe);
+  hg_energy(m, d, q, v_after, &k1, &pe);
+  *energy_removed = k0 - k1;
+  return 0;
+}

@@ -46,6 +46,13 @@ int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, d
  * Only positions matter: no gravity, no velocity products. */
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp);
 
+/* The perfectly plastic lock of every joint whose mode is not free: the momentum-conserving
+ * impulse that brings those joints to rest relative to their parents. Writes the velocity after
+ * the lock (v_after), the impulse at every DoF (imp: zero at free joints) and returns through
+ * energy_removed the kinetic energy the lock dissipates (>= 0). */
+int hg_plastic_lock(const hg_model *m, hg_data *d, const double *q, const double *v,
+                    double *v_after, double *imp, double *energy_removed);
+
 /* Kinetic and potential energy (potential of uniform gravity, zero at the world origin). */
 void hg_energy(const hg_model *m, hg_data *d, const double *q, const double *v, double *kinetic,
                double *potential);
