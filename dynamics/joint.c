@@ -264,6 +264,38 @@ void hg_joint_difference(const hg_joint *j, const double *q0, const double *q1, 
   }
 }
 
+void hg_joint_chart_rate(const hg_joint *j, const double *xi, const double *v, double *xidot) {
+  if (j->type == HG_JOINT_SPHERICAL) {
+    double J[9];
+    hg_so3_jr_inv(xi, J);
+    hg_m3_mulv(J, v, xidot);
+  } else if (j->type == HG_JOINT_FREE) {
+    double J[36];
+    hg_se3_jr_inv(xi, J);
+    hg_m6_mulv(J, v, xidot);
+  } else {
+    for (int k = 0; k < hg_joint_nv(j->type); k++) xidot[k] = v[k];
+  }
+}
+
+int hg_joint_dof_is_angular(hg_joint_type type, int k) {
+  switch (type) {
+  case HG_JOINT_REVOLUTE:
+  case HG_JOINT_HELICAL:
+  case HG_JOINT_UNIVERSAL:
+  case HG_JOINT_SPHERICAL:
+    return 1;
+  case HG_JOINT_CYLINDRICAL:
+    return k == 0;
+  case HG_JOINT_PLANAR:
+    return k == 2;
+  case HG_JOINT_FREE:
+    return k < 3;
+  default:
+    return 0;
+  }
+}
+
 void hg_joint_neutral(const hg_joint *j, double *q) {
   memset(q, 0, (size_t)hg_joint_nq(j->type) * sizeof(double));
   if (j->type == HG_JOINT_SPHERICAL) q[0] = 1;

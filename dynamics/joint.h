@@ -75,6 +75,12 @@ void hg_joint_integrate(const hg_joint *j, const double *q, const double *dv, do
                         double *qout);
 /* dv = q1 (-) q0, the tangent vector with q0 (+) dv = q1 */
 void hg_joint_difference(const hg_joint *j, const double *q0, const double *q1, double *dv);
+/* Local chart q = q_ref (+) xi: the rate of xi that realizes joint velocity v,
+ * xidot = J_r(xi)^-1 v for spherical (SO(3)) and free (SE(3)) joints, xidot = v otherwise. */
+void hg_joint_chart_rate(const hg_joint *j, const double *xi, const double *v, double *xidot);
+/* 1 when tangent component k of a joint of this type is an angle (its velocity an angular
+ * rate), 0 when it is a length (a linear velocity) */
+int hg_joint_dof_is_angular(hg_joint_type type, int k);
 /* the neutral configuration (zeros, identity rotation) */
 void hg_joint_neutral(const hg_joint *j, double *q);
 /* renormalize any quaternion in q */
