@@ -175,6 +175,13 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
     for (int r = 0; r < 6; r++) d->F[i][r] += d->pA[i][r];
     if (!free_joint)
       for (int k = 0; k < n; k++) tau[va + k] = dot6(d->S[va + k], d->F[i]);
+    /* a non-finite state or input stops here, named, instead of spreading NaN */
+    for (int k = 0; k < n; k++)
+      if (!isfinite(qdd[va + k]) || !isfinite(tau[va + k])) {
+        snprintf(d->err, sizeof d->err, "non-finite %s at joint '%s' (body '%s'): check the state and inputs",
+                 free_joint ? "acceleration" : "force", m->jnt_name[i], m->body_name[i]);
+        return -1;
+      }
   }
   return 0;
 }

@@ -95,8 +95,8 @@ hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
     hg_test_random_pose(r, &off);
     hg_test_random_inertia(r, &G);
     /* the parent: the world (first body, and now and then later ones) or any earlier body */
-    int p = i == 0 ? -1 : (int)(hg_rng_uniform(r) * (i + 0.3)) - 0;
-    if (p >= i) p = -1;
+    int p = i == 0 ? -1 : (int)(hg_rng_uniform(r) * (i + 0.3));
+    if (p >= i) p = floating ? i - 1 : -1;
     snprintf(name, sizeof name, "b%d", i);
     if (p >= 0) snprintf(parent, sizeof parent, "b%d", p);
     add(b, name, p >= 0 ? parent : "world", (hg_joint_type)type, axis, axis2,

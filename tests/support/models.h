@@ -5,7 +5,8 @@
 #include "hinge.h"
 
 /* A random forest of nbody bodies mixing every joint type (fixed included), with random offsets
- * and valid random inertias. With floating != 0 the first body hangs on a free joint. */
+ * and valid random inertias. With floating != 0 it is one tree whose root (the first body) hangs
+ * on a free joint, so nothing else touches the world. */
 hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating);
 
 /* benchmark models */
