@@ -18,13 +18,15 @@
 #include "dynamics.h"
 
 /* Dinv = D^-1 for the n x n symmetric D (n <= 6) by Cholesky. scale[k] bounds D_kk from above;
- * a pivot below 1e-12 scale[k] (or not finite) means a singular articulated inertia: -1. */
+ * a pivot below 1e-12 scale[k] means a singular articulated inertia (-1), a non-finite one a
+ * non-finite state (-2). */
 static int spd_inverse(int n, const double *D, const double *scale, double *Dinv) {
   double L[36], Li[36];
   for (int j = 0; j < n; j++) {
     double s = D[j * n + j];
     for (int k = 0; k < j; k++) s -= L[j * n + k] * L[j * n + k];
-    if (!(s > 1e-12 * scale[j]) || !isfinite(s)) return -1;
+    if (!isfinite(s) || !isfinite(scale[j])) return -2;
+    if (!(s > 1e-12 * scale[j])) return -1;
     L[j * n + j] = sqrt(s);
     for (int i = j + 1; i < n; i++) {
       double t = D[i * n + j];
@@ -50,47 +52,80 @@ static int spd_inverse(int n, const double *D, const double *scale, double *Dinv
   return 0;
 }
 
-static double dot6(const double *s, const double *f) {
-  return s[0] * f[0] + s[1] * f[1] + s[2] * f[2] + s[3] * f[3] + s[4] * f[4] + s[5] * f[5];
-}
-
-/* Backward projection of a free joint i: fills U, Dinv, u and turns IA, pA (copied to Pi, beta)
- * into what the parent sees. Returns -1 when D is singular. */
-static int project_free(const hg_model *m, hg_data *d, int i, const double *tau, double Pi[36],
-                        double beta[6]) {
-  int va = m->v_adr[i], n = m->jnt_nv[i];
-  const double *IA = d->IA[i], *pA = d->pA[i];
-  double *Dinv = d->Dinv + m->D_adr[i], D[36], scale[6], W[36];
-
-  /* U = IA S, D = S^T U, u = tau - S^T pA */
-  for (int k = 0; k < n; k++) {
-    const double *s = d->S[va + k];
-    hg_m6_mulv(IA, s, d->U[va + k]);
-    d->u[va + k] = tau[va + k] - dot6(s, pA);
-    scale[k] = 0;
-    for (int r = 0; r < 6; r++) scale[k] += fabs(IA[7 * r]) * s[r] * s[r];
-    for (int l = 0; l <= k; l++) D[k * n + l] = D[l * n + k] = dot6(d->S[va + l], d->U[va + k]);
-  }
-  if (spd_inverse(n, D, scale, Dinv)) return -1;
-
-  /* W = U D^-1 (6 x n), Pi = IA - W U^T, beta = pA + Pi c + W u */
-  for (int r = 0; r < 6; r++)
-    for (int k = 0; k < n; k++) {
-      double t = 0;
-      for (int l = 0; l < n; l++) t += d->U[va + l][r] * Dinv[l * n + k];
-      W[r * n + k] = t;
-    }
+/* Pi = IA - W U^T (symmetric), with W = U D^-1, both 6 x n */
+static void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U, double *Pi) {
   for (int r = 0; r < 6; r++)
     for (int s = r; s < 6; s++) {
       double t = IA[6 * r + s];
-      for (int k = 0; k < n; k++) t -= W[r * n + k] * d->U[va + k][s];
+      for (int k = 0; k < n; k++) t -= W[r * n + k] * U[k][s];
       Pi[6 * r + s] = Pi[6 * s + r] = t;
     }
-  hg_m6_mulv(Pi, d->c[i], beta);
+}
+
+/* project_free for a 1-DoF joint: the same equations with D a scalar */
+static int project_free_1(const hg_model *m, hg_data *d, int i, const double *tau, double Pi[36],
+                          double beta[6]) {
+  int va = m->v_adr[i];
+  const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i], *s = d->S[va];
+  double *U = d->U[va], w[6], scale = 0;
+
+  /* U = IA s, D = s^T U, u = tau - s^T pA */
+  hg_m6_mulv(IA, s, U);
+  double D = hg_dot6(s, U);
+  for (int r = 0; r < 6; r++) scale += fabs(IA[7 * r]) * s[r] * s[r];
+  if (!isfinite(D) || !isfinite(scale)) return -2;
+  if (!(D > 1e-12 * scale)) return -1;
+  double Dinv = 1 / D, u = tau[va] - hg_dot6(s, pA);
+  d->Dinv[m->D_adr[i]] = Dinv;
+  d->u[va] = u;
+
+  /* Pi = IA - U U^T / D;  beta = pA + IA c - U (U^T c - u) / D */
   for (int r = 0; r < 6; r++) {
-    double t = pA[r];
-    for (int k = 0; k < n; k++) t += W[r * n + k] * d->u[va + k];
-    beta[r] += t;
+    double ur = U[r] * Dinv;
+    for (int k = r; k < 6; k++) Pi[6 * r + k] = Pi[6 * k + r] = IA[6 * r + k] - ur * U[k];
+  }
+  hg_m6_mulv(IA, c, w);
+  double g = (hg_dot6(U, c) - u) * Dinv;
+  for (int r = 0; r < 6; r++) beta[r] = pA[r] + w[r] - U[r] * g;
+  return 0;
+}
+
+/* Backward projection across free joint i: fills U, Dinv and u, and gives what the parent sees,
+ * Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u. Returns spd_inverse's failure. */
+static int project_free(const hg_model *m, hg_data *d, int i, const double *tau, double Pi[36],
+                        double beta[6]) {
+  int va = m->v_adr[i], n = m->jnt_nv[i];
+  const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i];
+  double *Dinv = d->Dinv + m->D_adr[i], D[36], scale[6], W[36];
+  hg_vec6 *U = d->U + va;
+
+  /* U = IA S, D = S^T U, u = tau - S^T pA; scale[k] bounds D_kk for the singularity test */
+  for (int k = 0; k < n; k++) {
+    const double *s = d->S[va + k];
+    hg_m6_mulv(IA, s, U[k]);
+    d->u[va + k] = tau[va + k] - hg_dot6(s, pA);
+    scale[k] = 0;
+    for (int r = 0; r < 6; r++) scale[k] += fabs(IA[7 * r]) * s[r] * s[r];
+    for (int l = 0; l <= k; l++) D[k * n + l] = D[l * n + k] = hg_dot6(d->S[va + l], U[k]);
+  }
+  int rc = spd_inverse(n, D, scale, Dinv);
+  if (rc) return rc;
+
+  /* W = U D^-1;  Pi = IA - W U^T;  beta = pA + IA c - W (U^T c - u) */
+  double Uc[6], w[6];
+  for (int k = 0; k < n; k++) Uc[k] = hg_dot6(U[k], c) - d->u[va + k];
+  for (int r = 0; r < 6; r++)
+    for (int k = 0; k < n; k++) {
+      double t = 0;
+      for (int l = 0; l < n; l++) t += U[l][r] * Dinv[l * n + k];
+      W[r * n + k] = t;
+    }
+  project_inertia(n, IA, W, U, Pi);
+  hg_m6_mulv(IA, c, w);
+  for (int r = 0; r < 6; r++) {
+    double t = pA[r] + w[r];
+    for (int k = 0; k < n; k++) t -= W[r * n + k] * Uc[k];
+    beta[r] = t;
   }
   return 0;
 }
@@ -101,14 +136,18 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
                        int bias) {
   hg_kinematics(m, d, q, bias ? v : NULL);
 
-  /* IA_i = G_i, pA_i = -ad*_{V_i} G_i V_i - fext_i (zero without bias) */
+  /* IA_i = I_i, pA_i = -ad*_{V_i} I_i V_i - fext_i (zero without bias), tree frame */
   for (int i = 1; i < m->nbody; i++) {
-    hg_inertia_matrix(&m->inertia[i], d->IA[i]);
+    hg_inertia_matrix(&d->I[i], d->IA[i]);
     if (bias) {
-      double h[6];
-      hg_inertia_mulv(&m->inertia[i], d->V[i], h);
+      double h[6], f[6];
+      hg_inertia_mulv(&d->I[i], d->V[i], h);
       hg_ad_star(d->V[i], h, d->pA[i]);
-      for (int r = 0; r < 6; r++) d->pA[i][r] = -d->pA[i][r] - (fext ? fext[6 * i + r] : 0);
+      for (int r = 0; r < 6; r++) d->pA[i][r] = -d->pA[i][r];
+      if (fext) {
+        hg_coAd_inv(&d->T_tree[i], fext + 6 * i, f);
+        for (int r = 0; r < 6; r++) d->pA[i][r] -= f[r];
+      }
     } else {
       memset(d->pA[i], 0, sizeof(hg_vec6));
       memset(d->c[i], 0, sizeof(hg_vec6));
@@ -121,13 +160,17 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
     int free_joint = n > 0 && (!mode || mode[i] == HG_MODE_FREE);
     double Pi[36], beta[6];
     if (free_joint) {
-      if (project_free(m, d, i, tau, Pi, beta)) {
+      int rc = n == 1 ? project_free_1(m, d, i, tau, Pi, beta) : project_free(m, d, i, tau, Pi, beta);
+      if (rc == -1)
         snprintf(d->err, sizeof d->err,
                  "articulated inertia is singular at joint '%s' (body '%s'): the subtree it moves "
                  "has no mass or inertia along the joint's motion",
                  m->jnt_name[i], m->body_name[i]);
-        return -1;
-      }
+      if (rc == -2)
+        snprintf(d->err, sizeof d->err,
+                 "non-finite articulated inertia at joint '%s' (body '%s'): check the state",
+                 m->jnt_name[i], m->body_name[i]);
+      if (rc) return -1;
     } else {
       double ci[6];
       if (bias && mode && mode[i] == HG_MODE_LOCKED)
@@ -140,10 +183,8 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
       for (int r = 0; r < 6; r++) beta[r] += d->pA[i][r];
     }
     if (p > 0) {
-      double f[6];
-      hg_m6_congruence_add(&d->T_rel[i], Pi, d->IA[p]);
-      hg_coAd_inv(&d->T_rel[i], beta, f);
-      for (int r = 0; r < 6; r++) d->pA[p][r] += f[r];
+      for (int r = 0; r < 36; r++) d->IA[p][r] += Pi[r];
+      for (int r = 0; r < 6; r++) d->pA[p][r] += beta[r];
     }
   }
 
@@ -156,13 +197,14 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
     int va = m->v_adr[i], n = m->jnt_nv[i];
     int free_joint = n > 0 && (!mode || mode[i] == HG_MODE_FREE);
     double *a = d->a[i];
-    hg_Ad_inv(&d->T_rel[i], d->a[m->parent[i]], a);
-    for (int r = 0; r < 6; r++) a[r] += d->c[i][r];
-    if (free_joint) {
+    for (int r = 0; r < 6; r++) a[r] = d->a[m->parent[i]][r] + d->c[i][r];
+    if (free_joint && n == 1) {
+      qdd[va] = d->Dinv[m->D_adr[i]] * (d->u[va] - hg_dot6(d->U[va], a));
+    } else if (free_joint) {
       /* qdd = D^-1 (u - U^T a') */
       const double *Dinv = d->Dinv + m->D_adr[i];
       double w[6];
-      for (int k = 0; k < n; k++) w[k] = d->u[va + k] - dot6(d->U[va + k], a);
+      for (int k = 0; k < n; k++) w[k] = d->u[va + k] - hg_dot6(d->U[va + k], a);
       for (int k = 0; k < n; k++) {
         double t = 0;
         for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
@@ -171,10 +213,13 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
     }
     for (int k = 0; k < n; k++)
       for (int r = 0; r < 6; r++) a[r] += d->S[va + k][r] * qdd[va + k];
-    hg_m6_mulv(d->IA[i], a, d->F[i]);
-    for (int r = 0; r < 6; r++) d->F[i][r] += d->pA[i][r];
-    if (!free_joint)
-      for (int k = 0; k < n; k++) tau[va + k] = dot6(d->S[va + k], d->F[i]);
+    if (mode) {
+      /* the joint wrench F = IA a + pA, and the force of a prescribed joint S^T F */
+      hg_m6_mulv(d->IA[i], a, d->F[i]);
+      for (int r = 0; r < 6; r++) d->F[i][r] += d->pA[i][r];
+      if (!free_joint)
+        for (int k = 0; k < n; k++) tau[va + k] = hg_dot6(d->S[va + k], d->F[i]);
+    }
     /* a non-finite state or input stops here, named, instead of spreading NaN */
     for (int k = 0; k < n; k++)
       if (!isfinite(qdd[va + k]) || !isfinite(tau[va + k])) {

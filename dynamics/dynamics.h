@@ -12,11 +12,19 @@
 
 #include "model.h"
 
-/* Forward kinematics: d->T_rel, d->T_world and d->S from q; when v is not NULL also the body
- * twists d->V and velocity-product accelerations d->c. */
+/* Forward kinematics: d->T_rel, d->T_world, d->T_tree, d->S and d->I from q; when v is not NULL
+ * also the spatial velocities d->V and velocity-product accelerations d->c (tree frames, see
+ * model.h). Every algorithm below starts with this walk. */
 void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v);
 
-/* Inverse dynamics (RNEA): tau = M(q) qdd + b(q, v) - J^T fext. Also leaves the body
+/* Body-frame views of the last walk: body i's twist (from d->V), its acceleration (from d->a,
+ * including the gravity offset), and the wrench its joint transmits from the parent (from d->F),
+ * each in body i's own frame. */
+void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]);
+void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6]);
+void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]);
+
+/* Inverse dynamics (RNEA): tau = M(q) qdd + b(q, v) - J^T fext. Also leaves the spatial
  * accelerations in d->a and the joint wrenches in d->F. */
 void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
              const double *fext, double *tau);
@@ -35,7 +43,8 @@ int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, cons
 /* Hybrid dynamics (seed 002 Table 4) with the joint modes in d->mode. On entry qdd holds the
  * accelerations of prescribed and locked joints (locked ones are taken as zero) and tau the
  * forces of free joints; on return qdd and tau are complete. d->F holds every joint's spatial
- * constraint wrench (parent on child, child frame) and d->a the body accelerations. */
+ * constraint wrench (parent on child; hg_joint_wrench gives it in the child frame) and d->a the
+ * spatial accelerations. */
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext);
 

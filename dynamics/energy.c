@@ -9,10 +9,9 @@ void hg_energy(const hg_model *m, hg_data *d, const double *q, const double *v, 
     const hg_inertia *G = &m->inertia[i];
     const hg_se3 *T = &d->T_world[i];
     double h[6], mc[3];
-    /* T = V^T G V / 2;  U = -g . (m c_world) with m c_world = R h + m p */
-    hg_inertia_mulv(G, d->V[i], h);
-    ke += 0.5 * (d->V[i][0] * h[0] + d->V[i][1] * h[1] + d->V[i][2] * h[2] + d->V[i][3] * h[3] +
-                 d->V[i][4] * h[4] + d->V[i][5] * h[5]);
+    /* T = V^T I V / 2 (tree frame);  U = -g . (m c_world) with m c_world = R h_body + m p */
+    hg_inertia_mulv(&d->I[i], d->V[i], h);
+    ke += 0.5 * hg_dot6(d->V[i], h);
     hg_m3_mulv(T->R, G->h, mc);
     for (int r = 0; r < 3; r++) pe -= m->gravity[r] * (mc[r] + G->m * T->p[r]);
   }
@@ -24,11 +23,12 @@ void hg_momentum(const hg_model *m, hg_data *d, const double *q, const double *v
   hg_kinematics(m, d, q, v);
   for (int r = 0; r < 6; r++) h[r] = 0;
   for (int i = 1; i < m->nbody; i++) {
-    /* body momentum G V moved to the world frame like a wrench */
-    double hb[6], hw[6];
-    hg_inertia_mulv(&m->inertia[i], d->V[i], hb);
-    hg_coAd_inv(&d->T_world[i], hb, hw);
-    for (int r = 0; r < 6; r++) h[r] += hw[r];
+    /* momentum I V about the tree's root, moved to the world origin like a wrench */
+    const double *p0 = d->T_world[m->root[i]].p;
+    double hb[6];
+    hg_inertia_mulv(&d->I[i], d->V[i], hb);
+    hg_v3_cross_add(p0, hb + 3, hb);
+    for (int r = 0; r < 6; r++) h[r] += hb[r];
   }
 }
 

@@ -12,11 +12,6 @@ static void sym_to_m3(const double S[6], double M[9]) {
   M[6] = S[4]; M[7] = S[5]; M[8] = S[2];
 }
 
-static void m3_to_sym(const double M[9], double S[6]) {
-  S[0] = M[0]; S[1] = M[4]; S[2] = M[8];
-  S[3] = 0.5 * (M[1] + M[3]); S[4] = 0.5 * (M[2] + M[6]); S[5] = 0.5 * (M[5] + M[7]);
-}
-
 void hg_sym3_eigenvalues(const double S[6], double lambda[3]) {
   /* trigonometric solution of the characteristic cubic (symmetric, so all roots are real) */
   double p1 = S[3] * S[3] + S[4] * S[4] + S[5] * S[5];
@@ -125,28 +120,28 @@ void hg_inertia_matrix(const hg_inertia *G, double M[36]) {
     }
 }
 
-void hg_inertia_mulv(const hg_inertia *G, const double V[6], double out[6]) {
-  /* (I_o w + h x v, m v - h x w) */
-  const double *I = G->I, *h = G->h, *w = V, *v = V + 3;
-  out[0] = I[0] * w[0] + I[3] * w[1] + I[4] * w[2] + h[1] * v[2] - h[2] * v[1];
-  out[1] = I[3] * w[0] + I[1] * w[1] + I[5] * w[2] + h[2] * v[0] - h[0] * v[2];
-  out[2] = I[4] * w[0] + I[5] * w[1] + I[2] * w[2] + h[0] * v[1] - h[1] * v[0];
-  out[3] = G->m * v[0] - (h[1] * w[2] - h[2] * w[1]);
-  out[4] = G->m * v[1] - (h[2] * w[0] - h[0] * w[2]);
-  out[5] = G->m * v[2] - (h[0] * w[1] - h[1] * w[0]);
-}
 
 void hg_inertia_transform(const hg_se3 *T, const hg_inertia *Ib, hg_inertia *Ia) {
-  /* rotate I_c into {a}, move the centre of mass, and shift back to {a}'s origin */
-  double cb[3], Icb[6], I[9], t[9], Ra[9], ca[3];
-  hg_inertia_com(Ib, cb, Icb);
-  sym_to_m3(Icb, I);
-  hg_m3_mul(T->R, I, t);
-  hg_m3_mul_T(t, T->R, Ra);
-  hg_se3_apply(T, cb, ca);
-  double Ica[6];
-  m3_to_sym(Ra, Ica);
-  assemble(Ib->m, ca, Ica, Ia);
+  /* G_a = Ad_{T^-1}^T G_b Ad_{T^-1}: rotate (I_r = R I R^T, h_r = R h), then move the origin by
+   * -p: h_a = h_r + m p, I_a = I_r + 2 (h_r . p) 1 - (p h_r^T + h_r p^T) + m (|p|^2 1 - p p^T) */
+  const double *R = T->R, *p = T->p, m = Ib->m;
+  double I[9], t[9], Ir[9], hr[3];
+  sym_to_m3(Ib->I, I);
+  hg_m3_mul(R, I, t);
+  /* I_r = t R^T is symmetric: its upper triangle suffices */
+  for (int r = 0; r < 3; r++)
+    for (int k = r; k < 3; k++)
+      Ir[3 * r + k] = Ir[3 * k + r] = t[3 * r] * R[3 * k] + t[3 * r + 1] * R[3 * k + 1] + t[3 * r + 2] * R[3 * k + 2];
+  hg_m3_mulv(R, Ib->h, hr);
+  double hp = hg_v3_dot(hr, p), pp = hg_v3_dot(p, p);
+  Ia->m = m;
+  for (int i = 0; i < 3; i++) Ia->h[i] = hr[i] + m * p[i];
+  Ia->I[0] = Ir[0] + 2 * hp - 2 * p[0] * hr[0] + m * (pp - p[0] * p[0]);
+  Ia->I[1] = Ir[4] + 2 * hp - 2 * p[1] * hr[1] + m * (pp - p[1] * p[1]);
+  Ia->I[2] = Ir[8] + 2 * hp - 2 * p[2] * hr[2] + m * (pp - p[2] * p[2]);
+  Ia->I[3] = Ir[1] - (p[0] * hr[1] + hr[0] * p[1]) - m * p[0] * p[1];
+  Ia->I[4] = Ir[2] - (p[0] * hr[2] + hr[0] * p[2]) - m * p[0] * p[2];
+  Ia->I[5] = Ir[5] - (p[1] * hr[2] + hr[1] * p[2]) - m * p[1] * p[2];
 }
 
 void hg_inertia_add(hg_inertia *A, const hg_inertia *B) {

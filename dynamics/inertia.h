@@ -33,8 +33,16 @@ void hg_inertia_com(const hg_inertia *G, double c[3], double Ic[6]);
 /* the 6x6 matrix G, row-major */
 void hg_inertia_matrix(const hg_inertia *G, double M[36]);
 
-/* out = G V (a momentum wrench from a twist, same frame) */
-void hg_inertia_mulv(const hg_inertia *G, const double V[6], double out[6]);
+/* out = G V (a momentum wrench from a twist, same frame): (I_o w + h x v, m v - h x w) */
+static inline void hg_inertia_mulv(const hg_inertia *G, const double V[6], double out[6]) {
+  const double *I = G->I, *h = G->h, *w = V, *v = V + 3;
+  out[0] = I[0] * w[0] + I[3] * w[1] + I[4] * w[2] + h[1] * v[2] - h[2] * v[1];
+  out[1] = I[3] * w[0] + I[1] * w[1] + I[5] * w[2] + h[2] * v[0] - h[0] * v[2];
+  out[2] = I[4] * w[0] + I[5] * w[1] + I[2] * w[2] + h[0] * v[1] - h[1] * v[0];
+  out[3] = G->m * v[0] - (h[1] * w[2] - h[2] * w[1]);
+  out[4] = G->m * v[1] - (h[2] * w[0] - h[0] * w[2]);
+  out[5] = G->m * v[2] - (h[0] * w[1] - h[1] * w[0]);
+}
 
 /* Ia = the inertia Ib of a body, given in frame {b}, expressed in frame {a}, T = T_ab. */
 void hg_inertia_transform(const hg_se3 *T, const hg_inertia *Ib, hg_inertia *Ia);

@@ -137,7 +137,7 @@ void hg_model_free(hg_model *m) {
     free(m->jnt_name ? m->jnt_name[i] : NULL);
   }
   for (int g = 0; g < m->ngeom; g++) free(m->geom[g].mesh);
-  free(m->parent); free(m->subtree_end); free(m->jnt); free(m->jnt_offset);
+  free(m->parent); free(m->subtree_end); free(m->root); free(m->jnt); free(m->jnt_offset); free(m->offset_pure);
   free(m->q_adr); free(m->v_adr); free(m->jnt_nq); free(m->jnt_nv); free(m->D_adr);
   free(m->inertia); free(m->limits); free(m->body_name); free(m->jnt_name);
   free(m->dof_body); free(m->geom);
@@ -152,8 +152,10 @@ static hg_model *model_alloc(int nbody, int ngeom) {
   m->nbody = nbody;
   m->parent = alloc_array(n, sizeof(int), &fail);
   m->subtree_end = alloc_array(n, sizeof(int), &fail);
+  m->root = alloc_array(n, sizeof(int), &fail);
   m->jnt = alloc_array(n, sizeof(hg_joint), &fail);
   m->jnt_offset = alloc_array(n, sizeof(hg_se3), &fail);
+  m->offset_pure = alloc_array(n, sizeof(uint8_t), &fail);
   m->q_adr = alloc_array(n, sizeof(int), &fail);
   m->v_adr = alloc_array(n, sizeof(int), &fail);
   m->jnt_nq = alloc_array(n, sizeof(int), &fail);
@@ -236,8 +238,14 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     const hg_body_spec *s = &b->body[order[k]];
     int i = k + 1;
     m->parent[i] = par[order[k]] < 0 ? 0 : newidx[par[order[k]]];
+    m->root[i] = m->parent[i] == 0 ? i : m->root[m->parent[i]];
     m->jnt[i] = s->joint;
     m->jnt_offset[i] = s->offset;
+    {
+      const double *R = s->offset.R;
+      m->offset_pure[i] = R[0] == 1 && R[4] == 1 && R[8] == 1 && R[1] == 0 && R[2] == 0 &&
+                          R[3] == 0 && R[5] == 0 && R[6] == 0 && R[7] == 0;
+    }
     m->inertia[i] = s->inertia;
     m->limits[i] = s->limits;
     m->jnt_nq[i] = hg_joint_nq(s->joint.type);
@@ -350,6 +358,8 @@ hg_data *hg_data_new(const hg_model *m) {
   size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
   d->T_rel = alloc_array(nb, sizeof(hg_se3), &fail);
   d->T_world = alloc_array(nb, sizeof(hg_se3), &fail);
+  d->T_tree = alloc_array(nb, sizeof(hg_se3), &fail);
+  d->I = alloc_array(nb, sizeof(hg_inertia), &fail);
   d->S = alloc_array(nv, sizeof(hg_vec6), &fail);
   d->V = alloc_array(nb, sizeof(hg_vec6), &fail);
   d->c = alloc_array(nb, sizeof(hg_vec6), &fail);
@@ -367,12 +377,13 @@ hg_data *hg_data_new(const hg_model *m) {
   }
   hg_se3_identity(&d->T_rel[0]);
   hg_se3_identity(&d->T_world[0]);
+  hg_se3_identity(&d->T_tree[0]);
   return d;
 }
 
 void hg_data_free(hg_data *d) {
   if (!d) return;
-  free(d->T_rel); free(d->T_world); free(d->S); free(d->V); free(d->c); free(d->a); free(d->F);
+  free(d->T_rel); free(d->T_world); free(d->T_tree); free(d->I); free(d->S); free(d->V); free(d->c); free(d->a); free(d->F);
   free(d->IA); free(d->pA); free(d->U); free(d->Dinv); free(d->u); free(d->mode);
   free(d);
 }

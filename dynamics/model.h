@@ -83,8 +83,10 @@ typedef struct hg_model {
   /* per body i (index 0 is the world; its joint entries are a fixed placeholder) */
   int *parent;          /* parent body, -1 for the world */
   int *subtree_end;     /* one past the last body of i's subtree */
+  int *root;            /* the body of i's tree that hangs from the world (0 for the world) */
   hg_joint *jnt;        /* joint i: parent(i) -> i */
   hg_se3 *jnt_offset;   /* joint frame in the parent frame */
+  uint8_t *offset_pure; /* 1 when jnt_offset has no rotation (a shortcut for the walk) */
   int *q_adr, *v_adr;   /* first entry of joint i in q and in v */
   int *jnt_nq, *jnt_nv; /* its dimensions */
   int *D_adr;           /* first entry of joint i in the ABA workspace Dinv */
@@ -121,20 +123,28 @@ typedef enum hg_mode {
   HG_MODE_LOCKED = 2      /* prescribed with zero velocity and acceleration */
 } hg_mode;
 
-/* the mutable workspace of one model; every array is allocated once by hg_data_new */
+/* The mutable workspace of one model; every array is allocated once by hg_data_new.
+ *
+ * The recursions work in each tree's spatial frame: world axes, origin at the current origin of
+ * the tree's root body (the body that hangs from the world). Within one tree every quantity is
+ * then in a single frame, so inertias and wrenches accumulate without transformations, and
+ * positions stay small even for a spacecraft thousands of kilometres from the world origin.
+ * hg_body_twist, hg_body_acceleration and hg_joint_wrench (dynamics.h) give body-frame values. */
 typedef struct hg_data {
   /* kinematics */
   hg_se3 *T_rel;   /* nbody: T_{parent(i),i} */
   hg_se3 *T_world; /* nbody: T_{0,i}, pose of body i in the world */
-  hg_vec6 *S;      /* nv: motion subspace columns, child frame */
-  hg_vec6 *V;      /* nbody: body twist, body frame */
-  hg_vec6 *c;      /* nbody: velocity-product acceleration ad_V S qdot + Sdot qdot, body frame */
+  hg_se3 *T_tree;  /* nbody: pose of body i in its tree's spatial frame (p relative to the root) */
+  hg_vec6 *S;      /* nv: motion subspace columns, tree frame */
+  hg_vec6 *V;      /* nbody: spatial velocity, tree frame (Ad_T_tree of the body twist) */
+  hg_vec6 *c;      /* nbody: velocity-product acceleration Sdot qdot, tree frame */
+  hg_inertia *I;   /* nbody: body inertia in the tree frame */
 
   /* dynamics */
-  hg_vec6 *a;  /* nbody: body acceleration in the body frame, offset by gravity (a_0 = (0, -g)) */
-  hg_vec6 *F;  /* nbody: wrench that joint i transmits from its parent to body i, body frame */
-  hg_mat6 *IA; /* nbody: articulated (ABA) or composite (CRBA) inertia, body frame */
-  hg_vec6 *pA; /* nbody: articulated bias wrench, body frame */
+  hg_vec6 *a;  /* nbody: spatial acceleration, tree frame, offset by gravity (a_0 = (0, -g)) */
+  hg_vec6 *F;  /* nbody: wrench that joint i transmits from its parent to body i, tree frame */
+  hg_mat6 *IA; /* nbody: articulated (ABA) inertia, tree frame */
+  hg_vec6 *pA; /* nbody: articulated bias wrench, tree frame */
   hg_vec6 *U;  /* nv: IA S */
   double *Dinv;/* nD: (S^T IA S)^-1 per free joint */
   double *u;   /* nv: tau - S^T pA */

@@ -16,12 +16,6 @@ void hg_m3_skew(const double a[3], double S[9]) {
   S[6] = -a[1]; S[7] = a[0];  S[8] = 0;
 }
 
-void hg_m3_mul(const double A[9], const double B[9], double C[9]) {
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
-}
-
 void hg_m3_mulT(const double A[9], const double B[9], double C[9]) {
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)
@@ -231,14 +225,6 @@ void hg_se3_identity(hg_se3 *T) {
   T->p[0] = T->p[1] = T->p[2] = 0;
 }
 
-void hg_se3_mul(const hg_se3 *A, const hg_se3 *B, hg_se3 *C) {
-  hg_se3 out;
-  hg_m3_mul(A->R, B->R, out.R);
-  hg_m3_mulv(A->R, B->p, out.p);
-  for (int i = 0; i < 3; i++) out.p[i] += A->p[i];
-  *C = out;
-}
-
 void hg_se3_inv(const hg_se3 *T, hg_se3 *Ti) {
   hg_se3 out;
   hg_m3_transpose(T->R, out.R);
@@ -347,54 +333,12 @@ void hg_se3_jr_inv(const double xi[6], double J[36]) {
 
 /* ---- adjoint and co-adjoint actions ---- */
 
-void hg_Ad(const hg_se3 *T, const double V[6], double out[6]) {
-  double Rv[3];
-  hg_m3_mulv(T->R, V, out);
-  hg_m3_mulv(T->R, V + 3, Rv);
-  hg_v3_cross(T->p, out, out + 3);
-  for (int i = 0; i < 3; i++) out[3 + i] += Rv[i];
-}
-
-void hg_Ad_inv(const hg_se3 *T, const double V[6], double out[6]) {
-  double d[3];
-  hg_v3_cross(T->p, V, d);
-  for (int i = 0; i < 3; i++) d[i] = V[3 + i] - d[i];
-  hg_m3_mulTv(T->R, V, out);
-  hg_m3_mulTv(T->R, d, out + 3);
-}
-
-void hg_coAd_inv(const hg_se3 *T, const double F[6], double out[6]) {
-  hg_m3_mulv(T->R, F, out);
-  hg_m3_mulv(T->R, F + 3, out + 3);
-  hg_v3_cross_add(T->p, out + 3, out);
-}
-
-void hg_coAd(const hg_se3 *T, const double F[6], double out[6]) {
-  double d[3];
-  hg_v3_cross(T->p, F + 3, d);
-  for (int i = 0; i < 3; i++) d[i] = F[i] - d[i];
-  hg_m3_mulTv(T->R, d, out);
-  hg_m3_mulTv(T->R, F + 3, out + 3);
-}
 
 void hg_Ad_matrix(const hg_se3 *T, double A[36]) {
   double P[9], PR[9];
   hg_m3_skew(T->p, P);
   hg_m3_mul(P, T->R, PR);
   block_lower(T->R, PR, A);
-}
-
-void hg_ad(const double V[6], const double W[6], double out[6]) {
-  hg_v3_cross(V, W, out);
-  hg_v3_cross(V + 3, W, out + 3);
-  hg_v3_cross_add(V, W + 3, out + 3);
-}
-
-void hg_ad_star(const double V[6], const double F[6], double out[6]) {
-  /* ad_V^T (m, f) = (m x w + f x v, f x w) */
-  hg_v3_cross(F, V, out);
-  hg_v3_cross_add(F + 3, V + 3, out);
-  hg_v3_cross(F + 3, V, out + 3);
 }
 
 void hg_ad_matrix(const double V[6], double A[36]) {
@@ -405,13 +349,6 @@ void hg_ad_matrix(const double V[6], double A[36]) {
 }
 
 /* ---- 6x6 helpers ---- */
-
-void hg_m6_mulv(const double A[36], const double x[6], double y[6]) {
-  for (int i = 0; i < 6; i++) {
-    const double *a = A + 6 * i;
-    y[i] = a[0] * x[0] + a[1] * x[1] + a[2] * x[2] + a[3] * x[3] + a[4] * x[4] + a[5] * x[5];
-  }
-}
 
 void hg_m6_mul(const double A[36], const double B[36], double C[36]) {
   for (int i = 0; i < 6; i++)

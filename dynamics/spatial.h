@@ -51,8 +51,16 @@ static inline void hg_m3_mulTv(const double R[9], const double x[3], double y[3]
 double hg_v3_norm(const double a[3]);
 /* skew-symmetric matrix a^ with a^ b = a x b */
 void hg_m3_skew(const double a[3], double S[9]);
-/* C = A B, C = A^T B, C = A B^T (C may not alias A or B) */
-void hg_m3_mul(const double A[9], const double B[9], double C[9]);
+/* C = A B (C may alias A or B) */
+static inline void hg_m3_mul(const double A[9], const double B[9], double C[9]) {
+  double c0 = A[0] * B[0] + A[1] * B[3] + A[2] * B[6], c1 = A[0] * B[1] + A[1] * B[4] + A[2] * B[7];
+  double c2 = A[0] * B[2] + A[1] * B[5] + A[2] * B[8], c3 = A[3] * B[0] + A[4] * B[3] + A[5] * B[6];
+  double c4 = A[3] * B[1] + A[4] * B[4] + A[5] * B[7], c5 = A[3] * B[2] + A[4] * B[5] + A[5] * B[8];
+  double c6 = A[6] * B[0] + A[7] * B[3] + A[8] * B[6], c7 = A[6] * B[1] + A[7] * B[4] + A[8] * B[7];
+  double c8 = A[6] * B[2] + A[7] * B[5] + A[8] * B[8];
+  C[0] = c0; C[1] = c1; C[2] = c2; C[3] = c3; C[4] = c4; C[5] = c5; C[6] = c6; C[7] = c7; C[8] = c8;
+}
+/* C = A^T B, C = A B^T (C may not alias A or B) */
 void hg_m3_mulT(const double A[9], const double B[9], double C[9]);
 void hg_m3_mul_T(const double A[9], const double B[9], double C[9]);
 void hg_m3_transpose(const double A[9], double At[9]);
@@ -93,7 +101,13 @@ double hg_quat_normalize(double q[4]);
 
 void hg_se3_identity(hg_se3 *T);
 /* C = A B (C may alias A or B) */
-void hg_se3_mul(const hg_se3 *A, const hg_se3 *B, hg_se3 *C);
+static inline void hg_se3_mul(const hg_se3 *A, const hg_se3 *B, hg_se3 *C) {
+  double p[3];
+  hg_m3_mulv(A->R, B->p, p);
+  for (int i = 0; i < 3; i++) p[i] += A->p[i];
+  hg_m3_mul(A->R, B->R, C->R);
+  for (int i = 0; i < 3; i++) C->p[i] = p[i];
+}
 /* Ti = T^-1 (Ti may alias T) */
 void hg_se3_inv(const hg_se3 *T, hg_se3 *Ti);
 /* C = A^-1 B (C may alias A or B) */
@@ -114,13 +128,55 @@ void hg_se3_jr_inv(const double xi[6], double J[36]);
 /* ---- adjoint actions (twists) and co-adjoint actions (wrenches) ---- */
 
 /* out = Ad_T V: a twist in frame {b} expressed in frame {a} */
-void hg_Ad(const hg_se3 *T, const double V[6], double out[6]);
+static inline void hg_Ad(const hg_se3 *T, const double V[6], double out[6]) {
+  double Rv[3];
+  hg_m3_mulv(T->R, V, out);
+  hg_m3_mulv(T->R, V + 3, Rv);
+  hg_v3_cross(T->p, out, out + 3);
+  for (int i = 0; i < 3; i++) out[3 + i] += Rv[i];
+}
 /* out = Ad_{T^-1} V: a twist in frame {a} expressed in frame {b} */
-void hg_Ad_inv(const hg_se3 *T, const double V[6], double out[6]);
+static inline void hg_Ad_inv(const hg_se3 *T, const double V[6], double out[6]) {
+  double d[3];
+  hg_v3_cross(T->p, V, d);
+  for (int i = 0; i < 3; i++) d[i] = V[3 + i] - d[i];
+  hg_m3_mulTv(T->R, V, out);
+  hg_m3_mulTv(T->R, d, out + 3);
+}
 /* out = Ad_{T^-1}^T F: a wrench in frame {b} expressed in frame {a} (the wrench dual of hg_Ad) */
-void hg_coAd_inv(const hg_se3 *T, const double F[6], double out[6]);
+static inline void hg_coAd_inv(const hg_se3 *T, const double F[6], double out[6]) {
+  hg_m3_mulv(T->R, F, out);
+  hg_m3_mulv(T->R, F + 3, out + 3);
+  hg_v3_cross_add(T->p, out + 3, out);
+}
 /* out = Ad_T^T F: a wrench in frame {a} expressed in frame {b} */
-void hg_coAd(const hg_se3 *T, const double F[6], double out[6]);
+static inline void hg_coAd(const hg_se3 *T, const double F[6], double out[6]) {
+  double d[3];
+  hg_v3_cross(T->p, F + 3, d);
+  for (int i = 0; i < 3; i++) d[i] = F[i] - d[i];
+  hg_m3_mulTv(T->R, d, out);
+  hg_m3_mulTv(T->R, F + 3, out + 3);
+}
+/* out = ad_V W (the Lie bracket [V, W]) */
+static inline void hg_ad(const double V[6], const double W[6], double out[6]) {
+  hg_v3_cross(V, W, out);
+  hg_v3_cross(V + 3, W, out + 3);
+  hg_v3_cross_add(V, W + 3, out + 3);
+}
+/* out = ad*_V F = ad_V^T F = (m x w + f x v, f x w) */
+static inline void hg_ad_star(const double V[6], const double F[6], double out[6]) {
+  hg_v3_cross(F, V, out);
+  hg_v3_cross_add(F + 3, V + 3, out);
+  hg_v3_cross(F + 3, V, out + 3);
+}
+/* s^T f for 6-vectors */
+static inline double hg_dot6(const double s[6], const double f[6]) {
+  return s[0] * f[0] + s[1] * f[1] + s[2] * f[2] + s[3] * f[3] + s[4] * f[4] + s[5] * f[5];
+}
+/* y = A x for a 6x6 row-major A */
+static inline void hg_m6_mulv(const double A[36], const double x[6], double y[6]) {
+  for (int i = 0; i < 6; i++) y[i] = hg_dot6(A + 6 * i, x);
+}
 /* 6x6 matrix of Ad_T */
 void hg_Ad_matrix(const hg_se3 *T, double A[36]);
 /* out = ad_V W (the Lie bracket [V, W]) */
@@ -132,8 +188,6 @@ void hg_ad_matrix(const double V[6], double A[36]);
 
 /* ---- 6x6 helpers ---- */
 
-/* y = A x */
-void hg_m6_mulv(const double A[36], const double x[6], double y[6]);
 /* C = A B */
 void hg_m6_mul(const double A[36], const double B[36], double C[36]);
 /* P += X^T A X with X = Ad_{T^-1}: moves a (symmetric) articulated or composite inertia
