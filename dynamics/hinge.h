@@ -6,6 +6,7 @@
 #include "inertia.h"
 #include "joint.h"
 #include "model.h"
+#include "profile.h"
 #include "spatial.h"
 
 #endif

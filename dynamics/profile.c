@@ -39,7 +39,8 @@ static void jr_rate_coefficients(double t2, double *c, double *db, double *dc) {
   }
 }
 
-/* out = (d/dt J_r(w)) wd along a path w(t) with rate wd. From J_r(w) u = u - b w x u + c w x (w x u):
+/* out = (d/dt J_r(w)) wd along a path w(t) with rate wd.
+ * From J_r(w) u = u - b w x u + c w x (w x u) with u = wd held fixed (wd x wd = 0):
  *   out = -2 (w.wd) db (w x wd) + 2 (w.wd) dc w x (w x wd) + c wd x (w x wd).
  * (This helper may belong in spatial.c, next to hg_so3_jr.) */
 static void so3_jr_rate(const double w[3], const double wd[3], double out[3]) {
@@ -54,8 +55,8 @@ static void so3_jr_rate(const double w[3], const double wd[3], double out[3]) {
 
 /* body angular velocity and acceleration of R = R_ref exp(w(t)):
  *   om = J_r(w) wd,  omd = J_r(w) wdd + (d/dt J_r(w)) wd */
-static void so3_chart_rates(const double w[3], const double wd[3], const double wdd[3], double om[3],
-                            double omd[3]) {
+static void so3_chart_rates(const double w[3], const double wd[3], const double wdd[3],
+                            double om[3], double omd[3]) {
   double J[9], dJ[3];
   hg_so3_jr(w, J);
   hg_m3_mulv(J, wd, om);
@@ -211,10 +212,11 @@ static void spline_chart(const hg_joint *j, const double *qref, const double *q,
   }
 }
 
-/* Second derivatives M_k of the cubic spline through (t_k, y_k), y_k = y[nc k] (stride nc), with zero end
- * slopes, from the tridiagonal system (h_k = t_k+1 - t_k, d_k = (y_k+1 - y_k) / h_k, d_-1 = d_n-1 = 0):
+/* Second derivatives M_k (stride nc) of the cubic spline through (t_k, y_k), y_k = y[nc k], with
+ * zero end slopes: with h_k = t_k+1 - t_k and d_k = (y_k+1 - y_k) / h_k, the tridiagonal system
  *   h_k-1 M_k-1 + 2 (h_k-1 + h_k) M_k + h_k M_k+1 = 6 (d_k - d_k-1),
- * with h_-1 = h_n-1 = 0; solved by the Thomas algorithm (diagonally dominant). cp: n scratch. */
+ * where h_-1 = h_n-1 = 0 and the end slopes d_-1 = d_n-1 = 0, solved by the Thomas algorithm
+ * (diagonally dominant). cp: n numbers of scratch. */
 static void spline_solve(int n, const double *t, const double *y, int nc, double *M, double *cp) {
   double dprev = 0;
   for (int k = 0; k < n; k++) {
@@ -307,7 +309,7 @@ static void spline_coords(const hg_profile *p, double t, double *x, double *xd, 
  *   free       p = p_ref + x_p,        R = R_ref exp(x_w),    w and wdot as spherical,
  *              v_b = R^T pd,           v_b dot = R^T pdd - w x v_b   (since d/dt R^T = -w^ R^T) */
 static void eval_spline(const hg_profile *p, double t, double *q, double *v, double *vdot) {
-  double x[HG_JOINT_MAXNV], xd[HG_JOINT_MAXNV], xdd[HG_JOINT_MAXNV], w[3], wd[3], qq[HG_JOINT_MAXNQ];
+  double x[HG_JOINT_MAXNV], xd[HG_JOINT_MAXNV], xdd[HG_JOINT_MAXNV], w[3], wd[3];
   spline_coords(p, t, x, xd, xdd);
   if (p->jnt.type == HG_JOINT_SPHERICAL) {
     so3_chart_rates(x, xd, xdd, w, wd);
@@ -315,7 +317,7 @@ static void eval_spline(const hg_profile *p, double t, double *q, double *v, dou
     if (v) memcpy(v, w, sizeof w);
     if (vdot) memcpy(vdot, wd, sizeof wd);
   } else if (p->jnt.type == HG_JOINT_FREE) {
-    double R[9], vb[3], ab[3];
+    double R[9], vb[3], ab[3], qq[7];
     for (int i = 0; i < 3; i++) qq[i] = p->q0[i] + x[i];
     hg_joint_integrate(&sph, p->q0 + 3, x + 3, 1, qq + 3);
     so3_chart_rates(x + 3, xd + 3, xdd + 3, w, wd);
@@ -345,7 +347,8 @@ void hg_profile_eval(const hg_profile *p, double t, double *q, double *v, double
     eval_path(p, u, 1, 0, q, v, vdot);
     break;
   case HG_PROFILE_MOVE: {
-    /* s = 10 tau^3 - 15 tau^4 + 6 tau^5, s' = 30 tau^2 (1 - tau)^2, s'' = 60 tau (1 - tau)(1 - 2 tau) */
+    /* s = 10 tau^3 - 15 tau^4 + 6 tau^5, ds/dtau = 30 tau^2 (1 - tau)^2,
+     * d2s/dtau2 = 60 tau (1 - tau)(1 - 2 tau) */
     double T = p->T, tau = fmin(fmax(u / T, 0), 1), r = 1 - tau;
     double s = tau * tau * tau * (10 - 15 * tau + 6 * tau * tau);
     eval_path(p, s, 30 * tau * tau * r * r / T, 60 * tau * r * (1 - 2 * tau) / (T * T), q, v, vdot);
