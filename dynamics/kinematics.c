@@ -19,6 +19,7 @@ void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double 
     } else {
       hg_se3_mul(&m->jnt_offset[i], &Tj, &d->T_rel[i]);
     }
+    if (m->has_post[i]) hg_se3_mul(&d->T_rel[i], &m->jnt_post[i], &d->T_rel[i]);
     if (p) {
       hg_se3_mul(&d->T_tree[p], &d->T_rel[i], Tt);
     } else {
@@ -28,9 +29,18 @@ void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double 
     d->T_world[i] = *Tt;
     for (int r = 0; r < 3; r++) d->T_world[i].p[r] += d->T_rel[m->root[i]].p[r];
 
-    /* S_i in the tree frame, body inertia in the tree frame */
+    /* S_i in the tree frame (a post-offset moves it from the joint frame first), body inertia in
+     * the tree frame */
+    hg_se3 Tjf;
+    const hg_se3 *Ts = Tt;
+    if (m->has_post[i]) {
+      hg_se3 Pi;
+      hg_se3_inv(&m->jnt_post[i], &Pi);
+      hg_se3_mul(Tt, &Pi, &Tjf);
+      Ts = &Tjf;
+    }
     hg_joint_motion(j, qi, Sb);
-    for (int k = 0; k < nv; k++) hg_Ad(Tt, Sb + 6 * k, d->S[va + k]);
+    for (int k = 0; k < nv; k++) hg_Ad(Ts, Sb + 6 * k, d->S[va + k]);
     hg_inertia_transform(Tt, &m->inertia[i], &d->I[i]);
     if (!v) continue;
 
@@ -45,7 +55,7 @@ void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double 
     if (j->type == HG_JOINT_UNIVERSAL || j->type == HG_JOINT_PLANAR) {
       double sb[6], ss[6];
       hg_joint_bias(j, qi, v + va, sb);
-      hg_Ad(Tt, sb, ss);
+      hg_Ad(Ts, sb, ss);
       for (int r = 0; r < 6; r++) d->c[i][r] += ss[r];
     }
   }

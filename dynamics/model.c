@@ -137,7 +137,7 @@ void hg_model_free(hg_model *m) {
     free(m->jnt_name ? m->jnt_name[i] : NULL);
   }
   for (int g = 0; g < m->ngeom; g++) free(m->geom[g].mesh);
-  free(m->parent); free(m->subtree_end); free(m->root); free(m->jnt); free(m->jnt_offset); free(m->offset_pure);
+  free(m->parent); free(m->subtree_end); free(m->root); free(m->jnt); free(m->jnt_offset); free(m->offset_pure); free(m->jnt_post); free(m->has_post);
   free(m->q_adr); free(m->v_adr); free(m->jnt_nq); free(m->jnt_nv); free(m->D_adr);
   free(m->inertia); free(m->limits); free(m->body_name); free(m->jnt_name);
   free(m->dof_body); free(m->geom);
@@ -156,6 +156,8 @@ static hg_model *model_alloc(int nbody, int ngeom) {
   m->jnt = alloc_array(n, sizeof(hg_joint), &fail);
   m->jnt_offset = alloc_array(n, sizeof(hg_se3), &fail);
   m->offset_pure = alloc_array(n, sizeof(uint8_t), &fail);
+  m->jnt_post = alloc_array(n, sizeof(hg_se3), &fail);
+  m->has_post = alloc_array(n, sizeof(uint8_t), &fail);
   m->q_adr = alloc_array(n, sizeof(int), &fail);
   m->v_adr = alloc_array(n, sizeof(int), &fail);
   m->jnt_nq = alloc_array(n, sizeof(int), &fail);
@@ -230,6 +232,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   m->parent[0] = -1;
   hg_joint_init(&m->jnt[0], HG_JOINT_FIXED, NULL, NULL, 0, &why);
   hg_se3_identity(&m->jnt_offset[0]);
+  hg_se3_identity(&m->jnt_post[0]);
   m->body_name[0] = copy_string("world");
   m->jnt_name[0] = copy_string("world");
   m->gravity[2] = -9.81;
@@ -241,6 +244,9 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     m->root[i] = m->parent[i] == 0 ? i : m->root[m->parent[i]];
     m->jnt[i] = s->joint;
     m->jnt_offset[i] = s->offset;
+    m->has_post[i] = s->has_post != 0;
+    if (s->has_post) m->jnt_post[i] = s->post;
+    else hg_se3_identity(&m->jnt_post[i]);
     {
       const double *R = s->offset.R;
       m->offset_pure[i] = R[0] == 1 && R[4] == 1 && R[8] == 1 && R[1] == 0 && R[2] == 0 &&

@@ -3,7 +3,9 @@
  * A model is a forest of trees under the world body, built from named bodies with hg_builder and
  * compiled into flat arrays in topological order: body 0 is the world, every body's parent has a
  * smaller index, and each non-world body i has exactly one joint, also numbered i, connecting it to
- * its parent: T_{parent(i),i}(q) = jnt_offset[i] * T_joint(q_i). Bodies are laid out depth first,
+ * its parent: T_{parent(i),i}(q) = jnt_offset[i] * T_joint(q_i) * jnt_post[i], where the constant
+ * post-offset is the identity except for joints reversed by re-rooting a tree (a reversed joint
+ * gives T^-1 = post^-1 T_joint(q)^-1 offset^-1). Bodies are laid out depth first,
  * so each subtree occupies a contiguous range of indices [i, subtree_end[i]).
  *
  * hg_data holds everything an algorithm writes; algorithms never allocate. */
@@ -55,6 +57,8 @@ typedef struct hg_body_spec {
   const char *joint_name; /* unique joint name; NULL gives the body's name */
   hg_joint joint;         /* from hg_joint_init */
   hg_se3 offset;          /* joint frame in the parent frame */
+  int has_post;           /* 0: the child frame is the moved joint frame (the usual case) */
+  hg_se3 post;            /* with has_post: child frame in the moved joint frame */
   hg_inertia inertia;     /* about the body frame (see inertia.h) */
   hg_joint_limits limits;
 } hg_body_spec;
@@ -87,6 +91,8 @@ typedef struct hg_model {
   hg_joint *jnt;        /* joint i: parent(i) -> i */
   hg_se3 *jnt_offset;   /* joint frame in the parent frame */
   uint8_t *offset_pure; /* 1 when jnt_offset has no rotation (a shortcut for the walk) */
+  hg_se3 *jnt_post;     /* child frame in the moved joint frame (usually the identity) */
+  uint8_t *has_post;    /* 0 when jnt_post is the identity */
   int *q_adr, *v_adr;   /* first entry of joint i in q and in v */
   int *jnt_nq, *jnt_nv; /* its dimensions */
   int *D_adr;           /* first entry of joint i in the ABA workspace Dinv */

@@ -101,6 +101,12 @@ hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
     if (p >= 0) snprintf(parent, sizeof parent, "b%d", p);
     add(b, name, p >= 0 ? parent : "world", (hg_joint_type)type, axis, axis2,
         hg_rng_range(r, -0.2, 0.2), &off, &G);
+    /* now and then a post-offset, as a joint reversed by re-rooting has */
+    if (hg_rng_uniform(r) < 0.3) {
+      hg_body_spec *spec = hg_builder_body(b, name);
+      spec->has_post = 1;
+      hg_test_random_pose(r, &spec->post);
+    }
   }
   return compile(b);
 }

@@ -1,0 +1,51 @@
+# The two commands of the README, and the builds behind them.
+#   make run    install what is missing, build, and run the main job
+#   make test   install what is missing, build with warnings as errors, run every test
+# Also: make build, make sanitize (ASan + UBSan build and tests), make bench, make deps.
+
+BUILD ?= build
+SANBUILD ?= build-sanitize
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+# Debian 12 packages hinge builds, tests and runs with
+DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev libcmocka-dev \
+       libplplot-dev plplot-driver-cairo libsdl2-dev libepoxy-dev libcglm-dev libstb-dev \
+       fonts-dejavu-core xvfb xauth
+
+.PHONY: run test build sanitize bench deps clean
+
+run: build
+	./$(BUILD)/hinge run
+
+test: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DHINGE_WERROR=ON
+	cmake --build $(BUILD) -j$(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) -j$(JOBS)
+
+sanitize: deps
+	cmake -S . -B $(SANBUILD) -DCMAKE_BUILD_TYPE=Debug -DHINGE_SANITIZE=ON -DHINGE_WERROR=ON
+	cmake --build $(SANBUILD) -j$(JOBS)
+	HINGE_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(SANBUILD) --output-on-failure -j$(JOBS)
+
+bench: build
+	./$(BUILD)/tests/bench/bench_dynamics
+	./$(BUILD)/tests/bench/bench_integrators
+
+# install the packages that are missing (as root, or through sudo)
+deps:
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+	  grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+clean:
+	rm -rf $(BUILD) $(SANBUILD)
