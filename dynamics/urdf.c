@@ -9,7 +9,7 @@
  * offset T_{parent,joint} and each body frame is its link frame. The root link hangs from the
  * parent body by a joint named <prefix><root link>_root (fixed, or free when floating). A root link
  * named "world" stands for the parent body itself: it adds no body and its child joints hang from
- * the parent body directly. */
+ * the parent body directly. Besides the URDF shapes, <capsule radius length> is read too. */
 #include "urdf.h"
 
 #include <ctype.h>
@@ -273,21 +273,19 @@ static int attr_size(urdf_reader *r, const xmlNode *n, const char *name, double 
  * are, relative paths resolved against the folder of the URDF file */
 static char *mesh_path(urdf_reader *r, const xmlNode *n, const char *file) {
   const char *slash = strrchr(r->path, '/');
+  size_t dir = slash ? (size_t)(slash - r->path) + 1 : 0;
+  char *s;
   if (strncmp(file, "package://", 10) == 0) {
     note(r, n, "mesh '%s' kept as '%s' (package:// paths are not resolved)", file, file + 10);
     return concat(file + 10, "", "");
   }
   if (strncmp(file, "file://", 7) == 0) return concat(file + 7, "", "");
-  if (file[0] == '/' || !slash) return concat(file, "", "");
-  {
-    char *dir = concat(r->path, "", "");
-    char *s;
-    if (!dir) return NULL;
-    dir[slash - r->path + 1] = 0;
-    s = concat(dir, file, "");
-    free(dir);
-    return s;
-  }
+  if (file[0] == '/') return concat(file, "", "");
+  s = malloc(dir + strlen(file) + 1);
+  if (!s) return NULL;
+  memcpy(s, r->path, dir);
+  strcpy(s + dir, file);
+  return s;
 }
 
 /* a <mesh filename scale> */

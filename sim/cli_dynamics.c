@@ -1,0 +1,366 @@
+/* cli_dynamics.c: `hinge dynamics MODEL ACTION`: a model's layout (info), and its dynamics on
+ * states read line by line from standard input (fd, id, mass, bias, hybrid, lock), one line of
+ * results per state, numbers printed with %.17g. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "dynamics.h"
+
+/* the command line */
+typedef struct dyn_args {
+  const char *model, *action, *prescribed;
+  int floating, has_gravity, help;
+  double gravity[3];
+} dyn_args;
+
+/* one model, its workspace and the numbers of one line: in (q, then the vectors of the action)
+ * and out (the results) */
+typedef struct dyn_ctx {
+  hg_model *m;
+  hg_data *d;
+  double *in, *out;
+} dyn_ctx;
+
+/* ---- the actions on one state ---- */
+
+/* fd: q v tau -> vdot */
+static int eval_fd(dyn_ctx *c) {
+  const hg_model *m = c->m;
+  return hg_aba(m, c->d, c->in, c->in + m->nq, c->in + m->nq + m->nv, NULL, c->out);
+}
+
+/* id: q v vdot -> tau */
+static int eval_id(dyn_ctx *c) {
+  const hg_model *m = c->m;
+  hg_rnea(m, c->d, c->in, c->in + m->nq, c->in + m->nq + m->nv, NULL, c->out);
+  return 0;
+}
+
+/* mass: q -> M, row-major */
+static int eval_mass(dyn_ctx *c) {
+  hg_crba(c->m, c->d, c->in, c->out);
+  return 0;
+}
+
+/* bias: q v -> b */
+static int eval_bias(dyn_ctx *c) {
+  hg_bias(c->m, c->d, c->in, c->in + c->m->nq, NULL, c->out);
+  return 0;
+}
+
+/* hybrid: q v x -> vdot tau, where x[k] is vdot[k] at prescribed DoFs and tau[k] at free ones */
+static int eval_hybrid(dyn_ctx *c) {
+  const hg_model *m = c->m;
+  const double *x = c->in + m->nq + m->nv;
+  double *qdd = c->out, *tau = c->out + m->nv;
+  for (int k = 0; k < m->nv; k++) {
+    int prescribed = c->d->mode[m->dof_body[k]] != HG_MODE_FREE;
+    qdd[k] = prescribed ? x[k] : 0;
+    tau[k] = prescribed ? 0 : x[k];
+  }
+  return hg_hybrid(m, c->d, c->in, c->in + m->nq, qdd, tau, NULL);
+}
+
+/* lock: q v -> v_after impulse energy_removed */
+static int eval_lock(dyn_ctx *c) {
+  const hg_model *m = c->m;
+  return hg_plastic_lock(m, c->d, c->in, c->in + m->nq, c->out, c->out + m->nv,
+                         c->out + 2 * m->nv);
+}
+
+/* what each action reads after q (nv numbers each) and how many numbers it prints */
+static const struct dyn_action {
+  const char *name;
+  int nvec;
+  const char *vec[2];
+  int (*eval)(dyn_ctx *c);
+  int out_nv2, out_nv, out_1; /* results: out_nv2 nv^2 + out_nv nv + out_1 */
+  int modes;                  /* takes --prescribed */
+} dyn_actions[] = {
+    {"fd", 2, {"v", "tau"}, eval_fd, 0, 1, 0, 0},
+    {"id", 2, {"v", "vdot"}, eval_id, 0, 1, 0, 0},
+    {"mass", 0, {NULL, NULL}, eval_mass, 1, 0, 0, 0},
+    {"bias", 1, {"v", NULL}, eval_bias, 0, 1, 0, 0},
+    {"hybrid", 2, {"v", "vdot|tau"}, eval_hybrid, 0, 2, 0, 1},
+    {"lock", 1, {"v", NULL}, eval_lock, 0, 2, 1, 1},
+};
+#define DYN_NACTIONS ((int)(sizeof dyn_actions / sizeof dyn_actions[0]))
+
+typedef struct dyn_action dyn_action;
+
+static int action_inputs(const dyn_action *a, const hg_model *m) { return m->nq + a->nvec * m->nv; }
+
+static int action_outputs(const dyn_action *a, const hg_model *m) {
+  return a->out_nv2 * m->nv * m->nv + a->out_nv * m->nv + a->out_1;
+}
+
+/* ---- usage and arguments ---- */
+
+void hg_cli_dynamics_usage(FILE *f) {
+  fprintf(f,
+          "usage: hinge dynamics MODEL info [--floating]\n"
+          "       hinge dynamics MODEL fd|id|mass|bias [--floating] [--gravity GX GY GZ]\n"
+          "       hinge dynamics MODEL hybrid|lock [--prescribed NAME[,NAME...]] [--floating]\n"
+          "                                        [--gravity GX GY GZ]\n"
+          "\n"
+          "MODEL is a URDF file (.urdf or .xml). info prints nq, nv and one line per joint:\n"
+          "  joint NAME type TYPE parent BODY child BODY q OFFSET SIZE v OFFSET SIZE\n"
+          "The other actions read states from standard input, one per line of numbers separated\n"
+          "by white space (blank lines and lines starting with # are skipped), and print one\n"
+          "line of results per state, numbers with %%.17g separated by single spaces:\n"
+          "  fd      q v tau   ->  vdot                  forward dynamics\n"
+          "  id      q v vdot  ->  tau                   inverse dynamics\n"
+          "  mass    q         ->  M (nv*nv, row-major)  joint-space mass matrix\n"
+          "  bias    q v       ->  b                     Coriolis, centrifugal and gravity forces\n"
+          "  hybrid  q v x     ->  vdot tau              x: DoF by DoF, vdot of prescribed joints\n"
+          "                                              and tau of the others\n"
+          "  lock    q v       ->  v_after impulse energy_removed   plastic lock of the\n"
+          "                                              prescribed joints (2*nv+1 numbers)\n"
+          "q holds each joint's configuration (a free joint: x y z qw qx qy qz), v the tangent\n"
+          "velocities (a free joint: the body twist wx wy wz vx vy vz in its own frame).\n"
+          "options:\n"
+          "  --floating          hang the model's root link on a free joint (<root>_root)\n"
+          "  --gravity GX GY GZ  gravity in world axes (default 0 0 -9.81)\n"
+          "  --prescribed NAMES  comma-separated joints whose accelerations are given (hybrid)\n"
+          "                      or that lock (lock)\n"
+          "exit status: 0 success, 1 output error, 2 bad usage, model or input line,\n"
+          "             3 singular articulated inertia\n");
+}
+
+/* x = the number in s, which must hold exactly one finite number; 0 or -1 */
+static int parse_number(const char *s, size_t len, double *x) {
+  char *end;
+  if (len == 0) return -1;
+  *x = strtod(s, &end);
+  return end == s + len && isfinite(*x) ? 0 : -1;
+}
+
+/* message, usage, and the usage exit status */
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "hinge dynamics: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n");
+  hg_cli_dynamics_usage(stderr);
+  return HG_EXIT_USAGE;
+}
+
+/* fills a from argv (argv[0] is "dynamics"); returns 0 or an exit status */
+static int parse_args(int argc, char **argv, dyn_args *a) {
+  int npos = 0;
+  memset(a, 0, sizeof *a);
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+      a->help = 1;
+    } else if (strcmp(s, "--floating") == 0) {
+      a->floating = 1;
+    } else if (strcmp(s, "--gravity") == 0) {
+      if (i + 3 >= argc) return usage_error("%s needs three numbers", s);
+      for (int k = 0; k < 3; k++)
+        if (parse_number(argv[i + 1 + k], strlen(argv[i + 1 + k]), &a->gravity[k]))
+          return usage_error("--gravity: '%s' is not a number", argv[i + 1 + k]);
+      a->has_gravity = 1;
+      i += 3;
+    } else if (strcmp(s, "--prescribed") == 0) {
+      if (i + 1 >= argc) return usage_error("%s needs a list of joint names", s);
+      a->prescribed = argv[++i];
+    } else if (s[0] == '-' && s[1] == '-') {
+      return usage_error("unknown option '%s'", s);
+    } else if (npos < 2) {
+      *(npos++ == 0 ? &a->model : &a->action) = s;
+    } else {
+      return usage_error("unexpected argument '%s'", s);
+    }
+  }
+  if (a->help) return 0;
+  if (npos < 2) return usage_error("%s", npos ? "missing ACTION" : "missing MODEL and ACTION");
+  return 0;
+}
+
+/* ---- info ---- */
+
+/* nq, nv and the layout of q and v, joint by joint */
+static void print_info(const hg_model *m) {
+  printf("nq %d\nnv %d\n", m->nq, m->nv);
+  for (int i = 1; i < m->nbody; i++)
+    printf("joint %s type %s parent %s child %s q %d %d v %d %d\n", m->jnt_name[i],
+           hg_joint_type_name(m->jnt[i].type), m->body_name[m->parent[i]], m->body_name[i],
+           m->q_adr[i], m->jnt_nq[i], m->v_adr[i], m->jnt_nv[i]);
+}
+
+/* ---- prescribed joints ---- */
+
+/* marks the joints of a comma-separated list prescribed; an unknown name is an error that lists
+ * the joints */
+static int set_prescribed(const hg_model *m, hg_data *d, const char *list) {
+  const char *p = list;
+  while (p && *p) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    int j = -1;
+    for (int i = 1; i < m->nbody && j < 0; i++)
+      if (strlen(m->jnt_name[i]) == len && strncmp(m->jnt_name[i], p, len) == 0) j = i;
+    if (len > 0 && j < 0) {
+      fprintf(stderr, "hinge: --prescribed: unknown joint '%.*s'; the joints are:", (int)len, p);
+      for (int i = 1; i < m->nbody; i++) fprintf(stderr, "%s %s", i > 1 ? "," : "", m->jnt_name[i]);
+      fprintf(stderr, "\n");
+      return HG_EXIT_USAGE;
+    }
+    if (j > 0) d->mode[j] = HG_MODE_PRESCRIBED;
+    p = comma ? comma + 1 : NULL;
+  }
+  return HG_EXIT_OK;
+}
+
+/* ---- states from standard input ---- */
+
+/* 1 for a blank line or a comment (first non-blank character '#') */
+static int skip_line(const char *line) {
+  while (isspace((unsigned char)*line)) line++;
+  return *line == 0 || *line == '#';
+}
+
+/* the expected input of an action, as "q[nq] v[nv] tau[nv]" */
+static void describe_input(const dyn_action *a, const hg_model *m, char *s, size_t len) {
+  int n = snprintf(s, len, "q[%d]", m->nq);
+  for (int k = 0; k < a->nvec && n > 0 && (size_t)n < len; k++)
+    n += snprintf(s + n, len - (size_t)n, " %s[%d]", a->vec[k], m->nv);
+}
+
+/* reads the numbers of one line into x (need of them); returns 0, or -1 after printing what
+ * was wrong */
+static int parse_line(const char *line, long lineno, double *x, int need, const char *expect) {
+  const char *p = line;
+  int count = 0;
+  for (;;) {
+    const char *start;
+    double v;
+    while (isspace((unsigned char)*p)) p++;
+    if (!*p) break;
+    start = p;
+    while (*p && !isspace((unsigned char)*p)) p++;
+    if (parse_number(start, (size_t)(p - start), &v)) {
+      fprintf(stderr, "hinge: <stdin>:%ld: number %d, '%.*s', is not a finite number\n", lineno,
+              count + 1, (int)(p - start > 40 ? 40 : p - start), start);
+      return -1;
+    }
+    if (count < need) x[count] = v;
+    count++;
+  }
+  if (count != need) {
+    fprintf(stderr, "hinge: <stdin>:%ld: expected %d numbers (%s), got %d\n", lineno, need, expect,
+            count);
+    return -1;
+  }
+  return 0;
+}
+
+static void print_numbers(const double *x, int n) {
+  for (int k = 0; k < n; k++) printf(k ? " %.17g" : "%.17g", x[k]);
+  putchar('\n');
+}
+
+/* evaluates the action on every state of standard input; returns the exit status */
+static int run_states(dyn_ctx *c, const dyn_action *a) {
+  char expect[128], *line = NULL;
+  size_t cap = 0;
+  long lineno = 0;
+  int status = HG_EXIT_OK, need = action_inputs(a, c->m), nout = action_outputs(a, c->m);
+  describe_input(a, c->m, expect, sizeof expect);
+  while (status == HG_EXIT_OK && getline(&line, &cap, stdin) != -1) {
+    lineno++;
+    if (skip_line(line)) continue;
+    if (parse_line(line, lineno, c->in, need, expect)) {
+      status = HG_EXIT_USAGE;
+    } else if (a->eval(c)) {
+      fprintf(stderr, "hinge: <stdin>:%ld: %s\n", lineno, c->d->err);
+      status = HG_EXIT_SINGULAR;
+    } else {
+      print_numbers(c->out, nout);
+    }
+  }
+  if (status == HG_EXIT_OK && ferror(stdin)) {
+    fprintf(stderr, "hinge: <stdin>: read error\n");
+    status = HG_EXIT_FAILURE;
+  }
+  free(line);
+  return status;
+}
+
+/* ---- the subcommand ---- */
+
+static const dyn_action *find_action(const char *name) {
+  for (int k = 0; k < DYN_NACTIONS; k++)
+    if (strcmp(dyn_actions[k].name, name) == 0) return &dyn_actions[k];
+  return NULL;
+}
+
+/* the workspace and line buffers of a model; -1 when out of memory */
+static int ctx_init(dyn_ctx *c, hg_model *m) {
+  size_t nv = (size_t)m->nv;
+  c->m = m;
+  c->d = hg_data_new(m);
+  c->in = malloc(((size_t)m->nq + 2 * nv + 1) * sizeof(double));
+  c->out = malloc((nv * nv + 2 * nv + 1) * sizeof(double));
+  return c->d && c->in && c->out ? 0 : -1;
+}
+
+static void ctx_free(dyn_ctx *c) {
+  hg_data_free(c->d);
+  free(c->in);
+  free(c->out);
+  hg_model_free(c->m);
+}
+
+/* the action on a loaded model; returns the exit status */
+static int run_action(dyn_ctx *c, const dyn_args *args, const dyn_action *a) {
+  int status = HG_EXIT_OK;
+  if (args->has_gravity) memcpy(c->m->gravity, args->gravity, sizeof args->gravity);
+  if (!a) {
+    print_info(c->m);
+  } else {
+    if (args->prescribed) status = set_prescribed(c->m, c->d, args->prescribed);
+    if (status == HG_EXIT_OK) status = run_states(c, a);
+  }
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "hinge: error writing the output\n");
+    if (status == HG_EXIT_OK) status = HG_EXIT_FAILURE;
+  }
+  return status;
+}
+
+int hg_cli_dynamics(int argc, char **argv) {
+  dyn_args args;
+  const dyn_action *a = NULL;
+  dyn_ctx c;
+  hg_error err;
+  hg_model *m;
+  int status = parse_args(argc, argv, &args);
+  if (status != HG_EXIT_OK) return status;
+  if (args.help) {
+    hg_cli_dynamics_usage(stdout);
+    return HG_EXIT_OK;
+  }
+  if (strcmp(args.action, "info") != 0 && !(a = find_action(args.action)))
+    return usage_error("unknown action '%s'", args.action);
+  if (args.prescribed && !(a && a->modes))
+    return usage_error("--prescribed applies to hybrid and lock, not %s", args.action);
+  m = hg_cli_load_model(args.model, args.floating, &err);
+  if (!m) {
+    fprintf(stderr, "hinge: %s\n", err.msg);
+    return HG_EXIT_USAGE;
+  }
+  memset(&c, 0, sizeof c);
+  if (ctx_init(&c, m)) {
+    fprintf(stderr, "hinge: out of memory\n");
+    status = HG_EXIT_FAILURE;
+  } else {
+    status = run_action(&c, &args, a);
+  }
+  ctx_free(&c);
+  return status;
+}

@@ -1,0 +1,40 @@
+/* cli_model.c: loading a model file for the command line, with the reader chosen by extension. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "urdf.h"
+
+/* the readers, by file extension; a scene reader plugs in as one more row */
+static const struct {
+  const char *ext;
+  hg_model *(*load)(const char *path, int floating, FILE *notes, hg_error *err);
+} hg_model_readers[] = {
+    {".urdf", hg_urdf_load},
+    {".xml", hg_urdf_load},
+};
+#define HG_NREADERS ((int)(sizeof hg_model_readers / sizeof hg_model_readers[0]))
+
+/* 1 when path ends in ext (ASCII case-insensitive) */
+static int has_extension(const char *path, const char *ext) {
+  size_t n = strlen(path), k = strlen(ext);
+  if (n < k) return 0;
+  for (size_t i = 0; i < k; i++) {
+    char a = path[n - k + i], b = ext[i];
+    if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+    if (a != b) return 0;
+  }
+  return 1;
+}
+
+hg_model *hg_cli_load_model(const char *path, int floating, hg_error *err) {
+  char known[128] = "";
+  for (int k = 0; k < HG_NREADERS; k++) {
+    if (has_extension(path, hg_model_readers[k].ext))
+      return hg_model_readers[k].load(path, floating, stderr, err);
+    strncat(known, k ? ", " : "", sizeof known - strlen(known) - 1);
+    strncat(known, hg_model_readers[k].ext, sizeof known - strlen(known) - 1);
+  }
+  snprintf(err->msg, sizeof err->msg, "%s: unknown model format (known: %s)", path, known);
+  return NULL;
+}

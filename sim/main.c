@@ -1,0 +1,51 @@
+/* main.c: the hinge program: dispatch to a subcommand, --help and --version. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef HINGE_VERSION
+#define HINGE_VERSION "unknown"
+#endif
+
+/* the subcommands; a new one (run, view, ...) is one more row */
+static const struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  void (*usage)(FILE *f);
+  const char *summary;
+} hg_commands[] = {
+    {"dynamics", hg_cli_dynamics, hg_cli_dynamics_usage,
+     "evaluate a model's dynamics on states read from standard input"},
+};
+#define HG_NCOMMANDS ((int)(sizeof hg_commands / sizeof hg_commands[0]))
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: hinge COMMAND [ARGS...]\n"
+             "       hinge --help | --version\n\ncommands:\n");
+  for (int k = 0; k < HG_NCOMMANDS; k++)
+    fprintf(f, "  %-10s %s\n", hg_commands[k].name, hg_commands[k].summary);
+  for (int k = 0; k < HG_NCOMMANDS; k++) {
+    fputc('\n', f);
+    hg_commands[k].usage(f);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return HG_EXIT_USAGE;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    usage(stdout);
+    return HG_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("hinge %s\n", HINGE_VERSION);
+    return HG_EXIT_OK;
+  }
+  for (int k = 0; k < HG_NCOMMANDS; k++)
+    if (strcmp(argv[1], hg_commands[k].name) == 0) return hg_commands[k].run(argc - 1, argv + 1);
+  fprintf(stderr, "hinge: unknown command '%s' (try hinge --help)\n", argv[1]);
+  return HG_EXIT_USAGE;
+}
