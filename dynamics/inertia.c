@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdio.h>
 
-#define HG_PI 3.14159265358979323846
 
 static void sym_to_m3(const double S[6], double M[9]) {
   M[0] = S[0]; M[1] = S[3]; M[2] = S[4];
@@ -13,27 +12,39 @@ static void sym_to_m3(const double S[6], double M[9]) {
 }
 
 void hg_sym3_eigenvalues(const double S[6], double lambda[3]) {
-  /* trigonometric solution of the characteristic cubic (symmetric, so all roots are real) */
-  double p1 = S[3] * S[3] + S[4] * S[4] + S[5] * S[5];
-  double q = (S[0] + S[1] + S[2]) / 3;
-  if (p1 <= 1e-300) {
-    double a = S[0], b = S[1], c = S[2], t;
-    if (a > b) { t = a; a = b; b = t; }
-    if (b > c) { t = b; b = c; c = t; }
-    if (a > b) { t = a; a = b; b = t; }
-    lambda[0] = a; lambda[1] = b; lambda[2] = c;
-    return;
+  /* cyclic Jacobi rotations: accurate to round-off even for repeated eigenvalues */
+  double A[9];
+  sym_to_m3(S, A);
+  for (int sweep = 0; sweep < 32; sweep++) {
+    double off = A[1] * A[1] + A[2] * A[2] + A[5] * A[5];
+    double diag = A[0] * A[0] + A[4] * A[4] + A[8] * A[8];
+    if (off <= 1e-36 * diag || off == 0) break;
+    for (int p = 0; p < 2; p++)
+      for (int q = p + 1; q < 3; q++) {
+        double apq = A[3 * p + q];
+        if (apq == 0) continue;
+        /* the rotation in the (p, q) plane that zeroes A_pq */
+        double theta = (A[3 * q + q] - A[3 * p + p]) / (2 * apq);
+        double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+        double c = 1 / sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < 3; k++) {
+          double akp = A[3 * k + p], akq = A[3 * k + q];
+          A[3 * k + p] = c * akp - s * akq;
+          A[3 * k + q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < 3; k++) {
+          double apk = A[3 * p + k], aqk = A[3 * q + k];
+          A[3 * p + k] = c * apk - s * aqk;
+          A[3 * q + k] = s * apk + c * aqk;
+        }
+      }
   }
-  double d0 = S[0] - q, d1 = S[1] - q, d2 = S[2] - q;
-  double p = sqrt((d0 * d0 + d1 * d1 + d2 * d2 + 2 * p1) / 6);
-  /* B = (S - q I) / p, r = det(B) / 2 */
-  double b0 = d0 / p, b1 = d1 / p, b2 = d2 / p, b3 = S[3] / p, b4 = S[4] / p, b5 = S[5] / p;
-  double r = 0.5 * (b0 * (b1 * b2 - b5 * b5) - b3 * (b3 * b2 - b5 * b4) + b4 * (b3 * b5 - b1 * b4));
-  double phi = r <= -1 ? HG_PI / 3 : r >= 1 ? 0 : acos(r) / 3;
-  double hi = q + 2 * p * cos(phi), lo = q + 2 * p * cos(phi + 2 * HG_PI / 3);
-  lambda[0] = lo;
-  lambda[1] = 3 * q - hi - lo;
-  lambda[2] = hi;
+  /* the diagonal, sorted ascending */
+  double a = A[0], b = A[4], c = A[8], t;
+  if (a > b) { t = a; a = b; b = t; }
+  if (b > c) { t = b; b = c; c = t; }
+  if (a > b) { t = a; a = b; b = t; }
+  lambda[0] = a; lambda[1] = b; lambda[2] = c;
 }
 
 /* out = inertia about the origin of a body of mass m, centre of mass c and I_c about it:

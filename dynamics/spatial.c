@@ -99,9 +99,10 @@ void hg_so3_log(const double R[9], double w[3]) {
   if (c < -1) c = -1;
   double t = atan2(s, c);
   if (c > 0) {
-    /* far from pi: w = t / sin(t) * vee, with t/sin t by series near 0 */
+    /* far from pi: w = t / sin(t) * vee, with t/sin t by its series near 0 (truncation < 1e-15) */
     double t2 = t * t;
-    double f = t2 < 1e-2 ? 1 + t2 / 6 + 7 * t2 * t2 / 360 + 31 * t2 * t2 * t2 / 15120 : t / s;
+    double f = t2 < 1e-2 ? 1 + t2 * (1.0 / 6 + t2 * (7.0 / 360 + t2 * (31.0 / 15120 + t2 * (127.0 / 604800 + t2 * 73.0 / 3421440))))
+                         : t / s;
     for (int i = 0; i < 3; i++) w[i] = f * vee[i];
     return;
   }
