@@ -70,6 +70,22 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
     set_error(err, "duplicate body name '%s'", spec->name);
     return -1;
   }
+  /* the inertia must be physical: recover I_c about the centre of mass and validate it */
+  {
+    double c[3], Ic[6];
+    char why[200];
+    hg_inertia_com(&spec->inertia, c, Ic);
+    if (hg_inertia_validate(spec->inertia.m, Ic, why, sizeof why) ||
+        (spec->inertia.m == 0 && (spec->inertia.h[0] != 0 || spec->inertia.h[1] != 0 || spec->inertia.h[2] != 0))) {
+      set_error(err, "body '%s' has an invalid inertia: %s", spec->name,
+                spec->inertia.m == 0 ? "a massless body with a first moment" : why);
+      return -1;
+    }
+  }
+  if ((unsigned)spec->joint.type >= HG_JOINT_NTYPES) {
+    set_error(err, "body '%s' has an unknown joint type", spec->name);
+    return -1;
+  }
   if (b->nbody == b->cap) {
     int cap = b->cap ? 2 * b->cap : 16;
     hg_body_spec *nb = realloc(b->body, (size_t)cap * sizeof *nb);
@@ -392,4 +408,68 @@ void hg_data_free(hg_data *d) {
   free(d->T_rel); free(d->T_world); free(d->T_tree); free(d->I); free(d->S); free(d->V); free(d->c); free(d->a); free(d->F);
   free(d->IA); free(d->pA); free(d->U); free(d->Dinv); free(d->u); free(d->mode);
   free(d);
+}
+
+/* ---- editing a builder ---- */
+
+/* 1 when body i lies in the subtree of body r: walks up the parents, memoizing each answer in
+ * state (0 unknown, 1 in, 2 out, 3 on the current walk: a cycle of parents counts as out) */
+static int in_subtree(const int *par, int r, int i, uint8_t *state) {
+  int top = i, ans;
+  /* walk up to a body whose answer is known, the removed body or the world */
+  while (top >= 0 && top != r && state[top] == 0) {
+    state[top] = 3;
+    top = par[top];
+  }
+  ans = top == r ? 1 : (top < 0 || state[top] != 1) ? 2 : 1;
+  /* write the answer along the walk */
+  for (int k = i; k >= 0 && k != r && state[k] == 3; k = par[k]) state[k] = (uint8_t)ans;
+  return ans == 1;
+}
+
+/* drops the geometry of removed bodies and renumbers the rest (newidx: -1 for removed) */
+static void remove_geoms(hg_builder *b, const int *newidx) {
+  int n = 0;
+  for (int g = 0; g < b->ngeom; g++) {
+    if (newidx[b->geom[g].body] < 0) {
+      free(b->geom[g].mesh);
+      continue;
+    }
+    b->geom[n] = b->geom[g];
+    b->geom[n++].body = newidx[b->geom[g].body];
+  }
+  b->ngeom = n;
+}
+
+int hg_builder_remove_body(hg_builder *b, const char *name, hg_error *err) {
+  int r = builder_find(b, name), n = b->nbody, count = 0;
+  if (r < 0) {
+    set_error(err, "cannot remove '%s': no such body", name);
+    return -1;
+  }
+  int *par = malloc((size_t)n * sizeof(int)), *newidx = malloc((size_t)n * sizeof(int));
+  uint8_t *state = calloc((size_t)n, 1);
+  if (!par || !newidx || !state) {
+    free(par); free(newidx); free(state);
+    set_error(err, "out of memory");
+    return -1;
+  }
+  /* parents by index (-1: the world or unknown), then the subtree of r */
+  for (int i = 0; i < n; i++) par[i] = builder_find(b, b->body[i].parent);
+  state[r] = 1;
+  /* keep the others in order, freeing the names of the removed */
+  for (int i = 0; i < n; i++) {
+    if (in_subtree(par, r, i, state)) {
+      newidx[i] = -1;
+      free((char *)b->body[i].name); free((char *)b->body[i].parent);
+      free((char *)b->body[i].joint_name);
+      continue;
+    }
+    newidx[i] = count;
+    b->body[count++] = b->body[i];
+  }
+  b->nbody = count;
+  remove_geoms(b, newidx);
+  free(par); free(newidx); free(state);
+  return 0;
 }
