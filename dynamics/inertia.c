@@ -119,16 +119,14 @@ void hg_inertia_com(const hg_inertia *G, double c[3], double Ic[6]) {
 }
 
 void hg_inertia_matrix(const hg_inertia *G, double M[36]) {
-  double I[9], H[9];
-  sym_to_m3(G->I, I);
-  hg_m3_skew(G->h, H);
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      M[6 * i + j] = I[3 * i + j];
-      M[6 * i + j + 3] = H[3 * i + j];
-      M[6 * (i + 3) + j] = -H[3 * i + j];
-      M[6 * (i + 3) + j + 3] = i == j ? G->m : 0;
-    }
+  /* [[I_o, h^], [-h^, m 1]] written out */
+  const double *I = G->I, *h = G->h, m = G->m;
+  M[0] = I[0];   M[1] = I[3];   M[2] = I[4];   M[3] = 0;     M[4] = -h[2]; M[5] = h[1];
+  M[6] = I[3];   M[7] = I[1];   M[8] = I[5];   M[9] = h[2];  M[10] = 0;    M[11] = -h[0];
+  M[12] = I[4];  M[13] = I[5];  M[14] = I[2];  M[15] = -h[1]; M[16] = h[0]; M[17] = 0;
+  M[18] = 0;     M[19] = h[2];  M[20] = -h[1]; M[21] = m;    M[22] = 0;    M[23] = 0;
+  M[24] = -h[2]; M[25] = 0;     M[26] = h[0];  M[27] = 0;    M[28] = m;    M[29] = 0;
+  M[30] = h[1];  M[31] = -h[0]; M[32] = 0;     M[33] = 0;    M[34] = 0;    M[35] = m;
 }
 
 
