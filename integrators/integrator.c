@@ -1,0 +1,255 @@
+/* integrator.c: the integrator front end: options, checks, the state and its accessors, and the
+ * guarded evaluations of the system (accelerations and root functions) every back end uses. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integ_internal.h"
+
+static const char *const method_names[] = {"cvode-bdf", "cvode-adams", "rkmk4", "lie-euler"};
+
+void hg_integ_default_options(hg_integ_options *opt, hg_integ_method method) {
+  memset(opt, 0, sizeof *opt);
+  opt->method = method;
+  opt->rtol = 1e-6;
+  /* zero absolute tolerances mean rtol x one unit (1 rad, 1 m, 1 rad/s, 1 m/s) */
+  opt->atol_angle = opt->atol_length = opt->atol_angvel = opt->atol_linvel = 0;
+  opt->max_step = 0;
+  opt->recentre = 1.0;
+  opt->h = 1e-3;
+  opt->t_stop = INFINITY;
+  opt->max_steps = 1000000;
+}
+
+const char *hg_integ_method_name(hg_integ_method method) {
+  if ((int)method < 0 || (int)method > HG_INTEG_LIE_EULER) return "unknown";
+  return method_names[method];
+}
+
+int hg_integ_method_from_name(const char *name) {
+  for (int k = 0; k <= HG_INTEG_LIE_EULER; k++)
+    if (name && strcmp(name, method_names[k]) == 0) return k;
+  return -1;
+}
+
+/* ---- errors ---- */
+
+static void set_error(hg_error *err, const char *fmt, ...) {
+  if (!err) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  va_end(ap);
+}
+
+int hg_integ_fail(hg_integrator *I, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(I->msg, sizeof I->msg, fmt, ap);
+  va_end(ap);
+  I->failed = code;
+  return code;
+}
+
+int hg_integ_fail_rhs(hg_integrator *I) {
+  return hg_integ_fail(I, HG_INTEG_ERR_RHS,
+                       "right-hand side failed at t = %.17g: %s; last good state at t = %.17g",
+                       I->fail_t, I->fail_why, I->t);
+}
+
+/* ---- guarded evaluations ---- */
+
+int hg_integ_accel(hg_integrator *I, double t, const double *q, const double *v, double *vdot) {
+  I->stats.rhs_evals++;
+  int rc = I->sys.accel(I->sys.user, t, q, v, vdot);
+  if (rc) {
+    I->fail_t = t;
+    snprintf(I->fail_why, sizeof I->fail_why, "the acceleration function returned %d", rc);
+    return -1;
+  }
+  for (int k = 0; k < I->nv; k++)
+    if (!isfinite(vdot[k])) {
+      int b = I->m->dof_body[k];
+      I->fail_t = t;
+      snprintf(I->fail_why, sizeof I->fail_why,
+               "acceleration %d (joint '%s') is %g", k, I->m->jnt_name[b], vdot[k]);
+      return -1;
+    }
+  return 0;
+}
+
+int hg_integ_roots(hg_integrator *I, double t, const double *q, const double *v, double *g) {
+  I->stats.root_evals++;
+  int rc = I->sys.roots(I->sys.user, t, q, v, g);
+  if (rc) {
+    hg_integ_fail(I, HG_INTEG_ERR_ROOTFN, "root function failed at t = %.17g (returned %d)", t, rc);
+    return -1;
+  }
+  for (int k = 0; k < I->nroot; k++)
+    if (!isfinite(g[k])) {
+      hg_integ_fail(I, HG_INTEG_ERR_ROOTFN, "root function %d is %g at t = %.17g", k, g[k], t);
+      return -1;
+    }
+  return 0;
+}
+
+/* ---- chart ---- */
+
+void hg_integ_chart_rate(const hg_model *m, const double *xi, const double *v, double *xidot) {
+  for (int i = 1; i < m->nbody; i++) {
+    int a = m->v_adr[i];
+    hg_joint_chart_rate(&m->jnt[i], xi + a, v + a, xidot + a);
+  }
+}
+
+double hg_integ_chart_radius(const hg_model *m, const double *xi) {
+  double r = 0;
+  for (int i = 1; i < m->nbody; i++) {
+    hg_joint_type type = m->jnt[i].type;
+    if (type != HG_JOINT_SPHERICAL && type != HG_JOINT_FREE) continue;
+    double n = hg_v3_norm(xi + m->v_adr[i]); /* the rotation part comes first */
+    if (!(n <= r)) r = n;                    /* NaN propagates */
+  }
+  return r;
+}
+
+/* ---- construction ---- */
+
+static int finite_vector(const double *x, int n) {
+  for (int k = 0; k < n; k++)
+    if (!isfinite(x[k])) return 0;
+  return 1;
+}
+
+/* 0 when opt is usable for sys, else -1 with err set */
+static int check_options(const hg_integ_options *o, double t0, hg_error *err) {
+  if ((int)o->method < 0 || (int)o->method > HG_INTEG_LIE_EULER)
+    return set_error(err, "unknown integration method %d", (int)o->method), -1;
+  if (!(o->rtol > 0 && o->rtol < 1))
+    return set_error(err, "rtol must lie in (0, 1), got %g", o->rtol), -1;
+  if (!(o->atol_angle >= 0 && o->atol_length >= 0 && o->atol_angvel >= 0 && o->atol_linvel >= 0) ||
+      !isfinite(o->atol_angle + o->atol_length + o->atol_angvel + o->atol_linvel))
+    return set_error(err, "absolute tolerances must be finite and >= 0"), -1;
+  if (!(o->max_step >= 0) || !isfinite(o->max_step))
+    return set_error(err, "max_step must be finite and >= 0 (0: no limit), got %g", o->max_step),
+           -1;
+  if (!(o->recentre > 0 && o->recentre <= HG_INTEG_RECENTRE_MAX))
+    return set_error(err, "recentre must lie in (0, %g] rad, got %g", HG_INTEG_RECENTRE_MAX,
+                     o->recentre), -1;
+  if (!(o->h > 0) || !isfinite(o->h))
+    return set_error(err, "the fixed step h must be finite and > 0, got %g", o->h), -1;
+  if (!(o->t_stop >= t0))
+    return set_error(err, "t_stop = %g lies before t0 = %g", o->t_stop, t0), -1;
+  if (o->max_steps <= 0) return set_error(err, "max_steps must be > 0"), -1;
+  return 0;
+}
+
+/* 0 when sys and the initial state are usable, else -1 with err set */
+static int check_system(const hg_system *s, double t0, const double *q0, const double *v0,
+                        hg_error *err) {
+  if (!s || !s->m || !s->accel) return set_error(err, "the system needs a model and accel"), -1;
+  if (s->m->nv <= 0) return set_error(err, "the model has no degrees of freedom"), -1;
+  if (s->nroot < 0 || (s->nroot > 0 && !s->roots))
+    return set_error(err, "nroot = %d needs a root function", s->nroot), -1;
+  for (int k = 0; s->root_dir && k < s->nroot; k++)
+    if (s->root_dir[k] < -1 || s->root_dir[k] > 1)
+      return set_error(err, "root_dir[%d] = %d is not -1, 0 or +1", k, s->root_dir[k]), -1;
+  if (!isfinite(t0)) return set_error(err, "t0 is not finite"), -1;
+  if (!q0 || !v0 || !finite_vector(q0, s->m->nq) || !finite_vector(v0, s->m->nv))
+    return set_error(err, "the initial state is missing or not finite"), -1;
+  return 0;
+}
+
+hg_integrator *hg_integrator_new(const hg_system *sys, const hg_integ_options *opt, double t0,
+                                 const double *q0, const double *v0, hg_error *err) {
+  hg_integ_options o;
+  if (opt) o = *opt;
+  else hg_integ_default_options(&o, HG_INTEG_CVODE_ADAMS);
+  if (check_system(sys, t0, q0, v0, err) || check_options(&o, t0, err)) return NULL;
+  hg_integrator *I = calloc(1, sizeof *I);
+  if (!I) return set_error(err, "out of memory"), NULL;
+  I->sys = *sys;
+  I->opt = o;
+  I->m = sys->m;
+  I->nq = sys->m->nq;
+  I->nv = sys->m->nv;
+  I->nroot = sys->nroot;
+  I->q = malloc((size_t)I->nq * sizeof(double));
+  I->v = malloc((size_t)I->nv * sizeof(double));
+  I->root_dir = calloc((size_t)I->nroot + 1, sizeof(int));
+  I->roots_found = calloc((size_t)I->nroot + 1, sizeof(int));
+  if (!I->q || !I->v || !I->root_dir || !I->roots_found) {
+    hg_integrator_free(I);
+    return set_error(err, "out of memory"), NULL;
+  }
+  for (int k = 0; sys->root_dir && k < I->nroot; k++) I->root_dir[k] = sys->root_dir[k];
+  I->t = t0;
+  memcpy(I->q, q0, (size_t)I->nq * sizeof(double));
+  memcpy(I->v, v0, (size_t)I->nv * sizeof(double));
+  int cvode = o.method == HG_INTEG_CVODE_BDF || o.method == HG_INTEG_CVODE_ADAMS;
+  if ((cvode ? hg_integ_cvode_init(I, err) : hg_integ_fixed_init(I, err)) != 0) {
+    hg_integrator_free(I);
+    return NULL;
+  }
+  return I;
+}
+
+void hg_integrator_free(hg_integrator *I) {
+  if (!I) return;
+  if (I->ops) I->ops->release(I);
+  free(I->q);
+  free(I->v);
+  free(I->root_dir);
+  free(I->roots_found);
+  free(I);
+}
+
+/* ---- advancing ---- */
+
+/* integrates toward tout (clipped at t_stop), at most one internal step when one_step */
+static int advance(hg_integrator *I, double tout, int one_step) {
+  if (I->failed) return I->failed; /* keep the message of the failure until a reset */
+  if (!(tout >= I->t))
+    return hg_integ_fail(I, HG_INTEG_ERR_INPUT, "cannot integrate from t = %.17g back to %.17g",
+                         I->t, tout);
+  if (I->t >= I->opt.t_stop && tout > I->t) return HG_INTEG_TSTOP;
+  double target = tout < I->opt.t_stop ? tout : I->opt.t_stop;
+  memset(I->roots_found, 0, (size_t)I->nroot * sizeof(int));
+  if (target == I->t) return HG_INTEG_OK;
+  int rc = I->ops->advance(I, target, one_step);
+  if (rc == HG_INTEG_ROOT) I->stats.events++;
+  if (rc == HG_INTEG_OK && target < tout && I->t == target) return HG_INTEG_TSTOP;
+  return rc;
+}
+
+int hg_integrator_advance(hg_integrator *I, double tout) { return advance(I, tout, 0); }
+
+int hg_integrator_step(hg_integrator *I, double tlimit) { return advance(I, tlimit, 1); }
+
+int hg_integrator_reset(hg_integrator *I, double t, const double *q, const double *v) {
+  if (!isfinite(t) || !q || !v || !finite_vector(q, I->nq) || !finite_vector(v, I->nv))
+    return hg_integ_fail(I, HG_INTEG_ERR_INPUT, "reset: the state is missing or not finite");
+  I->t = t;
+  if (q != I->q) memcpy(I->q, q, (size_t)I->nq * sizeof(double));
+  if (v != I->v) memcpy(I->v, v, (size_t)I->nv * sizeof(double));
+  I->failed = 0;
+  I->msg[0] = 0;
+  memset(I->roots_found, 0, (size_t)I->nroot * sizeof(int));
+  I->stats.resets++;
+  return I->ops->reset(I);
+}
+
+/* ---- accessors ---- */
+
+double hg_integrator_t(const hg_integrator *I) { return I->t; }
+const double *hg_integrator_q(const hg_integrator *I) { return I->q; }
+const double *hg_integrator_v(const hg_integrator *I) { return I->v; }
+const int *hg_integrator_roots(const hg_integrator *I) { return I->roots_found; }
+const char *hg_integrator_error_message(const hg_integrator *I) { return I->msg; }
+
+void hg_integrator_stats(const hg_integrator *I, hg_integ_stats *stats) {
+  *stats = I->stats;
+  I->ops->stats(I, stats);
+}
