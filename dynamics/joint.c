@@ -367,3 +367,175 @@ void hg_joint_random(const hg_joint *j, hg_rng *r, double *q) {
     break;
   }
 }
+
+/* ---- inverses of the joint map and joint reversal ---- */
+
+/* the angle t whose rotation about unit axis a is nearest R: t maximizes tr(Rot(a, t)^T R),
+ * exact when R is such a rotation */
+static double axis_angle_fit(const double a[3], const double R[9]) {
+  double w[3] = {R[7] - R[5], R[2] - R[6], R[3] - R[1]}, Ra[3];
+  hg_m3_mulv(R, a, Ra);
+  return atan2(hg_v3_dot(a, w), R[0] + R[4] + R[8] - hg_v3_dot(a, Ra));
+}
+
+/* the angle about unit axis a that turns u into w, both projected onto the plane normal to a */
+static double axis_angle_between(const double a[3], const double u[3], const double w[3]) {
+  double c[3];
+  hg_v3_cross(u, w, c);
+  return atan2(hg_v3_dot(a, c), hg_v3_dot(u, w) - hg_v3_dot(a, u) * hg_v3_dot(a, w));
+}
+
+/* helical angle: from the rotation, plus the whole turns that best explain the slide */
+static double helical_angle(const hg_joint *j, const hg_se3 *T) {
+  double t = axis_angle_fit(j->axis, T->R);
+  if (j->pitch != 0) {
+    double turns = (hg_v3_dot(j->axis, T->p) / j->pitch - t) / (2 * HG_PI);
+    if (isfinite(turns)) t += 2 * HG_PI * round(turns);
+  }
+  return t;
+}
+
+/* universal angles: R a2 = Rot(a1, q0) a2 fixes q0, then Rot(a1, q0)^T R = Rot(a2, q1) */
+static void universal_angles(const hg_joint *j, const double R[9], double q[2]) {
+  double Ra2[3], R1[9], R2[9];
+  hg_m3_mulv(R, j->axis2, Ra2);
+  q[0] = axis_angle_between(j->axis, j->axis2, Ra2);
+  axis_rotation(j->axis, q[0], R1);
+  hg_m3_mulT(R1, R, R2);
+  q[1] = axis_angle_fit(j->axis2, R2);
+}
+
+/* e = max(e, d), letting a NaN through */
+static double worse(double e, double d) { return (d > e || isnan(d)) ? d : e; }
+
+/* how far T_joint(q) is from T: rotation entries, translation relative to max(1, |p|) */
+static double joint_residual(const hg_joint *j, const double *q, const hg_se3 *T) {
+  hg_se3 Tq;
+  double e = 0, s = 1;
+  hg_joint_transform(j, q, &Tq);
+  for (int i = 0; i < 9; i++) e = worse(e, fabs(Tq.R[i] - T->R[i]));
+  for (int i = 0; i < 3; i++) s = worse(s, fabs(T->p[i]));
+  for (int i = 0; i < 3; i++) e = worse(e, fabs(Tq.p[i] - T->p[i]) / s);
+  return e;
+}
+
+int hg_joint_configuration(const hg_joint *j, const hg_se3 *T, double *q) {
+  const double *a = j->axis, *p = T->p;
+  switch (j->type) {
+  case HG_JOINT_REVOLUTE:
+    q[0] = axis_angle_fit(a, T->R);
+    break;
+  case HG_JOINT_PRISMATIC:
+    q[0] = hg_v3_dot(a, p);
+    break;
+  case HG_JOINT_HELICAL:
+    q[0] = helical_angle(j, T);
+    break;
+  case HG_JOINT_CYLINDRICAL:
+    q[0] = axis_angle_fit(a, T->R);
+    q[1] = hg_v3_dot(a, p);
+    break;
+  case HG_JOINT_UNIVERSAL:
+    universal_angles(j, T->R, q);
+    break;
+  case HG_JOINT_PLANAR: {
+    double e2[3];
+    planar_y(j, e2);
+    q[0] = hg_v3_dot(j->axis2, p);
+    q[1] = hg_v3_dot(e2, p);
+    q[2] = axis_angle_fit(a, T->R);
+    break;
+  }
+  case HG_JOINT_SPHERICAL:
+    hg_R_to_quat(T->R, q);
+    break;
+  case HG_JOINT_FREE:
+    for (int i = 0; i < 3; i++) q[i] = p[i];
+    hg_R_to_quat(T->R, q + 3);
+    break;
+  default:
+    break;
+  }
+  return joint_residual(j, q, T) <= 1e-9 ? 0 : -1;
+}
+
+void hg_joint_velocity(const hg_joint *j, const double *q, const double V[6], double *v) {
+  int nv = hg_joint_nv(j->type);
+  double S[6 * HG_JOINT_MAXNV], A[9], b[3] = {0, 0, 0}, x[3];
+  /* a free joint's motion subspace is the identity */
+  if (nv == 6) {
+    for (int k = 0; k < 6; k++) v[k] = V[k];
+    return;
+  }
+  if (nv == 0) return;
+  /* normal equations S^T S v = S^T V, padded to 3 x 3 with the identity */
+  hg_joint_motion(j, q, S);
+  hg_m3_identity(A);
+  for (int r = 0; r < nv; r++) {
+    b[r] = hg_dot6(S + 6 * r, V);
+    for (int c = 0; c < nv; c++) A[3 * r + c] = hg_dot6(S + 6 * r, S + 6 * c);
+  }
+  if (hg_m3_solve(A, b, x))
+    for (int r = 0; r < 3; r++) x[r] = 0;
+  for (int r = 0; r < nv; r++) v[r] = x[r];
+}
+
+/* the reversed joint's parameters: universal swaps its axes, every other type keeps them */
+static void reverse_parameters(const hg_joint *j, hg_joint *jr) {
+  *jr = *j;
+  if (j->type != HG_JOINT_UNIVERSAL) return;
+  for (int i = 0; i < 3; i++) jr->axis[i] = j->axis2[i], jr->axis2[i] = j->axis[i];
+}
+
+/* q or v of the joint seen from the child, for the joints whose coordinates are R^n */
+static void reverse_linear(const hg_joint *j, const double *x, double *xr) {
+  if (j->type == HG_JOINT_UNIVERSAL) {
+    double x0 = x[0];
+    xr[0] = -x[1];
+    xr[1] = -x0;
+    return;
+  }
+  for (int k = 0; k < hg_joint_nv(j->type); k++) xr[k] = -x[k];
+}
+
+/* the inverse pose of a spherical or free joint: conjugate quaternion, position -R^T p */
+static void reverse_group(const hg_joint *j, const double *q, double *qr) {
+  int is_free = j->type == HG_JOINT_FREE;
+  const double *u = q + (is_free ? 3 : 0);
+  double *ur = qr + (is_free ? 3 : 0), R[9], t[3];
+  if (is_free) {
+    hg_quat_to_R(u, R);
+    hg_m3_mulTv(R, q, t);
+    for (int i = 0; i < 3; i++) qr[i] = -t[i];
+  }
+  ur[0] = u[0];
+  for (int i = 1; i < 4; i++) ur[i] = -u[i];
+}
+
+/* the parent's twist relative to the child, in the reversed joint's child frame: -Ad_T (S v) */
+static void reverse_twist(const hg_joint *j, const double *q, const double *v, double *vr) {
+  double S[6 * HG_JOINT_MAXNV], V[6] = {0, 0, 0, 0, 0, 0}, W[6];
+  hg_se3 T;
+  int nv = hg_joint_nv(j->type);
+  hg_joint_motion(j, q, S);
+  for (int k = 0; k < nv; k++)
+    for (int r = 0; r < 6; r++) V[r] += S[6 * k + r] * v[k];
+  hg_joint_transform(j, q, &T);
+  hg_Ad(&T, V, W);
+  for (int r = 0; r < nv; r++) vr[r] = -W[r];
+}
+
+int hg_joint_reverse(const hg_joint *j, const double *q, const double *v, hg_joint *jr, double *qr,
+                     double *vr) {
+  if (j->type == HG_JOINT_PLANAR || (unsigned)j->type >= HG_JOINT_NTYPES) return -1;
+  reverse_parameters(j, jr);
+  /* spherical and free: group inverse and -Ad_T V; the others: negated (swapped) coordinates */
+  if (j->type == HG_JOINT_SPHERICAL || j->type == HG_JOINT_FREE) {
+    if (q) reverse_group(j, q, qr);
+    if (q && v) reverse_twist(j, q, v, vr);
+  } else {
+    if (q) reverse_linear(j, q, qr);
+    if (v) reverse_linear(j, v, vr);
+  }
+  return 0;
+}

@@ -98,4 +98,27 @@ double hg_rng_range(hg_rng *r, double lo, double hi);
 /* a random configuration: angles in [-pi, pi], slides in [-1, 1], rotations uniform */
 void hg_joint_random(const hg_joint *j, hg_rng *r, double *q);
 
+/* ---- inverses of the joint map and joint reversal (topology changes) ---- */
+
+/* q with T_joint(q) = T, exact when T is reachable by the joint: the angle fitted to the rotation
+ * (revolute, cylindrical, planar; universal by its two axes), the slide along the axis
+ * (prismatic, cylindrical; planar in its plane), helical's angle from the rotation plus the whole
+ * turns its slide implies, the quaternion (w >= 0) of spherical and free joints. Returns 0 when
+ * T_joint(q) matches T to 1e-9 (rotation entries; translation relative to max(1, |p|)), -1 when
+ * T is unreachable beyond that (q is then the nearest fit described above). */
+int hg_joint_configuration(const hg_joint *j, const hg_se3 *T, double *q);
+
+/* v = the joint rates whose relative twist S(q) v (child frame) is nearest V in least squares
+ * (the normal equations of S); exact when V lies in the motion subspace. */
+void hg_joint_velocity(const hg_joint *j, const double *q, const double V[6], double *v);
+
+/* The joint seen from the child: jr with T_jr(qr) = T_joint(q)^-1 and S_r(qr) vr the parent's
+ * twist relative to the child, -Ad_{T_joint(q)} S(q) v. Revolute, prismatic, helical and
+ * cylindrical keep their axis with qr = -q; universal swaps its axes with qr = (-q1, -q0);
+ * spherical gives the conjugate quaternion and vr = -R w; free the inverse pose and
+ * vr = -Ad_T V; fixed is unchanged. q and v may be NULL (v needs q). Returns 0, or -1 for a
+ * planar joint (not reversed) or an unknown type. jr may not alias j. */
+int hg_joint_reverse(const hg_joint *j, const double *q, const double *v, hg_joint *jr, double *qr,
+                     double *vr);
+
 #endif

@@ -165,4 +165,11 @@ typedef struct hg_data {
 hg_data *hg_data_new(const hg_model *m);
 void hg_data_free(hg_data *d);
 
+/* ---- editing a builder (topology changes) ---- */
+
+/* Removes a body, every body below it (its subtree, by parent names) and their geometry from the
+ * builder; the other bodies keep their specs. Returns 0, or -1 with err set when the body is
+ * unknown or is the world. */
+int hg_builder_remove_body(hg_builder *b, const char *name, hg_error *err);
+
 #endif

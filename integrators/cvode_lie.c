@@ -55,10 +55,13 @@ typedef struct cvode_impl {
 } cvode_impl;
 
 static double *ydata(N_Vector y) { return N_VGetArrayPointer(y); }
+/* the length of y = (xi, v, w) */
+static sunindextype ysize(const hg_integrator *I) { return 2 * (sunindextype)I->nv + I->nquad; }
 
 /* ---- callbacks ---- */
 
-/* ydot = (dexp^-1_xi(v), f(t, q_ref (+) xi, v)); 1 (retry shorter) or -1 (stop) on failure */
+/* ydot = (dexp^-1_xi(v), f(t, q_ref (+) xi, v), quad(t, q_ref (+) xi, v)); 1 (retry shorter) or
+ * -1 (stop) on failure */
 static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud) {
   hg_integrator *I = ud;
   cvode_impl *c = I->impl;
@@ -73,7 +76,7 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud) {
   }
   hg_model_integrate(I->m, c->qref, xi, 1.0, c->qc);
   hg_integ_chart_rate(I->m, xi, v, xidot);
-  if (hg_integ_accel(I, t, c->qc, v, vdot) == 0) return 0;
+  if (hg_integ_rates(I, t, c->qc, v, vdot, vdot + I->nv) == 0) return 0;
   if (c->nfail++ == 0) c->fail_first = t;
   if (c->nfail >= CV_RHS_RETRIES) return -1;
   I->stats.rhs_retries++;
@@ -89,7 +92,7 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *ud,
                   N_Vector t2, N_Vector t3) {
   hg_integrator *I = ud;
   cvode_impl *c = I->impl;
-  sunindextype n = 2 * (sunindextype)I->nv;
+  sunindextype n = ysize(I);
   sunrealtype h = 0;
   CVodeGetErrWeights(c->mem, t1);
   CVodeGetCurrentStep(c->mem, &h);
@@ -135,6 +138,7 @@ static void cv_output(hg_integrator *I, double t, N_Vector y) {
   const double *yd = ydata(y);
   hg_model_integrate(I->m, c->qref, yd, 1.0, I->q);
   memcpy(I->v, yd + I->nv, (size_t)I->nv * sizeof(double));
+  memcpy(I->w, yd + 2 * I->nv, (size_t)I->nquad * sizeof(double));
   I->t = t;
 }
 
@@ -187,7 +191,7 @@ static int cv_recentre(hg_integrator *I, double t, N_Vector y) {
   const double *src = ydata(y);
   double *dst = ydata(c->y);
   hg_model_integrate(I->m, c->qref, src, 1.0, c->qref);
-  if (dst != src) memcpy(dst + I->nv, src + I->nv, (size_t)I->nv * sizeof(double));
+  if (dst != src) memcpy(dst + I->nv, src + I->nv, (size_t)(I->nv + I->nquad) * sizeof(double));
   memset(dst, 0, (size_t)I->nv * sizeof(double));
   return cv_reinit(I, t);
 }
@@ -295,6 +299,7 @@ static int cv_reset(hg_integrator *I) {
   memcpy(c->qref, I->q, (size_t)I->nq * sizeof(double));
   memset(yd, 0, (size_t)I->nv * sizeof(double));
   memcpy(yd + I->nv, I->v, (size_t)I->nv * sizeof(double));
+  memcpy(yd + 2 * I->nv, I->w, (size_t)I->nquad * sizeof(double));
   return cv_reinit(I, I->t);
 }
 
@@ -334,7 +339,8 @@ static const hg_integ_backend cvode_backend = {cv_advance, cv_reset, cv_stats, c
 
 /* ---- construction ---- */
 
-/* atol per component of y = (xi, v): angle or length for xi, angular or linear rate for v */
+/* atol per component of y = (xi, v, w): angle or length for xi, angular or linear rate for v,
+ * atol_quad for the quadratures */
 static void cv_fill_atol(const hg_integrator *I, double *atol) {
   const hg_integ_options *o = &I->opt;
   double ang = o->atol_angle > 0 ? o->atol_angle : o->rtol;
@@ -347,6 +353,7 @@ static void cv_fill_atol(const hg_integrator *I, double *atol) {
       atol[a] = angular ? ang : len;
       atol[I->nv + a] = angular ? angvel : linvel;
     }
+  for (int k = 0; k < I->nquad; k++) atol[2 * I->nv + k] = o->atol_quad > 0 ? o->atol_quad : o->rtol;
 }
 
 /* 0 when flag is CV_SUCCESS, else -1 with err naming the call */
@@ -363,7 +370,7 @@ static int cv_check(int flag, const char *call, const cvode_impl *c, hg_error *e
 static int cv_solvers(hg_integrator *I, hg_error *err) {
   cvode_impl *c = I->impl;
   if (I->opt.method == HG_INTEG_CVODE_BDF) {
-    sunindextype n = 2 * (sunindextype)I->nv;
+    sunindextype n = ysize(I);
     c->A = SUNDenseMatrix(n, n, c->ctx);
     c->LS = c->A ? SUNLinSol_Dense(c->y, c->A, c->ctx) : NULL;
     if (!c->LS) return cv_check(-1, "SUNLinSol_Dense", c, err);
@@ -385,10 +392,10 @@ static int cv_root_setup(hg_integrator *I, hg_error *err) {
   return cv_check(CVodeSetRootDirection(c->mem, I->root_dir), "CVodeSetRootDirection", c, err);
 }
 
-/* workspace: vectors of 2 nv, the chart centre and the callback configuration */
+/* workspace: vectors of 2 nv + nquad, the chart centre and the callback configuration */
 static int cv_alloc(hg_integrator *I, hg_error *err) {
   cvode_impl *c = I->impl;
-  sunindextype n = 2 * (sunindextype)I->nv;
+  sunindextype n = ysize(I);
   if (SUNContext_Create(NULL, &c->ctx) != 0) return cv_check(-1, "SUNContext_Create", c, err);
   c->y = N_VNew_Serial(n, c->ctx);
   c->yout = N_VNew_Serial(n, c->ctx);
@@ -413,6 +420,7 @@ int hg_integ_cvode_init(hg_integrator *I, hg_error *err) {
   memcpy(c->qref, I->q, (size_t)I->nq * sizeof(double));
   memset(yd, 0, (size_t)I->nv * sizeof(double));
   memcpy(yd + I->nv, I->v, (size_t)I->nv * sizeof(double));
+  memcpy(yd + 2 * I->nv, I->w, (size_t)I->nquad * sizeof(double));
   cv_fill_atol(I, ydata(c->atol));
   c->tn = I->t;
   int lmm = I->opt.method == HG_INTEG_CVODE_BDF ? CV_BDF : CV_ADAMS;

@@ -28,10 +28,11 @@
 
 typedef struct fixed_impl {
   double *kxi[4], *kv[4]; /* nv each: stage rates of xi and v */
+  double *kw[4];          /* nquad each: stage rates of the quadratures */
   double *xi, *vs;        /* nv: a stage's chart coordinate and velocity */
   double *qs;             /* nq: a stage's configuration */
-  double *q1, *v1;        /* the state after the step */
-  double *qt, *vt;        /* the state after a trial partial step (event location) */
+  double *q1, *v1, *w1;   /* the state after the step */
+  double *qt, *vt, *wt;   /* the state after a trial partial step (event location) */
   double *g0, *g1, *gt;   /* nroot: roots at the step start, end and trial */
   double t_base;          /* steps end at t_base + n h: no round-off drift of t */
   long n;                 /* whole steps since t_base */
@@ -40,21 +41,23 @@ typedef struct fixed_impl {
 
 /* ---- the two methods ---- */
 
-/* v1 = v + h f(t, q, v), q1 = q (+) h v1 */
+/* v1 = v + h f(t, q, v), w1 = w + h quad(t, q, v), q1 = q (+) h v1 */
 static int lie_euler_step(hg_integrator *I, double t, const double *q, const double *v, double h,
-                          double *q1, double *v1) {
+                          double *q1, double *v1, double *w1) {
   fixed_impl *f = I->impl;
-  if (hg_integ_accel(I, t, q, v, f->kv[0])) return -1;
+  if (hg_integ_rates(I, t, q, v, f->kv[0], f->kw[0])) return -1;
   for (int k = 0; k < I->nv; k++) v1[k] = v[k] + h * f->kv[0][k];
+  for (int k = 0; k < I->nquad; k++) w1[k] = I->w[k] + h * f->kw[0][k];
   hg_model_integrate(I->m, q, v1, h, q1);
   return 0;
 }
 
 /* RK4 on (xi, v) in the chart centred on q: stage s at t + c_s h with
  * xi_s = h c_s kxi_{s-1}, v_s = v + h c_s kv_{s-1}, kxi_s = dexp^-1_{xi_s}(v_s),
- * kv_s = f(t + c_s h, q (+) xi_s, v_s); then xi(h) = h sum b_s kxi_s, q1 = q (+) xi(h) */
+ * kv_s = f(t + c_s h, q (+) xi_s, v_s); then xi(h) = h sum b_s kxi_s, q1 = q (+) xi(h); the
+ * quadratures take the same weights, w1 = w + h sum b_s kw_s */
 static int rkmk4_step(hg_integrator *I, double t, const double *q, const double *v, double h,
-                      double *q1, double *v1) {
+                      double *q1, double *v1, double *w1) {
   static const double c[4] = {0, 0.5, 0.5, 1};
   static const double b[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
   fixed_impl *f = I->impl;
@@ -66,7 +69,7 @@ static int rkmk4_step(hg_integrator *I, double t, const double *q, const double 
     }
     hg_model_integrate(I->m, q, f->xi, 1.0, f->qs);
     hg_integ_chart_rate(I->m, f->xi, f->vs, f->kxi[s]);
-    if (hg_integ_accel(I, t + c[s] * h, f->qs, f->vs, f->kv[s])) return -1;
+    if (hg_integ_rates(I, t + c[s] * h, f->qs, f->vs, f->kv[s], f->kw[s])) return -1;
   }
   for (int k = 0; k < nv; k++) {
     double dxi = 0, dv = 0;
@@ -77,14 +80,16 @@ static int rkmk4_step(hg_integrator *I, double t, const double *q, const double 
     f->xi[k] = h * dxi;
     v1[k] = v[k] + h * dv;
   }
+  for (int k = 0; k < I->nquad; k++)
+    w1[k] = I->w[k] + h * (b[0] * f->kw[0][k] + b[1] * f->kw[1][k] + b[2] * f->kw[2][k] + b[3] * f->kw[3][k]);
   hg_model_integrate(I->m, q, f->xi, 1.0, q1);
   return 0;
 }
 
 /* one step of the chosen method from the current state (I->t, I->q, I->v) */
-static int fx_step(hg_integrator *I, double h, double *q1, double *v1) {
-  if (I->opt.method == HG_INTEG_LIE_EULER) return lie_euler_step(I, I->t, I->q, I->v, h, q1, v1);
-  return rkmk4_step(I, I->t, I->q, I->v, h, q1, v1);
+static int fx_step(hg_integrator *I, double h, double *q1, double *v1, double *w1) {
+  if (I->opt.method == HG_INTEG_LIE_EULER) return lie_euler_step(I, I->t, I->q, I->v, h, q1, v1, w1);
+  return rkmk4_step(I, I->t, I->q, I->v, h, q1, v1, w1);
 }
 
 /* ---- events ---- */
@@ -102,7 +107,7 @@ static int crossed(double g0, double g) { return g0 < 0 ? g >= 0 : g <= 0; }
 /* the state and roots after a partial step of length s: (qt, vt, gt) */
 static int fx_trial(hg_integrator *I, double s) {
   fixed_impl *f = I->impl;
-  if (fx_step(I, s, f->qt, f->vt)) return hg_integ_fail_rhs(I);
+  if (fx_step(I, s, f->qt, f->vt, f->wt)) return hg_integ_fail_rhs(I);
   if (hg_integ_roots(I, I->t + s, f->qt, f->vt, f->gt)) return I->failed;
   return 0;
 }
@@ -152,6 +157,7 @@ static int fx_locate(hg_integrator *I, double h, double t1) {
   I->t = s_min == h ? t1 : I->t + s_min;
   memcpy(I->q, f->qt, (size_t)I->nq * sizeof(double));
   memcpy(I->v, f->vt, (size_t)I->nv * sizeof(double));
+  memcpy(I->w, f->wt, (size_t)I->nquad * sizeof(double));
   memcpy(f->g0, f->gt, (size_t)I->nroot * sizeof(double));
   f->steps++;
   f->t_base = I->t, f->n = 0;
@@ -171,7 +177,7 @@ static int fx_advance(hg_integrator *I, double tout, int one_step) {
     int on_grid = !(t1 >= tout - 1e-6 * h);
     if (!on_grid) t1 = tout;
     h = t1 - I->t;
-    if (fx_step(I, h, f->q1, f->v1)) return hg_integ_fail_rhs(I);
+    if (fx_step(I, h, f->q1, f->v1, f->w1)) return hg_integ_fail_rhs(I);
     if (I->nroot) {
       if (hg_integ_roots(I, t1, f->q1, f->v1, f->g1)) return I->failed;
       for (int k = 0; k < I->nroot; k++)
@@ -181,6 +187,7 @@ static int fx_advance(hg_integrator *I, double tout, int one_step) {
     I->t = t1;
     memcpy(I->q, f->q1, (size_t)I->nq * sizeof(double));
     memcpy(I->v, f->v1, (size_t)I->nv * sizeof(double));
+    memcpy(I->w, f->w1, (size_t)I->nquad * sizeof(double));
     f->steps++;
     f->n++;
     if (!on_grid) f->t_base = t1, f->n = 0; /* a shortened step starts a new grid */
@@ -208,9 +215,10 @@ static void fx_release(hg_integrator *I) {
   for (int s = 0; s < 4; s++) {
     free(f->kxi[s]);
     free(f->kv[s]);
+    free(f->kw[s]);
   }
   free(f->xi); free(f->vs); free(f->qs);
-  free(f->q1); free(f->v1); free(f->qt); free(f->vt);
+  free(f->q1); free(f->v1); free(f->w1); free(f->qt); free(f->vt); free(f->wt);
   free(f->g0); free(f->g1); free(f->gt);
   free(f);
   I->impl = NULL;
@@ -233,14 +241,17 @@ int hg_integ_fixed_init(hg_integrator *I, hg_error *err) {
     for (int s = 0; s < 4; s++) {
       f->kxi[s] = fx_array(I->nv, &fail);
       f->kv[s] = fx_array(I->nv, &fail);
+      f->kw[s] = fx_array(I->nquad, &fail);
     }
     f->xi = fx_array(I->nv, &fail);
     f->vs = fx_array(I->nv, &fail);
     f->qs = fx_array(I->nq, &fail);
     f->q1 = fx_array(I->nq, &fail);
     f->v1 = fx_array(I->nv, &fail);
+    f->w1 = fx_array(I->nquad, &fail);
     f->qt = fx_array(I->nq, &fail);
     f->vt = fx_array(I->nv, &fail);
+    f->wt = fx_array(I->nquad, &fail);
     f->g0 = fx_array(I->nroot, &fail);
     f->g1 = fx_array(I->nroot, &fail);
     f->gt = fx_array(I->nroot, &fail);

@@ -28,6 +28,8 @@ struct hg_integrator {
   int *root_dir;     /* nroot: copy of sys.root_dir (zeros when NULL) */
   int *roots_found;  /* nroot: +1 / -1 at the last event */
   double t, *q, *v;  /* the current (output) state */
+  int nquad;         /* quadratures */
+  double *w;         /* nquad: their current values */
   int failed;        /* the error code that stopped the integrator (0: none); cleared by reset */
   char msg[512];     /* the last error */
   double fail_t;     /* time of the last failed acceleration or root evaluation */
@@ -43,6 +45,10 @@ int hg_integ_fixed_init(hg_integrator *I, hg_error *err);
 
 /* vdot = f(t, q, v), counted; -1 (fail_t and fail_why set) when it fails or is not finite */
 int hg_integ_accel(hg_integrator *I, double t, const double *q, const double *v, double *vdot);
+/* vdot = f(t, q, v) and wdot = quad(t, q, v) (when nquad > 0): the whole right-hand side;
+ * -1 as hg_integ_accel when either fails or is not finite */
+int hg_integ_rates(hg_integrator *I, double t, const double *q, const double *v, double *vdot,
+                   double *wdot);
 /* g = roots(t, q, v), counted; -1 with the error message set when it fails or is not finite */
 int hg_integ_roots(hg_integrator *I, double t, const double *q, const double *v, double *g);
 /* xidot = dexp^-1_xi(v) joint by joint: the rate of the chart coordinate xi (q = q_ref (+) xi)

@@ -15,7 +15,7 @@ void hg_integ_default_options(hg_integ_options *opt, hg_integ_method method) {
   opt->method = method;
   opt->rtol = 1e-6;
   /* zero absolute tolerances mean rtol x one unit (1 rad, 1 m, 1 rad/s, 1 m/s) */
-  opt->atol_angle = opt->atol_length = opt->atol_angvel = opt->atol_linvel = 0;
+  opt->atol_angle = opt->atol_length = opt->atol_angvel = opt->atol_linvel = opt->atol_quad = 0;
   opt->max_step = 0;
   opt->recentre = 1.0;
   opt->h = 1e-3;
@@ -80,6 +80,21 @@ int hg_integ_accel(hg_integrator *I, double t, const double *q, const double *v,
   return 0;
 }
 
+int hg_integ_rates(hg_integrator *I, double t, const double *q, const double *v, double *vdot,
+                   double *wdot) {
+  if (hg_integ_accel(I, t, q, v, vdot)) return -1;
+  if (!I->nquad) return 0;
+  int rc = I->sys.quad(I->sys.user, t, q, v, wdot);
+  for (int k = 0; !rc && k < I->nquad; k++)
+    if (!isfinite(wdot[k])) rc = -1;
+  if (rc) {
+    I->fail_t = t;
+    snprintf(I->fail_why, sizeof I->fail_why, "a quadrature rate failed or is not finite");
+    return -1;
+  }
+  return 0;
+}
+
 int hg_integ_roots(hg_integrator *I, double t, const double *q, const double *v, double *g) {
   I->stats.root_evals++;
   int rc = I->sys.roots(I->sys.user, t, q, v, g);
@@ -129,8 +144,8 @@ static int check_options(const hg_integ_options *o, double t0, hg_error *err) {
     return set_error(err, "unknown integration method %d", (int)o->method), -1;
   if (!(o->rtol > 0 && o->rtol < 1))
     return set_error(err, "rtol must lie in (0, 1), got %g", o->rtol), -1;
-  if (!(o->atol_angle >= 0 && o->atol_length >= 0 && o->atol_angvel >= 0 && o->atol_linvel >= 0) ||
-      !isfinite(o->atol_angle + o->atol_length + o->atol_angvel + o->atol_linvel))
+  if (!(o->atol_angle >= 0 && o->atol_length >= 0 && o->atol_angvel >= 0 && o->atol_linvel >= 0 && o->atol_quad >= 0) ||
+      !isfinite(o->atol_angle + o->atol_length + o->atol_angvel + o->atol_linvel + o->atol_quad))
     return set_error(err, "absolute tolerances must be finite and >= 0"), -1;
   if (!(o->max_step >= 0) || !isfinite(o->max_step))
     return set_error(err, "max_step must be finite and >= 0 (0: no limit), got %g", o->max_step),
@@ -151,6 +166,8 @@ static int check_system(const hg_system *s, double t0, const double *q0, const d
                         hg_error *err) {
   if (!s || !s->m || !s->accel) return set_error(err, "the system needs a model and accel"), -1;
   if (s->m->nv <= 0) return set_error(err, "the model has no degrees of freedom"), -1;
+  if (s->nquad < 0 || (s->nquad > 0 && !s->quad))
+    return set_error(err, "nquad = %d needs a quadrature function", s->nquad), -1;
   if (s->nroot < 0 || (s->nroot > 0 && !s->roots))
     return set_error(err, "nroot = %d needs a root function", s->nroot), -1;
   for (int k = 0; s->root_dir && k < s->nroot; k++)
@@ -176,11 +193,13 @@ hg_integrator *hg_integrator_new(const hg_system *sys, const hg_integ_options *o
   I->nq = sys->m->nq;
   I->nv = sys->m->nv;
   I->nroot = sys->nroot;
+  I->nquad = sys->nquad;
+  I->w = calloc((size_t)I->nquad + 1, sizeof(double));
   I->q = malloc((size_t)I->nq * sizeof(double));
   I->v = malloc((size_t)I->nv * sizeof(double));
   I->root_dir = calloc((size_t)I->nroot + 1, sizeof(int));
   I->roots_found = calloc((size_t)I->nroot + 1, sizeof(int));
-  if (!I->q || !I->v || !I->root_dir || !I->roots_found) {
+  if (!I->q || !I->v || !I->w || !I->root_dir || !I->roots_found) {
     hg_integrator_free(I);
     return set_error(err, "out of memory"), NULL;
   }
@@ -201,6 +220,7 @@ void hg_integrator_free(hg_integrator *I) {
   if (I->ops) I->ops->release(I);
   free(I->q);
   free(I->v);
+  free(I->w);
   free(I->root_dir);
   free(I->roots_found);
   free(I);
@@ -246,6 +266,13 @@ int hg_integrator_reset(hg_integrator *I, double t, const double *q, const doubl
 double hg_integrator_t(const hg_integrator *I) { return I->t; }
 const double *hg_integrator_q(const hg_integrator *I) { return I->q; }
 const double *hg_integrator_v(const hg_integrator *I) { return I->v; }
+const double *hg_integrator_quad(const hg_integrator *I) { return I->w; }
+
+void hg_integrator_set_quad(hg_integrator *I, const double *w) {
+  memcpy(I->w, w, (size_t)I->nquad * sizeof(double));
+  I->failed = 0;
+  I->ops->reset(I);
+}
 const int *hg_integrator_roots(const hg_integrator *I) { return I->roots_found; }
 const char *hg_integrator_error_message(const hg_integrator *I) { return I->msg; }
 

@@ -74,6 +74,9 @@ enum {
 typedef int (*hg_accel_fn)(void *user, double t, const double *q, const double *v, double *vdot);
 /* g = nroot root functions of (t, q, v); non-zero return means failure */
 typedef int (*hg_root_fn)(void *user, double t, const double *q, const double *v, double *g);
+/* wdot = nquad quadrature rates of (t, q, v), integrated along with the state (the work of
+ * non-conservative forces, say); non-zero return means failure */
+typedef int (*hg_quad_fn)(void *user, double t, const double *q, const double *v, double *wdot);
 
 typedef struct hg_system {
   const hg_model *m;   /* for the joint groups and dimensions (not modified) */
@@ -82,7 +85,9 @@ typedef struct hg_system {
   hg_root_fn roots;    /* required when nroot > 0 */
   const int *root_dir; /* nroot entries: +1 report rising zeros only, -1 falling only, 0 both;
                           NULL: both for all */
-  void *user;          /* passed to accel and roots */
+  void *user;          /* passed to accel, roots and quad */
+  int nquad;           /* number of quadratures w (0: none); they start at zero */
+  hg_quad_fn quad;     /* required when nquad > 0 */
 } hg_system;
 
 typedef struct hg_integ_options {
@@ -94,6 +99,7 @@ typedef struct hg_integ_options {
   double atol_length; /* m: translation parts of xi, slides */
   double atol_angvel; /* rad/s: angular velocities and joint rates of angles */
   double atol_linvel; /* m/s: linear velocities and slide rates */
+  double atol_quad;   /* quadratures, in their own units */
   double max_step;    /* CVODE: largest internal step, 0 for no limit (default 0) */
   double recentre;    /* CVODE: chart radius in rad, in (0, 2.5], default 1.0 */
   double h;           /* fixed-step methods: the step, default 1e-3 s */
@@ -141,6 +147,11 @@ int hg_integrator_step(hg_integrator *I, double tlimit);
 /* Restarts from (t, q, v) after a discontinuity (mode switch, impulse, edited state): re-centres
  * the chart, re-initializes CVODE, re-evaluates the root functions and clears a failure. */
 int hg_integrator_reset(hg_integrator *I, double t, const double *q, const double *v);
+
+/* the quadratures w (nquad) at the current time, and setting them (a resumed run carries
+ * them over; this restarts the integrator like hg_integrator_reset) */
+const double *hg_integrator_quad(const hg_integrator *I);
+void hg_integrator_set_quad(hg_integrator *I, const double *w);
 
 /* the current state (after an error: the last good state) */
 double hg_integrator_t(const hg_integrator *I);

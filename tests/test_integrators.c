@@ -315,11 +315,14 @@ static double rel3(const double *a, const double *b) {
 
 /* integrates p over [0, T] with a CVODE method at rtol (atol = rtol x 1 unit), checking the
  * invariants every second; returns the worst relative drift of the two */
-static double invariant_drift(plant *p, hg_integ_method method, double rtol, double T) {
+static double invariant_drift(plant *p, hg_integ_method method, double rtol, double atol_scale,
+                              double recentre, double T) {
   hg_system sys = plant_system(p);
   hg_integ_options o;
   hg_error err;
   cvode_options(&o, method, rtol);
+  o.atol_angle = o.atol_length = o.atol_angvel = o.atol_linvel = atol_scale * rtol;
+  o.recentre = recentre;
   hg_integrator *I = hg_integrator_new(&sys, &o, 0.0, p->q0, p->v0, &err);
   assert_non_null(I);
   invariants x0 = invariants_of(p, p->q0, p->v0);
@@ -332,9 +335,9 @@ static double invariant_drift(plant *p, hg_integ_method method, double rtol, dou
   }
   hg_integ_stats st;
   hg_integrator_stats(I, &st);
-  printf("# %-11s %g s at rtol %.0e: drift of energy %.2e, spin %.2e (%ld steps, "
-         "%ld rhs, %ld recentres)\n", hg_integ_method_name(method), T, rtol, de, ds, st.steps,
-         st.rhs_evals, st.recentres);
+  printf("# %-11s %g s at rtol %.0e, atol %.0e, chart %.1f rad: drift of energy %.2e, spin %.2e "
+         "(%ld steps, %ld rhs, %ld recentres)\n", hg_integ_method_name(method), T, rtol,
+         atol_scale * rtol, recentre, de, ds, st.steps, st.rhs_evals, st.recentres);
   hg_integrator_free(I);
   return fmax(de, ds);
 }
@@ -347,15 +350,19 @@ static double invariant_drift(plant *p, hg_integ_method method, double rtol, dou
  * invariant grows like (number of steps) x rtol with partial cancellation: at rtol 1e-10 the
  * drift is 8e-9 (Adams, 7400 steps) to 4e-8 (BDF, 14000 steps) here. Plain CVODE Adams on
  * Euler's three equations for the same body drifts 5e-9..2e-8 in energy at rtol 1e-10 too, so
- * that is a property of the error control, not of the chart. Bounds: at rtol 1e-10 both methods
- * stay below 1e-7 (3x margin); the 1e-9 level is reached at rtol 1e-12 with Adams (observed
- * ~2.5e-10). */
+ * that is a property of the error control, not of the chart. Every re-centring restarts CVODE
+ * at order 1, which costs accuracy too. With absolute tolerances at rtol/100 and the widest chart
+ * (2.5 rad: ~80 restarts instead of ~200), Adams at rtol 1e-10 keeps both invariants below 1e-9
+ * (observed 9.3e-10 and 9.9e-10: the issue's figure, met with a thin margin; the run is
+ * deterministic). With the default options the drift stays below 1e-7 for both methods
+ * (observed 8e-9 Adams, 2.5e-8 BDF), and at rtol 1e-12 below 1e-9 (observed 2.4e-10). */
 static void torque_free_invariants(void **state) {
   plant p = free_body();
   double T = quick() ? 20 : 100;
-  assert_true(invariant_drift(&p, HG_INTEG_CVODE_BDF, 1e-10, T) < 1e-7);
-  assert_true(invariant_drift(&p, HG_INTEG_CVODE_ADAMS, 1e-10, T) < 1e-7);
-  assert_true(invariant_drift(&p, HG_INTEG_CVODE_ADAMS, 1e-12, T) < 1e-9);
+  assert_true(invariant_drift(&p, HG_INTEG_CVODE_ADAMS, 1e-10, 1e-2, 2.5, T) < 1e-9);
+  assert_true(invariant_drift(&p, HG_INTEG_CVODE_BDF, 1e-10, 1.0, 1.0, T) < 1e-7);
+  assert_true(invariant_drift(&p, HG_INTEG_CVODE_ADAMS, 1e-10, 1.0, 1.0, T) < 1e-7);
+  assert_true(invariant_drift(&p, HG_INTEG_CVODE_ADAMS, 1e-12, 1.0, 1.0, T) < 1e-9);
   plant_free(&p);
 }
 
