@@ -1,0 +1,642 @@
+/* forces.c: the force elements of a scene, compiled against one model.
+ *
+ * Sign conventions (every element; docs/scene-format.md repeats them):
+ *   - wrenches are added to fext in each body's frame about its origin (dynamics.h), joint forces
+ *     to tau; world-axes forces at body points are moved there with the co-adjoint action;
+ *   - central gravity, about a planet centre c0 with mu, on every body of mass m, centre of mass
+ *     c_w and rotational inertia I_c (r = c_w - c0, exact point-mass field to second order in the
+ *     body's size, MacCullagh):
+ *       U   = -mu m / r - mu / (2 r^3) (tr I_c - 3 r.I_c r / r^2)
+ *       f   = -mu m r / r^3 - 3 mu / (2 r^5) ((tr I_c - 5 r.I_c r / r^2) r + 2 I_c r)   at c_w
+ *       tau = 3 mu / r^5 (r x I_c r)                                                    about c_w
+ *     (f, tau) = -grad U exactly, so energy is conserved; the moment about c0 is zero;
+ *   - joint spring on joint j with xi = q (-) rest = log(rest^-1 q) (hg_joint_difference):
+ *       U = 1/2 k |xi|^2,  tau = -k J_r(xi)^-T xi - c v
+ *     J_r^-T xi = xi for R^n and SO(3) joints (tau = -k xi - c v, as scene.h states); for a free
+ *     joint (SE(3)) the J_r^-T factor makes tau the exact gradient of U. U has a kink where the
+ *     rotation from rest reaches pi (the logarithm's cut), and nowhere else;
+ *   - marker spring from marker a to marker b: d = p_b - p_a, L = |d|, u = d / L,
+ *       s = k (L - L0) + c dL/dt  (tension > 0);  force -s u on b at p_b, +s u on a at p_a
+ *       U = 1/2 k (L - L0)^2
+ *     compression_only: only while L < L0, and s is clamped to s <= 0 (it never pulls); U = 0
+ *     while L >= L0. Nothing acts at L = 0 (no direction);
+ *   - drag at point x of a body (centre of pressure; parachute: the marker origin), world velocity
+ *     v of that point, still air: F = -1/2 rho(h) CdA |v| v at the point, rho = rho0 exp(-h / H),
+ *     h = |p - centre| - radius (radius > 0) or p_z (radius 0); H = 0 means uniform density;
+ *   - thrust: body-frame force and torque about the body origin for t_on <= t < t_off.
+ * Names: bodies by hg_model_body, joints by hg_model_joint, markers in s->marker and then their
+ * bodies. A body or joint absent from the model makes its element inert (it adds nothing and has
+ * zero potential and power) when the scene explains the absence: the name is still in s->builder,
+ * or the scene has topology events (remove, detach, attach, undock) or captures, which remove
+ * bodies and create docking joints as it runs (the loader checked every name at load), or, for
+ * hg_forces_renew, the previous compile had the element. Otherwise it is an unknown name: an error
+ * naming the element and its file:line:column. An unknown marker is always an error; a rest that
+ * does not fit its joint is an error, or inert in those same cases (a joint detached into a free
+ * joint). hg_forces_renew also turns off a joint spring whose joint changed type or now hangs from
+ * the world; hg_forces_new cannot see that (a detached joint without a rest keeps a spring towards
+ * the identity pose in the world). Nothing is ever applied to the world body. */
+#include "forces.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* one compiled element */
+typedef struct hg_force_elem {
+  char *name;
+  hg_force_type type;
+  int enabled;
+  int inert;           /* a body or joint it needs is absent */
+  int body, body_b;    /* drag, thrust, parachute body; spring: bodies of markers a and b */
+  double xa[3], xb[3]; /* points in body coordinates: cop, parachute marker, spring markers */
+  int joint;           /* joint spring */
+  int jtype;           /* joint spring: its joint's type, -1 when unresolved */
+  int jroot;           /* joint spring: its joint hangs from the world */
+  double rest[HG_JOINT_MAXNQ];
+  double k, c, L0;
+  int compression_only;
+  double mu, centre[3];
+  double cd_area;
+  hg_atmosphere atm;
+  double force[3], torque[3], t_on, t_off;
+} hg_force_elem;
+
+struct hg_forces {
+  int n;
+  hg_force_elem *e;
+  int nbody;
+  double *mass; /* nbody: body masses */
+  double *com;  /* 3 nbody: centres of mass, body coordinates */
+  double *Ic;   /* 6 nbody: inertia about the centre of mass, body axes (xx yy zz xy xz yz) */
+};
+
+/* the state of a marker spring */
+typedef struct hg_spring_state {
+  double pa[3], pb[3]; /* world positions of the markers */
+  double u[3];         /* unit line from a to b */
+  double L, Ldot;
+  double s, se;        /* total and elastic tension */
+  int active;          /* it acts (a direction exists, and in contact when compression only) */
+} hg_spring_state;
+
+/* ---- small helpers ---- */
+
+/* y = S x for a symmetric 3x3 S stored xx yy zz xy xz yz */
+static void hg_sym3_mulv(const double S[6], const double x[3], double y[3]) {
+  y[0] = S[0] * x[0] + S[3] * x[1] + S[4] * x[2];
+  y[1] = S[3] * x[0] + S[1] * x[1] + S[5] * x[2];
+  y[2] = S[4] * x[0] + S[5] * x[1] + S[2] * x[2];
+}
+
+/* fext_i += the wrench of a world-axes force F (and torque tq, may be NULL) at point x of body i
+ * (body coordinates): rotate into body axes, then move from the point to the origin */
+static void hg_add_point_force(const hg_data *d, int i, const double x[3], const double F[3],
+                               const double tq[3], double *fext) {
+  if (i <= 0) return;
+  const hg_se3 *T = &d->T_world[i];
+  hg_se3 Tx;
+  double w[6] = {0, 0, 0, 0, 0, 0}, wb[6];
+  if (tq) hg_m3_mulTv(T->R, tq, w);
+  hg_m3_mulTv(T->R, F, w + 3);
+  hg_m3_identity(Tx.R);
+  memcpy(Tx.p, x, sizeof Tx.p);
+  hg_coAd_inv(&Tx, w, wb);
+  for (int r = 0; r < 6; r++) fext[6 * i + r] += wb[r];
+}
+
+/* world position p and world velocity vel of point x (body coordinates) of body i */
+static void hg_point_state(const hg_model *m, const hg_data *d, int i, const double x[3],
+                           double p[3], double vel[3]) {
+  double V[6], vb[3];
+  hg_se3_apply(&d->T_world[i], x, p);
+  if (!vel) return;
+  if (i <= 0) {
+    vel[0] = vel[1] = vel[2] = 0;
+    return;
+  }
+  /* body twist (w, v): the point moves at v + w x x in body axes */
+  hg_body_twist(m, d, i, V);
+  hg_v3_cross(V, x, vb);
+  for (int r = 0; r < 3; r++) vb[r] += V[3 + r];
+  hg_m3_mulv(d->T_world[i].R, vb, vel);
+}
+
+/* ---- central gravity ---- */
+
+/* potential of body i, and (w not NULL) its body wrench about the origin */
+static double hg_central_body(const hg_forces *f, const hg_force_elem *e, const hg_data *d, int i,
+                              double w[6]) {
+  const hg_se3 *T = &d->T_world[i];
+  const double *c = f->com + 3 * i, *Ic = f->Ic + 6 * i;
+  double mass = f->mass[i], rw[3], r[3], Ir[3];
+  if (w) memset(w, 0, 6 * sizeof(double));
+  if (mass <= 0) return 0;
+
+  /* r = c_w - centre in body axes: R^T (p - centre) + c */
+  for (int k = 0; k < 3; k++) rw[k] = T->p[k] - e->centre[k];
+  hg_m3_mulTv(T->R, rw, r);
+  for (int k = 0; k < 3; k++) r[k] += c[k];
+  double r2 = hg_v3_dot(r, r);
+  if (r2 <= 0) return 0;
+  double rn = sqrt(r2), r3 = r2 * rn, r5 = r3 * r2;
+
+  /* MacCullagh: A = tr I_c, B = r.I_c r */
+  hg_sym3_mulv(Ic, r, Ir);
+  double A = Ic[0] + Ic[1] + Ic[2], B = hg_v3_dot(r, Ir);
+  double U = -e->mu * mass / rn - e->mu / (2 * r3) * (A - 3 * B / r2);
+  if (!w) return U;
+
+  /* force at the centre of mass, gradient torque about it, then the moment about the origin */
+  double a1 = -e->mu * mass / r3, a2 = -1.5 * e->mu / r5, a3 = A - 5 * B / r2;
+  for (int k = 0; k < 3; k++) w[3 + k] = a1 * r[k] + a2 * (a3 * r[k] + 2 * Ir[k]);
+  hg_v3_cross(r, Ir, w);
+  for (int k = 0; k < 3; k++) w[k] *= 3 * e->mu / r5;
+  hg_v3_cross_add(c, w + 3, w);
+  return U;
+}
+
+/* central gravity on every body */
+static void hg_central_apply(const hg_forces *f, const hg_force_elem *e, const hg_data *d,
+                             double *fext) {
+  for (int i = 1; i < f->nbody; i++) {
+    double w[6];
+    if (f->mass[i] <= 0) continue;
+    hg_central_body(f, e, d, i, w);
+    for (int r = 0; r < 6; r++) fext[6 * i + r] += w[r];
+  }
+}
+
+/* potential of central gravity */
+static double hg_central_potential(const hg_forces *f, const hg_force_elem *e, const hg_data *d) {
+  double U = 0;
+  for (int i = 1; i < f->nbody; i++) U += hg_central_body(f, e, d, i, NULL);
+  return U;
+}
+
+/* ---- joint spring ---- */
+
+/* xi = q (-) rest, and g = J_r(xi)^-T xi (the gradient of |xi|^2 / 2 in the joint velocity) */
+static void hg_jspring_delta(const hg_model *m, const hg_force_elem *e, const double *q,
+                             double xi[6], double g[6]) {
+  const hg_joint *j = &m->jnt[e->joint];
+  int nv = m->jnt_nv[e->joint];
+  hg_joint_difference(j, e->rest, q + m->q_adr[e->joint], xi);
+  if (j->type != HG_JOINT_FREE) {
+    for (int k = 0; k < nv; k++) g[k] = xi[k];
+    return;
+  }
+  /* SE(3): g = J_r^-T xi */
+  double J[36];
+  hg_se3_jr_inv(xi, J);
+  for (int k = 0; k < 6; k++) {
+    g[k] = 0;
+    for (int r = 0; r < 6; r++) g[k] += J[6 * r + k] * xi[r];
+  }
+}
+
+/* tau -= k g + c v on the joint's DoFs */
+static void hg_jspring_apply(const hg_model *m, const hg_force_elem *e, const double *q,
+                             const double *v, double *tau) {
+  double xi[6], g[6];
+  int va = m->v_adr[e->joint], nv = m->jnt_nv[e->joint];
+  hg_jspring_delta(m, e, q, xi, g);
+  for (int k = 0; k < nv; k++) tau[va + k] -= e->k * g[k] + e->c * v[va + k];
+}
+
+/* U = k |xi|^2 / 2 */
+static double hg_jspring_potential(const hg_model *m, const hg_force_elem *e, const double *q) {
+  double xi[6], g[6], s = 0;
+  hg_jspring_delta(m, e, q, xi, g);
+  for (int k = 0; k < m->jnt_nv[e->joint]; k++) s += xi[k] * xi[k];
+  return 0.5 * e->k * s;
+}
+
+/* damper power -c |v|^2 */
+static double hg_jspring_power(const hg_model *m, const hg_force_elem *e, const double *v) {
+  double s = 0;
+  int va = m->v_adr[e->joint];
+  for (int k = 0; k < m->jnt_nv[e->joint]; k++) s += v[va + k] * v[va + k];
+  return -e->c * s;
+}
+
+/* ---- marker spring ---- */
+
+/* geometry, rate and tensions of a marker spring (velocities only when with_v) */
+static void hg_spring_eval(const hg_model *m, const hg_data *d, const hg_force_elem *e,
+                           int with_v, hg_spring_state *st) {
+  double va[3], vb[3];
+  hg_point_state(m, d, e->body, e->xa, st->pa, with_v ? va : NULL);
+  hg_point_state(m, d, e->body_b, e->xb, st->pb, with_v ? vb : NULL);
+
+  /* line a -> b */
+  for (int k = 0; k < 3; k++) st->u[k] = st->pb[k] - st->pa[k];
+  st->L = hg_v3_norm(st->u);
+  st->Ldot = st->s = st->se = 0;
+  st->active = st->L > 0 && (!e->compression_only || st->L < e->L0);
+  if (!st->active) return;
+  for (int k = 0; k < 3; k++) st->u[k] /= st->L;
+
+  /* tensions; a compression-only spring never pulls */
+  st->se = e->k * (st->L - e->L0);
+  if (with_v) {
+    for (int k = 0; k < 3; k++) vb[k] -= va[k];
+    st->Ldot = hg_v3_dot(st->u, vb);
+  }
+  st->s = st->se + e->c * st->Ldot;
+  if (e->compression_only && st->s > 0) st->s = 0;
+}
+
+/* equal and opposite forces at the two markers */
+static void hg_spring_apply(const hg_model *m, const hg_data *d, const hg_force_elem *e,
+                            double *fext) {
+  hg_spring_state st;
+  double Fa[3], Fb[3];
+  hg_spring_eval(m, d, e, 1, &st);
+  if (!st.active) return;
+  for (int k = 0; k < 3; k++) {
+    Fa[k] = st.s * st.u[k];
+    Fb[k] = -Fa[k];
+  }
+  hg_add_point_force(d, e->body, e->xa, Fa, NULL, fext);
+  hg_add_point_force(d, e->body_b, e->xb, Fb, NULL, fext);
+}
+
+/* U = k (L - L0)^2 / 2 (0 out of contact for compression only) */
+static double hg_spring_potential(const hg_model *m, const hg_data *d, const hg_force_elem *e) {
+  hg_spring_state st;
+  hg_spring_eval(m, d, e, 0, &st);
+  if (e->compression_only && st.L >= e->L0) return 0;
+  return 0.5 * e->k * (st.L - e->L0) * (st.L - e->L0);
+}
+
+/* power of the non-elastic part of the tension: -(s - s_elastic) dL/dt */
+static double hg_spring_power(const hg_model *m, const hg_data *d, const hg_force_elem *e) {
+  hg_spring_state st;
+  hg_spring_eval(m, d, e, 1, &st);
+  return st.active ? -(st.s - st.se) * st.Ldot : 0;
+}
+
+/* ---- drag and parachute ---- */
+
+/* air density at world point p */
+static double hg_air_density(const hg_atmosphere *atm, const double p[3]) {
+  double h = p[2];
+  if (atm->radius > 0) {
+    double r[3] = {p[0] - atm->centre[0], p[1] - atm->centre[1], p[2] - atm->centre[2]};
+    h = hg_v3_norm(r) - atm->radius;
+  }
+  return atm->scale_height > 0 ? atm->rho0 * exp(-h / atm->scale_height) : atm->rho0;
+}
+
+/* drag force F (world axes) at point xa of the element's body, and the point's velocity */
+static void hg_drag_force(const hg_model *m, const hg_data *d, const hg_force_elem *e, double F[3],
+                          double vel[3]) {
+  double p[3];
+  hg_point_state(m, d, e->body, e->xa, p, vel);
+  double a = -0.5 * hg_air_density(&e->atm, p) * e->cd_area * hg_v3_norm(vel);
+  for (int k = 0; k < 3; k++) F[k] = a * vel[k];
+}
+
+/* drag at the point */
+static void hg_drag_apply(const hg_model *m, const hg_data *d, const hg_force_elem *e,
+                          double *fext) {
+  double F[3], vel[3];
+  hg_drag_force(m, d, e, F, vel);
+  hg_add_point_force(d, e->body, e->xa, F, NULL, fext);
+}
+
+/* drag power F . v */
+static double hg_drag_power(const hg_model *m, const hg_data *d, const hg_force_elem *e) {
+  double F[3], vel[3];
+  hg_drag_force(m, d, e, F, vel);
+  return hg_v3_dot(F, vel);
+}
+
+/* ---- thrust ---- */
+
+/* 1 while the thruster fires */
+static int hg_thrust_on(const hg_force_elem *e, double t) {
+  return t >= e->t_on && t < e->t_off && e->body > 0;
+}
+
+/* body-frame torque and force */
+static void hg_thrust_apply(const hg_force_elem *e, double t, double *fext) {
+  if (!hg_thrust_on(e, t)) return;
+  for (int k = 0; k < 3; k++) {
+    fext[6 * e->body + k] += e->torque[k];
+    fext[6 * e->body + 3 + k] += e->force[k];
+  }
+}
+
+/* thrust power V_body . (torque, force) */
+static double hg_thrust_power(const hg_model *m, const hg_data *d, const hg_force_elem *e,
+                              double t) {
+  double V[6];
+  if (!hg_thrust_on(e, t)) return 0;
+  hg_body_twist(m, d, e->body, V);
+  return hg_v3_dot(V, e->torque) + hg_v3_dot(V + 3, e->force);
+}
+
+/* ---- compiling ---- */
+
+/* what compiling needs to resolve names and report errors */
+typedef struct hg_resolve {
+  const hg_scene *s;
+  const hg_model *m;
+  const hg_force_spec *spec;
+  int lenient; /* an absent name may have been removed (or not docked yet): inert, no error */
+  hg_error *err;
+} hg_resolve;
+
+/* err = "file:line:column: force element 'name': what 'name'" (or just what); returns -1 */
+static int hg_resolve_fail(const hg_resolve *rs, const char *what, const char *name) {
+  const hg_src *src = &rs->spec->src;
+  if (!rs->err) return -1;
+  int n = snprintf(rs->err->msg, sizeof rs->err->msg, "%s:%d:%d: force element '%s': %s",
+                   src->file ? src->file : "(scene)", src->line, src->column,
+                   rs->spec->name ? rs->spec->name : "", what);
+  if (name && n > 0 && (size_t)n < sizeof rs->err->msg)
+    snprintf(rs->err->msg + n, sizeof rs->err->msg - (size_t)n, " '%s'", name);
+  return -1;
+}
+
+/* body index of name; -2 when absent but known (removed: inert); -1 (err set) when unknown */
+static int hg_resolve_body(const hg_resolve *rs, const char *name) {
+  if (!name) return hg_resolve_fail(rs, "names no body", NULL);
+  int i = hg_model_body(rs->m, name);
+  if (i >= 0) return i;
+  if (rs->lenient || (rs->s->builder && hg_builder_body(rs->s->builder, name))) return -2;
+  return hg_resolve_fail(rs, "unknown body", name);
+}
+
+/* a marker of the scene by name, or NULL */
+static const hg_marker *hg_find_marker(const hg_scene *s, const char *name) {
+  for (int k = 0; name && k < s->nmarker; k++)
+    if (s->marker[k].name && strcmp(s->marker[k].name, name) == 0) return &s->marker[k];
+  return NULL;
+}
+
+/* body of a marker and the marker origin in body coordinates; as hg_resolve_body */
+static int hg_resolve_marker(const hg_resolve *rs, const char *name, double x[3]) {
+  const hg_marker *mk = hg_find_marker(rs->s, name);
+  if (!name) return hg_resolve_fail(rs, "names no marker", NULL);
+  if (!mk) return hg_resolve_fail(rs, "unknown marker", name);
+  memcpy(x, mk->pose.p, 3 * sizeof(double));
+  return hg_resolve_body(rs, mk->body);
+}
+
+/* 1 when the scene's builder has a joint of this name on a body of the same name (the default
+ * joint name; the builder is looked up by body) */
+static int hg_builder_has_joint(const hg_scene *s, const char *name) {
+  const hg_body_spec *b = s->builder ? hg_builder_body(s->builder, name) : NULL;
+  return b && b->joint_name && strcmp(b->joint_name, name) == 0;
+}
+
+/* joint spring: joint index, type check and rest configuration; 1 when inert */
+static int hg_resolve_joint(const hg_resolve *rs, const hg_force_elem *prev, hg_force_elem *e) {
+  const hg_force_spec *sp = rs->spec;
+  if (!sp->joint) return hg_resolve_fail(rs, "names no joint", NULL);
+  int j = hg_model_joint(rs->m, sp->joint);
+  if (j < 0 && (rs->lenient || hg_builder_has_joint(rs->s, sp->joint))) return 1;
+  if (j < 0) return hg_resolve_fail(rs, "unknown joint", sp->joint);
+  const hg_joint *jt = &rs->m->jnt[j];
+  int root = rs->m->parent[j] == 0;
+  /* a joint that changed type or was detached to the world since prev loses its spring */
+  if (prev && prev->jtype >= 0 && (prev->jtype != (int)jt->type || (root && !prev->jroot)))
+    return 1;
+  int nq = rs->m->jnt_nq[j];
+  if (sp->nrest && sp->nrest != nq && rs->lenient) return 1;
+  if (sp->nrest && (sp->nrest != nq || !sp->rest)) {
+    char what[96];
+    snprintf(what, sizeof what, "rest has %d values; needs %d for the %s joint", sp->nrest, nq,
+             hg_joint_type_name(jt->type));
+    return hg_resolve_fail(rs, what, sp->joint);
+  }
+  e->joint = j;
+  e->jtype = (int)jt->type;
+  e->jroot = root;
+  hg_joint_neutral(jt, e->rest);
+  if (sp->nrest) memcpy(e->rest, sp->rest, (size_t)nq * sizeof(double));
+  hg_joint_normalize(jt, e->rest);
+  return 0;
+}
+
+/* copies the numbers of a spec */
+static void hg_elem_numbers(const hg_force_spec *sp, hg_force_elem *e) {
+  e->type = sp->type;
+  e->enabled = sp->enabled;
+  e->k = sp->stiffness;
+  e->c = sp->damping;
+  e->L0 = sp->free_length;
+  e->compression_only = sp->compression_only;
+  e->mu = sp->mu;
+  memcpy(e->centre, sp->centre, sizeof e->centre);
+  e->cd_area = sp->cd_area;
+  e->atm = sp->atm;
+  memcpy(e->force, sp->force, sizeof e->force);
+  memcpy(e->torque, sp->torque, sizeof e->torque);
+  e->t_on = sp->t_on;
+  e->t_off = sp->t_off;
+}
+
+/* resolves the names of one element; 0, or -1 with err set */
+static int hg_elem_resolve(const hg_resolve *rs, const hg_force_elem *prev, hg_force_elem *e) {
+  const hg_force_spec *sp = rs->spec;
+  int a = 0, b = 0;
+  e->body = e->body_b = e->joint = 0;
+  e->jtype = -1;
+  switch (sp->type) {
+  case HG_FORCE_CENTRAL_GRAVITY:
+    break;
+  case HG_FORCE_JOINT_SPRING:
+    a = hg_resolve_joint(rs, prev, e);
+    if (a > 0) a = -2;
+    break;
+  case HG_FORCE_SPRING:
+    a = hg_resolve_marker(rs, sp->marker_a, e->xa);
+    if (a == -1) return -1;
+    b = hg_resolve_marker(rs, sp->marker_b, e->xb);
+    break;
+  case HG_FORCE_DRAG:
+    memcpy(e->xa, sp->cop, sizeof e->xa);
+    /* fall through */
+  case HG_FORCE_THRUST:
+    a = hg_resolve_body(rs, sp->body);
+    break;
+  case HG_FORCE_PARACHUTE:
+    a = hg_resolve_marker(rs, sp->marker, e->xa);
+    break;
+  default:
+    return hg_resolve_fail(rs, "has an unknown type", NULL);
+  }
+  if (a == -1 || b == -1) return -1;
+  e->inert = a == -2 || b == -2;
+  if (sp->type != HG_FORCE_JOINT_SPRING) {
+    e->body = a > 0 ? a : 0;
+    e->body_b = b > 0 ? b : 0;
+  }
+  return 0;
+}
+
+/* checks the numbers a formula would turn into NaN or growth; 0, or -1 with err set */
+static int hg_elem_check(const hg_resolve *rs) {
+  const hg_force_spec *sp = rs->spec;
+  int atm = sp->type == HG_FORCE_DRAG || sp->type == HG_FORCE_PARACHUTE;
+  if (atm && !(sp->atm.scale_height >= 0)) return hg_resolve_fail(rs, "negative", "scale_height");
+  if (atm && !(sp->atm.radius >= 0)) return hg_resolve_fail(rs, "negative", "radius");
+  if (sp->type == HG_FORCE_SPRING && !(sp->free_length >= 0))
+    return hg_resolve_fail(rs, "negative", "free_length");
+  return 0;
+}
+
+/* per-body mass, centre of mass and central inertia of the model */
+static int hg_forces_bodies(hg_forces *f, const hg_model *m) {
+  f->nbody = m->nbody;
+  f->mass = calloc((size_t)m->nbody, sizeof(double));
+  f->com = calloc((size_t)m->nbody * 3, sizeof(double));
+  f->Ic = calloc((size_t)m->nbody * 6, sizeof(double));
+  if (!f->mass || !f->com || !f->Ic) return -1;
+  for (int i = 1; i < m->nbody; i++) {
+    f->mass[i] = m->inertia[i].m;
+    hg_inertia_com(&m->inertia[i], f->com + 3 * i, f->Ic + 6 * i);
+  }
+  return 0;
+}
+
+/* the element of f named name, or NULL */
+static const hg_force_elem *hg_forces_elem(const hg_forces *f, const char *name) {
+  int k = f ? hg_forces_find(f, name) : -1;
+  return k < 0 ? NULL : &f->e[k];
+}
+
+/* 1 when events or captures of the scene may remove bodies or add, retype or remove joints */
+static int hg_scene_edits_topology(const hg_scene *s) {
+  if (s->ncapture > 0) return 1;
+  for (int k = 0; k < s->nevent; k++)
+    for (int a = 0; a < s->event[k].naction; a++) {
+      hg_action_type t = s->event[k].action[a].type;
+      if (t == HG_ACTION_DETACH || t == HG_ACTION_ATTACH || t == HG_ACTION_UNDOCK ||
+          t == HG_ACTION_REMOVE)
+        return 1;
+    }
+  return 0;
+}
+
+/* compiles s against m; with prev, keeps its enabled flags and checks joints against it */
+static hg_forces *hg_forces_compile(const hg_forces *prev, const hg_scene *s, const hg_model *m,
+                                    hg_error *err) {
+  hg_forces *f = calloc(1, sizeof *f);
+  if (!f || !(f->e = calloc((size_t)(s->nforce > 0 ? s->nforce : 1), sizeof *f->e)) ||
+      hg_forces_bodies(f, m)) {
+    if (err) snprintf(err->msg, sizeof err->msg, "force elements: out of memory");
+    hg_forces_free(f);
+    return NULL;
+  }
+  int topo = hg_scene_edits_topology(s);
+  for (int k = 0; k < s->nforce; k++) {
+    const hg_force_spec *sp = &s->force[k];
+    hg_force_elem *e = &f->e[k];
+    const hg_force_elem *pe = hg_forces_elem(prev, sp->name);
+    hg_resolve rs = {s, m, sp, pe != NULL || topo, err};
+    f->n = k + 1;
+    hg_elem_numbers(sp, e);
+    if (!(e->name = strdup(sp->name ? sp->name : ""))) {
+      if (err) snprintf(err->msg, sizeof err->msg, "force elements: out of memory");
+      hg_forces_free(f);
+      return NULL;
+    }
+    if (hg_elem_check(&rs) || hg_elem_resolve(&rs, pe, e)) {
+      hg_forces_free(f);
+      return NULL;
+    }
+    if (pe) e->enabled = pe->enabled;
+  }
+  return f;
+}
+
+/* ---- public interface ---- */
+
+hg_forces *hg_forces_new(const hg_scene *s, const hg_model *m, hg_error *err) {
+  return hg_forces_compile(NULL, s, m, err);
+}
+
+hg_forces *hg_forces_renew(const hg_forces *prev, const hg_scene *s, const hg_model *m,
+                           hg_error *err) {
+  return hg_forces_compile(prev, s, m, err);
+}
+
+void hg_forces_free(hg_forces *f) {
+  if (!f) return;
+  for (int k = 0; k < f->n; k++) free(f->e[k].name);
+  free(f->e);
+  free(f->mass);
+  free(f->com);
+  free(f->Ic);
+  free(f);
+}
+
+int hg_forces_count(const hg_forces *f) { return f->n; }
+
+int hg_forces_find(const hg_forces *f, const char *name) {
+  for (int k = 0; name && k < f->n; k++)
+    if (strcmp(f->e[k].name, name) == 0) return k;
+  return -1;
+}
+
+void hg_forces_set_enabled(hg_forces *f, int k, int on) {
+  if (k >= 0 && k < f->n) f->e[k].enabled = on != 0;
+}
+
+int hg_forces_enabled(const hg_forces *f, int k) {
+  return k >= 0 && k < f->n ? f->e[k].enabled : 0;
+}
+
+int hg_forces_inert(const hg_forces *f, int k) { return k >= 0 && k < f->n ? f->e[k].inert : 1; }
+
+void hg_forces_apply(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                     const double *q, const double *v, double *fext, double *tau) {
+  for (int k = 0; k < f->n; k++) {
+    const hg_force_elem *e = &f->e[k];
+    if (!e->enabled || e->inert) continue;
+    switch (e->type) {
+    case HG_FORCE_CENTRAL_GRAVITY: hg_central_apply(f, e, d, fext); break;
+    case HG_FORCE_JOINT_SPRING: hg_jspring_apply(m, e, q, v, tau); break;
+    case HG_FORCE_SPRING: hg_spring_apply(m, d, e, fext); break;
+    case HG_FORCE_DRAG:
+    case HG_FORCE_PARACHUTE: hg_drag_apply(m, d, e, fext); break;
+    case HG_FORCE_THRUST: hg_thrust_apply(e, t, fext); break;
+    }
+  }
+}
+
+double hg_forces_potential(const hg_forces *f, const hg_model *m, const hg_data *d,
+                           const double *q) {
+  double U = 0;
+  for (int k = 0; k < f->n; k++) {
+    const hg_force_elem *e = &f->e[k];
+    if (!e->enabled || e->inert) continue;
+    if (e->type == HG_FORCE_CENTRAL_GRAVITY) U += hg_central_potential(f, e, d);
+    if (e->type == HG_FORCE_JOINT_SPRING) U += hg_jspring_potential(m, e, q);
+    if (e->type == HG_FORCE_SPRING) U += hg_spring_potential(m, d, e);
+  }
+  return U;
+}
+
+double hg_forces_power_nc(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                          const double *q, const double *v) {
+  double P = 0;
+  for (int k = 0; k < f->n; k++) {
+    const hg_force_elem *e = &f->e[k];
+    if (!e->enabled || e->inert) continue;
+    switch (e->type) {
+    case HG_FORCE_CENTRAL_GRAVITY: break;
+    case HG_FORCE_JOINT_SPRING: P += hg_jspring_power(m, e, v); break;
+    case HG_FORCE_SPRING: P += hg_spring_power(m, d, e); break;
+    case HG_FORCE_DRAG:
+    case HG_FORCE_PARACHUTE: P += hg_drag_power(m, d, e); break;
+    case HG_FORCE_THRUST: P += hg_thrust_power(m, d, e, t); break;
+    }
+  }
+  return P;
+}

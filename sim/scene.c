@@ -1,0 +1,203 @@
+/* scene.c: reading a scene file (docs/scene-format.md): the top level, freeing and lookups.
+ * The sections are read by scene_bodies.c, scene_inertia.c, scene_geometry.c, scene_forces.c,
+ * scene_state.c, scene_events.c and scene_run.c, over the typed YAML reads of yaml_doc.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_internal.h"
+
+/* the keys of the top-level mapping */
+static const char *const top_keys[] = {
+    "title",   "description", "gravity", "atmosphere", "bodies",     "urdf", "markers", "forces",
+    "initial", "modes",       "events",  "capture",    "integrator", "time", "output",  NULL};
+
+/* ---- the top level ---- */
+
+int hg_sc_header(hg_sctx *c, const hg_ynode *root) {
+  const hg_ynode *an = hg_ydoc_get(&c->doc, root, "atmosphere");
+  if (hg_yget_strdup(&c->doc, root, "title", &c->s->title) ||
+      hg_yget_strdup(&c->doc, root, "description", &c->s->description) ||
+      hg_yget_vec(&c->doc, root, "gravity", 3, c->s->gravity))
+    return -1;
+  c->s->has_atmosphere = an != NULL;
+  return an ? hg_sc_atmosphere(c, an, &c->s->atmosphere) : 0;
+}
+
+/* the bodies: written ones, URDF includes, then the model compiled from them */
+static int structure(hg_sctx *c, const hg_ynode *root) {
+  const hg_ynode *bn = hg_ydoc_get(&c->doc, root, "bodies"),
+                 *un = hg_ydoc_get(&c->doc, root, "urdf");
+  const hg_ynode *mn = hg_ydoc_get(&c->doc, root, "markers");
+  if ((bn && hg_sc_bodies(c, bn)) || (un && hg_sc_urdf(c, un))) return -1;
+  if (hg_ydoc_len(bn) == 0 && hg_ydoc_len(un) == 0)
+    return hg_ydoc_fail(&c->doc, root, "a scene needs at least one body ('bodies' or 'urdf')");
+  if (hg_sc_compile(c, root) || (mn && hg_sc_markers(c, mn, NULL))) return -1;
+  return 0;
+}
+
+/* every section, in an order where each one's names are known before they are referred to */
+static int read_scene(hg_sctx *c) {
+  const hg_ynode *root = hg_ydoc_root(&c->doc);
+  const hg_ynode *fn, *in, *mn, *cn, *en;
+  if (hg_ydoc_check_keys(&c->doc, root, "the scene", top_keys) || hg_sc_header(c, root) ||
+      structure(c, root))
+    return -1;
+  fn = hg_ydoc_get(&c->doc, root, "forces");
+  in = hg_ydoc_get(&c->doc, root, "initial");
+  mn = hg_ydoc_get(&c->doc, root, "modes");
+  cn = hg_ydoc_get(&c->doc, root, "capture");
+  en = hg_ydoc_get(&c->doc, root, "events");
+  if ((fn && hg_sc_forces(c, fn)) || (in && hg_sc_initial(c, in)) || (mn && hg_sc_modes(c, mn)) ||
+      (cn && hg_sc_capture(c, cn)) || hg_sc_run(c, root) || hg_sc_docks(c, en))
+    return -1;
+  return en ? hg_sc_events(c, en) : 0;
+}
+
+/* ---- load ---- */
+
+/* an empty scene with the defaults */
+static hg_scene *scene_new(const char *path) {
+  hg_scene *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->path = hg_ydoc_strdup(path);
+  s->builder = hg_builder_new();
+  s->gravity[2] = -9.81;
+  hg_integ_default_options(&s->integ, HG_INTEG_CVODE_ADAMS);
+  s->t_start = 0;
+  s->t_end = 10;
+  s->output.dt = 0.01;
+  s->output.plots = 1;
+  if (s->path && s->builder) return s;
+  hg_scene_free(s);
+  return NULL;
+}
+
+/* the folder of a path with its trailing '/', or "" */
+static char *folder_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+  char *dir = malloc(n + 1);
+  if (!dir) return NULL;
+  memcpy(dir, path, n);
+  dir[n] = 0;
+  return dir;
+}
+
+/* what the reader kept besides the scene */
+static void context_free(hg_sctx *c) {
+  hg_model_free(c->m);
+  for (int k = 0; k < c->ndock; k++) free(c->dock[k]);
+  free(c->dock);
+  free(c->body);
+  free(c->ref);
+  free(c->dir);
+  hg_ydoc_free(&c->doc);
+}
+
+hg_scene *hg_scene_load(const char *path, hg_error *err) {
+  hg_sctx c;
+  int rc;
+  memset(&c, 0, sizeof c);
+  c.s = scene_new(path);
+  c.dir = folder_of(path);
+  if (!c.s || !c.dir) {
+    if (err) snprintf(err->msg, sizeof err->msg, "%s: out of memory", path);
+    hg_scene_free(c.s);
+    free(c.dir);
+    return NULL;
+  }
+  rc = hg_ydoc_load(&c.doc, path, err);
+  if (rc == 0) rc = read_scene(&c);
+  context_free(&c);
+  if (rc == 0) return c.s;
+  hg_scene_free(c.s);
+  return NULL;
+}
+
+/* ---- free ---- */
+
+/* the strings and arrays of one force element */
+static void force_free(hg_force_spec *f) {
+  free(f->name);
+  free(f->joint);
+  free(f->rest);
+  free(f->marker_a);
+  free(f->marker_b);
+  free(f->body);
+  free(f->marker);
+}
+
+/* the strings and arrays of one event and its actions */
+static void event_free(hg_event_spec *e) {
+  for (int k = 0; k < e->naction; k++) {
+    hg_action *a = &e->action[k];
+    free(a->joint);
+    hg_sc_free_mode(&a->mode);
+    free(a->force);
+    free(a->body);
+    free(a->marker_a);
+    free(a->marker_b);
+  }
+  free(e->action);
+  free(e->name);
+  free(e->marker_a);
+  free(e->marker_b);
+  free(e->joint);
+  free(e->body);
+}
+
+/* markers, initial state, captures and output pairs */
+static void small_parts_free(hg_scene *s) {
+  for (int k = 0; k < s->nmarker; k++) {
+    free(s->marker[k].name);
+    free(s->marker[k].body);
+    free(s->marker[k].port);
+  }
+  for (int k = 0; k < s->njinit; k++) free(s->jinit[k].joint);
+  for (int k = 0; k < s->nbinit; k++) free(s->binit[k].body);
+  for (int k = 0; k < s->ncapture; k++) {
+    free(s->capture[k].marker_a);
+    free(s->capture[k].marker_b);
+    free(s->capture[k].joint);
+  }
+  for (int k = 0; k < s->output.npair; k++) {
+    free(s->output.pair[k].body_a);
+    free(s->output.pair[k].body_b);
+  }
+  free(s->marker);
+  free(s->jinit);
+  free(s->binit);
+  free(s->capture);
+  free(s->output.pair);
+}
+
+void hg_scene_free(hg_scene *s) {
+  if (!s) return;
+  small_parts_free(s);
+  for (int k = 0; k < s->nforce; k++) force_free(&s->force[k]);
+  for (int k = 0; k < s->nmode; k++) hg_sc_free_mode(&s->mode[k]);
+  for (int k = 0; k < s->nevent; k++) event_free(&s->event[k]);
+  free(s->force);
+  free(s->mode);
+  free(s->event);
+  hg_builder_free(s->builder);
+  free(s->title);
+  free(s->description);
+  free(s->path);
+  free(s);
+}
+
+/* ---- lookups ---- */
+
+const hg_marker *hg_scene_marker(const hg_scene *s, const char *name) {
+  for (int k = 0; k < s->nmarker; k++)
+    if (s->marker[k].name && strcmp(s->marker[k].name, name) == 0) return &s->marker[k];
+  return NULL;
+}
+
+const hg_force_spec *hg_scene_force(const hg_scene *s, const char *name) {
+  for (int k = 0; k < s->nforce; k++)
+    if (s->force[k].name && strcmp(s->force[k].name, name) == 0) return &s->force[k];
+  return NULL;
+}

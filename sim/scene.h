@@ -1,0 +1,232 @@
+/* scene.h: a simulation scene as read from a YAML file (docs/scene-format.md).
+ *
+ * A scene is a forest of named bodies under the world (hg_builder specs, display geometry),
+ * markers (named frames on bodies), force elements, the initial state, joint modes and prescribed
+ * profiles, a timeline of events, integrator settings and outputs. Everything refers to bodies,
+ * joints, markers and force elements by name, so a scene survives topology changes: the running
+ * simulation (sim.h) resolves names against whichever model is current.
+ *
+ * Units are SI; every pose is in the frame its field names (conventions.md). */
+#ifndef HINGE_SCENE_H
+#define HINGE_SCENE_H
+
+#include "hinge.h"
+#include "integrator.h"
+
+/* where a value came from, for messages: file:line:column (1-based) */
+typedef struct hg_src {
+  const char *file; /* the scene's path (owned by the scene) */
+  int line, column;
+} hg_src;
+
+/* ---- markers ---- */
+
+/* a named frame fixed on a body: a docking port, a spring attachment, a sensor */
+typedef struct hg_marker {
+  char *name;
+  char *body;
+  hg_se3 pose; /* marker frame in the body frame */
+  /* docking port: ports with the same non-empty 'port' type may be captured together */
+  char *port;
+  hg_src src;
+} hg_marker;
+
+/* ---- force elements ---- */
+
+typedef enum hg_force_type {
+  HG_FORCE_CENTRAL_GRAVITY = 0, /* point-mass planet: f = -mu m r / |r|^3 at each body's com */
+  HG_FORCE_JOINT_SPRING,        /* tau = -k (q (-) rest) - c v on every DoF of one joint */
+  HG_FORCE_SPRING,              /* spring-damper between two markers, optionally compression only */
+  HG_FORCE_DRAG,                /* exponential-atmosphere drag on one body at a centre of pressure */
+  HG_FORCE_THRUST,              /* constant or scheduled force and torque on one body (body frame) */
+  HG_FORCE_PARACHUTE            /* drag element attached at a marker, pulling along the flow */
+} hg_force_type;
+
+/* exponential atmosphere rho(h) = rho0 exp(-h / scale_height), h = altitude above the planet
+ * (|r - centre| - radius) or, without a planet (radius 0), the world z coordinate */
+typedef struct hg_atmosphere {
+  double rho0;         /* kg/m^3 at h = 0 */
+  double scale_height; /* m */
+  double centre[3];    /* planet centre, world frame */
+  double radius;       /* planet radius; 0 means a flat world, h = z */
+} hg_atmosphere;
+
+typedef struct hg_force_spec {
+  char *name;           /* unique among force elements */
+  hg_force_type type;
+  int enabled;          /* at the start (events may toggle it) */
+  hg_src src;
+
+  /* central gravity */
+  double mu;            /* m^3/s^2 */
+  double centre[3];     /* world frame */
+
+  /* joint spring: on joint 'joint' */
+  char *joint;
+  double stiffness;     /* N/m or N m/rad, every DoF */
+  double damping;       /* N s/m or N m s/rad */
+  double *rest;         /* nq of the joint (NULL: neutral) */
+  int nrest;
+
+  /* marker spring: between markers a and b; force k (L - L0) + c Ldot along the line */
+  char *marker_a, *marker_b;
+  double free_length;   /* L0, m */
+  int compression_only; /* 1: pushes only while L < L0 (a separation spring) */
+
+  /* drag and parachute */
+  char *body;           /* drag: the body */
+  char *marker;         /* parachute: the attachment marker */
+  double cd_area;       /* Cd A, m^2 */
+  double cop[3];        /* drag: centre of pressure in the body frame */
+  hg_atmosphere atm;
+
+  /* thrust: body frame force and torque about the body origin, on during [t_on, t_off) */
+  double force[3], torque[3];
+  double t_on, t_off;   /* defaults 0 and +inf */
+} hg_force_spec;
+
+/* ---- initial state ---- */
+
+/* (the typedef is not hg_joint_init, which joint.h already names as a function) */
+typedef struct hg_joint_init {
+  char *joint;
+  double q[HG_JOINT_MAXNQ];
+  double v[HG_JOINT_MAXNV];
+  int has_q, has_v;
+  hg_src src;
+} hg_joint_init_spec;
+
+/* a free-floating body given by its world pose and twist (its joint must be free) */
+typedef struct hg_body_init {
+  char *body;
+  hg_se3 pose;         /* world frame */
+  double twist[6];     /* (w, v) of the body frame origin, world axes */
+  hg_src src;
+} hg_body_init;
+
+/* ---- joint modes and profiles ---- */
+
+typedef struct hg_profile_spec {
+  hg_profile_kind kind;
+  double target[HG_JOINT_MAXNQ]; /* move */
+  double duration;               /* move */
+  double velocity[HG_JOINT_MAXNV];/* velocity */
+  double amplitude[HG_JOINT_MAXNV], omega, phase; /* sinusoid */
+  int nsamples;                  /* spline */
+  double *times, *samples;       /* spline: n, n x nq */
+} hg_profile_spec;
+
+typedef struct hg_mode_spec {
+  char *joint;
+  hg_mode mode;
+  int has_profile;      /* prescribed: a profile starting when the mode is set */
+  hg_profile_spec profile;
+  hg_src src;
+} hg_mode_spec;
+
+/* ---- events ---- */
+
+typedef enum hg_trigger_type {
+  HG_TRIGGER_TIME = 0,   /* at time t */
+  HG_TRIGGER_DISTANCE,   /* distance between two markers crosses value */
+  HG_TRIGGER_JOINT_Q,    /* coordinate 'dof' of a joint crosses value */
+  HG_TRIGGER_JOINT_LOAD, /* force on DoF 'dof' of a prescribed joint crosses value */
+  HG_TRIGGER_ALTITUDE,   /* altitude of a body's origin (atmosphere convention) crosses value */
+  HG_TRIGGER_SPEED       /* speed of a body's origin crosses value */
+} hg_trigger_type;
+
+typedef enum hg_action_type {
+  HG_ACTION_SET_MODE = 0, /* mode (free, prescribed with a profile, locked) of a joint */
+  HG_ACTION_ENABLE_FORCE, /* turn a force element on */
+  HG_ACTION_DISABLE_FORCE,/* turn a force element off */
+  HG_ACTION_IMPULSE,      /* a linear and angular impulse on a body at a marker (world axes) */
+  HG_ACTION_DETACH,       /* a body's subtree leaves on a free joint to the world */
+  HG_ACTION_ATTACH,       /* dock: marker b's body joins marker a's body by a locked free joint */
+  HG_ACTION_UNDOCK,       /* release a docking joint: free (stays in the tree) or detach */
+  HG_ACTION_REMOVE        /* remove a body and its subtree */
+} hg_action_type;
+
+typedef struct hg_action {
+  hg_action_type type;
+  char *joint;          /* set_mode, undock; attach: the name of the new docking joint */
+  hg_mode_spec mode;    /* set_mode */
+  char *force;          /* enable/disable */
+  char *body;           /* detach, remove, impulse */
+  char *marker_a, *marker_b; /* attach (a: the body that stays parent), impulse point (a) */
+  double linear[3], angular[3]; /* impulse, world axes, N s and N m s */
+  int detach;           /* undock: 1 detaches the subtree, 0 leaves the joint free */
+  hg_src src;
+} hg_action;
+
+typedef struct hg_event_spec {
+  char *name;
+  hg_trigger_type trigger;
+  double time;           /* time trigger */
+  char *marker_a, *marker_b; /* distance */
+  char *joint;           /* joint_q, joint_load */
+  int dof;
+  char *body;            /* altitude, speed */
+  double value;          /* threshold of a condition */
+  int direction;         /* +1 rising, -1 falling, 0 either */
+  int once;              /* fire at most once (default 1) */
+  int naction;
+  hg_action *action;
+  hg_src src;
+} hg_event_spec;
+
+/* automatic docking capture between two docking-port markers */
+typedef struct hg_capture_spec {
+  char *marker_a, *marker_b;
+  double position_tol; /* m: distance between the port origins */
+  double angle_tol;    /* rad: angle between the port frames */
+  double speed_tol;    /* m/s: relative speed of the port origins */
+  char *joint;         /* name of the docking joint a capture creates (default dock_A_B) */
+  hg_src src;
+} hg_capture_spec;
+
+/* ---- outputs ---- */
+
+typedef struct hg_pair_spec {
+  char *body_a, *body_b; /* separation distance and relative speed of two bodies' origins */
+} hg_pair_spec;
+
+typedef struct hg_output_spec {
+  double dt;            /* trajectory sampling interval, s (default 0.01) */
+  int npair;
+  hg_pair_spec *pair;   /* plotted separations */
+  int plots;            /* write PNG plots (default 1) */
+} hg_output_spec;
+
+/* ---- the scene ---- */
+
+typedef struct hg_scene {
+  char *path;           /* the file it was read from */
+  char *title, *description;
+  hg_builder *builder;  /* bodies, joints, inertias, limits, geometry */
+  double gravity[3];    /* uniform gravity, default (0, 0, -9.81) */
+  int has_atmosphere;   /* a top-level atmosphere was given (it also defines altitude) */
+  hg_atmosphere atmosphere;
+
+  int nmarker;   hg_marker *marker;
+  int nforce;    hg_force_spec *force;
+  int njinit;    hg_joint_init_spec *jinit;
+  int nbinit;    hg_body_init *binit;
+  int nmode;     hg_mode_spec *mode;
+  int nevent;    hg_event_spec *event;
+  int ncapture;  hg_capture_spec *capture;
+
+  hg_integ_options integ;
+  double t_start, t_end;
+  hg_output_spec output;
+} hg_scene;
+
+/* Reads a scene. NULL on error with err->msg = "file:line:column: what was expected". Unknown
+ * keys are errors with a did-you-mean suggestion. URDF subtrees are read through hg_urdf_add. */
+hg_scene *hg_scene_load(const char *path, hg_error *err);
+void hg_scene_free(hg_scene *s);
+
+/* lookups by name; NULL when absent */
+const hg_marker *hg_scene_marker(const hg_scene *s, const char *name);
+const hg_force_spec *hg_scene_force(const hg_scene *s, const char *name);
+
+#endif

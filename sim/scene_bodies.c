@@ -1,0 +1,330 @@
+/* scene_bodies.c: the scene's bodies, joints, markers and URDF includes, and the model check. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_internal.h"
+#include "urdf.h"
+
+/* ---- joints ---- */
+
+/* the keys of a joint mapping and of its limits */
+static const char *const joint_keys[] = {"type", "name", "axis",    "axis2",  "pitch", "pos",
+                                         "quat", "rpy",  "rpy_deg", "limits", NULL};
+static const char *const limit_keys[] = {"lower", "upper", "effort", "velocity", NULL};
+
+/* 1 when a joint key has a meaning for the type */
+static int joint_key_applies(const char *key, hg_joint_type t) {
+  if (strcmp(key, "axis") == 0)
+    return t != HG_JOINT_FIXED && t != HG_JOINT_SPHERICAL && t != HG_JOINT_FREE;
+  if (strcmp(key, "axis2") == 0) return t == HG_JOINT_UNIVERSAL || t == HG_JOINT_PLANAR;
+  if (strcmp(key, "pitch") == 0) return t == HG_JOINT_HELICAL;
+  if (strcmp(key, "limits") == 0) return hg_joint_nv(t) == 1;
+  return 1;
+}
+
+/* the joint type of a name node, with a did-you-mean among the type names */
+static int joint_type(hg_sctx *c, const hg_ynode *n, hg_joint_type *t) {
+  const char *names[HG_JOINT_NTYPES];
+  int k;
+  for (k = 0; k < HG_JOINT_NTYPES; k++) names[k] = hg_joint_type_name((hg_joint_type)k);
+  if (hg_ydoc_choice(&c->doc, n, "joint type", names, HG_JOINT_NTYPES, &k)) return -1;
+  *t = (hg_joint_type)k;
+  return 0;
+}
+
+/* limits: {lower, upper} together, effort and velocity each >= 0 */
+static int joint_limits(hg_sctx *c, const hg_ynode *n, hg_joint_limits *L) {
+  const hg_ynode *lo, *up;
+  if (hg_ydoc_check_keys(&c->doc, n, "joint limits", limit_keys)) return -1;
+  lo = hg_ydoc_get(&c->doc, n, "lower");
+  up = hg_ydoc_get(&c->doc, n, "upper");
+  if ((lo != NULL) != (up != NULL))
+    return hg_ydoc_fail(&c->doc, n, "joint limits need both 'lower' and 'upper' (or neither)");
+  if (hg_yget_number(&c->doc, n, "lower", &L->lower) ||
+      hg_yget_number(&c->doc, n, "upper", &L->upper))
+    return -1;
+  if (lo && L->lower > L->upper)
+    return hg_ydoc_fail(&c->doc, up, "joint limits: 'upper' (%g) is below 'lower' (%g)", L->upper,
+                        L->lower);
+  L->has_position = lo != NULL;
+  L->has_effort = hg_ydoc_get(&c->doc, n, "effort") != NULL;
+  L->has_velocity = hg_ydoc_get(&c->doc, n, "velocity") != NULL;
+  if (hg_sc_nonneg(c, n, "effort", &L->effort) || hg_sc_nonneg(c, n, "velocity", &L->velocity))
+    return -1;
+  return 0;
+}
+
+/* every key of a joint mapping has a meaning for its type */
+static int joint_keys_apply(hg_sctx *c, const hg_ynode *n, hg_joint_type t) {
+  for (int k = 0; k < hg_ydoc_len(n); k++) {
+    const hg_ynode *key = hg_ydoc_pair_key(&c->doc, n, k);
+    if (!joint_key_applies(hg_ydoc_text(key), t))
+      return hg_ydoc_fail(&c->doc, key, "'%s' does not apply to a %s joint", hg_ydoc_text(key),
+                          hg_joint_type_name(t));
+  }
+  return 0;
+}
+
+/* axes, pitch and hg_joint_init */
+static int joint_axes(hg_sctx *c, const hg_ynode *n, hg_joint_type t, const char *body,
+                      hg_joint *j) {
+  double axis[3] = {0, 0, 1}, axis2[3], pitch = 0;
+  const char *why = NULL;
+  const hg_ynode *a2 = hg_ydoc_get(&c->doc, n, "axis2"), *a = hg_ydoc_get(&c->doc, n, "axis");
+  const hg_ynode *where;
+  if (hg_yget_vec(&c->doc, n, "axis", 3, axis) || hg_yget_vec(&c->doc, n, "axis2", 3, axis2) ||
+      hg_yget_number(&c->doc, n, "pitch", &pitch))
+    return -1;
+  if (hg_joint_init(j, t, axis, a2 ? axis2 : NULL, pitch, &why) == 0) return 0;
+  where = a ? a : n;
+  if (a2 && t == HG_JOINT_UNIVERSAL && !strstr(why, "axis is zero")) where = a2;
+  return hg_ydoc_fail(&c->doc, where, "joint of body '%s': %s", body, why);
+}
+
+/* the joint of a body: a type name alone, or a mapping */
+static int body_joint(hg_sctx *c, const hg_ynode *n, const char *body, hg_body_spec *spec) {
+  char what[160];
+  hg_joint_type t;
+  const hg_ynode *type;
+  snprintf(what, sizeof what, "joint of body '%s'", body);
+  if (hg_ydoc_is_scalar(n)) {
+    if (joint_type(c, n, &t)) return -1;
+    return joint_axes(c, n, t, body, &spec->joint);
+  }
+  if (hg_ydoc_check_keys(&c->doc, n, what, joint_keys) ||
+      !(type = hg_sc_required(c, n, "type", what)) || joint_type(c, type, &t) ||
+      joint_keys_apply(c, n, t) || joint_axes(c, n, t, body, &spec->joint) ||
+      hg_yget_name(&c->doc, n, "name", &spec->joint_name) || hg_sc_pose(c, n, &spec->offset))
+    return -1;
+  if (hg_ydoc_get(&c->doc, n, "limits"))
+    return joint_limits(c, hg_ydoc_get(&c->doc, n, "limits"), &spec->limits);
+  return 0;
+}
+
+/* ---- markers ---- */
+
+/* the keys of a top-level marker and of a marker under a body */
+static const char *const marker_keys[] = {"name", "body",    "pos",  "quat",
+                                          "rpy",  "rpy_deg", "port", NULL};
+static const char *const body_marker_keys[] = {"name",    "pos",  "quat", "rpy",
+                                               "rpy_deg", "port", NULL};
+
+/* appends a zeroed marker to the scene */
+static hg_marker *new_marker(hg_sctx *c, const hg_ynode *n) {
+  hg_marker *grown = realloc(c->s->marker, ((size_t)c->s->nmarker + 1) * sizeof *grown);
+  if (!grown) {
+    hg_ydoc_fail(&c->doc, n, "out of memory");
+    return NULL;
+  }
+  c->s->marker = grown;
+  memset(&grown[c->s->nmarker], 0, sizeof *grown);
+  return &grown[c->s->nmarker++];
+}
+
+/* the marker's name, unique among markers */
+static int marker_name(hg_sctx *c, const hg_ynode *n, const char **name) {
+  const hg_ynode *node = hg_sc_required(c, n, "name", "marker");
+  const hg_marker *first;
+  if (!node || hg_ydoc_name(&c->doc, node, "'name'", name)) return -1;
+  first = hg_scene_marker(c->s, *name);
+  if (first)
+    return hg_ydoc_fail(&c->doc, node, "duplicate marker name '%s' (first at line %d)", *name,
+                        first->src.line);
+  return 0;
+}
+
+/* one marker; body is its body when given by the enclosing body, else NULL (a 'body' key) */
+static int marker(hg_sctx *c, const hg_ynode *n, const char *body) {
+  const char *name, *port = NULL;
+  hg_marker *mk;
+  if (hg_ydoc_check_keys(&c->doc, n, "marker", body ? body_marker_keys : marker_keys) ||
+      marker_name(c, n, &name))
+    return -1;
+  if (!body) {
+    const hg_ynode *b = hg_sc_required(c, n, "body", "marker");
+    if (!b || hg_sc_body_ref(c, b, "'body'", &body, NULL)) return -1;
+  }
+  if (hg_yget_name(&c->doc, n, "port", &port) || !(mk = new_marker(c, n))) return -1;
+  mk->src = hg_sc_src(c, n);
+  if (hg_sc_strdup(c, n, name, &mk->name) || hg_sc_strdup(c, n, body, &mk->body) ||
+      hg_sc_strdup(c, n, port, &mk->port))
+    return -1;
+  return hg_sc_pose(c, n, &mk->pose);
+}
+
+int hg_sc_markers(hg_sctx *c, const hg_ynode *list, const char *body) {
+  if (hg_ydoc_expect_seq(&c->doc, list, "'markers'")) return -1;
+  for (int k = 0; k < hg_ydoc_len(list); k++)
+    if (marker(c, hg_ydoc_item(&c->doc, list, k), body)) return -1;
+  return 0;
+}
+
+/* ---- bodies ---- */
+
+/* the keys of a body */
+static const char *const body_keys[] = {"name",     "parent",  "joint", "inertia",
+                                        "geometry", "markers", NULL};
+
+/* the body's name: not the world's, not taken by an earlier body of the scene */
+static int body_name(hg_sctx *c, const hg_ynode *n, hg_sc_body *rec) {
+  const hg_ynode *node = hg_sc_required(c, n, "name", "body");
+  if (!node || hg_ydoc_name(&c->doc, node, "'name'", &rec->name)) return -1;
+  rec->name_node = node;
+  if (strcmp(rec->name, "world") == 0)
+    return hg_ydoc_fail(&c->doc, node, "'world' is the ground body; give the body another name");
+  for (hg_sc_body *b = c->body; b < rec; b++)
+    if (strcmp(b->name, rec->name) == 0) {
+      int line, col;
+      hg_ydoc_where(b->name_node, &line, &col);
+      return hg_ydoc_fail(&c->doc, node, "duplicate body name '%s' (first at line %d)", rec->name,
+                          line);
+    }
+  return 0;
+}
+
+/* the parent: world by default; other names are checked once every body is known */
+static int body_parent(hg_sctx *c, const hg_ynode *n, hg_body_spec *spec) {
+  const hg_ynode *p = hg_ydoc_get(&c->doc, n, "parent");
+  if (!p) return 0;
+  if (hg_ydoc_name(&c->doc, p, "'parent'", &spec->parent)) return -1;
+  if (strcmp(spec->parent, "world") == 0) return 0;
+  c->ref[c->nref++] = (hg_sc_ref){spec->parent, p};
+  return 0;
+}
+
+/* one body: its spec goes to the builder, then its geometry and markers */
+static int body(hg_sctx *c, const hg_ynode *n, hg_sc_body *rec) {
+  hg_body_spec spec;
+  hg_error e;
+  const hg_ynode *jn, *in, *gn, *mn;
+  const char *why;
+  memset(&spec, 0, sizeof spec);
+  hg_se3_identity(&spec.offset);
+  hg_se3_identity(&spec.post);
+  hg_joint_init(&spec.joint, HG_JOINT_FIXED, NULL, NULL, 0, &why);
+  if (hg_ydoc_check_keys(&c->doc, n, "body", body_keys) || body_name(c, n, rec) ||
+      body_parent(c, n, &spec))
+    return -1;
+  spec.name = rec->name;
+  jn = hg_ydoc_get(&c->doc, n, "joint");
+  in = hg_ydoc_get(&c->doc, n, "inertia");
+  if ((jn && body_joint(c, jn, rec->name, &spec)) ||
+      (in && hg_sc_inertia(c, in, rec->name, &spec.inertia)))
+    return -1;
+  rec->joint = spec.joint_name ? spec.joint_name : rec->name;
+  rec->joint_node =
+      jn && hg_ydoc_get(&c->doc, jn, "name") ? hg_ydoc_get(&c->doc, jn, "name") : rec->name_node;
+  if (hg_builder_add_body(c->s->builder, &spec, &e)) return hg_ydoc_fail(&c->doc, n, "%s", e.msg);
+  gn = hg_ydoc_get(&c->doc, n, "geometry");
+  mn = hg_ydoc_get(&c->doc, n, "markers");
+  if ((gn && hg_sc_geometry(c, gn, rec->name)) || (mn && hg_sc_markers(c, mn, rec->name)))
+    return -1;
+  return 0;
+}
+
+/* room for the parent references of the bodies and the URDF includes */
+static int reserve_refs(hg_sctx *c, const hg_ynode *list, int n) {
+  hg_sc_ref *grown = realloc(c->ref, ((size_t)c->nref + (size_t)n + 1) * sizeof *grown);
+  if (!grown) return hg_ydoc_fail(&c->doc, list, "out of memory");
+  c->ref = grown;
+  return 0;
+}
+
+int hg_sc_bodies(hg_sctx *c, const hg_ynode *list) {
+  int n = hg_ydoc_len(list);
+  if (hg_ydoc_expect_seq(&c->doc, list, "'bodies'") || reserve_refs(c, list, n) ||
+      hg_sc_alloc(c, list, n, sizeof *c->body, (void **)&c->body))
+    return -1;
+  for (int k = 0; k < n; k++) {
+    c->nbody = k + 1;
+    if (body(c, hg_ydoc_item(&c->doc, list, k), &c->body[k])) return -1;
+  }
+  return 0;
+}
+
+/* ---- URDF includes ---- */
+
+/* the keys of an include */
+static const char *const urdf_keys[] = {"file",    "parent", "pos",      "quat", "rpy",
+                                        "rpy_deg", "prefix", "floating", NULL};
+
+/* one include: the robot's root hangs from parent at the pose */
+static int urdf_include(hg_sctx *c, const hg_ynode *n) {
+  const char *file, *parent = NULL, *prefix = NULL;
+  const hg_ynode *fn, *pn;
+  int floating = 0, rc;
+  hg_se3 pose;
+  hg_error e;
+  char *path;
+  if (hg_ydoc_check_keys(&c->doc, n, "urdf include", urdf_keys) ||
+      !(fn = hg_sc_required(c, n, "file", "urdf include")) ||
+      hg_ydoc_name(&c->doc, fn, "'file'", &file) || hg_yget_name(&c->doc, n, "parent", &parent) ||
+      hg_yget_name(&c->doc, n, "prefix", &prefix) ||
+      hg_yget_bool(&c->doc, n, "floating", &floating) || hg_sc_pose(c, n, &pose))
+    return -1;
+  pn = hg_ydoc_get(&c->doc, n, "parent");
+  if (parent && strcmp(parent, "world") != 0) c->ref[c->nref++] = (hg_sc_ref){parent, pn};
+  if (!(path = hg_sc_resolve(c, fn, file))) return -1;
+  rc = hg_urdf_add(c->s->builder, path, parent, &pose, prefix, floating, NULL, &e);
+  free(path);
+  return rc ? hg_ydoc_fail(&c->doc, fn, "in URDF include: %s", e.msg) : 0;
+}
+
+int hg_sc_urdf(hg_sctx *c, const hg_ynode *list) {
+  if (hg_ydoc_expect_seq(&c->doc, list, "'urdf'") || reserve_refs(c, list, hg_ydoc_len(list)))
+    return -1;
+  for (int k = 0; k < hg_ydoc_len(list); k++)
+    if (urdf_include(c, hg_ydoc_item(&c->doc, list, k))) return -1;
+  return 0;
+}
+
+/* ---- the model check ---- */
+
+/* every parent named by a body or an include is a body of the builder */
+static int check_parents(hg_sctx *c) {
+  for (int k = 0; k < c->nref; k++) {
+    if (hg_builder_body(c->s->builder, c->ref[k].name)) continue;
+    const char **names = malloc(((size_t)c->nbody + 1) * sizeof *names);
+    for (int i = 0; names && i < c->nbody; i++) names[i] = c->body[i].name;
+    hg_sc_unknown(c, c->ref[k].node, "parent body", c->ref[k].name, names, names ? c->nbody : 0);
+    free(names);
+    return -1;
+  }
+  return 0;
+}
+
+/* joint names of the scene's bodies are unique among themselves */
+static int check_joint_names(hg_sctx *c) {
+  for (int i = 0; i < c->nbody; i++)
+    for (int k = 0; k < i; k++)
+      if (strcmp(c->body[i].joint, c->body[k].joint) == 0)
+        return hg_ydoc_fail(&c->doc, c->body[i].joint_node,
+                            "duplicate joint name '%s' (bodies '%s' and '%s')", c->body[i].joint,
+                            c->body[k].name, c->body[i].name);
+  return 0;
+}
+
+/* the scene body a compiler message is about (its name or joint name quoted in it), or NULL */
+static const hg_ynode *blame(const hg_sctx *c, const char *msg) {
+  char q[160];
+  for (int k = 0; k < c->nbody; k++) {
+    snprintf(q, sizeof q, "'%s'", c->body[k].joint);
+    if (strstr(msg, q)) return c->body[k].joint_node;
+    snprintf(q, sizeof q, "'%s'", c->body[k].name);
+    if (strstr(msg, q)) return c->body[k].name_node;
+  }
+  return NULL;
+}
+
+int hg_sc_compile(hg_sctx *c, const hg_ynode *root) {
+  hg_error e;
+  const hg_ynode *where;
+  if (check_parents(c) || check_joint_names(c)) return -1;
+  c->m = hg_builder_compile(c->s->builder, &e);
+  if (c->m) return 0;
+  where = blame(c, e.msg);
+  if (!where) where = hg_ydoc_key(&c->doc, root, "bodies");
+  if (!where) where = hg_ydoc_key(&c->doc, root, "urdf");
+  return hg_ydoc_fail(&c->doc, where, "%s", e.msg);
+}

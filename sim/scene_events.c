@@ -1,0 +1,403 @@
+/* scene_events.c: docking captures and the timeline of events (triggers and actions). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_internal.h"
+
+/* ---- docking joints ---- */
+
+/* "dock_A_B", malloc'd */
+static char *dock_name(const char *a, const char *b) {
+  size_t n = strlen(a) + strlen(b) + 7;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "dock_%s_%s", a, b);
+  return s;
+}
+
+/* adds a docking joint name (owned) unless it is known; -1 when out of memory */
+static int add_dock(hg_sctx *c, char *name) {
+  char **grown;
+  if (!name) return -1;
+  for (int k = 0; k < c->ndock; k++)
+    if (strcmp(c->dock[k], name) == 0) {
+      free(name);
+      return 0;
+    }
+  grown = realloc(c->dock, ((size_t)c->ndock + 1) * sizeof *grown);
+  if (!grown) {
+    free(name);
+    return -1;
+  }
+  c->dock = grown;
+  c->dock[c->ndock++] = name;
+  return 0;
+}
+
+/* the joint an attach mapping names, or dock_A_B from its markers; NULL when it names neither */
+static char *attach_dock(hg_sctx *c, const hg_ynode *n) {
+  const char *j = hg_ydoc_text(hg_ydoc_get(&c->doc, n, "joint"));
+  const char *a = hg_ydoc_text(hg_ydoc_get(&c->doc, n, "parent_marker"));
+  const char *b = hg_ydoc_text(hg_ydoc_get(&c->doc, n, "child_marker"));
+  if (j) return hg_ydoc_strdup(j);
+  return a && b ? dock_name(a, b) : NULL;
+}
+
+/* the attach actions of one event's 'do' list (read in full later) */
+static int docks_of_event(hg_sctx *c, const hg_ynode *ev) {
+  const hg_ynode *list = hg_ydoc_is_map(ev) ? hg_ydoc_get(&c->doc, ev, "do") : NULL;
+  for (int k = 0; hg_ydoc_is_seq(list) && k < hg_ydoc_len(list); k++) {
+    const hg_ynode *at = hg_ydoc_get(&c->doc, hg_ydoc_item(&c->doc, list, k), "attach");
+    char *name = hg_ydoc_is_map(at) ? attach_dock(c, at) : NULL;
+    if (name && add_dock(c, name)) return hg_ydoc_fail(&c->doc, at, "out of memory");
+  }
+  return 0;
+}
+
+int hg_sc_docks(hg_sctx *c, const hg_ynode *events) {
+  for (int k = 0; k < c->s->ncapture; k++)
+    if (add_dock(c, hg_ydoc_strdup(c->s->capture[k].joint)))
+      return hg_ydoc_fail(&c->doc, events, "out of memory");
+  for (int k = 0; hg_ydoc_is_seq(events) && k < hg_ydoc_len(events); k++)
+    if (docks_of_event(c, hg_ydoc_item(&c->doc, events, k))) return -1;
+  return 0;
+}
+
+/* the name of a new docking joint: given or dock_A_B, and not a joint of the model */
+static int dock_joint(hg_sctx *c, const hg_ynode *n, const char *a, const char *b, char **out) {
+  const hg_ynode *jn = hg_ydoc_get(&c->doc, n, "joint");
+  const char *given = NULL;
+  if (hg_yget_name(&c->doc, n, "joint", &given)) return -1;
+  *out = given ? hg_ydoc_strdup(given) : dock_name(a, b);
+  if (!*out) return hg_ydoc_fail(&c->doc, n, "out of memory");
+  if (hg_model_joint(c->m, *out) >= 0)
+    return hg_ydoc_fail(&c->doc, jn ? jn : n,
+                        "the docking joint's name '%s' is taken by a joint of the model%s", *out,
+                        jn ? "" : "; name it with 'joint'");
+  return 0;
+}
+
+/* two markers on different bodies (for a capture, ports of one type) */
+static int marker_pair(hg_sctx *c, const hg_ynode *na, const hg_ynode *nb, int ports,
+                       const hg_marker **a, const hg_marker **b) {
+  if (hg_sc_marker_ref(c, na, "a marker", a) || hg_sc_marker_ref(c, nb, "a marker", b)) return -1;
+  if (strcmp((*a)->body, (*b)->body) == 0)
+    return hg_ydoc_fail(&c->doc, nb, "markers '%s' and '%s' are both on body '%s'", (*a)->name,
+                        (*b)->name, (*a)->body);
+  if (!ports) return 0;
+  if (!(*a)->port || !(*b)->port || strcmp((*a)->port, (*b)->port) != 0)
+    return hg_ydoc_fail(
+        &c->doc, nb, "markers '%s' and '%s' are not docking ports of one type (port '%s' and '%s')",
+        (*a)->name, (*b)->name, (*a)->port ? (*a)->port : "", (*b)->port ? (*b)->port : "");
+  return 0;
+}
+
+/* ---- captures ---- */
+
+/* the keys of a capture */
+static const char *const capture_keys[] = {"ports",     "position_tol", "angle_tol",
+                                           "speed_tol", "joint",        NULL};
+
+/* one capture: two ports of one type, tolerances, the joint it creates */
+static int capture(hg_sctx *c, const hg_ynode *n, hg_capture_spec *cap) {
+  const hg_ynode *pn;
+  const hg_marker *a, *b;
+  cap->position_tol = 0.01;
+  cap->angle_tol = 0.05;
+  cap->speed_tol = 0.1;
+  cap->src = hg_sc_src(c, n);
+  if (hg_ydoc_check_keys(&c->doc, n, "capture", capture_keys) ||
+      !(pn = hg_sc_required(c, n, "ports", "capture")) ||
+      hg_ydoc_expect_seq(&c->doc, pn, "'ports' (two docking-port markers)"))
+    return -1;
+  if (hg_ydoc_len(pn) != 2)
+    return hg_ydoc_fail(&c->doc, pn, "expected two markers for 'ports', got %d", hg_ydoc_len(pn));
+  if (marker_pair(c, hg_ydoc_item(&c->doc, pn, 0), hg_ydoc_item(&c->doc, pn, 1), 1, &a, &b) ||
+      hg_sc_strdup(c, pn, a->name, &cap->marker_a) ||
+      hg_sc_strdup(c, pn, b->name, &cap->marker_b) ||
+      dock_joint(c, n, a->name, b->name, &cap->joint))
+    return -1;
+  if (hg_sc_positive(c, n, "position_tol", &cap->position_tol) ||
+      hg_sc_positive(c, n, "angle_tol", &cap->angle_tol) ||
+      hg_sc_positive(c, n, "speed_tol", &cap->speed_tol))
+    return -1;
+  return 0;
+}
+
+int hg_sc_capture(hg_sctx *c, const hg_ynode *list) {
+  int n = hg_ydoc_len(list);
+  if (hg_ydoc_expect_seq(&c->doc, list, "'capture'") ||
+      hg_sc_alloc(c, list, n, sizeof *c->s->capture, (void **)&c->s->capture))
+    return -1;
+  for (int k = 0; k < n; k++) {
+    c->s->ncapture = k + 1;
+    if (capture(c, hg_ydoc_item(&c->doc, list, k), &c->s->capture[k])) return -1;
+  }
+  return 0;
+}
+
+/* ---- actions ---- */
+
+/* in hg_action_type order */
+static const char *const action_names[] = {"set_mode", "enable", "disable", "impulse",
+                                           "detach",   "attach", "undock",  "remove"};
+/* the keys of the actions that take a mapping */
+static const char *const set_mode_keys[] = {"joint", "mode", "profile", NULL};
+static const char *const impulse_keys[] = {"body", "marker", "linear", "angular", NULL};
+static const char *const attach_keys[] = {"parent_marker", "child_marker", "joint", NULL};
+static const char *const undock_keys[] = {"joint", "detach", NULL};
+
+/* set_mode: a joint and its new mode */
+static int set_mode(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  const hg_ynode *jn;
+  const char *joint;
+  hg_joint j;
+  if (hg_ydoc_check_keys(&c->doc, n, "set_mode", set_mode_keys) ||
+      !(jn = hg_sc_required(c, n, "joint", "set_mode")) ||
+      hg_sc_joint_ref(c, jn, "'joint'", &joint, &j) || hg_sc_strdup(c, jn, joint, &a->joint))
+    return -1;
+  return hg_sc_mode(c, n, joint, &j, 1, &a->mode);
+}
+
+/* enable, disable: a force element by name */
+static int force_switch(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  const char *name;
+  if (hg_sc_force_ref(c, n, "a force element", &name) || hg_sc_strdup(c, n, name, &a->force))
+    return -1;
+  return 0;
+}
+
+/* a body by name (detach, remove) */
+static int body_action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  const char *name;
+  if (hg_sc_body_ref(c, n, "a body", &name, NULL) || hg_sc_strdup(c, n, name, &a->body)) return -1;
+  return 0;
+}
+
+/* impulse at a marker (its body) or at a body's origin */
+static int impulse(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  const hg_ynode *bn, *mn;
+  const hg_marker *mk = NULL;
+  const char *body = NULL;
+  if (hg_ydoc_check_keys(&c->doc, n, "impulse", impulse_keys)) return -1;
+  bn = hg_ydoc_get(&c->doc, n, "body");
+  mn = hg_ydoc_get(&c->doc, n, "marker");
+  if (!bn && !mn) return hg_ydoc_fail(&c->doc, n, "an impulse needs a 'body' or a 'marker'");
+  if ((bn && hg_sc_body_ref(c, bn, "'body'", &body, NULL)) ||
+      (mn && hg_sc_marker_ref(c, mn, "'marker'", &mk)))
+    return -1;
+  if (mk && body && strcmp(mk->body, body) != 0)
+    return hg_ydoc_fail(&c->doc, mn, "marker '%s' is on body '%s', not '%s'", mk->name, mk->body,
+                        body);
+  if (hg_sc_strdup(c, n, mk ? mk->body : body, &a->body) ||
+      (mk && hg_sc_strdup(c, mn, mk->name, &a->marker_a)))
+    return -1;
+  if (hg_yget_vec(&c->doc, n, "linear", 3, a->linear) ||
+      hg_yget_vec(&c->doc, n, "angular", 3, a->angular))
+    return -1;
+  return 0;
+}
+
+/* attach: two markers on different bodies and the docking joint's name */
+static int attach(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  const hg_ynode *pn, *cn;
+  const hg_marker *ma, *mb;
+  if (hg_ydoc_check_keys(&c->doc, n, "attach", attach_keys) ||
+      !(pn = hg_sc_required(c, n, "parent_marker", "attach")) ||
+      !(cn = hg_sc_required(c, n, "child_marker", "attach")) || marker_pair(c, pn, cn, 0, &ma, &mb))
+    return -1;
+  if (hg_sc_strdup(c, pn, ma->name, &a->marker_a) || hg_sc_strdup(c, cn, mb->name, &a->marker_b))
+    return -1;
+  return dock_joint(c, n, ma->name, mb->name, &a->joint);
+}
+
+/* undock: a joint (of the model or a docking one), detach or not */
+static int undock(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  const hg_ynode *jn;
+  const char *joint;
+  hg_joint j;
+  if (hg_ydoc_check_keys(&c->doc, n, "undock", undock_keys) ||
+      !(jn = hg_sc_required(c, n, "joint", "undock")) ||
+      hg_sc_joint_ref(c, jn, "'joint'", &joint, &j) || hg_sc_strdup(c, jn, joint, &a->joint))
+    return -1;
+  return hg_yget_bool(&c->doc, n, "detach", &a->detach);
+}
+
+/* one action: a mapping with a single key naming it */
+static int action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  static int (*const read[])(hg_sctx *, const hg_ynode *, hg_action *) = {
+      set_mode, force_switch, force_switch, impulse, body_action, attach, undock, body_action};
+  const hg_ynode *key;
+  int t;
+  a->src = hg_sc_src(c, n);
+  if (hg_ydoc_expect_map(&c->doc, n, "an action")) return -1;
+  if (hg_ydoc_len(n) != 1)
+    return hg_ydoc_fail(&c->doc, n,
+                        "an action is a mapping with one key (set_mode, enable, disable, impulse, "
+                        "detach, attach, undock or remove), got %d keys",
+                        hg_ydoc_len(n));
+  key = hg_ydoc_pair_key(&c->doc, n, 0);
+  if (hg_ydoc_choice(&c->doc, key, "action", action_names, 8, &t)) return -1;
+  a->type = (hg_action_type)t;
+  return read[t](c, hg_ydoc_pair_value(&c->doc, n, 0), a);
+}
+
+/* ---- triggers ---- */
+
+/* the keys of an event and of its condition */
+static const char *const event_keys[] = {"name", "at", "when", "once", "do", NULL};
+static const char *const when_keys[] = {"distance", "joint",   "load",      "altitude", "speed",
+                                        "dof",      "crosses", "direction", NULL};
+/* the condition keys of 'when', in trigger order from HG_TRIGGER_DISTANCE */
+static const char *const conditions[] = {"distance", "joint", "load", "altitude", "speed"};
+static const char *const directions[] = {"either", "rising", "falling"};
+
+/* which condition key a 'when' holds (exactly one) */
+static int condition(hg_sctx *c, const hg_ynode *n, int *which) {
+  *which = -1;
+  for (int k = 0; k < 5; k++) {
+    const hg_ynode *key = hg_ydoc_key(&c->doc, n, conditions[k]);
+    if (!key) continue;
+    if (*which >= 0)
+      return hg_ydoc_fail(&c->doc, key,
+                          "a condition watches one quantity: give '%s' or '%s', not both",
+                          conditions[*which], conditions[k]);
+    *which = k;
+  }
+  if (*which < 0)
+    return hg_ydoc_fail(
+        &c->doc, n, "a condition needs one of 'distance', 'joint', 'load', 'altitude', 'speed'");
+  return 0;
+}
+
+/* joint and dof of a joint or load condition */
+static int joint_dof(hg_sctx *c, const hg_ynode *n, const hg_ynode *jn, int coords,
+                     hg_event_spec *e) {
+  const char *joint;
+  hg_joint j;
+  int ndof;
+  if (hg_sc_joint_ref(c, jn, "a joint", &joint, &j) || hg_sc_strdup(c, jn, joint, &e->joint) ||
+      hg_yget_integer(&c->doc, n, "dof", &e->dof))
+    return -1;
+  ndof = coords ? hg_joint_nq(j.type) : hg_joint_nv(j.type);
+  if (ndof == 0) return hg_ydoc_fail(&c->doc, jn, "joint '%s' is fixed: nothing to watch", joint);
+  if (e->dof < 0 || e->dof >= ndof)
+    return hg_ydoc_fail(&c->doc, hg_ydoc_get(&c->doc, n, "dof"),
+                        "'dof' must be in [0, %d] for joint '%s', got %d", ndof - 1, joint, e->dof);
+  return 0;
+}
+
+/* the quantity a condition watches */
+static int watched(hg_sctx *c, const hg_ynode *n, int which, hg_event_spec *e) {
+  const hg_ynode *v = hg_ydoc_get(&c->doc, n, conditions[which]);
+  const hg_marker *a, *b;
+  const char *body;
+  e->trigger = (hg_trigger_type)(HG_TRIGGER_DISTANCE + which);
+  if (which != 1 && which != 2 && hg_ydoc_get(&c->doc, n, "dof"))
+    return hg_ydoc_fail(&c->doc, hg_ydoc_key(&c->doc, n, "dof"),
+                        "'dof' applies to 'joint' and 'load' conditions only");
+  if (which == 1 || which == 2) return joint_dof(c, n, v, which == 1, e);
+  if (which >= 3) {
+    if (hg_sc_body_ref(c, v, "a body", &body, NULL) || hg_sc_strdup(c, v, body, &e->body))
+      return -1;
+    return 0;
+  }
+  if (hg_ydoc_is_seq(v) && hg_ydoc_len(v) != 2)
+    return hg_ydoc_fail(&c->doc, v, "expected two markers for 'distance', got %d", hg_ydoc_len(v));
+  if (hg_ydoc_expect_seq(&c->doc, v, "'distance' (two markers)") ||
+      marker_pair(c, hg_ydoc_item(&c->doc, v, 0), hg_ydoc_item(&c->doc, v, 1), 0, &a, &b))
+    return -1;
+  if (hg_sc_strdup(c, v, a->name, &e->marker_a) || hg_sc_strdup(c, v, b->name, &e->marker_b))
+    return -1;
+  return 0;
+}
+
+/* when: {QUANTITY, crosses, direction} */
+static int when(hg_sctx *c, const hg_ynode *n, hg_event_spec *e) {
+  const hg_ynode *cn;
+  int which, dir = 0;
+  if (hg_ydoc_check_keys(&c->doc, n, "'when'", when_keys) || condition(c, n, &which) ||
+      watched(c, n, which, e) || !(cn = hg_sc_required(c, n, "crosses", "'when'")) ||
+      hg_ydoc_number(&c->doc, cn, "'crosses'", 0, &e->value))
+    return -1;
+  if ((e->trigger == HG_TRIGGER_DISTANCE || e->trigger == HG_TRIGGER_SPEED) && e->value < 0)
+    return hg_ydoc_fail(&c->doc, cn, "a %s never crosses a negative value (%g)", conditions[which],
+                        e->value);
+  if (hg_ydoc_get(&c->doc, n, "direction") &&
+      hg_ydoc_choice(&c->doc, hg_ydoc_get(&c->doc, n, "direction"), "direction", directions, 3,
+                     &dir))
+    return -1;
+  e->direction = dir == 0 ? 0 : dir == 1 ? 1 : -1;
+  return 0;
+}
+
+/* at: a time, or when: a condition */
+static int trigger(hg_sctx *c, const hg_ynode *n, hg_event_spec *e) {
+  const hg_ynode *at = hg_ydoc_get(&c->doc, n, "at"), *wn = hg_ydoc_get(&c->doc, n, "when");
+  if (at && wn)
+    return hg_ydoc_fail(&c->doc, hg_ydoc_key(&c->doc, n, "when"),
+                        "give 'at' (a time) or 'when' (a condition), not both");
+  if (!at && !wn)
+    return hg_ydoc_fail(&c->doc, n, "an event needs 'at' (a time) or 'when' (a condition)");
+  if (wn) return when(c, wn, e);
+  e->trigger = HG_TRIGGER_TIME;
+  if (hg_ydoc_number(&c->doc, at, "'at'", 0, &e->time)) return -1;
+  if (e->time < c->s->t_start)
+    return hg_ydoc_fail(&c->doc, at, "event time %g is before the start time %g", e->time,
+                        c->s->t_start);
+  return 0;
+}
+
+/* ---- events ---- */
+
+/* the name: given or "eventN"; unique among events */
+static int event_name(hg_sctx *c, const hg_ynode *n, hg_event_spec *e, int k) {
+  const hg_ynode *nn = hg_ydoc_get(&c->doc, n, "name");
+  const char *name = NULL;
+  char def[32];
+  snprintf(def, sizeof def, "event%d", k + 1);
+  if (hg_yget_name(&c->doc, n, "name", &name)) return -1;
+  if (!name) name = def;
+  for (int j = 0; j < k; j++)
+    if (strcmp(c->s->event[j].name, name) == 0)
+      return hg_ydoc_fail(&c->doc, nn ? nn : n, "duplicate event name '%s' (first at line %d)",
+                          name, c->s->event[j].src.line);
+  return hg_sc_strdup(c, n, name, &e->name);
+}
+
+/* do: a non-empty list of actions */
+static int actions(hg_sctx *c, const hg_ynode *n, hg_event_spec *e) {
+  const hg_ynode *list = hg_sc_required(c, n, "do", "event");
+  int count = hg_ydoc_len(list);
+  if (!list || hg_ydoc_expect_seq(&c->doc, list, "'do' (a list of actions)")) return -1;
+  if (count == 0) return hg_ydoc_fail(&c->doc, list, "'do' lists no action");
+  if (hg_sc_alloc(c, list, count, sizeof *e->action, (void **)&e->action)) return -1;
+  for (int k = 0; k < count; k++) {
+    e->naction = k + 1;
+    if (action(c, hg_ydoc_item(&c->doc, list, k), &e->action[k])) return -1;
+  }
+  return 0;
+}
+
+/* one event: name, trigger, once, actions */
+static int event(hg_sctx *c, const hg_ynode *n, int k) {
+  hg_event_spec *e = &c->s->event[k];
+  e->once = 1;
+  e->src = hg_sc_src(c, n);
+  if (hg_ydoc_check_keys(&c->doc, n, "event", event_keys) || event_name(c, n, e, k) ||
+      trigger(c, n, e) || hg_yget_bool(&c->doc, n, "once", &e->once))
+    return -1;
+  return actions(c, n, e);
+}
+
+int hg_sc_events(hg_sctx *c, const hg_ynode *list) {
+  int n = hg_ydoc_len(list);
+  if (hg_ydoc_expect_seq(&c->doc, list, "'events'") ||
+      hg_sc_alloc(c, list, n, sizeof *c->s->event, (void **)&c->s->event))
+    return -1;
+  for (int k = 0; k < n; k++) {
+    c->s->nevent = k + 1;
+    if (event(c, hg_ydoc_item(&c->doc, list, k), k)) return -1;
+  }
+  return 0;
+}

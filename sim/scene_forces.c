@@ -1,0 +1,217 @@
+/* scene_forces.c: force elements (central gravity, springs, drag, thrust, parachutes) and the
+ * exponential atmosphere they share. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_internal.h"
+
+/* in hg_force_type order */
+static const char *const force_types[] = {"central_gravity", "joint_spring", "spring", "drag",
+                                          "thrust",          "parachute"};
+#define NTYPES 6
+
+/* every key a force element may have (which apply depends on its type) */
+static const char *const force_keys[] = {
+    "name",      "type",    "enabled", "mu",      "centre",      "joint",
+    "stiffness", "damping", "rest",    "markers", "free_length", "compression_only",
+    "body",      "marker",  "cd_area", "cop",     "atmosphere",  "force",
+    "torque",    "t_on",    "t_off",   NULL};
+
+/* the keys of each type beyond name, type and enabled; the first ones listed are required */
+static const struct {
+  int nneed;
+  const char *keys[6];
+} force_shape[NTYPES] = {
+    {1, {"mu", "centre"}},
+    {1, {"joint", "stiffness", "damping", "rest"}},
+    {1, {"markers", "stiffness", "damping", "free_length", "compression_only"}},
+    {2, {"body", "cd_area", "cop", "atmosphere"}},
+    {1, {"body", "force", "torque", "t_on", "t_off"}},
+    {2, {"marker", "cd_area", "atmosphere"}},
+};
+
+/* ---- the atmosphere ---- */
+
+/* the keys of an atmosphere */
+static const char *const atm_keys[] = {"rho0", "scale_height", "centre", "radius", NULL};
+
+int hg_sc_atmosphere(hg_sctx *c, const hg_ynode *map, hg_atmosphere *atm) {
+  memset(atm, 0, sizeof *atm);
+  if (hg_ydoc_check_keys(&c->doc, map, "atmosphere", atm_keys) ||
+      !hg_sc_required(c, map, "rho0", "atmosphere") ||
+      !hg_sc_required(c, map, "scale_height", "atmosphere"))
+    return -1;
+  if (hg_sc_positive(c, map, "rho0", &atm->rho0) ||
+      hg_sc_positive(c, map, "scale_height", &atm->scale_height) ||
+      hg_yget_vec(&c->doc, map, "centre", 3, atm->centre) ||
+      hg_sc_nonneg(c, map, "radius", &atm->radius))
+    return -1;
+  return 0;
+}
+
+/* ---- keys by type ---- */
+
+/* every key applies to type t, and the required ones are there */
+static int force_keys_apply(hg_sctx *c, const hg_ynode *n, int t) {
+  char what[64];
+  for (int k = 0; k < hg_ydoc_len(n); k++) {
+    const hg_ynode *key = hg_ydoc_pair_key(&c->doc, n, k);
+    const char *name = hg_ydoc_text(key);
+    int ok = strcmp(name, "name") == 0 || strcmp(name, "type") == 0 || strcmp(name, "enabled") == 0;
+    for (int j = 0; j < 6 && force_shape[t].keys[j] && !ok; j++)
+      ok = strcmp(name, force_shape[t].keys[j]) == 0;
+    if (!ok)
+      return hg_ydoc_fail(&c->doc, key, "'%s' does not apply to a %s force", name, force_types[t]);
+  }
+  snprintf(what, sizeof what, "%s force", force_types[t]);
+  for (int j = 0; j < force_shape[t].nneed; j++)
+    if (hg_ydoc_require(&c->doc, n, force_shape[t].keys[j], what)) return -1;
+  return 0;
+}
+
+/* ---- the types' parameters ---- */
+
+/* a point-mass planet: mu and its centre */
+static int central_gravity(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
+  if (hg_sc_positive(c, n, "mu", &f->mu) || hg_yget_vec(&c->doc, n, "centre", 3, f->centre))
+    return -1;
+  return 0;
+}
+
+/* a joint spring on a moving joint; rest is a configuration of that joint */
+static int joint_spring(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
+  const hg_ynode *jn = hg_ydoc_get(&c->doc, n, "joint"), *rn = hg_ydoc_get(&c->doc, n, "rest");
+  const char *name;
+  hg_joint j;
+  if (hg_sc_joint_ref(c, jn, "'joint'", &name, &j) || hg_sc_strdup(c, jn, name, &f->joint))
+    return -1;
+  if (j.type == HG_JOINT_FIXED)
+    return hg_ydoc_fail(&c->doc, jn, "joint '%s' is fixed: a spring cannot act on it", name);
+  if (hg_sc_nonneg(c, n, "stiffness", &f->stiffness) || hg_sc_nonneg(c, n, "damping", &f->damping))
+    return -1;
+  if (!rn) return 0;
+  f->nrest = hg_joint_nq(j.type);
+  if (hg_sc_alloc(c, rn, f->nrest, sizeof *f->rest, (void **)&f->rest)) return -1;
+  return hg_sc_joint_q(c, rn, "'rest'", &j, f->rest);
+}
+
+/* a spring-damper between two distinct markers */
+static int marker_spring(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
+  const hg_ynode *mn = hg_ydoc_get(&c->doc, n, "markers");
+  const hg_marker *a, *b;
+  if (hg_ydoc_is_seq(mn) && hg_ydoc_len(mn) != 2)
+    return hg_ydoc_fail(&c->doc, mn, "expected two markers for 'markers', got %d", hg_ydoc_len(mn));
+  if (hg_ydoc_expect_seq(&c->doc, mn, "'markers' (two marker names)") ||
+      hg_sc_marker_ref(c, hg_ydoc_item(&c->doc, mn, 0), "'markers'", &a) ||
+      hg_sc_marker_ref(c, hg_ydoc_item(&c->doc, mn, 1), "'markers'", &b))
+    return -1;
+  if (a == b)
+    return hg_ydoc_fail(&c->doc, mn, "a spring needs two different markers, got '%s' twice",
+                        a->name);
+  if (hg_sc_strdup(c, mn, a->name, &f->marker_a) || hg_sc_strdup(c, mn, b->name, &f->marker_b))
+    return -1;
+  if (hg_sc_nonneg(c, n, "stiffness", &f->stiffness) ||
+      hg_sc_nonneg(c, n, "damping", &f->damping) ||
+      hg_sc_nonneg(c, n, "free_length", &f->free_length) ||
+      hg_yget_bool(&c->doc, n, "compression_only", &f->compression_only))
+    return -1;
+  return 0;
+}
+
+/* the inline atmosphere, or the scene's top-level one */
+static int force_atmosphere(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
+  const hg_ynode *an = hg_ydoc_get(&c->doc, n, "atmosphere");
+  if (an) return hg_sc_atmosphere(c, an, &f->atm);
+  if (!c->s->has_atmosphere)
+    return hg_ydoc_fail(&c->doc, n, "a %s force needs an 'atmosphere' (here or at the top level)",
+                        force_types[f->type]);
+  f->atm = c->s->atmosphere;
+  return 0;
+}
+
+/* drag on a body at a centre of pressure */
+static int drag(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
+  const hg_ynode *bn = hg_ydoc_get(&c->doc, n, "body");
+  const char *body;
+  if (hg_sc_body_ref(c, bn, "'body'", &body, NULL) || hg_sc_strdup(c, bn, body, &f->body))
+    return -1;
+  if (hg_sc_positive(c, n, "cd_area", &f->cd_area) || hg_yget_vec(&c->doc, n, "cop", 3, f->cop) ||
+      force_atmosphere(c, n, f))
+    return -1;
+  return 0;
+}
+
+/* a parachute at a marker */
+static int parachute(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
+  const hg_ynode *mn = hg_ydoc_get(&c->doc, n, "marker");
+  const hg_marker *mk;
+  if (hg_sc_marker_ref(c, mn, "'marker'", &mk) || hg_sc_strdup(c, mn, mk->name, &f->marker))
+    return -1;
+  if (hg_sc_positive(c, n, "cd_area", &f->cd_area) || force_atmosphere(c, n, f)) return -1;
+  return 0;
+}
+
+/* force and torque on a body, on during [t_on, t_off) */
+static int thrust(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
+  const hg_ynode *bn = hg_ydoc_get(&c->doc, n, "body"), *off = hg_ydoc_get(&c->doc, n, "t_off");
+  const char *body;
+  if (hg_sc_body_ref(c, bn, "'body'", &body, NULL) || hg_sc_strdup(c, bn, body, &f->body) ||
+      hg_yget_vec(&c->doc, n, "force", 3, f->force) ||
+      hg_yget_vec(&c->doc, n, "torque", 3, f->torque) ||
+      hg_yget_number(&c->doc, n, "t_on", &f->t_on) ||
+      (off && hg_ydoc_number(&c->doc, off, "'t_off'", 1, &f->t_off)))
+    return -1;
+  if (!(f->t_off > f->t_on))
+    return hg_ydoc_fail(&c->doc, off, "'t_off' (%g) must come after 't_on' (%g)", f->t_off,
+                        f->t_on);
+  return 0;
+}
+
+/* ---- the list ---- */
+
+/* the name: given, or the type's; unique among force elements */
+static int force_name(hg_sctx *c, const hg_ynode *n, hg_force_spec *f, int k) {
+  const char *name = force_types[f->type];
+  const hg_ynode *nn = hg_ydoc_get(&c->doc, n, "name");
+  if (hg_yget_name(&c->doc, n, "name", &name)) return -1;
+  for (int j = 0; j < k; j++)
+    if (strcmp(c->s->force[j].name, name) == 0)
+      return hg_ydoc_fail(&c->doc, nn ? nn : n, "duplicate force name '%s' (first at line %d)%s",
+                          name, c->s->force[j].src.line, nn ? "" : "; give each force a 'name'");
+  return hg_sc_strdup(c, n, name, &f->name);
+}
+
+/* one element: type, keys of the type, name, enabled, then the type's values */
+static int force(hg_sctx *c, const hg_ynode *n, int k) {
+  static int (*const read[NTYPES])(hg_sctx *, const hg_ynode *, hg_force_spec *) = {
+      central_gravity, joint_spring, marker_spring, drag, thrust, parachute};
+  hg_force_spec *f = &c->s->force[k];
+  const hg_ynode *tn;
+  int t;
+  f->enabled = 1;
+  f->t_off = INFINITY;
+  f->src = hg_sc_src(c, n);
+  if (hg_ydoc_check_keys(&c->doc, n, "force", force_keys) ||
+      !(tn = hg_sc_required(c, n, "type", "force")) ||
+      hg_ydoc_choice(&c->doc, tn, "force type", force_types, NTYPES, &t))
+    return -1;
+  f->type = (hg_force_type)t;
+  if (force_keys_apply(c, n, t) || force_name(c, n, f, k) ||
+      hg_yget_bool(&c->doc, n, "enabled", &f->enabled))
+    return -1;
+  return read[t](c, n, f);
+}
+
+int hg_sc_forces(hg_sctx *c, const hg_ynode *list) {
+  int n = hg_ydoc_len(list);
+  if (hg_ydoc_expect_seq(&c->doc, list, "'forces'") ||
+      hg_sc_alloc(c, list, n, sizeof *c->s->force, (void **)&c->s->force))
+    return -1;
+  for (int k = 0; k < n; k++) {
+    c->s->nforce = k + 1;
+    if (force(c, hg_ydoc_item(&c->doc, list, k), k)) return -1;
+  }
+  return 0;
+}

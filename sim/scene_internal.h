@@ -1,0 +1,110 @@
+/* scene_internal.h: what the parts of the scene reader share (scene*.c; not a public header).
+ *
+ * The reader fills an hg_scene section by section from one YAML document. Every section function
+ * returns 0, or -1 with the document's error set to "file:line:column: message"; whatever it has
+ * allocated by then already hangs off the scene, so hg_scene_free releases it. */
+#ifndef HINGE_SCENE_INTERNAL_H
+#define HINGE_SCENE_INTERNAL_H
+
+#include "scene.h"
+#include "yaml_doc.h"
+
+/* a body written in the scene (not read from a URDF), for parent checks and messages */
+typedef struct hg_sc_body {
+  const char *name, *joint; /* borrowed from the document */
+  const hg_ynode *name_node, *joint_node;
+} hg_sc_body;
+
+/* a reference to a body that must exist once every body is in the builder */
+typedef struct hg_sc_ref {
+  const char *name;
+  const hg_ynode *node;
+} hg_sc_ref;
+
+typedef struct hg_sctx {
+  hg_ydoc doc;
+  hg_scene *s;
+  hg_model *m;      /* the scene's model compiled at load time: names, joint types */
+  char *dir;        /* the scene file's folder, with a trailing '/' ("" for the current one) */
+  int nbody;        /* bodies written in the scene */
+  hg_sc_body *body;
+  int nref;         /* parent references, checked after the URDF includes */
+  hg_sc_ref *ref;
+  int ndock;        /* docking joints that captures and attach actions create */
+  char **dock;
+} hg_sctx;
+
+#define HG_SC_PI 3.14159265358979323846
+
+/* ---- scene_util.c: shared reads ---- */
+
+/* a node's position as an hg_src of the scene */
+hg_src hg_sc_src(const hg_sctx *c, const hg_ynode *n);
+/* pose from optional pos and one of quat, rpy (radians), rpy_deg; identity when absent */
+int hg_sc_pose(hg_sctx *c, const hg_ynode *map, hg_se3 *T);
+/* R of fixed-axis roll, pitch, yaw (URDF convention): R = Rz(yaw) Ry(pitch) Rx(roll) */
+void hg_sc_rpy_to_R(const double rpy[3], double R[9]);
+/* a quaternion scaled to unit length; -1 with an error at n when it is zero */
+int hg_sc_unit_quat(hg_sctx *c, const hg_ynode *n, double q[4]);
+/* optional numbers with a range: > 0, >= 0 */
+int hg_sc_positive(hg_sctx *c, const hg_ynode *map, const char *key, double *out);
+int hg_sc_nonneg(hg_sctx *c, const hg_ynode *map, const char *key, double *out);
+/* the value of a required key (its absence is an error naming what) */
+const hg_ynode *hg_sc_required(hg_sctx *c, const hg_ynode *map, const char *key, const char *what);
+/* A file named in the scene: a relative path is tried in the scene's folder, then in each folder
+ * above it (up to HG_SC_SEARCH_UP levels), nearest first. A malloc'd path, or NULL with an error
+ * at n when none can be opened. */
+#define HG_SC_SEARCH_UP 16
+char *hg_sc_resolve(hg_sctx *c, const hg_ynode *n, const char *file);
+/* "unknown KIND 'name' (did you mean 'x'?)" at n; returns -1 */
+int hg_sc_unknown(hg_sctx *c, const hg_ynode *n, const char *kind, const char *name,
+                  const char *const *cand, int ncand);
+/* Name references resolved against the compiled model and the scene: a body other than the
+ * world (its index in the model when index is not NULL); a joint of the model or a docking joint
+ * (its joint parameters; a docking joint is free); a marker; a force element. */
+int hg_sc_body_ref(hg_sctx *c, const hg_ynode *n, const char *what, const char **name, int *index);
+int hg_sc_joint_ref(hg_sctx *c, const hg_ynode *n, const char *what, const char **name,
+                    hg_joint *jnt);
+int hg_sc_marker_ref(hg_sctx *c, const hg_ynode *n, const char *what, const hg_marker **mk);
+int hg_sc_force_ref(hg_sctx *c, const hg_ynode *n, const char *what, const char **name);
+/* reads a joint configuration (nq numbers; quaternions normalized) */
+int hg_sc_joint_q(hg_sctx *c, const hg_ynode *n, const char *what, const hg_joint *j, double *q);
+/* a copy of a string into *out; -1 with "out of memory" at n */
+int hg_sc_strdup(hg_sctx *c, const hg_ynode *n, const char *str, char **out);
+/* a zeroed array of n items (n may be 0: NULL); -1 with "out of memory" at node */
+int hg_sc_alloc(hg_sctx *c, const hg_ynode *node, int n, size_t size, void **out);
+
+/* ---- the sections (scene.c runs them in an order where names are known before use) ---- */
+
+/* scene.c: title, description, gravity, atmosphere */
+int hg_sc_header(hg_sctx *c, const hg_ynode *root);
+/* scene_bodies.c: bodies, markers (body NULL: top level, with a 'body' key), URDF includes and
+ * the compiled model */
+int hg_sc_bodies(hg_sctx *c, const hg_ynode *list);
+int hg_sc_markers(hg_sctx *c, const hg_ynode *list, const char *body);
+int hg_sc_urdf(hg_sctx *c, const hg_ynode *list);
+int hg_sc_compile(hg_sctx *c, const hg_ynode *root);
+/* scene_geometry.c, scene_inertia.c: a body's shapes and its inertia */
+int hg_sc_geometry(hg_sctx *c, const hg_ynode *list, const char *body);
+int hg_sc_inertia(hg_sctx *c, const hg_ynode *map, const char *body, hg_inertia *out);
+/* scene_forces.c: an atmosphere, the force elements */
+int hg_sc_atmosphere(hg_sctx *c, const hg_ynode *map, hg_atmosphere *atm);
+int hg_sc_forces(hg_sctx *c, const hg_ynode *list);
+/* scene_state.c: the initial state, the modes, and one mode with an optional profile as in
+ * modes: and set_mode actions (with_joint: the mapping also holds the 'joint' key) */
+int hg_sc_initial(hg_sctx *c, const hg_ynode *map);
+int hg_sc_modes(hg_sctx *c, const hg_ynode *map);
+int hg_sc_mode(hg_sctx *c, const hg_ynode *n, const char *joint, const hg_joint *jnt,
+               int with_joint, hg_mode_spec *out);
+/* scene_events.c: captures; the names of the docking joints that captures (already read) and
+ * attach actions create; the events */
+int hg_sc_capture(hg_sctx *c, const hg_ynode *list);
+int hg_sc_docks(hg_sctx *c, const hg_ynode *events);
+int hg_sc_events(hg_sctx *c, const hg_ynode *list);
+/* scene_run.c: integrator, time, output */
+int hg_sc_run(hg_sctx *c, const hg_ynode *root);
+
+/* freeing the parts of a scene */
+void hg_sc_free_mode(hg_mode_spec *m);
+
+#endif

@@ -1,0 +1,484 @@
+/* yaml_doc.c: a YAML document with typed reads that name file:line:column (yaml_doc.h). */
+#include "yaml_doc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- errors and positions ---- */
+
+void hg_ydoc_where(const hg_ynode *n, int *line, int *column) {
+  *line = n ? (int)n->start_mark.line + 1 : 1;
+  *column = n ? (int)n->start_mark.column + 1 : 1;
+}
+
+/* "path:line:column: " then the message */
+static int vfail_at(hg_ydoc *d, int line, int column, const char *fmt, va_list ap) {
+  if (!d->err) return -1;
+  int k = snprintf(d->err->msg, sizeof d->err->msg, "%s:%d:%d: ", d->path, line, column);
+  if (k < 0 || k >= (int)sizeof d->err->msg) return -1;
+  vsnprintf(d->err->msg + k, sizeof d->err->msg - (size_t)k, fmt, ap);
+  return -1;
+}
+
+/* the same with the arguments given directly */
+static int fail_at(hg_ydoc *d, int line, int column, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail_at(d, line, column, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+int hg_ydoc_fail(hg_ydoc *d, const hg_ynode *n, const char *fmt, ...) {
+  int line, column;
+  va_list ap;
+  hg_ydoc_where(n, &line, &column);
+  va_start(ap, fmt);
+  vfail_at(d, line, column, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* Levenshtein distance of two short strings (longer ones count as far apart) */
+static int edit_distance(const char *a, const char *b) {
+  int na = (int)strlen(a), nb = (int)strlen(b), row[65];
+  if (na > 64 || nb > 64) return 1000;
+  for (int j = 0; j <= nb; j++) row[j] = j;
+  for (int i = 1; i <= na; i++) {
+    int diag = row[0];
+    row[0] = i;
+    for (int j = 1; j <= nb; j++) {
+      int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[nb];
+}
+
+const char *hg_ydoc_suggest(const char *word, const char *const *cand, int ncand) {
+  const char *best = NULL;
+  int best_d = 1000, len = (int)strlen(word);
+  int limit = len <= 3 ? 1 : len <= 8 ? 2 : 3;
+  for (int k = 0; k < ncand; k++) {
+    if (!cand[k]) continue;
+    int dist = edit_distance(word, cand[k]);
+    if (dist < best_d) {
+      best_d = dist;
+      best = cand[k];
+    }
+  }
+  return best_d <= limit ? best : NULL;
+}
+
+/* ---- the document ---- */
+
+/* line and column (1-based) of a byte offset of the file */
+static void locate(const char *path, size_t offset, int *line, int *column) {
+  FILE *f = fopen(path, "rb");
+  int ch;
+  *line = *column = 1;
+  for (size_t k = 0; f && k < offset && (ch = fgetc(f)) != EOF; k++) {
+    if (ch == '\n')
+      (*line)++, *column = 1;
+    else
+      (*column)++;
+  }
+  if (f) fclose(f);
+}
+
+/* 1 when the character at a (1-based) line and column of the file is a tab */
+static int tab_at(const char *path, int line, int column) {
+  FILE *f = fopen(path, "rb");
+  int ch = EOF, l = 1, c = 1;
+  while (f && (ch = fgetc(f)) != EOF && (l < line || c < column)) {
+    if (ch == '\n')
+      l++, c = 1;
+    else
+      c++;
+  }
+  if (f) fclose(f);
+  return ch == '\t';
+}
+
+/* a syntax or reading error of the parser */
+static int parser_fail(hg_ydoc *d, const yaml_parser_t *p) {
+  const char *problem = p->problem ? p->problem : "unreadable YAML";
+  int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
+  if (p->error == YAML_READER_ERROR) {
+    locate(d->path, p->problem_offset, &line, &col);
+    return fail_at(d, line, col, "invalid text: %s", problem);
+  }
+  if (p->error != YAML_SCANNER_ERROR && p->error != YAML_PARSER_ERROR)
+    return fail_at(d, line, col, "cannot read the YAML: %s", problem);
+  if (tab_at(d->path, line, col))
+    return fail_at(d, line, col, "YAML syntax error: %s (a tab: YAML indents with spaces only)",
+                   problem);
+  if (p->context)
+    return fail_at(d, line, col, "YAML syntax error: %s %s (started at line %d)", problem,
+                   p->context, (int)p->context_mark.line + 1);
+  return fail_at(d, line, col, "YAML syntax error: %s", problem);
+}
+
+/* -1 with an error when a second document follows the first */
+static int check_single(hg_ydoc *d, yaml_parser_t *p) {
+  yaml_document_t extra;
+  if (!yaml_parser_load(p, &extra)) return parser_fail(d, p);
+  yaml_node_t *root = yaml_document_get_root_node(&extra);
+  int line = root ? (int)root->start_mark.line + 1 : 0,
+      col = root ? (int)root->start_mark.column + 1 : 0;
+  yaml_document_delete(&extra);
+  if (root) return fail_at(d, line, col, "a scene file holds one YAML document, found a second");
+  return 0;
+}
+
+int hg_ydoc_load(hg_ydoc *d, const char *path, hg_error *err) {
+  yaml_parser_t p;
+  int rc = -1;
+  memset(d, 0, sizeof *d);
+  d->path = path;
+  d->err = err;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    if (err) snprintf(err->msg, sizeof err->msg, "%s: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
+  if (!yaml_parser_initialize(&p)) {
+    fclose(f);
+    return fail_at(d, 1, 1, "out of memory");
+  }
+  yaml_parser_set_input_file(&p, f);
+  if (!yaml_parser_load(&p, &d->doc)) {
+    parser_fail(d, &p);
+  } else {
+    d->loaded = 1;
+    if (!hg_ydoc_root(d))
+      fail_at(d, 1, 1, "the file is empty (expected a mapping of top-level keys)");
+    else
+      rc = check_single(d, &p);
+  }
+  yaml_parser_delete(&p);
+  fclose(f);
+  return rc;
+}
+
+void hg_ydoc_free(hg_ydoc *d) {
+  if (d->loaded) yaml_document_delete(&d->doc);
+  d->loaded = 0;
+}
+
+hg_ynode *hg_ydoc_root(hg_ydoc *d) {
+  return d->loaded ? yaml_document_get_root_node(&d->doc) : NULL;
+}
+
+/* ---- structure ---- */
+
+int hg_ydoc_is_map(const hg_ynode *n) { return n && n->type == YAML_MAPPING_NODE; }
+int hg_ydoc_is_seq(const hg_ynode *n) { return n && n->type == YAML_SEQUENCE_NODE; }
+int hg_ydoc_is_scalar(const hg_ynode *n) { return n && n->type == YAML_SCALAR_NODE; }
+
+/* a short description of what a node is, for "expected X, got Y" */
+static const char *node_kind(const hg_ynode *n) {
+  if (hg_ydoc_is_map(n)) return "a mapping";
+  if (hg_ydoc_is_seq(n)) return "a list";
+  return hg_ydoc_is_null(n) ? "nothing" : "a single value";
+}
+
+int hg_ydoc_expect_map(hg_ydoc *d, const hg_ynode *n, const char *what) {
+  if (hg_ydoc_is_map(n)) return 0;
+  return hg_ydoc_fail(d, n, "expected a mapping (key: value) for %s, got %s", what, node_kind(n));
+}
+
+int hg_ydoc_expect_seq(hg_ydoc *d, const hg_ynode *n, const char *what) {
+  if (hg_ydoc_is_seq(n)) return 0;
+  return hg_ydoc_fail(d, n, "expected a list for %s, got %s", what, node_kind(n));
+}
+
+int hg_ydoc_len(const hg_ynode *n) {
+  if (hg_ydoc_is_seq(n)) return (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+  if (hg_ydoc_is_map(n)) return (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+  return 0;
+}
+
+hg_ynode *hg_ydoc_item(hg_ydoc *d, const hg_ynode *seq, int k) {
+  return yaml_document_get_node(&d->doc, seq->data.sequence.items.start[k]);
+}
+
+hg_ynode *hg_ydoc_pair_key(hg_ydoc *d, const hg_ynode *map, int k) {
+  return yaml_document_get_node(&d->doc, map->data.mapping.pairs.start[k].key);
+}
+
+hg_ynode *hg_ydoc_pair_value(hg_ydoc *d, const hg_ynode *map, int k) {
+  return yaml_document_get_node(&d->doc, map->data.mapping.pairs.start[k].value);
+}
+
+/* index of the first pair whose key is the scalar key, or -1 */
+static int find_pair(hg_ydoc *d, const hg_ynode *map, const char *key) {
+  if (!hg_ydoc_is_map(map)) return -1;
+  for (int k = 0; k < hg_ydoc_len(map); k++) {
+    const char *t = hg_ydoc_text(hg_ydoc_pair_key(d, map, k));
+    if (t && strcmp(t, key) == 0) return k;
+  }
+  return -1;
+}
+
+hg_ynode *hg_ydoc_get(hg_ydoc *d, const hg_ynode *map, const char *key) {
+  int k = find_pair(d, map, key);
+  return k < 0 ? NULL : hg_ydoc_pair_value(d, map, k);
+}
+
+hg_ynode *hg_ydoc_key(hg_ydoc *d, const hg_ynode *map, const char *key) {
+  int k = find_pair(d, map, key);
+  return k < 0 ? NULL : hg_ydoc_pair_key(d, map, k);
+}
+
+/* a key that is not in keys: unknown, with a suggestion when one is close */
+static int unknown_key(hg_ydoc *d, const hg_ynode *key, const char *name, const char *what,
+                       const char *const *keys) {
+  int n = 0;
+  while (keys[n]) n++;
+  const char *near = hg_ydoc_suggest(name, keys, n);
+  if (near)
+    return hg_ydoc_fail(d, key, "unknown key '%s' in %s (did you mean '%s'?)", name, what, near);
+  return hg_ydoc_fail(d, key, "unknown key '%s' in %s", name, what);
+}
+
+int hg_ydoc_check_keys(hg_ydoc *d, const hg_ynode *map, const char *what, const char *const *keys) {
+  if (hg_ydoc_expect_map(d, map, what)) return -1;
+  for (int k = 0; k < hg_ydoc_len(map); k++) {
+    const hg_ynode *key = hg_ydoc_pair_key(d, map, k);
+    const char *name = hg_ydoc_text(key);
+    int known = 0;
+    if (!name || hg_ydoc_is_null(key))
+      return hg_ydoc_fail(d, key, "expected a key name in %s", what);
+    for (int j = 0; keys[j] && !known; j++) known = strcmp(keys[j], name) == 0;
+    if (!known) return unknown_key(d, key, name, what, keys);
+    if (find_pair(d, map, name) != k) {
+      int line, col;
+      hg_ydoc_where(hg_ydoc_pair_key(d, map, find_pair(d, map, name)), &line, &col);
+      return hg_ydoc_fail(d, key, "key '%s' given twice in %s (first at line %d)", name, what,
+                          line);
+    }
+  }
+  return 0;
+}
+
+int hg_ydoc_require(hg_ydoc *d, const hg_ynode *map, const char *key, const char *what) {
+  if (find_pair(d, map, key) >= 0) return 0;
+  return hg_ydoc_fail(d, map, "missing key '%s' in %s", key, what);
+}
+
+/* ---- scalars ---- */
+
+const char *hg_ydoc_text(const hg_ynode *n) {
+  return hg_ydoc_is_scalar(n) ? (const char *)n->data.scalar.value : NULL;
+}
+
+int hg_ydoc_is_null(const hg_ynode *n) {
+  const char *t = hg_ydoc_text(n);
+  if (!t) return 0;
+  if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) return 0;
+  return t[0] == 0 || strcmp(t, "~") == 0 || strcmp(t, "null") == 0 || strcmp(t, "Null") == 0 ||
+         strcmp(t, "NULL") == 0;
+}
+
+/* the value as quoted in a message: 'text', or a description of a non-scalar */
+static void describe(const hg_ynode *n, char *buf, size_t len) {
+  const char *t = hg_ydoc_text(n);
+  if (t && !hg_ydoc_is_null(n))
+    snprintf(buf, len, "'%.40s%s'", t, strlen(t) > 40 ? "..." : "");
+  else
+    snprintf(buf, len, "%s", node_kind(n));
+}
+
+/* YAML's spellings of infinity; returns 1 and sets *x when t is one */
+static int yaml_infinity(const char *t, double *x) {
+  static const char *const pos[] = {".inf", "+.inf", ".Inf", "+.Inf",
+                                    ".INF", "+.INF", "inf",  "+inf"};
+  static const char *const neg[] = {"-.inf", "-.Inf", "-.INF", "-inf"};
+  for (size_t k = 0; k < sizeof pos / sizeof pos[0]; k++)
+    if (strcmp(t, pos[k]) == 0) {
+      *x = INFINITY;
+      return 1;
+    }
+  for (size_t k = 0; k < sizeof neg / sizeof neg[0]; k++)
+    if (strcmp(t, neg[k]) == 0) {
+      *x = -INFINITY;
+      return 1;
+    }
+  return 0;
+}
+
+/* strtod over the whole text, decimal only (no hex, nan or inf spellings) */
+static int parse_decimal(const char *t, double *x) {
+  char *end;
+  if (!t[0] || strpbrk(t, "xXnN") || strpbrk(t, "iI")) return -1;
+  errno = 0;
+  *x = strtod(t, &end);
+  if (*end || end == t) return -1;
+  return 0;
+}
+
+int hg_ydoc_number(hg_ydoc *d, const hg_ynode *n, const char *what, int allow_inf, double *out) {
+  const char *t = hg_ydoc_text(n);
+  char got[64];
+  double x;
+  if (t && allow_inf && yaml_infinity(t, &x)) {
+    *out = x;
+    return 0;
+  }
+  if (t && parse_decimal(t, &x) == 0) {
+    if (!isfinite(x)) return hg_ydoc_fail(d, n, "%s is out of range (%s)", what, t);
+    *out = x;
+    return 0;
+  }
+  describe(n, got, sizeof got);
+  return hg_ydoc_fail(d, n, "expected a number for %s, got %s", what, got);
+}
+
+int hg_ydoc_integer(hg_ydoc *d, const hg_ynode *n, const char *what, int *out) {
+  const char *t = hg_ydoc_text(n);
+  char got[64], *end;
+  if (t && t[0]) {
+    errno = 0;
+    long v = strtol(t, &end, 10);
+    if (!*end && !errno && v >= -1000000000L && v <= 1000000000L) {
+      *out = (int)v;
+      return 0;
+    }
+  }
+  describe(n, got, sizeof got);
+  return hg_ydoc_fail(d, n, "expected a whole number for %s, got %s", what, got);
+}
+
+int hg_ydoc_bool(hg_ydoc *d, const hg_ynode *n, const char *what, int *out) {
+  static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "on", "On"};
+  static const char *const no[] = {"false", "False", "FALSE", "no", "No", "off", "Off"};
+  const char *t = hg_ydoc_text(n);
+  char got[64];
+  for (size_t k = 0; t && k < sizeof yes / sizeof yes[0]; k++) {
+    if (strcmp(t, yes[k]) == 0 || strcmp(t, no[k]) == 0) {
+      *out = strcmp(t, yes[k]) == 0;
+      return 0;
+    }
+  }
+  describe(n, got, sizeof got);
+  return hg_ydoc_fail(d, n, "expected true or false for %s, got %s", what, got);
+}
+
+int hg_ydoc_name(hg_ydoc *d, const hg_ynode *n, const char *what, const char **out) {
+  const char *t = hg_ydoc_text(n);
+  char got[64];
+  if (t && t[0] && !hg_ydoc_is_null(n)) {
+    *out = t;
+    return 0;
+  }
+  describe(n, got, sizeof got);
+  return hg_ydoc_fail(d, n, "expected a name for %s, got %s", what, got);
+}
+
+int hg_ydoc_numbers(hg_ydoc *d, const hg_ynode *n, const char *what, int count, double *out,
+                    int *nread) {
+  int len = hg_ydoc_len(n), max = count > 0 ? count : -count;
+  if (!hg_ydoc_is_seq(n) || (count >= 0 && len != count) || (count < 0 && (len < 1 || len > max))) {
+    char got[64];
+    if (hg_ydoc_is_seq(n))
+      snprintf(got, sizeof got, "%d", len);
+    else
+      describe(n, got, sizeof got);
+    if (count >= 0)
+      return hg_ydoc_fail(d, n, "expected a list of %d number%s for %s, got %s", count,
+                          count == 1 ? "" : "s", what, got);
+    return hg_ydoc_fail(d, n, "expected a list of 1 to %d numbers for %s, got %s", max, what, got);
+  }
+  for (int k = 0; k < len; k++)
+    if (hg_ydoc_number(d, hg_ydoc_item(d, n, k), what, 0, &out[k])) return -1;
+  if (nread) *nread = len;
+  return 0;
+}
+
+int hg_ydoc_choice(hg_ydoc *d, const hg_ynode *n, const char *what, const char *const *names,
+                   int nnames, int *out) {
+  const char *t;
+  char list[256] = "";
+  if (hg_ydoc_name(d, n, what, &t)) return -1;
+  for (int k = 0; k < nnames; k++)
+    if (strcmp(t, names[k]) == 0) {
+      *out = k;
+      return 0;
+    }
+  const char *near = hg_ydoc_suggest(t, names, nnames);
+  if (near) return hg_ydoc_fail(d, n, "unknown %s '%s' (did you mean '%s'?)", what, t, near);
+  for (int k = 0; k < nnames; k++) {
+    size_t used = strlen(list);
+    snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", names[k]);
+  }
+  return hg_ydoc_fail(d, n, "unknown %s '%s' (expected one of: %s)", what, t, list);
+}
+
+/* ---- optional keys ---- */
+
+/* "'key'" for messages */
+static void quoted(const char *key, char *buf, size_t len) { snprintf(buf, len, "'%s'", key); }
+
+int hg_yget_number(hg_ydoc *d, const hg_ynode *map, const char *key, double *out) {
+  const hg_ynode *v = hg_ydoc_get(d, map, key);
+  char what[80];
+  if (!v) return 0;
+  quoted(key, what, sizeof what);
+  return hg_ydoc_number(d, v, what, 0, out);
+}
+
+int hg_yget_integer(hg_ydoc *d, const hg_ynode *map, const char *key, int *out) {
+  const hg_ynode *v = hg_ydoc_get(d, map, key);
+  char what[80];
+  if (!v) return 0;
+  quoted(key, what, sizeof what);
+  return hg_ydoc_integer(d, v, what, out);
+}
+
+int hg_yget_bool(hg_ydoc *d, const hg_ynode *map, const char *key, int *out) {
+  const hg_ynode *v = hg_ydoc_get(d, map, key);
+  char what[80];
+  if (!v) return 0;
+  quoted(key, what, sizeof what);
+  return hg_ydoc_bool(d, v, what, out);
+}
+
+int hg_yget_name(hg_ydoc *d, const hg_ynode *map, const char *key, const char **out) {
+  const hg_ynode *v = hg_ydoc_get(d, map, key);
+  char what[80];
+  if (!v) return 0;
+  quoted(key, what, sizeof what);
+  return hg_ydoc_name(d, v, what, out);
+}
+
+int hg_yget_vec(hg_ydoc *d, const hg_ynode *map, const char *key, int count, double *out) {
+  const hg_ynode *v = hg_ydoc_get(d, map, key);
+  char what[80];
+  if (!v) return 0;
+  quoted(key, what, sizeof what);
+  return hg_ydoc_numbers(d, v, what, count, out, NULL);
+}
+
+int hg_yget_strdup(hg_ydoc *d, const hg_ynode *map, const char *key, char **out) {
+  const char *t = NULL;
+  if (hg_yget_name(d, map, key, &t)) return -1;
+  if (!t) return 0;
+  *out = hg_ydoc_strdup(t);
+  return *out ? 0 : hg_ydoc_fail(d, map, "out of memory");
+}
+
+char *hg_ydoc_strdup(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char *c = malloc(n);
+  if (c) memcpy(c, s, n);
+  return c;
+}

@@ -1,0 +1,538 @@
+/* test_scene.c: the scene reader (sim/scene.h) on the scenes in tests/data/scenes, checked value by
+ * value, and on every malformed scene in tests/data/scenes_bad, each of which must fail with the
+ * message "file:line:column: ..." listed in the table below. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene.h"
+
+#define TOL 1e-12
+#define PI 3.14159265358979323846
+
+/* ---- helpers ---- */
+
+static hg_scene *load(const char *path) {
+  hg_error err;
+  hg_scene *s = hg_scene_load(path, &err);
+  if (!s) fail_msg("%s", err.msg);
+  return s;
+}
+
+static void assert_near(double a, double b, double tol) {
+  if (!(fabs(a - b) <= tol)) fail_msg("%.17g != %.17g (tolerance %g)", a, b, tol);
+}
+
+static void assert_vec_near(const double *a, const double *b, int n, double tol) {
+  for (int k = 0; k < n; k++) assert_near(a[k], b[k], tol);
+}
+
+static const hg_body_spec *body(hg_scene *s, const char *name) {
+  const hg_body_spec *b = hg_builder_body(s->builder, name);
+  if (!b) fail_msg("no body '%s'", name);
+  return b;
+}
+
+/* the whole of a text file, NUL-terminated (the caller frees it) */
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  char *text;
+  long n;
+  if (!f) fail_msg("cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  rewind(f);
+  text = malloc((size_t)n + 1);
+  assert_non_null(text);
+  assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+  text[n] = 0;
+  fclose(f);
+  return text;
+}
+
+/* ---- a scene with every section ---- */
+
+/* base: fixed at (0, 0, 1) turned 90 degrees about z; I_o = I_c + m (|c|^2 1 - c c^T) with
+ * c = (0, 0, 0.1), m = 10 adds 0.1 to xx and yy */
+static void full_bodies(void **state) {
+  hg_scene *s = load("data/scenes/full.yaml");
+  const hg_body_spec *b = body(s, "base"), *u = body(s, "upper"), *l = body(s, "lower");
+  double Rz90[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1}, p[3] = {0, 0, 1}, I[6] = {0.2, 0.3, 0.3, 0, 0, 0};
+  double h[3] = {0, 0, 1}, y[3] = {0, 1, 0}, x[3] = {1, 0, 0};
+  assert_string_equal(s->title, "Arm, probe and ball");
+  assert_non_null(strstr(s->description, "a free probe"));
+  assert_near(s->gravity[2], -9.80665, 0);
+  assert_int_equal(b->joint.type, HG_JOINT_FIXED);
+  assert_vec_near(b->offset.R, Rz90, 9, TOL);
+  assert_vec_near(b->offset.p, p, 3, 0);
+  assert_near(b->inertia.m, 10, 0);
+  assert_vec_near(b->inertia.h, h, 3, TOL);
+  assert_vec_near(b->inertia.I, I, 6, TOL);
+  assert_string_equal(u->parent, "base");
+  assert_string_equal(u->joint_name, "shoulder");
+  assert_int_equal(u->joint.type, HG_JOINT_REVOLUTE);
+  assert_vec_near(u->joint.axis, y, 3, 0);
+  assert_near(u->offset.p[2], 0.1, 0);
+  assert_true(u->limits.has_position && u->limits.has_effort && u->limits.has_velocity);
+  assert_near(u->limits.lower, -1.5, 0);
+  assert_near(u->limits.upper, 1.5, 0);
+  assert_near(u->limits.effort, 50, 0);
+  assert_near(u->limits.velocity, 2, 0);
+  assert_int_equal(l->joint.type, HG_JOINT_UNIVERSAL);
+  assert_vec_near(l->joint.axis, x, 3, 0);
+  assert_vec_near(l->joint.axis2, y, 3, 0);
+  assert_int_equal(body(s, "probe")->joint.type, HG_JOINT_FREE);
+  assert_int_equal(body(s, "ball")->joint.type, HG_JOINT_SPHERICAL);
+  assert_string_equal(body(s, "r_base")->parent, "base");
+  assert_near(body(s, "r_base")->offset.p[1], 0.5, 0);
+  hg_scene_free(s);
+}
+
+/* the compiled model: 5 bodies of the scene and 4 of the URDF, 5 geometries */
+static void full_model_and_geometry(void **state) {
+  hg_scene *s = load("data/scenes/full.yaml");
+  hg_error err;
+  hg_model *m = hg_builder_compile(s->builder, &err);
+  const hg_geom *g;
+  if (!m) fail_msg("%s", err.msg);
+  assert_int_equal(m->nbody, 10);
+  assert_true(hg_model_joint(m, "r_shoulder") > 0);
+  assert_int_equal(m->ngeom, 5);
+  for (int k = 0; k < m->ngeom; k++) {
+    g = &m->geom[k];
+    if (g->type == HG_GEOM_BOX) {
+      assert_near(g->size[0], 0.4, 0);
+      assert_near(g->size[2], 0.2, 0);
+      assert_true(fabs(g->rgba[2] - 0.4f) < 1e-6);
+    } else if (g->type == HG_GEOM_CAPSULE) {
+      assert_near(g->size[0], 0.05, 0);
+      assert_near(g->size[1], 0.5, 0);
+      assert_int_equal(g->collision, 1);
+      assert_true(fabs(g->rgba[0] - 0.7f) < 1e-6);
+    } else if (g->type == HG_GEOM_SPHERE) {
+      assert_near(g->size[0], 0.06, 0);
+    } else if (g->type == HG_GEOM_CONE) {
+      assert_near(g->size[1], 0.2, 0);
+      assert_near(g->pose.p[2], 0.2, 0);
+    }
+  }
+  hg_model_free(m);
+  hg_scene_free(s);
+}
+
+/* markers: on bodies and at the top level; rpy (pi, 0, 0) flips y and z */
+static void full_markers(void **state) {
+  hg_scene *s = load("data/scenes/full.yaml");
+  const hg_marker *pp = hg_scene_marker(s, "probe_port"), *tp = hg_scene_marker(s, "r_tool_point");
+  double Rx180[9] = {1, 0, 0, 0, -1, 0, 0, 0, -1};
+  assert_int_equal(s->nmarker, 5);
+  assert_non_null(pp);
+  assert_string_equal(pp->body, "probe");
+  assert_string_equal(pp->port, "probe");
+  assert_vec_near(pp->pose.R, Rx180, 9, TOL);
+  assert_near(pp->pose.p[2], 0.3, 0);
+  assert_int_equal(pp->src.line, 42);
+  assert_string_equal(pp->src.file, "data/scenes/full.yaml");
+  assert_non_null(tp);
+  assert_string_equal(tp->body, "r_tool");
+  assert_null(tp->port);
+  assert_null(hg_scene_marker(s, "nowhere"));
+  hg_scene_free(s);
+}
+
+static void full_forces(void **state) {
+  hg_scene *s = load("data/scenes/full.yaml");
+  const hg_force_spec *f;
+  assert_int_equal(s->nforce, 6);
+  f = hg_scene_force(s, "earth");
+  assert_int_equal(f->type, HG_FORCE_CENTRAL_GRAVITY);
+  assert_int_equal(f->enabled, 0);
+  assert_near(f->mu, 3.986e14, 0);
+  assert_near(f->centre[2], -6.371e6, 0);
+  f = hg_scene_force(s, "shoulder_spring");
+  assert_int_equal(f->type, HG_FORCE_JOINT_SPRING);
+  assert_string_equal(f->joint, "shoulder");
+  assert_int_equal(f->nrest, 1);
+  assert_near(f->rest[0], 0.2, 0);
+  assert_near(f->damping, 0.5, 0);
+  f = hg_scene_force(s, "tether");
+  assert_string_equal(f->marker_a, "tip");
+  assert_string_equal(f->marker_b, "chute_point");
+  assert_int_equal(f->compression_only, 1);
+  assert_near(f->free_length, 1.5, 0);
+  f = hg_scene_force(s, "probe_drag");
+  assert_string_equal(f->body, "probe");
+  assert_near(f->atm.rho0, 1.225, 0); /* the top-level atmosphere */
+  assert_near(f->cop[2], -0.1, 0);
+  f = hg_scene_force(s, "engine");
+  assert_near(f->t_on, 1, 0);
+  assert_near(f->t_off, 3, 0);
+  assert_near(f->force[2], 20, 0);
+  assert_int_equal(f->enabled, 1);
+  f = hg_scene_force(s, "chute");
+  assert_int_equal(f->type, HG_FORCE_PARACHUTE);
+  assert_string_equal(f->marker, "chute_point");
+  assert_near(f->atm.rho0, 0.02, 0); /* inline */
+  assert_near(f->atm.radius, 3.3895e6, 0);
+  assert_null(hg_scene_force(s, "nowhere"));
+  hg_scene_free(s);
+}
+
+/* initial state: joint q and v (quaternions normalized), a free body's world pose and twist */
+static void full_initial_and_modes(void **state) {
+  hg_scene *s = load("data/scenes/full.yaml");
+  double quat[4] = {0, 1, 0, 0}, Rz90[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1}, pos[3] = {3, 0, 2};
+  double twist[6] = {0, 0, 0.1, -0.5, 0, 0}, amp[2] = {0.2, 0.1};
+  assert_int_equal(s->njinit, 2);
+  assert_string_equal(s->jinit[0].joint, "shoulder");
+  assert_true(s->jinit[0].has_q && s->jinit[0].has_v);
+  assert_near(s->jinit[0].q[0], 0.3, 0);
+  assert_near(s->jinit[0].v[0], -0.1, 0);
+  assert_true(s->jinit[1].has_q && !s->jinit[1].has_v);
+  assert_vec_near(s->jinit[1].q, quat, 4, 0);
+  assert_int_equal(s->nbinit, 1);
+  assert_string_equal(s->binit[0].body, "probe");
+  assert_vec_near(s->binit[0].pose.R, Rz90, 9, TOL);
+  assert_vec_near(s->binit[0].pose.p, pos, 3, 0);
+  assert_vec_near(s->binit[0].twist, twist, 6, 0);
+  assert_int_equal(s->nmode, 2);
+  assert_string_equal(s->mode[0].joint, "r_shoulder");
+  assert_int_equal(s->mode[0].mode, HG_MODE_LOCKED);
+  assert_int_equal(s->mode[0].has_profile, 0);
+  assert_int_equal(s->mode[1].mode, HG_MODE_PRESCRIBED);
+  assert_int_equal(s->mode[1].profile.kind, HG_PROFILE_SINUSOID);
+  assert_vec_near(s->mode[1].profile.amplitude, amp, 2, 0);
+  assert_near(s->mode[1].profile.omega, 3.14, 0);
+  assert_near(s->mode[1].profile.phase, 0.5, 0);
+  hg_scene_free(s);
+}
+
+/* events: time and condition triggers, every kind of action */
+static void full_events(void **state) {
+  hg_scene *s = load("data/scenes/full.yaml");
+  const hg_event_spec *e = s->event;
+  assert_int_equal(s->nevent, 5);
+  assert_string_equal(e[0].name, "release");
+  assert_int_equal(e[0].trigger, HG_TRIGGER_TIME);
+  assert_near(e[0].time, 2.5, 0);
+  assert_int_equal(e[0].naction, 3);
+  assert_int_equal(e[0].action[0].type, HG_ACTION_SET_MODE);
+  assert_string_equal(e[0].action[0].joint, "r_shoulder");
+  assert_int_equal(e[0].action[0].mode.mode, HG_MODE_FREE);
+  assert_int_equal(e[0].action[1].type, HG_ACTION_ENABLE_FORCE);
+  assert_string_equal(e[0].action[1].force, "chute");
+  assert_int_equal(e[0].action[2].type, HG_ACTION_IMPULSE);
+  assert_string_equal(e[0].action[2].body, "probe");
+  assert_string_equal(e[0].action[2].marker_a, "probe_port");
+  assert_near(e[0].action[2].linear[2], 1, 0);
+  assert_int_equal(e[1].trigger, HG_TRIGGER_DISTANCE);
+  assert_string_equal(e[1].marker_b, "probe_port");
+  assert_int_equal(e[1].direction, -1);
+  assert_int_equal(e[1].action[0].type, HG_ACTION_ATTACH);
+  assert_string_equal(e[1].action[0].joint, "dock_base_port_probe_port");
+  assert_int_equal(e[1].action[1].type, HG_ACTION_DISABLE_FORCE);
+  assert_int_equal(e[2].trigger, HG_TRIGGER_JOINT_Q);
+  assert_int_equal(e[2].direction, 1);
+  assert_int_equal(e[2].once, 0);
+  assert_int_equal(e[2].action[0].type, HG_ACTION_UNDOCK);
+  assert_int_equal(e[2].action[0].detach, 1);
+  assert_int_equal(e[2].action[1].type, HG_ACTION_DETACH);
+  assert_string_equal(e[2].action[1].body, "lower");
+  assert_string_equal(e[3].name, "event4");
+  assert_int_equal(e[3].trigger, HG_TRIGGER_ALTITUDE);
+  assert_int_equal(e[3].once, 1);
+  assert_int_equal(e[3].direction, 0);
+  assert_int_equal(e[3].action[0].type, HG_ACTION_REMOVE);
+  assert_int_equal(e[4].trigger, HG_TRIGGER_JOINT_LOAD);
+  assert_int_equal(e[4].action[0].mode.profile.kind, HG_PROFILE_MOVE);
+  assert_near(e[4].action[0].mode.profile.target[0], 1, 0);
+  assert_near(e[4].action[0].mode.profile.duration, 2, 0);
+  assert_int_equal(s->ncapture, 1);
+  assert_string_equal(s->capture[0].joint, "dock_base_port_probe_port");
+  assert_near(s->capture[0].angle_tol, 0.1, 0);
+  hg_scene_free(s);
+}
+
+static void full_run_settings(void **state) {
+  hg_scene *s = load("data/scenes/full.yaml");
+  assert_int_equal(s->integ.method, HG_INTEG_CVODE_BDF);
+  assert_near(s->integ.rtol, 1e-8, 0);
+  assert_near(s->integ.atol_length, 2e-9, 0);
+  assert_near(s->integ.atol_linvel, 2e-7, 0);
+  assert_near(s->integ.max_step, 0.1, 0);
+  assert_near(s->integ.recentre, 0.5, 0);
+  assert_int_equal(s->integ.max_steps, 50000);
+  assert_near(s->t_end, 20, 0);
+  assert_near(s->output.dt, 0.02, 0);
+  assert_int_equal(s->output.npair, 1);
+  assert_string_equal(s->output.pair[0].body_b, "probe");
+  assert_int_equal(s->output.plots, 0);
+  hg_scene_free(s);
+}
+
+/* ---- defaults, meshes, the documented example ---- */
+
+static void minimal_defaults(void **state) {
+  hg_scene *s = load("data/scenes/minimal.yaml");
+  hg_integ_options def;
+  hg_integ_default_options(&def, HG_INTEG_CVODE_ADAMS);
+  assert_null(s->title);
+  assert_near(s->gravity[2], -9.81, 0);
+  assert_int_equal(s->has_atmosphere, 0);
+  assert_int_equal(s->integ.method, HG_INTEG_CVODE_ADAMS);
+  assert_near(s->integ.rtol, def.rtol, 0);
+  assert_near(s->integ.h, def.h, 0);
+  assert_near(s->t_start, 0, 0);
+  assert_near(s->t_end, 10, 0);
+  assert_near(s->output.dt, 0.01, 0);
+  assert_int_equal(s->output.plots, 1);
+  assert_int_equal(
+      s->nmarker + s->nforce + s->njinit + s->nbinit + s->nmode + s->nevent + s->ncapture, 0);
+  assert_string_equal(body(s, "bob")->parent, "world");
+  hg_scene_free(s);
+}
+
+/* cube [0, 2]^3 of density 1000: m = 8000, c = (1, 1, 1), I_c = m (2^2 + 2^2) / 12; the
+ * tetrahedron (0,0,0) (1,0,0) (0,2,0) (0,0,3) has volume 1 and centroid (1/4, 1/2, 3/4), moved
+ * by (1, 0, 0) */
+static void mesh_inertia(void **state) {
+  hg_scene *s = load("data/scenes/mesh.yaml");
+  hg_error err;
+  hg_model *m = hg_builder_compile(s->builder, &err);
+  double c[3], Ic[6], cube_c[3] = {1, 1, 1}, Icube = 8000.0 * 8 / 12, tet_c[3] = {1.25, 0.5, 0.75};
+  if (!m) fail_msg("%s", err.msg);
+  hg_inertia_com(&body(s, "block")->inertia, c, Ic);
+  assert_near(body(s, "block")->inertia.m, 8000, 1e-9);
+  assert_vec_near(c, cube_c, 3, 1e-12);
+  assert_near(Ic[0], Icube, 1e-8);
+  assert_near(Ic[3], 0, 1e-8);
+  hg_inertia_com(&body(s, "light")->inertia, c, Ic);
+  assert_near(body(s, "light")->inertia.m, 3, 1e-12);
+  assert_vec_near(c, tet_c, 3, 1e-12);
+  assert_int_equal(m->ngeom, 1);
+  assert_int_equal(m->geom[0].type, HG_GEOM_MESH);
+  assert_non_null(strstr(m->geom[0].mesh, "cube_quads.obj"));
+  assert_near(m->geom[0].size[1], 2, 0);
+  hg_model_free(m);
+  hg_scene_free(s);
+}
+
+/* the complete example of docs/scene-format.md is example.yaml, word for word, and it loads */
+static void documented_example(void **state) {
+  char *doc = slurp("../docs/scene-format.md"), *file = slurp("data/scenes/example.yaml");
+  hg_scene *s = load("data/scenes/example.yaml");
+  if (!strstr(doc, file))
+    fail_msg("docs/scene-format.md does not hold data/scenes/example.yaml verbatim");
+  assert_int_equal(s->ncapture, 1);
+  assert_true(body(s, "target")->inertia.m > 0);
+  assert_non_null(hg_builder_body(s->builder, "arm_link2"));
+  hg_scene_free(s);
+  free(doc);
+  free(file);
+}
+
+static void missing_file(void **state) {
+  hg_error err;
+  assert_null(hg_scene_load("data/scenes/no_such_scene.yaml", &err));
+  assert_non_null(strstr(err.msg, "data/scenes/no_such_scene.yaml: cannot open"));
+  assert_null(hg_scene_load("data/scenes/no_such_scene.yaml", NULL));
+  hg_scene_free(NULL);
+}
+
+/* ---- malformed scenes ---- */
+
+/* file (in data/scenes_bad, without .yaml), line, column (0: not checked), part of the message */
+static const struct bad_scene {
+  const char *file;
+  int line, column;
+  const char *expect;
+} bad[] = {
+    {"alias_loop", 2, 9, "expected a mapping (key: value) for body, got a list"},
+    {"alias_unknown", 3, 5, "found undefined alias"},
+    {"attach_same_body", 11, 54, "markers 'tip' and 'root' are both on body 'arm'"},
+    {"axis_on_free", 4, 25, "'axis' does not apply to a free joint"},
+    {"bad_bool", 6, 17, "expected true or false for 'plots', got 'maybe'"},
+    {"bad_number", 5, 21, "expected a number for 'mass', got 'heavy'"},
+    {"bad_utf8", 3, 14, "invalid text"},
+    {"bodies_not_list", 3, 3, "expected a list for 'bodies', got a mapping"},
+    {"body_named_world", 3, 11, "'world' is the ground body"},
+    {"body_no_name", 6, 5, "missing key 'name' in body"},
+    {"capture_port_types", 12, 22, "not docking ports of one type"},
+    {"cycle", 3, 11, "cycle of parents"},
+    {"density_without_mesh", 5, 24, "'density' does not apply to an inertia given by 'mass'"},
+    {"drag_no_atmosphere", 10, 5, "a drag force needs an 'atmosphere'"},
+    {"duplicate_body", 6, 11, "duplicate body name 'arm' (first at line 3)"},
+    {"duplicate_force", 11, 5, "duplicate force name 'thrust' (first at line 10)"},
+    {"duplicate_joint_name", 8, 35, "duplicate joint name 'hinge' (bodies 'a' and 'b')"},
+    {"duplicate_key", 6, 5, "key 'joint' given twice in body (first at line 4)"},
+    {"duplicate_marker", 8, 16, "duplicate marker name 'tip' (first at line 7)"},
+    {"empty", 1, 1, "the file is empty"},
+    {"event_action_two_keys", 12, 9, "an action is a mapping with one key"},
+    {"event_at_and_when", 11, 5, "give 'at' (a time) or 'when' (a condition), not both"},
+    {"event_bad_direction", 10, 47,
+     "unknown direction 'up' (expected one of: either, rising, falling)"},
+    {"event_bad_dof", 10, 29, "'dof' must be in [0, 0] for joint 'arm', got 1"},
+    {"event_before_start", 11, 9, "event time 0.5 is before the start time 1"},
+    {"event_empty_do", 11, 9, "'do' lists no action"},
+    {"event_negative_speed", 10, 33, "a speed never crosses a negative value"},
+    {"event_no_trigger", 10, 5, "an event needs 'at' (a time) or 'when' (a condition)"},
+    {"event_two_conditions", 10, 35, "give 'distance' or 'speed', not both"},
+    {"event_unknown_action", 11, 11, "unknown action 'detatch' (did you mean 'detach'?)"},
+    {"event_unknown_force", 13, 19,
+     "unknown force element 'chute_sprin' (did you mean 'chute_spring'?)"},
+    {"force_key_not_applicable", 11, 41, "'mu' does not apply to a drag force"},
+    {"force_missing_key", 10, 5, "missing key 'mu' in central_gravity force"},
+    {"force_unknown_marker", 10, 35, "unknown marker 'roott' (did you mean 'root'?)"},
+    {"force_unknown_type", 10, 12, "unknown force type 'sprin' (did you mean 'spring'?)"},
+    {"geometry_bad_rgba", 7, 44, "every entry of 'rgba' must be in [0, 1], got 2"},
+    {"geometry_mesh_extension", 7, 28, "a mesh file must be .obj or .stl, got 'ship.ply'"},
+    {"geometry_missing_length", 7, 9, "missing key 'length' in cylinder geometry"},
+    {"geometry_negative_radius", 7, 32, "'radius' must be positive, got -0.1"},
+    {"geometry_unknown_type", 7, 16, "unknown geometry type 'sphre' (did you mean 'sphere'?)"},
+    {"geometry_size_and_radius", 7, 41, "give a capsule's 'size' or its 'radius', not both"},
+    {"geometry_size_count", 7, 30, "expected a list of 1 number for 'size', got 3"},
+    {"geometry_wrong_key", 7, 50, "'height' does not apply to a cylinder"},
+    {"gravity_wrong_type", 6, 10, "expected a list of 3 numbers for 'gravity', got '-9.81'"},
+    {"impulse_marker_body", 14, 41, "marker 'tip' is on body 'arm', not 'hand'"},
+    {"inertia_count", 5, 51, "for 'inertia', got 4"},
+    {"initial_body_not_free", 8, 5, "body 'arm' hangs on a revolute joint"},
+    {"initial_unknown_joint", 8, 5, "unknown joint 'elbo' (did you mean 'elbow'?)"},
+    {"initial_wrong_count", 8, 14, "expected a list of 1 number for 'q', got 2"},
+    {"integrator_atol_key", 7, 23,
+     "unknown key 'angular_velocty' in 'atol' (did you mean 'angular_velocity'?)"},
+    {"integrator_bad_rtol", 6, 35, "'rtol' must be positive"},
+    {"integrator_recentre", 6, 24, "'recentre' must be in (0, 2.5] rad, got 3"},
+    {"integrator_unknown_method", 6, 22,
+     "unknown integration method 'cvode-adam' (did you mean 'cvode-adams'?)"},
+    {"joint_spring_rest", 7, 59, "expected a list of 4 numbers for 'rest', got 3"},
+    {"limits_half", 4, 54, "joint limits need both 'lower' and 'upper'"},
+    {"limits_on_free", 6, 7, "'limits' does not apply to a free joint"},
+    {"limits_reversed", 4, 72, "joint limits: 'upper' (-1) is below 'lower' (1)"},
+    {"marker_unknown_body", 7, 23, "unknown body 'armm' (did you mean 'arm'?)"},
+    {"massless_leaf", 8, 35, "articulated inertia is singular at joint 'wrist'"},
+    {"mesh_and_com", 5, 62, "'com' does not apply to a mesh inertia"},
+    {"mesh_missing", 5, 21, "cannot open 'nowhere.obj'"},
+    {"mesh_no_density", 5, 14, "a mesh inertia needs 'density' (or 'mass')"},
+    {"mesh_open", 5, 21, "inertia of body 'block': mesh is not closed"},
+    {"mode_fixed_joint", 10, 8, "joint 'cap' is fixed: it has no mode"},
+    {"mode_unknown", 7, 8, "unknown joint mode 'lockd' (did you mean 'locked'?)"},
+    {"name_is_list", 3, 11, "expected a name for 'name', got a list"},
+    {"negative_mass", 5, 21, "inertia of body 'arm': mass must be finite and >= 0, got -1"},
+    {"no_bodies", 2, 1, "a scene needs at least one body"},
+    {"number_nan", 5, 21, "expected a number for 'mass', got '.nan'"},
+    {"number_overflow", 5, 21, "'mass' is out of range (1e999)"},
+    {"output_same_pair", 7, 11, "a pair needs two different bodies, got 'arm' twice"},
+    {"profile_bad_duration", 8, 50, "'duration' must be positive, got 0"},
+    {"profile_not_prescribed", 9, 5, "a profile needs mode 'prescribed', not 'locked'"},
+    {"profile_wrong_key", 8, 31, "'amplitude' does not apply to a velocity profile"},
+    {"quat_and_rpy", 4, 66, "give one of 'quat', 'rpy' and 'rpy_deg', not both 'quat' and 'rpy'"},
+    {"root_list", 2, 1, "expected a mapping (key: value) for the scene, got a list"},
+    {"short_vector", 4, 51, "expected a list of 3 numbers for 'pos', got 2"},
+    {"spline_count_mismatch", 8, 56, "'samples' has 2 entries but 'times' has 3"},
+    {"spline_not_increasing", 8, 14,
+     "spline profile: spline times are not finite and strictly increasing"},
+    {"syntax_error", 4, 0, "YAML syntax error: did not find expected ',' or '}'"},
+    {"tab_indent", 3, 1, "(a tab: YAML indents with spaces only)"},
+    {"thrust_times", 10, 65, "'t_off' (1) must come after 't_on' (2)"},
+    {"time_end_before_start", 6, 23, "'end' (2) must come after 'start' (5)"},
+    {"triangle_inequality", 5, 51, "violate the triangle inequality"},
+    {"two_documents", 7, 1, "a scene file holds one YAML document, found a second"},
+    {"undock_unknown_joint", 11, 27, "unknown joint 'dock_tip_root'"},
+    {"universal_parallel", 4, 54, "joint of body 'arm': universal joint axes are parallel"},
+    {"unknown_body_key", 5, 5, "unknown key 'inertai' in body (did you mean 'inertia'?)"},
+    {"unknown_inertia_key", 5, 15,
+     "unknown key 'masss' in inertia of body 'arm' (did you mean 'mass'?)"},
+    {"unknown_joint_type", 4, 19, "unknown joint type 'revolut' (did you mean 'revolute'?)"},
+    {"unknown_parent", 7, 13, "unknown parent body 'armm' (did you mean 'arm'?)"},
+    {"unknown_top_key", 2, 1, "unknown key 'bodys' in the scene (did you mean 'bodies'?)"},
+    {"urdf_error", 3, 12,
+     "in URDF include: data/scenes_bad/../urdf_bad/negative_mass.urdf:6: mass must be"},
+    {"urdf_missing", 3, 12, "cannot open 'missing.urdf'"},
+    {"zero_axis", 4, 35, "joint of body 'arm': axis is zero or not finite"},
+    {"zero_quat", 4, 52, "a quaternion (w, x, y, z) must not be zero"},
+};
+#define NBAD ((int)(sizeof bad / sizeof bad[0]))
+
+/* one malformed scene: NULL, "path:line:column: " first, the expected words after it */
+static void bad_scene(void **state) {
+  const struct bad_scene *b = *state;
+  char path[256], prefix[300], first[256];
+  hg_error err;
+  FILE *f;
+  snprintf(path, sizeof path, "data/scenes_bad/%s.yaml", b->file);
+  f = fopen(path, "rb");
+  if (!f) fail_msg("cannot open %s", path);
+  if (!fgets(first, sizeof first, f) || first[0] != '#')
+    fail_msg("%s does not start with a comment", path);
+  fclose(f);
+  memset(err.msg, 0, sizeof err.msg);
+  hg_scene *s = hg_scene_load(path, &err);
+  if (s) {
+    hg_scene_free(s);
+    fail_msg("%s loaded, but should have failed with '%s'", path, b->expect);
+  }
+  if (b->column)
+    snprintf(prefix, sizeof prefix, "%s:%d:%d: ", path, b->line, b->column);
+  else
+    snprintf(prefix, sizeof prefix, "%s:%d:", path, b->line);
+  if (strncmp(err.msg, prefix, strlen(prefix)) != 0)
+    fail_msg("message '%s' does not start with '%s'", err.msg, prefix);
+  if (!strstr(err.msg + strlen(prefix), b->expect))
+    fail_msg("message '%s' does not say '%s'", err.msg, b->expect);
+}
+
+/* every file of data/scenes_bad is in the table (and so is tested) */
+static void bad_scenes_all_listed(void **state) {
+  DIR *dir = opendir("data/scenes_bad");
+  struct dirent *e;
+  int nfile = 0;
+  assert_non_null(dir);
+  while ((e = readdir(dir))) {
+    size_t n = strlen(e->d_name);
+    int found = 0;
+    if (n < 6 || strcmp(e->d_name + n - 5, ".yaml") != 0) continue;
+    nfile++;
+    for (int k = 0; k < NBAD && !found; k++)
+      found = strlen(bad[k].file) == n - 5 && strncmp(bad[k].file, e->d_name, n - 5) == 0;
+    if (!found) {
+      closedir(dir);
+      fail_msg("data/scenes_bad/%s is not in the table of test_scene.c", e->d_name);
+    }
+  }
+  closedir(dir);
+  assert_int_equal(nfile, NBAD);
+  assert_true(NBAD >= 30);
+}
+
+int main(void) {
+  static const struct CMUnitTest fixed[] = {
+      cmocka_unit_test(full_bodies),
+      cmocka_unit_test(full_model_and_geometry),
+      cmocka_unit_test(full_markers),
+      cmocka_unit_test(full_forces),
+      cmocka_unit_test(full_initial_and_modes),
+      cmocka_unit_test(full_events),
+      cmocka_unit_test(full_run_settings),
+      cmocka_unit_test(minimal_defaults),
+      cmocka_unit_test(mesh_inertia),
+      cmocka_unit_test(documented_example),
+      cmocka_unit_test(missing_file),
+      cmocka_unit_test(bad_scenes_all_listed),
+  };
+  enum { NFIXED = sizeof fixed / sizeof fixed[0] };
+  struct CMUnitTest tests[NFIXED + NBAD];
+  memcpy(tests, fixed, sizeof fixed);
+  for (int k = 0; k < NBAD; k++) {
+    struct CMUnitTest t = {bad[k].file, bad_scene, NULL, NULL, (void *)&bad[k]};
+    tests[NFIXED + k] = t;
+  }
+  return _cmocka_run_group_tests("scene", tests, NFIXED + NBAD, NULL, NULL);
+}
