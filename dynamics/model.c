@@ -8,12 +8,73 @@
 
 #include "dynamics.h"
 
+/* ---- a name index: open addressing over item numbers, names read through a callback ---- */
+
+typedef const char *(*name_of)(const void *items, int i);
+
+typedef struct name_index {
+  int nslot; /* a power of two, at least twice the items */
+  int *slot; /* item number or -1 */
+} name_index;
+
+static uint64_t name_hash(const char *s) {
+  uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+/* an empty index for up to n items; -1 when out of memory */
+static int index_reset(name_index *x, int n) {
+  int nslot = 16;
+  while (nslot < 2 * n + 2) nslot *= 2;
+  int *slot = malloc((size_t)nslot * sizeof(int));
+  if (!slot) return -1;
+  for (int k = 0; k < nslot; k++) slot[k] = -1;
+  free(x->slot);
+  x->slot = slot;
+  x->nslot = nslot;
+  return 0;
+}
+
+/* the slot holding name, or the empty slot where it would go */
+static int index_probe(const name_index *x, name_of get, const void *items, const char *name) {
+  int k = (int)(name_hash(name) & (uint64_t)(x->nslot - 1));
+  while (x->slot[k] >= 0 && strcmp(get(items, x->slot[k]), name) != 0) k = (k + 1) & (x->nslot - 1);
+  return k;
+}
+
+/* the item named name, or -1 */
+static int index_find(const name_index *x, name_of get, const void *items, const char *name) {
+  return x->slot ? x->slot[index_probe(x, get, items, name)] : -1;
+}
+
+/* adds item i; returns the item already holding its name, or -1 when the name was new */
+static int index_insert(name_index *x, name_of get, const void *items, int i) {
+  int k = index_probe(x, get, items, get(items, i));
+  if (x->slot[k] >= 0) return x->slot[k];
+  x->slot[k] = i;
+  return -1;
+}
+
+static const char *spec_name(const void *items, int i) { return ((const hg_body_spec *)items)[i].name; }
+static const char *spec_joint(const void *items, int i) {
+  return ((const hg_body_spec *)items)[i].joint_name;
+}
+
 struct hg_builder {
   int nbody, cap;
   hg_body_spec *body; /* names owned */
+  name_index names;   /* body names -> body numbers */
   int ngeom, gcap;
   hg_geom *geom;      /* body = builder body index, mesh owned */
 };
+
+/* rebuilds the body-name index (after growth or removal); -1 when out of memory */
+static int builder_reindex(hg_builder *b) {
+  if (index_reset(&b->names, b->cap)) return -1;
+  for (int i = 0; i < b->nbody; i++) index_insert(&b->names, spec_name, b->body, i);
+  return 0;
+}
 
 static void set_error(hg_error *err, const char *fmt, ...) {
   if (!err) return;
@@ -43,13 +104,12 @@ void hg_builder_free(hg_builder *b) {
   for (int i = 0; i < b->ngeom; i++) free(b->geom[i].mesh);
   free(b->body);
   free(b->geom);
+  free(b->names.slot);
   free(b);
 }
 
 static int builder_find(const hg_builder *b, const char *name) {
-  for (int i = 0; i < b->nbody; i++)
-    if (strcmp(b->body[i].name, name) == 0) return i;
-  return -1;
+  return index_find(&b->names, spec_name, b->body, name);
 }
 
 hg_body_spec *hg_builder_body(hg_builder *b, const char *name) {
@@ -95,6 +155,10 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
     }
     b->body = nb;
     b->cap = cap;
+    if (builder_reindex(b)) {
+      set_error(err, "out of memory");
+      return -1;
+    }
   }
   hg_body_spec *s = &b->body[b->nbody];
   *s = *spec;
@@ -106,6 +170,7 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
     set_error(err, "out of memory");
     return -1;
   }
+  index_insert(&b->names, spec_name, b->body, b->nbody);
   b->nbody++;
   return 0;
 }
@@ -198,11 +263,14 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   int *order = malloc(((size_t)n + 1) * sizeof(int));
   int *stack = malloc(((size_t)n + 1) * sizeof(int));
   int *newidx = malloc(((size_t)n + 1) * sizeof(int));
+  int *head = malloc(((size_t)n + 2) * sizeof(int)), *next = malloc(((size_t)n + 1) * sizeof(int));
+  name_index joints = {0, NULL};
   hg_model *m = NULL;
-  if (!par || !order || !stack || !newidx) {
+  if (!par || !order || !stack || !newidx || !head || !next || index_reset(&joints, n)) {
     set_error(err, "out of memory");
     goto done;
   }
+  /* parents by name (hashed) and unique joint names: O(N) */
   for (int i = 0; i < n; i++) {
     const char *p = b->body[i].parent;
     par[i] = strcmp(p, "world") == 0 ? -1 : builder_find(b, p);
@@ -210,23 +278,27 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
       set_error(err, "body '%s' names an unknown parent '%s'", b->body[i].name, p);
       goto done;
     }
-    for (int k = 0; k < i; k++)
-      if (strcmp(b->body[k].joint_name, b->body[i].joint_name) == 0) {
-        set_error(err, "duplicate joint name '%s' (bodies '%s' and '%s')", b->body[i].joint_name,
-                  b->body[k].name, b->body[i].name);
-        goto done;
-      }
+    int k = index_insert(&joints, spec_joint, b->body, i);
+    if (k >= 0) {
+      set_error(err, "duplicate joint name '%s' (bodies '%s' and '%s')", b->body[i].joint_name,
+                b->body[k].name, b->body[i].name);
+      goto done;
+    }
+  }
+  /* child lists (head[p + 1] for parent p, the world at 0), newest first */
+  for (int i = 0; i <= n; i++) head[i] = -1;
+  for (int i = 0; i < n; i++) {
+    next[i] = head[par[i] + 1];
+    head[par[i] + 1] = i;
   }
   /* depth-first order from the world, children in the order they were added */
   int count = 0, top = 0;
-  for (int i = n - 1; i >= 0; i--)
-    if (par[i] == -1) stack[top++] = i;
+  for (int k = head[0]; k >= 0; k = next[k]) stack[top++] = k;
   while (top > 0) {
     int i = stack[--top];
     newidx[i] = count + 1;
     order[count++] = i;
-    for (int k = n - 1; k >= 0; k--)
-      if (par[k] == i) stack[top++] = k;
+    for (int k = head[i + 1]; k >= 0; k = next[k]) stack[top++] = k;
   }
   if (count < n) {
     for (int i = 0; i < n; i++) newidx[i] = 0;
@@ -335,7 +407,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     }
   }
 done:
-  free(par); free(order); free(stack); free(newidx);
+  free(par); free(order); free(stack); free(newidx); free(head); free(next); free(joints.slot);
   return m;
 }
 
@@ -470,6 +542,11 @@ int hg_builder_remove_body(hg_builder *b, const char *name, hg_error *err) {
   }
   b->nbody = count;
   remove_geoms(b, newidx);
+  if (builder_reindex(b)) {
+    free(par); free(newidx); free(state);
+    set_error(err, "out of memory");
+    return -1;
+  }
   free(par); free(newidx); free(state);
   return 0;
 }

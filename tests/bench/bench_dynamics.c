@@ -183,6 +183,15 @@ int main(int argc, char **argv) {
       hg_model_free(models[k].m);
     }
   }
+  if (!urdf) {
+    /* model compilation (what a topology change costs) scales linearly: ns per body */
+    for (int n = 1000; n <= 8000; n *= 2) {
+      double t0 = now_ns();
+      hg_model *m = hg_test_chain(n);
+      printf("BENCH chain%d COMPILE_per_body %.0f\n", n, (now_ns() - t0) / n);
+      hg_model_free(m);
+    }
+  }
   printf("ALLOCATIONS in timed calls: %ld\n", allocs);
   return allocs != 0;
 }
