@@ -76,7 +76,7 @@ static int builder_reindex(hg_builder *b) {
   return 0;
 }
 
-static void set_error(hg_error *err, const char *fmt, ...) {
+void hg_error_set(hg_error *err, const char *fmt, ...) {
   if (!err) return;
   va_list ap;
   va_start(ap, fmt);
@@ -84,13 +84,8 @@ static void set_error(hg_error *err, const char *fmt, ...) {
   va_end(ap);
 }
 
-static char *copy_string(const char *s) {
-  if (!s) return NULL;
-  size_t n = strlen(s) + 1;
-  char *c = malloc(n);
-  if (c) memcpy(c, s, n);
-  return c;
-}
+/* a copy of s (NULL for NULL) */
+static char *copy_string(const char *s) { return s ? strdup(s) : NULL; }
 
 hg_builder *hg_builder_new(void) { return calloc(1, sizeof(hg_builder)); }
 
@@ -119,15 +114,15 @@ hg_body_spec *hg_builder_body(hg_builder *b, const char *name) {
 
 int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) {
   if (!spec->name || !spec->name[0]) {
-    set_error(err, "a body needs a non-empty name");
+    hg_error_set(err, "a body needs a non-empty name");
     return -1;
   }
   if (strcmp(spec->name, "world") == 0) {
-    set_error(err, "'world' is the name of the ground body and cannot be used again");
+    hg_error_set(err, "'world' is the name of the ground body and cannot be used again");
     return -1;
   }
   if (builder_find(b, spec->name) >= 0) {
-    set_error(err, "duplicate body name '%s'", spec->name);
+    hg_error_set(err, "duplicate body name '%s'", spec->name);
     return -1;
   }
   /* the inertia must be physical: recover I_c about the centre of mass and validate it */
@@ -137,26 +132,26 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
     hg_inertia_com(&spec->inertia, c, Ic);
     if (hg_inertia_validate(spec->inertia.m, Ic, why, sizeof why) ||
         (spec->inertia.m == 0 && (spec->inertia.h[0] != 0 || spec->inertia.h[1] != 0 || spec->inertia.h[2] != 0))) {
-      set_error(err, "body '%s' has an invalid inertia: %s", spec->name,
+      hg_error_set(err, "body '%s' has an invalid inertia: %s", spec->name,
                 spec->inertia.m == 0 ? "a massless body with a first moment" : why);
       return -1;
     }
   }
   if ((unsigned)spec->joint.type >= HG_JOINT_NTYPES) {
-    set_error(err, "body '%s' has an unknown joint type", spec->name);
+    hg_error_set(err, "body '%s' has an unknown joint type", spec->name);
     return -1;
   }
   if (b->nbody == b->cap) {
     int cap = b->cap ? 2 * b->cap : 16;
     hg_body_spec *nb = realloc(b->body, (size_t)cap * sizeof *nb);
     if (!nb) {
-      set_error(err, "out of memory");
+      hg_error_set(err, "out of memory");
       return -1;
     }
     b->body = nb;
     b->cap = cap;
     if (builder_reindex(b)) {
-      set_error(err, "out of memory");
+      hg_error_set(err, "out of memory");
       return -1;
     }
   }
@@ -167,7 +162,7 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
   s->joint_name = copy_string(spec->joint_name && spec->joint_name[0] ? spec->joint_name : spec->name);
   if (!s->name || !s->parent || !s->joint_name) {
     free((char *)s->name); free((char *)s->parent); free((char *)s->joint_name);
-    set_error(err, "out of memory");
+    hg_error_set(err, "out of memory");
     return -1;
   }
   index_insert(&b->names, spec_name, b->body, b->nbody);
@@ -178,14 +173,14 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
 int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_error *err) {
   int i = builder_find(b, body);
   if (i < 0) {
-    set_error(err, "geometry for unknown body '%s'", body);
+    hg_error_set(err, "geometry for unknown body '%s'", body);
     return -1;
   }
   if (b->ngeom == b->gcap) {
     int cap = b->gcap ? 2 * b->gcap : 16;
     hg_geom *ng = realloc(b->geom, (size_t)cap * sizeof *ng);
     if (!ng) {
-      set_error(err, "out of memory");
+      hg_error_set(err, "out of memory");
       return -1;
     }
     b->geom = ng;
@@ -196,7 +191,7 @@ int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_er
   s->body = i;
   s->mesh = copy_string(g->mesh);
   if (g->mesh && !s->mesh) {
-    set_error(err, "out of memory");
+    hg_error_set(err, "out of memory");
     return -1;
   }
   b->ngeom++;
@@ -267,7 +262,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   name_index joints = {0, NULL};
   hg_model *m = NULL;
   if (!par || !order || !stack || !newidx || !head || !next || index_reset(&joints, n)) {
-    set_error(err, "out of memory");
+    hg_error_set(err, "out of memory");
     goto done;
   }
   /* parents by name (hashed) and unique joint names: O(N) */
@@ -275,12 +270,12 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     const char *p = b->body[i].parent;
     par[i] = strcmp(p, "world") == 0 ? -1 : builder_find(b, p);
     if (par[i] < 0 && strcmp(p, "world") != 0) {
-      set_error(err, "body '%s' names an unknown parent '%s'", b->body[i].name, p);
+      hg_error_set(err, "body '%s' names an unknown parent '%s'", b->body[i].name, p);
       goto done;
     }
     int k = index_insert(&joints, spec_joint, b->body, i);
     if (k >= 0) {
-      set_error(err, "duplicate joint name '%s' (bodies '%s' and '%s')", b->body[i].joint_name,
+      hg_error_set(err, "duplicate joint name '%s' (bodies '%s' and '%s')", b->body[i].joint_name,
                 b->body[k].name, b->body[i].name);
       goto done;
     }
@@ -305,14 +300,14 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     for (int k = 0; k < count; k++) newidx[order[k]] = 1;
     for (int i = 0; i < n; i++)
       if (!newidx[i]) {
-        set_error(err, "body '%s' is part of a cycle of parents and never reaches the world",
+        hg_error_set(err, "body '%s' is part of a cycle of parents and never reaches the world",
                   b->body[i].name);
         goto done;
       }
   }
   m = model_alloc(n + 1, b->ngeom);
   if (!m) {
-    set_error(err, "out of memory");
+    hg_error_set(err, "out of memory");
     goto done;
   }
   /* the world: body 0 with a fixed placeholder joint */
@@ -355,7 +350,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   }
   for (int i = 0; i <= n; i++)
     if (!m->body_name[i] || !m->jnt_name[i]) {
-      set_error(err, "out of memory");
+      hg_error_set(err, "out of memory");
       hg_model_free(m);
       m = NULL;
       goto done;
@@ -370,7 +365,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   int fail = 0;
   m->dof_body = alloc_array((size_t)m->nv, sizeof(int), &fail);
   if (fail) {
-    set_error(err, "out of memory");
+    hg_error_set(err, "out of memory");
     hg_model_free(m);
     m = NULL;
     goto done;
@@ -395,9 +390,9 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     if (d && q && z && out) {
       hg_model_neutral(m, q);
       rc = hg_aba(m, d, q, z, z, NULL, out);
-      if (rc) set_error(err, "%s", d->err);
+      if (rc) hg_error_set(err, "%s", d->err);
     } else {
-      set_error(err, "out of memory");
+      hg_error_set(err, "out of memory");
     }
     hg_data_free(d);
     free(q); free(z); free(out);
@@ -516,14 +511,14 @@ static void remove_geoms(hg_builder *b, const int *newidx) {
 int hg_builder_remove_body(hg_builder *b, const char *name, hg_error *err) {
   int r = builder_find(b, name), n = b->nbody, count = 0;
   if (r < 0) {
-    set_error(err, "cannot remove '%s': no such body", name);
+    hg_error_set(err, "cannot remove '%s': no such body", name);
     return -1;
   }
   int *par = malloc((size_t)n * sizeof(int)), *newidx = malloc((size_t)n * sizeof(int));
   uint8_t *state = calloc((size_t)n, 1);
   if (!par || !newidx || !state) {
     free(par); free(newidx); free(state);
-    set_error(err, "out of memory");
+    hg_error_set(err, "out of memory");
     return -1;
   }
   /* parents by index (-1: the world or unknown), then the subtree of r */
@@ -544,7 +539,7 @@ int hg_builder_remove_body(hg_builder *b, const char *name, hg_error *err) {
   remove_geoms(b, newidx);
   if (builder_reindex(b)) {
     free(par); free(newidx); free(state);
-    set_error(err, "out of memory");
+    hg_error_set(err, "out of memory");
     return -1;
   }
   free(par); free(newidx); free(state);

@@ -24,6 +24,9 @@ typedef struct hg_error {
   char msg[512];
 } hg_error;
 
+/* err->msg = the printf-style message (nothing when err is NULL) */
+void hg_error_set(hg_error *err, const char *fmt, ...);
+
 /* joint limits, kept as data (the dynamics do not enforce them) */
 typedef struct hg_joint_limits {
   int has_position, has_effort, has_velocity;

@@ -36,13 +36,6 @@ int hg_integ_method_from_name(const char *name) {
 
 /* ---- errors ---- */
 
-static void set_error(hg_error *err, const char *fmt, ...) {
-  if (!err) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-  va_end(ap);
-}
 
 int hg_integ_fail(hg_integrator *I, int code, const char *fmt, ...) {
   va_list ap;
@@ -141,41 +134,41 @@ static int finite_vector(const double *x, int n) {
 /* 0 when opt is usable for sys, else -1 with err set */
 static int check_options(const hg_integ_options *o, double t0, hg_error *err) {
   if ((int)o->method < 0 || (int)o->method > HG_INTEG_LIE_EULER)
-    return set_error(err, "unknown integration method %d", (int)o->method), -1;
+    return hg_error_set(err, "unknown integration method %d", (int)o->method), -1;
   if (!(o->rtol > 0 && o->rtol < 1))
-    return set_error(err, "rtol must lie in (0, 1), got %g", o->rtol), -1;
+    return hg_error_set(err, "rtol must lie in (0, 1), got %g", o->rtol), -1;
   if (!(o->atol_angle >= 0 && o->atol_length >= 0 && o->atol_angvel >= 0 && o->atol_linvel >= 0 && o->atol_quad >= 0) ||
       !isfinite(o->atol_angle + o->atol_length + o->atol_angvel + o->atol_linvel + o->atol_quad))
-    return set_error(err, "absolute tolerances must be finite and >= 0"), -1;
+    return hg_error_set(err, "absolute tolerances must be finite and >= 0"), -1;
   if (!(o->max_step >= 0) || !isfinite(o->max_step))
-    return set_error(err, "max_step must be finite and >= 0 (0: no limit), got %g", o->max_step),
+    return hg_error_set(err, "max_step must be finite and >= 0 (0: no limit), got %g", o->max_step),
            -1;
   if (!(o->recentre > 0 && o->recentre <= HG_INTEG_RECENTRE_MAX))
-    return set_error(err, "recentre must lie in (0, %g] rad, got %g", HG_INTEG_RECENTRE_MAX,
+    return hg_error_set(err, "recentre must lie in (0, %g] rad, got %g", HG_INTEG_RECENTRE_MAX,
                      o->recentre), -1;
   if (!(o->h > 0) || !isfinite(o->h))
-    return set_error(err, "the fixed step h must be finite and > 0, got %g", o->h), -1;
+    return hg_error_set(err, "the fixed step h must be finite and > 0, got %g", o->h), -1;
   if (!(o->t_stop >= t0))
-    return set_error(err, "t_stop = %g lies before t0 = %g", o->t_stop, t0), -1;
-  if (o->max_steps <= 0) return set_error(err, "max_steps must be > 0"), -1;
+    return hg_error_set(err, "t_stop = %g lies before t0 = %g", o->t_stop, t0), -1;
+  if (o->max_steps <= 0) return hg_error_set(err, "max_steps must be > 0"), -1;
   return 0;
 }
 
 /* 0 when sys and the initial state are usable, else -1 with err set */
 static int check_system(const hg_system *s, double t0, const double *q0, const double *v0,
                         hg_error *err) {
-  if (!s || !s->m || !s->accel) return set_error(err, "the system needs a model and accel"), -1;
-  if (s->m->nv <= 0) return set_error(err, "the model has no degrees of freedom"), -1;
+  if (!s || !s->m || !s->accel) return hg_error_set(err, "the system needs a model and accel"), -1;
+  if (s->m->nv <= 0) return hg_error_set(err, "the model has no degrees of freedom"), -1;
   if (s->nquad < 0 || (s->nquad > 0 && !s->quad))
-    return set_error(err, "nquad = %d needs a quadrature function", s->nquad), -1;
+    return hg_error_set(err, "nquad = %d needs a quadrature function", s->nquad), -1;
   if (s->nroot < 0 || (s->nroot > 0 && !s->roots))
-    return set_error(err, "nroot = %d needs a root function", s->nroot), -1;
+    return hg_error_set(err, "nroot = %d needs a root function", s->nroot), -1;
   for (int k = 0; s->root_dir && k < s->nroot; k++)
     if (s->root_dir[k] < -1 || s->root_dir[k] > 1)
-      return set_error(err, "root_dir[%d] = %d is not -1, 0 or +1", k, s->root_dir[k]), -1;
-  if (!isfinite(t0)) return set_error(err, "t0 is not finite"), -1;
+      return hg_error_set(err, "root_dir[%d] = %d is not -1, 0 or +1", k, s->root_dir[k]), -1;
+  if (!isfinite(t0)) return hg_error_set(err, "t0 is not finite"), -1;
   if (!q0 || !v0 || !finite_vector(q0, s->m->nq) || !finite_vector(v0, s->m->nv))
-    return set_error(err, "the initial state is missing or not finite"), -1;
+    return hg_error_set(err, "the initial state is missing or not finite"), -1;
   return 0;
 }
 
@@ -186,7 +179,7 @@ hg_integrator *hg_integrator_new(const hg_system *sys, const hg_integ_options *o
   else hg_integ_default_options(&o, HG_INTEG_CVODE_ADAMS);
   if (check_system(sys, t0, q0, v0, err) || check_options(&o, t0, err)) return NULL;
   hg_integrator *I = calloc(1, sizeof *I);
-  if (!I) return set_error(err, "out of memory"), NULL;
+  if (!I) return hg_error_set(err, "out of memory"), NULL;
   I->sys = *sys;
   I->opt = o;
   I->m = sys->m;
@@ -201,7 +194,7 @@ hg_integrator *hg_integrator_new(const hg_system *sys, const hg_integ_options *o
   I->roots_found = calloc((size_t)I->nroot + 1, sizeof(int));
   if (!I->q || !I->v || !I->w || !I->root_dir || !I->roots_found) {
     hg_integrator_free(I);
-    return set_error(err, "out of memory"), NULL;
+    return hg_error_set(err, "out of memory"), NULL;
   }
   for (int k = 0; sys->root_dir && k < I->nroot; k++) I->root_dir[k] = sys->root_dir[k];
   I->t = t0;

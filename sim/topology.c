@@ -18,20 +18,7 @@
  * reachability of poses (hg_joint_configuration) */
 #define HG_TOPOLOGY_REACH 1e-9
 
-static void set_error(hg_error *err, const char *fmt, ...) {
-  if (!err) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-  va_end(ap);
-}
 
-static char *copy_string(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *c = malloc(n);
-  if (c) memcpy(c, s, n);
-  return c;
-}
 
 /* replaces a builder-owned string of a spec (the builder frees its strings with free) */
 static void replace_string(const char **field, char *s) {
@@ -55,11 +42,11 @@ int hg_topology_detach(hg_builder *b, const char *body, hg_error *err) {
   const char *why = NULL;
   char *world;
   if (!s) {
-    set_error(err, "detach: no body named '%s'", body);
+    hg_error_set(err, "detach: no body named '%s'", body);
     return -1;
   }
-  if (!(world = copy_string("world"))) {
-    set_error(err, "out of memory");
+  if (!(world = strdup("world"))) {
+    hg_error_set(err, "out of memory");
     return -1;
   }
   /* a free joint (same name) from the world, no offsets, no limits */
@@ -98,19 +85,19 @@ static hg_body_spec *walk_up(hg_builder *b, hg_body_spec *s, spec_path *path, hg
   int power = 1, lam = 0;
   for (;;) {
     if (path_push(path, s)) {
-      set_error(err, "out of memory");
+      hg_error_set(err, "out of memory");
       return NULL;
     }
     if (is_world(s->parent)) return s;
     /* one step up */
     hg_body_spec *up = hg_builder_body(b, s->parent);
     if (!up) {
-      set_error(err, "body '%s' names an unknown parent '%s'", s->name, s->parent);
+      hg_error_set(err, "body '%s' names an unknown parent '%s'", s->name, s->parent);
       return NULL;
     }
     s = up;
     if (s == mark) {
-      set_error(err, "body '%s' is part of a cycle of parents", s->name);
+      hg_error_set(err, "body '%s' is part of a cycle of parents", s->name);
       return NULL;
     }
     if (++lam == power) {
@@ -146,7 +133,7 @@ static hg_joint_limits reverse_limits(const hg_joint *j, hg_joint_limits l) {
 /* the body above s on the path takes s's joint reversed: T_{s,above} = post^-1 T_j^-1 off^-1 */
 static int plan_reversed(const hg_body_spec *s, new_spec *ns, hg_error *err) {
   if (hg_joint_reverse(&s->joint, NULL, NULL, &ns->joint, NULL, NULL)) {
-    set_error(err, "cannot re-root at this body: joint '%s' of body '%s' is %s, which cannot be "
+    hg_error_set(err, "cannot re-root at this body: joint '%s' of body '%s' is %s, which cannot be "
               "reversed", s->joint_name, s->name, hg_joint_type_name(s->joint.type));
     return -1;
   }
@@ -156,8 +143,8 @@ static int plan_reversed(const hg_body_spec *s, new_spec *ns, hg_error *err) {
   ns->has_post = !is_identity(&s->offset);
   ns->limits = reverse_limits(&s->joint, s->limits);
   ns->joint_name = s->joint_name;
-  ns->parent = copy_string(s->name);
-  if (!ns->parent) set_error(err, "out of memory");
+  ns->parent = strdup(s->name);
+  if (!ns->parent) hg_error_set(err, "out of memory");
   return ns->parent ? 0 : -1;
 }
 
@@ -170,10 +157,10 @@ static int plan_dock(const char *parent, const char *joint_name, const hg_se3 *T
   hg_se3_identity(&ns->post);
   ns->has_post = 0;
   memset(&ns->limits, 0, sizeof ns->limits);
-  ns->parent = copy_string(parent);
-  ns->joint_name = copy_string(joint_name);
+  ns->parent = strdup(parent);
+  ns->joint_name = strdup(joint_name);
   if (ns->parent && ns->joint_name) return 0;
-  set_error(err, "out of memory");
+  hg_error_set(err, "out of memory");
   return -1;
 }
 
@@ -215,13 +202,13 @@ static int valid_pose(const hg_se3 *T) {
 static hg_body_spec *attach_check(hg_builder *b, const char *parent, const char *child,
                                   const char *joint_name, const hg_se3 *T, hg_error *err) {
   hg_body_spec *c = hg_builder_body(b, child);
-  if (!c) set_error(err, "attach: no body named '%s'", child);
+  if (!c) hg_error_set(err, "attach: no body named '%s'", child);
   else if (!is_world(parent) && !hg_builder_body(b, parent))
-    set_error(err, "attach: no body named '%s'", parent);
+    hg_error_set(err, "attach: no body named '%s'", parent);
   else if (!joint_name || !joint_name[0])
-    set_error(err, "attach: the new joint needs a name");
+    hg_error_set(err, "attach: the new joint needs a name");
   else if (!valid_pose(T))
-    set_error(err, "attach: the pose of '%s' in '%s' is not finite or not a rotation", child,
+    hg_error_set(err, "attach: the pose of '%s' in '%s' is not finite or not a rotation", child,
               parent);
   else
     return c;
@@ -250,7 +237,7 @@ int hg_topology_attach(hg_builder *b, const char *parent, const char *child,
     hg_body_spec *proot = walk_up(b, hg_builder_body(b, parent), &up, err);
     if (!proot) goto done;
     if (proot == root) {
-      set_error(err, "attach: '%s' and '%s' are in the same tree (root '%s'); docking them would "
+      hg_error_set(err, "attach: '%s' and '%s' are in the same tree (root '%s'); docking them would "
                 "close a loop", parent, child, root->name);
       goto done;
     }
@@ -258,7 +245,7 @@ int hg_topology_attach(hg_builder *b, const char *parent, const char *child,
   /* plan every change first, so a refusal leaves the builder as it was */
   plan = calloc((size_t)path.n, sizeof *plan);
   if (!plan) {
-    set_error(err, "out of memory");
+    hg_error_set(err, "out of memory");
     goto done;
   }
   if (make_plan(&path, parent, joint_name, T_parent_child, plan, err)) goto done;
@@ -396,7 +383,7 @@ static int solve_position(map_ctx *c, int i, int k) {
     hg_se3_mul(&Tj, &Pi, &Tj);
   }
   if (hg_joint_configuration(&m1->jnt[i], &Tj, c->q1 + m1->q_adr[i]) == 0) return 0;
-  set_error(c->err, "state mapping: body '%s' cannot keep its pose: its %s joint '%s' cannot reach "
+  hg_error_set(c->err, "state mapping: body '%s' cannot keep its pose: its %s joint '%s' cannot reach "
             "it", m1->body_name[i], hg_joint_type_name(m1->jnt[i].type), m1->jnt_name[i]);
   return -1;
 }
@@ -413,7 +400,7 @@ static int solve_velocity(map_ctx *c, int i, int k, const double Vp[6]) {
   /* the joint must realize the relative twist, not just its least-squares part */
   joint_twist(m1, i, c->q1, c->v1, Vs);
   if (rel_diff(Vs, Vj, 6) <= HG_TOPOLOGY_REACH * fmax(vec_size(V0), vec_size(Vp))) return 0;
-  set_error(c->err, "state mapping: body '%s' cannot keep its velocity: its relative twist is not "
+  hg_error_set(c->err, "state mapping: body '%s' cannot keep its velocity: its relative twist is not "
             "a motion of its %s joint '%s'", m1->body_name[i], hg_joint_type_name(m1->jnt[i].type),
             m1->jnt_name[i]);
   return -1;
@@ -474,7 +461,7 @@ static int verify(map_ctx *c) {
       ev = rel_diff(V1, V0, 6);
     }
     if (ep <= tol && ev <= tol) continue;
-    set_error(c->err, "state mapping: body '%s' moved by %.3g (pose) and %.3g (twist), more than "
+    hg_error_set(c->err, "state mapping: body '%s' moved by %.3g (pose) and %.3g (twist), more than "
               "%.3g", m1->body_name[i], ep, ev, tol);
     return -1;
   }
@@ -486,7 +473,7 @@ int hg_topology_map_state(const hg_model *m0, hg_data *d0, const double *q0, con
   map_ctx c = {m0, m1, d0, d1, q0, v0, q1, v0 ? v1 : NULL, {0, NULL, NULL}, err};
   int rc = 0;
   if (index_build(&c.names, m0->body_name, 0, m0->nbody)) {
-    set_error(err, "out of memory");
+    hg_error_set(err, "out of memory");
     return -1;
   }
   /* the old kinematics, then every new body in topological order, then the check */
@@ -512,7 +499,7 @@ int hg_topology_map_modes(const hg_model *m0, const hg_data *d0, const hg_model 
                           hg_error *err) {
   name_index joints;
   if (index_build(&joints, m0->jnt_name, 1, m0->nbody)) {
-    set_error(err, "out of memory");
+    hg_error_set(err, "out of memory");
     return -1;
   }
   /* a joint keeps its mode while it joins the same two bodies; new or re-parented ones are free */
