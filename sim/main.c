@@ -8,6 +8,10 @@
 #define HINGE_VERSION "unknown"
 #endif
 
+/* `hinge run ...` (cli_run.c) and its usage text */
+int hg_cli_run(int argc, char **argv);
+void hg_cli_run_usage(FILE *f);
+
 /* the subcommands; a new one (run, view, ...) is one more row */
 static const struct {
   const char *name;
@@ -17,6 +21,7 @@ static const struct {
 } hg_commands[] = {
     {"dynamics", hg_cli_dynamics, hg_cli_dynamics_usage,
      "evaluate a model's dynamics on states read from standard input"},
+    {"run", hg_cli_run, hg_cli_run_usage, "run a scene and write its trajectory, events and plots"},
 };
 #define HG_NCOMMANDS ((int)(sizeof hg_commands / sizeof hg_commands[0]))
 

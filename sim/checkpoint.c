@@ -1,0 +1,376 @@
+/* checkpoint.c: the full state of a run as a text file (numbers with %.17g, so they read back
+ * exactly), and resuming from one.
+ *
+ * One record per line, words separated by spaces; names are written with %XX escapes for spaces,
+ * control characters and '%':
+ *   hinge-checkpoint 1
+ *   scene PATH
+ *   t_start T0 / t T / method NAME / rtol R / checkpoint_every DT / k_out K / k_ck K
+ *   budget E_LOCK W_EVENT B0 B_SCALE MAX_DRIFT W
+ *   momentum H_REF(6) MAX_DRIFT
+ *   topo detach BODY | topo remove BODY | topo attach CHILD PARENT JOINT R(9) p(3)
+ *   fired KIND INDEX T            (KIND 0: scene event, 1: capture)
+ *   force NAME ON
+ *   mode JOINT MODE SRC IDX ACT T0 NQ q0... NV v0...
+ *   q NQ q... / v NV v...
+ *   end */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+#define CK_MAGIC "hinge-checkpoint"
+#define CK_VERSION 1
+
+/* ---- writing ---- */
+
+/* a name with %XX escapes */
+static void put_name(FILE *f, const char *s) {
+  fputc(' ', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p <= ' ' || *p == '%' || *p >= 127) fprintf(f, "%%%02X", *p);
+    else fputc(*p, f);
+  }
+}
+
+static void put_numbers(FILE *f, const double *x, int n) {
+  for (int k = 0; k < n; k++) fprintf(f, " %.17g", x[k]);
+}
+
+static void write_history(FILE *f, const hg_sim *s) {
+  static const char *const kind[] = {[HG_ACTION_DETACH] = "detach", [HG_ACTION_ATTACH] = "attach",
+                                     [HG_ACTION_REMOVE] = "remove"};
+  for (int k = 0; k < s->ntopo; k++) {
+    const hg_topo_op *op = &s->topo[k];
+    fprintf(f, "topo %s", kind[op->type]);
+    put_name(f, op->body);
+    if (op->type == HG_ACTION_ATTACH) {
+      put_name(f, op->parent);
+      put_name(f, op->joint);
+      put_numbers(f, op->T.R, 9);
+      put_numbers(f, op->T.p, 3);
+    }
+    fputc('\n', f);
+  }
+  for (int k = 0; k < s->nfired; k++)
+    fprintf(f, "fired %d %d %.17g\n", s->fired[k].kind, s->fired[k].index, s->fired[k].t);
+}
+
+static void write_modes(FILE *f, const hg_sim *s) {
+  const hg_model *m = s->m;
+  for (int k = 0; k < hg_forces_count(s->forces); k++) {
+    fprintf(f, "force");
+    put_name(f, s->scene->force[k].name);
+    fprintf(f, " %d\n", hg_forces_enabled(s->forces, k));
+  }
+  for (int i = 1; i < m->nbody; i++) {
+    const hg_recipe *r = &s->recipe[i];
+    if (s->d->mode[i] == HG_MODE_FREE) continue;
+    fprintf(f, "mode");
+    put_name(f, m->jnt_name[i]);
+    fprintf(f, " %d %d %d %d %.17g %d", s->d->mode[i], r->src, r->idx, r->act, r->t0,
+            m->jnt_nq[i]);
+    put_numbers(f, r->q0, m->jnt_nq[i]);
+    fprintf(f, " %d", m->jnt_nv[i]);
+    put_numbers(f, r->v0, m->jnt_nv[i]);
+    fputc('\n', f);
+  }
+}
+
+int hg_ck_write(const hg_sim *s, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fprintf(f, "%s %d\nscene", CK_MAGIC, CK_VERSION);
+  put_name(f, s->scene->path ? s->scene->path : "?");
+  fprintf(f, "\nt_start %.17g\nt %.17g\nmethod %s\nrtol %.17g\ncheckpoint_every %.17g\n",
+          s->t_start, s->t, hg_integ_method_name(s->integ.method), s->integ.rtol,
+          s->opt.checkpoint_every);
+  fprintf(f, "k_out %ld\nk_ck %ld\n", s->k_out, s->k_ck);
+  fprintf(f, "budget %.17g %.17g %.17g %.17g %.17g %.17g\n", s->e_lock, s->w_event, s->b0,
+          s->b_scale, s->max_drift, s->quad);
+  fprintf(f, "momentum");
+  put_numbers(f, s->h_ref, 6);
+  fprintf(f, " %.17g\n", s->max_hdrift);
+  write_history(f, s);
+  write_modes(f, s);
+  fprintf(f, "q %d", s->m->nq);
+  put_numbers(f, s->q, s->m->nq);
+  fprintf(f, "\nv %d", s->m->nv);
+  put_numbers(f, s->v, s->m->nv);
+  fprintf(f, "\nend\n");
+  int rc = ferror(f);
+  return fclose(f) || rc ? -1 : 0;
+}
+
+/* ---- reading ---- */
+
+typedef struct ck_reader {
+  FILE *f;
+  const char *path;
+  char *line;
+  size_t cap;
+  long lineno;
+  char **word;        /* the words of the line (pointers into line) */
+  int nword, capword;
+  int got_t, got_q, got_v;  /* the records a resumable state needs */
+  hg_error *err;
+} ck_reader;
+
+static int ck_error(ck_reader *r, const char *fmt, const char *arg) {
+  int n = snprintf(r->err->msg, sizeof r->err->msg, "%.200s:%ld: ", r->path, r->lineno);
+  if (n > 0 && (size_t)n < sizeof r->err->msg)
+    snprintf(r->err->msg + n, sizeof r->err->msg - (size_t)n, fmt, arg);
+  return -1;
+}
+
+/* decodes %XX escapes in place */
+static void decode(char *s) {
+  char *o = s;
+  for (; *s; s++) {
+    if (s[0] == '%' && isxdigit((unsigned char)s[1]) && isxdigit((unsigned char)s[2])) {
+      char hex[3] = {s[1], s[2], 0};
+      *o++ = (char)strtol(hex, NULL, 16);
+      s += 2;
+    } else {
+      *o++ = *s;
+    }
+  }
+  *o = 0;
+}
+
+/* the next line split into words; 0, or -1 at the end of the file */
+static int next_line(ck_reader *r) {
+  if (getline(&r->line, &r->cap, r->f) < 0) return -1;
+  r->lineno++;
+  r->nword = 0;
+  for (char *p = strtok(r->line, " \t\r\n"); p; p = strtok(NULL, " \t\r\n")) {
+    if (r->nword == r->capword) {
+      int cap = r->capword ? 2 * r->capword : 32;
+      char **w = realloc(r->word, (size_t)cap * sizeof *w);
+      if (!w) return -1;
+      r->word = w;
+      r->capword = cap;
+    }
+    decode(p);
+    r->word[r->nword++] = p;
+  }
+  return 0;
+}
+
+static int num(ck_reader *r, int k, double *x) {
+  char *end;
+  if (k >= r->nword) return ck_error(r, "%s: too few numbers", r->word[0]);
+  *x = strtod(r->word[k], &end);
+  if (*end || end == r->word[k]) return ck_error(r, "'%s' is not a number", r->word[k]);
+  return 0;
+}
+
+static int integer(ck_reader *r, int k, long *x) {
+  double d;
+  if (num(r, k, &d)) return -1;
+  if (d != floor(d)) return ck_error(r, "'%s' is not an integer", r->word[k]);
+  *x = (long)d;
+  return 0;
+}
+
+/* "name N x1 ... xN" starting at word k into x (at most max); the count through *n */
+static int vector(ck_reader *r, int k, double *x, int max, int *n) {
+  long c;
+  if (integer(r, k, &c)) return -1;
+  if (c < 0 || c > max || k + 1 + c > r->nword)
+    return ck_error(r, "%s: bad vector length", r->word[0]);
+  for (int j = 0; j < c; j++)
+    if (num(r, k + 1 + j, &x[j])) return -1;
+  *n = (int)c;
+  return 0;
+}
+
+/* ---- applying ---- */
+
+static int ck_options(hg_sim *s, ck_reader *r) {
+  const char *w = r->word[0];
+  double x;
+  if (strcmp(w, "method") == 0) {
+    int m = r->nword > 1 ? hg_integ_method_from_name(r->word[1]) : -1;
+    if (m < 0) return ck_error(r, "unknown method '%s'", r->nword > 1 ? r->word[1] : "");
+    s->integ.method = (hg_integ_method)m;
+    return 0;
+  }
+  if (num(r, 1, &x)) return -1;
+  if (strcmp(w, "t_start") == 0 && x != s->t_start)
+    return ck_error(r, "%s", "the checkpoint starts at another time than the scene");
+  if (strcmp(w, "t") == 0) s->t = x;
+  else if (strcmp(w, "rtol") == 0) s->integ.rtol = x;
+  else if (strcmp(w, "checkpoint_every") == 0) s->opt.checkpoint_every = x;
+  else if (strcmp(w, "k_out") == 0) s->k_out = (long)x;
+  else if (strcmp(w, "k_ck") == 0) s->k_ck = (long)x;
+  return 0;
+}
+
+static int ck_momentum(hg_sim *s, ck_reader *r) {
+  for (int k = 0; k < 7; k++)
+    if (num(r, 1 + k, k < 6 ? &s->h_ref[k] : &s->max_hdrift)) return -1;
+  return 0;
+}
+
+static int ck_budget(hg_sim *s, ck_reader *r) {
+  double *x[] = {&s->e_lock, &s->w_event, &s->b0, &s->b_scale, &s->max_drift, &s->quad};
+  for (int k = 0; k < 6; k++)
+    if (num(r, 1 + k, x[k])) return -1;
+  return 0;
+}
+
+/* a topology op replayed on the builder (no state) */
+static int ck_topo(hg_sim *s, ck_reader *r) {
+  hg_topo_op op;
+  memset(&op, 0, sizeof op);
+  if (r->nword < 3) return ck_error(r, "%s", "topo: too few words");
+  op.body = r->word[2];
+  if (strcmp(r->word[1], "detach") == 0) op.type = HG_ACTION_DETACH;
+  else if (strcmp(r->word[1], "remove") == 0) op.type = HG_ACTION_REMOVE;
+  else if (strcmp(r->word[1], "attach") == 0) op.type = HG_ACTION_ATTACH;
+  else return ck_error(r, "unknown topology change '%s'", r->word[1]);
+  if (op.type == HG_ACTION_ATTACH) {
+    if (r->nword != 17) return ck_error(r, "%s", "topo attach: expected 3 names and 12 numbers");
+    op.parent = r->word[3];
+    op.joint = r->word[4];
+    for (int k = 0; k < 12; k++)
+      if (num(r, 5 + k, k < 9 ? &op.T.R[k] : &op.T.p[k - 9])) return -1;
+  }
+  if (hg_sim_topology(s, &op, 0)) return ck_error(r, "%.300s", s->err);
+  return 0;
+}
+
+static int ck_fired(hg_sim *s, ck_reader *r) {
+  long kind, index;
+  double t;
+  if (integer(r, 1, &kind) || integer(r, 2, &index) || num(r, 3, &t)) return -1;
+  int n = kind == HG_FIRED_EVENT ? s->scene->nevent : s->scene->ncapture;
+  if ((kind != HG_FIRED_EVENT && kind != HG_FIRED_CAPTURE) || index < 0 || index >= n)
+    return ck_error(r, "%s", "fired: no such event in the scene");
+  return hg_sim_push_fired(s, (int)kind, (int)index, t) ? ck_error(r, "%s", "out of memory") : 0;
+}
+
+static int ck_force(hg_sim *s, ck_reader *r) {
+  long on;
+  if (r->nword < 3 || integer(r, 2, &on))
+    return ck_error(r, "%s", "force: expected a name and 0 or 1");
+  int k = hg_forces_find(s->forces, r->word[1]);
+  if (k < 0) return ck_error(r, "unknown force element '%s'", r->word[1]);
+  hg_forces_set_enabled(s->forces, k, on != 0);
+  return 0;
+}
+
+static int ck_mode(hg_sim *s, ck_reader *r) {
+  long mode, src, idx, act;
+  int nq, nv;
+  hg_recipe rec;
+  memset(&rec, 0, sizeof rec);
+  if (r->nword < 8 || integer(r, 2, &mode) || integer(r, 3, &src) || integer(r, 4, &idx) ||
+      integer(r, 5, &act) || num(r, 6, &rec.t0) || vector(r, 7, rec.q0, HG_JOINT_MAXNQ, &nq) ||
+      vector(r, 8 + nq, rec.v0, HG_JOINT_MAXNV, &nv))
+    return ck_error(r, "%s", "mode: expected JOINT MODE SRC IDX ACT T0 NQ q... NV v...");
+  int i = hg_model_joint(s->m, r->word[1]);
+  if (i < 1 || nq != s->m->jnt_nq[i] || nv != s->m->jnt_nv[i] || mode < 0 || mode > 2)
+    return ck_error(r, "joint '%s' does not fit the model", r->word[1]);
+  rec.src = (int)src;
+  rec.idx = (int)idx;
+  rec.act = (int)act;
+  s->recipe[i] = rec;
+  s->d->mode[i] = (uint8_t)mode;
+  return hg_sim_build_profile(s, i) ? ck_error(r, "%.300s", s->err) : 0;
+}
+
+static int ck_state(hg_sim *s, ck_reader *r, int is_q) {
+  int n = is_q ? s->m->nq : s->m->nv, got;
+  if (vector(r, 1, is_q ? s->q : s->v, n, &got) || got != n)
+    return ck_error(r, "%s: the size does not fit the model", r->word[0]);
+  return 0;
+}
+
+/* the file name of a path */
+static const char *base_name(const char *path) {
+  const char *b = strrchr(path, '/');
+  return b ? b + 1 : path;
+}
+
+/* the checkpoint's scene must be this one (by file name) */
+static int ck_scene(hg_sim *s, ck_reader *r) {
+  const char *mine = s->scene->path ? base_name(s->scene->path) : "?";
+  if (r->nword < 2 || strcmp(base_name(r->word[1]), mine) != 0)
+    return ck_error(r, "the checkpoint is of scene '%s', not this one",
+                    r->nword > 1 ? r->word[1] : "?");
+  return 0;
+}
+
+/* one record */
+static int ck_record(hg_sim *s, ck_reader *r) {
+  const char *w = r->word[0];
+  if (strcmp(w, "scene") == 0) return ck_scene(s, r);
+  if (strcmp(w, "budget") == 0) return ck_budget(s, r);
+  if (strcmp(w, "momentum") == 0) return ck_momentum(s, r);
+  if (strcmp(w, "fired") == 0) return ck_fired(s, r);
+  if (strcmp(w, "force") == 0) return ck_force(s, r);
+  if (strcmp(w, "mode") == 0) return ck_mode(s, r);
+  if (strcmp(w, "q") == 0 || strcmp(w, "v") == 0) {
+    *(w[0] == 'q' ? &r->got_q : &r->got_v) = 1;
+    return ck_state(s, r, w[0] == 'q');
+  }
+  if (strcmp(w, "t") == 0) r->got_t = 1;
+  static const char *const opts[] = {"t_start", "t", "method", "rtol", "checkpoint_every",
+                                     "k_out", "k_ck"};
+  for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
+    if (strcmp(w, opts[k]) == 0) return ck_options(s, r);
+  return ck_error(r, "unknown record '%s'", w);
+}
+
+/* every joint free, no profiles (the checkpoint's modes follow) */
+static void clear_modes(hg_sim *s) {
+  for (int i = 1; i < s->m->nbody; i++) {
+    s->d->mode[i] = HG_MODE_FREE;
+    hg_profile_free(s->prof[i]);
+    s->prof[i] = NULL;
+  }
+}
+
+static int ck_read(hg_sim *s, ck_reader *r) {
+  if (next_line(r) || r->nword != 2 || strcmp(r->word[0], CK_MAGIC) != 0 ||
+      atoi(r->word[1]) != CK_VERSION)
+    return ck_error(r, "%s", "not a hinge checkpoint (version 1)");
+  clear_modes(s);
+  while (!next_line(r)) {
+    if (r->nword == 0) continue;
+    if (strcmp(r->word[0], "end") == 0)
+      return r->got_t && r->got_q && r->got_v ? 0 : ck_error(r, "%s", "t, q or v is missing");
+    /* topology changes come before the modes, which they would reset */
+    if (strcmp(r->word[0], "topo") == 0 && ck_topo(s, r)) return -1;
+    if (strcmp(r->word[0], "topo") == 0) {
+      clear_modes(s);
+      continue;
+    }
+    if (ck_record(s, r)) return -1;
+  }
+  return ck_error(r, "%s", "the file ends before 'end'");
+}
+
+int hg_ck_resume(hg_sim *s, const char *path, hg_error *err) {
+  ck_reader r;
+  memset(&r, 0, sizeof r);
+  r.path = path;
+  r.err = err;
+  r.f = fopen(path, "r");
+  if (!r.f) return snprintf(err->msg, sizeof err->msg, "%.400s: cannot open", path), -1;
+  int rc = ck_read(s, &r);
+  free(r.line);
+  free(r.word);
+  fclose(r.f);
+  if (rc) return -1;
+  /* the restart the uninterrupted run made at this time */
+  hg_sim_resolve_triggers(s);
+  s->restart = 0;
+  if (hg_sim_new_integrator(s) || hg_sim_restart(s))
+    return snprintf(err->msg, sizeof err->msg, "%.200s: %.300s", path, s->err), -1;
+  return 0;
+}

@@ -1,0 +1,238 @@
+/* cli_run.c: `hinge run [SCENE] [options]`: runs a scene and writes its outputs (sim.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sim.h"
+
+#ifndef HINGE_SOURCE_DIR
+#define HINGE_SOURCE_DIR "."
+#endif
+
+/* the command line */
+typedef struct run_args {
+  const char *scene, *out, *resume;
+  double t_end, rtol, checkpoint_every;
+  int method, headless, quiet, no_plots, help;
+} run_args;
+
+void hg_cli_run_usage(FILE *f) {
+  fprintf(f,
+          "usage: hinge run [SCENE] [--t-end T] [--out DIR] [--headless] [--rtol R]\n"
+          "                 [--method M] [--checkpoint-every DT] [--resume FILE]\n"
+          "                 [--no-plots] [--quiet]\n"
+          "\n"
+          "Runs a scene (YAML, docs/scene-format.md; default scenes/heatshield.yaml of the\n"
+          "source tree) through its events and writes into DIR:\n"
+          "  trajectory.csv  per output time: each body's world pose and twist, each joint's\n"
+          "                  q, v, mode (0 free, 1 prescribed, 2 locked) and load, pair\n"
+          "                  separations, energies and momentum (%%.17g)\n"
+          "  events.csv      per event: time, name, what it did, momentum and energy before and\n"
+          "                  after, the energy removed by plastic locks\n"
+          "  summary.txt     integrator statistics, invariant drift, wall time, real-time factor\n"
+          "  *.png           energy, momentum, separations and prescribed-joint loads against\n"
+          "                  time\n"
+          "options:\n"
+          "  --t-end T              end time in seconds (default: the scene's)\n"
+          "  --out DIR              output folder, created if needed (default: out/<scene name>/)\n"
+          "  --headless             never open the viewer\n"
+          "  --rtol R               relative tolerance (default: the scene's)\n"
+          "  --method M             cvode-adams, cvode-bdf, rkmk4 or lie-euler (default: the\n"
+          "                         scene's)\n"
+          "  --checkpoint-every DT  stop every DT seconds, restart the integrator there and write\n"
+          "                         the full state to DIR/checkpoint-NNNN.txt\n"
+          "  --resume FILE          continue from a checkpoint of this scene, bit for bit as the\n"
+          "                         run that wrote it (its method, rtol and checkpoint interval\n"
+          "                         apply; --rtol, --method and --checkpoint-every are refused)\n"
+          "  --no-plots             skip the PNG plots\n"
+          "  --quiet                no progress bar, no summary on standard output\n"
+          "A progress bar goes to standard error when it is a terminal.\n"
+          "exit status: 0 success, 1 output error, 2 bad usage or an invalid scene or checkpoint,\n"
+          "             3 numerical failure (the last good state is in DIR/failure-state.txt)\n");
+}
+
+/* message, usage, and the usage exit status */
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "hinge run: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n");
+  hg_cli_run_usage(stderr);
+  return HG_EXIT_USAGE;
+}
+
+/* a finite number (positive when positive is set); 0 or -1 */
+static int parse_number(const char *s, int positive, double *x) {
+  char *end;
+  *x = strtod(s, &end);
+  return *s && !*end && isfinite(*x) && (!positive || *x > 0) ? 0 : -1;
+}
+
+/* an option with a value: its value, or NULL after a usage error */
+static const char *option_value(int argc, char **argv, int *i) {
+  if (*i + 1 >= argc) return NULL;
+  return argv[++*i];
+}
+
+/* one option with a number; 0 or an exit status */
+static int number_option(int argc, char **argv, int *i, int positive, double *x) {
+  const char *name = argv[*i], *v = option_value(argc, argv, i);
+  if (!v) return usage_error("%s needs a value", name);
+  if (parse_number(v, positive, x))
+    return usage_error(positive ? "'%s' is not a positive number" : "'%s' is not a number", v);
+  return 0;
+}
+
+/* one option; 0, or an exit status */
+static int parse_option(int argc, char **argv, int *i, run_args *a) {
+  const char *s = argv[*i], *v;
+  if (!strcmp(s, "--help") || !strcmp(s, "-h")) a->help = 1;
+  else if (!strcmp(s, "--headless")) a->headless = 1;
+  else if (!strcmp(s, "--quiet")) a->quiet = 1;
+  else if (!strcmp(s, "--no-plots")) a->no_plots = 1;
+  else if (!strcmp(s, "--t-end")) return number_option(argc, argv, i, 0, &a->t_end);
+  else if (!strcmp(s, "--rtol")) return number_option(argc, argv, i, 1, &a->rtol);
+  else if (!strcmp(s, "--checkpoint-every"))
+    return number_option(argc, argv, i, 1, &a->checkpoint_every);
+  else if (!strcmp(s, "--method")) {
+    if (!(v = option_value(argc, argv, i))) return usage_error("%s needs a value", s);
+    if ((a->method = hg_integ_method_from_name(v)) < 0)
+      return usage_error("unknown method '%s'", v);
+  } else if (!strcmp(s, "--out") || !strcmp(s, "--resume")) {
+    if (!(v = option_value(argc, argv, i))) return usage_error("%s needs a value", s);
+    *(!strcmp(s, "--out") ? &a->out : &a->resume) = v;
+  } else {
+    return usage_error("unknown option '%s'", s);
+  }
+  return 0;
+}
+
+static int parse_args(int argc, char **argv, run_args *a) {
+  memset(a, 0, sizeof *a);
+  a->t_end = NAN;
+  a->method = -1;
+  for (int i = 1; i < argc; i++) {
+    if (argv[i][0] == '-' && argv[i][1]) {
+      int rc = parse_option(argc, argv, &i, a);
+      if (rc) return rc;
+    } else if (!a->scene) {
+      a->scene = argv[i];
+    } else {
+      return usage_error("unexpected argument '%s'", argv[i]);
+    }
+  }
+  if (a->resume && (a->rtol > 0 || a->method >= 0 || a->checkpoint_every > 0))
+    return usage_error("%s", "--resume takes the method, rtol and checkpoint interval from the "
+                             "checkpoint; do not give --rtol, --method or --checkpoint-every");
+  return 0;
+}
+
+/* ---- the output folder ---- */
+
+/* mkdir -p; 0 or -1 with errno */
+static int make_dirs(const char *path) {
+  char buf[4096];
+  size_t n = strlen(path);
+  if (n == 0 || n >= sizeof buf) return errno = ENAMETOOLONG, -1;
+  memcpy(buf, path, n + 1);
+  for (size_t k = 1; k <= n; k++) {
+    if (buf[k] != '/' && buf[k] != 0) continue;
+    char c = buf[k];
+    buf[k] = 0;
+    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+    buf[k] = c;
+  }
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+}
+
+/* out/<scene file name without its extension> */
+static void default_out(const char *scene, char *out, size_t len) {
+  const char *base = strrchr(scene, '/');
+  base = base ? base + 1 : scene;
+  size_t n = strlen(base);
+  const char *dot = strrchr(base, '.');
+  if (dot && dot != base) n = (size_t)(dot - base);
+  snprintf(out, len, "out/%.*s", (int)n, base);
+}
+
+/* ---- the run ---- */
+
+static int status_of(int sim_status) {
+  switch (sim_status) {
+  case HG_SIM_OK: return HG_EXIT_OK;
+  case HG_SIM_ERR_INPUT: return HG_EXIT_USAGE;
+  case HG_SIM_ERR_NUMERIC: return HG_EXIT_SINGULAR;
+  default: return HG_EXIT_FAILURE;
+  }
+}
+
+/* the summary on standard output */
+static void report(hg_sim *sim, const char *out, const hg_scene *sc) {
+  hg_sim_budget b;
+  hg_integ_stats st;
+  hg_sim_get_budget(sim, &b);
+  hg_sim_stats(sim, &st);
+  double wall = hg_sim_wall_time(sim), span = hg_sim_time(sim) - sc->t_start;
+  printf("%s: t = %.6g s, %d events, %ld steps, wall %.3f s (%.3g x real time)\n",
+         sc->title ? sc->title : sc->path, hg_sim_time(sim), hg_sim_nevents(sim), st.steps, wall,
+         wall > 0 ? span / wall : 0);
+  printf("energy budget drift %.3g; outputs in %s/\n", b.max_drift, out);
+}
+
+/* runs a loaded scene; returns the exit status */
+static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
+  hg_sim_options opt;
+  hg_error err;
+  hg_sim_default_options(&opt);
+  opt.t_end = a->t_end;
+  opt.rtol = a->rtol;
+  opt.method = a->method;
+  opt.out_dir = out;
+  opt.checkpoint_every = a->checkpoint_every;
+  opt.plots = !a->no_plots;
+  opt.progress = !a->quiet && isatty(fileno(stderr)) ? stderr : NULL;
+  hg_sim *sim = hg_sim_new(sc, &opt, &err);
+  if (!sim) return fprintf(stderr, "hinge: %s\n", err.msg), HG_EXIT_USAGE;
+  if (a->resume && hg_sim_resume(sim, a->resume, &err)) {
+    fprintf(stderr, "hinge: %s\n", err.msg);
+    hg_sim_free(sim);
+    return HG_EXIT_USAGE;
+  }
+  /* (a display and no --headless will open the viewer here once it exists) */
+  int rc = hg_sim_run(sim, INFINITY);
+  if (rc) fprintf(stderr, "hinge: %s\n", hg_sim_error(sim));
+  if (hg_sim_finish(sim) && !rc) {
+    fprintf(stderr, "hinge: cannot write the outputs in %s\n", out);
+    rc = HG_SIM_ERR_OUTPUT;
+  }
+  if (!a->quiet && rc != HG_SIM_ERR_INPUT) report(sim, out, sc);
+  hg_sim_free(sim);
+  return status_of(rc);
+}
+
+int hg_cli_run(int argc, char **argv) {
+  run_args a;
+  hg_error err;
+  char out[4096];
+  int status = parse_args(argc, argv, &a);
+  if (status) return status;
+  if (a.help) return hg_cli_run_usage(stdout), HG_EXIT_OK;
+  if (!a.scene) a.scene = HINGE_SOURCE_DIR "/scenes/heatshield.yaml";
+  if (a.out) snprintf(out, sizeof out, "%s", a.out);
+  else default_out(a.scene, out, sizeof out);
+  hg_scene *sc = hg_scene_load(a.scene, &err);
+  if (!sc) return fprintf(stderr, "hinge: %s\n", err.msg), HG_EXIT_USAGE;
+  if (make_dirs(out)) {
+    fprintf(stderr, "hinge: cannot create the output folder %s: %s\n", out, strerror(errno));
+    hg_scene_free(sc);
+    return HG_EXIT_FAILURE;
+  }
+  status = run_scene(sc, &a, out);
+  hg_scene_free(sc);
+  return status;
+}

@@ -1,0 +1,210 @@
+/* plot.c: the PNG plots of a run, drawn with PLplot's cairo PNG device ("pngcairo"):
+ *   energy.png      kinetic, potential (gravity + elements) and total energy; budget drift
+ *   momentum.png    total angular and linear momentum (world axes)
+ *   separation.png  distance and relative speed of the output pairs (scene output.pairs)
+ *   loads.png       the loads of joints that were prescribed or locked at some output
+ * A plot with nothing to draw (fewer than two samples, no pairs, no prescribed joints) is not
+ * written; flat or partly missing (NaN) series are drawn with a padded range. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <plplot.h>
+
+#include "sim_internal.h"
+
+#define PLOT_W 1000
+#define PLOT_H 720
+#define PLOT_MAXLINES 12
+
+/* colour map 0: white background, black axes, light grey grid, then the line colours */
+static const PLINT cmap_r[16] = {255, 0, 215, 31, 214, 44, 148, 255, 140, 23, 227, 188, 127,
+                                 0, 0, 0};
+static const PLINT cmap_g[16] = {255, 0, 215, 119, 39, 160, 103, 127, 86, 190, 119, 189, 127,
+                                 0, 0, 0};
+static const PLINT cmap_b[16] = {255, 0, 215, 180, 40, 44, 189, 14, 75, 207, 194, 34, 127,
+                                 0, 0, 0};
+#define COL_AXES 1
+#define COL_GRID 2
+#define COL_LINE0 3
+#define NCOL_LINES 10
+
+/* the lines of one panel: column cols[k] of series S against its column 0 */
+typedef struct panel {
+  const hg_series *S;
+  int nline;
+  int cols[PLOT_MAXLINES];
+  const char *labels[PLOT_MAXLINES];
+  const char *ylabel, *title;
+} panel;
+
+/* the finite range of the panel's lines (padded when flat); 0 when there is none */
+static int panel_range(const panel *p, double *x0, double *x1, double *y0, double *y1) {
+  const hg_series *S = p->S;
+  *x0 = *y0 = INFINITY;
+  *x1 = *y1 = -INFINITY;
+  for (int r = 0; r < S->n; r++) {
+    const double *row = S->x + (size_t)r * (size_t)S->width;
+    for (int l = 0; l < p->nline; l++) {
+      double y = row[p->cols[l]];
+      if (!isfinite(y) || !isfinite(row[0])) continue;
+      *x0 = fmin(*x0, row[0]), *x1 = fmax(*x1, row[0]);
+      *y0 = fmin(*y0, y), *y1 = fmax(*y1, y);
+    }
+  }
+  if (!(*x0 <= *x1)) return 0;
+  if (*x1 - *x0 <= 0) *x0 -= 0.5, *x1 += 0.5;
+  double pad = 0.05 * (*y1 - *y0), mag = fmax(fabs(*y0), fabs(*y1));
+  if (!(pad > 1e-12 * mag) || pad == 0) pad = mag > 0 ? 1e-6 * mag : 1;
+  *y0 -= pad;
+  *y1 += pad;
+  return 1;
+}
+
+/* one line, in pieces between missing samples */
+static void draw_line(const hg_series *S, int col) {
+  PLFLT x[512], y[512];
+  int n = 0;
+  for (int r = 0; r <= S->n; r++) {
+    const double *row = r < S->n ? S->x + (size_t)r * (size_t)S->width : NULL;
+    int ok = row && isfinite(row[0]) && isfinite(row[col]);
+    if (ok) x[n] = row[0], y[n] = row[col], n++;
+    if ((!ok || n == 512) && n > 0) {
+      plline(n, x, y);
+      /* a full buffer continues from its last point */
+      if (ok) x[0] = x[n - 1], y[0] = y[n - 1], n = 1;
+      else n = 0;
+    }
+  }
+}
+
+static void draw_legend(const panel *p) {
+  PLINT opt[PLOT_MAXLINES], tcol[PLOT_MAXLINES], lcol[PLOT_MAXLINES], lsty[PLOT_MAXLINES];
+  PLFLT lw[PLOT_MAXLINES], w, h;
+  for (int l = 0; l < p->nline; l++) {
+    opt[l] = PL_LEGEND_LINE;
+    tcol[l] = COL_AXES;
+    lcol[l] = COL_LINE0 + l % NCOL_LINES;
+    lsty[l] = 1 + (l / NCOL_LINES) % 8;
+    lw[l] = 2;
+  }
+  pllegend(&w, &h, PL_LEGEND_BACKGROUND, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE,
+           0.01, 0.0, 0.04, 0, COL_AXES, 1, 0, 0, p->nline, opt, 0.5, 0.6, 1.6, 0, tcol, p->labels,
+           NULL, NULL, NULL, NULL, lcol, lsty, lw, NULL, NULL, NULL, NULL);
+}
+
+static void draw_panel(const panel *p) {
+  double x0, x1, y0, y1;
+  pladv(0);
+  /* room on the right for the legend */
+  if (p->nline > 1) plvpor(0.1, 0.8, 0.15, 0.85);
+  else plvsta();
+  if (!panel_range(p, &x0, &x1, &y0, &y1)) x0 = 0, x1 = 1, y0 = -1, y1 = 1;
+  plwind(x0, x1, y0, y1);
+  plwidth(1);
+  plcol0(COL_GRID);
+  plbox("g", 0, 0, "g", 0, 0);
+  plcol0(COL_AXES);
+  plbox("bcnst", 0, 0, "bcnstv", 0, 0);
+  pllab("time [s]", p->ylabel, p->title);
+  plwidth(2);
+  for (int l = 0; l < p->nline; l++) {
+    plcol0(COL_LINE0 + l % NCOL_LINES);
+    pllsty(1 + (l / NCOL_LINES) % 8);
+    draw_line(p->S, p->cols[l]);
+  }
+  pllsty(1);
+  if (p->nline > 1) draw_legend(p);
+}
+
+/* a page of panels stacked vertically; 1 written, 0 skipped, -1 when the file is not writable */
+static int draw_page(hg_sim *s, const char *name, const panel *panels, int npanel) {
+  char path[4096];
+  hg_out_path(s, name, path, sizeof path);
+  /* PLplot exits the process on an unwritable file, so check first */
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  fclose(f);
+  plsdev("pngcairo");
+  plsfnam(path);
+  plspage(0, 0, PLOT_W, PLOT_H, 0, 0);
+  plscmap0(cmap_r, cmap_g, cmap_b, 16);
+  plinit();
+  plssub(1, npanel);
+  for (int k = 0; k < npanel; k++) draw_panel(&panels[k]);
+  plend();
+  return 1;
+}
+
+/* ---- the pages ---- */
+
+static int page_energy(hg_sim *s) {
+  panel p[2] = {{&s->out.energy, 3, {1, 2, 3}, {"kinetic", "potential", "total"}, "energy [J]",
+                 "Mechanical energy (potential: gravity and force elements)"},
+                {&s->out.energy, 1, {4}, {"drift"}, "B - B0 [J]",
+                 "Energy budget drift (kinetic + potential + removed by locks - work)"}};
+  return draw_page(s, "energy.png", p, 2);
+}
+
+static int page_momentum(hg_sim *s) {
+  panel p[2] = {{&s->out.momentum, 3, {1, 2, 3}, {"Lx", "Ly", "Lz"}, "L [N m s]",
+                 "Angular momentum about the world origin"},
+                {&s->out.momentum, 3, {4, 5, 6}, {"px", "py", "pz"}, "p [N s]",
+                 "Linear momentum"}};
+  return draw_page(s, "momentum.png", p, 2);
+}
+
+static int page_pairs(hg_sim *s) {
+  const hg_output_spec *o = &s->scene->output;
+  static char labels[PLOT_MAXLINES][96];
+  panel p[2] = {{&s->out.pair, 0, {0}, {0}, "distance [m]", "Separation of the body origins"},
+                {&s->out.pair, 0, {0}, {0}, "speed [m/s]", "Relative speed of the body origins"}};
+  for (int k = 0; k < o->npair && k < PLOT_MAXLINES; k++) {
+    snprintf(labels[k], sizeof labels[k], "%s - %s", o->pair[k].body_a, o->pair[k].body_b);
+    for (int j = 0; j < 2; j++) {
+      p[j].cols[k] = 1 + 2 * k + j;
+      p[j].labels[k] = labels[k];
+      p[j].nline++;
+    }
+  }
+  if (o->npair == 0) return 0;
+  return draw_page(s, "separation.png", p, 2);
+}
+
+/* the load columns of joints with one DoF (group 0) or several (group 1) into a panel */
+static void load_lines(hg_sim *s, int group, panel *p, char (*labels)[96]) {
+  int at = 0;
+  for (int c = 0; c < s->out.ncol; c++)
+    for (int k = 0; k < s->out.col[c].nv; k++, at++) {
+      if ((s->out.col[c].nv > 1) != group || !s->out.load_used[at] || p->nline == PLOT_MAXLINES)
+        continue;
+      snprintf(labels[p->nline], sizeof labels[0], "%s.load%d", s->out.col[c].body, k);
+      p->labels[p->nline] = labels[p->nline];
+      p->cols[p->nline++] = 1 + at;
+    }
+}
+
+static int page_loads(hg_sim *s) {
+  static char labels[2][PLOT_MAXLINES][96];
+  panel p[2] = {{&s->out.load, 0, {0}, {0}, "load [N m or N]",
+                 "Loads of prescribed and locked 1-DoF joints (by child body)"},
+                {&s->out.load, 0, {0}, {0}, "load [N m, N]",
+                 "Loads of prescribed and locked multi-DoF joints (moments, then forces)"}};
+  load_lines(s, 0, &p[0], labels[0]);
+  load_lines(s, 1, &p[1], labels[1]);
+  if (p[0].nline == 0 && p[1].nline == 0) return 0;
+  if (p[0].nline == 0) return draw_page(s, "loads.png", &p[1], 1);
+  return draw_page(s, "loads.png", p, p[1].nline ? 2 : 1);
+}
+
+int hg_plot_all(hg_sim *s) {
+  int (*pages[])(hg_sim *) = {page_energy, page_momentum, page_pairs, page_loads};
+  int written = 0;
+  if (s->out.energy.n < 2) return 0;
+  for (size_t k = 0; k < sizeof pages / sizeof pages[0]; k++) {
+    int rc = pages[k](s);
+    if (rc < 0) return -1;
+    written += rc;
+  }
+  return written;
+}

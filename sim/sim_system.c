@@ -1,0 +1,231 @@
+/* sim_system.c: the system the runner integrates (accelerations, the work quadrature, roots), the
+ * parts compiled against the current model, and the invariants of a state. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* ---- the right-hand side ---- */
+
+int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *power) {
+  const hg_model *m = s->m;
+  hg_data *d = s->d;
+  size_t nq = (size_t)m->nq, nv = (size_t)m->nv;
+  /* the prescribed part of the state and its accelerations from the profiles */
+  memcpy(s->qs, q, nq * sizeof(double));
+  memcpy(s->vs, v, nv * sizeof(double));
+  memset(s->qdd, 0, nv * sizeof(double));
+  if (hg_profiles_apply(m, d, s->prof, t, s->qs, s->vs, s->qdd)) return -1;
+  /* force elements on the kinematics of that state */
+  hg_kinematics(m, d, s->qs, s->vs);
+  memset(s->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
+  memset(s->tau, 0, nv * sizeof(double));
+  hg_forces_apply(s->forces, m, d, t, s->qs, s->vs, s->fext, s->tau);
+  memcpy(s->tau_el, s->tau, nv * sizeof(double));
+  double p = hg_forces_power_nc(s->forces, m, d, t, s->qs, s->vs);
+  /* hybrid dynamics: tau at prescribed joints becomes the load the joint carries */
+  if (hg_hybrid(m, d, s->qs, s->vs, s->qdd, s->tau, s->fext)) return -1;
+  for (int k = 0; k < m->nv; k++) {
+    if (d->mode[m->dof_body[k]] == HG_MODE_FREE) continue;
+    s->tau[k] -= s->tau_el[k]; /* what the actuator adds to the element forces */
+    p += s->tau[k] * s->vs[k];
+  }
+  if (power) *power = p;
+  return 0;
+}
+
+/* vdot = f(t, q, v); the power is cached for the quadrature at the same point */
+static int sim_accel(void *user, double t, const double *q, const double *v, double *vdot) {
+  hg_sim *s = user;
+  double p;
+  if (hg_sim_eval(s, t, q, v, &p)) return -1;
+  memcpy(vdot, s->qdd, (size_t)s->m->nv * sizeof(double));
+  s->cache_ok = 1;
+  s->cache_t = t;
+  s->cache_power = p;
+  memcpy(s->cache_q, q, (size_t)s->m->nq * sizeof(double));
+  memcpy(s->cache_v, v, (size_t)s->m->nv * sizeof(double));
+  return 0;
+}
+
+/* Wdot = power of the non-conservative forces and prescribed joints */
+static int sim_quad(void *user, double t, const double *q, const double *v, double *wdot) {
+  hg_sim *s = user;
+  if (s->cache_ok && s->cache_t == t &&
+      memcmp(s->cache_q, q, (size_t)s->m->nq * sizeof(double)) == 0 &&
+      memcmp(s->cache_v, v, (size_t)s->m->nv * sizeof(double)) == 0) {
+    *wdot = s->cache_power;
+    return 0;
+  }
+  return hg_sim_eval(s, t, q, v, wdot);
+}
+
+/* ---- the integrator ---- */
+
+void hg_sim_add_stats(hg_integ_stats *a, const hg_integ_stats *b) {
+  a->steps += b->steps;
+  a->rhs_evals += b->rhs_evals;
+  a->jac_evals += b->jac_evals;
+  a->err_test_fails += b->err_test_fails;
+  a->conv_fails += b->conv_fails;
+  a->root_evals += b->root_evals;
+  a->recentres += b->recentres;
+  a->events += b->events;
+  a->resets += b->resets;
+  a->rhs_retries += b->rhs_retries;
+}
+
+/* frees the integrator, keeping its statistics */
+static void sim_drop_integrator(hg_sim *s) {
+  if (!s->I) return;
+  hg_integ_stats st;
+  hg_integrator_stats(s->I, &st);
+  hg_sim_add_stats(&s->stats_done, &st);
+  hg_integrator_free(s->I);
+  s->I = NULL;
+}
+
+int hg_sim_new_integrator(hg_sim *s) {
+  hg_error err;
+  sim_drop_integrator(s);
+  memset(&s->sys, 0, sizeof s->sys);
+  s->sys.m = s->m;
+  s->sys.accel = sim_accel;
+  s->sys.nroot = s->nroot;
+  s->sys.roots = s->nroot ? hg_sim_roots : NULL;
+  s->sys.root_dir = s->root_dir;
+  s->sys.user = s;
+  s->sys.nquad = 1;
+  s->sys.quad = sim_quad;
+  s->cache_ok = 0;
+  s->I = hg_integrator_new(&s->sys, &s->integ, s->t, s->q, s->v, &err);
+  if (!s->I) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->t, err.msg), -1;
+  hg_integrator_set_quad(s->I, &s->quad);
+  return 0;
+}
+
+int hg_sim_restart(hg_sim *s) {
+  s->cache_ok = 0;
+  if (hg_integrator_reset(s->I, s->t, s->q, s->v))
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "restart at t = %.17g: %s", s->t,
+                       hg_integrator_error_message(s->I)), -1;
+  /* the integrator keeps its quadrature, which is s->quad */
+  s->restart = 0;
+  return 0;
+}
+
+void hg_sim_pull_state(hg_sim *s) {
+  s->t = hg_integrator_t(s->I);
+  memcpy(s->q, hg_integrator_q(s->I), (size_t)s->m->nq * sizeof(double));
+  memcpy(s->v, hg_integrator_v(s->I), (size_t)s->m->nv * sizeof(double));
+  s->quad = hg_integrator_quad(s->I)[0];
+  hg_profiles_apply(s->m, s->d, s->prof, s->t, s->q, s->v, NULL);
+}
+
+/* ---- the model-dependent parts ---- */
+
+/* (re)allocates n doubles; 0 or -1 */
+static int sim_realloc(double **x, size_t n) {
+  double *y = realloc(*x, (n ? n : 1) * sizeof(double));
+  if (!y) return -1;
+  *x = y;
+  return 0;
+}
+
+/* the state and workspace arrays for model m */
+static int sim_alloc_work(hg_sim *s, const hg_model *m) {
+  size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nb = (size_t)m->nbody;
+  double **nqs[] = {&s->q, &s->qs, &s->cache_q};
+  double **nvs[] = {&s->v, &s->vs, &s->qdd, &s->tau, &s->tau_el, &s->vdot, &s->dv, &s->imp,
+                    &s->cache_v};
+  for (size_t k = 0; k < sizeof nqs / sizeof nqs[0]; k++)
+    if (sim_realloc(nqs[k], nq)) return -1;
+  for (size_t k = 0; k < sizeof nvs / sizeof nvs[0]; k++)
+    if (sim_realloc(nvs[k], nv)) return -1;
+  if (sim_realloc(&s->fext, 6 * nb)) return -1;
+  hg_profile **prof = realloc(s->prof, nb * sizeof *prof);
+  if (prof) s->prof = prof;
+  hg_recipe *rec = realloc(s->recipe, nb * sizeof *rec);
+  if (rec) s->recipe = rec;
+  if (!prof || !rec) return -1;
+  memset(s->prof, 0, nb * sizeof *prof);
+  memset(s->recipe, 0, nb * sizeof *rec);
+  return 0;
+}
+
+/* forces for model m, enabled as the old ones were (by name) */
+static hg_forces *sim_forces(hg_sim *s, const hg_model *m, hg_error *err) {
+  hg_forces *f = hg_forces_new(s->scene, m, err);
+  if (!f || !s->forces) return f;
+  for (int k = 0; k < hg_forces_count(f); k++) {
+    int j = hg_forces_find(s->forces, s->scene->force[k].name);
+    if (j >= 0) hg_forces_set_enabled(f, k, hg_forces_enabled(s->forces, j));
+  }
+  return f;
+}
+
+int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
+  hg_data *d = hg_data_new(m);
+  hg_forces *f = d ? sim_forces(s, m, err) : NULL;
+  if (!d) snprintf(err->msg, sizeof err->msg, "out of memory");
+  if (!f) {
+    hg_data_free(d);
+    hg_model_free(m);
+    return -1;
+  }
+  /* the old parts go; profiles of the old model are freed by the caller's mode transfer */
+  for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->prof[i]);
+  hg_forces_free(s->forces);
+  hg_data_free(s->d);
+  hg_model_free(s->m);
+  s->m = m;
+  s->d = d;
+  s->forces = f;
+  memcpy(m->gravity, s->scene->gravity, sizeof m->gravity);
+  if (sim_alloc_work(s, m)) return snprintf(err->msg, sizeof err->msg, "out of memory"), -1;
+  hg_sim_resolve_triggers(s);
+  return 0;
+}
+
+/* ---- invariants ---- */
+
+void hg_sim_energy(hg_sim *s, const double *q, const double *v, double *ke, double *pe,
+                   double *pel) {
+  hg_energy(s->m, s->d, q, v, ke, pe);
+  *pel = hg_forces_potential(s->forces, s->m, s->d, q);
+}
+
+void hg_sim_momentum_scale(hg_sim *s, const double *q, const double *v, double h[6],
+                           double scale[2]) {
+  const hg_model *m = s->m;
+  hg_data *d = s->d;
+  hg_momentum(m, d, q, v, h);
+  scale[0] = scale[1] = 0;
+  /* each body's momentum about the world origin (hg_momentum's terms) */
+  for (int i = 1; i < m->nbody; i++) {
+    const double *p0 = d->T_world[m->root[i]].p;
+    double hb[6];
+    hg_inertia_mulv(&d->I[i], d->V[i], hb);
+    hg_v3_cross_add(p0, hb + 3, hb);
+    scale[0] += hg_v3_norm(hb);
+    scale[1] += hg_v3_norm(hb + 3);
+  }
+}
+
+double hg_sim_budget_value(hg_sim *s) {
+  double ke, pe, pel;
+  hg_sim_energy(s, s->q, s->v, &ke, &pe, &pel);
+  double b = ke + pe + pel + s->e_lock - s->quad - s->w_event;
+  double sc = fabs(ke) + fabs(pe) + fabs(pel) + fabs(s->e_lock) + fabs(s->quad) + fabs(s->w_event);
+  if (sc > s->b_scale) s->b_scale = sc;
+  return b;
+}
+
+void hg_sim_body_world(hg_sim *s, int i, hg_se3 *T, double tw[6]) {
+  double V[6];
+  *T = s->d->T_world[i];
+  hg_body_twist(s->m, s->d, i, V);
+  hg_m3_mulv(T->R, V, tw);
+  hg_m3_mulv(T->R, V + 3, tw + 3);
+}

@@ -1,0 +1,156 @@
+/* triggers.c: the conditions of the event timeline as root functions of the integrated system:
+ * distances between markers, joint coordinates and loads, altitude and speed of bodies, and the
+ * capture measure of docking ports. */
+#include <math.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* ---- markers and bodies in the world ---- */
+
+/* world pose of a marker frame and the world velocity of its origin (kinematics in s->d) */
+void hg_sim_marker_world(hg_sim *s, int body, const hg_se3 *M, hg_se3 *T, double vel[3]) {
+  double tw[6], r[3];
+  hg_se3 Tb;
+  if (body <= 0) {
+    *T = *M;
+    vel[0] = vel[1] = vel[2] = 0;
+    return;
+  }
+  hg_sim_body_world(s, body, &Tb, tw);
+  hg_se3_mul(&Tb, M, T);
+  /* v_point = v_origin + w x (p_point - p_origin) */
+  for (int k = 0; k < 3; k++) r[k] = T->p[k] - Tb.p[k];
+  hg_v3_cross(tw, r, vel);
+  for (int k = 0; k < 3; k++) vel[k] += tw[3 + k];
+}
+
+/* altitude of a world point in the atmosphere's convention (z without a planet) */
+static double altitude(const hg_sim *s, const double p[3]) {
+  const hg_atmosphere *a = s->atm;
+  if (!a || !(a->radius > 0)) return p[2];
+  double r[3] = {p[0] - a->centre[0], p[1] - a->centre[1], p[2] - a->centre[2]};
+  return hg_v3_norm(r) - a->radius;
+}
+
+/* distance, angle and relative speed of two marker frames */
+static void marker_pair(hg_sim *s, const hg_trig *g, double *dist, double *angle, double *speed) {
+  hg_se3 Ta, Tb;
+  double va[3], vb[3], dp[3], dv[3], Rr[9], w[3];
+  hg_sim_marker_world(s, g->body_a, &g->mark_a, &Ta, va);
+  hg_sim_marker_world(s, g->body_b, &g->mark_b, &Tb, vb);
+  for (int k = 0; k < 3; k++) {
+    dp[k] = Tb.p[k] - Ta.p[k];
+    dv[k] = vb[k] - va[k];
+  }
+  *dist = hg_v3_norm(dp);
+  *speed = hg_v3_norm(dv);
+  if (!angle) return;
+  /* ports face each other: mated when frame b is frame a turned half a turn about its x axis */
+  for (int k = 0; k < 3; k++) {
+    Ta.R[3 * k + 1] = -Ta.R[3 * k + 1];
+    Ta.R[3 * k + 2] = -Ta.R[3 * k + 2];
+  }
+  hg_m3_mulT(Ta.R, Tb.R, Rr);
+  hg_so3_log(Rr, w);
+  *angle = hg_v3_norm(w);
+}
+
+/* ---- triggers ---- */
+
+/* a marker's body and frame in the current model; -1 when the marker or its body is absent */
+int hg_sim_resolve_marker(const hg_sim *s, const char *name, int *body, hg_se3 *M) {
+  const hg_marker *mk = name ? hg_scene_marker(s->scene, name) : NULL;
+  *body = mk ? hg_model_body(s->m, mk->body) : -1;
+  if (mk) *M = mk->pose;
+  return *body >= 0 ? 0 : -1;
+}
+
+/* an event's condition against the current model */
+static void resolve_event(hg_sim *s, hg_trig *g) {
+  const hg_event_spec *e = &s->scene->event[g->index];
+  int ok = 0, j;
+  g->active = !(e->once && s->fire_count[g->index] > 0);
+  switch (e->trigger) {
+  case HG_TRIGGER_DISTANCE:
+    ok = !hg_sim_resolve_marker(s, e->marker_a, &g->body_a, &g->mark_a) &&
+         !hg_sim_resolve_marker(s, e->marker_b, &g->body_b, &g->mark_b);
+    break;
+  case HG_TRIGGER_JOINT_Q:
+  case HG_TRIGGER_JOINT_LOAD:
+    j = e->joint ? hg_model_joint(s->m, e->joint) : -1;
+    ok = j > 0 && e->dof >= 0 &&
+         e->dof < (e->trigger == HG_TRIGGER_JOINT_Q ? s->m->jnt_nq[j] : s->m->jnt_nv[j]);
+    if (ok) g->dof_q = s->m->q_adr[j] + e->dof, g->dof_v = s->m->v_adr[j] + e->dof;
+    if (ok && e->trigger == HG_TRIGGER_JOINT_LOAD) s->any_load_trigger = 1;
+    break;
+  case HG_TRIGGER_ALTITUDE:
+  case HG_TRIGGER_SPEED:
+    g->body_a = e->body ? hg_model_body(s->m, e->body) : -1;
+    ok = g->body_a > 0;
+    break;
+  default:
+    break;
+  }
+  if (!ok) g->active = 0;
+}
+
+/* a capture: both ports present, in different trees, not captured yet */
+static void resolve_capture(hg_sim *s, hg_trig *g) {
+  const hg_capture_spec *c = &s->scene->capture[g->index];
+  g->active = !s->captured[g->index] &&
+              !hg_sim_resolve_marker(s, c->marker_a, &g->body_a, &g->mark_a) &&
+              !hg_sim_resolve_marker(s, c->marker_b, &g->body_b, &g->mark_b) &&
+              g->body_b > 0 && s->m->root[g->body_a] != s->m->root[g->body_b];
+}
+
+void hg_sim_resolve_triggers(hg_sim *s) {
+  s->any_load_trigger = 0;
+  for (int k = 0; k < s->nroot; k++) {
+    if (s->trig[k].kind == HG_FIRED_EVENT) resolve_event(s, &s->trig[k]);
+    else resolve_capture(s, &s->trig[k]);
+  }
+}
+
+/* the root function of one trigger (kinematics and loads of the state in s->d, s->qs, s->tau) */
+static double trig_value(hg_sim *s, const hg_trig *g) {
+  double dist, angle, speed, tw[6];
+  hg_se3 T;
+  if (!g->active) return 1;
+  if (g->kind == HG_FIRED_CAPTURE) {
+    const hg_capture_spec *c = &s->scene->capture[g->index];
+    marker_pair(s, g, &dist, &angle, &speed);
+    return fmax(dist / c->position_tol, fmax(angle / c->angle_tol, speed / c->speed_tol)) - 1;
+  }
+  const hg_event_spec *e = &s->scene->event[g->index];
+  switch (e->trigger) {
+  case HG_TRIGGER_DISTANCE:
+    marker_pair(s, g, &dist, NULL, &speed);
+    return dist - e->value;
+  case HG_TRIGGER_JOINT_Q: return s->qs[g->dof_q] - e->value;
+  case HG_TRIGGER_JOINT_LOAD: return s->tau[g->dof_v] - e->value;
+  case HG_TRIGGER_ALTITUDE:
+    hg_sim_body_world(s, g->body_a, &T, tw);
+    return altitude(s, T.p) - e->value;
+  case HG_TRIGGER_SPEED:
+    hg_sim_body_world(s, g->body_a, &T, tw);
+    return hg_v3_norm(tw + 3) - e->value;
+  default: return 1;
+  }
+}
+
+int hg_sim_roots(void *user, double t, const double *q, const double *v, double *g) {
+  hg_sim *s = user;
+  const hg_model *m = s->m;
+  /* the state with the prescribed joints on their profiles (loads when a trigger needs them) */
+  if (s->any_load_trigger) {
+    if (hg_sim_eval(s, t, q, v, NULL)) return -1;
+  } else {
+    memcpy(s->qs, q, (size_t)m->nq * sizeof(double));
+    memcpy(s->vs, v, (size_t)m->nv * sizeof(double));
+    if (hg_profiles_apply(m, s->d, s->prof, t, s->qs, s->vs, NULL)) return -1;
+    hg_kinematics(m, s->d, s->qs, s->vs);
+  }
+  for (int k = 0; k < s->nroot; k++) g[k] = trig_value(s, &s->trig[k]);
+  return 0;
+}
