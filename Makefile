@@ -15,7 +15,7 @@ DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev 
 .PHONY: run test build sanitize bench deps clean
 
 run: build
-	./$(BUILD)/hinge run
+	./$(BUILD)/hinge run scenes/heatshield.yaml --out $(BUILD)/out/heatshield
 
 test: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DHINGE_WERROR=ON
