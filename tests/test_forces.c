@@ -16,6 +16,7 @@
 
 #include "forces.h"
 #include "models.h"
+#include "models.h"
 
 #define NMAX_FORCE 16
 #define NMAX_MARKER 8
@@ -40,17 +41,7 @@ typedef struct tmodel {
 /* adds a body with a joint of the given type (axis for 1-DoF joints) */
 static void add_body(hg_builder *b, const char *name, const char *parent, hg_joint_type type,
                      const double axis[3], const hg_se3 *offset, const hg_inertia *G) {
-  hg_body_spec s;
-  hg_error err;
-  const char *why = NULL;
-  memset(&s, 0, sizeof s);
-  s.name = name;
-  s.parent = parent;
-  assert_int_equal(hg_joint_init(&s.joint, type, axis, NULL, 0, &why), 0);
-  if (offset) s.offset = *offset;
-  else hg_se3_identity(&s.offset);
-  s.inertia = *G;
-  assert_int_equal(hg_builder_add_body(b, &s, &err), 0);
+  hg_test_add_body(b, name, parent, type, axis, NULL, 0, offset, G);
 }
 
 /* an inertia from mass, centre of mass and a diagonal I_c */

@@ -41,10 +41,9 @@ void hg_test_random_inertia(hg_rng *r, hg_inertia *G) {
   hg_inertia_from_com(m, com, Ic, G, NULL, 0);
 }
 
-/* adds a body; aborts on failure (test fixtures only) */
-static void add(hg_builder *b, const char *name, const char *parent, hg_joint_type type,
-                const double axis[3], const double axis2[3], double pitch, const hg_se3 *off,
-                const hg_inertia *G) {
+void hg_test_add_body(hg_builder *b, const char *name, const char *parent, hg_joint_type type,
+                      const double axis[3], const double axis2[3], double pitch, const hg_se3 *off,
+                      const hg_inertia *G) {
   hg_body_spec s;
   hg_error err;
   const char *why = NULL;
@@ -55,7 +54,8 @@ static void add(hg_builder *b, const char *name, const char *parent, hg_joint_ty
     fprintf(stderr, "fixture joint: %s\n", why);
     abort();
   }
-  s.offset = *off;
+  if (off) s.offset = *off;
+  else hg_se3_identity(&s.offset);
   s.inertia = *G;
   if (hg_builder_add_body(b, &s, &err)) {
     fprintf(stderr, "fixture body: %s\n", err.msg);
@@ -99,7 +99,7 @@ hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
     if (p >= i) p = floating ? i - 1 : -1;
     snprintf(name, sizeof name, "b%d", i);
     if (p >= 0) snprintf(parent, sizeof parent, "b%d", p);
-    add(b, name, p >= 0 ? parent : "world", (hg_joint_type)type, axis, axis2,
+    hg_test_add_body(b, name, p >= 0 ? parent : "world", (hg_joint_type)type, axis, axis2,
         hg_rng_range(r, -0.2, 0.2), &off, &G);
     /* now and then a post-offset, as a joint reversed by re-rooting has */
     if (hg_rng_uniform(r) < 0.3) {
@@ -136,7 +136,7 @@ hg_model *hg_test_chain(int n) {
     hg_se3 off = translation(i == 0 ? 0 : 0.3, 0, 0);
     snprintf(name, sizeof name, "link%d", i + 1);
     snprintf(parent, sizeof parent, "link%d", i);
-    add(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 2 ? Y : Z, NULL, 0, &off, &G);
+    hg_test_add_body(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 2 ? Y : Z, NULL, 0, &off, &G);
   }
   return compile(b);
 }
@@ -159,7 +159,7 @@ hg_model *hg_test_arm7(void) {
     up = len[i];
     snprintf(name, sizeof name, "arm%d", i + 1);
     snprintf(parent, sizeof parent, "arm%d", i);
-    add(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 2 ? Y : Z, NULL, 0, &off, &G);
+    hg_test_add_body(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 2 ? Y : Z, NULL, 0, &off, &G);
   }
   return compile(b);
 }
@@ -175,7 +175,7 @@ hg_model *hg_test_binary_tree(int depth) {
     hg_se3 off = translation(i == 0 ? 0 : 0.2, i == 0 ? 0 : (i % 2 ? 0.05 : -0.05), 0);
     snprintf(name, sizeof name, "node%d", i);
     snprintf(parent, sizeof parent, "node%d", (i - 1) / 2);
-    add(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 3 == 0 ? Z : (i % 3 == 1 ? Y : X),
+    hg_test_add_body(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 3 == 0 ? Z : (i % 3 == 1 ? Y : X),
         NULL, 0, &off, &G);
   }
   return compile(b);
@@ -188,7 +188,7 @@ hg_model *hg_test_humanoid(void) {
   double c0[3] = {0, 0, 0.1}, I0[6] = {0.6, 0.5, 0.3, 0, 0, 0};
   hg_inertia_from_com(10.0, c0, I0, &torso, NULL, 0);
   hg_se3 off = translation(0, 0, 1.0);
-  add(b, "pelvis", "world", HG_JOINT_FREE, NULL, NULL, 0, &off, &torso);
+  hg_test_add_body(b, "pelvis", "world", HG_JOINT_FREE, NULL, NULL, 0, &off, &torso);
   static const double *leg_axes[6] = {Z, X, Y, Y, Y, X};
   static const double *arm_axes[6] = {Y, X, Z, Y, Z, Y};
   char name[32], parent[32];
@@ -200,7 +200,7 @@ hg_model *hg_test_humanoid(void) {
       snprintf(name, sizeof name, "%sleg%d", side ? "r" : "l", k);
       if (k == 0) snprintf(parent, sizeof parent, "pelvis");
       else snprintf(parent, sizeof parent, "%sleg%d", side ? "r" : "l", k - 1);
-      add(b, name, parent, HG_JOINT_REVOLUTE, leg_axes[k], NULL, 0, &o, &G);
+      hg_test_add_body(b, name, parent, HG_JOINT_REVOLUTE, leg_axes[k], NULL, 0, &o, &G);
     }
     for (int k = 0; k < 6; k++) {
       hg_se3 o = k == 0 ? translation(0, 0.2 * s, 0.45) : translation(0, 0, k == 3 || k == 5 ? -0.28 : -0.02);
@@ -208,14 +208,14 @@ hg_model *hg_test_humanoid(void) {
       snprintf(name, sizeof name, "%sarm%d", side ? "r" : "l", k);
       if (k == 0) snprintf(parent, sizeof parent, "pelvis");
       else snprintf(parent, sizeof parent, "%sarm%d", side ? "r" : "l", k - 1);
-      add(b, name, parent, HG_JOINT_REVOLUTE, arm_axes[k], NULL, 0, &o, &G);
+      hg_test_add_body(b, name, parent, HG_JOINT_REVOLUTE, arm_axes[k], NULL, 0, &o, &G);
     }
   }
   hg_se3 o = translation(0, 0, 0.55);
   link_inertia(1.0, 0.1, &G);
-  add(b, "neck", "pelvis", HG_JOINT_REVOLUTE, Z, NULL, 0, &o, &G);
+  hg_test_add_body(b, "neck", "pelvis", HG_JOINT_REVOLUTE, Z, NULL, 0, &o, &G);
   o = translation(0, 0, 0.05);
   link_inertia(3.0, 0.2, &G);
-  add(b, "head", "neck", HG_JOINT_REVOLUTE, Y, NULL, 0, &o, &G);
+  hg_test_add_body(b, "head", "neck", HG_JOINT_REVOLUTE, Y, NULL, 0, &o, &G);
   return compile(b);
 }

@@ -9,6 +9,12 @@
  * on a free joint, so nothing else touches the world. */
 hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating);
 
+/* adds a body on a joint (axis2 and pitch as hg_joint_init; off NULL: identity); aborts with a
+ * message when the joint or body is refused (test fixtures only) */
+void hg_test_add_body(hg_builder *b, const char *name, const char *parent, hg_joint_type type,
+                      const double axis[3], const double axis2[3], double pitch, const hg_se3 *off,
+                      const hg_inertia *G);
+
 /* benchmark models */
 hg_model *hg_test_arm7(void);            /* 7-DoF revolute arm */
 hg_model *hg_test_chain(int n);          /* n-link spatial revolute chain (alternating axes) */
