@@ -150,13 +150,6 @@ static void random_Ic(hg_rng *r, double m, double Ic[6]) {
   for (int i = 0; i < 6; i++) Ic[i] *= m / G.m;
 }
 
-/* max_i |a_i - b_i| */
-static double max_diff(const double *a, const double *b, int n) {
-  double e = 0;
-  for (int i = 0; i < n; i++) e = fmax(e, fabs(a[i] - b[i]));
-  return e;
-}
-
 /* relative error of scalars, as hg_test_rel_err */
 static double rel1(double a, double b) { return fabs(a - b) / fmax(1, fabs(b)); }
 
@@ -533,7 +526,7 @@ static double spherical_case(hg_rng *r, int point_like) {
     hg_rnea(m, d, q, w, wd, NULL, t);
     hg_crba(m, d, q, Mh);
     worst = fmax(worst, hg_test_rel_err(qdd, wd, 3) / cond);
-    worst = fmax(worst, fmax(max_diff(t, tau, 3) / tscale, hg_test_rel_err(Mh, Mref, 9)));
+    worst = fmax(worst, fmax(hg_test_max_diff(t, tau, 3) / tscale, hg_test_rel_err(Mh, Mref, 9)));
   }
   hg_data_free(d);
   hg_model_free(m);

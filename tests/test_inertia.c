@@ -11,18 +11,12 @@
 #include <string.h>
 
 #include "hinge.h"
+#include "dense.h"
 #include "models.h"
 
 #define NSAMPLE 200
 
 /* ---- helpers, independent of hinge ---- */
-
-/* max_i |a_i - b_i| */
-static double max_diff(const double *a, const double *b, int n) {
-  double e = 0;
-  for (int i = 0; i < n; i++) e = fmax(e, fabs(a[i] - b[i]));
-  return e;
-}
 
 /* C = A B for n x n row-major matrices */
 static void matmul(int n, const double *A, const double *B, double *C) {
@@ -110,9 +104,9 @@ static void matrix_matches_convention(void **state) {
     assert_int_equal(hg_inertia_from_com(m, c, Ic, &in, NULL, 0), 0);
     hg_inertia_matrix(&in, G);
     convention_matrix(m, c, Ic, ref);
-    worst = fmax(worst, max_diff(G, ref, 36));
+    worst = fmax(worst, hg_test_max_diff(G, ref, 36));
     hg_inertia_com(&in, c2, Ic2);
-    worst_com = fmax(worst_com, fmax(max_diff(c2, c, 3), max_diff(Ic2, Ic, 6)));
+    worst_com = fmax(worst_com, fmax(hg_test_max_diff(c2, c, 3), hg_test_max_diff(Ic2, Ic, 6)));
     assert_true(in.m == m);
   }
   printf("# inertia matrix vs convention: worst %.3g; com / I_c round trip worst %.3g\n", worst,
@@ -138,7 +132,7 @@ static void mulv_is_matrix_product(void **state) {
       for (int k = 0; k < 6; k++) ref[i] += G[6 * i + k] * V[k];
     }
     hg_inertia_mulv(&in, V, out);
-    worst = fmax(worst, max_diff(out, ref, 6));
+    worst = fmax(worst, hg_test_max_diff(out, ref, 6));
   }
   printf("# inertia mulv vs matrix product: worst %.3g\n", worst);
   assert_true(worst < 1e-14);
@@ -167,7 +161,7 @@ static void transform_is_congruence(void **state) {
     matmul(6, Xt, Gb, t);
     matmul(6, t, X, ref);
     hg_inertia_matrix(&ia, Ga);
-    worst = fmax(worst, max_diff(Ga, ref, 36));
+    worst = fmax(worst, hg_test_max_diff(Ga, ref, 36));
     /* mass, centre of mass and rotated I_c */
     assert_true(ia.m == m);
     hg_inertia_com(&ia, ca, Ica);
@@ -178,7 +172,7 @@ static void transform_is_congruence(void **state) {
     transpose(3, T.R, Ra);
     matmul(3, tmp, Ra, Ica_full);
     sym_full(Ica, tmp);
-    worst_com = fmax(worst_com, fmax(max_diff(ca, ref_c, 3), max_diff(tmp, Ica_full, 9)));
+    worst_com = fmax(worst_com, fmax(hg_test_max_diff(ca, ref_c, 3), hg_test_max_diff(tmp, Ica_full, 9)));
   }
   printf("# inertia transform vs X^T G X: worst %.3g; com and I_c worst %.3g\n", worst, worst_com);
   assert_true(worst < 1e-13);
@@ -200,7 +194,7 @@ static void add_sums_matrices(void **state) {
     hg_inertia_add(&A, &B);
     hg_inertia_matrix(&A, GS);
     for (int i = 0; i < 36; i++) GA[i] += GB[i];
-    worst = fmax(worst, max_diff(GS, GA, 36));
+    worst = fmax(worst, hg_test_max_diff(GS, GA, 36));
   }
   printf("# inertia add: worst %.3g\n", worst);
   assert_true(worst < 1e-15);
@@ -283,7 +277,7 @@ static double eig_err(const double S[6], const double expect[3], int *misordered
   double l[3], scale = fmax(fabs(expect[0]), fmax(fabs(expect[1]), fabs(expect[2])));
   hg_sym3_eigenvalues(S, l);
   if (!(l[0] <= l[1] && l[1] <= l[2])) (*misordered)++;
-  return max_diff(l, expect, 3) / (scale > 0 ? scale : 1);
+  return hg_test_max_diff(l, expect, 3) / (scale > 0 ? scale : 1);
 }
 
 /* sort 3 numbers ascending */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "hinge.h"
+#include "dense.h"
 #include "models.h"
 
 #define TEST_PI 3.14159265358979323846
@@ -31,16 +32,9 @@ static const hg_joint_type TYPES[] = {HG_JOINT_FIXED,     HG_JOINT_REVOLUTE,  HG
 
 /* ---- helpers ---- */
 
-/* max_i |a_i - b_i| */
-static double max_diff(const double *a, const double *b, int n) {
-  double e = 0;
-  for (int i = 0; i < n; i++) e = fmax(e, fabs(a[i] - b[i]));
-  return e;
-}
-
 /* max difference between two poses */
 static double pose_diff(const hg_se3 *A, const hg_se3 *B) {
-  return fmax(max_diff(A->R, B->R, 9), max_diff(A->p, B->p, 3));
+  return fmax(hg_test_max_diff(A->R, B->R, 9), hg_test_max_diff(A->p, B->p, 3));
 }
 
 /* a joint of the given type with random axes (the second one not parallel) and pitch */
@@ -163,7 +157,7 @@ static void motion_subspace_is_body_velocity(void **state) {
       hg_joint_integrate(&j, q, v, -FD_H, qm);
       fd_twist(&j, q, qp, qm, FD_H, fd);
       motion_times(&j, q, v, Sv);
-      worst[t] = fmax(worst[t], max_diff(Sv, fd, 6));
+      worst[t] = fmax(worst[t], hg_test_max_diff(Sv, fd, 6));
     }
   printf("# S(q) v vs finite-difference body velocity:");
   for (int t = 0; t < NTYPES; t++) printf(" %s %.2g", hg_joint_type_name(TYPES[t]), worst[t]);
@@ -191,7 +185,7 @@ static void bias_is_rate_of_motion_subspace(void **state) {
       motion_times(&j, qm, v, Sm);
       for (int k = 0; k < 6; k++) fd[k] = (Sp[k] - Sm[k]) / (2 * FD_H);
       hg_joint_bias(&j, q, v, c);
-      worst[t] = fmax(worst[t], max_diff(c, fd, 6));
+      worst[t] = fmax(worst[t], hg_test_max_diff(c, fd, 6));
       for (int k = 0; k < 6; k++) largest = fmax(largest, fabs(c[k]));
     }
   printf("# bias vs d/dt S(q(t)) v:");
@@ -227,7 +221,7 @@ static void integrate_difference_round_trip(void **state) {
       hg_test_random_vector(&r, d, nv, -1.4, 1.4);
       hg_joint_integrate(&j, q0, d, 1.0, q2);
       hg_joint_difference(&j, q0, q2, back);
-      worst_tangent = fmax(worst_tangent, max_diff(back, d, nv));
+      worst_tangent = fmax(worst_tangent, hg_test_max_diff(back, d, nv));
       /* on SO(3) and SE(3): T(q0 (+) d) = T(q0) exp(d) */
       if (TYPES[t] != HG_JOINT_SPHERICAL && TYPES[t] != HG_JOINT_FREE) continue;
       memcpy(xi, d, (size_t)nv * sizeof(double));
@@ -271,10 +265,10 @@ static void chart_rate_realizes_velocity(void **state) {
       hg_joint_difference(&j, q0, qp, dp);
       hg_joint_difference(&j, q0, qm, dm);
       for (int k = 0; k < nv; k++) fd[k] = (dp[k] - dm[k]) / (2 * FD_H);
-      worst_tan = fmax(worst_tan, max_diff(fd, v, nv));
+      worst_tan = fmax(worst_tan, hg_test_max_diff(fd, v, nv));
       fd_twist(&j, q0, qp, qm, FD_H, tw);
       motion_times(&j, q0, v, Sv);
-      worst_twist = fmax(worst_twist, max_diff(tw, Sv, 6));
+      worst_twist = fmax(worst_twist, hg_test_max_diff(tw, Sv, 6));
     }
   printf("# chart rate: tangent rate vs v %.3g, body velocity vs S v %.3g\n", worst_tan,
          worst_twist);

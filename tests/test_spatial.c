@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hinge.h"
+#include "dense.h"
 #include "models.h"
 
 #define TEST_PI 3.14159265358979323846
@@ -59,13 +60,6 @@ static void identity(int n, double *A) {
   for (int i = 0; i < n; i++) A[(n + 1) * i] = 1;
 }
 
-/* max_i |a_i - b_i| */
-static double max_diff(const double *a, const double *b, int n) {
-  double e = 0;
-  for (int i = 0; i < n; i++) e = fmax(e, fabs(a[i] - b[i]));
-  return e;
-}
-
 /* a . b */
 static double dot(const double *a, const double *b, int n) {
   double s = 0;
@@ -111,7 +105,7 @@ static void homog(const hg_se3 *T, double M[16]) {
 static double pose_diff(const hg_se3 *T, const double M[16]) {
   double H[16];
   homog(T, H);
-  return max_diff(H, M, 16);
+  return hg_test_max_diff(H, M, 16);
 }
 
 /* A = ad_xi from the convention's definition [[w^, 0], [v^, w^]] */
@@ -202,14 +196,14 @@ static void so3_exp_matches_series(void **state) {
       hat3(w, W);
       expm(3, W, E);
       hg_so3_exp(w, R);
-      worst = fmax(worst, max_diff(R, E, 9));
+      worst = fmax(worst, hg_test_max_diff(R, E, 9));
       /* R R^T = 1 and det R = +1 */
       transpose(3, R, Rt);
       matmul(3, R, Rt, RRt);
       identity(3, I);
       double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
                    R[2] * (R[3] * R[7] - R[4] * R[6]);
-      worst_orth = fmax(worst_orth, fmax(max_diff(RRt, I, 9), fabs(det - 1)));
+      worst_orth = fmax(worst_orth, fmax(hg_test_max_diff(RRt, I, 9), fabs(det - 1)));
     }
   }
   printf("# so3_exp vs Taylor series: worst %.3g; orthonormality worst %.3g\n", worst, worst_orth);
@@ -220,7 +214,7 @@ static void so3_exp_matches_series(void **state) {
 /* |a - b| / |b| (|b| > 0), or |a| when b = 0 */
 static double rel_diff(const double *a, const double *b, int n) {
   double s = sqrt(dot(b, b, n));
-  return max_diff(a, b, n) / (s > 0 ? s : 1);
+  return hg_test_max_diff(a, b, n) / (s > 0 ? s : 1);
 }
 
 /* log(exp(w)) = w for |w| < pi (relative to |w|, so that the series near 0 count), and +-w at
@@ -267,7 +261,7 @@ static void so3_exp_of_log(void **state) {
     hg_so3_log(R, l);
     assert_true(hg_v3_norm(l) <= TEST_PI * (1 + 1e-15));
     hg_so3_exp(l, E);
-    worst = fmax(worst, max_diff(E, R, 9));
+    worst = fmax(worst, hg_test_max_diff(E, R, 9));
   }
   printf("# so3 exp(log(R)) - R: worst %.3g\n", worst);
   assert_true(worst < 1e-14);
@@ -281,14 +275,14 @@ static void quat_mul_basis(void **state) {
   static const double minus_one[4] = {-1, 0, 0, 0};
   double out[4];
   hg_quat_mul(e[1], e[2], out);
-  assert_true(max_diff(out, e[3], 4) == 0);
+  assert_true(hg_test_max_diff(out, e[3], 4) == 0);
   hg_quat_mul(e[2], e[3], out);
-  assert_true(max_diff(out, e[1], 4) == 0);
+  assert_true(hg_test_max_diff(out, e[1], 4) == 0);
   hg_quat_mul(e[3], e[1], out);
-  assert_true(max_diff(out, e[2], 4) == 0);
+  assert_true(hg_test_max_diff(out, e[2], 4) == 0);
   for (int k = 1; k < 4; k++) {
     hg_quat_mul(e[k], e[k], out);
-    assert_true(max_diff(out, minus_one, 4) == 0);
+    assert_true(hg_test_max_diff(out, minus_one, 4) == 0);
   }
 }
 
@@ -306,12 +300,12 @@ static void quat_to_R_is_the_sandwich(void **state) {
     hg_quat_mul(t, qc, y);
     hg_quat_to_R(q, R);
     hg_m3_mulv(R, x + 1, Rx);
-    worst = fmax(worst, max_diff(Rx, y + 1, 3));
+    worst = fmax(worst, hg_test_max_diff(Rx, y + 1, 3));
     for (int i = 0; i < 4; i++) mq[i] = -q[i], tq[i] = 3 * q[i];
     hg_quat_to_R(mq, R2);
-    worst = fmax(worst, max_diff(R2, R, 9));
+    worst = fmax(worst, hg_test_max_diff(R2, R, 9));
     hg_quat_to_R(tq, R2);
-    worst = fmax(worst, max_diff(R2, R, 9));
+    worst = fmax(worst, hg_test_max_diff(R2, R, 9));
   }
   printf("# quat_to_R vs q x q*: worst %.3g\n", worst);
   assert_true(worst < 1e-14);
@@ -339,7 +333,7 @@ static void quat_R_round_trip(void **state) {
     assert_true(fabs(dot(back, back, 4) - 1) < 1e-15);
     double sign = q[0] < 0 ? -1 : 1;
     for (int i = 0; i < 4; i++) sq[i] = sign * q[i];
-    worst = fmax(worst, max_diff(back, sq, 4));
+    worst = fmax(worst, hg_test_max_diff(back, sq, 4));
   }
   printf("# R_to_quat(quat_to_R(q)) vs +-q: worst %.3g\n", worst);
   assert_true(worst < 1e-14);
@@ -359,12 +353,12 @@ static void quat_exp_log(void **state) {
       assert_true(fabs(dot(q, q, 4) - 1) < 1e-15);
       hg_quat_to_R(q, Rq);
       hg_so3_exp(w, R);
-      worst_exp = fmax(worst_exp, max_diff(Rq, R, 9));
+      worst_exp = fmax(worst_exp, hg_test_max_diff(Rq, R, 9));
       for (int i = 0; i < 4; i++) mq[i] = -q[i];
       hg_quat_log(q, l);
       hg_quat_log(mq, lm);
-      worst_sign = fmax(worst_sign, max_diff(l, lm, 3));
-      if (k < NMAGS) worst_log = fmax(worst_log, max_diff(l, w, 3));
+      worst_sign = fmax(worst_sign, hg_test_max_diff(l, lm, 3));
+      if (k < NMAGS) worst_log = fmax(worst_log, hg_test_max_diff(l, w, 3));
     }
   }
   printf("# quat_exp vs so3_exp %.3g; quat_log(quat_exp(w)) - w %.3g; log(-q) - log(q) %.3g\n",
@@ -421,7 +415,7 @@ static double Ad_definition_error(const hg_se3 *A, const double V[6]) {
   vee4(C, ref);
   hg_Ad(A, V, out);
   hg_Ad_inv(A, out, back);
-  return fmax(max_diff(out, ref, 6), max_diff(back, V, 6));
+  return fmax(hg_test_max_diff(out, ref, 6), hg_test_max_diff(back, V, 6));
 }
 
 /* the Ad matrix: it applies hg_Ad and hg_Ad_inv, Ad_{AB} = Ad_A Ad_B, Ad_{A^-1} Ad_A = 1 */
@@ -431,20 +425,20 @@ static double Ad_matrix_error(const hg_se3 *A, const hg_se3 *B, const double V[6
   hg_Ad_matrix(A, mA);
   matvec(6, mA, V, MV);
   hg_Ad(A, V, out);
-  e = max_diff(MV, out, 6);
+  e = hg_test_max_diff(MV, out, 6);
   hg_Ad_matrix(B, mB);
   hg_se3_mul(A, B, &AB);
   hg_Ad_matrix(&AB, mAB);
   matmul(6, mA, mB, prod);
-  e = fmax(e, max_diff(prod, mAB, 36));
+  e = fmax(e, hg_test_max_diff(prod, mAB, 36));
   hg_se3_inv(A, &Ai);
   hg_Ad_matrix(&Ai, mAi);
   matmul(6, mAi, mA, prod);
   identity(6, I);
-  e = fmax(e, max_diff(prod, I, 36));
+  e = fmax(e, hg_test_max_diff(prod, I, 36));
   matvec(6, mAi, V, MV);
   hg_Ad_inv(A, V, out);
-  return fmax(e, max_diff(MV, out, 6));
+  return fmax(e, hg_test_max_diff(MV, out, 6));
 }
 
 /* Ad_T V = vee(T V^ T^-1); Ad matrix; Ad_{AB} = Ad_A Ad_B; Ad_{T^-1} = Ad_T^-1 */
@@ -485,7 +479,7 @@ static void ad_is_derivative_of_Ad(void **state) {
     hg_Ad(&Tm, Y, am);
     for (int i = 0; i < 6; i++) fd[i] = (ap[i] - am[i]) / (2 * h);
     hg_ad(X, Y, adv);
-    worst_fd = fmax(worst_fd, max_diff(adv, fd, 6));
+    worst_fd = fmax(worst_fd, hg_test_max_diff(adv, fd, 6));
     /* the Lie bracket of 4x4 matrices, and the ad matrix */
     hat4(X, Xh);
     hat4(Y, Yh);
@@ -495,7 +489,7 @@ static void ad_is_derivative_of_Ad(void **state) {
     vee4(XY, br);
     hg_ad_matrix(X, A);
     matvec(6, A, Y, AY);
-    worst_br = fmax(worst_br, fmax(max_diff(adv, br, 6), max_diff(AY, br, 6)));
+    worst_br = fmax(worst_br, fmax(hg_test_max_diff(adv, br, 6), hg_test_max_diff(AY, br, 6)));
   }
   printf("# ad vs d/dt Ad_exp(tX): worst %.3g; vs [X^, Y^] and ad matrix: worst %.3g\n", worst_fd,
          worst_br);
@@ -522,7 +516,7 @@ static void coadjoint_duality(void **state) {
     ad6(V, A);
     transpose(6, A, At);
     matvec(6, At, F, AtF);
-    worst = fmax(worst, max_diff(adsF, AtF, 6));
+    worst = fmax(worst, hg_test_max_diff(adsF, AtF, 6));
     /* F_b . Ad_{T^-1} V_a = (Ad_{T^-1}^T F_b) . V_a, with V_a = W */
     hg_Ad_inv(&T, W, Vb);
     hg_coAd_inv(&T, F, Fa);
@@ -553,7 +547,7 @@ static void coadjoint_moves_point_forces(void **state) {
     hg_m3_mulv(T.R, f, ref + 3);
     hg_se3_apply(&T, x, Tx);
     hg_v3_cross(Tx, ref + 3, ref);
-    worst = fmax(worst, max_diff(Fa, ref, 6));
+    worst = fmax(worst, hg_test_max_diff(Fa, ref, 6));
   }
   printf("# coAd_inv of a point force: worst %.3g\n", worst);
   assert_true(worst < 1e-15);
@@ -615,11 +609,11 @@ static void so3_dexp_finite_differences(void **state) {
       hg_so3_jr(w, J);
       hg_m3_mulv(J, d, Jd);
       so3_fd_jacobian(w, d, h, 0, fd);
-      worst = fmax(worst, max_diff(Jd, fd, 3));
+      worst = fmax(worst, hg_test_max_diff(Jd, fd, 3));
       hg_so3_jl(w, J);
       hg_m3_mulv(J, d, Jd);
       so3_fd_jacobian(w, d, h, 1, fd);
-      worst = fmax(worst, max_diff(Jd, fd, 3));
+      worst = fmax(worst, hg_test_max_diff(Jd, fd, 3));
     }
   printf("# so3 J_l, J_r vs finite differences: worst %.3g\n", worst);
   assert_true(worst < 1e-8);
@@ -640,11 +634,11 @@ static void se3_dexp_finite_differences(void **state) {
       hg_se3_jr(xi, J);
       matvec(6, J, d, Jd);
       se3_fd_jacobian(xi, d, h, 0, fd);
-      worst = fmax(worst, max_diff(Jd, fd, 6));
+      worst = fmax(worst, hg_test_max_diff(Jd, fd, 6));
       hg_se3_jl(xi, J);
       matvec(6, J, d, Jd);
       se3_fd_jacobian(xi, d, h, 1, fd);
-      worst = fmax(worst, max_diff(Jd, fd, 6));
+      worst = fmax(worst, hg_test_max_diff(Jd, fd, 6));
     }
   printf("# se3 J_l, J_r vs finite differences: worst %.3g\n", worst);
   assert_true(worst < 1e-8);
@@ -659,9 +653,9 @@ static double so3_jacobian_errors(const double w[3]) {
     jacobian_series(3, W, left ? 1 : -1, S);
     (left ? hg_so3_jl : hg_so3_jr)(w, J);
     (left ? hg_so3_jl_inv : hg_so3_jr_inv)(w, Ji);
-    e = fmax(e, max_diff(J, S, 9));
+    e = fmax(e, hg_test_max_diff(J, S, 9));
     matmul(3, J, Ji, P);
-    e = fmax(e, max_diff(P, I, 9));
+    e = fmax(e, hg_test_max_diff(P, I, 9));
   }
   /* J_l(w) = exp(w) J_r(w) */
   double R[9], Jr[9], RJr[9];
@@ -669,7 +663,7 @@ static double so3_jacobian_errors(const double w[3]) {
   hg_so3_jr(w, Jr);
   hg_so3_jl(w, J);
   matmul(3, R, Jr, RJr);
-  return fmax(e, max_diff(J, RJr, 9));
+  return fmax(e, hg_test_max_diff(J, RJr, 9));
 }
 
 /* the same on SE(3), with J_l(xi) = Ad_exp(xi) J_r(xi) */
@@ -681,9 +675,9 @@ static double se3_jacobian_errors(const double xi[6]) {
     jacobian_series(6, A, left ? 1 : -1, S);
     (left ? hg_se3_jl : hg_se3_jr)(xi, J);
     (left ? hg_se3_jl_inv : hg_se3_jr_inv)(xi, Ji);
-    e = fmax(e, max_diff(J, S, 36));
+    e = fmax(e, hg_test_max_diff(J, S, 36));
     matmul(6, J, Ji, P);
-    e = fmax(e, max_diff(P, I, 36));
+    e = fmax(e, hg_test_max_diff(P, I, 36));
   }
   hg_se3 T;
   double Ad[36], Jr[36], AJr[36];
@@ -692,7 +686,7 @@ static double se3_jacobian_errors(const double xi[6]) {
   hg_se3_jr(xi, Jr);
   hg_se3_jl(xi, J);
   matmul(6, Ad, Jr, AJr);
-  return fmax(e, max_diff(J, AJr, 36));
+  return fmax(e, hg_test_max_diff(J, AJr, 36));
 }
 
 /* J = sum (+-ad)^k/(k+1)!, J J^-1 = 1 for J_l and J_r, near 0 (series), across the series switch
@@ -739,7 +733,7 @@ static void congruence_matches_explicit(void **state) {
     matmul(6, t, X, XtAX);
     for (int i = 0; i < 36; i++) ref[i] = P[i] + XtAX[i];
     hg_m6_congruence_add(&T, A, P);
-    worst = fmax(worst, max_diff(P, ref, 36));
+    worst = fmax(worst, hg_test_max_diff(P, ref, 36));
   }
   printf("# m6_congruence_add vs X^T A X: worst %.3g\n", worst);
   assert_true(worst < 1e-14);
@@ -758,7 +752,7 @@ static void m3_solve(void **state) {
     hg_test_random_vector(&r, b, 3, -1, 1);
     assert_int_equal(hg_m3_solve(A, b, x), 0);
     hg_m3_mulv(A, x, Ax);
-    worst = fmax(worst, max_diff(Ax, b, 3));
+    worst = fmax(worst, hg_test_max_diff(Ax, b, 3));
   }
   /* rank 2 (third row = first + second), zero matrix */
   double S[9] = {1, 2, 3, 4, 5, 6, 5, 7, 9}, Z[9] = {0}, b[3] = {1, 1, 1}, x[3];

@@ -36,6 +36,15 @@ int hg_test_spd_solve(int n, const double *A, const double *b, double *x) {
   return 0;
 }
 
+double hg_test_max_diff(const double *a, const double *b, int n) {
+  double e = 0;
+  for (int i = 0; i < n; i++) {
+    double d = fabs(a[i] - b[i]);
+    if (!(d <= e)) e = d;
+  }
+  return e;
+}
+
 double hg_test_rel_err(const double *a, const double *b, int n) {
   double e = 0, s = 1;
   for (int i = 0; i < n; i++) {
