@@ -62,38 +62,46 @@ static void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U
     }
 }
 
-/* project_free for a 1-DoF joint: the same equations with D a scalar */
-static int project_free_1(const hg_model *m, hg_data *d, int i, const double *tau, double Pi[36],
-                          double beta[6]) {
+/* project_free for a 1-DoF joint, with D a scalar, adding Pi and beta straight into the parent
+ * p's IA and pA (p = 0: the world takes nothing) */
+static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
   int va = m->v_adr[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i], *s = d->S[va];
-  double *U = d->U[va], w[6], scale = 0;
+  double U[6], w[6], scale = 0;
 
-  /* U = IA s, D = s^T U, u = tau - s^T pA */
-  hg_m6_mulv(IA, s, U);
+  /* U = IA s and w = IA c in one sweep over the rows of IA (symmetric: row k is column k);
+   * D = s^T U, u = tau - s^T pA */
+  for (int r = 0; r < 6; r++) U[r] = w[r] = 0;
+  for (int k = 0; k < 6; k++) {
+    const double *row = IA + 6 * k, sk = s[k], ck = c[k];
+    for (int r = 0; r < 6; r++) U[r] += row[r] * sk, w[r] += row[r] * ck;
+    scale += fabs(row[k]) * sk * sk;
+  }
   double D = hg_dot6(s, U);
-  for (int r = 0; r < 6; r++) scale += fabs(IA[7 * r]) * s[r] * s[r];
   if (!isfinite(D) || !isfinite(scale)) return -2;
   if (!(D > 1e-12 * scale)) return -1;
   double Dinv = 1 / D, u = tau[va] - hg_dot6(s, pA);
+  for (int r = 0; r < 6; r++) d->U[va][r] = U[r];
   d->Dinv[m->D_adr[i]] = Dinv;
   d->u[va] = u;
+  if (p == 0) return 0;
 
-  /* Pi = IA - U U^T / D;  beta = pA + IA c - U (U^T c - u) / D */
-  for (int r = 0; r < 6; r++) {
-    double ur = U[r] * Dinv;
-    for (int k = r; k < 6; k++) Pi[6 * r + k] = Pi[6 * k + r] = IA[6 * r + k] - ur * U[k];
-  }
-  hg_m6_mulv(IA, c, w);
+  /* IA_p += IA - W W^T with W = U / sqrt(D) (exactly symmetric); pA_p += pA + IA c - U g with
+   * g = (U^T c - u) / D */
+  double *restrict IAp = d->IA[p], *restrict pAp = d->pA[p], W[6], rs = sqrt(Dinv);
   double g = (hg_dot6(U, c) - u) * Dinv;
-  for (int r = 0; r < 6; r++) beta[r] = pA[r] + w[r] - U[r] * g;
+  for (int r = 0; r < 6; r++) W[r] = U[r] * rs;
+  for (int r = 0; r < 6; r++) {
+    for (int k = 0; k < 6; k++) IAp[6 * r + k] += IA[6 * r + k] - W[r] * W[k];
+    pAp[r] += pA[r] + w[r] - U[r] * g;
+  }
   return 0;
 }
 
-/* Backward projection across free joint i: fills U, Dinv and u, and gives what the parent sees,
- * Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u. Returns spd_inverse's failure. */
-static int project_free(const hg_model *m, hg_data *d, int i, const double *tau, double Pi[36],
-                        double beta[6]) {
+/* Backward projection across free joint i (any nv): fills U, Dinv and u, and adds what the parent
+ * p sees, Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u, to its IA and pA (p = 0: the
+ * world takes nothing). Returns spd_inverse's failure. */
+static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
   int va = m->v_adr[i], n = m->jnt_nv[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i];
   double *Dinv = d->Dinv + m->D_adr[i], D[36], scale[6], W[36];
@@ -109,10 +117,10 @@ static int project_free(const hg_model *m, hg_data *d, int i, const double *tau,
     for (int l = 0; l <= k; l++) D[k * n + l] = D[l * n + k] = hg_dot6(d->S[va + l], U[k]);
   }
   int rc = spd_inverse(n, D, scale, Dinv);
-  if (rc) return rc;
+  if (rc || p == 0) return rc;
 
   /* W = U D^-1;  Pi = IA - W U^T;  beta = pA + IA c - W (U^T c - u) */
-  double Uc[6], w[6];
+  double Uc[6], w[6], Pi[36];
   for (int k = 0; k < n; k++) Uc[k] = hg_dot6(U[k], c) - d->u[va + k];
   for (int r = 0; r < 6; r++)
     for (int k = 0; k < n; k++) {
@@ -122,12 +130,28 @@ static int project_free(const hg_model *m, hg_data *d, int i, const double *tau,
     }
   project_inertia(n, IA, W, U, Pi);
   hg_m6_mulv(IA, c, w);
+  for (int r = 0; r < 36; r++) d->IA[p][r] += Pi[r];
   for (int r = 0; r < 6; r++) {
     double t = pA[r] + w[r];
     for (int k = 0; k < n; k++) t -= W[r * n + k] * Uc[k];
-    beta[r] = t;
+    d->pA[p][r] += t;
   }
   return 0;
+}
+
+/* Backward step across prescribed (or locked) joint i with qdd given: the parent p sees the whole
+ * subtree, Pi = IA and beta = pA + IA (c + S qdd) */
+static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, const double *qdd) {
+  int va = m->v_adr[i], n = m->jnt_nv[i];
+  const double *IA = d->IA[i], *pA = d->pA[i];
+  double ci[6], beta[6];
+  if (p == 0) return;
+  for (int r = 0; r < 6; r++) ci[r] = d->c[i][r];
+  for (int k = 0; k < n; k++)
+    for (int r = 0; r < 6; r++) ci[r] += d->S[va + k][r] * qdd[va + k];
+  hg_m6_mulv(IA, ci, beta);
+  for (int r = 0; r < 36; r++) d->IA[p][r] += IA[r];
+  for (int r = 0; r < 6; r++) d->pA[p][r] += pA[r] + beta[r];
 }
 
 /* the articulated-body pass; mode NULL means every joint is free; bias 0 is the impulsive form */
@@ -138,54 +162,43 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
 
   /* IA_i = I_i, pA_i = -ad*_{V_i} I_i V_i - fext_i (zero without bias), tree frame */
   for (int i = 1; i < m->nbody; i++) {
+    double *pA = d->pA[i];
     hg_inertia_matrix(&d->I[i], d->IA[i]);
     if (bias) {
       double h[6], f[6];
       hg_inertia_mulv(&d->I[i], d->V[i], h);
-      hg_ad_star(d->V[i], h, d->pA[i]);
-      for (int r = 0; r < 6; r++) d->pA[i][r] = -d->pA[i][r];
+      hg_ad_star(d->V[i], h, f);
+      for (int r = 0; r < 6; r++) pA[r] = -f[r];
       if (fext) {
         hg_coAd_inv(&d->T_tree[i], fext + 6 * i, f);
-        for (int r = 0; r < 6; r++) d->pA[i][r] -= f[r];
+        for (int r = 0; r < 6; r++) pA[r] -= f[r];
       }
     } else {
-      memset(d->pA[i], 0, sizeof(hg_vec6));
+      memset(pA, 0, sizeof(hg_vec6));
       memset(d->c[i], 0, sizeof(hg_vec6));
     }
   }
 
   /* backward: project each subtree across its joint and add it to the parent */
   for (int i = m->nbody - 1; i > 0; i--) {
-    int va = m->v_adr[i], n = m->jnt_nv[i], p = m->parent[i];
-    int free_joint = n > 0 && (!mode || mode[i] == HG_MODE_FREE);
-    double Pi[36], beta[6];
-    if (free_joint) {
-      int rc = n == 1 ? project_free_1(m, d, i, tau, Pi, beta) : project_free(m, d, i, tau, Pi, beta);
-      if (rc == -1)
-        snprintf(d->err, sizeof d->err,
-                 "articulated inertia is singular at joint '%s' (body '%s'): the subtree it moves "
-                 "has no mass or inertia along the joint's motion",
-                 m->jnt_name[i], m->body_name[i]);
-      if (rc == -2)
-        snprintf(d->err, sizeof d->err,
-                 "non-finite articulated inertia at joint '%s' (body '%s'): check the state",
-                 m->jnt_name[i], m->body_name[i]);
-      if (rc) return -1;
+    int va = m->v_adr[i], n = m->jnt_nv[i], p = m->parent[i], rc = 0;
+    if (n > 0 && (!mode || mode[i] == HG_MODE_FREE)) {
+      rc = n == 1 ? project_free_1(m, d, i, p, tau) : project_free(m, d, i, p, tau);
     } else {
-      double ci[6];
       if (bias && mode && mode[i] == HG_MODE_LOCKED)
         for (int k = 0; k < n; k++) qdd[va + k] = 0;
-      memcpy(ci, d->c[i], sizeof ci);
-      for (int k = 0; k < n; k++)
-        for (int r = 0; r < 6; r++) ci[r] += d->S[va + k][r] * qdd[va + k];
-      memcpy(Pi, d->IA[i], sizeof Pi);
-      hg_m6_mulv(Pi, ci, beta);
-      for (int r = 0; r < 6; r++) beta[r] += d->pA[i][r];
+      project_prescribed(m, d, i, p, qdd);
     }
-    if (p > 0) {
-      for (int r = 0; r < 36; r++) d->IA[p][r] += Pi[r];
-      for (int r = 0; r < 6; r++) d->pA[p][r] += beta[r];
-    }
+    if (rc == -1)
+      snprintf(d->err, sizeof d->err,
+               "articulated inertia is singular at joint '%s' (body '%s'): the subtree it moves "
+               "has no mass or inertia along the joint's motion",
+               m->jnt_name[i], m->body_name[i]);
+    if (rc == -2)
+      snprintf(d->err, sizeof d->err,
+               "non-finite articulated inertia at joint '%s' (body '%s'): check the state",
+               m->jnt_name[i], m->body_name[i]);
+    if (rc) return -1;
   }
 
   /* forward: accelerations, joint wrenches, and the unknown half of (qdd, tau) */
@@ -196,8 +209,9 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
   for (int i = 1; i < m->nbody; i++) {
     int va = m->v_adr[i], n = m->jnt_nv[i];
     int free_joint = n > 0 && (!mode || mode[i] == HG_MODE_FREE);
-    double *a = d->a[i];
-    for (int r = 0; r < 6; r++) a[r] = d->a[m->parent[i]][r] + d->c[i][r];
+    const double *ap = d->a[m->parent[i]], *ci = d->c[i];
+    double a[6];
+    for (int r = 0; r < 6; r++) a[r] = ap[r] + ci[r];
     if (free_joint && n == 1) {
       qdd[va] = d->Dinv[m->D_adr[i]] * (d->u[va] - hg_dot6(d->U[va], a));
     } else if (free_joint) {
@@ -211,14 +225,18 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
         qdd[va + k] = t;
       }
     }
-    for (int k = 0; k < n; k++)
-      for (int r = 0; r < 6; r++) a[r] += d->S[va + k][r] * qdd[va + k];
+    for (int k = 0; k < n; k++) {
+      const double *S = d->S[va + k], qk = qdd[va + k];
+      for (int r = 0; r < 6; r++) a[r] += S[r] * qk;
+    }
+    for (int r = 0; r < 6; r++) d->a[i][r] = a[r];
     if (mode) {
       /* the joint wrench F = IA a + pA, and the force of a prescribed joint S^T F */
-      hg_m6_mulv(d->IA[i], a, d->F[i]);
-      for (int r = 0; r < 6; r++) d->F[i][r] += d->pA[i][r];
+      double *F = d->F[i];
+      hg_m6_mulv(d->IA[i], a, F);
+      for (int r = 0; r < 6; r++) F[r] += d->pA[i][r];
       if (!free_joint)
-        for (int k = 0; k < n; k++) tau[va + k] = hg_dot6(d->S[va + k], d->F[i]);
+        for (int k = 0; k < n; k++) tau[va + k] = hg_dot6(d->S[va + k], F);
     }
     /* a non-finite state or input stops here, named, instead of spreading NaN */
     for (int k = 0; k < n; k++)

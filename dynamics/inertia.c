@@ -118,18 +118,6 @@ void hg_inertia_com(const hg_inertia *G, double c[3], double Ic[6]) {
   Ic[5] = G->I[5] + m * c[1] * c[2];
 }
 
-void hg_inertia_matrix(const hg_inertia *G, double M[36]) {
-  /* [[I_o, h^], [-h^, m 1]] written out */
-  const double *I = G->I, *h = G->h, m = G->m;
-  M[0] = I[0];   M[1] = I[3];   M[2] = I[4];   M[3] = 0;     M[4] = -h[2]; M[5] = h[1];
-  M[6] = I[3];   M[7] = I[1];   M[8] = I[5];   M[9] = h[2];  M[10] = 0;    M[11] = -h[0];
-  M[12] = I[4];  M[13] = I[5];  M[14] = I[2];  M[15] = -h[1]; M[16] = h[0]; M[17] = 0;
-  M[18] = 0;     M[19] = h[2];  M[20] = -h[1]; M[21] = m;    M[22] = 0;    M[23] = 0;
-  M[24] = -h[2]; M[25] = 0;     M[26] = h[0];  M[27] = 0;    M[28] = m;    M[29] = 0;
-  M[30] = h[1];  M[31] = -h[0]; M[32] = 0;     M[33] = 0;    M[34] = 0;    M[35] = m;
-}
-
-
 void hg_inertia_transform(const hg_se3 *T, const hg_inertia *Ib, hg_inertia *Ia) {
   /* G_a = Ad_{T^-1}^T G_b Ad_{T^-1}: rotate (I_r = R I R^T, h_r = R h), then move the origin by
    * -p: h_a = h_r + m p, I_a = I_r + 2 (h_r . p) 1 - (p h_r^T + h_r p^T) + m (|p|^2 1 - p p^T) */
@@ -151,6 +139,12 @@ void hg_inertia_transform(const hg_se3 *T, const hg_inertia *Ib, hg_inertia *Ia)
   Ia->I[3] = Ir[1] - (p[0] * hr[1] + hr[0] * p[1]) - m * p[0] * p[1];
   Ia->I[4] = Ir[2] - (p[0] * hr[2] + hr[0] * p[2]) - m * p[0] * p[2];
   Ia->I[5] = Ir[5] - (p[1] * hr[2] + hr[1] * p[2]) - m * p[1] * p[2];
+}
+
+void hg_inertia_to_c(const hg_inertia *G, hg_inertia_c *out) {
+  out->m = G->m;
+  hg_inertia_com(G, out->c, out->Ic);
+  out->diagonal = out->Ic[3] == 0 && out->Ic[4] == 0 && out->Ic[5] == 0;
 }
 
 void hg_inertia_add(hg_inertia *A, const hg_inertia *B) {

@@ -30,22 +30,73 @@ int hg_inertia_from_com(double m, const double c[3], const double Ic[6], hg_iner
 /* centre of mass c (zero for a massless body) and I_c about it */
 void hg_inertia_com(const hg_inertia *G, double c[3], double Ic[6]);
 
-/* the 6x6 matrix G, row-major */
-void hg_inertia_matrix(const hg_inertia *G, double M[36]);
+/* the 6x6 matrix G, row-major: [[I_o, h^], [-h^, m 1]] written out */
+static inline void hg_inertia_matrix(const hg_inertia *G, double M[36]) {
+  const double *I = G->I, *h = G->h, m = G->m;
+  M[0] = I[0];   M[1] = I[3];   M[2] = I[4];   M[3] = 0;     M[4] = -h[2]; M[5] = h[1];
+  M[6] = I[3];   M[7] = I[1];   M[8] = I[5];   M[9] = h[2];  M[10] = 0;    M[11] = -h[0];
+  M[12] = I[4];  M[13] = I[5];  M[14] = I[2];  M[15] = -h[1]; M[16] = h[0]; M[17] = 0;
+  M[18] = 0;     M[19] = h[2];  M[20] = -h[1]; M[21] = m;    M[22] = 0;    M[23] = 0;
+  M[24] = -h[2]; M[25] = 0;     M[26] = h[0];  M[27] = 0;    M[28] = m;    M[29] = 0;
+  M[30] = h[1];  M[31] = -h[0]; M[32] = 0;     M[33] = 0;    M[34] = 0;    M[35] = m;
+}
 
 /* out = G V (a momentum wrench from a twist, same frame): (I_o w + h x v, m v - h x w) */
 static inline void hg_inertia_mulv(const hg_inertia *G, const double V[6], double out[6]) {
-  const double *I = G->I, *h = G->h, *w = V, *v = V + 3;
-  out[0] = I[0] * w[0] + I[3] * w[1] + I[4] * w[2] + h[1] * v[2] - h[2] * v[1];
-  out[1] = I[3] * w[0] + I[1] * w[1] + I[5] * w[2] + h[2] * v[0] - h[0] * v[2];
-  out[2] = I[4] * w[0] + I[5] * w[1] + I[2] * w[2] + h[0] * v[1] - h[1] * v[0];
-  out[3] = G->m * v[0] - (h[1] * w[2] - h[2] * w[1]);
-  out[4] = G->m * v[1] - (h[2] * w[0] - h[0] * w[2]);
-  out[5] = G->m * v[2] - (h[0] * w[1] - h[1] * w[0]);
+  const double *I = G->I, *h = G->h, m = G->m;
+  double w0 = V[0], w1 = V[1], w2 = V[2], v0 = V[3], v1 = V[4], v2 = V[5];
+  double o0 = I[0] * w0 + I[3] * w1 + I[4] * w2 + h[1] * v2 - h[2] * v1;
+  double o1 = I[3] * w0 + I[1] * w1 + I[5] * w2 + h[2] * v0 - h[0] * v2;
+  double o2 = I[4] * w0 + I[5] * w1 + I[2] * w2 + h[0] * v1 - h[1] * v0;
+  double o3 = m * v0 - (h[1] * w2 - h[2] * w1);
+  double o4 = m * v1 - (h[2] * w0 - h[0] * w2);
+  double o5 = m * v2 - (h[0] * w1 - h[1] * w0);
+  out[0] = o0, out[1] = o1, out[2] = o2, out[3] = o3, out[4] = o4, out[5] = o5;
 }
 
 /* Ia = the inertia Ib of a body, given in frame {b}, expressed in frame {a}, T = T_ab. */
 void hg_inertia_transform(const hg_se3 *T, const hg_inertia *Ib, hg_inertia *Ia);
+
+/* The same inertia about the centre of mass: the form that moves to another frame most cheaply
+ * (the kinematic walk keeps one per body). diagonal is 1 when I_c has no products of inertia. */
+typedef struct hg_inertia_c {
+  double m;     /* mass */
+  double c[3];  /* centre of mass, body coordinates (zero for a massless body) */
+  double Ic[6]; /* rotational inertia about the centre of mass: xx yy zz xy xz yz */
+  int diagonal; /* Ic[3..5] are all zero */
+} hg_inertia_c;
+
+/* the centre-of-mass form of G */
+void hg_inertia_to_c(const hg_inertia *G, hg_inertia_c *out);
+
+/* Ia = hg_inertia_transform(T, Ib) from the centre-of-mass form: the centre of mass moves to
+ * c_a = R c + p, I_c rotates to R I_c R^T, and the parallel-axis theorem gives
+ * h = m c_a, I_o = R I_c R^T + m (|c_a|^2 1 - c_a c_a^T). */
+static inline void hg_inertia_transform_c(const hg_se3 *T, const hg_inertia_c *Ib, hg_inertia *Ia) {
+  const double *R = T->R, *Ic = Ib->Ic, m = Ib->m;
+  double t[9], ca[3], h[3];
+  /* t = R I_c (a column scaling when I_c is diagonal) */
+  if (Ib->diagonal) {
+    t[0] = R[0] * Ic[0], t[1] = R[1] * Ic[1], t[2] = R[2] * Ic[2];
+    t[3] = R[3] * Ic[0], t[4] = R[4] * Ic[1], t[5] = R[5] * Ic[2];
+    t[6] = R[6] * Ic[0], t[7] = R[7] * Ic[1], t[8] = R[8] * Ic[2];
+  } else {
+    const double S[9] = {Ic[0], Ic[3], Ic[4], Ic[3], Ic[1], Ic[5], Ic[4], Ic[5], Ic[2]};
+    hg_m3_mul(R, S, t);
+  }
+  /* centre of mass and first moment in frame {a} */
+  hg_m3_mulv(R, Ib->c, ca);
+  for (int r = 0; r < 3; r++) ca[r] += T->p[r], h[r] = m * ca[r];
+  /* I_o = t R^T (symmetric: six entries) plus the parallel-axis term */
+  Ia->I[0] = t[0] * R[0] + t[1] * R[1] + t[2] * R[2] + h[1] * ca[1] + h[2] * ca[2];
+  Ia->I[1] = t[3] * R[3] + t[4] * R[4] + t[5] * R[5] + h[0] * ca[0] + h[2] * ca[2];
+  Ia->I[2] = t[6] * R[6] + t[7] * R[7] + t[8] * R[8] + h[0] * ca[0] + h[1] * ca[1];
+  Ia->I[3] = t[0] * R[3] + t[1] * R[4] + t[2] * R[5] - h[0] * ca[1];
+  Ia->I[4] = t[0] * R[6] + t[1] * R[7] + t[2] * R[8] - h[0] * ca[2];
+  Ia->I[5] = t[3] * R[6] + t[4] * R[7] + t[5] * R[8] - h[1] * ca[2];
+  Ia->m = m;
+  for (int r = 0; r < 3; r++) Ia->h[r] = h[r];
+}
 
 /* A += B (both in one frame) */
 void hg_inertia_add(hg_inertia *A, const hg_inertia *B);

@@ -1,36 +1,77 @@
 /* kinematics.c: the forward walk every algorithm starts from (poses, motion subspaces, spatial
  * velocities and inertias in each tree's frame), and body-frame views of its results. */
+#include <math.h>
+
 #include "dynamics.h"
 
+/* R = rotation by the angle with cosine c and sine s about coordinate axis k; (i, j, k) is a
+ * cyclic permutation of (x, y, z) */
+static inline void axis_rotation(int k, double c, double s, double R[9]) {
+  int i = (k + 1) % 3, j = (k + 2) % 3;
+  R[3 * i + i] = c;  R[3 * i + j] = -s; R[3 * i + k] = 0;
+  R[3 * j + i] = s;  R[3 * j + j] = c;  R[3 * j + k] = 0;
+  R[3 * k + i] = 0;  R[3 * k + j] = 0;  R[3 * k + k] = 1;
+}
+
+/* C = A Rot(e_k): column k of A is kept, columns i and j turn (C may not alias A) */
+static inline void m3_mul_axis_rotation(const double A[9], int k, double c, double s, double C[9]) {
+  int i = (k + 1) % 3, j = (k + 2) % 3;
+  for (int r = 0; r < 3; r++) {
+    double ai = A[3 * r + i], aj = A[3 * r + j], ak = A[3 * r + k];
+    C[3 * r + i] = c * ai + s * aj;
+    C[3 * r + j] = c * aj - s * ai;
+    C[3 * r + k] = ak;
+  }
+}
+
+/* T_{p,i} = (Rot(e_k, q), o) and T_tree,i = T_tree,p T_{p,i} for a revolute joint about
+ * coordinate axis k after the pure translation o: only two columns of R_tree,p turn */
+static inline void axis_joint(int k, double q, const double o[3], const hg_se3 *Tp, hg_se3 *Tr,
+                              hg_se3 *Tt) {
+  double c = cos(q), s = sin(q), Ro[3];
+  axis_rotation(k, c, s, Tr->R);
+  Tr->p[0] = o[0], Tr->p[1] = o[1], Tr->p[2] = o[2];
+  m3_mul_axis_rotation(Tp->R, k, c, s, Tt->R);
+  hg_m3_mulv(Tp->R, o, Ro);
+  for (int r = 0; r < 3; r++) Tt->p[r] = Tp->p[r] + Ro[r];
+}
+
 void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {
+  static const hg_se3 identity = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
   for (int i = 1; i < m->nbody; i++) {
     const hg_joint *j = &m->jnt[i];
     const double *qi = q + m->q_adr[i];
-    int p = m->parent[i], va = m->v_adr[i], nv = m->jnt_nv[i];
-    hg_se3 Tj, *Tt = &d->T_tree[i];
-    double Sb[6 * HG_JOINT_MAXNV];
+    int p = m->parent[i], va = m->v_adr[i], nv = m->jnt_nv[i], k = m->jnt_axis[i];
+    int revolute = j->type == HG_JOINT_REVOLUTE && !m->has_post[i];
+    const hg_se3 *Tp = p ? &d->T_tree[p] : &identity;
+    hg_se3 *Tr = &d->T_rel[i], *Tt = &d->T_tree[i];
 
-    /* T_{p,i} = T_offset T_joint(q); T_tree = T_tree,p T_{p,i} (a root: its rotation, origin 0);
-     * T_{0,i} = T_tree moved by the root's origin */
-    hg_joint_transform(j, qi, &Tj);
-    if (m->offset_pure[i]) {
-      d->T_rel[i] = Tj;
-      for (int r = 0; r < 3; r++) d->T_rel[i].p[r] += m->jnt_offset[i].p[r];
+    /* T_{p,i} = T_offset T_joint(q) T_post and T_tree = T_tree,p T_{p,i}; after a pure
+     * translation, a turn about a coordinate axis only mixes two columns of R_tree,p */
+    if (k >= 0 && m->offset_pure[i]) {
+      /* (a constant k in each case lets the compiler fold the index arithmetic) */
+      const double *o = m->jnt_offset[i].p;
+      if (k == 0) axis_joint(0, qi[0], o, Tp, Tr, Tt);
+      else if (k == 1) axis_joint(1, qi[0], o, Tp, Tr, Tt);
+      else axis_joint(2, qi[0], o, Tp, Tr, Tt);
     } else {
-      hg_se3_mul(&m->jnt_offset[i], &Tj, &d->T_rel[i]);
+      hg_se3 Tj;
+      hg_joint_transform(j, qi, &Tj);
+      if (m->offset_pure[i]) {
+        *Tr = Tj;
+        for (int r = 0; r < 3; r++) Tr->p[r] += m->jnt_offset[i].p[r];
+      } else {
+        hg_se3_mul(&m->jnt_offset[i], &Tj, Tr);
+      }
+      if (m->has_post[i]) hg_se3_mul(Tr, &m->jnt_post[i], Tr);
+      hg_se3_mul(Tp, Tr, Tt);
     }
-    if (m->has_post[i]) hg_se3_mul(&d->T_rel[i], &m->jnt_post[i], &d->T_rel[i]);
-    if (p) {
-      hg_se3_mul(&d->T_tree[p], &d->T_rel[i], Tt);
-    } else {
-      *Tt = d->T_rel[i];
-      Tt->p[0] = Tt->p[1] = Tt->p[2] = 0;
-    }
+    /* a root's tree frame has its origin at the root; T_{0,i} is T_tree moved by that origin */
+    if (!p) Tt->p[0] = Tt->p[1] = Tt->p[2] = 0;
     d->T_world[i] = *Tt;
     for (int r = 0; r < 3; r++) d->T_world[i].p[r] += d->T_rel[m->root[i]].p[r];
 
-    /* S_i in the tree frame (a post-offset moves it from the joint frame first), body inertia in
-     * the tree frame */
+    /* the moved joint frame in the tree frame: T_tree, or T_tree T_post^-1 after a post-offset */
     hg_se3 Tjf;
     const hg_se3 *Ts = Tt;
     if (m->has_post[i]) {
@@ -39,25 +80,47 @@ void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double 
       hg_se3_mul(Tt, &Pi, &Tjf);
       Ts = &Tjf;
     }
-    hg_joint_motion(j, qi, Sb);
-    for (int k = 0; k < nv; k++) hg_Ad(Ts, Sb + 6 * k, d->S[va + k]);
-    hg_inertia_transform(Tt, &m->inertia[i], &d->I[i]);
+
+    /* S_i in the tree frame: (R a, p x R a) for a revolute joint (a column of R for a coordinate
+     * axis); otherwise the joint's own S, moved from the moved joint frame */
+    if (revolute) {
+      double *S = d->S[va], w[3];
+      if (k >= 0) w[0] = Tt->R[k], w[1] = Tt->R[3 + k], w[2] = Tt->R[6 + k];
+      else hg_m3_mulv(Tt->R, j->axis, w);
+      S[0] = w[0], S[1] = w[1], S[2] = w[2];
+      hg_v3_cross(Tt->p, w, S + 3);
+    } else {
+      double Sb[6 * HG_JOINT_MAXNV];
+      hg_joint_motion(j, qi, Sb);
+      for (int c = 0; c < nv; c++) hg_Ad(Ts, Sb + 6 * c, d->S[va + c]);
+    }
+
+    /* body inertia in the tree frame, from its centre-of-mass form */
+    hg_inertia_transform_c(Tt, &m->inertia_c[i], &d->I[i]);
     if (!v) continue;
 
     /* V_i = V_p + S_i v_i (the world's V_0 = 0) */
-    double vj[6] = {0, 0, 0, 0, 0, 0};
-    for (int k = 0; k < nv; k++)
-      for (int r = 0; r < 6; r++) vj[r] += d->S[va + k][r] * v[va + k];
-    for (int r = 0; r < 6; r++) d->V[i][r] = (p ? d->V[p][r] : 0) + vj[r];
+    static const double zero[6] = {0, 0, 0, 0, 0, 0};
+    const double *Vp = p ? d->V[p] : zero;
+    double vj[6], Vi[6], ci[6];
+    if (nv == 1) {
+      for (int r = 0; r < 6; r++) vj[r] = d->S[va][r] * v[va];
+    } else {
+      for (int r = 0; r < 6; r++) vj[r] = 0;
+      for (int c = 0; c < nv; c++)
+        for (int r = 0; r < 6; r++) vj[r] += d->S[va + c][r] * v[va + c];
+    }
+    for (int r = 0; r < 6; r++) Vi[r] = Vp[r] + vj[r];
 
     /* c_i = d/dt (S_i) v_i = ad_{V_i} (S_i v_i) + Ad_T (Sdot_body v_i) */
-    hg_ad(d->V[i], vj, d->c[i]);
+    hg_ad(Vi, vj, ci);
     if (j->type == HG_JOINT_UNIVERSAL || j->type == HG_JOINT_PLANAR) {
       double sb[6], ss[6];
       hg_joint_bias(j, qi, v + va, sb);
       hg_Ad(Ts, sb, ss);
-      for (int r = 0; r < 6; r++) d->c[i][r] += ss[r];
+      for (int r = 0; r < 6; r++) ci[r] += ss[r];
     }
+    for (int r = 0; r < 6; r++) d->V[i][r] = Vi[r], d->c[i][r] = ci[r];
   }
 }
 

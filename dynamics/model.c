@@ -215,7 +215,7 @@ void hg_model_free(hg_model *m) {
   for (int g = 0; g < m->ngeom; g++) free(m->geom[g].mesh);
   free(m->parent); free(m->subtree_end); free(m->root); free(m->jnt); free(m->jnt_offset); free(m->offset_pure); free(m->jnt_post); free(m->has_post);
   free(m->q_adr); free(m->v_adr); free(m->jnt_nq); free(m->jnt_nv); free(m->D_adr);
-  free(m->inertia); free(m->limits); free(m->body_name); free(m->jnt_name);
+  free(m->inertia); free(m->inertia_c); free(m->jnt_axis); free(m->limits); free(m->body_name); free(m->jnt_name);
   free(m->dof_body); free(m->geom);
   free(m);
 }
@@ -240,6 +240,8 @@ static hg_model *model_alloc(int nbody, int ngeom) {
   m->jnt_nv = alloc_array(n, sizeof(int), &fail);
   m->D_adr = alloc_array(n, sizeof(int), &fail);
   m->inertia = alloc_array(n, sizeof(hg_inertia), &fail);
+  m->inertia_c = alloc_array(n, sizeof(hg_inertia_c), &fail);
+  m->jnt_axis = alloc_array(n, sizeof(int8_t), &fail);
   m->limits = alloc_array(n, sizeof(hg_joint_limits), &fail);
   m->body_name = alloc_array(n, sizeof(char *), &fail);
   m->jnt_name = alloc_array(n, sizeof(char *), &fail);
@@ -316,6 +318,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   hg_joint_init(&m->jnt[0], HG_JOINT_FIXED, NULL, NULL, 0, &why);
   hg_se3_identity(&m->jnt_offset[0]);
   hg_se3_identity(&m->jnt_post[0]);
+  m->jnt_axis[0] = -1;
   m->body_name[0] = copy_string("world");
   m->jnt_name[0] = copy_string("world");
   m->gravity[2] = -9.81;
@@ -336,6 +339,13 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
                           R[3] == 0 && R[5] == 0 && R[6] == 0 && R[7] == 0;
     }
     m->inertia[i] = s->inertia;
+    hg_inertia_to_c(&s->inertia, &m->inertia_c[i]);
+    /* a revolute joint about a coordinate axis has the walk's fastest path */
+    m->jnt_axis[i] = -1;
+    if (s->joint.type == HG_JOINT_REVOLUTE && !s->has_post)
+      for (int e = 0; e < 3; e++)
+        if (s->joint.axis[e] == 1 && s->joint.axis[(e + 1) % 3] == 0 && s->joint.axis[(e + 2) % 3] == 0)
+          m->jnt_axis[i] = (int8_t)e;
     m->limits[i] = s->limits;
     m->jnt_nq[i] = hg_joint_nq(s->joint.type);
     m->jnt_nv[i] = hg_joint_nv(s->joint.type);

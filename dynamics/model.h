@@ -100,6 +100,10 @@ typedef struct hg_model {
   int *jnt_nq, *jnt_nv; /* its dimensions */
   int *D_adr;           /* first entry of joint i in the ABA workspace Dinv */
   hg_inertia *inertia;  /* in the body frame */
+  /* derived from the above by hg_builder_compile, for the kinematic walk (which reads these) */
+  hg_inertia_c *inertia_c; /* inertia[i] about the centre of mass */
+  int8_t *jnt_axis;        /* k = 0, 1, 2 when joint i is revolute about +x, +y or +z and has no
+                            * post-offset, -1 otherwise */
   hg_joint_limits *limits;
   char **body_name;
   char **jnt_name;

@@ -10,27 +10,34 @@ void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, co
 
   /* forward: a_i = a_p + c_i + S_i qdd_i;  F_i = I_i a_i - ad*_{V_i} I_i V_i - fext_i */
   for (int i = 1; i < m->nbody; i++) {
-    int va = m->v_adr[i];
-    double *a = d->a[i], *F = d->F[i], h[6], f[6];
-    for (int r = 0; r < 6; r++) a[r] = d->a[m->parent[i]][r] + d->c[i][r];
-    for (int k = 0; k < m->jnt_nv[i]; k++)
-      for (int r = 0; r < 6; r++) a[r] += d->S[va + k][r] * qdd[va + k];
+    int va = m->v_adr[i], nv = m->jnt_nv[i];
+    const double *ap = d->a[m->parent[i]], *ci = d->c[i], *Vi = d->V[i];
+    double a[6], h[6], f[6], F[6];
+    for (int r = 0; r < 6; r++) a[r] = ap[r] + ci[r];
+    for (int k = 0; k < nv; k++) {
+      const double *S = d->S[va + k], qk = qdd[va + k];
+      for (int r = 0; r < 6; r++) a[r] += S[r] * qk;
+    }
     hg_inertia_mulv(&d->I[i], a, F);
-    hg_inertia_mulv(&d->I[i], d->V[i], h);
-    hg_ad_star(d->V[i], h, f);
+    hg_inertia_mulv(&d->I[i], Vi, h);
+    hg_ad_star(Vi, h, f);
     for (int r = 0; r < 6; r++) F[r] -= f[r];
     if (fext) {
       hg_coAd_inv(&d->T_tree[i], fext + 6 * i, f);
       for (int r = 0; r < 6; r++) F[r] -= f[r];
     }
+    for (int r = 0; r < 6; r++) d->a[i][r] = a[r], d->F[i][r] = F[r];
   }
 
   /* backward: tau_i = S_i^T F_i;  F_p += F_i (one frame per tree) */
   for (int i = m->nbody - 1; i > 0; i--) {
     int va = m->v_adr[i], p = m->parent[i];
-    for (int k = 0; k < m->jnt_nv[i]; k++) tau[va + k] = hg_dot6(d->S[va + k], d->F[i]);
-    if (p > 0)
-      for (int r = 0; r < 6; r++) d->F[p][r] += d->F[i][r];
+    const double *F = d->F[i];
+    for (int k = 0; k < m->jnt_nv[i]; k++) tau[va + k] = hg_dot6(d->S[va + k], F);
+    if (p > 0) {
+      double *Fp = d->F[p];
+      for (int r = 0; r < 6; r++) Fp[r] += F[r];
+    }
   }
 }
 

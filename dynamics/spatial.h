@@ -23,29 +23,38 @@ typedef double hg_mat6[36]; /* 6x6, row-major */
 static inline double hg_v3_dot(const double a[3], const double b[3]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
+/* (The small products below read all their inputs before they write, so the compiler keeps
+ * the inputs in registers instead of reloading them after every store.) */
+
 /* c = a x b (c may not alias a or b) */
 static inline void hg_v3_cross(const double a[3], const double b[3], double c[3]) {
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
+  double a0 = a[0], a1 = a[1], a2 = a[2], b0 = b[0], b1 = b[1], b2 = b[2];
+  c[0] = a1 * b2 - a2 * b1;
+  c[1] = a2 * b0 - a0 * b2;
+  c[2] = a0 * b1 - a1 * b0;
 }
 /* c += a x b */
 static inline void hg_v3_cross_add(const double a[3], const double b[3], double c[3]) {
-  c[0] += a[1] * b[2] - a[2] * b[1];
-  c[1] += a[2] * b[0] - a[0] * b[2];
-  c[2] += a[0] * b[1] - a[1] * b[0];
+  double a0 = a[0], a1 = a[1], a2 = a[2], b0 = b[0], b1 = b[1], b2 = b[2];
+  c[0] += a1 * b2 - a2 * b1;
+  c[1] += a2 * b0 - a0 * b2;
+  c[2] += a0 * b1 - a1 * b0;
 }
 /* y = R x */
 static inline void hg_m3_mulv(const double R[9], const double x[3], double y[3]) {
-  y[0] = R[0] * x[0] + R[1] * x[1] + R[2] * x[2];
-  y[1] = R[3] * x[0] + R[4] * x[1] + R[5] * x[2];
-  y[2] = R[6] * x[0] + R[7] * x[1] + R[8] * x[2];
+  double x0 = x[0], x1 = x[1], x2 = x[2];
+  double y0 = R[0] * x0 + R[1] * x1 + R[2] * x2;
+  double y1 = R[3] * x0 + R[4] * x1 + R[5] * x2;
+  double y2 = R[6] * x0 + R[7] * x1 + R[8] * x2;
+  y[0] = y0, y[1] = y1, y[2] = y2;
 }
 /* y = R^T x */
 static inline void hg_m3_mulTv(const double R[9], const double x[3], double y[3]) {
-  y[0] = R[0] * x[0] + R[3] * x[1] + R[6] * x[2];
-  y[1] = R[1] * x[0] + R[4] * x[1] + R[7] * x[2];
-  y[2] = R[2] * x[0] + R[5] * x[1] + R[8] * x[2];
+  double x0 = x[0], x1 = x[1], x2 = x[2];
+  double y0 = R[0] * x0 + R[3] * x1 + R[6] * x2;
+  double y1 = R[1] * x0 + R[4] * x1 + R[7] * x2;
+  double y2 = R[2] * x0 + R[5] * x1 + R[8] * x2;
+  y[0] = y0, y[1] = y1, y[2] = y2;
 }
 
 double hg_v3_norm(const double a[3]);
@@ -157,17 +166,21 @@ static inline void hg_coAd(const hg_se3 *T, const double F[6], double out[6]) {
   hg_m3_mulTv(T->R, d, out);
   hg_m3_mulTv(T->R, F + 3, out + 3);
 }
-/* out = ad_V W (the Lie bracket [V, W]) */
+/* out = ad_V W (the Lie bracket [V, W]) = (w x W_w, v x W_w + w x W_v) */
 static inline void hg_ad(const double V[6], const double W[6], double out[6]) {
-  hg_v3_cross(V, W, out);
-  hg_v3_cross(V + 3, W, out + 3);
-  hg_v3_cross_add(V, W + 3, out + 3);
+  double o[6];
+  hg_v3_cross(V, W, o);
+  hg_v3_cross(V + 3, W, o + 3);
+  hg_v3_cross_add(V, W + 3, o + 3);
+  for (int r = 0; r < 6; r++) out[r] = o[r];
 }
 /* out = ad*_V F = ad_V^T F = (m x w + f x v, f x w) */
 static inline void hg_ad_star(const double V[6], const double F[6], double out[6]) {
-  hg_v3_cross(F, V, out);
-  hg_v3_cross_add(F + 3, V + 3, out);
-  hg_v3_cross(F + 3, V, out + 3);
+  double o[6];
+  hg_v3_cross(F, V, o);
+  hg_v3_cross_add(F + 3, V + 3, o);
+  hg_v3_cross(F + 3, V, o + 3);
+  for (int r = 0; r < 6; r++) out[r] = o[r];
 }
 /* s^T f for 6-vectors */
 static inline double hg_dot6(const double s[6], const double f[6]) {
