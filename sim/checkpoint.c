@@ -8,7 +8,7 @@
  *   t_start T0 / t T / method NAME / rtol R / checkpoint_every DT / k_out K / k_ck K
  *   budget E_LOCK W_EVENT B0 B_SCALE MAX_DRIFT W
  *   momentum H_REF(6) MAX_DRIFT
- *   topo detach BODY | topo remove BODY | topo attach CHILD PARENT JOINT R(9) p(3)
+ *   topo detach BODY | topo remove BODY | topo add BODY | topo attach CHILD PARENT JOINT R(9) p(3)
  *   fired KIND INDEX T            (KIND 0: scene event, 1: capture)
  *   force NAME ON
  *   mode JOINT MODE SRC IDX ACT T0 NQ q0... NV v0...
@@ -41,7 +41,7 @@ static void put_numbers(FILE *f, const double *x, int n) {
 
 static void write_history(FILE *f, const hg_sim *s) {
   static const char *const kind[] = {[HG_ACTION_DETACH] = "detach", [HG_ACTION_ATTACH] = "attach",
-                                     [HG_ACTION_REMOVE] = "remove"};
+                                     [HG_ACTION_REMOVE] = "remove", [HG_ACTION_ADD] = "add"};
   for (int k = 0; k < s->ntopo; k++) {
     const hg_topo_op *op = &s->topo[k];
     fprintf(f, "topo %s", kind[op->type]);
@@ -230,6 +230,7 @@ static int ck_topo(hg_sim *s, ck_reader *r) {
   op.body = r->word[2];
   if (strcmp(r->word[1], "detach") == 0) op.type = HG_ACTION_DETACH;
   else if (strcmp(r->word[1], "remove") == 0) op.type = HG_ACTION_REMOVE;
+  else if (strcmp(r->word[1], "add") == 0) op.type = HG_ACTION_ADD;
   else if (strcmp(r->word[1], "attach") == 0) op.type = HG_ACTION_ATTACH;
   else return ck_error(r, "unknown topology change '%s'", r->word[1]);
   if (op.type == HG_ACTION_ATTACH) {

@@ -1,6 +1,6 @@
 /* events.c: the event timeline: time events, firing an event, and the actions it applies
- * (modes, forces, impulses, topology changes), each logged with the momentum and energy before
- * and after. */
+ * (modes, forces, impulses, topology changes: detach, attach, undock, remove, add), each logged
+ * with the momentum and energy before and after. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -116,7 +116,7 @@ static const hg_mode_spec free_spec = {NULL, HG_MODE_FREE, 0, {0}, {NULL, 0, 0}}
 static const hg_mode_spec locked_spec = {NULL, HG_MODE_LOCKED, 0, {0}, {NULL, 0, 0}};
 
 static int act_detach(hg_sim *s, fire_ctx *c, const char *body) {
-  hg_topo_op op = {HG_ACTION_DETACH, (char *)body, NULL, NULL, {{0}, {0}}};
+  hg_topo_op op = {HG_ACTION_DETACH, (char *)body, NULL, NULL, {{0}, {0}}, NULL};
   if (!body || hg_model_body(s->m, body) < 1)
     return detail(c, "detach %s absent: skipped", body ? body : "?"), 0;
   int rc = hg_sim_topology(s, &op, 1);
@@ -142,7 +142,7 @@ static int dock(hg_sim *s, fire_ctx *c, const char *ma, const char *mb, const ch
   else T = s->d->T_world[ib];
   if (jname) snprintf(joint, sizeof joint, "%s", jname);
   else snprintf(joint, sizeof joint, "dock_%s_%s", ma, mb);
-  hg_topo_op op = {HG_ACTION_ATTACH, s->m->body_name[ib], s->m->body_name[ia], joint, T};
+  hg_topo_op op = {HG_ACTION_ATTACH, s->m->body_name[ib], s->m->body_name[ia], joint, T, NULL};
   char *child = hg_sim_strdup(op.body), *parent = hg_sim_strdup(op.parent);
   op.body = child;
   op.parent = parent;
@@ -167,13 +167,43 @@ static int act_undock(hg_sim *s, fire_ctx *c, const hg_action *act) {
 }
 
 static int act_remove(hg_sim *s, fire_ctx *c, const char *body) {
-  hg_topo_op op = {HG_ACTION_REMOVE, (char *)body, NULL, NULL, {{0}, {0}}};
+  hg_topo_op op = {HG_ACTION_REMOVE, (char *)body, NULL, NULL, {{0}, {0}}, NULL};
   if (!body || hg_model_body(s->m, body) < 1)
     return detail(c, "remove %s absent: skipped", body ? body : "?"), 0;
   int rc = hg_sim_topology(s, &op, 1);
   if (rc) return rc;
   c->ev.conserves = 0;
   detail(c, "remove %s", body);
+  return 0;
+}
+
+/* 1 when an add cannot happen now (a body it brings is present; its parent or its marker is
+ * absent), with the reason in the log */
+static int add_blocked(hg_sim *s, fire_ctx *c, const hg_action *act) {
+  const hg_library *lib = &s->scene->library;
+  const hg_model *L = lib->model;
+  int r = L && act->body ? hg_model_body(L, act->body) : -1, b;
+  hg_se3 M;
+  if (r < 1 || L->parent[r] != 0)
+    return detail(c, "add %s: not absent at the start, skipped", act->body ? act->body : "?"), 1;
+  for (int i = r; i < L->subtree_end[r]; i++)
+    if (hg_model_body(s->m, L->body_name[i]) >= 0)
+      return detail(c, "add %s: %s is present, skipped", act->body, L->body_name[i]), 1;
+  if (hg_model_body(s->m, lib->parent[r]) < 0)
+    return detail(c, "add %s: parent %s absent, skipped", act->body, lib->parent[r]), 1;
+  if (act->marker_a && hg_sim_resolve_marker(s, act->marker_a, &b, &M))
+    return detail(c, "add %s: marker %s absent, skipped", act->body, act->marker_a), 1;
+  return 0;
+}
+
+/* a body of the library and its subtree join the model at the action's placement */
+static int act_add(hg_sim *s, fire_ctx *c, const hg_action *act) {
+  hg_topo_op op = {HG_ACTION_ADD, act->body, NULL, NULL, {{0}, {0}}, act};
+  if (add_blocked(s, c, act)) return 0;
+  int rc = hg_sim_topology(s, &op, 1);
+  if (rc) return rc;
+  c->ev.conserves = 0;
+  detail(c, "add %s", act->body);
   return 0;
 }
 
@@ -188,6 +218,7 @@ static int apply_action(hg_sim *s, fire_ctx *c, int e, int a) {
   case HG_ACTION_ATTACH: return dock(s, c, act->marker_a, act->marker_b, act->joint);
   case HG_ACTION_UNDOCK: return act_undock(s, c, act);
   case HG_ACTION_REMOVE: return act_remove(s, c, act->body);
+  case HG_ACTION_ADD: return act_add(s, c, act);
   }
   return 0;
 }

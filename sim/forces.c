@@ -517,7 +517,7 @@ static int hg_scene_edits_topology(const hg_scene *s) {
     for (int a = 0; a < s->event[k].naction; a++) {
       hg_action_type t = s->event[k].action[a].type;
       if (t == HG_ACTION_DETACH || t == HG_ACTION_ATTACH || t == HG_ACTION_UNDOCK ||
-          t == HG_ACTION_REMOVE)
+          t == HG_ACTION_REMOVE || t == HG_ACTION_ADD)
         return 1;
     }
   return 0;

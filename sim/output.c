@@ -56,24 +56,32 @@ static int may_become_free(const hg_sim *s, int i) {
   return sc->ncapture > 0;
 }
 
-/* the column blocks of the initial model */
+/* fills column c for body i of model m (the initial model, or the library of absent bodies) */
+static int fill_column(hg_sim *s, hg_col *c, const hg_model *m, int i, int initial) {
+  int wide = (!initial || may_become_free(s, i)) && m->jnt[i].type != HG_JOINT_FREE;
+  c->nq = wide && m->jnt_nq[i] < HG_JOINT_MAXNQ ? HG_JOINT_MAXNQ : m->jnt_nq[i];
+  c->nv = wide && m->jnt_nv[i] < HG_JOINT_MAXNV ? HG_JOINT_MAXNV : m->jnt_nv[i];
+  size_t n = strlen(m->body_name[i]) + 1;
+  if (!(c->body = malloc(n))) return -1;
+  memcpy(c->body, m->body_name[i], n);
+  s->out.nload += c->nv;
+  return 0;
+}
+
+/* the column blocks: the bodies of the initial model, then those an 'add' may bring (empty
+ * until then) */
 static int make_columns(hg_sim *s) {
-  const hg_model *m = s->m;
+  const hg_model *m = s->m, *lib = s->scene->library.model;
   hg_outputs *o = &s->out;
-  o->ncol = m->nbody - 1;
+  int nlib = lib ? lib->nbody - 1 : 0;
+  o->ncol = m->nbody - 1 + nlib;
   o->col = calloc((size_t)o->ncol + 1, sizeof *o->col);
   if (!o->col) return -1;
   o->nload = 0;
-  for (int i = 1; i < m->nbody; i++) {
-    hg_col *c = &o->col[i - 1];
-    int wide = may_become_free(s, i) && m->jnt[i].type != HG_JOINT_FREE;
-    c->nq = wide && m->jnt_nq[i] < HG_JOINT_MAXNQ ? HG_JOINT_MAXNQ : m->jnt_nq[i];
-    c->nv = wide && m->jnt_nv[i] < HG_JOINT_MAXNV ? HG_JOINT_MAXNV : m->jnt_nv[i];
-    size_t n = strlen(m->body_name[i]) + 1;
-    if (!(c->body = malloc(n))) return -1;
-    memcpy(c->body, m->body_name[i], n);
-    o->nload += c->nv;
-  }
+  for (int i = 1; i < m->nbody; i++)
+    if (fill_column(s, &o->col[i - 1], m, i, 1)) return -1;
+  for (int i = 1; i <= nlib; i++)
+    if (fill_column(s, &o->col[m->nbody - 2 + i], lib, i, 0)) return -1;
   o->load_used = calloc((size_t)o->nload + 1, 1);
   return o->load_used ? 0 : -1;
 }

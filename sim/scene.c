@@ -1,6 +1,7 @@
 /* scene.c: reading a scene file (docs/scene-format.md): the top level, freeing and lookups.
- * The sections are read by scene_bodies.c, scene_inertia.c, scene_geometry.c, scene_forces.c,
- * scene_state.c, scene_events.c and scene_run.c, over the typed YAML reads of yaml_doc.c. */
+ * The sections are read by scene_bodies.c, scene_library.c, scene_inertia.c, scene_geometry.c,
+ * scene_forces.c, scene_state.c, scene_events.c and scene_run.c, over the typed YAML reads of
+ * yaml_doc.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,7 @@ static void context_free(hg_sctx *c) {
   hg_model_free(c->m);
   for (int k = 0; k < c->ndock; k++) free(c->dock[k]);
   free(c->dock);
+  free(c->absent);
   free(c->body);
   free(c->ref);
   free(c->dir);
@@ -182,6 +184,7 @@ void hg_scene_free(hg_scene *s) {
   free(s->mode);
   free(s->event);
   hg_builder_free(s->builder);
+  hg_sc_free_library(&s->library);
   free(s->title);
   free(s->description);
   free(s->path);

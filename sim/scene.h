@@ -1,7 +1,8 @@
 /* scene.h: a simulation scene as read from a YAML file (docs/scene-format.md).
  *
- * A scene is a forest of named bodies under the world (hg_builder specs, display geometry),
- * markers (named frames on bodies), force elements, the initial state, joint modes and prescribed
+ * A scene is a forest of named bodies under the world (hg_builder specs, display geometry), a
+ * library of bodies absent at the start that add actions bring in, markers (named frames on
+ * bodies), force elements, the initial state, joint modes and prescribed
  * profiles, a timeline of events, integrator settings and outputs. Everything refers to bodies,
  * joints, markers and force elements by name, so a scene survives topology changes: the running
  * simulation (sim.h) resolves names against whichever model is current.
@@ -143,7 +144,8 @@ typedef enum hg_action_type {
   HG_ACTION_DETACH,       /* a body's subtree leaves on a free joint to the world */
   HG_ACTION_ATTACH,       /* dock: marker b's body joins marker a's body by a locked free joint */
   HG_ACTION_UNDOCK,       /* release a docking joint: free (stays in the tree) or detach */
-  HG_ACTION_REMOVE        /* remove a body and its subtree */
+  HG_ACTION_REMOVE,       /* remove a body and its subtree */
+  HG_ACTION_ADD           /* add a body absent at the start (present: false) with its subtree */
 } hg_action_type;
 
 typedef struct hg_action {
@@ -151,9 +153,14 @@ typedef struct hg_action {
   char *joint;          /* set_mode, undock; attach: the name of the new docking joint */
   hg_mode_spec mode;    /* set_mode */
   char *force;          /* enable/disable */
-  char *body;           /* detach, remove, impulse */
-  char *marker_a, *marker_b; /* attach (a: the body that stays parent), impulse point (a) */
+  char *body;           /* detach, remove, impulse, add */
+  char *marker_a, *marker_b; /* attach (a: the body that stays parent), impulse point (a),
+                                add: the marker the pose and twist are relative to (a, or NULL) */
   double linear[3], angular[3]; /* impulse, world axes, N s and N m s */
+  hg_se3 pose;          /* add: the added body's frame in the reference frame (the marker's
+                           frame, else its parent's frame, else the world) */
+  double twist[6];      /* add: (w, v) of the added body relative to the reference frame, in its
+                           axes: relative angular velocity and rate of the body origin's position */
   int detach;           /* undock: 1 detaches the subtree, 0 leaves the joint free */
   hg_src src;
 } hg_action;
@@ -197,12 +204,28 @@ typedef struct hg_output_spec {
   int plots;            /* write PNG plots (default 1) */
 } hg_output_spec;
 
+/* ---- bodies absent at the start ---- */
+
+/* The bodies a scene defines with 'present: false': absent at the start, brought in with their
+ * subtrees by add actions. They are compiled on their own: each root (an absent body whose parent
+ * is present at the start, or the world) hangs from the world in this model, and from its scene
+ * parent parent[i] once added; its subtree is the bodies [i, subtree_end[i]) with their geometry.
+ * Initial joint states of absent joints wait here until their bodies are added. */
+typedef struct hg_library {
+  hg_model *model;      /* NULL when every body is present at the start */
+  char **parent;        /* model->nbody: each body's parent in the scene, a body or "world"
+                           (NULL at 0) */
+  int njinit;           /* initial joint states (initial: joints) of absent joints */
+  hg_joint_init_spec *jinit;
+} hg_library;
+
 /* ---- the scene ---- */
 
 typedef struct hg_scene {
   char *path;           /* the file it was read from */
   char *title, *description;
-  hg_builder *builder;  /* bodies, joints, inertias, limits, geometry */
+  hg_builder *builder;  /* bodies present at the start: joints, inertias, limits, geometry */
+  hg_library library;   /* bodies absent at the start (present: false) */
   double gravity[3];    /* uniform gravity, default (0, 0, -9.81) */
   int has_atmosphere;   /* a top-level atmosphere was given (it also defines altitude) */
   hg_atmosphere atmosphere;

@@ -163,8 +163,8 @@ int hg_sc_markers(hg_sctx *c, const hg_ynode *list, const char *body) {
 /* ---- bodies ---- */
 
 /* the keys of a body */
-static const char *const body_keys[] = {"name",     "parent",  "joint", "inertia",
-                                        "geometry", "markers", NULL};
+static const char *const body_keys[] = {"name",     "parent",  "joint",   "inertia",
+                                        "geometry", "markers", "present", NULL};
 
 /* the body's name: not the world's, not taken by an earlier body of the scene */
 static int body_name(hg_sctx *c, const hg_ynode *n, hg_sc_body *rec) {
@@ -184,12 +184,21 @@ static int body_name(hg_sctx *c, const hg_ynode *n, hg_sc_body *rec) {
 }
 
 /* the parent: world by default; other names are checked once every body is known */
-static int body_parent(hg_sctx *c, const hg_ynode *n, hg_body_spec *spec) {
+static int body_parent(hg_sctx *c, const hg_ynode *n, const hg_sc_body *rec, hg_body_spec *spec) {
   const hg_ynode *p = hg_ydoc_get(&c->doc, n, "parent");
   if (!p) return 0;
   if (hg_ydoc_name(&c->doc, p, "'parent'", &spec->parent)) return -1;
   if (strcmp(spec->parent, "world") == 0) return 0;
-  c->ref[c->nref++] = (hg_sc_ref){spec->parent, p};
+  c->ref[c->nref++] = (hg_sc_ref){spec->parent, p, rec->absent};
+  return 0;
+}
+
+/* present: true (the default) or false (the body waits for an add action) */
+static int body_present(hg_sctx *c, const hg_ynode *n, hg_sc_body *rec) {
+  int present = 1;
+  if (hg_yget_bool(&c->doc, n, "present", &present)) return -1;
+  rec->absent = !present;
+  rec->present_node = hg_ydoc_get(&c->doc, n, "present");
   return 0;
 }
 
@@ -204,7 +213,7 @@ static int body(hg_sctx *c, const hg_ynode *n, hg_sc_body *rec) {
   hg_se3_identity(&spec.post);
   hg_joint_init(&spec.joint, HG_JOINT_FIXED, NULL, NULL, 0, &why);
   if (hg_ydoc_check_keys(&c->doc, n, "body", body_keys) || body_name(c, n, rec) ||
-      body_parent(c, n, &spec))
+      body_present(c, n, rec) || body_parent(c, n, rec, &spec))
     return -1;
   spec.name = rec->name;
   jn = hg_ydoc_get(&c->doc, n, "joint");
@@ -264,7 +273,7 @@ static int urdf_include(hg_sctx *c, const hg_ynode *n) {
       hg_yget_bool(&c->doc, n, "floating", &floating) || hg_sc_pose(c, n, &pose))
     return -1;
   pn = hg_ydoc_get(&c->doc, n, "parent");
-  if (parent && strcmp(parent, "world") != 0) c->ref[c->nref++] = (hg_sc_ref){parent, pn};
+  if (parent && strcmp(parent, "world") != 0) c->ref[c->nref++] = (hg_sc_ref){parent, pn, 0};
   if (!(path = hg_sc_resolve(c, fn, file))) return -1;
   rc = hg_urdf_add(c->s->builder, path, parent, &pose, prefix, floating, NULL, &e);
   free(path);
@@ -317,14 +326,27 @@ static const hg_ynode *blame(const hg_sctx *c, const char *msg) {
   return NULL;
 }
 
-int hg_sc_compile(hg_sctx *c, const hg_ynode *root) {
+/* the builder compiled into *m, or an error at the body the compiler blames (context: what the
+ * builder holds, "" for every body) */
+static int compile(hg_sctx *c, const hg_ynode *root, const char *context, hg_model **m) {
   hg_error e;
   const hg_ynode *where;
-  if (check_parents(c) || check_joint_names(c)) return -1;
-  c->m = hg_builder_compile(c->s->builder, &e);
-  if (c->m) return 0;
+  *m = hg_builder_compile(c->s->builder, &e);
+  if (*m) return 0;
   where = blame(c, e.msg);
   if (!where) where = hg_ydoc_key(&c->doc, root, "bodies");
   if (!where) where = hg_ydoc_key(&c->doc, root, "urdf");
-  return hg_ydoc_fail(&c->doc, where, "%s", e.msg);
+  return hg_ydoc_fail(&c->doc, where, "%s%s", context, e.msg);
+}
+
+int hg_sc_compile(hg_sctx *c, const hg_ynode *root) {
+  hg_model *present = NULL;
+  int rc;
+  if (check_parents(c) || check_joint_names(c) || compile(c, root, "", &c->m)) return -1;
+  /* the bodies absent at the start leave for the library; the others must stand alone */
+  if (hg_sc_library(c)) return -1;
+  if (!c->s->library.model) return 0;
+  rc = compile(c, root, "with only the bodies present at the start: ", &present);
+  hg_model_free(present);
+  return rc;
 }

@@ -139,13 +139,16 @@ int hg_sc_capture(hg_sctx *c, const hg_ynode *list) {
 /* ---- actions ---- */
 
 /* in hg_action_type order */
-static const char *const action_names[] = {"set_mode", "enable", "disable", "impulse",
-                                           "detach",   "attach", "undock",  "remove"};
+static const char *const action_names[] = {"set_mode", "enable", "disable", "impulse", "detach",
+                                           "attach",   "undock", "remove",  "add"};
+#define NACTION ((int)(sizeof action_names / sizeof action_names[0]))
 /* the keys of the actions that take a mapping */
 static const char *const set_mode_keys[] = {"joint", "mode", "profile", NULL};
 static const char *const impulse_keys[] = {"body", "marker", "linear", "angular", NULL};
 static const char *const attach_keys[] = {"parent_marker", "child_marker", "joint", NULL};
 static const char *const undock_keys[] = {"joint", "detach", NULL};
+static const char *const add_keys[] = {"body", "at_marker", "pos",   "quat",
+                                       "rpy",  "rpy_deg",   "twist", NULL};
 
 /* set_mode: a joint and its new mode */
 static int set_mode(hg_sctx *c, const hg_ynode *n, hg_action *a) {
@@ -223,21 +226,67 @@ static int undock(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   return hg_yget_bool(&c->doc, n, "detach", &a->detach);
 }
 
+/* the keys that place an added body need it to hang on a free joint */
+static int placement_applies(hg_sctx *c, const hg_ynode *n, int i) {
+  const hg_joint *j = &c->m->jnt[i];
+  if (j->type == HG_JOINT_FREE) return 0;
+  for (int k = 1; add_keys[k]; k++) {
+    const hg_ynode *key = hg_ydoc_key(&c->doc, n, add_keys[k]);
+    if (key)
+      return hg_ydoc_fail(&c->doc, key,
+                          "'%s' places a body on a free joint, but '%s' hangs on a %s joint (give "
+                          "its joint's state under initial: joints)",
+                          add_keys[k], c->m->body_name[i], hg_joint_type_name(j->type));
+  }
+  return 0;
+}
+
+/* the marker an added body is placed at: on a body the add does not bring */
+static int add_marker(hg_sctx *c, const hg_ynode *n, int i, hg_action *a) {
+  const hg_ynode *mn = hg_ydoc_get(&c->doc, n, "at_marker");
+  const hg_marker *mk;
+  int b;
+  if (!mn) return 0;
+  if (hg_sc_marker_ref(c, mn, "'at_marker'", &mk)) return -1;
+  b = hg_model_body(c->m, mk->body);
+  if (b >= i && b < c->m->subtree_end[i])
+    return hg_ydoc_fail(&c->doc, mn,
+                        "marker '%s' is on body '%s', which this add brings: place '%s' at a "
+                        "marker of a body already there", mk->name, mk->body, c->m->body_name[i]);
+  return hg_sc_strdup(c, mn, mk->name, &a->marker_a);
+}
+
+/* add: a body absent at the start, with its pose and twist when it hangs on a free joint */
+static int add(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  const hg_ynode *bn;
+  const char *name;
+  int i;
+  if (hg_ydoc_check_keys(&c->doc, n, "add", add_keys) ||
+      !(bn = hg_sc_required(c, n, "body", "add")) || hg_sc_body_ref(c, bn, "'body'", &name, &i) ||
+      hg_sc_add_root(c, bn, i) || placement_applies(c, n, i) || hg_sc_strdup(c, bn, name, &a->body))
+    return -1;
+  if (add_marker(c, n, i, a) || hg_sc_pose(c, n, &a->pose) ||
+      hg_yget_vec(&c->doc, n, "twist", 6, a->twist))
+    return -1;
+  return 0;
+}
+
 /* one action: a mapping with a single key naming it */
 static int action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   static int (*const read[])(hg_sctx *, const hg_ynode *, hg_action *) = {
-      set_mode, force_switch, force_switch, impulse, body_action, attach, undock, body_action};
+      set_mode, force_switch, force_switch, impulse, body_action, attach, undock, body_action, add};
   const hg_ynode *key;
   int t;
   a->src = hg_sc_src(c, n);
+  hg_se3_identity(&a->pose);
   if (hg_ydoc_expect_map(&c->doc, n, "an action")) return -1;
   if (hg_ydoc_len(n) != 1)
     return hg_ydoc_fail(&c->doc, n,
                         "an action is a mapping with one key (set_mode, enable, disable, impulse, "
-                        "detach, attach, undock or remove), got %d keys",
+                        "detach, attach, undock, remove or add), got %d keys",
                         hg_ydoc_len(n));
   key = hg_ydoc_pair_key(&c->doc, n, 0);
-  if (hg_ydoc_choice(&c->doc, key, "action", action_names, 8, &t)) return -1;
+  if (hg_ydoc_choice(&c->doc, key, "action", action_names, NACTION, &t)) return -1;
   a->type = (hg_action_type)t;
   return read[t](c, hg_ydoc_pair_value(&c->doc, n, 0), a);
 }

@@ -13,18 +13,23 @@
 typedef struct hg_sc_body {
   const char *name, *joint; /* borrowed from the document */
   const hg_ynode *name_node, *joint_node;
+  int absent;               /* present: false */
+  const hg_ynode *present_node; /* its 'present' value, or NULL */
 } hg_sc_body;
 
 /* a reference to a body that must exist once every body is in the builder */
 typedef struct hg_sc_ref {
   const char *name;
   const hg_ynode *node;
+  int absent;       /* the body that refers to it is absent at the start */
 } hg_sc_ref;
 
 typedef struct hg_sctx {
   hg_ydoc doc;
   hg_scene *s;
-  hg_model *m;      /* the scene's model compiled at load time: names, joint types */
+  hg_model *m;      /* every body of the scene compiled at load time, present at the start or
+                       not: names, joint types */
+  unsigned char *absent; /* per body of m: 1 when absent at the start (NULL: none is) */
   char *dir;        /* the scene file's folder, with a trailing '/' ("" for the current one) */
   int nbody;        /* bodies written in the scene */
   hg_sc_body *body;
@@ -84,6 +89,15 @@ int hg_sc_bodies(hg_sctx *c, const hg_ynode *list);
 int hg_sc_markers(hg_sctx *c, const hg_ynode *list, const char *body);
 int hg_sc_urdf(hg_sctx *c, const hg_ynode *list);
 int hg_sc_compile(hg_sctx *c, const hg_ynode *root);
+/* scene_library.c: the bodies absent at the start move from the builder to the library (with
+ * their checks). Lookups on them: 1 when body i of c->m, or the body of a joint, is absent at the
+ * start; -1 with an error at n unless body i is one an add action may name (absent, its parent
+ * present); -1 with an error at n ending in hint unless body i is present at the start. */
+int hg_sc_library(hg_sctx *c);
+int hg_sc_absent(const hg_sctx *c, int i);
+int hg_sc_absent_joint(const hg_sctx *c, const char *joint);
+int hg_sc_add_root(hg_sctx *c, const hg_ynode *n, int i);
+int hg_sc_present(hg_sctx *c, const hg_ynode *n, int i, const char *hint);
 /* scene_geometry.c, scene_inertia.c: a body's shapes and its inertia */
 int hg_sc_geometry(hg_sctx *c, const hg_ynode *list, const char *body);
 int hg_sc_inertia(hg_sctx *c, const hg_ynode *map, const char *body, hg_inertia *out);
@@ -106,5 +120,6 @@ int hg_sc_run(hg_sctx *c, const hg_ynode *root);
 
 /* freeing the parts of a scene */
 void hg_sc_free_mode(hg_mode_spec *m);
+void hg_sc_free_library(hg_library *lib);
 
 #endif

@@ -161,7 +161,10 @@ int hg_sc_modes(hg_sctx *c, const hg_ynode *map) {
     const char *joint;
     hg_joint j;
     c->s->nmode = k + 1;
-    if (hg_sc_joint_ref(c, key, "a joint", &joint, &j)) return -1;
+    if (hg_sc_joint_ref(c, key, "a joint", &joint, &j) ||
+        hg_sc_present(c, key, hg_model_joint(c->m, joint),
+                      "give its joint a mode by a set_mode action after its add"))
+      return -1;
     for (int i = 0; i < k; i++)
       if (strcmp(c->s->mode[i].joint, joint) == 0)
         return hg_ydoc_fail(&c->doc, key, "joint '%s' is given a mode twice", joint);
@@ -177,21 +180,46 @@ static const char *const initial_keys[] = {"joints", "bodies", NULL};
 static const char *const jinit_keys[] = {"q", "v", NULL};
 static const char *const binit_keys[] = {"pos", "quat", "rpy", "rpy_deg", "twist", NULL};
 
+/* 1 when an earlier initial state (of a present or an absent joint) names the joint */
+static int jinit_given(const hg_scene *s, const char *joint) {
+  for (int k = 0; k < s->njinit; k++)
+    if (strcmp(s->jinit[k].joint, joint) == 0) return 1;
+  for (int k = 0; k < s->library.njinit; k++)
+    if (strcmp(s->library.jinit[k].joint, joint) == 0) return 1;
+  return 0;
+}
+
+/* where a joint's state goes: the scene's, or the library's for a joint absent at the start (not
+ * the free joint of a body an add action places); NULL with an error */
+static hg_joint_init_spec *jinit_slot(hg_sctx *c, const hg_ynode *key, const char *name,
+                                      const hg_joint *j) {
+  hg_scene *s = c->s;
+  int i = hg_model_joint(c->m, name);
+  if (!hg_sc_absent(c, i)) return &s->jinit[s->njinit++];
+  if (j->type != HG_JOINT_FREE || hg_sc_absent(c, c->m->parent[i]))
+    return &s->library.jinit[s->library.njinit++];
+  hg_ydoc_fail(&c->doc, key,
+               "joint '%s' is the free joint of body '%s', which is not present at the start: its "
+               "add action places it ('pos', 'quat'/'rpy', 'twist')", name, c->m->body_name[i]);
+  return NULL;
+}
+
 /* one joint's q and v */
-static int joint_init(hg_sctx *c, const hg_ynode *key, const hg_ynode *val,
-                      hg_joint_init_spec *ji) {
+static int joint_init(hg_sctx *c, const hg_ynode *key, const hg_ynode *val) {
   const char *name;
   hg_joint j;
+  hg_joint_init_spec *ji;
   const hg_ynode *qn, *vn;
-  ji->src = hg_sc_src(c, key);
-  if (hg_sc_joint_ref(c, key, "a joint", &name, &j) || hg_sc_strdup(c, key, name, &ji->joint) ||
+  if (hg_sc_joint_ref(c, key, "a joint", &name, &j) ||
       hg_ydoc_check_keys(&c->doc, val, "initial state of a joint", jinit_keys))
     return -1;
-  for (hg_joint_init_spec *o = c->s->jinit; o < ji; o++)
-    if (strcmp(o->joint, name) == 0)
-      return hg_ydoc_fail(&c->doc, key, "joint '%s' is given an initial state twice", name);
+  if (jinit_given(c->s, name))
+    return hg_ydoc_fail(&c->doc, key, "joint '%s' is given an initial state twice", name);
   if (j.type == HG_JOINT_FIXED)
     return hg_ydoc_fail(&c->doc, key, "joint '%s' is fixed: it has no state", name);
+  if (!(ji = jinit_slot(c, key, name, &j))) return -1;
+  ji->src = hg_sc_src(c, key);
+  if (hg_sc_strdup(c, key, name, &ji->joint)) return -1;
   qn = hg_ydoc_get(&c->doc, val, "q");
   vn = hg_ydoc_get(&c->doc, val, "v");
   ji->has_q = qn != NULL;
@@ -205,7 +233,9 @@ static int body_init(hg_sctx *c, const hg_ynode *key, const hg_ynode *val, hg_bo
   const char *name;
   int i;
   bi->src = hg_sc_src(c, key);
-  if (hg_sc_body_ref(c, key, "a body", &name, &i) || hg_sc_strdup(c, key, name, &bi->body) ||
+  if (hg_sc_body_ref(c, key, "a body", &name, &i) ||
+      hg_sc_present(c, key, i, "its add action places it ('pos', 'quat'/'rpy', 'twist')") ||
+      hg_sc_strdup(c, key, name, &bi->body) ||
       hg_ydoc_check_keys(&c->doc, val, "initial state of a body", binit_keys))
     return -1;
   for (hg_body_init *o = c->s->binit; o < bi; o++)
@@ -232,14 +262,13 @@ int hg_sc_initial(hg_sctx *c, const hg_ynode *map) {
   if ((jn && hg_ydoc_expect_map(&c->doc, jn, "'joints' (joint: {q, v})")) ||
       (bn && hg_ydoc_expect_map(&c->doc, bn, "'bodies' (body: {pos, quat, twist})")) ||
       hg_sc_alloc(c, map, hg_ydoc_len(jn), sizeof *c->s->jinit, (void **)&c->s->jinit) ||
+      hg_sc_alloc(c, map, hg_ydoc_len(jn), sizeof *c->s->library.jinit,
+                  (void **)&c->s->library.jinit) ||
       hg_sc_alloc(c, map, hg_ydoc_len(bn), sizeof *c->s->binit, (void **)&c->s->binit))
     return -1;
-  for (int k = 0; k < hg_ydoc_len(jn); k++) {
-    c->s->njinit = k + 1;
-    if (joint_init(c, hg_ydoc_pair_key(&c->doc, jn, k), hg_ydoc_pair_value(&c->doc, jn, k),
-                   &c->s->jinit[k]))
+  for (int k = 0; k < hg_ydoc_len(jn); k++)
+    if (joint_init(c, hg_ydoc_pair_key(&c->doc, jn, k), hg_ydoc_pair_value(&c->doc, jn, k)))
       return -1;
-  }
   for (int k = 0; k < hg_ydoc_len(bn); k++) {
     c->s->nbinit = k + 1;
     if (body_init(c, hg_ydoc_pair_key(&c->doc, bn, k), hg_ydoc_pair_value(&c->doc, bn, k),

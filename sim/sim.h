@@ -22,6 +22,8 @@
  *                  relative velocity and conserves momentum (docking captures do the same)
  *   undock         a docking joint becomes free, or its subtree detaches
  *   remove         a body and its subtree leave the simulation
+ *   add            a body absent at the start (present: false) and its subtree join, placed by a
+ *                  pose and twist relative to a marker, its parent or the world
  * A capture (scene.h) is a root function max(d / position_tol, angle / angle_tol,
  * speed / speed_tol) - 1 falling through zero, d and speed those of the port origins and angle the
  * rotation from port a's frame turned half a turn about its x axis to port b's frame (mated ports

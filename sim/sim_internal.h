@@ -23,10 +23,12 @@ typedef struct hg_recipe {
 
 /* a topology change, kept so that a resumed run can replay it */
 typedef struct hg_topo_op {
-  hg_action_type type;          /* HG_ACTION_DETACH, HG_ACTION_ATTACH or HG_ACTION_REMOVE */
-  char *body;                   /* detach, remove: the body; attach: the child */
+  hg_action_type type;          /* HG_ACTION_DETACH, _ATTACH, _REMOVE or _ADD */
+  char *body;                   /* detach, remove, add: the body; attach: the child */
   char *parent, *joint;         /* attach */
   hg_se3 T;                     /* attach: the child frame in the parent frame */
+  const hg_action *add;         /* add: the action that places the new bodies (NULL when
+                                   replayed: the checkpoint holds their state) */
 } hg_topo_op;
 
 /* a fired event or capture */
@@ -209,7 +211,9 @@ int hg_sim_push_fired(hg_sim *s, int kind, int index, double t);
 
 /* ---- sim_topology.c ---- */
 /* applies a topology op (edits the builder) and maps the state (with_state) or not; 0 or a
- * status */
+ * status. Adding (HG_ACTION_ADD) brings a root of the scene's library with its subtree; with
+ * the state, the new joints take their initial states from the library and the root's free
+ * joint the action's pose and twist; every other body keeps its state. */
 int hg_sim_topology(hg_sim *s, const hg_topo_op *op, int with_state);
 /* the replay list of topology changes */
 int hg_sim_push_topo(hg_sim *s, const hg_topo_op *op);

@@ -339,6 +339,55 @@ static void documented_example(void **state) {
   free(file);
 }
 
+/* bodies absent at the start: in the library (compiled on their own, roots on the world, with
+ * their scene parents and geometry), not in the builder; their initial joint states wait in the
+ * library; add actions hold the body, the marker, the pose and the twist */
+static void library_and_add(void **state) {
+  hg_scene *s = load("data/scenes/library.yaml");
+  const hg_library *lib = &s->library;
+  const hg_model *L = lib->model;
+  double Rz30[9] = {cos(PI / 6), -sin(PI / 6), 0, sin(PI / 6), cos(PI / 6), 0, 0, 0, 1};
+  double pos[3] = {0, 0, 0.4}, twist[6] = {0, 0, 0.1, 0, 0, 0.5};
+  assert_non_null(hg_builder_body(s->builder, "boom"));
+  assert_null(hg_builder_body(s->builder, "probe"));
+  assert_null(hg_builder_body(s->builder, "antenna"));
+  assert_null(hg_builder_body(s->builder, "panel"));
+  assert_non_null(L);
+  assert_int_equal(L->nbody, 4);
+  int probe = hg_model_body(L, "probe"), antenna = hg_model_body(L, "antenna");
+  int panel = hg_model_body(L, "panel");
+  assert_int_equal(L->parent[probe], 0);
+  assert_int_equal(L->parent[antenna], probe);
+  assert_int_equal(L->parent[panel], 0);
+  assert_int_equal(L->subtree_end[probe], antenna + 1);
+  assert_string_equal(lib->parent[probe], "world");
+  assert_string_equal(lib->parent[antenna], "probe");
+  assert_string_equal(lib->parent[panel], "bus");
+  assert_string_equal(L->jnt_name[antenna], "antenna_hinge");
+  assert_near(L->jnt_offset[panel].p[0], -0.5, 0);
+  assert_near(L->inertia[probe].m, 20, 0);
+  assert_int_equal(L->ngeom, 2);
+  assert_non_null(hg_scene_marker(s, "probe_tip"));
+  /* initial states: the boom's in the scene, the absent joints' in the library */
+  assert_int_equal(s->njinit, 1);
+  assert_int_equal(lib->njinit, 2);
+  assert_string_equal(lib->jinit[0].joint, "antenna_hinge");
+  assert_near(lib->jinit[0].v[0], -0.2, 0);
+  assert_true(lib->jinit[1].has_v && !lib->jinit[1].has_q);
+  /* the adds */
+  const hg_action *a = &s->event[0].action[0], *b = &s->event[1].action[0];
+  assert_int_equal(a->type, HG_ACTION_ADD);
+  assert_string_equal(a->body, "probe");
+  assert_string_equal(a->marker_a, "bay");
+  assert_vec_near(a->pose.R, Rz30, 9, TOL);
+  assert_vec_near(a->pose.p, pos, 3, 0);
+  assert_vec_near(a->twist, twist, 6, 0);
+  assert_int_equal(b->type, HG_ACTION_ADD);
+  assert_null(b->marker_a);
+  assert_near(b->pose.R[0], 1, 0);
+  hg_scene_free(s);
+}
+
 static void missing_file(void **state) {
   hg_error err;
   assert_null(hg_scene_load("data/scenes/no_such_scene.yaml", &err));
@@ -355,8 +404,20 @@ static const struct bad_scene {
   int line, column;
   const char *expect;
 } bad[] = {
+    {"add_bad_pose", 19, 51, "expected a list of 3 numbers for 'pos', got 2"},
+    {"add_marker_on_added", 19, 41,
+     "marker 'probe_tip' is on body 'probe', which this add brings"},
+    {"add_not_root", 19, 23,
+     "body 'antenna' comes with 'probe' (its parent 'probe' is absent at the start too)"},
+    {"add_pose_not_free", 24, 30,
+     "'twist' places a body on a free joint, but 'panel' hangs on a revolute joint"},
+    {"add_present_body", 19, 23, "body 'bus' is present at the start: only a body with"},
+    {"add_twist_count", 19, 37, "expected a list of 6 numbers for 'twist', got 5"},
+    {"add_unknown_body", 19, 23, "unknown body 'prob' (did you mean 'probe'?)"},
+    {"add_unknown_marker", 19, 41, "unknown marker 'bey' (did you mean 'bay'?)"},
     {"alias_loop", 2, 9, "expected a mapping (key: value) for body, got a list"},
     {"alias_unknown", 3, 5, "found undefined alias"},
+    {"all_absent", 4, 14, "every body is absent at the start ('present: false')"},
     {"attach_same_body", 11, 54, "markers 'tip' and 'root' are both on body 'arm'"},
     {"axis_on_free", 4, 25, "'axis' does not apply to a free joint"},
     {"bad_bool", 6, 17, "expected true or false for 'plots', got 'maybe'"},
@@ -403,6 +464,10 @@ static const struct bad_scene {
     {"gravity_wrong_type", 6, 10, "expected a list of 3 numbers for 'gravity', got '-9.81'"},
     {"impulse_marker_body", 14, 41, "marker 'tip' is on body 'arm', not 'hand'"},
     {"inertia_count", 5, 51, "for 'inertia', got 4"},
+    {"initial_absent_body", 19, 5,
+     "body 'probe' is not present at the start ('present: false'): its add action places it"},
+    {"initial_absent_free_joint", 19, 5,
+     "joint 'probe' is the free joint of body 'probe', which is not present at the start"},
     {"initial_body_not_free", 8, 5, "body 'arm' hangs on a revolute joint"},
     {"initial_unknown_joint", 8, 5, "unknown joint 'elbo' (did you mean 'elbow'?)"},
     {"initial_wrong_count", 8, 14, "expected a list of 1 number for 'q', got 2"},
@@ -422,6 +487,8 @@ static const struct bad_scene {
     {"mesh_missing", 5, 21, "cannot open 'nowhere.obj'"},
     {"mesh_no_density", 5, 14, "a mesh inertia needs 'density' (or 'mass')"},
     {"mesh_open", 5, 21, "inertia of body 'block': mesh is not closed"},
+    {"mode_absent_joint", 18, 3,
+     "body 'antenna' is not present at the start ('present: false'): give its joint a mode"},
     {"mode_fixed_joint", 10, 8, "joint 'cap' is fixed: it has no mode"},
     {"mode_unknown", 7, 8, "unknown joint mode 'lockd' (did you mean 'locked'?)"},
     {"name_is_list", 3, 11, "expected a name for 'name', got a list"},
@@ -430,6 +497,10 @@ static const struct bad_scene {
     {"number_nan", 5, 21, "expected a number for 'mass', got '.nan'"},
     {"number_overflow", 5, 21, "'mass' is out of range (1e999)"},
     {"output_same_pair", 7, 11, "a pair needs two different bodies, got 'arm' twice"},
+    {"present_child_of_absent", 18, 13,
+     "parent 'probe' is not present at the start ('present: false'): only bodies absent"},
+    {"present_singular", 3, 11,
+     "with only the bodies present at the start: articulated inertia is singular at joint 'arm'"},
     {"profile_bad_duration", 8, 50, "'duration' must be positive, got 0"},
     {"profile_not_prescribed", 9, 5, "a profile needs mode 'prescribed', not 'locked'"},
     {"profile_wrong_key", 8, 31, "'amplitude' does not apply to a velocity profile"},
@@ -524,6 +595,7 @@ int main(void) {
       cmocka_unit_test(minimal_defaults),
       cmocka_unit_test(mesh_inertia),
       cmocka_unit_test(documented_example),
+      cmocka_unit_test(library_and_add),
       cmocka_unit_test(missing_file),
       cmocka_unit_test(bad_scenes_all_listed),
   };

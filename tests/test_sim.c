@@ -20,8 +20,8 @@
 
 #include "sim.h"
 
-static const char *const all_scenes[] = {"heatshield", "undock", "dock", "freeze_thaw",
-                                         "pendulum", "chain", "humanoid"};
+static const char *const all_scenes[] = {"heatshield", "undock", "dock",     "freeze_thaw",
+                                         "pendulum",   "chain",  "humanoid", "release"};
 #define NSCENES ((int)(sizeof all_scenes / sizeof all_scenes[0]))
 
 /* the scenes with zero uniform gravity whose trees all float */
@@ -275,13 +275,13 @@ static void resume_matches(const char *name, const char *dir_a, int ck_index, co
 }
 
 static void checkpoint_resume_bit_identical(void **state) {
-  /* topology before/after the checkpoint, a capture, mode switches, a removal */
+  /* topology before/after the checkpoint, a capture, mode switches, a removal, an add */
   static const struct {
     const char *scene;
     double every;
     int ck[2];
   } cases[] = {{"undock", 3, {2, 4}}, {"dock", 4, {2, 3}}, {"freeze_thaw", 1.5, {3, 5}},
-               {"chain", 2.5, {1, 3}}, {"heatshield", 5, {3, 4}}};
+               {"chain", 2.5, {1, 3}}, {"heatshield", 5, {3, 4}}, {"release", 8, {1, 2}}};
   double q[256], v[256];
   int nq, nv;
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

@@ -65,6 +65,9 @@ run_events=$(tail -n +2 "$tmp/freeze_thaw/events.csv" | wc -l)
 expect_eq "freeze_thaw logs its events" "$run_events" "7"
 expect_has "dock logs the capture" "$(cat "$tmp/dock/events.csv")" \
   ",capture,\"dock chaser_port to target_port"
+expect_has "release logs the add" "$(cat "$tmp/release/events.csv")" ",release,\"add probe;"
+expect_has "release books the probe's energy" "$(cat "$tmp/release/summary.txt")" \
+  "energy_added_by_events: 5.12"
 
 # ---- options ----
 run run "$scenes/pendulum.yaml" --out "$tmp/short" --t-end 0.5 --rtol 1e-9 --method cvode-bdf \
