@@ -153,20 +153,32 @@ static int cv_interpolate(hg_integrator *I, double t) {
   return HG_INTEG_OK;
 }
 
-/* adds CVODE's counters to c->base before they restart */
-static void cv_fold_stats(hg_integrator *I) {
-  cvode_impl *c = I->impl;
+/* CVODE's counters since its last (re)initialization, in the fields they add to */
+static hg_integ_stats cv_counters(const hg_integrator *I) {
+  const cvode_impl *c = I->impl;
   long nst = 0, netf = 0, nncf = 0, nje = 0;
+  hg_integ_stats k = {0};
   CVodeGetNumSteps(c->mem, &nst);
   CVodeGetNumErrTestFails(c->mem, &netf);
   CVodeGetNumNonlinSolvConvFails(c->mem, &nncf);
   /* the linear solver resets its counter at the first step after a re-initialization, so it
    * is stale (already folded) while no step has been taken */
   if (I->opt.method == HG_INTEG_CVODE_BDF && nst > 0) CVodeGetNumJacEvals(c->mem, &nje);
-  c->base.steps += nst;
-  c->base.err_test_fails += netf;
-  c->base.conv_fails += nncf;
-  c->base.jac_evals += nje;
+  k.steps = nst;
+  k.err_test_fails = netf;
+  k.conv_fails = nncf;
+  k.jac_evals = nje;
+  return k;
+}
+
+/* adds CVODE's counters to c->base before they restart */
+static void cv_fold_stats(hg_integrator *I) {
+  cvode_impl *c = I->impl;
+  hg_integ_stats k = cv_counters(I);
+  c->base.steps += k.steps;
+  c->base.err_test_fails += k.err_test_fails;
+  c->base.conv_fails += k.conv_fails;
+  c->base.jac_evals += k.jac_evals;
 }
 
 /* CVODE restarts at t from c->y (the chart already centred) */
@@ -293,27 +305,28 @@ static int cv_advance(hg_integrator *I, double tout, int one_step) {
   return cv_interpolate(I, tout);
 }
 
-static int cv_reset(hg_integrator *I) {
+/* y = (0, v, w) in the chart centred on the current q */
+static void cv_load_state(hg_integrator *I) {
   cvode_impl *c = I->impl;
   double *yd = ydata(c->y);
   memcpy(c->qref, I->q, (size_t)I->nq * sizeof(double));
   memset(yd, 0, (size_t)I->nv * sizeof(double));
   memcpy(yd + I->nv, I->v, (size_t)I->nv * sizeof(double));
   memcpy(yd + 2 * I->nv, I->w, (size_t)I->nquad * sizeof(double));
+}
+
+static int cv_reset(hg_integrator *I) {
+  cv_load_state(I);
   return cv_reinit(I, I->t);
 }
 
 static void cv_stats(const hg_integrator *I, hg_integ_stats *s) {
-  cvode_impl *c = I->impl;
-  long nst = 0, netf = 0, nncf = 0, nje = 0;
-  CVodeGetNumSteps(c->mem, &nst);
-  CVodeGetNumErrTestFails(c->mem, &netf);
-  CVodeGetNumNonlinSolvConvFails(c->mem, &nncf);
-  if (I->opt.method == HG_INTEG_CVODE_BDF && nst > 0) CVodeGetNumJacEvals(c->mem, &nje);
-  s->steps = c->base.steps + nst;
-  s->err_test_fails = c->base.err_test_fails + netf;
-  s->conv_fails = c->base.conv_fails + nncf;
-  s->jac_evals = c->base.jac_evals + nje;
+  const cvode_impl *c = I->impl;
+  hg_integ_stats k = cv_counters(I);
+  s->steps = c->base.steps + k.steps;
+  s->err_test_fails = c->base.err_test_fails + k.err_test_fails;
+  s->conv_fails = c->base.conv_fails + k.conv_fails;
+  s->jac_evals = c->base.jac_evals + k.jac_evals;
 }
 
 static void cv_release(hg_integrator *I) {
@@ -415,12 +428,8 @@ int hg_integ_cvode_init(hg_integrator *I, hg_error *err) {
   I->impl = c;
   I->ops = &cvode_backend;
   if (cv_alloc(I, err)) return -1;
-  /* y0 = (0, v0) in the chart centred on q0 */
-  double *yd = ydata(c->y);
-  memcpy(c->qref, I->q, (size_t)I->nq * sizeof(double));
-  memset(yd, 0, (size_t)I->nv * sizeof(double));
-  memcpy(yd + I->nv, I->v, (size_t)I->nv * sizeof(double));
-  memcpy(yd + 2 * I->nv, I->w, (size_t)I->nquad * sizeof(double));
+  /* y0 = (0, v0, w0) in the chart centred on q0 */
+  cv_load_state(I);
   cv_fill_atol(I, ydata(c->atol));
   c->tn = I->t;
   int lmm = I->opt.method == HG_INTEG_CVODE_BDF ? CV_BDF : CV_ADAMS;
