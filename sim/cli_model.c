@@ -3,15 +3,32 @@
 #include <string.h>
 
 #include "cli.h"
+#include "scene.h"
 #include "urdf.h"
 
-/* the readers, by file extension; a scene reader plugs in as one more row */
+/* a scene's bodies present at the start, with the scene's gravity (its joints are as written, so
+ * --floating does not apply) */
+static hg_model *scene_model(const char *path, int floating, FILE *notes, hg_error *err) {
+  hg_scene *s = hg_scene_load(path, err);
+  if (!s) return NULL;
+  if (floating && notes)
+    fprintf(notes, "hinge: note: %s: --floating is ignored for a scene (its joints are as written)\n",
+            path);
+  hg_model *m = hg_builder_compile(s->builder, err);
+  if (m) memcpy(m->gravity, s->gravity, sizeof m->gravity);
+  hg_scene_free(s);
+  return m;
+}
+
+/* the readers, by file extension */
 static const struct {
   const char *ext;
   hg_model *(*load)(const char *path, int floating, FILE *notes, hg_error *err);
 } hg_model_readers[] = {
     {".urdf", hg_urdf_load},
     {".xml", hg_urdf_load},
+    {".yaml", scene_model},
+    {".yml", scene_model},
 };
 #define HG_NREADERS ((int)(sizeof hg_model_readers / sizeof hg_model_readers[0]))
 

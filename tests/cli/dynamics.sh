@@ -74,4 +74,18 @@ esac
 # 1.17 is not a binary fraction, so %.17g shows 17 significant digits
 if [[ "$(echo "$out" | awk '{ print $2 }')" =~ ^1\.[0-9]{16}$ ]]; then pass; else fail "format %.17g: $out"; fi
 
+
+# ---- a scene as the model: its bodies and gravity ----
+run dynamics ../scenes/pendulum.yaml info
+expect_status "info scene" 0
+expect_has "info scene" "$out" "joint elbow type revolute parent upper child lower q 1 1 v 1 1"
+# id(fd(q, v, tau)) = tau on the scene's double pendulum
+run dynamics ../scenes/pendulum.yaml fd <<< "0.3 -0.2 0.5 -1 1 -0.5"
+expect_status "fd scene" 0
+qdd="$out"
+run dynamics ../scenes/pendulum.yaml id <<< "0.3 -0.2 0.5 -1 $qdd"
+expect_near "id(fd) scene" "$(echo $out)" "1 -0.5"
+run dynamics data/scenes_bad/add_bad_pose.yaml info
+expect_status "bad scene" 2
+expect_has "bad scene message" "$err" "add_bad_pose.yaml:19:51: expected a list of 3 numbers"
 finish
