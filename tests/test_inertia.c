@@ -18,22 +18,6 @@
 
 /* ---- helpers, independent of hinge ---- */
 
-/* C = A B for n x n row-major matrices */
-static void matmul(int n, const double *A, const double *B, double *C) {
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      double s = 0;
-      for (int k = 0; k < n; k++) s += A[n * i + k] * B[n * k + j];
-      C[n * i + j] = s;
-    }
-}
-
-/* At = A^T for an n x n matrix */
-static void transpose(int n, const double *A, double *At) {
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) At[n * j + i] = A[n * i + j];
-}
-
 /* S = c^ */
 static void hat3(const double c[3], double S[9]) {
   S[0] = 0;     S[1] = -c[2]; S[2] = c[1];
@@ -79,7 +63,7 @@ static void random_body(hg_rng *r, double *m, double c[3], double Ic[6]) {
 static void convention_matrix(double m, const double c[3], const double Ic[6], double G[36]) {
   double C[9], CC[9], I[9];
   hat3(c, C);
-  matmul(3, C, C, CC);
+  hg_test_matmul(3, C, C, CC);
   sym_full(Ic, I);
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
@@ -156,10 +140,10 @@ static void transform_is_congruence(void **state) {
     /* the congruence */
     hg_se3_inv(&T, &Ti);
     hg_Ad_matrix(&Ti, X);
-    transpose(6, X, Xt);
+    hg_test_transpose(6, X, Xt);
     convention_matrix(m, c, Ic, Gb);
-    matmul(6, Xt, Gb, t);
-    matmul(6, t, X, ref);
+    hg_test_matmul(6, Xt, Gb, t);
+    hg_test_matmul(6, t, X, ref);
     hg_inertia_matrix(&ia, Ga);
     worst = fmax(worst, hg_test_max_diff(Ga, ref, 36));
     /* mass, centre of mass and rotated I_c */
@@ -168,9 +152,9 @@ static void transform_is_congruence(void **state) {
     for (int i = 0; i < 3; i++)
       ref_c[i] = T.R[3 * i] * c[0] + T.R[3 * i + 1] * c[1] + T.R[3 * i + 2] * c[2] + T.p[i];
     sym_full(Ic, Icb_full);
-    matmul(3, T.R, Icb_full, tmp);
-    transpose(3, T.R, Ra);
-    matmul(3, tmp, Ra, Ica_full);
+    hg_test_matmul(3, T.R, Icb_full, tmp);
+    hg_test_transpose(3, T.R, Ra);
+    hg_test_matmul(3, tmp, Ra, Ica_full);
     sym_full(Ica, tmp);
     worst_com = fmax(worst_com, fmax(hg_test_max_diff(ca, ref_c, 3), hg_test_max_diff(tmp, Ica_full, 9)));
   }

@@ -11,14 +11,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sim.h"
+#include "files.h"
 
 static const char *const all_scenes[] = {"heatshield", "undock", "dock",     "freeze_thaw",
                                          "pendulum",   "chain",  "humanoid", "release"};
@@ -54,41 +53,6 @@ static hg_sim *make_sim(hg_scene *s, double rtol, const char *out, double ck) {
   hg_sim *sim = hg_sim_new(s, &opt, &err);
   if (!sim) fail_msg("%s: %s", s->path, err.msg);
   return sim;
-}
-
-/* a fresh temporary folder */
-static void temp_dir(char *path, size_t len) {
-  snprintf(path, len, "/tmp/hinge_test_sim_XXXXXX");
-  assert_non_null(mkdtemp(path));
-}
-
-/* removes a folder and the files in it */
-static void remove_dir(const char *path) {
-  DIR *d = opendir(path);
-  struct dirent *e;
-  char file[512];
-  while (d && (e = readdir(d))) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    snprintf(file, sizeof file, "%s/%s", path, e->d_name);
-    unlink(file);
-  }
-  if (d) closedir(d);
-  rmdir(path);
-}
-
-/* a file's contents (malloc'd, NUL-terminated), or NULL */
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (buf) buf[n] = 0;
-  fclose(f);
-  if (len) *len = (size_t)n;
-  return buf;
 }
 
 /* writes text to dir/name and returns the path in buf */
@@ -242,7 +206,7 @@ static void run_with_checkpoints(const char *name, const char *dir, double ck, d
 static void resume_matches(const char *name, const char *dir_a, int ck_index, const double *qa,
                            const double *va, int nq, int nv) {
   char dir_b[64], ck[256], path[256];
-  temp_dir(dir_b, sizeof dir_b);
+  assert_int_equal(0, hg_test_temp_dir("sim", dir_b, sizeof dir_b));
   snprintf(ck, sizeof ck, "%s/checkpoint-%04d.txt", dir_a, ck_index);
   hg_scene *s = load(name);
   hg_sim *sim = make_sim(s, 0, dir_b, 0);
@@ -256,9 +220,9 @@ static void resume_matches(const char *name, const char *dir_a, int ck_index, co
   assert_memory_equal(hg_sim_v(sim), va, (size_t)nv * sizeof(double));
   size_t la, lb;
   snprintf(path, sizeof path, "%s/trajectory.csv", dir_a);
-  char *a = read_file(path, &la);
+  char *a = hg_test_read_file(path, &la);
   snprintf(path, sizeof path, "%s/trajectory.csv", dir_b);
-  char *b = read_file(path, &lb);
+  char *b = hg_test_read_file(path, &lb);
   assert_non_null(a);
   assert_non_null(b);
   const char *body_b = strchr(b, '\n') + 1; /* after the header */
@@ -271,7 +235,7 @@ static void resume_matches(const char *name, const char *dir_a, int ck_index, co
   free(b);
   hg_sim_free(sim);
   hg_scene_free(s);
-  remove_dir(dir_b);
+  hg_test_remove_dir(dir_b);
 }
 
 static void checkpoint_resume_bit_identical(void **state) {
@@ -286,11 +250,11 @@ static void checkpoint_resume_bit_identical(void **state) {
   int nq, nv;
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     char dir_a[64];
-    temp_dir(dir_a, sizeof dir_a);
+    assert_int_equal(0, hg_test_temp_dir("sim", dir_a, sizeof dir_a));
     run_with_checkpoints(cases[k].scene, dir_a, cases[k].every, q, v, &nq, &nv);
     for (int j = 0; j < 2; j++)
       resume_matches(cases[k].scene, dir_a, cases[k].ck[j], q, v, nq, nv);
-    remove_dir(dir_a);
+    hg_test_remove_dir(dir_a);
   }
 }
 
@@ -299,7 +263,7 @@ static void resume_rejects_other_scene(void **state) {
   char dir[64], ck[128];
   double q[256], v[256];
   int nq, nv;
-  temp_dir(dir, sizeof dir);
+  assert_int_equal(0, hg_test_temp_dir("sim", dir, sizeof dir));
   run_with_checkpoints("dock", dir, 5, q, v, &nq, &nv);
   snprintf(ck, sizeof ck, "%s/checkpoint-0001.txt", dir);
   hg_scene *s = load("freeze_thaw");
@@ -309,7 +273,7 @@ static void resume_rejects_other_scene(void **state) {
   assert_non_null(strstr(err.msg, "checkpoint-0001.txt:"));
   hg_sim_free(sim);
   hg_scene_free(s);
-  remove_dir(dir);
+  hg_test_remove_dir(dir);
 }
 
 /* ---- events ---- */
@@ -366,7 +330,7 @@ static const char impulse_scene[] =
 
 static void impulse_changes_momentum_by_the_impulse(void **state) {
   char dir[64], path[128];
-  temp_dir(dir, sizeof dir);
+  assert_int_equal(0, hg_test_temp_dir("sim", dir, sizeof dir));
   hg_scene *s = load_path(write_file(dir, "impulse.yaml", impulse_scene, path, sizeof path));
   hg_sim *sim = make_sim(s, 1e-10, NULL, 0);
   assert_int_equal(hg_sim_run(sim, 1.0), HG_SIM_OK);
@@ -387,7 +351,7 @@ static void impulse_changes_momentum_by_the_impulse(void **state) {
   hg_data_free(d);
   hg_sim_free(sim);
   hg_scene_free(s);
-  remove_dir(dir);
+  hg_test_remove_dir(dir);
 }
 
 /* a prescribed joint follows its profile exactly, from the moment its mode is set */
@@ -429,7 +393,7 @@ static const char blowup_scene[] =
 
 static void numerical_failure_stops_cleanly(void **state) {
   char dir[64], path[128];
-  temp_dir(dir, sizeof dir);
+  assert_int_equal(0, hg_test_temp_dir("sim", dir, sizeof dir));
   hg_scene *s = load_path(write_file(dir, "blowup.yaml", blowup_scene, path, sizeof path));
   hg_sim *sim = make_sim(s, 0, dir, 0);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_ERR_NUMERIC);
@@ -437,18 +401,18 @@ static void numerical_failure_stops_cleanly(void **state) {
   assert_true(hg_sim_time(sim) < 1000);
   assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
   snprintf(path, sizeof path, "%s/failure-state.txt", dir);
-  char *text = read_file(path, NULL);
+  char *text = hg_test_read_file(path, NULL);
   assert_non_null(text);
   assert_true(strncmp(text, "hinge-checkpoint 1\n", 19) == 0);
   free(text);
   snprintf(path, sizeof path, "%s/summary.txt", dir);
-  text = read_file(path, NULL);
+  text = hg_test_read_file(path, NULL);
   assert_non_null(strstr(text, "status: integration failed"));
   free(text);
   printf("# %s\n", hg_sim_error(sim));
   hg_sim_free(sim);
   hg_scene_free(s);
-  remove_dir(dir);
+  hg_test_remove_dir(dir);
 }
 
 int main(void) {

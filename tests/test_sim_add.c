@@ -14,14 +14,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sim.h"
+#include "files.h"
 
 /* ---- the scene ---- */
 
@@ -84,41 +83,6 @@ static const double rel_pos[3] = {0, 0, 0.4}, rel_yaw = 0.3;
 static const double rel_twist[6] = {0, 0, 0.1, 0, 0, 0.5};
 
 /* ---- helpers ---- */
-
-/* a fresh temporary folder */
-static void temp_dir(char *path, size_t len) {
-  snprintf(path, len, "/tmp/hinge_test_add_XXXXXX");
-  assert_non_null(mkdtemp(path));
-}
-
-/* removes a folder and the files in it */
-static void remove_dir(const char *path) {
-  DIR *d = opendir(path);
-  struct dirent *e;
-  char file[512];
-  while (d && (e = readdir(d))) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    snprintf(file, sizeof file, "%s/%s", path, e->d_name);
-    unlink(file);
-  }
-  if (d) closedir(d);
-  rmdir(path);
-}
-
-/* a file's contents (malloc'd, NUL-terminated), or NULL */
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (buf) buf[n] = 0;
-  fclose(f);
-  if (len) *len = (size_t)n;
-  return buf;
-}
 
 /* the scene with its first nevent events written to dir/name, loaded */
 static hg_scene *write_scene(const char *dir, const char *name, int nevent) {
@@ -315,7 +279,7 @@ static void add_keeps_bodies_and_adds_momentum(void **state) {
   static const char *const probe[] = {"probe", "antenna"}, *const panel[] = {"panel"};
   char dir[64];
   double q, v;
-  temp_dir(dir, sizeof dir);
+  assert_int_equal(0, hg_test_temp_dir("add", dir, sizeof dir));
   hg_scene *s3 = write_scene(dir, "all.yaml", 3), *s0 = write_scene(dir, "none.yaml", 0);
   hg_scene *s1 = write_scene(dir, "release.yaml", 1);
   hg_sim *a = make_sim(s3, 1e-10, NULL, 0), *b0 = make_sim(s0, 1e-10, NULL, 0);
@@ -341,7 +305,7 @@ static void add_keeps_bodies_and_adds_momentum(void **state) {
   hg_scene_free(s3);
   hg_scene_free(s0);
   hg_scene_free(s1);
-  remove_dir(dir);
+  hg_test_remove_dir(dir);
 }
 
 /* A force element on a body that is absent at the start is inert until the add, then acts: a
@@ -350,7 +314,7 @@ static void add_keeps_bodies_and_adds_momentum(void **state) {
 static void force_on_absent_body_acts_after_add(void **state) {
   char dir[64], path[256];
   hg_error err;
-  temp_dir(dir, sizeof dir);
+  assert_int_equal(0, hg_test_temp_dir("add", dir, sizeof dir));
   snprintf(path, sizeof path, "%s/thrust.yaml", dir);
   FILE *f = fopen(path, "w");
   assert_non_null(f);
@@ -380,13 +344,13 @@ static void force_on_absent_body_acts_after_add(void **state) {
   hg_sim_free(b);
   hg_scene_free(st);
   hg_scene_free(s1);
-  remove_dir(dir);
+  hg_test_remove_dir(dir);
 }
 
 /* the energy the adds bring is event work, and the budget closes at rtol 1e-10 */
 static void energy_budget_closes_across_adds(void **state) {
   char dir[64];
-  temp_dir(dir, sizeof dir);
+  assert_int_equal(0, hg_test_temp_dir("add", dir, sizeof dir));
   hg_scene *s = write_scene(dir, "all.yaml", 3);
   hg_sim *sim = make_sim(s, 1e-10, NULL, 0);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
@@ -402,7 +366,7 @@ static void energy_budget_closes_across_adds(void **state) {
          b.max_drift, b.scale);
   hg_sim_free(sim);
   hg_scene_free(s);
-  remove_dir(dir);
+  hg_test_remove_dir(dir);
 }
 
 /* ---- checkpoints ---- */
@@ -413,7 +377,7 @@ static void resume_matches(const char *scene_dir, const char *dir_a, int k, cons
                            const double *va, int nq, int nv) {
   char dir_b[64], ck[256], path[256];
   hg_error err;
-  temp_dir(dir_b, sizeof dir_b);
+  assert_int_equal(0, hg_test_temp_dir("add", dir_b, sizeof dir_b));
   snprintf(ck, sizeof ck, "%s/checkpoint-%04d.txt", dir_a, k);
   hg_scene *s = write_scene(scene_dir, "all.yaml", 3);
   hg_sim *sim = make_sim(s, 0, dir_b, 0);
@@ -426,9 +390,9 @@ static void resume_matches(const char *scene_dir, const char *dir_a, int k, cons
   assert_memory_equal(hg_sim_v(sim), va, (size_t)nv * sizeof(double));
   size_t la, lb;
   snprintf(path, sizeof path, "%s/trajectory.csv", dir_a);
-  char *a = read_file(path, &la);
+  char *a = hg_test_read_file(path, &la);
   snprintf(path, sizeof path, "%s/trajectory.csv", dir_b);
-  char *b = read_file(path, &lb);
+  char *b = hg_test_read_file(path, &lb);
   assert_non_null(a);
   assert_non_null(b);
   const char *body_b = strchr(b, '\n') + 1;
@@ -441,7 +405,7 @@ static void resume_matches(const char *scene_dir, const char *dir_a, int k, cons
   free(b);
   hg_sim_free(sim);
   hg_scene_free(s);
-  remove_dir(dir_b);
+  hg_test_remove_dir(dir_b);
 }
 
 /* checkpoints every 1.5 s (before, between and after the adds) and every 1 s (at the adds) */
@@ -450,9 +414,9 @@ static void checkpoint_resume_across_adds(void **state) {
   static const int first[] = {1, 2}, last[] = {3, 5};
   char scene_dir[64], dir_a[64];
   double q[64], v[64];
-  temp_dir(scene_dir, sizeof scene_dir);
+  assert_int_equal(0, hg_test_temp_dir("add", scene_dir, sizeof scene_dir));
   for (int c = 0; c < 2; c++) {
-    temp_dir(dir_a, sizeof dir_a);
+    assert_int_equal(0, hg_test_temp_dir("add", dir_a, sizeof dir_a));
     hg_scene *s = write_scene(scene_dir, "all.yaml", 3);
     hg_sim *sim = make_sim(s, 0, dir_a, every[c]);
     assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
@@ -463,9 +427,9 @@ static void checkpoint_resume_across_adds(void **state) {
     hg_sim_free(sim);
     hg_scene_free(s);
     for (int k = first[c]; k <= last[c]; k++) resume_matches(scene_dir, dir_a, k, q, v, nq, nv);
-    remove_dir(dir_a);
+    hg_test_remove_dir(dir_a);
   }
-  remove_dir(scene_dir);
+  hg_test_remove_dir(scene_dir);
 }
 
 int main(void) {

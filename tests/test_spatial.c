@@ -30,28 +30,12 @@ static const double JMAGS[] = {0, 1e-9, 1e-5, 1e-3, 0.05, 0.0999999, 0.1000001, 
 
 /* ---- small dense helpers, independent of hinge ---- */
 
-/* C = A B for n x n row-major matrices (C distinct from A and B) */
-static void matmul(int n, const double *A, const double *B, double *C) {
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      double s = 0;
-      for (int k = 0; k < n; k++) s += A[n * i + k] * B[n * k + j];
-      C[n * i + j] = s;
-    }
-}
-
 /* y = A x for an n x n matrix */
 static void matvec(int n, const double *A, const double *x, double *y) {
   for (int i = 0; i < n; i++) {
     y[i] = 0;
     for (int k = 0; k < n; k++) y[i] += A[n * i + k] * x[k];
   }
-}
-
-/* At = A^T for an n x n matrix */
-static void transpose(int n, const double *A, double *At) {
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) At[n * j + i] = A[n * i + j];
 }
 
 /* A = 1 (n x n) */
@@ -134,11 +118,11 @@ static void expm(int n, const double *A, double *E) {
   identity(n, E);
   identity(n, term);
   for (int k = 1; k <= 30; k++) {
-    matmul(n, term, B, t);
+    hg_test_matmul(n, term, B, t);
     for (int i = 0; i < n * n; i++) term[i] = t[i] / k, E[i] += term[i];
   }
   for (int k = 0; k < s; k++) {
-    matmul(n, E, E, t);
+    hg_test_matmul(n, E, E, t);
     memcpy(E, t, (size_t)(n * n) * sizeof(double));
   }
 }
@@ -150,7 +134,7 @@ static void jacobian_series(int n, const double *A, double sign, double *J) {
   identity(n, J);
   identity(n, term);
   for (int k = 1; k <= 40; k++) {
-    matmul(n, term, A, t);
+    hg_test_matmul(n, term, A, t);
     for (int i = 0; i < n * n; i++) term[i] = sign * t[i] / (k + 1), J[i] += term[i];
   }
 }
@@ -198,8 +182,8 @@ static void so3_exp_matches_series(void **state) {
       hg_so3_exp(w, R);
       worst = fmax(worst, hg_test_max_diff(R, E, 9));
       /* R R^T = 1 and det R = +1 */
-      transpose(3, R, Rt);
-      matmul(3, R, Rt, RRt);
+      hg_test_transpose(3, R, Rt);
+      hg_test_matmul(3, R, Rt, RRt);
       identity(3, I);
       double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
                    R[2] * (R[3] * R[7] - R[4] * R[6]);
@@ -410,8 +394,8 @@ static double Ad_definition_error(const hg_se3 *A, const double V[6]) {
   homog(A, M);
   hg_se3_inv(A, &Ai);
   homog(&Ai, Mi);
-  matmul(4, M, X, t);
-  matmul(4, t, Mi, C);
+  hg_test_matmul(4, M, X, t);
+  hg_test_matmul(4, t, Mi, C);
   vee4(C, ref);
   hg_Ad(A, V, out);
   hg_Ad_inv(A, out, back);
@@ -429,11 +413,11 @@ static double Ad_matrix_error(const hg_se3 *A, const hg_se3 *B, const double V[6
   hg_Ad_matrix(B, mB);
   hg_se3_mul(A, B, &AB);
   hg_Ad_matrix(&AB, mAB);
-  matmul(6, mA, mB, prod);
+  hg_test_matmul(6, mA, mB, prod);
   e = fmax(e, hg_test_max_diff(prod, mAB, 36));
   hg_se3_inv(A, &Ai);
   hg_Ad_matrix(&Ai, mAi);
-  matmul(6, mAi, mA, prod);
+  hg_test_matmul(6, mAi, mA, prod);
   identity(6, I);
   e = fmax(e, hg_test_max_diff(prod, I, 36));
   matvec(6, mAi, V, MV);
@@ -483,8 +467,8 @@ static void ad_is_derivative_of_Ad(void **state) {
     /* the Lie bracket of 4x4 matrices, and the ad matrix */
     hat4(X, Xh);
     hat4(Y, Yh);
-    matmul(4, Xh, Yh, XY);
-    matmul(4, Yh, Xh, YX);
+    hg_test_matmul(4, Xh, Yh, XY);
+    hg_test_matmul(4, Yh, Xh, YX);
     for (int i = 0; i < 16; i++) XY[i] -= YX[i];
     vee4(XY, br);
     hg_ad_matrix(X, A);
@@ -514,7 +498,7 @@ static void coadjoint_duality(void **state) {
     hg_ad_star(V, F, adsF);
     worst = fmax(worst, fabs(dot(F, adw, 6) - dot(adsF, W, 6)));
     ad6(V, A);
-    transpose(6, A, At);
+    hg_test_transpose(6, A, At);
     matvec(6, At, F, AtF);
     worst = fmax(worst, hg_test_max_diff(adsF, AtF, 6));
     /* F_b . Ad_{T^-1} V_a = (Ad_{T^-1}^T F_b) . V_a, with V_a = W */
@@ -654,7 +638,7 @@ static double so3_jacobian_errors(const double w[3]) {
     (left ? hg_so3_jl : hg_so3_jr)(w, J);
     (left ? hg_so3_jl_inv : hg_so3_jr_inv)(w, Ji);
     e = fmax(e, hg_test_max_diff(J, S, 9));
-    matmul(3, J, Ji, P);
+    hg_test_matmul(3, J, Ji, P);
     e = fmax(e, hg_test_max_diff(P, I, 9));
   }
   /* J_l(w) = exp(w) J_r(w) */
@@ -662,7 +646,7 @@ static double so3_jacobian_errors(const double w[3]) {
   hg_so3_exp(w, R);
   hg_so3_jr(w, Jr);
   hg_so3_jl(w, J);
-  matmul(3, R, Jr, RJr);
+  hg_test_matmul(3, R, Jr, RJr);
   return fmax(e, hg_test_max_diff(J, RJr, 9));
 }
 
@@ -676,7 +660,7 @@ static double se3_jacobian_errors(const double xi[6]) {
     (left ? hg_se3_jl : hg_se3_jr)(xi, J);
     (left ? hg_se3_jl_inv : hg_se3_jr_inv)(xi, Ji);
     e = fmax(e, hg_test_max_diff(J, S, 36));
-    matmul(6, J, Ji, P);
+    hg_test_matmul(6, J, Ji, P);
     e = fmax(e, hg_test_max_diff(P, I, 36));
   }
   hg_se3 T;
@@ -685,7 +669,7 @@ static double se3_jacobian_errors(const double xi[6]) {
   hg_Ad_matrix(&T, Ad);
   hg_se3_jr(xi, Jr);
   hg_se3_jl(xi, J);
-  matmul(6, Ad, Jr, AJr);
+  hg_test_matmul(6, Ad, Jr, AJr);
   return fmax(e, hg_test_max_diff(J, AJr, 36));
 }
 
@@ -728,9 +712,9 @@ static void congruence_matches_explicit(void **state) {
       for (int j = 0; j < i; j++) A[6 * i + j] = A[6 * j + i], P[6 * i + j] = P[6 * j + i];
     hg_se3_inv(&T, &Ti);
     hg_Ad_matrix(&Ti, X);
-    transpose(6, X, Xt);
-    matmul(6, Xt, A, t);
-    matmul(6, t, X, XtAX);
+    hg_test_transpose(6, X, Xt);
+    hg_test_matmul(6, Xt, A, t);
+    hg_test_matmul(6, t, X, XtAX);
     for (int i = 0; i < 36; i++) ref[i] = P[i] + XtAX[i];
     hg_m6_congruence_add(&T, A, P);
     worst = fmax(worst, hg_test_max_diff(P, ref, 36));

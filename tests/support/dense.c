@@ -36,6 +36,20 @@ int hg_test_spd_solve(int n, const double *A, const double *b, double *x) {
   return 0;
 }
 
+void hg_test_matmul(int n, const double *A, const double *B, double *C) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double t = 0;
+      for (int k = 0; k < n; k++) t += A[n * i + k] * B[n * k + j];
+      C[n * i + j] = t;
+    }
+}
+
+void hg_test_transpose(int n, const double *A, double *At) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) At[n * j + i] = A[n * i + j];
+}
+
 double hg_test_max_diff(const double *a, const double *b, int n) {
   double e = 0;
   for (int i = 0; i < n; i++) {

@@ -1,0 +1,40 @@
+/* files.c: temporary folders and whole files for tests. */
+#include "files.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int hg_test_temp_dir(const char *tag, char *path, size_t len) {
+  snprintf(path, len, "/tmp/hinge_test_%s_XXXXXX", tag);
+  return mkdtemp(path) ? 0 : -1;
+}
+
+void hg_test_remove_dir(const char *path) {
+  DIR *d = opendir(path);
+  struct dirent *e;
+  char file[512];
+  while (d && (e = readdir(d))) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+    unlink(file);
+  }
+  if (d) closedir(d);
+  rmdir(path);
+}
+
+char *hg_test_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
+  if (buf) buf[n] = 0;
+  fclose(f);
+  if (len) *len = buf ? (size_t)n : 0;
+  return buf;
+}
