@@ -3,18 +3,6 @@
 # consistent with id, and a plastic lock obeys M (v_after - v) = impulse and removes energy >= 0.
 source "$(dirname "$0")/common.bash"
 
-# states N NUMBERS SEED: N lines of random numbers in [-1, 1]
-states() {
-  awk -v n="$1" -v k="$2" -v seed="$3" 'BEGIN {
-    srand(seed)
-    for (i = 0; i < n; i++) {
-      line = ""
-      for (j = 0; j < k; j++) line = line (j ? " " : "") sprintf("%.17g", 2 * rand() - 1)
-      print line
-    }
-  }'
-}
-
 # fields LINE FROM TO: fields FROM..TO (1-based) of a line
 fields() { echo "$1" | awk -v a="$2" -v b="$3" '{ for (j = a; j <= b; j++) printf "%s%s", $j, (j < b ? " " : "\n") }'; }
 

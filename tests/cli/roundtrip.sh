@@ -2,18 +2,6 @@
 # and on a generated 100-link chain (long lines: a state is several KB).
 source "$(dirname "$0")/common.bash"
 
-# states N NUMBERS SEED: N lines of random numbers in [-1, 1]
-states() {
-  awk -v n="$1" -v k="$2" -v seed="$3" 'BEGIN {
-    srand(seed)
-    for (i = 0; i < n; i++) {
-      line = ""
-      for (j = 0; j < k; j++) line = line (j ? " " : "") sprintf("%.17g", 2 * rand() - 1)
-      print line
-    }
-  }'
-}
-
 # layout MODEL [--floating]: "nq nv"
 layout() {
   run dynamics "$@" info

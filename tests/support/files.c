@@ -38,3 +38,21 @@ char *hg_test_read_file(const char *path, size_t *len) {
   if (len) *len = buf ? (size_t)n : 0;
   return buf;
 }
+
+long hg_test_resumed_tail(const char *dir_a, const char *dir_b) {
+  char path[512];
+  size_t la = 0, lb = 0;
+  snprintf(path, sizeof path, "%s/trajectory.csv", dir_a);
+  char *a = hg_test_read_file(path, &la);
+  snprintf(path, sizeof path, "%s/trajectory.csv", dir_b);
+  char *b = hg_test_read_file(path, &lb);
+  long n = -1;
+  const char *rows = b ? strchr(b, '\n') : NULL; /* after the header */
+  if (a && rows) {
+    size_t nb = lb - (size_t)(rows + 1 - b);
+    if (nb > 0 && nb < la && memcmp(a + la - nb, rows + 1, nb) == 0) n = (long)nb;
+  }
+  free(a);
+  free(b);
+  return n;
+}
