@@ -640,3 +640,75 @@ double hg_forces_power_nc(const hg_forces *f, const hg_model *m, const hg_data *
   }
   return P;
 }
+
+/* ---- views ---- */
+
+void hg_forces_view(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                    const double *q, const double *v, int k, hg_force_view *o) {
+  const hg_force_elem *e = &f->e[k];
+  double vel[3] = {0, 0, 0};
+  memset(o, 0, sizeof *o);
+  o->name = e->name;
+  o->type = e->type;
+  o->enabled = e->enabled;
+  o->inert = e->inert;
+  o->body_a = o->body_b = -1;
+  if (e->inert) return;
+  switch (e->type) {
+  case HG_FORCE_CENTRAL_GRAVITY:
+    /* the planet centre, and the total attraction on the bodies (world axes) */
+    memcpy(o->a, e->centre, sizeof o->a);
+    memcpy(o->b, e->centre, sizeof o->b);
+    for (int i = 1; i < f->nbody; i++) {
+      double w[6], F[3];
+      if (f->mass[i] <= 0) continue;
+      hg_central_body(f, e, d, i, w);
+      hg_m3_mulv(d->T_world[i].R, w + 3, F);
+      for (int r = 0; r < 3; r++) o->force[r] += F[r];
+    }
+    break;
+  case HG_FORCE_JOINT_SPRING: {
+    /* the joint forces it adds, at the child body's origin */
+    int va = m->v_adr[e->joint], nv = m->jnt_nv[e->joint];
+    double xi[6], g[6], tau;
+    hg_jspring_delta(m, e, q, xi, g);
+    o->body_a = o->body_b = e->joint;
+    memcpy(o->a, d->T_world[e->joint].p, sizeof o->a);
+    memcpy(o->b, o->a, sizeof o->b);
+    for (int r = 0; r < nv; r++) {
+      tau = e->k * g[r] + e->c * v[va + r];
+      o->magnitude += tau * tau;
+    }
+    o->magnitude = e->enabled ? sqrt(o->magnitude) : 0;
+    return;
+  }
+  case HG_FORCE_SPRING: {
+    hg_spring_state st;
+    hg_spring_eval(m, d, e, 1, &st);
+    o->body_a = e->body, o->body_b = e->body_b;
+    memcpy(o->a, st.pa, sizeof o->a);
+    memcpy(o->b, st.pb, sizeof o->b);
+    o->length = st.L;
+    if (st.active)
+      for (int r = 0; r < 3; r++) o->force[r] = -st.s * st.u[r];
+    break;
+  }
+  case HG_FORCE_DRAG:
+  case HG_FORCE_PARACHUTE:
+    o->body_a = o->body_b = e->body;
+    hg_point_state(m, d, e->body, e->xa, o->a, NULL);
+    memcpy(o->b, o->a, sizeof o->b);
+    if (e->enabled) hg_drag_force(m, d, e, o->force, vel);
+    else hg_point_state(m, d, e->body, e->xa, o->a, vel);
+    o->length = hg_v3_norm(vel);
+    break;
+  case HG_FORCE_THRUST:
+    o->body_a = o->body_b = e->body;
+    memcpy(o->a, d->T_world[e->body].p, sizeof o->a);
+    memcpy(o->b, o->a, sizeof o->b);
+    if (e->enabled && hg_thrust_on(e, t)) hg_m3_mulv(d->T_world[e->body].R, e->force, o->force);
+    break;
+  }
+  if (!e->enabled) memset(o->force, 0, sizeof o->force);
+  o->magnitude = hg_v3_norm(o->force);
+}

@@ -49,4 +49,22 @@ double hg_forces_potential(const hg_forces *f, const hg_model *m, const hg_data 
 double hg_forces_power_nc(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                           const double *q, const double *v);
 
+/* What element k does now, for drawing it (kinematics of the state in d): the points it acts at
+ * (world), the force it applies there (world axes; for a spring, the force on b, and -force on
+ * a) and its magnitude. Central gravity gives the planet centre as a and the total force on the
+ * bodies as force; a joint spring gives its joint's child-body origin as a and b and the norm of
+ * its joint forces as magnitude. */
+typedef struct hg_force_view {
+  const char *name;
+  hg_force_type type;
+  int enabled, inert;
+  int body_a, body_b;   /* bodies it acts on (-1: none; 0: the world) */
+  double a[3], b[3];    /* points of action, world */
+  double force[3];      /* world axes */
+  double magnitude;     /* N (joint spring: N or N m) */
+  double length;        /* spring: the current length; drag/parachute: the airspeed */
+} hg_force_view;
+void hg_forces_view(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                    const double *q, const double *v, int k, hg_force_view *out);
+
 #endif

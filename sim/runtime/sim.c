@@ -1,5 +1,5 @@
 /* sim.c: the simulation runner: creation from a scene, the run loop over output times, time
- * events, roots and checkpoints, and the views of a running simulation. */
+ * events, roots and checkpoints. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -296,6 +296,7 @@ int hg_sim_run(hg_sim *s, double until) {
   int rc = present(s);
   while (!rc && s->t < tend) rc = step_to(s, tend);
   s->wall += wall_now() - w0;
+  s->view_ok = 0;
   if (rc == HG_SIM_ERR_NUMERIC) write_failure_state(s);
   hg_progress(s, 1);
   return rc;
@@ -314,40 +315,4 @@ int hg_sim_finish(hg_sim *s) {
 
 int hg_sim_write_checkpoint(const hg_sim *s, const char *path) {
   return hg_ck_write(s, path) ? HG_SIM_ERR_OUTPUT : HG_SIM_OK;
-}
-
-/* ---- views ---- */
-
-const char *hg_sim_error(const hg_sim *s) { return s->err; }
-double hg_sim_time(const hg_sim *s) { return s->t; }
-double hg_sim_t_end(const hg_sim *s) { return s->t_end; }
-const hg_model *hg_sim_model(const hg_sim *s) { return s->m; }
-const double *hg_sim_q(const hg_sim *s) { return s->q; }
-const double *hg_sim_v(const hg_sim *s) { return s->v; }
-int hg_sim_nevents(const hg_sim *s) { return s->nlog; }
-const hg_sim_event *hg_sim_event_at(const hg_sim *s, int k) {
-  return k >= 0 && k < s->nlog ? &s->log[k] : NULL;
-}
-double hg_sim_wall_time(const hg_sim *s) { return s->wall; }
-
-void hg_sim_momentum(hg_sim *s, double h[6]) { hg_momentum(s->m, s->d, s->q, s->v, h); }
-
-void hg_sim_get_budget(hg_sim *s, hg_sim_budget *b) {
-  hg_sim_energy(s, s->q, s->v, &b->kinetic, &b->potential, &b->element);
-  b->e_lock = s->e_lock;
-  b->work = s->quad;
-  b->work_event = s->w_event;
-  b->value = hg_sim_budget_value(s);
-  b->initial = s->b0;
-  b->scale = s->b_scale;
-  b->max_drift = s->max_drift;
-}
-
-void hg_sim_stats(const hg_sim *s, hg_integ_stats *st) {
-  *st = s->stats_done;
-  if (s->I) {
-    hg_integ_stats cur;
-    hg_integrator_stats(s->I, &cur);
-    hg_sim_add_stats(st, &cur);
-  }
 }

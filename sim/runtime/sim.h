@@ -119,16 +119,73 @@ int hg_sim_finish(hg_sim *sim);
 /* Writes a checkpoint of the current state to path; HG_SIM_OK or HG_SIM_ERR_OUTPUT. */
 int hg_sim_write_checkpoint(const hg_sim *sim, const char *path);
 
-/* ---- views ---- */
+/* ---- views ----
+ * What a viewer, a script or a report reads of the current state (t, q, v). The kinematics and
+ * joint loads of that state are evaluated inside the library once per state (one right-hand-side
+ * evaluation, which never touches the integrator: viewing never changes a trajectory) the first
+ * time a view needs them. Body and joint indices are those of hg_sim_model, which changes at
+ * every topology change (hg_sim_model_version tells when); names stay. Strings and pointers stay
+ * valid until the simulation next advances or changes. */
 
 const char *hg_sim_error(const hg_sim *sim);
 double hg_sim_time(const hg_sim *sim);
+double hg_sim_t_start(const hg_sim *sim);
 double hg_sim_t_end(const hg_sim *sim);
 const hg_model *hg_sim_model(const hg_sim *sim);
+/* a number that changes whenever the model is replaced (detach, attach, remove, add...) */
+unsigned long hg_sim_model_version(const hg_sim *sim);
 /* the current state (nq and nv of the current model) */
 const double *hg_sim_q(const hg_sim *sim);
 const double *hg_sim_v(const hg_sim *sim);
-/* total momentum and the energy budget of the current state */
+
+/* body i (1 <= i < nbody): world pose, and twist (angular velocity, velocity of the body origin;
+ * world axes) */
+void hg_sim_body(hg_sim *sim, int i, hg_se3 *T, double twist[6]);
+
+/* joint i (the joint of body i, 1 <= i < nbody) */
+typedef struct hg_sim_joint_view {
+  const char *name;
+  hg_joint_type type;
+  hg_mode mode;
+  int nq, nv;
+  const double *q, *v;   /* its coordinates and rates (views into the state) */
+  const double *load;    /* nv: at a free joint the force elements' joint forces; at a prescribed
+                            or locked joint the force the actuator or lock adds (N or N m; what
+                            trajectory.csv's load columns hold) */
+  double wrench[6];      /* the wrench the joint transmits from parent to child: (moment about
+                            the child frame origin, force), world axes, N m and N */
+  hg_se3 frame;          /* the joint frame in the world (parent side, at q's origin) */
+  double axis[3];        /* the first DoF's axis in the world (0 for spherical, free, fixed) */
+} hg_sim_joint_view;
+void hg_sim_joint(hg_sim *sim, int i, hg_sim_joint_view *jv);
+
+/* markers of the scene, k < hg_sim_nmarker */
+typedef struct hg_sim_marker_view {
+  const char *name, *body;
+  int present;           /* 0: its body is not in the simulation (removed, not yet added) */
+  int port;              /* 1: a docking port */
+  hg_se3 pose;           /* world */
+  double velocity[3];    /* of its origin, world */
+} hg_sim_marker_view;
+int hg_sim_nmarker(const hg_sim *sim);
+void hg_sim_marker(hg_sim *sim, int k, hg_sim_marker_view *mv);
+
+/* force elements, k < hg_sim_nforce (forces.h says what each field means) */
+int hg_sim_nforce(const hg_sim *sim);
+void hg_sim_force(hg_sim *sim, int k, hg_force_view *fv);
+
+/* the scene's output pairs, k < hg_sim_npair: separation of the body origins */
+typedef struct hg_sim_pair_view {
+  const char *a, *b;     /* body names */
+  int present;           /* both bodies are in the simulation */
+  double pa[3], pb[3];   /* the origins, world */
+  double distance;       /* m */
+  double speed;          /* rate of change of the distance, m/s */
+} hg_sim_pair_view;
+int hg_sim_npair(const hg_sim *sim);
+void hg_sim_pair(hg_sim *sim, int k, hg_sim_pair_view *pv);
+
+/* total momentum (angular about the world origin, linear; world axes) and the energy budget */
 void hg_sim_momentum(hg_sim *sim, double h[6]);
 void hg_sim_get_budget(hg_sim *sim, hg_sim_budget *b);
 /* the event log */

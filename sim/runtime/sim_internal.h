@@ -125,6 +125,10 @@ struct hg_sim {
   long k_ck;              /* next checkpoint (1, 2, ...) */
   int restart;            /* the integrator must restart at the current time */
 
+  /* views (views.c): the current state's kinematics and loads are in d and tau while view_ok */
+  unsigned long model_version; /* incremented by hg_sim_install_model */
+  int view_ok;
+
   /* bookkeeping */
   hg_integ_stats stats_done; /* statistics of integrators already freed */
   double wall, wall_mark;

@@ -182,6 +182,8 @@ int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   s->m = m;
   s->d = d;
   s->forces = f;
+  s->model_version++;
+  s->view_ok = 0;
   memcpy(m->gravity, s->scene->gravity, sizeof m->gravity);
   if (sim_alloc_work(s, m)) return snprintf(err->msg, sizeof err->msg, "out of memory"), -1;
   hg_sim_resolve_triggers(s);
