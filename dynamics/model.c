@@ -107,6 +107,19 @@ static int builder_find(const hg_builder *b, const char *name) {
   return index_find(&b->names, spec_name, b->body, name);
 }
 
+hg_builder *hg_builder_copy(const hg_builder *src, hg_error *err) {
+  hg_builder *b = hg_builder_new();
+  if (!b) return hg_error_set(err, "out of memory"), NULL;
+  for (int i = 0; i < src->nbody; i++)
+    if (hg_builder_add_body(b, &src->body[i], err)) goto fail;
+  for (int g = 0; g < src->ngeom; g++)
+    if (hg_builder_add_geom(b, src->body[src->geom[g].body].name, &src->geom[g], err)) goto fail;
+  return b;
+fail:
+  hg_builder_free(b);
+  return NULL;
+}
+
 hg_body_spec *hg_builder_body(hg_builder *b, const char *name) {
   int i = builder_find(b, name);
   return i < 0 ? NULL : &b->body[i];

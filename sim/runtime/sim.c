@@ -125,7 +125,8 @@ static void sim_atmosphere(hg_sim *s) {
 
 /* model, state, modes, integrator and outputs */
 static int sim_build(hg_sim *s, hg_error *err) {
-  hg_model *m = hg_builder_compile(s->scene->builder, err);
+  s->builder = hg_builder_copy(s->scene->builder, err);
+  hg_model *m = s->builder ? hg_builder_compile(s->builder, err) : NULL;
   if (!m || hg_sim_install_model(s, m, err)) return -1;
   s->t = s->t_start;
   if (hg_sim_initial_state(s, err)) return -1;
@@ -141,7 +142,7 @@ static int sim_build(hg_sim *s, hg_error *err) {
   return 0;
 }
 
-hg_sim *hg_sim_new(hg_scene *sc, const hg_sim_options *opt, hg_error *err) {
+hg_sim *hg_sim_new(const hg_scene *sc, const hg_sim_options *opt, hg_error *err) {
   hg_sim *s = calloc(1, sizeof *s);
   if (!s) return set_err(err, "out of memory"), NULL;
   s->scene = sc;
@@ -166,6 +167,7 @@ void hg_sim_free(hg_sim *s) {
   hg_forces_free(s->forces);
   hg_data_free(s->d);
   hg_model_free(s->m);
+  hg_builder_free(s->builder);
   double *arrays[] = {s->q, s->v, s->qs, s->vs, s->qdd, s->tau, s->tau_el, s->fext, s->vdot,
                       s->dv, s->imp, s->cache_q, s->cache_v};
   for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);

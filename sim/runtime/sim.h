@@ -29,7 +29,7 @@
  * rotation from port a's frame turned half a turn about its x axis to port b's frame (mated ports
  * face each other); it docks like attach. Conditions are found only if the integrator's steps are
  * short enough to see them (a scene's max_step). Time events and checkpoints are exact stops.
- * Topology changes edit the scene's builder (topology.h), recompile, map the state (every body
+ * Topology changes edit the simulation's copy of the scene's bodies (topology.h), recompile, map the state (every body
  * keeps its world pose and spatial velocity) and rebuild forces, profiles and integrator. Joint
  * modes and profiles follow their joints by name. Every event is logged with the total momentum
  * (hg_momentum) and the mechanical energy before and after it.
@@ -98,10 +98,13 @@ typedef struct hg_sim hg_sim;
 
 void hg_sim_default_options(hg_sim_options *opt);
 
-/* A simulation of scene s (borrowed: it must outlive the simulation, whose topology changes edit
- * s->builder). NULL with err on a scene that cannot be simulated (unknown names, a singular
- * model, bad integrator options). */
-hg_sim *hg_sim_new(hg_scene *s, const hg_sim_options *opt, hg_error *err);
+/* A simulation of scene s. The scene is only read, never modified (topology changes edit the
+ * simulation's own copy of its bodies), so any number of simulations may be made from one scene,
+ * also concurrently from several threads, and every run of the same scene and options is
+ * bit-identical. s must outlive the simulation. NULL with err on a scene that cannot be simulated
+ * (unknown names, a singular model, bad integrator options). A restart is hg_sim_free and
+ * hg_sim_new: it costs one model compile, O(bodies). */
+hg_sim *hg_sim_new(const hg_scene *s, const hg_sim_options *opt, hg_error *err);
 void hg_sim_free(hg_sim *sim);
 
 /* Continues from a checkpoint file written by a run of the same scene (before any hg_sim_run).

@@ -74,7 +74,8 @@ typedef struct hg_outputs {
 } hg_outputs;
 
 struct hg_sim {
-  hg_scene *scene;
+  const hg_scene *scene;  /* never modified: every run of a scene starts alike */
+  hg_builder *builder;    /* the bodies present now: a copy of the scene's that topology changes edit */
   hg_sim_options opt;
   hg_integ_options integ;
   double t_start, t_end;

@@ -191,7 +191,7 @@ static void place_added(hg_sim *s, const hg_topo_op *op) {
 
 /* the builder edit of an op */
 static int edit_builder(hg_sim *s, const hg_topo_op *op, hg_error *err) {
-  hg_builder *b = s->scene->builder;
+  hg_builder *b = s->builder;
   if (op->type == HG_ACTION_ADD) return add_subtree(b, &s->scene->library, op->body, err);
   if (op->type == HG_ACTION_DETACH) return hg_topology_detach(b, op->body, err);
   if (op->type == HG_ACTION_ATTACH)
@@ -218,7 +218,7 @@ int hg_sim_topology(hg_sim *s, const hg_topo_op *op, int with_state) {
   double *q1 = NULL, *v1 = NULL;
   hg_model *m1 = NULL;
   int nsv = 0, rc = edit_builder(s, op, &err);
-  if (!rc) rc = !(m1 = hg_builder_compile(s->scene->builder, &err));
+  if (!rc) rc = !(m1 = hg_builder_compile(s->builder, &err));
   if (!rc && with_state) rc = map_state(s, m1, &q1, &v1, &err);
   if (rc) {
     hg_model_free(m1);
