@@ -275,15 +275,23 @@ static double momentum_change(const hg_sim_event *ev) {
   return fmax(a, b);
 }
 
-int hg_out_event(hg_sim *s, const hg_sim_event *ev) {
-  FILE *f = s->out.events;
-  if (!f) return 0;
-  fprintf(f, "%.17g,%s,\"", ev->t, ev->name);
-  for (const char *p = ev->details; *p; p++) {
+/* a CSV field in double quotes (a command's name holds commas and braces) */
+static void put_quoted(FILE *f, const char *text) {
+  fputc('"', f);
+  for (const char *p = text; *p; p++) {
     if (*p == '"') fputc('"', f);
     fputc(*p, f);
   }
   fputc('"', f);
+}
+
+int hg_out_event(hg_sim *s, const hg_sim_event *ev) {
+  FILE *f = s->out.events;
+  if (!f) return 0;
+  fprintf(f, "%.17g,", ev->t);
+  put_quoted(f, ev->name);
+  fputc(',', f);
+  put_quoted(f, ev->details);
   for (int k = 0; k < 6; k++) put(f, ev->h_before[k]);
   put(f, ev->e_before);
   for (int k = 0; k < 6; k++) put(f, ev->h_after[k]);

@@ -182,6 +182,9 @@ void hg_sim_free(hg_sim *s) {
   free(s->captured);
   free(s->fired);
   free(s->log);
+  for (int k = 0; k < s->ncmd; k++) hg_command_free(&s->cmd[k]);
+  free(s->cmd);
+  free(s->cmd_fired);
   free(s);
 }
 
@@ -236,6 +239,7 @@ static int checkpoint(hg_sim *s) {
 /* everything due at the present time: time events, the output row, a checkpoint */
 static int present(hg_sim *s) {
   int rc = hg_sim_fire_due(s);
+  if (!rc && s->held) return 0; /* the caller's stop: the rest waits (step_to) */
   if (!rc && s->restart) rc = hg_sim_restart(s) ? s->failed : 0;
   if (!rc && row_exists(s, s->k_out) && hg_sim_out_time(s, s->k_out) <= s->t) {
     track_invariants(s);
@@ -281,7 +285,10 @@ static void write_failure_state(hg_sim *s) {
   hg_ck_write(s, path);
 }
 
-/* one stretch of integration to the next stop, and what happens there */
+/* One stretch of integration to the next stop, and what happens there. At the caller's own
+ * stop (tend before the end of the run) the events due fire, but the restart, the output row and
+ * the checkpoint of that instant wait for the next hg_sim_run (s->held): a command given there
+ * acts before them, exactly as a command scheduled for that time does. */
 static int step_to(hg_sim *s, double tend) {
   int ic = hg_integrator_advance(s->I, next_stop(s, tend));
   if (ic < 0) return integration_failure(s);
@@ -289,12 +296,14 @@ static int step_to(hg_sim *s, double tend) {
   if (!finite_state(s))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "the state is not finite at t = %.17g", s->t);
   int rc = ic == HG_INTEG_ROOT ? fire_roots(s) : 0;
+  s->held = s->t >= tend && tend < s->t_end;
   return rc ? rc : present(s);
 }
 
 int hg_sim_run(hg_sim *s, double until) {
   if (s->failed) return s->failed;
   double tend = fmin(until, s->t_end), w0 = wall_now();
+  s->held = 0;
   int rc = present(s);
   while (!rc && s->t < tend) rc = step_to(s, tend);
   s->wall += wall_now() - w0;
@@ -307,6 +316,8 @@ int hg_sim_run(hg_sim *s, double until) {
 int hg_sim_finish(hg_sim *s) {
   char path[4096];
   int rc = HG_SIM_OK;
+  s->held = 0;
+  if (!s->failed && s->t < s->t_end) present(s); /* what is due where the run was left */
   if (!s->opt.out_dir) return rc;
   if (s->opt.plots && s->scene->output.plots && hg_plot_all(s) < 0) rc = HG_SIM_ERR_OUTPUT;
   hg_out_path(s, "summary.txt", path, sizeof path);

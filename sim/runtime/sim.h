@@ -116,6 +116,27 @@ int hg_sim_resume(hg_sim *sim, const char *path, hg_error *err);
  * in OUT/failure-state.txt (a checkpoint). */
 int hg_sim_run(hg_sim *sim, double until);
 
+/* ---- commands: the one path of every change (docs/commands.md) ----
+ * Scene events, docking captures, command files, the viewer and scripts all change a running
+ * simulation through the same actions (scene.h, hg_action), applied by one function and logged to
+ * events.csv the same way. A command's consecutive set_mode actions take effect together, in one
+ * impulse; a profile that would make its joint jump is refused (logged, the joint keeps its mode).
+ *
+ * hg_sim_command applies cmd's actions now, at hg_sim_time, as one event named by its text: after
+ * whatever else is due at this instant (scene time events) and before the output row of this
+ * instant, so that it does exactly what the same command scheduled for this time does.
+ * hg_sim_schedule keeps cmd for time cmd->t (>= now): the run stops exactly there and applies it
+ * after the scene's time events of that instant, as a scene event {at: t} would be applied.
+ * Both copy cmd. HG_SIM_OK or an error status (hg_sim_error says why). */
+int hg_sim_command(hg_sim *sim, const hg_command *cmd);
+int hg_sim_schedule(hg_sim *sim, const hg_command *cmd);
+/* the commands given so far (scheduled or applied), in order, and whether each has been applied */
+int hg_sim_ncommands(const hg_sim *sim);
+const hg_command *hg_sim_command_at(const hg_sim *sim, int k, int *applied);
+/* actions refused so far (a profile that would make its joint jump, a re-rooting through a joint
+ * that cannot reverse): each is in the event log's details, starting with "REFUSED" */
+int hg_sim_refused(const hg_sim *sim);
+
 /* Closes the outputs: summary.txt and the plots. Returns HG_SIM_OK or HG_SIM_ERR_OUTPUT. */
 int hg_sim_finish(hg_sim *sim);
 

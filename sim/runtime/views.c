@@ -26,6 +26,13 @@ const hg_sim_event *hg_sim_event_at(const hg_sim *s, int k) {
   return k >= 0 && k < s->nlog ? &s->log[k] : NULL;
 }
 double hg_sim_wall_time(const hg_sim *s) { return s->wall; }
+int hg_sim_ncommands(const hg_sim *s) { return s->ncmd; }
+const hg_command *hg_sim_command_at(const hg_sim *s, int k, int *applied) {
+  if (k < 0 || k >= s->ncmd) return NULL;
+  if (applied) *applied = s->cmd_fired[k];
+  return &s->cmd[k];
+}
+int hg_sim_refused(const hg_sim *s) { return s->nrefused; }
 
 /* ---- bodies and joints ---- */
 

@@ -7,7 +7,7 @@
 #include "scene_internal.h"
 
 hg_src hg_sc_src(const hg_sctx *c, const hg_ynode *n) {
-  hg_src s = {c->s->path, 1, 1};
+  hg_src s = {c->src_path ? c->src_path : c->s->path, 1, 1};
   hg_ydoc_where(n, &s.line, &s.column);
   return s;
 }
