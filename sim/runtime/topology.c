@@ -496,7 +496,7 @@ static int same_pair(const hg_model *m0, int i0, const hg_model *m1, int i1) {
 }
 
 int hg_topology_map_modes(const hg_model *m0, const hg_data *d0, const hg_model *m1, hg_data *d1,
-                          hg_error *err) {
+                          int *from, hg_error *err) {
   name_index joints;
   if (index_build(&joints, m0->jnt_name, 1, m0->nbody)) {
     hg_error_set(err, "out of memory");
@@ -505,8 +505,11 @@ int hg_topology_map_modes(const hg_model *m0, const hg_data *d0, const hg_model 
   /* a joint keeps its mode while it joins the same two bodies; new or re-parented ones are free */
   for (int i = 1; i < m1->nbody; i++) {
     int k = index_find(&joints, m1->jnt_name[i]);
-    d1->mode[i] = k > 0 && same_pair(m0, k, m1, i) ? d0->mode[k] : HG_MODE_FREE;
+    int kept = k > 0 && same_pair(m0, k, m1, i) && m0->jnt[k].type == m1->jnt[i].type;
+    d1->mode[i] = kept ? d0->mode[k] : HG_MODE_FREE;
+    if (from) from[i] = kept ? k : -1;
   }
+  if (from) from[0] = -1;
   free(joints.slot);
   return 0;
 }
