@@ -357,6 +357,7 @@ int hg_out_summary(hg_sim *s, const char *path) {
   fprintf(f, "bodies: %d\ndofs: %d\n", s->m->nbody - 1, s->m->nv);
   summary_integrator(f, s);
   summary_events(f, s);
+  fprintf(f, "refused_actions: %d\n", hg_sim_refused(s));
   summary_budget(f, s);
   fprintf(f, "wall_time: %.3f s\nreal_time_factor: %.4g\n", wall, wall > 0 ? sim_time / wall : 0);
   fprintf(f, "trajectory_rows: %ld\n", s->out.rows);
