@@ -64,7 +64,7 @@ static hg_scene *scene_text(const char *dir, const char *name, const char *text)
 static hg_command parse(const hg_scene *s, const char *text) {
   hg_command c;
   hg_error err;
-  if (hg_command_parse(s, text, &c, &err)) fail_msg("'%s': %s", text, err.msg);
+  if (hg_command_parse(s, text, NULL, 0, &c, &err)) fail_msg("'%s': %s", text, err.msg);
   return c;
 }
 

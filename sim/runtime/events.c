@@ -202,6 +202,15 @@ static int dock(hg_sim *s, fire_ctx *c, const char *ma, const char *mb, const ch
   /* docking within one tree would close a loop */
   if (ia > 0 && s->m->root[ia] == s->m->root[ib])
     return detail(c, "attach %s to %s: already connected, skipped", mb, ma), 0;
+  /* re-rooting the child's tree must reverse every joint on the way up */
+  const char *blocker = hg_topology_reroot_blocker(s->m, ib);
+  if (blocker) {
+    int j = hg_model_joint(s->m, blocker);
+    s->nrefused++;
+    return detail(c, "REFUSED attach %s to %s: docking would re-root its tree through %s joint "
+                     "%s, which cannot reverse", mb, ma,
+                  hg_joint_type_name(s->m->jnt[j].type), blocker), 0;
+  }
   hg_kinematics(s->m, s->d, s->q, s->v);
   if (ia > 0) hg_se3_invmul(&s->d->T_world[ia], &s->d->T_world[ib], &T);
   else T = s->d->T_world[ib];

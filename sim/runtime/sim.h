@@ -129,6 +129,9 @@ int hg_sim_run(hg_sim *sim, double until);
  * after the scene's time events of that instant, as a scene event {at: t} would be applied.
  * Both copy cmd. HG_SIM_OK or an error status (hg_sim_error says why). */
 int hg_sim_command(hg_sim *sim, const hg_command *cmd);
+/* hg_command_parse against the simulation's scene and its current joints (docking joints made
+ * while it runs included): what a viewer's command line uses. 0 or -1 with err. */
+int hg_sim_parse_command(const hg_sim *sim, const char *text, hg_command *cmd, hg_error *err);
 int hg_sim_schedule(hg_sim *sim, const hg_command *cmd);
 /* the commands given so far (scheduled or applied), in order, and whether each has been applied */
 int hg_sim_ncommands(const hg_sim *sim);

@@ -153,7 +153,12 @@ static int plan_dock(const char *parent, const char *joint_name, const hg_se3 *T
                      hg_error *err) {
   const char *why = NULL;
   hg_joint_init(&ns->joint, HG_JOINT_FREE, NULL, NULL, 0, &why);
+  /* the offset's rotation comes from products of world rotations, orthogonal to ~eps each time;
+   * put it back on SO(3) so that thousands of docks do not let the error grow */
+  double quat[4];
   ns->offset = *T;
+  hg_R_to_quat(T->R, quat);
+  hg_quat_to_R(quat, ns->offset.R);
   hg_se3_identity(&ns->post);
   ns->has_post = 0;
   memset(&ns->limits, 0, sizeof ns->limits);
@@ -262,6 +267,14 @@ done:
 
 int hg_topology_remove(hg_builder *b, const char *body, hg_error *err) {
   return hg_builder_remove_body(b, body, err);
+}
+
+const char *hg_topology_reroot_blocker(const hg_model *m, int child) {
+  for (int j = child; j > 0 && m->parent[j] != 0; j = m->parent[j]) {
+    hg_joint jr;
+    if (hg_joint_reverse(&m->jnt[j], NULL, NULL, &jr, NULL, NULL)) return m->jnt_name[j];
+  }
+  return NULL;
 }
 
 /* ---- state mapping ---- */

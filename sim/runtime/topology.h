@@ -20,6 +20,10 @@ int hg_topology_detach(hg_builder *b, const char *body, hg_error *err);
 int hg_topology_attach(hg_builder *b, const char *parent, const char *child,
                        const char *joint_name, const hg_se3 *T_parent_child, hg_error *err);
 
+/* The first joint on the path from body 'child' up to its tree's root that docking 'child' would
+ * have to reverse but cannot (a planar joint), or NULL when re-rooting at child works. */
+const char *hg_topology_reroot_blocker(const hg_model *m, int child);
+
 /* Removes 'body' and its subtree. */
 int hg_topology_remove(hg_builder *b, const char *body, hg_error *err);
 

@@ -34,6 +34,12 @@ const hg_command *hg_sim_command_at(const hg_sim *s, int k, int *applied) {
 }
 int hg_sim_refused(const hg_sim *s) { return s->nrefused; }
 
+int hg_sim_parse_command(const hg_sim *s, const char *text, hg_command *cmd, hg_error *err) {
+  const hg_model *m = s->m;
+  return hg_command_parse(s->scene, text, (const char *const *)m->jnt_name + 1, m->nbody - 1, cmd,
+                          err);
+}
+
 /* ---- bodies and joints ---- */
 
 void hg_sim_body(hg_sim *s, int i, hg_se3 *T, double twist[6]) {

@@ -292,7 +292,8 @@ int hg_command_copy(hg_command *d, const hg_command *s) {
  * each line is rewritten as YAML on the same line of one document, which the scene's reader
  * then reads. */
 static int read_commands(const hg_scene *s, const char *text, size_t len, const char *path,
-                         int timed, hg_command_list *out, hg_error *err) {
+                         int timed, const char *const *joints, int njoints, hg_command_list *out,
+                         hg_error *err) {
   hg_sctx c;
   buf y = {0};
   int rc = -1, line = 0, ncmd = 0;
@@ -301,6 +302,12 @@ static int read_commands(const hg_scene *s, const char *text, size_t len, const 
     hg_error_set(err, "%s: the scene keeps no names to check commands against", path);
     goto done;
   }
+  /* joints a running simulation made (docking joints) are free joints to the reader */
+  for (int k = 0; k < njoints; k++)
+    if (hg_model_joint(c.m, joints[k]) < 0 && hg_sc_add_dock(&c, hg_ydoc_strdup(joints[k]))) {
+      hg_error_set(err, "%s: out of memory", path);
+      goto done;
+    }
   /* pass 1: one YAML sequence item per command, on the command's own line */
   for (size_t at = 0; at < len || (at == len && line == 0); line++) {
     const char *ln = text + at, *nl = memchr(ln, '\n', len - at);
@@ -403,18 +410,21 @@ int hg_commands_load(const hg_scene *s, const char *path, hg_command_list *out, 
     return hg_error_set(err, "%s: not a text file (it holds a NUL byte)", path), -1;
   }
   out->path = hg_ydoc_strdup(path);
-  int rc = out->path ? read_commands(s, text.s ? text.s : "", text.n, out->path, 1, out, err) : -1;
+  int rc = out->path ? read_commands(s, text.s ? text.s : "", text.n, out->path, 1, NULL, 0, out,
+                                     err)
+                     : -1;
   if (!out->path) hg_error_set(err, "%s: out of memory", path);
   free(text.s);
   if (rc) hg_commands_free(out);
   return rc;
 }
 
-int hg_command_parse(const hg_scene *s, const char *text, hg_command *out, hg_error *err) {
+int hg_command_parse(const hg_scene *s, const char *text, const char *const *joints, int njoints,
+                     hg_command *out, hg_error *err) {
   hg_command_list l = {0};
   memset(out, 0, sizeof *out);
   if (strchr(text, '\n')) return hg_error_set(err, "command: one command, one line"), -1;
-  if (read_commands(s, text, strlen(text), "command", 0, &l, err)) return -1;
+  if (read_commands(s, text, strlen(text), "command", 0, joints, njoints, &l, err)) return -1;
   *out = l.cmd[0];
   out->src.file = NULL; /* "command" is no file */
   free(l.cmd);

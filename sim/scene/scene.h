@@ -276,8 +276,11 @@ typedef struct hg_command_list {
 /* Reads a command file of scene s: one command per line, 'TIME ACTION ARGUMENTS', '#' starts a
  * comment. 0, or -1 with err = "FILE:LINE: what was expected". */
 int hg_commands_load(const hg_scene *s, const char *path, hg_command_list *out, hg_error *err);
-/* Reads one command without a time, 'ACTION ARGUMENTS' (a viewer's command line). 0 or -1. */
-int hg_command_parse(const hg_scene *s, const char *text, hg_command *out, hg_error *err);
+/* Reads one command without a time, 'ACTION ARGUMENTS' (a viewer's command line). joints (may
+ * be NULL) are further joint names a command may use: the docking joints a running simulation
+ * made (hg_sim_parse_command passes them). 0, or -1 with err = "command:1: ...". */
+int hg_command_parse(const hg_scene *s, const char *text, const char *const *joints, int njoints,
+                     hg_command *out, hg_error *err);
 int hg_command_copy(hg_command *dst, const hg_command *src);
 void hg_command_free(hg_command *cmd);
 void hg_commands_free(hg_command_list *list);
