@@ -322,9 +322,24 @@ static void measure(hg_sim *s, double h[6], double *e, double *scale) {
 }
 
 /* the log entry: budget terms, history, the events file */
+double hg_sim_event_momentum_change(const hg_sim_event *ev) {
+  double dL[3], dp[3];
+  for (int k = 0; k < 3; k++) {
+    dL[k] = ev->h_after[k] - ev->h_before[k];
+    dp[k] = ev->h_after[3 + k] - ev->h_before[3 + k];
+  }
+  double a = ev->h_scale[0] > 0 ? hg_v3_norm(dL) / ev->h_scale[0] : hg_v3_norm(dL);
+  double b = ev->h_scale[1] > 0 ? hg_v3_norm(dp) / ev->h_scale[1] : hg_v3_norm(dp);
+  return fmax(a, b);
+}
+
 static int finish_fire(hg_sim *s, fire_ctx *c, int kind, int index) {
   measure(s, c->ev.h_after, &c->ev.e_after, NULL);
   if (!floating(s)) c->ev.conserves = 0;
+  /* whatever the actions claim, an event whose momentum changed does not conserve it: events
+   * that keep it do so to round-off (at most 2e-14 of the bodies' summed momenta, measured over
+   * 80,000 random events in test_events_soak) */
+  if (hg_sim_event_momentum_change(&c->ev) > 1e-12) c->ev.conserves = 0;
   c->ev.e_lock = c->e_lock;
   s->e_lock += c->e_lock;
   s->w_event += c->ev.e_after - c->ev.e_before + c->e_lock;

@@ -73,7 +73,7 @@ typedef struct hg_sim_options {
   FILE *progress;          /* a progress bar (a terminal), or NULL */
 } hg_sim_options;
 
-/* one logged event */
+/* one logged event (events.csv) */
 typedef struct hg_sim_event {
   double t;
   const char *name;    /* the event's name, or "capture" */
@@ -82,8 +82,13 @@ typedef struct hg_sim_event {
   double e_before, e_after;       /* kinetic + gravity potential + element potential */
   double e_lock;       /* kinetic energy removed by plastic locks of this event */
   double h_scale[2];   /* sums of the bodies' angular and linear momentum magnitudes (before) */
-  int conserves;       /* 1 when no action applies an outside impulse or removes a body */
+  int conserves;       /* 1 when every tree floats freely, no action applies an outside impulse or
+                          removes a body, and the momentum did not change (1e-12 relative) */
 } hg_sim_event;
+
+/* the momentum change across an event: max of |dL| and |dp|, each relative to the bodies'
+ * summed angular or linear momentum magnitudes before it (events.csv's momentum_change) */
+double hg_sim_event_momentum_change(const hg_sim_event *ev);
 
 /* the energy budget */
 typedef struct hg_sim_budget {
