@@ -17,6 +17,7 @@
 
 #include "inertia.h"
 #include "joint.h"
+#include "names.h"
 #include "spatial.h"
 
 /* a message for whoever made the model: "what went wrong" (file:line context added by readers) */

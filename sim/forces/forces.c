@@ -529,7 +529,7 @@ static hg_forces *hg_forces_compile(const hg_forces *prev, const hg_scene *s, co
   hg_forces *f = calloc(1, sizeof *f);
   if (!f || !(f->e = calloc((size_t)(s->nforce > 0 ? s->nforce : 1), sizeof *f->e)) ||
       hg_forces_bodies(f, m)) {
-    if (err) snprintf(err->msg, sizeof err->msg, "force elements: out of memory");
+    hg_error_set(err, "force elements: out of memory");
     hg_forces_free(f);
     return NULL;
   }
@@ -541,8 +541,8 @@ static hg_forces *hg_forces_compile(const hg_forces *prev, const hg_scene *s, co
     hg_resolve rs = {s, m, sp, pe != NULL || topo, err};
     f->n = k + 1;
     hg_elem_numbers(sp, e);
-    if (!(e->name = strdup(sp->name ? sp->name : ""))) {
-      if (err) snprintf(err->msg, sizeof err->msg, "force elements: out of memory");
+    if (!(e->name = hg_strdup(sp->name ? sp->name : ""))) {
+      hg_error_set(err, "force elements: out of memory");
       hg_forces_free(f);
       return NULL;
     }

@@ -367,7 +367,7 @@ int hg_ck_resume(hg_sim *s, const char *path, hg_error *err) {
   r.path = path;
   r.err = err;
   r.f = fopen(path, "r");
-  if (!r.f) return snprintf(err->msg, sizeof err->msg, "%.400s: cannot open", path), -1;
+  if (!r.f) return hg_error_set(err, "%.400s: cannot open", path), -1;
   int rc = ck_read(s, &r);
   free(r.line);
   free(r.word);
@@ -377,6 +377,6 @@ int hg_ck_resume(hg_sim *s, const char *path, hg_error *err) {
   hg_sim_resolve_triggers(s);
   s->restart = 0;
   if (hg_sim_new_integrator(s) || hg_sim_restart(s))
-    return snprintf(err->msg, sizeof err->msg, "%.200s: %.300s", path, s->err), -1;
+    return hg_error_set(err, "%.200s: %.300s", path, s->err), -1;
   return 0;
 }

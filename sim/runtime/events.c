@@ -217,7 +217,7 @@ static int dock(hg_sim *s, fire_ctx *c, const char *ma, const char *mb, const ch
   if (jname) snprintf(joint, sizeof joint, "%s", jname);
   else snprintf(joint, sizeof joint, "dock_%s_%s", ma, mb);
   hg_topo_op op = {HG_ACTION_ATTACH, s->m->body_name[ib], s->m->body_name[ia], joint, T, NULL};
-  char *child = hg_sim_strdup(op.body), *parent = hg_sim_strdup(op.parent);
+  char *child = hg_strdup(op.body), *parent = hg_strdup(op.parent);
   op.body = child;
   op.parent = parent;
   int rc = child && parent ? hg_sim_topology(s, &op, 1)
@@ -234,7 +234,7 @@ static int act_undock(hg_sim *s, fire_ctx *c, const hg_action *act) {
   if (i < 1) return detail(c, "undock %s absent: skipped", act->joint ? act->joint : "?"), 0;
   if (!act->detach) return apply_mode(s, c, i, &free_spec, HG_RECIPE_KEEP, -1, -1);
   /* the body's name outlives the model that the detach replaces */
-  char *body = hg_sim_strdup(s->m->body_name[i]);
+  char *body = hg_strdup(s->m->body_name[i]);
   int rc = body ? act_detach(s, c, body) : hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
   free(body);
   return rc;

@@ -50,22 +50,7 @@ int hg_sim_grow(void **arr, int n, int *cap, size_t size) {
   return 0;
 }
 
-char *hg_sim_strdup(const char *x) {
-  if (!x) return NULL;
-  size_t n = strlen(x) + 1;
-  char *c = malloc(n);
-  if (c) memcpy(c, x, n);
-  return c;
-}
-
 /* ---- creation ---- */
-
-static void set_err(hg_error *err, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-  va_end(ap);
-}
 
 /* run options: the scene's, overridden by the caller's */
 static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
@@ -80,10 +65,10 @@ static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
   s->t_end = isnan(s->opt.t_end) ? sc->t_end : s->opt.t_end;
   s->dt_out = sc->output.dt > 0 ? sc->output.dt : 0.01;
   if (!(s->t_end > s->t_start) || !isfinite(s->t_end))
-    return set_err(err, "the end time %g must be finite and after the start time %g", s->t_end,
+    return hg_error_set(err, "the end time %g must be finite and after the start time %g", s->t_end,
                    s->t_start), -1;
   if (!(s->opt.checkpoint_every >= 0) || !isfinite(s->opt.checkpoint_every))
-    return set_err(err, "the checkpoint interval must be finite and >= 0"), -1;
+    return hg_error_set(err, "the checkpoint interval must be finite and >= 0"), -1;
   return 0;
 }
 
@@ -137,18 +122,18 @@ static int sim_build(hg_sim *s, hg_error *err) {
   if (!(s->integ.atol_quad > 0))
     s->integ.atol_quad = s->integ.rtol * (s->b_scale > 0 ? s->b_scale : 1);
   s->k_ck = 1;
-  if (hg_sim_new_integrator(s)) return set_err(err, "%s", s->err), -1;
-  if (hg_out_open(s)) return set_err(err, "%s", s->err), -1;
+  if (hg_sim_new_integrator(s)) return hg_error_set(err, "%s", s->err), -1;
+  if (hg_out_open(s)) return hg_error_set(err, "%s", s->err), -1;
   return 0;
 }
 
 hg_sim *hg_sim_new(const hg_scene *sc, const hg_sim_options *opt, hg_error *err) {
   hg_sim *s = calloc(1, sizeof *s);
-  if (!s) return set_err(err, "out of memory"), NULL;
+  if (!s) return hg_error_set(err, "out of memory"), NULL;
   s->scene = sc;
   if (sim_options(s, opt, err)) goto fail;
   if (sim_roots(s)) {
-    set_err(err, "out of memory");
+    hg_error_set(err, "out of memory");
     goto fail;
   }
   sim_atmosphere(s);

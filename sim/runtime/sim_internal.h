@@ -151,8 +151,6 @@ struct hg_sim {
 int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...);
 /* makes room for one more of n items of size in *arr (capacity *cap); 0 or -1 */
 int hg_sim_grow(void **arr, int n, int *cap, size_t size);
-/* a malloc'd copy (NULL for NULL) */
-char *hg_sim_strdup(const char *x);
 /* time of output row k and of checkpoint k */
 double hg_sim_out_time(const hg_sim *s, long k);
 double hg_sim_ck_time(const hg_sim *s, long k);

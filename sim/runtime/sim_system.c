@@ -165,7 +165,7 @@ static hg_forces *sim_forces(hg_sim *s, const hg_model *m, hg_error *err) {
 int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   hg_data *d = hg_data_new(m);
   hg_forces *f = d ? sim_forces(s, m, err) : NULL;
-  if (!d) snprintf(err->msg, sizeof err->msg, "out of memory");
+  if (!d) hg_error_set(err, "out of memory");
   if (!f) {
     hg_data_free(d);
     hg_model_free(m);
@@ -182,7 +182,7 @@ int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   s->model_version++;
   s->view_ok = 0;
   memcpy(m->gravity, s->scene->gravity, sizeof m->gravity);
-  if (sim_alloc_work(s, m)) return snprintf(err->msg, sizeof err->msg, "out of memory"), -1;
+  if (sim_alloc_work(s, m)) return hg_error_set(err, "out of memory"), -1;
   hg_sim_resolve_triggers(s);
   return 0;
 }

@@ -14,9 +14,9 @@ int hg_sim_push_topo(hg_sim *s, const hg_topo_op *op) {
   if (hg_sim_grow((void **)&s->topo, s->ntopo, &s->captopo, sizeof *s->topo)) return -1;
   hg_topo_op *c = &s->topo[s->ntopo];
   *c = *op;
-  c->body = hg_sim_strdup(op->body);
-  c->parent = hg_sim_strdup(op->parent);
-  c->joint = hg_sim_strdup(op->joint);
+  c->body = hg_strdup(op->body);
+  c->parent = hg_strdup(op->parent);
+  c->joint = hg_strdup(op->joint);
   if (!c->body || (op->parent && !c->parent) || (op->joint && !c->joint)) {
     hg_sim_free_topo(c);
     return -1;

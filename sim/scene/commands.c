@@ -206,7 +206,7 @@ static int context(hg_sctx *c, const hg_scene *s, const char *path) {
   c->m = nm->m;
   c->absent = nm->absent;
   for (int k = 0; k < nm->ndock; k++)
-    if (hg_sc_add_dock(c, hg_ydoc_strdup(nm->dock[k]))) return -1;
+    if (hg_sc_add_dock(c, hg_strdup(nm->dock[k]))) return -1;
   return 0;
 }
 
@@ -280,7 +280,7 @@ int hg_command_copy(hg_command *d, const hg_command *s) {
   memset(d, 0, sizeof *d);
   d->t = s->t;
   d->src = s->src;
-  d->text = hg_ydoc_strdup(s->text);
+  d->text = hg_strdup(s->text);
   d->action = calloc((size_t)s->naction + 1, sizeof *d->action);
   if (!d->action || (s->text && !d->text)) return hg_command_free(d), -1;
   for (int k = 0; k < s->naction; k++, d->naction++)
@@ -304,7 +304,7 @@ static int read_commands(const hg_scene *s, const char *text, size_t len, const 
   }
   /* joints a running simulation made (docking joints) are free joints to the reader */
   for (int k = 0; k < njoints; k++)
-    if (hg_model_joint(c.m, joints[k]) < 0 && hg_sc_add_dock(&c, hg_ydoc_strdup(joints[k]))) {
+    if (hg_model_joint(c.m, joints[k]) < 0 && hg_sc_add_dock(&c, hg_strdup(joints[k]))) {
       hg_error_set(err, "%s: out of memory", path);
       goto done;
     }
@@ -409,7 +409,7 @@ int hg_commands_load(const hg_scene *s, const char *path, hg_command_list *out, 
     free(text.s);
     return hg_error_set(err, "%s: not a text file (it holds a NUL byte)", path), -1;
   }
-  out->path = hg_ydoc_strdup(path);
+  out->path = hg_strdup(path);
   int rc = out->path ? read_commands(s, text.s ? text.s : "", text.n, out->path, 1, NULL, 0, out,
                                      err)
                      : -1;

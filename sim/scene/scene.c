@@ -61,7 +61,7 @@ static int read_scene(hg_sctx *c) {
 static hg_scene *scene_new(const char *path) {
   hg_scene *s = calloc(1, sizeof *s);
   if (!s) return NULL;
-  s->path = hg_ydoc_strdup(path);
+  s->path = hg_strdup(path);
   s->builder = hg_builder_new();
   s->gravity[2] = -9.81;
   hg_integ_default_options(&s->integ, HG_INTEG_CVODE_ADAMS);
@@ -123,7 +123,7 @@ hg_scene *hg_scene_load(const char *path, hg_error *err) {
   c.s = scene_new(path);
   c.dir = folder_of(path);
   if (!c.s || !c.dir) {
-    if (err) snprintf(err->msg, sizeof err->msg, "%s: out of memory", path);
+    hg_error_set(err, "%s: out of memory", path);
     hg_scene_free(c.s);
     free(c.dir);
     return NULL;
@@ -131,7 +131,7 @@ hg_scene *hg_scene_load(const char *path, hg_error *err) {
   rc = hg_ydoc_load(&c.doc, path, err);
   if (rc == 0) rc = read_scene(&c);
   if (rc == 0 && keep_names(&c)) {
-    if (err) snprintf(err->msg, sizeof err->msg, "%s: out of memory", path);
+    hg_error_set(err, "%s: out of memory", path);
     rc = -1;
   }
   context_free(&c);
@@ -177,12 +177,12 @@ int hg_action_copy(hg_action *d, const hg_action *a) {
   const hg_profile_spec *p = &a->mode.profile;
   size_t ns = (size_t)(p->nsamples > 0 ? p->nsamples : 0);
   *d = *a;
-  d->joint = hg_ydoc_strdup(a->joint);
-  d->mode.joint = hg_ydoc_strdup(a->mode.joint);
-  d->force = hg_ydoc_strdup(a->force);
-  d->body = hg_ydoc_strdup(a->body);
-  d->marker_a = hg_ydoc_strdup(a->marker_a);
-  d->marker_b = hg_ydoc_strdup(a->marker_b);
+  d->joint = hg_strdup(a->joint);
+  d->mode.joint = hg_strdup(a->mode.joint);
+  d->force = hg_strdup(a->force);
+  d->body = hg_strdup(a->body);
+  d->marker_a = hg_strdup(a->marker_a);
+  d->marker_b = hg_strdup(a->marker_b);
   int bad = copy_doubles(&d->mode.profile.times, p->times, ns) ||
             copy_doubles(&d->mode.profile.samples, p->samples, ns * (size_t)(p->sample_width > 0 ? p->sample_width : 0));
   if (!bad && (!a->joint || d->joint) && (!a->mode.joint || d->mode.joint) &&

@@ -38,7 +38,7 @@ static char *attach_dock(hg_sctx *c, const hg_ynode *n) {
   const char *j = hg_ydoc_text(hg_ydoc_get(&c->doc, n, "joint"));
   const char *a = hg_ydoc_text(hg_ydoc_get(&c->doc, n, "parent_marker"));
   const char *b = hg_ydoc_text(hg_ydoc_get(&c->doc, n, "child_marker"));
-  if (j) return hg_ydoc_strdup(j);
+  if (j) return hg_strdup(j);
   return a && b ? dock_name(a, b) : NULL;
 }
 
@@ -55,7 +55,7 @@ static int docks_of_event(hg_sctx *c, const hg_ynode *ev) {
 
 int hg_sc_docks(hg_sctx *c, const hg_ynode *events) {
   for (int k = 0; k < c->s->ncapture; k++)
-    if (hg_sc_add_dock(c, hg_ydoc_strdup(c->s->capture[k].joint)))
+    if (hg_sc_add_dock(c, hg_strdup(c->s->capture[k].joint)))
       return hg_ydoc_fail(&c->doc, events, "out of memory");
   for (int k = 0; hg_ydoc_is_seq(events) && k < hg_ydoc_len(events); k++)
     if (docks_of_event(c, hg_ydoc_item(&c->doc, events, k))) return -1;
@@ -67,7 +67,7 @@ static int dock_joint(hg_sctx *c, const hg_ynode *n, const char *a, const char *
   const hg_ynode *jn = hg_ydoc_get(&c->doc, n, "joint");
   const char *given = NULL;
   if (hg_yget_name(&c->doc, n, "joint", &given)) return -1;
-  *out = given ? hg_ydoc_strdup(given) : dock_name(a, b);
+  *out = given ? hg_strdup(given) : dock_name(a, b);
   if (!*out) return hg_ydoc_fail(&c->doc, n, "out of memory");
   if (hg_model_joint(c->m, *out) >= 0)
     return hg_ydoc_fail(&c->doc, jn ? jn : n,

@@ -99,7 +99,7 @@ const hg_ynode *hg_sc_required(hg_sctx *c, const hg_ynode *map, const char *key,
 }
 
 int hg_sc_strdup(hg_sctx *c, const hg_ynode *n, const char *str, char **out) {
-  *out = hg_ydoc_strdup(str);
+  *out = hg_strdup(str);
   return *out || !str ? 0 : hg_ydoc_fail(&c->doc, n, "out of memory");
 }
 

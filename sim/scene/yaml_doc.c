@@ -154,7 +154,7 @@ int hg_ydoc_load(hg_ydoc *d, const char *path, hg_error *err) {
   d->err = err;
   FILE *f = fopen(path, "rb");
   if (!f) {
-    if (err) snprintf(err->msg, sizeof err->msg, "%s: cannot open: %s", path, strerror(errno));
+    hg_error_set(err, "%s: cannot open: %s", path, strerror(errno));
     return -1;
   }
   if (!yaml_parser_initialize(&p)) {
@@ -484,14 +484,7 @@ int hg_yget_strdup(hg_ydoc *d, const hg_ynode *map, const char *key, char **out)
   const char *t = NULL;
   if (hg_yget_name(d, map, key, &t)) return -1;
   if (!t) return 0;
-  *out = hg_ydoc_strdup(t);
+  *out = hg_strdup(t);
   return *out ? 0 : hg_ydoc_fail(d, map, "out of memory");
 }
 
-char *hg_ydoc_strdup(const char *s) {
-  if (!s) return NULL;
-  size_t n = strlen(s) + 1;
-  char *c = malloc(n);
-  if (c) memcpy(c, s, n);
-  return c;
-}

@@ -95,7 +95,5 @@ int hg_yget_vec(hg_ydoc *d, const hg_ynode *map, const char *key, int count, dou
 /* a copy of a name (malloc'd; absent: *out stays NULL) */
 int hg_yget_strdup(hg_ydoc *d, const hg_ynode *map, const char *key, char **out);
 
-/* a malloc'd copy of s (NULL for NULL) */
-char *hg_ydoc_strdup(const char *s);
 
 #endif
