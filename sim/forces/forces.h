@@ -10,6 +10,30 @@
 
 typedef struct hg_forces hg_forces;
 
+/* What force elements are compiled from: plain specifications (scene.h), a scene's or a
+ * program's own. */
+typedef struct hg_force_input {
+  int nforce;
+  const hg_force_spec *force;
+  int nmarker;
+  const hg_marker *marker;  /* the markers the elements name */
+  hg_builder *bodies;       /* every body the elements may name (absent from the model: inert,
+                               not an error), or NULL */
+  int lenient;              /* names absent from the model are inert, never errors (bodies may
+                               come and go while the simulation runs) */
+} hg_force_input;
+
+/* Compiles the elements of in against model m. With prev (the elements of the model before a
+ * topology change) each element keeps prev's enabled flag, an element prev had never errs on an
+ * absent name (it is inert), and a joint spring whose joint changed type or was detached to the
+ * world since prev is inert. NULL with err on an unknown name (err names the element and its
+ * file:line:column). */
+hg_forces *hg_forces_build(const hg_force_input *in, const hg_forces *prev, const hg_model *m,
+                           hg_error *err);
+/* the input of a scene: its elements, markers and bodies; lenient when its events or captures
+ * change the topology */
+void hg_forces_input_of(const hg_scene *s, hg_force_input *in);
+
 /* Compiles the scene's force elements against model m, resolving body, joint and marker names.
  * Elements whose bodies are absent (removed) are kept but inert. NULL with err on an unknown name
  * (err->msg names the element and its file:line:column). */
