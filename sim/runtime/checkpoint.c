@@ -60,6 +60,16 @@ static void write_history(FILE *f, const hg_sim *s) {
 
 static void write_modes(FILE *f, const hg_sim *s) {
   const hg_model *m = s->m;
+  if (s->pull) {
+    const hg_force_spec *p = &s->pull_spec;
+    fprintf(f, "pull");
+    put_name(f, s->pull_marker[0].body);
+    put_numbers(f, s->pull_marker[0].pose.p, 3);
+    put_numbers(f, s->pull_marker[1].pose.p, 3);
+    put_numbers(f, &p->stiffness, 1);
+    put_numbers(f, &p->damping, 1);
+    fputc('\n', f);
+  }
   for (int k = 0; k < hg_forces_count(s->forces); k++) {
     fprintf(f, "force");
     put_name(f, s->scene->force[k].name);
@@ -289,6 +299,19 @@ static int ck_mode(hg_sim *s, ck_reader *r) {
   return hg_sim_build_profile(s, i) ? ck_error(r, "%.300s", s->err) : 0;
 }
 
+/* the pull of a perturb action: BODY point target stiffness damping */
+static int ck_pull(hg_sim *s, ck_reader *r) {
+  hg_action a;
+  memset(&a, 0, sizeof a);
+  if (r->nword != 10) return ck_error(r, "%s", "pull: expected BODY, 3 + 3 numbers, k and c");
+  a.type = HG_ACTION_PERTURB;
+  a.body = r->word[1];
+  for (int k = 0; k < 3; k++)
+    if (num(r, 2 + k, &a.point[k]) || num(r, 5 + k, &a.target[k])) return -1;
+  if (num(r, 8, &a.stiffness) || num(r, 9, &a.damping)) return -1;
+  return hg_sim_pull_start(s, &a) ? ck_error(r, "%.300s", s->err) : 0;
+}
+
 static int ck_state(hg_sim *s, ck_reader *r, int is_q) {
   int n = is_q ? s->m->nq : s->m->nv, got;
   if (vector(r, 1, is_q ? s->q : s->v, n, &got) || got != n)
@@ -320,6 +343,7 @@ static int ck_record(hg_sim *s, ck_reader *r) {
   if (strcmp(w, "fired") == 0) return ck_fired(s, r);
   if (strcmp(w, "force") == 0) return ck_force(s, r);
   if (strcmp(w, "mode") == 0) return ck_mode(s, r);
+  if (strcmp(w, "pull") == 0) return ck_pull(s, r);
   if (strcmp(w, "q") == 0 || strcmp(w, "v") == 0) {
     *(w[0] == 'q' ? &r->got_q : &r->got_v) = 1;
     return ck_state(s, r, w[0] == 'q');

@@ -137,19 +137,10 @@ static int act_force(hg_sim *s, fire_ctx *c, const hg_action *act, int on) {
 
 /* the generalized impulse of a world impulse (angular about point p, linear) on body i */
 static void generalized_impulse(hg_sim *s, int i, const double p[3], const hg_action *act) {
-  hg_model *m = s->m;
-  double Fw[6], g[3];
-  for (int k = 0; k < 3; k++) Fw[k] = act->angular[k], Fw[3 + k] = act->linear[k];
-  hg_v3_cross_add(p, act->linear, Fw);
-  memset(s->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
-  hg_coAd(&s->d->T_world[i], Fw, s->fext + 6 * i);
-  /* tau = -J^T fext from the inverse dynamics at rest without gravity */
-  memcpy(g, m->gravity, sizeof g);
-  memset(m->gravity, 0, sizeof m->gravity);
-  memset(s->vs, 0, (size_t)m->nv * sizeof(double));
-  memset(s->qdd, 0, (size_t)m->nv * sizeof(double));
-  hg_rnea(m, s->d, s->q, s->vs, s->qdd, s->fext, s->tau);
-  memcpy(m->gravity, g, sizeof g);
+  double w[6];
+  for (int k = 0; k < 3; k++) w[k] = act->angular[k], w[3 + k] = act->linear[k];
+  hg_sim_wrench_to_tau(s, s->d, i, p, w, s->tau);
+  for (int k = 0; k < s->m->nv; k++) s->tau[k] = -s->tau[k];
 }
 
 static int act_impulse(hg_sim *s, fire_ctx *c, const hg_action *act) {
@@ -281,6 +272,42 @@ static int act_add(hg_sim *s, fire_ctx *c, const hg_action *act) {
   return 0;
 }
 
+/* a joint's configuration and/or velocity set by hand (a perturbed state). A prescribed joint's
+ * motion is its profile's, and a locked joint cannot move: those are refused. */
+static int act_set_state(hg_sim *s, fire_ctx *c, const hg_action *act) {
+  const hg_model *m = s->m;
+  int i = act->joint ? hg_model_joint(m, act->joint) : -1;
+  if (i < 1) return detail(c, "set_state %s absent: skipped", act->joint ? act->joint : "?"), 0;
+  int mode = s->d->mode[i], moving = 0;
+  for (int k = 0; act->has_v && k < m->jnt_nv[i]; k++) moving |= act->v[k] != 0;
+  if (mode == HG_MODE_PRESCRIBED || (mode == HG_MODE_LOCKED && moving)) {
+    s->nrefused++;
+    return detail(c, "REFUSED set_state of joint %s: it is %s (free it first)", m->jnt_name[i],
+                  mode_name((hg_mode)mode)), 0;
+  }
+  if (act->has_q) memcpy(s->q + m->q_adr[i], act->q, (size_t)m->jnt_nq[i] * sizeof(double));
+  if (act->has_v) memcpy(s->v + m->v_adr[i], act->v, (size_t)m->jnt_nv[i] * sizeof(double));
+  c->ev.conserves = 0;
+  return detail(c, "joint %s set%s%s", m->jnt_name[i], act->has_q ? " q" : "",
+                act->has_v ? " v" : ""), 0;
+}
+
+static int act_perturb(hg_sim *s, fire_ctx *c, const hg_action *act) {
+  if (!act->body || hg_model_body(s->m, act->body) < 1)
+    return detail(c, "perturb %s absent: skipped", act->body ? act->body : "?"), 0;
+  if (hg_sim_pull_start(s, act)) return s->failed;
+  c->ev.conserves = 0;
+  return detail(c, "pull %s to (%.6g, %.6g, %.6g)", act->body, act->target[0], act->target[1],
+                act->target[2]), 0;
+}
+
+static int act_release(hg_sim *s, fire_ctx *c) {
+  int was = s->pull != NULL;
+  hg_sim_pull_release(s);
+  c->ev.conserves = 0;
+  return detail(c, was ? "release the pull" : "release: nothing pulls"), 0;
+}
+
 static int apply_action(hg_sim *s, fire_ctx *c, int a) {
   const hg_action *act = &c->action[a];
   if (act->type != HG_ACTION_SET_MODE) {
@@ -297,6 +324,9 @@ static int apply_action(hg_sim *s, fire_ctx *c, int a) {
   case HG_ACTION_UNDOCK: return act_undock(s, c, act);
   case HG_ACTION_REMOVE: return act_remove(s, c, act->body);
   case HG_ACTION_ADD: return act_add(s, c, act);
+  case HG_ACTION_SET_STATE: return act_set_state(s, c, act);
+  case HG_ACTION_PERTURB: return act_perturb(s, c, act);
+  case HG_ACTION_RELEASE: return act_release(s, c);
   }
   return 0;
 }

@@ -150,6 +150,10 @@ void hg_sim_free(hg_sim *s) {
   hg_integrator_free(s->I);
   for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->prof[i]);
   hg_forces_free(s->forces);
+  hg_data_free(s->pv_d);
+  free(s->pv_q);
+  free(s->pv_v);
+  hg_sim_pull_release(s);
   hg_data_free(s->d);
   hg_model_free(s->m);
   hg_builder_free(s->builder);

@@ -217,6 +217,45 @@ typedef struct hg_sim_pair_view {
 int hg_sim_npair(const hg_sim *sim);
 void hg_sim_pair(hg_sim *sim, int k, hg_sim_pair_view *pv);
 
+/* ---- previews: what-if views that change nothing ---- */
+
+/* What the mode switches of cmd (its set_mode actions: lock, free, prescribe) would do now: the
+ * kinetic energy the impulse would remove (J, >= 0), the velocity jump and the impulse at every
+ * DoF (nv each; impulses at the joints that hold), and each body's twist jump (6 per body:
+ * angular velocity, velocity of the origin; world axes) for drawing arrows. A newly prescribed
+ * joint is previewed as holding still. Arrays stay valid until the next preview. 0 or -1. */
+typedef struct hg_sim_preview {
+  double energy_removed;
+  const double *dv, *impulse;  /* nv */
+  const double *dtwist;        /* 6 x nbody */
+} hg_sim_preview_view;
+int hg_sim_preview(hg_sim *sim, const hg_command *cmd, hg_sim_preview_view *out);
+
+/* The world poses of every body (nbody, the world first) at the configuration q (+) eps delta,
+ * delta a direction in the tangent space (nv: a joint's DoF, a base twist, a mode shape): the
+ * ghosts of a perturbed configuration. Valid until the next preview; NULL when out of memory. */
+const hg_se3 *hg_sim_ghost(hg_sim *sim, const double *delta, double eps);
+
+/* The gauge of two markers (docking ports) now: b's port origin in a's port frame (offset, m),
+ * their distance, the angle between mated frames (a's turned half a turn about its x axis, as a
+ * capture measures it), the relative speed of the origins and the speed at which they close,
+ * the time to contact at that speed (inf when opening), the scene's capture of these ports with
+ * its tolerances and measure (< 0: it would capture), and the kinetic energy a rigid capture now
+ * would remove (the plastic loss; NaN when both are on one tree). 0, or -1 when a marker's body
+ * is absent. */
+typedef struct hg_sim_gauge_view {
+  int present;
+  double offset[3], distance, angle, speed, closing_speed, time_to_contact;
+  int capture;                 /* index of the scene's capture of these ports, or -1 */
+  double position_tol, angle_tol, speed_tol, measure;
+  double plastic_loss;         /* J */
+} hg_sim_gauge_view;
+int hg_sim_gauge(hg_sim *sim, const char *marker_a, const char *marker_b, hg_sim_gauge_view *g);
+
+/* the pull of a perturb action (hg_force_view of a spring from the target to the body point),
+ * 0; or -1 when nothing pulls */
+int hg_sim_pull(hg_sim *sim, hg_force_view *fv);
+
 /* total momentum (angular about the world origin, linear; world axes) and the energy budget */
 void hg_sim_momentum(hg_sim *sim, double h[6]);
 void hg_sim_get_budget(hg_sim *sim, hg_sim_budget *b);

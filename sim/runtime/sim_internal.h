@@ -85,6 +85,11 @@ struct hg_sim {
   hg_model *m;
   hg_data *d;
   hg_forces *forces;
+  /* the pull of a perturb action: a spring-damper from a body point to a fixed world target,
+   * compiled as a force element of its own (pull.c); NULL when nothing pulls */
+  hg_forces *pull;
+  hg_force_spec pull_spec;
+  hg_marker pull_marker[2]; /* the body point, the world target */
   hg_profile **prof;      /* nbody: profile of each prescribed joint, or NULL */
   hg_recipe *recipe;      /* nbody */
   hg_integrator *I;
@@ -136,6 +141,10 @@ struct hg_sim {
   /* views (views.c): the current state's kinematics and loads are in d and tau while view_ok */
   unsigned long model_version; /* incremented by hg_sim_install_model */
   int view_ok;
+  /* previews (preview.c): a scratch workspace of the model of version pv_version */
+  hg_data *pv_d;
+  double *pv_q, *pv_v;
+  unsigned long pv_version;
 
   /* bookkeeping */
   hg_integ_stats stats_done; /* statistics of integrators already freed */
@@ -180,6 +189,10 @@ double hg_sim_budget_value(hg_sim *s);
 /* world pose, and twist (angular velocity, velocity of the origin; world axes) of body i for the
  * kinematics in s->d */
 void hg_sim_body_world(hg_sim *s, int i, hg_se3 *T, double tw[6]);
+/* tau = J_i^T w: the joint forces of a wrench w (moment about world point p, force; world axes)
+ * on body i, for the configuration s->q (d: a workspace of s->m; uses s->fext, vs, qdd) */
+void hg_sim_wrench_to_tau(hg_sim *s, hg_data *d, int i, const double p[3], const double w[6],
+                          double *tau);
 /* the integrator statistics so far */
 void hg_sim_add_stats(hg_integ_stats *acc, const hg_integ_stats *st);
 
@@ -194,6 +207,13 @@ int hg_sim_set_mode(hg_sim *s, int i, const hg_mode_spec *ms, int src, int idx, 
  * momentum-conserving impulse; adds the removed kinetic energy to *e_lock; *external is set when
  * a joint to the world took an impulse. 0 or -1 */
 int hg_sim_mode_impulse(hg_sim *s, double *e_lock, int *external);
+
+/* ---- pull.c: the perturbation spring (perturb and release actions) ---- */
+/* starts or moves the pull of act on its body; 0 or -1 with s->err */
+int hg_sim_pull_start(hg_sim *s, const hg_action *act);
+void hg_sim_pull_release(hg_sim *s);
+/* recompiles the pull against a new model (inert when its body is gone); 0 or -1 */
+int hg_sim_pull_renew(hg_sim *s, const hg_model *m, hg_error *err);
 
 /* ---- sim_init.c ---- */
 /* the scene's initial state and modes at t_start; 0 or -1 with err */

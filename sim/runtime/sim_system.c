@@ -22,8 +22,10 @@ int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *p
   memset(s->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
   memset(s->tau, 0, nv * sizeof(double));
   hg_forces_apply(s->forces, m, d, t, s->qs, s->vs, s->fext, s->tau);
+  if (s->pull) hg_forces_apply(s->pull, m, d, t, s->qs, s->vs, s->fext, s->tau);
   memcpy(s->tau_el, s->tau, nv * sizeof(double));
   double p = hg_forces_power_nc(s->forces, m, d, t, s->qs, s->vs);
+  if (s->pull) p += hg_forces_power_nc(s->pull, m, d, t, s->qs, s->vs);
   /* hybrid dynamics: tau at prescribed joints becomes the load the joint carries */
   if (hg_hybrid(m, d, s->qs, s->vs, s->qdd, s->tau, s->fext)) return -1;
   for (int k = 0; k < m->nv; k++) {
@@ -165,6 +167,10 @@ static hg_forces *sim_forces(hg_sim *s, const hg_model *m, hg_error *err) {
 int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   hg_data *d = hg_data_new(m);
   hg_forces *f = d ? sim_forces(s, m, err) : NULL;
+  if (f && hg_sim_pull_renew(s, m, err)) {
+    hg_forces_free(f);
+    f = NULL;
+  }
   if (!d) hg_error_set(err, "out of memory");
   if (!f) {
     hg_data_free(d);
@@ -193,6 +199,7 @@ void hg_sim_energy(hg_sim *s, const double *q, const double *v, double *ke, doub
                    double *pel) {
   hg_energy(s->m, s->d, q, v, ke, pe);
   *pel = hg_forces_potential(s->forces, s->m, s->d, q);
+  if (s->pull) *pel += hg_forces_potential(s->pull, s->m, s->d, q);
 }
 
 void hg_sim_momentum_scale(hg_sim *s, const double *q, const double *v, double h[6],
@@ -219,6 +226,25 @@ double hg_sim_budget_value(hg_sim *s) {
   double sc = fabs(ke) + fabs(pe) + fabs(pel) + fabs(s->e_lock) + fabs(s->quad) + fabs(s->w_event);
   if (sc > s->b_scale) s->b_scale = sc;
   return b;
+}
+
+void hg_sim_wrench_to_tau(hg_sim *s, hg_data *d, int i, const double p[3], const double w[6],
+                          double *tau) {
+  hg_model *m = s->m;
+  double Fw[6], g[3];
+  /* the wrench about the world origin, then in body i's frame about its origin */
+  memcpy(Fw, w, sizeof Fw);
+  hg_v3_cross_add(p, w + 3, Fw);
+  memset(s->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
+  hg_coAd(&d->T_world[i], Fw, s->fext + 6 * i);
+  /* -J^T fext is the inverse dynamics at rest without gravity */
+  memcpy(g, m->gravity, sizeof g);
+  memset(m->gravity, 0, sizeof m->gravity);
+  memset(s->vs, 0, (size_t)m->nv * sizeof(double));
+  memset(s->qdd, 0, (size_t)m->nv * sizeof(double));
+  hg_rnea(m, d, s->q, s->vs, s->qdd, s->fext, tau);
+  memcpy(m->gravity, g, sizeof g);
+  for (int k = 0; k < m->nv; k++) tau[k] = -tau[k];
 }
 
 void hg_sim_body_world(hg_sim *s, int i, hg_se3 *T, double tw[6]) {

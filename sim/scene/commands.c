@@ -102,13 +102,15 @@ static void put_rest(buf *b, const words *ws, int k, size_t line_end_len) {
 
 /* ---- one command as YAML ---- */
 
-static const char *const actions[] = {"lock",   "free",   "prescribe", "enable", "disable",
-                                      "impulse", "detach", "attach",    "undock", "remove",
-                                      "add",     NULL};
+static const char *const actions[] = {"lock",   "free",   "prescribe", "enable",  "disable",
+                                      "impulse", "detach", "attach",    "undock",  "remove",
+                                      "add",     "set",    "perturb",   "release", NULL};
+#define NACTIONS 14
 
 /* appends "[{action}, ...]" for the command in ws (words from k0; len: the text's length from
- * word k0) to b; NULL, or a message saying what is wrong */
-static const char *to_yaml(hg_sctx *c, const words *ws, int k0, size_t len, buf *b) {
+ * word k0) to b; NULL, or a message saying what is wrong (a constant, or written into msg) */
+static const char *to_yaml(hg_sctx *c, const words *ws, int k0, size_t len, buf *b, char *msg,
+                           size_t msglen) {
   int n = ws->n - k0;
   if (n < 1) return "a command needs an action";
   if (is(ws, k0, "lock") || is(ws, k0, "free")) {
@@ -179,13 +181,46 @@ static const char *to_yaml(hg_sctx *c, const words *ws, int k0, size_t len, buf 
       free(pl.s);
     }
     puts_(b, "}}]");
+  } else if (is(ws, k0, "set")) {
+    if (n < 3) return "set JOINT {q: [...], v: [...]}";
+    puts_(b, "[{set_state: {joint: ");
+    put_word_name(b, ws, k0 + 1);
+    buf st = {0};
+    put_rest(&st, ws, k0 + 2, len);
+    size_t m = st.n;
+    if (st.oom || m < 2 || st.s[0] != '{' || st.s[m - 1] != '}') {
+      free(st.s);
+      return "set JOINT: the state is a flow mapping, {q: [...], v: [...]}";
+    }
+    if (m > 2) puts_(b, ", "), put(b, st.s + 1, m - 2);
+    free(st.s);
+    puts_(b, "}}]");
+  } else if (is(ws, k0, "perturb")) {
+    if (n != 9 && n != 10) return "perturb BODY PX PY PZ TX TY TZ STIFFNESS [DAMPING]";
+    puts_(b, "[{perturb: {body: ");
+    put_word_name(b, ws, k0 + 1);
+    const char *key[] = {", point: [", ", target: ["};
+    for (int v = 0; v < 2; v++) {
+      puts_(b, key[v]);
+      for (int k = 0; k < 3; k++) {
+        put(b, ws->w[k0 + 2 + 3 * v + k], ws->len[k0 + 2 + 3 * v + k]);
+        puts_(b, k < 2 ? ", " : "]");
+      }
+    }
+    puts_(b, ", stiffness: ");
+    put(b, ws->w[k0 + 8], ws->len[k0 + 8]);
+    if (n == 10) puts_(b, ", damping: "), put(b, ws->w[k0 + 9], ws->len[k0 + 9]);
+    puts_(b, "}}]");
+  } else if (is(ws, k0, "release")) {
+    if (n != 1) return "release takes no arguments";
+    puts_(b, "[{release: {}}]");
   } else {
     char *w = word(ws, k0);
-    const char *near = w ? hg_ydoc_suggest(w, actions, 11) : NULL;
-    static char msg[160];
-    snprintf(msg, sizeof msg, "unknown action '%.40s'%s%s%s", w ? w : "?",
+    const char *near = w ? hg_ydoc_suggest(w, actions, NACTIONS) : NULL;
+    snprintf(msg, msglen, "unknown action '%.40s'%s%s%s", w ? w : "?",
              near ? " (did you mean '" : " (lock, free, prescribe, enable, disable, impulse, "
-                                         "detach, attach, undock, remove, add)",
+                                         "detach, attach, undock, remove, add, set, perturb, "
+                                         "release)",
              near ? near : "", near ? "')" : "");
     free(w);
     return msg;
@@ -338,7 +373,8 @@ static int read_commands(const hg_scene *s, const char *text, size_t len, const 
       k0 = 1;
     }
     puts_(&y, "- ");
-    const char *why = to_yaml(&c, &ws, k0, body - (size_t)(ws.rest[0] - ln), &y);
+    char msg[256];
+    const char *why = to_yaml(&c, &ws, k0, body - (size_t)(ws.rest[0] - ln), &y, msg, sizeof msg);
     if (!why && note_dock(&c, &ws, k0)) why = "out of memory";
     if (why) {
       hg_error_set(err, "%s:%d: %s", path, line + 1, why);

@@ -146,7 +146,10 @@ typedef enum hg_action_type {
   HG_ACTION_ATTACH,       /* dock: marker b's body joins marker a's body by a locked free joint */
   HG_ACTION_UNDOCK,       /* release a docking joint: free (stays in the tree) or detach */
   HG_ACTION_REMOVE,       /* remove a body and its subtree */
-  HG_ACTION_ADD           /* add a body absent at the start (present: false) with its subtree */
+  HG_ACTION_ADD,          /* add a body absent at the start (present: false) with its subtree */
+  HG_ACTION_SET_STATE,    /* set a joint's configuration and/or velocity (a perturbed state) */
+  HG_ACTION_PERTURB,      /* pull a point of a body towards a world target by a spring-damper */
+  HG_ACTION_RELEASE       /* end the pull */
 } hg_action_type;
 
 typedef struct hg_action {
@@ -163,6 +166,11 @@ typedef struct hg_action {
   double twist[6];      /* add: (w, v) of the added body relative to the reference frame, in its
                            axes: relative angular velocity and rate of the body origin's position */
   int detach;           /* undock: 1 detaches the subtree, 0 leaves the joint free */
+  double q[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV]; /* set_state: the joint's new q and v */
+  int has_q, has_v;     /* set_state: which of them are given */
+  double point[3];      /* perturb: the pulled point in the body frame */
+  double target[3];     /* perturb: where it is pulled to, world frame */
+  double stiffness, damping; /* perturb: N/m and N s/m */
   hg_src src;
 } hg_action;
 

@@ -138,8 +138,9 @@ int hg_sc_capture(hg_sctx *c, const hg_ynode *list) {
 /* ---- actions ---- */
 
 /* in hg_action_type order */
-static const char *const action_names[] = {"set_mode", "enable", "disable", "impulse", "detach",
-                                           "attach",   "undock", "remove",  "add"};
+static const char *const action_names[] = {"set_mode", "enable",    "disable", "impulse",
+                                           "detach",   "attach",    "undock",  "remove",
+                                           "add",      "set_state", "perturb", "release"};
 #define NACTION ((int)(sizeof action_names / sizeof action_names[0]))
 /* the keys of the actions that take a mapping */
 static const char *const set_mode_keys[] = {"joint", "mode", "profile", NULL};
@@ -148,6 +149,8 @@ static const char *const attach_keys[] = {"parent_marker", "child_marker", "join
 static const char *const undock_keys[] = {"joint", "detach", NULL};
 static const char *const add_keys[] = {"body", "at_marker", "pos",   "quat",
                                        "rpy",  "rpy_deg",   "twist", NULL};
+static const char *const set_state_keys[] = {"joint", "q", "v", NULL};
+static const char *const perturb_keys[] = {"body", "point", "target", "stiffness", "damping", NULL};
 
 /* set_mode: a joint and its new mode */
 static int set_mode(hg_sctx *c, const hg_ynode *n, hg_action *a) {
@@ -270,10 +273,58 @@ static int add(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   return 0;
 }
 
+/* set_state: a joint's new configuration (nq numbers, quaternions normalized) and/or velocity */
+static int set_state(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  const hg_ynode *jn, *qn, *vn;
+  const char *joint;
+  hg_joint j;
+  if (hg_ydoc_check_keys(&c->doc, n, "set_state", set_state_keys) ||
+      !(jn = hg_sc_required(c, n, "joint", "set_state")) ||
+      hg_sc_joint_ref(c, jn, "'joint'", &joint, &j) || hg_sc_strdup(c, jn, joint, &a->joint))
+    return -1;
+  if (j.type == HG_JOINT_FIXED) return hg_ydoc_fail(&c->doc, jn, "joint '%s' is fixed", joint);
+  qn = hg_ydoc_get(&c->doc, n, "q");
+  vn = hg_ydoc_get(&c->doc, n, "v");
+  if (!qn && !vn) return hg_ydoc_fail(&c->doc, n, "set_state needs 'q', 'v' or both");
+  if (qn && hg_sc_joint_q(c, qn, "'q'", &j, a->q)) return -1;
+  if (vn && hg_ydoc_numbers(&c->doc, vn, "'v'", hg_joint_nv(j.type), a->v, NULL)) return -1;
+  a->has_q = qn != NULL;
+  a->has_v = vn != NULL;
+  return 0;
+}
+
+/* perturb: a body's point pulled to a world target by a spring-damper (a hand, a mouse) */
+static int perturb(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  const hg_ynode *bn;
+  const char *body;
+  if (hg_ydoc_check_keys(&c->doc, n, "perturb", perturb_keys) ||
+      !(bn = hg_sc_required(c, n, "body", "perturb")) ||
+      hg_sc_body_ref(c, bn, "'body'", &body, NULL) || hg_sc_strdup(c, bn, body, &a->body) ||
+      !hg_sc_required(c, n, "target", "perturb") || !hg_sc_required(c, n, "stiffness", "perturb"))
+    return -1;
+  if (hg_yget_vec(&c->doc, n, "point", 3, a->point) ||
+      hg_yget_vec(&c->doc, n, "target", 3, a->target) ||
+      hg_sc_positive(c, n, "stiffness", &a->stiffness) || hg_sc_nonneg(c, n, "damping", &a->damping))
+    return -1;
+  return 0;
+}
+
+/* release: no arguments (an empty mapping or nothing) */
+static int release(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  (void)a;
+  if (hg_ydoc_is_scalar(n) && hg_ydoc_text(n) && hg_ydoc_text(n)[0] &&
+      strcmp(hg_ydoc_text(n), "~") != 0 && strcmp(hg_ydoc_text(n), "null") != 0)
+    return hg_ydoc_fail(&c->doc, n, "release takes no arguments");
+  if (hg_ydoc_is_map(n) && hg_ydoc_len(n) > 0)
+    return hg_ydoc_fail(&c->doc, n, "release takes no arguments");
+  return 0;
+}
+
 /* one action: a mapping with a single key naming it */
 int hg_sc_action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   static int (*const read[])(hg_sctx *, const hg_ynode *, hg_action *) = {
-      set_mode, force_switch, force_switch, impulse, body_action, attach, undock, body_action, add};
+      set_mode, force_switch, force_switch, impulse, body_action, attach,
+      undock,   body_action,  add,          set_state, perturb,   release};
   const hg_ynode *key;
   int t;
   a->src = hg_sc_src(c, n);
@@ -282,7 +333,8 @@ int hg_sc_action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   if (hg_ydoc_len(n) != 1)
     return hg_ydoc_fail(&c->doc, n,
                         "an action is a mapping with one key (set_mode, enable, disable, impulse, "
-                        "detach, attach, undock, remove or add), got %d keys",
+                        "detach, attach, undock, remove, add, set_state, perturb or release), got "
+                        "%d keys",
                         hg_ydoc_len(n));
   key = hg_ydoc_pair_key(&c->doc, n, 0);
   if (hg_ydoc_choice(&c->doc, key, "action", action_names, NACTION, &t)) return -1;

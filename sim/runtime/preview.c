@@ -1,0 +1,221 @@
+/* preview.c: what-if views that change nothing (sim.h "previews"): what a mode switch would do
+ * now, the bodies at a perturbed configuration (ghosts), and the gauge of two docking ports.
+ * They work on a scratch workspace of the current model, never on the simulation's state. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* the scratch workspace and arrays for the current model (allocated when the model changes) */
+static int scratch(hg_sim *s) {
+  const hg_model *m = s->m;
+  if (s->pv_d && s->pv_version == s->model_version) return 0;
+  hg_data_free(s->pv_d);
+  free(s->pv_q);
+  free(s->pv_v);
+  s->pv_d = hg_data_new(m);
+  s->pv_q = malloc(((size_t)m->nq + 1) * sizeof(double));
+  s->pv_v = malloc((3 * (size_t)m->nv + 6 * (size_t)m->nbody + 1) * sizeof(double));
+  s->pv_version = s->model_version;
+  if (s->pv_d && s->pv_q && s->pv_v) return 0;
+  hg_data_free(s->pv_d);
+  s->pv_d = NULL;
+  return -1;
+}
+
+/* world twist (angular velocity, velocity of the body origin) of body i for velocities V in d */
+static void world_twist(const hg_model *m, const hg_data *d, int i, double tw[6]) {
+  double V[6];
+  hg_body_twist(m, d, i, V);
+  hg_m3_mulv(d->T_world[i].R, V, tw);
+  hg_m3_mulv(d->T_world[i].R, V + 3, tw + 3);
+}
+
+int hg_sim_preview(hg_sim *s, const hg_command *cmd, hg_sim_preview_view *out) {
+  const hg_model *m = s->m;
+  memset(out, 0, sizeof *out);
+  if (scratch(s)) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
+  hg_data *d = s->pv_d;
+  double *dv = s->pv_v, *imp = dv + m->nv, *va = imp + m->nv, *tw = va + m->nv;
+  /* the modes the command would set (other actions do not enter a preview) */
+  memcpy(d->mode, s->d->mode, (size_t)m->nbody);
+  int nset = 0;
+  for (int a = 0; a < cmd->naction; a++) {
+    const hg_action *act = &cmd->action[a];
+    int i = act->type == HG_ACTION_SET_MODE && act->joint ? hg_model_joint(m, act->joint) : -1;
+    if (i < 1) continue;
+    d->mode[i] = (uint8_t)act->mode.mode;
+    /* a new prescribed joint holds still (the hold profile; a moving profile jumps on to it) */
+    if (act->mode.mode == HG_MODE_PRESCRIBED && s->d->mode[i] != HG_MODE_PRESCRIBED)
+      d->mode[i] = HG_MODE_LOCKED;
+    nset++;
+  }
+  if (nset == 0) return 0;
+  /* the impulse: joints that were not free keep their velocity, newly held ones stop */
+  for (int k = 0; k < m->nv; k++) {
+    int b = m->dof_body[k];
+    int held = d->mode[b] != HG_MODE_FREE, was = s->d->mode[b] != HG_MODE_FREE;
+    dv[k] = held && !was ? -s->v[k] : 0;
+    imp[k] = 0;
+  }
+  if (hg_hybrid_impulse(m, d, s->q, dv, imp))
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: preview: %s", s->t, d->err), -1;
+  for (int k = 0; k < m->nv; k++) va[k] = s->v[k] + dv[k];
+  double ke0, ke1, pe;
+  hg_energy(m, d, s->q, s->v, &ke0, &pe);
+  hg_energy(m, d, s->q, va, &ke1, &pe);
+  /* the bodies' twist jumps, world axes */
+  hg_kinematics(m, d, s->q, dv);
+  memset(tw, 0, 6 * sizeof(double));
+  for (int i = 1; i < m->nbody; i++) world_twist(m, d, i, tw + 6 * i);
+  out->energy_removed = ke0 - ke1;
+  out->dv = dv;
+  out->impulse = imp;
+  out->dtwist = tw;
+  return 0;
+}
+
+const hg_se3 *hg_sim_ghost(hg_sim *s, const double *delta, double eps) {
+  const hg_model *m = s->m;
+  if (scratch(s)) return NULL;
+  /* q (+) eps delta, joint by joint on its group */
+  for (int i = 1; i < m->nbody; i++)
+    hg_joint_integrate(&m->jnt[i], s->q + m->q_adr[i], delta + m->v_adr[i], eps,
+                       s->pv_q + m->q_adr[i]);
+  hg_kinematics(m, s->pv_d, s->pv_q, NULL);
+  return s->pv_d->T_world;
+}
+
+/* ---- the docking gauge ---- */
+
+/* relative twist of frame b against frame a at b's origin (world axes): angular velocity
+ * difference and the velocity difference of the point, for velocities v (kinematics in d) */
+static void relative_twist(const hg_model *m, const hg_data *d, int ia, int ib, const double pb[3],
+                           double rel[6]) {
+  double ta[6] = {0}, tb[6] = {0}, r[3];
+  if (ia > 0) world_twist(m, d, ia, ta);
+  if (ib > 0) world_twist(m, d, ib, tb);
+  /* the velocity of point pb on each body: v_origin + w x (pb - origin) */
+  for (int k = 0; k < 3; k++) r[k] = pb[k] - d->T_world[ib].p[k];
+  hg_v3_cross_add(tb, r, tb + 3);
+  if (ia > 0) {
+    for (int k = 0; k < 3; k++) r[k] = pb[k] - d->T_world[ia].p[k];
+    hg_v3_cross_add(ta, r, ta + 3);
+  }
+  for (int k = 0; k < 6; k++) rel[k] = tb[k] - ta[k];
+}
+
+/* solves the 6x6 system A x = b by Gaussian elimination with partial pivoting; -1 if singular */
+static int solve6(double A[36], double b[6]) {
+  for (int c = 0; c < 6; c++) {
+    int p = c;
+    for (int r = c + 1; r < 6; r++)
+      if (fabs(A[6 * r + c]) > fabs(A[6 * p + c])) p = r;
+    if (!(fabs(A[6 * p + c]) > 0)) return -1;
+    for (int k = 0; k < 6 && p != c; k++) {
+      double t = A[6 * c + k];
+      A[6 * c + k] = A[6 * p + k], A[6 * p + k] = t;
+    }
+    double t = b[c];
+    b[c] = b[p], b[p] = t;
+    for (int r = c + 1; r < 6; r++) {
+      double f = A[6 * r + c] / A[6 * c + c];
+      for (int k = c; k < 6; k++) A[6 * r + k] -= f * A[6 * c + k];
+      b[r] -= f * b[c];
+    }
+  }
+  for (int c = 5; c >= 0; c--) {
+    for (int k = c + 1; k < 6; k++) b[c] -= A[6 * c + k] * b[k];
+    b[c] /= A[6 * c + c];
+  }
+  return 0;
+}
+
+/* The kinetic energy a rigid capture of b's frame by a's removes now: 1/2 dV^T L dV with dV the
+ * relative twist at b's origin and L^-1 the relative twist a unit wrench pair (+w on b, -w on a,
+ * at b's origin) makes through the impulsive hybrid dynamics with the current modes. */
+static double capture_loss(hg_sim *s, int ia, int ib, const double pb[3], const double rel[6]) {
+  const hg_model *m = s->m;
+  hg_data *d = s->pv_d;
+  double *dv = s->pv_v, *imp = dv + m->nv, *ta = imp + m->nv, Linv[36], x[6];
+  memcpy(d->mode, s->d->mode, (size_t)m->nbody);
+  for (int c = 0; c < 6; c++) {
+    double w[6] = {0, 0, 0, 0, 0, 0};
+    w[c] = 1;
+    hg_kinematics(m, d, s->q, NULL);
+    hg_sim_wrench_to_tau(s, d, ib, pb, w, imp);
+    if (ia > 0) {
+      hg_sim_wrench_to_tau(s, d, ia, pb, w, ta);
+      for (int k = 0; k < m->nv; k++) imp[k] -= ta[k];
+    }
+    for (int k = 0; k < m->nv; k++) {
+      int held = d->mode[m->dof_body[k]] != HG_MODE_FREE;
+      if (held) imp[k] = 0;
+      dv[k] = 0;
+    }
+    if (hg_hybrid_impulse(m, d, s->q, dv, imp)) return NAN;
+    hg_kinematics(m, d, s->q, dv);
+    double r[6];
+    relative_twist(m, d, ia, ib, pb, r);
+    for (int k = 0; k < 6; k++) Linv[6 * k + c] = r[k];
+  }
+  memcpy(x, rel, sizeof x);
+  if (solve6(Linv, x)) return NAN;
+  double e = 0;
+  for (int k = 0; k < 6; k++) e += 0.5 * rel[k] * x[k];
+  return e;
+}
+
+int hg_sim_gauge(hg_sim *s, const char *marker_a, const char *marker_b, hg_sim_gauge_view *g) {
+  const hg_model *m = s->m;
+  int ia, ib;
+  hg_se3 Ma, Mb, Ta, Tb, Tab;
+  double va[3], vb[3], dp[3], w[3], Rr[9];
+  memset(g, 0, sizeof *g);
+  g->capture = -1;
+  g->time_to_contact = INFINITY;
+  g->plastic_loss = NAN;
+  if (hg_sim_resolve_marker(s, marker_a, &ia, &Ma) || hg_sim_resolve_marker(s, marker_b, &ib, &Mb))
+    return -1;
+  if (scratch(s)) return -1;
+  hg_kinematics(m, s->d, s->q, s->v);
+  hg_sim_marker_world(s, ia, &Ma, &Ta, va);
+  hg_sim_marker_world(s, ib, &Mb, &Tb, vb);
+  g->present = 1;
+  /* position of b's port in a's port frame, closing speed along the line */
+  for (int k = 0; k < 3; k++) dp[k] = Tb.p[k] - Ta.p[k];
+  hg_se3_invmul(&Ta, &Tb, &Tab);
+  memcpy(g->offset, Tab.p, sizeof g->offset);
+  g->distance = hg_v3_norm(dp);
+  double dvel[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
+  g->speed = hg_v3_norm(dvel);
+  g->closing_speed = g->distance > 0 ? -hg_v3_dot(dp, dvel) / g->distance : 0;
+  if (g->closing_speed > 0) g->time_to_contact = g->distance / g->closing_speed;
+  /* mated ports face each other: a's frame turned half a turn about its x axis (as captures) */
+  for (int k = 0; k < 3; k++) Ta.R[3 * k + 1] = -Ta.R[3 * k + 1], Ta.R[3 * k + 2] = -Ta.R[3 * k + 2];
+  hg_m3_mulT(Ta.R, Tb.R, Rr);
+  hg_so3_log(Rr, w);
+  g->angle = hg_v3_norm(w);
+  /* the scene's capture of these two ports, if any: its tolerances and measure */
+  for (int c = 0; c < s->scene->ncapture; c++) {
+    const hg_capture_spec *cs = &s->scene->capture[c];
+    int same = !strcmp(cs->marker_a, marker_a) && !strcmp(cs->marker_b, marker_b);
+    int swap = !strcmp(cs->marker_a, marker_b) && !strcmp(cs->marker_b, marker_a);
+    if (!same && !swap) continue;
+    g->capture = c;
+    g->position_tol = cs->position_tol;
+    g->angle_tol = cs->angle_tol;
+    g->speed_tol = cs->speed_tol;
+    g->measure = fmax(g->distance / cs->position_tol,
+                      fmax(g->angle / cs->angle_tol, g->speed / cs->speed_tol)) - 1;
+    break;
+  }
+  /* the loss of a capture now: only between two trees (one tree would close a loop) */
+  if (ib > 0 && (ia <= 0 || m->root[ia] != m->root[ib])) {
+    double rel[6];
+    relative_twist(m, s->d, ia, ib, Tb.p, rel);
+    g->plastic_loss = capture_loss(s, ia, ib, Tb.p, rel);
+  }
+  return 0;
+}

@@ -1,0 +1,203 @@
+/* test_interact.c: the runtime's interaction pieces (sim.h: set, perturb and release commands,
+ * previews, ghosts, the docking gauge), each against what actually happens when the command is
+ * applied:
+ *  - a lock preview gives the energy and the velocities of the lock that follows, to round-off;
+ *  - the gauge's plastic loss of two ports is the energy the attach that follows removes;
+ *  - ghosts at q (+) eps delta sit where a 'set' of that configuration puts the bodies;
+ *  - a pull (perturb) adds its work to the energy budget, which still closes; moving its target
+ *    is an event whose work is booked; release ends it;
+ *  - set refuses a prescribed joint and a moving locked one. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dynamics.h"
+#include "sim.h"
+
+static hg_sim *sim_of(const hg_scene *s, double t_end) {
+  hg_sim_options opt;
+  hg_error err;
+  hg_sim_default_options(&opt);
+  opt.t_end = t_end;
+  opt.plots = 0;
+  hg_sim *sim = hg_sim_new(s, &opt, &err);
+  if (!sim) fail_msg("%s", err.msg);
+  return sim;
+}
+
+static hg_scene *load(const char *path) {
+  hg_error err;
+  hg_scene *s = hg_scene_load(path, &err);
+  if (!s) fail_msg("%s", err.msg);
+  return s;
+}
+
+/* applies a command now; the event it logged */
+static const hg_sim_event *apply(hg_sim *sim, const char *text) {
+  hg_command c;
+  hg_error err;
+  if (hg_sim_parse_command(sim, text, &c, &err)) fail_msg("'%s': %s", text, err.msg);
+  if (hg_sim_command(sim, &c)) fail_msg("'%s': %s", text, hg_sim_error(sim));
+  hg_command_free(&c);
+  return hg_sim_event_at(sim, hg_sim_nevents(sim) - 1);
+}
+
+static void lock_preview_matches_the_lock(void **state) {
+  (void)state;
+  hg_scene *s = load("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = sim_of(s, 3);
+  assert_int_equal(hg_sim_run(sim, 0.4), HG_SIM_OK);
+  const hg_model *m = hg_sim_model(sim);
+  hg_command c;
+  hg_error err;
+  hg_sim_preview_view pv;
+  if (hg_sim_parse_command(sim, "lock a2 b2 c2", &c, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(hg_sim_preview(sim, &c, &pv), 0);
+  double *v0 = malloc((size_t)m->nv * sizeof(double)), *dv = malloc((size_t)m->nv * sizeof(double));
+  memcpy(v0, hg_sim_v(sim), (size_t)m->nv * sizeof(double));
+  memcpy(dv, pv.dv, (size_t)m->nv * sizeof(double));
+  double e = pv.energy_removed;
+  assert_int_equal(hg_sim_command(sim, &c), HG_SIM_OK);
+  const hg_sim_event *ev = hg_sim_event_at(sim, hg_sim_nevents(sim) - 1);
+  double err_v = 0, sv = 0;
+  for (int k = 0; k < m->nv; k++) {
+    err_v = fmax(err_v, fabs(hg_sim_v(sim)[k] - (v0[k] + dv[k])));
+    sv = fmax(sv, fabs(v0[k]));
+  }
+  /* the preview and the lock are the same impulse computed twice (plastic lock vs the
+   * impulsive hybrid step): round-off of each, ~1e-15 relative */
+  if (!(err_v <= 1e-13 * sv)) fail_msg("velocities after the lock differ by %g", err_v);
+  if (!(fabs(e - ev->e_lock) <= 1e-12 * ev->e_lock)) fail_msg("energy %g vs %g", e, ev->e_lock);
+  printf("# lock preview: %.9g J removed, the lock removed %.9g J\n", e, ev->e_lock);
+  hg_command_free(&c);
+  free(v0);
+  free(dv);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+static void gauge_loss_is_the_capture_loss(void **state) {
+  (void)state;
+  /* dock.yaml: a chaser closes on a target; capture happens later, attach it by hand now */
+  hg_scene *s = load("../scenes/dock.yaml");
+  hg_sim *sim = sim_of(s, 20);
+  assert_int_equal(hg_sim_run(sim, 1.0), HG_SIM_OK);
+  hg_sim_gauge_view g;
+  assert_int_equal(hg_sim_gauge(sim, "target_port", "chaser_port", &g), 0);
+  assert_true(g.present && g.capture == 0);
+  assert_true(g.measure > 0);           /* not within the capture tolerances yet */
+  assert_true(g.closing_speed > 0 && isfinite(g.time_to_contact));
+  assert_true(g.plastic_loss > 0);
+  const hg_sim_event *ev = apply(sim, "attach target_port chaser_port");
+  /* one 6x6 solve of the operational-space inertia vs the plastic lock of the new joint */
+  if (!(fabs(g.plastic_loss - ev->e_lock) <= 1e-10 * ev->e_lock))
+    fail_msg("gauge %g J, attach removed %g J", g.plastic_loss, ev->e_lock);
+  printf("# gauge at 1 s: %.3g m apart, closing at %.3g m/s (contact in %.3g s), capture loss "
+         "%.9g J; the attach removed %.9g J\n", g.distance, g.closing_speed, g.time_to_contact,
+         g.plastic_loss, ev->e_lock);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+static void ghosts_sit_where_set_puts_the_bodies(void **state) {
+  (void)state;
+  hg_scene *s = load("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = sim_of(s, 3);
+  assert_int_equal(hg_sim_run(sim, 0.5), HG_SIM_OK);
+  const hg_model *m = hg_sim_model(sim);
+  int b1 = hg_model_joint(m, "b1");
+  double *delta = calloc((size_t)m->nv, sizeof(double));
+  delta[m->v_adr[b1]] = 1;
+  const double eps = 0.25;
+  hg_se3 *ghost = malloc((size_t)m->nbody * sizeof *ghost);
+  memcpy(ghost, hg_sim_ghost(sim, delta, eps), (size_t)m->nbody * sizeof *ghost);
+  char text[128];
+  snprintf(text, sizeof text, "set b1 {q: [%.17g]}", hg_sim_q(sim)[m->q_adr[b1]] + eps);
+  apply(sim, text);
+  double e = 0;
+  for (int i = 1; i < m->nbody; i++) {
+    hg_se3 T;
+    double tw[6];
+    hg_sim_body(sim, i, &T, tw);
+    for (int k = 0; k < 3; k++) e = fmax(e, fabs(T.p[k] - ghost[i].p[k]));
+    for (int k = 0; k < 9; k++) e = fmax(e, fabs(T.R[k] - ghost[i].R[k]));
+  }
+  assert_true(e <= 1e-15 * 8);
+  /* a spherical joint's ghost turns on the group: b's frame by exp(eps w) */
+  printf("# ghosts at q (+) 0.25 e_b1 match the set configuration to %.2g\n", e);
+  free(delta);
+  free(ghost);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+static void pull_work_closes_the_budget(void **state) {
+  (void)state;
+  hg_scene *s = load("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = sim_of(s, 3);
+  assert_int_equal(hg_sim_run(sim, 0.5), HG_SIM_OK);
+  double h0[6], h1[6];
+  hg_sim_momentum(sim, h0);
+  const hg_sim_event *ev = apply(sim, "perturb b3 0.1 0 0  1 2 0.5  30 2");
+  assert_false(ev->conserves);
+  hg_force_view fv;
+  assert_int_equal(hg_sim_pull(sim, &fv), 0);
+  assert_true(fv.magnitude > 0);
+  assert_int_equal(hg_sim_run(sim, 1.5), HG_SIM_OK);
+  hg_sim_momentum(sim, h1);
+  double dh = 0;
+  for (int k = 0; k < 6; k++) dh = fmax(dh, fabs(h1[k] - h0[k]));
+  assert_true(dh > 1e-3); /* the pull acts from outside */
+  /* move the target: an event, its work booked */
+  ev = apply(sim, "perturb b3 0.1 0 0  -1 0 0  30 2");
+  assert_true(fabs(ev->e_after - ev->e_before) > 1e-3);
+  assert_int_equal(hg_sim_run(sim, 2.5), HG_SIM_OK);
+  ev = apply(sim, "release");
+  assert_int_equal(hg_sim_pull(sim, &fv), -1);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  hg_sim_budget b;
+  hg_sim_get_budget(sim, &b);
+  double drift = fabs(b.value - b.initial) / b.scale;
+  /* the scene's rtol 1e-10: the budget closes to the integration error (1e-8 as test_sim) */
+  if (!(drift <= 1e-8)) fail_msg("budget drift %g with a pull", drift);
+  printf("# pull: momentum changed by %.3g, budget drift %.2g (damper work %.4g J)\n", dh, drift,
+         b.work);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+static void set_refuses_held_joints(void **state) {
+  (void)state;
+  hg_scene *s = load("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = sim_of(s, 5);
+  assert_int_equal(hg_sim_run(sim, 1.5), HG_SIM_OK); /* a1 locked at 1 s */
+  const hg_sim_event *ev = apply(sim, "set a1 {v: [1]}");
+  assert_non_null(strstr(ev->details, "REFUSED set_state of joint a1"));
+  ev = apply(sim, "set a1 {q: [0.1]}"); /* a locked joint may be moved while still */
+  assert_null(strstr(ev->details, "REFUSED"));
+  assert_int_equal(hg_sim_run(sim, 4.5), HG_SIM_OK); /* b1 prescribed at 4 s */
+  ev = apply(sim, "set b1 {q: [0.1]}");
+  assert_non_null(strstr(ev->details, "REFUSED set_state of joint b1: it is prescribed"));
+  assert_int_equal(hg_sim_refused(sim), 2);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(lock_preview_matches_the_lock),
+      cmocka_unit_test(gauge_loss_is_the_capture_loss),
+      cmocka_unit_test(ghosts_sit_where_set_puts_the_bodies),
+      cmocka_unit_test(pull_work_closes_the_budget),
+      cmocka_unit_test(set_refuses_held_joints),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
