@@ -26,11 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "dynamics.h"
 #include "files.h"
 #include "sim.h"
 
 /* ---- helpers ---- */
+
+static int mkdir_p(const char *path) { return mkdir(path, 0755); }
 
 static hg_scene *load(const char *path) {
   hg_error err;
@@ -164,6 +168,75 @@ static void command_now_equals_scheduled(void **state) {
     hg_sim_free(sched);
   }
   hg_scene_free(s);
+}
+
+/* ---- an interactive session replays byte for byte ---- */
+
+/* a run of s writing its outputs into dir; interactive: commands applied at their times between
+ * hg_sim_run calls; otherwise the session file is scheduled up front */
+static void session_run(const hg_scene *s, const char *dir, const char *const *texts,
+                        const double *times, int n, const char *session_in,
+                        const char *session_out) {
+  hg_sim_options opt;
+  hg_error err;
+  hg_sim_default_options(&opt);
+  opt.out_dir = dir;
+  opt.plots = 0;
+  opt.t_end = 5;
+  hg_sim *sim = hg_sim_new(s, &opt, &err);
+  if (!sim) fail_msg("%s", err.msg);
+  if (session_in) {
+    hg_command_list cl;
+    if (hg_commands_load(s, session_in, &cl, &err)) fail_msg("%s", err.msg);
+    for (int k = 0; k < cl.n; k++) assert_int_equal(hg_sim_schedule(sim, &cl.cmd[k]), HG_SIM_OK);
+    hg_commands_free(&cl);
+  }
+  for (int k = 0; k < n; k++) {
+    hg_command c;
+    /* frames of a viewer: several stops before each command */
+    for (int f = 1; f <= 3; f++)
+      assert_int_equal(hg_sim_run(sim, times[k] - (3 - f) * 0.0123), HG_SIM_OK);
+    if (hg_sim_parse_command(sim, texts[k], &c, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(hg_sim_command(sim, &c), HG_SIM_OK);
+    hg_command_free(&c);
+  }
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
+  if (session_out) assert_int_equal(hg_sim_write_commands(sim, session_out), HG_SIM_OK);
+  hg_sim_free(sim);
+}
+
+static void session_replays_byte_for_byte(void **state) {
+  (void)state;
+  char dir[256], a[300], b[300], session[300], fa[400], fb[400];
+  assert_int_equal(hg_test_temp_dir("session", dir, sizeof dir), 0);
+  snprintf(a, sizeof a, "%s/live", dir);
+  snprintf(b, sizeof b, "%s/replay", dir);
+  snprintf(session, sizeof session, "%s/session.txt", dir);
+  assert_int_equal(mkdir_p(a), 0);
+  assert_int_equal(mkdir_p(b), 0);
+  hg_scene *s = load("../scenes/freeze_thaw.yaml");
+  /* times between output rows, on one, and commands of every kind a viewer sends */
+  const char *texts[] = {"lock a2 b3", "perturb c2 0.1 0 0  1 1 1  20 1", "set a3 {v: [0.5]}",
+                         "release", "free a2", "detach b1"};
+  const double times[] = {0.8371, 1.5, 2.25, 2.6180339887, 3.0, 3.14159};
+  session_run(s, a, texts, times, 6, NULL, session);
+  session_run(s, b, NULL, NULL, 0, session, NULL);
+  const char *files[] = {"trajectory.csv", "events.csv"};
+  for (int k = 0; k < 2; k++) {
+    size_t la, lb;
+    snprintf(fa, sizeof fa, "%s/%s", a, files[k]);
+    snprintf(fb, sizeof fb, "%s/%s", b, files[k]);
+    char *xa = hg_test_read_file(fa, &la), *xb = hg_test_read_file(fb, &lb);
+    assert_non_null(xa);
+    assert_non_null(xb);
+    if (la != lb || memcmp(xa, xb, la)) fail_msg("%s of the live session and its replay differ", files[k]);
+    printf("# %s: %zu bytes, identical\n", files[k], la);
+    free(xa);
+    free(xb);
+  }
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
 }
 
 /* ---- several locks, one impulse ---- */
@@ -394,6 +467,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(runs_repeat_bit_for_bit),
       cmocka_unit_test(command_now_equals_scheduled),
+      cmocka_unit_test(session_replays_byte_for_byte),
       cmocka_unit_test(simultaneous_lock_is_one_impulse),
       cmocka_unit_test(jumping_profile_is_refused),
       cmocka_unit_test(detach_turns_the_joint_spring_off),

@@ -141,6 +141,10 @@ int hg_sim_schedule(hg_sim *sim, const hg_command *cmd);
 /* the commands given so far (scheduled or applied), in order, and whether each has been applied */
 int hg_sim_ncommands(const hg_sim *sim);
 const hg_command *hg_sim_command_at(const hg_sim *sim, int k, int *applied);
+/* Writes the commands applied so far as a command file ('TIME TEXT' per line, times %.17g), so
+ * that 'hinge run SCENE --commands FILE' repeats the session: the interactive viewer saves its
+ * sessions this way. HG_SIM_OK or HG_SIM_ERR_OUTPUT. */
+int hg_sim_write_commands(const hg_sim *sim, const char *path);
 /* actions refused so far (a profile that would make its joint jump, a re-rooting through a joint
  * that cannot reverse): each is in the event log's details, starting with "REFUSED" */
 int hg_sim_refused(const hg_sim *sim);

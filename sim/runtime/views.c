@@ -34,6 +34,17 @@ const hg_command *hg_sim_command_at(const hg_sim *s, int k, int *applied) {
 }
 int hg_sim_refused(const hg_sim *s) { return s->nrefused; }
 
+int hg_sim_write_commands(const hg_sim *s, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) return HG_SIM_ERR_OUTPUT;
+  fprintf(f, "# hinge session of %s: the commands applied, 'TIME COMMAND' (docs/commands.md)\n",
+          s->scene->path ? s->scene->path : "a scene");
+  for (int k = 0; k < s->ncmd; k++)
+    if (s->cmd_fired[k]) fprintf(f, "%.17g %s\n", s->cmd[k].t, s->cmd[k].text);
+  int bad = ferror(f);
+  return fclose(f) || bad ? HG_SIM_ERR_OUTPUT : HG_SIM_OK;
+}
+
 int hg_sim_parse_command(const hg_sim *s, const char *text, hg_command *cmd, hg_error *err) {
   const hg_model *m = s->m;
   return hg_command_parse(s->scene, text, (const char *const *)m->jnt_name + 1, m->nbody - 1, cmd,
