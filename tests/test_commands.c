@@ -30,40 +30,11 @@
 
 #include "dynamics.h"
 #include "files.h"
-#include "sim.h"
+#include "sims.h"
 
 /* ---- helpers ---- */
 
 static int mkdir_p(const char *path) { return mkdir(path, 0755); }
-
-static hg_scene *load(const char *path) {
-  hg_error err;
-  hg_scene *s = hg_scene_load(path, &err);
-  if (!s) fail_msg("%s", err.msg);
-  return s;
-}
-
-static hg_sim *make_sim(const hg_scene *s, double t_end) {
-  hg_sim_options opt;
-  hg_error err;
-  hg_sim_default_options(&opt);
-  opt.t_end = t_end;
-  opt.plots = 0;
-  hg_sim *sim = hg_sim_new(s, &opt, &err);
-  if (!sim) fail_msg("%s: %s", s->path, err.msg);
-  return sim;
-}
-
-/* a scene written into dir/name from text */
-static hg_scene *scene_text(const char *dir, const char *name, const char *text) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-  return load(path);
-}
 
 static hg_command parse(const hg_scene *s, const char *text) {
   hg_command c;
@@ -114,7 +85,7 @@ static void runs_repeat_bit_for_bit(void **state) {
   const char *scenes[] = {"../scenes/undock.yaml", "../scenes/dock.yaml",
                           "../scenes/release.yaml"};
   for (int k = 0; k < 3; k++) {
-    hg_scene *s = load(scenes[k]);
+    hg_scene *s = hg_test_scene(scenes[k]);
     job j[4];
     for (int r = 0; r < 2; r++) {
       j[r].s = s;
@@ -144,12 +115,12 @@ static void runs_repeat_bit_for_bit(void **state) {
 
 static void command_now_equals_scheduled(void **state) {
   (void)state;
-  hg_scene *s = load("../scenes/freeze_thaw.yaml");
+  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
   /* 1.234 s is no output time; 2.5 s is (output dt 0.01 s) */
   const double times[] = {1.234, 2.5};
   const char *texts[] = {"lock a2 b3", "prescribe c2 {type: move, target: [0.8], duration: 1}"};
   for (int k = 0; k < 2; k++) {
-    hg_sim *now = make_sim(s, 4), *sched = make_sim(s, 4);
+    hg_sim *now = hg_test_sim(s, 4, NULL), *sched = hg_test_sim(s, 4, NULL);
     hg_command c = parse(s, texts[k]);
     c.t = times[k];
     assert_int_equal(hg_sim_schedule(sched, &c), HG_SIM_OK);
@@ -177,14 +148,8 @@ static void command_now_equals_scheduled(void **state) {
 static void session_run(const hg_scene *s, const char *dir, const char *const *texts,
                         const double *times, int n, const char *session_in,
                         const char *session_out) {
-  hg_sim_options opt;
   hg_error err;
-  hg_sim_default_options(&opt);
-  opt.out_dir = dir;
-  opt.plots = 0;
-  opt.t_end = 5;
-  hg_sim *sim = hg_sim_new(s, &opt, &err);
-  if (!sim) fail_msg("%s", err.msg);
+  hg_sim *sim = hg_test_sim(s, 5, dir);
   if (session_in) {
     hg_command_list cl;
     if (hg_commands_load(s, session_in, &cl, &err)) fail_msg("%s", err.msg);
@@ -215,7 +180,7 @@ static void session_replays_byte_for_byte(void **state) {
   snprintf(session, sizeof session, "%s/session.txt", dir);
   assert_int_equal(mkdir_p(a), 0);
   assert_int_equal(mkdir_p(b), 0);
-  hg_scene *s = load("../scenes/freeze_thaw.yaml");
+  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
   /* times between output rows, on one, and commands of every kind a viewer sends */
   const char *texts[] = {"lock a2 b3", "perturb c2 0.1 0 0  1 1 1  20 1", "set a3 {v: [0.5]}",
                          "release", "free a2", "detach b1"};
@@ -243,8 +208,8 @@ static void session_replays_byte_for_byte(void **state) {
 
 static void simultaneous_lock_is_one_impulse(void **state) {
   (void)state;
-  hg_scene *s = load("../scenes/freeze_thaw.yaml");
-  hg_sim *sim = make_sim(s, 10);
+  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = hg_test_sim(s, 10, NULL);
   assert_int_equal(hg_sim_run(sim, 0.5), HG_SIM_OK);
   /* the expected outcome: both joints locked at once by hg_plastic_lock on a copy of the state */
   const hg_model *m = hg_sim_model(sim);
@@ -287,8 +252,8 @@ static void simultaneous_lock_is_one_impulse(void **state) {
 
 static void jumping_profile_is_refused(void **state) {
   (void)state;
-  hg_scene *s = load("../scenes/freeze_thaw.yaml");
-  hg_sim *sim = make_sim(s, 3);
+  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = hg_test_sim(s, 3, NULL);
   assert_int_equal(hg_sim_run(sim, 0.5), HG_SIM_OK);
   /* b1 is near 0.3 rad, the spline starts at 1.4 rad */
   hg_command c = parse(s, "prescribe b1 {type: spline, times: [0, 1], samples: [[1.4], [1.5]]}");
@@ -341,8 +306,8 @@ static void detach_turns_the_joint_spring_off(void **state) {
   (void)state;
   char dir[256];
   assert_int_equal(hg_test_temp_dir("commands", dir, sizeof dir), 0);
-  hg_scene *s = scene_text(dir, "spring.yaml", spring_scene);
-  hg_sim *sim = make_sim(s, 3);
+  hg_scene *s = hg_test_scene_text(dir, "spring.yaml", spring_scene);
+  hg_sim *sim = hg_test_sim(s, 3, NULL);
   assert_int_equal(hg_sim_run(sim, 1.0), HG_SIM_OK);
   const hg_sim_event *ev = hg_sim_event_at(sim, 0);
   assert_non_null(ev);
@@ -387,7 +352,7 @@ static void every_action_reads(void **state) {
   hg_command_list cl;
   hg_error err;
   assert_int_equal(hg_test_temp_dir("commands", dir, sizeof dir), 0);
-  hg_scene *s = load("../scenes/undock.yaml");
+  hg_scene *s = hg_test_scene("../scenes/undock.yaml");
   const char *text =
       "# every action once\n"
       "0.5 free arm_j1\n"
@@ -415,7 +380,7 @@ static void every_action_reads(void **state) {
   assert_true(cl.cmd[5].action[0].linear[2] == 1 && cl.cmd[5].action[0].angular[2] == 0.1);
   assert_string_equal(cl.cmd[2].text, "prescribe arm_j2 {type: hold}");
   /* and the run goes through them all */
-  hg_sim *sim = make_sim(s, 7);
+  hg_sim *sim = hg_test_sim(s, 7, NULL);
   for (int k = 0; k < cl.n; k++) assert_int_equal(hg_sim_schedule(sim, &cl.cmd[k]), HG_SIM_OK);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_true(hg_sim_nevents(sim) >= 11);
@@ -431,7 +396,7 @@ static void bad_lines_name_file_and_line(void **state) {
   hg_command_list cl;
   hg_error err;
   assert_int_equal(hg_test_temp_dir("commands", dir, sizeof dir), 0);
-  hg_scene *s = load("../scenes/undock.yaml");
+  hg_scene *s = hg_test_scene("../scenes/undock.yaml");
   static const struct {
     const char *text, *expect;
   } bad[] = {

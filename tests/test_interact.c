@@ -19,40 +19,12 @@
 #include <string.h>
 
 #include "dynamics.h"
-#include "sim.h"
-
-static hg_sim *sim_of(const hg_scene *s, double t_end) {
-  hg_sim_options opt;
-  hg_error err;
-  hg_sim_default_options(&opt);
-  opt.t_end = t_end;
-  opt.plots = 0;
-  hg_sim *sim = hg_sim_new(s, &opt, &err);
-  if (!sim) fail_msg("%s", err.msg);
-  return sim;
-}
-
-static hg_scene *load(const char *path) {
-  hg_error err;
-  hg_scene *s = hg_scene_load(path, &err);
-  if (!s) fail_msg("%s", err.msg);
-  return s;
-}
-
-/* applies a command now; the event it logged */
-static const hg_sim_event *apply(hg_sim *sim, const char *text) {
-  hg_command c;
-  hg_error err;
-  if (hg_sim_parse_command(sim, text, &c, &err)) fail_msg("'%s': %s", text, err.msg);
-  if (hg_sim_command(sim, &c)) fail_msg("'%s': %s", text, hg_sim_error(sim));
-  hg_command_free(&c);
-  return hg_sim_event_at(sim, hg_sim_nevents(sim) - 1);
-}
+#include "sims.h"
 
 static void lock_preview_matches_the_lock(void **state) {
   (void)state;
-  hg_scene *s = load("../scenes/freeze_thaw.yaml");
-  hg_sim *sim = sim_of(s, 3);
+  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = hg_test_sim(s, 3, NULL);
   assert_int_equal(hg_sim_run(sim, 0.4), HG_SIM_OK);
   const hg_model *m = hg_sim_model(sim);
   hg_command c;
@@ -86,8 +58,8 @@ static void lock_preview_matches_the_lock(void **state) {
 static void gauge_loss_is_the_capture_loss(void **state) {
   (void)state;
   /* dock.yaml: a chaser closes on a target; capture happens later, attach it by hand now */
-  hg_scene *s = load("../scenes/dock.yaml");
-  hg_sim *sim = sim_of(s, 20);
+  hg_scene *s = hg_test_scene("../scenes/dock.yaml");
+  hg_sim *sim = hg_test_sim(s, 20, NULL);
   assert_int_equal(hg_sim_run(sim, 1.0), HG_SIM_OK);
   hg_sim_gauge_view g;
   assert_int_equal(hg_sim_gauge(sim, "target_port", "chaser_port", &g), 0);
@@ -95,7 +67,7 @@ static void gauge_loss_is_the_capture_loss(void **state) {
   assert_true(g.measure > 0);           /* not within the capture tolerances yet */
   assert_true(g.closing_speed > 0 && isfinite(g.time_to_contact));
   assert_true(g.plastic_loss > 0);
-  const hg_sim_event *ev = apply(sim, "attach target_port chaser_port");
+  const hg_sim_event *ev = hg_test_apply(sim, "attach target_port chaser_port");
   /* one 6x6 solve of the operational-space inertia vs the plastic lock of the new joint */
   if (!(fabs(g.plastic_loss - ev->e_lock) <= 1e-10 * ev->e_lock))
     fail_msg("gauge %g J, attach removed %g J", g.plastic_loss, ev->e_lock);
@@ -108,8 +80,8 @@ static void gauge_loss_is_the_capture_loss(void **state) {
 
 static void ghosts_sit_where_set_puts_the_bodies(void **state) {
   (void)state;
-  hg_scene *s = load("../scenes/freeze_thaw.yaml");
-  hg_sim *sim = sim_of(s, 3);
+  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = hg_test_sim(s, 3, NULL);
   assert_int_equal(hg_sim_run(sim, 0.5), HG_SIM_OK);
   const hg_model *m = hg_sim_model(sim);
   int b1 = hg_model_joint(m, "b1");
@@ -120,7 +92,7 @@ static void ghosts_sit_where_set_puts_the_bodies(void **state) {
   memcpy(ghost, hg_sim_ghost(sim, delta, eps), (size_t)m->nbody * sizeof *ghost);
   char text[128];
   snprintf(text, sizeof text, "set b1 {q: [%.17g]}", hg_sim_q(sim)[m->q_adr[b1]] + eps);
-  apply(sim, text);
+  hg_test_apply(sim, text);
   double e = 0;
   for (int i = 1; i < m->nbody; i++) {
     hg_se3 T;
@@ -140,12 +112,12 @@ static void ghosts_sit_where_set_puts_the_bodies(void **state) {
 
 static void pull_work_closes_the_budget(void **state) {
   (void)state;
-  hg_scene *s = load("../scenes/freeze_thaw.yaml");
-  hg_sim *sim = sim_of(s, 3);
+  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = hg_test_sim(s, 3, NULL);
   assert_int_equal(hg_sim_run(sim, 0.5), HG_SIM_OK);
   double h0[6], h1[6];
   hg_sim_momentum(sim, h0);
-  const hg_sim_event *ev = apply(sim, "perturb b3 0.1 0 0  1 2 0.5  30 2");
+  const hg_sim_event *ev = hg_test_apply(sim, "perturb b3 0.1 0 0  1 2 0.5  30 2");
   assert_false(ev->conserves);
   hg_force_view fv;
   assert_int_equal(hg_sim_pull(sim, &fv), 0);
@@ -156,10 +128,10 @@ static void pull_work_closes_the_budget(void **state) {
   for (int k = 0; k < 6; k++) dh = fmax(dh, fabs(h1[k] - h0[k]));
   assert_true(dh > 1e-3); /* the pull acts from outside */
   /* move the target: an event, its work booked */
-  ev = apply(sim, "perturb b3 0.1 0 0  -1 0 0  30 2");
+  ev = hg_test_apply(sim, "perturb b3 0.1 0 0  -1 0 0  30 2");
   assert_true(fabs(ev->e_after - ev->e_before) > 1e-3);
   assert_int_equal(hg_sim_run(sim, 2.5), HG_SIM_OK);
-  ev = apply(sim, "release");
+  ev = hg_test_apply(sim, "release");
   assert_int_equal(hg_sim_pull(sim, &fv), -1);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   hg_sim_budget b;
@@ -175,15 +147,15 @@ static void pull_work_closes_the_budget(void **state) {
 
 static void set_refuses_held_joints(void **state) {
   (void)state;
-  hg_scene *s = load("../scenes/freeze_thaw.yaml");
-  hg_sim *sim = sim_of(s, 5);
+  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = hg_test_sim(s, 5, NULL);
   assert_int_equal(hg_sim_run(sim, 1.5), HG_SIM_OK); /* a1 locked at 1 s */
-  const hg_sim_event *ev = apply(sim, "set a1 {v: [1]}");
+  const hg_sim_event *ev = hg_test_apply(sim, "set a1 {v: [1]}");
   assert_non_null(strstr(ev->details, "REFUSED set_state of joint a1"));
-  ev = apply(sim, "set a1 {q: [0.1]}"); /* a locked joint may be moved while still */
+  ev = hg_test_apply(sim, "set a1 {q: [0.1]}"); /* a locked joint may be moved while still */
   assert_null(strstr(ev->details, "REFUSED"));
   assert_int_equal(hg_sim_run(sim, 4.5), HG_SIM_OK); /* b1 prescribed at 4 s */
-  ev = apply(sim, "set b1 {q: [0.1]}");
+  ev = hg_test_apply(sim, "set b1 {q: [0.1]}");
   assert_non_null(strstr(ev->details, "REFUSED set_state of joint b1: it is prescribed"));
   assert_int_equal(hg_sim_refused(sim), 2);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);

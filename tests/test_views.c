@@ -20,7 +20,7 @@
 
 #include "dynamics.h"
 #include "files.h"
-#include "sim.h"
+#include "sims.h"
 
 static const char scene_text[] =
     "gravity: [0, 0, -9.81]\n"
@@ -43,19 +43,6 @@ static const char scene_text[] =
     "time: {start: 0, end: 1}\n"
     "output: {dt: 0.01, pairs: [[link, bob]]}\n";
 
-static hg_scene *write_scene(const char *dir) {
-  char path[512];
-  hg_error err;
-  snprintf(path, sizeof path, "%s/views.yaml", dir);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(scene_text, f);
-  fclose(f);
-  hg_scene *s = hg_scene_load(path, &err);
-  if (!s) fail_msg("%s", err.msg);
-  return s;
-}
-
 static double dist3(const double *a, const double *b) {
   double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
   return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -66,7 +53,7 @@ static void views_match_closed_forms(void **state) {
   char dir[256];
   hg_error err;
   assert_int_equal(hg_test_temp_dir("views", dir, sizeof dir), 0);
-  hg_scene *s = write_scene(dir);
+  hg_scene *s = hg_test_scene_text(dir, "views.yaml", scene_text);
   hg_sim_options opt;
   hg_sim_default_options(&opt);
   opt.plots = 0;

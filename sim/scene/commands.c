@@ -100,6 +100,17 @@ static void put_rest(buf *b, const words *ws, int k, size_t line_end_len) {
   put(b, start, n);
 }
 
+/* the keys of the flow mapping "{k: v, ...}" that the text from word k holds, appended to b as
+ * ", k: v, ..." (they join the mapping b is writing); -1 when the text is no flow mapping */
+static int join_mapping(buf *b, const words *ws, int k, size_t len) {
+  buf m = {0};
+  put_rest(&m, ws, k, len);
+  int bad = m.oom || m.n < 2 || m.s[0] != '{' || m.s[m.n - 1] != '}';
+  if (!bad && m.n > 2) puts_(b, ", "), put(b, m.s + 1, m.n - 2);
+  free(m.s);
+  return bad ? -1 : 0;
+}
+
 /* ---- one command as YAML ---- */
 
 static const char *const actions[] = {"lock",   "free",   "prescribe", "enable",  "disable",
@@ -168,32 +179,16 @@ static const char *to_yaml(hg_sctx *c, const words *ws, int k0, size_t len, buf 
     if (n < 2) return "add BODY [{at_marker: M, pos: [...], ...}]";
     puts_(b, "[{add: {body: ");
     put_word_name(b, ws, k0 + 1);
-    if (n > 2) {
-      /* the placement mapping's keys join the body's */
-      buf pl = {0};
-      put_rest(&pl, ws, k0 + 2, len);
-      size_t m = pl.n;
-      if (pl.oom || m < 2 || pl.s[0] != '{' || pl.s[m - 1] != '}') {
-        free(pl.s);
-        return "add BODY: the placement is a flow mapping, {at_marker: M, pos: [x, y, z], ...}";
-      }
-      if (m > 2) puts_(b, ", "), put(b, pl.s + 1, m - 2);
-      free(pl.s);
-    }
+    /* the placement mapping's keys join the body's */
+    if (n > 2 && join_mapping(b, ws, k0 + 2, len))
+      return "add BODY: the placement is a flow mapping, {at_marker: M, pos: [x, y, z], ...}";
     puts_(b, "}}]");
   } else if (is(ws, k0, "set")) {
     if (n < 3) return "set JOINT {q: [...], v: [...]}";
     puts_(b, "[{set_state: {joint: ");
     put_word_name(b, ws, k0 + 1);
-    buf st = {0};
-    put_rest(&st, ws, k0 + 2, len);
-    size_t m = st.n;
-    if (st.oom || m < 2 || st.s[0] != '{' || st.s[m - 1] != '}') {
-      free(st.s);
+    if (join_mapping(b, ws, k0 + 2, len))
       return "set JOINT: the state is a flow mapping, {q: [...], v: [...]}";
-    }
-    if (m > 2) puts_(b, ", "), put(b, st.s + 1, m - 2);
-    free(st.s);
     puts_(b, "}}]");
   } else if (is(ws, k0, "perturb")) {
     if (n != 9 && n != 10) return "perturb BODY PX PY PZ TX TY TZ STIFFNESS [DAMPING]";
