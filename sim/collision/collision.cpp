@@ -1,0 +1,168 @@
+// collision.cpp: collision.h over FCL. The only C++ file of hinge: FCL is a C++ library, and this
+// file keeps it behind the C interface of collision.h.
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include <fcl/fcl.h>
+
+// hinge's headers are C (model.h, mesh.h have no extern "C" of their own)
+extern "C" {
+#include "collision.h"
+#include "mesh.h"
+}
+
+namespace {
+
+using Geometry = std::shared_ptr<fcl::CollisionGeometryd>;
+
+// one shape: its geometry and its pose in the body frame
+struct Shape {
+  int body;
+  Geometry geom;
+  fcl::Transform3d local;
+};
+
+fcl::Transform3d to_fcl(const hg_se3 &T) {
+  fcl::Transform3d X = fcl::Transform3d::Identity();
+  fcl::Matrix3d R;
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) R(r, c) = T.R[3 * r + c];
+  X.linear() = R;
+  X.translation() = fcl::Vector3d(T.p[0], T.p[1], T.p[2]);
+  return X;
+}
+
+// a mesh file as a bounding-volume hierarchy of its triangles, scaled
+Geometry mesh_geometry(const hg_geom &g, hg_error *err) {
+  hg_mesh mesh = {0, 0, nullptr, nullptr};
+  if (hg_mesh_load(g.mesh, &mesh, err)) return nullptr;
+  hg_mesh_scale(&mesh, g.size);
+  auto bvh = std::make_shared<fcl::BVHModel<fcl::OBBRSSd>>();
+  std::vector<fcl::Vector3d> v(mesh.nvert);
+  std::vector<fcl::Triangle> t(mesh.ntri);
+  for (int k = 0; k < mesh.nvert; k++)
+    v[k] = fcl::Vector3d(mesh.vert[3 * k], mesh.vert[3 * k + 1], mesh.vert[3 * k + 2]);
+  for (int k = 0; k < mesh.ntri; k++)
+    t[k] = fcl::Triangle(mesh.tri[3 * k], mesh.tri[3 * k + 1], mesh.tri[3 * k + 2]);
+  hg_mesh_free(&mesh);
+  bvh->beginModel();
+  bvh->addSubModel(v, t);
+  bvh->endModel();
+  return bvh;
+}
+
+// the FCL geometry of one hinge shape, and the offset from hinge's shape frame to FCL's
+Geometry geometry(const hg_geom &g, fcl::Transform3d &offset, hg_error *err) {
+  offset = fcl::Transform3d::Identity();
+  switch (g.type) {
+  case HG_GEOM_BOX: return std::make_shared<fcl::Boxd>(g.size[0], g.size[1], g.size[2]);
+  case HG_GEOM_SPHERE: return std::make_shared<fcl::Sphered>(g.size[0]);
+  case HG_GEOM_CYLINDER: return std::make_shared<fcl::Cylinderd>(g.size[0], g.size[1]);
+  case HG_GEOM_CAPSULE: return std::make_shared<fcl::Capsuled>(g.size[0], g.size[1]);
+  case HG_GEOM_CONE:
+    // hinge's cone stands on its base at the origin; FCL's is centred on its axis
+    offset.translation() = fcl::Vector3d(0, 0, 0.5 * g.size[1]);
+    return std::make_shared<fcl::Coned>(g.size[0], g.size[1]);
+  case HG_GEOM_MESH: return mesh_geometry(g, err);
+  }
+  hg_error_set(err, "unknown shape type %d", (int)g.type);
+  return nullptr;
+}
+
+}  // namespace
+
+struct hg_collision {
+  std::vector<Shape> shape;
+  std::vector<std::vector<int>> of_body;  // shape indices per body
+};
+
+extern "C" hg_collision *hg_collision_new(const hg_model *m, hg_error *err) {
+  auto c = new (std::nothrow) hg_collision;
+  if (!c) return hg_error_set(err, "out of memory"), nullptr;
+  c->of_body.resize(m->nbody);
+  for (int k = 0; k < m->ngeom; k++) {
+    const hg_geom &g = m->geom[k];
+    if (!g.collision || g.body < 0 || g.body >= m->nbody) continue;
+    fcl::Transform3d offset;
+    hg_error e;
+    Geometry geom = geometry(g, offset, &e);
+    if (!geom) {
+      hg_error_set(err, "collision shape of body '%s': %s", m->body_name[g.body], e.msg);
+      delete c;
+      return nullptr;
+    }
+    geom->computeLocalAABB();
+    c->of_body[g.body].push_back((int)c->shape.size());
+    c->shape.push_back(Shape{g.body, geom, to_fcl(g.pose) * offset});
+  }
+  return c;
+}
+
+extern "C" void hg_collision_free(hg_collision *c) { delete c; }
+
+extern "C" int hg_collision_count(const hg_collision *c, int body) {
+  return body >= 0 && body < (int)c->of_body.size() ? (int)c->of_body[body].size() : 0;
+}
+
+namespace {
+
+// signed distance of two placed shapes, with witness points
+double shape_distance(const Shape &a, const fcl::Transform3d &Ta, const Shape &b,
+                      const fcl::Transform3d &Tb, fcl::Vector3d &pa, fcl::Vector3d &pb) {
+  fcl::CollisionObjectd oa(a.geom, Ta), ob(b.geom, Tb);
+  fcl::DistanceRequestd req(true, true);  // nearest points, signed distance
+  req.gjk_solver_type = fcl::GST_INDEP;
+  req.distance_tolerance = 1e-10;
+  fcl::DistanceResultd res;
+  fcl::distance(&oa, &ob, req, res);
+  double d = res.min_distance;
+  pa = res.nearest_points[0];
+  pb = res.nearest_points[1];
+  if (d > 0) return d;
+  // overlapping: the deepest contact's penetration depth (meshes report 0 or -1 above)
+  fcl::CollisionRequestd creq(16, true);
+  fcl::CollisionResultd cres;
+  fcl::collide(&oa, &ob, creq, cres);
+  if (!cres.isCollision()) return d;
+  double depth = 0;
+  for (size_t k = 0; k < cres.numContacts(); k++) {
+    const fcl::Contactd &ct = cres.getContact(k);
+    if (ct.penetration_depth >= depth) {
+      depth = ct.penetration_depth;
+      pa = ct.pos + 0.5 * depth * ct.normal;
+      pb = ct.pos - 0.5 * depth * ct.normal;
+    }
+  }
+  return -depth;
+}
+
+}  // namespace
+
+extern "C" int hg_collision_distance(const hg_collision *c, const hg_se3 *T, const int *a, int na,
+                                     const int *b, int nb, hg_clearance *out) {
+  out->distance = std::numeric_limits<double>::infinity();
+  out->body_a = out->body_b = -1;
+  for (int r = 0; r < 3; r++) out->pa[r] = out->pb[r] = 0;
+  for (int i = 0; i < na; i++)
+    for (int j = 0; j < nb; j++) {
+      int ba = a[i], bb = b[j];
+      if (ba < 0 || bb < 0 || ba >= (int)c->of_body.size() || bb >= (int)c->of_body.size())
+        continue;
+      fcl::Transform3d Xa = to_fcl(T[ba]), Xb = to_fcl(T[bb]);
+      for (int sa : c->of_body[ba])
+        for (int sb : c->of_body[bb]) {
+          fcl::Vector3d pa, pb;
+          const Shape &A = c->shape[sa], &B = c->shape[sb];
+          double d = shape_distance(A, Xa * A.local, B, Xb * B.local, pa, pb);
+          if (!(d < out->distance)) continue;
+          out->distance = d;
+          out->body_a = ba;
+          out->body_b = bb;
+          for (int r = 0; r < 3; r++) out->pa[r] = pa[r], out->pb[r] = pb[r];
+        }
+    }
+  return out->body_a < 0 ? -1 : 0;
+}

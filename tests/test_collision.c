@@ -1,0 +1,238 @@
+/* test_collision.c: collision geometry and signed distances (sim/collision/collision.h) against
+ * closed forms:
+ *  - two spheres: |c1 - c2| - r1 - r2, witness points on the line of centres, and minus the
+ *    overlap when they intersect;
+ *  - a box and a sphere over a face, an edge and a corner of the box;
+ *  - two parallel capsules side by side (the distance of their axes less both radii);
+ *  - a cone standing on its base at the origin (hinge's convention) under a sphere above its apex;
+ *  - a closed mesh (a cube written as OBJ) against a sphere, like the analytic box;
+ *  - shapes placed by their pose in the body and the body's world pose; several shapes per body:
+ *    the minimum over every pair; bodies without collision shapes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision.h"
+#include "files.h"
+
+/* the distances are FCL's GJK iterated to a distance tolerance of 1e-10 (collision.cpp) and
+ * exact triangle queries for meshes: closed forms on metre-sized shapes hold to 1e-8 m, two
+ * orders above that tolerance (the witness points converge more slowly than the distance) */
+#define TOL 1e-8
+
+/* a model of n free bodies (the world first), each with the shapes given */
+static hg_model *model_of(int nbody, const hg_geom *geoms, int ngeom) {
+  hg_builder *b = hg_builder_new();
+  hg_error err;
+  const char *why;
+  for (int i = 1; i < nbody; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "b%d", i);
+    hg_body_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.name = name;
+    hg_joint_init(&spec.joint, HG_JOINT_FREE, NULL, NULL, 0, &why);
+    hg_se3_identity(&spec.offset);
+    double com[3] = {0, 0, 0}, I[6] = {0.1, 0.1, 0.1, 0, 0, 0};
+    char whyi[128];
+    hg_inertia_from_com(1, com, I, &spec.inertia, whyi, sizeof whyi);
+    if (hg_builder_add_body(b, &spec, &err)) fail_msg("%s", err.msg);
+  }
+  for (int k = 0; k < ngeom; k++) {
+    char name[16];
+    snprintf(name, sizeof name, "b%d", geoms[k].body);
+    if (hg_builder_add_geom(b, name, &geoms[k], &err)) fail_msg("%s", err.msg);
+  }
+  hg_model *m = hg_builder_compile(b, &err);
+  if (!m) fail_msg("%s", err.msg);
+  hg_builder_free(b);
+  return m;
+}
+
+static hg_geom shape(int body, hg_geom_type type, double s0, double s1, double s2) {
+  hg_geom g;
+  memset(&g, 0, sizeof g);
+  g.type = type;
+  g.body = body;
+  g.collision = 1;
+  g.size[0] = s0, g.size[1] = s1, g.size[2] = s2;
+  hg_se3_identity(&g.pose);
+  return g;
+}
+
+static hg_se3 at(double x, double y, double z) {
+  hg_se3 T;
+  hg_se3_identity(&T);
+  T.p[0] = x, T.p[1] = y, T.p[2] = z;
+  return T;
+}
+
+/* distance between body 1 and body 2 at poses T */
+static hg_clearance query(const hg_collision *c, const hg_se3 *T) {
+  hg_clearance r;
+  int a = 1, b = 2;
+  assert_int_equal(hg_collision_distance(c, T, &a, 1, &b, 1, &r), 0);
+  return r;
+}
+
+static void spheres(void **state) {
+  (void)state;
+  hg_geom g[2] = {shape(1, HG_GEOM_SPHERE, 0.5, 0, 0), shape(2, HG_GEOM_SPHERE, 0.3, 0, 0)};
+  hg_model *m = model_of(3, g, 2);
+  hg_error err;
+  hg_collision *c = hg_collision_new(m, &err);
+  assert_non_null(c);
+  hg_se3 T[3] = {at(0, 0, 0), at(1, 2, 3), at(1, 2, 3)};
+  /* apart along a diagonal: 2 - 0.8 */
+  T[2] = at(1 + 2 / sqrt(3.0), 2 + 2 / sqrt(3.0), 3 + 2 / sqrt(3.0));
+  hg_clearance r = query(c, T);
+  if (!(fabs(r.distance - 1.2) <= TOL)) fail_msg("apart: %.12g, expected 1.2", r.distance);
+  double pa_exp = 0.5 / sqrt(3.0), pb_exp = (2 - 0.3) / sqrt(3.0);
+  for (int k = 0; k < 3; k++) {
+    assert_true(fabs(r.pa[k] - (T[1].p[k] + pa_exp)) <= TOL);
+    assert_true(fabs(r.pb[k] - (T[1].p[k] + pb_exp)) <= TOL);
+  }
+  /* overlapping by 0.1 */
+  T[2] = at(1.7, 2, 3);
+  r = query(c, T);
+  if (!(fabs(r.distance + 0.1) <= TOL)) fail_msg("overlap: %g, expected -0.1", r.distance);
+  printf("# spheres overlapping by 0.1 m: %.17g\n", r.distance);
+  hg_collision_free(c);
+  hg_model_free(m);
+}
+
+static void box_and_sphere(void **state) {
+  (void)state;
+  hg_geom g[2] = {shape(1, HG_GEOM_BOX, 2, 1, 0.5), shape(2, HG_GEOM_SPHERE, 0.2, 0, 0)};
+  hg_model *m = model_of(3, g, 2);
+  hg_error err;
+  hg_collision *c = hg_collision_new(m, &err);
+  hg_se3 T[3] = {at(0, 0, 0), at(0, 0, 0), at(0, 0, 0)};
+  /* over the +x face, beyond the edge (x, y), beyond the corner */
+  const double pos[3][3] = {{1.5, 0.1, 0}, {1.3, 0.9, 0}, {1.3, 0.9, 0.6}};
+  const double expect[3] = {0.5 - 0.2, sqrt(0.3 * 0.3 + 0.4 * 0.4) - 0.2,
+                            sqrt(0.3 * 0.3 + 0.4 * 0.4 + 0.35 * 0.35) - 0.2};
+  for (int k = 0; k < 3; k++) {
+    T[2] = at(pos[k][0], pos[k][1], pos[k][2]);
+    hg_clearance r = query(c, T);
+    if (!(fabs(r.distance - expect[k]) <= TOL)) fail_msg("case %d: %g, expected %g", k, r.distance, expect[k]);
+    /* the witness point on the box lies on its surface, clamped to it */
+    assert_true(fabs(r.pa[0]) <= 1 + TOL && fabs(r.pa[1]) <= 0.5 + TOL && fabs(r.pa[2]) <= 0.25 + TOL);
+  }
+  hg_collision_free(c);
+  hg_model_free(m);
+}
+
+static void capsules_and_cone(void **state) {
+  (void)state;
+  /* body 1: a capsule along z; body 2: a capsule along z turned by its shape pose to x, then a
+   * cone; the body pose moves it */
+  hg_geom g[3] = {shape(1, HG_GEOM_CAPSULE, 0.1, 1.0, 0), shape(2, HG_GEOM_CAPSULE, 0.2, 2.0, 0),
+                  shape(2, HG_GEOM_CONE, 0.5, 1.0, 0)};
+  /* the second capsule along z too, 1 m to the side: the axes are 1 m apart */
+  hg_model *m = model_of(3, g, 3);
+  hg_error err;
+  hg_collision *c = hg_collision_new(m, &err);
+  hg_se3 T[3] = {at(0, 0, 0), at(0, 0, 0), at(1, 0, 100)};
+  /* far up: only the cone (base at the origin of body 2, apex at +1 m) is near... put body 2 so
+   * that capsule 2 is far and the cone's apex is under body 1's capsule end */
+  T[2] = at(0, 0, -3);
+  hg_clearance r = query(c, T);
+  /* capsule 1 reaches z = -0.6; the cone's apex is at z = -2; capsule 2 spans z in [-4.2, -1.8]
+   * on the axis: the closest is capsule 2's top cap at -1.8: gap 1.2 */
+  if (!(fabs(r.distance - 1.2) <= TOL)) fail_msg("stacked: %g, expected 1.2", r.distance);
+  /* side by side: axes 1 m apart; capsule 2 (radius 0.2) would leave 0.7, but the cone's base
+   * (radius 0.5, at body 2's origin) comes within 1 - 0.5 - 0.1 */
+  T[2] = at(1, 0, 0);
+  r = query(c, T);
+  if (!(fabs(r.distance - 0.4) <= TOL)) fail_msg("side by side: %g, expected 0.4", r.distance);
+  /* above the cone's apex (1 m above its base at body 2's origin): a sphere-less check with
+   * capsule 1's lower cap: body 1 at z = 2.7 reaches down to 2.1, the apex is at 1 */
+  T[1] = at(1, 0, 2.7);
+  T[2] = at(1, 0, 0);
+  r = query(c, T);
+  /* capsule 2 (length 2, centred) reaches z = 1.2 and is closer than the apex: 2.1 - 1.2 */
+  if (!(fabs(r.distance - 0.9) <= TOL)) fail_msg("above: %g, expected 0.9", r.distance);
+  hg_collision_free(c);
+  hg_model_free(m);
+}
+
+static void mesh_cube_like_the_box(void **state) {
+  (void)state;
+  char dir[256], path[300];
+  assert_int_equal(hg_test_temp_dir("collision", dir, sizeof dir), 0);
+  snprintf(path, sizeof path, "%s/cube.obj", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  /* the unit cube [-0.5, 0.5]^3, outward faces */
+  fputs("v -0.5 -0.5 -0.5\nv 0.5 -0.5 -0.5\nv 0.5 0.5 -0.5\nv -0.5 0.5 -0.5\n"
+        "v -0.5 -0.5 0.5\nv 0.5 -0.5 0.5\nv 0.5 0.5 0.5\nv -0.5 0.5 0.5\n"
+        "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n", f);
+  fclose(f);
+  hg_geom g[3] = {shape(1, HG_GEOM_MESH, 2, 1, 0.5), shape(2, HG_GEOM_SPHERE, 0.2, 0, 0),
+                  shape(2, HG_GEOM_BOX, 0.1, 0.1, 0.1)};
+  g[0].mesh = path; /* scaled to 2 x 1 x 0.5, as the box above */
+  g[2].pose.p[0] = 50; /* a second shape of body 2, far away: the minimum is the sphere's */
+  hg_model *m = model_of(3, g, 3);
+  hg_error err;
+  hg_collision *c = hg_collision_new(m, &err);
+  if (!c) fail_msg("%s", err.msg);
+  assert_int_equal(hg_collision_count(c, 1), 1);
+  assert_int_equal(hg_collision_count(c, 2), 2);
+  hg_se3 T[3] = {at(0, 0, 0), at(0, 0, 0), at(1.3, 0.9, 0)};
+  hg_clearance r = query(c, T);
+  double expect = sqrt(0.3 * 0.3 + 0.4 * 0.4) - 0.2;
+  if (!(fabs(r.distance - expect) <= TOL)) fail_msg("mesh: %g, expected %g", r.distance, expect);
+  assert_int_equal(r.body_a, 1);
+  assert_int_equal(r.body_b, 2);
+  /* no shape on the world body: an empty set */
+  int w = 0, b2 = 2;
+  hg_clearance e;
+  assert_int_equal(hg_collision_distance(c, T, &w, 1, &b2, 1, &e), -1);
+  assert_true(isinf(e.distance));
+  /* a missing mesh file is an error naming the body */
+  g[0].mesh = "no_such_mesh.obj";
+  hg_model *m2 = model_of(3, g, 1);
+  assert_null(hg_collision_new(m2, &err));
+  assert_non_null(strstr(err.msg, "body 'b1'"));
+  hg_model_free(m2);
+  hg_collision_free(c);
+  hg_model_free(m);
+  hg_test_remove_dir(dir);
+}
+
+/* hinge's cone stands on its base: the apex of a 1 m cone at the origin is at z = 1 */
+static void cone_stands_on_its_base(void **state) {
+  (void)state;
+  hg_geom g[2] = {shape(1, HG_GEOM_SPHERE, 0.1, 0, 0), shape(2, HG_GEOM_CONE, 0.5, 1.0, 0)};
+  hg_model *m = model_of(3, g, 2);
+  hg_error err;
+  hg_collision *c = hg_collision_new(m, &err);
+  hg_se3 T[3] = {at(0, 0, 0), at(0, 0, 1.5), at(0, 0, 0)};
+  hg_clearance r = query(c, T);
+  if (!(fabs(r.distance - 0.4) <= TOL)) fail_msg("over the apex: %g, expected 0.4", r.distance);
+  /* below the base: 0.5 under the origin */
+  T[1] = at(0, 0, -0.6);
+  r = query(c, T);
+  if (!(fabs(r.distance - 0.5) <= TOL)) fail_msg("under the base: %g, expected 0.5", r.distance);
+  hg_collision_free(c);
+  hg_model_free(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(spheres),
+      cmocka_unit_test(box_and_sphere),
+      cmocka_unit_test(capsules_and_cone),
+      cmocka_unit_test(cone_stands_on_its_base),
+      cmocka_unit_test(mesh_cube_like_the_box),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
