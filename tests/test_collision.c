@@ -21,6 +21,7 @@
 
 #include "collision.h"
 #include "files.h"
+#include "sims.h"
 
 /* the distances are FCL's GJK iterated to a distance tolerance of 1e-10 (collision.cpp) and
  * exact triangle queries for meshes: closed forms on metre-sized shapes hold to 1e-8 m, two
@@ -226,12 +227,64 @@ static void cone_stands_on_its_base(void **state) {
   hg_model_free(m);
 }
 
+/* a clearance event through the integrator's root finding: a box closing on a sphere at
+ * 0.5 m/s is stopped by an impulse when their gap falls below 0.05 m. As for every condition,
+ * the steps must be short enough to see the crossing: without max_step this force-free motion
+ * takes 1 s steps and the box passes through the sphere between two of them. */
+static const char approach_scene[] =
+    "gravity: [0, 0, 0]\n"
+    "bodies:\n"
+    "  - name: a\n"
+    "    joint: free\n"
+    "    inertia: {mass: 1000, inertia: [100, 100, 100]}\n"
+    "    geometry: [{type: sphere, radius: 0.5, collision: true}]\n"
+    "  - name: b\n"
+    "    joint: free\n"
+    "    inertia: {mass: 1, inertia: [0.01, 0.01, 0.01]}\n"
+    "    geometry: [{type: box, size: [0.6, 0.6, 0.6], collision: true}]\n"
+    "initial:\n"
+    "  bodies:\n"
+    "    b: {pos: [3, 0, 0], twist: [0, 0, 0, -0.5, 0, 0]}\n"
+    "events:\n"
+    "  - name: stop\n"
+    "    when: {clearance: [a, [b]], below: 0.05}\n"
+    "    do: [{impulse: {body: b, linear: [0.5, 0, 0]}}]\n"
+    "integrator: {method: cvode-adams, rtol: 1e-10, max_step: 0.1}\n"
+    "time: {start: 0, end: 8}\n"
+    "output: {dt: 0.1}\n";
+
+static void clearance_event_fires_on_time(void **state) {
+  (void)state;
+  char dir[256];
+  assert_int_equal(hg_test_temp_dir("clearance", dir, sizeof dir), 0);
+  hg_scene *s = hg_test_scene_text(dir, "approach.yaml", approach_scene);
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_nevents(sim), 1);
+  /* the box's face (x - 0.3) reaches 0.5 + 0.05: 3 - 0.5 t - 0.3 = 0.55 at t = 4.3 s */
+  double t = hg_sim_event_at(sim, 0)->t;
+  /* CVODE locates roots to ~1e-14 (|t| + h) s (integrator.h); the distance itself comes from
+   * FCL to 1e-10 m, i.e. 2e-10 s at 0.5 m/s */
+  if (!(fabs(t - 4.3) <= 1e-8)) fail_msg("the clearance event fired at %.12g s, expected 4.3", t);
+  const char *a[] = {"a"}, *b[] = {"b"};
+  hg_clearance cl;
+  assert_int_equal(hg_sim_clearance(sim, a, 1, b, 1, &cl), 0);
+  /* stopped there by the impulse (the sphere was at rest and stays so) */
+  if (!(fabs(cl.distance - 0.05) <= 1e-8)) fail_msg("the gap is %.12g at the end", cl.distance);
+  printf("# clearance below 0.05 m at t = %.12g s (4.3 expected); %.9g m at the end\n", t,
+         cl.distance);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(spheres),
       cmocka_unit_test(box_and_sphere),
       cmocka_unit_test(capsules_and_cone),
       cmocka_unit_test(cone_stands_on_its_base),
+      cmocka_unit_test(clearance_event_fires_on_time),
       cmocka_unit_test(mesh_cube_like_the_box),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -167,6 +167,22 @@ static double capture_loss(hg_sim *s, int ia, int ib, const double pb[3], const 
   return e;
 }
 
+int hg_sim_clearance(hg_sim *s, const char *const *a, int na, const char *const *b, int nb,
+                     hg_clearance *out) {
+  hg_error err;
+  int ia[64], ib[64], ma = 0, mb = 0;
+  out->distance = INFINITY;
+  out->body_a = out->body_b = -1;
+  if (!s->coll && !(s->coll = hg_collision_new(s->m, &err)))
+    return hg_sim_fail(s, HG_SIM_ERR_INPUT, "%s", err.msg), -1;
+  for (int k = 0; k < na && ma < 64; k++)
+    if ((ia[ma] = hg_model_body(s->m, a[k])) > 0) ma++;
+  for (int k = 0; k < nb && mb < 64; k++)
+    if ((ib[mb] = hg_model_body(s->m, b[k])) > 0) mb++;
+  hg_kinematics(s->m, s->d, s->q, s->v);
+  return hg_collision_distance(s->coll, s->d->T_world, ia, ma, ib, mb, out);
+}
+
 int hg_sim_gauge(hg_sim *s, const char *marker_a, const char *marker_b, hg_sim_gauge_view *g) {
   const hg_model *m = s->m;
   int ia, ib;

@@ -150,6 +150,7 @@ void hg_sim_free(hg_sim *s) {
   hg_integrator_free(s->I);
   for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->prof[i]);
   hg_forces_free(s->forces);
+  hg_collision_free(s->coll);
   hg_data_free(s->pv_d);
   free(s->pv_q);
   free(s->pv_v);
@@ -164,6 +165,7 @@ void hg_sim_free(hg_sim *s) {
   free(s->topo);
   free(s->prof);
   free(s->recipe);
+  for (int k = 0; s->trig && k < s->nroot; k++) free(s->trig[k].set[0]), free(s->trig[k].set[1]);
   free(s->trig);
   free(s->root_dir);
   free(s->root_hit);

@@ -52,6 +52,7 @@
 
 #include <stdio.h>
 
+#include "collision.h"
 #include "forces.h"
 #include "scene.h"
 
@@ -259,6 +260,14 @@ int hg_sim_gauge(hg_sim *sim, const char *marker_a, const char *marker_b, hg_sim
 /* the pull of a perturb action (hg_force_view of a spring from the target to the body point),
  * 0; or -1 when nothing pulls */
 int hg_sim_pull(hg_sim *sim, hg_force_view *fv);
+
+/* The signed distance between the collision geometry of two sets of bodies (by name) now, with
+ * witness points (sim/collision/collision.h: > 0 apart, < 0 overlapping): the clearance of a
+ * separation. 0, or -1 when a side has no collision shape present (out->distance is +inf).
+ * The collision geometry is built once per model, on the first call or for the scene's
+ * clearance events. */
+int hg_sim_clearance(hg_sim *sim, const char *const *a, int na, const char *const *b, int nb,
+                     hg_clearance *out);
 
 /* total momentum (angular about the world origin, linear; world axes) and the energy budget */
 void hg_sim_momentum(hg_sim *sim, double h[6]);

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "collision.h"
 #include "integrator.h"
 #include "sim.h"
 
@@ -47,6 +48,7 @@ typedef struct hg_trig {
   int body_a, body_b;     /* markers' bodies, or the body of altitude/speed */
   hg_se3 mark_a, mark_b;  /* marker frames in their bodies */
   int dof_q, dof_v;       /* joint_q: entry of q; joint_load: entry of v */
+  int nset[2], *set[2];   /* clearance: the two sets' bodies present in the model */
 } hg_trig;
 
 /* the trajectory columns of one body of the initial model */
@@ -85,6 +87,7 @@ struct hg_sim {
   hg_model *m;
   hg_data *d;
   hg_forces *forces;
+  hg_collision *coll;     /* collision geometry of m, when the scene watches a clearance */
   /* the pull of a perturb action: a spring-damper from a body point to a fixed world target,
    * compiled as a force element of its own (pull.c); NULL when nothing pulls */
   hg_forces *pull;

@@ -164,6 +164,13 @@ static hg_forces *sim_forces(hg_sim *s, const hg_model *m, hg_error *err) {
                    : hg_forces_new(s->scene, m, err);
 }
 
+/* 1 when an event of the scene watches a clearance */
+static int watches_clearance(const hg_scene *sc) {
+  for (int e = 0; e < sc->nevent; e++)
+    if (sc->event[e].trigger == HG_TRIGGER_CLEARANCE) return 1;
+  return 0;
+}
+
 int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   hg_data *d = hg_data_new(m);
   hg_forces *f = d ? sim_forces(s, m, err) : NULL;
@@ -185,6 +192,10 @@ int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   s->m = m;
   s->d = d;
   s->forces = f;
+  /* collision geometry, for the clearances the scene watches */
+  hg_collision_free(s->coll);
+  s->coll = NULL;
+  if (watches_clearance(s->scene) && !(s->coll = hg_collision_new(m, err))) return -1;
   s->model_version++;
   s->view_ok = 0;
   memcpy(m->gravity, s->scene->gravity, sizeof m->gravity);

@@ -2,6 +2,7 @@
  * distances between markers, joint coordinates and loads, altitude and speed of bodies, and the
  * capture measure of docking ports. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim_internal.h"
@@ -89,6 +90,20 @@ static void resolve_event(hg_sim *s, hg_trig *g) {
     g->body_a = e->body ? hg_model_body(s->m, e->body) : -1;
     ok = g->body_a > 0;
     break;
+  case HG_TRIGGER_CLEARANCE:
+    ok = s->coll != NULL;
+    for (int k = 0; k < 2; k++) {
+      /* the bodies of each side that are present now (a removed one drops out) */
+      free(g->set[k]);
+      g->set[k] = malloc((size_t)(e->nset[k] > 0 ? e->nset[k] : 1) * sizeof(int));
+      g->nset[k] = 0;
+      for (int b = 0; g->set[k] && b < e->nset[k]; b++) {
+        int i = hg_model_body(s->m, e->set[k][b]);
+        if (i > 0) g->set[k][g->nset[k]++] = i;
+      }
+      ok = ok && g->nset[k] > 0;
+    }
+    break;
   default:
     break;
   }
@@ -135,6 +150,13 @@ static double trig_value(hg_sim *s, const hg_trig *g) {
   case HG_TRIGGER_SPEED:
     hg_sim_body_world(s, g->body_a, &T, tw);
     return hg_v3_norm(tw + 3) - e->value;
+  case HG_TRIGGER_CLEARANCE: {
+    hg_clearance cl;
+    if (hg_collision_distance(s->coll, s->d->T_world, g->set[0], g->nset[0], g->set[1],
+                              g->nset[1], &cl))
+      return 1; /* no collision shape on a side: nothing to watch */
+    return cl.distance - e->value;
+  }
   default: return 1;
   }
 }

@@ -197,6 +197,10 @@ int hg_action_copy(hg_action *d, const hg_action *a) {
 static void event_free(hg_event_spec *e) {
   for (int k = 0; k < e->naction; k++) hg_action_free(&e->action[k]);
   free(e->action);
+  for (int s = 0; s < 2; s++) {
+    for (int k = 0; k < e->nset[s]; k++) free(e->set[s][k]);
+    free(e->set[s]);
+  }
   free(e->name);
   free(e->marker_a);
   free(e->marker_b);

@@ -134,7 +134,9 @@ typedef enum hg_trigger_type {
   HG_TRIGGER_JOINT_Q,    /* coordinate 'dof' of a joint crosses value */
   HG_TRIGGER_JOINT_LOAD, /* force on DoF 'dof' of a prescribed joint crosses value */
   HG_TRIGGER_ALTITUDE,   /* altitude of a body's origin (atmosphere convention) crosses value */
-  HG_TRIGGER_SPEED       /* speed of a body's origin crosses value */
+  HG_TRIGGER_SPEED,      /* speed of a body's origin crosses value */
+  HG_TRIGGER_CLEARANCE   /* signed distance between the collision geometry of two sets of bodies
+                            crosses value (sim/collision/collision.h) */
 } hg_trigger_type;
 
 typedef enum hg_action_type {
@@ -182,6 +184,8 @@ typedef struct hg_event_spec {
   char *joint;           /* joint_q, joint_load */
   int dof;
   char *body;            /* altitude, speed */
+  int nset[2];           /* clearance: the two sets of bodies */
+  char **set[2];
   double value;          /* threshold of a condition */
   int direction;         /* +1 rising, -1 falling, 0 either */
   int once;              /* fire at most once (default 1) */

@@ -346,16 +346,19 @@ int hg_sc_action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
 
 /* the keys of an event and of its condition */
 static const char *const event_keys[] = {"name", "at", "when", "once", "do", NULL};
-static const char *const when_keys[] = {"distance", "joint",   "load",      "altitude", "speed",
-                                        "dof",      "crosses", "direction", NULL};
+static const char *const when_keys[] = {"distance", "joint",     "load",  "altitude",
+                                        "speed",    "clearance", "dof",   "crosses",
+                                        "direction", "below",    "above", NULL};
 /* the condition keys of 'when', in trigger order from HG_TRIGGER_DISTANCE */
-static const char *const conditions[] = {"distance", "joint", "load", "altitude", "speed"};
+static const char *const conditions[] = {"distance", "joint", "load", "altitude", "speed",
+                                         "clearance"};
+#define NCONDITION ((int)(sizeof conditions / sizeof conditions[0]))
 static const char *const directions[] = {"either", "rising", "falling"};
 
 /* which condition key a 'when' holds (exactly one) */
 static int condition(hg_sctx *c, const hg_ynode *n, int *which) {
   *which = -1;
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < NCONDITION; k++) {
     const hg_ynode *key = hg_ydoc_key(&c->doc, n, conditions[k]);
     if (!key) continue;
     if (*which >= 0)
@@ -366,7 +369,8 @@ static int condition(hg_sctx *c, const hg_ynode *n, int *which) {
   }
   if (*which < 0)
     return hg_ydoc_fail(
-        &c->doc, n, "a condition needs one of 'distance', 'joint', 'load', 'altitude', 'speed'");
+        &c->doc, n,
+        "a condition needs one of 'distance', 'joint', 'load', 'altitude', 'speed', 'clearance'");
   return 0;
 }
 
@@ -387,6 +391,32 @@ static int joint_dof(hg_sctx *c, const hg_ynode *n, const hg_ynode *jn, int coor
   return 0;
 }
 
+/* one side of a clearance: a body, or a list of bodies */
+static int body_set(hg_sctx *c, const hg_ynode *n, int *count, char ***names) {
+  int seq = hg_ydoc_is_seq(n), len = seq ? hg_ydoc_len(n) : 1;
+  if (seq && len == 0) return hg_ydoc_fail(&c->doc, n, "a clearance side lists no body");
+  if (hg_sc_alloc(c, n, len, sizeof **names, (void **)names)) return -1;
+  for (int k = 0; k < len; k++) {
+    const hg_ynode *item = seq ? hg_ydoc_item(&c->doc, n, k) : n;
+    const char *body;
+    *count = k + 1;
+    if (hg_sc_body_ref(c, item, "a body", &body, NULL) ||
+        hg_sc_strdup(c, item, body, &(*names)[k]))
+      return -1;
+  }
+  return 0;
+}
+
+/* clearance: [A, B], each side a body or a list of bodies */
+static int clearance(hg_sctx *c, const hg_ynode *v, hg_event_spec *e) {
+  if (hg_ydoc_expect_seq(&c->doc, v, "'clearance' (two bodies or body lists)")) return -1;
+  if (hg_ydoc_len(v) != 2)
+    return hg_ydoc_fail(&c->doc, v, "expected two sides for 'clearance', got %d", hg_ydoc_len(v));
+  for (int k = 0; k < 2; k++)
+    if (body_set(c, hg_ydoc_item(&c->doc, v, k), &e->nset[k], &e->set[k])) return -1;
+  return 0;
+}
+
 /* the quantity a condition watches */
 static int watched(hg_sctx *c, const hg_ynode *n, int which, hg_event_spec *e) {
   const hg_ynode *v = hg_ydoc_get(&c->doc, n, conditions[which]);
@@ -397,6 +427,7 @@ static int watched(hg_sctx *c, const hg_ynode *n, int which, hg_event_spec *e) {
     return hg_ydoc_fail(&c->doc, hg_ydoc_key(&c->doc, n, "dof"),
                         "'dof' applies to 'joint' and 'load' conditions only");
   if (which == 1 || which == 2) return joint_dof(c, n, v, which == 1, e);
+  if (which == 5) return clearance(c, v, e);
   if (which >= 3) {
     if (hg_sc_body_ref(c, v, "a body", &body, NULL) || hg_sc_strdup(c, v, body, &e->body))
       return -1;
@@ -412,12 +443,35 @@ static int watched(hg_sctx *c, const hg_ynode *n, int which, hg_event_spec *e) {
   return 0;
 }
 
-/* when: {QUANTITY, crosses, direction} */
+/* 'below: X' (falling through X) or 'above: X' (rising through X), instead of crosses and
+ * direction; 0 when neither is given (*dir untouched), 1 when one was read, -1 on an error */
+static int below_above(hg_sctx *c, const hg_ynode *n, hg_event_spec *e, int *dir) {
+  const hg_ynode *bn = hg_ydoc_get(&c->doc, n, "below"), *an = hg_ydoc_get(&c->doc, n, "above");
+  const hg_ynode *given = bn ? bn : an;
+  if (!given) return 0;
+  const char *other = bn && an ? "above" : hg_ydoc_get(&c->doc, n, "crosses") ? "crosses"
+                                 : hg_ydoc_get(&c->doc, n, "direction")       ? "direction"
+                                                                              : NULL;
+  if (other)
+    return hg_ydoc_fail(&c->doc, hg_ydoc_key(&c->doc, n, other),
+                        "give 'below' or 'above' alone, or 'crosses' with 'direction'");
+  if (hg_ydoc_number(&c->doc, given, bn ? "'below'" : "'above'", 0, &e->value)) return -1;
+  *dir = bn ? 2 : 1;
+  return 1;
+}
+
+/* when: {QUANTITY, crosses, direction} or {QUANTITY, below | above} */
 static int when(hg_sctx *c, const hg_ynode *n, hg_event_spec *e) {
-  const hg_ynode *cn;
-  int which, dir = 0;
+  const hg_ynode *cn = NULL;
+  int which, dir = 0, ba;
   if (hg_ydoc_check_keys(&c->doc, n, "'when'", when_keys) || condition(c, n, &which) ||
-      watched(c, n, which, e) || !(cn = hg_sc_required(c, n, "crosses", "'when'")) ||
+      watched(c, n, which, e) || (ba = below_above(c, n, e, &dir)) < 0)
+    return -1;
+  if (ba) {
+    e->direction = dir == 1 ? 1 : -1;
+    return 0;
+  }
+  if (!(cn = hg_sc_required(c, n, "crosses", "'when'")) ||
       hg_ydoc_number(&c->doc, cn, "'crosses'", 0, &e->value))
     return -1;
   if ((e->trigger == HG_TRIGGER_DISTANCE || e->trigger == HG_TRIGGER_SPEED) && e->value < 0)
