@@ -1,0 +1,81 @@
+/* bench_rhs.c: the cost of the simulation's right-hand side (force elements, profiles and hybrid
+ * dynamics: what the integrator calls per acceleration), against ABA on the same model and
+ * state, on the shipped scenes. Prints ns per call, the ratio to ABA, and the heap allocations
+ * inside the timed calls (there must be none).
+ *
+ *   bench_rhs [--quick]   (run from the source tree's tests folder or give SCENES_DIR) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_internal.h"
+
+static long allocations;
+#ifndef __SANITIZE_ADDRESS__
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+void *malloc(size_t n) { allocations++; return __libc_malloc(n); }
+void *calloc(size_t n, size_t s) { allocations++; return __libc_calloc(n, s); }
+void *realloc(void *p, size_t n) { allocations++; return __libc_realloc(p, n); }
+#endif
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
+}
+
+/* ns per call of the RHS and of ABA at the state the scene reaches at t = 1 s */
+static void bench(const char *dir, const char *name, int reps) {
+  char path[512];
+  hg_error err;
+  snprintf(path, sizeof path, "%s/%s.yaml", dir, name);
+  hg_scene *sc = hg_scene_load(path, &err);
+  if (!sc) {
+    fprintf(stderr, "bench_rhs: %s\n", err.msg);
+    exit(1);
+  }
+  hg_sim_options opt;
+  hg_sim_default_options(&opt);
+  opt.plots = 0;
+  hg_sim *s = hg_sim_new(sc, &opt, &err);
+  if (!s || hg_sim_run(s, 1.0)) {
+    fprintf(stderr, "bench_rhs: %s\n", s ? hg_sim_error(s) : err.msg);
+    exit(1);
+  }
+  const hg_model *m = s->m;
+  double *tau = calloc((size_t)m->nv + 1, sizeof(double)), *qdd = calloc((size_t)m->nv + 1, sizeof(double));
+  double best_rhs = INFINITY, best_aba = INFINITY, p;
+  long alloc0 = allocations;
+  for (int round = 0; round < 5; round++) {
+    double t0 = now_ns();
+    for (int k = 0; k < reps; k++) hg_sim_eval(s, s->t, s->q, s->v, &p);
+    double t1 = now_ns();
+    for (int k = 0; k < reps; k++) hg_aba(m, s->d, s->q, s->v, tau, NULL, qdd);
+    double t2 = now_ns();
+    best_rhs = fmin(best_rhs, (t1 - t0) / reps);
+    best_aba = fmin(best_aba, (t2 - t1) / reps);
+  }
+  long allocs = allocations - alloc0;
+  printf("%-12s %5d %4d %10.0f %10.0f %7.2f %7ld\n", name, m->nbody - 1, m->nv, best_rhs, best_aba,
+         best_rhs / best_aba, allocs);
+  free(tau);
+  free(qdd);
+  hg_sim_free(s);
+  hg_scene_free(sc);
+}
+
+int main(int argc, char **argv) {
+  int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  const char *dir = getenv("SCENES_DIR") ? getenv("SCENES_DIR") : "../scenes";
+  const char *scenes[] = {"pendulum", "chain", "freeze_thaw", "humanoid", "undock", "heatshield"};
+  printf("# right-hand side (forces, profiles, hybrid dynamics) vs ABA, ns per call, best of 5\n");
+  printf("%-12s %5s %4s %10s %10s %7s %7s\n", "scene", "bodies", "nv", "rhs_ns", "aba_ns", "ratio",
+         "allocs");
+  for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; k++)
+    bench(dir, scenes[k], quick ? 200 : 20000);
+  return 0;
+}
