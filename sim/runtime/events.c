@@ -308,6 +308,21 @@ static int act_release(hg_sim *s, fire_ctx *c) {
   return detail(c, was ? "release the pull" : "release: nothing pulls"), 0;
 }
 
+/* end stop k of the model: a free joint at its limit locks there (a plastic impact), a held one
+ * is released */
+static int act_stop(hg_sim *s, fire_ctx *c, int k) {
+  int i = s->stop[k];
+  const hg_joint_limits *l = &s->m->limits[i];
+  double q = s->q[s->m->q_adr[i]];
+  const char *which = q - l->lower > l->upper - q ? "upper" : "lower";
+  if (s->d->mode[i] == HG_MODE_LOCKED && s->recipe[i].src == HG_RECIPE_STOP) {
+    detail(c, "joint %s leaves its %s stop", s->m->jnt_name[i], which);
+    return apply_mode(s, c, i, &free_spec, HG_RECIPE_KEEP, -1, -1);
+  }
+  detail(c, "joint %s hits its %s stop", s->m->jnt_name[i], which);
+  return apply_mode(s, c, i, &locked_spec, HG_RECIPE_STOP, -1, -1);
+}
+
 static int apply_action(hg_sim *s, fire_ctx *c, int a) {
   const hg_action *act = &c->action[a];
   if (act->type != HG_ACTION_SET_MODE) {
@@ -373,7 +388,7 @@ static int finish_fire(hg_sim *s, fire_ctx *c, int kind, int index) {
   c->ev.e_lock = c->e_lock;
   s->e_lock += c->e_lock;
   s->w_event += c->ev.e_after - c->ev.e_before + c->e_lock;
-  if (hg_sim_push_fired(s, kind, index, s->t) ||
+  if ((kind != HG_FIRED_STOP && hg_sim_push_fired(s, kind, index, s->t)) ||
       hg_sim_grow((void **)&s->log, s->nlog, &s->caplog, sizeof *s->log))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
   s->log[s->nlog++] = c->ev;
@@ -400,12 +415,15 @@ int hg_sim_fire(hg_sim *s, int kind, int index) {
     c.ev.name = cmd->text ? cmd->text : "command";
     c.action = cmd->action, c.naction = cmd->naction;
     c.recipe_src = HG_RECIPE_COMMAND, c.recipe_idx = index;
+  } else if (kind == HG_FIRED_STOP) {
+    c.ev.name = "stop";
   } else {
     c.ev.name = "capture";
   }
   measure(s, c.ev.h_before, &c.ev.e_before, c.ev.h_scale);
   for (int a = 0; a < c.naction && !rc; a++) rc = apply_action(s, &c, a);
   if (!rc) rc = flush_modes(s, &c);
+  if (!rc && kind == HG_FIRED_STOP) rc = act_stop(s, &c, index);
   if (!rc && kind == HG_FIRED_CAPTURE)
     rc = dock(s, &c, s->scene->capture[index].marker_a, s->scene->capture[index].marker_b,
               s->scene->capture[index].joint);
@@ -478,6 +496,7 @@ int hg_sim_command(hg_sim *s, const hg_command *cmd) {
   int k = rc ? -1 : push_command(s, cmd, s->t);
   if (k < 0) return s->failed;
   rc = hg_sim_fire(s, HG_FIRED_COMMAND, k);
+  if (!rc) rc = hg_sim_stops_settle(s);
   s->view_ok = 0;
   return rc;
 }

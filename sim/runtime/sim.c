@@ -168,6 +168,8 @@ void hg_sim_free(hg_sim *s) {
   for (int k = 0; s->trig && k < s->nroot; k++) free(s->trig[k].set[0]), free(s->trig[k].set[1]);
   free(s->trig);
   free(s->root_dir);
+  free(s->stop);
+  free(s->stop_g);
   free(s->root_hit);
   free(s->fire_count);
   free(s->captured);
@@ -230,6 +232,7 @@ static int checkpoint(hg_sim *s) {
 /* everything due at the present time: time events, the output row, a checkpoint */
 static int present(hg_sim *s) {
   int rc = hg_sim_fire_due(s);
+  if (!rc && s->restart) rc = hg_sim_stops_settle(s); /* what the events changed at once */
   if (!rc && s->held) return 0; /* the caller's stop: the rest waits (step_to) */
   if (!rc && s->restart) rc = hg_sim_restart(s) ? s->failed : 0;
   if (!rc && row_exists(s, s->k_out) && hg_sim_out_time(s, s->k_out) <= s->t) {
@@ -244,12 +247,17 @@ static int present(hg_sim *s) {
 
 /* the events whose roots the integrator stopped at */
 static int fire_roots(hg_sim *s) {
-  memcpy(s->root_hit, hg_integrator_roots(s->I), (size_t)s->nroot * sizeof(int));
+  unsigned long version = s->model_version;
+  memcpy(s->root_hit, hg_integrator_roots(s->I), (size_t)(s->nroot + s->nstop) * sizeof(int));
   for (int k = 0; k < s->nroot; k++) {
     if (!s->root_hit[k] || !s->trig[k].active) continue;
     int rc = hg_sim_fire(s, s->trig[k].kind, s->trig[k].index);
     if (rc) return rc;
   }
+  /* the end stops hit (unless a scene event changed the model: their roots were of the old one) */
+  int rc = s->model_version == version ? hg_sim_stops_fire(s, s->root_hit + s->nroot) : 0;
+  if (!rc && s->restart) rc = hg_sim_stops_settle(s);
+  if (rc) return rc;
   return s->restart && hg_sim_restart(s) ? s->failed : 0;
 }
 

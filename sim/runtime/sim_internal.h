@@ -11,7 +11,13 @@
 
 /* where a prescribed joint's profile comes from, enough to rebuild it after a topology change or
  * from a checkpoint */
-enum { HG_RECIPE_KEEP = -1, HG_RECIPE_INITIAL = 0, HG_RECIPE_ACTION = 1, HG_RECIPE_COMMAND = 2 };
+enum {
+  HG_RECIPE_KEEP = -1,
+  HG_RECIPE_INITIAL = 0,
+  HG_RECIPE_ACTION = 1,
+  HG_RECIPE_COMMAND = 2,
+  HG_RECIPE_STOP = 3 /* locked by an end stop (stops.c) */
+};
 
 typedef struct hg_recipe {
   int src;                      /* HG_RECIPE_*: keep the velocity, scene->mode[idx],
@@ -34,7 +40,7 @@ typedef struct hg_topo_op {
 } hg_topo_op;
 
 /* a fired event or capture */
-enum { HG_FIRED_EVENT = 0, HG_FIRED_CAPTURE = 1, HG_FIRED_COMMAND = 2 };
+enum { HG_FIRED_EVENT = 0, HG_FIRED_CAPTURE = 1, HG_FIRED_COMMAND = 2, HG_FIRED_STOP = 3 };
 typedef struct hg_fired {
   int kind, index;
   double t;
@@ -108,7 +114,10 @@ struct hg_sim {
   int cache_ok;           /* the power cache holds (cache_t, cache_q, cache_v) */
   double cache_t, *cache_q, *cache_v, cache_power;
 
-  /* roots: one per condition event and per capture */
+  /* roots: one per condition event and per capture (nroot), then one per end stop of the model
+   * (nstop; stops.c): root_dir and root_hit hold nroot + nstop */
+  int nstop, *stop;       /* the limited joints of the model */
+  double *stop_g;         /* nstop: their functions (stops.c scratch) */
   int nroot;
   int *root_dir;
   int *root_hit;          /* nroot: the roots of the last stop (a copy) */
@@ -210,6 +219,19 @@ int hg_sim_set_mode(hg_sim *s, int i, const hg_mode_spec *ms, int src, int idx, 
  * momentum-conserving impulse; adds the removed kinetic energy to *e_lock; *external is set when
  * a joint to the world took an impulse. 0 or -1 */
 int hg_sim_mode_impulse(hg_sim *s, double *e_lock, int *external);
+
+/* ---- stops.c: end stops ---- */
+/* the limited joints of the current model, and room for their roots; 0 or -1 */
+int hg_sim_stops_install(hg_sim *s);
+/* the stops' root functions (kinematics, s->qs and, when a stop holds, loads in s->tau) */
+void hg_sim_stop_roots(hg_sim *s, double *g);
+/* 1 when a stop holds a joint (its root needs the loads) */
+int hg_sim_stops_held(const hg_sim *s);
+/* the stops whose roots were hit (hit: nstop flags); 0 or an error status */
+int hg_sim_stops_fire(hg_sim *s, const int *hit);
+/* after events: releases held joints whose stop would pull and stops free joints past a limit
+ * moving outward, at the present state; 0 or an error status */
+int hg_sim_stops_settle(hg_sim *s);
 
 /* ---- pull.c: the perturbation spring (perturb and release actions) ---- */
 /* starts or moves the pull of act on its body; 0 or -1 with s->err */

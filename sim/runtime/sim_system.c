@@ -94,8 +94,8 @@ int hg_sim_new_integrator(hg_sim *s) {
   memset(&s->sys, 0, sizeof s->sys);
   s->sys.m = s->m;
   s->sys.accel = sim_accel;
-  s->sys.nroot = s->nroot;
-  s->sys.roots = s->nroot ? hg_sim_roots : NULL;
+  s->sys.nroot = s->nroot + s->nstop;
+  s->sys.roots = s->sys.nroot ? hg_sim_roots : NULL;
   s->sys.root_dir = s->root_dir;
   s->sys.user = s;
   s->sys.nquad = 1;
@@ -199,7 +199,8 @@ int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   s->model_version++;
   s->view_ok = 0;
   memcpy(m->gravity, s->scene->gravity, sizeof m->gravity);
-  if (sim_alloc_work(s, m)) return hg_error_set(err, "out of memory"), -1;
+  if (sim_alloc_work(s, m) || hg_sim_stops_install(s))
+    return hg_error_set(err, "out of memory"), -1;
   hg_sim_resolve_triggers(s);
   return 0;
 }

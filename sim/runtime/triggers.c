@@ -165,7 +165,7 @@ int hg_sim_roots(void *user, double t, const double *q, const double *v, double 
   hg_sim *s = user;
   const hg_model *m = s->m;
   /* the state with the prescribed joints on their profiles (loads when a trigger needs them) */
-  if (s->any_load_trigger) {
+  if (s->any_load_trigger || hg_sim_stops_held(s)) {
     if (hg_sim_eval(s, t, q, v, NULL)) return -1;
   } else {
     memcpy(s->qs, q, (size_t)m->nq * sizeof(double));
@@ -174,5 +174,6 @@ int hg_sim_roots(void *user, double t, const double *q, const double *v, double 
     hg_kinematics(m, s->d, s->qs, s->vs);
   }
   for (int k = 0; k < s->nroot; k++) g[k] = trig_value(s, &s->trig[k]);
+  hg_sim_stop_roots(s, g + s->nroot);
   return 0;
 }

@@ -1,0 +1,119 @@
+/* stops.c: end stops. A revolute, prismatic or helical joint with position limits (the scene's
+ * `limits: {lower, upper}`, URDF <limit>) is held at its limits:
+ *   - a free joint that reaches a limit moving outward stops there by a perfectly plastic impact:
+ *     it locks, through the same momentum-conserving impulse as any lock, and the event log
+ *     names the stop and the energy the impact removed;
+ *   - a joint held at a stop is released (free again) when the force the stop carries would pull
+ *     it off the limit, i.e. when the joint would move away from the limit by itself.
+ * Both are found by the integrator's root finding, one root function per limited joint after
+ * the scene's own (hg_sim_roots): while free min(q - lower, upper - q), which falls through zero
+ * at a limit; while held, side * load (side +1 at the upper limit, -1 at the lower), the stop's
+ * force in the direction it pushes, which rises through zero when the stop would start to pull.
+ * A held joint's lock is marked by its recipe (HG_RECIPE_STOP), so it follows the joint across
+ * topology changes and checkpoints like any mode. Root finding sees crossings between steps;
+ * what an event changes at once (a force switched off that held a joint on its stop, a joint
+ * set past its limit) is settled right after the event (hg_sim_stops_settle). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+int hg_sim_stops_install(hg_sim *s) {
+  const hg_model *m = s->m;
+  int n = 0;
+  free(s->stop_g);
+  s->stop_g = NULL;
+  for (int i = 1; i < m->nbody; i++) {
+    const hg_joint_limits *l = &m->limits[i];
+    int one = m->jnt_nv[i] == 1 && m->jnt_nq[i] == 1;
+    if (one && l->has_position && l->lower < l->upper) n++;
+  }
+  int *stop = realloc(s->stop, (size_t)(n + 1) * sizeof *stop);
+  int *dir = realloc(s->root_dir, (size_t)(s->nroot + n + 1) * sizeof *dir);
+  if (stop) s->stop = stop;
+  if (dir) s->root_dir = dir;
+  s->stop_g = malloc((size_t)(n + 1) * sizeof *s->stop_g);
+  if (!s->stop_g) return -1;
+  int *hit = dir ? realloc(s->root_hit, (size_t)(s->nroot + n + 1) * sizeof *hit) : NULL;
+  if (hit) s->root_hit = hit;
+  if (!stop || !dir || !hit) return -1;
+  s->nstop = 0;
+  for (int i = 1; i < m->nbody; i++) {
+    const hg_joint_limits *l = &m->limits[i];
+    int one = m->jnt_nv[i] == 1 && m->jnt_nq[i] == 1;
+    if (!one || !l->has_position || !(l->lower < l->upper)) continue;
+    s->root_dir[s->nroot + s->nstop] = 0; /* hits fall, releases rise: both, sorted at firing */
+    s->stop[s->nstop++] = i;
+  }
+  return 0;
+}
+
+/* 1 when joint i is held at a stop */
+static int held(const hg_sim *s, int i) {
+  return s->d->mode[i] == HG_MODE_LOCKED && s->recipe[i].src == HG_RECIPE_STOP;
+}
+
+/* +1 when joint i is at (or past) its upper limit's side, -1 at the lower's */
+static int side(const hg_sim *s, int i, double q) {
+  const hg_joint_limits *l = &s->m->limits[i];
+  return q - l->lower > l->upper - q ? 1 : -1;
+}
+
+int hg_sim_stops_held(const hg_sim *s) {
+  for (int k = 0; k < s->nstop; k++)
+    if (held(s, s->stop[k])) return 1;
+  return 0;
+}
+
+void hg_sim_stop_roots(hg_sim *s, double *g) {
+  const hg_model *m = s->m;
+  for (int k = 0; k < s->nstop; k++) {
+    int i = s->stop[k];
+    const hg_joint_limits *l = &m->limits[i];
+    double q = s->qs[m->q_adr[i]];
+    if (held(s, i)) g[k] = side(s, i, q) * s->tau[m->v_adr[i]];
+    else if (s->d->mode[i] != HG_MODE_FREE) g[k] = 1; /* held by a command: not a stop's */
+    else g[k] = fmin(q - l->lower, l->upper - q);
+  }
+}
+
+/* the stop of joint i acts now: a moving free joint at its limit stops, a held one whose stop
+ * would pull is released; nothing otherwise (a root of the other kind, a graze) */
+static int act(hg_sim *s, int k) {
+  const hg_model *m = s->m;
+  int i = s->stop[k];
+  double q = s->q[m->q_adr[i]], v = s->v[m->v_adr[i]];
+  int sd = side(s, i, q);
+  if (held(s, i)) return hg_sim_fire(s, HG_FIRED_STOP, k);
+  if (s->d->mode[i] != HG_MODE_FREE || sd * v <= 0) return 0; /* moving inward: no impact */
+  return hg_sim_fire(s, HG_FIRED_STOP, k);
+}
+
+int hg_sim_stops_fire(hg_sim *s, const int *hit) {
+  unsigned long version = s->model_version;
+  for (int k = 0; k < s->nstop && s->model_version == version; k++) {
+    if (!hit[k]) continue;
+    int rc = act(s, k);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int hg_sim_stops_settle(hg_sim *s) {
+  const hg_model *m = s->m;
+  if (s->nstop == 0) return 0;
+  /* the stops' functions at the present state (loads included) */
+  if (hg_sim_eval(s, s->t, s->q, s->v, NULL)) return 0;
+  hg_sim_stop_roots(s, s->stop_g);
+  unsigned long version = s->model_version;
+  for (int k = 0; k < s->nstop && s->model_version == version; k++) {
+    int i = s->stop[k], rc = 0;
+    int sd = side(s, i, s->q[m->q_adr[i]]);
+    if (held(s, i) && s->stop_g[k] > 0) rc = hg_sim_fire(s, HG_FIRED_STOP, k);
+    else if (s->d->mode[i] == HG_MODE_FREE && s->stop_g[k] <= 0 && sd * s->v[m->v_adr[i]] > 0)
+      rc = hg_sim_fire(s, HG_FIRED_STOP, k);
+    if (rc) return rc;
+  }
+  return 0;
+}
