@@ -28,7 +28,7 @@ typedef struct hg_error {
 /* err->msg = the printf-style message (nothing when err is NULL) */
 void hg_error_set(hg_error *err, const char *fmt, ...);
 
-/* joint limits, kept as data (the dynamics do not enforce them) */
+/* joint limits: data for the dynamics; a simulation makes position limits end stops (sim/runtime/stops.c) */
 typedef struct hg_joint_limits {
   int has_position, has_effort, has_velocity;
   double lower, upper, effort, velocity;
