@@ -32,6 +32,8 @@ void hg_error_set(hg_error *err, const char *fmt, ...);
 typedef struct hg_joint_limits {
   int has_position, has_effort, has_velocity;
   double lower, upper, effort, velocity;
+  double restitution; /* end stops: the rebound speed over the impact speed, in [0, 1] */
+  int latch;          /* end stops: a joint that reaches a stop stays locked there */
 } hg_joint_limits;
 
 /* display and collision geometry of a body, in the body frame */

@@ -78,7 +78,105 @@ static void stops_hold_and_release(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* a floating base and a panel: the stop is internal, so the impact keeps the momentum, and the
+ * panel's rate relative to the base reverses to -e times its impact value */
+static const char bounce_text[] =
+    "gravity: [0, 0, 0]\n"
+    "bodies:\n"
+    "  - name: bus\n"
+    "    joint: free\n"
+    "    inertia: {mass: 20, inertia: [2, 2, 2]}\n"
+    "  - name: panel\n"
+    "    parent: bus\n"
+    "    joint: {type: revolute, name: hinge, axis: [0, 0, 1], pos: [0.5, 0, 0],\n"
+    "            limits: {lower: -0.5, upper: 0.5, restitution: 0.5}}\n"
+    "    inertia: {mass: 2, com: [0.5, 0, 0], inertia: [0.01, 0.1, 0.1]}\n"
+    "  - name: boom\n"
+    "    parent: bus\n"
+    "    joint: {type: revolute, name: latch, axis: [0, 0, 1], pos: [-0.5, 0, 0], rpy: [0, 0, 3.14159],\n"
+    "            limits: {lower: -0.3, upper: 0.3, latch: true}}\n"
+    "    inertia: {mass: 1, com: [0.5, 0, 0], inertia: [0.01, 0.05, 0.05]}\n"
+    "initial:\n"
+    "  joints: {hinge: {q: [0], v: [2]}, latch: {q: [0], v: [-1]}}\n"
+    "integrator: {method: cvode-adams, rtol: 1e-11}\n"
+    "time: {start: 0, end: 4}\n"
+    "output: {dt: 0.01}\n";
+
+static void restitution_and_latch(void **state) {
+  (void)state;
+  char dir[256];
+  assert_int_equal(hg_test_temp_dir("stops", dir, sizeof dir), 0);
+  hg_scene *s = hg_test_scene_text(dir, "bounce.yaml", bounce_text);
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  const hg_model *m = hg_sim_model(sim);
+  int latch = hg_model_joint(m, "latch");
+  int bounces = 0, latched = 0;
+  double worst = 0;
+  for (int k = 0; k < 400; k++) {
+    int n0 = hg_sim_nevents(sim);
+    assert_int_equal(hg_sim_run(sim, 0.01 * (k + 1)), HG_SIM_OK);
+    for (int e = n0; e < hg_sim_nevents(sim); e++) {
+      const hg_sim_event *ev = hg_sim_event_at(sim, e);
+      worst = fmax(worst, hg_sim_event_momentum_change(ev));
+      assert_true(ev->conserves);
+      if (strstr(ev->details, "bounces")) {
+        bounces++;
+        printf("# %.9g s: %s\n", ev->t, ev->details);
+      }
+      if (strstr(ev->details, "latches")) latched++;
+      assert_true(ev->details[0] != 0);
+    }
+  }
+  /* the hinge bounces off both stops (the bus recoils: relative rates differ from 2, -1, ...),
+   * the boom latched once and stays */
+  assert_true(bounces >= 2);
+  assert_int_equal(latched, 1);
+  hg_sim_joint_view jv;
+  hg_sim_joint(sim, latch, &jv);
+  assert_int_equal(jv.mode, HG_MODE_LOCKED);
+  /* momentum of the free system across every impact: round-off */
+  if (!(worst <= 1e-12)) fail_msg("momentum changed by %g across an impact", worst);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
+}
+
+/* the rebound rate is -e times the impact rate: a fixed base, so the hinge's rate is absolute */
+static void rebound_is_e_times_impact(void **state) {
+  (void)state;
+  char dir[256], text[sizeof scene_text + 64];
+  assert_int_equal(hg_test_temp_dir("stops", dir, sizeof dir), 0);
+  /* the panel of the first test with restitution 0.5 and no spring event */
+  snprintf(text, sizeof text, "%s", scene_text);
+  char *l = strstr(text, "upper: 0.5}");
+  assert_non_null(l);
+  memmove(l + strlen("upper: 0.5, restitution: 0.5}"), l + strlen("upper: 0.5}"),
+          strlen(l + strlen("upper: 0.5}")) + 1);
+  memcpy(l, "upper: 0.5, restitution: 0.5}", strlen("upper: 0.5, restitution: 0.5}"));
+  hg_scene *s = hg_test_scene_text(dir, "rebound.yaml", text);
+  hg_sim *sim = hg_test_sim(s, 0.9, NULL);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  /* free at 2 rad/s: the upper stop at 0.25 s, back at -1 rad/s, the lower stop 1 s later */
+  const hg_sim_event *ev = hg_sim_event_at(sim, 0);
+  assert_non_null(ev);
+  assert_non_null(strstr(ev->details, "bounces off its upper stop"));
+  assert_true(fabs(ev->t - 0.25) <= 1e-9);
+  const hg_model *m = hg_sim_model(sim);
+  double v = hg_sim_v(sim)[m->v_adr[hg_model_joint(m, "hinge")]];
+  assert_true(fabs(v + 1) <= 1e-12);
+  /* the energy the bounce removed: I (2^2 - 1^2) / 2 = 0.9 J, booked as the event's work */
+  assert_true(fabs(ev->e_before - ev->e_after - 0.9) <= 1e-12);
+  hg_sim_budget b;
+  hg_sim_get_budget(sim, &b);
+  assert_true(fabs(b.value - b.initial) <= 1e-10 * b.scale);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(stops_hold_and_release)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(stops_hold_and_release),
+                                     cmocka_unit_test(restitution_and_latch),
+                                     cmocka_unit_test(rebound_is_e_times_impact)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

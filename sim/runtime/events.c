@@ -319,7 +319,22 @@ static int act_stop(hg_sim *s, fire_ctx *c, int k) {
     detail(c, "joint %s leaves its %s stop", s->m->jnt_name[i], which);
     return apply_mode(s, c, i, &free_spec, HG_RECIPE_KEEP, -1, -1);
   }
-  detail(c, "joint %s hits its %s stop", s->m->jnt_name[i], which);
+  double v = s->v[s->m->v_adr[i]];
+  /* a rebound below 1e-6 (rad or m per second) would only start a cascade of ever smaller
+   * bounces: the joint then stays at the stop */
+  if (l->restitution > 0 && l->restitution * fabs(v) > 1e-6) {
+    /* the impulse that reverses the joint's rate to -e v, the rest of the system free: the
+     * joint prescribed for an instant at that velocity, then free again */
+    static const hg_mode_spec keep = {NULL, HG_MODE_PRESCRIBED, 0, {0}, {NULL, 0, 0}};
+    detail(c, "joint %s bounces off its %s stop", s->m->jnt_name[i], which);
+    if (hg_sim_set_mode(s, i, &keep, HG_RECIPE_KEEP, -1, -1)) return s->failed;
+    s->recipe[i].v0[0] = -l->restitution * v;
+    if (hg_sim_build_profile(s, i)) return s->failed;
+    c->pending = 1;
+    int rc = flush_modes(s, c);
+    return rc ? rc : hg_sim_set_mode(s, i, &free_spec, HG_RECIPE_KEEP, -1, -1) ? s->failed : 0;
+  }
+  detail(c, "joint %s %s its %s stop", s->m->jnt_name[i], l->latch ? "latches at" : "hits", which);
   return apply_mode(s, c, i, &locked_spec, HG_RECIPE_STOP, -1, -1);
 }
 

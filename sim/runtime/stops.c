@@ -49,9 +49,10 @@ int hg_sim_stops_install(hg_sim *s) {
   return 0;
 }
 
-/* 1 when joint i is held at a stop */
+/* 1 when joint i is held at a stop (a latching stop holds for good: 2) */
 static int held(const hg_sim *s, int i) {
-  return s->d->mode[i] == HG_MODE_LOCKED && s->recipe[i].src == HG_RECIPE_STOP;
+  int h = s->d->mode[i] == HG_MODE_LOCKED && s->recipe[i].src == HG_RECIPE_STOP;
+  return h && s->m->limits[i].latch ? 2 : h;
 }
 
 /* +1 when joint i is at (or past) its upper limit's side, -1 at the lower's */
@@ -72,7 +73,8 @@ void hg_sim_stop_roots(hg_sim *s, double *g) {
     int i = s->stop[k];
     const hg_joint_limits *l = &m->limits[i];
     double q = s->qs[m->q_adr[i]];
-    if (held(s, i)) g[k] = side(s, i, q) * s->tau[m->v_adr[i]];
+    if (held(s, i) == 2) g[k] = -1; /* latched */
+    else if (held(s, i)) g[k] = side(s, i, q) * s->tau[m->v_adr[i]];
     else if (s->d->mode[i] != HG_MODE_FREE) g[k] = 1; /* held by a command: not a stop's */
     else g[k] = fmin(q - l->lower, l->upper - q);
   }
@@ -85,6 +87,7 @@ static int act(hg_sim *s, int k) {
   int i = s->stop[k];
   double q = s->q[m->q_adr[i]], v = s->v[m->v_adr[i]];
   int sd = side(s, i, q);
+  if (held(s, i) == 2) return 0;
   if (held(s, i)) return hg_sim_fire(s, HG_FIRED_STOP, k);
   if (s->d->mode[i] != HG_MODE_FREE || sd * v <= 0) return 0; /* moving inward: no impact */
   return hg_sim_fire(s, HG_FIRED_STOP, k);
@@ -110,7 +113,7 @@ int hg_sim_stops_settle(hg_sim *s) {
   for (int k = 0; k < s->nstop && s->model_version == version; k++) {
     int i = s->stop[k], rc = 0;
     int sd = side(s, i, s->q[m->q_adr[i]]);
-    if (held(s, i) && s->stop_g[k] > 0) rc = hg_sim_fire(s, HG_FIRED_STOP, k);
+    if (held(s, i) == 1 && s->stop_g[k] > 0) rc = hg_sim_fire(s, HG_FIRED_STOP, k);
     else if (s->d->mode[i] == HG_MODE_FREE && s->stop_g[k] <= 0 && sd * s->v[m->v_adr[i]] > 0)
       rc = hg_sim_fire(s, HG_FIRED_STOP, k);
     if (rc) return rc;

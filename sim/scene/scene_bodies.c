@@ -11,7 +11,8 @@
 /* the keys of a joint mapping and of its limits */
 static const char *const joint_keys[] = {"type", "name", "axis",    "axis2",  "pitch", "pos",
                                          "quat", "rpy",  "rpy_deg", "limits", NULL};
-static const char *const limit_keys[] = {"lower", "upper", "effort", "velocity", NULL};
+static const char *const limit_keys[] = {"lower",       "upper", "effort", "velocity",
+                                         "restitution", "latch", NULL};
 
 /* 1 when a joint key has a meaning for the type */
 static int joint_key_applies(const char *key, hg_joint_type t) {
@@ -50,8 +51,17 @@ static int joint_limits(hg_sctx *c, const hg_ynode *n, hg_joint_limits *L) {
   L->has_position = lo != NULL;
   L->has_effort = hg_ydoc_get(&c->doc, n, "effort") != NULL;
   L->has_velocity = hg_ydoc_get(&c->doc, n, "velocity") != NULL;
-  if (hg_sc_nonneg(c, n, "effort", &L->effort) || hg_sc_nonneg(c, n, "velocity", &L->velocity))
+  if (hg_sc_nonneg(c, n, "effort", &L->effort) || hg_sc_nonneg(c, n, "velocity", &L->velocity) ||
+      hg_sc_nonneg(c, n, "restitution", &L->restitution) || hg_yget_bool(&c->doc, n, "latch", &L->latch))
     return -1;
+  if (L->restitution > 1)
+    return hg_ydoc_fail(&c->doc, hg_ydoc_get(&c->doc, n, "restitution"),
+                        "joint limits: 'restitution' must be in [0, 1], got %g", L->restitution);
+  if ((L->restitution > 0 || L->latch) && !lo)
+    return hg_ydoc_fail(&c->doc, n, "joint limits: 'restitution' and 'latch' need 'lower' and 'upper'");
+  if (L->restitution > 0 && L->latch)
+    return hg_ydoc_fail(&c->doc, hg_ydoc_get(&c->doc, n, "latch"),
+                        "joint limits: a latching stop does not rebound (restitution must be 0)");
   return 0;
 }
 
