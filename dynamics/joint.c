@@ -212,6 +212,35 @@ void hg_joint_bias(const hg_joint *j, const double *q, const double *v, double c
   }
 }
 
+int hg_joint_galilean(const hg_joint *j, const double *v, double *vr, double *xi) {
+  int nv = hg_joint_nv(j->type), moves = 0;
+  for (int k = 0; k < nv; k++) vr[k] = v[k], xi[k] = 0;
+  switch (j->type) {
+  case HG_JOINT_FREE:
+    /* body twist (w, v): the frame moving with the origin sees (w, 0); d/dt of the body-frame
+     * v = R^T u carries -w x v */
+    vr[3] = vr[4] = vr[5] = 0;
+    hg_v3_cross(v, v + 3, xi + 3);
+    moves = 1;
+    break;
+  case HG_JOINT_PLANAR:
+    vr[0] = vr[1] = 0;
+    moves = 1;
+    break;
+  case HG_JOINT_PRISMATIC:
+    vr[0] = 0;
+    moves = 1;
+    break;
+  case HG_JOINT_CYLINDRICAL:
+    vr[1] = 0;
+    moves = 1;
+    break;
+  default:
+    break;
+  }
+  return moves;
+}
+
 void hg_joint_integrate(const hg_joint *j, const double *q, const double *dv, double h,
                         double *qout) {
   switch (j->type) {

@@ -70,6 +70,16 @@ void hg_joint_motion(const hg_joint *j, const double *q, double *S);
 /* c = dS/dt v = sum_k (dS/dq_k qdot_k) v; zero except for universal and planar joints */
 void hg_joint_bias(const hg_joint *j, const double *q, const double *v, double c[6]);
 
+/* The Galilean split of the velocity of a joint on the world. vr is v without the uniform
+ * translation the joint can give its child (free: the linear twist; planar: the in-plane rates;
+ * prismatic: the slide; cylindrical: the slide), so that (q, vr) is the same motion seen from the
+ * inertial frame that moves with the joint frame's origin; other types keep vr = v. xi (nv) gives
+ * the accelerations of the real state from those of (q, vr): qdd = qdd_r - xi. Only a free joint
+ * has xi != 0: its linear rates are body-frame, xi = (0, w x v_lin) (the transport term); the
+ * others' translational accelerations are classical ones, the same in both frames. Returns 1 when
+ * vr differs from v (the joint translates), 0 otherwise. */
+int hg_joint_galilean(const hg_joint *j, const double *v, double *vr, double *xi);
+
 /* qout = q (+) (h * dv); qout may alias q. Quaternions stay unit length. */
 void hg_joint_integrate(const hg_joint *j, const double *q, const double *dv, double h,
                         double *qout);

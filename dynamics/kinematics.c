@@ -97,30 +97,46 @@ void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double 
 
     /* body inertia in the tree frame, from its centre-of-mass form */
     hg_inertia_transform_c(Tt, &m->inertia_c[i], &d->I[i]);
-    if (!v) continue;
+    if (!v) {
+      /* no velocities: no Galilean frame (impulsive dynamics read d->a as velocity jumps) */
+      if (!p) d->vt[i][0] = d->vt[i][1] = d->vt[i][2] = 0;
+      continue;
+    }
 
-    /* V_i = V_p + S_i v_i (the world's V_0 = 0) */
+    /* Vg_i = Vg_p + S_i v_i; a root sees its joint's rates vr without the uniform translation
+     * (hg_joint_galilean), so its tree's Galilean frame moves with vt = (S (v - vr))_lin */
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
-    const double *Vp = p ? d->V[p] : zero;
-    double vj[6], Vi[6], ci[6];
+    const double *Vp = p ? d->Vg[p] : zero, *vi = v + va;
+    double vr[HG_JOINT_MAXNV], vj[6], Vi[6], ci[6];
+    if (!p) {
+      double *u = d->vt[i];
+      u[0] = u[1] = u[2] = 0;
+      if (hg_joint_galilean(j, vi, vr, d->xi + va))
+        for (int c = 0; c < nv; c++)
+          for (int r = 0; r < 3; r++) u[r] += d->S[va + c][3 + r] * (vi[c] - vr[c]);
+      vi = vr;
+    }
     if (nv == 1) {
-      for (int r = 0; r < 6; r++) vj[r] = d->S[va][r] * v[va];
+      for (int r = 0; r < 6; r++) vj[r] = d->S[va][r] * vi[0];
     } else {
       for (int r = 0; r < 6; r++) vj[r] = 0;
       for (int c = 0; c < nv; c++)
-        for (int r = 0; r < 6; r++) vj[r] += d->S[va + c][r] * v[va + c];
+        for (int r = 0; r < 6; r++) vj[r] += d->S[va + c][r] * vi[c];
     }
     for (int r = 0; r < 6; r++) Vi[r] = Vp[r] + vj[r];
 
-    /* c_i = d/dt (S_i) v_i = ad_{V_i} (S_i v_i) + Ad_T (Sdot_body v_i) */
+    /* c_i = d/dt (S_i) v_i = ad_{Vg_i} (S_i v_i) + Ad_T (Sdot_body v_i) */
     hg_ad(Vi, vj, ci);
     if (j->type == HG_JOINT_UNIVERSAL || j->type == HG_JOINT_PLANAR) {
       double sb[6], ss[6];
-      hg_joint_bias(j, qi, v + va, sb);
+      hg_joint_bias(j, qi, vi, sb);
       hg_Ad(Ts, sb, ss);
       for (int r = 0; r < 6; r++) ci[r] += ss[r];
     }
-    for (int r = 0; r < 6; r++) d->V[i][r] = Vi[r], d->c[i][r] = ci[r];
+    /* the real velocity adds the Galilean frame's back */
+    const double *u = d->vt[m->root[i]];
+    for (int r = 0; r < 6; r++) d->Vg[i][r] = Vi[r], d->V[i][r] = Vi[r], d->c[i][r] = ci[r];
+    for (int r = 0; r < 3; r++) d->V[i][3 + r] += u[r];
   }
 }
 
@@ -130,8 +146,12 @@ void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]) {
 }
 
 void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6]) {
-  (void)m;
-  hg_Ad_inv(&d->T_tree[i], d->a[i], A);
+  /* d->a is seen from the Galilean frame, moving at u: the real one is a - (0, w x u) */
+  double a[6];
+  for (int r = 0; r < 6; r++) a[r] = d->a[i][r];
+  hg_v3_cross(d->V[i], d->vt[m->root[i]], a + 3);
+  for (int r = 0; r < 3; r++) a[3 + r] = d->a[i][3 + r] - a[3 + r];
+  hg_Ad_inv(&d->T_tree[i], a, A);
 }
 
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]) {

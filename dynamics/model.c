@@ -461,6 +461,9 @@ hg_data *hg_data_new(const hg_model *m) {
   d->I = alloc_array(nb, sizeof(hg_inertia), &fail);
   d->S = alloc_array(nv, sizeof(hg_vec6), &fail);
   d->V = alloc_array(nb, sizeof(hg_vec6), &fail);
+  d->vt = alloc_array(nb, sizeof(double[3]), &fail);
+  d->Vg = alloc_array(nb, sizeof(hg_vec6), &fail);
+  d->xi = alloc_array(nv, sizeof(double), &fail);
   d->c = alloc_array(nb, sizeof(hg_vec6), &fail);
   d->a = alloc_array(nb, sizeof(hg_vec6), &fail);
   d->F = alloc_array(nb, sizeof(hg_vec6), &fail);
@@ -482,7 +485,7 @@ hg_data *hg_data_new(const hg_model *m) {
 
 void hg_data_free(hg_data *d) {
   if (!d) return;
-  free(d->T_rel); free(d->T_world); free(d->T_tree); free(d->I); free(d->S); free(d->V); free(d->c); free(d->a); free(d->F);
+  free(d->T_rel); free(d->T_world); free(d->T_tree); free(d->I); free(d->S); free(d->V); free(d->vt); free(d->Vg); free(d->xi); free(d->c); free(d->a); free(d->F);
   free(d->IA); free(d->pA); free(d->U); free(d->Dinv); free(d->u); free(d->mode);
   free(d);
 }
