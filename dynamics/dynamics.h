@@ -35,6 +35,14 @@ void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]);
 void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
              const double *fext, double *tau);
 
+/* Joint forces of a wrench on one body: tau += J_i^T F, where F (moment about body i's origin,
+ * force; body i's frame, like fext) acts on body i and J_i maps v to body i's twist. Only the
+ * joints from body i up to its tree's root receive forces (O(depth)). Reads the kinematics of the
+ * last hg_kinematics (d->T_tree, d->S; velocities not needed) and writes nothing in d. This is the
+ * external-wrench part of hg_rnea: RNEA(fext) - RNEA(0) = -sum_i J_i^T fext_i. */
+void hg_jacobian_transpose(const hg_model *m, const hg_data *d, int i, const double F[6],
+                           double *tau);
+
 /* Bias forces b = RNEA(q, v, 0, fext): Coriolis, centrifugal, gravity and external terms. */
 void hg_bias(const hg_model *m, hg_data *d, const double *q, const double *v, const double *fext,
              double *b);

@@ -116,11 +116,84 @@ static void aba_inverts_rnea(void **state) {
   assert_true(worst < 1e-10);
 }
 
+/* J^T F (hg_jacobian_transpose) is the external-wrench part of RNEA: a wrench F on body i alone
+ * changes RNEA's tau by -J_i^T F */
+static void jacobian_transpose_equals_rnea(void **state) {
+  hg_rng r;
+  hg_rng_seed(&r, 4);
+  double worst = 0;
+  for (int t = 0; t < NTREES; t++) {
+    fixture f = make(&r, 1 + t % 14, t % 2);
+    int nv = f.m->nv, i = 1 + (int)(hg_rng_uniform(&r) * (f.m->nbody - 1));
+    double F[6];
+    hg_test_random_vector(&r, F, 6, -1, 1);
+    for (int k = 0; k < 6 * f.m->nbody; k++) f.fext[k] = 0;
+    for (int k = 0; k < 6; k++) f.fext[6 * i + k] = F[k];
+    hg_rnea(f.m, f.d, f.q, f.v, f.qdd, NULL, f.x);
+    hg_rnea(f.m, f.d, f.q, f.v, f.qdd, f.fext, f.y);
+    for (int k = 0; k < nv; k++) f.b[k] = f.x[k] - f.y[k], f.tau[k] = 0.5;
+    /* it adds to tau: start from 0.5 everywhere */
+    hg_kinematics(f.m, f.d, f.q, NULL);
+    hg_jacobian_transpose(f.m, f.d, i, F, f.tau);
+    for (int k = 0; k < nv; k++) f.tau[k] -= 0.5;
+    double e = hg_test_max_diff(f.tau, f.b, nv);
+    if (e > worst) worst = e;
+    release(&f);
+  }
+  printf("# J^T F vs RNEA(fext) - RNEA(0): worst difference %.3g\n", worst);
+  /* both sum the same O(1) products of unit-size numbers on paths of <= 14 joints */
+  assert_true(worst < 1e-12);
+}
+
+/* virtual work: tau_k = F . (d/de of body i's pose along DoF k, as a body twist), by central
+ * differences of log(T_i(q)^-1 T_i(q (+) e e_k)) */
+static void jacobian_transpose_virtual_work(void **state) {
+  hg_rng r;
+  hg_rng_seed(&r, 5);
+  double worst = 0;
+  const double h = 1e-6;
+  for (int t = 0; t < 120; t++) {
+    fixture f = make(&r, 1 + t % 14, t % 2);
+    int nv = f.m->nv, nq = f.m->nq, i = 1 + (int)(hg_rng_uniform(&r) * (f.m->nbody - 1));
+    double F[6], *qp = calloc((size_t)nq + 1, sizeof(double)), *qm = calloc((size_t)nq + 1, sizeof(double));
+    hg_test_random_vector(&r, F, 6, -1, 1);
+    for (int k = 0; k < nv; k++) f.tau[k] = 0;
+    hg_kinematics(f.m, f.d, f.q, NULL);
+    hg_se3 T0 = f.d->T_world[i], Tp, Tm, D;
+    hg_jacobian_transpose(f.m, f.d, i, F, f.tau);
+    for (int k = 0; k < nv; k++) {
+      double xp[6], xm[6], J[6];
+      for (int l = 0; l < nv; l++) f.x[l] = l == k;
+      hg_model_integrate(f.m, f.q, f.x, h, qp);
+      hg_model_integrate(f.m, f.q, f.x, -h, qm);
+      hg_kinematics(f.m, f.d, qp, NULL);
+      Tp = f.d->T_world[i];
+      hg_kinematics(f.m, f.d, qm, NULL);
+      Tm = f.d->T_world[i];
+      hg_se3_invmul(&T0, &Tp, &D);
+      hg_se3_log(&D, xp);
+      hg_se3_invmul(&T0, &Tm, &D);
+      hg_se3_log(&D, xm);
+      for (int c = 0; c < 6; c++) J[c] = (xp[c] - xm[c]) / (2 * h);
+      double e = fabs(hg_dot6(J, F) - f.tau[k]);
+      if (e > worst) worst = e;
+    }
+    free(qp);
+    free(qm);
+    release(&f);
+  }
+  printf("# J^T F vs virtual work by central differences: worst difference %.3g\n", worst);
+  /* central differences: h^2 |J''| ~ 1e-12 truncation plus eps / h ~ 1e-10 round-off */
+  assert_true(worst < 1e-8);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(rnea_equals_crba),
       cmocka_unit_test(aba_equals_dense),
       cmocka_unit_test(aba_inverts_rnea),
+      cmocka_unit_test(jacobian_transpose_equals_rnea),
+      cmocka_unit_test(jacobian_transpose_virtual_work),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
