@@ -88,6 +88,13 @@ int hg_joint_init(hg_joint *j, hg_joint_type type, const double axis[3], const d
   return 0;
 }
 
+int hg_joint_axis_index(const hg_joint *j) {
+  if (j->type != HG_JOINT_REVOLUTE) return -1;
+  for (int e = 0; e < 3; e++)
+    if (j->axis[e] == 1 && j->axis[(e + 1) % 3] == 0 && j->axis[(e + 2) % 3] == 0) return e;
+  return -1;
+}
+
 /* R = rotation by angle t about unit axis a (Rodrigues) */
 static void axis_rotation(const double a[3], double t, double R[9]) {
   double s = sin(t), c = cos(t), v = 1 - c;

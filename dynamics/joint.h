@@ -63,6 +63,11 @@ const char *hg_joint_type_name(hg_joint_type type);
 /* type from its name ("revolute", ...); -1 when unknown */
 int hg_joint_type_from_name(const char *name);
 
+/* The joint's specialization, decided once when a model is compiled: k = 0, 1, 2 when the joint
+ * is revolute about +x, +y or +z (T_joint(q) = Rot(e_k, q), S = (e_k, 0)), the kinematic walk's
+ * fast path whatever the rotation of the joint's origin; -1 for every other joint. */
+int hg_joint_axis_index(const hg_joint *j);
+
 /* T = T_joint(q): child frame in the joint frame */
 void hg_joint_transform(const hg_joint *j, const double *q, hg_se3 *T);
 /* S = motion subspace, nv columns of 6 (S[6k..6k+5] is column k), in the child frame */

@@ -340,12 +340,8 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     }
     m->inertia[i] = s->inertia;
     hg_inertia_to_c(&s->inertia, &m->inertia_c[i]);
-    /* a revolute joint about a coordinate axis has the walk's fastest path */
-    m->jnt_axis[i] = -1;
-    if (s->joint.type == HG_JOINT_REVOLUTE && !s->has_post)
-      for (int e = 0; e < 3; e++)
-        if (s->joint.axis[e] == 1 && s->joint.axis[(e + 1) % 3] == 0 && s->joint.axis[(e + 2) % 3] == 0)
-          m->jnt_axis[i] = (int8_t)e;
+    /* the joint's fast path (none after a post-offset, which moves the child frame) */
+    m->jnt_axis[i] = (int8_t)(s->has_post ? -1 : hg_joint_axis_index(&s->joint));
     m->limits[i] = s->limits;
     m->jnt_nq[i] = hg_joint_nq(s->joint.type);
     m->jnt_nv[i] = hg_joint_nv(s->joint.type);

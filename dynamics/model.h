@@ -102,8 +102,8 @@ typedef struct hg_model {
   hg_inertia *inertia;  /* in the body frame */
   /* derived from the above by hg_builder_compile, for the kinematic walk (which reads these) */
   hg_inertia_c *inertia_c; /* inertia[i] about the centre of mass */
-  int8_t *jnt_axis;        /* k = 0, 1, 2 when joint i is revolute about +x, +y or +z and has no
-                            * post-offset, -1 otherwise */
+  int8_t *jnt_axis;        /* hg_joint_axis_index of joint i (0, 1, 2: revolute about +x, +y,
+                            * +z), -1 for other joints and after a post-offset */
   hg_joint_limits *limits;
   char **body_name;
   char **jnt_name;
