@@ -152,13 +152,6 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
   free(b.out); free(b.out2); free(b.M);
 }
 
-/* MuJoCo 2.2.2 on this kind of machine (the figures): mj_forward and mj_rne, ns */
-typedef struct { const char *name; double mj_forward, mj_rne; } reference;
-static const reference refs[] = {
-    {"arm7", 2200, 1600}, {"chain30", 14000, 6600}, {"chain100", 154000, 24300},
-    {"tree63", 18700, 14100}, {"humanoid32", 10000, 6500},
-};
-
 int main(int argc, char **argv) {
   const char *urdf = NULL;
   int floating = 0, repeats = 31;
@@ -191,10 +184,6 @@ int main(int argc, char **argv) {
     int n = (int)(sizeof models / sizeof models[0]);
     for (int k = 0; k < n; k++) {
       bench_model(models[k].name, models[k].m, repeats, ns, &allocs);
-      for (size_t j = 0; j < sizeof refs / sizeof refs[0]; j++)
-        if (strcmp(refs[j].name, models[k].name) == 0)
-          printf("VERSUS %s ABA_vs_mj_forward %.1fx RNEA_vs_mj_rne %.1fx (targets: >= 3x)\n",
-                 models[k].name, refs[j].mj_forward / ns[ALG_ABA], refs[j].mj_rne / ns[ALG_RNEA]);
       hg_model_free(models[k].m);
     }
   }
