@@ -154,11 +154,10 @@ static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, cons
   for (int r = 0; r < 6; r++) d->pA[p][r] += pA[r] + beta[r];
 }
 
-/* the articulated-body pass; mode NULL means every joint is free; bias 0 is the impulsive form */
-static int articulated(const hg_model *m, hg_data *d, const double *q, const double *v,
-                       const uint8_t *mode, double *qdd, double *tau, const double *fext,
-                       int bias) {
-  hg_kinematics(m, d, q, bias ? v : NULL);
+/* the articulated-body pass on the kinematics in d (hg_kinematics with velocities when bias is
+ * 1, without when it is 0); mode NULL means every joint is free; bias 0 is the impulsive form */
+static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
+                       double *tau, const double *fext, int bias) {
 
   /* IA_i = I_i, pA_i = -ad*_{V_i} I_i V_i - fext_i (zero without bias), tree frame */
   for (int i = 1; i < m->nbody; i++) {
@@ -166,8 +165,8 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
     hg_inertia_matrix(&d->I[i], d->IA[i]);
     if (bias) {
       double h[6], f[6];
-      hg_inertia_mulv(&d->I[i], d->V[i], h);
-      hg_ad_star(d->V[i], h, f);
+      hg_inertia_mulv(&d->I[i], d->Vg[i], h);
+      hg_ad_star(d->Vg[i], h, f);
       for (int r = 0; r < 6; r++) pA[r] = -f[r];
       if (fext) {
         hg_coAd_inv(&d->T_tree[i], fext + 6 * i, f);
@@ -212,21 +211,27 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
     const double *ap = d->a[m->parent[i]], *ci = d->c[i];
     double a[6];
     for (int r = 0; r < 6; r++) a[r] = ap[r] + ci[r];
+    /* qg: the joint's accelerations seen from the Galilean frame, where a root's real ones are
+     * qdd = qg - xi (model.h); elsewhere qg = qdd */
+    double qg[HG_JOINT_MAXNV];
+    const double *xi = bias && m->parent[i] == 0 ? d->xi + va : NULL;
     if (free_joint && n == 1) {
-      qdd[va] = d->Dinv[m->D_adr[i]] * (d->u[va] - hg_dot6(d->U[va], a));
+      qg[0] = d->Dinv[m->D_adr[i]] * (d->u[va] - hg_dot6(d->U[va], a));
     } else if (free_joint) {
-      /* qdd = D^-1 (u - U^T a') */
+      /* qg = D^-1 (u - U^T a') */
       const double *Dinv = d->Dinv + m->D_adr[i];
       double w[6];
       for (int k = 0; k < n; k++) w[k] = d->u[va + k] - hg_dot6(d->U[va + k], a);
       for (int k = 0; k < n; k++) {
         double t = 0;
         for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
-        qdd[va + k] = t;
+        qg[k] = t;
       }
     }
     for (int k = 0; k < n; k++) {
-      const double *S = d->S[va + k], qk = qdd[va + k];
+      if (free_joint) qdd[va + k] = xi ? qg[k] - xi[k] : qg[k];
+      else qg[k] = xi ? qdd[va + k] + xi[k] : qdd[va + k];
+      const double *S = d->S[va + k], qk = qg[k];
       for (int r = 0; r < 6; r++) a[r] += S[r] * qk;
     }
     for (int r = 0; r < 6; r++) d->a[i][r] = a[r];
@@ -252,16 +257,24 @@ static int articulated(const hg_model *m, hg_data *d, const double *q, const dou
 int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
            const double *fext, double *qdd) {
   /* with every joint free the pass only reads tau */
-  return articulated(m, d, q, v, NULL, qdd, (double *)tau, fext, 1);
+  hg_kinematics(m, d, q, v);
+  return articulated(m, d, NULL, qdd, (double *)tau, fext, 1);
 }
 
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext) {
-  return articulated(m, d, q, v, d->mode, qdd, tau, fext, 1);
+  hg_kinematics(m, d, q, v);
+  return articulated(m, d, d->mode, qdd, tau, fext, 1);
+}
+
+int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
+                            const double *fext) {
+  return articulated(m, d, d->mode, qdd, tau, fext, 1);
 }
 
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp) {
-  return articulated(m, d, q, NULL, d->mode, dv, imp, NULL, 0);
+  hg_kinematics(m, d, q, NULL);
+  return articulated(m, d, d->mode, dv, imp, NULL, 0);
 }
 
 int hg_plastic_lock(const hg_model *m, hg_data *d, const double *q, const double *v,
@@ -274,10 +287,12 @@ int hg_plastic_lock(const hg_model *m, hg_data *d, const double *q, const double
       imp[k] = 0;
     }
   if (hg_hybrid_impulse(m, d, q, v_after, imp)) return -1;
+  /* with M dv = imp and dv = -v wherever imp != 0, the kinetic energy lost is
+   * v^T M v / 2 - (v + dv)^T M (v + dv) / 2 = dv^T imp / 2: exact, and free of the cancellation
+   * of two large kinetic energies at orbital speed */
+  double e = 0;
+  for (int k = 0; k < m->nv; k++) e += v_after[k] * imp[k];
+  *energy_removed = 0.5 * e;
   for (int k = 0; k < m->nv; k++) v_after[k] += v[k];
-  double k0, k1, pe;
-  hg_energy(m, d, q, v, &k0, &pe);
-  hg_energy(m, d, q, v_after, &k1, &pe);
-  *energy_removed = k0 - k1;
   return 0;
 }

@@ -5,6 +5,11 @@
  * fext + 6 i, or NULL) act on each body and are expressed in that body's frame about its origin. Gravity enters
  * as the base acceleration a_0 = (0, -g) with g = m->gravity.
  *
+ * Uniform translation never enters a velocity product: a tree whose root joint translates is
+ * computed in the inertial frame moving with that joint's origin (model.h, hg_joint_galilean),
+ * so the accelerations of a spacecraft at orbital speed are those at rest (the transport term
+ * -w x v of a free root's body-frame linear rate aside) to round-off of the at-rest size.
+ *
  * Functions returning int give 0 on success and -1 (with d->err set) when an articulated inertia
  * is singular or not finite; the output is then unspecified. */
 #ifndef HINGE_DYNAMICS_H
@@ -13,7 +18,8 @@
 #include "model.h"
 
 /* Forward kinematics: d->T_rel, d->T_world, d->T_tree, d->S and d->I from q; when v is not NULL
- * also the spatial velocities d->V and velocity-product accelerations d->c (tree frames, see
+ * also the spatial velocities d->V (real) and d->Vg (Galilean), the Galilean frames' velocities
+ * d->vt, the root terms d->xi and the velocity-product accelerations d->c (tree frames, see
  * model.h). Every algorithm below starts with this walk. */
 void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v);
 
@@ -28,6 +34,14 @@ void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]);
  * accelerations in d->a and the joint wrenches in d->F. */
 void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
              const double *fext, double *tau);
+
+/* Joint forces of a wrench on one body: tau += J_i^T F, where F (moment about body i's origin,
+ * force; body i's frame, like fext) acts on body i and J_i maps v to body i's twist. Only the
+ * joints from body i up to its tree's root receive forces (O(depth)). Reads the kinematics of the
+ * last hg_kinematics (d->T_tree, d->S; velocities not needed) and writes nothing in d. This is the
+ * external-wrench part of hg_rnea: RNEA(fext) - RNEA(0) = -sum_i J_i^T fext_i. */
+void hg_jacobian_transpose(const hg_model *m, const hg_data *d, int i, const double F[6],
+                           double *tau);
 
 /* Bias forces b = RNEA(q, v, 0, fext): Coriolis, centrifugal, gravity and external terms. */
 void hg_bias(const hg_model *m, hg_data *d, const double *q, const double *v, const double *fext,
@@ -47,6 +61,13 @@ int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, cons
  * spatial accelerations. */
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext);
+
+/* hg_hybrid on the kinematics already in d: d must hold hg_kinematics(m, d, q, v) of the state
+ * (q, v) whose dynamics are wanted (with v, not NULL), unchanged since. Gives exactly what
+ * hg_hybrid(m, d, q, v, ...) gives, without walking the tree again, so a caller that evaluates
+ * force elements on d's kinematics walks once per right-hand side. */
+int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
+                            const double *fext);
 
 /* Impulsive hybrid dynamics: the velocity jump of a perfectly plastic lock. On entry dv holds
  * the velocity jumps demanded at prescribed and locked joints (locked: -v) and imp the impulses

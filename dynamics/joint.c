@@ -88,6 +88,13 @@ int hg_joint_init(hg_joint *j, hg_joint_type type, const double axis[3], const d
   return 0;
 }
 
+int hg_joint_axis_index(const hg_joint *j) {
+  if (j->type != HG_JOINT_REVOLUTE) return -1;
+  for (int e = 0; e < 3; e++)
+    if (j->axis[e] == 1 && j->axis[(e + 1) % 3] == 0 && j->axis[(e + 2) % 3] == 0) return e;
+  return -1;
+}
+
 /* R = rotation by angle t about unit axis a (Rodrigues) */
 static void axis_rotation(const double a[3], double t, double R[9]) {
   double s = sin(t), c = cos(t), v = 1 - c;
@@ -210,6 +217,35 @@ void hg_joint_bias(const hg_joint *j, const double *q, const double *v, double c
     hg_v3_cross(j->axis, vl, c + 3);
     for (int i = 3; i < 6; i++) c[i] *= -v[2];
   }
+}
+
+int hg_joint_galilean(const hg_joint *j, const double *v, double *vr, double *xi) {
+  int nv = hg_joint_nv(j->type), moves = 0;
+  for (int k = 0; k < nv; k++) vr[k] = v[k], xi[k] = 0;
+  switch (j->type) {
+  case HG_JOINT_FREE:
+    /* body twist (w, v): the frame moving with the origin sees (w, 0); d/dt of the body-frame
+     * v = R^T u carries -w x v */
+    vr[3] = vr[4] = vr[5] = 0;
+    hg_v3_cross(v, v + 3, xi + 3);
+    moves = 1;
+    break;
+  case HG_JOINT_PLANAR:
+    vr[0] = vr[1] = 0;
+    moves = 1;
+    break;
+  case HG_JOINT_PRISMATIC:
+    vr[0] = 0;
+    moves = 1;
+    break;
+  case HG_JOINT_CYLINDRICAL:
+    vr[1] = 0;
+    moves = 1;
+    break;
+  default:
+    break;
+  }
+  return moves;
 }
 
 void hg_joint_integrate(const hg_joint *j, const double *q, const double *dv, double h,

@@ -63,12 +63,27 @@ const char *hg_joint_type_name(hg_joint_type type);
 /* type from its name ("revolute", ...); -1 when unknown */
 int hg_joint_type_from_name(const char *name);
 
+/* The joint's specialization, decided once when a model is compiled: k = 0, 1, 2 when the joint
+ * is revolute about +x, +y or +z (T_joint(q) = Rot(e_k, q), S = (e_k, 0)), the kinematic walk's
+ * fast path whatever the rotation of the joint's origin; -1 for every other joint. */
+int hg_joint_axis_index(const hg_joint *j);
+
 /* T = T_joint(q): child frame in the joint frame */
 void hg_joint_transform(const hg_joint *j, const double *q, hg_se3 *T);
 /* S = motion subspace, nv columns of 6 (S[6k..6k+5] is column k), in the child frame */
 void hg_joint_motion(const hg_joint *j, const double *q, double *S);
 /* c = dS/dt v = sum_k (dS/dq_k qdot_k) v; zero except for universal and planar joints */
 void hg_joint_bias(const hg_joint *j, const double *q, const double *v, double c[6]);
+
+/* The Galilean split of the velocity of a joint on the world. vr is v without the uniform
+ * translation the joint can give its child (free: the linear twist; planar: the in-plane rates;
+ * prismatic: the slide; cylindrical: the slide), so that (q, vr) is the same motion seen from the
+ * inertial frame that moves with the joint frame's origin; other types keep vr = v. xi (nv) gives
+ * the accelerations of the real state from those of (q, vr): qdd = qdd_r - xi. Only a free joint
+ * has xi != 0: its linear rates are body-frame, xi = (0, w x v_lin) (the transport term); the
+ * others' translational accelerations are classical ones, the same in both frames. Returns 1 when
+ * vr differs from v (the joint translates), 0 otherwise. */
+int hg_joint_galilean(const hg_joint *j, const double *v, double *vr, double *xi);
 
 /* qout = q (+) (h * dv); qout may alias q. Quaternions stay unit length. */
 void hg_joint_integrate(const hg_joint *j, const double *q, const double *dv, double h,

@@ -4,36 +4,25 @@
 
 #include "dynamics.h"
 
-/* R = rotation by the angle with cosine c and sine s about coordinate axis k; (i, j, k) is a
- * cyclic permutation of (x, y, z) */
-static inline void axis_rotation(int k, double c, double s, double R[9]) {
-  int i = (k + 1) % 3, j = (k + 2) % 3;
-  R[3 * i + i] = c;  R[3 * i + j] = -s; R[3 * i + k] = 0;
-  R[3 * j + i] = s;  R[3 * j + j] = c;  R[3 * j + k] = 0;
-  R[3 * k + i] = 0;  R[3 * k + j] = 0;  R[3 * k + k] = 1;
-}
-
-/* C = A Rot(e_k): column k of A is kept, columns i and j turn (C may not alias A) */
-static inline void m3_mul_axis_rotation(const double A[9], int k, double c, double s, double C[9]) {
-  int i = (k + 1) % 3, j = (k + 2) % 3;
-  for (int r = 0; r < 3; r++) {
-    double ai = A[3 * r + i], aj = A[3 * r + j], ak = A[3 * r + k];
-    C[3 * r + i] = c * ai + s * aj;
-    C[3 * r + j] = c * aj - s * ai;
-    C[3 * r + k] = ak;
-  }
-}
-
-/* T_{p,i} = (Rot(e_k, q), o) and T_tree,i = T_tree,p T_{p,i} for a revolute joint about
- * coordinate axis k after the pure translation o: only two columns of R_tree,p turn */
-static inline void axis_joint(int k, double q, const double o[3], const hg_se3 *Tp, hg_se3 *Tr,
-                              hg_se3 *Tt) {
+/* T_{p,i} = T_offset (Rot(e_k, q), 0) and T_tree,i = T_tree,p T_{p,i} for a revolute joint about
+ * coordinate axis k (hg_joint_axis_index): the turn only mixes two columns of the matrix it
+ * multiplies, that of the rotation before it (R_tree,p R_offset) */
+static inline void axis_joint(int k, double q, const hg_se3 *off, int pure, const hg_se3 *Tp,
+                              hg_se3 *Tr, hg_se3 *Tt) {
   double c = cos(q), s = sin(q), Ro[3];
-  axis_rotation(k, c, s, Tr->R);
+  const double *o = off->p;
   Tr->p[0] = o[0], Tr->p[1] = o[1], Tr->p[2] = o[2];
-  m3_mul_axis_rotation(Tp->R, k, c, s, Tt->R);
   hg_m3_mulv(Tp->R, o, Ro);
   for (int r = 0; r < 3; r++) Tt->p[r] = Tp->p[r] + Ro[r];
+  if (pure) {
+    hg_m3_axis_rotation(k, c, s, Tr->R);
+    hg_m3_mul_axis_rotation(Tp->R, k, c, s, Tt->R);
+  } else {
+    double Rpo[9];
+    hg_m3_mul_axis_rotation(off->R, k, c, s, Tr->R);
+    hg_m3_mul(Tp->R, off->R, Rpo);
+    hg_m3_mul_axis_rotation(Rpo, k, c, s, Tt->R);
+  }
 }
 
 void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {
@@ -46,14 +35,15 @@ void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double 
     const hg_se3 *Tp = p ? &d->T_tree[p] : &identity;
     hg_se3 *Tr = &d->T_rel[i], *Tt = &d->T_tree[i];
 
-    /* T_{p,i} = T_offset T_joint(q) T_post and T_tree = T_tree,p T_{p,i}; after a pure
-     * translation, a turn about a coordinate axis only mixes two columns of R_tree,p */
-    if (k >= 0 && m->offset_pure[i]) {
+    /* T_{p,i} = T_offset T_joint(q) T_post and T_tree = T_tree,p T_{p,i}; a turn about a
+     * coordinate axis only mixes two columns */
+    if (k >= 0) {
       /* (a constant k in each case lets the compiler fold the index arithmetic) */
-      const double *o = m->jnt_offset[i].p;
-      if (k == 0) axis_joint(0, qi[0], o, Tp, Tr, Tt);
-      else if (k == 1) axis_joint(1, qi[0], o, Tp, Tr, Tt);
-      else axis_joint(2, qi[0], o, Tp, Tr, Tt);
+      const hg_se3 *off = &m->jnt_offset[i];
+      int pure = m->offset_pure[i];
+      if (k == 0) axis_joint(0, qi[0], off, pure, Tp, Tr, Tt);
+      else if (k == 1) axis_joint(1, qi[0], off, pure, Tp, Tr, Tt);
+      else axis_joint(2, qi[0], off, pure, Tp, Tr, Tt);
     } else {
       hg_se3 Tj;
       hg_joint_transform(j, qi, &Tj);
@@ -97,30 +87,46 @@ void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double 
 
     /* body inertia in the tree frame, from its centre-of-mass form */
     hg_inertia_transform_c(Tt, &m->inertia_c[i], &d->I[i]);
-    if (!v) continue;
+    if (!v) {
+      /* no velocities: no Galilean frame (impulsive dynamics read d->a as velocity jumps) */
+      if (!p) d->vt[i][0] = d->vt[i][1] = d->vt[i][2] = 0;
+      continue;
+    }
 
-    /* V_i = V_p + S_i v_i (the world's V_0 = 0) */
+    /* Vg_i = Vg_p + S_i v_i; a root sees its joint's rates vr without the uniform translation
+     * (hg_joint_galilean), so its tree's Galilean frame moves with vt = (S (v - vr))_lin */
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
-    const double *Vp = p ? d->V[p] : zero;
-    double vj[6], Vi[6], ci[6];
+    const double *Vp = p ? d->Vg[p] : zero, *vi = v + va;
+    double vr[HG_JOINT_MAXNV], vj[6], Vi[6], ci[6];
+    if (!p) {
+      double *u = d->vt[i];
+      u[0] = u[1] = u[2] = 0;
+      if (hg_joint_galilean(j, vi, vr, d->xi + va))
+        for (int c = 0; c < nv; c++)
+          for (int r = 0; r < 3; r++) u[r] += d->S[va + c][3 + r] * (vi[c] - vr[c]);
+      vi = vr;
+    }
     if (nv == 1) {
-      for (int r = 0; r < 6; r++) vj[r] = d->S[va][r] * v[va];
+      for (int r = 0; r < 6; r++) vj[r] = d->S[va][r] * vi[0];
     } else {
       for (int r = 0; r < 6; r++) vj[r] = 0;
       for (int c = 0; c < nv; c++)
-        for (int r = 0; r < 6; r++) vj[r] += d->S[va + c][r] * v[va + c];
+        for (int r = 0; r < 6; r++) vj[r] += d->S[va + c][r] * vi[c];
     }
     for (int r = 0; r < 6; r++) Vi[r] = Vp[r] + vj[r];
 
-    /* c_i = d/dt (S_i) v_i = ad_{V_i} (S_i v_i) + Ad_T (Sdot_body v_i) */
+    /* c_i = d/dt (S_i) v_i = ad_{Vg_i} (S_i v_i) + Ad_T (Sdot_body v_i) */
     hg_ad(Vi, vj, ci);
     if (j->type == HG_JOINT_UNIVERSAL || j->type == HG_JOINT_PLANAR) {
       double sb[6], ss[6];
-      hg_joint_bias(j, qi, v + va, sb);
+      hg_joint_bias(j, qi, vi, sb);
       hg_Ad(Ts, sb, ss);
       for (int r = 0; r < 6; r++) ci[r] += ss[r];
     }
-    for (int r = 0; r < 6; r++) d->V[i][r] = Vi[r], d->c[i][r] = ci[r];
+    /* the real velocity adds the Galilean frame's back */
+    const double *u = d->vt[m->root[i]];
+    for (int r = 0; r < 6; r++) d->Vg[i][r] = Vi[r], d->V[i][r] = Vi[r], d->c[i][r] = ci[r];
+    for (int r = 0; r < 3; r++) d->V[i][3 + r] += u[r];
   }
 }
 
@@ -130,8 +136,12 @@ void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]) {
 }
 
 void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6]) {
-  (void)m;
-  hg_Ad_inv(&d->T_tree[i], d->a[i], A);
+  /* d->a is seen from the Galilean frame, moving at u: the real one is a - (0, w x u) */
+  double a[6];
+  for (int r = 0; r < 6; r++) a[r] = d->a[i][r];
+  hg_v3_cross(d->V[i], d->vt[m->root[i]], a + 3);
+  for (int r = 0; r < 3; r++) a[3 + r] = d->a[i][3 + r] - a[3 + r];
+  hg_Ad_inv(&d->T_tree[i], a, A);
 }
 
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]) {

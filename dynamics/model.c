@@ -304,12 +304,8 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     }
     m->inertia[i] = s->inertia;
     hg_inertia_to_c(&s->inertia, &m->inertia_c[i]);
-    /* a revolute joint about a coordinate axis has the walk's fastest path */
-    m->jnt_axis[i] = -1;
-    if (s->joint.type == HG_JOINT_REVOLUTE && !s->has_post)
-      for (int e = 0; e < 3; e++)
-        if (s->joint.axis[e] == 1 && s->joint.axis[(e + 1) % 3] == 0 && s->joint.axis[(e + 2) % 3] == 0)
-          m->jnt_axis[i] = (int8_t)e;
+    /* the joint's fast path (none after a post-offset, which moves the child frame) */
+    m->jnt_axis[i] = (int8_t)(s->has_post ? -1 : hg_joint_axis_index(&s->joint));
     m->limits[i] = s->limits;
     m->jnt_nq[i] = hg_joint_nq(s->joint.type);
     m->jnt_nv[i] = hg_joint_nv(s->joint.type);
@@ -425,6 +421,9 @@ hg_data *hg_data_new(const hg_model *m) {
   d->I = alloc_array(nb, sizeof(hg_inertia), &fail);
   d->S = alloc_array(nv, sizeof(hg_vec6), &fail);
   d->V = alloc_array(nb, sizeof(hg_vec6), &fail);
+  d->vt = alloc_array(nb, sizeof(double[3]), &fail);
+  d->Vg = alloc_array(nb, sizeof(hg_vec6), &fail);
+  d->xi = alloc_array(nv, sizeof(double), &fail);
   d->c = alloc_array(nb, sizeof(hg_vec6), &fail);
   d->a = alloc_array(nb, sizeof(hg_vec6), &fail);
   d->F = alloc_array(nb, sizeof(hg_vec6), &fail);
@@ -446,7 +445,7 @@ hg_data *hg_data_new(const hg_model *m) {
 
 void hg_data_free(hg_data *d) {
   if (!d) return;
-  free(d->T_rel); free(d->T_world); free(d->T_tree); free(d->I); free(d->S); free(d->V); free(d->c); free(d->a); free(d->F);
+  free(d->T_rel); free(d->T_world); free(d->T_tree); free(d->I); free(d->S); free(d->V); free(d->vt); free(d->Vg); free(d->xi); free(d->c); free(d->a); free(d->F);
   free(d->IA); free(d->pA); free(d->U); free(d->Dinv); free(d->u); free(d->mode);
   free(d);
 }

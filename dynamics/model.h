@@ -107,8 +107,8 @@ typedef struct hg_model {
   hg_inertia *inertia;  /* in the body frame */
   /* derived from the above by hg_builder_compile, for the kinematic walk (which reads these) */
   hg_inertia_c *inertia_c; /* inertia[i] about the centre of mass */
-  int8_t *jnt_axis;        /* k = 0, 1, 2 when joint i is revolute about +x, +y or +z and has no
-                            * post-offset, -1 otherwise */
+  int8_t *jnt_axis;        /* hg_joint_axis_index of joint i (0, 1, 2: revolute about +x, +y,
+                            * +z), -1 for other joints and after a post-offset */
   hg_joint_limits *limits;
   char **body_name;
   char **jnt_name;
@@ -155,11 +155,20 @@ typedef struct hg_data {
   hg_se3 *T_tree;  /* nbody: pose of body i in its tree's spatial frame (p relative to the root) */
   hg_vec6 *S;      /* nv: motion subspace columns, tree frame */
   hg_vec6 *V;      /* nbody: spatial velocity, tree frame (Ad_T_tree of the body twist) */
-  hg_vec6 *c;      /* nbody: velocity-product acceleration Sdot qdot, tree frame */
+  /* Galilean frames: a tree whose root joint translates (free, planar, prismatic, cylindrical
+   * root) is seen from the inertial frame that moves with the root joint frame's origin, so a
+   * uniform (orbital) velocity never enters a velocity product. The recursions read Vg and c. */
+  double (*vt)[3]; /* nbody: at a root body, the velocity of its tree's Galilean frame (world
+                    * axes; zero when the root joint does not translate); unused elsewhere */
+  hg_vec6 *Vg;     /* nbody: V relative to the tree's Galilean frame, V - (0, vt[root]) */
+  double *xi;      /* nv: at the DoFs of root joints, qdd = qdd_g - xi where qdd_g are the
+                    * accelerations seen from the Galilean frame (hg_joint_galilean); else 0 */
+  hg_vec6 *c;      /* nbody: velocity-product acceleration Sdot qdot, tree frame, from Vg */
   hg_inertia *I;   /* nbody: body inertia in the tree frame */
 
   /* dynamics */
-  hg_vec6 *a;  /* nbody: spatial acceleration, tree frame, offset by gravity (a_0 = (0, -g)) */
+  hg_vec6 *a;  /* nbody: spatial acceleration relative to the tree's Galilean frame (the real one
+                * plus (0, w x vt[root])), tree frame, offset by gravity (a_0 = (0, -g)) */
   hg_vec6 *F;  /* nbody: wrench that joint i transmits from its parent to body i, tree frame */
   hg_mat6 *IA; /* nbody: articulated (ABA) inertia, tree frame */
   hg_vec6 *pA; /* nbody: articulated bias wrench, tree frame */

@@ -8,14 +8,15 @@ void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, co
   a0[0] = a0[1] = a0[2] = 0;
   for (int r = 0; r < 3; r++) a0[3 + r] = -m->gravity[r];
 
-  /* forward: a_i = a_p + c_i + S_i qdd_i;  F_i = I_i a_i - ad*_{V_i} I_i V_i - fext_i */
+  /* forward, in each tree's Galilean frame (model.h): a_i = a_p + c_i + S_i qdd_i (a root
+   * adds xi to its qdd);  F_i = I_i a_i - ad*_{V_i} I_i V_i - fext_i */
   for (int i = 1; i < m->nbody; i++) {
-    int va = m->v_adr[i], nv = m->jnt_nv[i];
-    const double *ap = d->a[m->parent[i]], *ci = d->c[i], *Vi = d->V[i];
+    int va = m->v_adr[i], nv = m->jnt_nv[i], p = m->parent[i];
+    const double *ap = d->a[p], *ci = d->c[i], *Vi = d->Vg[i];
     double a[6], h[6], f[6], F[6];
     for (int r = 0; r < 6; r++) a[r] = ap[r] + ci[r];
     for (int k = 0; k < nv; k++) {
-      const double *S = d->S[va + k], qk = qdd[va + k];
+      const double *S = d->S[va + k], qk = p ? qdd[va + k] : qdd[va + k] + d->xi[va + k];
       for (int r = 0; r < 6; r++) a[r] += S[r] * qk;
     }
     hg_inertia_mulv(&d->I[i], a, F);

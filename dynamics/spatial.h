@@ -57,6 +57,25 @@ static inline void hg_m3_mulTv(const double R[9], const double x[3], double y[3]
   y[0] = y0, y[1] = y1, y[2] = y2;
 }
 
+/* R = rotation by the angle with cosine c and sine s about coordinate axis k (0, 1, 2) */
+static inline void hg_m3_axis_rotation(int k, double c, double s, double R[9]) {
+  int i = (k + 1) % 3, j = (k + 2) % 3;
+  R[3 * i + i] = c;  R[3 * i + j] = -s; R[3 * i + k] = 0;
+  R[3 * j + i] = s;  R[3 * j + j] = c;  R[3 * j + k] = 0;
+  R[3 * k + i] = 0;  R[3 * k + j] = 0;  R[3 * k + k] = 1;
+}
+/* C = A Rot(e_k) for that rotation: column k of A is kept, the other two turn (C may not alias
+ * A) */
+static inline void hg_m3_mul_axis_rotation(const double A[9], int k, double c, double s, double C[9]) {
+  int i = (k + 1) % 3, j = (k + 2) % 3;
+  for (int r = 0; r < 3; r++) {
+    double ai = A[3 * r + i], aj = A[3 * r + j], ak = A[3 * r + k];
+    C[3 * r + i] = c * ai + s * aj;
+    C[3 * r + j] = c * aj - s * ai;
+    C[3 * r + k] = ak;
+  }
+}
+
 double hg_v3_norm(const double a[3]);
 /* skew-symmetric matrix a^ with a^ b = a x b */
 void hg_m3_skew(const double a[3], double S[9]);

@@ -145,6 +145,26 @@ static void mixes_equal_dense_partitioned_solve(void **state) {
   assert_true(worst < 1e-10);
 }
 
+/* hg_hybrid_on_kinematics after hg_kinematics gives exactly hg_hybrid's results (bit for bit:
+ * the same arithmetic), also when another state's kinematics were computed in between */
+static void on_kinematics_equals_hybrid(void **state) {
+  hg_rng r;
+  hg_rng_seed(&r, 14);
+  for (int t = 0; t < NTREES; t++) {
+    fixture f = make(&r, 2 + t % 13, t % 2);
+    for (int i = 1; i < f.m->nbody; i++) f.d->mode[i] = (uint8_t)(hg_rng_uniform(&r) * 3);
+    double *qdd0 = vec(f.nv), *tau0 = vec(f.nv), *qdd1 = vec(f.nv), *tau1 = vec(f.nv);
+    for (int k = 0; k < f.nv; k++) qdd0[k] = qdd1[k] = f.qdd[k], tau0[k] = tau1[k] = f.tau[k];
+    assert_int_equal(hg_hybrid(f.m, f.d, f.q, f.v, qdd0, tau0, f.fext), 0);
+    hg_kinematics(f.m, f.d, f.q, f.v);
+    assert_int_equal(hg_hybrid_on_kinematics(f.m, f.d, qdd1, tau1, f.fext), 0);
+    assert_memory_equal(qdd0, qdd1, (size_t)f.nv * sizeof(double));
+    assert_memory_equal(tau0, tau1, (size_t)f.nv * sizeof(double));
+    free(qdd0); free(tau0); free(qdd1); free(tau1);
+    release(&f);
+  }
+}
+
 /* the impulsive form equals the dense partitioned solve of M dv = imp */
 static void impulse_equals_dense(void **state) {
   hg_rng r;
@@ -398,6 +418,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(extremes_equal_aba_and_rnea),
       cmocka_unit_test(mixes_equal_dense_partitioned_solve),
+      cmocka_unit_test(on_kinematics_equals_hybrid),
       cmocka_unit_test(impulse_equals_dense),
       cmocka_unit_test(plastic_lock_conserves_momentum),
       cmocka_unit_test(freeze_thaw_sequence_keeps_invariants),

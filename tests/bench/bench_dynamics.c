@@ -40,8 +40,13 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-typedef enum { ALG_FK, ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB0, ALG_HYB50, ALG_HYB100, NALG } alg;
-static const char *alg_name[NALG] = {"FK", "RNEA", "CRBA", "ABA", "HYBRID0", "HYBRID50", "HYBRID100"};
+/* RHS2 and RHS1: a right-hand side as the runtime evaluates one, hg_kinematics (which force
+ * elements read) then hybrid dynamics with every joint free, walking the tree twice (hg_hybrid)
+ * or once (hg_hybrid_on_kinematics); no force elements, so the difference is the walk */
+typedef enum { ALG_FK, ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB0, ALG_HYB50, ALG_HYB100, ALG_RHS2,
+               ALG_RHS1, NALG } alg;
+static const char *alg_name[NALG] = {"FK", "RNEA", "CRBA", "ABA", "HYBRID0", "HYBRID50",
+                                     "HYBRID100", "RHS2WALKS", "RHS1WALK"};
 
 typedef struct {
   const hg_model *m;
@@ -58,6 +63,14 @@ static void call(bench_state *b, alg g, int s) {
   case ALG_RNEA: hg_rnea(m, d, b->q[s], b->v[s], b->a[s], NULL, b->out); break;
   case ALG_CRBA: hg_crba(m, d, b->q[s], b->M); break;
   case ALG_ABA: hg_aba(m, d, b->q[s], b->v[s], b->tau[s], NULL, b->out); break;
+  case ALG_RHS2:
+  case ALG_RHS1:
+    memcpy(b->out, b->a[s], (size_t)m->nv * sizeof(double));
+    memcpy(b->out2, b->tau[s], (size_t)m->nv * sizeof(double));
+    hg_kinematics(m, d, b->q[s], b->v[s]);
+    if (g == ALG_RHS2) hg_hybrid(m, d, b->q[s], b->v[s], b->out, b->out2, NULL);
+    else hg_hybrid_on_kinematics(m, d, b->out, b->out2, NULL);
+    break;
   default:
     /* hybrid reads qdd (prescribed) and tau (free) in place: refresh both halves */
     memcpy(b->out, b->a[s], (size_t)m->nv * sizeof(double));
@@ -132,17 +145,12 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
          "ABA_ns_per_dof %.1f\n",
          name, ns[ALG_ABA] / ns[ALG_RNEA], ns[ALG_HYB0] / ns[ALG_ABA], ns[ALG_HYB50] / ns[ALG_ABA],
          ns[ALG_HYB100] / ns[ALG_ABA], ns[ALG_ABA] / (m->nv ? m->nv : 1));
+  printf("RATIO %s RHS2WALKS/ABA %.2f RHS1WALK/ABA %.2f\n", name, ns[ALG_RHS2] / ns[ALG_ABA],
+         ns[ALG_RHS1] / ns[ALG_ABA]);
   hg_data_free(b.d);
   for (int s = 0; s < 2; s++) free(b.q[s]), free(b.v[s]), free(b.a[s]), free(b.tau[s]);
   free(b.out); free(b.out2); free(b.M);
 }
-
-/* MuJoCo 2.2.2 on this kind of machine (the figures): mj_forward and mj_rne, ns */
-typedef struct { const char *name; double mj_forward, mj_rne; } reference;
-static const reference refs[] = {
-    {"arm7", 2200, 1600}, {"chain30", 14000, 6600}, {"chain100", 154000, 24300},
-    {"tree63", 18700, 14100}, {"humanoid32", 10000, 6500},
-};
 
 int main(int argc, char **argv) {
   const char *urdf = NULL;
@@ -176,10 +184,6 @@ int main(int argc, char **argv) {
     int n = (int)(sizeof models / sizeof models[0]);
     for (int k = 0; k < n; k++) {
       bench_model(models[k].name, models[k].m, repeats, ns, &allocs);
-      for (size_t j = 0; j < sizeof refs / sizeof refs[0]; j++)
-        if (strcmp(refs[j].name, models[k].name) == 0)
-          printf("VERSUS %s ABA_vs_mj_forward %.1fx RNEA_vs_mj_rne %.1fx (targets: >= 3x)\n",
-                 models[k].name, refs[j].mj_forward / ns[ALG_ABA], refs[j].mj_rne / ns[ALG_RNEA]);
       hg_model_free(models[k].m);
     }
   }
