@@ -135,14 +135,6 @@ static int act_force(hg_sim *s, fire_ctx *c, const hg_action *act, int on) {
   return 0;
 }
 
-/* the generalized impulse of a world impulse (angular about point p, linear) on body i */
-static void generalized_impulse(hg_sim *s, int i, const double p[3], const hg_action *act) {
-  double w[6];
-  for (int k = 0; k < 3; k++) w[k] = act->angular[k], w[3 + k] = act->linear[k];
-  hg_sim_wrench_to_tau(s, s->d, i, p, w, s->tau);
-  for (int k = 0; k < s->m->nv; k++) s->tau[k] = -s->tau[k];
-}
-
 static int act_impulse(hg_sim *s, fire_ctx *c, const hg_action *act) {
   const hg_model *m = s->m;
   int i = act->body ? hg_model_body(m, act->body) : -1, mb;
@@ -153,11 +145,13 @@ static int act_impulse(hg_sim *s, fire_ctx *c, const hg_action *act) {
   if (act->marker_a && !hg_sim_resolve_marker(s, act->marker_a, &mb, &M))
     hg_sim_marker_world(s, mb, &M, &Tm, vel);
   else Tm = s->d->T_world[i];
-  generalized_impulse(s, i, Tm.p, act);
-  /* free joints take the impulse, the others hold their velocities */
+  /* the generalized impulse J^T (angular about the point, linear): free joints take it, the
+   * others hold their velocities */
+  double w[6];
+  for (int k = 0; k < 3; k++) w[k] = act->angular[k], w[3 + k] = act->linear[k];
+  hg_sim_wrench_to_tau(s, s->d, i, Tm.p, w, s->imp);
   for (int k = 0; k < m->nv; k++) {
-    int fixed = s->d->mode[m->dof_body[k]] != HG_MODE_FREE;
-    s->imp[k] = fixed ? 0 : -s->tau[k];
+    if (s->d->mode[m->dof_body[k]] != HG_MODE_FREE) s->imp[k] = 0;
     s->dv[k] = 0;
   }
   if (hg_hybrid_impulse(m, s->d, s->q, s->dv, s->imp))

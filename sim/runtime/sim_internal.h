@@ -202,7 +202,7 @@ double hg_sim_budget_value(hg_sim *s);
  * kinematics in s->d */
 void hg_sim_body_world(hg_sim *s, int i, hg_se3 *T, double tw[6]);
 /* tau = J_i^T w: the joint forces of a wrench w (moment about world point p, force; world axes)
- * on body i, for the configuration s->q (d: a workspace of s->m; uses s->fext, vs, qdd) */
+ * on body i, for the kinematics in d (a workspace of s->m, walked at s->q) */
 void hg_sim_wrench_to_tau(hg_sim *s, hg_data *d, int i, const double p[3], const double w[6],
                           double *tau);
 /* the integrator statistics so far */

@@ -26,8 +26,9 @@ int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *p
   memcpy(s->tau_el, s->tau, nv * sizeof(double));
   double p = hg_forces_power_nc(s->forces, m, d, t, s->qs, s->vs);
   if (s->pull) p += hg_forces_power_nc(s->pull, m, d, t, s->qs, s->vs);
-  /* hybrid dynamics: tau at prescribed joints becomes the load the joint carries */
-  if (hg_hybrid(m, d, s->qs, s->vs, s->qdd, s->tau, s->fext)) return -1;
+  /* hybrid dynamics on the same kinematics (one tree walk per evaluation): tau at prescribed
+   * joints becomes the load the joint carries */
+  if (hg_hybrid_on_kinematics(m, d, s->qdd, s->tau, s->fext)) return -1;
   for (int k = 0; k < m->nv; k++) {
     if (d->mode[m->dof_body[k]] == HG_MODE_FREE) continue;
     s->tau[k] -= s->tau_el[k]; /* what the actuator adds to the element forces */
@@ -242,21 +243,14 @@ double hg_sim_budget_value(hg_sim *s) {
 
 void hg_sim_wrench_to_tau(hg_sim *s, hg_data *d, int i, const double p[3], const double w[6],
                           double *tau) {
-  hg_model *m = s->m;
-  double Fw[6], g[3];
+  const hg_model *m = s->m;
+  double Fw[6], Fb[6];
   /* the wrench about the world origin, then in body i's frame about its origin */
   memcpy(Fw, w, sizeof Fw);
   hg_v3_cross_add(p, w + 3, Fw);
-  memset(s->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
-  hg_coAd(&d->T_world[i], Fw, s->fext + 6 * i);
-  /* -J^T fext is the inverse dynamics at rest without gravity */
-  memcpy(g, m->gravity, sizeof g);
-  memset(m->gravity, 0, sizeof m->gravity);
-  memset(s->vs, 0, (size_t)m->nv * sizeof(double));
-  memset(s->qdd, 0, (size_t)m->nv * sizeof(double));
-  hg_rnea(m, d, s->q, s->vs, s->qdd, s->fext, tau);
-  memcpy(m->gravity, g, sizeof g);
-  for (int k = 0; k < m->nv; k++) tau[k] = -tau[k];
+  hg_coAd(&d->T_world[i], Fw, Fb);
+  memset(tau, 0, (size_t)m->nv * sizeof(double));
+  hg_jacobian_transpose(m, d, i, Fb, tau);
 }
 
 void hg_sim_body_world(hg_sim *s, int i, hg_se3 *T, double tw[6]) {
