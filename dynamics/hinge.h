@@ -2,6 +2,7 @@
 #ifndef HINGE_H
 #define HINGE_H
 
+#include "derivatives.h"
 #include "dynamics.h"
 #include "inertia.h"
 #include "joint.h"
