@@ -6,6 +6,7 @@
 #include "dynamics.h"
 #include "inertia.h"
 #include "joint.h"
+#include "linearize.h"
 #include "mesh.h"
 #include "model.h"
 #include "names.h"

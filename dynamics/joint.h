@@ -128,4 +128,9 @@ int hg_joint_reverse(const hg_joint *j, const double *q, const double *v, hg_joi
  * coordinates (universal: the second axis rides on the first; planar: the turn on the slides). */
 int hg_joint_dof_carries(hg_joint_type type, int k, int l);
 
+/* D (nv x nv, row-major) with d/dt (q (-) q0(t)) = D (q (-) q0(t)) + (v - v0) to first order,
+ * for q0(t) moving with velocity v0: -ad_{v0} on the groups of spherical (-w0^) and free joints,
+ * zero for the others (linearization on the group). */
+void hg_joint_tangent_drift(const hg_joint *j, const double *v0, double *D);
+
 #endif
