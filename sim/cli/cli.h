@@ -31,6 +31,15 @@ int hg_cli_dhybrid(const hg_model *m, hg_data *d, struct hg_deriv *w, const doub
                    double *out);
 void hg_cli_derivatives_usage(FILE *f);
 
+/* `hinge linearize ...` (cli_linearize.c) and its usage text; its plot (cli_linearize_plot.c):
+ * 0, or -1 when the file cannot be written */
+struct hg_linear;
+int hg_cli_linearize(int argc, char **argv);
+void hg_cli_linearize_usage(FILE *f);
+int hg_cli_linearize_plot(const char *path, const hg_model *m, const struct hg_linear *L, int n,
+                          const double *re, const double *im, const double *w2,
+                          const double *Phi);
+
 /* Loads a model file, choosing the reader by the file's extension (.urdf and .xml: URDF). With
  * floating != 0 the root hangs on a free joint. Notes go to stderr. NULL with err on failure. */
 hg_model *hg_cli_load_model(const char *path, int floating, hg_error *err);
