@@ -5,9 +5,10 @@
 #include <string.h>
 
 #include "linearize.h"
-/* after hinge's headers: complex.h defines I, a field name in inertia.h */
 #include <complex.h>
 #include <lapacke.h>
+/* complex.h's I would clash with the inertia's field I: the imaginary unit is _Complex_I */
+#undef I
 
 typedef struct {
   double re, im;
@@ -46,7 +47,7 @@ int hg_modes_eig(int n, const double *A, double *re, double *im, double *V) {
       double x = vr[(size_t)r * n + k], y = 0;
       if (wi[k] > 0) y = vr[(size_t)r * n + k + 1];
       else if (wi[k] < 0) x = vr[(size_t)r * n + k - 1], y = -vr[(size_t)r * n + k];
-      vec[r] = x + I * y;
+      vec[r] = x + _Complex_I * y;
     }
     /* unit length, the largest component real and positive */
     int big = 0;

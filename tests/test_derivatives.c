@@ -36,9 +36,10 @@ typedef struct {
   double *A, *B, *C, *y0, *yp, *ym, *qp, *dx, *x;
 } fixture;
 
-static fixture make(hg_rng *r, int nbody, int floating) {
+/* buffers, a random state, input and wrenches for model m */
+static fixture fixture_for(hg_model *m, hg_rng *r) {
   fixture f;
-  f.m = hg_test_random_tree(r, nbody, floating);
+  f.m = m;
   f.d = hg_data_new(f.m);
   f.w = hg_deriv_new(f.m);
   assert_non_null(f.w);
@@ -56,6 +57,10 @@ static fixture make(hg_rng *r, int nbody, int floating) {
   hg_test_random_vector(r, f.u, f.m->nv, -3, 3);
   for (int i = 1; i < f.m->nbody; i++) hg_test_random_vector(r, f.fext + 6 * i, 6, -1, 1);
   return f;
+}
+
+static fixture make(hg_rng *r, int nbody, int floating) {
+  return fixture_for(hg_test_random_tree(r, nbody, floating), r);
 }
 
 static void release(fixture *f) {
@@ -274,12 +279,85 @@ static void hybrid_derivatives(void **state) {
   assert_true(cu.best < 1e-7);
 }
 
+/* ---- seed 000's validation case: the branched moving base (a free base with branches of
+ * revolute, prismatic and helical joints) in the perturbed configuration, every joint at 0.3,
+ * the base at a random pose and twist ---- */
+static hg_model *moving_base(void) {
+  static const struct {
+    const char *name, *parent;
+    hg_joint_type type;
+    double axis[3], pitch, pos[3], mass, com[3];
+  } b[] = {
+      {"base", "world", HG_JOINT_FREE, {0, 0, 1}, 0, {0, 0, 0}, 10, {0, 0, 0}},
+      {"a1", "base", HG_JOINT_REVOLUTE, {0, 0, 1}, 0, {0.2, 0, 0}, 2, {0.15, 0, 0}},
+      {"a2", "a1", HG_JOINT_PRISMATIC, {1, 0, 0}, 0, {0.3, 0, 0}, 1.5, {0.1, 0, 0}},
+      {"a3", "a2", HG_JOINT_HELICAL, {1, 0, 0}, 0.02, {0.2, 0, 0}, 1, {0.1, 0.05, 0}},
+      {"b1", "base", HG_JOINT_REVOLUTE, {0, 1, 0}, 0, {-0.2, 0, 0}, 2, {-0.15, 0, 0}},
+      {"b2", "b1", HG_JOINT_HELICAL, {0, 0, 1}, 0.05, {-0.3, 0, 0}, 1.5, {-0.1, 0, 0}},
+      {"b3", "b2", HG_JOINT_PRISMATIC, {0, 1, 0}, 0, {-0.2, 0, 0}, 1, {0, 0.1, 0}},
+      {"c1", "base", HG_JOINT_PRISMATIC, {0, 0, 1}, 0, {0, 0, 0.1}, 1.5, {0, 0, 0.1}},
+      {"c2", "c1", HG_JOINT_REVOLUTE, {1, 0, 0}, 0, {0, 0, 0.2}, 1, {0, 0.15, 0}},
+  };
+  hg_builder *bl = hg_builder_new();
+  for (size_t k = 0; k < sizeof b / sizeof b[0]; k++) {
+    hg_se3 off;
+    hg_inertia G;
+    double Ic[6] = {0.01 * b[k].mass, 0.02 * b[k].mass, 0.015 * b[k].mass, 0, 0, 0};
+    hg_se3_identity(&off);
+    for (int r = 0; r < 3; r++) off.p[r] = b[k].pos[r];
+    hg_inertia_from_com(b[k].mass, b[k].com, Ic, &G, NULL, 0);
+    hg_test_add_body(bl, b[k].name, b[k].parent, b[k].type, b[k].axis, NULL, b[k].pitch, &off, &G);
+  }
+  hg_error err;
+  hg_model *m = hg_builder_compile(bl, &err);
+  hg_builder_free(bl);
+  assert_non_null(m);
+  return m;
+}
+
+static void seed000_moving_base(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 15);
+  vcurve c[5] = {{{0}, 0}};
+  for (int t = 0; t < 20; t++) {
+    fixture f = fixture_for(moving_base(), &r);
+    int nq = f.m->nq, nv = f.m->nv;
+    memset(f.fext, 0, sizeof(double) * 6 * (size_t)f.m->nbody);
+    /* the base: a random pose and twist; every other joint at 0.3 with a random rate */
+    hg_se3 T;
+    hg_test_random_pose(&r, &T);
+    for (int k = 0; k < 3; k++) f.q[k] = T.p[k];
+    hg_R_to_quat(T.R, f.q + 3);
+    for (int k = 7; k < nq; k++) f.q[k] = 0.3;
+    hg_test_random_vector(&r, f.v, nv, -1, 1);
+    hg_test_random_vector(&r, f.u, nv, -2, 2);
+    double *Minv = calloc((size_t)nv * nv + 1, sizeof(double));
+    hg_rnea_derivatives(f.m, f.d, f.w, f.q, f.v, f.u, NULL, f.A, f.B, NULL);
+    compare(FN_ID, &f, 0, f.A, &c[0]);
+    compare(FN_ID, &f, 1, f.B, &c[1]);
+    assert_int_equal(hg_aba_derivatives(f.m, f.d, f.w, f.q, f.v, f.u, NULL, NULL, f.A, f.B, Minv), 0);
+    compare(FN_FD, &f, 0, f.A, &c[2]);
+    compare(FN_FD, &f, 1, f.B, &c[3]);
+    compare(FN_FD, &f, 2, Minv, &c[4]);
+    free(Minv);
+    release(&f);
+  }
+  static const char *what[5] = {"seed 000 moving base: d tau / d q", "d tau / d v", "d qdd / d q",
+                                "d qdd / d v", "d qdd / d tau"};
+  for (int k = 0; k < 5; k++) {
+    printf("# %s: best-h relative error %.3e\n", what[k], c[k].best);
+    assert_true(c[k].best < 1e-7);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(rnea_derivatives),
       cmocka_unit_test(aba_derivatives),
       cmocka_unit_test(minv_recursive),
       cmocka_unit_test(hybrid_derivatives),
+      cmocka_unit_test(seed000_moving_base),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
