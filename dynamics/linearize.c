@@ -26,7 +26,7 @@ hg_linear *hg_linear_new(const hg_model *m) {
   for (size_t k = 0; k < sizeof mats / sizeof *mats; k++) *mats[k] = calloc(n2, sizeof(double));
   L->A = calloc(4 * n2, sizeof(double));
   L->B = calloc(2 * n2, sizeof(double));
-  double **vecs[] = {&L->xdot0, &L->y, &L->u, &L->vp, &L->tp, &L->tm, &L->zero};
+  double **vecs[] = {&L->xdot0, &L->y, &L->u, &L->vp, &L->tp, &L->tm, &L->zero, &L->hq};
   for (size_t k = 0; k < sizeof vecs / sizeof *vecs; k++) *vecs[k] = calloc(2 * nv + 1, sizeof(double));
   L->qp = calloc((size_t)m->nq + 1, sizeof(double));
   L->fp = calloc(nf6 * 3, sizeof(double)); /* fp, fm and the operating point's f0 */
@@ -45,7 +45,7 @@ void hg_linear_free(hg_linear *L) {
   if (!L) return;
   free(L->dof); free(L->A); free(L->B); free(L->M); free(L->K); free(L->C); free(L->xdot0);
   free(L->Gq); free(L->Gv); free(L->Yq); free(L->Yv); free(L->Yu); free(L->y); free(L->u);
-  free(L->qp); free(L->vp); free(L->tp); free(L->tm); free(L->fp); free(L->zero);
+  free(L->qp); free(L->vp); free(L->tp); free(L->tm); free(L->fp); free(L->zero); free(L->hq);
   free(L);
 }
 
@@ -69,6 +69,16 @@ static void element_q(const hg_model *m, hg_data *d, hg_linear *L, hg_force_fn f
   for (int k = 0; k < nv; k++) Q[k] -= L->y[k];
 }
 
+/* the step of tangent component k of q: h for an angle, h max(1, |p|) for a length, p the
+ * world position of the DoF's body (a spacecraft in orbit, 7e6 m out: a gravity gradient of
+ * 1e-6 /s^2 needs steps of metres to rise above the rounding of 10 m/s^2 forces) */
+static double q_step(const hg_model *m, const hg_data *d, int k, double h) {
+  int i = m->dof_body[k];
+  if (hg_joint_dof_is_angular(m->jnt[i].type, k - m->v_adr[i])) return h;
+  double r = hg_v3_norm(d->T_world[i].p);
+  return h * (r > 1 ? r : 1);
+}
+
 /* Gq, Gv: central differences of Q~ in q (on the group) and v */
 static void element_derivatives(const hg_model *m, hg_data *d, hg_linear *L, hg_force_fn forces,
                                 void *ctx, const double *q, const double *v, double h) {
@@ -76,11 +86,13 @@ static void element_derivatives(const hg_model *m, hg_data *d, hg_linear *L, hg_
   memset(L->Gq, 0, (size_t)nv * (size_t)nv * sizeof(double));
   memset(L->Gv, 0, (size_t)nv * (size_t)nv * sizeof(double));
   if (!forces) return;
+  hg_kinematics(m, d, q, NULL);
+  for (int k = 0; k < nv; k++) L->hq[k] = q_step(m, d, k, h);
   for (int arg = 0; arg < 2; arg++)
     for (int k = 0; k < nv; k++) {
-      double *G = arg ? L->Gv : L->Gq;
+      double *G = arg ? L->Gv : L->Gq, hk = arg ? h : L->hq[k];
       for (int s = 0; s < 2; s++) {
-        double e = s ? -h : h, *Q = s ? L->tm : L->tp;
+        double e = s ? -hk : hk, *Q = s ? L->tm : L->tp;
         memcpy(L->vp, v, (size_t)nv * sizeof(double));
         memcpy(L->qp, q, (size_t)m->nq * sizeof(double));
         if (arg) {
@@ -92,7 +104,7 @@ static void element_derivatives(const hg_model *m, hg_data *d, hg_linear *L, hg_
         }
         element_q(m, d, L, forces, ctx, q, L->qp, L->vp, s ? L->fm : L->fp, Q);
       }
-      for (int l = 0; l < nv; l++) G[(size_t)l * nv + k] = (L->tp[l] - L->tm[l]) / (2 * h);
+      for (int l = 0; l < nv; l++) G[(size_t)l * nv + k] = (L->tp[l] - L->tm[l]) / (2 * hk);
     }
 }
 

@@ -32,6 +32,7 @@ typedef struct hg_linear {
   double *Gq, *Gv;   /* nv x nv: the force elements' generalized forces' derivatives */
   /* scratch */
   double *Yq, *Yv, *Yu, *y, *u, *qp, *vp, *tp, *tm, *fp, *fm, *zero;
+  double *hq;        /* nv: the central-difference step of each tangent component of q */
 } hg_linear;
 
 hg_linear *hg_linear_new(const hg_model *m);
@@ -39,7 +40,9 @@ void hg_linear_free(hg_linear *L);
 
 /* Linearizes hybrid dynamics at (q, v) with the modes in d->mode. qdd holds the prescribed
  * DoFs' accelerations (others ignored; NULL: zero); forces (may be NULL) gives the force
- * elements, differentiated by central differences of step h (h <= 0: 1e-6) on the group.
+ * elements, differentiated by central differences on the group of step h (h <= 0: 1e-6) for
+ * angles and velocities, h max(1, |p|) for lengths (p: the world position of the DoF's body, so
+ * that a spacecraft far from the origin keeps its gravity gradient above the rounding).
  * Fills every field of L. 0, or -1 with d->err. */
 int hg_linearize(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, const double *q,
                  const double *v, const double *qdd, hg_force_fn forces, void *ctx, double h);

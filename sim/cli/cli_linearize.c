@@ -32,8 +32,8 @@ void hg_cli_linearize_usage(FILE *f) {
           "part of the state; for spherical and free joints q (-) q0 is the rotation vector or\n"
           "twist of q0^-1 q in the child frame) and du the forces of those joints. Derivatives\n"
           "of the dynamics are analytic; those of the force elements are central differences on\n"
-          "the group of step H (default 1e-6). Prints a summary and the modes; with --out writes\n"
-          "into DIR (created if needed):\n"
+          "the group of step H (default 1e-6; H max(1, |position|) for lengths). Prints a\n"
+          "summary and the modes; with --out writes into DIR (created if needed):\n"
           "  A.csv, B.csv          the matrices, a header row of column names and one named row\n"
           "                        per state: JOINT.dqK (tangent of q), JOINT.dvK, inputs\n"
           "                        JOINT.tauK\n"
@@ -334,7 +334,7 @@ static void print_summary(FILE *f, const lin_args *a, const lin_point *p, const 
   fprintf(f, "drift max |xdot0| %.3g (%s)\n", drift,
           drift == 0 ? "an equilibrium" : "not an equilibrium: A describes perturbations");
   fprintf(f, "dynamics derivatives: analytic; force elements: central differences on the group, "
-             "h = %g\n", step);
+             "h = %g (lengths: h max(1, |position|))\n", step);
   if (p->qdd_note)
     fprintf(f, "note: the prescribed accelerations at T could not be differenced (a change of "
                "topology right after T): taken as zero\n");
