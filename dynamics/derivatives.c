@@ -45,12 +45,13 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   hg_vec6 **v6[] = {&w->nu, &w->alpha, &w->mu, &w->g, &w->h, &w->rI, &w->rB};
   for (size_t k = 0; k < sizeof v6 / sizeof *v6; k++) *v6[k] = calloc(n1, sizeof(hg_vec6));
   w->Fm = calloc(6 * nv * nb + 1, sizeof(double));
+  w->X = calloc(6 * nv + 1, sizeof(double));
   double **mat[] = {&w->dq, &w->dv, &w->M, &w->Minv, &w->P, &w->Z};
   for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) *mat[k] = calloc(n2, sizeof(double));
   double **vec[] = {&w->zero, &w->qdd, &w->tau, &w->tauh};
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) *vec[k] = calloc(n1, sizeof(double));
   w->all_free = calloc(nb, 1);
-  int ok = w->Ic && w->Bc && w->Fm && w->all_free;
+  int ok = w->Ic && w->Bc && w->Fm && w->X && w->all_free;
   for (size_t k = 0; k < sizeof v6 / sizeof *v6; k++) ok = ok && *v6[k];
   for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) ok = ok && *mat[k];
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) ok = ok && *vec[k];
@@ -63,7 +64,7 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
 
 void hg_deriv_free(hg_deriv *w) {
   if (!w) return;
-  free(w->Ic); free(w->Bc); free(w->Fm); free(w->all_free);
+  free(w->Ic); free(w->Bc); free(w->Fm); free(w->X); free(w->all_free);
   free(w->nu); free(w->alpha); free(w->mu); free(w->g); free(w->h); free(w->rI); free(w->rB);
   free(w->dq); free(w->dv); free(w->M); free(w->Minv); free(w->P); free(w->Z);
   free(w->zero); free(w->qdd); free(w->tau); free(w->tauh);

@@ -29,6 +29,7 @@ typedef struct hg_deriv {
   hg_mat6 *Bc;    /* nbody */
   hg_vec6 *nu, *alpha, *mu, *g, *h, *rI, *rB; /* nv each */
   double *Fm;     /* 6 nv nbody: the M^-1 recursion's wrenches and accelerations */
+  double *X;      /* 6 nv: the M^-1 recursion's rows of one joint */
   double *dq, *dv, *M, *Minv, *P, *Z; /* nv x nv scratch for the forward and hybrid derivatives */
   double *zero, *qdd, *tau, *tauh;     /* nv */
   uint8_t *all_free;              /* nbody, every joint free (for hg_minv) */

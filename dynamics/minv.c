@@ -21,55 +21,87 @@ static int subtree_vend(const hg_model *m, int i) {
   return e < m->nbody ? m->v_adr[e] : m->nv;
 }
 
-/* backward across free joint i: its rows of M^-1 in its subtree's columns, and P_parent */
-static void minv_backward(const hg_model *m, const hg_data *d, int i, double *Pi, double *Pp,
-                          double *Minv) {
+/* The loops below run over the columns c innermost, along contiguous rows of the 6 x nv blocks
+ * and of M^-1 (X: n x nv scratch rows). */
+
+/* backward across free joint i: its rows of M^-1 in its subtree's columns [va, c1), and P_parent:
+ *   u = E - S^T P_i,  M^-1[i, :] = D^-1 u,  P_parent += P_i + U M^-1[i, :] */
+static void minv_backward(const hg_model *m, const hg_data *d, int i, const double *Pi,
+                          double *Pp, double *Minv, double *X) {
   int nv = m->nv, va = m->v_adr[i], n = m->jnt_nv[i], c1 = subtree_vend(m, i);
   const double *Dinv = d->Dinv + m->D_adr[i];
-  for (int c = va; c < c1; c++) {
-    double u[HG_JOINT_MAXNV], x[HG_JOINT_MAXNV];
-    for (int a = 0; a < n; a++) {
-      const double *S = d->S[va + a];
-      double t = (c == va + a);
-      for (int r = 0; r < 6; r++) t -= S[r] * Pi[r * nv + c];
-      u[a] = t;
-    }
-    for (int a = 0; a < n; a++) {
-      double t = 0;
-      for (int b = 0; b < n; b++) t += Dinv[a * n + b] * u[b];
-      x[a] = t;
-      Minv[(size_t)(va + a) * nv + c] = t;
-    }
-    if (!Pp) continue;
+  for (int a = 0; a < n; a++) {
+    double *restrict u = X + (size_t)a * nv;
+    const double *S = d->S[va + a];
+    for (int c = va; c < c1; c++) u[c] = 0;
     for (int r = 0; r < 6; r++) {
-      double t = Pi[r * nv + c];
-      for (int a = 0; a < n; a++) t += d->U[va + a][r] * x[a];
-      Pp[r * nv + c] += t;
+      const double *restrict P = Pi + (size_t)r * nv;
+      double sr = S[r];
+      if (sr != 0)
+        for (int c = va; c < c1; c++) u[c] -= sr * P[c];
+    }
+    u[va + a] += 1;
+  }
+  for (int a = 0; a < n; a++) {
+    double *restrict row = Minv + (size_t)(va + a) * nv;
+    for (int c = va; c < c1; c++) row[c] = 0;
+    for (int b = 0; b < n; b++) {
+      const double *restrict u = X + (size_t)b * nv;
+      double dab = Dinv[a * n + b];
+      for (int c = va; c < c1; c++) row[c] += dab * u[c];
+    }
+  }
+  if (!Pp) return;
+  for (int r = 0; r < 6; r++) {
+    double *restrict pp = Pp + (size_t)r * nv;
+    const double *restrict pi = Pi + (size_t)r * nv;
+    for (int c = va; c < c1; c++) pp[c] += pi[c];
+    for (int a = 0; a < n; a++) {
+      const double *restrict row = Minv + (size_t)(va + a) * nv;
+      double uar = d->U[va + a][r];
+      for (int c = va; c < c1; c++) pp[c] += uar * row[c];
     }
   }
 }
 
-/* forward across free joint i over its tree's columns [c0, c1): Ap NULL is the world (A = 0) */
+/* forward across free joint i over its tree's columns [c0, c1) (Ap NULL: the world, A = 0):
+ *   M^-1[i, :] -= D^-1 U^T A_parent,  A_i = A_parent + S M^-1[i, :] */
 static void minv_forward(const hg_model *m, const hg_data *d, int i, int c0, int c1,
-                         const double *Ap, double *Ai, double *Minv) {
+                         const double *Ap, double *Ai, double *Minv, double *X) {
   int nv = m->nv, va = m->v_adr[i], n = m->jnt_nv[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
-  for (int c = c0; c < c1; c++) {
-    double x[HG_JOINT_MAXNV], a6[6] = {0, 0, 0, 0, 0, 0};
-    if (Ap) {
-      for (int r = 0; r < 6; r++) a6[r] = Ap[r * nv + c];
-      for (int a = 0; a < n; a++) x[a] = hg_dot6(d->U[va + a], a6);
-      for (int a = 0; a < n; a++) {
-        double t = 0;
-        for (int b = 0; b < n; b++) t += Dinv[a * n + b] * x[b];
-        Minv[(size_t)(va + a) * nv + c] -= t;
+  if (Ap) {
+    for (int a = 0; a < n; a++) {
+      double *restrict x = X + (size_t)a * nv;
+      const double *U = d->U[va + a];
+      for (int c = c0; c < c1; c++) x[c] = 0;
+      for (int r = 0; r < 6; r++) {
+        const double *restrict ap = Ap + (size_t)r * nv;
+        double ur = U[r];
+        for (int c = c0; c < c1; c++) x[c] += ur * ap[c];
       }
     }
     for (int a = 0; a < n; a++) {
-      const double *S = d->S[va + a], mi = Minv[(size_t)(va + a) * nv + c];
-      for (int r = 0; r < 6; r++) a6[r] += S[r] * mi;
+      double *restrict row = Minv + (size_t)(va + a) * nv;
+      for (int b = 0; b < n; b++) {
+        const double *restrict x = X + (size_t)b * nv;
+        double dab = Dinv[a * n + b];
+        for (int c = c0; c < c1; c++) row[c] -= dab * x[c];
+      }
     }
-    for (int r = 0; r < 6; r++) Ai[r * nv + c] = a6[r];
+  }
+  for (int r = 0; r < 6; r++) {
+    double *restrict ai = Ai + (size_t)r * nv;
+    if (Ap)
+      for (int c = c0; c < c1; c++) ai[c] = Ap[(size_t)r * nv + c];
+    else
+      for (int c = c0; c < c1; c++) ai[c] = 0;
+    for (int a = 0; a < n; a++) {
+      const double *restrict row = Minv + (size_t)(va + a) * nv;
+      double sr = d->S[va + a][r];
+      if (sr != 0)
+        for (int c = c0; c < c1; c++) ai[c] += sr * row[c];
+    }
   }
 }
 
@@ -85,7 +117,7 @@ void hg_minv_factored(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t 
     int p = m->parent[i], c1 = subtree_vend(m, i);
     double *Pi = w->Fm + blk * (size_t)i, *Pp = p > 0 ? w->Fm + blk * (size_t)p : NULL;
     if (m->jnt_nv[i] > 0 && (!mode || mode[i] == HG_MODE_FREE)) {
-      minv_backward(m, d, i, Pi, Pp, Minv);
+      minv_backward(m, d, i, Pi, Pp, Minv, w->X);
     } else if (Pp) {
       for (int r = 0; r < 6; r++)
         for (int c = m->v_adr[i]; c < c1; c++) Pp[r * nv + c] += Pi[r * nv + c];
@@ -99,7 +131,7 @@ void hg_minv_factored(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t 
     double *Ai = w->Fm + blk * (size_t)i;
     const double *Ap = p > 0 ? w->Fm + blk * (size_t)p : NULL;
     if (m->jnt_nv[i] > 0 && (!mode || mode[i] == HG_MODE_FREE)) {
-      minv_forward(m, d, i, c0, c1, Ap, Ai, Minv);
+      minv_forward(m, d, i, c0, c1, Ap, Ai, Minv, w->X);
     } else {
       for (int r = 0; r < 6; r++)
         for (int c = c0; c < c1; c++) Ai[r * nv + c] = Ap ? Ap[r * nv + c] : 0;
