@@ -239,10 +239,11 @@ int hg_aba_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double 
   hg_minv_factored(m, d, w, NULL, Minv);
   if (qdd) memcpy(qdd, w->qdd, (size_t)nv * sizeof(double));
   if (!dqdd_dq && !dqdd_dv) return 0;
-  /* dqdd/dx = -M^-1 dtau/dx at the acceleration ABA found */
+  /* dqdd/dx = -M^-1 dtau/dx at the acceleration ABA found, by the articulated recursion on
+   * ABA's factors (O(N nv), where a product with M^-1 would cost nv^3) */
   hg_rnea_derivatives(m, d, w, q, v, w->qdd, fext, w->dq, w->dv, NULL);
-  if (dqdd_dq) neg_product(nv, Minv, w->dq, dqdd_dq);
-  if (dqdd_dv) neg_product(nv, Minv, w->dv, dqdd_dv);
+  if (dqdd_dq) hg_minv_solve_neg(m, d, w, w->dq, nv, dqdd_dq);
+  if (dqdd_dv) hg_minv_solve_neg(m, d, w, w->dv, nv, dqdd_dv);
   return 0;
 }
 

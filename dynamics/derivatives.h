@@ -57,6 +57,11 @@ int hg_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double 
 void hg_minv_factored(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
                       double *Minv);
 
+/* Y = -M^-1 X for X nv x ncol (row-major, ncol <= nv), by the same recursion with a dense
+ * right-hand side, on the factors of the last hg_aba pass (every joint free): O(N ncol). */
+void hg_minv_solve_neg(const hg_model *m, hg_data *d, hg_deriv *w, const double *X, int ncol,
+                       double *Y);
+
 /* Forward dynamics qdd = ABA(q, v, tau, fext) and its derivatives: dqdd_dq (tangent), dqdd_dv
  * and dqdd_dtau = M^-1 (any of the three may be NULL). qdd may be NULL. */
 int hg_aba_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,

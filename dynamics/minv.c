@@ -138,3 +138,110 @@ void hg_minv_factored(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t 
     }
   }
 }
+
+/* ---- M^-1 X for a dense X ----
+ * The same recursion with a right-hand side in every column: X (nv x ncol, row-major) takes the
+ * place of the identity, so no column is known to vanish in a subtree. Y = -M^-1 X. */
+
+/* backward across free joint i: Y[i, :] = D^-1 (X[i, :] - S^T P_i), P_parent += P_i + U Y[i, :] */
+static void solve_backward(const hg_model *m, const hg_data *d, int i, int ncol, const double *X,
+                           const double *Pi, double *Pp, double *Y, double *T) {
+  int va = m->v_adr[i], n = m->jnt_nv[i];
+  const double *Dinv = d->Dinv + m->D_adr[i];
+  for (int a = 0; a < n; a++) {
+    double *restrict u = T + (size_t)a * ncol;
+    const double *restrict x = X + (size_t)(va + a) * ncol, *S = d->S[va + a];
+    for (int c = 0; c < ncol; c++) u[c] = x[c];
+    for (int r = 0; r < 6; r++) {
+      const double *restrict P = Pi + (size_t)r * ncol;
+      double sr = S[r];
+      if (sr != 0)
+        for (int c = 0; c < ncol; c++) u[c] -= sr * P[c];
+    }
+  }
+  for (int a = 0; a < n; a++) {
+    double *restrict y = Y + (size_t)(va + a) * ncol;
+    for (int c = 0; c < ncol; c++) y[c] = 0;
+    for (int b = 0; b < n; b++) {
+      const double *restrict u = T + (size_t)b * ncol;
+      double dab = Dinv[a * n + b];
+      for (int c = 0; c < ncol; c++) y[c] += dab * u[c];
+    }
+  }
+  if (!Pp) return;
+  for (int r = 0; r < 6; r++) {
+    double *restrict pp = Pp + (size_t)r * ncol;
+    const double *restrict pi = Pi + (size_t)r * ncol;
+    for (int c = 0; c < ncol; c++) pp[c] += pi[c];
+    for (int a = 0; a < n; a++) {
+      const double *restrict y = Y + (size_t)(va + a) * ncol;
+      double uar = d->U[va + a][r];
+      for (int c = 0; c < ncol; c++) pp[c] += uar * y[c];
+    }
+  }
+}
+
+/* forward across free joint i: Y[i, :] -= D^-1 U^T A_parent, A_i = A_parent + S Y[i, :] */
+static void solve_forward(const hg_model *m, const hg_data *d, int i, int ncol, const double *Ap,
+                          double *Ai, double *Y, double *T) {
+  int va = m->v_adr[i], n = m->jnt_nv[i];
+  const double *Dinv = d->Dinv + m->D_adr[i];
+  if (Ap) {
+    for (int a = 0; a < n; a++) {
+      double *restrict x = T + (size_t)a * ncol;
+      const double *U = d->U[va + a];
+      for (int c = 0; c < ncol; c++) x[c] = 0;
+      for (int r = 0; r < 6; r++) {
+        const double *restrict ap = Ap + (size_t)r * ncol;
+        double ur = U[r];
+        for (int c = 0; c < ncol; c++) x[c] += ur * ap[c];
+      }
+    }
+    for (int a = 0; a < n; a++) {
+      double *restrict y = Y + (size_t)(va + a) * ncol;
+      for (int b = 0; b < n; b++) {
+        const double *restrict x = T + (size_t)b * ncol;
+        double dab = Dinv[a * n + b];
+        for (int c = 0; c < ncol; c++) y[c] -= dab * x[c];
+      }
+    }
+  }
+  for (int r = 0; r < 6; r++) {
+    double *restrict ai = Ai + (size_t)r * ncol;
+    if (Ap)
+      for (int c = 0; c < ncol; c++) ai[c] = Ap[(size_t)r * ncol + c];
+    else
+      for (int c = 0; c < ncol; c++) ai[c] = 0;
+    for (int a = 0; a < n; a++) {
+      const double *restrict y = Y + (size_t)(va + a) * ncol;
+      double sr = d->S[va + a][r];
+      if (sr != 0)
+        for (int c = 0; c < ncol; c++) ai[c] += sr * y[c];
+    }
+  }
+}
+
+void hg_minv_solve_neg(const hg_model *m, hg_data *d, hg_deriv *w, const double *X, int ncol,
+                       double *Y) {
+  size_t blk = 6 * (size_t)ncol;
+  memset(w->Fm, 0, blk * (size_t)m->nbody * sizeof(double));
+  for (int k = 0; k < m->nv * ncol; k++) Y[k] = 0;
+  for (int i = m->nbody - 1; i > 0; i--) {
+    int p = m->parent[i];
+    double *Pi = w->Fm + blk * (size_t)i, *Pp = p > 0 ? w->Fm + blk * (size_t)p : NULL;
+    if (m->jnt_nv[i] > 0) {
+      solve_backward(m, d, i, ncol, X, Pi, Pp, Y, w->X);
+    } else if (Pp) {
+      for (size_t k = 0; k < blk; k++) Pp[k] += Pi[k];
+    }
+  }
+  for (int i = 1; i < m->nbody; i++) {
+    int p = m->parent[i];
+    double *Ai = w->Fm + blk * (size_t)i;
+    const double *Ap = p > 0 ? w->Fm + blk * (size_t)p : NULL;
+    if (m->jnt_nv[i] > 0) solve_forward(m, d, i, ncol, Ap, Ai, Y, w->X);
+    else
+      for (size_t k = 0; k < blk; k++) Ai[k] = Ap ? Ap[k] : 0;
+  }
+  for (int k = 0; k < m->nv * ncol; k++) Y[k] = -Y[k];
+}
