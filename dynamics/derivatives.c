@@ -46,7 +46,7 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   for (size_t k = 0; k < sizeof v6 / sizeof *v6; k++) *v6[k] = calloc(n1, sizeof(hg_vec6));
   w->Fm = calloc(6 * nv * nb + 1, sizeof(double));
   w->X = calloc(6 * nv + 1, sizeof(double));
-  double **mat[] = {&w->dq, &w->dv, &w->M, &w->Minv, &w->P, &w->Z};
+  double **mat[] = {&w->dq, &w->dv, &w->M, &w->P, &w->Z};
   for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) *mat[k] = calloc(n2, sizeof(double));
   double **vec[] = {&w->zero, &w->qdd, &w->tau, &w->tauh};
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) *vec[k] = calloc(n1, sizeof(double));
@@ -66,7 +66,7 @@ void hg_deriv_free(hg_deriv *w) {
   if (!w) return;
   free(w->Ic); free(w->Bc); free(w->Fm); free(w->X); free(w->all_free);
   free(w->nu); free(w->alpha); free(w->mu); free(w->g); free(w->h); free(w->rI); free(w->rB);
-  free(w->dq); free(w->dv); free(w->M); free(w->Minv); free(w->P); free(w->Z);
+  free(w->dq); free(w->dv); free(w->M); free(w->P); free(w->Z);
   free(w->zero); free(w->qdd); free(w->tau); free(w->tauh);
   free(w);
 }
@@ -216,43 +216,28 @@ int hg_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double 
   return 0;
 }
 
-/* C = -A B for n x n row-major matrices, skipping the zero entries of A (C distinct) */
-static void neg_product(int n, const double *A, const double *B, double *C) {
-  memset(C, 0, (size_t)n * (size_t)n * sizeof(double));
-  for (int i = 0; i < n; i++) {
-    double *Ci = C + (size_t)i * n;
-    for (int k = 0; k < n; k++) {
-      double a = A[(size_t)i * n + k];
-      if (a == 0) continue;
-      const double *Bk = B + (size_t)k * n;
-      for (int j = 0; j < n; j++) Ci[j] -= a * Bk[j];
-    }
-  }
-}
-
 int hg_aba_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
                        const double *v, const double *tau, const double *fext, double *qdd,
                        double *dqdd_dq, double *dqdd_dv, double *dqdd_dtau) {
   int nv = m->nv;
-  double *Minv = dqdd_dtau ? dqdd_dtau : w->Minv;
   if (hg_aba(m, d, q, v, tau, fext, w->qdd)) return -1;
-  hg_minv_factored(m, d, w, NULL, Minv);
+  if (dqdd_dtau) hg_minv_factored(m, d, w, NULL, dqdd_dtau);
   if (qdd) memcpy(qdd, w->qdd, (size_t)nv * sizeof(double));
   if (!dqdd_dq && !dqdd_dv) return 0;
   /* dqdd/dx = -M^-1 dtau/dx at the acceleration ABA found, by the articulated recursion on
    * ABA's factors (O(N nv), where a product with M^-1 would cost nv^3) */
   hg_rnea_derivatives(m, d, w, q, v, w->qdd, fext, w->dq, w->dv, NULL);
-  if (dqdd_dq) hg_minv_solve_neg(m, d, w, w->dq, nv, dqdd_dq);
-  if (dqdd_dv) hg_minv_solve_neg(m, d, w, w->dv, nv, dqdd_dv);
+  if (dqdd_dq) hg_minv_solve_neg(m, d, w, NULL, w->dq, nv, dqdd_dq);
+  if (dqdd_dv) hg_minv_solve_neg(m, d, w, NULL, w->dv, nv, dqdd_dv);
   return 0;
 }
 
 /* out = the hybrid outputs' derivative for the inverse-dynamics derivative X (see the top):
  * Z = -M_FF^-1 X at free rows, X + M Z at prescribed rows */
-static void hybrid_map(const hg_model *m, const hg_data *d, hg_deriv *w, const double *X,
+static void hybrid_map(const hg_model *m, hg_data *d, hg_deriv *w, const double *X,
                        double *out) {
   int nv = m->nv;
-  neg_product(nv, w->Minv, X, w->Z);
+  hg_minv_solve_neg(m, d, w, d->mode, X, nv, w->Z);
   for (int l = 0; l < nv; l++) {
     double *o = out + (size_t)l * nv;
     const double *Z = w->Z + (size_t)l * nv, *Xl = X + (size_t)l * nv, *Ml = w->M + (size_t)l * nv;
@@ -280,7 +265,6 @@ int hg_hybrid_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const doub
     w->qdd[k] = fr ? 0 : u[k];
   }
   if (hg_hybrid(m, d, q, v, w->qdd, w->tauh, fext)) return -1;
-  hg_minv_factored(m, d, w, d->mode, w->Minv);
   if (y)
     for (int k = 0; k < nv; k++)
       y[k] = d->mode[m->dof_body[k]] == HG_MODE_FREE ? w->qdd[k] : w->tauh[k];

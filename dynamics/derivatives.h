@@ -30,7 +30,7 @@ typedef struct hg_deriv {
   hg_vec6 *nu, *alpha, *mu, *g, *h, *rI, *rB; /* nv each */
   double *Fm;     /* 6 nv nbody: the M^-1 recursion's wrenches and accelerations */
   double *X;      /* 6 nv: the M^-1 recursion's rows of one joint */
-  double *dq, *dv, *M, *Minv, *P, *Z; /* nv x nv scratch for the forward and hybrid derivatives */
+  double *dq, *dv, *M, *P, *Z; /* nv x nv scratch for the forward and hybrid derivatives */
   double *zero, *qdd, *tau, *tauh;     /* nv */
   uint8_t *all_free;              /* nbody, every joint free (for hg_minv) */
 } hg_deriv;
@@ -58,9 +58,11 @@ void hg_minv_factored(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t 
                       double *Minv);
 
 /* Y = -M^-1 X for X nv x ncol (row-major, ncol <= nv), by the same recursion with a dense
- * right-hand side, on the factors of the last hg_aba pass (every joint free): O(N ncol). */
-void hg_minv_solve_neg(const hg_model *m, hg_data *d, hg_deriv *w, const double *X, int ncol,
-                       double *Y);
+ * right-hand side, on the factors of the last articulated pass: O(N ncol). mode as for
+ * hg_minv_factored (NULL: every joint free; otherwise Y = -M_FF^-1 X_F at the free rows, zero at
+ * the others, and X's other rows are not read). */
+void hg_minv_solve_neg(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
+                       const double *X, int ncol, double *Y);
 
 /* Forward dynamics qdd = ABA(q, v, tau, fext) and its derivatives: dqdd_dq (tangent), dqdd_dv
  * and dqdd_dtau = M^-1 (any of the three may be NULL). qdd may be NULL. */

@@ -157,8 +157,8 @@ void hg_minv_factored(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t 
   recursion(m, d, w, mode, NULL, m->nv, Minv);
 }
 
-void hg_minv_solve_neg(const hg_model *m, hg_data *d, hg_deriv *w, const double *X, int ncol,
-                       double *Y) {
-  recursion(m, d, w, NULL, X, ncol, Y);
+void hg_minv_solve_neg(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
+                       const double *X, int ncol, double *Y) {
+  recursion(m, d, w, mode, X, ncol, Y);
   for (int k = 0; k < m->nv * ncol; k++) Y[k] = -Y[k];
 }
