@@ -10,7 +10,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian 12 packages hinge builds, tests and runs with
 DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev libcmocka-dev \
        libplplot-dev plplot-driver-cairo libfcl-dev libsdl2-dev libepoxy-dev libcglm-dev libstb-dev \
-       fonts-dejavu-core xvfb xauth
+       fonts-dejavu-core xvfb xauth liblapacke-dev
 
 .PHONY: run test build sanitize bench deps clean
 

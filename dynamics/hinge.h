@@ -2,9 +2,11 @@
 #ifndef HINGE_H
 #define HINGE_H
 
+#include "derivatives.h"
 #include "dynamics.h"
 #include "inertia.h"
 #include "joint.h"
+#include "linearize.h"
 #include "mesh.h"
 #include "model.h"
 #include "names.h"

@@ -575,3 +575,24 @@ int hg_joint_reverse(const hg_joint *j, const double *q, const double *v, hg_joi
   }
   return 0;
 }
+
+int hg_joint_dof_carries(hg_joint_type type, int k, int l) {
+  /* spherical and free joints have a constant body-frame S, and q (+) d = q exp(d) turns all of
+   * it; the others are chains of one-DoF motions in the order of their coordinates */
+  return type == HG_JOINT_SPHERICAL || type == HG_JOINT_FREE || k <= l;
+}
+
+void hg_joint_tangent_drift(const hg_joint *j, const double *v0, double *D) {
+  int nv = hg_joint_nv(j->type);
+  for (int k = 0; k < nv * nv; k++) D[k] = 0;
+  if (j->type == HG_JOINT_SPHERICAL) {
+    /* q = q0 exp(d): exp(d)^-1 d/dt exp(d) = v - Ad_{exp(-d)} v0 ~ dv - w0 x d */
+    double S[9];
+    hg_m3_skew(v0, S);
+    for (int k = 0; k < 9; k++) D[k] = -S[k];
+  } else if (j->type == HG_JOINT_FREE) {
+    double A[36];
+    hg_ad_matrix(v0, A);
+    for (int k = 0; k < 36; k++) D[k] = -A[k];
+  }
+}

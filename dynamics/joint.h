@@ -136,4 +136,16 @@ void hg_joint_velocity(const hg_joint *j, const double *q, const double V[6], do
 int hg_joint_reverse(const hg_joint *j, const double *q, const double *v, hg_joint *jr, double *qr,
                      double *vr);
 
+/* 1 when perturbing tangent component k of a joint moves its motion-subspace column l rigidly
+ * with the child (d S_l / d q_k = ad_{S_k} S_l in the parent's frame), 0 when column l stays put
+ * (d S_l / d q_k = 0): always 1 for spherical and free joints (q (+) d = q exp(d) with a constant
+ * body-frame S), k <= l for the others, chains of one-DoF motions in the order of their
+ * coordinates (universal: the second axis rides on the first; planar: the turn on the slides). */
+int hg_joint_dof_carries(hg_joint_type type, int k, int l);
+
+/* D (nv x nv, row-major) with d/dt (q (-) q0(t)) = D (q (-) q0(t)) + (v - v0) to first order,
+ * for q0(t) moving with velocity v0: -ad_{v0} on the groups of spherical (-w0^) and free joints,
+ * zero for the others (linearization on the group). */
+void hg_joint_tangent_drift(const hg_joint *j, const double *v0, double *D);
+
 #endif

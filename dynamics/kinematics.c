@@ -101,7 +101,9 @@ void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double 
     if (!p) {
       double *u = d->vt[i];
       u[0] = u[1] = u[2] = 0;
-      if (hg_joint_galilean(j, vi, vr, d->xi + va))
+      if (d->no_galilean)
+        for (int c = 0; c < nv; c++) vr[c] = vi[c], d->xi[va + c] = 0;
+      else if (hg_joint_galilean(j, vi, vr, d->xi + va))
         for (int c = 0; c < nv; c++)
           for (int r = 0; r < 3; r++) u[r] += d->S[va + c][3 + r] * (vi[c] - vr[c]);
       vi = vr;

@@ -21,6 +21,25 @@ enum {
 int hg_cli_dynamics(int argc, char **argv);
 void hg_cli_dynamics_usage(FILE *f);
 
+/* the derivative actions of `hinge dynamics` (cli_derivatives.c): one input line's numbers in
+ * (q, then v and vdot, tau or the hybrid input), the matrices out; 0 or -1 with d->err */
+struct hg_deriv;
+int hg_cli_did(const hg_model *m, hg_data *d, struct hg_deriv *w, const double *in, double *out);
+int hg_cli_dfd(const hg_model *m, hg_data *d, struct hg_deriv *w, const double *in, double *out);
+int hg_cli_minv(const hg_model *m, hg_data *d, struct hg_deriv *w, const double *in, double *out);
+int hg_cli_dhybrid(const hg_model *m, hg_data *d, struct hg_deriv *w, const double *in,
+                   double *out);
+void hg_cli_derivatives_usage(FILE *f);
+
+/* `hinge linearize ...` (cli_linearize.c) and its usage text; its plot (cli_linearize_plot.c):
+ * 0, or -1 when the file cannot be written */
+struct hg_linear;
+int hg_cli_linearize(int argc, char **argv);
+void hg_cli_linearize_usage(FILE *f);
+int hg_cli_linearize_plot(const char *path, const hg_model *m, const struct hg_linear *L, int n,
+                          const double *re, const double *im, const double *w2,
+                          const double *Phi);
+
 /* Loads a model file, choosing the reader by the file's extension (.urdf and .xml: URDF). With
  * floating != 0 the root hangs on a free joint. Notes go to stderr. NULL with err on failure. */
 hg_model *hg_cli_load_model(const char *path, int floating, hg_error *err);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "derivatives.h"
 #include "dynamics.h"
 
 /* the command line */
@@ -22,6 +23,7 @@ typedef struct dyn_args {
 typedef struct dyn_ctx {
   hg_model *m;
   hg_data *d;
+  hg_deriv *w; /* the derivative actions' workspace */
   double *in, *out;
 } dyn_ctx;
 
@@ -72,6 +74,12 @@ static int eval_lock(dyn_ctx *c) {
                          c->out + 2 * m->nv);
 }
 
+/* the derivative actions (cli_derivatives.c) */
+static int eval_did(dyn_ctx *c) { return hg_cli_did(c->m, c->d, c->w, c->in, c->out); }
+static int eval_dfd(dyn_ctx *c) { return hg_cli_dfd(c->m, c->d, c->w, c->in, c->out); }
+static int eval_minv(dyn_ctx *c) { return hg_cli_minv(c->m, c->d, c->w, c->in, c->out); }
+static int eval_dhybrid(dyn_ctx *c) { return hg_cli_dhybrid(c->m, c->d, c->w, c->in, c->out); }
+
 /* what each action reads after q (nv numbers each) and how many numbers it prints */
 static const struct dyn_action {
   const char *name;
@@ -87,6 +95,10 @@ static const struct dyn_action {
     {"bias", 1, {"v", NULL}, eval_bias, 0, 1, 0, 0},
     {"hybrid", 2, {"v", "vdot|tau"}, eval_hybrid, 0, 2, 0, 1},
     {"lock", 1, {"v", NULL}, eval_lock, 0, 2, 1, 1},
+    {"did", 2, {"v", "vdot"}, eval_did, 2, 0, 0, 0},
+    {"dfd", 2, {"v", "tau"}, eval_dfd, 3, 0, 0, 0},
+    {"minv", 0, {NULL, NULL}, eval_minv, 1, 0, 0, 0},
+    {"dhybrid", 2, {"v", "vdot|tau"}, eval_dhybrid, 3, 0, 0, 1},
 };
 #define DYN_NACTIONS ((int)(sizeof dyn_actions / sizeof dyn_actions[0]))
 
@@ -104,8 +116,9 @@ void hg_cli_dynamics_usage(FILE *f) {
   fprintf(f,
           "usage: hinge dynamics MODEL info [--floating]\n"
           "       hinge dynamics MODEL fd|id|mass|bias [--floating] [--gravity GX GY GZ]\n"
-          "       hinge dynamics MODEL hybrid|lock [--prescribed NAME[,NAME...]] [--floating]\n"
-          "                                        [--gravity GX GY GZ]\n"
+          "       hinge dynamics MODEL did|dfd|minv [--floating] [--gravity GX GY GZ]\n"
+          "       hinge dynamics MODEL hybrid|lock|dhybrid [--prescribed NAME[,NAME...]]\n"
+          "                                        [--floating] [--gravity GX GY GZ]\n"
           "\n"
           "MODEL is a URDF file (.urdf or .xml). info prints nq, nv and one line per joint:\n"
           "  joint NAME type TYPE parent BODY child BODY q OFFSET SIZE v OFFSET SIZE\n"
@@ -119,14 +132,16 @@ void hg_cli_dynamics_usage(FILE *f) {
           "  hybrid  q v x     ->  vdot tau              x: DoF by DoF, vdot of prescribed joints\n"
           "                                              and tau of the others\n"
           "  lock    q v       ->  v_after impulse energy_removed   plastic lock of the\n"
-          "                                              prescribed joints (2*nv+1 numbers)\n"
+          "                                              prescribed joints (2*nv+1 numbers)\n");
+  hg_cli_derivatives_usage(f);
+  fprintf(f,
           "q holds each joint's configuration (a free joint: x y z qw qx qy qz), v the tangent\n"
           "velocities (a free joint: the body twist wx wy wz vx vy vz in its own frame).\n"
           "options:\n"
           "  --floating          hang the model's root link on a free joint (<root>_root)\n"
           "  --gravity GX GY GZ  gravity in world axes (default 0 0 -9.81)\n"
-          "  --prescribed NAMES  comma-separated joints whose accelerations are given (hybrid)\n"
-          "                      or that lock (lock)\n"
+          "  --prescribed NAMES  comma-separated joints whose accelerations are given\n"
+          "                      (hybrid, dhybrid) or that lock (lock)\n"
           "exit status: 0 success, 1 output error, 2 bad usage, model or input line,\n"
           "             3 singular articulated inertia\n");
 }
@@ -304,13 +319,15 @@ static int ctx_init(dyn_ctx *c, hg_model *m) {
   size_t nv = (size_t)m->nv;
   c->m = m;
   c->d = hg_data_new(m);
+  c->w = hg_deriv_new(m);
   c->in = malloc(((size_t)m->nq + 2 * nv + 1) * sizeof(double));
-  c->out = malloc((nv * nv + 2 * nv + 1) * sizeof(double));
-  return c->d && c->in && c->out ? 0 : -1;
+  c->out = malloc((3 * nv * nv + 2 * nv + 1) * sizeof(double));
+  return c->d && c->w && c->in && c->out ? 0 : -1;
 }
 
 static void ctx_free(dyn_ctx *c) {
   hg_data_free(c->d);
+  hg_deriv_free(c->w);
   free(c->in);
   free(c->out);
   hg_model_free(c->m);
@@ -348,7 +365,7 @@ int hg_cli_dynamics(int argc, char **argv) {
   if (strcmp(args.action, "info") != 0 && !(a = find_action(args.action)))
     return usage_error("unknown action '%s'", args.action);
   if (args.prescribed && !(a && a->modes))
-    return usage_error("--prescribed applies to hybrid and lock, not %s", args.action);
+    return usage_error("--prescribed applies to hybrid, lock and dhybrid, not %s", args.action);
   m = hg_cli_load_model(args.model, args.floating, &err);
   if (!m) {
     fprintf(stderr, "hinge: %s\n", err.msg);

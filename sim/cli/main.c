@@ -22,6 +22,8 @@ static const struct {
     {"dynamics", hg_cli_dynamics, hg_cli_dynamics_usage,
      "evaluate a model's dynamics on states read from standard input"},
     {"run", hg_cli_run, hg_cli_run_usage, "run a scene and write its trajectory, events and plots"},
+    {"linearize", hg_cli_linearize, hg_cli_linearize_usage,
+     "linearize a scene at an instant: A, B and the modes"},
 };
 #define HG_NCOMMANDS ((int)(sizeof hg_commands / sizeof hg_commands[0]))
 

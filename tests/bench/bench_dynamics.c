@@ -42,17 +42,43 @@ static int cmp_double(const void *a, const void *b) {
 
 /* RHS2 and RHS1: a right-hand side as the runtime evaluates one, hg_kinematics (which force
  * elements read) then hybrid dynamics with every joint free, walking the tree twice (hg_hybrid)
- * or once (hg_hybrid_on_kinematics); no force elements, so the difference is the walk */
+ * or once (hg_hybrid_on_kinematics); no force elements, so the difference is the walk. The
+ * derivative algorithms (from ALG_DID on) are timed on every model but chain1000, with central
+ * differences on the group (2 nv calls of RNEA or ABA per argument) beside them */
 typedef enum { ALG_FK, ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB0, ALG_HYB50, ALG_HYB100, ALG_RHS2,
-               ALG_RHS1, NALG } alg;
-static const char *alg_name[NALG] = {"FK", "RNEA", "CRBA", "ABA", "HYBRID0", "HYBRID50",
-                                     "HYBRID100", "RHS2WALKS", "RHS1WALK"};
+               ALG_RHS1, ALG_DID, ALG_DFD, ALG_MINV, ALG_CD_ID, ALG_CD_FD, NALG } alg;
+static const char *alg_name[NALG] = {"FK",        "RNEA",     "CRBA", "ABA",  "HYBRID0",
+                                     "HYBRID50",  "HYBRID100", "RHS2WALKS", "RHS1WALK", "DID",
+                                     "DFD",       "MINV",     "CD_ID", "CD_FD"};
 
 typedef struct {
   const hg_model *m;
   hg_data *d;
   double *q[2], *v[2], *a[2], *tau[2], *out, *out2, *M;
+  hg_deriv *w;              /* derivatives: workspace, three nv x nv results */
+  double *D[3], *qp, *vp, *yp, *ym;
 } bench_state;
+
+/* central differences of RNEA (fd 0) or ABA (fd 1) in q (on the group) and v: D[0], D[1] */
+static void central(bench_state *b, int s, int fd) {
+  const hg_model *m = b->m;
+  int nv = m->nv;
+  const double h = 1e-6, *u = fd ? b->tau[s] : b->a[s];
+  for (int arg = 0; arg < 2; arg++)
+    for (int k = 0; k < nv; k++) {
+      for (int sg = 0; sg < 2; sg++) {
+        double e = sg ? -h : h, *y = sg ? b->ym : b->yp;
+        memcpy(b->vp, b->v[s], (size_t)nv * sizeof(double));
+        memset(b->out, 0, (size_t)nv * sizeof(double));
+        b->out[k] = 1;
+        if (arg == 0) hg_model_integrate(m, b->q[s], b->out, e, b->qp);
+        else memcpy(b->qp, b->q[s], (size_t)m->nq * sizeof(double)), b->vp[k] += e;
+        if (fd) hg_aba(m, b->d, b->qp, b->vp, u, NULL, y);
+        else hg_rnea(m, b->d, b->qp, b->vp, u, NULL, y);
+      }
+      for (int l = 0; l < nv; l++) b->D[arg][l * nv + k] = (b->yp[l] - b->ym[l]) / (2 * h);
+    }
+}
 
 /* one call of algorithm g on state s */
 static void call(bench_state *b, alg g, int s) {
@@ -71,6 +97,16 @@ static void call(bench_state *b, alg g, int s) {
     if (g == ALG_RHS2) hg_hybrid(m, d, b->q[s], b->v[s], b->out, b->out2, NULL);
     else hg_hybrid_on_kinematics(m, d, b->out, b->out2, NULL);
     break;
+  case ALG_DID:
+    hg_rnea_derivatives(m, d, b->w, b->q[s], b->v[s], b->a[s], NULL, b->D[0], b->D[1], NULL);
+    break;
+  case ALG_DFD:
+    hg_aba_derivatives(m, d, b->w, b->q[s], b->v[s], b->tau[s], NULL, b->out, b->D[0], b->D[1],
+                       b->D[2]);
+    break;
+  case ALG_MINV: hg_minv(m, d, b->w, b->q[s], b->D[2]); break;
+  case ALG_CD_ID: central(b, s, 0); break;
+  case ALG_CD_FD: central(b, s, 1); break;
   default:
     /* hybrid reads qdd (prescribed) and tau (free) in place: refresh both halves */
     memcpy(b->out, b->a[s], (size_t)m->nv * sizeof(double));
@@ -119,8 +155,9 @@ static double *rand_vec(hg_rng *r, int n, double lo, double hi) {
   return x;
 }
 
-/* times every algorithm on one model and prints its BENCH lines; returns ABA ns */
-static void bench_model(const char *name, hg_model *m, int repeats, double ns[NALG], long *allocs) {
+/* times every algorithm (the derivatives when derivs) on one model and prints its BENCH lines */
+static void bench_model(const char *name, hg_model *m, int repeats, double ns[NALG], long *allocs,
+                        int derivs) {
   bench_state b;
   hg_rng r;
   hg_rng_seed(&r, 42);
@@ -136,7 +173,13 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
   b.out = rand_vec(&r, m->nv, 0, 1);
   b.out2 = rand_vec(&r, m->nv, 0, 1);
   b.M = malloc(((size_t)m->nv * (size_t)m->nv + 1) * sizeof(double));
-  for (int g = 0; g < NALG; g++) {
+  b.w = hg_deriv_new(m);
+  for (int k = 0; k < 3; k++) b.D[k] = malloc(((size_t)m->nv * (size_t)m->nv + 1) * sizeof(double));
+  b.qp = rand_vec(&r, m->nq, 0, 1);
+  b.vp = rand_vec(&r, m->nv, 0, 1);
+  b.yp = rand_vec(&r, m->nv, 0, 1);
+  b.ym = rand_vec(&r, m->nv, 0, 1);
+  for (int g = 0; g < (derivs ? NALG : ALG_DID); g++) {
     ns[g] = time_alg(&b, (alg)g, repeats, allocs);
     printf("BENCH %s %s %.0f\n", name, alg_name[g], ns[g]);
     fflush(stdout);
@@ -147,6 +190,14 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
          ns[ALG_HYB100] / ns[ALG_ABA], ns[ALG_ABA] / (m->nv ? m->nv : 1));
   printf("RATIO %s RHS2WALKS/ABA %.2f RHS1WALK/ABA %.2f\n", name, ns[ALG_RHS2] / ns[ALG_ABA],
          ns[ALG_RHS1] / ns[ALG_ABA]);
+  if (derivs)
+    printf("RATIO %s DID/RNEA %.2f DFD/ABA %.2f MINV/ABA %.2f CD_ID/DID %.1f CD_FD/DFD %.1f "
+           "(targets: <= 3, <= 8, -, >= 5, >= 5 at 32 DoF)\n",
+           name, ns[ALG_DID] / ns[ALG_RNEA], ns[ALG_DFD] / ns[ALG_ABA], ns[ALG_MINV] / ns[ALG_ABA],
+           ns[ALG_CD_ID] / ns[ALG_DID], ns[ALG_CD_FD] / ns[ALG_DFD]);
+  hg_deriv_free(b.w);
+  for (int k = 0; k < 3; k++) free(b.D[k]);
+  free(b.qp); free(b.vp); free(b.yp); free(b.ym);
   hg_data_free(b.d);
   for (int s = 0; s < 2; s++) free(b.q[s]), free(b.v[s]), free(b.a[s]), free(b.tau[s]);
   free(b.out); free(b.out2); free(b.M);
@@ -173,7 +224,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "bench_dynamics: %s\n", err.msg);
       return 2;
     }
-    bench_model("urdf", m, repeats, ns, &allocs);
+    bench_model("urdf", m, repeats, ns, &allocs, 1);
     hg_model_free(m);
   } else {
     struct { const char *name; hg_model *m; } models[] = {
@@ -183,11 +234,23 @@ int main(int argc, char **argv) {
     };
     int n = (int)(sizeof models / sizeof models[0]);
     for (int k = 0; k < n; k++) {
-      bench_model(models[k].name, models[k].m, repeats, ns, &allocs);
+      bench_model(models[k].name, models[k].m, repeats, ns, &allocs, models[k].m->nv <= 300);
       hg_model_free(models[k].m);
     }
   }
   if (!urdf) {
+    /* growth of the derivatives on chains: DID is O(N d) = O(N nv) on a chain, and so are
+     * M^-1 and DFD's solves (flat ns per N nv) */
+    for (int n = 10; n <= 300; n = n < 30 ? 30 : n < 100 ? 100 : 300) {
+      hg_model *m = hg_test_chain(n);
+      char name[32];
+      snprintf(name, sizeof name, "growth_chain%d", n);
+      bench_model(name, m, repeats, ns, &allocs, 1);
+      printf("GROWTH chain%d DID_ns_per_N_nv %.2f DFD_ns_per_N_nv %.2f\n", n,
+             ns[ALG_DID] / ((double)n * m->nv), ns[ALG_DFD] / ((double)n * m->nv));
+      hg_model_free(m);
+      if (n == 300) break;
+    }
     /* model compilation (what a topology change costs) scales linearly: ns per body */
     for (int n = 1000; n <= 8000; n *= 2) {
       double t0 = now_ns();

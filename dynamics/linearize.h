@@ -1,0 +1,64 @@
+/* linearize.h: state-space linearization of hybrid dynamics on the Lie group, and its modes.
+ *
+ * About an operating point (q0, v0) with joint modes d->mode, the free DoFs F (nf of them) carry
+ * the state and the prescribed and locked DoFs follow their profiles (they are not part of it):
+ *   dx = (q (-) q0 at F, v - v0 at F)   (2 nf),   du = tau - tau0 at F   (nf),
+ *   d(dx)/dt = A dx + B du,
+ *   A = [[D, 1], [dvdot/dq, dvdot/dv]],  B = [[0], [M_FF^-1]],
+ * where D = -ad_{v0} on spherical and free joints (hg_joint_tangent_drift) and the derivatives of
+ * the free accelerations are those of hg_hybrid_derivatives plus the force elements' own change
+ * with (q, v), taken by central differences on the group of a caller's force function. The second-
+ * order form M_FF ddq + C dv + K dq = du gives K = -M_FF dvdot/dq and C = -M_FF dvdot/dv.
+ * See docs/linearization.md. */
+#ifndef HINGE_LINEARIZE_H
+#define HINGE_LINEARIZE_H
+
+#include "derivatives.h"
+
+/* Adds the force elements' body wrenches (fext: 6 per body, body frames, about the body origin)
+ * and joint forces (tau: nv) for the state (q, v); d holds the kinematics of (q, v) when it is
+ * called. ctx is the caller's. */
+typedef void (*hg_force_fn)(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                            const double *v, double *fext, double *tau);
+
+/* The linearization and its workspace (hg_linear_new sizes it for a model; nf and the free DoF
+ * list are set by each hg_linearize from d->mode). */
+typedef struct hg_linear {
+  int nv, nf;
+  int *dof;          /* nf: the model DoF of free DoF a */
+  double *A, *B;     /* 2nf x 2nf and 2nf x nf, row-major */
+  double *M, *K, *C; /* nf x nf: mass, stiffness, damping of the free DoFs */
+  double *xdot0;     /* 2nf: the drift (v0, vdot0) at F: zero at an equilibrium */
+  double *Gq, *Gv;   /* nv x nv: the force elements' generalized forces' derivatives */
+  /* scratch */
+  double *Yq, *Yv, *Yu, *y, *u, *qp, *vp, *tp, *tm, *fp, *fm, *zero;
+  double *hq;        /* nv: the central-difference step of each tangent component of q */
+} hg_linear;
+
+hg_linear *hg_linear_new(const hg_model *m);
+void hg_linear_free(hg_linear *L);
+
+/* Linearizes hybrid dynamics at (q, v) with the modes in d->mode. qdd holds the prescribed
+ * DoFs' accelerations (others ignored; NULL: zero); forces (may be NULL) gives the force
+ * elements, differentiated by central differences on the group of step h (h <= 0: 1e-6) for
+ * angles and velocities, h max(1, |p|) for lengths (p: the world position of the DoF's body, so
+ * that a spacecraft far from the origin keeps its gravity gradient above the rounding).
+ * Fills every field of L. 0, or -1 with d->err. */
+int hg_linearize(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, const double *q,
+                 const double *v, const double *qdd, hg_force_fn forces, void *ctx, double h);
+
+/* ---- modes (LAPACK) ---- */
+
+/* Eigenvalues of A (n x n, row-major; not modified): lambda = re + i im, sorted by |lambda| then
+ * by im (a conjugate pair: positive im first), with right eigenvectors as the columns of
+ * V (n x n, complex as re/im pairs: V[2 (n r + k)] + i V[2 (n r + k) + 1] is component r of
+ * vector k), each scaled to unit length with its largest component real and positive. 0, or -1
+ * when LAPACK fails. Allocates its own workspace. */
+int hg_modes_eig(int n, const double *A, double *re, double *im, double *V);
+
+/* The generalized symmetric problem K phi = w2 M phi (n x n, symmetric parts of K and M used;
+ * M positive definite): w2 ascending, phi the columns of Phi (n x n), M-orthonormal. 0, or -1
+ * when M is not positive definite or LAPACK fails. */
+int hg_modes_sym(int n, const double *K, const double *M, double *w2, double *Phi);
+
+#endif

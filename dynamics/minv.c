@@ -1,0 +1,164 @@
+/* minv.c: the inverse mass matrix by the articulated-body recursion (seed 000 Table 9, the
+ * operator-factorized M^-1 of seed 004), from the factors U_i = IA_i S_i and D_i^-1 of the last
+ * articulated pass, without forming or inverting M.
+ *
+ * Column c of M^-1 is the ABA solution for tau = e_c with no velocity and no gravity. All columns
+ * run at once, as 6 x nv blocks per body (w->Fm): backward, the bias wrenches P_i (only the
+ * columns of i's subtree are non-zero) give
+ *   M^-1[i, c] = D_i^-1 (e_c - S_i^T P_i[:, c]),   P_parent += P_i + U_i M^-1[i, :]   (c in i's subtree),
+ * and forward, with A_i the accelerations (columns of i's whole tree),
+ *   M^-1[i, :] -= D_i^-1 U_i^T A_parent,            A_i = A_parent + S_i M^-1[i, :].
+ * Joints that are not free (hybrid modes, and fixed joints) pass P and A through unchanged and
+ * have no rows or columns: the result is then M_FF^-1 embedded in an nv x nv matrix, with zeros
+ * at prescribed rows and columns. O(N nv).
+ *
+ * The same recursion applies M^-1 to any right-hand side X (nv x ncol) in place of the identity
+ * (hg_minv_solve_neg): then no column is known to vanish in a subtree, and every pass runs over
+ * all columns. */
+#include <string.h>
+
+#include "derivatives.h"
+
+/* one past the last DoF of body i's subtree */
+static int subtree_vend(const hg_model *m, int i) {
+  int e = m->subtree_end[i];
+  return e < m->nbody ? m->v_adr[e] : m->nv;
+}
+
+/* One recursion serves both: blocks are 6 x ld (row r of a block at r ld), the rows of Y are
+ * ld long, a pass touches the columns [c0, c1), and X NULL stands for the identity. The loops run
+ * over the columns innermost, along contiguous rows; T holds one joint's n rows. */
+typedef struct sweep {
+  int ld, c0, c1;
+  const double *X; /* nv x ld right-hand side, or NULL for the identity */
+} sweep;
+
+/* backward across free joint i:
+ *   u = X[i, :] - S^T P_i,  Y[i, :] = D^-1 u,  P_parent += P_i + U Y[i, :] */
+static void sweep_backward(const hg_model *m, const hg_data *d, int i, const sweep *sw,
+                           const double *Pi, double *Pp, double *Y, double *T) {
+  int va = m->v_adr[i], n = m->jnt_nv[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1;
+  const double *Dinv = d->Dinv + m->D_adr[i];
+  for (int a = 0; a < n; a++) {
+    double *restrict u = T + (size_t)a * ld;
+    const double *S = d->S[va + a];
+    if (sw->X)
+      for (int c = c0; c < c1; c++) u[c] = sw->X[(size_t)(va + a) * ld + c];
+    else
+      for (int c = c0; c < c1; c++) u[c] = c == va + a;
+    for (int r = 0; r < 6; r++) {
+      const double *restrict P = Pi + (size_t)r * ld;
+      double sr = S[r];
+      if (sr != 0)
+        for (int c = c0; c < c1; c++) u[c] -= sr * P[c];
+    }
+  }
+  for (int a = 0; a < n; a++) {
+    double *restrict y = Y + (size_t)(va + a) * ld;
+    for (int c = c0; c < c1; c++) y[c] = 0;
+    for (int b = 0; b < n; b++) {
+      const double *restrict u = T + (size_t)b * ld;
+      double dab = Dinv[a * n + b];
+      for (int c = c0; c < c1; c++) y[c] += dab * u[c];
+    }
+  }
+  if (!Pp) return;
+  for (int r = 0; r < 6; r++) {
+    double *restrict pp = Pp + (size_t)r * ld;
+    const double *restrict pi = Pi + (size_t)r * ld;
+    for (int c = c0; c < c1; c++) pp[c] += pi[c];
+    for (int a = 0; a < n; a++) {
+      const double *restrict y = Y + (size_t)(va + a) * ld;
+      double uar = d->U[va + a][r];
+      for (int c = c0; c < c1; c++) pp[c] += uar * y[c];
+    }
+  }
+}
+
+/* forward across free joint i (Ap NULL: the world, A = 0):
+ *   Y[i, :] -= D^-1 U^T A_parent,  A_i = A_parent + S Y[i, :] */
+static void sweep_forward(const hg_model *m, const hg_data *d, int i, const sweep *sw,
+                          const double *Ap, double *Ai, double *Y, double *T) {
+  int va = m->v_adr[i], n = m->jnt_nv[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1;
+  const double *Dinv = d->Dinv + m->D_adr[i];
+  if (Ap) {
+    for (int a = 0; a < n; a++) {
+      double *restrict x = T + (size_t)a * ld;
+      const double *U = d->U[va + a];
+      for (int c = c0; c < c1; c++) x[c] = 0;
+      for (int r = 0; r < 6; r++) {
+        const double *restrict ap = Ap + (size_t)r * ld;
+        double ur = U[r];
+        for (int c = c0; c < c1; c++) x[c] += ur * ap[c];
+      }
+    }
+    for (int a = 0; a < n; a++) {
+      double *restrict y = Y + (size_t)(va + a) * ld;
+      for (int b = 0; b < n; b++) {
+        const double *restrict x = T + (size_t)b * ld;
+        double dab = Dinv[a * n + b];
+        for (int c = c0; c < c1; c++) y[c] -= dab * x[c];
+      }
+    }
+  }
+  for (int r = 0; r < 6; r++) {
+    double *restrict ai = Ai + (size_t)r * ld;
+    if (Ap)
+      for (int c = c0; c < c1; c++) ai[c] = Ap[(size_t)r * ld + c];
+    else
+      for (int c = c0; c < c1; c++) ai[c] = 0;
+    for (int a = 0; a < n; a++) {
+      const double *restrict y = Y + (size_t)(va + a) * ld;
+      double sr = d->S[va + a][r];
+      if (sr != 0)
+        for (int c = c0; c < c1; c++) ai[c] += sr * y[c];
+    }
+  }
+}
+
+/* the whole recursion; identity: columns restricted to subtrees (backward) and trees (forward) */
+static void recursion(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
+                      const double *X, int ld, double *Y) {
+  size_t blk = 6 * (size_t)ld;
+  memset(Y, 0, (size_t)m->nv * (size_t)ld * sizeof(double));
+  memset(w->Fm, 0, blk * (size_t)m->nbody * sizeof(double));
+
+  /* backward: P_i, and Y's rows before the parent's acceleration is known */
+  for (int i = m->nbody - 1; i > 0; i--) {
+    int p = m->parent[i];
+    sweep sw = {ld, X ? 0 : m->v_adr[i], X ? ld : subtree_vend(m, i), X};
+    double *Pi = w->Fm + blk * (size_t)i, *Pp = p > 0 ? w->Fm + blk * (size_t)p : NULL;
+    if (m->jnt_nv[i] > 0 && (!mode || mode[i] == HG_MODE_FREE)) {
+      sweep_backward(m, d, i, &sw, Pi, Pp, Y, w->X);
+    } else if (Pp) {
+      for (int r = 0; r < 6; r++)
+        for (int c = sw.c0; c < sw.c1; c++) Pp[(size_t)r * ld + c] += Pi[(size_t)r * ld + c];
+    }
+  }
+
+  /* forward: the accelerations A_i, and the rest of Y's rows */
+  for (int i = 1; i < m->nbody; i++) {
+    int p = m->parent[i], root = m->root[i];
+    sweep sw = {ld, X ? 0 : m->v_adr[root], X ? ld : subtree_vend(m, root), X};
+    double *Ai = w->Fm + blk * (size_t)i;
+    const double *Ap = p > 0 ? w->Fm + blk * (size_t)p : NULL;
+    if (m->jnt_nv[i] > 0 && (!mode || mode[i] == HG_MODE_FREE)) {
+      sweep_forward(m, d, i, &sw, Ap, Ai, Y, w->X);
+    } else {
+      for (int r = 0; r < 6; r++)
+        for (int c = sw.c0; c < sw.c1; c++)
+          Ai[(size_t)r * ld + c] = Ap ? Ap[(size_t)r * ld + c] : 0;
+    }
+  }
+}
+
+void hg_minv_factored(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
+                      double *Minv) {
+  recursion(m, d, w, mode, NULL, m->nv, Minv);
+}
+
+void hg_minv_solve_neg(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
+                       const double *X, int ncol, double *Y) {
+  recursion(m, d, w, mode, X, ncol, Y);
+  for (int k = 0; k < m->nv * ncol; k++) Y[k] = -Y[k];
+}

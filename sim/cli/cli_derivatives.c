@@ -1,0 +1,45 @@
+/* cli_derivatives.c: the derivative actions of `hinge dynamics` (did, dfd, minv, dhybrid): one
+ * state in (the numbers of one input line), the matrices of dynamics/derivatives.h out, each
+ * nv x nv row-major (row = output component, column = perturbation direction). */
+#include <string.h>
+
+#include "cli.h"
+#include "derivatives.h"
+#include "dynamics.h"
+
+int hg_cli_did(const hg_model *m, hg_data *d, hg_deriv *w, const double *in, double *out) {
+  size_t n2 = (size_t)m->nv * (size_t)m->nv;
+  const double *q = in, *v = in + m->nq, *vdot = v + m->nv;
+  hg_rnea_derivatives(m, d, w, q, v, vdot, NULL, out, out + n2, NULL);
+  return 0;
+}
+
+int hg_cli_dfd(const hg_model *m, hg_data *d, hg_deriv *w, const double *in, double *out) {
+  size_t n2 = (size_t)m->nv * (size_t)m->nv;
+  const double *q = in, *v = in + m->nq, *tau = v + m->nv;
+  return hg_aba_derivatives(m, d, w, q, v, tau, NULL, NULL, out, out + n2, out + 2 * n2);
+}
+
+int hg_cli_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *in, double *out) {
+  return hg_minv(m, d, w, in, out);
+}
+
+int hg_cli_dhybrid(const hg_model *m, hg_data *d, hg_deriv *w, const double *in, double *out) {
+  size_t n2 = (size_t)m->nv * (size_t)m->nv;
+  const double *q = in, *v = in + m->nq, *x = v + m->nv;
+  return hg_hybrid_derivatives(m, d, w, q, v, x, NULL, NULL, out, out + n2, out + 2 * n2);
+}
+
+void hg_cli_derivatives_usage(FILE *f) {
+  fprintf(f,
+          "derivatives (each matrix nv*nv numbers, row-major: row = output component, column =\n"
+          "perturbation direction; for q the direction is the tangent d of q (+) d = q exp(d),\n"
+          "a body-frame rotation for spherical and free joints):\n"
+          "  did     q v vdot  ->  dtau/dq dtau/dv           (2*nv*nv numbers)\n"
+          "  dfd     q v tau   ->  dvdot/dq dvdot/dv dvdot/dtau = M^-1   (3*nv*nv numbers)\n"
+          "  minv    q         ->  M^-1, by the articulated-body recursion (nv*nv numbers)\n"
+          "  dhybrid q v x     ->  dy/dq dy/dv dy/dx          (3*nv*nv numbers), with x as for\n"
+          "                        hybrid and y DoF by DoF: vdot of free joints, tau of the\n"
+          "                        prescribed ones; columns of x at prescribed joints are the\n"
+          "                        derivatives with respect to their vdot\n");
+}

@@ -1,0 +1,456 @@
+/* cli_linearize.c: `hinge linearize SCENE [--at T] [--rest] [--out DIR]`: the state-space model
+ * of a scene at one instant (dynamics/linearize.h), its modes, as CSV tables, a summary and a
+ * plot (cli_linearize_plot.c). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "forces.h"
+#include "linearize.h"
+#include "sim.h"
+
+#define TWO_PI 6.283185307179586476925
+
+/* the command line */
+typedef struct lin_args {
+  const char *scene, *out;
+  double at, step;
+  int has_at, rest, help;
+} lin_args;
+
+void hg_cli_linearize_usage(FILE *f) {
+  fprintf(f,
+          "usage: hinge linearize SCENE [--at T] [--rest] [--out DIR] [--step H]\n"
+          "\n"
+          "Linearizes a scene's dynamics on the Lie group at time T (default: its start), after\n"
+          "running it to T: d(dx)/dt = A dx + B du with dx = (q (-) q0, v - v0) over the joints\n"
+          "that are free at T (prescribed and locked joints follow their profiles and are not\n"
+          "part of the state; for spherical and free joints q (-) q0 is the rotation vector or\n"
+          "twist of q0^-1 q in the child frame) and du the forces of those joints. Derivatives\n"
+          "of the dynamics are analytic; those of the force elements are central differences on\n"
+          "the group of step H (default 1e-6; H max(1, |position|) for lengths). Prints a\n"
+          "summary and the modes; with --out writes into DIR (created if needed):\n"
+          "  A.csv, B.csv          the matrices, a header row of column names and one named row\n"
+          "                        per state: JOINT.dqK (tangent of q), JOINT.dvK, inputs\n"
+          "                        JOINT.tauK\n"
+          "  point.csv             the operating point: JOINT.qK, JOINT.vK, JOINT.vdotK (prescribed\n"
+          "                        joints) and JOINT.mode (0 free, 1 prescribed, 2 locked)\n"
+          "  modes.csv             eigenvalues of A (re, im), natural frequency |lambda|, damped\n"
+          "                        frequency |im|/2pi (Hz), damping ratio -re/|lambda|, and the\n"
+          "                        mode shape: the dq part of the eigenvector scaled so that its\n"
+          "                        largest component is 1 (real parts in JOINT.dqK, imaginary\n"
+          "                        parts in JOINT.dqK.im)\n"
+          "  modes_undamped.csv    K phi = w^2 M phi (K = -M dvdot/dq, symmetric part, M the free\n"
+          "                        joints' mass matrix): w^2, w, Hz, and M-orthonormal shapes\n"
+          "  modes.png             the eigenvalues of A in the complex plane, and the shapes of\n"
+          "                        the first elastic modes of K phi = w^2 M phi\n"
+          "options:\n"
+          "  --at T     linearize at time T (the scene runs from its start to T)\n"
+          "  --rest     about the configuration at T with every velocity and prescribed\n"
+          "             acceleration zero (modal analysis of a structure)\n"
+          "  --out DIR  write the files above into DIR\n"
+          "  --step H   central-difference step of the force elements' derivatives\n"
+          "exit status: 0 success, 1 output error, 2 bad usage or an invalid scene,\n"
+          "             3 numerical failure (simulation to T, singular inertia, LAPACK)\n");
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "hinge linearize: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n");
+  hg_cli_linearize_usage(stderr);
+  return HG_EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, lin_args *a) {
+  memset(a, 0, sizeof *a);
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    char *end;
+    if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+      a->help = 1;
+    } else if (!strcmp(s, "--rest")) {
+      a->rest = 1;
+    } else if (!strcmp(s, "--at") || !strcmp(s, "--step")) {
+      if (i + 1 >= argc) return usage_error("%s needs a number", s);
+      double x = strtod(argv[++i], &end);
+      if (!*argv[i] || *end || !isfinite(x) || (!strcmp(s, "--step") && !(x > 0)))
+        return usage_error("'%s' is not a valid number here", argv[i]);
+      if (!strcmp(s, "--at")) a->at = x, a->has_at = 1;
+      else a->step = x;
+    } else if (!strcmp(s, "--out")) {
+      if (i + 1 >= argc) return usage_error("%s needs a folder", s);
+      a->out = argv[++i];
+    } else if (s[0] == '-' && s[1]) {
+      return usage_error("unknown option '%s'", s);
+    } else if (!a->scene) {
+      a->scene = s;
+    } else {
+      return usage_error("unexpected argument '%s'", s);
+    }
+  }
+  if (!a->help && !a->scene) return usage_error("%s", "missing SCENE");
+  return 0;
+}
+
+/* ---- the scene at T ---- */
+
+/* what the linearization needs of the scene at T */
+typedef struct lin_point {
+  hg_scene *scene;
+  hg_sim *sim;
+  const hg_model *m;
+  hg_data *d;
+  hg_forces *forces;
+  double t, *q, *v, *qdd;
+  int qdd_note; /* 1: prescribed accelerations could not be differenced (set to zero) */
+} lin_point;
+
+typedef struct force_ctx {
+  const hg_forces *f;
+  double t;
+} force_ctx;
+
+static void scene_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                         const double *v, double *fext, double *tau) {
+  const force_ctx *c = ctx;
+  hg_forces_apply(c->f, m, d, c->t, q, v, fext, tau);
+}
+
+/* runs the scene to T and copies its state, modes and enabled forces; 0 or an exit status */
+static int load_point(const lin_args *a, lin_point *p) {
+  hg_error err;
+  hg_sim_options opt;
+  memset(p, 0, sizeof *p);
+  if (!(p->scene = hg_scene_load(a->scene, &err))) {
+    fprintf(stderr, "hinge: %s\n", err.msg);
+    return HG_EXIT_USAGE;
+  }
+  /* the prescribed accelerations at T: a one-sided three-point difference of the prescribed
+   * velocities over T, T + dt, T + 2 dt (their profiles are smooth; error ~dt^2) */
+  const double dt = 1e-4;
+  hg_sim_default_options(&opt);
+  p->t = a->has_at ? a->at : p->scene->t_start;
+  if (p->t < p->scene->t_start) {
+    fprintf(stderr, "hinge: --at %g is before the scene's start %g\n", p->t, p->scene->t_start);
+    return HG_EXIT_USAGE;
+  }
+  opt.t_end = fmax(p->scene->t_end, p->t + 3 * dt);
+  if (!(p->sim = hg_sim_new(p->scene, &opt, &err))) {
+    fprintf(stderr, "hinge: %s\n", err.msg);
+    return HG_EXIT_USAGE;
+  }
+  if (p->t > p->scene->t_start && hg_sim_run(p->sim, p->t) != HG_SIM_OK) {
+    fprintf(stderr, "hinge: running the scene to t = %g: %s\n", p->t, hg_sim_error(p->sim));
+    return HG_EXIT_SINGULAR;
+  }
+  p->m = hg_sim_model(p->sim);
+  int nq = p->m->nq, nv = p->m->nv;
+  p->d = hg_data_new(p->m);
+  p->q = calloc((size_t)nq + 1, sizeof(double));
+  p->v = calloc((size_t)nv + 1, sizeof(double));
+  p->qdd = calloc(3 * (size_t)nv + 1, sizeof(double));
+  if (!p->d || !p->q || !p->v || !p->qdd) return HG_EXIT_FAILURE;
+  memcpy(p->q, hg_sim_q(p->sim), (size_t)nq * sizeof(double));
+  memcpy(p->v, hg_sim_v(p->sim), (size_t)nv * sizeof(double));
+  for (int i = 1; i < p->m->nbody; i++) {
+    hg_sim_joint_view jv;
+    hg_sim_joint(p->sim, i, &jv);
+    p->d->mode[i] = (uint8_t)jv.mode;
+  }
+  /* the force elements, enabled as they are at T */
+  hg_force_input in;
+  hg_forces_input_of(p->scene, &in);
+  in.lenient = 1;
+  if (!(p->forces = hg_forces_build(&in, NULL, p->m, &err))) {
+    fprintf(stderr, "hinge: %s\n", err.msg);
+    return HG_EXIT_USAGE;
+  }
+  for (int k = 0; k < hg_sim_nforce(p->sim); k++) {
+    hg_force_view fv;
+    hg_sim_force(p->sim, k, &fv);
+    int e = hg_forces_find(p->forces, fv.name);
+    if (e >= 0) hg_forces_set_enabled(p->forces, e, fv.enabled);
+  }
+  if (a->rest) {
+    memset(p->v, 0, (size_t)nv * sizeof(double));
+    return 0;
+  }
+  double *v1 = p->qdd + nv, *v2 = p->qdd + 2 * nv;
+  unsigned long version = hg_sim_model_version(p->sim);
+  int ok = hg_sim_run(p->sim, p->t + dt) == HG_SIM_OK && hg_sim_model_version(p->sim) == version;
+  if (ok) memcpy(v1, hg_sim_v(p->sim), (size_t)nv * sizeof(double));
+  ok = ok && hg_sim_run(p->sim, p->t + 2 * dt) == HG_SIM_OK &&
+       hg_sim_model_version(p->sim) == version;
+  if (ok) memcpy(v2, hg_sim_v(p->sim), (size_t)nv * sizeof(double));
+  for (int k = 0; k < nv; k++)
+    p->qdd[k] = ok ? (-3 * p->v[k] + 4 * v1[k] - v2[k]) / (2 * dt) : 0;
+  p->qdd_note = !ok;
+  return 0;
+}
+
+static void free_point(lin_point *p) {
+  hg_forces_free(p->forces);
+  hg_data_free(p->d);
+  hg_sim_free(p->sim);
+  hg_scene_free(p->scene);
+  free(p->q); free(p->v); free(p->qdd);
+}
+
+/* ---- names and tables ---- */
+
+/* the name of free DoF a's state (part 0: dq, 1: dv) or input (part 2: tau) */
+static void state_name(const hg_model *m, const hg_linear *L, int a, int part, char *s, size_t n) {
+  static const char *const what[] = {"dq", "dv", "tau"};
+  int k = L->dof[a], i = m->dof_body[k];
+  snprintf(s, n, "%s.%s%d", m->jnt_name[i], what[part], k - m->v_adr[i]);
+}
+
+/* a matrix with named rows (the states) and columns (states, or inputs when inputs) */
+static int write_matrix(const char *path, const hg_model *m, const hg_linear *L, const double *X,
+                        int inputs) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  int nf = L->nf, ncol = inputs ? nf : 2 * nf;
+  char name[256];
+  fprintf(f, "state");
+  for (int c = 0; c < ncol; c++) {
+    state_name(m, L, c % nf, inputs ? 2 : c / nf, name, sizeof name);
+    fprintf(f, ",%s", name);
+  }
+  fputc('\n', f);
+  for (int r = 0; r < 2 * nf; r++) {
+    state_name(m, L, r % nf, r / nf, name, sizeof name);
+    fprintf(f, "%s", name);
+    for (int c = 0; c < ncol; c++) fprintf(f, ",%.17g", X[(size_t)r * ncol + c]);
+    fputc('\n', f);
+  }
+  int bad = ferror(f);
+  return fclose(f) == 0 && !bad ? 0 : -1;
+}
+
+/* the operating point, one quantity per row: JOINT.qK, JOINT.vK, JOINT.vdotK (prescribed and
+ * locked joints: the acceleration their profile gives) and JOINT.mode (0 free, 1 prescribed,
+ * 2 locked) */
+static int write_point(const char *path, const lin_point *p) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  const hg_model *m = p->m;
+  fprintf(f, "quantity,value\n");
+  for (int i = 1; i < m->nbody; i++) {
+    const char *j = m->jnt_name[i];
+    int va = m->v_adr[i];
+    for (int k = 0; k < m->jnt_nq[i]; k++) fprintf(f, "%s.q%d,%.17g\n", j, k, p->q[m->q_adr[i] + k]);
+    for (int k = 0; k < m->jnt_nv[i]; k++) fprintf(f, "%s.v%d,%.17g\n", j, k, p->v[va + k]);
+    if (p->d->mode[i] != HG_MODE_FREE)
+      for (int k = 0; k < m->jnt_nv[i]; k++) fprintf(f, "%s.vdot%d,%.17g\n", j, k, p->qdd[va + k]);
+    fprintf(f, "%s.mode,%d\n", j, p->d->mode[i]);
+  }
+  return fclose(f) == 0 ? 0 : -1;
+}
+
+/* the modes of A and of K phi = w^2 M phi (workspace owned by the caller) */
+typedef struct lin_modes {
+  int n, nf;
+  double *re, *im, *V;  /* n = 2 nf eigenpairs of A */
+  double *w2, *Phi;     /* nf of K phi = w^2 M phi */
+  int sym_ok;
+} lin_modes;
+
+static int write_modes(const char *path, const hg_model *m, const hg_linear *L,
+                       const lin_modes *md) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  int n = md->n, nf = md->nf;
+  char name[256];
+  fprintf(f, "mode,re,im,omega_n,freq_hz,damping");
+  for (int a = 0; a < nf; a++) state_name(m, L, a, 0, name, sizeof name), fprintf(f, ",%s", name);
+  for (int a = 0; a < nf; a++) state_name(m, L, a, 0, name, sizeof name), fprintf(f, ",%s.im", name);
+  fputc('\n', f);
+  for (int k = 0; k < n; k++) {
+    double wn = hypot(md->re[k], md->im[k]), big = 0, cr = 1, ci = 0;
+    fprintf(f, "%d,%.9g,%.9g,%.9g,%.9g,%.9g", k + 1, md->re[k], md->im[k], wn,
+            fabs(md->im[k]) / (TWO_PI), wn > 0 ? -md->re[k] / wn : NAN);
+    /* the shape: the dq part, scaled by the complex c that makes its largest component 1 */
+    for (int a = 0; a < nf; a++) {
+      double x = md->V[2 * ((size_t)a * n + k)], y = md->V[2 * ((size_t)a * n + k) + 1];
+      if (hypot(x, y) > big) big = hypot(x, y), cr = x / (big * big), ci = -y / (big * big);
+    }
+    for (int part = 0; part < 2; part++)
+      for (int a = 0; a < nf; a++) {
+        double x = md->V[2 * ((size_t)a * n + k)], y = md->V[2 * ((size_t)a * n + k) + 1];
+        fprintf(f, ",%.9g", part ? x * ci + y * cr : x * cr - y * ci);
+      }
+    fputc('\n', f);
+  }
+  return fclose(f) == 0 ? 0 : -1;
+}
+
+static int write_undamped(const char *path, const hg_model *m, const hg_linear *L,
+                          const lin_modes *md) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  int nf = md->nf;
+  char name[256];
+  fprintf(f, "mode,omega2,omega,freq_hz");
+  for (int a = 0; a < nf; a++) state_name(m, L, a, 0, name, sizeof name), fprintf(f, ",%s", name);
+  fputc('\n', f);
+  for (int k = 0; k < nf; k++) {
+    double w = md->w2[k] >= 0 ? sqrt(md->w2[k]) : -sqrt(-md->w2[k]);
+    fprintf(f, "%d,%.9g,%.9g,%.9g", k + 1, md->w2[k], w, w / (TWO_PI));
+    for (int a = 0; a < nf; a++) fprintf(f, ",%.9g", md->Phi[(size_t)a * nf + k]);
+    fputc('\n', f);
+  }
+  return fclose(f) == 0 ? 0 : -1;
+}
+
+/* ---- the summary ---- */
+
+/* max |K - K^T| / max |K| */
+static double asymmetry(int n, const double *K) {
+  double d = 0, s = 0;
+  for (int r = 0; r < n; r++)
+    for (int c = 0; c < n; c++) {
+      d = fmax(d, fabs(K[(size_t)r * n + c] - K[(size_t)c * n + r]));
+      s = fmax(s, fabs(K[(size_t)r * n + c]));
+    }
+  return s > 0 ? d / s : 0;
+}
+
+/* x, or 0 when it is rounding against scale (below 1e-12 of it): no "-0" or -1e-31 in tables */
+static double clean(double x, double scale) { return fabs(x) <= 1e-12 * scale ? 0 : x; }
+
+static void print_summary(FILE *f, const lin_args *a, const lin_point *p, const hg_linear *L,
+                          const lin_modes *md, double step) {
+  int nf = L->nf;
+  double drift = 0;
+  for (int k = 0; k < 2 * nf; k++) drift = fmax(drift, fabs(L->xdot0[k]));
+  fprintf(f, "scene %s at t = %.9g%s\n", a->scene, p->t, a->rest ? " (at rest)" : "");
+  fprintf(f, "states 2 x %d free DoFs (of %d), inputs %d\n", nf, p->m->nv, nf);
+  fprintf(f, "drift max |xdot0| %.3g (%s)\n", drift,
+          drift == 0 ? "an equilibrium" : "not an equilibrium: A describes perturbations");
+  fprintf(f, "dynamics derivatives: analytic; force elements: central differences on the group, "
+             "h = %g (lengths: h max(1, |position|))\n", step);
+  if (p->qdd_note)
+    fprintf(f, "note: the prescribed accelerations at T could not be differenced (a change of "
+               "topology right after T): taken as zero\n");
+  fprintf(f, "stiffness asymmetry max|K - K^T| / max|K| = %.3g\n", asymmetry(nf, L->K));
+  double smax = 0, wmax = 0;
+  for (int k = 0; k < md->n; k++) smax = fmax(smax, hypot(md->re[k], md->im[k]));
+  for (int k = 0; k < nf && md->sym_ok; k++) wmax = fmax(wmax, fabs(md->w2[k]));
+  fprintf(f, "eigenvalues of A (damping - for a zero eigenvalue):\n");
+  fprintf(f, "%5s %14s %14s %12s %10s\n", "mode", "re", "im", "freq [Hz]", "damping");
+  for (int k = 0; k < md->n; k++) {
+    double re = clean(md->re[k], smax), im = clean(md->im[k], smax), wn = hypot(re, im);
+    fprintf(f, "%5d %14.6g %14.6g %12.6g ", k + 1, re + 0.0, im + 0.0, fabs(im) / TWO_PI);
+    if (wn > 0) fprintf(f, "%10.4g\n", -re / wn + 0.0);
+    else fprintf(f, "%10s\n", "-");
+  }
+  if (md->sym_ok) {
+    fprintf(f, "undamped K phi = w^2 M phi (a negative w^2: an unstable direction, its\n"
+               "frequency printed negative):\n%5s %14s %12s\n", "mode", "w^2", "freq [Hz]");
+    for (int k = 0; k < nf; k++) {
+      double w2 = clean(md->w2[k], wmax) + 0.0;
+      fprintf(f, "%5d %14.6g %12.6g\n", k + 1, w2, (w2 >= 0 ? sqrt(w2) : -sqrt(-w2)) / TWO_PI);
+    }
+  }
+}
+
+/* ---- the command ---- */
+
+/* mkdir -p for a folder path; 0 or -1 */
+static int make_folder(const char *path) {
+  char buf[4096];
+  size_t n = strlen(path);
+  if (n == 0 || n >= sizeof buf) return -1;
+  memcpy(buf, path, n + 1);
+  for (size_t k = 1; k <= n; k++)
+    if (buf[k] == '/' || buf[k] == 0) {
+      char c = buf[k];
+      buf[k] = 0;
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+      buf[k] = c;
+    }
+  return 0;
+}
+
+static int write_outputs(const char *dir, const lin_point *p, const hg_linear *L,
+                         const lin_modes *md, const lin_args *a, double step) {
+  char path[4096];
+  int rc = 0;
+  if (make_folder(dir)) {
+    fprintf(stderr, "hinge: cannot create the folder %s: %s\n", dir, strerror(errno));
+    return -1;
+  }
+#define OUT(name) (snprintf(path, sizeof path, "%s/%s", dir, name), path)
+  rc |= write_matrix(OUT("A.csv"), p->m, L, L->A, 0);
+  rc |= write_matrix(OUT("B.csv"), p->m, L, L->B, 1);
+  rc |= write_point(OUT("point.csv"), p);
+  rc |= write_modes(OUT("modes.csv"), p->m, L, md);
+  if (md->sym_ok) rc |= write_undamped(OUT("modes_undamped.csv"), p->m, L, md);
+  FILE *f = fopen(OUT("summary.txt"), "w");
+  if (f) {
+    print_summary(f, a, p, L, md, step);
+    rc |= fclose(f);
+  } else {
+    rc = -1;
+  }
+  if (hg_cli_linearize_plot(OUT("modes.png"), p->m, L, md->n, md->re, md->im,
+                            md->sym_ok ? md->w2 : NULL, md->Phi))
+    rc = -1;
+#undef OUT
+  if (rc) fprintf(stderr, "hinge: error writing into %s\n", dir);
+  return rc;
+}
+
+int hg_cli_linearize(int argc, char **argv) {
+  lin_args a;
+  lin_point p;
+  int status = parse_args(argc, argv, &a);
+  if (status) return status;
+  if (a.help) {
+    hg_cli_linearize_usage(stdout);
+    return HG_EXIT_OK;
+  }
+  status = load_point(&a, &p);
+  hg_deriv *w = status ? NULL : hg_deriv_new(p.m);
+  hg_linear *L = status ? NULL : hg_linear_new(p.m);
+  lin_modes md = {0};
+  double step = a.step > 0 ? a.step : 1e-6;
+  if (!status && (!w || !L)) status = HG_EXIT_FAILURE;
+  force_ctx fc = {p.forces, p.t};
+  if (!status && hg_linearize(p.m, p.d, w, L, p.q, p.v, p.qdd, scene_forces, &fc, step)) {
+    fprintf(stderr, "hinge: linearizing at t = %g: %s\n", p.t, p.d->err);
+    status = HG_EXIT_SINGULAR;
+  }
+  if (!status) {
+    int nf = L->nf, n = 2 * nf;
+    md.n = n, md.nf = nf;
+    md.re = calloc((size_t)n + 1, sizeof(double));
+    md.im = calloc((size_t)n + 1, sizeof(double));
+    md.V = calloc(2 * (size_t)n * n + 1, sizeof(double));
+    md.w2 = calloc((size_t)nf + 1, sizeof(double));
+    md.Phi = calloc((size_t)nf * nf + 1, sizeof(double));
+    if (!md.re || !md.im || !md.V || !md.w2 || !md.Phi) status = HG_EXIT_FAILURE;
+    else if (hg_modes_eig(n, L->A, md.re, md.im, md.V)) {
+      fprintf(stderr, "hinge: LAPACK (dgeev) failed on A\n");
+      status = HG_EXIT_SINGULAR;
+    } else {
+      md.sym_ok = hg_modes_sym(nf, L->K, L->M, md.w2, md.Phi) == 0;
+    }
+  }
+  if (!status) {
+    print_summary(stdout, &a, &p, L, &md, step);
+    if (a.out && write_outputs(a.out, &p, L, &md, &a, step)) status = HG_EXIT_FAILURE;
+    if (fflush(stdout) || ferror(stdout)) status = HG_EXIT_FAILURE;
+  }
+  free(md.re); free(md.im); free(md.V); free(md.w2); free(md.Phi);
+  hg_linear_free(L);
+  hg_deriv_free(w);
+  free_point(&p);
+  return status;
+}

@@ -1,0 +1,52 @@
+# linearize.sh: `hinge linearize` on a hanging pendulum (closed forms), the solar-array spacecraft
+# (rigid and elastic modes, wings free and locked) and bad usage.
+source "$(dirname "$0")/common.bash"
+
+# ---- the hanging pendulum: I_o = 0.75, w^2 = m g l / I_o = 13.08, c / I_o = 0.4 ----
+run linearize data/scenes/hanging_pendulum.yaml --out "$tmp/hp"
+expect_status "pendulum" 0
+expect_has "pendulum equilibrium" "$out" "drift max |xdot0| 0 (an equilibrium)"
+expect_eq "A header" "$(head -1 "$tmp/hp/A.csv")" "state,pivot.dq0,pivot.dv0"
+expect_eq "B header" "$(head -1 "$tmp/hp/B.csv")" "state,pivot.tau0"
+# the damper's derivative is a central difference of a linear function: rounding ~1e-10
+expect_near "A" "$(tail -n +2 "$tmp/hp/A.csv" | cut -d, -f2- | tr ',\n' '  ')" "0 1 -13.08 -0.4" 1e-9
+expect_near "B" "$(tail -n +2 "$tmp/hp/B.csv" | cut -d, -f2 | tr '\n' ' ')" \
+  "0 $(awk 'BEGIN { printf "%.17g", 1 / 0.75 }')" 1e-12
+expect_near "eigenvalues" "$(tail -n +2 "$tmp/hp/modes.csv" | cut -d, -f2,3 | tr ',\n' '  ')" \
+  "$(awk 'BEGIN { w = sqrt(13.08 - 0.04); printf "-0.2 %.17g -0.2 %.17g", w, -w }')" 1e-8
+expect_near "undamped w^2" "$(tail -n +2 "$tmp/hp/modes_undamped.csv" | cut -d, -f2)" 13.08 1e-8
+expect_eq "point" "$(cat "$tmp/hp/point.csv" | tr '\n' ' ')" \
+  "quantity,value pivot.q0,0 pivot.v0,0 pivot.mode,0 "
+[ -s "$tmp/hp/modes.png" ] && pass || fail "modes.png missing"
+
+# ---- the solar-array spacecraft: 6 rigid modes, 4 wing modes; then the port root locked ----
+run linearize ../scenes/solar_array.yaml --out "$tmp/sa"
+expect_status "solar array" 0
+expect_eq "12 zero eigenvalues" \
+  "$(tail -n +2 "$tmp/sa/modes.csv" | awk -F, '$2 == 0 && $3 == 0' | wc -l)" 12
+expect_eq "8 damped oscillatory eigenvalues" \
+  "$(tail -n +2 "$tmp/sa/modes.csv" | awk -F, '$2 < 0 && $3 != 0' | wc -l)" 8
+run linearize ../scenes/solar_array.yaml --at 1.5
+expect_has "locked root: 9 free DoFs" "$out" "states 2 x 9 free DoFs (of 10)"
+expect_has "locked root: equilibrium" "$out" "(an equilibrium)"
+
+# ---- a moving scene: reported as not an equilibrium; --rest removes the velocities ----
+run linearize ../scenes/freeze_thaw.yaml --at 0.5
+expect_status "moving scene" 0
+expect_has "moving scene drift" "$out" "not an equilibrium"
+
+# ---- bad usage ----
+run linearize
+expect_status "no scene" 2
+run linearize data/scenes/hanging_pendulum.yaml --at soon
+expect_status "bad --at" 2
+expect_has "bad --at message" "$err" "'soon' is not a valid number here"
+run linearize data/scenes/hanging_pendulum.yaml --at -1
+expect_status "--at before the start" 2
+run linearize data/scenes/no_such_scene.yaml
+expect_status "missing scene" 2
+run linearize data/scenes/hanging_pendulum.yaml --out /proc/hinge_cannot_write_here
+expect_status "unwritable --out" 1
+run linearize --help
+expect_has "help" "$out" "usage: hinge linearize SCENE"
+finish
