@@ -277,6 +277,7 @@ static void put_quoted(FILE *f, const char *text) {
 
 int hg_out_event(hg_sim *s, const hg_sim_event *ev) {
   FILE *f = s->out.events;
+  hg_sim_track_momentum(s, ev); /* the invariants observe every event */
   if (!f) return 0;
   fprintf(f, "%.17g,", ev->t);
   put_quoted(f, ev->name);
@@ -317,9 +318,31 @@ static void summary_events(FILE *f, const hg_sim *s) {
   }
   fprintf(f, "momentum_change_across_events: %.3g (max over %d momentum-conserving events)\n",
           worst, nc);
-  fprintf(f, "momentum_drift: %.3g (max over the outputs of |h - h0| / the bodies' summed "
-             "momenta; h0 resets at events that apply impulses or remove bodies; constant only "
-             "when nothing acts from outside)\n", s->max_hdrift);
+}
+
+/* which invariants hold for this scene, and how well */
+static void summary_momentum(FILE *f, const hg_sim *s) {
+  const hg_momentum_track *mt = &s->mt;
+  if (mt->nstretch == 0) {
+    fprintf(f, "invariants: energy budget (momentum is not conserved: %s)\n", mt->why);
+    fprintf(f, "momentum_drift: n/a (the system is never isolated)\n");
+    return;
+  }
+  fprintf(f, "invariants: energy budget; momentum while the system is isolated (%d stretch%s; "
+             "the last from %s", mt->nstretch, mt->nstretch > 1 ? "es" : "", mt->since);
+  if (!mt->isolated) fprintf(f, " to t = %.9g s", mt->t_out);
+  fprintf(f, ")\n");
+  if (mt->why[0])
+    fprintf(f, "not_isolated: at t = %.9g s: %s\n", mt->t_out, mt->why);
+  fprintf(f, "momentum_drift: %.3g (max over the isolated stretches of |L - L0| and |p - p0| "
+             "relative to the stretch's peak |L| and |p|; L0, p0 at the start of each)\n",
+          s->max_hdrift);
+  fprintf(f, "momentum_drift_absolute: %.3g N m s, %.3g N s (max |L - L0|, |p - p0|; L about "
+             "the world origin)\n", mt->worst_abs[0], mt->worst_abs[1]);
+  fprintf(f, "momentum_scale: %.6g N m s (%s), %.6g N s (%s)\n", mt->worst_peak[0],
+          mt->worst_zero[0] ? "the total is zero: the bodies' peak summed |L|" : "peak |L|",
+          mt->worst_peak[1],
+          mt->worst_zero[1] ? "the total is zero: the bodies' peak summed |p|" : "peak |p|");
 }
 
 static void summary_budget(FILE *f, hg_sim *s) {
@@ -347,6 +370,7 @@ int hg_out_summary(hg_sim *s, const char *path) {
   fprintf(f, "bodies: %d\ndofs: %d\n", s->m->nbody - 1, s->m->nv);
   summary_integrator(f, s);
   summary_events(f, s);
+  summary_momentum(f, s);
   fprintf(f, "refused_actions: %d\n", hg_sim_refused(s));
   summary_budget(f, s);
   fprintf(f, "wall_time: %.3f s\nreal_time_factor: %.4g\n", wall, wall > 0 ? sim_time / wall : 0);

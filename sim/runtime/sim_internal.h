@@ -63,6 +63,27 @@ typedef struct hg_col {
   int nq, nv;             /* widths of its joint's q, v and load columns */
 } hg_col;
 
+/* Momentum as an invariant (sim.c): it is one only while the system is isolated (no external
+ * force element acts, uniform gravity is zero, every tree hangs from the world on a free joint in
+ * free mode). The run is cut into isolated stretches; a stretch ends where the system stops being
+ * isolated or an event changes the momentum on purpose, and a new one begins where it is isolated
+ * again. Within a stretch the drift is |h - h_ref| relative to the peak total momentum. */
+typedef struct hg_momentum_track {
+  int isolated;           /* the system was isolated at the last check (a stretch is open) */
+  int nstretch;           /* stretches begun so far */
+  double t0;              /* start of the open stretch */
+  double ref[6];          /* the total momentum there (L about the world origin, p; world) */
+  double peak[2];         /* open stretch: peak |L| (about the world origin) and |p| of the total */
+  double bodies[2];       /* open stretch: peak of the bodies' summed |L| and |p| */
+  double dmax[2];         /* open stretch: max |L - L_ref| and |p - p_ref| */
+  double worst_abs[2];    /* max |L - L_ref| and |p - p_ref| over every stretch */
+  double worst_peak[2];   /* the scales of the worst relative drift (max_hdrift) */
+  int worst_zero[2];      /* 1: that scale is the bodies' summed momentum (the total is zero) */
+  double t_out;           /* the last time the system was not isolated (NaN: never) */
+  char why[240];          /* what made it not isolated then */
+  char since[200];        /* what began the open (or last) stretch */
+} hg_momentum_track;
+
 /* growable series for the plots */
 typedef struct hg_series {
   int n, cap, width;      /* rows, allocated rows, numbers per row */
@@ -138,9 +159,10 @@ struct hg_sim {
 
   /* energy budget */
   double e_lock, w_event, b0, b_scale, max_drift;
-  /* momentum: the reference (the start, or after the last event that changes it) and the
-   * largest drift from it over the outputs, relative to the bodies' summed magnitudes */
+  /* momentum: the reference (the start of the current isolated stretch, hg_momentum_track) and
+   * the largest relative drift from it over the stretches */
   double h_ref[6], max_hdrift;
+  hg_momentum_track mt;
 
   /* schedule */
   double dt_out;          /* trajectory interval */
@@ -172,6 +194,9 @@ struct hg_sim {
 int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...);
 /* makes room for one more of n items of size in *arr (capacity *cap); 0 or -1 */
 int hg_sim_grow(void **arr, int n, int *cap, size_t size);
+/* momentum tracking (hg_momentum_track) at an event that was just applied (ev) or, with ev NULL,
+ * at the current state; hg_sim_new starts it */
+void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev);
 /* time of output row k and of checkpoint k */
 double hg_sim_out_time(const hg_sim *s, long k);
 double hg_sim_ck_time(const hg_sim *s, long k);
