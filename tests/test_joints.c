@@ -310,9 +310,36 @@ static void init_errors_and_normalization(void **state) {
   }
 }
 
+/* every entry of q, v and the generalized forces has a name and a unit, and nothing past them:
+ * the output columns and failure messages are named from these */
+static void entry_names(void **state) {
+  (void)state;
+  for (int t = 0; t < HG_JOINT_NTYPES; t++) {
+    int n[3] = {hg_joint_nq((hg_joint_type)t), hg_joint_nv((hg_joint_type)t),
+                hg_joint_nv((hg_joint_type)t)};
+    for (int what = 0; what < 3; what++) {
+      for (int k = 0; k < n[what]; k++) {
+        const char *unit = NULL, *name = hg_joint_entry_name((hg_joint_type)t, what, k, &unit);
+        assert_non_null(name);
+        assert_non_null(unit);
+        /* names are unique within their kind */
+        for (int j = 0; j < k; j++)
+          assert_string_not_equal(name, hg_joint_entry_name((hg_joint_type)t, what, j, NULL));
+      }
+      assert_null(hg_joint_entry_name((hg_joint_type)t, what, n[what], NULL));
+    }
+  }
+  const char *unit;
+  assert_string_equal(hg_joint_entry_name(HG_JOINT_FREE, 2, 3, &unit), "fx");
+  assert_string_equal(unit, "N");
+  assert_string_equal(hg_joint_entry_name(HG_JOINT_REVOLUTE, 0, 0, &unit), "angle");
+  assert_string_equal(unit, "rad");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(dimensions_and_neutral),
+      cmocka_unit_test(entry_names),
       cmocka_unit_test(random_configurations_valid),
       cmocka_unit_test(motion_subspace_is_body_velocity),
       cmocka_unit_test(bias_is_rate_of_motion_subspace),

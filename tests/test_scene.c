@@ -300,6 +300,19 @@ static void minimal_defaults(void **state) {
   hg_scene_free(s);
 }
 
+/* an atol mapping with one kind: the others keep their defaults (the old reader demanded every
+ * kind and failed with "'length' must be positive, got 0" at 1:1) */
+static void partial_atol(void **state) {
+  hg_scene *s = load("data/scenes/atol_partial.yaml");
+  hg_integ_options def;
+  hg_integ_default_options(&def, HG_INTEG_CVODE_BDF);
+  assert_near(s->integ.atol_angle, 1e-9, 0);
+  assert_near(s->integ.atol_length, def.atol_length, 0);
+  assert_near(s->integ.atol_angvel, def.atol_angvel, 0);
+  assert_near(s->integ.atol_linvel, def.atol_linvel, 0);
+  hg_scene_free(s);
+}
+
 /* cube [0, 2]^3 of density 1000: m = 8000, c = (1, 1, 1), I_c = m (2^2 + 2^2) / 12; the
  * tetrahedron (0,0,0) (1,0,0) (0,2,0) (0,0,3) has volume 1 and centroid (1/4, 1/2, 3/4), moved
  * by (1, 0, 0) */
@@ -473,6 +486,7 @@ static const struct bad_scene {
     {"initial_wrong_count", 8, 14, "expected a list of 1 number for 'q', got 2"},
     {"integrator_atol_key", 7, 23,
      "unknown key 'angular_velocty' in 'atol' (did you mean 'angular_velocity'?)"},
+    {"integrator_atol_negative", 7, 40, "'linear_velocity' must be positive, got -2"},
     {"integrator_bad_rtol", 6, 35, "'rtol' must be positive"},
     {"integrator_recentre", 6, 24, "'recentre' must be in (0, 2.5] rad, got 3"},
     {"integrator_unknown_method", 6, 22,
@@ -593,6 +607,7 @@ int main(void) {
       cmocka_unit_test(full_events),
       cmocka_unit_test(full_run_settings),
       cmocka_unit_test(minimal_defaults),
+      cmocka_unit_test(partial_atol),
       cmocka_unit_test(mesh_inertia),
       cmocka_unit_test(documented_example),
       cmocka_unit_test(library_and_add),

@@ -277,7 +277,7 @@ static void put_quoted(FILE *f, const char *text) {
 
 int hg_out_event(hg_sim *s, const hg_sim_event *ev) {
   FILE *f = s->out.events;
-  hg_sim_track_momentum(s, ev); /* the invariants observe every event */
+  hg_sim_after_event(s, ev); /* the invariants and the last good state observe every event */
   if (!f) return 0;
   fprintf(f, "%.17g,", ev->t);
   put_quoted(f, ev->name);

@@ -185,6 +185,11 @@ struct hg_sim {
   double wall, wall_mark;
   double progress_wall;   /* wall time of the last progress update */
   int failed;             /* the status of a failure (0: none) */
+  /* the last good state (sim.c): a checkpoint of the last output row or event whose state was
+   * finite with the energy budget still closing, for failure-state.txt */
+  char *good;
+  size_t good_len;
+  double good_t;
   char err[512];          /* the first failure (as long as hg_error.msg) */
   hg_outputs out;
 };
@@ -195,8 +200,10 @@ int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...);
 /* makes room for one more of n items of size in *arr (capacity *cap); 0 or -1 */
 int hg_sim_grow(void **arr, int n, int *cap, size_t size);
 /* momentum tracking (hg_momentum_track) at an event that was just applied (ev) or, with ev NULL,
- * at the current state; hg_sim_new starts it */
+ * at the current state */
 void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev);
+/* what the invariants and the last good state (failure-state.txt) note after event ev */
+void hg_sim_after_event(hg_sim *s, const hg_sim_event *ev);
 /* time of output row k and of checkpoint k */
 double hg_sim_out_time(const hg_sim *s, long k);
 double hg_sim_ck_time(const hg_sim *s, long k);
@@ -315,6 +322,8 @@ int hg_plot_all(hg_sim *s);
 
 /* ---- checkpoint.c ---- */
 int hg_ck_write(const hg_sim *s, const char *path);
+/* the same into an open stream; 0 or -1 */
+int hg_ck_fwrite(const hg_sim *s, FILE *f);
 int hg_ck_resume(hg_sim *s, const char *path, hg_error *err);
 
 #endif

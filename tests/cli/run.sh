@@ -6,8 +6,6 @@ scenes=../scenes
 
 # field N of the last line of a CSV file
 last_field() { tail -n 1 "$1" | cut -d, -f"$2"; }
-# 1 when a file starts with the PNG signature
-is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]; }
 
 # ---- usage ----
 run run --help
