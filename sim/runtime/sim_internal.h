@@ -57,10 +57,12 @@ typedef struct hg_trig {
   int nset[2], *set[2];   /* clearance: the two sets' bodies present in the model */
 } hg_trig;
 
-/* the trajectory columns of one body of the initial model */
+/* the trajectory columns of one body of the scene and its joint (output.c) */
 typedef struct hg_col {
   char *body;             /* the body's name */
-  int nq, nv;             /* widths of its joint's q, v and load columns */
+  char *joint, *parent;   /* its joint in the scene, and the body that joint hangs it from */
+  hg_joint_type type;     /* the joint's type in the scene */
+  int nq, nv;             /* widths of its q, v and load columns */
 } hg_col;
 
 /* Momentum as an invariant (sim.c): it is one only while the system is isolated (no external
@@ -91,9 +93,8 @@ typedef struct hg_series {
 } hg_series;
 
 typedef struct hg_outputs {
-  FILE *traj, *events;
-  int ncol;  hg_col *col;          /* per initial body */
-  int warned_width;                /* one warning for a joint wider than its columns */
+  FILE *traj, *events, *joints;
+  int ncol;  hg_col *col;          /* per body of the scene (present at the start, then absent) */
   long rows;
   /* plots: time, energies (kinetic, potential+element, total, budget drift), momentum (6),
    * separations (2 per pair), loads (per load column) */
