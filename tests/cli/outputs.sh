@@ -79,6 +79,7 @@ time: {start: 0, end: 1000}
 YAML
 run run "$tmp/blowup.yaml" --out "$tmp/blowup" --quiet
 expect_status "blow-up" 3
+expect_has "blow-up names the time" "$err" "failed at t = "
 expect_has "blow-up names the joint and DoF" "$err" "joint 'rail' (prismatic, body 'slider') v.rate = "
 expect_has "blow-up: where the good state is" "$err" "the last good state (t = 0 s"
 # the state kept is the initial one (the first Euler step already multiplies the energy by 1e4),
