@@ -447,7 +447,7 @@ static void summary_momentum(FILE *f, const hg_sim *s) {
   if (!mt->isolated) fprintf(f, " to t = %.9g s", mt->t_out);
   fprintf(f, ")\n");
   if (mt->why[0])
-    fprintf(f, "not_isolated: at t = %.9g s: %s\n", mt->t_out, mt->why);
+    fprintf(f, "not_isolated: last at t = %.9g s: %s\n", mt->t_out, mt->why);
   fprintf(f, "momentum_drift: %.3g (max over the isolated stretches of |L - L0| and |p - p0| "
              "relative to the stretch's peak |L| and |p|; L0, p0 at the start of each)\n",
           s->max_hdrift);

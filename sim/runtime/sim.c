@@ -443,8 +443,10 @@ void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) {
   hg_momentum_track *mt = &s->mt;
   double h[6], sc[2];
   char why[sizeof mt->why], since[sizeof mt->since];
-  /* the integration up to the event belongs to the open stretch */
+  /* the integration up to the event belongs to the open stretch; or the system was not
+   * isolated up to the event (isolation changes only at events) */
   if (ev && mt->isolated) stretch_add(s, ev->h_before, ev->h_scale);
+  else if (ev && mt->why[0]) mt->t_out = ev->t;
   hg_sim_momentum_scale(s, s->q, s->v, h, sc);
   if (!isolated(s, why, sizeof why)) {
     mt->isolated = 0;

@@ -38,6 +38,36 @@ expect_has "release: from the release" "$sum" "2 stretches; the last from after 
 drift=$(summary_value "$tmp/release" momentum_drift)
 if less "$drift" 1e-7; then pass; else fail "release momentum drift $drift"; fi
 
+# a body held to the world, let go at t = 1 s, pushed at t = 2 s: momentum is an invariant from
+# the release, and again from the push
+cat > "$tmp/letgo.yaml" <<'YAML'
+gravity: [0, 0, 0]
+bodies:
+  - name: base
+    joint: {type: revolute, name: pivot, axis: [0, 0, 1]}
+    inertia: {mass: 10, com: [1, 0, 0], inertia: [1, 1, 1]}
+  - name: tip
+    parent: base
+    joint: {type: revolute, name: hinge, axis: [0, 0, 1], pos: [2, 0, 0]}
+    inertia: {mass: 2, com: [0.5, 0, 0], inertia: [0.1, 0.1, 0.1]}
+initial:
+  joints:
+    pivot: {v: [0.5]}
+    hinge: {v: [-0.3]}
+events:
+  - {name: let_go, at: 1, do: [{detach: base}]}
+  - {name: push, at: 2, do: [{impulse: {body: tip, linear: [1, 0, 0]}}]}
+integrator: {rtol: 1e-10}
+time: {start: 0, end: 3}
+YAML
+run run "$tmp/letgo.yaml" --out "$tmp/letgo" --no-plots --quiet
+sum=$(cat "$tmp/letgo/summary.txt")
+expect_has "let go: stretches" "$sum" "2 stretches; the last from after 'push' at t = 2 s"
+expect_has "let go: held before" "$sum" \
+  "not_isolated: last at t = 1 s: free revolute joint 'pivot' holds body 'base' to the world"
+drift=$(summary_value "$tmp/letgo" momentum_drift)
+if less "$drift" 1e-8; then pass; else fail "let go: momentum drift $drift"; fi
+
 # ---- failures that help ----
 # a stiff damper under Adams: max_steps, said so, with the advice to use cvode-bdf
 cat > "$tmp/stiff.yaml" <<'YAML'
