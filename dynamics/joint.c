@@ -23,6 +23,40 @@ const char *hg_joint_type_name(hg_joint_type t) {
   return (unsigned)t < HG_JOINT_NTYPES ? joint_info[t].name : "unknown";
 }
 
+/* the names and units of each type's q, v and generalized-force entries */
+typedef struct entry_names {
+  const char *name[3][7], *unit[3][7];
+} entry_names;
+static const entry_names joint_entries[HG_JOINT_NTYPES] = {
+    [HG_JOINT_REVOLUTE] = {{{"angle"}, {"rate"}, {"torque"}}, {{"rad"}, {"rad/s"}, {"N m"}}},
+    [HG_JOINT_PRISMATIC] = {{{"slide"}, {"rate"}, {"force"}}, {{"m"}, {"m/s"}, {"N"}}},
+    /* the helical force is dual to the rate along S = (a, pitch a): N m */
+    [HG_JOINT_HELICAL] = {{{"angle"}, {"rate"}, {"torque"}}, {{"rad"}, {"rad/s"}, {"N m"}}},
+    [HG_JOINT_CYLINDRICAL] = {{{"angle", "slide"}, {"rate", "slide_rate"}, {"torque", "force"}},
+                              {{"rad", "m"}, {"rad/s", "m/s"}, {"N m", "N"}}},
+    [HG_JOINT_UNIVERSAL] = {{{"angle1", "angle2"}, {"rate1", "rate2"}, {"torque1", "torque2"}},
+                            {{"rad", "rad"}, {"rad/s", "rad/s"}, {"N m", "N m"}}},
+    [HG_JOINT_PLANAR] = {{{"x", "y", "angle"}, {"vx", "vy", "rate"}, {"fx", "fy", "torque"}},
+                         {{"m", "m", "rad"}, {"m/s", "m/s", "rad/s"}, {"N", "N", "N m"}}},
+    [HG_JOINT_SPHERICAL] = {{{"qw", "qx", "qy", "qz"}, {"wx", "wy", "wz"}, {"mx", "my", "mz"}},
+                            {{"1", "1", "1", "1"}, {"rad/s", "rad/s", "rad/s"},
+                             {"N m", "N m", "N m"}}},
+    [HG_JOINT_FREE] = {{{"x", "y", "z", "qw", "qx", "qy", "qz"},
+                        {"wx", "wy", "wz", "vx", "vy", "vz"},
+                        {"mx", "my", "mz", "fx", "fy", "fz"}},
+                       {{"m", "m", "m", "1", "1", "1", "1"},
+                        {"rad/s", "rad/s", "rad/s", "m/s", "m/s", "m/s"},
+                        {"N m", "N m", "N m", "N", "N", "N"}}},
+};
+
+const char *hg_joint_entry_name(hg_joint_type t, int what, int k, const char **unit) {
+  if ((unsigned)t >= HG_JOINT_NTYPES || what < 0 || what > 2 || k < 0 ||
+      k >= (what ? joint_info[t].nv : joint_info[t].nq))
+    return NULL;
+  if (unit) *unit = joint_entries[t].unit[what][k];
+  return joint_entries[t].name[what][k];
+}
+
 int hg_joint_type_from_name(const char *name) {
   for (int t = 0; t < HG_JOINT_NTYPES; t++)
     if (strcmp(name, joint_info[t].name) == 0) return t;

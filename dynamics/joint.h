@@ -68,6 +68,13 @@ int hg_joint_type_from_name(const char *name);
  * fast path whatever the rotation of the joint's origin; -1 for every other joint. */
 int hg_joint_axis_index(const hg_joint *j);
 
+/* The name and SI unit of entry k of a joint's configuration q (what = 0), rates v (what = 1) or
+ * generalized forces (what = 2, dual to v: at a free joint the wrench on the child, child frame,
+ * moment about its origin), as output files head their columns: revolute "angle" (rad), "rate"
+ * (rad/s), "torque" (N m); free "x".."qz", "wx".."vz", "mx".."fz"; ... NULL when k is out of
+ * range. unit may be NULL. */
+const char *hg_joint_entry_name(hg_joint_type type, int what, int k, const char **unit);
+
 /* T = T_joint(q): child frame in the joint frame */
 void hg_joint_transform(const hg_joint *j, const double *q, hg_se3 *T);
 /* S = motion subspace, nv columns of 6 (S[6k..6k+5] is column k), in the child frame */

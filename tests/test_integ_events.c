@@ -204,14 +204,6 @@ static void expect(hg_integrator *I, double tout, int code) {
   assert_int_equal(rc, code);
 }
 
-static double state_error(const hg_model *m, const double *q, const double *v, const double *qr,
-                          const double *vr) {
-  double dq[MAXNV], s = 0;
-  hg_model_difference(m, qr, q, dq);
-  for (int k = 0; k < m->nv; k++) s += dq[k] * dq[k] + (v[k] - vr[k]) * (v[k] - vr[k]);
-  return sqrt(s);
-}
-
 static double energy(plant *p, const double *q, const double *v) {
   double ke, pe;
   hg_energy(p->m, p->d, q, v, &ke, &pe);
@@ -357,8 +349,8 @@ static void recentre_keeps_trajectory(void **state) {
       double q[2][MAXNV], v[2][MAXNV];
       long n0 = run_with_radius(&p, (hg_integ_method)method, rtol[i], 0.1, T, q[0], v[0]);
       long n1 = run_with_radius(&p, (hg_integ_method)method, rtol[i], 2.5, T, q[1], v[1]);
-      double e0 = state_error(p.m, q[0], v[0], qr, vr), e1 = state_error(p.m, q[1], v[1], qr, vr);
-      diff[i] = state_error(p.m, q[0], v[0], q[1], v[1]);
+      double e0 = hg_test_state_error(p.m, q[0], v[0], qr, vr), e1 = hg_test_state_error(p.m, q[1], v[1], qr, vr);
+      diff[i] = hg_test_state_error(p.m, q[0], v[0], q[1], v[1]);
       printf("# %-11s rtol %.0e: radius 0.1: %ld recentres, error %.2e; radius 2.5: %ld, error "
              "%.2e; difference %.2e\n", hg_integ_method_name((hg_integ_method)method), rtol[i],
              n0, e0, n1, e1, diff[i]);
@@ -396,7 +388,7 @@ static void release_at_time_event(void **state) {
   hg_integrator *B = make(&p, NULL, NULL, HG_INTEG_CVODE_BDF, 1e-11, 0.4, hg_integrator_q(A),
                           hg_integrator_v(A));
   expect(B, 1.0, HG_INTEG_OK);
-  double e = state_error(p.m, hg_integrator_q(I), hg_integrator_v(I), hg_integrator_q(B),
+  double e = hg_test_state_error(p.m, hg_integrator_q(I), hg_integrator_v(I), hg_integrator_q(B),
                          hg_integrator_v(B));
   printf("# release at a time event vs two runs: %.2e\n", e);
   assert_true(e < 1e-9);
@@ -628,7 +620,7 @@ static void output_times_do_not_change_the_run(void **state) {
     hg_integrator *B = make(&p, NULL, NULL, (hg_integ_method)method, 1e-8, 0, p.q0, p.v0);
     for (int k = 1; k <= 100; k++) expect(A, 0.01 * k, HG_INTEG_OK);
     expect(B, 1.0, HG_INTEG_OK);
-    double e = state_error(p.m, hg_integrator_q(A), hg_integrator_v(A), hg_integrator_q(B),
+    double e = hg_test_state_error(p.m, hg_integrator_q(A), hg_integrator_v(A), hg_integrator_q(B),
                            hg_integrator_v(B));
     assert_true(e < 1e-14);
     hg_integrator_free(A);

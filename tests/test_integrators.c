@@ -20,6 +20,7 @@
 
 #include "hinge.h"
 #include "integrator.h"
+#include "models.h"
 
 #define MAXNV 16
 
@@ -134,15 +135,6 @@ static void cvode_options(hg_integ_options *o, hg_integ_method method, double rt
   o->rtol = rtol; /* absolute tolerances default to rtol x 1 unit */
 }
 
-/* the distance on the group, sqrt(|q (-) qr|^2 + |v - vr|^2) */
-static double state_error(const hg_model *m, const double *q, const double *v, const double *qr,
-                          const double *vr) {
-  double dq[MAXNV], s = 0;
-  hg_model_difference(m, qr, q, dq);
-  for (int k = 0; k < m->nv; k++) s += dq[k] * dq[k] + (v[k] - vr[k]) * (v[k] - vr[k]);
-  return sqrt(s);
-}
-
 /* least-squares slope of log(e) against log(h) */
 static double fitted_order(const double *h, const double *e, int n) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -173,7 +165,7 @@ static double measure_order(plant *p, hg_integ_method method, double h0, double 
     h[i] = h0 / (1 << i);
     fixed_options(&o, method, h[i]);
     run(p, &o, T, q, v, NULL);
-    e[i] = state_error(p->m, q, v, qr, vr);
+    e[i] = hg_test_state_error(p->m, q, v, qr, vr);
   }
   double order = fitted_order(h, e, 3);
   printf("# %-10s %-19s h = %.3g..%.3g: errors %.3e %.3e %.3e, order %.3f\n",
@@ -224,7 +216,7 @@ static void cvode_error_tracks_rtol(void **state) {
       for (int i = 0; i < 4; i++) {
         cvode_options(&o, (hg_integ_method)method, rtol[i]);
         run(&sys[s], &o, T, q, v, &st);
-        e[i] = state_error(sys[s].m, q, v, qr, vr);
+        e[i] = hg_test_state_error(sys[s].m, q, v, qr, vr);
         printf("# %-11s %-19s rtol %.0e: error %.3e, %ld steps, %ld rhs, %ld recentres\n",
                hg_integ_method_name((hg_integ_method)method), names[s], rtol[i], e[i], st.steps,
                st.rhs_evals, st.recentres);

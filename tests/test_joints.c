@@ -37,20 +37,6 @@ static double pose_diff(const hg_se3 *A, const hg_se3 *B) {
   return fmax(hg_test_max_diff(A->R, B->R, 9), hg_test_max_diff(A->p, B->p, 3));
 }
 
-/* a joint of the given type with random axes (the second one not parallel) and pitch */
-static void random_joint(hg_rng *r, hg_joint_type type, hg_joint *j) {
-  double a[3], b[3], t[3];
-  const char *why = NULL;
-  hg_test_random_vector(r, a, 3, -1, 1);
-  hg_test_random_vector(r, t, 3, -1, 1);
-  /* universal: b orthogonal to a; planar: a random in-plane direction (projected by init) */
-  if (type == HG_JOINT_UNIVERSAL)
-    hg_v3_cross(a, t, b);
-  else
-    memcpy(b, t, sizeof b);
-  assert_int_equal(hg_joint_init(j, type, a, b, hg_rng_range(r, -0.5, 0.5), &why), 0);
-}
-
 /* S v: the sum of the motion-subspace columns weighted by v */
 static void motion_times(const hg_joint *j, const double *q, const double *v, double out[6]) {
   double S[6 * HG_JOINT_MAXNV];
@@ -105,7 +91,7 @@ static void dimensions_and_neutral(void **state) {
     assert_int_equal(hg_joint_type_from_name(hg_joint_type_name(TYPES[t])), (int)TYPES[t]);
     for (int k = 0; k < nv[t]; k++)
       assert_int_equal(hg_joint_dof_is_angular(TYPES[t], k), (angular[t] >> k) & 1);
-    random_joint(&r, TYPES[t], &j);
+    hg_test_random_joint(&r, TYPES[t], &j);
     hg_joint_neutral(&j, q);
     hg_joint_transform(&j, q, &T);
     hg_se3_identity(&I);
@@ -124,7 +110,7 @@ static void random_configurations_valid(void **state) {
     for (int s = 0; s < NSAMPLE; s++) {
       hg_joint j;
       double q[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV];
-      random_joint(&r, TYPES[t], &j);
+      hg_test_random_joint(&r, TYPES[t], &j);
       hg_joint_random(&j, &r, q);
       for (int k = 0; k < hg_joint_nq(TYPES[t]); k++) assert_true(fabs(q[k]) <= TEST_PI);
       for (int step = 0; step < (s == 0 ? 1000 : 1); step++) {
@@ -150,7 +136,7 @@ static void motion_subspace_is_body_velocity(void **state) {
       hg_joint j;
       double q[HG_JOINT_MAXNQ], qp[HG_JOINT_MAXNQ], qm[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV];
       double Sv[6], fd[6];
-      random_joint(&r, TYPES[t], &j);
+      hg_test_random_joint(&r, TYPES[t], &j);
       hg_joint_random(&j, &r, q);
       random_velocity(&r, &j, v);
       hg_joint_integrate(&j, q, v, FD_H, qp);
@@ -176,7 +162,7 @@ static void bias_is_rate_of_motion_subspace(void **state) {
       hg_joint j;
       double q[HG_JOINT_MAXNQ], qp[HG_JOINT_MAXNQ], qm[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV];
       double Sp[6], Sm[6], fd[6], c[6];
-      random_joint(&r, TYPES[t], &j);
+      hg_test_random_joint(&r, TYPES[t], &j);
       hg_joint_random(&j, &r, q);
       random_velocity(&r, &j, v);
       hg_joint_integrate(&j, q, v, FD_H, qp);
@@ -209,7 +195,7 @@ static void integrate_difference_round_trip(void **state) {
           back[HG_JOINT_MAXNV], xi[6] = {0, 0, 0, 0, 0, 0};
       hg_se3 T1, T2, T0, E, TE;
       int nv = hg_joint_nv(TYPES[t]);
-      random_joint(&r, TYPES[t], &j);
+      hg_test_random_joint(&r, TYPES[t], &j);
       hg_joint_random(&j, &r, q0);
       hg_joint_random(&j, &r, q1);
       hg_joint_difference(&j, q0, q1, d);
@@ -251,7 +237,7 @@ static void chart_rate_realizes_velocity(void **state) {
       double xi[HG_JOINT_MAXNV], xd[HG_JOINT_MAXNV], x[HG_JOINT_MAXNV], v[HG_JOINT_MAXNV];
       double dp[HG_JOINT_MAXNV], dm[HG_JOINT_MAXNV], fd[HG_JOINT_MAXNV], Sv[6], tw[6];
       int nv = hg_joint_nv(TYPES[t]);
-      random_joint(&r, TYPES[t], &j);
+      hg_test_random_joint(&r, TYPES[t], &j);
       hg_joint_random(&j, &r, qr);
       /* chart points up to |rotation| ~ 2.5 rad, where J_r^-1 is far from 1 */
       hg_test_random_vector(&r, xi, nv, -1.4, 1.4);
@@ -310,9 +296,36 @@ static void init_errors_and_normalization(void **state) {
   }
 }
 
+/* every entry of q, v and the generalized forces has a name and a unit, and nothing past them:
+ * the output columns and failure messages are named from these */
+static void entry_names(void **state) {
+  (void)state;
+  for (int t = 0; t < HG_JOINT_NTYPES; t++) {
+    int n[3] = {hg_joint_nq((hg_joint_type)t), hg_joint_nv((hg_joint_type)t),
+                hg_joint_nv((hg_joint_type)t)};
+    for (int what = 0; what < 3; what++) {
+      for (int k = 0; k < n[what]; k++) {
+        const char *unit = NULL, *name = hg_joint_entry_name((hg_joint_type)t, what, k, &unit);
+        assert_non_null(name);
+        assert_non_null(unit);
+        /* names are unique within their kind */
+        for (int j = 0; j < k; j++)
+          assert_string_not_equal(name, hg_joint_entry_name((hg_joint_type)t, what, j, NULL));
+      }
+      assert_null(hg_joint_entry_name((hg_joint_type)t, what, n[what], NULL));
+    }
+  }
+  const char *unit;
+  assert_string_equal(hg_joint_entry_name(HG_JOINT_FREE, 2, 3, &unit), "fx");
+  assert_string_equal(unit, "N");
+  assert_string_equal(hg_joint_entry_name(HG_JOINT_REVOLUTE, 0, 0, &unit), "angle");
+  assert_string_equal(unit, "rad");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(dimensions_and_neutral),
+      cmocka_unit_test(entry_names),
       cmocka_unit_test(random_configurations_valid),
       cmocka_unit_test(motion_subspace_is_body_velocity),
       cmocka_unit_test(bias_is_rate_of_motion_subspace),

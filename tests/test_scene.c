@@ -14,18 +14,12 @@
 #include <string.h>
 
 #include "scene.h"
+#include "sims.h"
 
 #define TOL 1e-12
 #define PI 3.14159265358979323846
 
 /* ---- helpers ---- */
-
-static hg_scene *load(const char *path) {
-  hg_error err;
-  hg_scene *s = hg_scene_load(path, &err);
-  if (!s) fail_msg("%s", err.msg);
-  return s;
-}
 
 static void assert_near(double a, double b, double tol) {
   if (!(fabs(a - b) <= tol)) fail_msg("%.17g != %.17g (tolerance %g)", a, b, tol);
@@ -63,7 +57,7 @@ static char *slurp(const char *path) {
 /* base: fixed at (0, 0, 1) turned 90 degrees about z; I_o = I_c + m (|c|^2 1 - c c^T) with
  * c = (0, 0, 0.1), m = 10 adds 0.1 to xx and yy */
 static void full_bodies(void **state) {
-  hg_scene *s = load("data/scenes/full.yaml");
+  hg_scene *s = hg_test_scene("data/scenes/full.yaml");
   const hg_body_spec *b = body(s, "base"), *u = body(s, "upper"), *l = body(s, "lower");
   double Rz90[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1}, p[3] = {0, 0, 1}, I[6] = {0.2, 0.3, 0.3, 0, 0, 0};
   double h[3] = {0, 0, 1}, y[3] = {0, 1, 0}, x[3] = {1, 0, 0};
@@ -98,7 +92,7 @@ static void full_bodies(void **state) {
 
 /* the compiled model: 5 bodies of the scene and 4 of the URDF, 5 geometries */
 static void full_model_and_geometry(void **state) {
-  hg_scene *s = load("data/scenes/full.yaml");
+  hg_scene *s = hg_test_scene("data/scenes/full.yaml");
   hg_error err;
   hg_model *m = hg_builder_compile(s->builder, &err);
   const hg_geom *g;
@@ -130,7 +124,7 @@ static void full_model_and_geometry(void **state) {
 
 /* markers: on bodies and at the top level; rpy (pi, 0, 0) flips y and z */
 static void full_markers(void **state) {
-  hg_scene *s = load("data/scenes/full.yaml");
+  hg_scene *s = hg_test_scene("data/scenes/full.yaml");
   const hg_marker *pp = hg_scene_marker(s, "probe_port"), *tp = hg_scene_marker(s, "r_tool_point");
   double Rx180[9] = {1, 0, 0, 0, -1, 0, 0, 0, -1};
   assert_int_equal(s->nmarker, 5);
@@ -149,7 +143,7 @@ static void full_markers(void **state) {
 }
 
 static void full_forces(void **state) {
-  hg_scene *s = load("data/scenes/full.yaml");
+  hg_scene *s = hg_test_scene("data/scenes/full.yaml");
   const hg_force_spec *f;
   assert_int_equal(s->nforce, 6);
   f = hg_scene_force(s, "earth");
@@ -188,7 +182,7 @@ static void full_forces(void **state) {
 
 /* initial state: joint q and v (quaternions normalized), a free body's world pose and twist */
 static void full_initial_and_modes(void **state) {
-  hg_scene *s = load("data/scenes/full.yaml");
+  hg_scene *s = hg_test_scene("data/scenes/full.yaml");
   double quat[4] = {0, 1, 0, 0}, Rz90[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1}, pos[3] = {3, 0, 2};
   double twist[6] = {0, 0, 0.1, -0.5, 0, 0}, amp[2] = {0.2, 0.1};
   assert_int_equal(s->njinit, 2);
@@ -217,7 +211,7 @@ static void full_initial_and_modes(void **state) {
 
 /* events: time and condition triggers, every kind of action */
 static void full_events(void **state) {
-  hg_scene *s = load("data/scenes/full.yaml");
+  hg_scene *s = hg_test_scene("data/scenes/full.yaml");
   const hg_event_spec *e = s->event;
   assert_int_equal(s->nevent, 5);
   assert_string_equal(e[0].name, "release");
@@ -262,7 +256,7 @@ static void full_events(void **state) {
 }
 
 static void full_run_settings(void **state) {
-  hg_scene *s = load("data/scenes/full.yaml");
+  hg_scene *s = hg_test_scene("data/scenes/full.yaml");
   assert_int_equal(s->integ.method, HG_INTEG_CVODE_BDF);
   assert_near(s->integ.rtol, 1e-8, 0);
   assert_near(s->integ.atol_length, 2e-9, 0);
@@ -281,7 +275,7 @@ static void full_run_settings(void **state) {
 /* ---- defaults, meshes, the documented example ---- */
 
 static void minimal_defaults(void **state) {
-  hg_scene *s = load("data/scenes/minimal.yaml");
+  hg_scene *s = hg_test_scene("data/scenes/minimal.yaml");
   hg_integ_options def;
   hg_integ_default_options(&def, HG_INTEG_CVODE_ADAMS);
   assert_null(s->title);
@@ -300,11 +294,24 @@ static void minimal_defaults(void **state) {
   hg_scene_free(s);
 }
 
+/* an atol mapping with one kind: the others keep their defaults (the old reader demanded every
+ * kind and failed with "'length' must be positive, got 0" at 1:1) */
+static void partial_atol(void **state) {
+  hg_scene *s = hg_test_scene("data/scenes/atol_partial.yaml");
+  hg_integ_options def;
+  hg_integ_default_options(&def, HG_INTEG_CVODE_BDF);
+  assert_near(s->integ.atol_angle, 1e-9, 0);
+  assert_near(s->integ.atol_length, def.atol_length, 0);
+  assert_near(s->integ.atol_angvel, def.atol_angvel, 0);
+  assert_near(s->integ.atol_linvel, def.atol_linvel, 0);
+  hg_scene_free(s);
+}
+
 /* cube [0, 2]^3 of density 1000: m = 8000, c = (1, 1, 1), I_c = m (2^2 + 2^2) / 12; the
  * tetrahedron (0,0,0) (1,0,0) (0,2,0) (0,0,3) has volume 1 and centroid (1/4, 1/2, 3/4), moved
  * by (1, 0, 0) */
 static void mesh_inertia(void **state) {
-  hg_scene *s = load("data/scenes/mesh.yaml");
+  hg_scene *s = hg_test_scene("data/scenes/mesh.yaml");
   hg_error err;
   hg_model *m = hg_builder_compile(s->builder, &err);
   double c[3], Ic[6], cube_c[3] = {1, 1, 1}, Icube = 8000.0 * 8 / 12, tet_c[3] = {1.25, 0.5, 0.75};
@@ -328,7 +335,7 @@ static void mesh_inertia(void **state) {
 /* the complete example of docs/scene-format.md is example.yaml, word for word, and it loads */
 static void documented_example(void **state) {
   char *doc = slurp("../docs/scene-format.md"), *file = slurp("data/scenes/example.yaml");
-  hg_scene *s = load("data/scenes/example.yaml");
+  hg_scene *s = hg_test_scene("data/scenes/example.yaml");
   if (!strstr(doc, file))
     fail_msg("docs/scene-format.md does not hold data/scenes/example.yaml verbatim");
   assert_int_equal(s->ncapture, 1);
@@ -343,7 +350,7 @@ static void documented_example(void **state) {
  * their scene parents and geometry), not in the builder; their initial joint states wait in the
  * library; add actions hold the body, the marker, the pose and the twist */
 static void library_and_add(void **state) {
-  hg_scene *s = load("data/scenes/library.yaml");
+  hg_scene *s = hg_test_scene("data/scenes/library.yaml");
   const hg_library *lib = &s->library;
   const hg_model *L = lib->model;
   double Rz30[9] = {cos(PI / 6), -sin(PI / 6), 0, sin(PI / 6), cos(PI / 6), 0, 0, 0, 1};
@@ -473,6 +480,7 @@ static const struct bad_scene {
     {"initial_wrong_count", 8, 14, "expected a list of 1 number for 'q', got 2"},
     {"integrator_atol_key", 7, 23,
      "unknown key 'angular_velocty' in 'atol' (did you mean 'angular_velocity'?)"},
+    {"integrator_atol_negative", 7, 40, "'linear_velocity' must be positive, got -2"},
     {"integrator_bad_rtol", 6, 35, "'rtol' must be positive"},
     {"integrator_recentre", 6, 24, "'recentre' must be in (0, 2.5] rad, got 3"},
     {"integrator_unknown_method", 6, 22,
@@ -593,6 +601,7 @@ int main(void) {
       cmocka_unit_test(full_events),
       cmocka_unit_test(full_run_settings),
       cmocka_unit_test(minimal_defaults),
+      cmocka_unit_test(partial_atol),
       cmocka_unit_test(mesh_inertia),
       cmocka_unit_test(documented_example),
       cmocka_unit_test(library_and_add),

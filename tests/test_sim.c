@@ -18,6 +18,7 @@
 
 #include "sim.h"
 #include "files.h"
+#include "sims.h"
 
 static const char *const all_scenes[] = {"heatshield", "undock", "dock",     "freeze_thaw",
                                          "pendulum",   "chain",  "humanoid", "release"};
@@ -28,31 +29,10 @@ static const char *const zero_g_scenes[] = {"undock", "dock", "freeze_thaw", "hu
 
 /* ---- helpers ---- */
 
-static hg_scene *load_path(const char *path) {
-  hg_error err;
-  hg_scene *s = hg_scene_load(path, &err);
-  if (!s) fail_msg("%s", err.msg);
-  return s;
-}
-
 static hg_scene *load(const char *name) {
   char path[256];
   snprintf(path, sizeof path, "../scenes/%s.yaml", name);
-  return load_path(path);
-}
-
-/* a simulation of s with rtol (0: the scene's), an output folder (or NULL), checkpoints */
-static hg_sim *make_sim(hg_scene *s, double rtol, const char *out, double ck) {
-  hg_sim_options opt;
-  hg_error err;
-  hg_sim_default_options(&opt);
-  opt.rtol = rtol;
-  opt.out_dir = out;
-  opt.checkpoint_every = ck;
-  opt.plots = 0;
-  hg_sim *sim = hg_sim_new(s, &opt, &err);
-  if (!sim) fail_msg("%s: %s", s->path, err.msg);
-  return sim;
+  return hg_test_scene(path);
 }
 
 /* writes text to dir/name and returns the path in buf */
@@ -78,7 +58,7 @@ static double dist3(const double *a, const double *b) {
 static void every_scene_runs_to_its_end(void **state) {
   for (int k = 0; k < NSCENES; k++) {
     hg_scene *s = load(all_scenes[k]);
-    hg_sim *sim = make_sim(s, 0, NULL, 0);
+    hg_sim *sim = hg_test_sim(s, NAN, NULL);
     int rc = hg_sim_run(sim, INFINITY);
     if (rc) fail_msg("%s: %s", all_scenes[k], hg_sim_error(sim));
     assert_true(hg_sim_time(sim) == hg_sim_t_end(sim));
@@ -96,7 +76,7 @@ static void every_scene_runs_to_its_end(void **state) {
 static void momentum_conserved_across_events(void **state) {
   for (size_t k = 0; k < sizeof zero_g_scenes / sizeof zero_g_scenes[0]; k++) {
     hg_scene *s = load(zero_g_scenes[k]);
-    hg_sim *sim = make_sim(s, 0, NULL, 0);
+    hg_sim *sim = hg_test_sim(s, NAN, NULL);
     assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
     assert_true(hg_sim_nevents(sim) >= 1);
     double worst = 0;
@@ -127,7 +107,7 @@ static void momentum_conserved_across_events(void **state) {
 static void energy_budget_closes(void **state) {
   for (int k = 0; k < NSCENES; k++) {
     hg_scene *s = load(all_scenes[k]);
-    hg_sim *sim = make_sim(s, 1e-10, NULL, 0);
+    hg_sim *sim = hg_test_sim_ck(s, 1e-10, NULL, 0);
     assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
     hg_sim_budget b;
     hg_sim_get_budget(sim, &b);
@@ -157,7 +137,7 @@ static double separation(hg_sim *sim, hg_data **d, const char *a, const char *b)
 
 static void heatshield_clearance_grows(void **state) {
   hg_scene *s = load("heatshield");
-  hg_sim *sim = make_sim(s, 0, NULL, 0);
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
   hg_data *d = NULL;
   double t_release = -1, last = -1;
   int samples = 0;
@@ -190,7 +170,7 @@ static void heatshield_clearance_grows(void **state) {
 static void run_with_checkpoints(const char *name, const char *dir, double ck, double *q,
                                  double *v, int *nq, int *nv) {
   hg_scene *s = load(name);
-  hg_sim *sim = make_sim(s, 0, dir, ck);
+  hg_sim *sim = hg_test_sim_ck(s, 0, dir, ck);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
   *nq = hg_sim_model(sim)->nq;
@@ -199,32 +179,6 @@ static void run_with_checkpoints(const char *name, const char *dir, double ck, d
   memcpy(v, hg_sim_v(sim), (size_t)*nv * sizeof(double));
   hg_sim_free(sim);
   hg_scene_free(s);
-}
-
-/* the resumed run's trajectory is the tail of the uninterrupted one, byte for byte, and its final
- * state is the same bits */
-static void resume_matches(const char *name, const char *dir_a, int ck_index, const double *qa,
-                           const double *va, int nq, int nv) {
-  char dir_b[64], ck[256];
-  assert_int_equal(0, hg_test_temp_dir("sim", dir_b, sizeof dir_b));
-  snprintf(ck, sizeof ck, "%s/checkpoint-%04d.txt", dir_a, ck_index);
-  hg_scene *s = load(name);
-  hg_sim *sim = make_sim(s, 0, dir_b, 0);
-  hg_error err;
-  if (hg_sim_resume(sim, ck, &err)) fail_msg("%s", err.msg);
-  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
-  assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
-  assert_int_equal(hg_sim_model(sim)->nq, nq);
-  assert_int_equal(hg_sim_model(sim)->nv, nv);
-  assert_memory_equal(hg_sim_q(sim), qa, (size_t)nq * sizeof(double));
-  assert_memory_equal(hg_sim_v(sim), va, (size_t)nv * sizeof(double));
-  long nb = hg_test_resumed_tail(dir_a, dir_b);
-  assert_true(nb > 0);
-  printf("# %-12s resumed from checkpoint %d: %ld bytes of trajectory identical\n", name,
-         ck_index, nb);
-  hg_sim_free(sim);
-  hg_scene_free(s);
-  hg_test_remove_dir(dir_b);
 }
 
 static void checkpoint_resume_bit_identical(void **state) {
@@ -241,8 +195,10 @@ static void checkpoint_resume_bit_identical(void **state) {
     char dir_a[64];
     assert_int_equal(0, hg_test_temp_dir("sim", dir_a, sizeof dir_a));
     run_with_checkpoints(cases[k].scene, dir_a, cases[k].every, q, v, &nq, &nv);
+    hg_scene *s = load(cases[k].scene);
     for (int j = 0; j < 2; j++)
-      resume_matches(cases[k].scene, dir_a, cases[k].ck[j], q, v, nq, nv);
+      hg_test_resume_matches(s, cases[k].scene, dir_a, cases[k].ck[j], q, v, nq, nv);
+    hg_scene_free(s);
     hg_test_remove_dir(dir_a);
   }
 }
@@ -256,7 +212,7 @@ static void resume_rejects_other_scene(void **state) {
   run_with_checkpoints("dock", dir, 5, q, v, &nq, &nv);
   snprintf(ck, sizeof ck, "%s/checkpoint-0001.txt", dir);
   hg_scene *s = load("freeze_thaw");
-  hg_sim *sim = make_sim(s, 0, NULL, 0);
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
   hg_error err;
   assert_int_equal(hg_sim_resume(sim, ck, &err), HG_SIM_ERR_INPUT);
   assert_non_null(strstr(err.msg, "checkpoint-0001.txt:"));
@@ -270,7 +226,7 @@ static void resume_rejects_other_scene(void **state) {
 /* time events fire at exactly their time; the undock release detaches the client */
 static void time_events_fire_exactly(void **state) {
   hg_scene *s = load("undock");
-  hg_sim *sim = make_sim(s, 0, NULL, 0);
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_nevents(sim), 2);
   for (int e = 0; e < 2; e++) assert_true(hg_sim_event_at(sim, e)->t == 10.0);
@@ -285,7 +241,7 @@ static void time_events_fire_exactly(void **state) {
 /* the capture docks the chaser by a locked free joint at rest */
 static void capture_docks_and_locks(void **state) {
   hg_scene *s = load("dock");
-  hg_sim *sim = make_sim(s, 0, NULL, 0);
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_nevents(sim), 1);
   const hg_sim_event *ev = hg_sim_event_at(sim, 0);
@@ -320,8 +276,8 @@ static const char impulse_scene[] =
 static void impulse_changes_momentum_by_the_impulse(void **state) {
   char dir[64], path[128];
   assert_int_equal(0, hg_test_temp_dir("sim", dir, sizeof dir));
-  hg_scene *s = load_path(write_file(dir, "impulse.yaml", impulse_scene, path, sizeof path));
-  hg_sim *sim = make_sim(s, 1e-10, NULL, 0);
+  hg_scene *s = hg_test_scene(write_file(dir, "impulse.yaml", impulse_scene, path, sizeof path));
+  hg_sim *sim = hg_test_sim_ck(s, 1e-10, NULL, 0);
   assert_int_equal(hg_sim_run(sim, 1.0), HG_SIM_OK);
   /* the marker's world position at the kick */
   const hg_model *m = hg_sim_model(sim);
@@ -346,7 +302,7 @@ static void impulse_changes_momentum_by_the_impulse(void **state) {
 /* a prescribed joint follows its profile exactly, from the moment its mode is set */
 static void prescribed_joint_follows_profile(void **state) {
   hg_scene *s = load("freeze_thaw");
-  hg_sim *sim = make_sim(s, 0, NULL, 0);
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
   assert_int_equal(hg_sim_run(sim, 4.0), HG_SIM_OK);
   const hg_model *m = hg_sim_model(sim);
   int b1 = hg_model_joint(m, "b1");
@@ -383,8 +339,8 @@ static const char blowup_scene[] =
 static void numerical_failure_stops_cleanly(void **state) {
   char dir[64], path[128];
   assert_int_equal(0, hg_test_temp_dir("sim", dir, sizeof dir));
-  hg_scene *s = load_path(write_file(dir, "blowup.yaml", blowup_scene, path, sizeof path));
-  hg_sim *sim = make_sim(s, 0, dir, 0);
+  hg_scene *s = hg_test_scene(write_file(dir, "blowup.yaml", blowup_scene, path, sizeof path));
+  hg_sim *sim = hg_test_sim_ck(s, 0, dir, 0);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_ERR_NUMERIC);
   assert_non_null(strstr(hg_sim_error(sim), "t = "));
   assert_true(hg_sim_time(sim) < 1000);

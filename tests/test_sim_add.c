@@ -21,6 +21,7 @@
 
 #include "sim.h"
 #include "files.h"
+#include "sims.h"
 
 /* ---- the scene ---- */
 
@@ -98,20 +99,6 @@ static hg_scene *write_scene(const char *dir, const char *name, int nevent) {
   hg_scene *s = hg_scene_load(path, &err);
   if (!s) fail_msg("%s", err.msg);
   return s;
-}
-
-/* a simulation with rtol (0: the scene's), an output folder (or NULL), checkpoints */
-static hg_sim *make_sim(hg_scene *s, double rtol, const char *out, double ck) {
-  hg_sim_options opt;
-  hg_error err;
-  hg_sim_default_options(&opt);
-  opt.rtol = rtol;
-  opt.out_dir = out;
-  opt.checkpoint_every = ck;
-  opt.plots = 0;
-  hg_sim *sim = hg_sim_new(s, &opt, &err);
-  if (!sim) fail_msg("%s: %s", s->path, err.msg);
-  return sim;
 }
 
 /* world poses and twists (angular velocity, velocity of the origin; world axes) of a state */
@@ -282,8 +269,8 @@ static void add_keeps_bodies_and_adds_momentum(void **state) {
   assert_int_equal(0, hg_test_temp_dir("add", dir, sizeof dir));
   hg_scene *s3 = write_scene(dir, "all.yaml", 3), *s0 = write_scene(dir, "none.yaml", 0);
   hg_scene *s1 = write_scene(dir, "release.yaml", 1);
-  hg_sim *a = make_sim(s3, 1e-10, NULL, 0), *b0 = make_sim(s0, 1e-10, NULL, 0);
-  hg_sim *b1 = make_sim(s1, 1e-10, NULL, 0);
+  hg_sim *a = hg_test_sim_ck(s3, 1e-10, NULL, 0), *b0 = hg_test_sim_ck(s0, 1e-10, NULL, 0);
+  hg_sim *b1 = hg_test_sim_ck(s1, 1e-10, NULL, 0);
   check_add(a, b0, 0, 2.0, probe, 2);
   world w = world_of(a);
   probe_at_bay(&w);
@@ -326,7 +313,7 @@ static void force_on_absent_body_acts_after_add(void **state) {
   hg_scene *st = hg_scene_load(path, &err);
   if (!st) fail_msg("%s", err.msg);
   hg_scene *s1 = write_scene(dir, "release.yaml", 1);
-  hg_sim *a = make_sim(st, 1e-10, NULL, 0), *b = make_sim(s1, 1e-10, NULL, 0);
+  hg_sim *a = hg_test_sim_ck(st, 1e-10, NULL, 0), *b = hg_test_sim_ck(s1, 1e-10, NULL, 0);
   double ha[6], hb[6], d[3];
   assert_int_equal(hg_sim_run(a, 2.0), HG_SIM_OK);
   assert_int_equal(hg_sim_run(b, 2.0), HG_SIM_OK);
@@ -352,7 +339,7 @@ static void energy_budget_closes_across_adds(void **state) {
   char dir[64];
   assert_int_equal(0, hg_test_temp_dir("add", dir, sizeof dir));
   hg_scene *s = write_scene(dir, "all.yaml", 3);
-  hg_sim *sim = make_sim(s, 1e-10, NULL, 0);
+  hg_sim *sim = hg_test_sim_ck(s, 1e-10, NULL, 0);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   hg_sim_budget b;
   hg_sim_get_budget(sim, &b);
@@ -371,32 +358,6 @@ static void energy_budget_closes_across_adds(void **state) {
 
 /* ---- checkpoints ---- */
 
-/* the run resumed from checkpoint k of dir_a ends in the same bits, its trajectory the tail of
- * the uninterrupted one byte for byte */
-static void resume_matches(const char *scene_dir, const char *dir_a, int k, const double *qa,
-                           const double *va, int nq, int nv) {
-  char dir_b[64], ck[256];
-  hg_error err;
-  assert_int_equal(0, hg_test_temp_dir("add", dir_b, sizeof dir_b));
-  snprintf(ck, sizeof ck, "%s/checkpoint-%04d.txt", dir_a, k);
-  hg_scene *s = write_scene(scene_dir, "all.yaml", 3);
-  hg_sim *sim = make_sim(s, 0, dir_b, 0);
-  if (hg_sim_resume(sim, ck, &err)) fail_msg("%s", err.msg);
-  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
-  assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
-  assert_int_equal(hg_sim_model(sim)->nq, nq);
-  assert_int_equal(hg_sim_model(sim)->nv, nv);
-  assert_memory_equal(hg_sim_q(sim), qa, (size_t)nq * sizeof(double));
-  assert_memory_equal(hg_sim_v(sim), va, (size_t)nv * sizeof(double));
-  long nb = hg_test_resumed_tail(dir_a, dir_b);
-  assert_true(nb > 0);
-  printf("# resumed from checkpoint %d: final state and %ld bytes of trajectory identical\n", k,
-         nb);
-  hg_sim_free(sim);
-  hg_scene_free(s);
-  hg_test_remove_dir(dir_b);
-}
-
 /* checkpoints every 1.5 s (before, between and after the adds) and every 1 s (at the adds) */
 static void checkpoint_resume_across_adds(void **state) {
   static const double every[] = {1.5, 1.0};
@@ -407,15 +368,16 @@ static void checkpoint_resume_across_adds(void **state) {
   for (int c = 0; c < 2; c++) {
     assert_int_equal(0, hg_test_temp_dir("add", dir_a, sizeof dir_a));
     hg_scene *s = write_scene(scene_dir, "all.yaml", 3);
-    hg_sim *sim = make_sim(s, 0, dir_a, every[c]);
+    hg_sim *sim = hg_test_sim_ck(s, 0, dir_a, every[c]);
     assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
     assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
     int nq = hg_sim_model(sim)->nq, nv = hg_sim_model(sim)->nv;
     memcpy(q, hg_sim_q(sim), (size_t)nq * sizeof(double));
     memcpy(v, hg_sim_v(sim), (size_t)nv * sizeof(double));
     hg_sim_free(sim);
+    for (int k = first[c]; k <= last[c]; k++)
+      hg_test_resume_matches(s, "adds", dir_a, k, q, v, nq, nv);
     hg_scene_free(s);
-    for (int k = first[c]; k <= last[c]; k++) resume_matches(scene_dir, dir_a, k, q, v, nq, nv);
     hg_test_remove_dir(dir_a);
   }
   hg_test_remove_dir(scene_dir);

@@ -26,16 +26,6 @@ static double maxd(double a, double b) { return a > b || isnan(a) ? a : b; }
 
 /* ---- fixtures ---- */
 
-/* a random joint of the given type: random axes, pitch in [-0.2, 0.2] */
-static void random_joint(hg_rng *r, hg_joint_type type, hg_joint *j) {
-  double axis[3], cr[3], axis2[3];
-  const char *why = NULL;
-  hg_test_random_vector(r, axis, 3, -1, 1);
-  hg_test_random_vector(r, cr, 3, -1, 1);
-  hg_v3_cross(axis, cr, axis2);
-  assert_int_equal(hg_joint_init(j, type, axis, axis2, hg_rng_range(r, -0.2, 0.2), &why), 0);
-}
-
 /* adds body 'name' below 'parent': a random joint of the type, offset, inertia, and now and then
  * a post-offset */
 static void add_body(hg_builder *b, hg_rng *r, const char *name, const char *parent,
@@ -45,7 +35,7 @@ static void add_body(hg_builder *b, hg_rng *r, const char *name, const char *par
   memset(&s, 0, sizeof s);
   s.name = name;
   s.parent = parent;
-  random_joint(r, type, &s.joint);
+  hg_test_random_joint(r, type, &s.joint);
   hg_test_random_pose(r, &s.offset);
   hg_test_random_inertia(r, &s.inertia);
   if (hg_rng_uniform(r) < 0.3) {
@@ -177,7 +167,7 @@ static void test_joint_configuration(void **state) {
       hg_joint j;
       hg_se3 T;
       double q[HG_JOINT_MAXNQ], qs[HG_JOINT_MAXNQ];
-      random_joint(&r, (hg_joint_type)t, &j);
+      hg_test_random_joint(&r, (hg_joint_type)t, &j);
       hg_joint_random(&j, &r, q);
       /* helical angles beyond one turn are recovered from the slide */
       if (t == HG_JOINT_HELICAL) q[0] *= 4;
@@ -206,7 +196,7 @@ static void test_joint_unreachable(void **state) {
       hg_joint j;
       hg_se3 T;
       double q[HG_JOINT_MAXNQ];
-      random_joint(&r, types[t], &j);
+      hg_test_random_joint(&r, types[t], &j);
       hg_test_random_pose(&r, &T);
       assert_int_equal(hg_joint_configuration(&j, &T, q), -1);
     }
@@ -215,11 +205,11 @@ static void test_joint_unreachable(void **state) {
     hg_joint j;
     hg_se3 T;
     double q[1];
-    random_joint(&r, HG_JOINT_REVOLUTE, &j);
+    hg_test_random_joint(&r, HG_JOINT_REVOLUTE, &j);
     hg_joint_transform(&j, (double[]){0.7}, &T);
     T.p[0] += 1e-6;
     assert_int_equal(hg_joint_configuration(&j, &T, q), -1);
-    random_joint(&r, HG_JOINT_PRISMATIC, &j);
+    hg_test_random_joint(&r, HG_JOINT_PRISMATIC, &j);
     hg_joint_transform(&j, (double[]){0.3}, &T);
     hg_so3_exp((double[]){1e-6, 0, 0}, T.R);
     assert_int_equal(hg_joint_configuration(&j, &T, q), -1);
@@ -236,7 +226,7 @@ static void test_joint_velocity(void **state) {
       hg_joint j;
       double q[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV], vs[HG_JOINT_MAXNV], V[6], W[6], S[36];
       int nv = hg_joint_nv((hg_joint_type)t);
-      random_joint(&r, (hg_joint_type)t, &j);
+      hg_test_random_joint(&r, (hg_joint_type)t, &j);
       hg_joint_random(&j, &r, q);
       hg_test_random_vector(&r, v, nv, -2, 2);
       /* exact for a twist in the motion subspace */
@@ -263,7 +253,7 @@ static void check_reverse(hg_rng *r, hg_joint_type type, double *et, double *ev,
   double q[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV], qr[HG_JOINT_MAXNQ], vr[HG_JOINT_MAXNV];
   double qrr[HG_JOINT_MAXNQ], vrr[HG_JOINT_MAXNV], V[6], AV[6], Vr[6];
   int nv = hg_joint_nv(type);
-  random_joint(r, type, &j);
+  hg_test_random_joint(r, type, &j);
   hg_joint_random(&j, r, q);
   hg_test_random_vector(r, v, nv, -2, 2);
   assert_int_equal(hg_joint_reverse(&j, q, v, &jr, qr, vr), 0);
@@ -301,7 +291,7 @@ static void test_joint_reverse(void **state) {
   {
     hg_joint j, jr;
     double q[3] = {0.1, 0.2, 0.3}, qr[3];
-    random_joint(&r, HG_JOINT_PLANAR, &j);
+    hg_test_random_joint(&r, HG_JOINT_PLANAR, &j);
     assert_int_equal(hg_joint_reverse(&j, q, NULL, &jr, qr, NULL), -1);
   }
 }

@@ -29,13 +29,16 @@ void hg_cli_run_usage(FILE *f) {
           "                 [--no-plots] [--quiet]\n"
           "\n"
           "Runs a scene (YAML, docs/scene-format.md; default scenes/heatshield.yaml of the\n"
-          "source tree) through its events and writes into DIR:\n"
-          "  trajectory.csv  per output time: each body's world pose and twist, each joint's\n"
-          "                  q, v, mode (0 free, 1 prescribed, 2 locked) and load, pair\n"
+          "source tree) through its events and writes into DIR (first removing the files an\n"
+          "earlier run wrote there; other files stay), as docs/outputs.md describes:\n"
+          "  trajectory.csv  per output time: each body's world pose and twist, each scene\n"
+          "                  joint's mode (free, prescribed, locked), q, v and load, pair\n"
           "                  separations, energies and momentum (%%.17g)\n"
+          "  joints.csv      per output time, one row per joint of the model as it is then\n"
           "  events.csv      per event: time, name, what it did, momentum and energy before and\n"
           "                  after, the energy removed by plastic locks\n"
-          "  summary.txt     integrator statistics, invariant drift, wall time, real-time factor\n"
+          "  summary.txt     integrator statistics, which invariants apply and their drift,\n"
+          "                  wall time, real-time factor\n"
           "  *.png           energy, momentum, separations and prescribed-joint loads against\n"
           "                  time\n"
           "options:\n"
@@ -46,7 +49,8 @@ void hg_cli_run_usage(FILE *f) {
           "  --method M             cvode-adams, cvode-bdf, rkmk4 or lie-euler (default: the\n"
           "                         scene's)\n"
           "  --checkpoint-every DT  stop every DT seconds, restart the integrator there and write\n"
-          "                         the full state to DIR/checkpoint-NNNN.txt\n"
+          "                         the full state to DIR/checkpoint-NNNN.txt (the restarts move\n"
+          "                         the trajectory within the integration error: docs/outputs.md)\n"
           "  --resume FILE          continue from a checkpoint of this scene, bit for bit as the\n"
           "                         run that wrote it (its method, rtol and checkpoint interval\n"
           "                         apply; --rtol, --method and --checkpoint-every are refused)\n"
@@ -251,6 +255,13 @@ int hg_cli_run(int argc, char **argv) {
   if (!sc) return fprintf(stderr, "hinge: %s\n", err.msg), HG_EXIT_USAGE;
   if (make_dirs(out)) {
     fprintf(stderr, "hinge: cannot create the output folder %s: %s\n", out, strerror(errno));
+    hg_scene_free(sc);
+    return HG_EXIT_FAILURE;
+  }
+  /* files of an earlier run would mix with this one's (a checkpoint being resumed stays) */
+  if (hg_sim_clear_outputs(out, a.resume)) {
+    fprintf(stderr, "hinge: cannot remove the outputs of an earlier run from %s: %s\n", out,
+            strerror(errno));
     hg_scene_free(sc);
     return HG_EXIT_FAILURE;
   }

@@ -1,8 +1,10 @@
 /* output.c: the run's files: trajectory.csv (one row per output time), events.csv (one row per
  * event), summary.txt, the series the plots draw, and the progress bar. */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "sim_internal.h"
@@ -35,41 +37,38 @@ static int series_push(hg_series *x, const double *row) {
   return 0;
 }
 
-/* ---- columns ---- */
+/* ---- columns ----
+ * One block per body of the scene (those present at the start, then those absent at the start, in
+ * scene order): its world pose and twist. Then one block per joint of the scene (each body's joint
+ * as the scene writes it): mode, q, v and load, entries named and sized by the scene's joint type.
+ * The layout depends on the scene's bodies only, never on what the run does to them: a body that
+ * is absent (not yet added, removed) leaves its block empty, and a joint's block holds values only
+ * while that joint joins the two bodies the scene says it joins with the scene's type (re-rooting,
+ * which turns it round, is undone for the output); after a detach or once absent, it is empty.
+ * joints.csv holds every joint of the current model whatever happened (docking joints too). */
 
-static int name_in(const char *name, const char *a) { return a && strcmp(name, a) == 0; }
-
-/* 1 when an action or capture may give body i (initial model) a free joint: detached, undocked
- * with detach, or docked (then its whole tree may be re-rooted) */
-static int may_become_free(const hg_sim *s, int i) {
-  const hg_scene *sc = s->scene;
-  const hg_model *m = s->m;
-  const char *name = m->body_name[i];
-  for (int e = 0; e < sc->nevent; e++)
-    for (int a = 0; a < sc->event[e].naction; a++) {
-      const hg_action *act = &sc->event[e].action[a];
-      if (act->type == HG_ACTION_DETACH && name_in(name, act->body)) return 1;
-      if (act->type == HG_ACTION_UNDOCK && act->detach && name_in(m->jnt_name[i], act->joint))
-        return 1;
-      if (act->type == HG_ACTION_ATTACH) return 1;
-    }
-  return sc->ncapture > 0;
+static char *dup_str(const char *x) {
+  size_t n = strlen(x) + 1;
+  char *c = malloc(n);
+  if (c) memcpy(c, x, n);
+  return c;
 }
 
-/* fills column c for body i of model m (the initial model, or the library of absent bodies) */
-static int fill_column(hg_sim *s, hg_col *c, const hg_model *m, int i, int initial) {
-  int wide = (!initial || may_become_free(s, i)) && m->jnt[i].type != HG_JOINT_FREE;
-  c->nq = wide && m->jnt_nq[i] < HG_JOINT_MAXNQ ? HG_JOINT_MAXNQ : m->jnt_nq[i];
-  c->nv = wide && m->jnt_nv[i] < HG_JOINT_MAXNV ? HG_JOINT_MAXNV : m->jnt_nv[i];
-  size_t n = strlen(m->body_name[i]) + 1;
-  if (!(c->body = malloc(n))) return -1;
-  memcpy(c->body, m->body_name[i], n);
+/* column c for body i of model m (the initial model, or the library of absent bodies whose scene
+ * parents are lib_parent) */
+static int fill_column(hg_sim *s, hg_col *c, const hg_model *m, int i, char *const *lib_parent) {
+  const char *parent = lib_parent ? lib_parent[i] : m->body_name[m->parent[i]];
+  if (lib_parent && m->parent[i] > 0) parent = m->body_name[m->parent[i]];
+  c->type = m->jnt[i].type;
+  c->nq = m->jnt_nq[i];
+  c->nv = m->jnt_nv[i];
+  c->body = dup_str(m->body_name[i]);
+  c->joint = dup_str(m->jnt_name[i]);
+  c->parent = dup_str(parent ? parent : "world");
   s->out.nload += c->nv;
-  return 0;
+  return c->body && c->joint && c->parent ? 0 : -1;
 }
 
-/* the column blocks: the bodies of the initial model, then those an 'add' may bring (empty
- * until then) */
 static int make_columns(hg_sim *s) {
   const hg_model *m = s->m, *lib = s->scene->library.model;
   hg_outputs *o = &s->out;
@@ -79,37 +78,84 @@ static int make_columns(hg_sim *s) {
   if (!o->col) return -1;
   o->nload = 0;
   for (int i = 1; i < m->nbody; i++)
-    if (fill_column(s, &o->col[i - 1], m, i, 1)) return -1;
+    if (fill_column(s, &o->col[i - 1], m, i, NULL)) return -1;
   for (int i = 1; i <= nlib; i++)
-    if (fill_column(s, &o->col[m->nbody - 2 + i], lib, i, 0)) return -1;
+    if (fill_column(s, &o->col[m->nbody - 2 + i], lib, i, s->scene->library.parent)) return -1;
   o->load_used = calloc((size_t)o->nload + 1, 1);
   return o->load_used ? 0 : -1;
 }
 
-static void header_block(FILE *f, const hg_col *c) {
-  static const char *const pose[] = {"x", "y", "z", "qw", "qx", "qy", "qz",
-                                     "wx", "wy", "wz", "vx", "vy", "vz"};
-  for (int k = 0; k < 13; k++) fprintf(f, ",%s.%s", c->body, pose[k]);
-  for (int k = 0; k < c->nq; k++) fprintf(f, ",%s.q%d", c->body, k);
-  for (int k = 0; k < c->nv; k++) fprintf(f, ",%s.v%d", c->body, k);
-  if (c->nv) fprintf(f, ",%s.mode", c->body);
-  for (int k = 0; k < c->nv; k++) fprintf(f, ",%s.load%d", c->body, k);
+static const char *const pose_names[13] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
+                                           "wx", "wy", "wz", "vx", "vy", "vz"};
+
+/* JOINT.mode, JOINT.q.NAME..., JOINT.v.NAME..., JOINT.load.NAME... (none for a fixed joint) */
+static void header_joint(FILE *f, const hg_col *c) {
+  static const char *const part[3] = {"q", "v", "load"};
+  int n[3] = {c->nq, c->nv, c->nv};
+  if (!c->nv) return;
+  fprintf(f, ",%s.mode", c->joint);
+  for (int w = 0; w < 3; w++)
+    for (int k = 0; k < n[w]; k++)
+      fprintf(f, ",%s.%s.%s", c->joint, part[w], hg_joint_entry_name(c->type, w, k, NULL));
 }
 
 static void write_headers(hg_sim *s) {
   hg_outputs *o = &s->out;
   FILE *f = o->traj;
   fprintf(f, "time");
-  for (int c = 0; c < o->ncol; c++) header_block(f, &o->col[c]);
+  for (int c = 0; c < o->ncol; c++)
+    for (int k = 0; k < 13; k++) fprintf(f, ",%s.%s", o->col[c].body, pose_names[k]);
+  for (int c = 0; c < o->ncol; c++) header_joint(f, &o->col[c]);
   for (int p = 0; p < s->scene->output.npair; p++) {
     const hg_pair_spec *ps = &s->scene->output.pair[p];
     fprintf(f, ",%s-%s.distance,%s-%s.speed", ps->body_a, ps->body_b, ps->body_a, ps->body_b);
   }
   fprintf(f, ",kinetic,potential,element,removed_by_locks,work,event_work,budget,"
              "Lx,Ly,Lz,px,py,pz\n");
+  fprintf(o->joints, "time,joint,type,parent,child,mode,nq,nv");
+  for (int k = 0; k < HG_JOINT_MAXNQ; k++) fprintf(o->joints, ",q%d", k);
+  for (int k = 0; k < HG_JOINT_MAXNV; k++) fprintf(o->joints, ",v%d", k);
+  for (int k = 0; k < HG_JOINT_MAXNV; k++) fprintf(o->joints, ",load%d", k);
+  fputc('\n', o->joints);
   fprintf(o->events, "time,event,details,Lx_before,Ly_before,Lz_before,px_before,py_before,"
                      "pz_before,energy_before,Lx_after,Ly_after,Lz_after,px_after,py_after,"
                      "pz_after,energy_after,removed_by_locks,momentum_change,conserves\n");
+}
+
+/* the files a run writes (hg_sim_clear_outputs removes these and nothing else) */
+static const char *const output_files[] = {"trajectory.csv", "joints.csv", "events.csv",
+                                           "summary.txt", "energy.png", "momentum.png",
+                                           "separation.png", "loads.png", "failure-state.txt",
+                                           NULL};
+
+/* 1 for checkpoint-NNNN.txt (four or more digits) */
+static int is_checkpoint_name(const char *name) {
+  const char *p = name + strlen("checkpoint-");
+  if (strncmp(name, "checkpoint-", strlen("checkpoint-")) != 0) return 0;
+  int n = 0;
+  while (*p >= '0' && *p <= '9') p++, n++;
+  return n >= 4 && strcmp(p, ".txt") == 0;
+}
+
+int hg_sim_clear_outputs(const char *dir, const char *keep) {
+  struct stat ks;
+  int have_keep = keep && stat(keep, &ks) == 0, rc = 0;
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    int ours = is_checkpoint_name(e->d_name);
+    for (int k = 0; output_files[k] && !ours; k++) ours = strcmp(e->d_name, output_files[k]) == 0;
+    if (!ours) continue;
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (stat(path, &st) || !S_ISREG(st.st_mode)) continue;
+    if (have_keep && st.st_dev == ks.st_dev && st.st_ino == ks.st_ino) continue;
+    if (remove(path)) rc = -1;
+  }
+  closedir(d);
+  return rc;
 }
 
 int hg_out_open(hg_sim *s) {
@@ -127,6 +173,9 @@ int hg_out_open(hg_sim *s) {
   hg_out_path(s, "trajectory.csv", path, sizeof path);
   o->traj = fopen(path, "w");
   if (!o->traj) return hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "cannot write %s", path);
+  hg_out_path(s, "joints.csv", path, sizeof path);
+  o->joints = fopen(path, "w");
+  if (!o->joints) return hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "cannot write %s", path);
   hg_out_path(s, "events.csv", path, sizeof path);
   o->events = fopen(path, "w");
   if (!o->events) return hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "cannot write %s", path);
@@ -138,8 +187,13 @@ void hg_out_close(hg_sim *s) {
   hg_outputs *o = &s->out;
   if (o->traj) fclose(o->traj);
   if (o->events) fclose(o->events);
-  o->traj = o->events = NULL;
-  for (int c = 0; c < o->ncol; c++) free(o->col[c].body);
+  if (o->joints) fclose(o->joints);
+  o->traj = o->events = o->joints = NULL;
+  for (int c = 0; c < o->ncol; c++) {
+    free(o->col[c].body);
+    free(o->col[c].joint);
+    free(o->col[c].parent);
+  }
   free(o->col);
   free(o->load_used);
   free(o->row_load);
@@ -167,15 +221,16 @@ static void put_empty(FILE *f, int n) {
   for (int k = 0; k < n; k++) fputc(',', f);
 }
 
-/* one body's block: world pose and twist, its joint's q, v, mode and load */
-static void row_block(hg_sim *s, int c, double *loads) {
-  hg_outputs *o = &s->out;
-  const hg_col *col = &o->col[c];
-  const hg_model *m = s->m;
-  FILE *f = o->traj;
-  int i = hg_model_body(m, col->body);
+static const char *mode_word(int mode) {
+  return mode == HG_MODE_FREE ? "free" : mode == HG_MODE_LOCKED ? "locked" : "prescribed";
+}
+
+/* one body's block: world pose and twist, empty while it is absent */
+static void row_body(hg_sim *s, const hg_col *col) {
+  FILE *f = s->out.traj;
+  int i = hg_model_body(s->m, col->body);
   if (i < 1) {
-    put_empty(f, 13 + col->nq + 2 * col->nv + (col->nv > 0));
+    put_empty(f, 13);
     return;
   }
   hg_se3 T;
@@ -185,20 +240,77 @@ static void row_block(hg_sim *s, int c, double *loads) {
   for (int k = 0; k < 3; k++) put(f, T.p[k]);
   for (int k = 0; k < 4; k++) put(f, quat[k]);
   for (int k = 0; k < 6; k++) put(f, tw[k]);
-  int nq = m->jnt_nq[i], nv = m->jnt_nv[i], mode = s->d->mode[i];
-  if ((nq > col->nq || nv > col->nv) && !o->warned_width) {
-    fprintf(stderr, "hinge: note: joint '%s' of body '%s' now has %d coordinates; its columns "
-            "hold %d\n", m->jnt_name[i], col->body, nq, col->nq);
-    o->warned_width = 1;
+}
+
+/* what an actuator or lock adds at joint i (0 at a free joint: nothing holds it) */
+static double joint_load(const hg_sim *s, int i, int k) {
+  return s->d->mode[i] == HG_MODE_FREE ? 0 : s->tau[s->m->v_adr[i] + k];
+}
+
+/* The scene's joint of column col now, as the scene writes it: q, v and load of the joint that
+ * joins col's two bodies with the scene's type, turned back when re-rooting reversed it (the
+ * reversed joint of the reversed joint is the scene's; its loads map by equal power, load_scene =
+ * B^T load_now with v_now = B v_scene). Its index in the current model, or -1 when it does not
+ * join them now. */
+static int scene_joint(hg_sim *s, const hg_col *col, double *q, double *v, double *load) {
+  const hg_model *m = s->m;
+  int i = hg_model_joint(m, col->joint);
+  if (i < 1 || m->jnt[i].type != col->type) return -1;
+  const char *child = m->body_name[i], *parent = m->body_name[m->parent[i]];
+  const double *qi = s->qs + m->q_adr[i], *vi = s->vs + m->v_adr[i];
+  if (!strcmp(child, col->body) && !strcmp(parent, col->parent)) {
+    memcpy(q, qi, (size_t)col->nq * sizeof(double));
+    memcpy(v, vi, (size_t)col->nv * sizeof(double));
+    for (int k = 0; k < col->nv; k++) load[k] = joint_load(s, i, k);
+    return i;
   }
-  put_padded(f, s->qs + m->q_adr[i], nq, col->nq);
-  put_padded(f, s->vs + m->v_adr[i], nv, col->nv);
-  if (col->nv) fprintf(f, ",%d", mode);
+  if (strcmp(child, col->parent) || strcmp(parent, col->body)) return -1;
+  hg_joint js, jn;
+  double e[HG_JOINT_MAXNV] = {0}, b[HG_JOINT_MAXNV], qn[HG_JOINT_MAXNQ];
+  if (hg_joint_reverse(&m->jnt[i], qi, vi, &js, q, v)) return -1;
   for (int k = 0; k < col->nv; k++) {
-    double load = k < nv && mode != HG_MODE_FREE ? s->tau[m->v_adr[i] + k] : 0;
-    if (k < nv) put(f, load);
-    else fputc(',', f);
-    loads[k] = k < nv ? load : 0;
+    e[k] = 1;
+    hg_joint_reverse(&js, q, e, &jn, qn, b);
+    e[k] = 0;
+    load[k] = 0;
+    for (int l = 0; l < col->nv; l++) load[k] += b[l] * joint_load(s, i, l);
+  }
+  return i;
+}
+
+/* one joint's block: mode, q, v and load (loads: also into the plot's row) */
+static void row_joint(hg_sim *s, const hg_col *col, double *loads) {
+  FILE *f = s->out.traj;
+  double q[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV], load[HG_JOINT_MAXNV];
+  if (!col->nv) return;
+  int i = scene_joint(s, col, q, v, load);
+  if (i < 1) {
+    for (int k = 0; k < col->nv; k++) loads[k] = NAN;
+    put_empty(f, 1 + col->nq + 2 * col->nv);
+    return;
+  }
+  fprintf(f, ",%s", mode_word(s->d->mode[i]));
+  put_padded(f, q, col->nq, col->nq);
+  put_padded(f, v, col->nv, col->nv);
+  put_padded(f, load, col->nv, col->nv);
+  memcpy(loads, load, (size_t)col->nv * sizeof(double));
+}
+
+/* joints.csv: every joint of the current model, as it is now */
+static void row_joints_file(hg_sim *s) {
+  const hg_model *m = s->m;
+  FILE *f = s->out.joints;
+  for (int i = 1; i < m->nbody; i++) {
+    fprintf(f, "%.17g,%s,%s,%s,%s,%s,%d,%d", s->t, m->jnt_name[i],
+            hg_joint_type_name(m->jnt[i].type), m->body_name[m->parent[i]], m->body_name[i],
+            mode_word(s->d->mode[i]), m->jnt_nq[i], m->jnt_nv[i]);
+    put_padded(f, s->qs + m->q_adr[i], m->jnt_nq[i], HG_JOINT_MAXNQ);
+    put_padded(f, s->vs + m->v_adr[i], m->jnt_nv[i], HG_JOINT_MAXNV);
+    for (int k = 0; k < HG_JOINT_MAXNV; k++) {
+      if (k < m->jnt_nv[i]) put(f, joint_load(s, i, k));
+      else fputc(',', f);
+    }
+    fputc('\n', f);
   }
 }
 
@@ -248,16 +360,18 @@ int hg_out_row(hg_sim *s) {
   double *loads = o->row_load, *pr = o->row_pair;
   fprintf(o->traj, "%.17g", s->t);
   loads[0] = pr[0] = s->t;
+  for (int c = 0; c < o->ncol; c++) row_body(s, &o->col[c]);
   for (int c = 0, at = 1; c < o->ncol; at += o->col[c].nv, c++) {
-    row_block(s, c, loads + at);
+    row_joint(s, &o->col[c], loads + at);
     for (int k = 0; k < o->col[c].nv; k++)
-      if (loads[at + k] != 0) o->load_used[at - 1 + k] = 1;
+      if (loads[at + k] != 0 && !isnan(loads[at + k])) o->load_used[at - 1 + k] = 1;
   }
   row_pairs(s, pr);
+  row_joints_file(s);
   int rc = row_invariants(s) || series_push(&o->pair, pr) || series_push(&o->load, loads);
   o->rows++;
-  if (rc || ferror(o->traj))
-    return hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "cannot write trajectory.csv");
+  if (rc || ferror(o->traj) || ferror(o->joints))
+    return hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "cannot write trajectory.csv or joints.csv");
   return 0;
 }
 
@@ -277,6 +391,7 @@ static void put_quoted(FILE *f, const char *text) {
 
 int hg_out_event(hg_sim *s, const hg_sim_event *ev) {
   FILE *f = s->out.events;
+  hg_sim_after_event(s, ev); /* the invariants and the last good state observe every event */
   if (!f) return 0;
   fprintf(f, "%.17g,", ev->t);
   put_quoted(f, ev->name);
@@ -317,9 +432,31 @@ static void summary_events(FILE *f, const hg_sim *s) {
   }
   fprintf(f, "momentum_change_across_events: %.3g (max over %d momentum-conserving events)\n",
           worst, nc);
-  fprintf(f, "momentum_drift: %.3g (max over the outputs of |h - h0| / the bodies' summed "
-             "momenta; h0 resets at events that apply impulses or remove bodies; constant only "
-             "when nothing acts from outside)\n", s->max_hdrift);
+}
+
+/* which invariants hold for this scene, and how well */
+static void summary_momentum(FILE *f, const hg_sim *s) {
+  const hg_momentum_track *mt = &s->mt;
+  if (mt->nstretch == 0) {
+    fprintf(f, "invariants: energy budget (momentum is not conserved: %s)\n", mt->why);
+    fprintf(f, "momentum_drift: n/a (the system is never isolated)\n");
+    return;
+  }
+  fprintf(f, "invariants: energy budget; momentum while the system is isolated (%d stretch%s; "
+             "the last from %s", mt->nstretch, mt->nstretch > 1 ? "es" : "", mt->since);
+  if (!mt->isolated) fprintf(f, " to t = %.9g s", mt->t_out);
+  fprintf(f, ")\n");
+  if (mt->why[0])
+    fprintf(f, "not_isolated: last at t = %.9g s: %s\n", mt->t_out, mt->why);
+  fprintf(f, "momentum_drift: %.3g (max over the isolated stretches of |L - L0| and |p - p0| "
+             "relative to the stretch's peak |L| and |p|; L0, p0 at the start of each)\n",
+          s->max_hdrift);
+  fprintf(f, "momentum_drift_absolute: %.3g N m s, %.3g N s (max |L - L0|, |p - p0|; L about "
+             "the world origin)\n", mt->worst_abs[0], mt->worst_abs[1]);
+  fprintf(f, "momentum_scale: %.6g N m s (%s), %.6g N s (%s)\n", mt->worst_peak[0],
+          mt->worst_zero[0] ? "the total is zero: the bodies' peak summed |L|" : "peak |L|",
+          mt->worst_peak[1],
+          mt->worst_zero[1] ? "the total is zero: the bodies' peak summed |p|" : "peak |p|");
 }
 
 static void summary_budget(FILE *f, hg_sim *s) {
@@ -347,6 +484,7 @@ int hg_out_summary(hg_sim *s, const char *path) {
   fprintf(f, "bodies: %d\ndofs: %d\n", s->m->nbody - 1, s->m->nv);
   summary_integrator(f, s);
   summary_events(f, s);
+  summary_momentum(f, s);
   fprintf(f, "refused_actions: %d\n", hg_sim_refused(s));
   summary_budget(f, s);
   fprintf(f, "wall_time: %.3f s\nreal_time_factor: %.4g\n", wall, wall > 0 ? sim_time / wall : 0);

@@ -178,7 +178,9 @@ static void load_lines(hg_sim *s, int group, panel *p, char (*labels)[96]) {
     for (int k = 0; k < s->out.col[c].nv; k++, at++) {
       if ((s->out.col[c].nv > 1) != group || !s->out.load_used[at] || p->nline == PLOT_MAXLINES)
         continue;
-      snprintf(labels[p->nline], sizeof labels[0], "%s.load%d", s->out.col[c].body, k);
+      const hg_col *col = &s->out.col[c];
+      const char *unit = "", *name = hg_joint_entry_name(col->type, 2, k, &unit);
+      snprintf(labels[p->nline], sizeof labels[0], "%.60s.%s [%s]", col->joint, name, unit);
       p->labels[p->nline] = labels[p->nline];
       p->cols[p->nline++] = 1 + at;
     }
@@ -187,9 +189,9 @@ static void load_lines(hg_sim *s, int group, panel *p, char (*labels)[96]) {
 static int page_loads(hg_sim *s) {
   static char labels[2][PLOT_MAXLINES][96];
   panel p[2] = {{&s->out.load, 0, {0}, {0}, "load [N m or N]",
-                 "Loads of prescribed and locked 1-DoF joints (by child body)"},
+                 "Loads of prescribed and locked 1-DoF joints"},
                 {&s->out.load, 0, {0}, {0}, "load [N m, N]",
-                 "Loads of prescribed and locked multi-DoF joints (moments, then forces)"}};
+                 "Loads of prescribed and locked multi-DoF joints (child body frame)"}};
   load_lines(s, 0, &p[0], labels[0]);
   load_lines(s, 1, &p[1], labels[1]);
   if (p[0].nline == 0 && p[1].nline == 0) return 0;

@@ -92,6 +92,11 @@ static void write_modes(FILE *f, const hg_sim *s) {
 int hg_ck_write(const hg_sim *s, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f) return -1;
+  int rc = hg_ck_fwrite(s, f);
+  return fclose(f) || rc ? -1 : 0;
+}
+
+int hg_ck_fwrite(const hg_sim *s, FILE *f) {
   fprintf(f, "%s %d\nscene", CK_MAGIC, CK_VERSION);
   put_name(f, s->scene->path ? s->scene->path : "?");
   fprintf(f, "\nt_start %.17g\nt %.17g\nmethod %s\nrtol %.17g\ncheckpoint_every %.17g\n",
@@ -110,8 +115,7 @@ int hg_ck_write(const hg_sim *s, const char *path) {
   fprintf(f, "\nv %d", s->m->nv);
   put_numbers(f, s->v, s->m->nv);
   fprintf(f, "\nend\n");
-  int rc = ferror(f);
-  return fclose(f) || rc ? -1 : 0;
+  return ferror(f) ? -1 : 0;
 }
 
 /* ---- reading ---- */

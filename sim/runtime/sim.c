@@ -175,6 +175,7 @@ void hg_sim_free(hg_sim *s) {
   free(s->captured);
   free(s->fired);
   free(s->log);
+  free(s->good);
   for (int k = 0; k < s->ncmd; k++) hg_command_free(&s->cmd[k]);
   free(s->cmd);
   free(s->cmd_fired);
@@ -205,15 +206,275 @@ static double next_stop(const hg_sim *s, double tend) {
   return t;
 }
 
+/* ---- failures ---- */
+
+/* 1 when every entry of q and v is finite; otherwise 0 with the first that is not (*is_v, *k) */
+static int first_nonfinite(const hg_sim *s, int *is_v, int *k) {
+  for (*is_v = 0, *k = 0; *k < s->m->nq; ++*k)
+    if (!isfinite(s->q[*k])) return 0;
+  for (*is_v = 1, *k = 0; *k < s->m->nv; ++*k)
+    if (!isfinite(s->v[*k])) return 0;
+  return 1;
+}
+
+static int finite_state(const hg_sim *s) {
+  int is_v, k;
+  return first_nonfinite(s, &is_v, &k);
+}
+
+/* "joint 'J' (TYPE, body 'B') q.NAME = X UNIT" for entry k of q (is_v 0) or v (is_v 1) */
+static void describe_entry(const hg_sim *s, int is_v, int k, char *buf, size_t len) {
+  const hg_model *m = s->m;
+  int i = 1;
+  if (is_v) i = m->dof_body[k];
+  else
+    while (i + 1 < m->nbody && k >= m->q_adr[i + 1]) i++;
+  int e = k - (is_v ? m->v_adr[i] : m->q_adr[i]);
+  const char *unit = "", *name = hg_joint_entry_name(m->jnt[i].type, is_v, e, &unit);
+  snprintf(buf, len, "joint '%s' (%s, body '%s') %s.%s = %g %s", m->jnt_name[i],
+           hg_joint_type_name(m->jnt[i].type), m->body_name[i], is_v ? "v" : "q",
+           name ? name : "?", is_v ? s->v[k] : s->q[k], unit);
+}
+
+static int nonfinite_failure(hg_sim *s) {
+  char what[300];
+  int is_v, k;
+  first_nonfinite(s, &is_v, &k);
+  describe_entry(s, is_v, k, what, sizeof what);
+  return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "the state is not finite at t = %.17g: %s is its "
+                     "first entry that is not", s->t, what);
+}
+
+/* the energy budget's drift at the current state, relative to its scale */
+static double budget_drift(hg_sim *s) {
+  double b = hg_sim_budget_value(s);
+  return fabs(b - s->b0) / (s->b_scale > 0 ? s->b_scale : 1);
+}
+
+/* A budget off by more than 1 % of its scale: the run has left the physics (a blow-up injects
+ * energy; integration error at any tolerance a scene uses stays orders of magnitude below). */
+#define HG_DIVERGED 1e-2
+
+/* where a failed state went wrong: its first non-finite entry, or when the budget has diverged
+ * its largest rate */
+static void diagnose(hg_sim *s, char *buf, size_t len) {
+  int is_v, k;
+  char what[300];
+  buf[0] = 0;
+  if (!first_nonfinite(s, &is_v, &k)) {
+    describe_entry(s, is_v, k, what, sizeof what);
+    snprintf(buf, len, "; %.200s is the first entry of the state that is not finite", what);
+    return;
+  }
+  if (budget_drift(s) <= HG_DIVERGED || s->m->nv == 0) return; /* (NaN: diverged) */
+  int big = 0;
+  for (int j = 1; j < s->m->nv; j++)
+    if (fabs(s->v[j]) > fabs(s->v[big])) big = j;
+  describe_entry(s, 1, big, what, sizeof what);
+  double d = budget_drift(s);
+  char off[64];
+  if (isnan(d)) snprintf(off, sizeof off, "its energy is no longer finite");
+  else snprintf(off, sizeof off, "energy budget off by %.3g of its scale", d);
+  snprintf(buf, len, "; the state diverges (%s): its largest rate is %.200s", off, what);
+}
+
+/* An integration failure: what happened, where the state went wrong, and what to try. Hitting
+ * max_steps with steps far shorter than the output interval (under 1 %) on a non-stiff method
+ * means the step is held down by stability, not accuracy: the problem looks stiff. */
+static int integration_failure(hg_sim *s, int ic, double t0, double stop) {
+  char why[400];
+  hg_sim_pull_state(s);
+  diagnose(s, why, sizeof why);
+  if (ic != HG_INTEG_ERR_WORK)
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "integration failed: %s%s",
+                       hg_integrator_error_message(s->I), why);
+  double h = (s->t - t0) / (double)s->integ.max_steps;
+  int adams = s->integ.method == HG_INTEG_CVODE_ADAMS;
+  const char *hint =
+      adams && h < 1e-2 * s->dt_out
+          ? "the steps are far shorter than the output interval: the problem looks stiff (a "
+            "stiff spring or damper, a fast mode); try method cvode-bdf (integrator: {method: "
+            "cvode-bdf} in the scene, or --method cvode-bdf)"
+      : s->integ.method == HG_INTEG_CVODE_BDF || adams
+          ? "raise integrator.max_steps, or look for a motion that speeds up without bound"
+          : "raise integrator.max_steps or the fixed step";
+  return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "integration stopped at t = %.9g s: max_steps (%ld) "
+                     "steps from t = %.9g s did not reach t = %.9g s (mean step %.3g s); %s%s",
+                     s->t, s->integ.max_steps, t0, stop, h, hint, why);
+}
+
+/* keeps the current state as the last good one when it is finite and the budget still closes */
+static void keep_good_state(hg_sim *s) {
+  char *buf = NULL;
+  size_t len = 0;
+  if (!s->opt.out_dir || !finite_state(s) || !(budget_drift(s) <= HG_DIVERGED)) return;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return;
+  int rc = hg_ck_fwrite(s, f);
+  if (fclose(f) || rc) {
+    free(buf);
+    return;
+  }
+  free(s->good);
+  s->good = buf;
+  s->good_len = len;
+  s->good_t = s->t;
+}
+
+/* the last good state of a numerical failure, as a checkpoint (the failure's own state when no
+ * good one was kept and it is finite) */
+static void write_failure_state(hg_sim *s) {
+  char path[4096];
+  if (!s->opt.out_dir) return;
+  hg_out_path(s, "failure-state.txt", path, sizeof path);
+  size_t n = strlen(s->err);
+  if (s->good) {
+    FILE *f = fopen(path, "w");
+    int ok = f && fwrite(s->good, 1, s->good_len, f) == s->good_len;
+    if (f && fclose(f)) ok = 0;
+    if (ok)
+      snprintf(s->err + n, sizeof s->err - n, "; the last good state (t = %.9g s: finite, the "
+               "energy budget closing) is in %s", s->good_t, path);
+  } else if (finite_state(s) && hg_ck_write(s, path) == 0) {
+    snprintf(s->err + n, sizeof s->err - n, "; its state is in %s", path);
+  }
+}
+
+/* ---- invariants ---- */
+
+/* appends "; " and a printf-style reason to why (len bytes) */
+static void add_reason(char *why, size_t len, const char *fmt, ...) {
+  size_t n = strlen(why);
+  if (n + 3 >= len) return;
+  if (n) memcpy(why + n, "; ", 3), n += 2;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why + n, len - n, fmt, ap);
+  va_end(ap);
+}
+
+static const char *const force_kind[] = {"central gravity", "joint spring", "spring", "drag",
+                                         "thrust", "parachute"};
+
+/* 1 when nothing acts on the system from outside now: zero uniform gravity, every tree on a free
+ * joint in free mode to the world, and no enabled element that acts from outside (central
+ * gravity, drag, thrust and parachutes always do; a spring does when it is anchored to the world
+ * or sits on a joint to the world). Otherwise 0 with the reasons in why. Needs the kinematics of
+ * the current state in s->d. */
+static int isolated(hg_sim *s, char *why, size_t len) {
+  const hg_model *m = s->m;
+  why[0] = 0;
+  if (m->gravity[0] != 0 || m->gravity[1] != 0 || m->gravity[2] != 0)
+    add_reason(why, len, "uniform gravity (%g, %g, %g) m/s^2", m->gravity[0], m->gravity[1],
+               m->gravity[2]);
+  for (int i = 1; i < m->nbody; i++)
+    if (m->parent[i] == 0 && (m->jnt[i].type != HG_JOINT_FREE || s->d->mode[i] != HG_MODE_FREE))
+      add_reason(why, len, "%s %s joint '%s' holds body '%s' to the world",
+                 s->d->mode[i] == HG_MODE_FREE ? "free" : s->d->mode[i] == HG_MODE_LOCKED
+                                                            ? "locked" : "prescribed",
+                 hg_joint_type_name(m->jnt[i].type), m->jnt_name[i], m->body_name[i]);
+  for (int k = 0; k < hg_forces_count(s->forces); k++) {
+    hg_force_view fv;
+    hg_forces_view(s->forces, m, s->d, s->t, s->q, s->v, k, &fv);
+    if (!fv.enabled || fv.inert) continue;
+    int outside = fv.type != HG_FORCE_JOINT_SPRING && fv.type != HG_FORCE_SPRING;
+    if (fv.type == HG_FORCE_JOINT_SPRING) outside = fv.body_a > 0 && m->parent[fv.body_a] == 0;
+    if (fv.type == HG_FORCE_SPRING) outside = fv.body_a == 0 || fv.body_b == 0;
+    if (outside)
+      add_reason(why, len, "%s '%s'", force_kind[fv.type], fv.name);
+  }
+  return why[0] == 0;
+}
+
+/* The drift of a stretch relative to its peak total momentum, angular and linear apart. A total
+ * below 1e-6 of the momentum the bodies carry (their summed magnitudes) is zero for this purpose:
+ * integration at the usual tolerances leaves errors of rtol times what the bodies carry, so a
+ * total that small is mostly that error and any drift relative to it would read as order one
+ * (a spacecraft at rest deploying its arrays). The bodies' peak summed momentum is the scale
+ * then; zero_total[k] says so. */
+static double stretch_drift(const hg_momentum_track *mt, double scale[2], int zero_total[2]) {
+  double r = 0;
+  for (int k = 0; k < 2; k++) {
+    zero_total[k] = !(mt->peak[k] >= 1e-6 * mt->bodies[k]);
+    scale[k] = zero_total[k] ? mt->bodies[k] : mt->peak[k];
+    if (scale[k] > 0) r = fmax(r, mt->dmax[k] / scale[k]);
+  }
+  return r;
+}
+
+/* momentum h (bodies' summed magnitudes sc) in the open stretch */
+static void stretch_add(hg_sim *s, const double h[6], const double sc[2]) {
+  hg_momentum_track *mt = &s->mt;
+  double d[2] = {0, 0}, scale[2];
+  for (int k = 0; k < 3; k++) {
+    d[0] += (h[k] - mt->ref[k]) * (h[k] - mt->ref[k]);
+    d[1] += (h[3 + k] - mt->ref[3 + k]) * (h[3 + k] - mt->ref[3 + k]);
+  }
+  for (int k = 0; k < 2; k++) {
+    mt->peak[k] = fmax(mt->peak[k], hg_v3_norm(h + 3 * k));
+    mt->bodies[k] = fmax(mt->bodies[k], sc[k]);
+    mt->dmax[k] = fmax(mt->dmax[k], sqrt(d[k]));
+    mt->worst_abs[k] = fmax(mt->worst_abs[k], mt->dmax[k]);
+  }
+  int zero[2];
+  double r = stretch_drift(mt, scale, zero);
+  if (r > s->max_hdrift || mt->nstretch == 1) {
+    s->max_hdrift = fmax(r, s->max_hdrift);
+    memcpy(mt->worst_peak, scale, sizeof scale);
+    memcpy(mt->worst_zero, zero, sizeof zero);
+  }
+}
+
+/* a new stretch from momentum h */
+static void stretch_begin(hg_sim *s, const double h[6], const double sc[2], const char *since) {
+  hg_momentum_track *mt = &s->mt;
+  memcpy(mt->ref, h, sizeof mt->ref);
+  mt->isolated = 1;
+  mt->nstretch++;
+  mt->t0 = s->t;
+  memset(mt->peak, 0, sizeof mt->peak);
+  memset(mt->bodies, 0, sizeof mt->bodies);
+  memset(mt->dmax, 0, sizeof mt->dmax);
+  snprintf(mt->since, sizeof mt->since, "%s", since);
+  stretch_add(s, h, sc);
+}
+
+void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) {
+  hg_momentum_track *mt = &s->mt;
+  double h[6], sc[2];
+  char why[sizeof mt->why], since[sizeof mt->since];
+  /* the integration up to the event belongs to the open stretch; or the system was not
+   * isolated up to the event (isolation changes only at events) */
+  if (ev && mt->isolated) stretch_add(s, ev->h_before, ev->h_scale);
+  else if (ev && mt->why[0]) mt->t_out = ev->t;
+  hg_sim_momentum_scale(s, s->q, s->v, h, sc);
+  if (!isolated(s, why, sizeof why)) {
+    mt->isolated = 0;
+    mt->t_out = s->t;
+    memcpy(mt->why, why, sizeof why);
+    return;
+  }
+  if (mt->isolated && (!ev || ev->conserves)) {
+    stretch_add(s, h, sc);
+    return;
+  }
+  if (ev) snprintf(since, sizeof since, "after '%s' at t = %.9g s", ev->name, ev->t);
+  else if (mt->nstretch == 0 && s->t == s->t_start) snprintf(since, sizeof since, "the start");
+  else snprintf(since, sizeof since, "t = %.9g s", s->t);
+  stretch_begin(s, h, sc, since);
+}
+
 /* the drift of the energy budget and of the momentum at the current state */
 static void track_invariants(hg_sim *s) {
-  double b = hg_sim_budget_value(s), h[6], sc[2], dL[3], dp[3];
-  double drift = fabs(b - s->b0) / (s->b_scale > 0 ? s->b_scale : 1);
+  double drift = budget_drift(s);
   if (!(drift <= s->max_drift)) s->max_drift = drift;
-  hg_sim_momentum_scale(s, s->q, s->v, h, sc);
-  for (int k = 0; k < 3; k++) dL[k] = h[k] - s->h_ref[k], dp[k] = h[3 + k] - s->h_ref[3 + k];
-  double hd = fmax(sc[0] > 0 ? hg_v3_norm(dL) / sc[0] : 0, sc[1] > 0 ? hg_v3_norm(dp) / sc[1] : 0);
-  if (!(hd <= s->max_hdrift)) s->max_hdrift = hd;
+  hg_sim_track_momentum(s, NULL);
+  keep_good_state(s);
+}
+
+void hg_sim_after_event(hg_sim *s, const hg_sim_event *ev) {
+  hg_sim_track_momentum(s, ev);
+  keep_good_state(s);
 }
 
 /* a checkpoint is a restart point: the integrator restarts here, then the state is written */
@@ -261,39 +522,16 @@ static int fire_roots(hg_sim *s) {
   return s->restart && hg_sim_restart(s) ? s->failed : 0;
 }
 
-static int finite_state(const hg_sim *s) {
-  for (int k = 0; k < s->m->nq; k++)
-    if (!isfinite(s->q[k])) return 0;
-  for (int k = 0; k < s->m->nv; k++)
-    if (!isfinite(s->v[k])) return 0;
-  return 1;
-}
-
-/* an integration failure: the last good state and the integrator's message */
-static int integration_failure(hg_sim *s) {
-  hg_sim_pull_state(s);
-  return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "integration failed: %s",
-                     hg_integrator_error_message(s->I));
-}
-
-/* the last good state of a numerical failure, as a checkpoint */
-static void write_failure_state(hg_sim *s) {
-  char path[4096];
-  if (!s->opt.out_dir || !finite_state(s)) return;
-  hg_out_path(s, "failure-state.txt", path, sizeof path);
-  hg_ck_write(s, path);
-}
-
 /* One stretch of integration to the next stop, and what happens there. At the caller's own
  * stop (tend before the end of the run) the events due fire, but the restart, the output row and
  * the checkpoint of that instant wait for the next hg_sim_run (s->held): a command given there
  * acts before them, exactly as a command scheduled for that time does. */
 static int step_to(hg_sim *s, double tend) {
-  int ic = hg_integrator_advance(s->I, next_stop(s, tend));
-  if (ic < 0) return integration_failure(s);
+  double t0 = s->t, stop = next_stop(s, tend);
+  int ic = hg_integrator_advance(s->I, stop);
+  if (ic < 0) return integration_failure(s, ic, t0, stop);
   hg_sim_pull_state(s);
-  if (!finite_state(s))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "the state is not finite at t = %.17g", s->t);
+  if (!finite_state(s)) return nonfinite_failure(s);
   int rc = ic == HG_INTEG_ROOT ? fire_roots(s) : 0;
   s->held = s->t >= tend && tend < s->t_end;
   return rc ? rc : present(s);

@@ -45,8 +45,9 @@
  * switches) without integrating, loads its state and restarts the same way, so the resumed run
  * repeats the uninterrupted run's arithmetic bit for bit.
  *
- * Outputs (when out_dir is set): trajectory.csv, events.csv, summary.txt and PNG plots
- * (energy.png, momentum.png, separation.png, loads.png). */
+ * Outputs (when out_dir is set): trajectory.csv, joints.csv, events.csv, summary.txt and PNG
+ * plots (energy.png, momentum.png, separation.png, loads.png); docs/outputs.md describes every
+ * column. */
 #ifndef HINGE_SIM_H
 #define HINGE_SIM_H
 
@@ -152,6 +153,12 @@ int hg_sim_refused(const hg_sim *sim);
 
 /* Closes the outputs: summary.txt and the plots. Returns HG_SIM_OK or HG_SIM_ERR_OUTPUT. */
 int hg_sim_finish(hg_sim *sim);
+
+/* Removes from folder dir the files a run writes there (trajectory.csv, joints.csv, events.csv,
+ * summary.txt, the plots, failure-state.txt, checkpoint-NNNN.txt) and nothing else, except the
+ * file keep (NULL: none; a checkpoint being resumed). 0, or -1 when the folder cannot be read or
+ * a file cannot be removed. */
+int hg_sim_clear_outputs(const char *dir, const char *keep);
 
 /* Writes a checkpoint of the current state to path; HG_SIM_OK or HG_SIM_ERR_OUTPUT. */
 int hg_sim_write_checkpoint(const hg_sim *sim, const char *path);

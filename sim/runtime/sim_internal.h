@@ -57,11 +57,34 @@ typedef struct hg_trig {
   int nset[2], *set[2];   /* clearance: the two sets' bodies present in the model */
 } hg_trig;
 
-/* the trajectory columns of one body of the initial model */
+/* the trajectory columns of one body of the scene and its joint (output.c) */
 typedef struct hg_col {
   char *body;             /* the body's name */
-  int nq, nv;             /* widths of its joint's q, v and load columns */
+  char *joint, *parent;   /* its joint in the scene, and the body that joint hangs it from */
+  hg_joint_type type;     /* the joint's type in the scene */
+  int nq, nv;             /* widths of its q, v and load columns */
 } hg_col;
+
+/* Momentum as an invariant (sim.c): it is one only while the system is isolated (no external
+ * force element acts, uniform gravity is zero, every tree hangs from the world on a free joint in
+ * free mode). The run is cut into isolated stretches; a stretch ends where the system stops being
+ * isolated or an event changes the momentum on purpose, and a new one begins where it is isolated
+ * again. Within a stretch the drift is |h - h_ref| relative to the peak total momentum. */
+typedef struct hg_momentum_track {
+  int isolated;           /* the system was isolated at the last check (a stretch is open) */
+  int nstretch;           /* stretches begun so far */
+  double t0;              /* start of the open stretch */
+  double ref[6];          /* the total momentum there (L about the world origin, p; world) */
+  double peak[2];         /* open stretch: peak |L| (about the world origin) and |p| of the total */
+  double bodies[2];       /* open stretch: peak of the bodies' summed |L| and |p| */
+  double dmax[2];         /* open stretch: max |L - L_ref| and |p - p_ref| */
+  double worst_abs[2];    /* max |L - L_ref| and |p - p_ref| over every stretch */
+  double worst_peak[2];   /* the scales of the worst relative drift (max_hdrift) */
+  int worst_zero[2];      /* 1: that scale is the bodies' summed momentum (the total is zero) */
+  double t_out;           /* the last time the system was not isolated (NaN: never) */
+  char why[240];          /* what made it not isolated then */
+  char since[200];        /* what began the open (or last) stretch */
+} hg_momentum_track;
 
 /* growable series for the plots */
 typedef struct hg_series {
@@ -70,9 +93,8 @@ typedef struct hg_series {
 } hg_series;
 
 typedef struct hg_outputs {
-  FILE *traj, *events;
-  int ncol;  hg_col *col;          /* per initial body */
-  int warned_width;                /* one warning for a joint wider than its columns */
+  FILE *traj, *events, *joints;
+  int ncol;  hg_col *col;          /* per body of the scene (present at the start, then absent) */
   long rows;
   /* plots: time, energies (kinetic, potential+element, total, budget drift), momentum (6),
    * separations (2 per pair), loads (per load column) */
@@ -138,9 +160,10 @@ struct hg_sim {
 
   /* energy budget */
   double e_lock, w_event, b0, b_scale, max_drift;
-  /* momentum: the reference (the start, or after the last event that changes it) and the
-   * largest drift from it over the outputs, relative to the bodies' summed magnitudes */
+  /* momentum: the reference (the start of the current isolated stretch, hg_momentum_track) and
+   * the largest relative drift from it over the stretches */
   double h_ref[6], max_hdrift;
+  hg_momentum_track mt;
 
   /* schedule */
   double dt_out;          /* trajectory interval */
@@ -163,6 +186,11 @@ struct hg_sim {
   double wall, wall_mark;
   double progress_wall;   /* wall time of the last progress update */
   int failed;             /* the status of a failure (0: none) */
+  /* the last good state (sim.c): a checkpoint of the last output row or event whose state was
+   * finite with the energy budget still closing, for failure-state.txt */
+  char *good;
+  size_t good_len;
+  double good_t;
   char err[512];          /* the first failure (as long as hg_error.msg) */
   hg_outputs out;
 };
@@ -172,6 +200,11 @@ struct hg_sim {
 int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...);
 /* makes room for one more of n items of size in *arr (capacity *cap); 0 or -1 */
 int hg_sim_grow(void **arr, int n, int *cap, size_t size);
+/* momentum tracking (hg_momentum_track) at an event that was just applied (ev) or, with ev NULL,
+ * at the current state */
+void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev);
+/* what the invariants and the last good state (failure-state.txt) note after event ev */
+void hg_sim_after_event(hg_sim *s, const hg_sim_event *ev);
 /* time of output row k and of checkpoint k */
 double hg_sim_out_time(const hg_sim *s, long k);
 double hg_sim_ck_time(const hg_sim *s, long k);
@@ -290,6 +323,8 @@ int hg_plot_all(hg_sim *s);
 
 /* ---- checkpoint.c ---- */
 int hg_ck_write(const hg_sim *s, const char *path);
+/* the same into an open stream; 0 or -1 */
+int hg_ck_fwrite(const hg_sim *s, FILE *f);
 int hg_ck_resume(hg_sim *s, const char *path, hg_error *err);
 
 #endif

@@ -22,12 +22,13 @@ static int abs_tol(hg_sctx *c, const hg_ynode *n, hg_integ_options *o) {
     o->atol_angle = o->atol_length = o->atol_angvel = o->atol_linvel = a;
     return 0;
   }
+  /* each kind given is checked where it is written; the others keep their default (0: rtol
+   * times one unit of the kind) */
+  double *kind[] = {&o->atol_angle, &o->atol_length, &o->atol_angvel, &o->atol_linvel};
   if (hg_ydoc_check_keys(&c->doc, n, "'atol'", atol_keys)) return -1;
-  if (hg_sc_positive(c, n, "angle", &o->atol_angle) ||
-      hg_sc_positive(c, n, "length", &o->atol_length) ||
-      hg_sc_positive(c, n, "angular_velocity", &o->atol_angvel) ||
-      hg_sc_positive(c, n, "linear_velocity", &o->atol_linvel))
-    return -1;
+  for (int k = 0; atol_keys[k]; k++)
+    if (hg_ydoc_get(&c->doc, n, atol_keys[k]) && hg_sc_positive(c, n, atol_keys[k], kind[k]))
+      return -1;
   return 0;
 }
 

@@ -16,6 +16,8 @@ run() {
 }
 
 pass() { nchecks=$((nchecks + 1)); }
+# 1 when a file starts with the PNG signature
+is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]; }
 fail() {
   nchecks=$((nchecks + 1))
   nfailed=$((nfailed + 1))

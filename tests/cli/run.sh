@@ -1,13 +1,11 @@
 # run.sh: `hinge run`: usage and exit statuses, every shipped scene headless to its end with its
-# outputs, the default scene and output folder, checkpoint/resume bit for bit, a numerical
-# failure, and the loader's messages for scenes it rejects.
+# outputs, the default scene and output folder, checkpoint/resume bit for bit, and the loader's
+# messages for scenes it rejects.
 source "$(dirname "$0")/common.bash"
 scenes=../scenes
 
 # field N of the last line of a CSV file
 last_field() { tail -n 1 "$1" | cut -d, -f"$2"; }
-# 1 when a file starts with the PNG signature
-is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]; }
 
 # ---- usage ----
 run run --help
@@ -113,27 +111,7 @@ expect_has "resume of another scene" "$err" "the checkpoint is of scene '../scen
 run run "$scenes/undock.yaml" --out "$tmp/rs3" --resume "$tmp/ck/no_such_checkpoint.txt" --quiet
 expect_status "missing checkpoint" 2
 
-# ---- a numerical failure: status 3, the time, the last good state ----
-cat > "$tmp/blowup.yaml" <<'EOF'
-gravity: [0, 0, 0]
-bodies:
-  - name: slider
-    joint: {type: prismatic, axis: [1, 0, 0]}
-    inertia: {mass: 1}
-forces:
-  - {name: stiff, type: joint_spring, joint: slider, stiffness: 1e6}
-initial:
-  joints:
-    slider: {q: [1]}
-integrator: {method: lie-euler, step: 0.1}
-time: {start: 0, end: 1000}
-EOF
-run run "$tmp/blowup.yaml" --out "$tmp/blowup" --quiet
-expect_status "numerical failure" 3
-expect_has "numerical failure names the time" "$err" "failed at t = "
-expect_has "failure state" "$(head -n 1 "$tmp/blowup/failure-state.txt" 2>/dev/null)" \
-  "hinge-checkpoint 1"
-expect_has "failure in the summary" "$(cat "$tmp/blowup/summary.txt")" "status: integration failed"
+# (numerical failures: outputs.sh)
 
 # ---- an output folder that cannot be made ----
 touch "$tmp/file"

@@ -1,12 +1,34 @@
-/* models.c: random trees and the benchmark models. */
+/* models.c: random trees, the benchmark models and state distances. */
 #include "models.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void hg_test_random_vector(hg_rng *r, double *x, int n, double lo, double hi) {
   for (int i = 0; i < n; i++) x[i] = hg_rng_range(r, lo, hi);
+}
+
+double hg_test_state_error(const hg_model *m, const double *q, const double *v, const double *qr,
+                           const double *vr) {
+  double dq[6 * 64], s = 0;
+  if (m->nv > (int)(sizeof dq / sizeof dq[0])) return NAN;
+  hg_model_difference(m, qr, q, dq);
+  for (int k = 0; k < m->nv; k++) s += dq[k] * dq[k] + (v[k] - vr[k]) * (v[k] - vr[k]);
+  return sqrt(s);
+}
+
+void hg_test_random_joint(hg_rng *r, hg_joint_type type, hg_joint *j) {
+  double axis[3], cr[3], axis2[3];
+  const char *why = NULL;
+  hg_test_random_vector(r, axis, 3, -1, 1);
+  hg_test_random_vector(r, cr, 3, -1, 1);
+  hg_v3_cross(axis, cr, axis2);
+  if (hg_joint_init(j, type, axis, axis2, hg_rng_range(r, -0.2, 0.2), &why)) {
+    fprintf(stderr, "hg_test_random_joint: %s\n", why ? why : "refused");
+    abort();
+  }
 }
 
 void hg_test_random_pose(hg_rng *r, hg_se3 *T) {

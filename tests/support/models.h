@@ -23,8 +23,14 @@ hg_model *hg_test_humanoid(void);        /* free base + 26 revolute DoF (32 DoF)
 
 /* a random valid inertia: mass in [0.5, 2], centre of mass within 0.2 m, random principal axes */
 void hg_test_random_inertia(hg_rng *r, hg_inertia *G);
+/* a joint of the given type with random axes (the second orthogonal to the first) and a pitch in
+ * [-0.2, 0.2]; aborts when hg_joint_init refuses it (test fixtures only) */
+void hg_test_random_joint(hg_rng *r, hg_joint_type type, hg_joint *j);
 /* a random pose: uniform rotation, translation in [-0.5, 0.5]^3 */
 void hg_test_random_pose(hg_rng *r, hg_se3 *T);
+/* the distance between two states of m on the group: sqrt(|q (-) qr|^2 + |v - vr|^2) */
+double hg_test_state_error(const hg_model *m, const double *q, const double *v, const double *qr,
+                           const double *vr);
 /* fill x[n] with uniform numbers in [lo, hi) */
 void hg_test_random_vector(hg_rng *r, double *x, int n, double lo, double hi);
 

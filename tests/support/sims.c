@@ -5,8 +5,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 
+#include "files.h"
 #include "sims.h"
 
 hg_scene *hg_test_scene(const char *path) {
@@ -26,16 +28,51 @@ hg_scene *hg_test_scene_text(const char *dir, const char *name, const char *text
   return hg_test_scene(path);
 }
 
-hg_sim *hg_test_sim(const hg_scene *s, double t_end, const char *out_dir) {
+/* a simulation without plots: the scene's settings with these overrides */
+static hg_sim *make_sim(const hg_scene *s, double rtol, double t_end, const char *out_dir,
+                        double checkpoint_every) {
   hg_sim_options opt;
   hg_error err;
   hg_sim_default_options(&opt);
+  opt.rtol = rtol;
   opt.t_end = t_end;
   opt.out_dir = out_dir;
+  opt.checkpoint_every = checkpoint_every;
   opt.plots = 0;
   hg_sim *sim = hg_sim_new(s, &opt, &err);
   if (!sim) fail_msg("%s: %s", s->path, err.msg);
   return sim;
+}
+
+hg_sim *hg_test_sim(const hg_scene *s, double t_end, const char *out_dir) {
+  return make_sim(s, 0, t_end, out_dir, 0);
+}
+
+hg_sim *hg_test_sim_ck(const hg_scene *s, double rtol, const char *out_dir,
+                       double checkpoint_every) {
+  return make_sim(s, rtol, NAN, out_dir, checkpoint_every);
+}
+
+void hg_test_resume_matches(const hg_scene *s, const char *label, const char *dir_a, int k,
+                            const double *qa, const double *va, int nq, int nv) {
+  char dir_b[64], ck[256];
+  hg_error err;
+  assert_int_equal(0, hg_test_temp_dir("resume", dir_b, sizeof dir_b));
+  snprintf(ck, sizeof ck, "%s/checkpoint-%04d.txt", dir_a, k);
+  hg_sim *sim = make_sim(s, 0, NAN, dir_b, 0);
+  if (hg_sim_resume(sim, ck, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
+  assert_int_equal(hg_sim_model(sim)->nq, nq);
+  assert_int_equal(hg_sim_model(sim)->nv, nv);
+  assert_memory_equal(hg_sim_q(sim), qa, (size_t)nq * sizeof(double));
+  assert_memory_equal(hg_sim_v(sim), va, (size_t)nv * sizeof(double));
+  long nb = hg_test_resumed_tail(dir_a, dir_b);
+  assert_true(nb > 0);
+  printf("# %-12s resumed from checkpoint %d: final state and %ld bytes of trajectory "
+         "identical\n", label, k, nb);
+  hg_sim_free(sim);
+  hg_test_remove_dir(dir_b);
 }
 
 const hg_sim_event *hg_test_apply(hg_sim *sim, const char *text) {

@@ -11,6 +11,15 @@ hg_scene *hg_test_scene(const char *path);
 hg_scene *hg_test_scene_text(const char *dir, const char *name, const char *text);
 /* a simulation of s to t_end (NaN: the scene's), writing into out_dir (NULL: nothing), no plots */
 hg_sim *hg_test_sim(const hg_scene *s, double t_end, const char *out_dir);
+/* a simulation of s with rtol (0: the scene's), writing into out_dir (NULL: nothing) with
+ * checkpoints every checkpoint_every seconds (0: none), to the scene's end, no plots */
+hg_sim *hg_test_sim_ck(const hg_scene *s, double rtol, const char *out_dir,
+                       double checkpoint_every);
+/* Resumes s from checkpoint k of the run in dir_a (checkpoint-KKKK.txt) into a fresh folder and
+ * checks that it ends in that run's final state (qa, va; nq and nv entries) bit for bit and that
+ * its trajectory is the tail of dir_a's byte for byte; prints a line naming label. */
+void hg_test_resume_matches(const hg_scene *s, const char *label, const char *dir_a, int k,
+                            const double *qa, const double *va, int nq, int nv);
 /* applies one command now; the event it logged */
 const hg_sim_event *hg_test_apply(hg_sim *sim, const char *text);
 
