@@ -67,7 +67,10 @@ struct hg_builder {
   name_index names;   /* body names -> body numbers */
   int ngeom, gcap;
   hg_geom *geom;      /* body = builder body index, mesh owned */
+  int allow_singular; /* compile skips the neutral-configuration ABA check */
 };
+
+void hg_builder_allow_singular(hg_builder *b, int allow) { b->allow_singular = allow != 0; }
 
 /* rebuilds the body-name index (after growth or removal); -1 when out of memory */
 static int builder_reindex(hg_builder *b) {
@@ -125,12 +128,15 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
     hg_error_set(err, "duplicate body name '%s'", spec->name);
     return -1;
   }
-  /* the inertia must be physical: recover I_c about the centre of mass and validate it */
+  /* the inertia must be physical: recover I_c about the centre of mass and validate it. The
+   * recovery subtracts m (|c|^2 1 - c c^T) from I_o, which carries a few ulps of m |c|^2 of
+   * round-off: 1e-12 m |c|^2 (some 4500 eps) keeps a point mass off the frame origin valid. */
   {
     double c[3], Ic[6];
     char why[200];
     hg_inertia_com(&spec->inertia, c, Ic);
-    if (hg_inertia_validate(spec->inertia.m, Ic, why, sizeof why) ||
+    if (hg_inertia_check(spec->inertia.m, Ic, 1e-12 * spec->inertia.m * hg_v3_dot(c, c), why,
+                         sizeof why) ||
         (spec->inertia.m == 0 && (spec->inertia.h[0] != 0 || spec->inertia.h[1] != 0 || spec->inertia.h[2] != 0))) {
       hg_error_set(err, "body '%s' has an invalid inertia: %s", spec->name,
                 spec->inertia.m == 0 ? "a massless body with a first moment" : why);
@@ -391,7 +397,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   }
   /* a massless leaf (or any subtree without inertia along a joint's motion) makes the
    * articulated inertia singular: try the neutral configuration once */
-  {
+  if (!b->allow_singular) {
     hg_data *d = hg_data_new(m);
     double *q = malloc(((size_t)m->nq + 1) * sizeof(double));
     double *z = calloc((size_t)m->nv + 1, sizeof(double));

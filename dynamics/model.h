@@ -80,6 +80,10 @@ hg_body_spec *hg_builder_body(hg_builder *b, const char *name);
  * unknown parent, a cycle, a duplicate joint name, or an articulated inertia that is singular in
  * the neutral configuration (such as a massless leaf body on a moving joint). */
 struct hg_model *hg_builder_compile(const hg_builder *b, hg_error *err);
+/* allow != 0: hg_builder_compile accepts a singular articulated inertia (a reader that has
+ * already told the user; hg_aba and hg_hybrid then fail at that joint, the other algorithms
+ * work) */
+void hg_builder_allow_singular(hg_builder *b, int allow);
 
 typedef struct hg_model {
   int nbody;  /* bodies including the world (body 0) */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "model.h"
+#include "urdf.h"
 
 /* exit statuses */
 enum {
@@ -21,8 +22,8 @@ enum {
 int hg_cli_dynamics(int argc, char **argv);
 void hg_cli_dynamics_usage(FILE *f);
 
-/* Loads a model file, choosing the reader by the file's extension (.urdf and .xml: URDF). With
- * floating != 0 the root hangs on a free joint. Notes go to stderr. NULL with err on failure. */
-hg_model *hg_cli_load_model(const char *path, int floating, hg_error *err);
+/* Loads a model file, choosing the reader by the file's extension (.urdf and .xml: URDF, read
+ * with opt; a scene uses opt's floating and notes only). NULL with err on failure. */
+hg_model *hg_cli_load_model(const char *path, const hg_urdf_options *opt, hg_error *err);
 
 #endif

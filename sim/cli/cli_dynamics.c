@@ -14,6 +14,7 @@
 typedef struct dyn_args {
   const char *model, *action, *prescribed;
   int floating, has_gravity, help;
+  hg_urdf_options urdf; /* --fix-inertia, --package-path, --verbose */
   double gravity[3];
 } dyn_args;
 
@@ -102,7 +103,7 @@ static int action_outputs(const dyn_action *a, const hg_model *m) {
 
 void hg_cli_dynamics_usage(FILE *f) {
   fprintf(f,
-          "usage: hinge dynamics MODEL info [--floating]\n"
+          "usage: hinge dynamics MODEL info [--floating] [URDF options]\n"
           "       hinge dynamics MODEL fd|id|mass|bias [--floating] [--gravity GX GY GZ]\n"
           "       hinge dynamics MODEL hybrid|lock [--prescribed NAME[,NAME...]] [--floating]\n"
           "                                        [--gravity GX GY GZ]\n"
@@ -127,6 +128,10 @@ void hg_cli_dynamics_usage(FILE *f) {
           "  --gravity GX GY GZ  gravity in world axes (default 0 0 -9.81)\n"
           "  --prescribed NAMES  comma-separated joints whose accelerations are given (hybrid)\n"
           "                      or that lock (lock)\n"
+          "  --fix-inertia       repair invalid URDF inertias (a note per link) instead of failing\n"
+          "  --package-path DIRS folders holding the packages of package:// meshes (':'-separated,\n"
+          "                      searched before ROS_PACKAGE_PATH)\n"
+          "  --verbose           a note for every skipped URDF element, not one summary line\n"
           "exit status: 0 success, 1 output error, 2 bad usage, model or input line,\n"
           "             3 singular articulated inertia\n");
 }
@@ -165,6 +170,13 @@ static int parse_args(int argc, char **argv, dyn_args *a) {
           return usage_error("--gravity: '%s' is not a number", argv[i + 1 + k]);
       a->has_gravity = 1;
       i += 3;
+    } else if (strcmp(s, "--fix-inertia") == 0) {
+      a->urdf.fix_inertia = 1;
+    } else if (strcmp(s, "--verbose") == 0) {
+      a->urdf.verbose = 1;
+    } else if (strcmp(s, "--package-path") == 0) {
+      if (i + 1 >= argc) return usage_error("%s needs a list of folders", s);
+      a->urdf.package_path = argv[++i];
     } else if (strcmp(s, "--prescribed") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a list of joint names", s);
       a->prescribed = argv[++i];
@@ -349,7 +361,9 @@ int hg_cli_dynamics(int argc, char **argv) {
     return usage_error("unknown action '%s'", args.action);
   if (args.prescribed && !(a && a->modes))
     return usage_error("--prescribed applies to hybrid and lock, not %s", args.action);
-  m = hg_cli_load_model(args.model, args.floating, &err);
+  args.urdf.floating = args.floating;
+  args.urdf.notes = stderr;
+  m = hg_cli_load_model(args.model, &args.urdf, &err);
   if (!m) {
     fprintf(stderr, "hinge: %s\n", err.msg);
     return HG_EXIT_USAGE;
