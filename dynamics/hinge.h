@@ -5,6 +5,7 @@
 #include "dynamics.h"
 #include "inertia.h"
 #include "joint.h"
+#include "merge.h"
 #include "mesh.h"
 #include "model.h"
 #include "profile.h"

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "dynamics.h"
+#include "merge.h"
 
 /* the command line */
 typedef struct dyn_args {
@@ -208,7 +209,7 @@ static void print_info(const hg_model *m) {
 
 /* marks the joints of a comma-separated list prescribed; an unknown name is an error that lists
  * the joints */
-static int set_prescribed(const hg_model *m, hg_data *d, const char *list) {
+static int set_prescribed(const hg_model *m, const hg_model *run, hg_data *d, const char *list) {
   const char *p = list;
   while (p && *p) {
     const char *comma = strchr(p, ',');
@@ -222,7 +223,11 @@ static int set_prescribed(const hg_model *m, hg_data *d, const char *list) {
       fprintf(stderr, "\n");
       return HG_EXIT_USAGE;
     }
-    if (j > 0) d->mode[j] = HG_MODE_PRESCRIBED;
+    if (j > 0 && m->jnt[j].type != HG_JOINT_FIXED) { /* a fixed joint has nothing to prescribe */
+      char name[256];
+      snprintf(name, sizeof name, "%.*s", (int)len, p);
+      d->mode[hg_model_joint(run, name)] = HG_MODE_PRESCRIBED;
+    }
     p = comma ? comma + 1 : NULL;
   }
   return HG_EXIT_OK;
@@ -328,14 +333,15 @@ static void ctx_free(dyn_ctx *c) {
   hg_model_free(c->m);
 }
 
-/* the action on a loaded model; returns the exit status */
-static int run_action(dyn_ctx *c, const dyn_args *args, const dyn_action *a) {
+/* the action on a loaded model (the states run on the model with its fixed links merged, c->m);
+ * returns the exit status */
+static int run_action(dyn_ctx *c, const hg_model *full, const dyn_args *args, const dyn_action *a) {
   int status = HG_EXIT_OK;
   if (args->has_gravity) memcpy(c->m->gravity, args->gravity, sizeof args->gravity);
   if (!a) {
-    print_info(c->m);
+    print_info(full);
   } else {
-    if (args->prescribed) status = set_prescribed(c->m, c->d, args->prescribed);
+    if (args->prescribed) status = set_prescribed(full, c->m, c->d, args->prescribed);
     if (status == HG_EXIT_OK) status = run_states(c, a);
   }
   if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -369,12 +375,15 @@ int hg_cli_dynamics(int argc, char **argv) {
     return HG_EXIT_USAGE;
   }
   memset(&c, 0, sizeof c);
-  if (ctx_init(&c, m)) {
+  /* fixed links merged for the dynamics: the same q, v and results to round-off, fewer bodies */
+  hg_model *run = hg_model_merge_fixed(m, NULL, NULL, &err);
+  if (!run || ctx_init(&c, run)) {
     fprintf(stderr, "hinge: out of memory\n");
     status = HG_EXIT_FAILURE;
   } else {
-    status = run_action(&c, &args, a);
+    status = run_action(&c, m, &args, a);
   }
   ctx_free(&c);
+  hg_model_free(m);
   return status;
 }
