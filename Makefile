@@ -12,7 +12,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Debian 12 packages hinge builds, tests and runs with
 DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev libcmocka-dev \
-       libplplot-dev plplot-driver-cairo libsdl2-dev libepoxy-dev libcglm-dev libstb-dev \
+       libplplot-dev plplot-driver-cairo libassimp-dev libsdl2-dev libepoxy-dev libcglm-dev libstb-dev \
        fonts-dejavu-core xvfb xauth
 # and for make fuzz: clang with its libFuzzer runtime
 FUZZ_DEPS = clang libclang-rt-14-dev
