@@ -6,6 +6,7 @@
 #include "inertia.h"
 #include "joint.h"
 #include "merge.h"
+#include "mimic.h"
 #include "mesh.h"
 #include "model.h"
 #include "profile.h"

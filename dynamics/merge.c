@@ -68,6 +68,11 @@ hg_model *hg_model_merge_fixed(const hg_model *m, int *frame_body, hg_se3 *frame
     hg_se3_mul(&pose[i], &m->geom[g].pose, &G.pose);
     if (hg_builder_add_geom(b, m->body_name[carrier[i]], &G, err)) goto done;
   }
+  /* mimic couplings join moving joints, which all stay */
+  for (int k = 0; k < m->nmimic; k++)
+    if (hg_builder_add_mimic(b, m->jnt_name[m->mimic_follower[k]], m->jnt_name[m->mimic_leader[k]],
+                             m->mimic_mult[k], m->mimic_offset[k], err))
+      goto done;
   out = hg_builder_compile(b, err);
   if (!out) goto done;
   memcpy(out->gravity, m->gravity, sizeof out->gravity);

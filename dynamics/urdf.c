@@ -42,6 +42,9 @@ typedef struct urdf_joint {
   hg_joint joint;
   hg_se3 origin;
   hg_joint_limits limits;
+  const xmlNode *mimic; /* <mimic>, or NULL */
+  xmlChar *mimic_joint; /* the leader's name */
+  double mimic_mult, mimic_offset;
 } urdf_joint;
 
 /* a named top-level <material> */
@@ -78,8 +81,8 @@ typedef struct urdf_reader {
   urdf_skipped skipped[URDF_NSKIP];
   int nskipped;
   /* joints with <dynamics damping/friction> that hinge does not apply; mimic joints */
-  int ndamped, nmimic;
-  long damped_line, mimic_line;
+  int ndamped;
+  long damped_line;
   xmlDoc *doc;
   urdf_link *link;
   urdf_joint *joint;
@@ -144,10 +147,6 @@ static void summarize(urdf_reader *r) {
     fprintf(r->notes, " element%s%s\n", r->nskipped > 1 || r->skipped[0].count > 1 ? "s" : "",
             r->opt->verbose ? "" : " (--verbose lists them)");
   }
-  if (r->nmimic)
-    fprintf(r->notes,
-            "%s:%ld: note: %d <mimic> element%s not applied: each mimic joint is an independent "
-            "DoF\n", r->path, r->mimic_line, r->nmimic, r->nmimic > 1 ? "s are" : " is");
   if (r->ndamped)
     fprintf(r->notes,
             "%s:%ld: note: %d joint%s <dynamics damping/friction> that hinge does not apply: "
@@ -670,7 +669,7 @@ static int read_limit(urdf_reader *r, const xmlNode *n, hg_joint_limits *L) {
 
 /* the children of a <joint> we read; anything else is skipped */
 typedef struct urdf_joint_parts {
-  const xmlNode *origin, *parent, *child, *axis, *limit;
+  const xmlNode *origin, *parent, *child, *axis, *limit, *mimic;
 } urdf_joint_parts;
 
 /* <dynamics damping friction>: counted for the note when either is non-zero (hinge's joints
@@ -704,8 +703,7 @@ static int joint_parts(urdf_reader *r, const xmlNode *n, urdf_joint_parts *p) {
     } else if (is_element(c, "dynamics")) {
       joint_dynamics(r, c);
     } else if (is_element(c, "mimic")) {
-      if (r->nmimic++ == 0) r->mimic_line = xmlGetLineNo(c);
-      skip(r, c);
+      if (take(r, c, &p->mimic)) return -1;
     } else if (is_element(c, NULL)) {
       skip(r, c);
     }
@@ -731,7 +729,42 @@ static int joint_links(urdf_reader *r, int j, const urdf_joint_parts *p) {
   return 0;
 }
 
-/* a <joint>: unique name, type, links, origin, axis (default x) and limits */
+/* <mimic joint multiplier offset> of joint J (defaults 1 and 0, as in ROS): a 1-DoF joint
+ * following another; the leader is checked once every joint is read (check_mimics) */
+static int read_mimic(urdf_reader *r, urdf_joint *J, const xmlNode *n) {
+  J->mimic = n;
+  J->mimic_mult = 1;
+  J->mimic_offset = 0;
+  if (!(J->mimic_joint = attr_name(r, n, "joint", "<mimic>")) ||
+      attr_numbers(r, n, "multiplier", 1, 0, &J->mimic_mult) ||
+      attr_numbers(r, n, "offset", 1, 0, &J->mimic_offset))
+    return -1;
+  if (hg_joint_nv(J->joint.type) != 1)
+    return fail(r, n, "joint '%s' has a <mimic> but is not revolute, continuous or prismatic",
+                (const char *)J->name);
+  return 0;
+}
+
+/* every mimic names another known 1-DoF joint */
+static int check_mimics(urdf_reader *r) {
+  for (int j = 0; j < r->njoint; j++) {
+    const urdf_joint *J = &r->joint[j];
+    int l = -1;
+    if (!J->mimic) continue;
+    for (int k = 0; k < r->njoint && l < 0; k++)
+      if (xmlStrEqual(r->joint[k].name, J->mimic_joint)) l = k;
+    if (l < 0)
+      return fail(r, J->mimic, "joint '%s' mimics an unknown joint '%s'", (const char *)J->name,
+                  (const char *)J->mimic_joint);
+    if (l == j) return fail(r, J->mimic, "joint '%s' mimics itself", (const char *)J->name);
+    if (hg_joint_nv(r->joint[l].joint.type) != 1)
+      return fail(r, J->mimic, "joint '%s' mimics '%s', which is not revolute, continuous or "
+                  "prismatic", (const char *)J->name, (const char *)J->mimic_joint);
+  }
+  return 0;
+}
+
+/* a <joint>: unique name, type, links, origin, axis (default x), limits and mimic */
 static int read_joint(urdf_reader *r, const xmlNode *n) {
   urdf_joint *J = reserve(r->joint, &r->capjoint, r->njoint, sizeof *r->joint);
   urdf_joint_parts p;
@@ -762,7 +795,8 @@ static int read_joint(urdf_reader *r, const xmlNode *n) {
   if (p.axis && attr_numbers(r, p.axis, "xyz", 3, 0, axis)) return -1;
   if (hg_joint_init(&J->joint, urdf_types[t].type, urdf_types[t].uses_axis ? axis : NULL, NULL, 0, &why))
     return fail(r, p.axis ? p.axis : n, "joint '%s': %s", (const char *)name, why);
-  return read_limit(r, p.limit, &J->limits);
+  if (read_limit(r, p.limit, &J->limits)) return -1;
+  return p.mimic ? read_mimic(r, J, p.mimic) : 0;
 }
 
 /* ---- the robot ---- */
@@ -780,7 +814,7 @@ static int read_robot(urdf_reader *r, const xmlNode *robot) {
       skip(r, c);
     }
   }
-  return check_inertias(r);
+  return check_inertias(r) || check_mimics(r) ? -1 : 0;
 }
 
 /* the one link that is no joint's child; -1 with err when there is none or several */
@@ -916,6 +950,20 @@ static int build(urdf_reader *r, hg_builder *b, int root, const int *order, cons
   if (name_bodies(r, root, at) || add_root(r, b, root, at)) return -1;
   for (int k = 0; k < r->njoint; k++)
     if (add_joint(r, b, order[k], at)) return -1;
+  for (int j = 0; j < r->njoint; j++) {
+    const urdf_joint *J = &r->joint[j];
+    const char *pre = at->prefix ? at->prefix : "";
+    char *f, *l;
+    hg_error e;
+    int rc;
+    if (!J->mimic) continue;
+    f = concat(pre, (const char *)J->name, "");
+    l = concat(pre, (const char *)J->mimic_joint, "");
+    int oom = !f || !l;
+    rc = oom ? -1 : hg_builder_add_mimic(b, f, l, J->mimic_mult, J->mimic_offset, &e);
+    free(f), free(l);
+    if (rc) return fail(r, J->mimic, "%s", oom ? "out of memory" : e.msg);
+  }
   return add_geoms(r, b);
 }
 
@@ -1018,7 +1066,7 @@ static void reader_free(urdf_reader *r) {
     xmlFree(r->link[i].name);
     free(r->link[i].body);
   }
-  for (int j = 0; j < r->njoint; j++) xmlFree(r->joint[j].name);
+  for (int j = 0; j < r->njoint; j++) xmlFree(r->joint[j].name), xmlFree(r->joint[j].mimic_joint);
   for (int k = 0; k < r->nmat; k++) xmlFree(r->mat[k].name);
   for (int g = 0; g < r->ngeom; g++) free(r->geom[g].geom.mesh);
   free(r->link);

@@ -4,8 +4,9 @@
  * geometry (box, cylinder, sphere, mesh filename + scale) kept for the viewer; <joint> of type
  * revolute, continuous, prismatic, fixed, floating and planar with origin, axis, parent, child and
  * <limit> (kept as data). Other elements are counted and summed up in one note per file (a note
- * each with verbose); <dynamics damping/friction> and <mimic>, which change the motion, get a note
- * of their own. package:// mesh paths resolve like ROS tools do (see hg_urdf_options).
+ * each with verbose); <dynamics damping/friction>, which changes the motion, gets a note of its
+ * own. <mimic joint multiplier offset> couples a 1-DoF joint to another (hg_builder_add_mimic;
+ * hg_mimic_aba in mimic.h enforces it). package:// mesh paths resolve like ROS tools do (see hg_urdf_options).
  * Errors name file:line and what was expected. */
 #ifndef HINGE_URDF_H
 #define HINGE_URDF_H

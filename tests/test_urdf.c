@@ -16,6 +16,8 @@
 
 #include "files.h"
 #include "hinge.h"
+#include "mimic.h"
+#include "merge.h"
 #include "urdf.h"
 
 #define PI 3.14159265358979323846
@@ -609,8 +611,8 @@ static void package_paths(void **state) {
                     "'data/robots/gripper_description/meshes/missing.stl' (from "
                     "'package://gripper_description/meshes/missing.stl') cannot be read"))
     fail_msg("%s", text);
-  if (!strstr(text, "gripper.urdf: note: skipped 1 <mimic>, 1 <transmission>, 2 <gazebo> "
-                    "elements (--verbose lists them)\n") ||
+  if (!strstr(text, "gripper.urdf: note: skipped 1 <transmission>, 2 <gazebo> elements "
+                    "(--verbose lists them)\n") ||
       !strstr(text, "gripper.urdf:46: note: 2 joints have <dynamics damping/friction> that hinge "
                     "does not apply"))
     fail_msg("%s", text);
@@ -651,6 +653,113 @@ static void package_paths(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* mimic fingers, by hand: right_joint = 1 * left_joint + 0, both prismatic along horizontal
+ * axes (gravity does nothing), each finger 0.1 kg. One DoF: a force 1 N on the left finger moves
+ * the coupled mass 0.1 + 1^2 0.1 = 0.2 kg at 5 m/s^2, both fingers alike; 1 N on the right one
+ * does the same (mu = 1); the coupling's force is the right finger's share, 0.1 * 5 = 0.5 N. */
+static void mimic_fingers(void **state) {
+  hg_model *m = load("data/robots/gripper_description/urdf/gripper.urdf", 0);
+  assert_int_equal(m->nmimic, 1);
+  assert_int_equal(m->mimic_follower[0], body(m, "right_finger"));
+  assert_int_equal(m->mimic_leader[0], body(m, "left_finger"));
+  hg_data *d = hg_data_new(m);
+  hg_mimic_ws *w = hg_mimic_ws_new(m);
+  double q[2] = {0.01, 0.3}, v[2] = {0.2, 7}, tau[2] = {1, 0}, a[2], lambda;
+  hg_mimic_project(m, q, v);
+  assert_near(q[1], 0.01, 0);
+  assert_near(v[1], 0.2, 0);
+  assert_int_equal(hg_mimic_aba(m, d, w, q, v, tau, NULL, a, &lambda), 0);
+  assert_near(a[0], 5, 1e-14);
+  assert_near(a[1], 5, 1e-14);
+  assert_near(fabs(lambda), 0.5, 1e-14);
+  tau[0] = 0, tau[1] = 1;
+  assert_int_equal(hg_mimic_aba(m, d, w, q, v, tau, NULL, a, NULL), 0);
+  assert_near(a[0], 5, 1e-14);
+  assert_near(a[1], 5, 1e-14);
+  hg_mimic_ws_free(w);
+  hg_data_free(d);
+  hg_model_free(m);
+}
+
+/* mimic against the reduced equations: with v = G y (G: identity columns, the follower's row
+ * mu times its leader's), vdot = G (G^T M G)^-1 G^T (tau - b), from CRBA and the bias forces.
+ * Two couplings on the 6-DoF arm (joint3 = -0.5 joint2 + 0.1, joint6 = 2 joint5), floating base,
+ * random states; merged and unmerged. Tolerance: two exact formulas, ~1e-14 apart (the k + 1
+ * ABA passes subtract a0); 1e-10 relative still catches a wrong sign of mu (errors ~1). */
+static void mimic_reduced(void **state) {
+  hg_builder *b = hg_builder_new();
+  hg_error err;
+  assert_int_equal(hg_urdf_add(b, "data/robots/fixed_links.urdf", NULL, NULL, NULL, 1, NULL, &err), 0);
+  assert_int_equal(hg_builder_add_mimic(b, "joint3", "joint2", -0.5, 0.1, &err), 0);
+  assert_int_equal(hg_builder_add_mimic(b, "joint6", "joint5", 2, 0, &err), 0);
+  assert_int_equal(hg_builder_add_mimic(b, "joint6", "joint1", 2, 0, &err), -1);
+  hg_model *full = hg_builder_compile(b, &err);
+  assert_non_null(full);
+  hg_builder_free(b);
+  hg_model *mm = hg_model_merge_fixed(full, NULL, NULL, &err);
+  assert_non_null(mm);
+  assert_int_equal(mm->nmimic, 2);
+  for (int pass = 0; pass < 2; pass++) {
+    hg_model *m = pass ? mm : full;
+    int nv = m->nv, ny = nv - 2;
+    hg_data *d = hg_data_new(m);
+    hg_mimic_ws *w = hg_mimic_ws_new(m);
+    double q[64], v[64], tau[64], bias[64], a[64], M[64 * 64], G[64 * 64], Mr[64 * 64], r[64];
+    hg_rng rng;
+    hg_rng_seed(&rng, 3);
+    for (int t = 0; t < 10; t++) {
+      hg_model_random(m, &rng, q);
+      for (int k = 0; k < nv; k++) v[k] = hg_rng_range(&rng, -1, 1), tau[k] = hg_rng_range(&rng, -3, 3);
+      hg_mimic_project(m, q, v);
+      assert_int_equal(hg_mimic_aba(m, d, w, q, v, tau, NULL, a, NULL), 0);
+      /* G: columns are the DoFs that are no follower */
+      hg_crba(m, d, q, M);
+      hg_bias(m, d, q, v, NULL, bias);
+      memset(G, 0, sizeof G);
+      for (int i = 0, c = 0; i < nv; i++) {
+        int follower = -1;
+        for (int k = 0; k < m->nmimic; k++)
+          if (m->v_adr[m->mimic_follower[k]] == i) follower = k;
+        if (follower >= 0) continue;
+        G[i * ny + c] = 1;
+        for (int k = 0; k < m->nmimic; k++)
+          if (m->v_adr[m->mimic_leader[k]] == i)
+            G[m->v_adr[m->mimic_follower[k]] * ny + c] = m->mimic_mult[k];
+        c++;
+      }
+      /* Mr = G^T M G, r = G^T (tau - b); solve Mr y = r by Gauss-Jordan (SPD, no pivoting) */
+      for (int i = 0; i < ny; i++) {
+        r[i] = 0;
+        for (int k = 0; k < nv; k++) r[i] += G[k * ny + i] * (tau[k] - bias[k]);
+        for (int j = 0; j < ny; j++) {
+          double s = 0;
+          for (int k = 0; k < nv; k++)
+            for (int l = 0; l < nv; l++) s += G[k * ny + i] * M[k * nv + l] * G[l * ny + j];
+          Mr[i * ny + j] = s;
+        }
+      }
+      for (int c = 0; c < ny; c++)
+        for (int i = 0; i < ny; i++) {
+          if (i == c) continue;
+          double f = Mr[i * ny + c] / Mr[c * ny + c];
+          for (int j = 0; j < ny; j++) Mr[i * ny + j] -= f * Mr[c * ny + j];
+          r[i] -= f * r[c];
+        }
+      for (int i = 0; i < nv; i++) {
+        double x = 0;
+        for (int c = 0; c < ny; c++) x += G[i * ny + c] * r[c] / Mr[c * ny + c];
+        if (!(fabs(x - a[i]) <= 1e-10 * (1 + fabs(x)))) fail_msg("pass %d dof %d: %.17g vs %.17g", pass, i, a[i], x);
+      }
+      /* the coupling holds on the accelerations */
+      assert_near(a[m->v_adr[m->mimic_follower[0]]], -0.5 * a[m->v_adr[m->mimic_leader[0]]], 1e-12);
+    }
+    hg_mimic_ws_free(w);
+    hg_data_free(d);
+  }
+  hg_model_free(mm);
+  hg_model_free(full);
+}
+
 /* an unexpanded xacro file is refused with what to do */
 static void xacro_refused(void **state) {
   hg_error err;
@@ -682,6 +791,8 @@ int main(void) {
       cmocka_unit_test(fix_inertia),
       cmocka_unit_test(package_paths),
       cmocka_unit_test(xacro_refused),
+      cmocka_unit_test(mimic_fingers),
+      cmocka_unit_test(mimic_reduced),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

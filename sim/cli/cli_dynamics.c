@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "dynamics.h"
 #include "merge.h"
+#include "mimic.h"
 
 /* the command line */
 typedef struct dyn_args {
@@ -24,15 +25,18 @@ typedef struct dyn_args {
 typedef struct dyn_ctx {
   hg_model *m;
   hg_data *d;
+  hg_mimic_ws *mimic; /* mimic couplings (fd enforces them) */
   double *in, *out;
 } dyn_ctx;
 
 /* ---- the actions on one state ---- */
 
-/* fd: q v tau -> vdot */
+/* fd: q v tau -> vdot (mimic followers take their leaders' q and v first) */
 static int eval_fd(dyn_ctx *c) {
   const hg_model *m = c->m;
-  return hg_aba(m, c->d, c->in, c->in + m->nq, c->in + m->nq + m->nv, NULL, c->out);
+  hg_mimic_project(m, c->in, c->in + m->nq);
+  return hg_mimic_aba(m, c->d, c->mimic, c->in, c->in + m->nq, c->in + m->nq + m->nv, NULL,
+                      c->out, NULL);
 }
 
 /* id: q v vdot -> tau */
@@ -124,6 +128,8 @@ void hg_cli_dynamics_usage(FILE *f) {
           "                                              prescribed joints (2*nv+1 numbers)\n"
           "q holds each joint's configuration (a free joint: x y z qw qx qy qz), v the tangent\n"
           "velocities (a free joint: the body twist wx wy wz vx vy vz in its own frame).\n"
+          "URDF <mimic> joints keep their q and v entries: fd sets them from their leaders and\n"
+          "enforces the coupling; hybrid and lock refuse such models.\n"
           "options:\n"
           "  --floating          hang the model's root link on a free joint (<root>_root)\n"
           "  --gravity GX GY GZ  gravity in world axes (default 0 0 -9.81)\n"
@@ -203,6 +209,9 @@ static void print_info(const hg_model *m) {
     printf("joint %s type %s parent %s child %s q %d %d v %d %d\n", m->jnt_name[i],
            hg_joint_type_name(m->jnt[i].type), m->body_name[m->parent[i]], m->body_name[i],
            m->q_adr[i], m->jnt_nq[i], m->v_adr[i], m->jnt_nv[i]);
+  for (int k = 0; k < m->nmimic; k++)
+    printf("mimic %s leader %s multiplier %.17g offset %.17g\n", m->jnt_name[m->mimic_follower[k]],
+           m->jnt_name[m->mimic_leader[k]], m->mimic_mult[k], m->mimic_offset[k]);
 }
 
 /* ---- prescribed joints ---- */
@@ -321,13 +330,15 @@ static int ctx_init(dyn_ctx *c, hg_model *m) {
   size_t nv = (size_t)m->nv;
   c->m = m;
   c->d = hg_data_new(m);
+  c->mimic = hg_mimic_ws_new(m);
   c->in = malloc(((size_t)m->nq + 2 * nv + 1) * sizeof(double));
   c->out = malloc((nv * nv + 2 * nv + 1) * sizeof(double));
-  return c->d && c->in && c->out ? 0 : -1;
+  return c->d && c->mimic && c->in && c->out ? 0 : -1;
 }
 
 static void ctx_free(dyn_ctx *c) {
   hg_data_free(c->d);
+  hg_mimic_ws_free(c->mimic);
   free(c->in);
   free(c->out);
   hg_model_free(c->m);
@@ -340,6 +351,11 @@ static int run_action(dyn_ctx *c, const hg_model *full, const dyn_args *args, co
   if (args->has_gravity) memcpy(c->m->gravity, args->gravity, sizeof args->gravity);
   if (!a) {
     print_info(full);
+  } else if (a->modes && c->m->nmimic) {
+    fprintf(stderr, "hinge: %s: the model has mimic joints, which %s does not support (fd "
+            "enforces them; id, mass and bias give the values of the uncoupled joints)\n",
+            args->model, a->name);
+    status = HG_EXIT_USAGE;
   } else {
     if (args->prescribed) status = set_prescribed(full, c->m, c->d, args->prescribed);
     if (status == HG_EXIT_OK) status = run_states(c, a);

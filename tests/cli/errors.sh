@@ -116,4 +116,16 @@ expect_status "singular" 3
 expect_eq "singular: earlier output" "$out" "0 0"
 expect_has "singular" "$err" "hinge: <stdin>:2: articulated inertia is singular at joint 'spin'"
 
+# ---- mimic joints: fd enforces them (by hand: 1 N on the coupled 0.2 kg gives 5 m/s^2 on both
+# fingers); hybrid and lock refuse them ----
+gripper=data/robots/gripper_description/urdf/gripper.urdf
+run dynamics $gripper info
+expect_has "mimic: info" "$out" "mimic right_joint leader left_joint multiplier 1 offset 0"
+run dynamics $gripper fd <<< "0.01 0.3 0.2 7 1 0"
+expect_status "mimic: fd" 0
+expect_eq "mimic: fd" "$out" "5 5"
+run dynamics $gripper hybrid <<< "0.01 0.01 0 0 1 0"
+expect_status "mimic: hybrid" 2
+expect_has "mimic: hybrid" "$err" "the model has mimic joints, which hybrid does not support"
+
 finish
