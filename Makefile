@@ -1,18 +1,24 @@
 # The two commands of the README, and the builds behind them.
 #   make run    install what is missing, build, and run the main job
 #   make test   install what is missing, build with warnings as errors, run every test
-# Also: make build, make sanitize (ASan + UBSan build and tests), make bench, make deps.
+# Also: make build, make sanitize (ASan + UBSan build and tests), make bench, make deps,
+#       make fuzz (libFuzzer harnesses of tests/fuzz, FUZZ_TIME seconds each; see the README).
 
 BUILD ?= build
 SANBUILD ?= build-sanitize
+FUZZBUILD ?= build-fuzz
+FUZZ_TIME ?= 60
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Debian 12 packages hinge builds, tests and runs with
 DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev libcmocka-dev \
-       libplplot-dev plplot-driver-cairo libfcl-dev libsdl2-dev libepoxy-dev libcglm-dev libstb-dev \
-       fonts-dejavu-core xvfb xauth liblapacke-dev
+       libplplot-dev plplot-driver-cairo libfcl-dev libassimp-dev libsdl2-dev libepoxy-dev \
+       libcglm-dev libstb-dev fonts-dejavu-core xvfb xauth liblapacke-dev
+# and for make fuzz: clang with its libFuzzer runtime
+FUZZ_DEPS = clang libclang-rt-14-dev
+FUZZ_TARGETS = urdf mesh dynamics scene checkpoint
 
-.PHONY: run test build sanitize bench deps clean
+.PHONY: run test build sanitize bench deps fuzz fuzz-deps clean
 
 run: build
 	./$(BUILD)/hinge run scenes/heatshield.yaml --out $(BUILD)/out/heatshield
@@ -36,6 +42,16 @@ bench: build
 	./$(BUILD)/tests/bench/bench_dynamics
 	./$(BUILD)/tests/bench/bench_integrators
 
+# each harness for FUZZ_TIME seconds under ASan + UBSan (tests/fuzz/run.sh); a finding fails with
+# its reproducer in $(FUZZBUILD)/findings/ (keep it in tests/fuzz/regressions/NAME/ once fixed)
+fuzz: fuzz-deps
+	CC=clang cmake -S . -B $(FUZZBUILD) -DCMAKE_BUILD_TYPE=Debug -DHINGE_FUZZ=ON -DHINGE_TESTS=OFF
+	cmake --build $(FUZZBUILD) -j$(JOBS)
+	bash tests/fuzz/run.sh $(FUZZBUILD) $(FUZZ_TIME) $(FUZZ_TARGETS)
+
+fuzz-deps:
+	@$(MAKE) --no-print-directory deps DEPS="$(FUZZ_DEPS)"
+
 # install the packages that are missing (as root, or through sudo)
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -48,4 +64,4 @@ deps:
 	fi
 
 clean:
-	rm -rf $(BUILD) $(SANBUILD)
+	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD)

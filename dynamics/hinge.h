@@ -7,6 +7,8 @@
 #include "inertia.h"
 #include "joint.h"
 #include "linearize.h"
+#include "merge.h"
+#include "mimic.h"
 #include "mesh.h"
 #include "model.h"
 #include "names.h"

@@ -3,7 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
-
+#include <string.h>
 
 static void sym_to_m3(const double S[6], double M[9]) {
   M[0] = S[0]; M[1] = S[3]; M[2] = S[4];
@@ -11,10 +11,12 @@ static void sym_to_m3(const double S[6], double M[9]) {
   M[6] = S[4]; M[7] = S[5]; M[8] = S[2];
 }
 
-void hg_sym3_eigenvalues(const double S[6], double lambda[3]) {
-  /* cyclic Jacobi rotations: accurate to round-off even for repeated eigenvalues */
+void hg_sym3_eigen(const double S[6], double lambda[3], double V[9]) {
+  /* cyclic Jacobi rotations A <- J^T A J, V <- V J: accurate to round-off even for repeated
+   * eigenvalues */
   double A[9];
   sym_to_m3(S, A);
+  for (int k = 0; k < 9; k++) V[k] = k % 4 == 0;
   for (int sweep = 0; sweep < 32; sweep++) {
     double off = A[1] * A[1] + A[2] * A[2] + A[5] * A[5];
     double diag = A[0] * A[0] + A[4] * A[4] + A[8] * A[8];
@@ -37,14 +39,30 @@ void hg_sym3_eigenvalues(const double S[6], double lambda[3]) {
           A[3 * p + k] = c * apk - s * aqk;
           A[3 * q + k] = s * apk + c * aqk;
         }
+        for (int k = 0; k < 3; k++) {
+          double vkp = V[3 * k + p], vkq = V[3 * k + q];
+          V[3 * k + p] = c * vkp - s * vkq;
+          V[3 * k + q] = s * vkp + c * vkq;
+        }
       }
   }
-  /* the diagonal, sorted ascending */
-  double a = A[0], b = A[4], c = A[8], t;
-  if (a > b) { t = a; a = b; b = t; }
-  if (b > c) { t = b; b = c; c = t; }
-  if (a > b) { t = a; a = b; b = t; }
-  lambda[0] = a; lambda[1] = b; lambda[2] = c;
+  /* the diagonal sorted ascending, with the columns of V alongside (a selection sort) */
+  double l[3] = {A[0], A[4], A[8]};
+  for (int i = 0; i < 2; i++) {
+    int k = i;
+    for (int j = i + 1; j < 3; j++)
+      if (l[j] < l[k]) k = j;
+    if (k == i) continue;
+    double t = l[i];
+    l[i] = l[k], l[k] = t;
+    for (int r = 0; r < 3; r++) t = V[3 * r + i], V[3 * r + i] = V[3 * r + k], V[3 * r + k] = t;
+  }
+  lambda[0] = l[0], lambda[1] = l[1], lambda[2] = l[2];
+}
+
+void hg_sym3_eigenvalues(const double S[6], double lambda[3]) {
+  double V[9];
+  hg_sym3_eigen(S, lambda, V);
 }
 
 /* out = inertia about the origin of a body of mass m, centre of mass c and I_c about it:
@@ -61,7 +79,7 @@ static void assemble(double m, const double c[3], const double Ic[6], hg_inertia
   out->I[5] = Ic[5] - m * c[1] * c[2];
 }
 
-int hg_inertia_validate(double m, const double Ic[6], char *why, size_t why_len) {
+int hg_inertia_check(double m, const double Ic[6], double atol, char *why, size_t why_len) {
   if (!isfinite(m) || m < 0) {
     if (why) snprintf(why, why_len, "mass must be finite and >= 0, got %g", m);
     return -1;
@@ -74,7 +92,7 @@ int hg_inertia_validate(double m, const double Ic[6], char *why, size_t why_len)
   double l[3];
   hg_sym3_eigenvalues(Ic, l);
   double scale = fabs(l[0]) + fabs(l[1]) + fabs(l[2]);
-  double tol = 1e-9 * scale;
+  double tol = 1e-9 * scale + (atol > 0 && isfinite(atol) ? atol : 0);
   if (l[0] < -tol) {
     if (why)
       snprintf(why, why_len,
@@ -91,6 +109,35 @@ int hg_inertia_validate(double m, const double Ic[6], char *why, size_t why_len)
     return -1;
   }
   return 0;
+}
+
+int hg_inertia_validate(double m, const double Ic[6], char *why, size_t why_len) {
+  return hg_inertia_check(m, Ic, 0, why, why_len);
+}
+
+int hg_inertia_balance(double Ic[6], double before[3], double after[3]) {
+  double l[3], n[3], V[9];
+  hg_sym3_eigen(Ic, l, V);
+  double tol = 1e-9 * (fabs(l[0]) + fabs(l[1]) + fabs(l[2]));
+  /* clamp negative principal moments to zero */
+  for (int k = 0; k < 3; k++) n[k] = l[k] < 0 ? 0 : l[k];
+  /* raise the two smallest by the same amount until their sum equals the largest */
+  if (n[2] > n[0] + n[1]) {
+    double d = 0.5 * (n[2] - n[0] - n[1]);
+    n[0] += d, n[1] += d;
+  }
+  if (before) memcpy(before, l, sizeof l);
+  if (after) memcpy(after, n, sizeof n);
+  if (l[0] >= -tol && l[2] <= l[0] + l[1] + tol) return 0;
+  /* I_c = V diag(n) V^T */
+  double M[9];
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      M[3 * r + c] = V[3 * r] * n[0] * V[3 * c] + V[3 * r + 1] * n[1] * V[3 * c + 1] +
+                     V[3 * r + 2] * n[2] * V[3 * c + 2];
+  Ic[0] = M[0], Ic[1] = M[4], Ic[2] = M[8];
+  Ic[3] = 0.5 * (M[1] + M[3]), Ic[4] = 0.5 * (M[2] + M[6]), Ic[5] = 0.5 * (M[5] + M[7]);
+  return 1;
 }
 
 int hg_inertia_from_com(double m, const double c[3], const double Ic[6], hg_inertia *out,

@@ -22,6 +22,19 @@ typedef struct hg_inertia {
  * 1e-9). Returns 0, or -1 with a one-line reason in why (if why is not NULL). */
 int hg_inertia_validate(double m, const double Ic[6], char *why, size_t why_len);
 
+/* hg_inertia_validate with an absolute tolerance floor added to the relative 1e-9: the
+ * round-off a caller's arithmetic may have put into I_c (e.g. ~eps m |c|^2 when I_c was
+ * recovered from an inertia about a frame origin at distance |c|). */
+int hg_inertia_check(double m, const double Ic[6], double atol, char *why, size_t why_len);
+
+/* Repairs a rotational inertia I_c (xx yy zz xy xz yz) in place, keeping its principal axes:
+ * negative principal moments are clamped to zero, then when the largest exceeds the sum of the
+ * other two, the two smaller are raised by the same amount until their sum equals it (the least
+ * change along the principal axes that makes I_c physical; MuJoCo's balanceinertia raises the
+ * smallest moments similarly). before and after (may be NULL) receive the principal moments,
+ * ascending. Returns 1 when I_c was changed, 0 when it already passed hg_inertia_validate. */
+int hg_inertia_balance(double Ic[6], double before[3], double after[3]);
+
 /* Inertia about the frame origin from mass, centre of mass c and I_c about the centre of mass,
  * after hg_inertia_validate; returns its result. */
 int hg_inertia_from_com(double m, const double c[3], const double Ic[6], hg_inertia *out,
@@ -103,5 +116,8 @@ void hg_inertia_add(hg_inertia *A, const hg_inertia *B);
 
 /* eigenvalues of a symmetric 3x3 matrix (xx yy zz xy xz yz), ascending */
 void hg_sym3_eigenvalues(const double S[6], double lambda[3]);
+
+/* the same with the unit eigenvectors as the columns of V (row-major): S = V diag(lambda) V^T */
+void hg_sym3_eigen(const double S[6], double lambda[3], double V[9]);
 
 #endif

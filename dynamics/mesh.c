@@ -495,8 +495,7 @@ int hg_mesh_load(const char *path, hg_mesh *out, hg_error *err) {
   size_t len = 0;
   char *data;
   memset(out, 0, sizeof *out);
-  if (!obj && !stl)
-    return mesh_fail(err, "%s: unknown mesh format: expected a .obj or .stl file", path);
+  if (!obj && !stl) return hg_mesh_load_assimp(path, out, err);
   if (!(data = mesh_read_file(path, &len, err))) return -1;
   int rc = obj ? obj_parse(path, data, len, &b, err) : stl_parse(path, data, len, &b, err);
   free(data);

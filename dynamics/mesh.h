@@ -1,4 +1,4 @@
-/* mesh.h: closed triangle meshes: OBJ and STL reading, and the exact mass properties of the solid
+/* mesh.h: closed triangle meshes: OBJ and STL reading (other formats through assimp), and the exact mass properties of the solid
  * they bound (seed 001 section 4, after Mirtich 1996), by the divergence theorem.
  *
  * A mesh is an indexed triangle list in its own frame (metres). Triangles are counter-clockwise
@@ -27,6 +27,12 @@ typedef struct hg_mesh {
  * Returns 0, or -1 with out zeroed and err->msg = "file:line: what was expected" (binary STL:
  * "file: byte N: ..."). err may be NULL. */
 int hg_mesh_load(const char *path, hg_mesh *out, hg_error *err);
+/* Any other extension (Collada .dae, .ply, .gltf, .3ds, ...) goes to hg_mesh_load_assimp. */
+
+/* A mesh through the Open Asset Import Library (mesh_assimp.c): every triangle of the file, node
+ * transforms and Collada <unit meter> applied, Collada <up_axis> ignored (the file's own axes, as
+ * ROS tools read URDF meshes). Errors carry assimp's message (no line). */
+int hg_mesh_load_assimp(const char *path, hg_mesh *out, hg_error *err);
 
 /* frees the arrays and zeroes the mesh (NULL or a zeroed mesh is fine) */
 void hg_mesh_free(hg_mesh *m);

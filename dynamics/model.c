@@ -20,7 +20,51 @@ struct hg_builder {
   hg_name_index names;   /* body names -> body numbers */
   int ngeom, gcap;
   hg_geom *geom;      /* body = builder body index, mesh owned */
+  int allow_singular; /* compile skips the neutral-configuration ABA check */
+  int nmimic, mcap;
+  struct builder_mimic {
+    char *follower, *leader; /* joint names, owned */
+    double mult, offset;
+  } *mimic;
 };
+
+int hg_builder_add_mimic(hg_builder *b, const char *follower, const char *leader,
+                         double multiplier, double offset, hg_error *err) {
+  if (!follower || !follower[0] || !leader || !leader[0]) {
+    hg_error_set(err, "a mimic coupling needs two joint names");
+    return -1;
+  }
+  for (int k = 0; k < b->nmimic; k++)
+    if (strcmp(b->mimic[k].follower, follower) == 0) {
+      hg_error_set(err, "joint '%s' already mimics '%s'", follower, b->mimic[k].leader);
+      return -1;
+    }
+  if (b->nmimic == b->mcap) {
+    int cap = b->mcap ? 2 * b->mcap : 4;
+    struct builder_mimic *nm = realloc(b->mimic, (size_t)cap * sizeof *nm);
+    if (!nm) {
+      hg_error_set(err, "out of memory");
+      return -1;
+    }
+    b->mimic = nm;
+    b->mcap = cap;
+  }
+  struct builder_mimic *M = &b->mimic[b->nmimic];
+  M->follower = strdup(follower);
+  M->leader = strdup(leader);
+  M->mult = multiplier;
+  M->offset = offset;
+  if (!M->follower || !M->leader) {
+    free(M->follower), free(M->leader);
+    hg_error_set(err, "out of memory");
+    return -1;
+  }
+  b->nmimic++;
+  return 0;
+}
+
+
+void hg_builder_allow_singular(hg_builder *b, int allow) { b->allow_singular = allow != 0; }
 
 /* rebuilds the body-name index (after growth or removal); -1 when out of memory */
 static int builder_reindex(hg_builder *b) {
@@ -48,6 +92,8 @@ void hg_builder_free(hg_builder *b) {
     free((char *)b->body[i].joint_name);
   }
   for (int i = 0; i < b->ngeom; i++) free(b->geom[i].mesh);
+  for (int k = 0; k < b->nmimic; k++) free(b->mimic[k].follower), free(b->mimic[k].leader);
+  free(b->mimic);
   free(b->body);
   free(b->geom);
   free(b->names.slot);
@@ -89,12 +135,15 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
     hg_error_set(err, "duplicate body name '%s'", spec->name);
     return -1;
   }
-  /* the inertia must be physical: recover I_c about the centre of mass and validate it */
+  /* the inertia must be physical: recover I_c about the centre of mass and validate it. The
+   * recovery subtracts m (|c|^2 1 - c c^T) from I_o, which carries a few ulps of m |c|^2 of
+   * round-off: 1e-12 m |c|^2 (some 4500 eps) keeps a point mass off the frame origin valid. */
   {
     double c[3], Ic[6];
     char why[200];
     hg_inertia_com(&spec->inertia, c, Ic);
-    if (hg_inertia_validate(spec->inertia.m, Ic, why, sizeof why) ||
+    if (hg_inertia_check(spec->inertia.m, Ic, 1e-12 * spec->inertia.m * hg_v3_dot(c, c), why,
+                         sizeof why) ||
         (spec->inertia.m == 0 && (spec->inertia.h[0] != 0 || spec->inertia.h[1] != 0 || spec->inertia.h[2] != 0))) {
       hg_error_set(err, "body '%s' has an invalid inertia: %s", spec->name,
                 spec->inertia.m == 0 ? "a massless body with a first moment" : why);
@@ -181,6 +230,7 @@ void hg_model_free(hg_model *m) {
   free(m->q_adr); free(m->v_adr); free(m->jnt_nq); free(m->jnt_nv); free(m->D_adr);
   free(m->inertia); free(m->inertia_c); free(m->jnt_axis); free(m->limits); free(m->body_name); free(m->jnt_name);
   free(m->dof_body); free(m->geom);
+  free(m->mimic_follower); free(m->mimic_leader); free(m->mimic_mult); free(m->mimic_offset);
   free(m);
 }
 
@@ -215,6 +265,32 @@ static hg_model *model_alloc(int nbody, int ngeom) {
     return NULL;
   }
   return m;
+}
+
+/* the model's mimic couplings from the builder's, by joint name; a coupling whose follower is no
+ * longer in the model (removed with its subtree) is dropped. 0, or -1 with err. */
+static int compile_mimic(const hg_builder *b, hg_model *m, hg_error *err) {
+  int fail = 0, n = 0;
+  m->mimic_follower = alloc_array((size_t)b->nmimic, sizeof(int), &fail);
+  m->mimic_leader = alloc_array((size_t)b->nmimic, sizeof(int), &fail);
+  m->mimic_mult = alloc_array((size_t)b->nmimic, sizeof(double), &fail);
+  m->mimic_offset = alloc_array((size_t)b->nmimic, sizeof(double), &fail);
+  if (fail) return hg_error_set(err, "out of memory"), -1;
+  for (int k = 0; k < b->nmimic; k++) {
+    const struct builder_mimic *M = &b->mimic[k];
+    int f = hg_model_joint(m, M->follower), l = hg_model_joint(m, M->leader);
+    if (f < 0) continue;
+    if (l < 0) return hg_error_set(err, "joint '%s' mimics an unknown joint '%s'", M->follower, M->leader), -1;
+    if (f == l) return hg_error_set(err, "joint '%s' mimics itself", M->follower), -1;
+    if (m->jnt_nv[f] != 1 || m->jnt_nv[l] != 1)
+      return hg_error_set(err, "mimic joints '%s' and '%s' must both have one DoF", M->follower,
+                          M->leader), -1;
+    m->mimic_follower[n] = f, m->mimic_leader[n] = l;
+    m->mimic_mult[n] = M->mult, m->mimic_offset[n] = M->offset;
+    n++;
+  }
+  m->nmimic = n;
+  return 0;
 }
 
 hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
@@ -349,9 +425,14 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     m->geom[g].body = newidx[b->geom[g].body];
     m->geom[g].mesh = hg_strdup(b->geom[g].mesh);
   }
+  if (compile_mimic(b, m, err)) {
+    hg_model_free(m);
+    m = NULL;
+    goto done;
+  }
   /* a massless leaf (or any subtree without inertia along a joint's motion) makes the
    * articulated inertia singular: try the neutral configuration once */
-  {
+  if (!b->allow_singular) {
     hg_data *d = hg_data_new(m);
     double *q = malloc(((size_t)m->nq + 1) * sizeof(double));
     double *z = calloc((size_t)m->nv + 1, sizeof(double));

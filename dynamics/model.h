@@ -85,6 +85,17 @@ hg_body_spec *hg_builder_body(hg_builder *b, const char *name);
  * unknown parent, a cycle, a duplicate joint name, or an articulated inertia that is singular in
  * the neutral configuration (such as a massless leaf body on a moving joint). */
 struct hg_model *hg_builder_compile(const hg_builder *b, hg_error *err);
+/* Couples joint follower to joint leader as URDF <mimic> does: q_f = multiplier q_l + offset
+ * (both 1-DoF joints, names copied). The model keeps the follower's DoF; hg_mimic_aba (mimic.h)
+ * computes the motion with the coupling enforced. -1 with err on an empty name or a joint that
+ * already follows another. Checked at compile time: both joints exist and have one DoF. */
+int hg_builder_add_mimic(hg_builder *b, const char *follower, const char *leader,
+                         double multiplier, double offset, hg_error *err);
+
+/* allow != 0: hg_builder_compile accepts a singular articulated inertia (a reader that has
+ * already told the user; hg_aba and hg_hybrid then fail at that joint, the other algorithms
+ * work) */
+void hg_builder_allow_singular(hg_builder *b, int allow);
 
 typedef struct hg_model {
   int nbody;  /* bodies including the world (body 0) */
@@ -119,6 +130,13 @@ typedef struct hg_model {
   /* geometry */
   int ngeom;
   hg_geom *geom;
+
+  /* mimic couplings (hg_builder_add_mimic): DoF mimic_follower[k] = mimic_mult[k] * DoF
+   * mimic_leader[k] + mimic_offset[k], as v indices (1-DoF joints: q and v entries coincide
+   * in meaning) */
+  int nmimic;
+  int *mimic_follower, *mimic_leader; /* joint (body) indices */
+  double *mimic_mult, *mimic_offset;
 } hg_model;
 
 void hg_model_free(hg_model *m);

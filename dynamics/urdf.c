@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
@@ -39,6 +42,9 @@ typedef struct urdf_joint {
   hg_joint joint;
   hg_se3 origin;
   hg_joint_limits limits;
+  const xmlNode *mimic; /* <mimic>, or NULL */
+  xmlChar *mimic_joint; /* the leader's name */
+  double mimic_mult, mimic_offset;
 } urdf_joint;
 
 /* a named top-level <material> */
@@ -54,11 +60,29 @@ typedef struct urdf_geom {
   hg_geom geom; /* mesh owned */
 } urdf_geom;
 
+/* elements skipped, by name: one summary line each unless verbose */
+typedef struct urdf_skipped {
+  char name[48];
+  int count;
+} urdf_skipped;
+
+#define URDF_NSKIP 32
+
 /* everything the reader owns */
 typedef struct urdf_reader {
   const char *path;
   FILE *notes;
   hg_error *err;
+  const hg_urdf_options *opt;
+  /* invalid inertias: counted, the first message kept, the others listed by link and line */
+  int ninvalid;
+  long invalid_line;
+  char invalid_first[384], invalid_more[256];
+  urdf_skipped skipped[URDF_NSKIP];
+  int nskipped;
+  /* joints with <dynamics damping/friction> that hinge does not apply; mimic joints */
+  int ndamped;
+  long damped_line;
   xmlDoc *doc;
   urdf_link *link;
   urdf_joint *joint;
@@ -95,8 +119,40 @@ static void note(urdf_reader *r, const xmlNode *n, const char *fmt, ...) {
   fputc('\n', r->notes);
 }
 
-/* the note for an element the reader does not support */
-static void skip(urdf_reader *r, const xmlNode *n) { note(r, n, "skipping <%s>", (const char *)n->name); }
+/* an element the reader does not support: listed when verbose, counted by name for the summary */
+static void skip(urdf_reader *r, const xmlNode *n) {
+  const char *name = (const char *)n->name;
+  int k = 0;
+  if (r->opt->verbose) note(r, n, "skipping <%s>", name);
+  while (k < r->nskipped && strncmp(r->skipped[k].name, name, sizeof r->skipped[k].name - 1) != 0)
+    k++;
+  if (k == URDF_NSKIP) { /* more kinds than slots: the last slot counts the rest */
+    k = URDF_NSKIP - 1;
+    snprintf(r->skipped[k].name, sizeof r->skipped[k].name, "other");
+  } else if (k == r->nskipped) {
+    r->nskipped++;
+    r->skipped[k].count = 0;
+    snprintf(r->skipped[k].name, sizeof r->skipped[k].name, "%s", name);
+  }
+  r->skipped[k].count++;
+}
+
+/* one line summing up the skipped elements, and the notes on what changes the dynamics */
+static void summarize(urdf_reader *r) {
+  if (!r->notes) return;
+  if (r->nskipped) {
+    fprintf(r->notes, "%s: note: skipped", r->path);
+    for (int k = 0; k < r->nskipped; k++)
+      fprintf(r->notes, "%s %d <%s>", k ? "," : "", r->skipped[k].count, r->skipped[k].name);
+    fprintf(r->notes, " element%s%s\n", r->nskipped > 1 || r->skipped[0].count > 1 ? "s" : "",
+            r->opt->verbose ? "" : " (--verbose lists them)");
+  }
+  if (r->ndamped)
+    fprintf(r->notes,
+            "%s:%ld: note: %d joint%s <dynamics damping/friction> that hinge does not apply: "
+            "the joints move without it (a scene's damper force elements add joint damping)\n",
+            r->path, r->damped_line, r->ndamped, r->ndamped > 1 ? "s have" : " has");
+}
 
 /* ---- small helpers ---- */
 
@@ -269,22 +325,106 @@ static int attr_size(urdf_reader *r, const xmlNode *n, const char *name, double 
   return 0;
 }
 
-/* the mesh path: package:// kept as given minus the scheme, file:// and absolute paths as they
- * are, relative paths resolved against the folder of the URDF file */
+/* 1 when path is a folder */
+static int is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* dir/pkg/rest when dir/pkg is a folder, or dir/rest when dir itself is named pkg (len bytes of
+ * dir); NULL otherwise or when out of memory (*oom set) */
+static char *package_in(const char *dir, size_t len, const char *pkg, size_t plen,
+                        const char *rest, int *oom) {
+  char *s = malloc(len + plen + strlen(rest) + 3);
+  const char *base;
+  if (!s) {
+    *oom = 1;
+    return NULL;
+  }
+  while (len > 1 && dir[len - 1] == '/') len--;
+  snprintf(s, len + plen + 2, "%.*s/%.*s", (int)len, dir, (int)plen, pkg);
+  if (is_dir(s)) {
+    strcat(s, "/");
+    strcat(s, rest);
+    return s;
+  }
+  /* the folder itself is the package */
+  s[len] = 0;
+  base = strrchr(s, '/');
+  base = base ? base + 1 : s;
+  if (strlen(base) == plen && strncmp(base, pkg, plen) == 0) {
+    strcat(s, "/");
+    strcat(s, rest);
+    return s;
+  }
+  free(s);
+  return NULL;
+}
+
+/* the first folder of a ':'-separated list that holds package pkg (see package_in) */
+static char *package_in_list(const char *list, const char *pkg, size_t plen, const char *rest,
+                             int *oom) {
+  while (list && *list && !*oom) {
+    const char *colon = strchr(list, ':');
+    size_t len = colon ? (size_t)(colon - list) : strlen(list);
+    char *s = len ? package_in(list, len, pkg, plen, rest, oom) : NULL;
+    if (s) return s;
+    list = colon ? colon + 1 : NULL;
+  }
+  return NULL;
+}
+
+/* package://PKG/REST as ROS tools resolve it: the package folder is looked for in the folders of
+ * the package_path option, then of ROS_PACKAGE_PATH, then among the folders that hold the URDF
+ * file (a robot description is usually inside its own package). NULL when not found. */
+static char *resolve_package(urdf_reader *r, const char *url, int *oom) {
+  const char *pkg = url + 10, *slash = strchr(pkg, '/');
+  size_t plen = slash ? (size_t)(slash - pkg) : strlen(pkg);
+  const char *rest = slash ? slash + 1 : "";
+  char *s = package_in_list(r->opt->package_path, pkg, plen, rest, oom);
+  if (!s && !*oom) s = package_in_list(getenv("ROS_PACKAGE_PATH"), pkg, plen, rest, oom);
+  /* the URDF file's own folders, innermost first */
+  for (size_t k = strlen(r->path); !s && !*oom && k > 0; k--) {
+    if (r->path[k - 1] != '/') continue;
+    size_t len = k - 1;
+    const char *base = r->path;
+    for (size_t j = 0; j < len; j++)
+      if (r->path[j] == '/') base = r->path + j + 1;
+    if ((size_t)(r->path + len - base) == plen && strncmp(base, pkg, plen) == 0)
+      s = package_in(r->path, len, pkg, plen, rest, oom);
+  }
+  return s;
+}
+
+/* the mesh path: package:// resolved (resolve_package), file:// and absolute paths as they are,
+ * relative paths resolved against the folder of the URDF file. A file that cannot be found is a
+ * note: the viewer and collision skip it. */
 static char *mesh_path(urdf_reader *r, const xmlNode *n, const char *file) {
   const char *slash = strrchr(r->path, '/');
   size_t dir = slash ? (size_t)(slash - r->path) + 1 : 0;
   char *s;
+  int oom = 0;
   if (strncmp(file, "package://", 10) == 0) {
-    note(r, n, "mesh '%s' kept as '%s' (package:// paths are not resolved)", file, file + 10);
-    return concat(file + 10, "", "");
+    s = resolve_package(r, file, &oom);
+    if (oom) return NULL;
+    if (!s) {
+      note(r, n, "mesh '%s': package not found in --package-path, ROS_PACKAGE_PATH or the URDF "
+           "file's folders; the mesh is not shown", file);
+      return concat(file + 10, "", "");
+    }
+  } else if (strncmp(file, "file://", 7) == 0) {
+    s = concat(file + 7, "", "");
+  } else if (file[0] == '/') {
+    s = concat(file, "", "");
+  } else {
+    s = malloc(dir + strlen(file) + 1);
+    if (!s) return NULL;
+    memcpy(s, r->path, dir);
+    strcpy(s + dir, file);
   }
-  if (strncmp(file, "file://", 7) == 0) return concat(file + 7, "", "");
-  if (file[0] == '/') return concat(file, "", "");
-  s = malloc(dir + strlen(file) + 1);
-  if (!s) return NULL;
-  memcpy(s, r->path, dir);
-  strcpy(s + dir, file);
+  if (s && access(s, R_OK) != 0)
+    note(r, n, "mesh file '%s' (from '%s') cannot be read: %s; the mesh is not shown", s, file,
+         strerror(errno));
   return s;
 }
 
@@ -361,9 +501,35 @@ static int read_geom(urdf_reader *r, const xmlNode *n, int link, int collision) 
 
 /* ---- links ---- */
 
+/* an invalid inertia, kept for the error at the end of reading so that one run lists them all;
+ * returns 0 (reading goes on) */
+static int invalid_inertia(urdf_reader *r, const xmlNode *n, const char *link, const char *why) {
+  size_t len = strlen(r->invalid_more);
+  if (r->ninvalid++ == 0)
+    snprintf(r->invalid_first, sizeof r->invalid_first, "link '%s': %s", link, why);
+  else if (len + 40 < sizeof r->invalid_more)
+    snprintf(r->invalid_more + len, sizeof r->invalid_more - len, "%s'%s' (line %ld)",
+             len ? ", " : "", link, xmlGetLineNo(n));
+  if (r->ninvalid == 1) r->invalid_line = xmlGetLineNo(n);
+  if (r->notes) note(r, n, "error: link '%s': %s", link, why);
+  return 0;
+}
+
+/* the error for the invalid inertias of the file, if any */
+static int check_inertias(urdf_reader *r) {
+  if (!r->ninvalid) return 0;
+  if (r->err)
+    snprintf(r->err->msg, sizeof r->err->msg, "%s:%ld: %s%s%.*s%s (fix_inertia repairs %s)",
+             r->path, r->invalid_line, r->invalid_first,
+             r->ninvalid > 1 ? "; also invalid: " : "", r->ninvalid > 1 ? 200 : 0,
+             r->invalid_more, strlen(r->invalid_more) + 40 >= sizeof r->invalid_more ? ", ..." : "",
+             r->ninvalid > 1 ? "them" : "it");
+  return -1;
+}
+
 /* <inertial>: the spatial inertia about the link frame, with the inertial frame's rotation applied
  * to the rotational inertia (I_c in link axes = R I R^T) and the centre of mass at its xyz */
-static int read_inertial(urdf_reader *r, const xmlNode *n, hg_inertia *G) {
+static int read_inertial(urdf_reader *r, const xmlNode *n, const char *link, hg_inertia *G) {
   static const char *const names[6] = {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"};
   const xmlNode *origin = NULL, *mass = NULL, *inertia = NULL;
   double m = 0, I[6], M[9], RM[9], Ic[9], Ic6[6];
@@ -393,6 +559,13 @@ static int read_inertial(urdf_reader *r, const xmlNode *n, hg_inertia *G) {
   hg_m3_mul_T(RM, T.R, Ic);
   Ic6[0] = Ic[0]; Ic6[1] = Ic[4]; Ic6[2] = Ic[8];
   Ic6[3] = Ic[1]; Ic6[4] = Ic[2]; Ic6[5] = Ic[5];
+  if (m >= 0 && hg_inertia_validate(m, Ic6, why, sizeof why)) {
+    double before[3], after[3];
+    if (!r->opt->fix_inertia) return invalid_inertia(r, inertia, link, why);
+    hg_inertia_balance(Ic6, before, after);
+    note(r, inertia, "link '%s': inertia repaired (fix_inertia): principal moments %.6g %.6g %.6g "
+         "-> %.6g %.6g %.6g", link, before[0], before[1], before[2], after[0], after[1], after[2]);
+  }
   if (hg_inertia_from_com(m, T.p, Ic6, G, why, sizeof why))
     return fail(r, m >= 0 ? inertia : mass, "%s", why);
   return 0;
@@ -432,7 +605,7 @@ static int read_link(urdf_reader *r, const xmlNode *n) {
       skip(r, c);
     if (rc) return -1;
   }
-  return inertial ? read_inertial(r, inertial, &r->link[i].inertia) : 0;
+  return inertial ? read_inertial(r, inertial, (const char *)name, &r->link[i].inertia) : 0;
 }
 
 /* ---- joints ---- */
@@ -496,8 +669,25 @@ static int read_limit(urdf_reader *r, const xmlNode *n, hg_joint_limits *L) {
 
 /* the children of a <joint> we read; anything else is skipped */
 typedef struct urdf_joint_parts {
-  const xmlNode *origin, *parent, *child, *axis, *limit;
+  const xmlNode *origin, *parent, *child, *axis, *limit, *mimic;
 } urdf_joint_parts;
+
+/* <dynamics damping friction>: counted for the note when either is non-zero (hinge's joints
+ * have neither; a scene adds damping through force elements) */
+static void joint_dynamics(urdf_reader *r, const xmlNode *n) {
+  double d = 0, f = 0;
+  hg_error *keep = r->err;
+  r->err = NULL; /* a malformed number here only matters for the note */
+  attr_numbers(r, n, "damping", 1, 0, &d);
+  attr_numbers(r, n, "friction", 1, 0, &f);
+  r->err = keep;
+  if (d == 0 && f == 0) {
+    skip(r, n);
+    return;
+  }
+  if (r->ndamped++ == 0) r->damped_line = xmlGetLineNo(n);
+  if (r->opt->verbose) note(r, n, "<dynamics damping=\"%g\" friction=\"%g\"> not applied", d, f);
+}
 
 static int joint_parts(urdf_reader *r, const xmlNode *n, urdf_joint_parts *p) {
   memset(p, 0, sizeof *p);
@@ -510,6 +700,10 @@ static int joint_parts(urdf_reader *r, const xmlNode *n, urdf_joint_parts *p) {
                                                      : NULL;
     if (slot) {
       if (take(r, c, slot)) return -1;
+    } else if (is_element(c, "dynamics")) {
+      joint_dynamics(r, c);
+    } else if (is_element(c, "mimic")) {
+      if (take(r, c, &p->mimic)) return -1;
     } else if (is_element(c, NULL)) {
       skip(r, c);
     }
@@ -535,7 +729,42 @@ static int joint_links(urdf_reader *r, int j, const urdf_joint_parts *p) {
   return 0;
 }
 
-/* a <joint>: unique name, type, links, origin, axis (default x) and limits */
+/* <mimic joint multiplier offset> of joint J (defaults 1 and 0, as in ROS): a 1-DoF joint
+ * following another; the leader is checked once every joint is read (check_mimics) */
+static int read_mimic(urdf_reader *r, urdf_joint *J, const xmlNode *n) {
+  J->mimic = n;
+  J->mimic_mult = 1;
+  J->mimic_offset = 0;
+  if (!(J->mimic_joint = attr_name(r, n, "joint", "<mimic>")) ||
+      attr_numbers(r, n, "multiplier", 1, 0, &J->mimic_mult) ||
+      attr_numbers(r, n, "offset", 1, 0, &J->mimic_offset))
+    return -1;
+  if (hg_joint_nv(J->joint.type) != 1)
+    return fail(r, n, "joint '%s' has a <mimic> but is not revolute, continuous or prismatic",
+                (const char *)J->name);
+  return 0;
+}
+
+/* every mimic names another known 1-DoF joint */
+static int check_mimics(urdf_reader *r) {
+  for (int j = 0; j < r->njoint; j++) {
+    const urdf_joint *J = &r->joint[j];
+    int l = -1;
+    if (!J->mimic) continue;
+    for (int k = 0; k < r->njoint && l < 0; k++)
+      if (xmlStrEqual(r->joint[k].name, J->mimic_joint)) l = k;
+    if (l < 0)
+      return fail(r, J->mimic, "joint '%s' mimics an unknown joint '%s'", (const char *)J->name,
+                  (const char *)J->mimic_joint);
+    if (l == j) return fail(r, J->mimic, "joint '%s' mimics itself", (const char *)J->name);
+    if (hg_joint_nv(r->joint[l].joint.type) != 1)
+      return fail(r, J->mimic, "joint '%s' mimics '%s', which is not revolute, continuous or "
+                  "prismatic", (const char *)J->name, (const char *)J->mimic_joint);
+  }
+  return 0;
+}
+
+/* a <joint>: unique name, type, links, origin, axis (default x), limits and mimic */
 static int read_joint(urdf_reader *r, const xmlNode *n) {
   urdf_joint *J = reserve(r->joint, &r->capjoint, r->njoint, sizeof *r->joint);
   urdf_joint_parts p;
@@ -566,7 +795,8 @@ static int read_joint(urdf_reader *r, const xmlNode *n) {
   if (p.axis && attr_numbers(r, p.axis, "xyz", 3, 0, axis)) return -1;
   if (hg_joint_init(&J->joint, urdf_types[t].type, urdf_types[t].uses_axis ? axis : NULL, NULL, 0, &why))
     return fail(r, p.axis ? p.axis : n, "joint '%s': %s", (const char *)name, why);
-  return read_limit(r, p.limit, &J->limits);
+  if (read_limit(r, p.limit, &J->limits)) return -1;
+  return p.mimic ? read_mimic(r, J, p.mimic) : 0;
 }
 
 /* ---- the robot ---- */
@@ -584,7 +814,7 @@ static int read_robot(urdf_reader *r, const xmlNode *robot) {
       skip(r, c);
     }
   }
-  return 0;
+  return check_inertias(r) || check_mimics(r) ? -1 : 0;
 }
 
 /* the one link that is no joint's child; -1 with err when there is none or several */
@@ -720,7 +950,45 @@ static int build(urdf_reader *r, hg_builder *b, int root, const int *order, cons
   if (name_bodies(r, root, at) || add_root(r, b, root, at)) return -1;
   for (int k = 0; k < r->njoint; k++)
     if (add_joint(r, b, order[k], at)) return -1;
+  for (int j = 0; j < r->njoint; j++) {
+    const urdf_joint *J = &r->joint[j];
+    const char *pre = at->prefix ? at->prefix : "";
+    char *f, *l;
+    hg_error e;
+    int rc;
+    if (!J->mimic) continue;
+    f = concat(pre, (const char *)J->name, "");
+    l = concat(pre, (const char *)J->mimic_joint, "");
+    int oom = !f || !l;
+    rc = oom ? -1 : hg_builder_add_mimic(b, f, l, J->mimic_mult, J->mimic_offset, &e);
+    free(f), free(l);
+    if (rc) return fail(r, J->mimic, "%s", oom ? "out of memory" : e.msg);
+  }
   return add_geoms(r, b);
+}
+
+/* a note for each massless link on a moving joint with no mass below it either: its
+ * articulated inertia is singular, so forward dynamics fail there (order: parent before child) */
+static void massless_notes(urdf_reader *r, const int *order) {
+  double *below = calloc((size_t)r->nlink + 1, sizeof(double));
+  if (!below || !r->notes) {
+    free(below);
+    return;
+  }
+  for (int i = 0; i < r->nlink; i++) below[i] = r->link[i].inertia.m;
+  for (int k = r->njoint - 1; k >= 0; k--) { /* children before parents */
+    const urdf_joint *J = &r->joint[order[k]];
+    below[J->parent] += below[J->child];
+  }
+  for (int k = 0; k < r->njoint; k++) {
+    const urdf_joint *J = &r->joint[order[k]];
+    if (J->joint.type == HG_JOINT_FIXED || below[J->child] > 0) continue;
+    note(r, r->link[J->child].node,
+         "link '%s' on moving joint '%s' (line %ld) has no mass, nor anything below it: "
+         "forward and hybrid dynamics need mass there and fail (exit status 3); info, id, mass "
+         "and bias work", link_name(r, J->child), (const char *)J->name, xmlGetLineNo(J->node));
+  }
+  free(below);
 }
 
 /* ---- the file ---- */
@@ -749,6 +1017,29 @@ static int load_xml(urdf_reader *r) {
   return r->doc ? 0 : -1;
 }
 
+/* 1 when an element is xacro's: in its namespace, or named "xacro:..." without one */
+static int is_xacro(const xmlNode *n) {
+  if (n->ns && n->ns->prefix && strcmp((const char *)n->ns->prefix, "xacro") == 0) return 1;
+  if (n->ns && n->ns->href && strstr((const char *)n->ns->href, "xacro")) return 1;
+  return strncmp((const char *)n->name, "xacro:", 6) == 0;
+}
+
+/* the first xacro element in document order (iterative: a deep tree cannot exhaust the stack) */
+static const xmlNode *find_xacro(const xmlNode *root) {
+  const xmlNode *n = root;
+  while (n) {
+    if (n->type == XML_ELEMENT_NODE && is_xacro(n)) return n;
+    if (n->children && n->type == XML_ELEMENT_NODE) {
+      n = n->children;
+      continue;
+    }
+    while (n && n != root && !n->next) n = n->parent;
+    if (!n || n == root) return NULL;
+    n = n->next;
+  }
+  return NULL;
+}
+
 /* the <robot> root element, or NULL with err */
 static const xmlNode *robot_element(urdf_reader *r) {
   const xmlNode *root = xmlDocGetRootElement(r->doc);
@@ -760,7 +1051,14 @@ static const xmlNode *robot_element(urdf_reader *r) {
     fail(r, root, "expected a <robot> root element, found <%s>", (const char *)root->name);
     return NULL;
   }
-  return root;
+  if ((root = find_xacro(root)) != NULL) {
+    fail(r, root, "<%s%s%s> is a xacro element: this is an unexpanded xacro file; run "
+         "'xacro FILE > robot.urdf' and load its output", root->ns && root->ns->prefix ?
+         (const char *)root->ns->prefix : "", root->ns && root->ns->prefix ? ":" : "",
+         (const char *)root->name);
+    return NULL;
+  }
+  return xmlDocGetRootElement(r->doc);
 }
 
 static void reader_free(urdf_reader *r) {
@@ -768,7 +1066,7 @@ static void reader_free(urdf_reader *r) {
     xmlFree(r->link[i].name);
     free(r->link[i].body);
   }
-  for (int j = 0; j < r->njoint; j++) xmlFree(r->joint[j].name);
+  for (int j = 0; j < r->njoint; j++) xmlFree(r->joint[j].name), xmlFree(r->joint[j].mimic_joint);
   for (int k = 0; k < r->nmat; k++) xmlFree(r->mat[k].name);
   for (int g = 0; g < r->ngeom; g++) free(r->geom[g].geom.mesh);
   free(r->link);
@@ -778,15 +1076,17 @@ static void reader_free(urdf_reader *r) {
   xmlFreeDoc(r->doc);
 }
 
-int hg_urdf_add(hg_builder *b, const char *path, const char *parent_body, const hg_se3 *pose,
-                const char *prefix, int floating, FILE *notes, hg_error *err) {
-  urdf_place at = {parent_body, pose, prefix, floating};
+int hg_urdf_add_opt(hg_builder *b, const char *path, const char *parent_body, const hg_se3 *pose,
+                    const char *prefix, const hg_urdf_options *opt, hg_error *err) {
+  static const hg_urdf_options none;
+  urdf_place at = {parent_body, pose, prefix, opt ? opt->floating : 0};
   urdf_reader r;
   const xmlNode *robot;
   int root, rc = -1, *order = NULL;
   memset(&r, 0, sizeof r);
   r.path = path;
-  r.notes = notes;
+  r.opt = opt ? opt : &none;
+  r.notes = r.opt->notes;
   r.err = err;
   if (load_xml(&r) || !(robot = robot_element(&r)) || read_robot(&r, robot)) goto done;
   root = find_root(&r, robot);
@@ -797,13 +1097,26 @@ int hg_urdf_add(hg_builder *b, const char *path, const char *parent_body, const 
     goto done;
   }
   if (order_joints(&r, root, order) == 0) rc = build(&r, b, root, order, &at);
+  if (rc == 0) {
+    massless_notes(&r, order);
+    summarize(&r);
+  }
 done:
   free(order);
   reader_free(&r);
   return rc;
 }
 
-hg_model *hg_urdf_load(const char *path, int floating, FILE *notes, hg_error *err) {
+int hg_urdf_add(hg_builder *b, const char *path, const char *parent_body, const hg_se3 *pose,
+                const char *prefix, int floating, FILE *notes, hg_error *err) {
+  hg_urdf_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.floating = floating;
+  opt.notes = notes;
+  return hg_urdf_add_opt(b, path, parent_body, pose, prefix, &opt, err);
+}
+
+hg_model *hg_urdf_load_opt(const char *path, const hg_urdf_options *opt, hg_error *err) {
   hg_builder *b = hg_builder_new();
   hg_model *m = NULL;
   hg_error e;
@@ -811,10 +1124,21 @@ hg_model *hg_urdf_load(const char *path, int floating, FILE *notes, hg_error *er
     if (err) snprintf(err->msg, sizeof err->msg, "%s: out of memory", path);
     return NULL;
   }
-  if (hg_urdf_add(b, path, NULL, NULL, NULL, floating, notes, err) == 0) {
+  /* a massless subtree on a moving joint is noted by the reader: the model still serves info,
+   * id, mass and bias, and forward dynamics report the singular joint when called */
+  hg_builder_allow_singular(b, 1);
+  if (hg_urdf_add_opt(b, path, NULL, NULL, NULL, opt, err) == 0) {
     m = hg_builder_compile(b, &e);
     if (!m && err) snprintf(err->msg, sizeof err->msg, "%s: %.480s", path, e.msg);
   }
   hg_builder_free(b);
   return m;
+}
+
+hg_model *hg_urdf_load(const char *path, int floating, FILE *notes, hg_error *err) {
+  hg_urdf_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.floating = floating;
+  opt.notes = notes;
+  return hg_urdf_load_opt(path, &opt, err);
 }

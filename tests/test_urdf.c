@@ -11,7 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "files.h"
 #include "hinge.h"
+#include "mimic.h"
+#include "merge.h"
 #include "urdf.h"
 
 #define PI 3.14159265358979323846
@@ -302,14 +308,15 @@ static void skipping_notes(void **state) {
   hg_error err;
   hg_model *m;
   static const char *const expected[] = {
-      "data/geoms.urdf:42: note: skipping <sensor>\n",
-      "data/geoms.urdf:54: note: skipping <dynamics>\n",
-      "data/geoms.urdf:55: note: skipping <safety_controller>\n",
-      "data/geoms.urdf:57: note: skipping <transmission>\n",
-      "data/geoms.urdf:58: note: skipping <gazebo>\n",
       "data/geoms.urdf:40: note: unknown material 'chrome': using grey\n",
-      "data/geoms.urdf:30: note: mesh 'package://robot_description/meshes/part.dae' kept as "
-      "'robot_description/meshes/part.dae'",
+      "data/geoms.urdf:30: note: mesh 'package://robot_description/meshes/part.dae': package not "
+      "found",
+      "data/geoms.urdf:27: note: mesh file 'data/meshes/part.stl' (from 'meshes/part.stl') cannot "
+      "be read",
+      "data/geoms.urdf: note: skipped 1 <sensor>, 1 <safety_controller>, 1 <transmission>, 1 "
+      "<gazebo> elements (--verbose lists them)\n",
+      "data/geoms.urdf:54: note: 1 joint has <dynamics damping/friction> that hinge does not "
+      "apply",
   };
   assert_non_null(notes);
   m = hg_urdf_load("data/geoms.urdf", 0, notes, &err);
@@ -447,16 +454,319 @@ static void error_paths(void **state) {
   }
 }
 
-/* a missing file, and a model that reads but does not compile (file name, no line) */
-static void file_and_compile_errors(void **state) {
+/* a missing file */
+static void file_errors(void **state) {
   hg_error err;
   assert_null(hg_urdf_load("data/urdf_bad/no_such_file.urdf", 0, NULL, &err));
   assert_non_null(strstr(err.msg, "data/urdf_bad/no_such_file.urdf: cannot open: "));
-  assert_null(hg_urdf_load("data/urdf_bad/compile_error.urdf", 0, NULL, &err));
-  assert_non_null(strstr(err.msg, "data/urdf_bad/compile_error.urdf: "));
-  assert_non_null(strstr(err.msg, "singular at joint 'j'"));
   /* a NULL err is allowed */
   assert_null(hg_urdf_load("data/urdf_bad/malformed.urdf", 0, NULL, NULL));
+}
+
+/* notes of a load as one string (caller frees), and the model (NULL with err on failure) */
+static char *load_with_notes(const char *path, hg_urdf_options *opt, hg_model **m, hg_error *err) {
+  char *text = NULL;
+  size_t len = 0;
+  opt->notes = open_memstream(&text, &len);
+  assert_non_null(opt->notes);
+  *m = hg_urdf_load_opt(path, opt, err);
+  fclose(opt->notes);
+  opt->notes = NULL;
+  return text;
+}
+
+/* a massless leaf on a moving joint: the model loads with a note naming the link's line; id,
+ * mass and bias work (the link adds nothing) and forward dynamics fail at that joint */
+static void massless_link(void **state) {
+  hg_urdf_options opt = {0};
+  hg_error err;
+  hg_model *m;
+  char *text = load_with_notes("data/robots/massless_leaf.urdf", &opt, &m, &err);
+  if (!m) fail_msg("%s", err.msg);
+  if (!strstr(text, "data/robots/massless_leaf.urdf:5: note: link 'b' on moving joint 'j' "
+                    "(line 6) has no mass"))
+    fail_msg("notes: %s", text);
+  free(text);
+  hg_data *d = hg_data_new(m);
+  double q[1] = {0.3}, v[1] = {2}, a[1] = {1}, tau[1], M[1], b[1];
+  hg_rnea(m, d, q, v, a, NULL, tau);
+  hg_crba(m, d, q, M);
+  hg_bias(m, d, q, v, NULL, b);
+  assert_near(tau[0], 0, 0);
+  assert_near(M[0], 0, 0);
+  assert_near(b[0], 0, 0);
+  assert_int_not_equal(hg_aba(m, d, q, v, tau, NULL, a), 0);
+  assert_non_null(strstr(d->err, "singular at joint 'j'"));
+  hg_data_free(d);
+  hg_model_free(m);
+}
+
+/* point masses off the link origin and 1e-18 inertias load (the round-off of moving them to the
+ * link frame is within the tolerance). bob: mass 1.33687 at (0.0185, -0.1108, ~0) on a z joint,
+ * so at swing = 0 the spin diagonal of M is the bob's m (x^2 + y^2) plus the speck's
+ * 1 * (0.3^2 + 0.2^2) (its centre is at (0.3, 0.2, 0.1 - 0.5) in the bob's frame). */
+static void point_masses(void **state) {
+  hg_model *m = load("data/robots/point_masses.urdf", 0);
+  hg_data *d = hg_data_new(m);
+  double q[2] = {0, 0}, M[4];
+  double bob = 1.33687 * (0.0185 * 0.0185 + 0.1108 * 0.1108);
+  double speck = 0.3 * 0.3 + 0.2 * 0.2;
+  hg_crba(m, d, q, M);
+  /* the speck's own 1e-18 inertia changes M below this tolerance */
+  assert_near(M[0], bob + speck, 1e-15);
+  hg_data_free(d);
+  hg_model_free(m);
+  /* any centre of mass and orientation of a point mass is valid: 200 random ones */
+  hg_rng rng;
+  hg_rng_seed(&rng, 12345);
+  for (int k = 0; k < 200; k++) {
+    char path[] = "/tmp/hinge_point_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    double c[3], rpy[3];
+    for (int e = 0; e < 3; e++) c[e] = 2 * hg_rng_uniform(&rng) - 1;
+    for (int e = 0; e < 3; e++) rpy[e] = 6 * hg_rng_uniform(&rng) - 3;
+    c[2] *= 1e-17; /* a CAD round-off in one coordinate, as in the wild */
+    assert_non_null(f);
+    fprintf(f, "<robot name='p'><link name='a'><inertial><origin xyz='%.17g %.17g %.17g' "
+            "rpy='%.17g %.17g %.17g'/><mass value='%.17g'/><inertia ixx='0' ixy='0' ixz='0' "
+            "iyy='0' iyz='0' izz='0'/></inertial></link></robot>\n", c[0], c[1], c[2], rpy[0],
+            rpy[1], rpy[2], 0.1 + 10 * hg_rng_uniform(&rng));
+    fclose(f);
+    hg_error err;
+    hg_builder *b = hg_builder_new();
+    if (hg_urdf_add(b, path, NULL, NULL, NULL, 1, NULL, &err)) fail_msg("%d: %s", k, err.msg);
+    hg_builder_free(b);
+    remove(path);
+  }
+}
+
+/* every invalid inertia in one run: the first with its line and reason, the others named */
+static void invalid_inertias_listed(void **state) {
+  hg_urdf_options opt = {0};
+  hg_error err;
+  hg_model *m;
+  char *text = load_with_notes("data/robots/placeholders.urdf", &opt, &m, &err);
+  assert_null(m);
+  if (!strstr(err.msg, "data/robots/placeholders.urdf:16: link 'cover': principal moments") ||
+      !strstr(err.msg, "triangle inequality") ||
+      !strstr(err.msg, "also invalid: 'rod' (line 22), 'plate' (line 28) (fix_inertia repairs them)"))
+    fail_msg("%s", err.msg);
+  /* the notes give each one's reason */
+  assert_non_null(strstr(text, "placeholders.urdf:22: note: error: link 'rod': principal moments"));
+  assert_non_null(strstr(text, "placeholders.urdf:28: note: error: link 'plate': rotational "
+                               "inertia is not positive semi-definite"));
+  free(text);
+}
+
+/* fix_inertia repairs them as placeholders.urdf says, derived by hand:
+ *   cover: 1e-6 (1 1^T) has moments 0, 0, 3e-6 along u = (1, 1, 1)/sqrt 3; raising the two zero
+ *          moments to 1.5e-6 gives 1.5e-6 1 + 1.5e-6 u u^T: diagonal 2e-6, products 0.5e-6;
+ *   rod:   diag(0.1, 0.1, 0.3) -> diag(0.15, 0.15, 0.3);
+ *   plate: moments -1e-6 along (1, -1)/sqrt 2 and 1 along (1, 1)/sqrt 2 in the xy plane; the
+ *          negative one clamped to 0 leaves 1 (1, 1)(1, 1)^T / 2: xx = yy = xy = 0.5, zz = 1. */
+static void fix_inertia(void **state) {
+  hg_urdf_options opt = {0};
+  hg_error err;
+  hg_model *m;
+  opt.fix_inertia = 1;
+  char *text = load_with_notes("data/robots/placeholders.urdf", &opt, &m, &err);
+  if (!m) fail_msg("%s", err.msg);
+  static const char *const expected[] = {
+      "placeholders.urdf:16: note: link 'cover': inertia repaired (fix_inertia): principal "
+      "moments ",
+      "-> 1.5e-06 1.5e-06 3e-06\n",
+      "placeholders.urdf:22: note: link 'rod': inertia repaired (fix_inertia): principal moments "
+      "0.1 0.1 0.3 -> 0.15 0.15 0.3\n",
+      "placeholders.urdf:28: note: link 'plate': inertia repaired (fix_inertia): principal "
+      "moments -1e-06 1 1 -> ",
+  };
+  for (size_t k = 0; k < sizeof expected / sizeof expected[0]; k++)
+    if (!strstr(text, expected[k])) fail_msg("missing note '%s' in:\n%s", expected[k], text);
+  free(text);
+  double cover[6] = {2e-6, 2e-6, 2e-6, 0.5e-6, 0.5e-6, 0.5e-6};
+  double rod[6] = {0.15, 0.15, 0.3, 0, 0, 0}, plate[6] = {0.5, 0.5, 1, 0.5, 0, 0};
+  /* round-off of the eigen-decomposition: a few eps of each tensor's scale */
+  assert_vec_near(m->inertia[body(m, "cover")].I, cover, 6, 1e-20);
+  assert_vec_near(m->inertia[body(m, "rod")].I, rod, 6, 1e-15);
+  assert_vec_near(m->inertia[body(m, "plate")].I, plate, 6, 1e-15);
+  hg_model_free(m);
+}
+
+/* package:// meshes: found through the package_path option, ROS_PACKAGE_PATH, or the folders
+ * that hold the URDF file; a missing mesh is a note */
+static void package_paths(void **state) {
+  const char *file = "data/robots/gripper_description/urdf/gripper.urdf";
+  const char *mesh = "data/robots/gripper_description/meshes/finger.stl";
+  hg_urdf_options opt = {0};
+  hg_error err;
+  hg_model *m;
+  /* the URDF file's own package folder */
+  unsetenv("ROS_PACKAGE_PATH");
+  char *text = load_with_notes(file, &opt, &m, &err);
+  if (!m) fail_msg("%s", err.msg);
+  assert_int_equal(m->ngeom, 3);
+  assert_string_equal(m->geom[0].mesh, "data/robots/gripper_description/meshes/finger.stl");
+  if (!strstr(text, "gripper.urdf:25: note: mesh file "
+                    "'data/robots/gripper_description/meshes/missing.stl' (from "
+                    "'package://gripper_description/meshes/missing.stl') cannot be read"))
+    fail_msg("%s", text);
+  if (!strstr(text, "gripper.urdf: note: skipped 1 <transmission>, 2 <gazebo> elements "
+                    "(--verbose lists them)\n") ||
+      !strstr(text, "gripper.urdf:46: note: 2 joints have <dynamics damping/friction> that hinge "
+                    "does not apply"))
+    fail_msg("%s", text);
+  free(text);
+  hg_model_free(m);
+  /* a copy of the package elsewhere, through package_path and through ROS_PACKAGE_PATH */
+  char dir[256], pkg[300], meshes[320], copy[360];
+  assert_int_equal(hg_test_temp_dir("pkg", dir, sizeof dir), 0);
+  snprintf(pkg, sizeof pkg, "%s/gripper_description", dir);
+  snprintf(meshes, sizeof meshes, "%s/meshes", pkg);
+  snprintf(copy, sizeof copy, "%s/finger.stl", meshes);
+  assert_int_equal(mkdir(pkg, 0700), 0);
+  assert_int_equal(mkdir(meshes, 0700), 0);
+  size_t len;
+  char *bytes = hg_test_read_file(mesh, &len);
+  FILE *f = fopen(copy, "wb");
+  assert_non_null(bytes);
+  assert_non_null(f);
+  fwrite(bytes, 1, len, f);
+  fclose(f);
+  free(bytes);
+  char list[400];
+  snprintf(list, sizeof list, "/nonexistent:%s", dir);
+  opt.package_path = list;
+  m = hg_urdf_load_opt(file, &opt, &err);
+  assert_non_null(m);
+  assert_string_equal(m->geom[0].mesh, copy);
+  hg_model_free(m);
+  opt.package_path = NULL;
+  setenv("ROS_PACKAGE_PATH", pkg, 1); /* a folder that is the package itself */
+  m = hg_urdf_load_opt(file, &opt, &err);
+  assert_non_null(m);
+  assert_string_equal(m->geom[0].mesh, copy);
+  hg_model_free(m);
+  unsetenv("ROS_PACKAGE_PATH");
+  hg_test_remove_dir(meshes);
+  hg_test_remove_dir(pkg);
+  hg_test_remove_dir(dir);
+}
+
+/* mimic fingers, by hand: right_joint = 1 * left_joint + 0, both prismatic along horizontal
+ * axes (gravity does nothing), each finger 0.1 kg. One DoF: a force 1 N on the left finger moves
+ * the coupled mass 0.1 + 1^2 0.1 = 0.2 kg at 5 m/s^2, both fingers alike; 1 N on the right one
+ * does the same (mu = 1); the coupling's force is the right finger's share, 0.1 * 5 = 0.5 N. */
+static void mimic_fingers(void **state) {
+  hg_model *m = load("data/robots/gripper_description/urdf/gripper.urdf", 0);
+  assert_int_equal(m->nmimic, 1);
+  assert_int_equal(m->mimic_follower[0], body(m, "right_finger"));
+  assert_int_equal(m->mimic_leader[0], body(m, "left_finger"));
+  hg_data *d = hg_data_new(m);
+  hg_mimic_ws *w = hg_mimic_ws_new(m);
+  double q[2] = {0.01, 0.3}, v[2] = {0.2, 7}, tau[2] = {1, 0}, a[2], lambda;
+  hg_mimic_project(m, q, v);
+  assert_near(q[1], 0.01, 0);
+  assert_near(v[1], 0.2, 0);
+  assert_int_equal(hg_mimic_aba(m, d, w, q, v, tau, NULL, a, &lambda), 0);
+  assert_near(a[0], 5, 1e-14);
+  assert_near(a[1], 5, 1e-14);
+  assert_near(fabs(lambda), 0.5, 1e-14);
+  tau[0] = 0, tau[1] = 1;
+  assert_int_equal(hg_mimic_aba(m, d, w, q, v, tau, NULL, a, NULL), 0);
+  assert_near(a[0], 5, 1e-14);
+  assert_near(a[1], 5, 1e-14);
+  hg_mimic_ws_free(w);
+  hg_data_free(d);
+  hg_model_free(m);
+}
+
+/* mimic against the reduced equations: with v = G y (G: identity columns, the follower's row
+ * mu times its leader's), vdot = G (G^T M G)^-1 G^T (tau - b), from CRBA and the bias forces.
+ * Two couplings on the 6-DoF arm (joint3 = -0.5 joint2 + 0.1, joint6 = 2 joint5), floating base,
+ * random states; merged and unmerged. Tolerance: two exact formulas, ~1e-14 apart (the k + 1
+ * ABA passes subtract a0); 1e-10 relative still catches a wrong sign of mu (errors ~1). */
+static void mimic_reduced(void **state) {
+  hg_builder *b = hg_builder_new();
+  hg_error err;
+  assert_int_equal(hg_urdf_add(b, "data/robots/fixed_links.urdf", NULL, NULL, NULL, 1, NULL, &err), 0);
+  assert_int_equal(hg_builder_add_mimic(b, "joint3", "joint2", -0.5, 0.1, &err), 0);
+  assert_int_equal(hg_builder_add_mimic(b, "joint6", "joint5", 2, 0, &err), 0);
+  assert_int_equal(hg_builder_add_mimic(b, "joint6", "joint1", 2, 0, &err), -1);
+  hg_model *full = hg_builder_compile(b, &err);
+  assert_non_null(full);
+  hg_builder_free(b);
+  hg_model *mm = hg_model_merge_fixed(full, NULL, NULL, &err);
+  assert_non_null(mm);
+  assert_int_equal(mm->nmimic, 2);
+  for (int pass = 0; pass < 2; pass++) {
+    hg_model *m = pass ? mm : full;
+    int nv = m->nv, ny = nv - 2;
+    hg_data *d = hg_data_new(m);
+    hg_mimic_ws *w = hg_mimic_ws_new(m);
+    double q[64], v[64], tau[64], bias[64], a[64], M[64 * 64], G[64 * 64], Mr[64 * 64], r[64];
+    hg_rng rng;
+    hg_rng_seed(&rng, 3);
+    for (int t = 0; t < 10; t++) {
+      hg_model_random(m, &rng, q);
+      for (int k = 0; k < nv; k++) v[k] = hg_rng_range(&rng, -1, 1), tau[k] = hg_rng_range(&rng, -3, 3);
+      hg_mimic_project(m, q, v);
+      assert_int_equal(hg_mimic_aba(m, d, w, q, v, tau, NULL, a, NULL), 0);
+      /* G: columns are the DoFs that are no follower */
+      hg_crba(m, d, q, M);
+      hg_bias(m, d, q, v, NULL, bias);
+      memset(G, 0, sizeof G);
+      for (int i = 0, c = 0; i < nv; i++) {
+        int follower = -1;
+        for (int k = 0; k < m->nmimic; k++)
+          if (m->v_adr[m->mimic_follower[k]] == i) follower = k;
+        if (follower >= 0) continue;
+        G[i * ny + c] = 1;
+        for (int k = 0; k < m->nmimic; k++)
+          if (m->v_adr[m->mimic_leader[k]] == i)
+            G[m->v_adr[m->mimic_follower[k]] * ny + c] = m->mimic_mult[k];
+        c++;
+      }
+      /* Mr = G^T M G, r = G^T (tau - b); solve Mr y = r by Gauss-Jordan (SPD, no pivoting) */
+      for (int i = 0; i < ny; i++) {
+        r[i] = 0;
+        for (int k = 0; k < nv; k++) r[i] += G[k * ny + i] * (tau[k] - bias[k]);
+        for (int j = 0; j < ny; j++) {
+          double s = 0;
+          for (int k = 0; k < nv; k++)
+            for (int l = 0; l < nv; l++) s += G[k * ny + i] * M[k * nv + l] * G[l * ny + j];
+          Mr[i * ny + j] = s;
+        }
+      }
+      for (int c = 0; c < ny; c++)
+        for (int i = 0; i < ny; i++) {
+          if (i == c) continue;
+          double f = Mr[i * ny + c] / Mr[c * ny + c];
+          for (int j = 0; j < ny; j++) Mr[i * ny + j] -= f * Mr[c * ny + j];
+          r[i] -= f * r[c];
+        }
+      for (int i = 0; i < nv; i++) {
+        double x = 0;
+        for (int c = 0; c < ny; c++) x += G[i * ny + c] * r[c] / Mr[c * ny + c];
+        if (!(fabs(x - a[i]) <= 1e-10 * (1 + fabs(x)))) fail_msg("pass %d dof %d: %.17g vs %.17g", pass, i, a[i], x);
+      }
+      /* the coupling holds on the accelerations */
+      assert_near(a[m->v_adr[m->mimic_follower[0]]], -0.5 * a[m->v_adr[m->mimic_leader[0]]], 1e-12);
+    }
+    hg_mimic_ws_free(w);
+    hg_data_free(d);
+  }
+  hg_model_free(mm);
+  hg_model_free(full);
+}
+
+/* an unexpanded xacro file is refused with what to do */
+static void xacro_refused(void **state) {
+  hg_error err;
+  assert_null(hg_urdf_load("data/robots/unexpanded_xacro.urdf", 0, NULL, &err));
+  if (!strstr(err.msg, "data/robots/unexpanded_xacro.urdf:4: <xacro:property> is a xacro "
+                       "element: this is an unexpanded xacro file; run 'xacro FILE > robot.urdf'"))
+    fail_msg("%s", err.msg);
 }
 
 int main(void) {
@@ -474,7 +784,15 @@ int main(void) {
       cmocka_unit_test(prefix_parent_pose),
       cmocka_unit_test(world_root_link),
       cmocka_unit_test(error_paths),
-      cmocka_unit_test(file_and_compile_errors),
+      cmocka_unit_test(file_errors),
+      cmocka_unit_test(massless_link),
+      cmocka_unit_test(point_masses),
+      cmocka_unit_test(invalid_inertias_listed),
+      cmocka_unit_test(fix_inertia),
+      cmocka_unit_test(package_paths),
+      cmocka_unit_test(xacro_refused),
+      cmocka_unit_test(mimic_fingers),
+      cmocka_unit_test(mimic_reduced),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "model.h"
+#include "urdf.h"
 
 /* exit statuses */
 enum {
@@ -40,8 +41,8 @@ int hg_cli_linearize_plot(const char *path, const hg_model *m, const struct hg_l
                           const double *re, const double *im, const double *w2,
                           const double *Phi);
 
-/* Loads a model file, choosing the reader by the file's extension (.urdf and .xml: URDF). With
- * floating != 0 the root hangs on a free joint. Notes go to stderr. NULL with err on failure. */
-hg_model *hg_cli_load_model(const char *path, int floating, hg_error *err);
+/* Loads a model file, choosing the reader by the file's extension (.urdf and .xml: URDF, read
+ * with opt; a scene uses opt's floating and notes only). NULL with err on failure. */
+hg_model *hg_cli_load_model(const char *path, const hg_urdf_options *opt, hg_error *err);
 
 #endif

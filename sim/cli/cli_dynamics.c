@@ -10,11 +10,14 @@
 #include "cli.h"
 #include "derivatives.h"
 #include "dynamics.h"
+#include "merge.h"
+#include "mimic.h"
 
 /* the command line */
 typedef struct dyn_args {
   const char *model, *action, *prescribed;
   int floating, has_gravity, help;
+  hg_urdf_options urdf; /* --fix-inertia, --package-path, --verbose */
   double gravity[3];
 } dyn_args;
 
@@ -24,15 +27,18 @@ typedef struct dyn_ctx {
   hg_model *m;
   hg_data *d;
   hg_deriv *w; /* the derivative actions' workspace */
+  hg_mimic_ws *mimic; /* mimic couplings (fd enforces them) */
   double *in, *out;
 } dyn_ctx;
 
 /* ---- the actions on one state ---- */
 
-/* fd: q v tau -> vdot */
+/* fd: q v tau -> vdot (mimic followers take their leaders' q and v first) */
 static int eval_fd(dyn_ctx *c) {
   const hg_model *m = c->m;
-  return hg_aba(m, c->d, c->in, c->in + m->nq, c->in + m->nq + m->nv, NULL, c->out);
+  hg_mimic_project(m, c->in, c->in + m->nq);
+  return hg_mimic_aba(m, c->d, c->mimic, c->in, c->in + m->nq, c->in + m->nq + m->nv, NULL,
+                      c->out, NULL);
 }
 
 /* id: q v vdot -> tau */
@@ -114,7 +120,7 @@ static int action_outputs(const dyn_action *a, const hg_model *m) {
 
 void hg_cli_dynamics_usage(FILE *f) {
   fprintf(f,
-          "usage: hinge dynamics MODEL info [--floating]\n"
+          "usage: hinge dynamics MODEL info [--floating] [URDF options]\n"
           "       hinge dynamics MODEL fd|id|mass|bias [--floating] [--gravity GX GY GZ]\n"
           "       hinge dynamics MODEL did|dfd|minv [--floating] [--gravity GX GY GZ]\n"
           "       hinge dynamics MODEL hybrid|lock|dhybrid [--prescribed NAME[,NAME...]]\n"
@@ -137,11 +143,17 @@ void hg_cli_dynamics_usage(FILE *f) {
   fprintf(f,
           "q holds each joint's configuration (a free joint: x y z qw qx qy qz), v the tangent\n"
           "velocities (a free joint: the body twist wx wy wz vx vy vz in its own frame).\n"
+          "URDF <mimic> joints keep their q and v entries: fd sets them from their leaders and\n"
+          "enforces the coupling; hybrid and lock refuse such models.\n"
           "options:\n"
           "  --floating          hang the model's root link on a free joint (<root>_root)\n"
           "  --gravity GX GY GZ  gravity in world axes (default 0 0 -9.81)\n"
           "  --prescribed NAMES  comma-separated joints whose accelerations are given\n"
           "                      (hybrid, dhybrid) or that lock (lock)\n"
+          "  --fix-inertia       repair invalid URDF inertias (a note per link) instead of failing\n"
+          "  --package-path DIRS folders holding the packages of package:// meshes (':'-separated,\n"
+          "                      searched before ROS_PACKAGE_PATH)\n"
+          "  --verbose           a note for every skipped URDF element, not one summary line\n"
           "exit status: 0 success, 1 output error, 2 bad usage, model or input line,\n"
           "             3 singular articulated inertia\n");
 }
@@ -180,6 +192,13 @@ static int parse_args(int argc, char **argv, dyn_args *a) {
           return usage_error("--gravity: '%s' is not a number", argv[i + 1 + k]);
       a->has_gravity = 1;
       i += 3;
+    } else if (strcmp(s, "--fix-inertia") == 0) {
+      a->urdf.fix_inertia = 1;
+    } else if (strcmp(s, "--verbose") == 0) {
+      a->urdf.verbose = 1;
+    } else if (strcmp(s, "--package-path") == 0) {
+      if (i + 1 >= argc) return usage_error("%s needs a list of folders", s);
+      a->urdf.package_path = argv[++i];
     } else if (strcmp(s, "--prescribed") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a list of joint names", s);
       a->prescribed = argv[++i];
@@ -205,13 +224,16 @@ static void print_info(const hg_model *m) {
     printf("joint %s type %s parent %s child %s q %d %d v %d %d\n", m->jnt_name[i],
            hg_joint_type_name(m->jnt[i].type), m->body_name[m->parent[i]], m->body_name[i],
            m->q_adr[i], m->jnt_nq[i], m->v_adr[i], m->jnt_nv[i]);
+  for (int k = 0; k < m->nmimic; k++)
+    printf("mimic %s leader %s multiplier %.17g offset %.17g\n", m->jnt_name[m->mimic_follower[k]],
+           m->jnt_name[m->mimic_leader[k]], m->mimic_mult[k], m->mimic_offset[k]);
 }
 
 /* ---- prescribed joints ---- */
 
 /* marks the joints of a comma-separated list prescribed; an unknown name is an error that lists
  * the joints */
-static int set_prescribed(const hg_model *m, hg_data *d, const char *list) {
+static int set_prescribed(const hg_model *m, const hg_model *run, hg_data *d, const char *list) {
   const char *p = list;
   while (p && *p) {
     const char *comma = strchr(p, ',');
@@ -225,7 +247,11 @@ static int set_prescribed(const hg_model *m, hg_data *d, const char *list) {
       fprintf(stderr, "\n");
       return HG_EXIT_USAGE;
     }
-    if (j > 0) d->mode[j] = HG_MODE_PRESCRIBED;
+    if (j > 0 && m->jnt[j].type != HG_JOINT_FIXED) { /* a fixed joint has nothing to prescribe */
+      char name[256];
+      snprintf(name, sizeof name, "%.*s", (int)len, p);
+      d->mode[hg_model_joint(run, name)] = HG_MODE_PRESCRIBED;
+    }
     p = comma ? comma + 1 : NULL;
   }
   return HG_EXIT_OK;
@@ -320,27 +346,35 @@ static int ctx_init(dyn_ctx *c, hg_model *m) {
   c->m = m;
   c->d = hg_data_new(m);
   c->w = hg_deriv_new(m);
+  c->mimic = hg_mimic_ws_new(m);
   c->in = malloc(((size_t)m->nq + 2 * nv + 1) * sizeof(double));
   c->out = malloc((3 * nv * nv + 2 * nv + 1) * sizeof(double));
-  return c->d && c->w && c->in && c->out ? 0 : -1;
+  return c->d && c->w && c->mimic && c->in && c->out ? 0 : -1;
 }
 
 static void ctx_free(dyn_ctx *c) {
   hg_data_free(c->d);
   hg_deriv_free(c->w);
+  hg_mimic_ws_free(c->mimic);
   free(c->in);
   free(c->out);
   hg_model_free(c->m);
 }
 
-/* the action on a loaded model; returns the exit status */
-static int run_action(dyn_ctx *c, const dyn_args *args, const dyn_action *a) {
+/* the action on a loaded model (the states run on the model with its fixed links merged, c->m);
+ * returns the exit status */
+static int run_action(dyn_ctx *c, const hg_model *full, const dyn_args *args, const dyn_action *a) {
   int status = HG_EXIT_OK;
   if (args->has_gravity) memcpy(c->m->gravity, args->gravity, sizeof args->gravity);
   if (!a) {
-    print_info(c->m);
+    print_info(full);
+  } else if (a->modes && c->m->nmimic) {
+    fprintf(stderr, "hinge: %s: the model has mimic joints, which %s does not support (fd "
+            "enforces them; id, mass and bias give the values of the uncoupled joints)\n",
+            args->model, a->name);
+    status = HG_EXIT_USAGE;
   } else {
-    if (args->prescribed) status = set_prescribed(c->m, c->d, args->prescribed);
+    if (args->prescribed) status = set_prescribed(full, c->m, c->d, args->prescribed);
     if (status == HG_EXIT_OK) status = run_states(c, a);
   }
   if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -366,18 +400,23 @@ int hg_cli_dynamics(int argc, char **argv) {
     return usage_error("unknown action '%s'", args.action);
   if (args.prescribed && !(a && a->modes))
     return usage_error("--prescribed applies to hybrid, lock and dhybrid, not %s", args.action);
-  m = hg_cli_load_model(args.model, args.floating, &err);
+  args.urdf.floating = args.floating;
+  args.urdf.notes = stderr;
+  m = hg_cli_load_model(args.model, &args.urdf, &err);
   if (!m) {
     fprintf(stderr, "hinge: %s\n", err.msg);
     return HG_EXIT_USAGE;
   }
   memset(&c, 0, sizeof c);
-  if (ctx_init(&c, m)) {
+  /* fixed links merged for the dynamics: the same q, v and results to round-off, fewer bodies */
+  hg_model *run = hg_model_merge_fixed(m, NULL, NULL, &err);
+  if (!run || ctx_init(&c, run)) {
     fprintf(stderr, "hinge: out of memory\n");
     status = HG_EXIT_FAILURE;
   } else {
-    status = run_action(&c, &args, a);
+    status = run_action(&c, m, &args, a);
   }
   ctx_free(&c);
+  hg_model_free(m);
   return status;
 }

@@ -8,11 +8,11 @@
 
 /* a scene's bodies present at the start, with the scene's gravity (its joints are as written, so
  * --floating does not apply) */
-static hg_model *scene_model(const char *path, int floating, FILE *notes, hg_error *err) {
+static hg_model *scene_model(const char *path, const hg_urdf_options *opt, hg_error *err) {
   hg_scene *s = hg_scene_load(path, err);
   if (!s) return NULL;
-  if (floating && notes)
-    fprintf(notes, "hinge: note: %s: --floating is ignored for a scene (its joints are as written)\n",
+  if (opt->floating && opt->notes)
+    fprintf(opt->notes, "hinge: note: %s: --floating is ignored for a scene (its joints are as written)\n",
             path);
   hg_model *m = hg_builder_compile(s->builder, err);
   if (m) memcpy(m->gravity, s->gravity, sizeof m->gravity);
@@ -23,10 +23,10 @@ static hg_model *scene_model(const char *path, int floating, FILE *notes, hg_err
 /* the readers, by file extension */
 static const struct {
   const char *ext;
-  hg_model *(*load)(const char *path, int floating, FILE *notes, hg_error *err);
+  hg_model *(*load)(const char *path, const hg_urdf_options *opt, hg_error *err);
 } hg_model_readers[] = {
-    {".urdf", hg_urdf_load},
-    {".xml", hg_urdf_load},
+    {".urdf", hg_urdf_load_opt},
+    {".xml", hg_urdf_load_opt},
     {".yaml", scene_model},
     {".yml", scene_model},
 };
@@ -44,11 +44,11 @@ static int has_extension(const char *path, const char *ext) {
   return 1;
 }
 
-hg_model *hg_cli_load_model(const char *path, int floating, hg_error *err) {
+hg_model *hg_cli_load_model(const char *path, const hg_urdf_options *opt, hg_error *err) {
   char known[128] = "";
   for (int k = 0; k < HG_NREADERS; k++) {
     if (has_extension(path, hg_model_readers[k].ext))
-      return hg_model_readers[k].load(path, floating, stderr, err);
+      return hg_model_readers[k].load(path, opt, err);
     strncat(known, k ? ", " : "", sizeof known - strlen(known) - 1);
     strncat(known, hg_model_readers[k].ext, sizeof known - strlen(known) - 1);
   }

@@ -178,6 +178,7 @@ static int num(ck_reader *r, int k, double *x) {
   if (k >= r->nword) return ck_error(r, "%s: too few numbers", r->word[0]);
   *x = strtod(r->word[k], &end);
   if (*end || end == r->word[k]) return ck_error(r, "'%s' is not a number", r->word[k]);
+  if (!isfinite(*x)) return ck_error(r, "'%s' is not a finite number", r->word[k]);
   return 0;
 }
 
@@ -185,6 +186,8 @@ static int integer(ck_reader *r, int k, long *x) {
   double d;
   if (num(r, k, &d)) return -1;
   if (d != floor(d)) return ck_error(r, "'%s' is not an integer", r->word[k]);
+  /* 2^53: every integer up to it is exact, and the cast to long is defined */
+  if (fabs(d) > 9007199254740992.0) return ck_error(r, "'%s' is out of range", r->word[k]);
   *x = (long)d;
   return 0;
 }
@@ -212,14 +215,29 @@ static int ck_options(hg_sim *s, ck_reader *r) {
     s->integ.method = (hg_integ_method)m;
     return 0;
   }
+  if (strcmp(w, "k_out") == 0 || strcmp(w, "k_ck") == 0) {
+    long k;
+    if (integer(r, 1, &k)) return -1;
+    if (k < 0) return ck_error(r, "%s must be >= 0", w);
+    *(w[2] == 'o' ? &s->k_out : &s->k_ck) = k;
+    return 0;
+  }
   if (num(r, 1, &x)) return -1;
   if (strcmp(w, "t_start") == 0 && x != s->t_start)
     return ck_error(r, "%s", "the checkpoint starts at another time than the scene");
-  if (strcmp(w, "t") == 0) s->t = x;
-  else if (strcmp(w, "rtol") == 0) s->integ.rtol = x;
-  else if (strcmp(w, "checkpoint_every") == 0) s->opt.checkpoint_every = x;
-  else if (strcmp(w, "k_out") == 0) s->k_out = (long)x;
-  else if (strcmp(w, "k_ck") == 0) s->k_ck = (long)x;
+  if (strcmp(w, "t") == 0) {
+    if (!(x >= s->t_start && x <= s->t_end))
+      return ck_error(r, "t %s is outside the scene's run (from its start to its end)", r->word[1]);
+    s->t = x;
+  } else if (strcmp(w, "rtol") == 0) {
+    if (!(x > 0 && x < 1)) return ck_error(r, "rtol %s must be in (0, 1)", r->word[1]);
+    s->integ.rtol = x;
+  } else if (strcmp(w, "checkpoint_every") == 0) {
+    if (hg_sim_check_interval(s, x, 0))
+      return ck_error(r, "checkpoint_every %s: negative, or more than 1e6 checkpoints over the "
+                      "run", r->word[1]);
+    s->opt.checkpoint_every = x;
+  }
   return 0;
 }
 

@@ -69,7 +69,19 @@ static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
                    s->t_start), -1;
   if (!(s->opt.checkpoint_every >= 0) || !isfinite(s->opt.checkpoint_every))
     return hg_error_set(err, "the checkpoint interval must be finite and >= 0"), -1;
+  if (hg_sim_check_interval(s, s->dt_out, 1))
+    return hg_error_set(err, "the output step %g s gives more than %g samples over the run", s->dt_out,
+                   HG_SIM_MAX_SAMPLES), -1;
+  if (hg_sim_check_interval(s, s->opt.checkpoint_every, 0))
+    return hg_error_set(err, "the checkpoint interval %g s gives more than %g checkpoints over the "
+                   "run", s->opt.checkpoint_every, HG_SIM_MAX_CHECKPOINTS), -1;
   return 0;
+}
+
+int hg_sim_check_interval(const hg_sim *s, double dt, int output) {
+  double span = s->t_end - s->t_start, most = output ? HG_SIM_MAX_SAMPLES : HG_SIM_MAX_CHECKPOINTS;
+  if (!output && dt == 0) return 0; /* no checkpoints */
+  return !(dt > 0 && isfinite(dt) && span / dt <= most);
 }
 
 /* one root per condition event and per capture */

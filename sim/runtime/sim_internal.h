@@ -327,4 +327,12 @@ int hg_ck_write(const hg_sim *s, const char *path);
 int hg_ck_fwrite(const hg_sim *s, FILE *f);
 int hg_ck_resume(hg_sim *s, const char *path, hg_error *err);
 
+/* A run's output step and checkpoint interval must leave it a finite amount of work: at most
+ * this many samples (a 1e-300 s output step would never end) and checkpoints. */
+#define HG_SIM_MAX_SAMPLES 1e9
+#define HG_SIM_MAX_CHECKPOINTS 1e6
+/* 0 when dt (an output step with output != 0, else a checkpoint interval, 0 for none) fits the
+ * run from t_start to t_end within those bounds (sim.c) */
+int hg_sim_check_interval(const hg_sim *s, double dt, int output);
+
 #endif

@@ -265,14 +265,16 @@ int hg_sc_bodies(hg_sctx *c, const hg_ynode *list) {
 /* ---- URDF includes ---- */
 
 /* the keys of an include */
-static const char *const urdf_keys[] = {"file",    "parent", "pos",      "quat", "rpy",
-                                        "rpy_deg", "prefix", "floating", NULL};
+static const char *const urdf_keys[] = {"file",    "parent", "pos",      "quat",        "rpy",
+                                        "rpy_deg", "prefix", "floating", "fix_inertia",
+                                        "package_path", NULL};
 
 /* one include: the robot's root hangs from parent at the pose */
 static int urdf_include(hg_sctx *c, const hg_ynode *n) {
-  const char *file, *parent = NULL, *prefix = NULL;
+  const char *file, *parent = NULL, *prefix = NULL, *packages = NULL;
   const hg_ynode *fn, *pn;
-  int floating = 0, rc;
+  hg_urdf_options opt = {0};
+  int rc;
   hg_se3 pose;
   hg_error e;
   char *path;
@@ -280,12 +282,23 @@ static int urdf_include(hg_sctx *c, const hg_ynode *n) {
       !(fn = hg_sc_required(c, n, "file", "urdf include")) ||
       hg_ydoc_name(&c->doc, fn, "'file'", &file) || hg_yget_name(&c->doc, n, "parent", &parent) ||
       hg_yget_name(&c->doc, n, "prefix", &prefix) ||
-      hg_yget_bool(&c->doc, n, "floating", &floating) || hg_sc_pose(c, n, &pose))
+      hg_yget_bool(&c->doc, n, "floating", &opt.floating) ||
+      hg_yget_bool(&c->doc, n, "fix_inertia", &opt.fix_inertia) ||
+      hg_yget_name(&c->doc, n, "package_path", &packages) || hg_sc_pose(c, n, &pose))
     return -1;
   pn = hg_ydoc_get(&c->doc, n, "parent");
   if (parent && strcmp(parent, "world") != 0) c->ref[c->nref++] = (hg_sc_ref){parent, pn, 0};
   if (!(path = hg_sc_resolve(c, fn, file))) return -1;
-  rc = hg_urdf_add(c->s->builder, path, parent, &pose, prefix, floating, NULL, &e);
+  /* package_path: one folder, relative to the scene file's folder unless absolute */
+  char *pkgdir = packages ? malloc(strlen(c->dir) + strlen(packages) + 1) : NULL;
+  if (pkgdir) {
+    strcpy(pkgdir, packages[0] == '/' ? "" : c->dir);
+    strcat(pkgdir, packages);
+  }
+  opt.package_path = pkgdir;
+  opt.notes = stderr;
+  rc = hg_urdf_add_opt(c->s->builder, path, parent, &pose, prefix, &opt, &e);
+  free(pkgdir);
   free(path);
   return rc ? hg_ydoc_fail(&c->doc, fn, "in URDF include: %s", e.msg) : 0;
 }

@@ -6,7 +6,8 @@
  * the timed calls (there must be none).
  *
  *   bench_dynamics                       the built-in models
- *   bench_dynamics --urdf FILE [--floating]   a robot of your own
+ *   bench_dynamics --urdf FILE [--floating]   a robot of your own, as read and with its fixed
+ *                                             links merged (merge.h)
  *   bench_dynamics --quick               fewer repeats (a smoke run) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "hinge.h"
 #include "models.h"
+#include "merge.h"
 #include "urdf.h"
 
 /* ---- heap allocations, counted by interposing the allocator (glibc) ---- */
@@ -225,6 +227,15 @@ int main(int argc, char **argv) {
       return 2;
     }
     bench_model("urdf", m, repeats, ns, &allocs, 1);
+    /* the same robot with its fixed links merged into their parents (merge.h) */
+    hg_model *mm = hg_model_merge_fixed(m, NULL, NULL, &err);
+    if (mm) {
+      double aba = ns[ALG_ABA];
+      bench_model("urdf_merged", mm, repeats, ns, &allocs, 1);
+      printf("RATIO urdf bodies %d -> %d ABA_unmerged/ABA_merged %.2f\n", m->nbody - 1,
+             mm->nbody - 1, aba / ns[ALG_ABA]);
+      hg_model_free(mm);
+    }
     hg_model_free(m);
   } else {
     struct { const char *name; hg_model *m; } models[] = {

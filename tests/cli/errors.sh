@@ -55,9 +55,26 @@ expect_has "invalid model" "$err" "hinge: data/urdf_bad/cycle.urdf:7: joint 'ab'
 run dynamics data/urdf_bad/malformed.urdf info
 expect_status "malformed model" 2
 expect_has "malformed model" "$err" "data/urdf_bad/malformed.urdf:5: Opening and ending tag mismatch"
-run dynamics data/urdf_bad/compile_error.urdf info
-expect_status "model that does not compile" 2
-expect_has "model that does not compile" "$err" "data/urdf_bad/compile_error.urdf: articulated inertia is singular"
+run dynamics data/robots/massless_leaf.urdf info
+expect_status "massless link: info" 0
+expect_has "massless link: note" "$err" "data/robots/massless_leaf.urdf:5: note: link 'b' on moving joint 'j' (line 6) has no mass"
+run dynamics data/robots/massless_leaf.urdf id <<< "0.3 1 2"
+expect_status "massless link: id" 0
+expect_eq "massless link: id" "$out" "0"
+run dynamics data/robots/massless_leaf.urdf fd <<< "0.3 1 2"
+expect_status "massless link: fd" 3
+expect_has "massless link: fd" "$err" "hinge: <stdin>:1: articulated inertia is singular at joint 'j'"
+run dynamics data/robots/placeholders.urdf info
+expect_status "invalid inertias" 2
+expect_has "invalid inertias" "$err" "also invalid: 'rod' (line 22), 'plate' (line 28)"
+run dynamics data/robots/placeholders.urdf info --fix-inertia
+expect_status "--fix-inertia" 0
+expect_has "--fix-inertia" "$err" "placeholders.urdf:22: note: link 'rod': inertia repaired"
+run dynamics data/robots/gripper_description/urdf/gripper.urdf info --package-path
+expect_status "--package-path without folders" 2
+run dynamics data/robots/unexpanded_xacro.urdf info
+expect_status "xacro" 2
+expect_has "xacro" "$err" "unexpanded xacro file; run 'xacro FILE > robot.urdf'"
 run dynamics data/pendulum.txt info
 expect_status "unknown format" 2
 expect_has "unknown format" "$err" "unknown model format"
@@ -98,5 +115,17 @@ run dynamics data/slider.urdf fd <<< "0 0 0 0 0 0
 expect_status "singular" 3
 expect_eq "singular: earlier output" "$out" "0 0"
 expect_has "singular" "$err" "hinge: <stdin>:2: articulated inertia is singular at joint 'spin'"
+
+# ---- mimic joints: fd enforces them (by hand: 1 N on the coupled 0.2 kg gives 5 m/s^2 on both
+# fingers); hybrid and lock refuse them ----
+gripper=data/robots/gripper_description/urdf/gripper.urdf
+run dynamics $gripper info
+expect_has "mimic: info" "$out" "mimic right_joint leader left_joint multiplier 1 offset 0"
+run dynamics $gripper fd <<< "0.01 0.3 0.2 7 1 0"
+expect_status "mimic: fd" 0
+expect_eq "mimic: fd" "$out" "5 5"
+run dynamics $gripper hybrid <<< "0.01 0.01 0 0 1 0"
+expect_status "mimic: hybrid" 2
+expect_has "mimic: hybrid" "$err" "the model has mimic joints, which hybrid does not support"
 
 finish
