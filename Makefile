@@ -16,7 +16,7 @@ DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev 
        libcglm-dev libstb-dev fonts-dejavu-core xvfb xauth liblapacke-dev
 # and for make fuzz: clang with its libFuzzer runtime
 FUZZ_DEPS = clang libclang-rt-14-dev
-FUZZ_TARGETS = urdf mesh dynamics scene checkpoint
+FUZZ_TARGETS = urdf mesh dynamics scene checkpoint commands
 
 .PHONY: run test build sanitize bench deps fuzz fuzz-deps clean
 
@@ -45,7 +45,7 @@ bench: build
 # each harness for FUZZ_TIME seconds under ASan + UBSan (tests/fuzz/run.sh); a finding fails with
 # its reproducer in $(FUZZBUILD)/findings/ (keep it in tests/fuzz/regressions/NAME/ once fixed)
 fuzz: fuzz-deps
-	CC=clang cmake -S . -B $(FUZZBUILD) -DCMAKE_BUILD_TYPE=Debug -DHINGE_FUZZ=ON -DHINGE_TESTS=OFF
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZBUILD) -DCMAKE_BUILD_TYPE=Debug -DHINGE_FUZZ=ON -DHINGE_TESTS=OFF
 	cmake --build $(FUZZBUILD) -j$(JOBS)
 	bash tests/fuzz/run.sh $(FUZZBUILD) $(FUZZ_TIME) $(FUZZ_TARGETS)
 
