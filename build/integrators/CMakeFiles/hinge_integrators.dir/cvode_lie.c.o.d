@@ -1,0 +1,64 @@
+integrators/CMakeFiles/hinge_integrators.dir/cvode_lie.c.o: \
+ /work/main/integrators/cvode_lie.c /usr/include/stdc-predef.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/float.h /usr/include/math.h \
+ /usr/include/x86_64-linux-gnu/bits/libc-header-start.h \
+ /usr/include/features.h /usr/include/features-time64.h \
+ /usr/include/x86_64-linux-gnu/bits/wordsize.h \
+ /usr/include/x86_64-linux-gnu/bits/timesize.h \
+ /usr/include/x86_64-linux-gnu/sys/cdefs.h \
+ /usr/include/x86_64-linux-gnu/bits/long-double.h \
+ /usr/include/x86_64-linux-gnu/gnu/stubs.h \
+ /usr/include/x86_64-linux-gnu/gnu/stubs-64.h \
+ /usr/include/x86_64-linux-gnu/bits/types.h \
+ /usr/include/x86_64-linux-gnu/bits/typesizes.h \
+ /usr/include/x86_64-linux-gnu/bits/time64.h \
+ /usr/include/x86_64-linux-gnu/bits/math-vector.h \
+ /usr/include/x86_64-linux-gnu/bits/libm-simd-decl-stubs.h \
+ /usr/include/x86_64-linux-gnu/bits/floatn.h \
+ /usr/include/x86_64-linux-gnu/bits/floatn-common.h \
+ /usr/include/x86_64-linux-gnu/bits/flt-eval-method.h \
+ /usr/include/x86_64-linux-gnu/bits/fp-logb.h \
+ /usr/include/x86_64-linux-gnu/bits/fp-fast.h \
+ /usr/include/x86_64-linux-gnu/bits/mathcalls-helper-functions.h \
+ /usr/include/x86_64-linux-gnu/bits/mathcalls.h /usr/include/stdio.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdarg.h \
+ /usr/include/x86_64-linux-gnu/bits/types/__fpos_t.h \
+ /usr/include/x86_64-linux-gnu/bits/types/__mbstate_t.h \
+ /usr/include/x86_64-linux-gnu/bits/types/__fpos64_t.h \
+ /usr/include/x86_64-linux-gnu/bits/types/__FILE.h \
+ /usr/include/x86_64-linux-gnu/bits/types/FILE.h \
+ /usr/include/x86_64-linux-gnu/bits/types/struct_FILE.h \
+ /usr/include/x86_64-linux-gnu/bits/stdio_lim.h \
+ /usr/include/x86_64-linux-gnu/bits/stdio.h /usr/include/stdlib.h \
+ /usr/include/x86_64-linux-gnu/bits/waitflags.h \
+ /usr/include/x86_64-linux-gnu/bits/waitstatus.h \
+ /usr/include/x86_64-linux-gnu/bits/stdlib-bsearch.h \
+ /usr/include/x86_64-linux-gnu/bits/stdlib-float.h /usr/include/string.h \
+ /usr/include/x86_64-linux-gnu/bits/types/locale_t.h \
+ /usr/include/x86_64-linux-gnu/bits/types/__locale_t.h \
+ /usr/include/cvode/cvode.h /usr/include/sundials/sundials_context.h \
+ /usr/include/sundials/sundials_logger.h \
+ /usr/include/sundials/sundials_config.h \
+ /usr/include/sundials/sundials_export.h \
+ /usr/include/sundials/sundials_types.h \
+ /usr/lib/gcc/x86_64-linux-gnu/12/include/stdint.h /usr/include/stdint.h \
+ /usr/include/x86_64-linux-gnu/bits/wchar.h \
+ /usr/include/x86_64-linux-gnu/bits/stdint-intn.h \
+ /usr/include/x86_64-linux-gnu/bits/stdint-uintn.h \
+ /usr/include/sundials/sundials_profiler.h \
+ /usr/include/sundials/sundials_nvector.h \
+ /usr/include/sundials/sundials_nonlinearsolver.h \
+ /usr/include/cvode/cvode_ls.h /usr/include/sundials/sundials_direct.h \
+ /usr/include/sundials/sundials_iterative.h \
+ /usr/include/sundials/sundials_linearsolver.h \
+ /usr/include/sundials/sundials_matrix.h /usr/include/cvode/cvode_proj.h \
+ /usr/include/nvector/nvector_serial.h \
+ /usr/include/sunlinsol/sunlinsol_dense.h \
+ /usr/include/sundials/sundials_dense.h \
+ /usr/include/sunmatrix/sunmatrix_dense.h \
+ /usr/include/sunnonlinsol/sunnonlinsol_fixedpoint.h \
+ /work/main/integrators/integ_internal.h \
+ /work/main/integrators/integrator.h /work/main/dynamics/model.h \
+ /work/main/dynamics/inertia.h /work/main/dynamics/spatial.h \
+ /work/main/dynamics/joint.h

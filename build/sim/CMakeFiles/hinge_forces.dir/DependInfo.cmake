@@ -1,0 +1,22 @@
+
+# Consider dependencies only in project.
+set(CMAKE_DEPENDS_IN_PROJECT_ONLY OFF)
+
+# The set of languages for which implicit dependencies are needed:
+set(CMAKE_DEPENDS_LANGUAGES
+  )
+
+# The set of dependency files which are needed:
+set(CMAKE_DEPENDS_DEPENDENCY_FILES
+  "/work/main/sim/forces/forces.c" "sim/CMakeFiles/hinge_forces.dir/forces/forces.c.o" "gcc" "sim/CMakeFiles/hinge_forces.dir/forces/forces.c.o.d"
+  )
+
+# Targets to which this target links.
+set(CMAKE_TARGET_LINKED_INFO_FILES
+  "/work/main/build/sim/CMakeFiles/hinge_scene.dir/DependInfo.cmake"
+  "/work/main/build/dynamics/CMakeFiles/hinge.dir/DependInfo.cmake"
+  "/work/main/build/integrators/CMakeFiles/hinge_integrators.dir/DependInfo.cmake"
+  )
+
+# Fortran module output directory.
+set(CMAKE_Fortran_TARGET_MODULE_DIR "")

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for hinge_sim.
+# This may be replaced when dependencies are built.
