@@ -7,6 +7,7 @@
 #include "joint.h"
 #include "mesh.h"
 #include "model.h"
+#include "names.h"
 #include "profile.h"
 #include "spatial.h"
 

@@ -7,54 +7,7 @@
 #include <string.h>
 
 #include "dynamics.h"
-
-/* ---- a name index: open addressing over item numbers, names read through a callback ---- */
-
-typedef const char *(*name_of)(const void *items, int i);
-
-typedef struct name_index {
-  int nslot; /* a power of two, at least twice the items */
-  int *slot; /* item number or -1 */
-} name_index;
-
-static uint64_t name_hash(const char *s) {
-  uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-  return h;
-}
-
-/* an empty index for up to n items; -1 when out of memory */
-static int index_reset(name_index *x, int n) {
-  int nslot = 16;
-  while (nslot < 2 * n + 2) nslot *= 2;
-  int *slot = malloc((size_t)nslot * sizeof(int));
-  if (!slot) return -1;
-  for (int k = 0; k < nslot; k++) slot[k] = -1;
-  free(x->slot);
-  x->slot = slot;
-  x->nslot = nslot;
-  return 0;
-}
-
-/* the slot holding name, or the empty slot where it would go */
-static int index_probe(const name_index *x, name_of get, const void *items, const char *name) {
-  int k = (int)(name_hash(name) & (uint64_t)(x->nslot - 1));
-  while (x->slot[k] >= 0 && strcmp(get(items, x->slot[k]), name) != 0) k = (k + 1) & (x->nslot - 1);
-  return k;
-}
-
-/* the item named name, or -1 */
-static int index_find(const name_index *x, name_of get, const void *items, const char *name) {
-  return x->slot ? x->slot[index_probe(x, get, items, name)] : -1;
-}
-
-/* adds item i; returns the item already holding its name, or -1 when the name was new */
-static int index_insert(name_index *x, name_of get, const void *items, int i) {
-  int k = index_probe(x, get, items, get(items, i));
-  if (x->slot[k] >= 0) return x->slot[k];
-  x->slot[k] = i;
-  return -1;
-}
+#include "names.h"
 
 static const char *spec_name(const void *items, int i) { return ((const hg_body_spec *)items)[i].name; }
 static const char *spec_joint(const void *items, int i) {
@@ -64,15 +17,15 @@ static const char *spec_joint(const void *items, int i) {
 struct hg_builder {
   int nbody, cap;
   hg_body_spec *body; /* names owned */
-  name_index names;   /* body names -> body numbers */
+  hg_name_index names;   /* body names -> body numbers */
   int ngeom, gcap;
   hg_geom *geom;      /* body = builder body index, mesh owned */
 };
 
 /* rebuilds the body-name index (after growth or removal); -1 when out of memory */
 static int builder_reindex(hg_builder *b) {
-  if (index_reset(&b->names, b->cap)) return -1;
-  for (int i = 0; i < b->nbody; i++) index_insert(&b->names, spec_name, b->body, i);
+  if (hg_names_reset(&b->names, b->cap)) return -1;
+  for (int i = 0; i < b->nbody; i++) hg_names_insert(&b->names, spec_name, b->body, i);
   return 0;
 }
 
@@ -84,8 +37,6 @@ void hg_error_set(hg_error *err, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* a copy of s (NULL for NULL) */
-static char *copy_string(const char *s) { return s ? strdup(s) : NULL; }
 
 hg_builder *hg_builder_new(void) { return calloc(1, sizeof(hg_builder)); }
 
@@ -104,7 +55,20 @@ void hg_builder_free(hg_builder *b) {
 }
 
 static int builder_find(const hg_builder *b, const char *name) {
-  return index_find(&b->names, spec_name, b->body, name);
+  return hg_names_find(&b->names, spec_name, b->body, name);
+}
+
+hg_builder *hg_builder_copy(const hg_builder *src, hg_error *err) {
+  hg_builder *b = hg_builder_new();
+  if (!b) return hg_error_set(err, "out of memory"), NULL;
+  for (int i = 0; i < src->nbody; i++)
+    if (hg_builder_add_body(b, &src->body[i], err)) goto fail;
+  for (int g = 0; g < src->ngeom; g++)
+    if (hg_builder_add_geom(b, src->body[src->geom[g].body].name, &src->geom[g], err)) goto fail;
+  return b;
+fail:
+  hg_builder_free(b);
+  return NULL;
 }
 
 hg_body_spec *hg_builder_body(hg_builder *b, const char *name) {
@@ -157,15 +121,15 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
   }
   hg_body_spec *s = &b->body[b->nbody];
   *s = *spec;
-  s->name = copy_string(spec->name);
-  s->parent = copy_string(spec->parent && spec->parent[0] ? spec->parent : "world");
-  s->joint_name = copy_string(spec->joint_name && spec->joint_name[0] ? spec->joint_name : spec->name);
+  s->name = hg_strdup(spec->name);
+  s->parent = hg_strdup(spec->parent && spec->parent[0] ? spec->parent : "world");
+  s->joint_name = hg_strdup(spec->joint_name && spec->joint_name[0] ? spec->joint_name : spec->name);
   if (!s->name || !s->parent || !s->joint_name) {
     free((char *)s->name); free((char *)s->parent); free((char *)s->joint_name);
     hg_error_set(err, "out of memory");
     return -1;
   }
-  index_insert(&b->names, spec_name, b->body, b->nbody);
+  hg_names_insert(&b->names, spec_name, b->body, b->nbody);
   b->nbody++;
   return 0;
 }
@@ -189,7 +153,7 @@ int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_er
   hg_geom *s = &b->geom[b->ngeom];
   *s = *g;
   s->body = i;
-  s->mesh = copy_string(g->mesh);
+  s->mesh = hg_strdup(g->mesh);
   if (g->mesh && !s->mesh) {
     hg_error_set(err, "out of memory");
     return -1;
@@ -260,10 +224,10 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   int *order = malloc(((size_t)n + 1) * sizeof(int));
   int *stack = malloc(((size_t)n + 1) * sizeof(int));
   int *newidx = malloc(((size_t)n + 1) * sizeof(int));
-  int *head = malloc(((size_t)n + 2) * sizeof(int)), *next = malloc(((size_t)n + 1) * sizeof(int));
-  name_index joints = {0, NULL};
+  int *head = calloc((size_t)n + 2, sizeof(int)), *next = malloc(((size_t)n + 1) * sizeof(int));
+  hg_name_index joints = {0, NULL};
   hg_model *m = NULL;
-  if (!par || !order || !stack || !newidx || !head || !next || index_reset(&joints, n)) {
+  if (!par || !order || !stack || !newidx || !head || !next || hg_names_reset(&joints, n)) {
     hg_error_set(err, "out of memory");
     goto done;
   }
@@ -275,7 +239,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
       hg_error_set(err, "body '%s' names an unknown parent '%s'", b->body[i].name, p);
       goto done;
     }
-    int k = index_insert(&joints, spec_joint, b->body, i);
+    int k = hg_names_insert(&joints, spec_joint, b->body, i);
     if (k >= 0) {
       hg_error_set(err, "duplicate joint name '%s' (bodies '%s' and '%s')", b->body[i].joint_name,
                 b->body[k].name, b->body[i].name);
@@ -319,8 +283,8 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   hg_se3_identity(&m->jnt_offset[0]);
   hg_se3_identity(&m->jnt_post[0]);
   m->jnt_axis[0] = -1;
-  m->body_name[0] = copy_string("world");
-  m->jnt_name[0] = copy_string("world");
+  m->body_name[0] = hg_strdup("world");
+  m->jnt_name[0] = hg_strdup("world");
   m->gravity[2] = -9.81;
   /* bodies in topological order, with their q, v and D addresses */
   for (int k = 0; k < n; k++) {
@@ -355,8 +319,8 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     m->nq += m->jnt_nq[i];
     m->nv += m->jnt_nv[i];
     m->nD += m->jnt_nv[i] * m->jnt_nv[i];
-    m->body_name[i] = copy_string(s->name);
-    m->jnt_name[i] = copy_string(s->joint_name);
+    m->body_name[i] = hg_strdup(s->name);
+    m->jnt_name[i] = hg_strdup(s->joint_name);
   }
   for (int i = 0; i <= n; i++)
     if (!m->body_name[i] || !m->jnt_name[i]) {
@@ -387,7 +351,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   for (int g = 0; g < b->ngeom; g++) {
     m->geom[g] = b->geom[g];
     m->geom[g].body = newidx[b->geom[g].body];
-    m->geom[g].mesh = copy_string(b->geom[g].mesh);
+    m->geom[g].mesh = hg_strdup(b->geom[g].mesh);
   }
   /* a massless leaf (or any subtree without inertia along a joint's motion) makes the
    * articulated inertia singular: try the neutral configuration once */

@@ -17,6 +17,7 @@
 
 #include "inertia.h"
 #include "joint.h"
+#include "names.h"
 #include "spatial.h"
 
 /* a message for whoever made the model: "what went wrong" (file:line context added by readers) */
@@ -70,6 +71,8 @@ typedef struct hg_builder hg_builder;
 
 hg_builder *hg_builder_new(void);
 void hg_builder_free(hg_builder *b);
+/* an independent copy of b (bodies, geometry, names); NULL with err when out of memory */
+hg_builder *hg_builder_copy(const hg_builder *b, hg_error *err);
 /* adds a body (copying it); returns 0, or -1 with err set when the name is empty or taken */
 int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err);
 /* adds geometry to a named body (the mesh path is copied); -1 with err when the body is unknown */

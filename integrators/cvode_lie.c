@@ -373,7 +373,7 @@ static void cv_fill_atol(const hg_integrator *I, double *atol) {
 static int cv_check(int flag, const char *call, const cvode_impl *c, hg_error *err) {
   if (flag == CV_SUCCESS) return 0;
   if (err)
-    snprintf(err->msg, sizeof err->msg, "CVODE setup: %s failed (%d): %s", call, flag,
+    hg_error_set(err, "CVODE setup: %s failed (%d): %s", call, flag,
              c ? c->cv_msg : "out of memory");
   return -1;
 }

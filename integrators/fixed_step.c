@@ -257,11 +257,11 @@ int hg_integ_fixed_init(hg_integrator *I, hg_error *err) {
     f->gt = fx_array(I->nroot, &fail);
   }
   if (fail) {
-    if (err) snprintf(err->msg, sizeof err->msg, "out of memory");
+    hg_error_set(err, "out of memory");
     return -1;
   }
   if (fx_reset(I) != HG_INTEG_OK) {
-    if (err) snprintf(err->msg, sizeof err->msg, "%s", I->msg);
+    hg_error_set(err, "%s", I->msg);
     return -1;
   }
   return 0;

@@ -531,7 +531,7 @@ static void dock_and_lock(hg_builder *b, sys *s0, const char *pname, const char 
   e->twist = maxd(e->twist, e2);
   e->momentum = maxd(e->momentum, momentum_error(s0, &s1));
   /* earlier locks hold (even reversed), the new dock is free until locked */
-  if (hg_topology_map_modes(s0->m, s0->d, s1.m, s1.d, &err)) fail_msg("modes: %s", err.msg);
+  if (hg_topology_map_modes(s0->m, s0->d, s1.m, s1.d, NULL, &err)) fail_msg("modes: %s", err.msg);
   int j = hg_model_joint(s1.m, jname), n = s1.m->nv;
   assert_int_equal(s1.d->mode[j], HG_MODE_FREE);
   for (int i = 1; i < s0->m->nbody; i++)
@@ -570,7 +570,7 @@ static void undock(hg_builder *b, sys *s0, const char *cname, dock_err *e) {
   sys_compile(&s1, b, 0);
   sys_map(s0, &s1);
   /* the undocked joint is free again */
-  assert_int_equal(hg_topology_map_modes(s0->m, s0->d, s1.m, s1.d, &err), 0);
+  assert_int_equal(hg_topology_map_modes(s0->m, s0->d, s1.m, s1.d, NULL, &err), 0);
   assert_int_equal(s1.d->mode[hg_model_body(s1.m, cname)], HG_MODE_FREE);
   motion_error(s0, &s1, &e1, &e2);
   e->pose = maxd(e->pose, e1);

@@ -52,6 +52,6 @@ hg_model *hg_cli_load_model(const char *path, int floating, hg_error *err) {
     strncat(known, k ? ", " : "", sizeof known - strlen(known) - 1);
     strncat(known, hg_model_readers[k].ext, sizeof known - strlen(known) - 1);
   }
-  snprintf(err->msg, sizeof err->msg, "%s: unknown model format (known: %s)", path, known);
+  hg_error_set(err, "%s: unknown model format (known: %s)", path, known);
   return NULL;
 }

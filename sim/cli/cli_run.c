@@ -16,7 +16,7 @@
 
 /* the command line */
 typedef struct run_args {
-  const char *scene, *out, *resume;
+  const char *scene, *out, *resume, *commands;
   double t_end, rtol, checkpoint_every;
   int method, headless, quiet, no_plots, help;
 } run_args;
@@ -25,6 +25,7 @@ void hg_cli_run_usage(FILE *f) {
   fprintf(f,
           "usage: hinge run [SCENE] [--t-end T] [--out DIR] [--headless] [--rtol R]\n"
           "                 [--method M] [--checkpoint-every DT] [--resume FILE]\n"
+          "                 [--commands FILE]\n"
           "                 [--no-plots] [--quiet]\n"
           "\n"
           "Runs a scene (YAML, docs/scene-format.md; default scenes/heatshield.yaml of the\n"
@@ -49,6 +50,9 @@ void hg_cli_run_usage(FILE *f) {
           "  --resume FILE          continue from a checkpoint of this scene, bit for bit as the\n"
           "                         run that wrote it (its method, rtol and checkpoint interval\n"
           "                         apply; --rtol, --method and --checkpoint-every are refused)\n"
+          "  --commands FILE        apply the commands of FILE at their times, one per line,\n"
+          "                         'TIME ACTION ARGUMENTS' (docs/commands.md); a command does\n"
+          "                         what a scene event {at: TIME, do: [...]} does\n"
           "  --no-plots             skip the PNG plots\n"
           "  --quiet                no progress bar, no summary on standard output\n"
           "A progress bar goes to standard error when it is a terminal.\n"
@@ -102,9 +106,9 @@ static int parse_option(int argc, char **argv, int *i, run_args *a) {
     if (!(v = option_value(argc, argv, i))) return usage_error("%s needs a value", s);
     if ((a->method = hg_integ_method_from_name(v)) < 0)
       return usage_error("unknown method '%s'", v);
-  } else if (!strcmp(s, "--out") || !strcmp(s, "--resume")) {
+  } else if (!strcmp(s, "--out") || !strcmp(s, "--resume") || !strcmp(s, "--commands")) {
     if (!(v = option_value(argc, argv, i))) return usage_error("%s needs a value", s);
-    *(!strcmp(s, "--out") ? &a->out : &a->resume) = v;
+    *(!strcmp(s, "--out") ? &a->out : !strcmp(s, "--resume") ? &a->resume : &a->commands) = v;
   } else {
     return usage_error("unknown option '%s'", s);
   }
@@ -184,6 +188,20 @@ static void report(hg_sim *sim, const char *out, const hg_scene *sc) {
   printf("energy budget drift %.3g; outputs in %s/\n", b.max_drift, out);
 }
 
+/* the commands of a command file, scheduled at their times; 0 or -1 (after a message) */
+static int schedule_commands(hg_sim *sim, const hg_scene *sc, const char *path) {
+  hg_command_list cl;
+  hg_error err;
+  if (!path) return 0;
+  if (hg_commands_load(sc, path, &cl, &err)) return fprintf(stderr, "hinge: %s\n", err.msg), -1;
+  int rc = 0;
+  for (int k = 0; k < cl.n && !rc; k++)
+    if ((rc = hg_sim_schedule(sim, &cl.cmd[k])))
+      fprintf(stderr, "hinge: %s:%d: %s\n", path, cl.cmd[k].src.line, hg_sim_error(sim));
+  hg_commands_free(&cl);
+  return rc ? -1 : 0;
+}
+
 /* runs a loaded scene; returns the exit status */
 static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
   hg_sim_options opt;
@@ -198,6 +216,10 @@ static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
   opt.progress = !a->quiet && isatty(fileno(stderr)) ? stderr : NULL;
   hg_sim *sim = hg_sim_new(sc, &opt, &err);
   if (!sim) return fprintf(stderr, "hinge: %s\n", err.msg), HG_EXIT_USAGE;
+  if (schedule_commands(sim, sc, a->commands)) {
+    hg_sim_free(sim);
+    return HG_EXIT_USAGE;
+  }
   if (a->resume && hg_sim_resume(sim, a->resume, &err)) {
     fprintf(stderr, "hinge: %s\n", err.msg);
     hg_sim_free(sim);

@@ -342,7 +342,7 @@ static double hg_thrust_power(const hg_model *m, const hg_data *d, const hg_forc
 
 /* what compiling needs to resolve names and report errors */
 typedef struct hg_resolve {
-  const hg_scene *s;
+  const hg_force_input *in;
   const hg_model *m;
   const hg_force_spec *spec;
   int lenient; /* an absent name may have been removed (or not docked yet): inert, no error */
@@ -366,30 +366,30 @@ static int hg_resolve_body(const hg_resolve *rs, const char *name) {
   if (!name) return hg_resolve_fail(rs, "names no body", NULL);
   int i = hg_model_body(rs->m, name);
   if (i >= 0) return i;
-  if (rs->lenient || (rs->s->builder && hg_builder_body(rs->s->builder, name))) return -2;
+  if (rs->lenient || (rs->in->bodies && hg_builder_body(rs->in->bodies, name))) return -2;
   return hg_resolve_fail(rs, "unknown body", name);
 }
 
-/* a marker of the scene by name, or NULL */
-static const hg_marker *hg_find_marker(const hg_scene *s, const char *name) {
-  for (int k = 0; name && k < s->nmarker; k++)
-    if (s->marker[k].name && strcmp(s->marker[k].name, name) == 0) return &s->marker[k];
+/* a marker of the input by name, or NULL */
+static const hg_marker *hg_find_marker(const hg_force_input *in, const char *name) {
+  for (int k = 0; name && k < in->nmarker; k++)
+    if (in->marker[k].name && strcmp(in->marker[k].name, name) == 0) return &in->marker[k];
   return NULL;
 }
 
 /* body of a marker and the marker origin in body coordinates; as hg_resolve_body */
 static int hg_resolve_marker(const hg_resolve *rs, const char *name, double x[3]) {
-  const hg_marker *mk = hg_find_marker(rs->s, name);
+  const hg_marker *mk = hg_find_marker(rs->in, name);
   if (!name) return hg_resolve_fail(rs, "names no marker", NULL);
   if (!mk) return hg_resolve_fail(rs, "unknown marker", name);
   memcpy(x, mk->pose.p, 3 * sizeof(double));
   return hg_resolve_body(rs, mk->body);
 }
 
-/* 1 when the scene's builder has a joint of this name on a body of the same name (the default
+/* 1 when the input's bodies have a joint of this name on a body of the same name (the default
  * joint name; the builder is looked up by body) */
-static int hg_builder_has_joint(const hg_scene *s, const char *name) {
-  const hg_body_spec *b = s->builder ? hg_builder_body(s->builder, name) : NULL;
+static int hg_builder_has_joint(const hg_force_input *in, const char *name) {
+  const hg_body_spec *b = in->bodies ? hg_builder_body(in->bodies, name) : NULL;
   return b && b->joint_name && strcmp(b->joint_name, name) == 0;
 }
 
@@ -398,7 +398,7 @@ static int hg_resolve_joint(const hg_resolve *rs, const hg_force_elem *prev, hg_
   const hg_force_spec *sp = rs->spec;
   if (!sp->joint) return hg_resolve_fail(rs, "names no joint", NULL);
   int j = hg_model_joint(rs->m, sp->joint);
-  if (j < 0 && (rs->lenient || hg_builder_has_joint(rs->s, sp->joint))) return 1;
+  if (j < 0 && (rs->lenient || hg_builder_has_joint(rs->in, sp->joint))) return 1;
   if (j < 0) return hg_resolve_fail(rs, "unknown joint", sp->joint);
   const hg_joint *jt = &rs->m->jnt[j];
   int root = rs->m->parent[j] == 0;
@@ -523,26 +523,33 @@ static int hg_scene_edits_topology(const hg_scene *s) {
   return 0;
 }
 
-/* compiles s against m; with prev, keeps its enabled flags and checks joints against it */
-static hg_forces *hg_forces_compile(const hg_forces *prev, const hg_scene *s, const hg_model *m,
-                                    hg_error *err) {
+void hg_forces_input_of(const hg_scene *s, hg_force_input *in) {
+  in->nforce = s->nforce;
+  in->force = s->force;
+  in->nmarker = s->nmarker;
+  in->marker = s->marker;
+  in->bodies = s->builder;
+  in->lenient = hg_scene_edits_topology(s);
+}
+
+hg_forces *hg_forces_build(const hg_force_input *in, const hg_forces *prev, const hg_model *m,
+                           hg_error *err) {
   hg_forces *f = calloc(1, sizeof *f);
-  if (!f || !(f->e = calloc((size_t)(s->nforce > 0 ? s->nforce : 1), sizeof *f->e)) ||
+  if (!f || !(f->e = calloc((size_t)(in->nforce > 0 ? in->nforce : 1), sizeof *f->e)) ||
       hg_forces_bodies(f, m)) {
-    if (err) snprintf(err->msg, sizeof err->msg, "force elements: out of memory");
+    hg_error_set(err, "force elements: out of memory");
     hg_forces_free(f);
     return NULL;
   }
-  int topo = hg_scene_edits_topology(s);
-  for (int k = 0; k < s->nforce; k++) {
-    const hg_force_spec *sp = &s->force[k];
+  for (int k = 0; k < in->nforce; k++) {
+    const hg_force_spec *sp = &in->force[k];
     hg_force_elem *e = &f->e[k];
     const hg_force_elem *pe = hg_forces_elem(prev, sp->name);
-    hg_resolve rs = {s, m, sp, pe != NULL || topo, err};
+    hg_resolve rs = {in, m, sp, pe != NULL || in->lenient, err};
     f->n = k + 1;
     hg_elem_numbers(sp, e);
-    if (!(e->name = strdup(sp->name ? sp->name : ""))) {
-      if (err) snprintf(err->msg, sizeof err->msg, "force elements: out of memory");
+    if (!(e->name = hg_strdup(sp->name ? sp->name : ""))) {
+      hg_error_set(err, "force elements: out of memory");
       hg_forces_free(f);
       return NULL;
     }
@@ -558,12 +565,16 @@ static hg_forces *hg_forces_compile(const hg_forces *prev, const hg_scene *s, co
 /* ---- public interface ---- */
 
 hg_forces *hg_forces_new(const hg_scene *s, const hg_model *m, hg_error *err) {
-  return hg_forces_compile(NULL, s, m, err);
+  hg_force_input in;
+  hg_forces_input_of(s, &in);
+  return hg_forces_build(&in, NULL, m, err);
 }
 
 hg_forces *hg_forces_renew(const hg_forces *prev, const hg_scene *s, const hg_model *m,
                            hg_error *err) {
-  return hg_forces_compile(prev, s, m, err);
+  hg_force_input in;
+  hg_forces_input_of(s, &in);
+  return hg_forces_build(&in, prev, m, err);
 }
 
 void hg_forces_free(hg_forces *f) {
@@ -639,4 +650,76 @@ double hg_forces_power_nc(const hg_forces *f, const hg_model *m, const hg_data *
     }
   }
   return P;
+}
+
+/* ---- views ---- */
+
+void hg_forces_view(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                    const double *q, const double *v, int k, hg_force_view *o) {
+  const hg_force_elem *e = &f->e[k];
+  double vel[3] = {0, 0, 0};
+  memset(o, 0, sizeof *o);
+  o->name = e->name;
+  o->type = e->type;
+  o->enabled = e->enabled;
+  o->inert = e->inert;
+  o->body_a = o->body_b = -1;
+  if (e->inert) return;
+  switch (e->type) {
+  case HG_FORCE_CENTRAL_GRAVITY:
+    /* the planet centre, and the total attraction on the bodies (world axes) */
+    memcpy(o->a, e->centre, sizeof o->a);
+    memcpy(o->b, e->centre, sizeof o->b);
+    for (int i = 1; i < f->nbody; i++) {
+      double w[6], F[3];
+      if (f->mass[i] <= 0) continue;
+      hg_central_body(f, e, d, i, w);
+      hg_m3_mulv(d->T_world[i].R, w + 3, F);
+      for (int r = 0; r < 3; r++) o->force[r] += F[r];
+    }
+    break;
+  case HG_FORCE_JOINT_SPRING: {
+    /* the joint forces it adds, at the child body's origin */
+    int va = m->v_adr[e->joint], nv = m->jnt_nv[e->joint];
+    double xi[6], g[6], tau;
+    hg_jspring_delta(m, e, q, xi, g);
+    o->body_a = o->body_b = e->joint;
+    memcpy(o->a, d->T_world[e->joint].p, sizeof o->a);
+    memcpy(o->b, o->a, sizeof o->b);
+    for (int r = 0; r < nv; r++) {
+      tau = e->k * g[r] + e->c * v[va + r];
+      o->magnitude += tau * tau;
+    }
+    o->magnitude = e->enabled ? sqrt(o->magnitude) : 0;
+    return;
+  }
+  case HG_FORCE_SPRING: {
+    hg_spring_state st;
+    hg_spring_eval(m, d, e, 1, &st);
+    o->body_a = e->body, o->body_b = e->body_b;
+    memcpy(o->a, st.pa, sizeof o->a);
+    memcpy(o->b, st.pb, sizeof o->b);
+    o->length = st.L;
+    if (st.active)
+      for (int r = 0; r < 3; r++) o->force[r] = -st.s * st.u[r];
+    break;
+  }
+  case HG_FORCE_DRAG:
+  case HG_FORCE_PARACHUTE:
+    o->body_a = o->body_b = e->body;
+    hg_point_state(m, d, e->body, e->xa, o->a, NULL);
+    memcpy(o->b, o->a, sizeof o->b);
+    if (e->enabled) hg_drag_force(m, d, e, o->force, vel);
+    else hg_point_state(m, d, e->body, e->xa, o->a, vel);
+    o->length = hg_v3_norm(vel);
+    break;
+  case HG_FORCE_THRUST:
+    o->body_a = o->body_b = e->body;
+    memcpy(o->a, d->T_world[e->body].p, sizeof o->a);
+    memcpy(o->b, o->a, sizeof o->b);
+    if (e->enabled && hg_thrust_on(e, t)) hg_m3_mulv(d->T_world[e->body].R, e->force, o->force);
+    break;
+  }
+  if (!e->enabled) memset(o->force, 0, sizeof o->force);
+  o->magnitude = hg_v3_norm(o->force);
 }

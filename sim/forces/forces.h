@@ -10,6 +10,30 @@
 
 typedef struct hg_forces hg_forces;
 
+/* What force elements are compiled from: plain specifications (scene.h), a scene's or a
+ * program's own. */
+typedef struct hg_force_input {
+  int nforce;
+  const hg_force_spec *force;
+  int nmarker;
+  const hg_marker *marker;  /* the markers the elements name */
+  hg_builder *bodies;       /* every body the elements may name (absent from the model: inert,
+                               not an error), or NULL */
+  int lenient;              /* names absent from the model are inert, never errors (bodies may
+                               come and go while the simulation runs) */
+} hg_force_input;
+
+/* Compiles the elements of in against model m. With prev (the elements of the model before a
+ * topology change) each element keeps prev's enabled flag, an element prev had never errs on an
+ * absent name (it is inert), and a joint spring whose joint changed type or was detached to the
+ * world since prev is inert. NULL with err on an unknown name (err names the element and its
+ * file:line:column). */
+hg_forces *hg_forces_build(const hg_force_input *in, const hg_forces *prev, const hg_model *m,
+                           hg_error *err);
+/* the input of a scene: its elements, markers and bodies; lenient when its events or captures
+ * change the topology */
+void hg_forces_input_of(const hg_scene *s, hg_force_input *in);
+
 /* Compiles the scene's force elements against model m, resolving body, joint and marker names.
  * Elements whose bodies are absent (removed) are kept but inert. NULL with err on an unknown name
  * (err->msg names the element and its file:line:column). */
@@ -48,5 +72,23 @@ double hg_forces_potential(const hg_forces *f, const hg_model *m, const hg_data 
  * d/dt (kinetic + gravity potential + element potential) = power_nc + prescribed-joint power. */
 double hg_forces_power_nc(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                           const double *q, const double *v);
+
+/* What element k does now, for drawing it (kinematics of the state in d): the points it acts at
+ * (world), the force it applies there (world axes; for a spring, the force on b, and -force on
+ * a) and its magnitude. Central gravity gives the planet centre as a and the total force on the
+ * bodies as force; a joint spring gives its joint's child-body origin as a and b and the norm of
+ * its joint forces as magnitude. */
+typedef struct hg_force_view {
+  const char *name;
+  hg_force_type type;
+  int enabled, inert;
+  int body_a, body_b;   /* bodies it acts on (-1: none; 0: the world) */
+  double a[3], b[3];    /* points of action, world */
+  double force[3];      /* world axes */
+  double magnitude;     /* N (joint spring: N or N m) */
+  double length;        /* spring: the current length; drag/parachute: the airspeed */
+} hg_force_view;
+void hg_forces_view(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                    const double *q, const double *v, int k, hg_force_view *out);
 
 #endif

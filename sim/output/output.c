@@ -264,32 +264,30 @@ int hg_out_row(hg_sim *s) {
 /* ---- events ---- */
 
 /* max over angular and linear parts of |change| / (sum of the bodies' magnitudes) */
-static double momentum_change(const hg_sim_event *ev) {
-  double dL[3], dp[3];
-  for (int k = 0; k < 3; k++) {
-    dL[k] = ev->h_after[k] - ev->h_before[k];
-    dp[k] = ev->h_after[3 + k] - ev->h_before[3 + k];
+
+/* a CSV field in double quotes (a command's name holds commas and braces) */
+static void put_quoted(FILE *f, const char *text) {
+  fputc('"', f);
+  for (const char *p = text; *p; p++) {
+    if (*p == '"') fputc('"', f);
+    fputc(*p, f);
   }
-  double a = ev->h_scale[0] > 0 ? hg_v3_norm(dL) / ev->h_scale[0] : hg_v3_norm(dL);
-  double b = ev->h_scale[1] > 0 ? hg_v3_norm(dp) / ev->h_scale[1] : hg_v3_norm(dp);
-  return fmax(a, b);
+  fputc('"', f);
 }
 
 int hg_out_event(hg_sim *s, const hg_sim_event *ev) {
   FILE *f = s->out.events;
   if (!f) return 0;
-  fprintf(f, "%.17g,%s,\"", ev->t, ev->name);
-  for (const char *p = ev->details; *p; p++) {
-    if (*p == '"') fputc('"', f);
-    fputc(*p, f);
-  }
-  fputc('"', f);
+  fprintf(f, "%.17g,", ev->t);
+  put_quoted(f, ev->name);
+  fputc(',', f);
+  put_quoted(f, ev->details);
   for (int k = 0; k < 6; k++) put(f, ev->h_before[k]);
   put(f, ev->e_before);
   for (int k = 0; k < 6; k++) put(f, ev->h_after[k]);
   put(f, ev->e_after);
   put(f, ev->e_lock);
-  fprintf(f, ",%.3g,%d\n", momentum_change(ev), ev->conserves);
+  fprintf(f, ",%.3g,%d\n", hg_sim_event_momentum_change(ev), ev->conserves);
   fflush(f);
   return ferror(f) ? hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "cannot write events.csv") : 0;
 }
@@ -312,7 +310,7 @@ static void summary_events(FILE *f, const hg_sim *s) {
   fprintf(f, "events: %d\n", s->nlog);
   for (int k = 0; k < s->nlog; k++) {
     const hg_sim_event *ev = &s->log[k];
-    double dh = momentum_change(ev);
+    double dh = hg_sim_event_momentum_change(ev);
     fprintf(f, "  t = %.9g  %s: %s (momentum change %.3g, energy %.9g -> %.9g J)\n", ev->t,
             ev->name, ev->details, dh, ev->e_before, ev->e_after);
     if (ev->conserves && (nc++ == 0 || dh > worst)) worst = dh;
@@ -349,6 +347,7 @@ int hg_out_summary(hg_sim *s, const char *path) {
   fprintf(f, "bodies: %d\ndofs: %d\n", s->m->nbody - 1, s->m->nv);
   summary_integrator(f, s);
   summary_events(f, s);
+  fprintf(f, "refused_actions: %d\n", hg_sim_refused(s));
   summary_budget(f, s);
   fprintf(f, "wall_time: %.3f s\nreal_time_factor: %.4g\n", wall, wall > 0 ? sim_time / wall : 0);
   fprintf(f, "trajectory_rows: %ld\n", s->out.rows);

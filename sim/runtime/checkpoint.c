@@ -248,8 +248,13 @@ static int ck_fired(hg_sim *s, ck_reader *r) {
   long kind, index;
   double t;
   if (integer(r, 1, &kind) || integer(r, 2, &index) || num(r, 3, &t)) return -1;
-  int n = kind == HG_FIRED_EVENT ? s->scene->nevent : s->scene->ncapture;
-  if ((kind != HG_FIRED_EVENT && kind != HG_FIRED_CAPTURE) || index < 0 || index >= n)
+  int n = kind == HG_FIRED_EVENT     ? s->scene->nevent
+          : kind == HG_FIRED_CAPTURE ? s->scene->ncapture
+                                     : s->ncmd;
+  if (kind == HG_FIRED_COMMAND && (index < 0 || index >= n))
+    return ck_error(r, "%s", "fired: a command of the run that wrote the checkpoint is missing; "
+                             "give the same command file (--commands) to resume it");
+  if (kind < HG_FIRED_EVENT || kind > HG_FIRED_COMMAND || index < 0 || index >= n)
     return ck_error(r, "%s", "fired: no such event in the scene");
   return hg_sim_push_fired(s, (int)kind, (int)index, t) ? ck_error(r, "%s", "out of memory") : 0;
 }
@@ -362,7 +367,7 @@ int hg_ck_resume(hg_sim *s, const char *path, hg_error *err) {
   r.path = path;
   r.err = err;
   r.f = fopen(path, "r");
-  if (!r.f) return snprintf(err->msg, sizeof err->msg, "%.400s: cannot open", path), -1;
+  if (!r.f) return hg_error_set(err, "%.400s: cannot open", path), -1;
   int rc = ck_read(s, &r);
   free(r.line);
   free(r.word);
@@ -372,6 +377,6 @@ int hg_ck_resume(hg_sim *s, const char *path, hg_error *err) {
   hg_sim_resolve_triggers(s);
   s->restart = 0;
   if (hg_sim_new_integrator(s) || hg_sim_restart(s))
-    return snprintf(err->msg, sizeof err->msg, "%.200s: %.300s", path, s->err), -1;
+    return hg_error_set(err, "%.200s: %.300s", path, s->err), -1;
   return 0;
 }

@@ -1,5 +1,5 @@
 /* sim.c: the simulation runner: creation from a scene, the run loop over output times, time
- * events, roots and checkpoints, and the views of a running simulation. */
+ * events, roots and checkpoints. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -50,22 +50,7 @@ int hg_sim_grow(void **arr, int n, int *cap, size_t size) {
   return 0;
 }
 
-char *hg_sim_strdup(const char *x) {
-  if (!x) return NULL;
-  size_t n = strlen(x) + 1;
-  char *c = malloc(n);
-  if (c) memcpy(c, x, n);
-  return c;
-}
-
 /* ---- creation ---- */
-
-static void set_err(hg_error *err, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-  va_end(ap);
-}
 
 /* run options: the scene's, overridden by the caller's */
 static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
@@ -80,10 +65,10 @@ static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
   s->t_end = isnan(s->opt.t_end) ? sc->t_end : s->opt.t_end;
   s->dt_out = sc->output.dt > 0 ? sc->output.dt : 0.01;
   if (!(s->t_end > s->t_start) || !isfinite(s->t_end))
-    return set_err(err, "the end time %g must be finite and after the start time %g", s->t_end,
+    return hg_error_set(err, "the end time %g must be finite and after the start time %g", s->t_end,
                    s->t_start), -1;
   if (!(s->opt.checkpoint_every >= 0) || !isfinite(s->opt.checkpoint_every))
-    return set_err(err, "the checkpoint interval must be finite and >= 0"), -1;
+    return hg_error_set(err, "the checkpoint interval must be finite and >= 0"), -1;
   return 0;
 }
 
@@ -125,7 +110,8 @@ static void sim_atmosphere(hg_sim *s) {
 
 /* model, state, modes, integrator and outputs */
 static int sim_build(hg_sim *s, hg_error *err) {
-  hg_model *m = hg_builder_compile(s->scene->builder, err);
+  s->builder = hg_builder_copy(s->scene->builder, err);
+  hg_model *m = s->builder ? hg_builder_compile(s->builder, err) : NULL;
   if (!m || hg_sim_install_model(s, m, err)) return -1;
   s->t = s->t_start;
   if (hg_sim_initial_state(s, err)) return -1;
@@ -136,18 +122,18 @@ static int sim_build(hg_sim *s, hg_error *err) {
   if (!(s->integ.atol_quad > 0))
     s->integ.atol_quad = s->integ.rtol * (s->b_scale > 0 ? s->b_scale : 1);
   s->k_ck = 1;
-  if (hg_sim_new_integrator(s)) return set_err(err, "%s", s->err), -1;
-  if (hg_out_open(s)) return set_err(err, "%s", s->err), -1;
+  if (hg_sim_new_integrator(s)) return hg_error_set(err, "%s", s->err), -1;
+  if (hg_out_open(s)) return hg_error_set(err, "%s", s->err), -1;
   return 0;
 }
 
-hg_sim *hg_sim_new(hg_scene *sc, const hg_sim_options *opt, hg_error *err) {
+hg_sim *hg_sim_new(const hg_scene *sc, const hg_sim_options *opt, hg_error *err) {
   hg_sim *s = calloc(1, sizeof *s);
-  if (!s) return set_err(err, "out of memory"), NULL;
+  if (!s) return hg_error_set(err, "out of memory"), NULL;
   s->scene = sc;
   if (sim_options(s, opt, err)) goto fail;
   if (sim_roots(s)) {
-    set_err(err, "out of memory");
+    hg_error_set(err, "out of memory");
     goto fail;
   }
   sim_atmosphere(s);
@@ -166,6 +152,7 @@ void hg_sim_free(hg_sim *s) {
   hg_forces_free(s->forces);
   hg_data_free(s->d);
   hg_model_free(s->m);
+  hg_builder_free(s->builder);
   double *arrays[] = {s->q, s->v, s->qs, s->vs, s->qdd, s->tau, s->tau_el, s->fext, s->vdot,
                       s->dv, s->imp, s->cache_q, s->cache_v};
   for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
@@ -180,6 +167,9 @@ void hg_sim_free(hg_sim *s) {
   free(s->captured);
   free(s->fired);
   free(s->log);
+  for (int k = 0; k < s->ncmd; k++) hg_command_free(&s->cmd[k]);
+  free(s->cmd);
+  free(s->cmd_fired);
   free(s);
 }
 
@@ -234,6 +224,7 @@ static int checkpoint(hg_sim *s) {
 /* everything due at the present time: time events, the output row, a checkpoint */
 static int present(hg_sim *s) {
   int rc = hg_sim_fire_due(s);
+  if (!rc && s->held) return 0; /* the caller's stop: the rest waits (step_to) */
   if (!rc && s->restart) rc = hg_sim_restart(s) ? s->failed : 0;
   if (!rc && row_exists(s, s->k_out) && hg_sim_out_time(s, s->k_out) <= s->t) {
     track_invariants(s);
@@ -279,7 +270,10 @@ static void write_failure_state(hg_sim *s) {
   hg_ck_write(s, path);
 }
 
-/* one stretch of integration to the next stop, and what happens there */
+/* One stretch of integration to the next stop, and what happens there. At the caller's own
+ * stop (tend before the end of the run) the events due fire, but the restart, the output row and
+ * the checkpoint of that instant wait for the next hg_sim_run (s->held): a command given there
+ * acts before them, exactly as a command scheduled for that time does. */
 static int step_to(hg_sim *s, double tend) {
   int ic = hg_integrator_advance(s->I, next_stop(s, tend));
   if (ic < 0) return integration_failure(s);
@@ -287,15 +281,18 @@ static int step_to(hg_sim *s, double tend) {
   if (!finite_state(s))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "the state is not finite at t = %.17g", s->t);
   int rc = ic == HG_INTEG_ROOT ? fire_roots(s) : 0;
+  s->held = s->t >= tend && tend < s->t_end;
   return rc ? rc : present(s);
 }
 
 int hg_sim_run(hg_sim *s, double until) {
   if (s->failed) return s->failed;
   double tend = fmin(until, s->t_end), w0 = wall_now();
+  s->held = 0;
   int rc = present(s);
   while (!rc && s->t < tend) rc = step_to(s, tend);
   s->wall += wall_now() - w0;
+  s->view_ok = 0;
   if (rc == HG_SIM_ERR_NUMERIC) write_failure_state(s);
   hg_progress(s, 1);
   return rc;
@@ -304,6 +301,8 @@ int hg_sim_run(hg_sim *s, double until) {
 int hg_sim_finish(hg_sim *s) {
   char path[4096];
   int rc = HG_SIM_OK;
+  s->held = 0;
+  if (!s->failed && s->t < s->t_end) present(s); /* what is due where the run was left */
   if (!s->opt.out_dir) return rc;
   if (s->opt.plots && s->scene->output.plots && hg_plot_all(s) < 0) rc = HG_SIM_ERR_OUTPUT;
   hg_out_path(s, "summary.txt", path, sizeof path);
@@ -314,40 +313,4 @@ int hg_sim_finish(hg_sim *s) {
 
 int hg_sim_write_checkpoint(const hg_sim *s, const char *path) {
   return hg_ck_write(s, path) ? HG_SIM_ERR_OUTPUT : HG_SIM_OK;
-}
-
-/* ---- views ---- */
-
-const char *hg_sim_error(const hg_sim *s) { return s->err; }
-double hg_sim_time(const hg_sim *s) { return s->t; }
-double hg_sim_t_end(const hg_sim *s) { return s->t_end; }
-const hg_model *hg_sim_model(const hg_sim *s) { return s->m; }
-const double *hg_sim_q(const hg_sim *s) { return s->q; }
-const double *hg_sim_v(const hg_sim *s) { return s->v; }
-int hg_sim_nevents(const hg_sim *s) { return s->nlog; }
-const hg_sim_event *hg_sim_event_at(const hg_sim *s, int k) {
-  return k >= 0 && k < s->nlog ? &s->log[k] : NULL;
-}
-double hg_sim_wall_time(const hg_sim *s) { return s->wall; }
-
-void hg_sim_momentum(hg_sim *s, double h[6]) { hg_momentum(s->m, s->d, s->q, s->v, h); }
-
-void hg_sim_get_budget(hg_sim *s, hg_sim_budget *b) {
-  hg_sim_energy(s, s->q, s->v, &b->kinetic, &b->potential, &b->element);
-  b->e_lock = s->e_lock;
-  b->work = s->quad;
-  b->work_event = s->w_event;
-  b->value = hg_sim_budget_value(s);
-  b->initial = s->b0;
-  b->scale = s->b_scale;
-  b->max_drift = s->max_drift;
-}
-
-void hg_sim_stats(const hg_sim *s, hg_integ_stats *st) {
-  *st = s->stats_done;
-  if (s->I) {
-    hg_integ_stats cur;
-    hg_integrator_stats(s->I, &cur);
-    hg_sim_add_stats(st, &cur);
-  }
 }

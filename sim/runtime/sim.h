@@ -29,7 +29,7 @@
  * rotation from port a's frame turned half a turn about its x axis to port b's frame (mated ports
  * face each other); it docks like attach. Conditions are found only if the integrator's steps are
  * short enough to see them (a scene's max_step). Time events and checkpoints are exact stops.
- * Topology changes edit the scene's builder (topology.h), recompile, map the state (every body
+ * Topology changes edit the simulation's copy of the scene's bodies (topology.h), recompile, map the state (every body
  * keeps its world pose and spatial velocity) and rebuild forces, profiles and integrator. Joint
  * modes and profiles follow their joints by name. Every event is logged with the total momentum
  * (hg_momentum) and the mechanical energy before and after it.
@@ -73,7 +73,7 @@ typedef struct hg_sim_options {
   FILE *progress;          /* a progress bar (a terminal), or NULL */
 } hg_sim_options;
 
-/* one logged event */
+/* one logged event (events.csv) */
 typedef struct hg_sim_event {
   double t;
   const char *name;    /* the event's name, or "capture" */
@@ -82,8 +82,13 @@ typedef struct hg_sim_event {
   double e_before, e_after;       /* kinetic + gravity potential + element potential */
   double e_lock;       /* kinetic energy removed by plastic locks of this event */
   double h_scale[2];   /* sums of the bodies' angular and linear momentum magnitudes (before) */
-  int conserves;       /* 1 when no action applies an outside impulse or removes a body */
+  int conserves;       /* 1 when every tree floats freely, no action applies an outside impulse or
+                          removes a body, and the momentum did not change (1e-12 relative) */
 } hg_sim_event;
+
+/* the momentum change across an event: max of |dL| and |dp|, each relative to the bodies'
+ * summed angular or linear momentum magnitudes before it (events.csv's momentum_change) */
+double hg_sim_event_momentum_change(const hg_sim_event *ev);
 
 /* the energy budget */
 typedef struct hg_sim_budget {
@@ -98,10 +103,13 @@ typedef struct hg_sim hg_sim;
 
 void hg_sim_default_options(hg_sim_options *opt);
 
-/* A simulation of scene s (borrowed: it must outlive the simulation, whose topology changes edit
- * s->builder). NULL with err on a scene that cannot be simulated (unknown names, a singular
- * model, bad integrator options). */
-hg_sim *hg_sim_new(hg_scene *s, const hg_sim_options *opt, hg_error *err);
+/* A simulation of scene s. The scene is only read, never modified (topology changes edit the
+ * simulation's own copy of its bodies), so any number of simulations may be made from one scene,
+ * also concurrently from several threads, and every run of the same scene and options is
+ * bit-identical. s must outlive the simulation. NULL with err on a scene that cannot be simulated
+ * (unknown names, a singular model, bad integrator options). A restart is hg_sim_free and
+ * hg_sim_new: it costs one model compile, O(bodies). */
+hg_sim *hg_sim_new(const hg_scene *s, const hg_sim_options *opt, hg_error *err);
 void hg_sim_free(hg_sim *sim);
 
 /* Continues from a checkpoint file written by a run of the same scene (before any hg_sim_run).
@@ -113,22 +121,103 @@ int hg_sim_resume(hg_sim *sim, const char *path, hg_error *err);
  * in OUT/failure-state.txt (a checkpoint). */
 int hg_sim_run(hg_sim *sim, double until);
 
+/* ---- commands: the one path of every change (docs/commands.md) ----
+ * Scene events, docking captures, command files, the viewer and scripts all change a running
+ * simulation through the same actions (scene.h, hg_action), applied by one function and logged to
+ * events.csv the same way. A command's consecutive set_mode actions take effect together, in one
+ * impulse; a profile that would make its joint jump is refused (logged, the joint keeps its mode).
+ *
+ * hg_sim_command applies cmd's actions now, at hg_sim_time, as one event named by its text: after
+ * whatever else is due at this instant (scene time events) and before the output row of this
+ * instant, so that it does exactly what the same command scheduled for this time does.
+ * hg_sim_schedule keeps cmd for time cmd->t (>= now): the run stops exactly there and applies it
+ * after the scene's time events of that instant, as a scene event {at: t} would be applied.
+ * Both copy cmd. HG_SIM_OK or an error status (hg_sim_error says why). */
+int hg_sim_command(hg_sim *sim, const hg_command *cmd);
+/* hg_command_parse against the simulation's scene and its current joints (docking joints made
+ * while it runs included): what a viewer's command line uses. 0 or -1 with err. */
+int hg_sim_parse_command(const hg_sim *sim, const char *text, hg_command *cmd, hg_error *err);
+int hg_sim_schedule(hg_sim *sim, const hg_command *cmd);
+/* the commands given so far (scheduled or applied), in order, and whether each has been applied */
+int hg_sim_ncommands(const hg_sim *sim);
+const hg_command *hg_sim_command_at(const hg_sim *sim, int k, int *applied);
+/* actions refused so far (a profile that would make its joint jump, a re-rooting through a joint
+ * that cannot reverse): each is in the event log's details, starting with "REFUSED" */
+int hg_sim_refused(const hg_sim *sim);
+
 /* Closes the outputs: summary.txt and the plots. Returns HG_SIM_OK or HG_SIM_ERR_OUTPUT. */
 int hg_sim_finish(hg_sim *sim);
 
 /* Writes a checkpoint of the current state to path; HG_SIM_OK or HG_SIM_ERR_OUTPUT. */
 int hg_sim_write_checkpoint(const hg_sim *sim, const char *path);
 
-/* ---- views ---- */
+/* ---- views ----
+ * What a viewer, a script or a report reads of the current state (t, q, v). The kinematics and
+ * joint loads of that state are evaluated inside the library once per state (one right-hand-side
+ * evaluation, which never touches the integrator: viewing never changes a trajectory) the first
+ * time a view needs them. Body and joint indices are those of hg_sim_model, which changes at
+ * every topology change (hg_sim_model_version tells when); names stay. Strings and pointers stay
+ * valid until the simulation next advances or changes. */
 
 const char *hg_sim_error(const hg_sim *sim);
 double hg_sim_time(const hg_sim *sim);
+double hg_sim_t_start(const hg_sim *sim);
 double hg_sim_t_end(const hg_sim *sim);
 const hg_model *hg_sim_model(const hg_sim *sim);
+/* a number that changes whenever the model is replaced (detach, attach, remove, add...) */
+unsigned long hg_sim_model_version(const hg_sim *sim);
 /* the current state (nq and nv of the current model) */
 const double *hg_sim_q(const hg_sim *sim);
 const double *hg_sim_v(const hg_sim *sim);
-/* total momentum and the energy budget of the current state */
+
+/* body i (1 <= i < nbody): world pose, and twist (angular velocity, velocity of the body origin;
+ * world axes) */
+void hg_sim_body(hg_sim *sim, int i, hg_se3 *T, double twist[6]);
+
+/* joint i (the joint of body i, 1 <= i < nbody) */
+typedef struct hg_sim_joint_view {
+  const char *name;
+  hg_joint_type type;
+  hg_mode mode;
+  int nq, nv;
+  const double *q, *v;   /* its coordinates and rates (views into the state) */
+  const double *load;    /* nv: at a free joint the force elements' joint forces; at a prescribed
+                            or locked joint the force the actuator or lock adds (N or N m; what
+                            trajectory.csv's load columns hold) */
+  double wrench[6];      /* the wrench the joint transmits from parent to child: (moment about
+                            the child frame origin, force), world axes, N m and N */
+  hg_se3 frame;          /* the joint frame in the world (parent side, at q's origin) */
+  double axis[3];        /* the first DoF's axis in the world (0 for spherical, free, fixed) */
+} hg_sim_joint_view;
+void hg_sim_joint(hg_sim *sim, int i, hg_sim_joint_view *jv);
+
+/* markers of the scene, k < hg_sim_nmarker */
+typedef struct hg_sim_marker_view {
+  const char *name, *body;
+  int present;           /* 0: its body is not in the simulation (removed, not yet added) */
+  int port;              /* 1: a docking port */
+  hg_se3 pose;           /* world */
+  double velocity[3];    /* of its origin, world */
+} hg_sim_marker_view;
+int hg_sim_nmarker(const hg_sim *sim);
+void hg_sim_marker(hg_sim *sim, int k, hg_sim_marker_view *mv);
+
+/* force elements, k < hg_sim_nforce (forces.h says what each field means) */
+int hg_sim_nforce(const hg_sim *sim);
+void hg_sim_force(hg_sim *sim, int k, hg_force_view *fv);
+
+/* the scene's output pairs, k < hg_sim_npair: separation of the body origins */
+typedef struct hg_sim_pair_view {
+  const char *a, *b;     /* body names */
+  int present;           /* both bodies are in the simulation */
+  double pa[3], pb[3];   /* the origins, world */
+  double distance;       /* m */
+  double speed;          /* rate of change of the distance, m/s */
+} hg_sim_pair_view;
+int hg_sim_npair(const hg_sim *sim);
+void hg_sim_pair(hg_sim *sim, int k, hg_sim_pair_view *pv);
+
+/* total momentum (angular about the world origin, linear; world axes) and the energy budget */
 void hg_sim_momentum(hg_sim *sim, double h[6]);
 void hg_sim_get_budget(hg_sim *sim, hg_sim_budget *b);
 /* the event log */

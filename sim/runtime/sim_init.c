@@ -9,7 +9,7 @@
 static int find_joint(const hg_sim *s, const char *name, const hg_src *src, hg_error *err) {
   int i = hg_model_joint(s->m, name);
   if (i < 1)
-    snprintf(err->msg, sizeof err->msg, "%s:%d:%d: unknown joint '%s'", src->file ? src->file : "",
+    hg_error_set(err, "%s:%d:%d: unknown joint '%s'", src->file ? src->file : "",
              src->line, src->column, name);
   return i;
 }
@@ -73,7 +73,7 @@ static int init_bodies(hg_sim *s, hg_error *err) {
       const hg_body_init *bi = &s->scene->binit[k];
       if (strcmp(bi->body, m->body_name[i]) != 0) continue;
       if (m->jnt[i].type != HG_JOINT_FREE) {
-        snprintf(err->msg, sizeof err->msg, "%s:%d:%d: body '%s' is given a world pose but its "
+        hg_error_set(err, "%s:%d:%d: body '%s' is given a world pose but its "
                  "joint is %s, not free", bi->src.file ? bi->src.file : "", bi->src.line,
                  bi->src.column, bi->body, hg_joint_type_name(m->jnt[i].type));
         return -1;
@@ -90,7 +90,7 @@ static int init_modes(hg_sim *s, hg_error *err) {
     int i = find_joint(s, ms->joint, &ms->src, err);
     if (i < 1) return -1;
     if (hg_sim_set_mode(s, i, ms, HG_RECIPE_INITIAL, k, 0)) {
-      snprintf(err->msg, sizeof err->msg, "%s", s->err);
+      hg_error_set(err, "%s", s->err);
       return -1;
     }
   }
@@ -105,7 +105,7 @@ int hg_sim_initial_state(hg_sim *s, hg_error *err) {
   if (init_joints(s, err) || init_bodies(s, err) || init_modes(s, err)) return -1;
   /* locked joints start at rest relative to their parents (momentum kept) */
   if (hg_sim_mode_impulse(s, &e_lock, &external)) {
-    snprintf(err->msg, sizeof err->msg, "%s", s->err);
+    hg_error_set(err, "%s", s->err);
     return -1;
   }
   return 0;

@@ -10,11 +10,12 @@
 
 /* where a prescribed joint's profile comes from, enough to rebuild it after a topology change or
  * from a checkpoint */
-enum { HG_RECIPE_KEEP = -1, HG_RECIPE_INITIAL = 0, HG_RECIPE_ACTION = 1 };
+enum { HG_RECIPE_KEEP = -1, HG_RECIPE_INITIAL = 0, HG_RECIPE_ACTION = 1, HG_RECIPE_COMMAND = 2 };
 
 typedef struct hg_recipe {
-  int src;                      /* HG_RECIPE_*: keep the velocity, scene->mode[idx], or
-                                   scene->event[idx].action[act].mode */
+  int src;                      /* HG_RECIPE_*: keep the velocity, scene->mode[idx],
+                                   scene->event[idx].action[act].mode or
+                                   cmd[idx].action[act].mode */
   int idx, act;
   double t0;                    /* start time */
   double q0[HG_JOINT_MAXNQ];    /* the joint's configuration at the start */
@@ -32,7 +33,7 @@ typedef struct hg_topo_op {
 } hg_topo_op;
 
 /* a fired event or capture */
-enum { HG_FIRED_EVENT = 0, HG_FIRED_CAPTURE = 1 };
+enum { HG_FIRED_EVENT = 0, HG_FIRED_CAPTURE = 1, HG_FIRED_COMMAND = 2 };
 typedef struct hg_fired {
   int kind, index;
   double t;
@@ -74,7 +75,8 @@ typedef struct hg_outputs {
 } hg_outputs;
 
 struct hg_sim {
-  hg_scene *scene;
+  const hg_scene *scene;  /* never modified: every run of a scene starts alike */
+  hg_builder *builder;    /* the bodies present now: a copy of the scene's that topology changes edit */
   hg_sim_options opt;
   hg_integ_options integ;
   double t_start, t_end;
@@ -112,6 +114,10 @@ struct hg_sim {
   int nfired, capfired;   hg_fired *fired;
   int ntopo, captopo;     hg_topo_op *topo;
   int nlog, caplog;       hg_sim_event *log;
+  /* commands (hg_sim_command, hg_sim_schedule): owned copies, in the order given; fired or not */
+  int ncmd, capcmd;       hg_command *cmd;
+  unsigned char *cmd_fired; /* ncmd (capacity capcmd) */
+  int nrefused;           /* actions refused (logged "REFUSED ...") */
 
   /* energy budget */
   double e_lock, w_event, b0, b_scale, max_drift;
@@ -124,6 +130,12 @@ struct hg_sim {
   long k_out;             /* next output row */
   long k_ck;              /* next checkpoint (1, 2, ...) */
   int restart;            /* the integrator must restart at the current time */
+  int held;               /* hg_sim_run stopped at the caller's time: restart, output row and
+                             checkpoint of this instant wait for the next call (sim.c) */
+
+  /* views (views.c): the current state's kinematics and loads are in d and tau while view_ok */
+  unsigned long model_version; /* incremented by hg_sim_install_model */
+  int view_ok;
 
   /* bookkeeping */
   hg_integ_stats stats_done; /* statistics of integrators already freed */
@@ -139,8 +151,6 @@ struct hg_sim {
 int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...);
 /* makes room for one more of n items of size in *arr (capacity *cap); 0 or -1 */
 int hg_sim_grow(void **arr, int n, int *cap, size_t size);
-/* a malloc'd copy (NULL for NULL) */
-char *hg_sim_strdup(const char *x);
 /* time of output row k and of checkpoint k */
 double hg_sim_out_time(const hg_sim *s, long k);
 double hg_sim_ck_time(const hg_sim *s, long k);
@@ -200,7 +210,7 @@ int hg_sim_resolve_marker(const hg_sim *s, const char *name, int *body, hg_se3 *
  * s->d) */
 void hg_sim_marker_world(hg_sim *s, int body, const hg_se3 *M, hg_se3 *T, double vel[3]);
 
-/* ---- events.c: time events, firing, actions ---- */
+/* ---- events.c: time events, commands, firing, actions ---- */
 /* fires scene event e or capture c at the current state; 0 or an error status */
 int hg_sim_fire(hg_sim *s, int kind, int index);
 /* the next time event after t (inf when none), and firing those due at t */

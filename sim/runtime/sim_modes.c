@@ -12,6 +12,9 @@ const hg_mode_spec *hg_sim_recipe_spec(const hg_sim *s, const hg_recipe *r) {
   if (r->src == HG_RECIPE_ACTION && r->idx >= 0 && r->idx < sc->nevent &&
       r->act >= 0 && r->act < sc->event[r->idx].naction)
     return &sc->event[r->idx].action[r->act].mode;
+  if (r->src == HG_RECIPE_COMMAND && r->idx >= 0 && r->idx < s->ncmd && r->act >= 0 &&
+      r->act < s->cmd[r->idx].naction)
+    return &s->cmd[r->idx].action[r->act].mode;
   return NULL;
 }
 

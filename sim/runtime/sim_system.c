@@ -154,21 +154,18 @@ static int sim_alloc_work(hg_sim *s, const hg_model *m) {
   return 0;
 }
 
-/* forces for model m, enabled as the old ones were (by name) */
+/* Forces for model m. After a topology change they are carried over by the one rule of
+ * hg_forces_renew: enabled as before (by name), inert where a body or joint is gone, and a joint
+ * spring whose joint was detached to the world or changed type is off. */
 static hg_forces *sim_forces(hg_sim *s, const hg_model *m, hg_error *err) {
-  hg_forces *f = hg_forces_new(s->scene, m, err);
-  if (!f || !s->forces) return f;
-  for (int k = 0; k < hg_forces_count(f); k++) {
-    int j = hg_forces_find(s->forces, s->scene->force[k].name);
-    if (j >= 0) hg_forces_set_enabled(f, k, hg_forces_enabled(s->forces, j));
-  }
-  return f;
+  return s->forces ? hg_forces_renew(s->forces, s->scene, m, err)
+                   : hg_forces_new(s->scene, m, err);
 }
 
 int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   hg_data *d = hg_data_new(m);
   hg_forces *f = d ? sim_forces(s, m, err) : NULL;
-  if (!d) snprintf(err->msg, sizeof err->msg, "out of memory");
+  if (!d) hg_error_set(err, "out of memory");
   if (!f) {
     hg_data_free(d);
     hg_model_free(m);
@@ -182,8 +179,10 @@ int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   s->m = m;
   s->d = d;
   s->forces = f;
+  s->model_version++;
+  s->view_ok = 0;
   memcpy(m->gravity, s->scene->gravity, sizeof m->gravity);
-  if (sim_alloc_work(s, m)) return snprintf(err->msg, sizeof err->msg, "out of memory"), -1;
+  if (sim_alloc_work(s, m)) return hg_error_set(err, "out of memory"), -1;
   hg_sim_resolve_triggers(s);
   return 0;
 }

@@ -14,9 +14,9 @@ int hg_sim_push_topo(hg_sim *s, const hg_topo_op *op) {
   if (hg_sim_grow((void **)&s->topo, s->ntopo, &s->captopo, sizeof *s->topo)) return -1;
   hg_topo_op *c = &s->topo[s->ntopo];
   *c = *op;
-  c->body = hg_sim_strdup(op->body);
-  c->parent = hg_sim_strdup(op->parent);
-  c->joint = hg_sim_strdup(op->joint);
+  c->body = hg_strdup(op->body);
+  c->parent = hg_strdup(op->parent);
+  c->joint = hg_strdup(op->joint);
   if (!c->body || (op->parent && !c->parent) || (op->joint && !c->joint)) {
     hg_sim_free_topo(c);
     return -1;
@@ -34,42 +34,47 @@ void hg_sim_free_topo(hg_topo_op *op) {
 
 /* ---- modes across a recompile ---- */
 
-/* a joint's mode kept by name across a recompile */
-typedef struct saved_mode {
-  char *name;
-  hg_joint_type type;
-  uint8_t mode;
-  hg_recipe recipe;
-} saved_mode;
+/* a carried recipe of a prescribed joint that re-rooting reversed (rebuild_profiles resolves it) */
+enum { RECIPE_REVERSED = -2 };
 
-/* the modes of the joints that are not free */
-static saved_mode *save_modes(const hg_sim *s, int *n) {
-  const hg_model *m = s->m;
-  saved_mode *sv = calloc((size_t)m->nbody, sizeof *sv);
-  *n = 0;
-  for (int i = 1; sv && i < m->nbody; i++) {
-    if (s->d->mode[i] == HG_MODE_FREE) continue;
-    sv[*n] = (saved_mode){hg_sim_strdup(m->jnt_name[i]), m->jnt[i].type, s->d->mode[i],
-                          s->recipe[i]};
-    (*n)++;
+/* The joint modes and their recipes on the new model, by the one rule of topology.h
+ * (hg_topology_map_modes): a joint that still joins the same two bodies keeps its mode and its
+ * profile. A prescribed joint that re-rooting reversed keeps its velocity from now on (its
+ * profile was written in the other direction). d1 holds the new modes; rec1 the recipes. */
+static int carry_modes(hg_sim *s, const hg_model *m1, hg_data *d1, hg_recipe *rec1,
+                       hg_error *err) {
+  const hg_model *m0 = s->m;
+  int *from = malloc((size_t)m1->nbody * sizeof *from);
+  if (!from) return hg_error_set(err, "out of memory"), -1;
+  int rc = hg_topology_map_modes(m0, s->d, m1, d1, from, err);
+  for (int i = 1; !rc && i < m1->nbody; i++) {
+    memset(&rec1[i], 0, sizeof rec1[i]);
+    if (from[i] < 1) continue;
+    rec1[i] = s->recipe[from[i]];
+    int reversed = strcmp(m0->body_name[from[i]], m1->body_name[i]) != 0;
+    if (reversed && d1->mode[i] == HG_MODE_PRESCRIBED) rec1[i].src = RECIPE_REVERSED;
   }
-  return sv;
+  free(from);
+  return rc;
 }
 
-/* modes back on the joints of the same name and type; 0 or -1 */
-static int restore_modes(hg_sim *s, saved_mode *sv, int n) {
-  int rc = 0;
-  for (int k = 0; k < n; k++) {
-    int i = sv[k].name ? hg_model_joint(s->m, sv[k].name) : -1;
-    if (i > 0 && s->m->jnt[i].type == sv[k].type && !rc) {
-      s->d->mode[i] = sv[k].mode;
-      s->recipe[i] = sv[k].recipe;
-      rc = hg_sim_build_profile(s, i);
+/* profiles for the carried modes (after the new model and state are installed) */
+static int rebuild_profiles(hg_sim *s, const hg_data *d1, const hg_recipe *rec1) {
+  const hg_model *m = s->m;
+  for (int i = 1; i < m->nbody; i++) {
+    s->d->mode[i] = d1->mode[i];
+    s->recipe[i] = rec1[i];
+    if (rec1[i].src == RECIPE_REVERSED) {
+      /* reversed: keep the velocity it has now, in its new coordinates */
+      hg_recipe *r = &s->recipe[i];
+      r->src = HG_RECIPE_KEEP;
+      r->t0 = s->t;
+      memcpy(r->q0, s->q + m->q_adr[i], (size_t)m->jnt_nq[i] * sizeof(double));
+      memcpy(r->v0, s->v + m->v_adr[i], (size_t)m->jnt_nv[i] * sizeof(double));
     }
-    free(sv[k].name);
+    if (hg_sim_build_profile(s, i)) return -1;
   }
-  free(sv);
-  return rc;
+  return 0;
 }
 
 /* ---- bodies added from the library ---- */
@@ -191,7 +196,7 @@ static void place_added(hg_sim *s, const hg_topo_op *op) {
 
 /* the builder edit of an op */
 static int edit_builder(hg_sim *s, const hg_topo_op *op, hg_error *err) {
-  hg_builder *b = s->scene->builder;
+  hg_builder *b = s->builder;
   if (op->type == HG_ACTION_ADD) return add_subtree(b, &s->scene->library, op->body, err);
   if (op->type == HG_ACTION_DETACH) return hg_topology_detach(b, op->body, err);
   if (op->type == HG_ACTION_ATTACH)
@@ -199,46 +204,50 @@ static int edit_builder(hg_sim *s, const hg_topo_op *op, hg_error *err) {
   return hg_topology_remove(b, op->body, err);
 }
 
-/* the current state mapped onto m1 into fresh arrays; 0 or -1 with err */
-static int map_state(hg_sim *s, const hg_model *m1, double **q1, double **v1, hg_error *err) {
-  hg_data *d1 = hg_data_new(m1);
-  *q1 = malloc(((size_t)m1->nq + 1) * sizeof(double));
-  *v1 = malloc(((size_t)m1->nv + 1) * sizeof(double));
-  int rc = !d1 || !*q1 || !*v1 ? -1 : 0;
-  if (rc) snprintf(err->msg, sizeof err->msg, "out of memory");
-  else rc = hg_topology_map_state(s->m, s->d, s->q, s->v, m1, d1, *q1, *v1, err);
-  hg_data_free(d1);
-  return rc;
-}
-
 int hg_sim_topology(hg_sim *s, const hg_topo_op *op, int with_state) {
   static const char *const what[] = {[HG_ACTION_DETACH] = "detach", [HG_ACTION_ATTACH] = "attach",
                                      [HG_ACTION_REMOVE] = "remove", [HG_ACTION_ADD] = "add"};
   hg_error err;
   double *q1 = NULL, *v1 = NULL;
+  hg_recipe *rec1 = NULL;
+  hg_data *d1 = NULL;
   hg_model *m1 = NULL;
-  int nsv = 0, rc = edit_builder(s, op, &err);
-  if (!rc) rc = !(m1 = hg_builder_compile(s->scene->builder, &err));
-  if (!rc && with_state) rc = map_state(s, m1, &q1, &v1, &err);
-  if (rc) {
-    hg_model_free(m1);
-    free(q1);
-    free(v1);
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s '%s': %s", s->t, what[op->type],
-                       op->body, err.msg);
+  int rc = edit_builder(s, op, &err);
+  if (!rc) rc = !(m1 = hg_builder_compile(s->builder, &err));
+  if (!rc) {
+    d1 = hg_data_new(m1);
+    q1 = malloc(((size_t)m1->nq + 1) * sizeof(double));
+    v1 = malloc(((size_t)m1->nv + 1) * sizeof(double));
+    rec1 = calloc((size_t)m1->nbody, sizeof *rec1);
+    if (!d1 || !q1 || !v1 || !rec1) rc = -1, hg_error_set(&err, "out of memory");
   }
-  /* the new model, the modes by joint name, the mapped state, a new integrator */
-  saved_mode *sv = save_modes(s, &nsv);
-  rc = hg_sim_install_model(s, m1, &err);
-  if (rc) hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->t, err.msg);
-  if (!rc && with_state) {
+  /* the state: every body keeps its world pose and velocity; the modes by joint */
+  if (!rc && with_state)
+    rc = hg_topology_map_state(s->m, s->d, s->q, s->v, m1, d1, q1, v1, &err) ||
+         carry_modes(s, m1, d1, rec1, &err);
+  if (rc) {
+    hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s '%s': %s", s->t, what[op->type], op->body,
+                err.msg);
+    hg_model_free(m1);
+    goto done;
+  }
+  /* the new model, then its state, modes and profiles, and a new integrator */
+  if (hg_sim_install_model(s, m1, &err)) {
+    hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->t, err.msg);
+    goto done;
+  }
+  if (with_state) {
     memcpy(s->q, q1, (size_t)s->m->nq * sizeof(double));
     memcpy(s->v, v1, (size_t)s->m->nv * sizeof(double));
+    if (rebuild_profiles(s, d1, rec1)) goto done;
+    if (op->type == HG_ACTION_ADD && op->add) place_added(s, op);
   }
+  if (hg_sim_push_topo(s, op)) hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
+  else if (with_state) hg_sim_new_integrator(s);
+done:
+  hg_data_free(d1);
   free(q1);
   free(v1);
-  if (restore_modes(s, sv, rc ? 0 : nsv) || rc) return s->failed ? s->failed : HG_SIM_ERR_NUMERIC;
-  if (with_state && op->type == HG_ACTION_ADD && op->add) place_added(s, op);
-  if (hg_sim_push_topo(s, op)) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
-  return with_state && hg_sim_new_integrator(s) ? s->failed : HG_SIM_OK;
+  free(rec1);
+  return s->failed;
 }

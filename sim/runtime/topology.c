@@ -2,6 +2,8 @@
  * and the state mapping that keeps every body's world pose and velocity across a recompile. */
 #include "topology.h"
 
+#include "names.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -45,7 +47,7 @@ int hg_topology_detach(hg_builder *b, const char *body, hg_error *err) {
     hg_error_set(err, "detach: no body named '%s'", body);
     return -1;
   }
-  if (!(world = strdup("world"))) {
+  if (!(world = hg_strdup("world"))) {
     hg_error_set(err, "out of memory");
     return -1;
   }
@@ -143,7 +145,7 @@ static int plan_reversed(const hg_body_spec *s, new_spec *ns, hg_error *err) {
   ns->has_post = !is_identity(&s->offset);
   ns->limits = reverse_limits(&s->joint, s->limits);
   ns->joint_name = s->joint_name;
-  ns->parent = strdup(s->name);
+  ns->parent = hg_strdup(s->name);
   if (!ns->parent) hg_error_set(err, "out of memory");
   return ns->parent ? 0 : -1;
 }
@@ -153,12 +155,17 @@ static int plan_dock(const char *parent, const char *joint_name, const hg_se3 *T
                      hg_error *err) {
   const char *why = NULL;
   hg_joint_init(&ns->joint, HG_JOINT_FREE, NULL, NULL, 0, &why);
+  /* the offset's rotation comes from products of world rotations, orthogonal to ~eps each time;
+   * put it back on SO(3) so that thousands of docks do not let the error grow */
+  double quat[4];
   ns->offset = *T;
+  hg_R_to_quat(T->R, quat);
+  hg_quat_to_R(quat, ns->offset.R);
   hg_se3_identity(&ns->post);
   ns->has_post = 0;
   memset(&ns->limits, 0, sizeof ns->limits);
-  ns->parent = strdup(parent);
-  ns->joint_name = strdup(joint_name);
+  ns->parent = hg_strdup(parent);
+  ns->joint_name = hg_strdup(joint_name);
   if (ns->parent && ns->joint_name) return 0;
   hg_error_set(err, "out of memory");
   return -1;
@@ -264,42 +271,15 @@ int hg_topology_remove(hg_builder *b, const char *body, hg_error *err) {
   return hg_builder_remove_body(b, body, err);
 }
 
-/* ---- state mapping ---- */
-
-/* names (of bodies or joints) to their indices: open addressing, FNV-1a */
-typedef struct name_index {
-  int size;          /* a power of two */
-  int *slot;         /* index + 1, 0 empty */
-  char *const *name; /* the indexed names */
-} name_index;
-
-static uint32_t name_hash(const char *s) {
-  uint32_t h = 2166136261u;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
-  return h;
-}
-
-/* indexes name[first .. n-1]; -1 when out of memory */
-static int index_build(name_index *x, char *const *name, int first, int n) {
-  x->name = name;
-  for (x->size = 16; x->size < 2 * n; x->size *= 2) {}
-  x->slot = calloc((size_t)x->size, sizeof(int));
-  if (!x->slot) return -1;
-  for (int i = first; i < n; i++) {
-    uint32_t k = name_hash(name[i]) & (uint32_t)(x->size - 1);
-    while (x->slot[k]) k = (k + 1) & (uint32_t)(x->size - 1);
-    x->slot[k] = i + 1;
+const char *hg_topology_reroot_blocker(const hg_model *m, int child) {
+  for (int j = child; j > 0 && m->parent[j] != 0; j = m->parent[j]) {
+    hg_joint jr;
+    if (hg_joint_reverse(&m->jnt[j], NULL, NULL, &jr, NULL, NULL)) return m->jnt_name[j];
   }
-  return 0;
+  return NULL;
 }
 
-/* the index of that name, or -1 */
-static int index_find(const name_index *x, const char *name) {
-  uint32_t k = name_hash(name) & (uint32_t)(x->size - 1);
-  for (; x->slot[k]; k = (k + 1) & (uint32_t)(x->size - 1))
-    if (strcmp(x->name[x->slot[k] - 1], name) == 0) return x->slot[k] - 1;
-  return -1;
-}
+/* ---- state mapping ---- */
 
 /* 1 when joint i1 of m1 is joint i0 of m0 unchanged: name, parent, type, parameters, offsets */
 static int same_joint(const hg_model *m0, int i0, const hg_model *m1, int i1) {
@@ -365,7 +345,7 @@ typedef struct map_ctx {
   hg_data *d0, *d1;
   const double *q0, *v0;
   double *q1, *v1;
-  name_index names;
+  hg_name_index names;
   hg_error *err;
 } map_ctx;
 
@@ -409,7 +389,7 @@ static int solve_velocity(map_ctx *c, int i, int k, const double Vp[6]) {
 /* body i of m1: copy, solve or neutral state, then its new pose and body twist */
 static int map_body(map_ctx *c, int i) {
   const hg_model *m0 = c->m0, *m1 = c->m1;
-  int k = index_find(&c->names, m1->body_name[i]), p = m1->parent[i];
+  int k = hg_names_find(&c->names, hg_name_of_string, c->m0->body_name, m1->body_name[i]), p = m1->parent[i];
   int keep = k > 0 && same_joint(m0, k, m1, i);
   double *qi = c->q1 + m1->q_adr[i], *vi = c->v1 ? c->v1 + m1->v_adr[i] : NULL, Vp[6], Vs[6];
   hg_se3 Trel;
@@ -451,7 +431,7 @@ static int verify(map_ctx *c) {
   double tol = verify_tolerance(c->m0, m1);
   hg_kinematics(m1, c->d1, c->q1, c->v1);
   for (int i = 1; i < m1->nbody; i++) {
-    int k = index_find(&c->names, m1->body_name[i]);
+    int k = hg_names_find(&c->names, hg_name_of_string, c->m0->body_name, m1->body_name[i]);
     double ep, ev = 0, V0[6], V1[6];
     if (k <= 0) continue;
     ep = pose_diff(&c->d1->T_world[i], &c->d0->T_world[k]);
@@ -470,9 +450,9 @@ static int verify(map_ctx *c) {
 
 int hg_topology_map_state(const hg_model *m0, hg_data *d0, const double *q0, const double *v0,
                           const hg_model *m1, hg_data *d1, double *q1, double *v1, hg_error *err) {
-  map_ctx c = {m0, m1, d0, d1, q0, v0, q1, v0 ? v1 : NULL, {0, NULL, NULL}, err};
+  map_ctx c = {m0, m1, d0, d1, q0, v0, q1, v0 ? v1 : NULL, {0, NULL}, err};
   int rc = 0;
-  if (index_build(&c.names, m0->body_name, 0, m0->nbody)) {
+  if (hg_names_of_strings(&c.names, m0->body_name, 0, m0->nbody)) {
     hg_error_set(err, "out of memory");
     return -1;
   }
@@ -481,7 +461,7 @@ int hg_topology_map_state(const hg_model *m0, hg_data *d0, const double *q0, con
   for (int i = 1; i < m1->nbody && !rc; i++) rc = map_body(&c, i);
   if (!rc) rc = verify(&c);
   if (v1 && !v0) memset(v1, 0, (size_t)m1->nv * sizeof(double));
-  free(c.names.slot);
+  hg_names_free(&c.names);
   return rc;
 }
 
@@ -496,17 +476,20 @@ static int same_pair(const hg_model *m0, int i0, const hg_model *m1, int i1) {
 }
 
 int hg_topology_map_modes(const hg_model *m0, const hg_data *d0, const hg_model *m1, hg_data *d1,
-                          hg_error *err) {
-  name_index joints;
-  if (index_build(&joints, m0->jnt_name, 1, m0->nbody)) {
+                          int *from, hg_error *err) {
+  hg_name_index joints = {0, NULL};
+  if (hg_names_of_strings(&joints, m0->jnt_name, 1, m0->nbody)) {
     hg_error_set(err, "out of memory");
     return -1;
   }
   /* a joint keeps its mode while it joins the same two bodies; new or re-parented ones are free */
   for (int i = 1; i < m1->nbody; i++) {
-    int k = index_find(&joints, m1->jnt_name[i]);
-    d1->mode[i] = k > 0 && same_pair(m0, k, m1, i) ? d0->mode[k] : HG_MODE_FREE;
+    int k = hg_names_find(&joints, hg_name_of_string, m0->jnt_name, m1->jnt_name[i]);
+    int kept = k > 0 && same_pair(m0, k, m1, i) && m0->jnt[k].type == m1->jnt[i].type;
+    d1->mode[i] = kept ? d0->mode[k] : HG_MODE_FREE;
+    if (from) from[i] = kept ? k : -1;
   }
-  free(joints.slot);
+  if (from) from[0] = -1;
+  hg_names_free(&joints);
   return 0;
 }

@@ -20,6 +20,10 @@ int hg_topology_detach(hg_builder *b, const char *body, hg_error *err);
 int hg_topology_attach(hg_builder *b, const char *parent, const char *child,
                        const char *joint_name, const hg_se3 *T_parent_child, hg_error *err);
 
+/* The first joint on the path from body 'child' up to its tree's root that docking 'child' would
+ * have to reverse but cannot (a planar joint), or NULL when re-rooting at child works. */
+const char *hg_topology_reroot_blocker(const hg_model *m, int child);
+
 /* Removes 'body' and its subtree. */
 int hg_topology_remove(hg_builder *b, const char *body, hg_error *err);
 
@@ -31,11 +35,13 @@ int hg_topology_remove(hg_builder *b, const char *body, hg_error *err);
 int hg_topology_map_state(const hg_model *m0, hg_data *d0, const double *q0, const double *v0,
                           const hg_model *m1, hg_data *d1, double *q1, double *v1, hg_error *err);
 
-/* Carries the joint modes of d0 (model m0) to d1 (model m1) by joint name: a joint that still
- * joins the same two bodies, either way round, keeps its mode (so a locked joint stays locked
- * when re-rooting reverses it; a prescribed one then runs its profile in the reversed
- * coordinates); new joints and joints whose parent changed (detached: undocking) are free. */
+/* Carries the joint modes of d0 (model m0) to d1 (model m1) by joint name: a joint of the same
+ * type that still joins the same two bodies, either way round, keeps its mode (so a locked joint
+ * stays locked when re-rooting reverses it); new joints, joints whose parent changed (detached:
+ * undocking) and joints whose type changed are free. With from (m1->nbody entries) not NULL,
+ * from[i] is the joint of m0 whose mode joint i kept, or -1. This is the one rule every
+ * topology change of a simulation follows. */
 int hg_topology_map_modes(const hg_model *m0, const hg_data *d0, const hg_model *m1, hg_data *d1,
-                          hg_error *err);
+                          int *from, hg_error *err);
 
 #endif

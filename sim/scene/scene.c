@@ -61,7 +61,7 @@ static int read_scene(hg_sctx *c) {
 static hg_scene *scene_new(const char *path) {
   hg_scene *s = calloc(1, sizeof *s);
   if (!s) return NULL;
-  s->path = hg_ydoc_strdup(path);
+  s->path = hg_strdup(path);
   s->builder = hg_builder_new();
   s->gravity[2] = -9.81;
   hg_integ_default_options(&s->integ, HG_INTEG_CVODE_ADAMS);
@@ -85,6 +85,25 @@ static char *folder_of(const char *path) {
   return dir;
 }
 
+/* the name tables move from the reader to the scene (commands.c reads them later) */
+static int keep_names(hg_sctx *c) {
+  struct hg_scene_names *n = calloc(1, sizeof *n);
+  if (!n) return -1;
+  n->m = c->m, n->absent = c->absent, n->ndock = c->ndock, n->dock = c->dock;
+  c->m = NULL, c->absent = NULL, c->ndock = 0, c->dock = NULL;
+  c->s->names = n;
+  return 0;
+}
+
+static void names_free(struct hg_scene_names *n) {
+  if (!n) return;
+  hg_model_free(n->m);
+  for (int k = 0; k < n->ndock; k++) free(n->dock[k]);
+  free(n->dock);
+  free(n->absent);
+  free(n);
+}
+
 /* what the reader kept besides the scene */
 static void context_free(hg_sctx *c) {
   hg_model_free(c->m);
@@ -104,13 +123,17 @@ hg_scene *hg_scene_load(const char *path, hg_error *err) {
   c.s = scene_new(path);
   c.dir = folder_of(path);
   if (!c.s || !c.dir) {
-    if (err) snprintf(err->msg, sizeof err->msg, "%s: out of memory", path);
+    hg_error_set(err, "%s: out of memory", path);
     hg_scene_free(c.s);
     free(c.dir);
     return NULL;
   }
   rc = hg_ydoc_load(&c.doc, path, err);
   if (rc == 0) rc = read_scene(&c);
+  if (rc == 0 && keep_names(&c)) {
+    hg_error_set(err, "%s: out of memory", path);
+    rc = -1;
+  }
   context_free(&c);
   if (rc == 0) return c.s;
   hg_scene_free(c.s);
@@ -130,17 +153,49 @@ static void force_free(hg_force_spec *f) {
   free(f->marker);
 }
 
+void hg_action_free(hg_action *a) {
+  free(a->joint);
+  hg_sc_free_mode(&a->mode);
+  free(a->force);
+  free(a->body);
+  free(a->marker_a);
+  free(a->marker_b);
+  memset(a, 0, sizeof *a);
+}
+
+/* a malloc'd copy of n doubles into *dst (NULL for none); 0 or -1 */
+static int copy_doubles(double **dst, const double *src, size_t n) {
+  *dst = NULL;
+  if (!src || n == 0) return 0;
+  *dst = malloc(n * sizeof(double));
+  if (!*dst) return -1;
+  memcpy(*dst, src, n * sizeof(double));
+  return 0;
+}
+
+int hg_action_copy(hg_action *d, const hg_action *a) {
+  const hg_profile_spec *p = &a->mode.profile;
+  size_t ns = (size_t)(p->nsamples > 0 ? p->nsamples : 0);
+  *d = *a;
+  d->joint = hg_strdup(a->joint);
+  d->mode.joint = hg_strdup(a->mode.joint);
+  d->force = hg_strdup(a->force);
+  d->body = hg_strdup(a->body);
+  d->marker_a = hg_strdup(a->marker_a);
+  d->marker_b = hg_strdup(a->marker_b);
+  int bad = copy_doubles(&d->mode.profile.times, p->times, ns) ||
+            copy_doubles(&d->mode.profile.samples, p->samples, ns * (size_t)(p->sample_width > 0 ? p->sample_width : 0));
+  if (!bad && (!a->joint || d->joint) && (!a->mode.joint || d->mode.joint) &&
+      (!a->force || d->force) && (!a->body || d->body) && (!a->marker_a || d->marker_a) &&
+      (!a->marker_b || d->marker_b))
+    return 0;
+  hg_action_free(d);
+  return -1;
+}
+
 /* the strings and arrays of one event and its actions */
 static void event_free(hg_event_spec *e) {
-  for (int k = 0; k < e->naction; k++) {
-    hg_action *a = &e->action[k];
-    free(a->joint);
-    hg_sc_free_mode(&a->mode);
-    free(a->force);
-    free(a->body);
-    free(a->marker_a);
-    free(a->marker_b);
-  }
+  for (int k = 0; k < e->naction; k++) hg_action_free(&e->action[k]);
   free(e->action);
   free(e->name);
   free(e->marker_a);
@@ -184,6 +239,7 @@ void hg_scene_free(hg_scene *s) {
   free(s->mode);
   free(s->event);
   hg_builder_free(s->builder);
+  names_free(s->names);
   hg_sc_free_library(&s->library);
   free(s->title);
   free(s->description);

@@ -114,6 +114,7 @@ typedef struct hg_profile_spec {
   double velocity[HG_JOINT_MAXNV];/* velocity */
   double amplitude[HG_JOINT_MAXNV], omega, phase; /* sinusoid */
   int nsamples;                  /* spline */
+  int sample_width;              /* spline: numbers per sample (the joint's nq) */
   double *times, *samples;       /* spline: n, n x nq */
 } hg_profile_spec;
 
@@ -241,12 +242,48 @@ typedef struct hg_scene {
   hg_integ_options integ;
   double t_start, t_end;
   hg_output_spec output;
+
+  struct hg_scene_names *names; /* the reader's name tables, for reading commands (private) */
 } hg_scene;
 
 /* Reads a scene. NULL on error with err->msg = "file:line:column: what was expected". Unknown
  * keys are errors with a did-you-mean suggestion. URDF subtrees are read through hg_urdf_add. */
 hg_scene *hg_scene_load(const char *path, hg_error *err);
 void hg_scene_free(hg_scene *s);
+
+/* a deep copy of an action (0, or -1 when out of memory: dst is then empty), and freeing one */
+int hg_action_copy(hg_action *dst, const hg_action *src);
+void hg_action_free(hg_action *a);
+
+/* ---- commands (docs/commands.md) ----
+ * A command applies event actions now or at a time: 'lock J1 J2', 'attach PM CM', ... Each is
+ * read into the same actions a scene event {at: T, do: [...]} with those actions holds, with the
+ * same name checks. */
+typedef struct hg_command {
+  double t;             /* when (command files); NaN for a command without a time */
+  char *text;           /* the command as written, without its time and comment */
+  int naction;
+  hg_action *action;
+  hg_src src;           /* the file and line it was read from (file NULL: typed) */
+} hg_command;
+
+typedef struct hg_command_list {
+  char *path;           /* the file (the commands' src.file) */
+  int n;
+  hg_command *cmd;      /* in file order */
+} hg_command_list;
+
+/* Reads a command file of scene s: one command per line, 'TIME ACTION ARGUMENTS', '#' starts a
+ * comment. 0, or -1 with err = "FILE:LINE: what was expected". */
+int hg_commands_load(const hg_scene *s, const char *path, hg_command_list *out, hg_error *err);
+/* Reads one command without a time, 'ACTION ARGUMENTS' (a viewer's command line). joints (may
+ * be NULL) are further joint names a command may use: the docking joints a running simulation
+ * made (hg_sim_parse_command passes them). 0, or -1 with err = "command:1: ...". */
+int hg_command_parse(const hg_scene *s, const char *text, const char *const *joints, int njoints,
+                     hg_command *out, hg_error *err);
+int hg_command_copy(hg_command *dst, const hg_command *src);
+void hg_command_free(hg_command *cmd);
+void hg_commands_free(hg_command_list *list);
 
 /* lookups by name; NULL when absent */
 const hg_marker *hg_scene_marker(const hg_scene *s, const char *name);

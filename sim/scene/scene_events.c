@@ -15,8 +15,7 @@ static char *dock_name(const char *a, const char *b) {
   return s;
 }
 
-/* adds a docking joint name (owned) unless it is known; -1 when out of memory */
-static int add_dock(hg_sctx *c, char *name) {
+int hg_sc_add_dock(hg_sctx *c, char *name) {
   char **grown;
   if (!name) return -1;
   for (int k = 0; k < c->ndock; k++)
@@ -39,7 +38,7 @@ static char *attach_dock(hg_sctx *c, const hg_ynode *n) {
   const char *j = hg_ydoc_text(hg_ydoc_get(&c->doc, n, "joint"));
   const char *a = hg_ydoc_text(hg_ydoc_get(&c->doc, n, "parent_marker"));
   const char *b = hg_ydoc_text(hg_ydoc_get(&c->doc, n, "child_marker"));
-  if (j) return hg_ydoc_strdup(j);
+  if (j) return hg_strdup(j);
   return a && b ? dock_name(a, b) : NULL;
 }
 
@@ -49,14 +48,14 @@ static int docks_of_event(hg_sctx *c, const hg_ynode *ev) {
   for (int k = 0; hg_ydoc_is_seq(list) && k < hg_ydoc_len(list); k++) {
     const hg_ynode *at = hg_ydoc_get(&c->doc, hg_ydoc_item(&c->doc, list, k), "attach");
     char *name = hg_ydoc_is_map(at) ? attach_dock(c, at) : NULL;
-    if (name && add_dock(c, name)) return hg_ydoc_fail(&c->doc, at, "out of memory");
+    if (name && hg_sc_add_dock(c, name)) return hg_ydoc_fail(&c->doc, at, "out of memory");
   }
   return 0;
 }
 
 int hg_sc_docks(hg_sctx *c, const hg_ynode *events) {
   for (int k = 0; k < c->s->ncapture; k++)
-    if (add_dock(c, hg_ydoc_strdup(c->s->capture[k].joint)))
+    if (hg_sc_add_dock(c, hg_strdup(c->s->capture[k].joint)))
       return hg_ydoc_fail(&c->doc, events, "out of memory");
   for (int k = 0; hg_ydoc_is_seq(events) && k < hg_ydoc_len(events); k++)
     if (docks_of_event(c, hg_ydoc_item(&c->doc, events, k))) return -1;
@@ -68,7 +67,7 @@ static int dock_joint(hg_sctx *c, const hg_ynode *n, const char *a, const char *
   const hg_ynode *jn = hg_ydoc_get(&c->doc, n, "joint");
   const char *given = NULL;
   if (hg_yget_name(&c->doc, n, "joint", &given)) return -1;
-  *out = given ? hg_ydoc_strdup(given) : dock_name(a, b);
+  *out = given ? hg_strdup(given) : dock_name(a, b);
   if (!*out) return hg_ydoc_fail(&c->doc, n, "out of memory");
   if (hg_model_joint(c->m, *out) >= 0)
     return hg_ydoc_fail(&c->doc, jn ? jn : n,
@@ -272,7 +271,7 @@ static int add(hg_sctx *c, const hg_ynode *n, hg_action *a) {
 }
 
 /* one action: a mapping with a single key naming it */
-static int action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+int hg_sc_action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   static int (*const read[])(hg_sctx *, const hg_ynode *, hg_action *) = {
       set_mode, force_switch, force_switch, impulse, body_action, attach, undock, body_action, add};
   const hg_ynode *key;
@@ -423,7 +422,7 @@ static int actions(hg_sctx *c, const hg_ynode *n, hg_event_spec *e) {
   if (hg_sc_alloc(c, list, count, sizeof *e->action, (void **)&e->action)) return -1;
   for (int k = 0; k < count; k++) {
     e->naction = k + 1;
-    if (action(c, hg_ydoc_item(&c->doc, list, k), &e->action[k])) return -1;
+    if (hg_sc_action(c, hg_ydoc_item(&c->doc, list, k), &e->action[k])) return -1;
   }
   return 0;
 }

@@ -37,7 +37,17 @@ typedef struct hg_sctx {
   hg_sc_ref *ref;
   int ndock;        /* docking joints that captures and attach actions create */
   char **dock;
+  const char *src_path; /* the file hg_src values name, when it is not the scene (commands) */
 } hg_sctx;
+
+/* What the reader keeps in the scene for reading commands later (commands.c): every body
+ * compiled (present at the start or not), which are absent, and the docking joints' names. */
+struct hg_scene_names {
+  hg_model *m;
+  unsigned char *absent;
+  int ndock;
+  char **dock;
+};
 
 #define HG_SC_PI 3.14159265358979323846
 
@@ -114,6 +124,10 @@ int hg_sc_mode(hg_sctx *c, const hg_ynode *n, const char *joint, const hg_joint 
  * attach actions create; the events */
 int hg_sc_capture(hg_sctx *c, const hg_ynode *list);
 int hg_sc_docks(hg_sctx *c, const hg_ynode *events);
+/* adds a docking joint's name (owned by c from now on) unless known; -1 when out of memory */
+int hg_sc_add_dock(hg_sctx *c, char *name);
+/* one action of an event's 'do' list */
+int hg_sc_action(hg_sctx *c, const hg_ynode *n, hg_action *a);
 int hg_sc_events(hg_sctx *c, const hg_ynode *list);
 /* scene_run.c: integrator, time, output */
 int hg_sc_run(hg_sctx *c, const hg_ynode *root);

@@ -92,7 +92,7 @@ static hg_model *library_model(hg_sctx *c, hg_error *e) {
   hg_builder *lib = hg_builder_new();
   hg_model *m = NULL;
   int rc = lib ? 0 : -1;
-  if (!lib) snprintf(e->msg, sizeof e->msg, "out of memory");
+  if (!lib) hg_error_set(e, "out of memory");
   for (int k = 0; k < c->nbody && !rc; k++)
     if (c->body[k].absent) rc = library_body(c, lib, &c->body[k], e);
   for (int g = 0; g < c->m->ngeom && !rc; g++)
@@ -109,7 +109,7 @@ static int library_parents(hg_sctx *c, hg_library *lib) {
   lib->parent = calloc((size_t)m->nbody, sizeof *lib->parent);
   if (!lib->parent) return -1;
   for (int i = 1; i < m->nbody; i++) {
-    lib->parent[i] = hg_ydoc_strdup(hg_builder_body(c->s->builder, m->body_name[i])->parent);
+    lib->parent[i] = hg_strdup(hg_builder_body(c->s->builder, m->body_name[i])->parent);
     if (!lib->parent[i]) return -1;
   }
   return 0;

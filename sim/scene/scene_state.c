@@ -57,6 +57,7 @@ static int spline_tables(hg_sctx *c, const hg_ynode *n, const hg_joint *j, hg_pr
       hg_sc_alloc(c, n, count * nq, sizeof *p->samples, (void **)&p->samples))
     return -1;
   p->nsamples = count;
+  p->sample_width = nq;
   if (hg_ydoc_numbers(&c->doc, tn, "'times'", count, p->times, NULL)) return -1;
   for (int k = 0; k < count; k++)
     if (hg_sc_joint_q(c, hg_ydoc_item(&c->doc, sn, k), "a sample", j, p->samples + nq * k))

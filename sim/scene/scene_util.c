@@ -7,7 +7,7 @@
 #include "scene_internal.h"
 
 hg_src hg_sc_src(const hg_sctx *c, const hg_ynode *n) {
-  hg_src s = {c->s->path, 1, 1};
+  hg_src s = {c->src_path ? c->src_path : c->s->path, 1, 1};
   hg_ydoc_where(n, &s.line, &s.column);
   return s;
 }
@@ -99,7 +99,7 @@ const hg_ynode *hg_sc_required(hg_sctx *c, const hg_ynode *map, const char *key,
 }
 
 int hg_sc_strdup(hg_sctx *c, const hg_ynode *n, const char *str, char **out) {
-  *out = hg_ydoc_strdup(str);
+  *out = hg_strdup(str);
   return *out || !str ? 0 : hg_ydoc_fail(&c->doc, n, "out of memory");
 }
 

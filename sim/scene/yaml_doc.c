@@ -111,13 +111,13 @@ static int tab_at(const char *path, int line, int column) {
 static int parser_fail(hg_ydoc *d, const yaml_parser_t *p) {
   const char *problem = p->problem ? p->problem : "unreadable YAML";
   int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
-  if (p->error == YAML_READER_ERROR) {
+  if (p->error == YAML_READER_ERROR && !d->from_text) {
     locate(d->path, p->problem_offset, &line, &col);
     return fail_at(d, line, col, "invalid text: %s", problem);
   }
   if (p->error != YAML_SCANNER_ERROR && p->error != YAML_PARSER_ERROR)
     return fail_at(d, line, col, "cannot read the YAML: %s", problem);
-  if (tab_at(d->path, line, col))
+  if (!d->from_text && tab_at(d->path, line, col))
     return fail_at(d, line, col, "YAML syntax error: %s (a tab: YAML indents with spaces only)",
                    problem);
   if (p->context)
@@ -138,15 +138,23 @@ static int check_single(hg_ydoc *d, yaml_parser_t *p) {
   return 0;
 }
 
+/* the single document of an initialized parser's input */
+static int load_from(hg_ydoc *d, yaml_parser_t *p) {
+  if (!yaml_parser_load(p, &d->doc)) return parser_fail(d, p);
+  d->loaded = 1;
+  if (!hg_ydoc_root(d))
+    return fail_at(d, 1, 1, "the file is empty (expected a mapping of top-level keys)");
+  return check_single(d, p);
+}
+
 int hg_ydoc_load(hg_ydoc *d, const char *path, hg_error *err) {
   yaml_parser_t p;
-  int rc = -1;
   memset(d, 0, sizeof *d);
   d->path = path;
   d->err = err;
   FILE *f = fopen(path, "rb");
   if (!f) {
-    if (err) snprintf(err->msg, sizeof err->msg, "%s: cannot open: %s", path, strerror(errno));
+    hg_error_set(err, "%s: cannot open: %s", path, strerror(errno));
     return -1;
   }
   if (!yaml_parser_initialize(&p)) {
@@ -154,17 +162,22 @@ int hg_ydoc_load(hg_ydoc *d, const char *path, hg_error *err) {
     return fail_at(d, 1, 1, "out of memory");
   }
   yaml_parser_set_input_file(&p, f);
-  if (!yaml_parser_load(&p, &d->doc)) {
-    parser_fail(d, &p);
-  } else {
-    d->loaded = 1;
-    if (!hg_ydoc_root(d))
-      fail_at(d, 1, 1, "the file is empty (expected a mapping of top-level keys)");
-    else
-      rc = check_single(d, &p);
-  }
+  int rc = load_from(d, &p);
   yaml_parser_delete(&p);
   fclose(f);
+  return rc;
+}
+
+int hg_ydoc_load_text(hg_ydoc *d, const char *text, size_t len, const char *path, hg_error *err) {
+  yaml_parser_t p;
+  memset(d, 0, sizeof *d);
+  d->path = path;
+  d->err = err;
+  d->from_text = 1;
+  if (!yaml_parser_initialize(&p)) return fail_at(d, 1, 1, "out of memory");
+  yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+  int rc = load_from(d, &p);
+  yaml_parser_delete(&p);
   return rc;
 }
 
@@ -471,14 +484,7 @@ int hg_yget_strdup(hg_ydoc *d, const hg_ynode *map, const char *key, char **out)
   const char *t = NULL;
   if (hg_yget_name(d, map, key, &t)) return -1;
   if (!t) return 0;
-  *out = hg_ydoc_strdup(t);
+  *out = hg_strdup(t);
   return *out ? 0 : hg_ydoc_fail(d, map, "out of memory");
 }
 
-char *hg_ydoc_strdup(const char *s) {
-  if (!s) return NULL;
-  size_t n = strlen(s) + 1;
-  char *c = malloc(n);
-  if (c) memcpy(c, s, n);
-  return c;
-}

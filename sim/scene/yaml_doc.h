@@ -17,6 +17,7 @@ typedef struct hg_ydoc {
   yaml_document_t doc;
   int loaded;       /* doc holds a document to delete */
   const char *path; /* for messages (not owned) */
+  int from_text;    /* read from a string (hg_ydoc_load_text): path is only a name */
   hg_error *err;    /* where failures are written (may be NULL) */
 } hg_ydoc;
 
@@ -25,6 +26,8 @@ typedef struct hg_ydoc {
 /* Reads the single YAML document of a file. -1 with err on an unreadable file, a syntax error, an
  * empty file or more than one document. d must be freed with hg_ydoc_free either way. */
 int hg_ydoc_load(hg_ydoc *d, const char *path, hg_error *err);
+/* The same for a document held in memory (len bytes of text); messages name it path. */
+int hg_ydoc_load_text(hg_ydoc *d, const char *text, size_t len, const char *path, hg_error *err);
 void hg_ydoc_free(hg_ydoc *d);
 hg_ynode *hg_ydoc_root(hg_ydoc *d);
 
@@ -92,7 +95,5 @@ int hg_yget_vec(hg_ydoc *d, const hg_ynode *map, const char *key, int count, dou
 /* a copy of a name (malloc'd; absent: *out stays NULL) */
 int hg_yget_strdup(hg_ydoc *d, const hg_ynode *map, const char *key, char **out);
 
-/* a malloc'd copy of s (NULL for NULL) */
-char *hg_ydoc_strdup(const char *s);
 
 #endif

@@ -64,8 +64,8 @@ expect_has "undock plots the loads" "$(ls "$tmp/undock")" "loads.png"
 run_events=$(tail -n +2 "$tmp/freeze_thaw/events.csv" | wc -l)
 expect_eq "freeze_thaw logs its events" "$run_events" "7"
 expect_has "dock logs the capture" "$(cat "$tmp/dock/events.csv")" \
-  ",capture,\"dock chaser_port to target_port"
-expect_has "release logs the add" "$(cat "$tmp/release/events.csv")" ",release,\"add probe;"
+  ",\"capture\",\"dock chaser_port to target_port"
+expect_has "release logs the add" "$(cat "$tmp/release/events.csv")" ",\"release\",\"add probe;"
 expect_has "release books the probe's energy" "$(cat "$tmp/release/summary.txt")" \
   "energy_added_by_events: 5.12"
 

@@ -1,0 +1,151 @@
+/* views.c: what a viewer, a script or a report reads of the current state (sim.h, "views").
+ * The kinematics and joint loads of the current state are evaluated once (view_state) and read
+ * from s->d and s->tau until the state changes. */
+#include <math.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* the current state's kinematics, loads and joint wrenches in s->d and s->tau */
+static void view_state(hg_sim *s) {
+  if (s->view_ok) return;
+  s->view_ok = hg_sim_eval(s, s->t, s->q, s->v, NULL) == 0;
+  if (!s->view_ok) hg_kinematics(s->m, s->d, s->q, s->v); /* poses at least */
+}
+
+const char *hg_sim_error(const hg_sim *s) { return s->err; }
+double hg_sim_time(const hg_sim *s) { return s->t; }
+double hg_sim_t_start(const hg_sim *s) { return s->t_start; }
+double hg_sim_t_end(const hg_sim *s) { return s->t_end; }
+const hg_model *hg_sim_model(const hg_sim *s) { return s->m; }
+unsigned long hg_sim_model_version(const hg_sim *s) { return s->model_version; }
+const double *hg_sim_q(const hg_sim *s) { return s->q; }
+const double *hg_sim_v(const hg_sim *s) { return s->v; }
+int hg_sim_nevents(const hg_sim *s) { return s->nlog; }
+const hg_sim_event *hg_sim_event_at(const hg_sim *s, int k) {
+  return k >= 0 && k < s->nlog ? &s->log[k] : NULL;
+}
+double hg_sim_wall_time(const hg_sim *s) { return s->wall; }
+int hg_sim_ncommands(const hg_sim *s) { return s->ncmd; }
+const hg_command *hg_sim_command_at(const hg_sim *s, int k, int *applied) {
+  if (k < 0 || k >= s->ncmd) return NULL;
+  if (applied) *applied = s->cmd_fired[k];
+  return &s->cmd[k];
+}
+int hg_sim_refused(const hg_sim *s) { return s->nrefused; }
+
+int hg_sim_parse_command(const hg_sim *s, const char *text, hg_command *cmd, hg_error *err) {
+  const hg_model *m = s->m;
+  return hg_command_parse(s->scene, text, (const char *const *)m->jnt_name + 1, m->nbody - 1, cmd,
+                          err);
+}
+
+/* ---- bodies and joints ---- */
+
+void hg_sim_body(hg_sim *s, int i, hg_se3 *T, double twist[6]) {
+  view_state(s);
+  hg_sim_body_world(s, i, T, twist);
+}
+
+void hg_sim_joint(hg_sim *s, int i, hg_sim_joint_view *jv) {
+  const hg_model *m = s->m;
+  const hg_joint *j = &m->jnt[i];
+  hg_se3 Tp, Tj, Tq;
+  double F[6], S[6 * HG_JOINT_MAXNV];
+  view_state(s);
+  memset(jv, 0, sizeof *jv);
+  jv->name = m->jnt_name[i];
+  jv->type = j->type;
+  jv->mode = s->d->mode[i];
+  jv->nq = m->jnt_nq[i];
+  jv->nv = m->jnt_nv[i];
+  jv->q = s->q + m->q_adr[i];
+  jv->v = s->v + m->v_adr[i];
+  jv->load = s->tau + m->v_adr[i];
+  /* the transmitted wrench, child frame -> world axes (still about the child origin) */
+  const hg_se3 *Tc = &s->d->T_world[i];
+  hg_joint_wrench(m, s->d, i, F);
+  hg_m3_mulv(Tc->R, F, jv->wrench);
+  hg_m3_mulv(Tc->R, F + 3, jv->wrench + 3);
+  /* the joint frame, and the first DoF's axis in the moved joint frame */
+  hg_se3_mul(&s->d->T_world[m->parent[i]], &m->jnt_offset[i], &Tp);
+  jv->frame = Tp;
+  if (jv->nv == 0 || j->type == HG_JOINT_SPHERICAL || j->type == HG_JOINT_FREE) return;
+  hg_joint_transform(j, jv->q, &Tq);
+  hg_se3_mul(&Tp, &Tq, &Tj);
+  hg_joint_motion(j, jv->q, S);
+  const double *ax = hg_v3_norm(S) > 0 ? S : S + 3;
+  hg_m3_mulv(Tj.R, ax, jv->axis);
+  double n = hg_v3_norm(jv->axis);
+  for (int k = 0; k < 3 && n > 0; k++) jv->axis[k] /= n;
+}
+
+/* ---- markers, force elements, pairs ---- */
+
+int hg_sim_nmarker(const hg_sim *s) { return s->scene->nmarker; }
+
+void hg_sim_marker(hg_sim *s, int k, hg_sim_marker_view *mv) {
+  const hg_marker *mk = &s->scene->marker[k];
+  int body;
+  hg_se3 M;
+  view_state(s);
+  memset(mv, 0, sizeof *mv);
+  mv->name = mk->name;
+  mv->body = mk->body;
+  mv->port = mk->port && mk->port[0];
+  mv->present = hg_sim_resolve_marker(s, mk->name, &body, &M) == 0;
+  if (mv->present) hg_sim_marker_world(s, body, &M, &mv->pose, mv->velocity);
+}
+
+int hg_sim_nforce(const hg_sim *s) { return hg_forces_count(s->forces); }
+
+void hg_sim_force(hg_sim *s, int k, hg_force_view *fv) {
+  view_state(s);
+  hg_forces_view(s->forces, s->m, s->d, s->t, s->q, s->v, k, fv);
+}
+
+int hg_sim_npair(const hg_sim *s) { return s->scene->output.npair; }
+
+void hg_sim_pair(hg_sim *s, int k, hg_sim_pair_view *pv) {
+  const hg_pair_spec *ps = &s->scene->output.pair[k];
+  int a = hg_model_body(s->m, ps->body_a), b = hg_model_body(s->m, ps->body_b);
+  hg_se3 Ta, Tb;
+  double ta[6], tb[6], dp[3], dv[3];
+  view_state(s);
+  memset(pv, 0, sizeof *pv);
+  pv->a = ps->body_a;
+  pv->b = ps->body_b;
+  pv->present = a >= 0 && b >= 0;
+  if (!pv->present) return;
+  hg_sim_body_world(s, a, &Ta, ta);
+  hg_sim_body_world(s, b, &Tb, tb);
+  memcpy(pv->pa, Ta.p, sizeof pv->pa);
+  memcpy(pv->pb, Tb.p, sizeof pv->pb);
+  for (int r = 0; r < 3; r++) dp[r] = Tb.p[r] - Ta.p[r], dv[r] = tb[3 + r] - ta[3 + r];
+  pv->distance = hg_v3_norm(dp);
+  pv->speed = pv->distance > 0 ? hg_v3_dot(dp, dv) / pv->distance : hg_v3_norm(dv);
+}
+
+/* ---- invariants and statistics ---- */
+
+void hg_sim_momentum(hg_sim *s, double h[6]) { hg_momentum(s->m, s->d, s->q, s->v, h); }
+
+void hg_sim_get_budget(hg_sim *s, hg_sim_budget *b) {
+  hg_sim_energy(s, s->q, s->v, &b->kinetic, &b->potential, &b->element);
+  b->e_lock = s->e_lock;
+  b->work = s->quad;
+  b->work_event = s->w_event;
+  b->value = hg_sim_budget_value(s);
+  b->initial = s->b0;
+  b->scale = s->b_scale;
+  b->max_drift = s->max_drift;
+}
+
+void hg_sim_stats(const hg_sim *s, hg_integ_stats *st) {
+  *st = s->stats_done;
+  if (s->I) {
+    hg_integ_stats cur;
+    hg_integrator_stats(s->I, &cur);
+    hg_sim_add_stats(st, &cur);
+  }
+}

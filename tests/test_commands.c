@@ -1,0 +1,404 @@
+/* test_commands.c: the runtime's one command path (sim.h "commands") and immutable scenes.
+ *
+ *  - a scene is never modified by a run: two simulations of one scene with topology events, one
+ *    after the other and two at once in threads, give bit-identical states and event logs;
+ *  - a command applied now at a stop (hg_sim_command) and the same command scheduled for that
+ *    time (hg_sim_schedule) give bit-identical runs; so does a command at a time that is also an
+ *    output time;
+ *  - locking two moving joints in one command is one plastic impulse: momentum is kept to
+ *    round-off and the energy removed equals the simultaneous lock of both computed directly by
+ *    hg_plastic_lock (a sequence of two locks removes a different amount);
+ *  - a profile that would make its joint jump is refused and logged, the joint keeps its mode;
+ *  - detaching a body whose joint carries a spring turns the spring off (it used to keep
+ *    pulling the free body towards the world origin, adding 50 J);
+ *  - command files: every action reads, and bad lines give FILE:LINE with a suggestion.
+ *
+ * Runs in the tests folder (CTest's working directory): scenes are ../scenes/NAME.yaml. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dynamics.h"
+#include "files.h"
+#include "sim.h"
+
+/* ---- helpers ---- */
+
+static hg_scene *load(const char *path) {
+  hg_error err;
+  hg_scene *s = hg_scene_load(path, &err);
+  if (!s) fail_msg("%s", err.msg);
+  return s;
+}
+
+static hg_sim *make_sim(const hg_scene *s, double t_end) {
+  hg_sim_options opt;
+  hg_error err;
+  hg_sim_default_options(&opt);
+  opt.t_end = t_end;
+  opt.plots = 0;
+  hg_sim *sim = hg_sim_new(s, &opt, &err);
+  if (!sim) fail_msg("%s: %s", s->path, err.msg);
+  return sim;
+}
+
+/* a scene written into dir/name from text */
+static hg_scene *scene_text(const char *dir, const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  return load(path);
+}
+
+static hg_command parse(const hg_scene *s, const char *text) {
+  hg_command c;
+  hg_error err;
+  if (hg_command_parse(s, text, NULL, 0, &c, &err)) fail_msg("'%s': %s", text, err.msg);
+  return c;
+}
+
+/* 1 when two simulations hold the same model, state and event log, bit for bit */
+static int same_run(const hg_sim *a, const hg_sim *b) {
+  const hg_model *ma = hg_sim_model(a), *mb = hg_sim_model(b);
+  if (ma->nq != mb->nq || ma->nv != mb->nv || hg_sim_time(a) != hg_sim_time(b)) return 0;
+  if (memcmp(hg_sim_q(a), hg_sim_q(b), (size_t)ma->nq * sizeof(double)) ||
+      memcmp(hg_sim_v(a), hg_sim_v(b), (size_t)ma->nv * sizeof(double)))
+    return 0;
+  if (hg_sim_nevents(a) != hg_sim_nevents(b)) return 0;
+  for (int k = 0; k < hg_sim_nevents(a); k++) {
+    const hg_sim_event *ea = hg_sim_event_at(a, k), *eb = hg_sim_event_at(b, k);
+    if (ea->t != eb->t || strcmp(ea->details, eb->details) ||
+        memcmp(ea->h_after, eb->h_after, sizeof ea->h_after) || ea->e_after != eb->e_after)
+      return 0;
+  }
+  return 1;
+}
+
+/* ---- scenes are immutable ---- */
+
+typedef struct job {
+  const hg_scene *s;
+  hg_sim *sim;
+  int rc;
+} job;
+
+static void *run_job(void *arg) {
+  job *j = arg;
+  hg_error err;
+  hg_sim_options opt;
+  hg_sim_default_options(&opt);
+  opt.plots = 0;
+  j->sim = hg_sim_new(j->s, &opt, &err);
+  j->rc = j->sim ? hg_sim_run(j->sim, INFINITY) : -1;
+  return NULL;
+}
+
+static void runs_repeat_bit_for_bit(void **state) {
+  (void)state;
+  /* undock: a docked pair undocks (a topology change); dock: a capture docks (another) */
+  const char *scenes[] = {"../scenes/undock.yaml", "../scenes/dock.yaml",
+                          "../scenes/release.yaml"};
+  for (int k = 0; k < 3; k++) {
+    hg_scene *s = load(scenes[k]);
+    job j[4];
+    for (int r = 0; r < 2; r++) {
+      j[r].s = s;
+      run_job(&j[r]);
+      assert_int_equal(j[r].rc, HG_SIM_OK);
+    }
+    /* two more at once, from threads, on the same scene */
+    pthread_t th[2];
+    for (int r = 2; r < 4; r++) {
+      j[r].s = s;
+      assert_int_equal(pthread_create(&th[r - 2], NULL, run_job, &j[r]), 0);
+    }
+    for (int r = 2; r < 4; r++) pthread_join(th[r - 2], NULL);
+    assert_true(hg_sim_nevents(j[0].sim) > 0);
+    for (int r = 1; r < 4; r++) {
+      assert_int_equal(j[r].rc, HG_SIM_OK);
+      if (!same_run(j[0].sim, j[r].sim)) fail_msg("%s: run %d differs from run 0", scenes[k], r);
+    }
+    printf("# %s: 4 runs (2 in threads), %d events, identical\n", scenes[k],
+           hg_sim_nevents(j[0].sim));
+    for (int r = 0; r < 4; r++) hg_sim_free(j[r].sim);
+    hg_scene_free(s);
+  }
+}
+
+/* ---- a command now and the same command scheduled ---- */
+
+static void command_now_equals_scheduled(void **state) {
+  (void)state;
+  hg_scene *s = load("../scenes/freeze_thaw.yaml");
+  /* 1.234 s is no output time; 2.5 s is (output dt 0.01 s) */
+  const double times[] = {1.234, 2.5};
+  const char *texts[] = {"lock a2 b3", "prescribe c2 {type: move, target: [0.8], duration: 1}"};
+  for (int k = 0; k < 2; k++) {
+    hg_sim *now = make_sim(s, 4), *sched = make_sim(s, 4);
+    hg_command c = parse(s, texts[k]);
+    c.t = times[k];
+    assert_int_equal(hg_sim_schedule(sched, &c), HG_SIM_OK);
+    assert_int_equal(hg_sim_run(now, times[k]), HG_SIM_OK);
+    assert_true(hg_sim_time(now) == times[k]);
+    assert_int_equal(hg_sim_command(now, &c), HG_SIM_OK);
+    assert_int_equal(hg_sim_run(now, INFINITY), HG_SIM_OK);
+    assert_int_equal(hg_sim_run(sched, INFINITY), HG_SIM_OK);
+    if (!same_run(now, sched)) fail_msg("'%s' at %g: applied now and scheduled differ", texts[k],
+                                        times[k]);
+    int applied = 0;
+    assert_non_null(hg_sim_command_at(sched, 0, &applied));
+    assert_true(applied);
+    hg_command_free(&c);
+    hg_sim_free(now);
+    hg_sim_free(sched);
+  }
+  hg_scene_free(s);
+}
+
+/* ---- several locks, one impulse ---- */
+
+static void simultaneous_lock_is_one_impulse(void **state) {
+  (void)state;
+  hg_scene *s = load("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = make_sim(s, 10);
+  assert_int_equal(hg_sim_run(sim, 0.5), HG_SIM_OK);
+  /* the expected outcome: both joints locked at once by hg_plastic_lock on a copy of the state */
+  const hg_model *m = hg_sim_model(sim);
+  hg_data *d = hg_data_new(m);
+  double *va = calloc((size_t)m->nv, sizeof(double)), *imp = calloc((size_t)m->nv, sizeof(double));
+  double removed, ke0, pe;
+  int a3 = hg_model_joint(m, "a3"), b2 = hg_model_joint(m, "b2");
+  d->mode[a3] = d->mode[b2] = HG_MODE_LOCKED;
+  /* (freeze_thaw locks a1 at t = 1 s; nothing else is locked at 0.5 s) */
+  assert_int_equal(hg_plastic_lock(m, d, hg_sim_q(sim), hg_sim_v(sim), va, imp, &removed), 0);
+  hg_energy(m, d, hg_sim_q(sim), hg_sim_v(sim), &ke0, &pe);
+  hg_command c = parse(s, "lock a3 b2");
+  assert_int_equal(hg_sim_command(sim, &c), HG_SIM_OK);
+  const hg_sim_event *ev = hg_sim_event_at(sim, hg_sim_nevents(sim) - 1);
+  /* the impulse is the one of the simultaneous lock: same velocities, same energy removed */
+  double dv = 0;
+  for (int k = 0; k < m->nv; k++) dv = fmax(dv, fabs(hg_sim_v(sim)[k] - va[k]));
+  if (!(removed > 1e-2)) fail_msg("removed %g, ke %g", removed, ke0);
+  assert_true(dv <= 1e-14 * 10);
+  assert_true(fabs(ev->e_lock - removed) <= 1e-12 * ke0);
+  /* momentum kept across the event to round-off; logged as conserving */
+  double dh = 0, hs = 0;
+  for (int k = 0; k < 6; k++) {
+    dh = fmax(dh, fabs(ev->h_after[k] - ev->h_before[k]));
+    hs = fmax(hs, fabs(ev->h_before[k]));
+  }
+  assert_true(dh <= 1e-13 * hs);
+  assert_true(ev->conserves);
+  printf("# lock a3 b2 at 0.5 s: %.6g J removed (direct: %.6g J), momentum change %.2g\n",
+         ev->e_lock, removed, dh / hs);
+  hg_command_free(&c);
+  free(va);
+  free(imp);
+  hg_data_free(d);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+/* ---- a profile that would jump is refused ---- */
+
+static void jumping_profile_is_refused(void **state) {
+  (void)state;
+  hg_scene *s = load("../scenes/freeze_thaw.yaml");
+  hg_sim *sim = make_sim(s, 3);
+  assert_int_equal(hg_sim_run(sim, 0.5), HG_SIM_OK);
+  /* b1 is near 0.3 rad, the spline starts at 1.4 rad */
+  hg_command c = parse(s, "prescribe b1 {type: spline, times: [0, 1], samples: [[1.4], [1.5]]}");
+  const hg_model *m = hg_sim_model(sim);
+  int b1 = hg_model_joint(m, "b1");
+  assert_int_equal(hg_sim_command(sim, &c), HG_SIM_OK);
+  const hg_sim_event *ev = hg_sim_event_at(sim, hg_sim_nevents(sim) - 1);
+  hg_sim_joint_view jv;
+  hg_sim_joint(sim, b1, &jv);
+  assert_int_equal(jv.mode, HG_MODE_FREE);
+  assert_int_equal(hg_sim_refused(sim), 1);
+  assert_non_null(strstr(ev->details, "REFUSED"));
+  assert_non_null(strstr(ev->details, "(1.4)"));
+  assert_true(fabs(ev->e_after - ev->e_before) <= 1e-12 * fabs(ev->e_before));
+  printf("# %s\n", ev->details);
+  /* a spline starting where the joint is, is accepted */
+  char text[160];
+  snprintf(text, sizeof text, "prescribe b1 {type: spline, times: [0, 1], samples: [[%.17g], [1]]}",
+           jv.q[0]);
+  hg_command ok = parse(s, text);
+  assert_int_equal(hg_sim_command(sim, &ok), HG_SIM_OK);
+  hg_sim_joint(sim, b1, &jv);
+  assert_int_equal(jv.mode, HG_MODE_PRESCRIBED);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  hg_command_free(&c);
+  hg_command_free(&ok);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+/* ---- forces across a detach ---- */
+
+static const char spring_scene[] =
+    "gravity: [0, 0, 0]\n"
+    "bodies:\n"
+    "  - name: arm\n"
+    "    joint: {type: revolute, name: hinge, axis: [0, 0, 1], pos: [0, 0, 0]}\n"
+    "    inertia: {mass: 2, com: [0.5, 0, 0], inertia: [0.001, 0.1, 0.1]}\n"
+    "forces:\n"
+    "  - {name: hinge_spring, type: joint_spring, joint: hinge, stiffness: 3}\n"
+    "initial:\n"
+    "  joints: {hinge: {q: [0.4], v: [0]}}\n"
+    "events:\n"
+    "  - {name: let_go, at: 0.7, do: [{detach: arm}]}\n"
+    "integrator: {method: cvode-adams, rtol: 1e-10}\n"
+    "time: {start: 0, end: 3}\n"
+    "output: {dt: 0.01}\n";
+
+static void detach_turns_the_joint_spring_off(void **state) {
+  (void)state;
+  char dir[256];
+  assert_int_equal(hg_test_temp_dir("commands", dir, sizeof dir), 0);
+  hg_scene *s = scene_text(dir, "spring.yaml", spring_scene);
+  hg_sim *sim = make_sim(s, 3);
+  assert_int_equal(hg_sim_run(sim, 1.0), HG_SIM_OK);
+  const hg_sim_event *ev = hg_sim_event_at(sim, 0);
+  assert_non_null(ev);
+  /* the spring's energy leaves with it; nothing is added */
+  assert_true(ev->e_after <= ev->e_before + 1e-12);
+  hg_force_view fv;
+  hg_sim_force(sim, 0, &fv);
+  assert_true(fv.inert || fv.magnitude == 0);
+  /* the free arm moves with constant momentum from now on */
+  double h1[6], h2[6];
+  hg_sim_momentum(sim, h1);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  hg_sim_momentum(sim, h2);
+  double dh = 0, hs = 1e-300;
+  for (int k = 0; k < 6; k++) dh = fmax(dh, fabs(h2[k] - h1[k])), hs = fmax(hs, fabs(h1[k]));
+  /* 2.3 s at rtol 1e-10: the drift is integration error (measured 4.6e-9 relative); the spring
+   * that kept acting on the free body before the fix moved the momentum by O(1) */
+  if (!(dh <= 1e-6 * hs)) fail_msg("momentum drift %g of %g", dh, hs);
+  printf("# detach: energy %.6g J -> %.6g J, momentum drift afterwards %.2g\n", ev->e_before,
+         ev->e_after, dh / hs);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
+}
+
+/* ---- command files ---- */
+
+static int load_commands(const hg_scene *s, const char *dir, const char *text,
+                         hg_command_list *cl, hg_error *err) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/cmds.txt", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  return hg_commands_load(s, path, cl, err);
+}
+
+static void every_action_reads(void **state) {
+  (void)state;
+  char dir[256];
+  hg_command_list cl;
+  hg_error err;
+  assert_int_equal(hg_test_temp_dir("commands", dir, sizeof dir), 0);
+  hg_scene *s = load("../scenes/undock.yaml");
+  const char *text =
+      "# every action once\n"
+      "0.5 free arm_j1\n"
+      "1 lock arm_j1   # freeze again\n"
+      "1.5 prescribe arm_j2 {type: hold}\n"
+      "2 disable pushoff_1\n"
+      "2.5 enable pushoff_1\n"
+      "3 impulse client 0 0 1  0 0 0.1\n"
+      "3.5 undock latch detach\n"
+      "4 attach servicer_port client_port redock\n"
+      "4.5 undock redock\n"
+      "5 detach arm_link6\n"
+      "6 remove arm_link6\n";
+  if (load_commands(s, dir, text, &cl, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(cl.n, 11);
+  const hg_action_type types[] = {HG_ACTION_SET_MODE,     HG_ACTION_SET_MODE, HG_ACTION_SET_MODE,
+                                  HG_ACTION_DISABLE_FORCE, HG_ACTION_ENABLE_FORCE,
+                                  HG_ACTION_IMPULSE,      HG_ACTION_UNDOCK,   HG_ACTION_ATTACH,
+                                  HG_ACTION_UNDOCK,       HG_ACTION_DETACH,   HG_ACTION_REMOVE};
+  for (int k = 0; k < cl.n; k++) {
+    assert_int_equal(cl.cmd[k].naction, 1);
+    assert_int_equal(cl.cmd[k].action[0].type, types[k]);
+  }
+  assert_int_equal(cl.cmd[0].src.line, 2);
+  assert_true(cl.cmd[5].action[0].linear[2] == 1 && cl.cmd[5].action[0].angular[2] == 0.1);
+  assert_string_equal(cl.cmd[2].text, "prescribe arm_j2 {type: hold}");
+  /* and the run goes through them all */
+  hg_sim *sim = make_sim(s, 7);
+  for (int k = 0; k < cl.n; k++) assert_int_equal(hg_sim_schedule(sim, &cl.cmd[k]), HG_SIM_OK);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_true(hg_sim_nevents(sim) >= 11);
+  hg_sim_free(sim);
+  hg_commands_free(&cl);
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
+}
+
+static void bad_lines_name_file_and_line(void **state) {
+  (void)state;
+  char dir[256];
+  hg_command_list cl;
+  hg_error err;
+  assert_int_equal(hg_test_temp_dir("commands", dir, sizeof dir), 0);
+  hg_scene *s = load("../scenes/undock.yaml");
+  static const struct {
+    const char *text, *expect;
+  } bad[] = {
+      {"1 lock arm_j1\n\n2 lok arm_j1\n", "cmds.txt:3: unknown action 'lok' (did you mean 'lock')"},
+      {"1 lock arm_j11\n", "cmds.txt:1: unknown joint 'arm_j11' (did you mean 'arm_j1'?)"},
+      {"x lock arm_j1\n", "cmds.txt:1: expected 'TIME ACTION ARGUMENTS'"},
+      {"# a comment\n1 impulse client 0 0 1\n", "cmds.txt:2: impulse MARKER_OR_BODY"},
+      {"1 impulse client 0 0 one 0 0 0\n", "cmds.txt:1:"},
+      {"1 enable pushof_1\n", "cmds.txt:1: unknown force element 'pushof_1' (did you mean 'pushoff_1'?)"},
+      {"1 prescribe arm_j1 {type: move, target: [1]}\n", "cmds.txt:1:"},
+      {"1 prescribe arm_j1 {type: move\n", "cmds.txt:1:"},
+      {"1 undock latch now\n", "cmds.txt:1: undock JOINT [detach]"},
+      {"-5 lock arm_j1\n", "cmds.txt:1: time -5 is before the scene's start time"},
+      {"# only comments\n\n", "no command"},
+      {"1 detach world\n", "cmds.txt:1:"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    if (load_commands(s, dir, bad[k].text, &cl, &err) == 0)
+      fail_msg("accepted: %s", bad[k].text);
+    if (!strstr(err.msg, bad[k].expect)) fail_msg("'%s' for\n%s", err.msg, bad[k].text);
+    /* FILE:LINE: message, never a column */
+    const char *p = strstr(err.msg, "cmds.txt:");
+    if (p && strstr(bad[k].expect, "cmds.txt:")) {
+      long line = strtol(p + 9, (char **)&p, 10);
+      assert_true(line > 0 && *p == ':' && p[1] == ' ');
+    }
+  }
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(runs_repeat_bit_for_bit),
+      cmocka_unit_test(command_now_equals_scheduled),
+      cmocka_unit_test(simultaneous_lock_is_one_impulse),
+      cmocka_unit_test(jumping_profile_is_refused),
+      cmocka_unit_test(detach_turns_the_joint_spring_off),
+      cmocka_unit_test(every_action_reads),
+      cmocka_unit_test(bad_lines_name_file_and_line),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
