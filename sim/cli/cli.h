@@ -21,6 +21,12 @@ enum {
 int hg_cli_dynamics(int argc, char **argv);
 void hg_cli_dynamics_usage(FILE *f);
 
+/* `hinge render ...` and `hinge view ...` (cli_view.c) and their usage texts */
+int hg_cli_render(int argc, char **argv);
+void hg_cli_render_usage(FILE *f);
+int hg_cli_view(int argc, char **argv);
+void hg_cli_view_usage(FILE *f);
+
 /* Loads a model file, choosing the reader by the file's extension (.urdf and .xml: URDF). With
  * floating != 0 the root hangs on a free joint. Notes go to stderr. NULL with err on failure. */
 hg_model *hg_cli_load_model(const char *path, int floating, hg_error *err);

@@ -22,6 +22,8 @@ static const struct {
     {"dynamics", hg_cli_dynamics, hg_cli_dynamics_usage,
      "evaluate a model's dynamics on states read from standard input"},
     {"run", hg_cli_run, hg_cli_run_usage, "run a scene and write its trajectory, events and plots"},
+    {"view", hg_cli_view, hg_cli_view_usage, "open the interactive viewer on a scene, paused"},
+    {"render", hg_cli_render, hg_cli_render_usage, "render a scene offscreen to PNG frames and MP4"},
 };
 #define HG_NCOMMANDS ((int)(sizeof hg_commands / sizeof hg_commands[0]))
 
