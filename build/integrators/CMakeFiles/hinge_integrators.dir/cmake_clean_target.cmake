@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libhinge_integrators.a"
-)

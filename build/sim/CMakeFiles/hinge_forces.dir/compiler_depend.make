@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for hinge_forces.
-# This may be replaced when dependencies are built.
