@@ -1,5 +1,6 @@
 # The two commands of the README, and the builds behind them.
-#   make run    install what is missing, build, and run the main job
+#   make run    install what is missing, build, and run the main job (in the viewer when a
+#               display is available, headless otherwise)
 #   make test   install what is missing, build with warnings as errors, run every test
 # Also: make build, make sanitize (ASan + UBSan build and tests), make bench, make deps.
 
@@ -10,7 +11,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian 12 packages hinge builds, tests and runs with
 DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev libcmocka-dev \
        libplplot-dev plplot-driver-cairo libsdl2-dev libepoxy-dev libcglm-dev libstb-dev \
-       fonts-dejavu-core xvfb xauth
+       fonts-dejavu-core xvfb xauth libegl1 libegl-mesa0 libgl1-mesa-dri
 
 .PHONY: run test build sanitize bench deps clean
 
@@ -35,6 +36,7 @@ sanitize: deps
 bench: build
 	./$(BUILD)/tests/bench/bench_dynamics
 	./$(BUILD)/tests/bench/bench_integrators
+	./$(BUILD)/tests/bench/bench_render scenes
 
 # install the packages that are missing (as root, or through sudo)
 deps:

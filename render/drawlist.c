@@ -196,7 +196,7 @@ static int joints(hg_draw_list *dl, const hg_frame *f, const double *bs) {
       for (int k = 0; k < 3; k++) v[k] = 1.2 * s * J->axis[k] / n, p[k] = J->frame.p[k] - 0.5 * v[k];
       if (hg_draw_arrow(dl, p, v, 0.04 * s, c)) return -1;
     } else if (J->type != HG_JOINT_FIXED) { /* spherical and free joints: a ball at the child */
-      if (small_sphere(dl, f->body[J->body].pose.p, 0.09 * s, c)) return -1;
+      if (small_sphere(dl, f->body[J->body].pose.p, 0.05 * s, c)) return -1;
     }
   }
   return 0;
@@ -251,6 +251,8 @@ static int wrenches(hg_draw_list *dl, const hg_frame *f, const hg_history *h, co
       vf[k] = fmax_ > 0 ? s * J->wrench[3 + k] / fmax_ : 0, nf += J->wrench[3 + k] * J->wrench[3 + k];
       vm[k] = mmax > 0 ? s * J->wrench[k] / mmax : 0, nm += J->wrench[k] * J->wrench[k];
     }
+    /* a moment below 1e-4 of the force times the body's size is round-off: not drawn */
+    if (!(sqrt(nm) > 1e-4 * sqrt(nf) * bs[J->body])) vm[0] = vm[1] = vm[2] = 0;
     if (hg_draw_arrow(dl, p, vf, 0.03 * bs[J->body], cf) || hg_draw_arrow(dl, p, vm, 0.03 * bs[J->body], cm))
       return -1;
     char txt[64];
@@ -369,8 +371,8 @@ static int momentum(hg_draw_list *dl, const hg_frame *f, double s) {
   L[2] = f->h[2] - (f->com[0] * p[1] - f->com[1] * p[0]);
   nl = L[0] * L[0] + L[1] * L[1] + L[2] * L[2];
   for (int k = 0; k < 3; k++) {
-    p[k] = np > 0 ? 2 * s * p[k] / sqrt(np) : 0;
-    L[k] = nl > 0 ? 2 * s * L[k] / sqrt(nl) : 0;
+    p[k] = np > 0 ? s * p[k] / sqrt(np) : 0;
+    L[k] = nl > 0 ? s * L[k] / sqrt(nl) : 0;
   }
   if (hg_draw_arrow(dl, f->com, p, 0.05 * s, cl) || hg_draw_arrow(dl, f->com, L, 0.05 * s, ca))
     return -1;
@@ -404,7 +406,7 @@ int hg_draw_list_build(hg_draw_list *dl, const hg_frame *f, const hg_draw_option
   for (int i = 1; i < f->nbody; i++) bs[i] = fmin(body_size(f, i, 0.3 * scale), 2 * scale);
   int rc = 0;
   for (int i = 1; i < f->nbody && !rc && (ov & (HG_OV_FRAMES | HG_OV_COM)); i++) {
-    if (ov & HG_OV_FRAMES) rc = axes(dl, f->body[i].pose.p, f->body[i].pose.R, 0.8 * bs[i], 0.025 * bs[i]);
+    if (ov & HG_OV_FRAMES) rc = axes(dl, f->body[i].pose.p, f->body[i].pose.R, 0.5 * bs[i], 0.02 * bs[i]);
     if (!rc && (ov & HG_OV_COM)) {
       static const float c[4] = {0.1f, 0.1f, 0.1f, 1};
       rc = small_sphere(dl, f->body[i].com, 0.08 * bs[i], c);

@@ -419,10 +419,11 @@ hg_renderer *hg_renderer_new(char *err, size_t errlen) {
   r->u_sky_fs = r->u_sky;
   r->u_screen = glGetUniformLocation(r->prog_ui, "u_screen");
   make_box(&r->unit[M_BOX]);
-  make_sphere(&r->unit[M_SPHERE], 32, 16);
-  make_round(&r->unit[M_CYL], -0.5f, 0.5f, 1, 40);
-  make_round(&r->unit[M_CONE], 0, 1, 0, 40);
-  make_sphere(&r->unit[M_PLANET], 256, 128);
+  /* tessellations: smooth at viewer sizes, few enough vertices for a software renderer */
+  make_sphere(&r->unit[M_SPHERE], 24, 12);
+  make_round(&r->unit[M_CYL], -0.5f, 0.5f, 1, 28);
+  make_round(&r->unit[M_CONE], 0, 1, 0, 28);
+  make_sphere(&r->unit[M_PLANET], 180, 90);
   int lsz[2] = {4, 4}, usz[3] = {2, 2, 4};
   dyn_array(&r->line_vao, &r->line_vbo, lsz, 2);
   dyn_array(&r->ui_vao, &r->ui_vbo, usz, 3);
@@ -487,6 +488,11 @@ void hg_renderer_size(const hg_renderer *r, int *w, int *h) { *w = r->w, *h = r-
 const char *hg_renderer_gl_name(void) {
   const GLubyte *s = glGetString(GL_RENDERER);
   return s ? (const char *)s : "unknown";
+}
+
+int hg_renderer_software(void) {
+  const char *n = hg_renderer_gl_name();
+  return strstr(n, "llvmpipe") || strstr(n, "softpipe") || strstr(n, "swrast");
 }
 
 /* ---- the 3-D passes ---- */
@@ -728,6 +734,8 @@ void hg_renderer_draw(hg_renderer *r, const hg_draw_list *dl, const hg_camera *c
       glClear(GL_DEPTH_BUFFER_BIT); /* overlays show through the bodies */
     }
     glDepthMask(pass == 1 ? GL_FALSE : GL_TRUE);
+    if (pass == 0 || mode == HG_RENDER_ID) glDisable(GL_BLEND); /* opaque: no blending cost */
+    else glEnable(GL_BLEND);
     for (int k = 0; k < dl->nshape; k++) {
       const hg_draw_shape *s = &dl->shape[k];
       int is_overlay = s->overlay != 0;

@@ -61,5 +61,8 @@ void hg_renderer_finish(hg_renderer *r);
 
 /* the GL_RENDERER string, for benchmarks and logs */
 const char *hg_renderer_gl_name(void);
+/* 1 when GL runs on the CPU (Mesa llvmpipe or softpipe): the viewer then skips multisampling,
+ * which costs it several times the frame time there */
+int hg_renderer_software(void);
 
 #endif

@@ -122,7 +122,8 @@ static void strip(hg_renderer *r, float x, float y, float w, float hgt, const hg
 static void plots(hg_renderer *r, const hg_frame *f, const hg_history *h, int upto, const hg_hud_state *s) {
   int w, hh;
   hg_renderer_size(r, &w, &hh);
-  float pw = fminf(380, 0.32f * w), ph = fminf(120, (hh - 120) / 4.0f), x = w - pw - 12, y = 160;
+  /* four plots between the event list (top) and the timeline (bottom 50 px) */
+  float pw = fminf(380, 0.32f * w), y = 160, ph = fminf(120, (hh - y - 60) / 4.0f - 8), x = w - pw - 12;
   double t1 = fmax(f->t, s->t_start + 1e-9);
   static const char *const en[] = {"energy", "budget drift"}, *const mo[] = {"|L| (origin)", "|p|"},
                            *const ld[] = {"force", "moment"};

@@ -434,7 +434,7 @@ static void tick(viewer *v, double dt) {
     v->cursor = hg_history_find(&v->hist, v->display_t);
     if (v->display_t >= t_end || (v->sim_failed && v->display_t >= latest(v))) v->paused = 1;
   }
-  hg_renderer_resize(v->r, v->w, v->h, v->o->offscreen ? 0 : 4);
+  hg_renderer_resize(v->r, v->w, v->h, v->o->offscreen || hg_renderer_software() ? 0 : 4);
   draw(v, v->clock);
 }
 
