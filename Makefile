@@ -1,5 +1,6 @@
 # The two commands of the README, and the builds behind them.
-#   make run    install what is missing, build, and run the main job
+#   make run    install what is missing, build, and run the main job (in the viewer when a
+#               display is available, headless otherwise)
 #   make test   install what is missing, build with warnings as errors, run every test
 # Also: make build, make sanitize (ASan + UBSan build and tests), make bench, make deps,
 #       make fuzz (libFuzzer harnesses of tests/fuzz, FUZZ_TIME seconds each; see the README).
@@ -13,7 +14,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian 12 packages hinge builds, tests and runs with
 DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev libcmocka-dev \
        libplplot-dev plplot-driver-cairo libfcl-dev libassimp-dev libsdl2-dev libepoxy-dev \
-       libcglm-dev libstb-dev fonts-dejavu-core xvfb xauth liblapacke-dev
+       libcglm-dev libstb-dev fonts-dejavu-core xvfb xauth liblapacke-dev libegl1 libegl-mesa0 \
+       libgl1-mesa-dri
 # and for make fuzz: clang with its libFuzzer runtime
 FUZZ_DEPS = clang libclang-rt-14-dev
 FUZZ_TARGETS = urdf mesh dynamics scene checkpoint commands
@@ -41,6 +43,7 @@ sanitize: deps
 bench: build
 	./$(BUILD)/tests/bench/bench_dynamics
 	./$(BUILD)/tests/bench/bench_integrators
+	./$(BUILD)/tests/bench/bench_render scenes
 
 # each harness for FUZZ_TIME seconds under ASan + UBSan (tests/fuzz/run.sh); a finding fails with
 # its reproducer in $(FUZZBUILD)/findings/ (keep it in tests/fuzz/regressions/NAME/ once fixed)

@@ -9,6 +9,8 @@
 
 #include "cli.h"
 #include "sim.h"
+#include "context.h"
+#include "viewer.h"
 
 #ifndef HINGE_SOURCE_DIR
 #define HINGE_SOURCE_DIR "."
@@ -16,16 +18,16 @@
 
 /* the command line */
 typedef struct run_args {
-  const char *scene, *out, *resume, *commands;
+  const char *scene, *out, *resume, *commands, *script;
   double t_end, rtol, checkpoint_every;
-  int method, headless, quiet, no_plots, help;
+  int method, headless, offscreen, quiet, no_plots, help;
 } run_args;
 
 void hg_cli_run_usage(FILE *f) {
   fprintf(f,
           "usage: hinge run [SCENE] [--t-end T] [--out DIR] [--headless] [--rtol R]\n"
           "                 [--method M] [--checkpoint-every DT] [--resume FILE]\n"
-          "                 [--commands FILE]\n"
+          "                 [--commands FILE] [--script FILE] [--offscreen]\n"
           "                 [--no-plots] [--quiet]\n"
           "\n"
           "Runs a scene (YAML, docs/scene-format.md; default scenes/heatshield.yaml of the\n"
@@ -44,7 +46,11 @@ void hg_cli_run_usage(FILE *f) {
           "options:\n"
           "  --t-end T              end time in seconds (default: the scene's)\n"
           "  --out DIR              output folder, created if needed (default: out/<scene name>/)\n"
-          "  --headless             never open the viewer\n"
+          "  --headless             never open the viewer (without it the viewer opens when a\n"
+          "                         display is available: DISPLAY or WAYLAND_DISPLAY is set;\n"
+          "                         closing it runs the rest of the scene without drawing)\n"
+          "  --script FILE          drive the viewer by timed input events (docs/viewer.md)\n"
+          "  --offscreen            draw the viewer offscreen, without a window (with --script)\n"
           "  --rtol R               relative tolerance (default: the scene's)\n"
           "  --method M             cvode-adams, cvode-bdf, rkmk4 or lie-euler (default: the\n"
           "                         scene's)\n"
@@ -100,6 +106,7 @@ static int parse_option(int argc, char **argv, int *i, run_args *a) {
   const char *s = argv[*i], *v;
   if (!strcmp(s, "--help") || !strcmp(s, "-h")) a->help = 1;
   else if (!strcmp(s, "--headless")) a->headless = 1;
+  else if (!strcmp(s, "--offscreen")) a->offscreen = 1;
   else if (!strcmp(s, "--quiet")) a->quiet = 1;
   else if (!strcmp(s, "--no-plots")) a->no_plots = 1;
   else if (!strcmp(s, "--t-end")) return number_option(argc, argv, i, 0, &a->t_end);
@@ -110,9 +117,11 @@ static int parse_option(int argc, char **argv, int *i, run_args *a) {
     if (!(v = option_value(argc, argv, i))) return usage_error("%s needs a value", s);
     if ((a->method = hg_integ_method_from_name(v)) < 0)
       return usage_error("unknown method '%s'", v);
-  } else if (!strcmp(s, "--out") || !strcmp(s, "--resume") || !strcmp(s, "--commands")) {
+  } else if (!strcmp(s, "--out") || !strcmp(s, "--resume") || !strcmp(s, "--commands") ||
+             !strcmp(s, "--script")) {
     if (!(v = option_value(argc, argv, i))) return usage_error("%s needs a value", s);
-    *(!strcmp(s, "--out") ? &a->out : !strcmp(s, "--resume") ? &a->resume : &a->commands) = v;
+    *(!strcmp(s, "--out") ? &a->out : !strcmp(s, "--resume") ? &a->resume
+      : !strcmp(s, "--script") ? &a->script : &a->commands) = v;
   } else {
     return usage_error("unknown option '%s'", s);
   }
@@ -206,6 +215,25 @@ static int schedule_commands(hg_sim *sim, const hg_scene *sc, const char *path) 
   return rc ? -1 : 0;
 }
 
+/* the run in the viewer (render/viewer.h): it writes the same outputs; returns the exit status */
+static int run_viewer(const run_args *a, const char *out) {
+  hg_viewer_options vo;
+  char err[1024];
+  hg_viewer_default_options(&vo);
+  vo.sim.t_end = a->t_end, vo.sim.rtol = a->rtol, vo.sim.method = a->method;
+  vo.sim.out_dir = out, vo.sim.checkpoint_every = a->checkpoint_every, vo.sim.plots = !a->no_plots;
+  vo.commands = a->commands, vo.script = a->script, vo.offscreen = a->offscreen, vo.finish = 1;
+  int rc = hg_viewer_run(a->scene, &vo, err, sizeof err);
+  if (rc == 1 || rc == 2) fprintf(stderr, "hinge: %s\n", err);
+  if (!rc && !a->quiet) printf("outputs in %s/\n", out);
+  return rc == 3 ? HG_EXIT_SINGULAR : rc == 2 ? HG_EXIT_USAGE : rc ? HG_EXIT_FAILURE : HG_EXIT_OK;
+}
+
+/* 1 when the run opens the viewer: a display (or a script) and no --headless, --resume */
+static int wants_viewer(const run_args *a) {
+  return !a->headless && !a->resume && (a->script || a->offscreen || hg_gl_display_available());
+}
+
 /* runs a loaded scene; returns the exit status */
 static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
   hg_sim_options opt;
@@ -229,7 +257,6 @@ static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
     hg_sim_free(sim);
     return HG_EXIT_USAGE;
   }
-  /* (a display and no --headless will open the viewer here once it exists) */
   int rc = hg_sim_run(sim, INFINITY);
   if (rc) fprintf(stderr, "hinge: %s\n", hg_sim_error(sim));
   if (hg_sim_finish(sim) && !rc) {
@@ -265,7 +292,7 @@ int hg_cli_run(int argc, char **argv) {
     hg_scene_free(sc);
     return HG_EXIT_FAILURE;
   }
-  status = run_scene(sc, &a, out);
+  status = wants_viewer(&a) ? run_viewer(&a, out) : run_scene(sc, &a, out);
   hg_scene_free(sc);
   return status;
 }

@@ -24,6 +24,8 @@ static const struct {
     {"run", hg_cli_run, hg_cli_run_usage, "run a scene and write its trajectory, events and plots"},
     {"linearize", hg_cli_linearize, hg_cli_linearize_usage,
      "linearize a scene at an instant: A, B and the modes"},
+    {"view", hg_cli_view, hg_cli_view_usage, "open the interactive viewer on a scene, paused"},
+    {"render", hg_cli_render, hg_cli_render_usage, "render a scene offscreen to PNG frames and MP4"},
 };
 #define HG_NCOMMANDS ((int)(sizeof hg_commands / sizeof hg_commands[0]))
 

@@ -61,6 +61,7 @@ typedef struct hg_force_spec {
   /* central gravity */
   double mu;            /* m^3/s^2 */
   double centre[3];     /* world frame */
+  double radius;        /* the planet's radius, m, for drawing it (0: not given) */
 
   /* joint spring: on joint 'joint' */
   char *joint;

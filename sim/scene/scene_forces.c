@@ -17,14 +17,14 @@ static const char *const force_keys[] = {
     "name",      "type",    "enabled", "mu",      "centre",      "joint",
     "stiffness", "damping", "rest",    "markers", "free_length", "compression_only",
     "body",      "marker",  "cd_area", "cop",     "atmosphere",  "force",
-    "torque",    "t_on",    "t_off",   NULL};
+    "torque",    "t_on",    "t_off",   "radius",  NULL};
 
 /* the keys of each type beyond name, type and enabled; the first ones listed are required */
 static const struct {
   int nneed;
   const char *keys[6];
 } force_shape[NTYPES] = {
-    {1, {"mu", "centre"}},
+    {1, {"mu", "centre", "radius"}},
     {1, {"joint", "stiffness", "damping", "rest"}},
     {1, {"markers", "stiffness", "damping", "free_length", "compression_only"}},
     {2, {"body", "cd_area", "cop", "atmosphere"}},
@@ -75,7 +75,8 @@ static int force_keys_apply(hg_sctx *c, const hg_ynode *n, int t) {
 
 /* a point-mass planet: mu and its centre */
 static int central_gravity(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
-  if (hg_sc_positive(c, n, "mu", &f->mu) || hg_yget_vec(&c->doc, n, "centre", 3, f->centre))
+  if (hg_sc_positive(c, n, "mu", &f->mu) || hg_yget_vec(&c->doc, n, "centre", 3, f->centre) ||
+      hg_sc_nonneg(c, n, "radius", &f->radius))
     return -1;
   return 0;
 }

@@ -1,0 +1,473 @@
+/* drawlist.c: the draw list of a frame: body geometry, overlays, bounds and picking. */
+#include "drawlist.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const overlay_names[HG_OV_COUNT] = {
+    "frames", "joints", "com", "markers", "inertia", "wrenches",
+    "springs", "forces", "trails", "pairs", "momentum"};
+
+const char *hg_overlay_name(int k) { return k >= 0 && k < HG_OV_COUNT ? overlay_names[k] : ""; }
+
+int hg_overlay_parse(const char *list, int *mask, char *err, size_t errlen) {
+  char buf[512];
+  int m = 0;
+  if (strlen(list) >= sizeof buf) return snprintf(err, errlen, "overlay list too long"), -1;
+  strcpy(buf, list);
+  for (char *tok = strtok(buf, ", "); tok; tok = strtok(NULL, ", ")) {
+    int k, found = 0;
+    if (!strcmp(tok, "none")) continue;
+    if (!strcmp(tok, "all")) m |= HG_OV_ALL, found = 1;
+    else if (!strcmp(tok, "default")) m |= HG_OV_DEFAULT, found = 1;
+    for (k = 0; k < HG_OV_COUNT && !found; k++)
+      if (!strcmp(tok, overlay_names[k])) m |= 1 << k, found = 1;
+    if (!found) {
+      int n = snprintf(err, errlen, "unknown overlay '%s' (one of all, none, default", tok);
+      for (k = 0; k < HG_OV_COUNT && n > 0 && (size_t)n < errlen; k++)
+        n += snprintf(err + n, errlen - (size_t)n, ", %s", overlay_names[k]);
+      if (n > 0 && (size_t)n < errlen) snprintf(err + n, errlen - (size_t)n, ")");
+      return -1;
+    }
+  }
+  *mask = m;
+  return 0;
+}
+
+/* ---- the list ---- */
+
+void hg_draw_list_init(hg_draw_list *dl) { memset(dl, 0, sizeof *dl); }
+
+void hg_draw_list_free(hg_draw_list *dl) {
+  free(dl->shape), free(dl->line), free(dl->label);
+  memset(dl, 0, sizeof *dl);
+}
+
+void hg_draw_list_clear(hg_draw_list *dl) {
+  dl->nshape = dl->nline = dl->nlabel = 0;
+  dl->ground = dl->space = dl->planet = 0;
+}
+
+/* room for one more item of an array; 0 or -1 */
+static int grow(void **p, int n, int *cap, size_t sz) {
+  if (n < *cap) return 0;
+  int c = *cap ? 2 * *cap : 256;
+  void *q = realloc(*p, (size_t)c * sz);
+  if (!q) return -1;
+  *p = q, *cap = c;
+  return 0;
+}
+
+int hg_draw_shape_add(hg_draw_list *dl, const hg_draw_shape *s) {
+  if (grow((void **)&dl->shape, dl->nshape, &dl->capshape, sizeof *s)) return -1;
+  dl->shape[dl->nshape++] = *s;
+  return 0;
+}
+
+int hg_draw_line_add(hg_draw_list *dl, const double a[3], const double b[3], const float rgba[4]) {
+  if (grow((void **)&dl->line, dl->nline, &dl->capline, sizeof *dl->line)) return -1;
+  hg_draw_line *l = &dl->line[dl->nline++];
+  memcpy(l->a, a, sizeof l->a), memcpy(l->b, b, sizeof l->b), memcpy(l->rgba, rgba, sizeof l->rgba);
+  return 0;
+}
+
+int hg_draw_label_add(hg_draw_list *dl, const double p[3], const char *text, const float rgba[4]) {
+  if (grow((void **)&dl->label, dl->nlabel, &dl->caplabel, sizeof *dl->label)) return -1;
+  hg_draw_label *l = &dl->label[dl->nlabel++];
+  memcpy(l->p, p, sizeof l->p), memcpy(l->rgba, rgba, sizeof l->rgba);
+  snprintf(l->text, sizeof l->text, "%s", text);
+  return 0;
+}
+
+/* a rotation whose z axis is the unit vector z (row-major, columns x y z) */
+static void frame_from_z(const double z[3], double R[9]) {
+  double x[3], y[3], a[3] = {1, 0, 0};
+  if (fabs(z[0]) > 0.9) a[0] = 0, a[1] = 1;
+  y[0] = z[1] * a[2] - z[2] * a[1], y[1] = z[2] * a[0] - z[0] * a[2], y[2] = z[0] * a[1] - z[1] * a[0];
+  double n = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+  for (int k = 0; k < 3; k++) y[k] /= n;
+  x[0] = y[1] * z[2] - y[2] * z[1], x[1] = y[2] * z[0] - y[0] * z[2], x[2] = y[0] * z[1] - y[1] * z[0];
+  for (int r = 0; r < 3; r++) R[3 * r] = x[r], R[3 * r + 1] = y[r], R[3 * r + 2] = z[r];
+}
+
+int hg_draw_arrow(hg_draw_list *dl, const double p[3], const double v[3], double r,
+                  const float rgba[4]) {
+  double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), z[3];
+  if (!(len > 0) || !isfinite(len)) return 0;
+  for (int k = 0; k < 3; k++) z[k] = v[k] / len;
+  double head = fmin(0.35 * len, 5 * r), shaft = len - head;
+  hg_draw_shape s = {.type = HG_SHAPE_ARROW_SHAFT, .mesh = -1, .overlay = 1};
+  memcpy(s.rgba, rgba, sizeof s.rgba);
+  frame_from_z(z, s.pose.R);
+  memcpy(s.pose.p, p, sizeof s.pose.p);
+  s.size[0] = r, s.size[1] = shaft;
+  if (shaft > 0 && hg_draw_shape_add(dl, &s)) return -1;
+  s.type = HG_GEOM_CONE;
+  s.size[0] = 2.2 * r, s.size[1] = head;
+  for (int k = 0; k < 3; k++) s.pose.p[k] = p[k] + shaft * z[k];
+  return hg_draw_shape_add(dl, &s);
+}
+
+/* ---- bounds ---- */
+
+/* a shape's bounding sphere: centre (world) and radius */
+static double shape_sphere(int type, const double size[3], const hg_se3 *pose, double c[3]) {
+  double local[3] = {0, 0, 0}, r;
+  switch (type) {
+  case HG_GEOM_BOX: r = 0.5 * sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]); break;
+  case HG_GEOM_SPHERE: r = size[0]; break;
+  case HG_GEOM_CYLINDER: r = sqrt(size[0] * size[0] + 0.25 * size[1] * size[1]); break;
+  case HG_GEOM_CAPSULE: r = size[0] + 0.5 * size[1]; break;
+  case HG_GEOM_CONE:
+    local[2] = 0.5 * size[1];
+    r = sqrt(size[0] * size[0] + 0.25 * size[1] * size[1]);
+    break;
+  default: r = 0.5 * sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]); break;
+  }
+  hg_se3_apply(pose, local, c);
+  return r;
+}
+
+void hg_frame_bounds(const hg_frame *f, double centre[3], double *radius) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int g = 0; g < f->ngeom; g++) {
+    double c[3], r = f->geom[g].type == HG_GEOM_MESH ? 0 : 0;
+    r = shape_sphere(f->geom[g].type, f->geom[g].size, &f->geom[g].pose, c);
+    if (f->geom[g].type == HG_GEOM_MESH) r = 0.5 * fmax(1e-3, r); /* scale only: a guess */
+    for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], c[k] - r), hi[k] = fmax(hi[k], c[k] + r);
+  }
+  for (int i = 1; i < f->nbody; i++) /* bodies without geometry still count */
+    for (int k = 0; k < 3; k++)
+      lo[k] = fmin(lo[k], f->body[i].pose.p[k]), hi[k] = fmax(hi[k], f->body[i].pose.p[k]);
+  if (!(lo[0] <= hi[0])) {
+    centre[0] = centre[1] = centre[2] = 0, *radius = 1;
+    return;
+  }
+  double d2 = 0;
+  for (int k = 0; k < 3; k++) centre[k] = 0.5 * (lo[k] + hi[k]), d2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+  *radius = fmax(0.5 * sqrt(d2), 0.05);
+}
+
+/* ---- overlays ---- */
+
+static const float col_free[4] = {0.25f, 0.85f, 0.35f, 1}, col_presc[4] = {0.25f, 0.55f, 1, 1},
+                   col_locked[4] = {0.95f, 0.25f, 0.2f, 1};
+static const float col_axis[3][4] = {{0.9f, 0.2f, 0.2f, 1}, {0.2f, 0.8f, 0.2f, 1}, {0.2f, 0.4f, 1, 1}};
+
+/* each body's size: the largest bounding radius of its geometry */
+static double body_size(const hg_frame *f, int i, double fallback) {
+  double r = 0, c[3];
+  for (int g = 0; g < f->ngeom; g++)
+    if (f->geom[g].body == i) {
+      double rg = shape_sphere(f->geom[g].type, f->geom[g].size, &f->geom[g].pose, c);
+      double d = 0;
+      for (int k = 0; k < 3; k++) d += (c[k] - f->body[i].pose.p[k]) * (c[k] - f->body[i].pose.p[k]);
+      r = fmax(r, rg + sqrt(d));
+    }
+  return r > 0 ? r : fallback;
+}
+
+/* three arrows along the axes of R at p */
+static int axes(hg_draw_list *dl, const double p[3], const double R[9], double len, double rad) {
+  for (int a = 0; a < 3; a++) {
+    double v[3] = {len * R[a], len * R[3 + a], len * R[6 + a]};
+    if (hg_draw_arrow(dl, p, v, rad, col_axis[a])) return -1;
+  }
+  return 0;
+}
+
+static int small_sphere(hg_draw_list *dl, const double p[3], double r, const float rgba[4]) {
+  hg_draw_shape s = {.type = HG_GEOM_SPHERE, .mesh = -1, .overlay = 1, .size = {r, r, r}};
+  hg_se3_identity(&s.pose);
+  memcpy(s.pose.p, p, sizeof s.pose.p), memcpy(s.rgba, rgba, sizeof s.rgba);
+  return hg_draw_shape_add(dl, &s);
+}
+
+static int joints(hg_draw_list *dl, const hg_frame *f, const double *bs) {
+  for (int j = 0; j < f->njoint; j++) {
+    const hg_fjoint *J = &f->joint[j];
+    const float *c = J->mode == HG_MODE_LOCKED ? col_locked
+                     : J->mode == HG_MODE_PRESCRIBED ? col_presc : col_free;
+    double s = bs[J->body], n = sqrt(J->axis[0] * J->axis[0] + J->axis[1] * J->axis[1] + J->axis[2] * J->axis[2]);
+    if (n > 0) { /* one-DoF joints: the axis through the joint frame, both ways */
+      double p[3], v[3];
+      for (int k = 0; k < 3; k++) v[k] = 1.2 * s * J->axis[k] / n, p[k] = J->frame.p[k] - 0.5 * v[k];
+      if (hg_draw_arrow(dl, p, v, 0.04 * s, c)) return -1;
+    } else if (J->type != HG_JOINT_FIXED) { /* spherical and free joints: a ball at the child */
+      if (small_sphere(dl, f->body[J->body].pose.p, 0.05 * s, c)) return -1;
+    }
+  }
+  return 0;
+}
+
+static int markers(hg_draw_list *dl, const hg_frame *f, const hg_history *h, double s) {
+  static const float port[4] = {0.1f, 0.85f, 0.9f, 1}, plain[4] = {1, 0.65f, 0.1f, 1};
+  for (int k = 0; k < f->nmarker; k++) {
+    const hg_fmarker *m = &f->marker[k];
+    if (!m->present) continue;
+    if (m->port) { /* a docking port: its frame, z (the approach axis) long */
+      if (axes(dl, m->pose.p, m->pose.R, 0.5 * s, 0.025 * s)) return -1;
+      if (small_sphere(dl, m->pose.p, 0.06 * s, port)) return -1;
+      if (h && hg_draw_label_add(dl, m->pose.p, hg_frame_name(h, m->name), port)) return -1;
+    } else if (small_sphere(dl, m->pose.p, 0.035 * s, plain)) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int inertia_boxes(hg_draw_list *dl, const hg_frame *f) {
+  static const float c[4] = {1, 0.85f, 0.2f, 0.35f};
+  for (int i = 1; i < f->nbody; i++) {
+    const hg_fbody *b = &f->body[i];
+    if (!(b->box[0] > 0 && b->box[1] > 0 && b->box[2] > 0)) continue;
+    hg_draw_shape s = {.type = HG_GEOM_BOX, .mesh = -1, .overlay = 1};
+    memcpy(s.size, b->box, sizeof s.size), memcpy(s.pose.R, b->box_R, sizeof s.pose.R);
+    memcpy(s.pose.p, b->com, sizeof s.pose.p), memcpy(s.rgba, c, sizeof s.rgba);
+    if (hg_draw_shape_add(dl, &s)) return -1;
+  }
+  return 0;
+}
+
+/* constraint wrenches of locked and prescribed joints, the largest force and moment drawn at
+ * 1.5 x the body's size (each kind scaled by its largest) */
+static int wrenches(hg_draw_list *dl, const hg_frame *f, const hg_history *h, const double *bs) {
+  static const float cf[4] = {0.95f, 0.2f, 0.85f, 1}, cm[4] = {0.6f, 0.3f, 1, 1};
+  double fmax_ = 0, mmax = 0;
+  for (int j = 0; j < f->njoint; j++) {
+    const hg_fjoint *J = &f->joint[j];
+    if (J->mode == HG_MODE_FREE) continue;
+    fmax_ = fmax(fmax_, sqrt(J->wrench[3] * J->wrench[3] + J->wrench[4] * J->wrench[4] + J->wrench[5] * J->wrench[5]));
+    mmax = fmax(mmax, sqrt(J->wrench[0] * J->wrench[0] + J->wrench[1] * J->wrench[1] + J->wrench[2] * J->wrench[2]));
+  }
+  for (int j = 0; j < f->njoint; j++) {
+    const hg_fjoint *J = &f->joint[j];
+    if (J->mode == HG_MODE_FREE) continue;
+    const double *p = f->body[J->body].pose.p;
+    double s = 1.5 * bs[J->body], vf[3], vm[3], nf = 0, nm = 0;
+    for (int k = 0; k < 3; k++) {
+      vf[k] = fmax_ > 0 ? s * J->wrench[3 + k] / fmax_ : 0, nf += J->wrench[3 + k] * J->wrench[3 + k];
+      vm[k] = mmax > 0 ? s * J->wrench[k] / mmax : 0, nm += J->wrench[k] * J->wrench[k];
+    }
+    /* a moment below 1e-4 of the force times the body's size is round-off: not drawn */
+    if (!(sqrt(nm) > 1e-4 * sqrt(nf) * bs[J->body])) vm[0] = vm[1] = vm[2] = 0;
+    if (hg_draw_arrow(dl, p, vf, 0.03 * bs[J->body], cf) || hg_draw_arrow(dl, p, vm, 0.03 * bs[J->body], cm))
+      return -1;
+    char txt[64];
+    snprintf(txt, sizeof txt, "%.3g N  %.3g N m", sqrt(nf), sqrt(nm));
+    double q[3];
+    for (int k = 0; k < 3; k++) q[k] = p[k] + vf[k];
+    if (h && hg_draw_label_add(dl, q, txt, cf)) return -1;
+  }
+  return 0;
+}
+
+/* a coil between a and b (8 turns), coloured by its force: green pushing, red pulling */
+static int coil(hg_draw_list *dl, const double a[3], const double b[3], double r, const float c[4]) {
+  double d[3], L = 0, R[9];
+  for (int k = 0; k < 3; k++) d[k] = b[k] - a[k], L += d[k] * d[k];
+  L = sqrt(L);
+  if (!(L > 0)) return 0;
+  for (int k = 0; k < 3; k++) d[k] /= L;
+  frame_from_z(d, R);
+  double prev[3];
+  const int n = 96;
+  for (int i = 0; i <= n; i++) {
+    double u = (double)i / n, ang = u * 8 * 2 * 3.14159265358979;
+    double rr = (i < 4 || i > n - 4) ? 0 : r, x = rr * cos(ang), y = rr * sin(ang), p[3];
+    for (int k = 0; k < 3; k++) p[k] = a[k] + R[3 * k] * x + R[3 * k + 1] * y + u * L * d[k];
+    if (i > 0 && hg_draw_line_add(dl, prev, p, c)) return -1;
+    memcpy(prev, p, sizeof prev);
+  }
+  return 0;
+}
+
+static int forces(hg_draw_list *dl, const hg_frame *f, const hg_history *h, int ov, double s) {
+  static const float spring_c[4] = {0.9f, 0.9f, 0.3f, 1}, thrust_c[4] = {1, 0.5f, 0.1f, 1},
+                     drag_c[4] = {0.4f, 0.8f, 1, 1}, chute_c[4] = {1, 0.3f, 0.3f, 1};
+  double fmax_ = 0;
+  for (int k = 0; k < f->nforce; k++)
+    if (f->force[k].type == HG_FORCE_THRUST || f->force[k].type == HG_FORCE_DRAG ||
+        f->force[k].type == HG_FORCE_PARACHUTE)
+      fmax_ = fmax(fmax_, f->force[k].magnitude);
+  for (int k = 0; k < f->nforce; k++) {
+    const hg_fforce *F = &f->force[k];
+    if (F->inert) continue;
+    if (F->type == HG_FORCE_SPRING && (ov & HG_OV_SPRINGS)) {
+      float c[4] = {spring_c[0], spring_c[1], spring_c[2], F->enabled ? 1.0f : 0.35f};
+      if (F->magnitude == 0) { /* slack (a compression-only spring out of contact): a faint line */
+        c[3] = 0.3f;
+        if (hg_draw_line_add(dl, F->a, F->b, c)) return -1;
+      } else if (coil(dl, F->a, F->b, 0.04 * s, c)) {
+        return -1;
+      }
+    } else if ((ov & HG_OV_FORCES) && F->enabled && fmax_ > 0 && F->magnitude > 0 &&
+               (F->type == HG_FORCE_THRUST || F->type == HG_FORCE_DRAG || F->type == HG_FORCE_PARACHUTE)) {
+      const float *c = F->type == HG_FORCE_THRUST ? thrust_c : F->type == HG_FORCE_DRAG ? drag_c : chute_c;
+      double v[3], len = 1.5 * s * F->magnitude / fmax_;
+      for (int i = 0; i < 3; i++) v[i] = len * F->force[i] / F->magnitude;
+      const double *p = F->type == HG_FORCE_PARACHUTE ? F->a : F->b;
+      if (hg_draw_arrow(dl, p, v, 0.03 * s, c)) return -1;
+      char txt[64];
+      snprintf(txt, sizeof txt, "%s %.3g N", h ? hg_frame_name(h, F->name) : "", F->magnitude);
+      double q[3] = {p[0] + v[0], p[1] + v[1], p[2] + v[2]};
+      if (hg_draw_label_add(dl, q, txt, c)) return -1;
+    }
+  }
+  return 0;
+}
+
+static int trails(hg_draw_list *dl, const hg_frame *f, const hg_draw_options *o) {
+  static const float c[4] = {1, 1, 1, 0.7f};
+  const hg_history *h = o->hist;
+  if (!h || h->n == 0) return 0;
+  int last = o->frame_index < h->n ? o->frame_index : h->n - 1, first = last - 600;
+  if (first < 0) first = 0;
+  for (int i = 1; i < f->nbody; i++) {
+    if (o->track >= 0 ? f->body[i].name != o->track : 0) continue;
+    const double *prev = NULL;
+    for (int k = first; k <= last; k++) {
+      const hg_frame *g = &h->frame[k];
+      int b = hg_frame_body(g, f->body[i].name);
+      if (b < 0) { prev = NULL; continue; }
+      if (prev && hg_draw_line_add(dl, prev, g->body[b].pose.p, c)) return -1;
+      prev = g->body[b].pose.p;
+    }
+  }
+  return 0;
+}
+
+static int pairs(hg_draw_list *dl, const hg_frame *f) {
+  static const float c[4] = {1, 1, 0.4f, 1};
+  for (int k = 0; k < f->npair; k++) {
+    const hg_fpair *p = &f->pair[k];
+    if (!p->present) continue;
+    for (int d = 0; d < 20; d += 2) { /* dashed */
+      double a[3], b[3];
+      for (int i = 0; i < 3; i++)
+        a[i] = p->pa[i] + (p->pb[i] - p->pa[i]) * d / 20.0,
+        b[i] = p->pa[i] + (p->pb[i] - p->pa[i]) * (d + 1) / 20.0;
+      if (hg_draw_line_add(dl, a, b, c)) return -1;
+    }
+    char txt[64];
+    double m[3];
+    snprintf(txt, sizeof txt, "%.4g m", p->distance);
+    for (int i = 0; i < 3; i++) m[i] = 0.5 * (p->pa[i] + p->pb[i]);
+    if (hg_draw_label_add(dl, m, txt, c)) return -1;
+  }
+  return 0;
+}
+
+static int momentum(hg_draw_list *dl, const hg_frame *f, double s) {
+  static const float cl[4] = {0.3f, 0.9f, 1, 1}, ca[4] = {1, 0.9f, 0.2f, 1};
+  double L[3], p[3], nl = 0, np = 0;
+  for (int k = 0; k < 3; k++) { /* angular momentum about the centre of mass: L_O - c x p */
+    p[k] = f->h[3 + k], np += p[k] * p[k];
+  }
+  L[0] = f->h[0] - (f->com[1] * p[2] - f->com[2] * p[1]);
+  L[1] = f->h[1] - (f->com[2] * p[0] - f->com[0] * p[2]);
+  L[2] = f->h[2] - (f->com[0] * p[1] - f->com[1] * p[0]);
+  nl = L[0] * L[0] + L[1] * L[1] + L[2] * L[2];
+  for (int k = 0; k < 3; k++) {
+    p[k] = np > 0 ? s * p[k] / sqrt(np) : 0;
+    L[k] = nl > 0 ? s * L[k] / sqrt(nl) : 0;
+  }
+  if (hg_draw_arrow(dl, f->com, p, 0.05 * s, cl) || hg_draw_arrow(dl, f->com, L, 0.05 * s, ca))
+    return -1;
+  return small_sphere(dl, f->com, 0.08 * s, ca);
+}
+
+int hg_draw_list_build(hg_draw_list *dl, const hg_frame *f, const hg_draw_options *o) {
+  hg_draw_list_clear(dl);
+  hg_frame_bounds(f, dl->centre, &dl->radius);
+  double scale = o->scale > 0 ? o->scale : dl->radius * 0.3;
+  double gn = sqrt(f->gravity[0] * f->gravity[0] + f->gravity[1] * f->gravity[1] + f->gravity[2] * f->gravity[2]);
+  dl->ground = gn > 0, dl->space = !(gn > 0), dl->ground_z = 0;
+  dl->grid_step = pow(10, floor(log10(fmax(dl->radius, 1e-3))));
+  /* a central body with a radius is the planet */
+  for (int k = 0; k < f->nforce; k++)
+    if (f->force[k].type == HG_FORCE_CENTRAL_GRAVITY && f->force[k].radius > 0 && !dl->planet) {
+      dl->planet = 1, dl->space = 1, dl->planet_radius = f->force[k].radius;
+      memcpy(dl->planet_centre, f->force[k].a, sizeof dl->planet_centre);
+    }
+  /* body geometry, with body id + 1 for picking */
+  for (int g = 0; g < f->ngeom; g++) {
+    const hg_fgeom *G = &f->geom[g];
+    hg_draw_shape s = {.type = G->type, .mesh = G->mesh, .pose = G->pose, .id = G->body + 1};
+    memcpy(s.size, G->size, sizeof s.size), memcpy(s.rgba, G->rgba, sizeof s.rgba);
+    if (hg_draw_shape_add(dl, &s)) return -1;
+  }
+  int ov = o->overlays;
+  if (!ov) return 0;
+  double *bs = malloc((size_t)(f->nbody > 0 ? f->nbody : 1) * sizeof *bs);
+  if (!bs) return -1;
+  for (int i = 1; i < f->nbody; i++) bs[i] = fmin(body_size(f, i, 0.3 * scale), 2 * scale);
+  int rc = 0;
+  for (int i = 1; i < f->nbody && !rc && (ov & (HG_OV_FRAMES | HG_OV_COM)); i++) {
+    if (ov & HG_OV_FRAMES) rc = axes(dl, f->body[i].pose.p, f->body[i].pose.R, 0.5 * bs[i], 0.02 * bs[i]);
+    if (!rc && (ov & HG_OV_COM)) {
+      static const float c[4] = {0.1f, 0.1f, 0.1f, 1};
+      rc = small_sphere(dl, f->body[i].com, 0.08 * bs[i], c);
+    }
+  }
+  if (!rc && (ov & HG_OV_JOINTS)) rc = joints(dl, f, bs);
+  if (!rc && (ov & HG_OV_MARKERS)) rc = markers(dl, f, o->hist, scale);
+  if (!rc && (ov & HG_OV_INERTIA)) rc = inertia_boxes(dl, f);
+  if (!rc && (ov & HG_OV_WRENCHES)) rc = wrenches(dl, f, o->hist, bs);
+  if (!rc && (ov & (HG_OV_SPRINGS | HG_OV_FORCES))) rc = forces(dl, f, o->hist, ov, scale);
+  if (!rc && (ov & HG_OV_TRAILS)) rc = trails(dl, f, o);
+  if (!rc && (ov & HG_OV_PAIRS)) rc = pairs(dl, f);
+  if (!rc && (ov & HG_OV_MOMENTUM)) rc = momentum(dl, f, scale);
+  free(bs);
+  return rc;
+}
+
+/* ---- picking ---- */
+
+/* ray against the box |x_k| <= e_k (local frame): the entry distance, or INFINITY */
+static double ray_box(const double o[3], const double d[3], const double lo[3], const double hi[3]) {
+  double t0 = 0, t1 = INFINITY;
+  for (int k = 0; k < 3; k++) {
+    if (fabs(d[k]) < 1e-300) {
+      if (o[k] < lo[k] || o[k] > hi[k]) return INFINITY;
+      continue;
+    }
+    double a = (lo[k] - o[k]) / d[k], b = (hi[k] - o[k]) / d[k];
+    if (a > b) { double t = a; a = b; b = t; }
+    t0 = fmax(t0, a), t1 = fmin(t1, b);
+    if (t0 > t1) return INFINITY;
+  }
+  return t0;
+}
+
+int hg_draw_pick(const hg_draw_list *dl, const double origin[3], const double dir[3],
+                 double *distance) {
+  int best = -1;
+  double tbest = INFINITY;
+  for (int k = 0; k < dl->nshape; k++) {
+    const hg_draw_shape *s = &dl->shape[k];
+    if (s->id <= 0) continue;
+    double lo[3], hi[3], o[3], d[3], r = s->size[0];
+    switch (s->type) { /* the shape's local bounding box */
+    case HG_GEOM_BOX: for (int i = 0; i < 3; i++) hi[i] = 0.5 * s->size[i], lo[i] = -hi[i]; break;
+    case HG_GEOM_SPHERE: for (int i = 0; i < 3; i++) hi[i] = r, lo[i] = -r; break;
+    case HG_GEOM_CONE: lo[0] = lo[1] = -r, hi[0] = hi[1] = r, lo[2] = 0, hi[2] = s->size[1]; break;
+    case HG_GEOM_CAPSULE:
+      lo[0] = lo[1] = -r, hi[0] = hi[1] = r, hi[2] = 0.5 * s->size[1] + r, lo[2] = -hi[2];
+      break;
+    case HG_GEOM_CYLINDER: lo[0] = lo[1] = -r, hi[0] = hi[1] = r, hi[2] = 0.5 * s->size[1], lo[2] = -hi[2]; break;
+    default: for (int i = 0; i < 3; i++) hi[i] = 0.5 * fabs(s->size[i]), lo[i] = -hi[i]; break;
+    }
+    for (int i = 0; i < 3; i++) { /* the ray in the shape frame: R^T (x - p) */
+      o[i] = d[i] = 0;
+      for (int j = 0; j < 3; j++)
+        o[i] += s->pose.R[3 * j + i] * (origin[j] - s->pose.p[j]), d[i] += s->pose.R[3 * j + i] * dir[j];
+    }
+    double t = ray_box(o, d, lo, hi);
+    if (t < tbest) tbest = t, best = s->id - 1;
+  }
+  if (distance) *distance = tbest;
+  return best;
+}

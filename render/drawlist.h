@@ -1,0 +1,106 @@
+/* drawlist.h: what to draw for one frame (no GL): shaded shapes, lines and labels in world
+ * coordinates (double), built from a frame (frame.h), the overlays switched on and the camera.
+ * The GL renderer (gl_render.h) draws a list as given; tests read it directly. */
+#ifndef HINGE_RENDER_DRAWLIST_H
+#define HINGE_RENDER_DRAWLIST_H
+
+#include "camera.h"
+#include "frame.h"
+
+/* overlays, each toggled by a key in the viewer and named on the command line */
+enum {
+  HG_OV_FRAMES = 1 << 0,   /* body frames (x red, y green, z blue) */
+  HG_OV_JOINTS = 1 << 1,   /* joint axes coloured by mode */
+  HG_OV_COM = 1 << 2,      /* centres of mass */
+  HG_OV_MARKERS = 1 << 3,  /* markers and docking ports */
+  HG_OV_INERTIA = 1 << 4,  /* equivalent inertia boxes */
+  HG_OV_WRENCHES = 1 << 5, /* constraint wrenches of locked and prescribed joints */
+  HG_OV_SPRINGS = 1 << 6,  /* spring and damper elements */
+  HG_OV_FORCES = 1 << 7,   /* thrusters, drag and parachutes */
+  HG_OV_TRAILS = 1 << 8,   /* trails of the tracked body (or of every root body) */
+  HG_OV_PAIRS = 1 << 9,    /* separation lines of the scene's pairs, with their distance */
+  HG_OV_MOMENTUM = 1 << 10,/* the total linear and angular momentum at the centre of mass */
+  HG_OV_COUNT = 11,
+  HG_OV_ALL = (1 << 11) - 1,
+  HG_OV_DEFAULT = HG_OV_JOINTS | HG_OV_MARKERS | HG_OV_SPRINGS | HG_OV_FORCES | HG_OV_PAIRS
+};
+/* the name of overlay bit k (k < HG_OV_COUNT): "frames", "joints", ... */
+const char *hg_overlay_name(int k);
+/* "frames,joints,..." or "all" or "none" or "default" into a mask; 0 or -1 with err */
+int hg_overlay_parse(const char *list, int *mask, char *err, size_t errlen);
+
+/* primitive shapes: the geometry types (hg_geom_type) and two more for overlays */
+enum { HG_SHAPE_MESH = 5, HG_SHAPE_ARROW_SHAFT = 6 /* a cylinder from z = 0 to z = 1 */ };
+
+typedef struct hg_draw_shape {
+  int type;        /* hg_geom_type or HG_SHAPE_* */
+  int mesh;        /* string index of the mesh file (HG_GEOM_MESH), or -1 */
+  double size[3];  /* as hg_geom.size */
+  hg_se3 pose;     /* world */
+  float rgba[4];
+  int id;          /* body index + 1 for a body's geometry, 0 for overlays (picking) */
+  int overlay;     /* 1: drawn on top of nothing special, but never lit from the ID pass */
+} hg_draw_shape;
+
+typedef struct hg_draw_line {
+  double a[3], b[3]; /* world */
+  float rgba[4];
+} hg_draw_line;
+
+typedef struct hg_draw_label {
+  double p[3];       /* world */
+  char text[64];
+  float rgba[4];
+} hg_draw_label;
+
+typedef struct hg_draw_list {
+  int nshape, capshape;
+  hg_draw_shape *shape;
+  int nline, capline;
+  hg_draw_line *line;
+  int nlabel, caplabel;
+  hg_draw_label *label;
+  /* the world around the bodies */
+  int ground;        /* uniform gravity: a ground grid in the plane normal to gravity */
+  double ground_z;   /* height of the grid (along -gravity) */
+  double grid_step;  /* grid spacing, m */
+  int space;         /* no uniform gravity: a star background */
+  int planet;        /* a central body is drawn */
+  double planet_centre[3], planet_radius;
+  double centre[3], radius; /* a sphere around every body's geometry (for fitting the camera
+                               and the depth range) */
+} hg_draw_list;
+
+void hg_draw_list_init(hg_draw_list *dl);
+void hg_draw_list_free(hg_draw_list *dl);
+void hg_draw_list_clear(hg_draw_list *dl);
+
+/* appending; each returns 0 or -1 when out of memory */
+int hg_draw_shape_add(hg_draw_list *dl, const hg_draw_shape *s);
+int hg_draw_line_add(hg_draw_list *dl, const double a[3], const double b[3], const float rgba[4]);
+int hg_draw_label_add(hg_draw_list *dl, const double p[3], const char *text, const float rgba[4]);
+/* an arrow from p along v (its length |v|), shaft radius r: a shaft and a cone head */
+int hg_draw_arrow(hg_draw_list *dl, const double p[3], const double v[3], double r,
+                  const float rgba[4]);
+
+/* what the draw list needs besides the frame */
+typedef struct hg_draw_options {
+  int overlays;           /* HG_OV_* mask */
+  int track;              /* the tracked body (trails), -1 none */
+  const hg_history *hist; /* names and earlier frames (trails), or NULL */
+  int frame_index;        /* this frame's index in hist (trails end here) */
+  double scale;           /* a length for overlay sizes (0: from the bodies' extent) */
+} hg_draw_options;
+
+/* Builds the list of frame f: every body's geometry, then the overlays. 0 or -1 (memory). */
+int hg_draw_list_build(hg_draw_list *dl, const hg_frame *f, const hg_draw_options *o);
+
+/* the bounding sphere of a frame's geometry (centre, radius): what "fit" frames */
+void hg_frame_bounds(const hg_frame *f, double centre[3], double *radius);
+
+/* the closest body whose geometry a ray hits (its bounding sphere, then the shape), or -1;
+ * what a click picks without an ID buffer */
+int hg_draw_pick(const hg_draw_list *dl, const double origin[3], const double dir[3],
+                 double *distance);
+
+#endif

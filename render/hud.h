@@ -1,0 +1,37 @@
+/* hud.h: the viewer's 2-D layer drawn over the scene: caption, heads-up display, timeline with
+ * events, strip plots, help and messages (gl_render.h's 2-D calls). */
+#ifndef HINGE_RENDER_HUD_H
+#define HINGE_RENDER_HUD_H
+
+#include "frame.h"
+#include "gl_render.h"
+
+/* the caption of rendered images: the scene's title, the time and the last event */
+void hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const hg_history *h);
+
+/* what the heads-up display shows besides the frame */
+typedef struct hg_hud_state {
+  const char *title;
+  double speed;          /* speed factor */
+  double rtf;            /* measured real-time factor (simulated s per wall s) */
+  double fps;            /* frames drawn per second */
+  int paused, live;      /* live: the frame shown is the simulation's latest */
+  int overlays;
+  const char *tracked;   /* tracked body name, or NULL */
+  const char *message;   /* an error or note shown in a box (NULL: none) */
+  double t_start, t_end;
+  int plots, help;
+} hg_hud_state;
+
+/* the HUD panel (top left), the event list (top right), the timeline (bottom), the strip plots
+ * (right, with plots), the help (with help) and the message */
+void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int frame_index,
+                 const hg_hud_state *s);
+
+/* a message box in the middle of the image (lines wrapped at 110 characters and at newlines) */
+void hg_hud_message(hg_renderer *r, const char *message);
+
+/* the timeline's geometry in a w x h image: y of its bar and x range; what a click hits */
+void hg_hud_timeline_rect(int w, int h, float *x0, float *x1, float *y0, float *y1);
+
+#endif

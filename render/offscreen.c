@@ -1,0 +1,177 @@
+/* offscreen.c: `hinge render`: a scene rendered to PNG frames (and an MP4) with no display. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "context.h"
+#include "gl_render.h"
+#include "hud.h"
+#include "viewer.h"
+
+void hg_render_default_options(hg_render_options *o) {
+  memset(o, 0, sizeof *o);
+  o->width = 1280, o->height = 720, o->fps = 30;
+  o->t_start = o->t_end = o->time = NAN;
+  hg_camera_default(&o->camera);
+  o->overlays = HG_OV_DEFAULT;
+  o->samples = 4;
+  o->video = 1;
+}
+
+/* 1 when ffmpeg is on the PATH */
+static int have_ffmpeg(void) { return system("command -v ffmpeg > /dev/null 2>&1") == 0; }
+
+/* the body the camera follows: the named one, else the first body; -1 for none */
+static int tracked(const hg_frame *f, const hg_history *h, const char *name) {
+  for (int i = 1; i < f->nbody; i++)
+    if (!name || !strcmp(hg_frame_name(h, f->body[i].name), name)) return i;
+  return -1;
+}
+
+/* the camera of the first frame: given, or the iso view fitted to the bodies */
+static void first_camera(const hg_render_options *o, const hg_frame *f, hg_camera *cam) {
+  if (o->has_camera) {
+    *cam = o->camera;
+    return;
+  }
+  double c[3], r;
+  hg_frame_bounds(f, c, &r);
+  hg_camera_default(cam);
+  for (int k = 0; k < 3; k++) cam->target[k] = c[k], cam->eye[k] = c[k] + (k == 0 ? 1 : k == 1 ? -1.4 : 0.7);
+  hg_camera_fit(cam, c, r, o->width, o->height);
+}
+
+typedef struct render_job {
+  const hg_render_options *o;
+  hg_scene *sc;
+  hg_sim *sim;
+  hg_history hist;
+  hg_draw_list dl;
+  hg_gl_context *ctx;
+  hg_renderer *r;
+  hg_camera cam;
+  int track;       /* string index of the tracked body, -1 none */
+  double last[3];  /* its last position */
+  int have_last;
+} render_job;
+
+/* draws the simulation's present state into the renderer */
+static int draw_now(render_job *j) {
+  hg_frame *f = hg_history_capture(&j->hist, j->sim, j->sc);
+  if (!f) return -1;
+  if (j->track >= 0) { /* follow the tracked body's translation */
+    int b = hg_frame_body(f, j->track);
+    if (b > 0) {
+      if (j->have_last) {
+        double d[3];
+        for (int k = 0; k < 3; k++) d[k] = f->body[b].pose.p[k] - j->last[k];
+        hg_camera_translate(&j->cam, d);
+      }
+      memcpy(j->last, f->body[b].pose.p, sizeof j->last);
+      j->have_last = 1;
+    }
+  }
+  hg_draw_options dopt = {.overlays = j->o->overlays, .track = -1, .hist = &j->hist, .frame_index = j->hist.n - 1};
+  if (hg_draw_list_build(&j->dl, f, &dopt)) return -1;
+  hg_renderer_draw(j->r, &j->dl, &j->cam, &j->hist, j->o->mode);
+  if (j->o->overlays && j->o->mode == HG_RENDER_SHADED)
+    hg_hud_caption(j->r, j->sc->title ? j->sc->title : j->sc->path, f, &j->hist);
+  return 0;
+}
+
+static void job_free(render_job *j) {
+  hg_draw_list_free(&j->dl);
+  hg_history_free(&j->hist);
+  if (j->r) hg_renderer_free(j->r);
+  if (j->ctx) hg_gl_context_free(j->ctx);
+  if (j->sim) hg_sim_free(j->sim);
+  if (j->sc) hg_scene_free(j->sc);
+}
+
+/* the frames; returns the status of hg_render_scene */
+static int frames(render_job *j, char *err, size_t errlen) {
+  const hg_render_options *o = j->o;
+  int single = !isnan(o->time);
+  double t0 = single ? o->time : isnan(o->t_start) ? hg_sim_t_start(j->sim) : o->t_start;
+  double t1 = single ? o->time : isnan(o->t_end) ? hg_sim_t_end(j->sim) : fmin(o->t_end, hg_sim_t_end(j->sim));
+  if (t0 < hg_sim_t_start(j->sim) || t0 > hg_sim_t_end(j->sim) || t1 < t0)
+    return snprintf(err, errlen, "times %g .. %g are outside the scene's %g .. %g", t0, t1,
+                    hg_sim_t_start(j->sim), hg_sim_t_end(j->sim)), 2;
+  long nframe = single ? 1 : (long)floor((t1 - t0) * o->fps * (1 + 1e-12)) + 1;
+  char path[4200];
+  for (long k = 0; k < nframe; k++) {
+    double t = t0 + (double)k / o->fps;
+    int rc = hg_sim_run(j->sim, t);
+    if (rc) return snprintf(err, errlen, "%s", hg_sim_error(j->sim)), 3;
+    if (k == 0) {
+      hg_frame *f = hg_history_capture(&j->hist, j->sim, j->sc);
+      if (!f) return snprintf(err, errlen, "out of memory"), 1;
+      first_camera(o, f, &j->cam);
+      j->track = o->track ? hg_history_intern(&j->hist, o->track) : -1;
+      if (!o->has_camera && !o->track) {
+        int b = tracked(f, &j->hist, NULL);
+        j->track = b > 0 ? f->body[b].name : -1;
+      }
+      if (o->track && hg_frame_body(f, j->track) < 0)
+        return snprintf(err, errlen, "--track: no body named '%s'", o->track), 2;
+    }
+    if (draw_now(j)) return snprintf(err, errlen, "out of memory"), 1;
+    if (single) snprintf(path, sizeof path, "%s", o->out);
+    else snprintf(path, sizeof path, "%s/frame-%05ld.png", o->out, k);
+    if (hg_renderer_write_png(j->r, path)) return snprintf(err, errlen, "cannot write %s", path), 1;
+    if (o->log && !single && (k % 25 == 0 || k == nframe - 1))
+      fprintf(o->log, "\rhinge render: frame %ld of %ld (t = %.3f s)", k + 1, nframe, t), fflush(o->log);
+  }
+  if (o->log && !single) fprintf(o->log, "\n");
+  if (!single && o->video && have_ffmpeg()) {
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd,
+             "ffmpeg -y -loglevel error -framerate %g -i '%s/frame-%%05d.png' -vf "
+             "'scale=trunc(iw/2)*2:trunc(ih/2)*2' -pix_fmt yuv420p -c:v libx264 '%s/video.mp4'",
+             o->fps, o->out, o->out);
+    if (system(cmd) != 0) return snprintf(err, errlen, "ffmpeg failed to write %s/video.mp4", o->out), 1;
+    if (o->log) fprintf(o->log, "hinge render: %s/video.mp4\n", o->out);
+  }
+  return 0;
+}
+
+int hg_render_scene(const char *path, const hg_render_options *o, char *err, size_t errlen) {
+  render_job j;
+  hg_error e;
+  memset(&j, 0, sizeof j);
+  j.o = o;
+  j.track = -1;
+  if (o->width < 16 || o->height < 16 || o->width > 8192 || o->height > 8192 || !(o->fps > 0))
+    return snprintf(err, errlen, "the size must be 16..8192 pixels and fps positive"), 2;
+  if (!o->out) return snprintf(err, errlen, "--out is needed"), 2;
+  if (!(j.sc = hg_scene_load(path, &e))) return snprintf(err, errlen, "%s", e.msg), 2;
+  hg_sim_options so;
+  hg_sim_default_options(&so);
+  if (!(j.sim = hg_sim_new(j.sc, &so, &e))) {
+    snprintf(err, errlen, "%s", e.msg);
+    job_free(&j);
+    return 2;
+  }
+  if (isnan(o->time)) {
+    struct stat st;
+    mkdir(o->out, 0777);
+    if (stat(o->out, &st) || !S_ISDIR(st.st_mode)) {
+      snprintf(err, errlen, "cannot create the folder %s", o->out);
+      job_free(&j);
+      return 1;
+    }
+  }
+  hg_history_init(&j.hist, 4096);
+  hg_draw_list_init(&j.dl);
+  if (!(j.ctx = hg_gl_context_new(o->width, o->height, 0, 1, "hinge render", err, errlen)) ||
+      !(j.r = hg_renderer_new(err, errlen)) || hg_renderer_resize(j.r, o->width, o->height, o->samples)) {
+    if (j.r) snprintf(err, errlen, "cannot make a %d x %d framebuffer", o->width, o->height);
+    job_free(&j);
+    return 1;
+  }
+  int rc = frames(&j, err, errlen);
+  job_free(&j);
+  return rc;
+}

@@ -1,0 +1,527 @@
+/* viewer.c: the interactive viewer (viewer.h): the SDL2 shell around the frame history, the
+ * draw list and the renderer.
+ *
+ * Time: the display time advances at the wall clock times the speed factor while running. The
+ * simulation is advanced only to times on its output grid (t_start + k dt, the rows of
+ * trajectory.csv, where it stops anyway), so a viewed run computes exactly the trajectory of a
+ * headless one, and each state shown is a row of it. Every state shown live is kept in the
+ * history; when the display time is before the latest state the viewer replays the history.
+ * A frame that takes long to compute makes the display wait for it: never faster than the
+ * simulation can compute. With a script the clock is virtual (1/60 s per frame), so scripted
+ * sessions are deterministic. */
+#include <SDL.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "context.h"
+#include "gl_render.h"
+#include "hud.h"
+#include "viewer.h"
+
+void hg_viewer_default_options(hg_viewer_options *o) {
+  memset(o, 0, sizeof *o);
+  o->width = 1280, o->height = 720, o->speed = 1;
+  o->overlays = HG_OV_DEFAULT;
+  hg_camera_default(&o->camera);
+  hg_sim_default_options(&o->sim);
+  o->screenshot_dir = ".";
+}
+
+/* one scripted input event */
+typedef struct script_event {
+  double t;                  /* virtual seconds since the start */
+  char what[16];             /* key, click, drag, screenshot, quit */
+  char arg[256];
+  double x[4];
+} script_event;
+
+typedef struct viewer {
+  const hg_viewer_options *o;
+  const char *path;
+  hg_scene *sc;
+  hg_sim *sim;
+  int sim_failed;
+  char message[1024];
+  double message_until;      /* wall time the message disappears (INFINITY: stays) */
+  hg_history hist;
+  hg_draw_list dl;
+  hg_gl_context *ctx;
+  hg_renderer *r;
+  hg_camera cam;
+  int w, h;
+  int paused, cursor;
+  double speed, display_t, dt_out;
+  int overlays, plots, hud, help, quit;
+  int track, track_orient, have_track;
+  hg_se3 track_last;
+  int drag, mx, my, scrub;
+  time_t mtime;
+  double clock, last_check, fps, rtf;
+  long nshot;
+  script_event *script;
+  int nscript, kscript;
+} viewer;
+
+static double wall(void) { return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency(); }
+
+static void say(viewer *v, double seconds, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(v->message, sizeof v->message, fmt, ap);
+  va_end(ap);
+  v->message_until = isinf(seconds) ? INFINITY : v->clock + seconds;
+}
+
+static time_t file_mtime(const char *path) {
+  struct stat st;
+  return stat(path, &st) ? 0 : st.st_mtime;
+}
+
+/* ---- the simulation ---- */
+
+/* the commands of the command file, scheduled; 0 or -1 with the message set */
+static int schedule(viewer *v) {
+  hg_command_list cl;
+  hg_error err;
+  if (!v->o->commands) return 0;
+  if (hg_commands_load(v->sc, v->o->commands, &cl, &err)) return say(v, INFINITY, "%s", err.msg), -1;
+  int rc = 0;
+  for (int k = 0; k < cl.n && !rc; k++)
+    if ((rc = hg_sim_schedule(v->sim, &cl.cmd[k]))) say(v, INFINITY, "%s", hg_sim_error(v->sim));
+  hg_commands_free(&cl);
+  return rc ? -1 : 0;
+}
+
+/* (re)loads the scene file and starts its simulation at t_start; on failure the previous scene
+ * and simulation stay and the message says why. 0 or -1. */
+static int load(viewer *v) {
+  hg_error err;
+  v->mtime = file_mtime(v->path);
+  hg_scene *sc = hg_scene_load(v->path, &err);
+  if (!sc) return say(v, INFINITY, "%s", err.msg), -1;
+  hg_sim *sim = hg_sim_new(sc, &v->o->sim, &err);
+  if (!sim) {
+    say(v, INFINITY, "%s", err.msg);
+    hg_scene_free(sc);
+    return -1;
+  }
+  if (v->sim) hg_sim_free(v->sim);
+  if (v->sc) hg_scene_free(v->sc);
+  v->sc = sc, v->sim = sim, v->sim_failed = 0;
+  v->message[0] = 0;
+  schedule(v);
+  v->dt_out = sc->output.dt > 0 ? sc->output.dt : 0.01;
+  hg_history_clear(&v->hist);
+  if (hg_sim_run(v->sim, hg_sim_t_start(v->sim))) { /* events at t_start */
+    v->sim_failed = 1;
+    say(v, INFINITY, "%s", hg_sim_error(v->sim));
+  }
+  hg_history_capture(&v->hist, v->sim, v->sc);
+  v->display_t = hg_sim_time(v->sim);
+  v->cursor = 0;
+  v->have_track = 0;
+  return 0;
+}
+
+/* the latest simulated time */
+static double latest(const viewer *v) { return v->hist.n ? v->hist.frame[v->hist.n - 1].t : 0; }
+
+/* advances the simulation to the last output time <= t (at most the end) and keeps the state */
+static void simulate_to(viewer *v, double t) {
+  if (!v->sim || v->sim_failed) return;
+  double t0 = hg_sim_t_start(v->sim), tend = hg_sim_t_end(v->sim);
+  if (t > tend) t = tend;
+  long k = (long)floor((t - t0) / v->dt_out + 1e-9);
+  double until = t0 + (double)k * v->dt_out; /* the runtime's own output times */
+  if (until > tend || t >= tend) until = tend;
+  if (!(until > hg_sim_time(v->sim))) return;
+  int rc = hg_sim_run(v->sim, until);
+  if (rc) {
+    v->sim_failed = 1;
+    v->paused = 1;
+    say(v, INFINITY, "%s", hg_sim_error(v->sim));
+  }
+  hg_history_capture(&v->hist, v->sim, v->sc);
+}
+
+/* ---- camera ---- */
+
+static void fit(viewer *v) {
+  const hg_frame *f = &v->hist.frame[v->cursor];
+  double c[3], r;
+  hg_frame_bounds(f, c, &r);
+  hg_camera_fit(&v->cam, c, r, v->w, v->h);
+}
+
+/* follows the tracked body from its last pose to the frame's */
+static void follow(viewer *v, const hg_frame *f) {
+  if (v->track < 0) return;
+  int b = hg_frame_body(f, v->track);
+  if (b < 0) return;
+  const hg_se3 *T = &f->body[b].pose;
+  if (v->have_track) {
+    if (v->track_orient) { /* rotate the camera with the body: R_delta = R_now R_last^T */
+      double Rd[9], e[3], g[3], u[3];
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+          Rd[3 * i + j] = 0;
+          for (int k = 0; k < 3; k++) Rd[3 * i + j] += T->R[3 * i + k] * v->track_last.R[3 * j + k];
+        }
+      for (int i = 0; i < 3; i++) e[i] = v->cam.eye[i] - v->track_last.p[i], g[i] = v->cam.target[i] - v->track_last.p[i], u[i] = v->cam.up[i];
+      for (int i = 0; i < 3; i++) {
+        v->cam.eye[i] = T->p[i] + Rd[3 * i] * e[0] + Rd[3 * i + 1] * e[1] + Rd[3 * i + 2] * e[2];
+        v->cam.target[i] = T->p[i] + Rd[3 * i] * g[0] + Rd[3 * i + 1] * g[1] + Rd[3 * i + 2] * g[2];
+        v->cam.up[i] = Rd[3 * i] * u[0] + Rd[3 * i + 1] * u[1] + Rd[3 * i + 2] * u[2];
+      }
+    } else {
+      double d[3];
+      for (int k = 0; k < 3; k++) d[k] = T->p[k] - v->track_last.p[k];
+      hg_camera_translate(&v->cam, d);
+    }
+  }
+  v->track_last = *T;
+  v->have_track = 1;
+}
+
+/* tracks the next (dir +1) or previous body of the frame shown */
+static void cycle_track(viewer *v, int dir) {
+  const hg_frame *f = &v->hist.frame[v->cursor];
+  if (f->nbody < 2) return;
+  int cur = v->track >= 0 ? hg_frame_body(f, v->track) : 0;
+  int next = cur + dir;
+  if (next < 1) next = f->nbody - 1;
+  if (next >= f->nbody) next = 1;
+  v->track = f->body[next].name;
+  v->have_track = 0;
+  hg_camera_translate(&v->cam, (double[3]){0, 0, 0});
+  double d[3];
+  for (int k = 0; k < 3; k++) d[k] = f->body[next].pose.p[k] - v->cam.target[k];
+  hg_camera_translate(&v->cam, d);
+}
+
+/* ---- input ---- */
+
+static void screenshot(viewer *v, const char *file) {
+  char path[4200];
+  if (file) snprintf(path, sizeof path, "%s", file);
+  else snprintf(path, sizeof path, "%s/hinge-%04ld.png", v->o->screenshot_dir, v->nshot++);
+  if (hg_renderer_write_png(v->r, path)) say(v, 4, "cannot write the screenshot %s", path);
+  else say(v, 2, "saved %s", path);
+}
+
+static void jump_event(viewer *v, int dir) {
+  double t = v->display_t, best = dir > 0 ? INFINITY : -INFINITY;
+  for (int k = 0; k < v->hist.nevent; k++) {
+    double te = v->hist.event[k].t;
+    if (dir > 0 && te > t + 1e-12 && te < best) best = te;
+    if (dir < 0 && te < t - 1e-12 && te > best) best = te;
+  }
+  if (isinf(best)) return;
+  v->paused = 1;
+  if (best > latest(v)) simulate_to(v, best + 0.5 * v->dt_out);
+  v->display_t = best;
+  int k = hg_history_find(&v->hist, best);
+  if (k + 1 < v->hist.n && v->hist.frame[k].t < best) k++; /* the first state after the event */
+  v->cursor = k, v->display_t = v->hist.frame[k].t;
+}
+
+static void toggle_overlay(viewer *v, int bit) { v->overlays ^= bit; }
+
+static void key(viewer *v, SDL_Keycode k, Uint16 mod) {
+  if (!v->sim && k != SDLK_F5 && k != SDLK_ESCAPE && k != SDLK_q && k != SDLK_F1) return;
+  static const struct { SDL_Keycode key; int bit; } ov[] = {
+      {SDLK_f, HG_OV_FRAMES}, {SDLK_j, HG_OV_JOINTS},   {SDLK_c, HG_OV_COM},     {SDLK_m, HG_OV_MARKERS},
+      {SDLK_i, HG_OV_INERTIA}, {SDLK_w, HG_OV_WRENCHES}, {SDLK_k, HG_OV_SPRINGS}, {SDLK_g, HG_OV_FORCES},
+      {SDLK_t, HG_OV_TRAILS}, {SDLK_s, HG_OV_PAIRS},     {SDLK_h, HG_OV_MOMENTUM}};
+  for (size_t n = 0; n < sizeof ov / sizeof ov[0]; n++)
+    if (k == ov[n].key) {
+      toggle_overlay(v, ov[n].bit);
+      return;
+    }
+  switch (k) {
+  case SDLK_SPACE: v->paused = !v->paused; break;
+  case SDLK_RIGHT: case SDLK_PERIOD:
+    v->paused = 1;
+    if (v->cursor + 1 < v->hist.n) v->cursor++;
+    else simulate_to(v, latest(v) + v->dt_out * 1.000001), v->cursor = v->hist.n - 1;
+    v->display_t = v->hist.frame[v->cursor].t;
+    break;
+  case SDLK_LEFT: case SDLK_COMMA:
+    v->paused = 1;
+    if (v->cursor > 0) v->cursor--;
+    v->display_t = v->hist.frame[v->cursor].t;
+    break;
+  case SDLK_MINUS: case SDLK_KP_MINUS: v->speed = fmax(v->speed / 2, 1.0 / 64); break;
+  case SDLK_EQUALS: case SDLK_PLUS: case SDLK_KP_PLUS: v->speed = fmin(v->speed * 2, 64); break;
+  case SDLK_HOME: v->paused = 1, v->cursor = 0, v->display_t = v->hist.frame[0].t; break;
+  case SDLK_END: v->cursor = v->hist.n - 1, v->display_t = latest(v); break;
+  case SDLK_PAGEUP: jump_event(v, -1); break;
+  case SDLK_PAGEDOWN: jump_event(v, +1); break;
+  case SDLK_BACKSPACE: if (!load(v)) say(v, 2, "%s", "restarted"); break;
+  case SDLK_F5: if (!load(v)) say(v, 2, "reloaded %s", v->path); break;
+  case SDLK_F1: v->help = !v->help; break;
+  case SDLK_F12: case SDLK_p: screenshot(v, NULL); break;
+  case SDLK_l: v->plots = !v->plots; break;
+  case SDLK_u: v->hud = !v->hud; break;
+  case SDLK_o: v->overlays = v->overlays ? 0 : HG_OV_ALL; break;
+  case SDLK_a: fit(v); break;
+  case SDLK_TAB: cycle_track(v, (mod & KMOD_SHIFT) ? -1 : 1); break;
+  case SDLK_n: v->track = -1; break;
+  case SDLK_r: v->track_orient = !v->track_orient; v->have_track = 0; break;
+  case SDLK_KP_1: case SDLK_1: case SDLK_y: hg_camera_preset_view(&v->cam, HG_VIEW_FRONT); break;
+  case SDLK_KP_3: case SDLK_3: case SDLK_x: hg_camera_preset_view(&v->cam, HG_VIEW_RIGHT); break;
+  case SDLK_KP_7: case SDLK_7: case SDLK_z: hg_camera_preset_view(&v->cam, HG_VIEW_TOP); break;
+  case SDLK_KP_9: case SDLK_9: hg_camera_preset_view(&v->cam, HG_VIEW_ISO); break;
+  case SDLK_ESCAPE: case SDLK_q: v->quit = 1; break;
+  default: break;
+  }
+}
+
+/* a click or drag on the timeline moves the cursor there */
+static int timeline_hit(viewer *v, int x, int y) {
+  float x0, x1, y0, y1;
+  hg_hud_timeline_rect(v->w, v->h, &x0, &x1, &y0, &y1);
+  if (!v->scrub && !(y >= y0 - 12 && y <= y1 + 8 && x >= x0 - 4 && x <= x1 + 4)) return 0;
+  double t0 = hg_sim_t_start(v->sim), t1 = hg_sim_t_end(v->sim);
+  double t = t0 + (t1 - t0) * fmin(1, fmax(0, (x - x0) / (x1 - x0)));
+  v->paused = 1;
+  v->cursor = hg_history_find(&v->hist, t);
+  v->display_t = v->hist.frame[v->cursor].t;
+  return 1;
+}
+
+static void mouse_motion(viewer *v, int x, int y) {
+  int dx = x - v->mx, dy = y - v->my;
+  v->mx = x, v->my = y;
+  if (v->scrub) {
+    timeline_hit(v, x, y);
+    return;
+  }
+  if (v->drag == SDL_BUTTON_LEFT) hg_camera_orbit(&v->cam, -0.008 * dx, 0.008 * dy);
+  else if (v->drag) hg_camera_pan(&v->cam, (double)dx / v->h, (double)dy / v->h);
+}
+
+static void event(viewer *v, const SDL_Event *e) {
+  if (!v->sim && e->type != SDL_QUIT && e->type != SDL_KEYDOWN) return; /* nothing to move yet */
+  switch (e->type) {
+  case SDL_QUIT: v->quit = 1; break;
+  case SDL_KEYDOWN: key(v, e->key.keysym.sym, e->key.keysym.mod); break;
+  case SDL_MOUSEBUTTONDOWN:
+    v->mx = e->button.x, v->my = e->button.y;
+    if (e->button.button == SDL_BUTTON_LEFT && timeline_hit(v, e->button.x, e->button.y)) v->scrub = 1;
+    else v->drag = e->button.button;
+    break;
+  case SDL_MOUSEBUTTONUP: v->drag = 0, v->scrub = 0; break;
+  case SDL_MOUSEMOTION: mouse_motion(v, e->motion.x, e->motion.y); break;
+  case SDL_MOUSEWHEEL: hg_camera_zoom(&v->cam, pow(0.88, e->wheel.y)); break;
+  default: break;
+  }
+}
+
+/* ---- scripts ---- */
+
+/* "TIME key NAME", "TIME click X Y", "TIME drag X0 Y0 X1 Y1", "TIME screenshot FILE",
+ * "TIME sleep SECONDS", "TIME quit"; '#' comments. 0 or -1 with err = "FILE:LINE: ..." */
+static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f) return snprintf(err, errlen, "cannot open the script %s", path), -1;
+  char line[512];
+  int ln = 0, cap = 0;
+  while (fgets(line, sizeof line, f)) {
+    ln++;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    script_event ev;
+    memset(&ev, 0, sizeof ev);
+    int n = sscanf(line, "%lf %15s %255s", &ev.t, ev.what, ev.arg);
+    if (n <= 0) continue;
+    int ok = n >= 2 && ev.t >= 0;
+    if (ok && !strcmp(ev.what, "key")) ok = n == 3 && SDL_GetKeyFromName(ev.arg) != SDLK_UNKNOWN;
+    else if (ok && !strcmp(ev.what, "click")) ok = sscanf(line, "%*f %*s %lf %lf", &ev.x[0], &ev.x[1]) == 2;
+    else if (ok && !strcmp(ev.what, "drag"))
+      ok = sscanf(line, "%*f %*s %lf %lf %lf %lf", &ev.x[0], &ev.x[1], &ev.x[2], &ev.x[3]) == 4;
+    else if (ok && !strcmp(ev.what, "screenshot")) ok = n == 3;
+    else if (ok && !strcmp(ev.what, "sleep")) ok = sscanf(line, "%*f %*s %lf", &ev.x[0]) == 1 && ev.x[0] >= 0;
+    else if (ok) ok = !strcmp(ev.what, "quit");
+    if (!ok || (v->nscript > 0 && ev.t < v->script[v->nscript - 1].t)) {
+      fclose(f);
+      return snprintf(err, errlen, "%s:%d: expected 'TIME key NAME', 'TIME click X Y', 'TIME drag X0 Y0 X1 Y1', "
+                      "'TIME screenshot FILE', 'TIME sleep SECONDS' or 'TIME quit', times not decreasing", path, ln), -1;
+    }
+    if (v->nscript == cap) {
+      cap = cap ? 2 * cap : 32;
+      script_event *p = realloc(v->script, (size_t)cap * sizeof *p);
+      if (!p) return fclose(f), snprintf(err, errlen, "out of memory"), -1;
+      v->script = p;
+    }
+    v->script[v->nscript++] = ev;
+  }
+  fclose(f);
+  return 0;
+}
+
+static void script_step(viewer *v) {
+  while (v->kscript < v->nscript && v->script[v->kscript].t <= v->clock + 1e-9) {
+    const script_event *ev = &v->script[v->kscript++];
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    if (!strcmp(ev->what, "key")) {
+      key(v, SDL_GetKeyFromName(ev->arg), 0);
+    } else if (!strcmp(ev->what, "click") || !strcmp(ev->what, "drag")) {
+      int drag = !strcmp(ev->what, "drag");
+      e.type = SDL_MOUSEBUTTONDOWN, e.button.button = SDL_BUTTON_LEFT, e.button.x = (int)ev->x[0], e.button.y = (int)ev->x[1];
+      event(v, &e);
+      if (drag) {
+        e.type = SDL_MOUSEMOTION, e.motion.x = (int)ev->x[2], e.motion.y = (int)ev->x[3];
+        event(v, &e);
+      }
+      e.type = SDL_MOUSEBUTTONUP;
+      event(v, &e);
+    } else if (!strcmp(ev->what, "screenshot")) {
+      screenshot(v, ev->arg);
+    } else if (!strcmp(ev->what, "sleep")) { /* wall-clock pause: lets a test edit files */
+      SDL_Delay((Uint32)(ev->x[0] * 1000));
+    } else if (!strcmp(ev->what, "quit")) {
+      v->quit = 1;
+    }
+  }
+}
+
+/* ---- the frame ---- */
+
+static void draw(viewer *v, double now) {
+  const hg_frame *f = &v->hist.frame[v->cursor];
+  follow(v, f);
+  const char *tracked = v->track >= 0 ? hg_frame_name(&v->hist, v->track) : NULL;
+  hg_draw_options dopt = {.overlays = v->overlays, .track = v->track, .hist = &v->hist, .frame_index = v->cursor};
+  hg_draw_list_build(&v->dl, f, &dopt);
+  hg_renderer_draw(v->r, &v->dl, &v->cam, &v->hist, HG_RENDER_SHADED);
+  if (v->message[0] && now > v->message_until) v->message[0] = 0;
+  if (v->hud) {
+    hg_hud_state s = {.title = v->sc ? (v->sc->title ? v->sc->title : v->sc->path) : v->path,
+                      .speed = v->speed, .rtf = v->rtf, .fps = v->fps, .paused = v->paused,
+                      .live = v->cursor == v->hist.n - 1, .overlays = v->overlays, .tracked = tracked,
+                      .message = v->message, .t_start = hg_sim_t_start(v->sim),
+                      .t_end = hg_sim_t_end(v->sim), .plots = v->plots, .help = v->help};
+    hg_hud_draw(v->r, f, &v->hist, v->cursor, &s);
+  }
+}
+
+/* one turn of the loop: events, time, simulation, drawing */
+static void tick(viewer *v, double dt) {
+  v->clock += dt;
+  if (v->script) script_step(v);
+  if (v->clock - v->last_check > 0.5) { /* the scene file changed: reload it */
+    v->last_check = v->clock;
+    time_t m = file_mtime(v->path);
+    if (m && m != v->mtime && !load(v)) say(v, 2, "reloaded %s (changed on disk)", v->path);
+    else if (m != v->mtime) v->mtime = m;
+  }
+  if (!v->paused && v->sim) {
+    double t_end = hg_sim_t_end(v->sim), before = latest(v);
+    v->display_t = fmin(v->display_t + dt * v->speed, t_end);
+    if (v->display_t > latest(v) && !v->sim_failed) {
+      double w0 = wall();
+      simulate_to(v, v->display_t);
+      double w1 = wall() - w0;
+      if (w1 > 0 && latest(v) > before) v->rtf = 0.8 * v->rtf + 0.2 * (latest(v) - before) / fmax(w1, dt);
+      if (v->display_t > latest(v)) v->display_t = fmax(latest(v), v->display_t - dt * v->speed * 0.5);
+    }
+    v->cursor = hg_history_find(&v->hist, v->display_t);
+    if (v->display_t >= t_end || (v->sim_failed && v->display_t >= latest(v))) v->paused = 1;
+  }
+  hg_renderer_resize(v->r, v->w, v->h, v->o->offscreen || hg_renderer_software() ? 0 : 4);
+  draw(v, v->clock);
+}
+
+static void viewer_free(viewer *v) {
+  hg_draw_list_free(&v->dl);
+  hg_history_free(&v->hist);
+  if (v->r) hg_renderer_free(v->r);
+  if (v->ctx) hg_gl_context_free(v->ctx);
+  if (v->sim) hg_sim_free(v->sim);
+  if (v->sc) hg_scene_free(v->sc);
+  free(v->script);
+}
+
+/* the camera at the start: given, or fitted from the iso direction */
+static void first_camera(viewer *v) {
+  if (v->o->has_camera) {
+    v->cam = v->o->camera;
+    return;
+  }
+  hg_camera_default(&v->cam);
+  const hg_frame *f = &v->hist.frame[0];
+  double c[3], r;
+  hg_frame_bounds(f, c, &r);
+  for (int k = 0; k < 3; k++) v->cam.target[k] = c[k], v->cam.eye[k] = c[k] + (k == 0 ? 1 : k == 1 ? -1.4 : 0.7);
+  hg_camera_fit(&v->cam, c, r, v->w, v->h);
+}
+
+int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_t errlen) {
+  viewer v;
+  memset(&v, 0, sizeof v);
+  v.o = o, v.path = path, v.w = o->width, v.h = o->height;
+  v.paused = o->paused, v.speed = o->speed > 0 ? o->speed : 1, v.overlays = o->overlays;
+  v.hud = 1, v.plots = 0, v.track = -1, v.rtf = 1;
+  hg_history_init(&v.hist, 6000);
+  hg_draw_list_init(&v.dl);
+  if (o->script && script_load(&v, o->script, err, errlen)) return viewer_free(&v), 2;
+  if (!(v.ctx = hg_gl_context_new(v.w, v.h, !o->offscreen, o->offscreen, "hinge", err, errlen)) ||
+      !(v.r = hg_renderer_new(err, errlen))) {
+    viewer_free(&v);
+    return 1;
+  }
+  if (load(&v)) { /* a scene that does not load: the viewer shows why and waits for a fix */
+    v.sc = NULL;
+  }
+  if (v.track < 0 && o->track && v.hist.n) v.track = hg_history_intern(&v.hist, o->track);
+  double last = wall();
+  int started = 0;
+  while (!v.quit) {
+    if (!o->offscreen) SDL_GetWindowSize(hg_gl_context_window(v.ctx), &v.w, &v.h);
+    if (!o->offscreen) hg_gl_context_size(v.ctx, &v.w, &v.h);
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) event(&v, &e);
+    if (!v.sim) { /* no scene yet: show the message, retry when the file changes */
+      SDL_Delay(200);
+      if (file_mtime(path) != v.mtime) load(&v);
+      if (v.sim) first_camera(&v), started = 1;
+      else {
+        hg_renderer_resize(v.r, v.w, v.h, 0);
+        hg_draw_list_clear(&v.dl);
+        hg_renderer_draw(v.r, &v.dl, &v.cam, &v.hist, HG_RENDER_SHADED);
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s\n\nthe viewer loads %s again when it changes (or on F5)", v.message, path);
+        hg_hud_message(v.r, msg);
+        hg_renderer_present(v.r, v.w, v.h);
+        hg_gl_context_swap(v.ctx);
+        if (o->script) v.clock += 0.2, script_step(&v);
+        continue;
+      }
+    }
+    if (!started) first_camera(&v), started = 1;
+    double now = wall(), real = now - last, dt = o->script ? 1.0 / 60 : fmin(real, 0.1);
+    last = now;
+    if (real > 0) v.fps = v.fps > 0 ? 0.9 * v.fps + 0.1 / real : 1 / real;
+    tick(&v, dt);
+    hg_renderer_present(v.r, v.w, v.h);
+    hg_gl_context_swap(v.ctx);
+    if (o->offscreen && v.script && v.kscript >= v.nscript) v.quit = 1;
+    if (o->offscreen && !v.script) v.quit = 1; /* nothing will ever press a key */
+  }
+  int rc = v.sim_failed ? 3 : 0;
+  if (o->finish && v.sim && !v.sim_failed) { /* the rest of the run, headless: complete outputs */
+    if (hg_sim_time(v.sim) < hg_sim_t_end(v.sim))
+      fprintf(stderr, "hinge: viewer closed at t = %g s; running to t = %g s without it\n", hg_sim_time(v.sim),
+              hg_sim_t_end(v.sim));
+    if (hg_sim_run(v.sim, INFINITY)) fprintf(stderr, "hinge: %s\n", hg_sim_error(v.sim)), rc = 3;
+  }
+  if (o->finish && v.sim && hg_sim_finish(v.sim) && !rc) rc = 1, snprintf(err, errlen, "cannot write the outputs");
+  viewer_free(&v);
+  return rc;
+}

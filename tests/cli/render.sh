@@ -1,0 +1,56 @@
+# render.sh: `hinge render` and `hinge view` on the command line, offscreen (no display needed):
+# frames and single images are written, renders are deterministic, a headless run with --headless
+# writes no viewer output, bad options and scenes give status 2 with a message.
+source "$(dirname "$0")/common.bash"
+export SDL_VIDEODRIVER=offscreen
+
+# ---- frames and single images ----
+run render ../scenes/dock.yaml --out "$tmp/frames" --size 160x90 --fps 4 --t-start 1 --t-end 2 --no-video
+expect_status "frames" 0
+n=$(ls "$tmp/frames" | grep -c '^frame-[0-9]\{5\}\.png$')
+expect_eq "frames: 1 to 2 s at 4 fps" "$n" "5"
+run render ../scenes/undock.yaml --time 3 --size 200x120 --out "$tmp/a.png"
+expect_status "one frame" 0
+run render ../scenes/undock.yaml --time 3 --size 200x120 --out "$tmp/b.png"
+if cmp -s "$tmp/a.png" "$tmp/b.png"; then pass; else fail "two renders of the same frame differ"; fi
+run render ../scenes/undock.yaml --time 3 --size 200x120 --out "$tmp/c.png" --overlays none \
+    --camera "eye=6771010,-5,3 target=6771000,0,1 up=0,0,1 fov=50"
+expect_status "camera, no overlays" 0
+if cmp -s "$tmp/a.png" "$tmp/c.png"; then fail "another camera gives the same image"; else pass; fi
+if [ -s "$tmp/c.png" ]; then pass; else fail "no image"; fi
+
+# ---- errors ----
+run render ../scenes/dock.yaml --time 1
+expect_status "no --out" 2
+expect_has "no --out" "$err" "--out is needed"
+run render ../scenes/dock.yaml --time 1 --out "$tmp/x.png" --camera "eye=1,2"
+expect_status "bad camera" 2
+expect_has "bad camera" "$err" "eye=1,2: expected three numbers X,Y,Z"
+run render ../scenes/dock.yaml --time 1 --out "$tmp/x.png" --overlays frames,torques
+expect_status "bad overlay" 2
+expect_has "bad overlay" "$err" "unknown overlay 'torques'"
+run render ../scenes/dock.yaml --time 99 --out "$tmp/x.png"
+expect_status "time outside the scene" 2
+expect_has "time outside the scene" "$err" "outside the scene's 0 .. 20"
+run render ../scenes/dock.yaml --size 10x10 --time 1 --out "$tmp/x.png"
+expect_status "bad size" 2
+printf 'bodies:\n  - name: a\n    jiont: free\n' > "$tmp/broken.yaml"
+run render "$tmp/broken.yaml" --time 0 --out "$tmp/x.png"
+expect_status "broken scene" 2
+expect_has "broken scene" "$err" "broken.yaml:3:5: unknown key 'jiont'"
+
+# ---- the viewer, scripted ----
+printf '0.1 screenshot %s\n0.2 quit\n' "$tmp/shot.png" > "$tmp/script.txt"
+run view ../scenes/pendulum.yaml --offscreen --script "$tmp/script.txt" --size 320x200
+expect_status "view, scripted" 0
+if [ -s "$tmp/shot.png" ]; then pass; else fail "view: no screenshot"; fi
+printf '0.1 key NoSuchKey\n' > "$tmp/bad.txt"
+run view ../scenes/pendulum.yaml --offscreen --script "$tmp/bad.txt"
+expect_status "bad script" 2
+expect_has "bad script" "$err" "bad.txt:1: expected 'TIME key NAME'"
+# a run with --headless never opens the viewer, even with a script given
+run run ../scenes/pendulum.yaml --headless --quiet --no-plots --out "$tmp/run" --t-end 0.1 --script "$tmp/script.txt"
+expect_status "headless run" 0
+if [ -s "$tmp/run/trajectory.csv" ]; then pass; else fail "headless run: no trajectory"; fi
+
+finish

@@ -1,0 +1,345 @@
+/* test_render_core.c: the viewer's core without GL (render/camera.h, frame.h, drawlist.h):
+ * projection and picking rays are inverse to each other; the camera text form reads back exactly;
+ * orbit, zoom and fit keep what they promise; overlay lists parse; frames copy the simulation's
+ * views; the viewer's way of stepping (stops only at output times) reproduces trajectory.csv bit
+ * for bit; draw lists hold each body's geometry and each overlay's items; a ray through a body's
+ * projected centre picks that body.
+ *
+ * Runs in the tests folder (CTest's working directory): the scenes are ../scenes/NAME.yaml. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "camera.h"
+#include "drawlist.h"
+#include "files.h"
+#include "frame.h"
+
+static const double PI = 3.14159265358979323846;
+
+/* the index of the lowest set bit */
+static int ctz(int m) {
+  int k = 0;
+  while (m > 1 && !(m & 1)) m >>= 1, k++;
+  return k;
+}
+
+static double dist3(const double a[3], const double b[3]) {
+  return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* a simulation of a shipped scene, stepped to t */
+static hg_sim *sim_of(const char *name, double t, hg_scene **sc) {
+  char path[256];
+  hg_error err;
+  snprintf(path, sizeof path, "../scenes/%s.yaml", name);
+  *sc = hg_scene_load(path, &err);
+  assert_non_null(*sc);
+  hg_sim_options o;
+  hg_sim_default_options(&o);
+  hg_sim *sim = hg_sim_new(*sc, &o, &err);
+  assert_non_null(sim);
+  assert_int_equal(hg_sim_run(sim, t), HG_SIM_OK);
+  return sim;
+}
+
+/* the pixel a point projects to, and the ray back through that pixel, passes through the point
+ * (to 1e-12 of the distance: double precision through one division and one normalization); also
+ * 7,000 km from the origin */
+static void test_project_ray_inverse(void **state) {
+  (void)state;
+  hg_camera c;
+  hg_camera_default(&c);
+  const double base[2][3] = {{0, 0, 0}, {7.0e6, -1.2e5, 3.3e5}};
+  for (int b = 0; b < 2; b++) {
+    for (int k = 0; k < 3; k++) c.eye[k] += base[b][k], c.target[k] += base[b][k];
+    double x[3] = {base[b][0] + 0.3, base[b][1] - 0.2, base[b][2] + 0.4}, px[2], o[3], d[3];
+    assert_int_equal(hg_camera_project(&c, 640, 480, x, px), 1);
+    hg_camera_ray(&c, 640, 480, px[0], px[1], o, d);
+    double s = 0, p[3];
+    for (int k = 0; k < 3; k++) s += (x[k] - o[k]) * d[k];
+    for (int k = 0; k < 3; k++) p[k] = o[k] + s * d[k];
+    assert_true(dist3(p, x) < 1e-12 * (dist3(o, x) + 1) + (b ? 1e-9 * 7e6 : 0));
+  }
+  /* the target projects to the image centre; a point behind the eye does not project */
+  hg_camera_default(&c);
+  double px[2], behind[3];
+  assert_int_equal(hg_camera_project(&c, 300, 200, c.target, px), 1);
+  assert_true(fabs(px[0] - 150) < 1e-9 && fabs(px[1] - 100) < 1e-9);
+  for (int k = 0; k < 3; k++) behind[k] = 2 * c.eye[k] - c.target[k];
+  assert_int_equal(hg_camera_project(&c, 300, 200, behind, px), 0);
+}
+
+/* a point on the upper edge of the vertical field of view lands on row 0 */
+static void test_fov(void **state) {
+  (void)state;
+  hg_camera c = {.eye = {0, 0, 0}, .target = {1, 0, 0}, .up = {0, 0, 1}, .fovy = 60};
+  double x[3] = {1, 0, tan(30 * PI / 180)}, px[2];
+  hg_camera_project(&c, 400, 300, x, px);
+  assert_true(fabs(px[1]) < 1e-9 && fabs(px[0] - 200) < 1e-9);
+  double y[3] = {1, -tan(30 * PI / 180), 0}; /* right of the view: +x pixels (y points left) */
+  hg_camera_project(&c, 400, 300, y, px);
+  assert_true(fabs(px[0] - 350) < 1e-9);
+}
+
+static void test_parse_format(void **state) {
+  (void)state;
+  hg_camera c, d;
+  char err[256], buf[512];
+  hg_camera_default(&c);
+  assert_int_equal(hg_camera_parse("eye=1,2,3 target=0.1,0.2,-0.3 up=0,0,1 fov=33.3", &c, err, sizeof err), 0);
+  assert_true(c.eye[1] == 2 && c.target[2] == -0.3 && c.fovy == 33.3);
+  c.eye[0] = 1.0 / 3;
+  hg_camera_format(&c, buf, sizeof buf);
+  hg_camera_default(&d);
+  assert_int_equal(hg_camera_parse(buf, &d, err, sizeof err), 0);
+  assert_memory_equal(&c, &d, sizeof c);
+  /* errors name what was expected and leave the camera alone */
+  assert_int_equal(hg_camera_parse("eye=1,2", &d, err, sizeof err), -1);
+  assert_non_null(strstr(err, "three numbers"));
+  assert_int_equal(hg_camera_parse("fov=200", &d, err, sizeof err), -1);
+  assert_int_equal(hg_camera_parse("lens=3", &d, err, sizeof err), -1);
+  assert_non_null(strstr(err, "unknown camera key"));
+  assert_int_equal(hg_camera_parse("eye=0,0,0 target=0,0,0", &d, err, sizeof err), -1);
+  assert_memory_equal(&c, &d, sizeof c);
+}
+
+/* orbit and pan keep the distance to the target, zoom scales it, the pitch stops short of the
+ * pole, fit makes the sphere touch the narrower side of the view */
+static void test_motions(void **state) {
+  (void)state;
+  hg_camera c;
+  hg_camera_default(&c);
+  double d0 = dist3(c.eye, c.target);
+  hg_camera_orbit(&c, 0.7, 0.3);
+  assert_true(fabs(dist3(c.eye, c.target) - d0) < 1e-12 * d0);
+  hg_camera_orbit(&c, 0, 10); /* far past the pole */
+  double s[3], u[3], f[3];
+  hg_camera_basis(&c, s, u, f);
+  assert_true(f[2] < -0.99 && f[2] > -0.99999); /* 89 degrees down */
+  hg_camera_pan(&c, 0.1, -0.2);
+  assert_true(fabs(dist3(c.eye, c.target) - d0) < 1e-12 * d0);
+  hg_camera_zoom(&c, 0.5);
+  assert_true(fabs(dist3(c.eye, c.target) - 0.5 * d0) < 1e-12 * d0);
+  hg_camera_default(&c);
+  double centre[3] = {1, 2, 3}, px[2];
+  hg_camera_fit(&c, centre, 2, 800, 400);
+  assert_true(dist3(c.target, centre) < 1e-12);
+  /* the sphere's silhouette spans 1/1.05 of the image height (the fit's margin) */
+  double half = 22.5 * PI / 180, dist = dist3(c.eye, c.target);
+  assert_true(fabs(dist - 2 / sin(half) * 1.05) < 1e-9);
+  hg_camera_project(&c, 800, 400, centre, px);
+  assert_true(fabs(px[0] - 400) < 1e-9 && fabs(px[1] - 200) < 1e-9);
+  hg_camera_preset_view(&c, HG_VIEW_TOP);
+  hg_camera_basis(&c, s, u, f);
+  assert_true(fabs(f[2] + 1) < 1e-12 && fabs(u[1] - 1) < 1e-12);
+}
+
+static void test_overlay_parse(void **state) {
+  (void)state;
+  int m;
+  char err[512];
+  assert_int_equal(hg_overlay_parse("none", &m, err, sizeof err), 0);
+  assert_int_equal(m, 0);
+  assert_int_equal(hg_overlay_parse("frames,joints, pairs", &m, err, sizeof err), 0);
+  assert_int_equal(m, HG_OV_FRAMES | HG_OV_JOINTS | HG_OV_PAIRS);
+  assert_int_equal(hg_overlay_parse("all", &m, err, sizeof err), 0);
+  assert_int_equal(m, HG_OV_ALL);
+  assert_int_equal(hg_overlay_parse("frames,torques", &m, err, sizeof err), -1);
+  assert_non_null(strstr(err, "'torques'"));
+  assert_non_null(strstr(err, "momentum"));
+  for (int k = 0; k < HG_OV_COUNT; k++) {
+    assert_int_equal(hg_overlay_parse(hg_overlay_name(k), &m, err, sizeof err), 0);
+    assert_int_equal(m, 1 << k);
+  }
+}
+
+/* a frame holds the views: body poses as hg_sim_body gives them, geometry posed on its body */
+static void test_frame_views(void **state) {
+  (void)state;
+  hg_scene *sc;
+  hg_sim *sim = sim_of("dock", 3, &sc);
+  hg_history h;
+  hg_history_init(&h, 16);
+  hg_frame *f = hg_history_capture(&h, sim, sc);
+  assert_non_null(f);
+  const hg_model *m = hg_sim_model(sim);
+  assert_int_equal(f->nbody, m->nbody);
+  assert_int_equal(f->ngeom, m->ngeom);
+  for (int i = 1; i < m->nbody; i++) {
+    hg_se3 T;
+    double tw[6];
+    hg_sim_body(sim, i, &T, tw);
+    assert_memory_equal(&T, &f->body[i].pose, sizeof T);
+    assert_string_equal(hg_frame_name(&h, f->body[i].name), m->body_name[i]);
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    hg_se3 W;
+    hg_se3_mul(&f->body[m->geom[g].body].pose, &m->geom[g].pose, &W);
+    assert_memory_equal(&W, &f->geom[g].pose, sizeof W);
+  }
+  /* equivalent inertia box of the chaser (principal moments 300, 300, 200 about its com, mass
+   * 800): extents sqrt(6 (I2 + I3 - I1) / m) = sqrt(6 * 200 / 800) for x and y, sqrt(6 * 400 / 800)
+   * for z (to 1e-12: one Jacobi sweep on a diagonal tensor is exact) */
+  int ch = hg_frame_body(f, hg_history_intern(&h, "chaser"));
+  assert_true(ch > 0);
+  double e[3] = {f->body[ch].box[0], f->body[ch].box[1], f->body[ch].box[2]};
+  assert_true(fabs(e[0] - sqrt(1.5)) < 1e-12 && fabs(e[1] - sqrt(1.5)) < 1e-12 && fabs(e[2] - sqrt(3.0)) < 1e-12);
+  hg_history_free(&h);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
+/* the viewer's stepping: stops only at output times t_start + k dt; every frame it keeps equals
+ * the trajectory.csv row of its time, and the file equals that of an uninterrupted run */
+static void test_history_matches_trajectory(void **state) {
+  (void)state;
+  char dir_a[256], dir_b[256], path[512];
+  hg_error err;
+  assert_int_equal(hg_test_temp_dir("render_a", dir_a, sizeof dir_a), 0);
+  assert_int_equal(hg_test_temp_dir("render_b", dir_b, sizeof dir_b), 0);
+  hg_scene *sc = hg_scene_load("../scenes/dock.yaml", &err);
+  assert_non_null(sc);
+  hg_sim_options o;
+  hg_sim_default_options(&o);
+  o.t_end = 12, o.out_dir = dir_a, o.plots = 0;
+  hg_sim *a = hg_sim_new(sc, &o, &err);
+  assert_int_equal(hg_sim_run(a, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_finish(a), HG_SIM_OK);
+  hg_sim_free(a);
+  o.out_dir = dir_b;
+  hg_sim *b = hg_sim_new(sc, &o, &err);
+  hg_history h;
+  hg_history_init(&h, 4096);
+  double dt = sc->output.dt;
+  for (long k = 0; k * dt <= 12; k += 7) { /* stops every 7 rows, as a viewer at some speed */
+    assert_int_equal(hg_sim_run(b, hg_sim_t_start(b) + (double)k * dt), HG_SIM_OK);
+    assert_non_null(hg_history_capture(&h, b, sc));
+  }
+  assert_int_equal(hg_sim_run(b, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_finish(b), HG_SIM_OK);
+  hg_sim_free(b);
+  size_t la, lb;
+  snprintf(path, sizeof path, "%s/trajectory.csv", dir_a);
+  char *ta = hg_test_read_file(path, &la);
+  snprintf(path, sizeof path, "%s/trajectory.csv", dir_b);
+  char *tb = hg_test_read_file(path, &lb);
+  assert_non_null(ta);
+  assert_non_null(tb);
+  assert_int_equal(la, lb);
+  assert_memory_equal(ta, tb, la);
+  /* each kept frame against its row: the columns chaser.x, .y, .z (found in the header),
+   * written with %.17g: they read back exactly */
+  int chaser = hg_history_intern(&h, "chaser"), checked = 0, cx = 0;
+  for (const char *p = ta; *p && *p != '\n' && strncmp(p, "chaser.x,", 9) != 0; p++)
+    if (*p == ',') cx++;
+  assert_true(cx > 0 && cx + 3 < 200);
+  for (char *row = strchr(ta, '\n') + 1; row && *row; row = strchr(row, '\n') ? strchr(row, '\n') + 1 : NULL) {
+    double v[200];
+    char *p = row;
+    for (int c = 0; c <= cx + 2; c++) {
+      v[c] = strtod(p, &p);
+      if (*p == ',') p++;
+    }
+    int k = hg_history_find(&h, v[0]);
+    if (h.frame[k].t != v[0]) continue;
+    const hg_frame *f = &h.frame[k];
+    int b2 = hg_frame_body(f, chaser);
+    assert_true(b2 > 0);
+    assert_true(f->body[b2].pose.p[0] == v[cx] && f->body[b2].pose.p[1] == v[cx + 1] &&
+                f->body[b2].pose.p[2] == v[cx + 2]);
+    checked++;
+  }
+  assert_true(checked == h.n);
+  free(ta), free(tb);
+  hg_history_free(&h);
+  hg_scene_free(sc);
+  hg_test_remove_dir(dir_a);
+  hg_test_remove_dir(dir_b);
+}
+
+/* each overlay adds items to the draw list; with none only the bodies' geometry is there */
+static void test_draw_list_overlays(void **state) {
+  (void)state;
+  static const struct { const char *scene; double t; int bit; } cases[] = {
+      {"dock", 1, HG_OV_FRAMES},     {"dock", 1, HG_OV_JOINTS},   {"dock", 1, HG_OV_COM},
+      {"dock", 1, HG_OV_MARKERS},    {"dock", 1, HG_OV_INERTIA},  {"undock", 1, HG_OV_WRENCHES},
+      {"undock", 1, HG_OV_SPRINGS},  {"heatshield", 1, HG_OV_FORCES}, {"dock", 1, HG_OV_TRAILS},
+      {"dock", 1, HG_OV_PAIRS},      {"dock", 1, HG_OV_MOMENTUM}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    hg_scene *sc;
+    hg_sim *sim = sim_of(cases[c].scene, 0, &sc);
+    hg_history h;
+    hg_history_init(&h, 64);
+    for (int k = 1; k <= 5; k++) { /* a few frames: trails need a past */
+      assert_int_equal(hg_sim_run(sim, cases[c].t * k / 5), HG_SIM_OK);
+      hg_history_capture(&h, sim, sc);
+    }
+    const hg_frame *f = &h.frame[h.n - 1];
+    hg_draw_list dl;
+    hg_draw_list_init(&dl);
+    hg_draw_options o = {.overlays = 0, .track = -1, .hist = &h, .frame_index = h.n - 1};
+    assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+    assert_int_equal(dl.nshape, f->ngeom);
+    assert_int_equal(dl.nline + dl.nlabel, 0);
+    for (int k = 0; k < dl.nshape; k++) assert_int_equal(dl.shape[k].id, f->geom[k].body + 1);
+    o.overlays = cases[c].bit;
+    assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+    int added = dl.nshape - f->ngeom + dl.nline + dl.nlabel;
+    if (added <= 0) fail_msg("overlay %s adds nothing in %s", hg_overlay_name(ctz(cases[c].bit)), cases[c].scene);
+    hg_draw_list_free(&dl);
+    hg_history_free(&h);
+    hg_sim_free(sim);
+    hg_scene_free(sc);
+  }
+}
+
+/* the ray through the projected origin of each body of the humanoid... picks a body whose
+ * geometry that ray meets first; for the two spacecraft of the dock scene, each body's own */
+static void test_pick(void **state) {
+  (void)state;
+  hg_scene *sc;
+  hg_sim *sim = sim_of("dock", 0, &sc);
+  hg_history h;
+  hg_history_init(&h, 4);
+  hg_frame *f = hg_history_capture(&h, sim, sc);
+  hg_draw_list dl;
+  hg_draw_list_init(&dl);
+  hg_draw_options o = {.overlays = 0, .track = -1, .hist = &h};
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  hg_camera c = {.eye = {12, 0, 0}, .target = {0, 0, 0}, .up = {0, 0, 1}, .fovy = 50};
+  const char *names[2] = {"target", "chaser"};
+  double pts[2][3] = {{0, 0, -2}, {0.008, 0, 2.95}}; /* inside each body's geometry */
+  for (int k = 0; k < 2; k++) {
+    double px[2], org[3], dir[3], d;
+    hg_camera_project(&c, 640, 480, pts[k], px);
+    hg_camera_ray(&c, 640, 480, px[0], px[1], org, dir);
+    int b = hg_draw_pick(&dl, org, dir, &d);
+    assert_true(b > 0);
+    assert_string_equal(hg_frame_name(&h, f->body[b].name), names[k]);
+  }
+  double org[3] = {12, 0, 30}, dir[3] = {-1, 0, 0}; /* above everything */
+  assert_int_equal(hg_draw_pick(&dl, org, dir, NULL), -1);
+  hg_draw_list_free(&dl);
+  hg_history_free(&h);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_project_ray_inverse), cmocka_unit_test(test_fov),
+      cmocka_unit_test(test_parse_format),        cmocka_unit_test(test_motions),
+      cmocka_unit_test(test_overlay_parse),       cmocka_unit_test(test_frame_views),
+      cmocka_unit_test(test_history_matches_trajectory), cmocka_unit_test(test_draw_list_overlays),
+      cmocka_unit_test(test_pick),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
