@@ -51,4 +51,8 @@ void hg_cli_render_usage(FILE *f);
 int hg_cli_view(int argc, char **argv);
 void hg_cli_view_usage(FILE *f);
 
+/* Prints "hinge CMD: " and the printf-style message (one %s for arg), then the command's usage
+ * text; returns the usage exit status. One error path for every command's options. */
+int hg_cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, const char *arg);
+
 #endif

@@ -166,13 +166,9 @@ static int parse_number(const char *s, size_t len, double *x) {
   return end == s + len && isfinite(*x) ? 0 : -1;
 }
 
-/* message, usage, and the usage exit status */
+/* "hinge dynamics: " message, the usage, and the usage exit status */
 static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "hinge dynamics: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n");
-  hg_cli_dynamics_usage(stderr);
-  return HG_EXIT_USAGE;
+  return hg_cli_usage_error("dynamics", hg_cli_dynamics_usage, fmt, arg);
 }
 
 /* fills a from argv (argv[0] is "dynamics"); returns 0 or an exit status */

@@ -58,12 +58,9 @@ void hg_cli_linearize_usage(FILE *f) {
           "             3 numerical failure (simulation to T, singular inertia, LAPACK)\n");
 }
 
+/* "hinge linearize: " message, the usage, and the usage exit status */
 static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "hinge linearize: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n");
-  hg_cli_linearize_usage(stderr);
-  return HG_EXIT_USAGE;
+  return hg_cli_usage_error("linearize", hg_cli_linearize_usage, fmt, arg);
 }
 
 static int parse_args(int argc, char **argv, lin_args *a) {

@@ -55,3 +55,11 @@ hg_model *hg_cli_load_model(const char *path, const hg_urdf_options *opt, hg_err
   hg_error_set(err, "%s: unknown model format (known: %s)", path, known);
   return NULL;
 }
+
+int hg_cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, const char *arg) {
+  fprintf(stderr, "hinge %s: ", cmd);
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n");
+  usage(stderr);
+  return HG_EXIT_USAGE;
+}

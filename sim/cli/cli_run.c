@@ -70,13 +70,9 @@ void hg_cli_run_usage(FILE *f) {
           "             3 numerical failure (the last good state is in DIR/failure-state.txt)\n");
 }
 
-/* message, usage, and the usage exit status */
+/* "hinge run: " message, the usage, and the usage exit status */
 static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "hinge run: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n");
-  hg_cli_run_usage(stderr);
-  return HG_EXIT_USAGE;
+  return hg_cli_usage_error("run", hg_cli_run_usage, fmt, arg);
 }
 
 /* a finite number (positive when positive is set); 0 or -1 */
