@@ -28,6 +28,7 @@ void hg_viewer_default_options(hg_viewer_options *o) {
   o->overlays = HG_OV_DEFAULT;
   hg_camera_default(&o->camera);
   hg_sim_default_options(&o->sim);
+  hg_output_default_options(&o->out);
   o->screenshot_dir = ".";
 }
 
@@ -104,6 +105,7 @@ static int load(viewer *v) {
   hg_scene *sc = hg_scene_load(v->path, &err);
   if (!sc) return say(v, INFINITY, "%s", err.msg), -1;
   hg_sim *sim = hg_sim_new(sc, &v->o->sim, &err);
+  if (sim && v->o->out.dir && hg_output_attach(sim, &v->o->out, &err)) hg_sim_free(sim), sim = NULL;
   if (!sim) {
     say(v, INFINITY, "%s", err.msg);
     hg_scene_free(sc);

@@ -8,6 +8,7 @@
 
 #include "camera.h"
 #include "drawlist.h"
+#include "output.h"
 #include "sim.h"
 
 typedef struct hg_render_options {
@@ -42,7 +43,8 @@ typedef struct hg_viewer_options {
   int has_camera;
   hg_camera camera;
   const char *track;       /* body the camera follows, or NULL */
-  hg_sim_options sim;      /* how the simulation runs and what it writes (out_dir: outputs) */
+  hg_sim_options sim;      /* how the simulation runs (out_dir: checkpoints) */
+  hg_output_options out;   /* what it writes (output.h; dir NULL: nothing) */
   const char *commands;    /* a command file scheduled at the start, or NULL */
   const char *script;      /* timed input events (keys) for tests and demonstrations, or NULL */
   const char *screenshot_dir; /* where the screenshot key writes (default ".") */

@@ -73,7 +73,6 @@ static void *run_job(void *arg) {
   hg_error err;
   hg_sim_options opt;
   hg_sim_default_options(&opt);
-  opt.plots = 0;
   j->sim = hg_sim_new(j->s, &opt, &err);
   j->rc = j->sim ? hg_sim_run(j->sim, INFINITY) : -1;
   return NULL;

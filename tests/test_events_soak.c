@@ -76,7 +76,6 @@ static void thousands_of_events(void **state) {
   hg_sim_options opt;
   hg_sim_default_options(&opt);
   opt.t_end = 0.01 * nev + 0.01;
-  opt.plots = 0;
   hg_sim *sim = hg_sim_new(s, &opt, &err);
   if (!sim) fail_msg("%s", err.msg);
   hg_rng r;
@@ -128,7 +127,6 @@ static void planar_reroot_is_refused(void **state) {
   hg_sim_options opt;
   hg_sim_default_options(&opt);
   opt.t_end = 1;
-  opt.plots = 0;
   hg_sim *sim = hg_sim_new(s, &opt, &err);
   const char *texts[] = {"detach e1", "attach m_e1 m_c3", "attach m_c3 m_e1"};
   for (int k = 0; k < 3; k++) {

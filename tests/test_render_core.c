@@ -21,6 +21,7 @@
 #include "drawlist.h"
 #include "files.h"
 #include "frame.h"
+#include "sims.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -209,13 +210,14 @@ static void test_history_matches_trajectory(void **state) {
   assert_non_null(sc);
   hg_sim_options o;
   hg_sim_default_options(&o);
-  o.t_end = 12, o.out_dir = dir_a, o.plots = 0;
+  o.t_end = 12;
   hg_sim *a = hg_sim_new(sc, &o, &err);
+  hg_test_outputs(a, dir_a);
   assert_int_equal(hg_sim_run(a, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_finish(a), HG_SIM_OK);
   hg_sim_free(a);
-  o.out_dir = dir_b;
   hg_sim *b = hg_sim_new(sc, &o, &err);
+  hg_test_outputs(b, dir_b);
   hg_history h;
   hg_history_init(&h, 4096);
   double dt = sc->output.dt;

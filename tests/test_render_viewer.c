@@ -22,6 +22,7 @@
 #include <stb_image.h>
 
 #include "files.h"
+#include "sims.h"
 #include "viewer.h"
 
 static void write_file(const char *path, const char *text) {
@@ -135,8 +136,8 @@ static void test_viewed_run_writes_same_outputs(void **state) {
   assert_non_null(sc);
   hg_sim_options so;
   hg_sim_default_options(&so);
-  so.out_dir = da, so.plots = 0;
   hg_sim *sim = hg_sim_new(sc, &so, &e);
+  hg_test_outputs(sim, da);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
   hg_sim_free(sim);
@@ -149,7 +150,7 @@ static void test_viewed_run_writes_same_outputs(void **state) {
   hg_viewer_options o;
   hg_viewer_default_options(&o);
   o.offscreen = 1, o.script = script, o.width = 800, o.height = 700, o.finish = 1;
-  o.sim.out_dir = db, o.sim.plots = 0;
+  o.out.dir = db, o.out.plots = 0;
   assert_int_equal(hg_viewer_run("../scenes/dock.yaml", &o, err, sizeof err), 0);
   const char *files[2] = {"trajectory.csv", "events.csv"};
   for (int k = 0; k < 2; k++) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output.h"
 #include "sim.h"
 #include "context.h"
 #include "viewer.h"
@@ -217,7 +218,8 @@ static int run_viewer(const run_args *a, const char *out) {
   char err[1024];
   hg_viewer_default_options(&vo);
   vo.sim.t_end = a->t_end, vo.sim.rtol = a->rtol, vo.sim.method = a->method;
-  vo.sim.out_dir = out, vo.sim.checkpoint_every = a->checkpoint_every, vo.sim.plots = !a->no_plots;
+  vo.sim.out_dir = out, vo.sim.checkpoint_every = a->checkpoint_every;
+  vo.out.dir = out, vo.out.plots = !a->no_plots;
   vo.commands = a->commands, vo.script = a->script, vo.offscreen = a->offscreen, vo.finish = 1;
   int rc = hg_viewer_run(a->scene, &vo, err, sizeof err);
   if (rc == 1 || rc == 2) fprintf(stderr, "hinge: %s\n", err);
@@ -240,10 +242,18 @@ static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
   opt.method = a->method;
   opt.out_dir = out;
   opt.checkpoint_every = a->checkpoint_every;
-  opt.plots = !a->no_plots;
-  opt.progress = !a->quiet && isatty(fileno(stderr)) ? stderr : NULL;
+  hg_output_options oo;
+  hg_output_default_options(&oo);
+  oo.dir = out;
+  oo.plots = !a->no_plots;
+  oo.progress = !a->quiet && isatty(fileno(stderr)) ? stderr : NULL;
   hg_sim *sim = hg_sim_new(sc, &opt, &err);
   if (!sim) return fprintf(stderr, "hinge: %s\n", err.msg), HG_EXIT_USAGE;
+  if (hg_output_attach(sim, &oo, &err)) {
+    fprintf(stderr, "hinge: %s\n", err.msg);
+    hg_sim_free(sim);
+    return status_of(HG_SIM_ERR_OUTPUT);
+  }
   if (schedule_commands(sim, sc, a->commands)) {
     hg_sim_free(sim);
     return HG_EXIT_USAGE;
@@ -282,7 +292,7 @@ int hg_cli_run(int argc, char **argv) {
     return HG_EXIT_FAILURE;
   }
   /* files of an earlier run would mix with this one's (a checkpoint being resumed stays) */
-  if (hg_sim_clear_outputs(out, a.resume)) {
+  if (hg_output_clear(out, a.resume)) {
     fprintf(stderr, "hinge: cannot remove the outputs of an earlier run from %s: %s\n", out,
             strerror(errno));
     hg_scene_free(sc);

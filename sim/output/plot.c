@@ -11,7 +11,7 @@
 
 #include <plplot.h>
 
-#include "sim_internal.h"
+#include "output_internal.h"
 
 #define PLOT_W 1000
 #define PLOT_H 720
@@ -118,9 +118,9 @@ static void draw_panel(const panel *p) {
 }
 
 /* a page of panels stacked vertically; 1 written, 0 skipped, -1 when the file is not writable */
-static int draw_page(hg_sim *s, const char *name, const panel *panels, int npanel) {
+static int draw_page(const hg_outputs *o, const char *name, const panel *panels, int npanel) {
   char path[4096];
-  hg_out_path(s, name, path, sizeof path);
+  hg_out_path(o, name, path, sizeof path);
   /* PLplot exits the process on an unwritable file, so check first */
   FILE *f = fopen(path, "wb");
   if (!f) return -1;
@@ -138,47 +138,49 @@ static int draw_page(hg_sim *s, const char *name, const panel *panels, int npane
 
 /* ---- the pages ---- */
 
-static int page_energy(hg_sim *s) {
-  panel p[2] = {{&s->out.energy, 3, {1, 2, 3}, {"kinetic", "potential", "total"}, "energy [J]",
+static int page_energy(const hg_outputs *o, hg_sim *s) {
+  (void)s;
+  panel p[2] = {{&o->energy, 3, {1, 2, 3}, {"kinetic", "potential", "total"}, "energy [J]",
                  "Mechanical energy (potential: gravity and force elements)"},
-                {&s->out.energy, 1, {4}, {"drift"}, "B - B0 [J]",
+                {&o->energy, 1, {4}, {"drift"}, "B - B0 [J]",
                  "Energy budget drift (kinetic + potential + removed by locks - work)"}};
-  return draw_page(s, "energy.png", p, 2);
+  return draw_page(o, "energy.png", p, 2);
 }
 
-static int page_momentum(hg_sim *s) {
-  panel p[2] = {{&s->out.momentum, 3, {1, 2, 3}, {"Lx", "Ly", "Lz"}, "L [N m s]",
+static int page_momentum(const hg_outputs *o, hg_sim *s) {
+  (void)s;
+  panel p[2] = {{&o->momentum, 3, {1, 2, 3}, {"Lx", "Ly", "Lz"}, "L [N m s]",
                  "Angular momentum about the world origin"},
-                {&s->out.momentum, 3, {4, 5, 6}, {"px", "py", "pz"}, "p [N s]",
+                {&o->momentum, 3, {4, 5, 6}, {"px", "py", "pz"}, "p [N s]",
                  "Linear momentum"}};
-  return draw_page(s, "momentum.png", p, 2);
+  return draw_page(o, "momentum.png", p, 2);
 }
 
-static int page_pairs(hg_sim *s) {
-  const hg_output_spec *o = &s->scene->output;
+static int page_pairs(const hg_outputs *o, hg_sim *s) {
+  const hg_output_spec *os = &hg_sim_scene(s)->output;
   static char labels[PLOT_MAXLINES][96];
-  panel p[2] = {{&s->out.pair, 0, {0}, {0}, "distance [m]", "Separation of the body origins"},
-                {&s->out.pair, 0, {0}, {0}, "speed [m/s]", "Relative speed of the body origins"}};
-  for (int k = 0; k < o->npair && k < PLOT_MAXLINES; k++) {
-    snprintf(labels[k], sizeof labels[k], "%s - %s", o->pair[k].body_a, o->pair[k].body_b);
+  panel p[2] = {{&o->pair, 0, {0}, {0}, "distance [m]", "Separation of the body origins"},
+                {&o->pair, 0, {0}, {0}, "speed [m/s]", "Relative speed of the body origins"}};
+  for (int k = 0; k < os->npair && k < PLOT_MAXLINES; k++) {
+    snprintf(labels[k], sizeof labels[k], "%s - %s", os->pair[k].body_a, os->pair[k].body_b);
     for (int j = 0; j < 2; j++) {
       p[j].cols[k] = 1 + 2 * k + j;
       p[j].labels[k] = labels[k];
       p[j].nline++;
     }
   }
-  if (o->npair == 0) return 0;
-  return draw_page(s, "separation.png", p, 2);
+  if (os->npair == 0) return 0;
+  return draw_page(o, "separation.png", p, 2);
 }
 
 /* the load columns of joints with one DoF (group 0) or several (group 1) into a panel */
-static void load_lines(hg_sim *s, int group, panel *p, char (*labels)[96]) {
+static void load_lines(const hg_outputs *o, int group, panel *p, char (*labels)[96]) {
   int at = 0;
-  for (int c = 0; c < s->out.ncol; c++)
-    for (int k = 0; k < s->out.col[c].nv; k++, at++) {
-      if ((s->out.col[c].nv > 1) != group || !s->out.load_used[at] || p->nline == PLOT_MAXLINES)
+  for (int c = 0; c < o->ncol; c++)
+    for (int k = 0; k < o->col[c].nv; k++, at++) {
+      if ((o->col[c].nv > 1) != group || !o->load_used[at] || p->nline == PLOT_MAXLINES)
         continue;
-      const hg_col *col = &s->out.col[c];
+      const hg_col *col = &o->col[c];
       const char *unit = "", *name = hg_joint_entry_name(col->type, 2, k, &unit);
       snprintf(labels[p->nline], sizeof labels[0], "%.60s.%s [%s]", col->joint, name, unit);
       p->labels[p->nline] = labels[p->nline];
@@ -186,25 +188,27 @@ static void load_lines(hg_sim *s, int group, panel *p, char (*labels)[96]) {
     }
 }
 
-static int page_loads(hg_sim *s) {
+static int page_loads(const hg_outputs *o, hg_sim *s) {
+  (void)s;
   static char labels[2][PLOT_MAXLINES][96];
-  panel p[2] = {{&s->out.load, 0, {0}, {0}, "load [N m or N]",
+  panel p[2] = {{&o->load, 0, {0}, {0}, "load [N m or N]",
                  "Loads of prescribed and locked 1-DoF joints"},
-                {&s->out.load, 0, {0}, {0}, "load [N m, N]",
+                {&o->load, 0, {0}, {0}, "load [N m, N]",
                  "Loads of prescribed and locked multi-DoF joints (child body frame)"}};
-  load_lines(s, 0, &p[0], labels[0]);
-  load_lines(s, 1, &p[1], labels[1]);
+  load_lines(o, 0, &p[0], labels[0]);
+  load_lines(o, 1, &p[1], labels[1]);
   if (p[0].nline == 0 && p[1].nline == 0) return 0;
-  if (p[0].nline == 0) return draw_page(s, "loads.png", &p[1], 1);
-  return draw_page(s, "loads.png", p, p[1].nline ? 2 : 1);
+  if (p[0].nline == 0) return draw_page(o, "loads.png", &p[1], 1);
+  return draw_page(o, "loads.png", p, p[1].nline ? 2 : 1);
 }
 
-int hg_plot_all(hg_sim *s) {
-  int (*pages[])(hg_sim *) = {page_energy, page_momentum, page_pairs, page_loads};
+int hg_plot_all(const hg_outputs *o, hg_sim *s) {
+  int (*pages[])(const hg_outputs *, hg_sim *) = {page_energy, page_momentum, page_pairs,
+                                                  page_loads};
   int written = 0;
-  if (s->out.energy.n < 2) return 0;
+  if (o->energy.n < 2) return 0;
   for (size_t k = 0; k < sizeof pages / sizeof pages[0]; k++) {
-    int rc = pages[k](s);
+    int rc = pages[k](o, s);
     if (rc < 0) return -1;
     written += rc;
   }

@@ -107,7 +107,7 @@ int hg_ck_fwrite(const hg_sim *s, FILE *f) {
           s->b_scale, s->max_drift, s->quad);
   fprintf(f, "momentum");
   put_numbers(f, s->h_ref, 6);
-  fprintf(f, " %.17g\n", s->max_hdrift);
+  fprintf(f, " %.17g\n", s->mt.drift);
   write_history(f, s);
   write_modes(f, s);
   fprintf(f, "q %d", s->m->nq);
@@ -243,7 +243,7 @@ static int ck_options(hg_sim *s, ck_reader *r) {
 
 static int ck_momentum(hg_sim *s, ck_reader *r) {
   for (int k = 0; k < 7; k++)
-    if (num(r, 1 + k, k < 6 ? &s->h_ref[k] : &s->max_hdrift)) return -1;
+    if (num(r, 1 + k, k < 6 ? &s->h_ref[k] : &s->mt.drift)) return -1;
   return 0;
 }
 
@@ -408,6 +408,7 @@ static int ck_read(hg_sim *s, ck_reader *r) {
 }
 
 int hg_ck_resume(hg_sim *s, const char *path, hg_error *err) {
+  s->view_ok = 0; /* a new state: the views evaluate it afresh */
   ck_reader r;
   memset(&r, 0, sizeof r);
   r.path = path;

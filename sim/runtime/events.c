@@ -405,10 +405,11 @@ static int finish_fire(hg_sim *s, fire_ctx *c, int kind, int index) {
   if (!c->ev.conserves) memcpy(s->h_ref, c->ev.h_after, sizeof s->h_ref);
   hg_sim_resolve_triggers(s);
   s->restart = 1;
-  return hg_out_event(s, &c->ev);
+  return hg_sim_notify_event(s, &c->ev);
 }
 
 int hg_sim_fire(hg_sim *s, int kind, int index) {
+  s->view_ok = 0; /* a new state: the views evaluate it afresh */
   fire_ctx c;
   int rc = 0;
   memset(&c, 0, sizeof c);

@@ -12,7 +12,6 @@ void hg_sim_default_options(hg_sim_options *o) {
   memset(o, 0, sizeof *o);
   o->t_end = NAN;
   o->method = -1;
-  o->plots = 1;
 }
 
 int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...) {
@@ -135,7 +134,6 @@ static int sim_build(hg_sim *s, hg_error *err) {
     s->integ.atol_quad = s->integ.rtol * (s->b_scale > 0 ? s->b_scale : 1);
   s->k_ck = 1;
   if (hg_sim_new_integrator(s)) return hg_error_set(err, "%s", s->err), -1;
-  if (hg_out_open(s)) return hg_error_set(err, "%s", s->err), -1;
   return 0;
 }
 
@@ -158,7 +156,7 @@ fail:
 
 void hg_sim_free(hg_sim *s) {
   if (!s) return;
-  hg_out_close(s);
+  hg_sim_release_observers(s);
   hg_integrator_free(s->I);
   for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->prof[i]);
   hg_forces_free(s->forces);
@@ -195,6 +193,7 @@ void hg_sim_free(hg_sim *s) {
 }
 
 int hg_sim_resume(hg_sim *s, const char *path, hg_error *err) {
+  s->started = 1; /* observers saw the scene's initial model: they come before this */
   return hg_ck_resume(s, path, err) ? HG_SIM_ERR_INPUT : HG_SIM_OK;
 }
 
@@ -338,7 +337,7 @@ static void keep_good_state(hg_sim *s) {
 static void write_failure_state(hg_sim *s) {
   char path[4096];
   if (!s->opt.out_dir) return;
-  hg_out_path(s, "failure-state.txt", path, sizeof path);
+  hg_sim_path(s, "failure-state.txt", path, sizeof path);
   size_t n = strlen(s->err);
   if (s->good) {
     FILE *f = fopen(path, "w");
@@ -404,7 +403,7 @@ static int isolated(hg_sim *s, char *why, size_t len) {
  * total that small is mostly that error and any drift relative to it would read as order one
  * (a spacecraft at rest deploying its arrays). The bodies' peak summed momentum is the scale
  * then; zero_total[k] says so. */
-static double stretch_drift(const hg_momentum_track *mt, double scale[2], int zero_total[2]) {
+static double stretch_drift(const hg_sim_momentum_track *mt, double scale[2], int zero_total[2]) {
   double r = 0;
   for (int k = 0; k < 2; k++) {
     zero_total[k] = !(mt->peak[k] >= 1e-6 * mt->bodies[k]);
@@ -416,7 +415,7 @@ static double stretch_drift(const hg_momentum_track *mt, double scale[2], int ze
 
 /* momentum h (bodies' summed magnitudes sc) in the open stretch */
 static void stretch_add(hg_sim *s, const double h[6], const double sc[2]) {
-  hg_momentum_track *mt = &s->mt;
+  hg_sim_momentum_track *mt = &s->mt;
   double d[2] = {0, 0}, scale[2];
   for (int k = 0; k < 3; k++) {
     d[0] += (h[k] - mt->ref[k]) * (h[k] - mt->ref[k]);
@@ -430,8 +429,8 @@ static void stretch_add(hg_sim *s, const double h[6], const double sc[2]) {
   }
   int zero[2];
   double r = stretch_drift(mt, scale, zero);
-  if (r > s->max_hdrift || mt->nstretch == 1) {
-    s->max_hdrift = fmax(r, s->max_hdrift);
+  if (r > mt->drift || mt->nstretch == 1) {
+    mt->drift = fmax(r, mt->drift);
     memcpy(mt->worst_peak, scale, sizeof scale);
     memcpy(mt->worst_zero, zero, sizeof zero);
   }
@@ -439,7 +438,7 @@ static void stretch_add(hg_sim *s, const double h[6], const double sc[2]) {
 
 /* a new stretch from momentum h */
 static void stretch_begin(hg_sim *s, const double h[6], const double sc[2], const char *since) {
-  hg_momentum_track *mt = &s->mt;
+  hg_sim_momentum_track *mt = &s->mt;
   memcpy(mt->ref, h, sizeof mt->ref);
   mt->isolated = 1;
   mt->nstretch++;
@@ -452,7 +451,7 @@ static void stretch_begin(hg_sim *s, const double h[6], const double sc[2], cons
 }
 
 void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) {
-  hg_momentum_track *mt = &s->mt;
+  hg_sim_momentum_track *mt = &s->mt;
   double h[6], sc[2];
   char why[sizeof mt->why], since[sizeof mt->since];
   /* the integration up to the event belongs to the open stretch; or the system was not
@@ -496,7 +495,7 @@ static int checkpoint(hg_sim *s) {
   snprintf(name, sizeof name, "checkpoint-%04ld.txt", s->k_ck);
   s->k_ck++;
   if (!s->opt.out_dir) return 0;
-  hg_out_path(s, name, path, sizeof path);
+  hg_sim_path(s, name, path, sizeof path);
   if (hg_ck_write(s, path))
     return hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "cannot write the checkpoint %s", path);
   return 0;
@@ -510,11 +509,11 @@ static int present(hg_sim *s) {
   if (!rc && s->restart) rc = hg_sim_restart(s) ? s->failed : 0;
   if (!rc && row_exists(s, s->k_out) && hg_sim_out_time(s, s->k_out) <= s->t) {
     track_invariants(s);
-    rc = hg_out_row(s);
+    rc = hg_sim_notify_row(s);
     s->k_out++;
   }
   if (!rc && ck_exists(s, s->k_ck) && hg_sim_ck_time(s, s->k_ck) <= s->t) rc = checkpoint(s);
-  hg_progress(s, 0);
+  hg_sim_notify_progress(s, 0);
   return rc;
 }
 
@@ -553,26 +552,21 @@ int hg_sim_run(hg_sim *s, double until) {
   if (s->failed) return s->failed;
   double tend = fmin(until, s->t_end), w0 = wall_now();
   s->held = 0;
+  s->started = 1;
   int rc = present(s);
   while (!rc && s->t < tend) rc = step_to(s, tend);
   s->wall += wall_now() - w0;
   s->view_ok = 0;
   if (rc == HG_SIM_ERR_NUMERIC) write_failure_state(s);
-  hg_progress(s, 1);
+  hg_sim_notify_progress(s, 1);
   return rc;
 }
 
 int hg_sim_finish(hg_sim *s) {
-  char path[4096];
-  int rc = HG_SIM_OK;
   s->held = 0;
+  s->started = 1;
   if (!s->failed && s->t < s->t_end) present(s); /* what is due where the run was left */
-  if (!s->opt.out_dir) return rc;
-  if (s->opt.plots && s->scene->output.plots && hg_plot_all(s) < 0) rc = HG_SIM_ERR_OUTPUT;
-  hg_out_path(s, "summary.txt", path, sizeof path);
-  if (hg_out_summary(s, path)) rc = HG_SIM_ERR_OUTPUT;
-  hg_out_close(s);
-  return rc;
+  return hg_sim_notify_finish(s);
 }
 
 int hg_sim_write_checkpoint(const hg_sim *s, const char *path) {

@@ -45,9 +45,10 @@
  * switches) without integrating, loads its state and restarts the same way, so the resumed run
  * repeats the uninterrupted run's arithmetic bit for bit.
  *
- * Outputs (when out_dir is set): trajectory.csv, joints.csv, events.csv, summary.txt and PNG
- * plots (energy.png, momentum.png, separation.png, loads.png); docs/outputs.md describes every
- * column. */
+ * Files: with out_dir set the runtime writes its checkpoints and, after a numerical failure,
+ * failure-state.txt there. Everything else a run writes (trajectory.csv, joints.csv, events.csv,
+ * summary.txt, the plots) comes from observers (hg_sim_observe) that read the run through the
+ * views below: the outputs of sim/output (output.h) are one. */
 #ifndef HINGE_SIM_H
 #define HINGE_SIM_H
 
@@ -69,10 +70,9 @@ typedef struct hg_sim_options {
   double t_end;            /* NaN: the scene's */
   double rtol;             /* 0: the scene's */
   int method;              /* -1: the scene's (hg_integ_method) */
-  const char *out_dir;     /* NULL: write nothing (the folder must exist) */
+  const char *out_dir;     /* checkpoints and failure-state.txt; NULL: none (the folder must
+                              exist) */
   double checkpoint_every; /* 0: no checkpoints */
-  int plots;               /* write the PNG plots (with out_dir and the scene's output.plots) */
-  FILE *progress;          /* a progress bar (a terminal), or NULL */
 } hg_sim_options;
 
 /* one logged event (events.csv) */
@@ -151,14 +151,32 @@ int hg_sim_write_commands(const hg_sim *sim, const char *path);
  * that cannot reverse): each is in the event log's details, starting with "REFUSED" */
 int hg_sim_refused(const hg_sim *sim);
 
-/* Closes the outputs: summary.txt and the plots. Returns HG_SIM_OK or HG_SIM_ERR_OUTPUT. */
+/* Ends the run where it was left: what is due at that instant (events, the output row), then
+ * every observer's finish (summary.txt and the plots of the outputs). HG_SIM_OK, or
+ * HG_SIM_ERR_OUTPUT when an observer failed. */
 int hg_sim_finish(hg_sim *sim);
 
-/* Removes from folder dir the files a run writes there (trajectory.csv, joints.csv, events.csv,
- * summary.txt, the plots, failure-state.txt, checkpoint-NNNN.txt) and nothing else, except the
- * file keep (NULL: none; a checkpoint being resumed). 0, or -1 when the folder cannot be read or
- * a file cannot be removed. */
-int hg_sim_clear_outputs(const char *dir, const char *keep);
+/* ---- observers ----
+ * An observer follows a run from outside: it is called at every output time (the scene's
+ * output.dt, after the events of that instant), after every logged event, after every stop of
+ * hg_sim_run (for progress bars) and by hg_sim_finish, and it reads the simulation only through
+ * the views below. Observers are called in the order they were added; each callback may be NULL.
+ * A callback that fails returns a message (it must stay valid until the observer is released),
+ * which stops the run with HG_SIM_ERR_OUTPUT; NULL means success. */
+typedef struct hg_sim_observer {
+  void *user;
+  const char *(*row)(void *user, hg_sim *sim);
+  const char *(*event)(void *user, hg_sim *sim, const hg_sim_event *ev);
+  void (*progress)(void *user, hg_sim *sim, int final);
+  const char *(*finish)(void *user, hg_sim *sim);
+  void (*release)(void *user); /* by hg_sim_free */
+} hg_sim_observer;
+#define HG_SIM_MAX_OBSERVERS 8
+/* Adds an observer (copied), before hg_sim_resume and the first hg_sim_run: it sees the model
+ * the scene starts with, and its first row is the state the run starts from (t_start, or the
+ * checkpoint a resumed run continues from). 0, or -1 when the run has begun or there are
+ * HG_SIM_MAX_OBSERVERS already (the observer is released then). */
+int hg_sim_observe(hg_sim *sim, const hg_sim_observer *obs);
 
 /* Writes a checkpoint of the current state to path; HG_SIM_OK or HG_SIM_ERR_OUTPUT. */
 int hg_sim_write_checkpoint(const hg_sim *sim, const char *path);
@@ -172,6 +190,11 @@ int hg_sim_write_checkpoint(const hg_sim *sim, const char *path);
  * valid until the simulation next advances or changes. */
 
 const char *hg_sim_error(const hg_sim *sim);
+/* HG_SIM_OK, or the status of the run's first failure */
+int hg_sim_status(const hg_sim *sim);
+/* the scene simulated, and the integrator settings in use (the scene's, overridden by options) */
+const hg_scene *hg_sim_scene(const hg_sim *sim);
+const hg_integ_options *hg_sim_integ_options(const hg_sim *sim);
 double hg_sim_time(const hg_sim *sim);
 double hg_sim_t_start(const hg_sim *sim);
 double hg_sim_t_end(const hg_sim *sim);
@@ -192,7 +215,8 @@ typedef struct hg_sim_joint_view {
   hg_joint_type type;
   hg_mode mode;
   int nq, nv;
-  const double *q, *v;   /* its coordinates and rates (views into the state) */
+  const double *q, *v;   /* its coordinates and rates (the state, prescribed joints exactly on
+                            their profiles) */
   const double *load;    /* nv: at a free joint the force elements' joint forces; at a prescribed
                             or locked joint the force the actuator or lock adds (N or N m; what
                             trajectory.csv's load columns hold) */
@@ -224,7 +248,8 @@ typedef struct hg_sim_pair_view {
   int present;           /* both bodies are in the simulation */
   double pa[3], pb[3];   /* the origins, world */
   double distance;       /* m */
-  double speed;          /* rate of change of the distance, m/s */
+  double speed;          /* magnitude of the relative velocity of the origins, m/s */
+  double range_rate;     /* rate of change of the distance, m/s (> 0 opening) */
 } hg_sim_pair_view;
 int hg_sim_npair(const hg_sim *sim);
 void hg_sim_pair(hg_sim *sim, int k, hg_sim_pair_view *pv);
@@ -279,6 +304,29 @@ int hg_sim_clearance(hg_sim *sim, const char *const *a, int na, const char *cons
 /* total momentum (angular about the world origin, linear; world axes) and the energy budget */
 void hg_sim_momentum(hg_sim *sim, double h[6]);
 void hg_sim_get_budget(hg_sim *sim, hg_sim_budget *b);
+
+/* Momentum as an invariant: it is one only while the system is isolated (no external force
+ * element acts, uniform gravity is zero, every tree hangs from the world on a free joint in free
+ * mode). The run is cut into isolated stretches; a stretch ends where the system stops being
+ * isolated or an event changes the momentum on purpose, and a new one begins where it is isolated
+ * again. Within a stretch the drift is |h - h_ref| relative to the peak total momentum. */
+typedef struct hg_sim_momentum_track {
+  int isolated;           /* the system was isolated at the last check (a stretch is open) */
+  int nstretch;           /* stretches begun so far */
+  double t0;              /* start of the open stretch */
+  double ref[6];          /* the total momentum there (L about the world origin, p; world) */
+  double peak[2];         /* open stretch: peak |L| (about the world origin) and |p| of the total */
+  double bodies[2];       /* open stretch: peak of the bodies' summed |L| and |p| */
+  double dmax[2];         /* open stretch: max |L - L_ref| and |p - p_ref| */
+  double worst_abs[2];    /* max |L - L_ref| and |p - p_ref| over every stretch */
+  double worst_peak[2];   /* the scales of the worst relative drift */
+  int worst_zero[2];      /* 1: that scale is the bodies' summed momentum (the total is zero) */
+  double t_out;           /* the last time the system was not isolated (NaN: never) */
+  char why[240];          /* what made it not isolated then */
+  char since[200];        /* what began the open (or last) stretch */
+  double drift;           /* the largest relative drift over the stretches so far */
+} hg_sim_momentum_track;
+const hg_sim_momentum_track *hg_sim_momentum_drift(const hg_sim *sim);
 /* the event log */
 int hg_sim_nevents(const hg_sim *sim);
 const hg_sim_event *hg_sim_event_at(const hg_sim *sim, int k);

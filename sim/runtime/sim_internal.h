@@ -1,5 +1,6 @@
-/* sim_internal.h: what the parts of the simulation runner share (sim*.c, triggers.c, events.c,
- * output.c, plot.c, checkpoint.c; not a public header). */
+/* sim_internal.h: what the parts of the simulation runtime share (the .c files of sim/runtime;
+ * not a public header: everything outside the runtime, its outputs included, reads it through
+ * sim.h). */
 #ifndef HINGE_SIM_INTERNAL_H
 #define HINGE_SIM_INTERNAL_H
 
@@ -57,53 +58,6 @@ typedef struct hg_trig {
   int nset[2], *set[2];   /* clearance: the two sets' bodies present in the model */
 } hg_trig;
 
-/* the trajectory columns of one body of the scene and its joint (output.c) */
-typedef struct hg_col {
-  char *body;             /* the body's name */
-  char *joint, *parent;   /* its joint in the scene, and the body that joint hangs it from */
-  hg_joint_type type;     /* the joint's type in the scene */
-  int nq, nv;             /* widths of its q, v and load columns */
-} hg_col;
-
-/* Momentum as an invariant (sim.c): it is one only while the system is isolated (no external
- * force element acts, uniform gravity is zero, every tree hangs from the world on a free joint in
- * free mode). The run is cut into isolated stretches; a stretch ends where the system stops being
- * isolated or an event changes the momentum on purpose, and a new one begins where it is isolated
- * again. Within a stretch the drift is |h - h_ref| relative to the peak total momentum. */
-typedef struct hg_momentum_track {
-  int isolated;           /* the system was isolated at the last check (a stretch is open) */
-  int nstretch;           /* stretches begun so far */
-  double t0;              /* start of the open stretch */
-  double ref[6];          /* the total momentum there (L about the world origin, p; world) */
-  double peak[2];         /* open stretch: peak |L| (about the world origin) and |p| of the total */
-  double bodies[2];       /* open stretch: peak of the bodies' summed |L| and |p| */
-  double dmax[2];         /* open stretch: max |L - L_ref| and |p - p_ref| */
-  double worst_abs[2];    /* max |L - L_ref| and |p - p_ref| over every stretch */
-  double worst_peak[2];   /* the scales of the worst relative drift (max_hdrift) */
-  int worst_zero[2];      /* 1: that scale is the bodies' summed momentum (the total is zero) */
-  double t_out;           /* the last time the system was not isolated (NaN: never) */
-  char why[240];          /* what made it not isolated then */
-  char since[200];        /* what began the open (or last) stretch */
-} hg_momentum_track;
-
-/* growable series for the plots */
-typedef struct hg_series {
-  int n, cap, width;      /* rows, allocated rows, numbers per row */
-  double *x;              /* n x width */
-} hg_series;
-
-typedef struct hg_outputs {
-  FILE *traj, *events, *joints;
-  int ncol;  hg_col *col;          /* per body of the scene (present at the start, then absent) */
-  long rows;
-  /* plots: time, energies (kinetic, potential+element, total, budget drift), momentum (6),
-   * separations (2 per pair), loads (per load column) */
-  hg_series energy, momentum, pair, load;
-  int nload;                       /* load columns (sum of col[].nv) */
-  unsigned char *load_used;        /* nload: the column was not free at some output */
-  double *row_load, *row_pair;     /* one row of the load and pair series */
-} hg_outputs;
-
 struct hg_sim {
   const hg_scene *scene;  /* never modified: every run of a scene starts alike */
   hg_builder *builder;    /* the bodies present now: a copy of the scene's that topology changes edit */
@@ -160,10 +114,9 @@ struct hg_sim {
 
   /* energy budget */
   double e_lock, w_event, b0, b_scale, max_drift;
-  /* momentum: the reference (the start of the current isolated stretch, hg_momentum_track) and
-   * the largest relative drift from it over the stretches */
-  double h_ref[6], max_hdrift;
-  hg_momentum_track mt;
+  /* momentum: the reference (the start of the current isolated stretch) and the stretches */
+  double h_ref[6];
+  hg_sim_momentum_track mt;
 
   /* schedule */
   double dt_out;          /* trajectory interval */
@@ -173,7 +126,9 @@ struct hg_sim {
   int held;               /* hg_sim_run stopped at the caller's time: restart, output row and
                              checkpoint of this instant wait for the next call (sim.c) */
 
-  /* views (views.c): the current state's kinematics and loads are in d and tau while view_ok */
+  /* views (views.c): the current state's kinematics and loads are in d and tau while view_ok;
+   * whatever changes the state or evaluates another one clears it (hg_sim_eval, hg_sim_pull_state,
+   * hg_sim_fire, hg_ck_resume, hg_sim_install_model) */
   unsigned long model_version; /* incremented by hg_sim_install_model */
   int view_ok;
   /* previews (preview.c): a scratch workspace of the model of version pv_version */
@@ -184,7 +139,9 @@ struct hg_sim {
   /* bookkeeping */
   hg_integ_stats stats_done; /* statistics of integrators already freed */
   double wall, wall_mark;
-  double progress_wall;   /* wall time of the last progress update */
+  int nobs;               /* observers (hg_sim_observe) */
+  hg_sim_observer obs[HG_SIM_MAX_OBSERVERS];
+  int started;            /* hg_sim_run was called: no more observers */
   int failed;             /* the status of a failure (0: none) */
   /* the last good state (sim.c): a checkpoint of the last output row or event whose state was
    * finite with the energy budget still closing, for failure-state.txt */
@@ -192,7 +149,6 @@ struct hg_sim {
   size_t good_len;
   double good_t;
   char err[512];          /* the first failure (as long as hg_error.msg) */
-  hg_outputs out;
 };
 
 /* ---- sim.c ---- */
@@ -200,7 +156,7 @@ struct hg_sim {
 int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...);
 /* makes room for one more of n items of size in *arr (capacity *cap); 0 or -1 */
 int hg_sim_grow(void **arr, int n, int *cap, size_t size);
-/* momentum tracking (hg_momentum_track) at an event that was just applied (ev) or, with ev NULL,
+/* momentum tracking (hg_sim_momentum_track) at an event that was just applied (ev) or, with ev NULL,
  * at the current state */
 void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev);
 /* what the invariants and the last good state (failure-state.txt) note after event ev */
@@ -307,19 +263,15 @@ int hg_sim_topology(hg_sim *s, const hg_topo_op *op, int with_state);
 int hg_sim_push_topo(hg_sim *s, const hg_topo_op *op);
 void hg_sim_free_topo(hg_topo_op *op);
 
-/* ---- output.c ---- */
-int hg_out_open(hg_sim *s);
-int hg_out_row(hg_sim *s);
-int hg_out_event(hg_sim *s, const hg_sim_event *ev);
-int hg_out_summary(hg_sim *s, const char *path);
-void hg_out_close(hg_sim *s);
-void hg_progress(hg_sim *s, int final);
-/* a file name in the output folder */
-void hg_out_path(const hg_sim *s, const char *name, char *path, size_t len);
-
-/* ---- plot.c ---- */
-/* the PNG plots; returns the number written, -1 on an error */
-int hg_plot_all(hg_sim *s);
+/* ---- observe.c: the observers ---- */
+/* each observer's row, event (after hg_sim_after_event), progress, finish; 0 or the status */
+int hg_sim_notify_row(hg_sim *s);
+int hg_sim_notify_event(hg_sim *s, const hg_sim_event *ev);
+void hg_sim_notify_progress(hg_sim *s, int final);
+int hg_sim_notify_finish(hg_sim *s);
+void hg_sim_release_observers(hg_sim *s);
+/* a file name in the run's folder (opt.out_dir) */
+void hg_sim_path(const hg_sim *s, const char *name, char *path, size_t len);
 
 /* ---- checkpoint.c ---- */
 int hg_ck_write(const hg_sim *s, const char *path);

@@ -9,6 +9,7 @@
 /* ---- the right-hand side ---- */
 
 int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *power) {
+  s->view_ok = 0; /* s->d and s->tau now hold this evaluation (views.c) */
   const hg_model *m = s->m;
   hg_data *d = s->d;
   size_t nq = (size_t)m->nq, nv = (size_t)m->nv;
@@ -119,6 +120,7 @@ int hg_sim_restart(hg_sim *s) {
 }
 
 void hg_sim_pull_state(hg_sim *s) {
+  s->view_ok = 0; /* a new state: the views evaluate it afresh */
   s->t = hg_integrator_t(s->I);
   memcpy(s->q, hg_integrator_q(s->I), (size_t)s->m->nq * sizeof(double));
   memcpy(s->v, hg_integrator_v(s->I), (size_t)s->m->nv * sizeof(double));

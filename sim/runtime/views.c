@@ -9,8 +9,11 @@
 /* the current state's kinematics, loads and joint wrenches in s->d and s->tau */
 static void view_state(hg_sim *s) {
   if (s->view_ok) return;
-  s->view_ok = hg_sim_eval(s, s->t, s->q, s->v, NULL) == 0;
-  if (!s->view_ok) hg_kinematics(s->m, s->d, s->q, s->v); /* poses at least */
+  int ok = hg_sim_eval(s, s->t, s->q, s->v, NULL) == 0;
+  s->view_ok = 1;
+  if (ok) return;
+  hg_kinematics(s->m, s->d, s->q, s->v); /* poses at least; the loads are unknown */
+  for (int k = 0; k < s->m->nv; k++) s->tau[k] = NAN;
 }
 
 const char *hg_sim_error(const hg_sim *s) { return s->err; }
@@ -70,8 +73,8 @@ void hg_sim_joint(hg_sim *s, int i, hg_sim_joint_view *jv) {
   jv->mode = s->d->mode[i];
   jv->nq = m->jnt_nq[i];
   jv->nv = m->jnt_nv[i];
-  jv->q = s->q + m->q_adr[i];
-  jv->v = s->v + m->v_adr[i];
+  jv->q = s->qs + m->q_adr[i]; /* the state with the prescribed joints on their profiles */
+  jv->v = s->vs + m->v_adr[i];
   jv->load = s->tau + m->v_adr[i];
   /* the transmitted wrench, child frame -> world axes (still about the child origin) */
   const hg_se3 *Tc = &s->d->T_world[i];
@@ -126,7 +129,8 @@ void hg_sim_pair(hg_sim *s, int k, hg_sim_pair_view *pv) {
   memset(pv, 0, sizeof *pv);
   pv->a = ps->body_a;
   pv->b = ps->body_b;
-  pv->present = a >= 0 && b >= 0;
+  pv->present = a >= 1 && b >= 1;
+  pv->distance = pv->speed = pv->range_rate = NAN;
   if (!pv->present) return;
   hg_sim_body_world(s, a, &Ta, ta);
   hg_sim_body_world(s, b, &Tb, tb);
@@ -134,7 +138,8 @@ void hg_sim_pair(hg_sim *s, int k, hg_sim_pair_view *pv) {
   memcpy(pv->pb, Tb.p, sizeof pv->pb);
   for (int r = 0; r < 3; r++) dp[r] = Tb.p[r] - Ta.p[r], dv[r] = tb[3 + r] - ta[3 + r];
   pv->distance = hg_v3_norm(dp);
-  pv->speed = pv->distance > 0 ? hg_v3_dot(dp, dv) / pv->distance : hg_v3_norm(dv);
+  pv->speed = hg_v3_norm(dv);
+  pv->range_rate = pv->distance > 0 ? hg_v3_dot(dp, dv) / pv->distance : pv->speed;
 }
 
 /* ---- invariants and statistics ---- */

@@ -40,7 +40,6 @@ static void bench(const char *dir, const char *name, int reps) {
   }
   hg_sim_options opt;
   hg_sim_default_options(&opt);
-  opt.plots = 0;
   hg_sim *s = hg_sim_new(sc, &opt, &err);
   if (!s || hg_sim_run(s, 1.0)) {
     fprintf(stderr, "bench_rhs: %s\n", s ? hg_sim_error(s) : err.msg);

@@ -22,7 +22,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (hg_commands_load(scene, path, &cl, &err)) return 0;
   hg_sim_options opt;
   hg_sim_default_options(&opt);
-  opt.plots = 0;
   opt.t_end = 0.2;
   hg_sim *sim = hg_sim_new(scene, &opt, &err);
   for (int k = 0; sim && k < cl.n; k++)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "files.h"
+#include "output.h"
 #include "sims.h"
 
 hg_scene *hg_test_scene(const char *path) {
@@ -38,10 +39,19 @@ static hg_sim *make_sim(const hg_scene *s, double rtol, double t_end, const char
   opt.t_end = t_end;
   opt.out_dir = out_dir;
   opt.checkpoint_every = checkpoint_every;
-  opt.plots = 0;
   hg_sim *sim = hg_sim_new(s, &opt, &err);
   if (!sim) fail_msg("%s: %s", s->path, err.msg);
+  if (out_dir) hg_test_outputs(sim, out_dir);
   return sim;
+}
+
+void hg_test_outputs(hg_sim *sim, const char *dir) {
+  hg_output_options oo;
+  hg_error err;
+  hg_output_default_options(&oo);
+  oo.dir = dir;
+  oo.plots = 0;
+  if (hg_output_attach(sim, &oo, &err)) fail_msg("%s", err.msg);
 }
 
 hg_sim *hg_test_sim(const hg_scene *s, double t_end, const char *out_dir) {

@@ -1,0 +1,48 @@
+/* output_internal.h: what the parts of the outputs share (output.c, summary.c, plot.c,
+ * progress.c); not a public header. */
+#ifndef HINGE_OUTPUT_INTERNAL_H
+#define HINGE_OUTPUT_INTERNAL_H
+
+#include "output.h"
+
+/* the trajectory columns of one body of the scene and its joint (output.c) */
+typedef struct hg_col {
+  char *body;             /* the body's name */
+  char *joint, *parent;   /* its joint in the scene, and the body that joint hangs it from */
+  hg_joint_type type;     /* the joint's type in the scene */
+  int nq, nv;             /* widths of its q, v and load columns */
+} hg_col;
+
+/* a growable series for the plots */
+typedef struct hg_series {
+  int n, cap, width;      /* rows, allocated rows, numbers per row */
+  double *x;              /* n x width */
+} hg_series;
+
+typedef struct hg_outputs {
+  hg_output_options opt;
+  char *dir;                       /* opt.dir, owned */
+  FILE *traj, *events, *joints;
+  int ncol;  hg_col *col;          /* per body of the scene (present at the start, then absent) */
+  long rows;                       /* trajectory rows written */
+  /* plots: time, energies (kinetic, potential+element, total, budget drift), momentum (6),
+   * separations (2 per pair), loads (per load column) */
+  hg_series energy, momentum, pair, load;
+  int nload;                       /* load columns (sum of col[].nv) */
+  unsigned char *load_used;        /* nload: the column was not free at some output */
+  double *row_load, *row_pair;     /* one row of the load and pair series */
+  double progress_wall;            /* wall time of the last progress update (progress.c) */
+  int finished;                    /* summary and plots written, files closed */
+  char msg[4200];                  /* the message of a failure */
+} hg_outputs;
+
+/* a file name in the output folder */
+void hg_out_path(const hg_outputs *o, const char *name, char *path, size_t len);
+/* summary.txt at path (summary.c); 0 or -1 */
+int hg_out_summary(const hg_outputs *o, hg_sim *sim, const char *path);
+/* the PNG plots (plot.c); the number written, -1 on an error */
+int hg_plot_all(const hg_outputs *o, hg_sim *sim);
+/* the progress bar (progress.c): an observer's progress callback on an hg_outputs */
+void hg_out_progress(void *user, hg_sim *sim, int final);
+
+#endif

@@ -1,0 +1,67 @@
+/* observe.c: the observers of a run (sim.h, hg_sim_observe): who is told of each output time,
+ * event, stop and the end, and the views only an observer needs. */
+#include <string.h>
+
+#include "sim_internal.h"
+
+int hg_sim_observe(hg_sim *s, const hg_sim_observer *obs) {
+  if (s->started || s->nobs == HG_SIM_MAX_OBSERVERS) {
+    if (obs->release) obs->release(obs->user);
+    return -1;
+  }
+  s->obs[s->nobs++] = *obs;
+  return 0;
+}
+
+/* the first failure of an observer stops the run */
+static int observer_failed(hg_sim *s, const char *msg) {
+  return msg ? hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "%s", msg) : 0;
+}
+
+int hg_sim_notify_row(hg_sim *s) {
+  int rc = 0;
+  for (int k = 0; k < s->nobs && !rc; k++)
+    if (s->obs[k].row) rc = observer_failed(s, s->obs[k].row(s->obs[k].user, s));
+  return rc;
+}
+
+int hg_sim_notify_event(hg_sim *s, const hg_sim_event *ev) {
+  int rc = 0;
+  hg_sim_after_event(s, ev); /* the invariants and the last good state observe every event */
+  for (int k = 0; k < s->nobs && !rc; k++)
+    if (s->obs[k].event) rc = observer_failed(s, s->obs[k].event(s->obs[k].user, s, ev));
+  return rc;
+}
+
+void hg_sim_notify_progress(hg_sim *s, int final) {
+  for (int k = 0; k < s->nobs; k++)
+    if (s->obs[k].progress) s->obs[k].progress(s->obs[k].user, s, final);
+}
+
+int hg_sim_notify_finish(hg_sim *s) {
+  int rc = 0;
+  for (int k = 0; k < s->nobs; k++) {
+    const char *msg = s->obs[k].finish ? s->obs[k].finish(s->obs[k].user, s) : NULL;
+    if (msg && !rc) rc = HG_SIM_ERR_OUTPUT, hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "%s", msg);
+  }
+  return rc;
+}
+
+void hg_sim_release_observers(hg_sim *s) {
+  for (int k = 0; k < s->nobs; k++)
+    if (s->obs[k].release) s->obs[k].release(s->obs[k].user);
+  s->nobs = 0;
+}
+
+void hg_sim_path(const hg_sim *s, const char *name, char *path, size_t len) {
+  const char *dir = s->opt.out_dir ? s->opt.out_dir : ".";
+  size_t n = strlen(dir);
+  snprintf(path, len, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+}
+
+/* ---- what observers read ---- */
+
+int hg_sim_status(const hg_sim *s) { return s->failed; }
+const hg_scene *hg_sim_scene(const hg_sim *s) { return s->scene; }
+const hg_integ_options *hg_sim_integ_options(const hg_sim *s) { return &s->integ; }
+const hg_sim_momentum_track *hg_sim_momentum_drift(const hg_sim *s) { return &s->mt; }
