@@ -19,27 +19,33 @@
 
 /* ---- shaders ---- */
 
+/* instanced: each instance brings its model-view matrix, normal matrix (view axes) and colour */
 static const char *const mesh_vs =
     "#version 330 core\n"
     "layout(location = 0) in vec3 a_pos;\n"
     "layout(location = 1) in vec3 a_nrm;\n"
-    "uniform mat4 u_mvp, u_mv;\n"
-    "uniform mat3 u_nrm;\n"
+    "layout(location = 2) in mat4 i_mv;\n"
+    "layout(location = 6) in mat3 i_nrm;\n"
+    "layout(location = 9) in vec4 i_color;\n"
+    "uniform mat4 u_proj;\n"
     "out vec3 v_n, v_p;\n"
+    "flat out vec4 v_color;\n"
     "void main() {\n"
-    "  v_p = (u_mv * vec4(a_pos, 1)).xyz;\n"
-    "  v_n = u_nrm * a_nrm;\n"
-    "  gl_Position = u_mvp * vec4(a_pos, 1);\n"
+    "  v_p = (i_mv * vec4(a_pos, 1)).xyz;\n"
+    "  v_n = i_nrm * a_nrm;\n"
+    "  v_color = i_color;\n"
+    "  gl_Position = u_proj * vec4(v_p, 1);\n"
     "}\n";
 
 /* u_mode 0 lit, 1 flat, 2 planet */
 static const char *const mesh_fs =
     "#version 330 core\n"
     "in vec3 v_n, v_p;\n"
-    "uniform vec4 u_color;\n"
+    "flat in vec4 v_color;\n"
     "uniform int u_mode;\n"
     "out vec4 o_color;\n"
     "void main() {\n"
+    "  vec4 u_color = v_color;\n"
     "  if (u_mode == 1) { o_color = u_color; return; }\n"
     "  vec3 n = normalize(v_n);\n"
     "  if (!gl_FrontFacing) n = -n;\n"
@@ -104,7 +110,10 @@ static const char *const ui_fs =
 
 /* ---- unit meshes ---- */
 
-enum { M_BOX, M_SPHERE, M_CYL, M_CONE, M_PLANET, M_NUNIT };
+/* unit meshes; spheres, cylinders and cones at NLOD tessellations each, coarsest first */
+#define NLOD 3
+enum { M_BOX, M_SPHERE, M_CYL = M_SPHERE + NLOD, M_CONE = M_CYL + NLOD, M_PLANET = M_CONE + NLOD,
+       M_NUNIT };
 
 typedef struct gl_mesh {
   GLuint vao, vbo;
@@ -125,13 +134,18 @@ typedef struct mesh_cache {
 
 struct hg_renderer {
   GLuint prog_mesh, prog_line, prog_ui;
-  GLint u_mvp, u_mv, u_nrm, u_color, u_mode, u_vp, u_sky, u_sky_fs, u_screen;
+  GLint u_proj, u_mode, u_vp, u_sky, u_sky_fs, u_screen;
   gl_mesh unit[M_NUNIT];
   mesh_cache *meshes;
   int nmesh, capmesh;
   GLuint line_vao, line_vbo, ui_vao, ui_vbo, font_tex;
   GLuint star_vao, star_vbo;
   int nstar;
+  /* mesh instances queued for the next flush (draw_mesh, flush_meshes): INST_FLOATS each */
+  float *inst, *inst_sorted;
+  const gl_mesh **inst_mesh;
+  int ninst, capinst;
+  GLuint inst_vbo;
   float *lines;       /* x y z w r g b a per vertex */
   int nlines, caplines;
   float *ui;          /* x y u v r g b a per vertex */
@@ -143,7 +157,11 @@ struct hg_renderer {
   int w, h, samples;
 };
 
-/* a mesh from interleaved position + normal floats */
+/* one instance: model-view matrix (16, column-major), normal matrix (9), colour (4) */
+#define INST_FLOATS 29
+
+/* a mesh from interleaved position + normal floats; its instance attributes (locations 2 to 9)
+ * advance once per instance and are pointed at the instance buffer when drawn */
 static void upload(gl_mesh *m, const float *pn, int nvert) {
   glGenVertexArrays(1, &m->vao);
   glGenBuffers(1, &m->vbo);
@@ -154,6 +172,10 @@ static void upload(gl_mesh *m, const float *pn, int nvert) {
   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)0);
   glEnableVertexAttribArray(1);
   glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)(3 * sizeof(float)));
+  for (GLuint a = 2; a < 10; a++) {
+    glEnableVertexAttribArray(a);
+    glVertexAttribDivisor(a, 1);
+  }
   glBindVertexArray(0);
   m->nvert = nvert;
 }
@@ -409,20 +431,23 @@ hg_renderer *hg_renderer_new(char *err, size_t errlen) {
     hg_renderer_free(r);
     return NULL;
   }
-  r->u_mvp = glGetUniformLocation(r->prog_mesh, "u_mvp");
-  r->u_mv = glGetUniformLocation(r->prog_mesh, "u_mv");
-  r->u_nrm = glGetUniformLocation(r->prog_mesh, "u_nrm");
-  r->u_color = glGetUniformLocation(r->prog_mesh, "u_color");
+  r->u_proj = glGetUniformLocation(r->prog_mesh, "u_proj");
+  glGenBuffers(1, &r->inst_vbo);
   r->u_mode = glGetUniformLocation(r->prog_mesh, "u_mode");
   r->u_vp = glGetUniformLocation(r->prog_line, "u_vp");
   r->u_sky = glGetUniformLocation(r->prog_line, "u_sky");
   r->u_sky_fs = r->u_sky;
   r->u_screen = glGetUniformLocation(r->prog_ui, "u_screen");
   make_box(&r->unit[M_BOX]);
-  /* tessellations: smooth at viewer sizes, few enough vertices for a software renderer */
-  make_sphere(&r->unit[M_SPHERE], 24, 12);
-  make_round(&r->unit[M_CYL], -0.5f, 0.5f, 1, 28);
-  make_round(&r->unit[M_CONE], 0, 1, 0, 28);
+  /* tessellations by size on screen (lod): the finest is smooth at a third of the window, the
+   * coarser ones look the same where a shape is a few pixels across, and cost a software
+   * renderer (whose time goes into vertices) a tenth */
+  static const int seg[NLOD] = {8, 14, 28};
+  for (int l = 0; l < NLOD; l++) {
+    make_sphere(&r->unit[M_SPHERE + l], seg[l], seg[l] / 2);
+    make_round(&r->unit[M_CYL + l], -0.5f, 0.5f, 1, seg[l]);
+    make_round(&r->unit[M_CONE + l], 0, 1, 0, seg[l]);
+  }
   make_sphere(&r->unit[M_PLANET], 180, 90);
   int lsz[2] = {4, 4}, usz[3] = {2, 2, 4};
   dyn_array(&r->line_vao, &r->line_vbo, lsz, 2);
@@ -454,7 +479,9 @@ void hg_renderer_free(hg_renderer *r) {
   if (r->prog_mesh) glDeleteProgram(r->prog_mesh);
   if (r->prog_line) glDeleteProgram(r->prog_line);
   if (r->prog_ui) glDeleteProgram(r->prog_ui);
+  if (r->inst_vbo) glDeleteBuffers(1, &r->inst_vbo);
   free(r->lines), free(r->ui);
+  free(r->inst), free(r->inst_sorted), free(r->inst_mesh);
   free(r);
 }
 
@@ -524,59 +551,126 @@ static void model_matrix(const hg_se3 *T, const double eye[3], const double off[
   M[3][0] = (float)p[0], M[3][1] = (float)p[1], M[3][2] = (float)p[2];
 }
 
+/* queues mesh m placed at pose T (relative to the eye) for the next flush_meshes */
 static void draw_mesh(hg_renderer *r, const gl_mesh *m, const hg_se3 *T, const double eye[3],
-                      const double off[3], const double sc[3], mat4 view, mat4 proj,
-                      const float rgba[4]) {
-  mat4 M, MV, MVP;
+                      const double off[3], const double sc[3], mat4 view, const float rgba[4]) {
+  if (r->ninst == r->capinst) {
+    int cap = r->capinst ? 2 * r->capinst : 1024;
+    float *a = realloc(r->inst, (size_t)cap * INST_FLOATS * sizeof(float));
+    if (a) r->inst = a;
+    float *b = a ? realloc(r->inst_sorted, (size_t)cap * INST_FLOATS * sizeof(float)) : NULL;
+    if (b) r->inst_sorted = b;
+    const gl_mesh **c = b ? realloc(r->inst_mesh, (size_t)cap * sizeof *c) : NULL;
+    if (!c) return;
+    r->inst_mesh = c, r->capinst = cap;
+  }
+  mat4 M, MV;
   mat3 N, VN, V3;
   model_matrix(T, eye, off, sc, M, N);
   glm_mat4_mul(view, M, MV);
-  glm_mat4_mul(proj, MV, MVP);
   glm_mat4_pick3(view, V3);
   glm_mat3_mul(V3, N, VN);
-  glUniformMatrix4fv(r->u_mvp, 1, GL_FALSE, (const float *)MVP);
-  glUniformMatrix4fv(r->u_mv, 1, GL_FALSE, (const float *)MV);
-  glUniformMatrix3fv(r->u_nrm, 1, GL_FALSE, (const float *)VN);
-  glUniform4fv(r->u_color, 1, rgba);
-  glBindVertexArray(m->vao);
-  glDrawArrays(GL_TRIANGLES, 0, m->nvert);
+  float *o = r->inst + (size_t)r->ninst * INST_FLOATS;
+  memcpy(o, MV, 16 * sizeof(float));
+  memcpy(o + 16, VN, 9 * sizeof(float));
+  memcpy(o + 25, rgba, 4 * sizeof(float));
+  r->inst_mesh[r->ninst++] = m;
+}
+
+typedef struct inst_key {
+  const gl_mesh *m;
+  int k;
+} inst_key;
+
+static int inst_cmp(const void *a, const void *b) {
+  const inst_key *x = a, *y = b;
+  if (x->m->vao != y->m->vao) return x->m->vao < y->m->vao ? -1 : 1;
+  return (x->k > y->k) - (x->k < y->k);
+}
+
+/* draws the queued instances with projection proj: one instanced draw per mesh, in the order
+ * the meshes were first queued within each mesh */
+static void flush_meshes(hg_renderer *r, mat4 proj) {
+  if (r->ninst == 0) return;
+  inst_key key[512], *keys = r->ninst <= 512 ? key : malloc((size_t)r->ninst * sizeof *keys);
+  if (!keys) {
+    r->ninst = 0;
+    return;
+  }
+  for (int k = 0; k < r->ninst; k++) keys[k].m = r->inst_mesh[k], keys[k].k = k;
+  qsort(keys, (size_t)r->ninst, sizeof *keys, inst_cmp);
+  for (int k = 0; k < r->ninst; k++)
+    memcpy(r->inst_sorted + (size_t)k * INST_FLOATS, r->inst + (size_t)keys[k].k * INST_FLOATS,
+           INST_FLOATS * sizeof(float));
+  glUniformMatrix4fv(r->u_proj, 1, GL_FALSE, (const float *)proj);
+  glBindBuffer(GL_ARRAY_BUFFER, r->inst_vbo);
+  glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)r->ninst * INST_FLOATS * sizeof(float)),
+               r->inst_sorted, GL_STREAM_DRAW);
+  const GLsizei stride = INST_FLOATS * sizeof(float);
+  for (int a = 0, b; a < r->ninst; a = b) {
+    const gl_mesh *m = keys[a].m;
+    for (b = a + 1; b < r->ninst && keys[b].m->vao == m->vao;) b++;
+    size_t base = (size_t)a * INST_FLOATS * sizeof(float);
+    glBindVertexArray(m->vao);
+    for (GLuint c = 0; c < 4; c++) /* the model-view matrix, a column per location */
+      glVertexAttribPointer(2 + c, 4, GL_FLOAT, GL_FALSE, stride, (void *)(base + 4 * c * sizeof(float)));
+    for (GLuint c = 0; c < 3; c++) /* the normal matrix */
+      glVertexAttribPointer(6 + c, 3, GL_FLOAT, GL_FALSE, stride, (void *)(base + (16 + 3 * c) * sizeof(float)));
+    glVertexAttribPointer(9, 4, GL_FLOAT, GL_FALSE, stride, (void *)(base + 25 * sizeof(float)));
+    glDrawArraysInstanced(GL_TRIANGLES, 0, m->nvert, b - a);
+  }
+  if (keys != key) free(keys);
+  r->ninst = 0;
+}
+
+/* The tessellation for a round shape of radius rad at p: by its radius in pixels (the finest
+ * when the camera is inside its bounding sphere). Depends on the camera only, so renders stay
+ * deterministic. */
+static int lod(const hg_renderer *r, const hg_camera *c, const double p[3], double rad, double len) {
+  double s[3], u[3], f[3], d[3], depth = 0, dist = 0;
+  hg_camera_basis(c, s, u, f);
+  for (int k = 0; k < 3; k++) d[k] = p[k] - c->eye[k], depth += d[k] * f[k], dist += d[k] * d[k];
+  if (sqrt(dist) <= rad + 0.5 * len) return NLOD - 1;
+  double px = rad * 0.5 * r->h / (tan(0.5 * c->fovy * 3.14159265358979 / 180) * fmax(depth, 1e-9));
+  return px < 6 ? 0 : px < 24 ? 1 : 2;
 }
 
 /* one shape of the list: its unit meshes, placed and scaled */
 static void draw_shape(hg_renderer *r, const hg_draw_shape *s, const hg_camera *c, const hg_history *names,
-                       mat4 view, mat4 proj, const float rgba[4]) {
+                       mat4 view, const float rgba[4]) {
   double zero[3] = {0, 0, 0}, off[3] = {0, 0, 0}, sc[3];
   double rad = s->size[0], len = s->size[1];
+  int l = lod(r, c, s->pose.p, rad, s->type == HG_GEOM_SPHERE ? 0 : len);
   switch (s->type) {
   case HG_GEOM_BOX:
-    draw_mesh(r, &r->unit[M_BOX], &s->pose, c->eye, zero, s->size, view, proj, rgba);
+    draw_mesh(r, &r->unit[M_BOX], &s->pose, c->eye, zero, s->size, view, rgba);
     break;
   case HG_GEOM_SPHERE:
     sc[0] = sc[1] = sc[2] = rad;
-    draw_mesh(r, &r->unit[M_SPHERE], &s->pose, c->eye, zero, sc, view, proj, rgba);
+    draw_mesh(r, &r->unit[M_SPHERE + l], &s->pose, c->eye, zero, sc, view, rgba);
     break;
   case HG_GEOM_CYLINDER:
   case HG_SHAPE_ARROW_SHAFT:
     sc[0] = sc[1] = rad, sc[2] = len;
     off[2] = s->type == HG_SHAPE_ARROW_SHAFT ? 0.5 * len : 0;
-    draw_mesh(r, &r->unit[M_CYL], &s->pose, c->eye, off, sc, view, proj, rgba);
+    draw_mesh(r, &r->unit[M_CYL + l], &s->pose, c->eye, off, sc, view, rgba);
     break;
   case HG_GEOM_CAPSULE:
     sc[0] = sc[1] = rad, sc[2] = len;
-    draw_mesh(r, &r->unit[M_CYL], &s->pose, c->eye, zero, sc, view, proj, rgba);
+    draw_mesh(r, &r->unit[M_CYL + l], &s->pose, c->eye, zero, sc, view, rgba);
     sc[2] = rad;
     for (int e = -1; e <= 1; e += 2) {
       off[2] = 0.5 * e * len;
-      draw_mesh(r, &r->unit[M_SPHERE], &s->pose, c->eye, off, sc, view, proj, rgba);
+      draw_mesh(r, &r->unit[M_SPHERE + l], &s->pose, c->eye, off, sc, view, rgba);
     }
     break;
   case HG_GEOM_CONE:
     sc[0] = sc[1] = rad, sc[2] = len;
-    draw_mesh(r, &r->unit[M_CONE], &s->pose, c->eye, zero, sc, view, proj, rgba);
+    draw_mesh(r, &r->unit[M_CONE + l], &s->pose, c->eye, zero, sc, view, rgba);
     break;
   case HG_GEOM_MESH: {
     const gl_mesh *m = file_mesh(r, names, s->mesh);
-    if (m) draw_mesh(r, m, &s->pose, c->eye, zero, s->size, view, proj, rgba);
+    if (m) draw_mesh(r, m, &s->pose, c->eye, zero, s->size, view, rgba);
     break;
   }
   default: break;
@@ -640,7 +734,9 @@ static void background(hg_renderer *r, const hg_draw_list *dl) {
   glBindVertexArray(r->ui_vao);
   glBindBuffer(GL_ARRAY_BUFFER, r->ui_vbo);
   glBufferData(GL_ARRAY_BUFFER, sizeof q, q, GL_STREAM_DRAW);
+  glDisable(GL_BLEND); /* opaque: a software renderer's blending costs a read per pixel */
   glDrawArrays(GL_TRIANGLES, 0, 6);
+  glEnable(GL_BLEND);
 }
 
 static void sky(hg_renderer *r, const hg_camera *c) {
@@ -673,8 +769,14 @@ static void planet(hg_renderer *r, const hg_draw_list *dl, const hg_camera *c, i
   static const float earth[4] = {0.16f, 0.36f, 0.62f, 1};
   glUseProgram(r->prog_mesh);
   glUniform1i(r->u_mode, mode == HG_RENDER_SHADED ? 2 : 1);
-  draw_mesh(r, &r->unit[M_PLANET], &T, c->eye, zero, sc, view, proj, earth);
-  glClear(GL_DEPTH_BUFFER_BIT);
+  draw_mesh(r, &r->unit[M_PLANET], &T, c->eye, zero, sc, view, earth);
+  /* a convex surface drawn first: its back faces culled, no depth test or writes (the depth
+   * buffer stays clear for the scene, which is drawn over it) */
+  glDisable(GL_DEPTH_TEST);
+  glEnable(GL_CULL_FACE);
+  flush_meshes(r, proj);
+  glDisable(GL_CULL_FACE);
+  glEnable(GL_DEPTH_TEST);
 }
 
 /* depth range around the draw list's bounds (and the grid) */
@@ -745,8 +847,9 @@ void hg_renderer_draw(hg_renderer *r, const hg_draw_list *dl, const hg_camera *c
       memcpy(col, s->rgba, sizeof col);
       if (mode == HG_RENDER_ID)
         col[0] = (float)(s->id & 255) / 255, col[1] = (float)((s->id >> 8) & 255) / 255, col[2] = 0, col[3] = 1;
-      draw_shape(r, s, c, names, view, proj, col);
+      draw_shape(r, s, c, names, view, col);
     }
+    flush_meshes(r, proj);
   }
   glDepthMask(GL_TRUE);
   if (mode != HG_RENDER_ID) {
