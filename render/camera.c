@@ -51,7 +51,7 @@ int hg_camera_parse(const char *text, hg_camera *c, char *err, size_t errlen) {
   char buf[1024];
   if (strlen(text) >= sizeof buf) return snprintf(err, errlen, "camera text too long"), -1;
   strcpy(buf, text);
-  for (char *tok = strtok(buf, " \t"); tok; tok = strtok(NULL, " \t")) {
+  for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
     char *eq = strchr(tok, '=');
     if (!eq) return snprintf(err, errlen, "'%s': expected KEY=VALUE", tok), -1;
     *eq = 0;

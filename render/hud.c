@@ -147,6 +147,7 @@ static const char *const help_lines[] = {
     "click bar    scrub the timeline (drag)",
     "backspace    restart        F5  reload the scene file",
     "F12, p       screenshot (PNG)   F1  this help",
+    "v            save the camera (hinge-camera.txt, --camera form)",
     "l            strip plots    u   HUD on/off",
     "mouse        left orbit, right/middle pan, wheel zoom",
     "a            fit the scene  1 3 7 9 / x y z  preset views",

@@ -215,6 +215,20 @@ static void screenshot(viewer *v, const char *file) {
   else say(v, 2, "saved %s", path);
 }
 
+/* the camera, in the form --camera reads, into the screenshot folder (and on standard output) */
+static void save_camera(viewer *v) {
+  char path[4200], text[512];
+  snprintf(path, sizeof path, "%s/hinge-camera.txt", v->o->screenshot_dir);
+  hg_camera_format(&v->cam, text, sizeof text);
+  FILE *f = fopen(path, "w");
+  int ok = f && fprintf(f, "%s\n", text) > 0;
+  if (f && fclose(f)) ok = 0;
+  printf("camera: --camera \"%s\"\n", text);
+  fflush(stdout);
+  if (ok) say(v, 3, "camera saved in %s (hinge view/render --camera \"$(cat %s)\")", path, path);
+  else say(v, 4, "cannot write %s", path);
+}
+
 static void jump_event(viewer *v, int dir) {
   double t = v->display_t, best = dir > 0 ? INFINITY : -INFINITY;
   for (int k = 0; k < v->hist.nevent; k++) {
@@ -267,6 +281,7 @@ static void key(viewer *v, SDL_Keycode k, Uint16 mod) {
   case SDLK_F5: if (!load(v)) say(v, 2, "reloaded %s", v->path); break;
   case SDLK_F1: v->help = !v->help; break;
   case SDLK_F12: case SDLK_p: screenshot(v, NULL); break;
+  case SDLK_v: save_camera(v); break;
   case SDLK_l: v->plots = !v->plots; break;
   case SDLK_u: v->hud = !v->hud; break;
   case SDLK_o: v->overlays = v->overlays ? 0 : HG_OV_ALL; break;

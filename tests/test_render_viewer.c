@@ -168,8 +168,38 @@ static void test_viewed_run_writes_same_outputs(void **state) {
   hg_test_remove_dir(db);
 }
 
+/* the camera key writes the camera in the --camera form, which reads back exactly */
+static void test_saved_camera_reads_back(void **state) {
+  (void)state;
+  char dir[256], script[300], path[320], err[512];
+  assert_int_equal(hg_test_temp_dir("viewer_camera", dir, sizeof dir), 0);
+  snprintf(script, sizeof script, "%s/script.txt", dir);
+  write_file(script, "0.1 key v\n0.2 quit\n");
+  hg_viewer_options o;
+  hg_viewer_default_options(&o);
+  o.offscreen = 1, o.script = script, o.width = 320, o.height = 240, o.paused = 1;
+  o.screenshot_dir = dir;
+  o.has_camera = 1;
+  assert_int_equal(hg_camera_parse("eye=3.25,-7.5,2.125 target=0.1,0.2,0.3 up=0,0,1 fov=37", &o.camera,
+                                   err, sizeof err), 0);
+  assert_int_equal(hg_viewer_run("../scenes/dock.yaml", &o, err, sizeof err), 0);
+  snprintf(path, sizeof path, "%s/hinge-camera.txt", dir);
+  size_t n;
+  char *text = hg_test_read_file(path, &n);
+  assert_non_null(text);
+  hg_camera back = o.camera;
+  back.fovy = 1, back.eye[0] = 0;
+  assert_int_equal(hg_camera_parse(text, &back, err, sizeof err), 0);
+  assert_memory_equal(back.eye, o.camera.eye, sizeof back.eye);
+  assert_memory_equal(back.target, o.camera.target, sizeof back.target);
+  assert_true(back.fovy == o.camera.fovy);
+  free(text);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_saved_camera_reads_back),
       cmocka_unit_test(test_broken_scene_at_start),
       cmocka_unit_test(test_reload_broken_scene),
       cmocka_unit_test(test_viewed_run_writes_same_outputs),
