@@ -411,6 +411,13 @@ static const struct bad_scene {
   int line, column;
   const char *expect;
 } bad[] = {
+    {"absurd_position", 4, 37, "'pos' = -1e308 is beyond any physical value of a scene"},
+    {"absurd_time", 2, 23, "'end' = 1e300 is beyond any physical value of a scene"},
+    {"far_position", 8, 17, "position 2e+13 m is beyond the 1e+13 m a scene may give"},
+    {"faster_than_light", 8, 19, "speed 4e+08 m/s is beyond the 3e+08 m/s a scene may give"},
+    {"long_time", 2, 23, "end time 2e+10 s is beyond the 1e+10 s a scene may give"},
+    {"prismatic_far", 8, 17, "position 5e+13 m is beyond the 1e+13 m a scene may give"},
+    {"too_many_rows", 7, 14, "gives 1e+10 rows, more than 1e+09: raise output.dt"},
     {"add_bad_pose", 19, 51, "expected a list of 3 numbers for 'pos', got 2"},
     {"add_marker_on_added", 19, 41,
      "marker 'probe_tip' is on body 'probe', which this add brings"},

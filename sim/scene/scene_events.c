@@ -267,8 +267,7 @@ static int add(hg_sctx *c, const hg_ynode *n, hg_action *a) {
       !(bn = hg_sc_required(c, n, "body", "add")) || hg_sc_body_ref(c, bn, "'body'", &name, &i) ||
       hg_sc_add_root(c, bn, i) || placement_applies(c, n, i) || hg_sc_strdup(c, bn, name, &a->body))
     return -1;
-  if (add_marker(c, n, i, a) || hg_sc_pose(c, n, &a->pose) ||
-      hg_yget_vec(&c->doc, n, "twist", 6, a->twist))
+  if (add_marker(c, n, i, a) || hg_sc_pose(c, n, &a->pose) || hg_sc_twist(c, n, a->twist))
     return -1;
   return 0;
 }
@@ -287,7 +286,7 @@ static int set_state(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   vn = hg_ydoc_get(&c->doc, n, "v");
   if (!qn && !vn) return hg_ydoc_fail(&c->doc, n, "set_state needs 'q', 'v' or both");
   if (qn && hg_sc_joint_q(c, qn, "'q'", &j, a->q)) return -1;
-  if (vn && hg_ydoc_numbers(&c->doc, vn, "'v'", hg_joint_nv(j.type), a->v, NULL)) return -1;
+  if (vn && hg_sc_joint_v(c, vn, "'v'", &j, a->v)) return -1;
   a->has_q = qn != NULL;
   a->has_v = vn != NULL;
   return 0;
@@ -495,7 +494,9 @@ static int trigger(hg_sctx *c, const hg_ynode *n, hg_event_spec *e) {
     return hg_ydoc_fail(&c->doc, n, "an event needs 'at' (a time) or 'when' (a condition)");
   if (wn) return when(c, wn, e);
   e->trigger = HG_TRIGGER_TIME;
-  if (hg_ydoc_number(&c->doc, at, "'at'", 0, &e->time)) return -1;
+  if (hg_ydoc_number(&c->doc, at, "'at'", 0, &e->time) ||
+      hg_sc_bounded(c, at, "event time", &e->time, 1, HG_SC_MAX_TIME, "s"))
+    return -1;
   if (e->time < c->s->t_start)
     return hg_ydoc_fail(&c->doc, at, "event time %g is before the start time %g", e->time,
                         c->s->t_start);

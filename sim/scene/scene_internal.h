@@ -61,6 +61,17 @@ int hg_sc_pose(hg_sctx *c, const hg_ynode *map, hg_se3 *T);
 void hg_sc_rpy_to_R(const double rpy[3], double R[9]);
 /* a quaternion scaled to unit length; -1 with an error at n when it is zero */
 int hg_sc_unit_quat(hg_sctx *c, const hg_ynode *n, double q[4]);
+/* Bounds of physical quantities a scene may give: beyond them a value can only be a mistake, and
+ * it is refused at its key rather than met as a failure inside the integrator. */
+#define HG_SC_MAX_TIME 1e10    /* s: 317 years, for times and spans */
+#define HG_SC_MAX_LENGTH 1e13  /* m: 67 astronomical units, for positions and lengths */
+#define HG_SC_MAX_SPEED 3e8    /* m/s: the speed of light */
+#define HG_SC_MAX_RATE 1e6     /* rad/s, for angular velocities */
+#define HG_SC_MAX_SAMPLES 1e9  /* output rows of a run */
+/* -1 with an error at n unless |x[k]| <= limit for each of the n numbers (what, unit: for the
+ * message) */
+int hg_sc_bounded(hg_sctx *c, const hg_ynode *n, const char *what, const double *x, int count,
+                  double limit, const char *unit);
 /* optional numbers with a range: > 0, >= 0 */
 int hg_sc_positive(hg_sctx *c, const hg_ynode *map, const char *key, double *out);
 int hg_sc_nonneg(hg_sctx *c, const hg_ynode *map, const char *key, double *out);
@@ -84,6 +95,10 @@ int hg_sc_marker_ref(hg_sctx *c, const hg_ynode *n, const char *what, const hg_m
 int hg_sc_force_ref(hg_sctx *c, const hg_ynode *n, const char *what, const char **name);
 /* reads a joint configuration (nq numbers; quaternions normalized) */
 int hg_sc_joint_q(hg_sctx *c, const hg_ynode *n, const char *what, const hg_joint *j, double *q);
+/* a joint's rates at n (nv numbers, speeds within the scene's bounds) */
+int hg_sc_joint_v(hg_sctx *c, const hg_ynode *n, const char *what, const hg_joint *j, double *v);
+/* the optional 'twist' of map: angular velocity then velocity, within the scene's bounds */
+int hg_sc_twist(hg_sctx *c, const hg_ynode *map, double twist[6]);
 /* a copy of a string into *out; -1 with "out of memory" at n */
 int hg_sc_strdup(hg_sctx *c, const hg_ynode *n, const char *str, char **out);
 /* a zeroed array of n items (n may be 0: NULL); -1 with "out of memory" at node */

@@ -69,7 +69,11 @@ static const char *const time_keys[] = {"start", "end", NULL};
 static int time_span(hg_sctx *c, const hg_ynode *n, hg_scene *s) {
   if (hg_ydoc_check_keys(&c->doc, n, "'time'", time_keys) ||
       hg_yget_number(&c->doc, n, "start", &s->t_start) ||
-      hg_yget_number(&c->doc, n, "end", &s->t_end))
+      hg_yget_number(&c->doc, n, "end", &s->t_end) ||
+      hg_sc_bounded(c, hg_ydoc_get(&c->doc, n, "start"), "start time", &s->t_start, 1,
+                    HG_SC_MAX_TIME, "s") ||
+      hg_sc_bounded(c, hg_ydoc_get(&c->doc, n, "end"), "end time", &s->t_end, 1, HG_SC_MAX_TIME,
+                    "s"))
     return -1;
   if (s->t_end > s->t_start) return 0;
   return hg_ydoc_fail(&c->doc, hg_ydoc_get(&c->doc, n, "end") ? hg_ydoc_get(&c->doc, n, "end") : n,
@@ -121,5 +125,13 @@ int hg_sc_run(hg_sctx *c, const hg_ynode *root) {
   if ((in && integrator(c, in, &c->s->integ)) || (tn && time_span(c, tn, c->s)) ||
       (on && output(c, on, &c->s->output)))
     return -1;
-  return 0;
+  /* a finite number of output rows (the runtime holds runs to the same bound) */
+  double dt = c->s->output.dt > 0 ? c->s->output.dt : 0.01, rows = (c->s->t_end - c->s->t_start) / dt;
+  if (rows <= HG_SC_MAX_SAMPLES) return 0;
+  const hg_ynode *at = on && hg_ydoc_get(&c->doc, on, "dt") ? hg_ydoc_get(&c->doc, on, "dt")
+                       : tn && hg_ydoc_get(&c->doc, tn, "end") ? hg_ydoc_get(&c->doc, tn, "end")
+                                                                : root;
+  return hg_ydoc_fail(&c->doc, at, "an output step of %g s over %g s of simulation gives %.3g rows, "
+                      "more than %g: raise output.dt or shorten the run", dt,
+                      c->s->t_end - c->s->t_start, rows, HG_SC_MAX_SAMPLES);
 }

@@ -226,7 +226,7 @@ static int joint_init(hg_sctx *c, const hg_ynode *key, const hg_ynode *val) {
   ji->has_q = qn != NULL;
   ji->has_v = vn != NULL;
   if (qn && hg_sc_joint_q(c, qn, "'q'", &j, ji->q)) return -1;
-  return vn ? hg_ydoc_numbers(&c->doc, vn, "'v'", hg_joint_nv(j.type), ji->v, NULL) : 0;
+  return vn ? hg_sc_joint_v(c, vn, "'v'", &j, ji->v) : 0;
 }
 
 /* one free body's world pose and twist */
@@ -251,7 +251,7 @@ static int body_init(hg_sctx *c, const hg_ynode *key, const hg_ynode *val, hg_bo
       return hg_ydoc_fail(
           &c->doc, key, "body '%s' is given a pose and its joint '%s' a state (line %d): give one",
           name, c->m->jnt_name[i], c->s->jinit[k].src.line);
-  if (hg_sc_pose(c, val, &bi->pose) || hg_yget_vec(&c->doc, val, "twist", 6, bi->twist)) return -1;
+  if (hg_sc_pose(c, val, &bi->pose) || hg_sc_twist(c, val, bi->twist)) return -1;
   return 0;
 }
 

@@ -55,7 +55,11 @@ int hg_sc_pose(hg_sctx *c, const hg_ynode *map, hg_se3 *T) {
   const char *which;
   double v[4];
   hg_se3_identity(T);
-  if (hg_yget_vec(&c->doc, map, "pos", 3, T->p) || orientation_key(c, map, &which)) return -1;
+  if (hg_yget_vec(&c->doc, map, "pos", 3, T->p) ||
+      hg_sc_bounded(c, hg_ydoc_get(&c->doc, map, "pos"), "position", T->p, 3, HG_SC_MAX_LENGTH,
+                    "m") ||
+      orientation_key(c, map, &which))
+    return -1;
   if (!which) return 0;
   if (strcmp(which, "quat") == 0) {
     if (hg_yget_vec(&c->doc, map, "quat", 4, v) ||
@@ -72,6 +76,15 @@ int hg_sc_pose(hg_sctx *c, const hg_ynode *map, hg_se3 *T) {
 }
 
 /* ---- values ---- */
+
+int hg_sc_bounded(hg_sctx *c, const hg_ynode *n, const char *what, const double *x, int count,
+                  double limit, const char *unit) {
+  for (int k = 0; k < count; k++)
+    if (!(fabs(x[k]) <= limit))
+      return hg_ydoc_fail(&c->doc, n, "%s %g %s is beyond the %g %s a scene may give", what, x[k],
+                          unit, limit, unit);
+  return 0;
+}
 
 int hg_sc_positive(hg_sctx *c, const hg_ynode *map, const char *key, double *out) {
   double x = *out;
@@ -226,10 +239,45 @@ int hg_sc_force_ref(hg_sctx *c, const hg_ynode *n, const char *what, const char 
 
 /* ---- joint configurations ---- */
 
+/* -1 with an error at n unless each length (m) and speed (m/s) of joint entries x (configuration:
+ * what = 0, rates: what = 1) is within the scene's bounds */
+static int joint_entries_bounded(hg_sctx *c, const hg_ynode *n, hg_joint_type type, int what,
+                                 const double *x, int count) {
+  for (int k = 0; k < count; k++) {
+    const char *unit = "";
+    hg_joint_entry_name(type, what, k, &unit);
+    if (unit && !strcmp(unit, "m") && hg_sc_bounded(c, n, "position", x + k, 1, HG_SC_MAX_LENGTH, "m"))
+      return -1;
+    if (unit && !strcmp(unit, "m/s") && hg_sc_bounded(c, n, "speed", x + k, 1, HG_SC_MAX_SPEED, "m/s"))
+      return -1;
+    if (unit && !strcmp(unit, "rad/s") &&
+        hg_sc_bounded(c, n, "angular rate", x + k, 1, HG_SC_MAX_RATE, "rad/s"))
+      return -1;
+  }
+  return 0;
+}
+
+int hg_sc_joint_v(hg_sctx *c, const hg_ynode *n, const char *what, const hg_joint *j, double *v) {
+  int nv = hg_joint_nv(j->type);
+  if (hg_ydoc_numbers(&c->doc, n, what, nv, v, NULL)) return -1;
+  return joint_entries_bounded(c, n, j->type, 1, v, nv);
+}
+
+int hg_sc_twist(hg_sctx *c, const hg_ynode *map, double twist[6]) {
+  const hg_ynode *n = hg_ydoc_get(&c->doc, map, "twist");
+  if (hg_yget_vec(&c->doc, map, "twist", 6, twist)) return -1;
+  return n && (hg_sc_bounded(c, n, "angular rate", twist, 3, HG_SC_MAX_RATE, "rad/s") ||
+               hg_sc_bounded(c, n, "speed", twist + 3, 3, HG_SC_MAX_SPEED, "m/s"))
+             ? -1
+             : 0;
+}
+
 int hg_sc_joint_q(hg_sctx *c, const hg_ynode *n, const char *what, const hg_joint *j, double *q) {
   int nq = hg_joint_nq(j->type);
   if (nq == 0) return hg_ydoc_fail(&c->doc, n, "%s: a fixed joint has no configuration", what);
-  if (hg_ydoc_numbers(&c->doc, n, what, nq, q, NULL)) return -1;
+  if (hg_ydoc_numbers(&c->doc, n, what, nq, q, NULL) ||
+      joint_entries_bounded(c, n, j->type, 0, q, nq))
+    return -1;
   if (j->type == HG_JOINT_SPHERICAL) return hg_sc_unit_quat(c, n, q);
   if (j->type == HG_JOINT_FREE) return hg_sc_unit_quat(c, n, q + 3);
   return 0;

@@ -348,6 +348,9 @@ int hg_ydoc_number(hg_ydoc *d, const hg_ynode *n, const char *what, int allow_in
   }
   if (t && parse_decimal(t, &x) == 0) {
     if (!isfinite(x)) return hg_ydoc_fail(d, n, "%s is out of range (%s)", what, t);
+    if (fabs(x) > HG_YDOC_MAX_NUMBER)
+      return hg_ydoc_fail(d, n, "%s = %s is beyond any physical value of a scene (|x| <= %g)", what,
+                          t, HG_YDOC_MAX_NUMBER);
     *out = x;
     return 0;
   }

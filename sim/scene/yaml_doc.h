@@ -72,6 +72,11 @@ const char *hg_ydoc_text(const hg_ynode *n);
 int hg_ydoc_is_null(const hg_ynode *n);
 /* Typed reads of a node; what names the value in the message ("'mass'"). Numbers must be finite
  * unless allow_inf (then .inf, -.inf, inf are accepted too); NaN never is. */
+/* Numbers beyond HG_YDOC_MAX_NUMBER in magnitude are refused wherever they appear: no input of a
+ * multibody scene comes near (the Sun's mass is 2e30 kg, its gravitational parameter 1.3e20),
+ * and the products of two such numbers stay far from overflow. Quantities with tighter bounds
+ * (times, positions, speeds) are checked where they are read (scene_util.c). */
+#define HG_YDOC_MAX_NUMBER 1e30
 int hg_ydoc_number(hg_ydoc *d, const hg_ynode *n, const char *what, int allow_inf, double *out);
 int hg_ydoc_integer(hg_ydoc *d, const hg_ynode *n, const char *what, int *out);
 int hg_ydoc_bool(hg_ydoc *d, const hg_ynode *n, const char *what, int *out);
