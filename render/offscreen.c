@@ -1,6 +1,8 @@
 /* offscreen.c: `hinge render`: a scene rendered to PNG frames (and an MP4) with no display. */
 #include <math.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +20,26 @@ void hg_render_default_options(hg_render_options *o) {
   o->overlays = HG_OV_DEFAULT;
   o->samples = 4;
   o->video = 1;
+}
+
+extern char **environ;
+
+/* the frames of o->out as o->out/video.mp4 (H.264, even width and height), by ffmpeg run
+ * without a shell (any folder name is safe); 0, or 1 with err */
+static int encode_video(const hg_render_options *o, char *err, size_t errlen) {
+  char input[4200], output[4200], rate[32];
+  snprintf(input, sizeof input, "%s/frame-%%05d.png", o->out);
+  snprintf(output, sizeof output, "%s/video.mp4", o->out);
+  snprintf(rate, sizeof rate, "%g", o->fps);
+  char *argv[] = {"ffmpeg", "-y", "-loglevel", "error", "-framerate", rate, "-i", input, "-vf",
+                  "scale=trunc(iw/2)*2:trunc(ih/2)*2", "-pix_fmt", "yuv420p", "-c:v", "libx264",
+                  output, NULL};
+  pid_t pid;
+  int status = 0;
+  if (posix_spawnp(&pid, "ffmpeg", NULL, NULL, argv, environ) != 0 ||
+      waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return snprintf(err, errlen, "ffmpeg failed to write %s", output), 1;
+  return 0;
 }
 
 /* 1 when ffmpeg is on the PATH */
@@ -125,15 +147,9 @@ static int frames(render_job *j, char *err, size_t errlen) {
       fprintf(o->log, "\rhinge render: frame %ld of %ld (t = %.3f s)", k + 1, nframe, t), fflush(o->log);
   }
   if (o->log && !single) fprintf(o->log, "\n");
-  if (!single && o->video && have_ffmpeg()) {
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd,
-             "ffmpeg -y -loglevel error -framerate %g -i '%s/frame-%%05d.png' -vf "
-             "'scale=trunc(iw/2)*2:trunc(ih/2)*2' -pix_fmt yuv420p -c:v libx264 '%s/video.mp4'",
-             o->fps, o->out, o->out);
-    if (system(cmd) != 0) return snprintf(err, errlen, "ffmpeg failed to write %s/video.mp4", o->out), 1;
-    if (o->log) fprintf(o->log, "hinge render: %s/video.mp4\n", o->out);
-  }
+  if (!single && o->video && have_ffmpeg() && encode_video(o, err, errlen)) return 1;
+  if (!single && o->video && o->log && have_ffmpeg())
+    fprintf(o->log, "hinge render: %s/video.mp4\n", o->out);
   return 0;
 }
 

@@ -39,6 +39,16 @@ run render "$tmp/broken.yaml" --time 0 --out "$tmp/x.png"
 expect_status "broken scene" 2
 expect_has "broken scene" "$err" "broken.yaml:3:5: unknown key 'jiont'"
 
+# ---- video: video.mp4 of the frames when ffmpeg is installed (a folder name with a quote too) ----
+if command -v ffmpeg > /dev/null && command -v ffprobe > /dev/null; then
+  run render ../scenes/dock.yaml --out "$tmp/it's video" --size 160x90 --fps 4 --t-start 1 --t-end 3
+  expect_status "video" 0
+  n=$(ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of csv=p=0 \
+      "$tmp/it's video/video.mp4" 2>&1)
+  expect_eq "video: one frame per PNG (1 to 3 s at 4 fps)" "$n" "9"
+else
+  echo "# ffmpeg not installed: video.mp4 not tested"
+fi
 # ---- the viewer, scripted ----
 printf '0.1 screenshot %s\n0.2 quit\n' "$tmp/shot.png" > "$tmp/script.txt"
 run view ../scenes/pendulum.yaml --offscreen --script "$tmp/script.txt" --size 320x200
