@@ -725,14 +725,16 @@ static void background(hg_renderer *r, const hg_draw_list *dl) {
     float t2[4] = {0.015f, 0.018f, 0.035f, 1}, b2[4] = {0.04f, 0.05f, 0.09f, 1};
     memcpy(top, t2, sizeof top), memcpy(bot, b2, sizeof bot);
   }
-  float W = (float)r->w, H = (float)r->h, u = 0.5f / FONT_W, v = 0.5f / FONT_H;
-  float q[6][8] = {{0, 0, u, v}, {W, 0, u, v}, {W, H, u, v}, {0, 0, u, v}, {W, H, u, v}, {0, H, u, v}};
-  for (int k = 0; k < 6; k++) memcpy(&q[k][4], q[k][1] > 0 ? bot : top, 4 * sizeof(float));
-  glUseProgram(r->prog_ui);
-  glUniform2f(r->u_screen, W, H);
-  glBindTexture(GL_TEXTURE_2D, r->font_tex);
-  glBindVertexArray(r->ui_vao);
-  glBindBuffer(GL_ARRAY_BUFFER, r->ui_vbo);
+  /* two triangles in clip space through the line program (no texture to sample) */
+  float q[6][8] = {{-1, 1, 0, 1}, {1, 1, 0, 1}, {1, -1, 0, 1}, {-1, 1, 0, 1}, {1, -1, 0, 1}, {-1, -1, 0, 1}};
+  for (int k = 0; k < 6; k++) memcpy(&q[k][4], q[k][1] < 0 ? bot : top, 4 * sizeof(float));
+  mat4 identity;
+  glm_mat4_identity(identity);
+  glUseProgram(r->prog_line);
+  glUniformMatrix4fv(r->u_vp, 1, GL_FALSE, (const float *)identity);
+  glUniform1i(r->u_sky, 0);
+  glBindVertexArray(r->line_vao);
+  glBindBuffer(GL_ARRAY_BUFFER, r->line_vbo);
   glBufferData(GL_ARRAY_BUFFER, sizeof q, q, GL_STREAM_DRAW);
   glDisable(GL_BLEND); /* opaque: a software renderer's blending costs a read per pixel */
   glDrawArrays(GL_TRIANGLES, 0, 6);
