@@ -111,6 +111,10 @@ hg_builder *hg_builder_copy(const hg_builder *src, hg_error *err) {
     if (hg_builder_add_body(b, &src->body[i], err)) goto fail;
   for (int g = 0; g < src->ngeom; g++)
     if (hg_builder_add_geom(b, src->body[src->geom[g].body].name, &src->geom[g], err)) goto fail;
+  for (int k = 0; k < src->nmimic; k++) {
+    const struct builder_mimic *M = &src->mimic[k];
+    if (hg_builder_add_mimic(b, M->follower, M->leader, M->mult, M->offset, err)) goto fail;
+  }
   return b;
 fail:
   hg_builder_free(b);
@@ -267,8 +271,9 @@ static hg_model *model_alloc(int nbody, int ngeom) {
   return m;
 }
 
-/* the model's mimic couplings from the builder's, by joint name; a coupling whose follower is no
- * longer in the model (removed with its subtree) is dropped. 0, or -1 with err. */
+/* the model's mimic couplings from the builder's, by joint name; a coupling whose follower or
+ * leader is no longer in the model (removed with its subtree, or detached: its joint replaced by
+ * a free one) is dropped, and the follower moves on its own. 0, or -1 with err. */
 static int compile_mimic(const hg_builder *b, hg_model *m, hg_error *err) {
   int fail = 0, n = 0;
   m->mimic_follower = alloc_array((size_t)b->nmimic, sizeof(int), &fail);
@@ -279,8 +284,7 @@ static int compile_mimic(const hg_builder *b, hg_model *m, hg_error *err) {
   for (int k = 0; k < b->nmimic; k++) {
     const struct builder_mimic *M = &b->mimic[k];
     int f = hg_model_joint(m, M->follower), l = hg_model_joint(m, M->leader);
-    if (f < 0) continue;
-    if (l < 0) return hg_error_set(err, "joint '%s' mimics an unknown joint '%s'", M->follower, M->leader), -1;
+    if (f < 0 || l < 0) continue;
     if (f == l) return hg_error_set(err, "joint '%s' mimics itself", M->follower), -1;
     if (m->jnt_nv[f] != 1 || m->jnt_nv[l] != 1)
       return hg_error_set(err, "mimic joints '%s' and '%s' must both have one DoF", M->follower,

@@ -418,6 +418,7 @@ static const struct bad_scene {
     {"long_time", 2, 23, "end time 2e+10 s is beyond the 1e+10 s a scene may give"},
     {"prismatic_far", 8, 17, "position 5e+13 m is beyond the 1e+13 m a scene may give"},
     {"too_many_rows", 7, 14, "gives 1e+10 rows, more than 1e+09: raise output.dt"},
+    {"mimic_follower_mode", 6, 3, "joint 'right_joint' follows joint 'left_joint' (mimic) and takes"},
     {"add_bad_pose", 19, 51, "expected a list of 3 numbers for 'pos', got 2"},
     {"add_marker_on_added", 19, 41,
      "marker 'probe_tip' is on body 'probe', which this add brings"},

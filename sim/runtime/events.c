@@ -93,10 +93,23 @@ static const char *numbers(const double *x, int n, char *buf, size_t len) {
 /* A set_mode action: the mode now, its impulse with the next ones. A profile that would make the
  * joint jump (a spline whose first sample is not where the joint is) is refused: the joint keeps
  * its mode and the log says why, with both configurations. */
+/* the leader of joint i when a mimic coupling makes it a follower, else -1 */
+static int mimic_leader(const hg_model *m, int i) {
+  for (int k = 0; k < m->nmimic; k++)
+    if (m->mimic_follower[k] == i) return m->mimic_leader[k];
+  return -1;
+}
+
 static int act_set_mode(hg_sim *s, fire_ctx *c, const hg_action *act, int a) {
   int i = act->joint ? hg_model_joint(s->m, act->joint) : -1;
   if (i < 1) return detail(c, "joint %s absent: skipped", act->joint ? act->joint : "?"), 0;
   const hg_model *m = s->m;
+  int leader = mimic_leader(m, i);
+  if (leader > 0) {
+    s->nrefused++;
+    return detail(c, "REFUSED set_mode of joint %s: it follows joint %s (mimic), whose mode it "
+                     "takes", m->jnt_name[i], m->jnt_name[leader]), 0;
+  }
   uint8_t mode0 = s->d->mode[i];
   hg_recipe rec0 = s->recipe[i];
   hg_profile *prof0 = s->prof[i];
@@ -272,7 +285,12 @@ static int act_set_state(hg_sim *s, fire_ctx *c, const hg_action *act) {
   const hg_model *m = s->m;
   int i = act->joint ? hg_model_joint(m, act->joint) : -1;
   if (i < 1) return detail(c, "set_state %s absent: skipped", act->joint ? act->joint : "?"), 0;
-  int mode = s->d->mode[i], moving = 0;
+  int mode = s->d->mode[i], moving = 0, leader = mimic_leader(m, i);
+  if (leader > 0) {
+    s->nrefused++;
+    return detail(c, "REFUSED set_state of joint %s: it follows joint %s (mimic): set the leader",
+                  m->jnt_name[i], m->jnt_name[leader]), 0;
+  }
   for (int k = 0; act->has_v && k < m->jnt_nv[i]; k++) moving |= act->v[k] != 0;
   if (mode == HG_MODE_PRESCRIBED || (mode == HG_MODE_LOCKED && moving)) {
     s->nrefused++;
@@ -281,6 +299,7 @@ static int act_set_state(hg_sim *s, fire_ctx *c, const hg_action *act) {
   }
   if (act->has_q) memcpy(s->q + m->q_adr[i], act->q, (size_t)m->jnt_nq[i] * sizeof(double));
   if (act->has_v) memcpy(s->v + m->v_adr[i], act->v, (size_t)m->jnt_nv[i] * sizeof(double));
+  hg_mimic_project(m, s->q, s->v); /* a leader's followers come along */
   c->ev.conserves = 0;
   return detail(c, "joint %s set%s%s", m->jnt_name[i], act->has_q ? " q" : "",
                 act->has_v ? " v" : ""), 0;

@@ -160,6 +160,7 @@ void hg_sim_free(hg_sim *s) {
   hg_integrator_free(s->I);
   for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->prof[i]);
   hg_forces_free(s->forces);
+  hg_mimic_ws_free(s->mimic);
   hg_collision_free(s->coll);
   hg_data_free(s->pv_d);
   free(s->pv_q);

@@ -8,6 +8,7 @@
 
 #include "collision.h"
 #include "integrator.h"
+#include "mimic.h"
 #include "sim.h"
 
 /* where a prescribed joint's profile comes from, enough to rebuild it after a topology change or
@@ -69,6 +70,7 @@ struct hg_sim {
   hg_model *m;
   hg_data *d;
   hg_forces *forces;
+  hg_mimic_ws *mimic;     /* mimic couplings' workspace (mimic.h), when the model has couplings */
   hg_collision *coll;     /* collision geometry of m, when the scene watches a clearance */
   /* the pull of a perturb action: a spring-damper from a body point to a fixed world target,
    * compiled as a force element of its own (pull.c); NULL when nothing pulls */

@@ -88,6 +88,7 @@ int hg_sim_mode_impulse(hg_sim *s, double *e_lock, int *external) {
   memcpy(target, s->v, (size_t)m->nv * sizeof(double));
   if (hg_profiles_apply(m, d, s->prof, s->t, s->q, target, NULL))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->t, d->err), -1;
+  if (m->nmimic) hg_mimic_follow(m, d, s->q, target, NULL); /* followers take their leaders' modes */
   if (!needs_jump(s, target)) return 0;
   for (int k = 0; k < m->nv; k++) {
     int fixed = d->mode[m->dof_body[k]] != HG_MODE_FREE;
@@ -102,9 +103,13 @@ int hg_sim_mode_impulse(hg_sim *s, double *e_lock, int *external) {
   int rc = all_zero ? hg_plastic_lock(m, d, s->q, s->v, target, s->imp, &removed)
                     : hg_hybrid_impulse(m, d, s->q, s->dv, s->imp);
   if (rc) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->t, d->err), -1;
+  if (!all_zero)
+    for (int k = 0; k < m->nv; k++) target[k] = s->v[k] + s->dv[k];
+  /* the couplings with free leaders, which the impulse above did not see */
+  if (m->nmimic && hg_mimic_impulse(m, d, s->mimic, s->q, target))
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->t, d->err), -1;
   for (int k = 0; k < m->nv; k++) {
-    if (!all_zero) target[k] = s->v[k] + s->dv[k];
-    else s->dv[k] = target[k] - s->v[k];
+    s->dv[k] = target[k] - s->v[k];
     int b = m->dof_body[k];
     if (m->parent[b] == 0 && d->mode[b] != HG_MODE_FREE && s->dv[k] != 0) *external = 1;
   }

@@ -18,6 +18,7 @@ int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *p
   memcpy(s->vs, v, nv * sizeof(double));
   memset(s->qdd, 0, nv * sizeof(double));
   if (hg_profiles_apply(m, d, s->prof, t, s->qs, s->vs, s->qdd)) return -1;
+  if (m->nmimic) hg_mimic_follow(m, d, s->qs, s->vs, s->qdd); /* followers move with leaders */
   /* force elements on the kinematics of that state */
   hg_kinematics(m, d, s->qs, s->vs);
   memset(s->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
@@ -29,7 +30,9 @@ int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *p
   if (s->pull) p += hg_forces_power_nc(s->pull, m, d, t, s->qs, s->vs);
   /* hybrid dynamics on the same kinematics (one tree walk per evaluation): tau at prescribed
    * joints becomes the load the joint carries */
-  if (hg_hybrid_on_kinematics(m, d, s->qdd, s->tau, s->fext)) return -1;
+  if (m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, s->qdd, s->tau, s->fext)
+                : hg_hybrid_on_kinematics(m, d, s->qdd, s->tau, s->fext))
+    return -1;
   for (int k = 0; k < m->nv; k++) {
     if (d->mode[m->dof_body[k]] == HG_MODE_FREE) continue;
     s->tau[k] -= s->tau_el[k]; /* what the actuator adds to the element forces */
@@ -126,6 +129,7 @@ void hg_sim_pull_state(hg_sim *s) {
   memcpy(s->v, hg_integrator_v(s->I), (size_t)s->m->nv * sizeof(double));
   s->quad = hg_integrator_quad(s->I)[0];
   hg_profiles_apply(s->m, s->d, s->prof, s->t, s->q, s->v, NULL);
+  if (s->m->nmimic) hg_mimic_follow(s->m, s->d, s->q, s->v, NULL);
 }
 
 /* ---- the model-dependent parts ---- */
@@ -176,6 +180,9 @@ static int watches_clearance(const hg_scene *sc) {
 
 int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   hg_data *d = hg_data_new(m);
+  hg_mimic_ws_free(s->mimic);
+  s->mimic = NULL;
+  if (d && m->nmimic && !(s->mimic = hg_mimic_ws_new(m))) hg_data_free(d), d = NULL;
   hg_forces *f = d ? sim_forces(s, m, err) : NULL;
   if (f && hg_sim_pull_renew(s, m, err)) {
     hg_forces_free(f);

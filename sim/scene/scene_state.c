@@ -169,6 +169,12 @@ int hg_sc_modes(hg_sctx *c, const hg_ynode *map) {
     for (int i = 0; i < k; i++)
       if (strcmp(c->s->mode[i].joint, joint) == 0)
         return hg_ydoc_fail(&c->doc, key, "joint '%s' is given a mode twice", joint);
+    for (int i = 0, ji = hg_model_joint(c->m, joint); i < c->m->nmimic; i++)
+      if (c->m->mimic_follower[i] == ji)
+        return hg_ydoc_fail(&c->doc, key, "joint '%s' follows joint '%s' (mimic) and takes its "
+                            "mode: give the mode to '%s'", joint,
+                            c->m->jnt_name[c->m->mimic_leader[i]],
+                            c->m->jnt_name[c->m->mimic_leader[i]]);
     if (hg_sc_mode(c, val, joint, &j, 0, &c->s->mode[k])) return -1;
   }
   return 0;
