@@ -966,6 +966,21 @@ void hg_renderer_present(hg_renderer *r, int w, int h) {
   glBindFramebuffer(GL_FRAMEBUFFER, r->fbo);
 }
 
+int hg_renderer_pick(hg_renderer *r, const hg_draw_list *dl, const hg_camera *c,
+                     const hg_history *names, int x, int y) {
+  unsigned char px[4] = {0, 0, 0, 0};
+  if (x < 0 || y < 0 || x >= r->w || y >= r->h) return 0;
+  int samples = r->samples;
+  if (samples) hg_renderer_resize(r, r->w, r->h, 0); /* ids must not be blended by samples */
+  hg_renderer_draw(r, dl, c, names, HG_RENDER_ID);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, r->fbo);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(x, r->h - 1 - y, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
+  glBindFramebuffer(GL_FRAMEBUFFER, r->fbo);
+  if (samples) hg_renderer_resize(r, r->w, r->h, samples);
+  return px[0] | px[1] << 8;
+}
+
 int hg_renderer_read(hg_renderer *r, unsigned char *rgba) {
   resolve(r);
   glBindFramebuffer(GL_READ_FRAMEBUFFER, r->rfbo);

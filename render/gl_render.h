@@ -35,6 +35,11 @@ int hg_renderer_resize(hg_renderer *r, int w, int h, int samples);
 void hg_renderer_size(const hg_renderer *r, int *w, int *h);
 
 /* draws the list seen by camera; names gives mesh file names (the history's table) */
+/* What pixel (x, y) (from the top left) shows of draw list dl: the id of the body geometry drawn
+ * there (body index + 1) or 0 for none, from an ID render (HG_RENDER_ID) that the next
+ * hg_renderer_draw replaces. */
+int hg_renderer_pick(hg_renderer *r, const hg_draw_list *dl, const hg_camera *c,
+                     const hg_history *names, int x, int y);
 void hg_renderer_draw(hg_renderer *r, const hg_draw_list *dl, const hg_camera *cam,
                       const hg_history *names, int mode);
 

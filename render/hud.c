@@ -148,6 +148,11 @@ static const char *const help_lines[] = {
     "backspace    restart        F5  reload the scene file",
     "F12, p       screenshot (PNG)   F1  this help",
     "v            save the camera (hinge-camera.txt, --camera form)",
+    "click        select a body (shift: add)   [ ] parent / child",
+    "d            degrees / radians in the selection panel",
+    "shift+L F H  preview lock / free / hold of the selection; Enter, Esc",
+    ":            command line (Tab completes; docs/commands.md)",
+    "ctrl+drag    pull a body (perturb)   ctrl+s  save the session",
     "l            strip plots    u   HUD on/off",
     "mouse        left orbit, right/middle pan, wheel zoom",
     "a            fit the scene  1 3 7 9 / x y z  preset views",
@@ -156,7 +161,7 @@ static const char *const help_lines[] = {
     "overlays:    f frames  j joints  c com  m markers",
     "             i inertia  w wrenches  k springs  g forces",
     "             t trails  s separations  h momentum  o all/none",
-    "q, esc       quit",
+    "q, esc       quit (esc first cancels a preview, then the selection)",
 };
 
 static void help(hg_renderer *r) {
@@ -218,6 +223,41 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
   timeline(r, f, h, s);
   if (s->help) help(r);
   if (s->message && *s->message) hg_hud_message(r, s->message);
+}
+
+void hg_hud_interact_draw(hg_renderer *r, const hg_hud_interact *s) {
+  int w, hh;
+  float x0, x1, y0, y1, lh = hg_renderer_line_height(r);
+  hg_renderer_size(r, &w, &hh);
+  hg_hud_timeline_rect(w, hh, &x0, &x1, &y0, &y1);
+  float y = y0 - 30 - lh - 10; /* the bar, above the timeline's labels */
+  char bar[1][128];
+  const float *col[1] = {white};
+  if (s->cmdline) {
+    snprintf(bar[0], 128, ":%s_", s->cmdline);
+    col[0] = accent;
+  } else if (s->preview && *s->preview) {
+    snprintf(bar[0], 128, "%s", s->preview);
+    col[0] = accent;
+  } else if (s->result && *s->result) {
+    snprintf(bar[0], 128, "%s", s->result);
+    col[0] = s->result_error ? red : white;
+  } else {
+    bar[0][0] = 0;
+  }
+  if (bar[0][0]) text_panel(r, 12, y, x1 - x0, bar, 1, col);
+  /* a result under an open command line (completion candidates, errors) */
+  if (s->cmdline && s->result && *s->result) {
+    snprintf(bar[0], 128, "%s", s->result);
+    col[0] = s->result_error ? red : dim;
+    text_panel(r, 12, y - lh - 14, 0, bar, 1, col);
+  }
+  if (s->npanel > 0) {
+    const float *pc[16];
+    int n = s->npanel > 16 ? 16 : s->npanel;
+    for (int k = 0; k < n; k++) pc[k] = k ? white : accent;
+    text_panel(r, 12, y - (lh * n + 10) - (s->cmdline ? 2 * lh + 24 : 6), 0, s->panel, n, pc);
+  }
 }
 
 void hg_hud_message(hg_renderer *r, const char *message) {

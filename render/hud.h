@@ -28,6 +28,19 @@ typedef struct hg_hud_state {
 void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int frame_index,
                  const hg_hud_state *s);
 
+/* the interaction layer (interact.h): the selection panel (bottom left, above the timeline), and
+ * a bar above the timeline with the command line (when open), the pending preview or the last
+ * command's result (red when it failed or was refused) */
+typedef struct hg_hud_interact {
+  char (*panel)[128];    /* panel lines */
+  int npanel;
+  const char *cmdline;   /* the command line's text, or NULL when closed */
+  const char *preview;   /* the pending preview, or NULL */
+  const char *result;    /* the last command's result, or NULL */
+  int result_error;
+} hg_hud_interact;
+void hg_hud_interact_draw(hg_renderer *r, const hg_hud_interact *s);
+
 /* a message box in the middle of the image (lines wrapped at 110 characters and at newlines) */
 void hg_hud_message(hg_renderer *r, const char *message);
 

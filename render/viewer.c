@@ -20,6 +20,7 @@
 #include "context.h"
 #include "gl_render.h"
 #include "hud.h"
+#include "interact.h"
 #include "viewer.h"
 
 void hg_viewer_default_options(hg_viewer_options *o) {
@@ -35,9 +36,10 @@ void hg_viewer_default_options(hg_viewer_options *o) {
 /* one scripted input event */
 typedef struct script_event {
   double t;                  /* virtual seconds since the start */
-  char what[16];             /* key, click, drag, screenshot, quit */
+  char what[16];             /* key, type, click, drag, mousedown, mousemove, mouseup,
+                                screenshot, sleep, quit */
   char arg[256];
-  double x[4];
+  double x[4];               /* key: x[0] the modifiers (KMOD_*) */
 } script_event;
 
 typedef struct viewer {
@@ -65,6 +67,13 @@ typedef struct viewer {
   long nshot;
   script_event *script;
   int nscript, kscript;
+  /* interaction (interact.h): press position of the left button, a pull by ctrl-drag, the
+   * commands given in this viewer (the session) */
+  hg_interact ia;
+  int press_x, press_y, pressed, ctrl;
+  int ncmd_file;             /* commands scheduled from --commands: the rest were given here */
+  int swallow;               /* the ':' that opened the command line comes as text too */
+  char panel[16][128];
 } viewer;
 
 static double wall(void) { return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency(); }
@@ -116,6 +125,7 @@ static int load(viewer *v) {
   v->sc = sc, v->sim = sim, v->sim_failed = 0;
   v->message[0] = 0;
   schedule(v);
+  v->ncmd_file = hg_sim_ncommands(v->sim);
   v->dt_out = sc->output.dt > 0 ? sc->output.dt : 0.01;
   hg_history_clear(&v->hist);
   if (hg_sim_run(v->sim, hg_sim_t_start(v->sim))) { /* events at t_start */
@@ -247,7 +257,107 @@ static void jump_event(viewer *v, int dir) {
 
 static void toggle_overlay(viewer *v, int bit) { v->overlays ^= bit; }
 
+/* ---- interaction: every change is a command at the latest state ---- */
+
+/* the display goes to the latest state, where commands act */
+static void go_live(viewer *v) {
+  v->cursor = v->hist.n - 1;
+  v->display_t = latest(v);
+}
+
+/* after a command: the state it left becomes the latest frame */
+static void after_command(viewer *v) {
+  hg_history_capture(&v->hist, v->sim, v->sc);
+  go_live(v);
+  if (hg_sim_status(v->sim)) {
+    v->sim_failed = 1, v->paused = 1;
+    say(v, INFINITY, "%s", hg_sim_error(v->sim));
+  }
+}
+
+static void command(viewer *v, const char *text) {
+  go_live(v);
+  hg_interact_apply(&v->ia, v->sim, text);
+  after_command(v);
+}
+
+/* the session (every command applied) as a command file in the screenshot folder */
+static void save_session(viewer *v) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/hinge-session.txt", v->o->screenshot_dir);
+  if (hg_sim_write_commands(v->sim, path)) say(v, 4, "cannot write %s", path);
+  else say(v, 3, "session saved in %s (hinge run SCENE --commands %s replays it)", path, path);
+}
+
+/* a key while the command line is open */
+static void cmdline_key(viewer *v, SDL_Keycode k) {
+  hg_interact *ia = &v->ia;
+  size_t n = strlen(ia->line);
+  switch (k) {
+  case SDLK_RETURN: case SDLK_KP_ENTER:
+    ia->cmdline = 0;
+    SDL_StopTextInput();
+    if (n) {
+      char text[HG_CMDLINE_MAX];
+      snprintf(text, sizeof text, "%s", ia->line);
+      command(v, text);
+    }
+    break;
+  case SDLK_ESCAPE: ia->cmdline = 0, ia->result[0] = 0; SDL_StopTextInput(); break;
+  case SDLK_BACKSPACE: if (n) ia->line[n - 1] = 0; break;
+  case SDLK_TAB: hg_interact_complete(ia, v->sim); break;
+  default: break;
+  }
+}
+
+/* text typed into the open command line */
+static void cmdline_text(viewer *v, const char *text) {
+  size_t n = strlen(v->ia.line), add = strlen(text);
+  v->swallow = 0;
+  if (n + add < sizeof v->ia.line) memcpy(v->ia.line + n, text, add + 1);
+}
+
+/* the interaction keys; 1 when k was one of them */
+static int interaction_key(viewer *v, SDL_Keycode k, Uint16 mod) {
+  hg_interact *ia = &v->ia;
+  int shift = (mod & KMOD_SHIFT) != 0, ctrl = (mod & KMOD_CTRL) != 0;
+  if (k == SDLK_COLON || (k == SDLK_SEMICOLON && shift)) {
+    ia->cmdline = 1, ia->line[0] = 0, ia->result[0] = 0;
+    v->swallow = 1;
+    SDL_StartTextInput();
+    return 1;
+  }
+  if ((k == SDLK_RETURN || k == SDLK_KP_ENTER) && ia->preview) {
+    go_live(v);
+    hg_interact_commit(ia, v->sim);
+    after_command(v);
+    return 1;
+  }
+  if (k == SDLK_ESCAPE && (ia->preview || ia->nsel)) {
+    if (ia->preview) hg_interact_cancel(ia);
+    else hg_interact_select(ia, -1, 0);
+    return 1;
+  }
+  if (shift && (k == SDLK_l || k == SDLK_f || k == SDLK_h)) {
+    go_live(v);
+    hg_interact_preview(ia, v->sim, &v->hist, k == SDLK_l ? "lock" : k == SDLK_f ? "free" : "hold");
+    return 1;
+  }
+  if (ctrl && k == SDLK_s) return save_session(v), 1;
+  if (k == SDLK_d && !shift && !ctrl) return ia->degrees = !ia->degrees, 1;
+  if (k == SDLK_LEFTBRACKET || k == SDLK_RIGHTBRACKET) {
+    hg_interact_walk(ia, v->sim, &v->hist, k == SDLK_LEFTBRACKET ? -1 : 1);
+    return 1;
+  }
+  return 0;
+}
+
 static void key(viewer *v, SDL_Keycode k, Uint16 mod) {
+  if (v->sim && v->ia.cmdline) {
+    cmdline_key(v, k);
+    return;
+  }
+  if (v->sim && interaction_key(v, k, mod)) return;
   if (!v->sim && k != SDLK_F5 && k != SDLK_ESCAPE && k != SDLK_q && k != SDLK_F1) return;
   static const struct { SDL_Keycode key; int bit; } ov[] = {
       {SDLK_f, HG_OV_FRAMES}, {SDLK_j, HG_OV_JOINTS},   {SDLK_c, HG_OV_COM},     {SDLK_m, HG_OV_MARKERS},
@@ -311,11 +421,56 @@ static int timeline_hit(viewer *v, int x, int y) {
   return 1;
 }
 
+/* the mouse ray through pixel (x, y) and the camera's forward axis */
+static void mouse_ray(const viewer *v, int x, int y, double o[3], double d[3], double f[3]) {
+  double s[3], u[3];
+  hg_camera_ray(&v->cam, v->w, v->h, x, y, o, d);
+  hg_camera_basis(&v->cam, s, u, f);
+}
+
+/* the draw list of the frame shown (what picking looks at, and what draw() draws) */
+static void build_list(viewer *v) {
+  const hg_frame *f = &v->hist.frame[v->cursor];
+  const hg_draw_options dopt = {.overlays = v->overlays, .track = v->track, .hist = &v->hist,
+                                .frame_index = v->cursor};
+  hg_draw_list_build(&v->dl, f, &dopt);
+  hg_interact_draw(&v->ia, &v->dl, f, &v->hist);
+}
+
+/* a click (a press and release without moving): the body under the cursor, from the ID buffer,
+ * is selected (shift: added to the selection); nothing there clears the selection */
+static void click(viewer *v, int x, int y, int shift) {
+  const hg_frame *f = &v->hist.frame[v->cursor];
+  build_list(v);
+  int b = hg_renderer_pick(v->r, &v->dl, &v->cam, &v->hist, x, y) - 1; /* ids: body + 1 */
+  if (b >= 1 && b < f->nbody) hg_interact_select(&v->ia, f->body[b].name, shift);
+  else if (!shift) hg_interact_select(&v->ia, -1, 0);
+}
+
+/* ctrl and the left button: the body under the cursor is grabbed where the ray meets it */
+static void grab(viewer *v, int x, int y) {
+  const hg_frame *f = &v->hist.frame[v->cursor];
+  double o[3], d[3], fw[3], dist, p[3];
+  build_list(v);
+  mouse_ray(v, x, y, o, d, fw);
+  int b = hg_draw_pick(&v->dl, o, d, &dist);
+  if (b < 1 || b >= f->nbody || !isfinite(dist)) return;
+  go_live(v);
+  for (int k = 0; k < 3; k++) p[k] = o[k] + dist * d[k];
+  hg_interact_grab(&v->ia, v->sim, &v->hist, f->body[b].name, p, dist * hg_v3_dot(d, fw));
+}
+
 static void mouse_motion(viewer *v, int x, int y) {
   int dx = x - v->mx, dy = y - v->my;
   v->mx = x, v->my = y;
   if (v->scrub) {
     timeline_hit(v, x, y);
+    return;
+  }
+  if (v->ia.pulling) {
+    double o[3], d[3], fw[3];
+    mouse_ray(v, x, y, o, d, fw);
+    hg_interact_drag(&v->ia, o, d, fw);
     return;
   }
   if (v->drag == SDL_BUTTON_LEFT) hg_camera_orbit(&v->cam, -0.008 * dx, 0.008 * dy);
@@ -327,12 +482,28 @@ static void event(viewer *v, const SDL_Event *e) {
   switch (e->type) {
   case SDL_QUIT: v->quit = 1; break;
   case SDL_KEYDOWN: key(v, e->key.keysym.sym, e->key.keysym.mod); break;
+  case SDL_TEXTINPUT:
+    if (v->ia.cmdline && !(v->swallow && !strcmp(e->text.text, ":"))) cmdline_text(v, e->text.text);
+    v->swallow = 0;
+    break;
   case SDL_MOUSEBUTTONDOWN:
     v->mx = e->button.x, v->my = e->button.y;
+    v->press_x = e->button.x, v->press_y = e->button.y, v->pressed = e->button.button;
     if (e->button.button == SDL_BUTTON_LEFT && timeline_hit(v, e->button.x, e->button.y)) v->scrub = 1;
+    else if (e->button.button == SDL_BUTTON_LEFT && (v->ctrl || (SDL_GetModState() & KMOD_CTRL)))
+      grab(v, e->button.x, e->button.y);
     else v->drag = e->button.button;
     break;
-  case SDL_MOUSEBUTTONUP: v->drag = 0, v->scrub = 0; break;
+  case SDL_MOUSEBUTTONUP:
+    if (v->ia.pulling) {
+      hg_interact_release(&v->ia, v->sim);
+      after_command(v);
+    } else if (v->pressed == SDL_BUTTON_LEFT && !v->scrub && abs(e->button.x - v->press_x) <= 2 &&
+               abs(e->button.y - v->press_y) <= 2) {
+      click(v, e->button.x, e->button.y, (v->ctrl & 2) || (SDL_GetModState() & KMOD_SHIFT));
+    }
+    v->drag = 0, v->scrub = 0, v->pressed = 0;
+    break;
   case SDL_MOUSEMOTION: mouse_motion(v, e->motion.x, e->motion.y); break;
   case SDL_MOUSEWHEEL: hg_camera_zoom(&v->cam, pow(0.88, e->wheel.y)); break;
   default: break;
@@ -341,8 +512,25 @@ static void event(viewer *v, const SDL_Event *e) {
 
 /* ---- scripts ---- */
 
-/* "TIME key NAME", "TIME click X Y", "TIME drag X0 Y0 X1 Y1", "TIME screenshot FILE",
- * "TIME sleep SECONDS", "TIME quit"; '#' comments. 0 or -1 with err = "FILE:LINE: ..." */
+/* modifiers of a script's key or mouse event: "shift+", "ctrl+" prefixes of a key name (cut off
+ * name), or a trailing word "shift" / "ctrl" of a mouse event; KMOD_* bits */
+static int script_mods(char *name) {
+  int mod = 0;
+  for (;;) {
+    if (!strncmp(name, "shift+", 6)) mod |= KMOD_SHIFT, memmove(name, name + 6, strlen(name + 6) + 1);
+    else if (!strncmp(name, "ctrl+", 5)) mod |= KMOD_CTRL, memmove(name, name + 5, strlen(name + 5) + 1);
+    else return mod;
+  }
+}
+
+static int mouse_mods(const char *word) {
+  return !strcmp(word, "shift") ? KMOD_SHIFT : !strcmp(word, "ctrl") ? KMOD_CTRL : !*word ? 0 : -1;
+}
+
+/* "TIME key [shift+][ctrl+]NAME", "TIME type TEXT", "TIME click X Y [shift]", "TIME drag X0 Y0
+ * X1 Y1", "TIME mousedown X Y [ctrl|shift]", "TIME mousemove X Y", "TIME mouseup",
+ * "TIME screenshot FILE", "TIME sleep SECONDS", "TIME quit"; '#' comments. 0 or -1 with
+ * err = "FILE:LINE: ..." */
 static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
   FILE *f = fopen(path, "r");
   if (!f) return snprintf(err, errlen, "cannot open the script %s", path), -1;
@@ -357,17 +545,34 @@ static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
     int n = sscanf(line, "%lf %15s %255s", &ev.t, ev.what, ev.arg);
     if (n <= 0) continue;
     int ok = n >= 2 && ev.t >= 0;
-    if (ok && !strcmp(ev.what, "key")) ok = n == 3 && SDL_GetKeyFromName(ev.arg) != SDLK_UNKNOWN;
-    else if (ok && !strcmp(ev.what, "click")) ok = sscanf(line, "%*f %*s %lf %lf", &ev.x[0], &ev.x[1]) == 2;
-    else if (ok && !strcmp(ev.what, "drag"))
+    char word[32] = "";
+    if (ok && !strcmp(ev.what, "key")) {
+      ev.x[0] = n == 3 ? script_mods(ev.arg) : 0;
+      ok = n == 3 && SDL_GetKeyFromName(ev.arg) != SDLK_UNKNOWN;
+    } else if (ok && !strcmp(ev.what, "type")) { /* the rest of the line, as typed */
+      char *p = strstr(line, "type") + 4;
+      while (*p == ' ' || *p == '\t') p++;
+      p[strcspn(p, "\r\n")] = 0;
+      snprintf(ev.arg, sizeof ev.arg, "%s", p);
+      ok = ev.arg[0] != 0;
+    } else if (ok && (!strcmp(ev.what, "click") || !strcmp(ev.what, "mousedown"))) {
+      ok = sscanf(line, "%*f %*s %lf %lf %31s", &ev.x[0], &ev.x[1], word) >= 2 &&
+           (ev.x[2] = mouse_mods(word)) >= 0;
+    } else if (ok && !strcmp(ev.what, "mousemove")) {
+      ok = sscanf(line, "%*f %*s %lf %lf", &ev.x[0], &ev.x[1]) == 2;
+    } else if (ok && !strcmp(ev.what, "mouseup")) {
+      ok = n == 2;
+    } else if (ok && !strcmp(ev.what, "drag"))
       ok = sscanf(line, "%*f %*s %lf %lf %lf %lf", &ev.x[0], &ev.x[1], &ev.x[2], &ev.x[3]) == 4;
     else if (ok && !strcmp(ev.what, "screenshot")) ok = n == 3;
     else if (ok && !strcmp(ev.what, "sleep")) ok = sscanf(line, "%*f %*s %lf", &ev.x[0]) == 1 && ev.x[0] >= 0;
     else if (ok) ok = !strcmp(ev.what, "quit");
     if (!ok || (v->nscript > 0 && ev.t < v->script[v->nscript - 1].t)) {
       fclose(f);
-      return snprintf(err, errlen, "%s:%d: expected 'TIME key NAME', 'TIME click X Y', 'TIME drag X0 Y0 X1 Y1', "
-                      "'TIME screenshot FILE', 'TIME sleep SECONDS' or 'TIME quit', times not decreasing", path, ln), -1;
+      return snprintf(err, errlen, "%s:%d: expected 'TIME key NAME', 'TIME type TEXT', 'TIME click X Y', "
+                      "'TIME drag X0 Y0 X1 Y1', 'TIME mousedown X Y [ctrl|shift]', 'TIME mousemove X Y', "
+                      "'TIME mouseup', 'TIME screenshot FILE', 'TIME sleep SECONDS' or 'TIME quit', times "
+                      "not decreasing", path, ln), -1;
     }
     if (v->nscript == cap) {
       cap = cap ? 2 * cap : 32;
@@ -387,17 +592,35 @@ static void script_step(viewer *v) {
     SDL_Event e;
     memset(&e, 0, sizeof e);
     if (!strcmp(ev->what, "key")) {
-      key(v, SDL_GetKeyFromName(ev->arg), 0);
+      key(v, SDL_GetKeyFromName(ev->arg), (Uint16)ev->x[0]);
+    } else if (!strcmp(ev->what, "type")) {
+      if (!v->ia.cmdline) key(v, SDLK_COLON, 0);
+      cmdline_text(v, ev->arg);
+    } else if (!strcmp(ev->what, "mousedown")) {
+      v->ctrl = ((int)ev->x[2] & KMOD_CTRL) ? 1 : ((int)ev->x[2] & KMOD_SHIFT) ? 2 : 0;
+      e.type = SDL_MOUSEBUTTONDOWN, e.button.button = SDL_BUTTON_LEFT, e.button.x = (int)ev->x[0], e.button.y = (int)ev->x[1];
+      event(v, &e);
+    } else if (!strcmp(ev->what, "mousemove")) {
+      e.type = SDL_MOUSEMOTION, e.motion.x = (int)ev->x[0], e.motion.y = (int)ev->x[1];
+      event(v, &e);
+    } else if (!strcmp(ev->what, "mouseup")) {
+      e.type = SDL_MOUSEBUTTONUP, e.button.button = SDL_BUTTON_LEFT, e.button.x = v->mx, e.button.y = v->my;
+      event(v, &e);
+      v->ctrl = 0;
     } else if (!strcmp(ev->what, "click") || !strcmp(ev->what, "drag")) {
       int drag = !strcmp(ev->what, "drag");
+      v->ctrl = !drag && ((int)ev->x[2] & KMOD_SHIFT) ? 2 : 0;
       e.type = SDL_MOUSEBUTTONDOWN, e.button.button = SDL_BUTTON_LEFT, e.button.x = (int)ev->x[0], e.button.y = (int)ev->x[1];
       event(v, &e);
       if (drag) {
         e.type = SDL_MOUSEMOTION, e.motion.x = (int)ev->x[2], e.motion.y = (int)ev->x[3];
         event(v, &e);
       }
-      e.type = SDL_MOUSEBUTTONUP;
+      memset(&e, 0, sizeof e);
+      e.type = SDL_MOUSEBUTTONUP, e.button.button = SDL_BUTTON_LEFT;
+      e.button.x = (int)ev->x[drag ? 2 : 0], e.button.y = (int)ev->x[drag ? 3 : 1];
       event(v, &e);
+      v->ctrl = 0;
     } else if (!strcmp(ev->what, "screenshot")) {
       screenshot(v, ev->arg);
     } else if (!strcmp(ev->what, "sleep")) { /* wall-clock pause: lets a test edit files */
@@ -414,8 +637,7 @@ static void draw(viewer *v, double now) {
   const hg_frame *f = &v->hist.frame[v->cursor];
   follow(v, f);
   const char *tracked = v->track >= 0 ? hg_frame_name(&v->hist, v->track) : NULL;
-  hg_draw_options dopt = {.overlays = v->overlays, .track = v->track, .hist = &v->hist, .frame_index = v->cursor};
-  hg_draw_list_build(&v->dl, f, &dopt);
+  build_list(v);
   hg_renderer_draw(v->r, &v->dl, &v->cam, &v->hist, HG_RENDER_SHADED);
   if (v->message[0] && now > v->message_until) v->message[0] = 0;
   if (v->hud) {
@@ -426,6 +648,12 @@ static void draw(viewer *v, double now) {
                       .t_end = hg_sim_t_end(v->sim), .plots = v->plots, .help = v->help};
     hg_hud_draw(v->r, f, &v->hist, v->cursor, &s);
   }
+  /* the interaction layer: the selection's panel (latest state), the command line, previews */
+  hg_hud_interact hi = {.panel = v->panel, .cmdline = v->ia.cmdline ? v->ia.line : NULL,
+                        .preview = v->ia.preview ? v->ia.preview_text : NULL,
+                        .result = v->ia.result, .result_error = v->ia.result_error};
+  if (v->sim) hi.npanel = hg_interact_panel(&v->ia, v->sim, &v->hist, &v->panel[0][0], 16, 128);
+  hg_hud_interact_draw(v->r, &hi);
 }
 
 /* one turn of the loop: events, time, simulation, drawing */
@@ -450,6 +678,12 @@ static void tick(viewer *v, double dt) {
     }
     v->cursor = hg_history_find(&v->hist, v->display_t);
     if (v->display_t >= t_end || (v->sim_failed && v->display_t >= latest(v))) v->paused = 1;
+  }
+  if (v->ia.pulling && v->sim && !v->sim_failed) { /* the mouse's pull moves with the mouse */
+    double t0 = hg_sim_time(v->sim);
+    hg_interact_pull_update(&v->ia, v->sim, &v->hist);
+    if (hg_sim_nevents(v->sim) && hg_sim_event_at(v->sim, hg_sim_nevents(v->sim) - 1)->t == t0)
+      after_command(v);
   }
   hg_renderer_resize(v->r, v->w, v->h, v->o->offscreen || hg_renderer_software() ? 0 : 4);
   draw(v, v->clock);
@@ -485,6 +719,7 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
   v.o = o, v.path = path, v.w = o->width, v.h = o->height;
   v.paused = o->paused, v.speed = o->speed > 0 ? o->speed : 1, v.overlays = o->overlays;
   v.hud = 1, v.plots = 0, v.track = -1, v.rtf = 1;
+  hg_interact_init(&v.ia);
   hg_history_init(&v.hist, 6000);
   hg_draw_list_init(&v.dl);
   if (o->script && script_load(&v, o->script, err, errlen)) return viewer_free(&v), 2;
@@ -532,6 +767,10 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
     if (o->offscreen && !v.script) v.quit = 1; /* nothing will ever press a key */
   }
   int rc = v.sim_failed ? 3 : 0;
+  if (v.sim && hg_sim_ncommands(v.sim) > v.ncmd_file) { /* what was done here, replayable */
+    save_session(&v);
+    fprintf(stderr, "hinge: %s\n", v.message);
+  }
   if (o->finish && v.sim && !v.sim_failed) { /* the rest of the run, headless: complete outputs */
     if (hg_sim_time(v.sim) < hg_sim_t_end(v.sim))
       fprintf(stderr, "hinge: viewer closed at t = %g s; running to t = %g s without it\n", hg_sim_time(v.sim),

@@ -118,6 +118,8 @@ static const char *const actions[] = {"lock",   "free",   "prescribe", "enable",
                                       "add",     "set",    "perturb",   "release", NULL};
 #define NACTIONS 14
 
+const char *const *hg_command_actions(void) { return actions; }
+
 /* appends "[{action}, ...]" for the command in ws (words from k0; len: the text's length from
  * word k0) to b; NULL, or a message saying what is wrong (a constant, or written into msg) */
 static const char *to_yaml(hg_sctx *c, const words *ws, int k0, size_t len, buf *b, char *msg,

@@ -296,6 +296,8 @@ int hg_command_parse(const hg_scene *s, const char *text, const char *const *joi
                      hg_command *out, hg_error *err);
 int hg_command_copy(hg_command *dst, const hg_command *src);
 void hg_command_free(hg_command *cmd);
+/* the action words of a command line ("lock", "free", ...), NULL-terminated */
+const char *const *hg_command_actions(void);
 void hg_commands_free(hg_command_list *list);
 
 /* lookups by name; NULL when absent */

@@ -19,7 +19,7 @@ void hg_test_remove_dir(const char *path) {
   while (d && (e = readdir(d))) {
     if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
     snprintf(file, sizeof file, "%s/%s", path, e->d_name);
-    unlink(file);
+    if (unlink(file)) hg_test_remove_dir(file); /* a folder: its files first */
   }
   if (d) closedir(d);
   rmdir(path);

@@ -1,0 +1,360 @@
+/* interact.c: selection, command line, freeze/thaw previews and the mouse pull (interact.h),
+ * all through the runtime's command API. */
+#include "interact.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void hg_interact_init(hg_interact *ia) {
+  memset(ia, 0, sizeof *ia);
+  ia->pull_sent_t = NAN;
+}
+
+/* ---- selection ---- */
+
+void hg_interact_select(hg_interact *ia, int name, int add) {
+  if (name < 0) {
+    ia->nsel = ia->sel_cursor = 0;
+    return;
+  }
+  for (int k = 0; k < ia->nsel; k++)
+    if (ia->sel[k] == name) { /* clicked again: shown; with add, deselected */
+      if (add) {
+        memmove(ia->sel + k, ia->sel + k + 1, (size_t)(ia->nsel - k - 1) * sizeof *ia->sel);
+        ia->nsel--;
+        ia->sel_cursor = ia->nsel ? ia->nsel - 1 : 0;
+      } else {
+        ia->sel[0] = name, ia->nsel = 1, ia->sel_cursor = 0;
+      }
+      return;
+    }
+  if (!add) ia->nsel = 0;
+  if (ia->nsel < HG_SEL_MAX) ia->sel[ia->nsel++] = name;
+  ia->sel_cursor = ia->nsel - 1;
+}
+
+/* the model index of the shown selected body, or -1 */
+static int shown_body(const hg_interact *ia, hg_sim *sim, const hg_history *h) {
+  if (ia->nsel == 0) return -1;
+  return hg_model_body(hg_sim_model(sim), hg_frame_name(h, ia->sel[ia->sel_cursor]));
+}
+
+static const char *mode_word(int mode) {
+  return mode == HG_MODE_FREE ? "free" : mode == HG_MODE_LOCKED ? "locked" : "prescribed";
+}
+
+/* n numbers into buf, angles (unit "rad") in degrees when deg */
+static void numbers(char *buf, size_t len, const double *x, int n, hg_joint_type type, int what,
+                    int deg) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (int k = 0; k < n && at < len; k++) {
+    const char *unit = "";
+    hg_joint_entry_name(type, what, k, &unit);
+    int ang = deg && unit && (!strcmp(unit, "rad") || !strcmp(unit, "rad/s"));
+    at += (size_t)snprintf(buf + at, len - at, "%s%.5g%s", k ? " " : "",
+                           ang ? x[k] * 180 / 3.14159265358979 : x[k],
+                           ang ? (what ? " deg/s" : " deg") : "");
+  }
+}
+
+int hg_interact_panel(const hg_interact *ia, hg_sim *sim, const hg_history *h, char *lines,
+                      int n, int w) {
+  int i = shown_body(ia, sim, h), k = 0;
+  const hg_model *m = hg_sim_model(sim);
+  size_t W = (size_t)w;
+#define LINE(...) (k < n ? snprintf(lines + (size_t)k++ * W, W, __VA_ARGS__) : 0)
+  if (ia->nsel == 0) return 0;
+  if (i < 1) {
+    LINE("%s: not in the simulation now", hg_frame_name(h, ia->sel[ia->sel_cursor]));
+    return k;
+  }
+  hg_sim_joint_view jv;
+  char buf[256];
+  hg_sim_joint(sim, i, &jv);
+  LINE("%s  (%d of %d selected)  %.6g kg", m->body_name[i], ia->sel_cursor + 1, ia->nsel,
+       m->inertia[i].m);
+  LINE("joint %s: %s, %s", jv.name, hg_joint_type_name(jv.type), mode_word(jv.mode));
+  if (jv.nv) {
+    numbers(buf, sizeof buf, jv.q, jv.nq, jv.type, 0, ia->degrees);
+    LINE("q  %s", buf);
+    numbers(buf, sizeof buf, jv.v, jv.nv, jv.type, 1, ia->degrees);
+    LINE("v  %s", buf);
+    if (jv.mode != HG_MODE_FREE) {
+      numbers(buf, sizeof buf, jv.load, jv.nv, jv.type, 2, 0);
+      LINE("load  %s", buf);
+    }
+  }
+  LINE("wrench  m %.4g %.4g %.4g N m  f %.4g %.4g %.4g N", jv.wrench[0], jv.wrench[1],
+       jv.wrench[2], jv.wrench[3], jv.wrench[4], jv.wrench[5]);
+  size_t at = 0;
+  buf[0] = 0;
+  for (int c = i + 1; c < m->nbody && at < sizeof buf; c++)
+    if (m->parent[c] == i) at += (size_t)snprintf(buf + at, sizeof buf - at, " %s", m->body_name[c]);
+  LINE("parent %s; children%s", m->body_name[m->parent[i]], at ? buf : " none");
+#undef LINE
+  return k;
+}
+
+void hg_interact_walk(hg_interact *ia, hg_sim *sim, hg_history *h, int dir) {
+  const hg_model *m = hg_sim_model(sim);
+  int i = shown_body(ia, sim, h), to = -1;
+  if (i < 1) return;
+  if (dir < 0) to = m->parent[i];
+  for (int c = i + 1; dir > 0 && c < m->nbody && to < 0; c++)
+    if (m->parent[c] == i) to = c;
+  if (to >= 1) hg_interact_select(ia, hg_history_intern(h, m->body_name[to]), 0);
+}
+
+/* ---- commands ---- */
+
+int hg_interact_apply(hg_interact *ia, hg_sim *sim, const char *text) {
+  hg_command cmd;
+  hg_error err;
+  ia->result_error = 1;
+  if (hg_sim_parse_command(sim, text, &cmd, &err))
+    return snprintf(ia->result, sizeof ia->result, "%s", err.msg), -1;
+  int n0 = hg_sim_nevents(sim), rc = hg_sim_command(sim, &cmd);
+  hg_command_free(&cmd);
+  if (rc) return snprintf(ia->result, sizeof ia->result, "%s", hg_sim_error(sim)), -1;
+  const hg_sim_event *ev = hg_sim_nevents(sim) > n0 ? hg_sim_event_at(sim, hg_sim_nevents(sim) - 1) : NULL;
+  ia->result_error = ev && strstr(ev->details, "REFUSED") != NULL;
+  if (ev)
+    snprintf(ia->result, sizeof ia->result, "t = %.4f s  %.60s: %.300s (energy %+.4g J, removed %.4g J)",
+             ev->t, text, ev->details, ev->e_after - ev->e_before, ev->e_lock);
+  else
+    snprintf(ia->result, sizeof ia->result, "%s: done", text);
+  return 0;
+}
+
+static int listed(const char **cand, int k, const char *s) {
+  for (int j = 0; j < k; j++)
+    if (!strcmp(cand[j], s)) return 1;
+  return 0;
+}
+
+/* the names that complete the prefix p (length n) into cand (at most max, each once); the
+ * count */
+static int candidates(hg_sim *sim, const char *p, size_t n, int first_word, const char **cand,
+                      int max) {
+  const hg_model *m = hg_sim_model(sim);
+  int k = 0;
+#define TRY(s) do { const char *s_ = (s); if (s_ && !strncmp(s_, p, n) && k < max && !listed(cand, k, s_)) cand[k++] = s_; } while (0)
+  if (first_word) {
+    for (const char *const *a = hg_command_actions(); *a; a++) TRY(*a);
+    return k;
+  }
+  for (int i = 1; i < m->nbody; i++) TRY(m->jnt_name[i]);
+  for (int i = 1; i < m->nbody; i++) TRY(m->body_name[i]);
+  for (int i = 0; i < hg_sim_nmarker(sim); i++) TRY(hg_sim_scene(sim)->marker[i].name);
+  for (int i = 0; i < hg_sim_nforce(sim); i++) {
+    hg_force_view fv;
+    hg_sim_force(sim, i, &fv);
+    TRY(fv.name);
+  }
+#undef TRY
+  return k;
+}
+
+void hg_interact_complete(hg_interact *ia, hg_sim *sim) {
+  size_t len = strlen(ia->line), start = len;
+  while (start > 0 && ia->line[start - 1] != ' ') start--;
+  int first = 1;
+  for (size_t c = 0; c < start; c++) first &= ia->line[c] == ' ';
+  const char *cand[64];
+  int n = candidates(sim, ia->line + start, len - start, first, cand, 64);
+  if (n == 0) {
+    ia->result_error = 1;
+    snprintf(ia->result, sizeof ia->result, "no name starts with '%s'", ia->line + start);
+    return;
+  }
+  /* the longest common prefix of the candidates */
+  size_t common = strlen(cand[0]);
+  for (int k = 1; k < n; k++) {
+    size_t c = 0;
+    while (c < common && cand[k][c] == cand[0][c]) c++;
+    common = c;
+  }
+  if (start + common + 2 < sizeof ia->line) {
+    memcpy(ia->line + start, cand[0], common);
+    ia->line[start + common] = 0;
+    if (n == 1) strcat(ia->line, " ");
+  }
+  ia->result_error = 0;
+  ia->result[0] = 0;
+  if (n > 1) {
+    size_t at = 0;
+    for (int k = 0; k < n && at < sizeof ia->result; k++)
+      at += (size_t)snprintf(ia->result + at, sizeof ia->result - at, "%s%s", k ? "  " : "", cand[k]);
+  }
+}
+
+/* ---- freezing and thawing ---- */
+
+int hg_interact_preview(hg_interact *ia, hg_sim *sim, const hg_history *h, const char *verb) {
+  const hg_model *m = hg_sim_model(sim);
+  hg_interact_cancel(ia);
+  ia->result_error = 1;
+  if (ia->nsel == 0) return snprintf(ia->result, sizeof ia->result, "select a body first (click)"), -1;
+  /* one command for every selected joint: one impulse */
+  int hold = !strcmp(verb, "hold");
+  size_t at = (size_t)snprintf(ia->preview_cmd, sizeof ia->preview_cmd, "%s",
+                               hold ? "prescribe" : verb);
+  int njoint = 0;
+  for (int s = 0; s < ia->nsel; s++) {
+    int i = hg_model_body(m, hg_frame_name(h, ia->sel[s]));
+    if (i < 1 || m->jnt_nv[i] == 0) continue;
+    if (hold && njoint) break; /* prescribe takes one joint */
+    at += (size_t)snprintf(ia->preview_cmd + at, sizeof ia->preview_cmd - at, " %s", m->jnt_name[i]);
+    njoint++;
+  }
+  if (njoint == 0 || at >= sizeof ia->preview_cmd)
+    return snprintf(ia->result, sizeof ia->result, "no moving joint selected"), -1;
+  hg_command cmd;
+  hg_error err;
+  hg_sim_preview_view pv;
+  if (hg_sim_parse_command(sim, ia->preview_cmd, &cmd, &err))
+    return snprintf(ia->result, sizeof ia->result, "%s", err.msg), -1;
+  int rc = hg_sim_preview(sim, &cmd, &pv);
+  hg_command_free(&cmd);
+  if (rc) return snprintf(ia->result, sizeof ia->result, "%s: cannot preview", ia->preview_cmd), -1;
+  /* the impulse at each DoF that takes one */
+  char imp[256] = "";
+  size_t ai = 0;
+  for (int k = 0; k < m->nv && ai < sizeof imp; k++)
+    if (pv.impulse[k] != 0)
+      ai += (size_t)snprintf(imp + ai, sizeof imp - ai, " %s[%d] %.3g", m->jnt_name[m->dof_body[k]],
+                             k - m->v_adr[m->dof_body[k]], pv.impulse[k]);
+  snprintf(ia->preview_text, sizeof ia->preview_text,
+           "Enter: %s (removes %.6g J), Esc: cancel; impulses (N s, N m s):%s",
+           ia->preview_cmd, pv.energy_removed, ai ? imp : " none");
+  /* the bodies' velocity jumps, as arrows from their origins */
+  ia->npv = 0;
+  for (int i = 1; i < m->nbody && ia->npv < (int)(sizeof ia->pv_p / sizeof ia->pv_p[0]); i++) {
+    const double *dt = pv.dtwist + 6 * i;
+    if (fabs(dt[3]) + fabs(dt[4]) + fabs(dt[5]) == 0) continue;
+    hg_se3 T;
+    double tw[6];
+    hg_sim_body(sim, i, &T, tw);
+    memcpy(ia->pv_p[ia->npv], T.p, sizeof T.p);
+    memcpy(ia->pv_v[ia->npv], dt + 3, 3 * sizeof(double));
+    ia->npv++;
+  }
+  ia->preview = 1;
+  ia->result_error = 0;
+  ia->result[0] = 0;
+  return 0;
+}
+
+int hg_interact_commit(hg_interact *ia, hg_sim *sim) {
+  if (!ia->preview) return 0;
+  char cmd[HG_CMDLINE_MAX];
+  snprintf(cmd, sizeof cmd, "%s", ia->preview_cmd);
+  hg_interact_cancel(ia);
+  return hg_interact_apply(ia, sim, cmd);
+}
+
+void hg_interact_cancel(hg_interact *ia) {
+  ia->preview = 0;
+  ia->npv = 0;
+  ia->preview_text[0] = 0;
+}
+
+/* ---- the mouse pull ---- */
+
+void hg_interact_grab(hg_interact *ia, hg_sim *sim, const hg_history *h, int body,
+                      const double p[3], double depth) {
+  const hg_model *m = hg_sim_model(sim);
+  int i = hg_model_body(m, hg_frame_name(h, body));
+  if (i < 1) return;
+  hg_se3 T;
+  double tw[6], d[3];
+  hg_sim_body(sim, i, &T, tw);
+  for (int k = 0; k < 3; k++) d[k] = p[k] - T.p[k];
+  for (int k = 0; k < 3; k++) /* R^T (p - o) */
+    ia->pull_point[k] = T.R[k] * d[0] + T.R[3 + k] * d[1] + T.R[6 + k] * d[2];
+  /* the whole tree the body belongs to moves with it: 1 Hz on its mass, critically damped */
+  double mass = 0, w = 2 * 3.14159265358979;
+  for (int b = 1; b < m->nbody; b++)
+    if (m->root[b] == m->root[i]) mass += m->inertia[b].m;
+  if (!(mass > 0)) mass = 1;
+  ia->pull_k = mass * w * w;
+  ia->pull_c = 2 * sqrt(ia->pull_k * mass);
+  ia->pulling = 1, ia->pull_body = body, ia->pull_depth = depth;
+  memcpy(ia->pull_target, p, sizeof ia->pull_target);
+  ia->pull_sent_t = NAN;
+}
+
+void hg_interact_drag(hg_interact *ia, const double origin[3], const double dir[3],
+                      const double forward[3]) {
+  if (!ia->pulling) return;
+  double c = dir[0] * forward[0] + dir[1] * forward[1] + dir[2] * forward[2];
+  if (!(c > 1e-6)) return;
+  double s = ia->pull_depth / c;
+  for (int k = 0; k < 3; k++) ia->pull_target[k] = origin[k] + s * dir[k];
+}
+
+int hg_interact_pull_update(hg_interact *ia, hg_sim *sim, const hg_history *h) {
+  if (!ia->pulling) return 0;
+  double t = hg_sim_time(sim);
+  int sent = !isnan(ia->pull_sent_t);
+  if (sent && !memcmp(ia->pull_sent, ia->pull_target, sizeof ia->pull_sent)) return 0;
+  if (sent && t == ia->pull_sent_t) return 0; /* one per simulation time: the next frame's */
+  char text[HG_CMDLINE_MAX];
+  const double *a = ia->pull_point, *b = ia->pull_target;
+  snprintf(text, sizeof text, "perturb %s %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g",
+           hg_frame_name(h, ia->pull_body), a[0], a[1], a[2], b[0], b[1], b[2], ia->pull_k,
+           ia->pull_c);
+  ia->pull_sent_t = t;
+  memcpy(ia->pull_sent, ia->pull_target, sizeof ia->pull_sent);
+  return hg_interact_apply(ia, sim, text);
+}
+
+int hg_interact_release(hg_interact *ia, hg_sim *sim) {
+  if (!ia->pulling) return 0;
+  ia->pulling = 0;
+  if (isnan(ia->pull_sent_t)) return 0; /* never pulled */
+  ia->pull_sent_t = NAN;
+  return hg_interact_apply(ia, sim, "release");
+}
+
+/* ---- drawing ---- */
+
+int hg_interact_draw(const hg_interact *ia, hg_draw_list *dl, const hg_frame *f,
+                     const hg_history *h) {
+  static const float sel_col[4] = {1, 0.85f, 0.1f, 1}, jump_col[4] = {1, 0.3f, 0.9f, 1},
+                     pull_col[4] = {1, 1, 1, 1};
+  double r = 0;
+  hg_frame_bounds(f, (double[3]){0}, &r);
+  double rad = fmax(r, 1e-3) * 0.006;
+  (void)h;
+  /* the selected bodies: a ring of lines round their origins */
+  for (int s = 0; s < ia->nsel; s++) {
+    int b = hg_frame_body(f, ia->sel[s]);
+    if (b < 1) continue;
+    const hg_se3 *T = &f->body[b].pose;
+    double e = fmax(r, 1e-3) * 0.05;
+    for (int k = 0; k < 3; k++) {
+      double a[3], c[3];
+      for (int j = 0; j < 3; j++) a[j] = T->p[j] - e * T->R[3 * j + k], c[j] = T->p[j] + e * T->R[3 * j + k];
+      if (hg_draw_line_add(dl, a, c, sel_col)) return -1;
+    }
+    if (hg_draw_label_add(dl, T->p, s == ia->sel_cursor ? "selected" : "+", sel_col)) return -1;
+  }
+  /* the preview's velocity jumps (1 s of motion per m/s) */
+  for (int k = 0; k < ia->npv; k++)
+    if (hg_draw_arrow(dl, ia->pv_p[k], ia->pv_v[k], rad, jump_col)) return -1;
+  /* the pull: from the grabbed point to the target */
+  if (ia->pulling) {
+    int b = hg_frame_body(f, ia->pull_body);
+    if (b >= 1) {
+      const hg_se3 *T = &f->body[b].pose;
+      double p[3], d[3];
+      hg_se3_apply(T, ia->pull_point, p);
+      for (int k = 0; k < 3; k++) d[k] = ia->pull_target[k] - p[k];
+      if (hg_draw_arrow(dl, p, d, rad, pull_col)) return -1;
+    }
+  }
+  return 0;
+}

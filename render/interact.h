@@ -1,0 +1,96 @@
+/* interact.h: what a user does to a running simulation from the viewer, through the runtime's
+ * command API only (sim.h: hg_sim_parse_command, hg_sim_command, hg_sim_preview): the
+ * selection and its panel, the command line with name completion, freezing and thawing the
+ * selected joints with a preview of the impulse, and the mouse pull. Every change is a command,
+ * so a session is recorded by the simulation itself and written with hg_sim_write_commands.
+ * No GL and no SDL here: the viewer feeds events in and draws what these functions give. */
+#ifndef HINGE_RENDER_INTERACT_H
+#define HINGE_RENDER_INTERACT_H
+
+#include "drawlist.h"
+#include "frame.h"
+#include "sim.h"
+
+#define HG_SEL_MAX 16
+#define HG_CMDLINE_MAX 256
+
+typedef struct hg_interact {
+  /* the selection: bodies by name (the history's string table), so it survives topology
+   * changes; sel_cursor is the one the panel shows */
+  int nsel, sel[HG_SEL_MAX], sel_cursor;
+  int degrees;                  /* the panel shows angles in degrees (else radians) */
+  /* the command line (':' opens it) */
+  int cmdline;                  /* open */
+  char line[HG_CMDLINE_MAX];
+  char result[512];             /* what the last command did, or its error */
+  int result_error;
+  /* a pending mode switch of the selected joints, previewed until committed or cancelled */
+  int preview;                  /* 1: pending */
+  char preview_cmd[HG_CMDLINE_MAX];
+  char preview_text[512];
+  int npv;                      /* bodies with a velocity jump arrow */
+  double pv_p[HG_SEL_MAX * 8][3], pv_v[HG_SEL_MAX * 8][3];
+  /* the mouse pull (perturb / release commands) */
+  int pulling, pull_body;       /* pull_body: name */
+  double pull_point[3];         /* the grabbed point, body frame */
+  double pull_target[3];        /* where the mouse puts it, world */
+  double pull_depth;            /* the grab point's distance along the view axis */
+  double pull_k, pull_c;        /* spring stiffness (N/m) and damping (N s/m) */
+  double pull_sent_t;           /* the simulation time of the last perturb sent (NaN: none) */
+  double pull_sent[3];          /* its target */
+} hg_interact;
+
+void hg_interact_init(hg_interact *ia);
+
+/* ---- selection ---- */
+/* selects the body of name id (add: to the selection; else it alone); name < 0 clears */
+void hg_interact_select(hg_interact *ia, int name, int add);
+/* the panel's lines for the shown selected body (at most n lines of width w): body, mass,
+ * joint type and mode, q and v (degrees or radians), load, constraint wrench, parent and
+ * children; the number of lines */
+int hg_interact_panel(const hg_interact *ia, hg_sim *sim, const hg_history *h, char *lines,
+                      int n, int w);
+/* moves the shown body to its parent (dir -1) or its first child (dir +1), selecting it */
+void hg_interact_walk(hg_interact *ia, hg_sim *sim, hg_history *h, int dir);
+
+/* ---- commands ---- */
+/* applies one command now (its text as a command file line without the time): parsed against
+ * the simulation (errors with a did-you-mean), then hg_sim_command. 0, or -1 with ia->result
+ * saying why (the simulation is unchanged); the result line says what the event did. */
+int hg_interact_apply(hg_interact *ia, hg_sim *sim, const char *text);
+/* Tab on the command line: completes the word under the end of the line to the longest common
+ * prefix of the command words or of the joint, body, marker and force names that fit; the
+ * candidates (when several) into ia->result */
+void hg_interact_complete(hg_interact *ia, hg_sim *sim);
+
+/* ---- freezing and thawing ---- */
+/* Previews verb ("lock", "free", "hold") on the selected bodies' joints as one command (one
+ * impulse): ia->preview_text says the energy it would remove and the impulse per DoF, and the
+ * velocity jumps become arrows (hg_interact_draw). "hold" prescribes each joint to stay where it
+ * is. 0, or -1 with ia->result (nothing selected, or the command is refused). */
+int hg_interact_preview(hg_interact *ia, hg_sim *sim, const hg_history *h, const char *verb);
+/* commits the pending preview (hg_interact_apply) or cancels it */
+int hg_interact_commit(hg_interact *ia, hg_sim *sim);
+void hg_interact_cancel(hg_interact *ia);
+
+/* ---- the mouse pull ---- */
+/* grabs body (name) at world point p, seen at depth along the view axis; the pull's spring is
+ * set from the body's mass for a 1 Hz, critically damped response */
+void hg_interact_grab(hg_interact *ia, hg_sim *sim, const hg_history *h, int body,
+                      const double p[3], double depth);
+/* the mouse ray (origin, unit direction) moves the target within the grab depth's plane
+ * (forward: the camera's unit view direction) */
+void hg_interact_drag(hg_interact *ia, const double origin[3], const double dir[3],
+                      const double forward[3]);
+/* sends the pull's target as a perturb command when it moved or the simulation advanced (at
+ * most one per simulation time); 0 or -1 */
+int hg_interact_pull_update(hg_interact *ia, hg_sim *sim, const hg_history *h);
+/* ends the pull (a release command); 0 or -1 */
+int hg_interact_release(hg_interact *ia, hg_sim *sim);
+
+/* the selection highlight, the preview's arrows and the pull's line into the draw list of frame
+ * f */
+int hg_interact_draw(const hg_interact *ia, hg_draw_list *dl, const hg_frame *f,
+                     const hg_history *h);
+
+#endif

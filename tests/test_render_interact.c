@@ -1,0 +1,230 @@
+/* test_render_interact.c: interacting with a running simulation from the viewer, driven by
+ * scripts offscreen (render/interact.h, render/viewer.h), on a floating bus with a boom swinging
+ * on a hinge in zero gravity, seen from above:
+ *  - clicking the boom's projected centre selects it (ID-buffer picking): shift+L previews the
+ *    lock of its joint, Enter commits it, and events.csv equals, byte for byte, that of a
+ *    headless run with the same lock written as a scene event;
+ *  - the command line: a misspelt command shows its error and the viewer goes on; the right one
+ *    gives the same events.csv again;
+ *  - a ctrl-drag pulls the bus: its work enters the energy budget, which still closes, and the
+ *    session the viewer writes replays headless to the same events.csv and trajectory.csv.
+ *
+ * Runs in the tests folder (CTest's working directory). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <stb_image.h>
+
+#include "files.h"
+#include "output.h"
+#include "sims.h"
+#include "viewer.h"
+
+static const char scene_text[] =
+    "title: interaction test\n"
+    "bodies:\n"
+    "  - name: bus\n"
+    "    joint: {type: free}\n"
+    "    inertia: {mass: 10, inertia: [1, 1, 1]}\n"
+    "    geometry: [{type: box, size: [1, 1, 1], rgba: [0.8, 0.7, 0.2, 1]}]\n"
+    "  - name: boom\n"
+    "    parent: bus\n"
+    "    joint: {type: revolute, name: hinge, axis: [0, 0, 1], pos: [0.5, 0, 0]}\n"
+    "    inertia: {mass: 1, com: [1, 0, 0], inertia: [0.01, 0.1, 0.1]}\n"
+    "    geometry: [{type: box, size: [2, 0.2, 0.2], pos: [1, 0, 0], rgba: [0.3, 0.5, 0.9, 1]}]\n"
+    "initial:\n"
+    "  joints:\n"
+    "    hinge: {v: [0.5]}\n"
+    "time: {start: 0, end: 1}\n"
+    "output: {dt: 0.01}\n"
+    "integrator: {rtol: 1e-9}\n";
+
+#define W 800
+#define H 600
+static const char camera[] = "eye=0,0,8 target=0,0,0 up=0,1,0 fov=40";
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* the pixel where the camera sees world point p */
+static void project(const double p[3], int *x, int *y) {
+  hg_camera c;
+  char err[256];
+  double px[2];
+  hg_camera_default(&c);
+  assert_int_equal(hg_camera_parse(camera, &c, err, sizeof err), 0);
+  assert_true(hg_camera_project(&c, W, H, p, px));
+  *x = (int)lround(px[0]), *y = (int)lround(px[1]);
+}
+
+/* runs the viewer on scene with script, outputs into out, screenshots and the session in dir */
+static void view(const char *scene, const char *script, const char *out, const char *dir) {
+  hg_viewer_options o;
+  char err[512];
+  hg_viewer_default_options(&o);
+  o.offscreen = 1, o.script = script, o.width = W, o.height = H, o.finish = 1, o.paused = 1;
+  o.has_camera = 1;
+  assert_int_equal(hg_camera_parse(camera, &o.camera, err, sizeof err), 0);
+  o.out.dir = out, o.out.plots = 0;
+  o.screenshot_dir = dir;
+  if (hg_viewer_run(scene, &o, err, sizeof err)) fail_msg("%s", err);
+}
+
+/* a headless run of scene (with the command file commands, or NULL) into out */
+static void headless(const char *scene, const char *commands, const char *out) {
+  hg_scene *s = hg_test_scene(scene);
+  hg_sim *sim = hg_test_sim(s, NAN, out);
+  hg_command_list cl;
+  hg_error err;
+  if (commands) {
+    if (hg_commands_load(s, commands, &cl, &err)) fail_msg("%s", err.msg);
+    for (int k = 0; k < cl.n; k++) assert_int_equal(hg_sim_schedule(sim, &cl.cmd[k]), HG_SIM_OK);
+    hg_commands_free(&cl);
+  }
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+static void same_file(const char *da, const char *db, const char *name) {
+  char pa[512], pb[512];
+  size_t la, lb;
+  snprintf(pa, sizeof pa, "%s/%s", da, name);
+  snprintf(pb, sizeof pb, "%s/%s", db, name);
+  char *a = hg_test_read_file(pa, &la), *b = hg_test_read_file(pb, &lb);
+  assert_non_null(a);
+  assert_non_null(b);
+  if (la != lb || memcmp(a, b, la)) fail_msg("%s and %s differ", pa, pb);
+  free(a), free(b);
+}
+
+/* the scene, and the same scene with "lock hinge" as a scene event at t = 0.02 */
+static void scenes(const char *dir, char *scene, char *locked, size_t len) {
+  char text[2048];
+  snprintf(scene, len, "%s/scene.yaml", dir);
+  write_text(scene, scene_text);
+  snprintf(locked, len, "%s/locked.yaml", dir);
+  snprintf(text, sizeof text, "%sevents:\n  - name: lock hinge\n    at: %.17g\n    do:\n"
+           "      - set_mode: {joint: hinge, mode: locked}\n", scene_text, 0 + 2 * 0.01);
+  write_text(locked, text);
+}
+
+/* a test's folders: dir (scenes, script, screenshots, the session), dir/viewer and dir/NAME2
+ * for outputs; the scenes written */
+typedef struct workspace {
+  char dir[256], scene[300], locked[300], script[300], out[300], other[300];
+} workspace;
+
+static void workspace_new(workspace *w, const char *tag, const char *other) {
+  assert_int_equal(hg_test_temp_dir(tag, w->dir, sizeof w->dir), 0);
+  scenes(w->dir, w->scene, w->locked, sizeof w->scene);
+  snprintf(w->out, sizeof w->out, "%s/viewer", w->dir);
+  snprintf(w->other, sizeof w->other, "%s/%s", w->dir, other);
+  snprintf(w->script, sizeof w->script, "%s/script.txt", w->dir);
+  assert_int_equal(mkdir(w->out, 0777), 0);
+  assert_int_equal(mkdir(w->other, 0777), 0);
+}
+
+/* the number of pixels of the error colour (red text) in a PNG */
+static int red_pixels(const char *path) {
+  int w, h, n, red = 0;
+  unsigned char *p = stbi_load(path, &w, &h, &n, 4);
+  assert_non_null(p);
+  for (int k = 0; k < w * h; k++) red += p[4 * k] > 200 && p[4 * k + 1] < 140 && p[4 * k + 2] < 140;
+  stbi_image_free(p);
+  return red;
+}
+
+static void click_selects_and_lock_matches_scene_event(void **state) {
+  (void)state;
+  workspace w;
+  char text[512];
+  workspace_new(&w, "interact_click", "ref");
+  headless(w.locked, NULL, w.other);
+  /* the boom's centre at t = 0.02: 0.01 rad round the hinge at (0.5, 0, 0) */
+  int x, y;
+  project((double[3]){0.5 + cos(0.01), sin(0.01), 0.1}, &x, &y);
+    snprintf(text, sizeof text, "0.02 key Right\n0.04 key Right\n0.06 click %d %d\n"
+           "0.08 key shift+L\n0.1 key Return\n0.12 quit\n", x, y);
+  write_text(w.script, text);
+  view(w.scene, w.script, w.out, w.dir);
+  same_file(w.other, w.out, "events.csv");
+  hg_test_remove_dir(w.dir);
+}
+
+static void command_line_errors_and_lock(void **state) {
+  (void)state;
+  workspace w;
+  char shot[320], text[1024];
+  workspace_new(&w, "interact_cmd", "ref");
+  snprintf(shot, sizeof shot, "%s/error.png", w.dir);
+  headless(w.locked, NULL, w.other);
+    snprintf(text, sizeof text, "0.02 key Right\n0.04 key Right\n0.06 key :\n"
+           "0.07 type lok hin\n0.08 key Return\n0.09 screenshot %s\n0.1 type lock hin\n"
+           "0.11 key Tab\n0.12 key Return\n0.14 quit\n", shot);
+  write_text(w.script, text);
+  view(w.scene, w.script, w.out, w.dir);
+  assert_true(red_pixels(shot) > 100); /* "unknown action 'lok' (did you mean 'lock')" */
+  same_file(w.other, w.out, "events.csv");
+  hg_test_remove_dir(w.dir);
+}
+
+/* a value "KEY: NUMBER" of summary.txt */
+static double summary_value(const char *dir, const char *key) {
+  char path[512], line[512];
+  snprintf(path, sizeof path, "%s/summary.txt", dir);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  double x = NAN;
+  size_t n = strlen(key);
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, key, n) && line[n] == ':') x = strtod(line + n + 1, NULL);
+  fclose(f);
+  return x;
+}
+
+static void mouse_pull_is_in_the_budget_and_replays(void **state) {
+  (void)state;
+  workspace w;
+  char session[320], text[1024];
+  workspace_new(&w, "interact_pull", "replay");
+  int x, y;
+  project((double[3]){0, 0, 0.5}, &x, &y); /* the bus's top face */
+    snprintf(text, sizeof text, "0.0 key space\n0.0 mousedown %d %d ctrl\n0.1 mousemove %d %d\n0.3 mousemove %d %d\n"
+           "0.5 mouseup\n0.6 quit\n", x, y, x + 40, y, x + 60, y - 20);
+  write_text(w.script, text);
+  view(w.scene, w.script, w.out, w.dir);
+  double work = summary_value(w.out, "work_nonconservative"),
+         drift = summary_value(w.out, "energy_budget_drift");
+  printf("# pull: work %.6g J, budget drift %.3g\n", work, drift);
+  assert_true(fabs(work) > 1e-4); /* the pull did work on the bus */
+  assert_true(drift < 1e-7);      /* and the budget closes with it (rtol 1e-9) */
+  snprintf(session, sizeof session, "%s/hinge-session.txt", w.dir);
+  headless(w.scene, session, w.other);
+  same_file(w.out, w.other, "events.csv");
+  same_file(w.out, w.other, "trajectory.csv");
+  hg_test_remove_dir(w.dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(click_selects_and_lock_matches_scene_event),
+      cmocka_unit_test(command_line_errors_and_lock),
+      cmocka_unit_test(mouse_pull_is_in_the_budget_and_replays),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
