@@ -153,6 +153,8 @@ static const char *const help_lines[] = {
     "shift+L F H  preview lock / free / hold of the selection; Enter, Esc",
     ":            command line (Tab completes; docs/commands.md)",
     "ctrl+drag    pull a body (perturb)   ctrl+s  save the session",
+    "shift+G      ghosts of the selected joint's DoFs; up/down: eps",
+    "b            gauges of the capture pairs",
     "l            strip plots    u   HUD on/off",
     "mouse        left orbit, right/middle pan, wheel zoom",
     "a            fit the scene  1 3 7 9 / x y z  preset views",
@@ -251,6 +253,14 @@ void hg_hud_interact_draw(hg_renderer *r, const hg_hud_interact *s) {
     snprintf(bar[0], 128, "%s", s->result);
     col[0] = s->result_error ? red : dim;
     text_panel(r, 12, y - lh - 14, 0, bar, 1, col);
+  }
+  if (s->ngauge > 0) {
+    const float *gc[12];
+    int n = s->ngauge > 12 ? 12 : s->ngauge;
+    for (int k = 0; k < n; k++) gc[k] = strstr(s->gauge[k], "WITHIN") ? accent : white;
+    float pw = 0;
+    for (int k = 0; k < n; k++) pw = fmaxf(pw, hg_renderer_text_width(r, s->gauge[k]) + 16);
+    text_panel(r, (float)w - pw - 12, 150, pw, s->gauge, n, gc);
   }
   if (s->npanel > 0) {
     const float *pc[16];

@@ -34,6 +34,8 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
 typedef struct hg_hud_interact {
   char (*panel)[128];    /* panel lines */
   int npanel;
+  char (*gauge)[128];    /* the gauges' lines (right, under the event list) */
+  int ngauge;
   const char *cmdline;   /* the command line's text, or NULL when closed */
   const char *preview;   /* the pending preview, or NULL */
   const char *result;    /* the last command's result, or NULL */

@@ -4,11 +4,13 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void hg_interact_init(hg_interact *ia) {
   memset(ia, 0, sizeof *ia);
   ia->pull_sent_t = NAN;
+  ia->ghost_dof = -1, ia->ghost_k = 2, ia->ghost_eps = 0.1;
 }
 
 /* ---- selection ---- */
@@ -317,6 +319,79 @@ int hg_interact_release(hg_interact *ia, hg_sim *sim) {
   if (isnan(ia->pull_sent_t)) return 0; /* never pulled */
   ia->pull_sent_t = NAN;
   return hg_interact_apply(ia, sim, "release");
+}
+
+/* ---- ghosts and gauges ---- */
+
+void hg_interact_ghost_cycle(hg_interact *ia, hg_sim *sim, const hg_history *h) {
+  const hg_model *m = hg_sim_model(sim);
+  int i = shown_body(ia, sim, h);
+  ia->ghost_delta = NULL;
+  if (i < 1 || m->jnt_nv[i] == 0) {
+    ia->ghost_dof = -1;
+    return;
+  }
+  int a = m->v_adr[i], n = m->jnt_nv[i];
+  if (ia->ghost_dof < a || ia->ghost_dof >= a + n) ia->ghost_dof = a;  /* this joint's first */
+  else ia->ghost_dof = ia->ghost_dof + 1 < a + n ? ia->ghost_dof + 1 : -1;
+}
+
+int hg_interact_ghosts(const hg_interact *ia, hg_sim *sim, hg_draw_list *dl, const hg_frame *f) {
+  const hg_model *m = hg_sim_model(sim);
+  double delta[HG_SEL_MAX * 8];
+  const double *dir = ia->ghost_delta;
+  if (!dir) {
+    if (ia->ghost_dof < 0 || ia->ghost_dof >= m->nv || m->nv > (int)(sizeof delta / sizeof delta[0]))
+      return 0;
+    memset(delta, 0, (size_t)m->nv * sizeof(double));
+    delta[ia->ghost_dof] = 1;
+    dir = delta;
+  }
+  if (f->model_version != hg_sim_model_version(sim) || f->nbody != m->nbody) return 0;
+  for (int k = -ia->ghost_k; k <= ia->ghost_k; k++) {
+    if (k == 0) continue;
+    const hg_se3 *T = hg_sim_ghost(sim, dir, k * ia->ghost_eps);
+    if (!T) return -1;
+    float alpha = 0.45f - 0.12f * (float)(abs(k) - 1);
+    for (int g = 0; g < f->ngeom; g++) {
+      const hg_fgeom *fg = &f->geom[g];
+      const hg_se3 *Tb = &f->body[fg->body].pose;
+      hg_se3 Tinv, rel;
+      hg_se3_inv(Tb, &Tinv);
+      hg_se3_mul(&Tinv, &fg->pose, &rel); /* the geometry in its body's frame */
+      hg_draw_shape s = {.type = fg->type, .mesh = fg->mesh, .overlay = 0, .id = 0};
+      memcpy(s.size, fg->size, sizeof s.size);
+      hg_se3_mul(&T[fg->body], &rel, &s.pose);
+      s.rgba[0] = k > 0 ? 0.55f : 0.35f, s.rgba[1] = 0.85f, s.rgba[2] = k > 0 ? 0.6f : 1.0f;
+      s.rgba[3] = fmaxf(alpha, 0.15f);
+      if (hg_draw_shape_add(dl, &s)) return -1;
+    }
+  }
+  return 0;
+}
+
+int hg_interact_gauges(hg_sim *sim, char *lines, int n, int w) {
+  const hg_scene *sc = hg_sim_scene(sim);
+  int k = 0;
+  for (int c = 0; c < sc->ncapture && k + 3 <= n; c++) {
+    const hg_capture_spec *cs = &sc->capture[c];
+    hg_sim_gauge_view g;
+    char *l = lines + (size_t)k * (size_t)w;
+    if (hg_sim_gauge(sim, cs->marker_a, cs->marker_b, &g) || !g.present) {
+      snprintf(l, (size_t)w, "%s - %s: not in the simulation", cs->marker_a, cs->marker_b);
+      k++;
+      continue;
+    }
+    snprintf(l, (size_t)w, "%s - %s  %s", cs->marker_a, cs->marker_b,
+             g.measure < 0 ? "WITHIN CAPTURE" : "");
+    snprintf(l + w, (size_t)w, "  d %.4g m (tol %.3g)  angle %.3g deg (tol %.3g)  speed %.3g m/s (tol %.3g)",
+             g.distance, g.position_tol, g.angle * 180 / 3.14159265358979,
+             g.angle_tol * 180 / 3.14159265358979, g.speed, g.speed_tol);
+    snprintf(l + 2 * w, (size_t)w, "  closing %.3g m/s  contact in %.3g s  capture now removes %.4g J",
+             g.closing_speed, g.time_to_contact, g.plastic_loss);
+    k += 3;
+  }
+  return k;
 }
 
 /* ---- drawing ---- */

@@ -38,6 +38,12 @@ typedef struct hg_interact {
   double pull_k, pull_c;        /* spring stiffness (N/m) and damping (N s/m) */
   double pull_sent_t;           /* the simulation time of the last perturb sent (NaN: none) */
   double pull_sent[3];          /* its target */
+  /* ghosts: the mechanism at q (+) k eps delta, k = -K..K (not 0); delta a unit DoF of the shown
+   * body's joint (ghost_dof: its index in v, -1 off) or a direction set by a program */
+  int ghost_dof, ghost_k;
+  double ghost_eps;
+  const double *ghost_delta;    /* a direction (nv) instead of ghost_dof, or NULL */
+  int gauges;                   /* show the gauges of the scene's capture pairs */
 } hg_interact;
 
 void hg_interact_init(hg_interact *ia);
@@ -87,6 +93,16 @@ void hg_interact_drag(hg_interact *ia, const double origin[3], const double dir[
 int hg_interact_pull_update(hg_interact *ia, hg_sim *sim, const hg_history *h);
 /* ends the pull (a release command); 0 or -1 */
 int hg_interact_release(hg_interact *ia, hg_sim *sim);
+
+/* ---- ghosts and gauges ---- */
+/* ghosts of the shown body's joint: off -> its first DoF -> its next DoF ... -> off */
+void hg_interact_ghost_cycle(hg_interact *ia, hg_sim *sim, const hg_history *h);
+/* the ghosts (translucent copies of every body's geometry at q (+) k eps delta, k = +-1..+-K,
+ * hg_sim_ghost) into the draw list of frame f, which must be the simulation's latest */
+int hg_interact_ghosts(const hg_interact *ia, hg_sim *sim, hg_draw_list *dl, const hg_frame *f);
+/* the gauge lines of the scene's capture pairs (hg_sim_gauge): offset, angle and speed against
+ * the tolerances, time to contact, the plastic loss of a capture now; the number of lines */
+int hg_interact_gauges(hg_sim *sim, char *lines, int n, int w);
 
 /* the selection highlight, the preview's arrows and the pull's line into the draw list of frame
  * f */

@@ -73,7 +73,7 @@ typedef struct viewer {
   int press_x, press_y, pressed, ctrl;
   int ncmd_file;             /* commands scheduled from --commands: the rest were given here */
   int swallow;               /* the ':' that opened the command line comes as text too */
-  char panel[16][128];
+  char panel[16][128], gauge[12][128];
 } viewer;
 
 static double wall(void) { return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency(); }
@@ -344,6 +344,21 @@ static int interaction_key(viewer *v, SDL_Keycode k, Uint16 mod) {
     return 1;
   }
   if (ctrl && k == SDLK_s) return save_session(v), 1;
+  if (shift && k == SDLK_g) {
+    hg_interact_ghost_cycle(ia, v->sim, &v->hist);
+    if (ia->ghost_dof >= 0)
+      say(v, 3, "ghosts of %s, DoF %d, eps %g (up/down: eps x2, /2)",
+          hg_sim_model(v->sim)->jnt_name[hg_sim_model(v->sim)->dof_body[ia->ghost_dof]],
+          ia->ghost_dof - hg_sim_model(v->sim)->v_adr[hg_sim_model(v->sim)->dof_body[ia->ghost_dof]],
+          ia->ghost_eps);
+    return 1;
+  }
+  if ((k == SDLK_UP || k == SDLK_DOWN) && (ia->ghost_dof >= 0 || ia->ghost_delta)) {
+    ia->ghost_eps *= k == SDLK_UP ? 2 : 0.5;
+    say(v, 2, "ghost eps %g", ia->ghost_eps);
+    return 1;
+  }
+  if (k == SDLK_b && !shift && !ctrl) return ia->gauges = !ia->gauges, 1;
   if (k == SDLK_d && !shift && !ctrl) return ia->degrees = !ia->degrees, 1;
   if (k == SDLK_LEFTBRACKET || k == SDLK_RIGHTBRACKET) {
     hg_interact_walk(ia, v->sim, &v->hist, k == SDLK_LEFTBRACKET ? -1 : 1);
@@ -435,6 +450,7 @@ static void build_list(viewer *v) {
                                 .frame_index = v->cursor};
   hg_draw_list_build(&v->dl, f, &dopt);
   hg_interact_draw(&v->ia, &v->dl, f, &v->hist);
+  if (v->sim && v->cursor == v->hist.n - 1) hg_interact_ghosts(&v->ia, v->sim, &v->dl, f);
 }
 
 /* a click (a press and release without moving): the body under the cursor, from the ID buffer,
@@ -653,6 +669,8 @@ static void draw(viewer *v, double now) {
                         .preview = v->ia.preview ? v->ia.preview_text : NULL,
                         .result = v->ia.result, .result_error = v->ia.result_error};
   if (v->sim) hi.npanel = hg_interact_panel(&v->ia, v->sim, &v->hist, &v->panel[0][0], 16, 128);
+  if (v->sim && v->ia.gauges) hi.ngauge = hg_interact_gauges(v->sim, &v->gauge[0][0], 12, 128);
+  hi.gauge = v->gauge;
   hg_hud_interact_draw(v->r, &hi);
 }
 

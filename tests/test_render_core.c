@@ -21,6 +21,7 @@
 #include "drawlist.h"
 #include "files.h"
 #include "frame.h"
+#include "interact.h"
 #include "sims.h"
 
 static const double PI = 3.14159265358979323846;
@@ -335,13 +336,56 @@ static void test_pick(void **state) {
   hg_scene_free(sc);
 }
 
+/* the viewer's ghosts of joint a1 of the seed-000 mechanism at q (+) eps e_k: each body's
+ * geometry sits where setting that configuration (a 'set' command) actually puts it */
+static void test_ghosts_where_set_puts_them(void **state) {
+  (void)state;
+  hg_scene *sc;
+  hg_sim *sim = sim_of("freeze_thaw", 0.5, &sc);
+  hg_history h;
+  hg_draw_list dl;
+  hg_interact ia;
+  hg_history_init(&h, 16);
+  hg_draw_list_init(&dl);
+  hg_interact_init(&ia);
+  const hg_model *m = hg_sim_model(sim);
+  int a1 = hg_model_joint(m, "a1");
+  assert_true(a1 > 0);
+  ia.ghost_dof = m->v_adr[a1], ia.ghost_k = 2, ia.ghost_eps = 0.2;
+  const hg_frame *f = hg_history_capture(&h, sim, sc);
+  assert_non_null(f);
+  assert_int_equal(hg_interact_ghosts(&ia, sim, &dl, f), 0);
+  assert_int_equal(dl.nshape, 2 * ia.ghost_k * f->ngeom);
+  /* k = +1 is the third block (k = -2, -1, +1, +2) */
+  const hg_draw_shape *ghost = dl.shape + 2 * f->ngeom;
+  char cmd[128];
+  hg_command c;
+  hg_error err;
+  snprintf(cmd, sizeof cmd, "set a1 {q: [%.17g]}", hg_sim_q(sim)[m->q_adr[a1]] + 0.2);
+  if (hg_sim_parse_command(sim, cmd, &c, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(hg_sim_command(sim, &c), HG_SIM_OK);
+  hg_command_free(&c);
+  const hg_frame *g = hg_history_capture(&h, sim, sc);
+  double worst = 0;
+  for (int k = 0; k < g->ngeom; k++) {
+    worst = fmax(worst, dist3(ghost[k].pose.p, g->geom[k].pose.p));
+    for (int r = 0; r < 9; r++) worst = fmax(worst, fabs(ghost[k].pose.R[r] - g->geom[k].pose.R[r]));
+  }
+  printf("# ghosts of a1 at +0.2 rad against the set state: %.2g\n", worst);
+  assert_true(worst <= 1e-12); /* two compositions of the same poses: round-off */
+  hg_draw_list_free(&dl);
+  hg_history_free(&h);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_project_ray_inverse), cmocka_unit_test(test_fov),
       cmocka_unit_test(test_parse_format),        cmocka_unit_test(test_motions),
       cmocka_unit_test(test_overlay_parse),       cmocka_unit_test(test_frame_views),
       cmocka_unit_test(test_history_matches_trajectory), cmocka_unit_test(test_draw_list_overlays),
-      cmocka_unit_test(test_pick),
+      cmocka_unit_test(test_pick), cmocka_unit_test(test_ghosts_where_set_puts_them),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
