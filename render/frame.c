@@ -214,6 +214,7 @@ static void capture_events(hg_history *h, hg_sim *sim) {
     snprintf(o->details, sizeof o->details, "%s", ev->details);
     o->e_removed = ev->e_lock;
     o->de = ev->e_after - ev->e_before;
+    o->dh = hg_sim_event_momentum_change(ev);
   }
 }
 

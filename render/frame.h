@@ -82,6 +82,7 @@ typedef struct hg_hevent {
   char details[512];
   double e_removed;  /* kinetic energy removed by plastic locks */
   double de;         /* e_after - e_before */
+  double dh;         /* momentum change, relative (hg_sim_event_momentum_change) */
 } hg_hevent;
 
 /* frames in time order, at most cap (older halves are thinned out when full) */

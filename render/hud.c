@@ -155,6 +155,7 @@ static const char *const help_lines[] = {
     "ctrl+drag    pull a body (perturb)   ctrl+s  save the session",
     "shift+G      ghosts of the selected joint's DoFs; up/down: eps",
     "b            gauges of the capture pairs",
+    "< >          paused: the selected joint's q -/+ 0.05 (ctrl: v -/+ 0.1)",
     "l            strip plots    u   HUD on/off",
     "mouse        left orbit, right/middle pan, wheel zoom",
     "a            fit the scene  1 3 7 9 / x y z  preset views",
@@ -214,7 +215,8 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
     ec[m++] = accent;
     for (int k = f->nevents - 1; k >= 0 && m < 6 && k < h->nevent; k--) {
       const hg_hevent *e = &h->event[k];
-      snprintf(ev[m], 128, "%8.3f s  %-14.14s dE %+.3g J  lock %.3g J", e->t, e->name, e->de, e->e_removed);
+      snprintf(ev[m], 128, "%8.3f s  %-14.14s dE %+.3g J  lock %.3g J  dh %.1e", e->t, e->name,
+               e->de, e->e_removed, e->dh);
       ec[m++] = white;
     }
     float pw = 0;

@@ -321,6 +321,43 @@ int hg_interact_release(hg_interact *ia, hg_sim *sim) {
   return hg_interact_apply(ia, sim, "release");
 }
 
+/* ---- perturbed configurations ---- */
+
+/* "[x0, x1, ...]" of n numbers into buf */
+static void flow_list(char *buf, size_t len, const double *x, int n) {
+  size_t at = (size_t)snprintf(buf, len, "[");
+  for (int k = 0; k < n && at < len; k++)
+    at += (size_t)snprintf(buf + at, len - at, "%s%.17g", k ? ", " : "", x[k]);
+  if (at < len) snprintf(buf + at, len - at, "]");
+}
+
+int hg_interact_nudge(hg_interact *ia, hg_sim *sim, const hg_history *h, int what, double step) {
+  const hg_model *m = hg_sim_model(sim);
+  int i = shown_body(ia, sim, h);
+  ia->result_error = 1;
+  if (i < 1 || m->jnt_nv[i] == 0)
+    return snprintf(ia->result, sizeof ia->result, "select a body on a moving joint first"), -1;
+  int a = m->v_adr[i], n = m->jnt_nv[i];
+  int k = ia->ghost_dof >= a && ia->ghost_dof < a + n ? ia->ghost_dof - a : 0;
+  double x[HG_JOINT_MAXNQ > HG_JOINT_MAXNV ? HG_JOINT_MAXNQ : HG_JOINT_MAXNV];
+  double e[HG_JOINT_MAXNV] = {0};
+  char list[512], text[HG_CMDLINE_MAX + 512];
+  if (what == 0) { /* q (+) step e_k, on the group */
+    e[k] = 1;
+    hg_joint_integrate(&m->jnt[i], hg_sim_q(sim) + m->q_adr[i], e, step, x);
+    flow_list(list, sizeof list, x, m->jnt_nq[i]);
+    snprintf(text, sizeof text, "set %s {q: %s}", m->jnt_name[i], list);
+  } else {
+    memcpy(x, hg_sim_v(sim) + a, (size_t)n * sizeof(double));
+    x[k] += step;
+    flow_list(list, sizeof list, x, n);
+    snprintf(text, sizeof text, "set %s {v: %s}", m->jnt_name[i], list);
+  }
+  if (strlen(text) >= HG_CMDLINE_MAX)
+    return snprintf(ia->result, sizeof ia->result, "the joint's state is too long to set"), -1;
+  return hg_interact_apply(ia, sim, text);
+}
+
 /* ---- ghosts and gauges ---- */
 
 void hg_interact_ghost_cycle(hg_interact *ia, hg_sim *sim, const hg_history *h) {

@@ -94,6 +94,12 @@ int hg_interact_pull_update(hg_interact *ia, hg_sim *sim, const hg_history *h);
 /* ends the pull (a release command); 0 or -1 */
 int hg_interact_release(hg_interact *ia, hg_sim *sim);
 
+/* ---- perturbed configurations ---- */
+/* Moves the shown body's joint along one DoF (the ghosts' DoF when it is this joint's, else its
+ * first) by step: q (+) step e_k on the group (what = 0), or v_k + step (what = 1), as a 'set'
+ * command, so it is logged and replayable. 0, or -1 with ia->result. */
+int hg_interact_nudge(hg_interact *ia, hg_sim *sim, const hg_history *h, int what, double step);
+
 /* ---- ghosts and gauges ---- */
 /* ghosts of the shown body's joint: off -> its first DoF -> its next DoF ... -> off */
 void hg_interact_ghost_cycle(hg_interact *ia, hg_sim *sim, const hg_history *h);

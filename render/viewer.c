@@ -359,6 +359,15 @@ static int interaction_key(viewer *v, SDL_Keycode k, Uint16 mod) {
     return 1;
   }
   if (k == SDLK_b && !shift && !ctrl) return ia->gauges = !ia->gauges, 1;
+  /* '<' and '>' (shift with comma, period): the selected joint's q, with ctrl its v, while paused */
+  int less = k == SDLK_LESS || (shift && k == SDLK_COMMA), more = k == SDLK_GREATER || (shift && k == SDLK_PERIOD);
+  if ((less || more) && ia->nsel) {
+    if (!v->paused) return say(v, 3, "pause first (space): configurations are set while paused"), 1;
+    go_live(v);
+    hg_interact_nudge(ia, v->sim, &v->hist, ctrl, (more ? 1 : -1) * (ctrl ? 0.1 : 0.05));
+    after_command(v);
+    return 1;
+  }
   if (k == SDLK_d && !shift && !ctrl) return ia->degrees = !ia->degrees, 1;
   if (k == SDLK_LEFTBRACKET || k == SDLK_RIGHTBRACKET) {
     hg_interact_walk(ia, v->sim, &v->hist, k == SDLK_LEFTBRACKET ? -1 : 1);
