@@ -85,7 +85,14 @@ int hg_interact_panel(const hg_interact *ia, hg_sim *sim, const hg_history *h, c
     LINE("v  %s", buf);
     if (jv.mode != HG_MODE_FREE) {
       numbers(buf, sizeof buf, jv.load, jv.nv, jv.type, 2, 0);
-      LINE("load  %s", buf);
+      const hg_joint_limits *L = &m->limits[i];
+      double worst = 0;
+      for (int d = 0; d < jv.nv; d++) worst = fmax(worst, fabs(jv.load[d]));
+      if (L->has_effort && L->effort > 0) /* latch sizing: the load against the effort limit */
+        LINE("load  %s  (%.0f%% of the %.4g limit%s)", buf, 100 * worst / L->effort, L->effort,
+             worst > L->effort ? ": EXCEEDED" : "");
+      else
+        LINE("load  %s", buf);
     }
   }
   LINE("wrench  m %.4g %.4g %.4g N m  f %.4g %.4g %.4g N", jv.wrench[0], jv.wrench[1],
