@@ -431,8 +431,12 @@ int hg_interact_gauges(hg_sim *sim, char *lines, int n, int w) {
     snprintf(l + w, (size_t)w, "  d %.4g m (tol %.3g)  angle %.3g deg (tol %.3g)  speed %.3g m/s (tol %.3g)",
              g.distance, g.position_tol, g.angle * 180 / 3.14159265358979,
              g.angle_tol * 180 / 3.14159265358979, g.speed, g.speed_tol);
-    snprintf(l + 2 * w, (size_t)w, "  closing %.3g m/s  contact in %.3g s  capture now removes %.4g J",
-             g.closing_speed, g.time_to_contact, g.plastic_loss);
+    char contact[64], loss[64];
+    if (g.time_to_contact < 1e6) snprintf(contact, sizeof contact, "contact in %.3g s", g.time_to_contact);
+    else snprintf(contact, sizeof contact, "not closing");
+    if (isnan(g.plastic_loss)) snprintf(loss, sizeof loss, "joined (one tree)");
+    else snprintf(loss, sizeof loss, "capture now removes %.4g J", g.plastic_loss);
+    snprintf(l + 2 * w, (size_t)w, "  closing %.3g m/s  %s  %s", g.closing_speed, contact, loss);
     k += 3;
   }
   return k;
