@@ -236,7 +236,7 @@ int hg_interact_preview(hg_interact *ia, hg_sim *sim, const hg_history *h, const
       ai += (size_t)snprintf(imp + ai, sizeof imp - ai, " %s[%d] %.3g", m->jnt_name[m->dof_body[k]],
                              k - m->v_adr[m->dof_body[k]], pv.impulse[k]);
   snprintf(ia->preview_text, sizeof ia->preview_text,
-           "Enter: %s (removes %.6g J), Esc: cancel; impulses (N s, N m s):%s",
+           "Enter: %.120s (removes %.6g J), Esc: cancel; impulses (N s, N m s):%.250s",
            ia->preview_cmd, pv.energy_removed, ai ? imp : " none");
   /* the bodies' velocity jumps, as arrows from their origins */
   ia->npv = 0;
