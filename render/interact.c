@@ -13,6 +13,12 @@ void hg_interact_init(hg_interact *ia) {
   ia->ghost_dof = -1, ia->ghost_k = 2, ia->ghost_eps = 0.1;
 }
 
+void hg_interact_free(hg_interact *ia) {
+  free(ia->ghost_file);
+  ia->ghost_file = NULL;
+  ia->ghost_delta = NULL;
+}
+
 /* ---- selection ---- */
 
 void hg_interact_select(hg_interact *ia, int name, int add) {
@@ -367,6 +373,42 @@ int hg_interact_nudge(hg_interact *ia, hg_sim *sim, const hg_history *h, int wha
 
 /* ---- ghosts and gauges ---- */
 
+int hg_interact_ghost_load(hg_interact *ia, hg_sim *sim, const char *path, char *err,
+                           size_t errlen) {
+  int nv = hg_sim_model(sim)->nv, n = 0, line = 0;
+  FILE *f = fopen(path, "r");
+  if (!f) return snprintf(err, errlen, "%s: cannot open the ghost direction", path), -1;
+  double *x = calloc((size_t)nv + 1, sizeof *x);
+  char buf[4096];
+  while (x && fgets(buf, sizeof buf, f)) {
+    line++;
+    buf[strcspn(buf, "#")] = 0;
+    for (char *tok = strtok(buf, " \t,\r\n"); tok; tok = strtok(NULL, " \t,\r\n")) {
+      char *end;
+      double v = strtod(tok, &end);
+      if (*end || !isfinite(v) || n >= nv) {
+        fclose(f), free(x);
+        if (n >= nv)
+          return snprintf(err, errlen, "%s:%d: more than the model's %d numbers (one per DoF), "
+                          "from '%s'", path, line, nv, tok), -1;
+        return snprintf(err, errlen, "%s:%d: expected a number, got '%s'", path, line, tok), -1;
+      }
+      x[n++] = v;
+    }
+  }
+  fclose(f);
+  if (!x) return snprintf(err, errlen, "out of memory"), -1;
+  if (n != nv) {
+    free(x);
+    return snprintf(err, errlen, "%s:%d: expected %d numbers (one per DoF, in v's order), got %d",
+                    path, line, nv, n), -1;
+  }
+  free(ia->ghost_file);
+  ia->ghost_file = x;
+  ia->ghost_delta = x;
+  return 0;
+}
+
 void hg_interact_ghost_cycle(hg_interact *ia, hg_sim *sim, const hg_history *h) {
   const hg_model *m = hg_sim_model(sim);
   int i = shown_body(ia, sim, h);
@@ -414,31 +456,57 @@ int hg_interact_ghosts(const hg_interact *ia, hg_sim *sim, hg_draw_list *dl, con
   return 0;
 }
 
-int hg_interact_gauges(hg_sim *sim, char *lines, int n, int w) {
+/* a marker of body (a port first, else any), or NULL */
+static const char *body_marker(hg_sim *sim, const char *body) {
+  const char *any = NULL;
+  for (int k = 0; k < hg_sim_nmarker(sim); k++) {
+    hg_sim_marker_view mv;
+    hg_sim_marker(sim, k, &mv);
+    if (!mv.present || strcmp(mv.body, body)) continue;
+    if (mv.port) return mv.name;
+    if (!any) any = mv.name;
+  }
+  return any;
+}
+
+/* one gauge's three lines at l; the number of lines written */
+static int gauge_lines(hg_sim *sim, const char *a, const char *b, char *l, int w) {
+  const double deg = 180 / 3.14159265358979;
+  hg_sim_gauge_view g;
+  char contact[64], loss[64];
+  if (hg_sim_gauge(sim, a, b, &g) || !g.present) {
+    snprintf(l, (size_t)w, "%s - %s: not in the simulation", a, b);
+    return 1;
+  }
+  snprintf(l, (size_t)w, "%s - %s  %s", a, b,
+           g.capture < 0 ? "(no capture)" : g.measure < 0 ? "WITHIN CAPTURE" : "");
+  if (g.capture >= 0)
+    snprintf(l + w, (size_t)w, "  d %.4g m (tol %.3g)  angle %.3g deg (tol %.3g)  speed %.3g m/s (tol %.3g)",
+             g.distance, g.position_tol, g.angle * deg, g.angle_tol * deg, g.speed, g.speed_tol);
+  else
+    snprintf(l + w, (size_t)w, "  d %.4g m  angle %.3g deg  speed %.3g m/s", g.distance, g.angle * deg,
+             g.speed);
+  if (g.time_to_contact < 1e6) snprintf(contact, sizeof contact, "contact in %.3g s", g.time_to_contact);
+  else snprintf(contact, sizeof contact, "not closing");
+  if (isnan(g.plastic_loss)) snprintf(loss, sizeof loss, "joined (one tree)");
+  else snprintf(loss, sizeof loss, "capture now removes %.4g J", g.plastic_loss);
+  snprintf(l + 2 * w, (size_t)w, "  closing %.3g m/s  %s  %s", g.closing_speed, contact, loss);
+  return 3;
+}
+
+int hg_interact_gauges(const hg_interact *ia, hg_sim *sim, const hg_history *h, char *lines,
+                       int n, int w) {
   const hg_scene *sc = hg_sim_scene(sim);
   int k = 0;
-  for (int c = 0; c < sc->ncapture && k + 3 <= n; c++) {
-    const hg_capture_spec *cs = &sc->capture[c];
-    hg_sim_gauge_view g;
-    char *l = lines + (size_t)k * (size_t)w;
-    if (hg_sim_gauge(sim, cs->marker_a, cs->marker_b, &g) || !g.present) {
-      snprintf(l, (size_t)w, "%s - %s: not in the simulation", cs->marker_a, cs->marker_b);
-      k++;
-      continue;
-    }
-    snprintf(l, (size_t)w, "%s - %s  %s", cs->marker_a, cs->marker_b,
-             g.measure < 0 ? "WITHIN CAPTURE" : "");
-    snprintf(l + w, (size_t)w, "  d %.4g m (tol %.3g)  angle %.3g deg (tol %.3g)  speed %.3g m/s (tol %.3g)",
-             g.distance, g.position_tol, g.angle * 180 / 3.14159265358979,
-             g.angle_tol * 180 / 3.14159265358979, g.speed, g.speed_tol);
-    char contact[64], loss[64];
-    if (g.time_to_contact < 1e6) snprintf(contact, sizeof contact, "contact in %.3g s", g.time_to_contact);
-    else snprintf(contact, sizeof contact, "not closing");
-    if (isnan(g.plastic_loss)) snprintf(loss, sizeof loss, "joined (one tree)");
-    else snprintf(loss, sizeof loss, "capture now removes %.4g J", g.plastic_loss);
-    snprintf(l + 2 * w, (size_t)w, "  closing %.3g m/s  %s  %s", g.closing_speed, contact, loss);
-    k += 3;
+  /* two selected bodies: their ports (or markers) */
+  if (ia->nsel >= 2 && k + 3 <= n) {
+    const char *a = body_marker(sim, hg_frame_name(h, ia->sel[0])),
+               *b = body_marker(sim, hg_frame_name(h, ia->sel[1]));
+    if (a && b) k += gauge_lines(sim, a, b, lines + (size_t)k * (size_t)w, w);
   }
+  for (int c = 0; c < sc->ncapture && k + 3 <= n; c++)
+    k += gauge_lines(sim, sc->capture[c].marker_a, sc->capture[c].marker_b,
+                     lines + (size_t)k * (size_t)w, w);
   return k;
 }
 

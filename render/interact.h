@@ -43,10 +43,12 @@ typedef struct hg_interact {
   int ghost_dof, ghost_k;
   double ghost_eps;
   const double *ghost_delta;    /* a direction (nv) instead of ghost_dof, or NULL */
+  double *ghost_file;           /* a direction read by hg_interact_ghost_load (owned) */
   int gauges;                   /* show the gauges of the scene's capture pairs */
 } hg_interact;
 
 void hg_interact_init(hg_interact *ia);
+void hg_interact_free(hg_interact *ia);
 
 /* ---- selection ---- */
 /* selects the body of name id (add: to the selection; else it alone); name < 0 clears */
@@ -101,14 +103,21 @@ int hg_interact_release(hg_interact *ia, hg_sim *sim);
 int hg_interact_nudge(hg_interact *ia, hg_sim *sim, const hg_history *h, int what, double step);
 
 /* ---- ghosts and gauges ---- */
+/* A ghost direction from a file: nv numbers (the model's tangent space, in v's order: a mode
+ * shape, a base twist), separated by spaces, commas or lines, '#' comments; the ghosts show it.
+ * 0, or -1 with err = "FILE:LINE: what was expected". */
+int hg_interact_ghost_load(hg_interact *ia, hg_sim *sim, const char *path, char *err,
+                           size_t errlen);
 /* ghosts of the shown body's joint: off -> its first DoF -> its next DoF ... -> off */
 void hg_interact_ghost_cycle(hg_interact *ia, hg_sim *sim, const hg_history *h);
 /* the ghosts (translucent copies of every body's geometry at q (+) k eps delta, k = +-1..+-K,
  * hg_sim_ghost) into the draw list of frame f, which must be the simulation's latest */
 int hg_interact_ghosts(const hg_interact *ia, hg_sim *sim, hg_draw_list *dl, const hg_frame *f);
-/* the gauge lines of the scene's capture pairs (hg_sim_gauge): offset, angle and speed against
- * the tolerances, time to contact, the plastic loss of a capture now; the number of lines */
-int hg_interact_gauges(hg_sim *sim, char *lines, int n, int w);
+/* the gauge lines (hg_sim_gauge) of the first two selected bodies' ports (or markers) and of the
+ * scene's capture pairs: distance, angle and speed against the tolerances, time to contact, the
+ * plastic loss of a capture now; the number of lines */
+int hg_interact_gauges(const hg_interact *ia, hg_sim *sim, const hg_history *h, char *lines,
+                       int n, int w);
 
 /* the selection highlight, the preview's arrows and the pull's line into the draw list of frame
  * f */

@@ -678,7 +678,8 @@ static void draw(viewer *v, double now) {
                         .preview = v->ia.preview ? v->ia.preview_text : NULL,
                         .result = v->ia.result, .result_error = v->ia.result_error};
   if (v->sim) hi.npanel = hg_interact_panel(&v->ia, v->sim, &v->hist, &v->panel[0][0], 16, 128);
-  if (v->sim && v->ia.gauges) hi.ngauge = hg_interact_gauges(v->sim, &v->gauge[0][0], 12, 128);
+  if (v->sim && v->ia.gauges)
+    hi.ngauge = hg_interact_gauges(&v->ia, v->sim, &v->hist, &v->gauge[0][0], 12, 128);
   hi.gauge = v->gauge;
   hg_hud_interact_draw(v->r, &hi);
 }
@@ -717,6 +718,7 @@ static void tick(viewer *v, double dt) {
 }
 
 static void viewer_free(viewer *v) {
+  hg_interact_free(&v->ia);
   hg_draw_list_free(&v->dl);
   hg_history_free(&v->hist);
   if (v->r) hg_renderer_free(v->r);
@@ -759,6 +761,8 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
     v.sc = NULL;
   }
   if (v.track < 0 && o->track && v.hist.n) v.track = hg_history_intern(&v.hist, o->track);
+  if (o->ghost && v.sim && hg_interact_ghost_load(&v.ia, v.sim, o->ghost, err, errlen))
+    return viewer_free(&v), 2;
   double last = wall();
   int started = 0;
   while (!v.quit) {

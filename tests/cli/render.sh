@@ -50,6 +50,14 @@ else
   echo "# ffmpeg not installed: video.mp4 not tested"
 fi
 # ---- the viewer, scripted ----
+# ghosts along a direction from a file; a bad file is FILE:LINE and status 2
+printf '0.05 quit\n' > "$tmp/quit.txt"
+run view ../scenes/freeze_thaw.yaml --offscreen --script "$tmp/quit.txt" --ghost ../scenes/freeze_thaw_yaw.ghost
+expect_status "view --ghost" 0
+printf '0 0 1\n0 0 x\n' > "$tmp/bad.ghost"
+run view ../scenes/freeze_thaw.yaml --offscreen --script "$tmp/quit.txt" --ghost "$tmp/bad.ghost"
+expect_status "bad ghost file" 2
+expect_has "bad ghost file" "$err" "bad.ghost:2: expected a number, got 'x'"
 printf '0.1 screenshot %s\n0.2 quit\n' "$tmp/shot.png" > "$tmp/script.txt"
 run view ../scenes/pendulum.yaml --offscreen --script "$tmp/script.txt" --size 320x200
 expect_status "view, scripted" 0
