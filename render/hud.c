@@ -152,7 +152,7 @@ static const char *const help_lines[] = {
     "d            degrees / radians in the selection panel",
     "shift+L F H  preview lock / free / hold of the selection; Enter, Esc",
     ":            command line (Tab completes; docs/commands.md)",
-    "ctrl+drag    pull a body (perturb)   ctrl+s  save the session",
+    "ctrl+drag    pull a body (right button: turn it)   ctrl+s  save the session",
     "shift+G      ghosts of the selected joint's DoFs; up/down: eps",
     "b            gauges of the capture pairs",
     "< >          paused: the selected joint's q -/+ 0.05 (ctrl: v -/+ 0.1)",

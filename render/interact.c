@@ -296,7 +296,7 @@ void hg_interact_grab(hg_interact *ia, hg_sim *sim, const hg_history *h, int bod
   if (!(mass > 0)) mass = 1;
   ia->pull_k = mass * w * w;
   ia->pull_c = 2 * sqrt(ia->pull_k * mass);
-  ia->pulling = 1, ia->pull_body = body, ia->pull_depth = depth;
+  ia->pulling = 1, ia->pull_body = body, ia->pull_depth = depth, ia->pull_turn = 0;
   memcpy(ia->pull_target, p, sizeof ia->pull_target);
   ia->pull_sent_t = NAN;
 }
@@ -308,6 +308,29 @@ void hg_interact_drag(hg_interact *ia, const double origin[3], const double dir[
   if (!(c > 1e-6)) return;
   double s = ia->pull_depth / c;
   for (int k = 0; k < 3; k++) ia->pull_target[k] = origin[k] + s * dir[k];
+}
+
+void hg_interact_grab_turn(hg_interact *ia, const double c[3]) {
+  if (!ia->pulling) return;
+  ia->pull_turn = 1;
+  memcpy(ia->pull_centre, c, sizeof ia->pull_centre);
+  memcpy(ia->pull_grab, ia->pull_target, sizeof ia->pull_grab);
+}
+
+/* x rotated by angle about the unit axis a (Rodrigues) */
+static void rotate(const double a[3], double angle, const double x[3], double y[3]) {
+  double c = cos(angle), s = sin(angle), d = a[0] * x[0] + a[1] * x[1] + a[2] * x[2], ax[3];
+  hg_v3_cross(a, x, ax);
+  for (int k = 0; k < 3; k++) y[k] = c * x[k] + s * ax[k] + (1 - c) * d * a[k];
+}
+
+void hg_interact_turn(hg_interact *ia, double dx, double dy, const double s[3], const double u[3]) {
+  if (!ia->pulling || !ia->pull_turn) return;
+  double r[3], r1[3], r2[3];
+  for (int k = 0; k < 3; k++) r[k] = ia->pull_grab[k] - ia->pull_centre[k];
+  rotate(u, 0.01 * dx, r, r1);
+  rotate(s, 0.01 * dy, r1, r2);
+  for (int k = 0; k < 3; k++) ia->pull_target[k] = ia->pull_centre[k] + r2[k];
 }
 
 int hg_interact_pull_update(hg_interact *ia, hg_sim *sim, const hg_history *h) {

@@ -38,6 +38,9 @@ typedef struct hg_interact {
   double pull_k, pull_c;        /* spring stiffness (N/m) and damping (N s/m) */
   double pull_sent_t;           /* the simulation time of the last perturb sent (NaN: none) */
   double pull_sent[3];          /* its target */
+  int pull_turn;                /* 1: the drag turns the target about pull_centre (right button) */
+  double pull_centre[3];        /* the body's centre of mass at the grab, world */
+  double pull_grab[3];          /* the grabbed point at the grab, world */
   /* ghosts: the mechanism at q (+) k eps delta, k = -K..K (not 0); delta a unit DoF of the shown
    * body's joint (ghost_dof: its index in v, -1 off) or a direction set by a program */
   int ghost_dof, ghost_k;
@@ -90,6 +93,12 @@ void hg_interact_grab(hg_interact *ia, hg_sim *sim, const hg_history *h, int bod
  * (forward: the camera's unit view direction) */
 void hg_interact_drag(hg_interact *ia, const double origin[3], const double dir[3],
                       const double forward[3]);
+/* The turning pull (right button): the grab is made as by hg_interact_grab with the body's
+ * centre of mass c; a drag of (dx, dy) pixels then turns the target, the grabbed point's
+ * position at the grab, about c by 0.01 rad per pixel: about the camera's up axis u for dx and
+ * its right axis s for dy. The pulled point follows it round c, which turns the body. */
+void hg_interact_grab_turn(hg_interact *ia, const double c[3]);
+void hg_interact_turn(hg_interact *ia, double dx, double dy, const double s[3], const double u[3]);
 /* sends the pull's target as a perturb command when it moved or the simulation advanced (at
  * most one per simulation time); 0 or -1 */
 int hg_interact_pull_update(hg_interact *ia, hg_sim *sim, const hg_history *h);

@@ -71,6 +71,7 @@ typedef struct viewer {
    * commands given in this viewer (the session) */
   hg_interact ia;
   int press_x, press_y, pressed, ctrl;
+  int grab_x, grab_y;        /* where a pull began (turning pulls measure the drag from it) */
   int ncmd_file;             /* commands scheduled from --commands: the rest were given here */
   int swallow;               /* the ':' that opened the command line comes as text too */
   char panel[16][128], gauge[12][128];
@@ -472,8 +473,9 @@ static void click(viewer *v, int x, int y, int shift) {
   else if (!shift) hg_interact_select(&v->ia, -1, 0);
 }
 
-/* ctrl and the left button: the body under the cursor is grabbed where the ray meets it */
-static void grab(viewer *v, int x, int y) {
+/* ctrl and the left button: the body under the cursor is grabbed where the ray meets it (the
+ * right button: to turn it, round its centre of mass) */
+static void grab(viewer *v, int x, int y, int turn) {
   const hg_frame *f = &v->hist.frame[v->cursor];
   double o[3], d[3], fw[3], dist, p[3];
   build_list(v);
@@ -483,6 +485,8 @@ static void grab(viewer *v, int x, int y) {
   go_live(v);
   for (int k = 0; k < 3; k++) p[k] = o[k] + dist * d[k];
   hg_interact_grab(&v->ia, v->sim, &v->hist, f->body[b].name, p, dist * hg_v3_dot(d, fw));
+  if (turn) hg_interact_grab_turn(&v->ia, f->body[b].com);
+  v->grab_x = x, v->grab_y = y;
 }
 
 static void mouse_motion(viewer *v, int x, int y) {
@@ -493,9 +497,14 @@ static void mouse_motion(viewer *v, int x, int y) {
     return;
   }
   if (v->ia.pulling) {
-    double o[3], d[3], fw[3];
+    double o[3], d[3], fw[3], s[3], u[3];
     mouse_ray(v, x, y, o, d, fw);
-    hg_interact_drag(&v->ia, o, d, fw);
+    if (!v->ia.pull_turn) {
+      hg_interact_drag(&v->ia, o, d, fw);
+    } else {
+      hg_camera_basis(&v->cam, s, u, fw);
+      hg_interact_turn(&v->ia, x - v->grab_x, y - v->grab_y, s, u);
+    }
     return;
   }
   if (v->drag == SDL_BUTTON_LEFT) hg_camera_orbit(&v->cam, -0.008 * dx, 0.008 * dy);
@@ -515,8 +524,9 @@ static void event(viewer *v, const SDL_Event *e) {
     v->mx = e->button.x, v->my = e->button.y;
     v->press_x = e->button.x, v->press_y = e->button.y, v->pressed = e->button.button;
     if (e->button.button == SDL_BUTTON_LEFT && timeline_hit(v, e->button.x, e->button.y)) v->scrub = 1;
-    else if (e->button.button == SDL_BUTTON_LEFT && (v->ctrl || (SDL_GetModState() & KMOD_CTRL)))
-      grab(v, e->button.x, e->button.y);
+    else if ((e->button.button == SDL_BUTTON_LEFT || e->button.button == SDL_BUTTON_RIGHT) &&
+             (v->ctrl == 1 || (SDL_GetModState() & KMOD_CTRL)))
+      grab(v, e->button.x, e->button.y, e->button.button == SDL_BUTTON_RIGHT);
     else v->drag = e->button.button;
     break;
   case SDL_MOUSEBUTTONUP:
@@ -581,8 +591,10 @@ static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
       snprintf(ev.arg, sizeof ev.arg, "%s", p);
       ok = ev.arg[0] != 0;
     } else if (ok && (!strcmp(ev.what, "click") || !strcmp(ev.what, "mousedown"))) {
-      ok = sscanf(line, "%*f %*s %lf %lf %31s", &ev.x[0], &ev.x[1], word) >= 2 &&
-           (ev.x[2] = mouse_mods(word)) >= 0;
+      char button[32] = "";
+      ok = sscanf(line, "%*f %*s %lf %lf %31s %31s", &ev.x[0], &ev.x[1], word, button) >= 2 &&
+           (ev.x[2] = mouse_mods(word)) >= 0 && (!button[0] || !strcmp(button, "right"));
+      ev.x[3] = !strcmp(button, "right");
     } else if (ok && !strcmp(ev.what, "mousemove")) {
       ok = sscanf(line, "%*f %*s %lf %lf", &ev.x[0], &ev.x[1]) == 2;
     } else if (ok && !strcmp(ev.what, "mouseup")) {
@@ -623,13 +635,15 @@ static void script_step(viewer *v) {
       cmdline_text(v, ev->arg);
     } else if (!strcmp(ev->what, "mousedown")) {
       v->ctrl = ((int)ev->x[2] & KMOD_CTRL) ? 1 : ((int)ev->x[2] & KMOD_SHIFT) ? 2 : 0;
-      e.type = SDL_MOUSEBUTTONDOWN, e.button.button = SDL_BUTTON_LEFT, e.button.x = (int)ev->x[0], e.button.y = (int)ev->x[1];
+      e.type = SDL_MOUSEBUTTONDOWN, e.button.x = (int)ev->x[0], e.button.y = (int)ev->x[1];
+      e.button.button = ev->x[3] > 0 ? SDL_BUTTON_RIGHT : SDL_BUTTON_LEFT;
       event(v, &e);
     } else if (!strcmp(ev->what, "mousemove")) {
       e.type = SDL_MOUSEMOTION, e.motion.x = (int)ev->x[0], e.motion.y = (int)ev->x[1];
       event(v, &e);
     } else if (!strcmp(ev->what, "mouseup")) {
-      e.type = SDL_MOUSEBUTTONUP, e.button.button = SDL_BUTTON_LEFT, e.button.x = v->mx, e.button.y = v->my;
+      e.type = SDL_MOUSEBUTTONUP, e.button.button = v->pressed ? (Uint8)v->pressed : SDL_BUTTON_LEFT;
+      e.button.x = v->mx, e.button.y = v->my;
       event(v, &e);
       v->ctrl = 0;
     } else if (!strcmp(ev->what, "click") || !strcmp(ev->what, "drag")) {

@@ -220,11 +220,59 @@ static void mouse_pull_is_in_the_budget_and_replays(void **state) {
   hg_test_remove_dir(w.dir);
 }
 
+/* the angle of the rotation between two quaternions (w x y z) */
+static double quat_angle(const double *a, const double *b) {
+  double d = fabs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]);
+  return 2 * acos(fmin(1, d));
+}
+
+/* a right-button ctrl-drag turns the bus round its centre of mass: the pulled corner follows its
+ * target round, the bus turns, the budget closes and the session replays */
+static void turning_pull_turns_the_bus(void **state) {
+  (void)state;
+  workspace w;
+  char session[320], text[1024];
+  workspace_new(&w, "interact_turn", "replay");
+  int x, y;
+  project((double[3]){0.4, 0.4, 0.5}, &x, &y); /* near a corner of the bus's top face */
+  snprintf(text, sizeof text, "0.0 key space\n0.05 mousedown %d %d ctrl right\n0.1 mousemove %d %d\n"
+           "0.3 mousemove %d %d\n0.8 mouseup\n0.9 quit\n", x, y, x + 60, y, x + 120, y);
+  write_text(w.script, text);
+  view(w.scene, w.script, w.out, w.dir);
+  /* the bus's orientation at the start and at the end of trajectory.csv (columns bus.qw..qz) */
+  char path[512];
+  snprintf(path, sizeof path, "%s/trajectory.csv", w.out);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  static char line[65536];
+  double q0[4] = {0}, q1[4] = {0};
+  int rows = 0;
+  assert_non_null(fgets(line, sizeof line, f)); /* header: time, bus.x, .y, .z, .qw, ... */
+  while (fgets(line, sizeof line, f)) {
+    double t, p[3], q[4];
+    if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &t, &p[0], &p[1], &p[2], &q[0], &q[1], &q[2],
+               &q[3]) != 8)
+      continue;
+    memcpy(rows++ ? q1 : q0, q, sizeof q);
+  }
+  fclose(f);
+  double angle = quat_angle(q0, q1), drift = summary_value(w.out, "energy_budget_drift");
+  printf("# turning pull: the bus turned %.3f rad, budget drift %.3g\n", angle, drift);
+  assert_true(angle > 0.2);
+  assert_true(drift < 1e-7);
+  snprintf(session, sizeof session, "%s/hinge-session.txt", w.dir);
+  headless(w.scene, session, w.other);
+  same_file(w.out, w.other, "events.csv");
+  same_file(w.out, w.other, "trajectory.csv");
+  hg_test_remove_dir(w.dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(click_selects_and_lock_matches_scene_event),
       cmocka_unit_test(command_line_errors_and_lock),
       cmocka_unit_test(mouse_pull_is_in_the_budget_and_replays),
+      cmocka_unit_test(turning_pull_turns_the_bus),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
