@@ -155,6 +155,7 @@ static const char *const help_lines[] = {
     "ctrl+drag    pull a body (right button: turn it)   ctrl+s  save the session",
     "shift+G      ghosts of the selected joint's DoFs; up/down: eps",
     "b            gauges of the capture pairs",
+    "sliders      paused: drag the selected joint's q (ghost) and v, let go to set",
     "< >          paused: the selected joint's q -/+ 0.05 (ctrl: v -/+ 0.1)",
     "l            strip plots    u   HUD on/off",
     "mouse        left orbit, right/middle pan, wheel zoom",
@@ -269,6 +270,37 @@ void hg_hud_interact_draw(hg_renderer *r, const hg_hud_interact *s) {
     int n = s->npanel > 16 ? 16 : s->npanel;
     for (int k = 0; k < n; k++) pc[k] = k ? white : accent;
     text_panel(r, 12, y - (lh * n + 10) - (s->cmdline ? 2 * lh + 24 : 6), 0, s->panel, n, pc);
+  }
+}
+
+void hg_hud_slider_rect(int w, int h, int k, int n, float *x0, float *x1, float *y) {
+  float tx0, tx1, ty0, ty1;
+  hg_hud_timeline_rect(w, h, &tx0, &tx1, &ty0, &ty1);
+  *x0 = (float)w - 300, *x1 = (float)w - 24;
+  *y = ty0 - 40 - 22.0f * (float)(n - 1 - k);
+}
+
+void hg_hud_sliders(hg_renderer *r, int n, char (*labels)[64], const double *range,
+                    const double *value, int active) {
+  int w, h;
+  float x0, x1, y, lw = 0;
+  hg_renderer_size(r, &w, &h);
+  if (n <= 0) return;
+  for (int k = 0; k < n; k++) lw = fmaxf(lw, hg_renderer_text_width(r, labels[k]));
+  hg_hud_slider_rect(w, h, 0, n, &x0, &x1, &y);
+  hg_renderer_rect(r, x0 - lw - 24, y - 14, x1 - x0 + lw + 36, 22.0f * (float)n + 6, panel);
+  for (int k = 0; k < n; k++) {
+    char val[32];
+    hg_hud_slider_rect(w, h, k, n, &x0, &x1, &y);
+    float bar[4] = {0.3f, 0.33f, 0.4f, 1}, mid[4] = {0.6f, 0.6f, 0.65f, 1};
+    hg_renderer_text(r, x0 - lw - 14, y + 5, labels[k], k == active ? accent : white);
+    hg_renderer_rect(r, x0, y - 2, x1 - x0, 4, bar);
+    hg_renderer_rect(r, 0.5f * (x0 + x1) - 0.5f, y - 6, 1, 12, mid);
+    double f = range[k] > 0 ? 0.5 + 0.5 * fmax(-1, fmin(1, value[k] / range[k])) : 0.5;
+    float hx = x0 + (float)f * (x1 - x0);
+    hg_renderer_rect(r, hx - 4, y - 7, 8, 14, k == active ? accent : white);
+    snprintf(val, sizeof val, "%+.3f", value[k]);
+    hg_renderer_text(r, x1 - hg_renderer_text_width(r, val), y - 6, val, dim);
   }
 }
 

@@ -43,6 +43,13 @@ typedef struct hg_hud_interact {
 } hg_hud_interact;
 void hg_hud_interact_draw(hg_renderer *r, const hg_hud_interact *s);
 
+/* Sliders (bottom right, above the timeline): slider k of n spans x0..x1 at height y (its bar's
+ * centre line); hg_hud_sliders draws them with their labels, ranges (-range .. range) and
+ * values, the active one (-1: none) highlighted. */
+void hg_hud_slider_rect(int w, int h, int k, int n, float *x0, float *x1, float *y);
+void hg_hud_sliders(hg_renderer *r, int n, char (*labels)[64], const double *range,
+                    const double *value, int active);
+
 /* a message box in the middle of the image (lines wrapped at 110 characters and at newlines) */
 void hg_hud_message(hg_renderer *r, const char *message);
 

@@ -11,9 +11,12 @@ void hg_interact_init(hg_interact *ia) {
   memset(ia, 0, sizeof *ia);
   ia->pull_sent_t = NAN;
   ia->ghost_dof = -1, ia->ghost_k = 2, ia->ghost_eps = 0.1;
+  ia->slider = -1;
 }
 
 void hg_interact_free(hg_interact *ia) {
+  free(ia->slider_delta);
+  ia->slider_delta = NULL;
   free(ia->ghost_file);
   ia->ghost_file = NULL;
   ia->ghost_delta = NULL;
@@ -394,6 +397,76 @@ int hg_interact_nudge(hg_interact *ia, hg_sim *sim, const hg_history *h, int wha
   return hg_interact_apply(ia, sim, text);
 }
 
+/* ---- sliders ---- */
+
+int hg_interact_sliders(const hg_interact *ia, hg_sim *sim, const hg_history *h) {
+  int i = shown_body(ia, sim, h);
+  if (i < 1) return 0;
+  int n = 2 * hg_sim_model(sim)->jnt_nv[i];
+  return n > HG_SLIDER_MAX ? HG_SLIDER_MAX : n;
+}
+
+void hg_interact_slider(const hg_interact *ia, hg_sim *sim, const hg_history *h, int k,
+                        char *label, size_t len, double *range, double *value) {
+  const hg_model *m = hg_sim_model(sim);
+  int i = shown_body(ia, sim, h), nv = m->jnt_nv[i], what = k >= nv, d = k % nv;
+  const char *unit = "", *name = hg_joint_entry_name(m->jnt[i].type, 1, d, &unit);
+  int angular = unit && !strcmp(unit, "rad/s");
+  *range = what ? (angular ? 2 : 1) : (angular ? 3.14159265358979 : 1);
+  *value = ia->slider == k ? ia->slider_value : what ? hg_sim_v(sim)[m->v_adr[i] + d] : 0;
+  if (what) snprintf(label, len, "v%d %s [%s]", d, name ? name : "?", unit);
+  else snprintf(label, len, "dq%d [%s]", d, angular ? "rad" : "m");
+}
+
+void hg_interact_slider_drag(hg_interact *ia, hg_sim *sim, const hg_history *h, int k,
+                             double value) {
+  const hg_model *m = hg_sim_model(sim);
+  char label[64];
+  double range, v0;
+  int i = shown_body(ia, sim, h);
+  if (i < 1 || k < 0 || k >= hg_interact_sliders(ia, sim, h)) return;
+  hg_interact_slider(ia, sim, h, k, label, sizeof label, &range, &v0);
+  ia->slider = k;
+  ia->slider_value = fmax(-range, fmin(range, value));
+  if (k >= m->jnt_nv[i]) return; /* a velocity: no ghost */
+  if (ia->slider_nv != m->nv) {
+    free(ia->slider_delta);
+    ia->slider_delta = calloc((size_t)m->nv + 1, sizeof(double));
+    ia->slider_nv = ia->slider_delta ? m->nv : 0;
+  }
+  if (!ia->slider_delta) return;
+  memset(ia->slider_delta, 0, (size_t)m->nv * sizeof(double));
+  ia->slider_delta[m->v_adr[i] + k] = ia->slider_value;
+  ia->ghost_delta = ia->slider_delta; /* q (+) delta: one ghost, eps = 1 */
+}
+
+int hg_interact_slider_release(hg_interact *ia, hg_sim *sim, const hg_history *h) {
+  const hg_model *m = hg_sim_model(sim);
+  int k = ia->slider, i = shown_body(ia, sim, h);
+  ia->slider = -1;
+  if (ia->ghost_delta == ia->slider_delta) ia->ghost_delta = ia->ghost_file;
+  if (k < 0 || i < 1) return 0;
+  int nv = m->jnt_nv[i], d = k % nv;
+  double x[HG_JOINT_MAXNQ > HG_JOINT_MAXNV ? HG_JOINT_MAXNQ : HG_JOINT_MAXNV];
+  double e[HG_JOINT_MAXNV] = {0};
+  char list[512], text[HG_CMDLINE_MAX + 512];
+  if (k < nv) {
+    if (ia->slider_value == 0) return 0;
+    e[d] = 1;
+    hg_joint_integrate(&m->jnt[i], hg_sim_q(sim) + m->q_adr[i], e, ia->slider_value, x);
+    flow_list(list, sizeof list, x, m->jnt_nq[i]);
+    snprintf(text, sizeof text, "set %s {q: %s}", m->jnt_name[i], list);
+  } else {
+    memcpy(x, hg_sim_v(sim) + m->v_adr[i], (size_t)nv * sizeof(double));
+    x[d] = ia->slider_value;
+    flow_list(list, sizeof list, x, nv);
+    snprintf(text, sizeof text, "set %s {v: %s}", m->jnt_name[i], list);
+  }
+  if (strlen(text) >= HG_CMDLINE_MAX)
+    return snprintf(ia->result, sizeof ia->result, "the joint's state is too long to set"), -1;
+  return hg_interact_apply(ia, sim, text);
+}
+
 /* ---- ghosts and gauges ---- */
 
 int hg_interact_ghost_load(hg_interact *ia, hg_sim *sim, const char *path, char *err,
@@ -457,9 +530,10 @@ int hg_interact_ghosts(const hg_interact *ia, hg_sim *sim, hg_draw_list *dl, con
     dir = delta;
   }
   if (f->model_version != hg_sim_model_version(sim) || f->nbody != m->nbody) return 0;
-  for (int k = -ia->ghost_k; k <= ia->ghost_k; k++) {
+  int sliding = ia->slider >= 0 && dir == ia->slider_delta;
+  for (int k = sliding ? 1 : -ia->ghost_k; k <= (sliding ? 1 : ia->ghost_k); k++) {
     if (k == 0) continue;
-    const hg_se3 *T = hg_sim_ghost(sim, dir, k * ia->ghost_eps);
+    const hg_se3 *T = hg_sim_ghost(sim, dir, sliding ? 1.0 : k * ia->ghost_eps);
     if (!T) return -1;
     float alpha = 0.45f - 0.12f * (float)(abs(k) - 1);
     for (int g = 0; g < f->ngeom; g++) {

@@ -48,7 +48,16 @@ typedef struct hg_interact {
   const double *ghost_delta;    /* a direction (nv) instead of ghost_dof, or NULL */
   double *ghost_file;           /* a direction read by hg_interact_ghost_load (owned) */
   int gauges;                   /* show the gauges of the scene's capture pairs */
+  /* sliders (while paused): one per DoF of the shown body's joint for q (an offset delta in the
+   * tangent space, q (+) delta) and one for v; slider = the one dragged, -1 none */
+  int slider;
+  double slider_value;          /* the dragged slider's value: delta_k or v_k */
+  double *slider_delta;         /* nv: the ghost of q (+) delta while a q slider is dragged */
+  int slider_nv;
 } hg_interact;
+
+/* sliders: 2 x nv of the shown joint, q's then v's (at most HG_SLIDER_MAX) */
+#define HG_SLIDER_MAX 12
 
 void hg_interact_init(hg_interact *ia);
 void hg_interact_free(hg_interact *ia);
@@ -110,6 +119,19 @@ int hg_interact_release(hg_interact *ia, hg_sim *sim);
  * first) by step: q (+) step e_k on the group (what = 0), or v_k + step (what = 1), as a 'set'
  * command, so it is logged and replayable. 0, or -1 with ia->result. */
 int hg_interact_nudge(hg_interact *ia, hg_sim *sim, const hg_history *h, int what, double step);
+
+/* ---- sliders ---- */
+/* The sliders of the shown body's joint: their count (2 nv: q's, then v's), and for slider k its
+ * label, its range (+-pi rad or +-1 m for q, +-2 rad/s or +-1 m/s for v) and its value (the
+ * dragged one's, else 0 for q and v_k for v). */
+int hg_interact_sliders(const hg_interact *ia, hg_sim *sim, const hg_history *h);
+void hg_interact_slider(const hg_interact *ia, hg_sim *sim, const hg_history *h, int k,
+                        char *label, size_t len, double *range, double *value);
+/* drags slider k to value (clamped to its range): a q slider shows the ghost of q (+) delta */
+void hg_interact_slider_drag(hg_interact *ia, hg_sim *sim, const hg_history *h, int k,
+                             double value);
+/* the slider is let go: a 'set' command of the new q (on the group) or v; 0 or -1 */
+int hg_interact_slider_release(hg_interact *ia, hg_sim *sim, const hg_history *h);
 
 /* ---- ghosts and gauges ---- */
 /* A ghost direction from a file: nv numbers (the model's tangent space, in v's order: a mode

@@ -72,6 +72,7 @@ typedef struct viewer {
   hg_interact ia;
   int press_x, press_y, pressed, ctrl;
   int grab_x, grab_y;        /* where a pull began (turning pulls measure the drag from it) */
+  int nslider;               /* sliders shown (paused, a joint selected) */
   int ncmd_file;             /* commands scheduled from --commands: the rest were given here */
   int swallow;               /* the ':' that opened the command line comes as text too */
   char panel[16][128], gauge[12][128];
@@ -446,11 +447,36 @@ static int timeline_hit(viewer *v, int x, int y) {
   return 1;
 }
 
+/* a press or drag on a slider (paused, a joint selected) sets its value; 1 when it hit one */
+static int slider_hit(viewer *v, int x, int y) {
+  int n = v->nslider, k = v->ia.slider;
+  float x0, x1, yk;
+  if (n <= 0 || !v->paused) return 0;
+  if (k < 0) /* a press: on which slider? */
+    for (int j = 0; j < n && k < 0; j++) {
+      hg_hud_slider_rect(v->w, v->h, j, n, &x0, &x1, &yk);
+      if (y >= yk - 10 && y <= yk + 10 && x >= x0 - 6 && x <= x1 + 6) k = j;
+    }
+  if (k < 0) return 0;
+  char label[64];
+  double range, value;
+  hg_hud_slider_rect(v->w, v->h, k, n, &x0, &x1, &yk);
+  hg_interact_slider(&v->ia, v->sim, &v->hist, k, label, sizeof label, &range, &value);
+  go_live(v);
+  hg_interact_slider_drag(&v->ia, v->sim, &v->hist, k, range * (2 * (x - x0) / (x1 - x0) - 1));
+  return 1;
+}
+
 /* the mouse ray through pixel (x, y) and the camera's forward axis */
 static void mouse_ray(const viewer *v, int x, int y, double o[3], double d[3], double f[3]) {
   double s[3], u[3];
   hg_camera_ray(&v->cam, v->w, v->h, x, y, o, d);
   hg_camera_basis(&v->cam, s, u, f);
+}
+
+/* the renderer at the window's size (multisampled on a GPU) */
+static void fit_renderer(viewer *v) {
+  hg_renderer_resize(v->r, v->w, v->h, v->o->offscreen || hg_renderer_software() ? 0 : 4);
 }
 
 /* the draw list of the frame shown (what picking looks at, and what draw() draws) */
@@ -468,6 +494,7 @@ static void build_list(viewer *v) {
 static void click(viewer *v, int x, int y, int shift) {
   const hg_frame *f = &v->hist.frame[v->cursor];
   build_list(v);
+  fit_renderer(v); /* a click before the first frame */
   int b = hg_renderer_pick(v->r, &v->dl, &v->cam, &v->hist, x, y) - 1; /* ids: body + 1 */
   if (b >= 1 && b < f->nbody) hg_interact_select(&v->ia, f->body[b].name, shift);
   else if (!shift) hg_interact_select(&v->ia, -1, 0);
@@ -494,6 +521,10 @@ static void mouse_motion(viewer *v, int x, int y) {
   v->mx = x, v->my = y;
   if (v->scrub) {
     timeline_hit(v, x, y);
+    return;
+  }
+  if (v->ia.slider >= 0) {
+    slider_hit(v, x, y);
     return;
   }
   if (v->ia.pulling) {
@@ -523,6 +554,7 @@ static void event(viewer *v, const SDL_Event *e) {
   case SDL_MOUSEBUTTONDOWN:
     v->mx = e->button.x, v->my = e->button.y;
     v->press_x = e->button.x, v->press_y = e->button.y, v->pressed = e->button.button;
+    if (e->button.button == SDL_BUTTON_LEFT && slider_hit(v, e->button.x, e->button.y)) break;
     if (e->button.button == SDL_BUTTON_LEFT && timeline_hit(v, e->button.x, e->button.y)) v->scrub = 1;
     else if ((e->button.button == SDL_BUTTON_LEFT || e->button.button == SDL_BUTTON_RIGHT) &&
              (v->ctrl == 1 || (SDL_GetModState() & KMOD_CTRL)))
@@ -530,7 +562,11 @@ static void event(viewer *v, const SDL_Event *e) {
     else v->drag = e->button.button;
     break;
   case SDL_MOUSEBUTTONUP:
-    if (v->ia.pulling) {
+    if (v->ia.slider >= 0) {
+      go_live(v);
+      hg_interact_slider_release(&v->ia, v->sim, &v->hist);
+      after_command(v);
+    } else if (v->ia.pulling) {
       hg_interact_release(&v->ia, v->sim);
       after_command(v);
     } else if (v->pressed == SDL_BUTTON_LEFT && !v->scrub && abs(e->button.x - v->press_x) <= 2 &&
@@ -696,6 +732,16 @@ static void draw(viewer *v, double now) {
     hi.ngauge = hg_interact_gauges(&v->ia, v->sim, &v->hist, &v->gauge[0][0], 12, 128);
   hi.gauge = v->gauge;
   hg_hud_interact_draw(v->r, &hi);
+  /* sliders of the selected joint while paused at the latest state */
+  v->nslider = v->sim && v->paused && v->ia.nsel && v->cursor == v->hist.n - 1
+                   ? hg_interact_sliders(&v->ia, v->sim, &v->hist) : 0;
+  if (v->nslider) {
+    char labels[HG_SLIDER_MAX][64];
+    double range[HG_SLIDER_MAX], value[HG_SLIDER_MAX];
+    for (int k = 0; k < v->nslider; k++)
+      hg_interact_slider(&v->ia, v->sim, &v->hist, k, labels[k], sizeof labels[k], &range[k], &value[k]);
+    hg_hud_sliders(v->r, v->nslider, labels, range, value, v->ia.slider);
+  }
 }
 
 /* one turn of the loop: events, time, simulation, drawing */
@@ -727,7 +773,7 @@ static void tick(viewer *v, double dt) {
     if (hg_sim_nevents(v->sim) && hg_sim_event_at(v->sim, hg_sim_nevents(v->sim) - 1)->t == t0)
       after_command(v);
   }
-  hg_renderer_resize(v->r, v->w, v->h, v->o->offscreen || hg_renderer_software() ? 0 : 4);
+  fit_renderer(v);
   draw(v, v->clock);
 }
 

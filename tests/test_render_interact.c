@@ -267,12 +267,44 @@ static void turning_pull_turns_the_bus(void **state) {
   hg_test_remove_dir(w.dir);
 }
 
+/* while paused, the q slider of the selected boom's hinge, dragged to three quarters of its
+ * range, sets q (+) pi/2: a 'set' command that replays headless byte for byte */
+static void slider_sets_the_configuration(void **state) {
+  (void)state;
+  workspace w;
+  char session[320], text[1024];
+  workspace_new(&w, "interact_slider", "replay");
+  int x, y;
+  project((double[3]){0.5 + cos(0.01), sin(0.01), 0.1}, &x, &y);
+  /* two sliders (dq0, v0) at the bottom right: 500..776 px, the first at y = 514 */
+  snprintf(text, sizeof text, "0.02 key Right\n0.04 key Right\n0.06 click %d %d\n"
+           "0.08 mousedown 638 514\n0.1 mousemove 707 514\n0.12 mouseup\n0.14 quit\n", x, y);
+  write_text(w.script, text);
+  view(w.scene, w.script, w.out, w.dir);
+  snprintf(session, sizeof session, "%s/hinge-session.txt", w.dir);
+  size_t n;
+  char *cmds = hg_test_read_file(session, &n);
+  assert_non_null(cmds);
+  const char *set = strstr(cmds, "set hinge {q: [");
+  assert_non_null(set);
+  double q = strtod(set + strlen("set hinge {q: ["), NULL);
+  /* the hinge turned 0.5 rad/s for 0.02 s from 0, then pi/2 more */
+  printf("# slider: hinge q set to %.9f (expected about %.9f)\n", q, 0.01 + 3.14159265358979 / 2);
+  assert_true(fabs(q - (0.01 + 3.14159265358979 / 2)) < 1e-6);
+  free(cmds);
+  headless(w.scene, session, w.other);
+  same_file(w.out, w.other, "events.csv");
+  same_file(w.out, w.other, "trajectory.csv");
+  hg_test_remove_dir(w.dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(click_selects_and_lock_matches_scene_event),
       cmocka_unit_test(command_line_errors_and_lock),
       cmocka_unit_test(mouse_pull_is_in_the_budget_and_replays),
       cmocka_unit_test(turning_pull_turns_the_bus),
+      cmocka_unit_test(slider_sets_the_configuration),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
