@@ -7,7 +7,9 @@
  *  - a cone standing on its base at the origin (hinge's convention) under a sphere above its apex;
  *  - a closed mesh (a cube written as OBJ) against a sphere, like the analytic box;
  *  - shapes placed by their pose in the body and the body's world pose; several shapes per body:
- *    the minimum over every pair; bodies without collision shapes. */
+ *    the minimum over every pair; bodies without collision shapes;
+ *  - a run's outputs: the clearance columns of an output pair equal |c1 - c2| - r1 - r2 at
+ *    every row, and the summary reports the separation, its minimum and the re-contact. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -278,6 +280,67 @@ static void clearance_event_fires_on_time(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* two spheres (radii 0.5, 0.25) on free joints, b moving at 1 m/s through a: an output pair */
+static const char pass_scene[] =
+    "bodies:\n"
+    "  - name: a\n"
+    "    joint: free\n"
+    "    inertia: {mass: 1, inertia: [0.1, 0.1, 0.1]}\n"
+    "    geometry: [{type: sphere, radius: 0.5, collision: true}]\n"
+    "  - name: b\n"
+    "    joint: free\n"
+    "    inertia: {mass: 1, inertia: [0.1, 0.1, 0.1]}\n"
+    "    geometry: [{type: sphere, radius: 0.25, collision: true}]\n"
+    "initial:\n"
+    "  bodies:\n"
+    "    b: {pos: [3, 0, 0], twist: [0, 0, 0, -1, 0, 0]}\n"
+    "time: {start: 0, end: 4}\n"
+    "output: {dt: 0.05, pairs: [[a, b]]}\n";
+
+static void clearance_outputs(void **state) {
+  (void)state;
+  char dir[256], path[320], line[4096];
+  assert_int_equal(hg_test_temp_dir("clearance_out", dir, sizeof dir), 0);
+  hg_scene *s = hg_test_scene_text(dir, "pass.yaml", pass_scene);
+  hg_sim *sim = hg_test_sim(s, NAN, dir);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
+  /* every row: a-b.clearance (column 3 of the pair block) against the closed form */
+  snprintf(path, sizeof path, "%s/trajectory.csv", dir);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  assert_non_null(fgets(line, sizeof line, f));
+  int col = 0, at = 0;
+  for (char *tok = strtok(line, ",\n"); tok; tok = strtok(NULL, ",\n"), at++)
+    if (!strcmp(tok, "a-b.clearance")) col = at;
+  assert_true(col > 0);
+  double worst = 0;
+  int rows = 0;
+  while (fgets(line, sizeof line, f)) {
+    double t = strtod(line, NULL), x = NAN;
+    at = 0;
+    for (char *tok = strtok(line, ","); tok; tok = strtok(NULL, ","), at++)
+      if (at == col) x = strtod(tok, NULL);
+    double gap = fabs(3 - t) - 0.75;
+    if (gap > 1e-6) worst = fmax(worst, fabs(x - gap)), rows++; /* apart: the distance */
+    else assert_true(x <= 1e-9);                                  /* overlapping: minus a depth */
+  }
+  fclose(f);
+  printf("# clearance column: %d rows apart, worst error %.2g m\n", rows, worst);
+  assert_true(worst <= 1e-9); /* FCL's distance tolerance 1e-10 m, the state to rtol */
+  /* the summary: apart at the start, re-contact when the gap closes at t = 2.25 s */
+  snprintf(path, sizeof path, "%s/summary.txt", dir);
+  char *sum = hg_test_read_file(path, NULL);
+  assert_non_null(sum);
+  assert_non_null(strstr(sum, "separation: a-b apart from t = 0 s"));
+  assert_non_null(strstr(sum, "recontact: a-b YES, clearance <= 0 again"));
+  assert_non_null(strstr(sum, "first at t = 2.25 s"));
+  free(sum);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(spheres),
@@ -286,6 +349,7 @@ int main(void) {
       cmocka_unit_test(cone_stands_on_its_base),
       cmocka_unit_test(clearance_event_fires_on_time),
       cmocka_unit_test(mesh_cube_like_the_box),
+      cmocka_unit_test(clearance_outputs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

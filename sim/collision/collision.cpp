@@ -113,7 +113,10 @@ namespace {
 double shape_distance(const Shape &a, const fcl::Transform3d &Ta, const Shape &b,
                       const fcl::Transform3d &Tb, fcl::Vector3d &pa, fcl::Vector3d &pb) {
   fcl::CollisionObjectd oa(a.geom, Ta), ob(b.geom, Tb);
-  fcl::DistanceRequestd req(true, true);  // nearest points, signed distance
+  // nearest points, unsigned: FCL's own signed distance asserts (aborts) on shapes that touch
+  // without a contact point (a heat shield flush against its capsule); the depth of overlapping
+  // shapes comes from collide() below instead
+  fcl::DistanceRequestd req(true, false);
   req.gjk_solver_type = fcl::GST_INDEP;
   req.distance_tolerance = 1e-10;
   fcl::DistanceResultd res;
@@ -126,7 +129,7 @@ double shape_distance(const Shape &a, const fcl::Transform3d &Ta, const Shape &b
   fcl::CollisionRequestd creq(16, true);
   fcl::CollisionResultd cres;
   fcl::collide(&oa, &ob, creq, cres);
-  if (!cres.isCollision()) return d;
+  if (!cres.isCollision() || cres.numContacts() == 0) return 0; /* touching */
   double depth = 0;
   for (size_t k = 0; k < cres.numContacts(); k++) {
     const fcl::Contactd &ct = cres.getContact(k);

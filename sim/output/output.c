@@ -106,7 +106,10 @@ static void write_headers(hg_outputs *o, const hg_scene *sc) {
   for (int c = 0; c < o->ncol; c++) header_joint(f, &o->col[c]);
   for (int p = 0; p < sc->output.npair; p++) {
     const hg_pair_spec *ps = &sc->output.pair[p];
-    fprintf(f, ",%s-%s.distance,%s-%s.speed", ps->body_a, ps->body_b, ps->body_a, ps->body_b);
+    static const char *const part[] = {"distance", "speed", "clearance", "clearance_ax",
+                                       "clearance_ay", "clearance_az", "clearance_bx",
+                                       "clearance_by", "clearance_bz"};
+    for (int k = 0; k < 9; k++) fprintf(f, ",%s-%s.%s", ps->body_a, ps->body_b, part[k]);
   }
   fprintf(f, ",kinetic,potential,element,removed_by_locks,work,event_work,budget,"
              "Lx,Ly,Lz,px,py,pz\n");
@@ -174,6 +177,7 @@ static void outputs_free(void *user) {
   free(o->momentum.x);
   free(o->pair.x);
   free(o->load.x);
+  free(o->clear);
   free(o->dir);
   free(o);
 }
@@ -225,7 +229,9 @@ int hg_output_attach(hg_sim *s, const hg_output_options *opt, hg_error *err) {
   if (o->dir) {
     series_init(&o->energy, 5);
     series_init(&o->momentum, 7);
-    series_init(&o->pair, 1 + 2 * sc->output.npair);
+    series_init(&o->pair, 1 + 3 * sc->output.npair);
+    o->clear = calloc((size_t)sc->output.npair + 1, sizeof *o->clear);
+    if (!o->clear) return outputs_free(o), hg_error_set(err, "out of memory"), -1;
     if (make_columns(o, s)) return outputs_free(o), hg_error_set(err, "out of memory"), -1;
     series_init(&o->load, 1 + o->nload);
     o->row_load = calloc((size_t)o->nload + 1, sizeof(double));
@@ -354,15 +360,31 @@ static void row_joints_file(FILE *f, hg_sim *s) {
   }
 }
 
-/* separation and relative speed of the body origins of each pair */
-static void row_pairs(FILE *f, hg_sim *s, double *pr) {
+/* a pair's clearance x at time t into its record over the run */
+static void clearance_track(hg_pair_clearance *c, double x, double t) {
+  if (!isfinite(x)) return;
+  if (c->rows++ == 0 || x < c->min) c->min = x, c->t_min = t;
+  if (x > 0 && !c->apart) c->apart = 1, c->t_apart = t, c->min_apart = x, c->t_min_apart = t;
+  if (!c->apart) return;
+  if (x < c->min_apart) c->min_apart = x, c->t_min_apart = t;
+  if (x <= 0 && c->recontacts++ == 0) c->t_recontact = t;
+}
+
+/* separation and relative speed of the body origins of each pair, and the clearance of their
+ * collision geometry with its witness points (and its minimum over the run) */
+static void row_pairs(hg_outputs *o, FILE *f, hg_sim *s, double *pr) {
   for (int p = 0; p < hg_sim_npair(s); p++) {
     hg_sim_pair_view pv;
     hg_sim_pair(s, p, &pv);
     put(f, pv.distance);
     put(f, pv.speed);
-    pr[1 + 2 * p] = pv.distance;
-    pr[2 + 2 * p] = pv.speed;
+    put(f, pv.clearance);
+    for (int k = 0; k < 3; k++) put(f, pv.ca[k]);
+    for (int k = 0; k < 3; k++) put(f, pv.cb[k]);
+    pr[1 + 3 * p] = pv.distance;
+    pr[2 + 3 * p] = pv.speed;
+    pr[3 + 3 * p] = pv.clearance;
+    clearance_track(&o->clear[p], pv.clearance, hg_sim_time(s));
   }
 }
 
@@ -395,7 +417,7 @@ static const char *on_row(void *user, hg_sim *s) {
     for (int k = 0; k < o->col[c].nv; k++)
       if (loads[at + k] != 0 && !isnan(loads[at + k])) o->load_used[at - 1 + k] = 1;
   }
-  row_pairs(o->traj, s, pr);
+  row_pairs(o, o->traj, s, pr);
   row_joints_file(o->joints, s);
   int rc = row_invariants(o, s) || series_push(&o->pair, pr) || series_push(&o->load, loads);
   o->rows++;

@@ -19,6 +19,17 @@ typedef struct hg_series {
   double *x;              /* n x width */
 } hg_series;
 
+/* the clearance of one output pair over the run (output.c, for the summary) */
+typedef struct hg_pair_clearance {
+  long rows;              /* output rows where both bodies had collision shapes */
+  double min, t_min;      /* the smallest clearance and its time */
+  int apart;              /* the clearance has been > 0 (a separation began) */
+  double t_apart;         /* the first such row */
+  double min_apart, t_min_apart; /* the smallest clearance from then on, and its time */
+  long recontacts;        /* rows at or below zero after that (touching or overlapping again) */
+  double t_recontact;     /* the first of them */
+} hg_pair_clearance;
+
 typedef struct hg_outputs {
   hg_output_options opt;
   char *dir;                       /* opt.dir, owned */
@@ -26,11 +37,12 @@ typedef struct hg_outputs {
   int ncol;  hg_col *col;          /* per body of the scene (present at the start, then absent) */
   long rows;                       /* trajectory rows written */
   /* plots: time, energies (kinetic, potential+element, total, budget drift), momentum (6),
-   * separations (2 per pair), loads (per load column) */
+   * separations (3 per pair: distance, speed, clearance), loads (per load column) */
   hg_series energy, momentum, pair, load;
   int nload;                       /* load columns (sum of col[].nv) */
   unsigned char *load_used;        /* nload: the column was not free at some output */
   double *row_load, *row_pair;     /* one row of the load and pair series */
+  hg_pair_clearance *clear;        /* per output pair */
   double progress_wall;            /* wall time of the last progress update (progress.c) */
   int finished;                    /* summary and plots written, files closed */
   char msg[4200];                  /* the message of a failure */

@@ -159,18 +159,23 @@ static int page_momentum(const hg_outputs *o, hg_sim *s) {
 static int page_pairs(const hg_outputs *o, hg_sim *s) {
   const hg_output_spec *os = &hg_sim_scene(s)->output;
   static char labels[PLOT_MAXLINES][96];
-  panel p[2] = {{&o->pair, 0, {0}, {0}, "distance [m]", "Separation of the body origins"},
-                {&o->pair, 0, {0}, {0}, "speed [m/s]", "Relative speed of the body origins"}};
+  panel p[3] = {{&o->pair, 0, {0}, {0}, "distance [m]", "Separation of the body origins"},
+                {&o->pair, 0, {0}, {0}, "speed [m/s]", "Relative speed of the body origins"},
+                {&o->pair, 0, {0}, {0}, "clearance [m]",
+                 "Clearance of the collision geometry (< 0: overlapping)"}};
+  int clear = 0;
   for (int k = 0; k < os->npair && k < PLOT_MAXLINES; k++) {
     snprintf(labels[k], sizeof labels[k], "%s - %s", os->pair[k].body_a, os->pair[k].body_b);
-    for (int j = 0; j < 2; j++) {
-      p[j].cols[k] = 1 + 2 * k + j;
-      p[j].labels[k] = labels[k];
+    for (int j = 0; j < 3; j++) {
+      if (j == 2 && o->clear[k].rows == 0) continue; /* no collision geometry */
+      p[j].cols[p[j].nline] = 1 + 3 * k + j;
+      p[j].labels[p[j].nline] = labels[k];
       p[j].nline++;
     }
+    clear |= o->clear[k].rows > 0;
   }
   if (os->npair == 0) return 0;
-  return draw_page(o, "separation.png", p, 2);
+  return draw_page(o, "separation.png", p, clear ? 3 : 2);
 }
 
 /* the load columns of joints with one DoF (group 0) or several (group 1) into a panel */

@@ -56,6 +56,29 @@ static void summary_momentum(FILE *f, const hg_sim *s) {
           mt->worst_zero[1] ? "the total is zero: the bodies' peak summed |p|" : "peak |p|");
 }
 
+/* per output pair with collision geometry: the smallest clearance, and whether they touched */
+static void summary_clearance(FILE *f, const hg_outputs *o, hg_sim *s) {
+  const hg_output_spec *os = &hg_sim_scene(s)->output;
+  for (int p = 0; p < os->npair; p++) {
+    const hg_pair_clearance *c = &o->clear[p];
+    if (c->rows == 0) continue;
+    const char *a = os->pair[p].body_a, *b = os->pair[p].body_b;
+    fprintf(f, "clearance_min: %s-%s %.6g m at t = %.9g s (collision geometry; < 0 overlapping)\n",
+            a, b, c->min, c->t_min);
+    if (!c->apart) {
+      fprintf(f, "separation: %s-%s never apart at the output times\n", a, b);
+      continue;
+    }
+    fprintf(f, "separation: %s-%s apart from t = %.9g s; minimum clearance after it %.6g m at "
+               "t = %.9g s\n", a, b, c->t_apart, c->min_apart, c->t_min_apart);
+    if (c->recontacts)
+      fprintf(f, "recontact: %s-%s YES, clearance <= 0 again in %ld output rows, first at "
+                 "t = %.9g s\n", a, b, c->recontacts, c->t_recontact);
+    else
+      fprintf(f, "recontact: %s-%s none at the output times\n", a, b);
+  }
+}
+
 static void summary_budget(FILE *f, hg_sim *s) {
   hg_sim_budget b;
   hg_sim_get_budget(s, &b);
@@ -86,6 +109,7 @@ int hg_out_summary(const hg_outputs *o, hg_sim *s, const char *path) {
   summary_events(f, s);
   summary_momentum(f, s);
   fprintf(f, "refused_actions: %d\n", hg_sim_refused(s));
+  summary_clearance(f, o, s);
   summary_budget(f, s);
   fprintf(f, "wall_time: %.3f s\nreal_time_factor: %.4g\n", wall, wall > 0 ? (t - t0) / wall : 0);
   fprintf(f, "trajectory_rows: %ld\n", o->rows);

@@ -250,6 +250,10 @@ typedef struct hg_sim_pair_view {
   double distance;       /* m */
   double speed;          /* magnitude of the relative velocity of the origins, m/s */
   double range_rate;     /* rate of change of the distance, m/s (> 0 opening) */
+  double clearance;      /* signed distance between the two bodies' collision geometry (shapes
+                            with collision: true, URDF <collision>), m: < 0 overlapping; NaN
+                            when either has no collision shape (hg_sim_clearance) */
+  double ca[3], cb[3];   /* its witness points on a and on b, world */
 } hg_sim_pair_view;
 int hg_sim_npair(const hg_sim *sim);
 void hg_sim_pair(hg_sim *sim, int k, hg_sim_pair_view *pv);

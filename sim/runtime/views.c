@@ -130,7 +130,8 @@ void hg_sim_pair(hg_sim *s, int k, hg_sim_pair_view *pv) {
   pv->a = ps->body_a;
   pv->b = ps->body_b;
   pv->present = a >= 1 && b >= 1;
-  pv->distance = pv->speed = pv->range_rate = NAN;
+  pv->distance = pv->speed = pv->range_rate = pv->clearance = NAN;
+  for (int r = 0; r < 3; r++) pv->ca[r] = pv->cb[r] = NAN;
   if (!pv->present) return;
   hg_sim_body_world(s, a, &Ta, ta);
   hg_sim_body_world(s, b, &Tb, tb);
@@ -140,6 +141,15 @@ void hg_sim_pair(hg_sim *s, int k, hg_sim_pair_view *pv) {
   pv->distance = hg_v3_norm(dp);
   pv->speed = hg_v3_norm(dv);
   pv->range_rate = pv->distance > 0 ? hg_v3_dot(dp, dv) / pv->distance : pv->speed;
+  /* the clearance of their collision geometry (built once per model) */
+  hg_error err;
+  hg_clearance c;
+  if (!s->coll && !(s->coll = hg_collision_new(s->m, &err))) return;
+  if (hg_collision_distance(s->coll, s->d->T_world, &a, 1, &b, 1, &c) || !isfinite(c.distance))
+    return;
+  pv->clearance = c.distance;
+  memcpy(pv->ca, c.pa, sizeof pv->ca);
+  memcpy(pv->cb, c.pb, sizeof pv->cb);
 }
 
 /* ---- invariants and statistics ---- */
