@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "files.h"
@@ -174,9 +175,52 @@ static void rebound_is_e_times_impact(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* effort and velocity limits are checked at the output rows and counted in the summary: a
+ * pendulum released from horizontal passes 1 rad/s (its lowest point reaches sqrt(3 g / l)
+ * = 5.42 rad/s for a uniform 1 m rod), and a second one, locked horizontal, carries its weight's
+ * moment m g l / 2 = 4.905 N m against an effort limit of 2 N m */
+static void effort_and_velocity_limits_counted(void **state) {
+  (void)state;
+  static const char text[] =
+      "gravity: [0, 0, -9.81]\n"
+      "bodies:\n"
+      "  - name: swing\n"
+      "    joint: {type: revolute, axis: [0, 1, 0], limits: {velocity: 1}}\n"
+      "    inertia: {mass: 1, com: [0.5, 0, 0], inertia: [0.0001, 0.0834, 0.0834]}\n"
+      "  - name: held\n"
+      "    joint: {type: revolute, axis: [0, 1, 0], pos: [0, 2, 0], limits: {effort: 2}}\n"
+      "    inertia: {mass: 1, com: [0.5, 0, 0], inertia: [0.0001, 0.0834, 0.0834]}\n"
+      "modes:\n"
+      "  held: locked\n"
+      "time: {start: 0, end: 1}\n"
+      "output: {dt: 0.01}\n";
+  char dir[256], path[320];
+  assert_int_equal(hg_test_temp_dir("limits", dir, sizeof dir), 0);
+  hg_scene *s = hg_test_scene_text(dir, "limits.yaml", text);
+  hg_sim *sim = hg_test_sim(s, NAN, dir);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
+  snprintf(path, sizeof path, "%s/summary.txt", dir);
+  char *sum = hg_test_read_file(path, NULL);
+  assert_non_null(sum);
+  assert_non_null(strstr(sum, "limit_violations: 2"));
+  const char *v = strstr(sum, "  swing velocity: beyond 1 in ");
+  const char *e = strstr(sum, "  held effort (the load its lock or actuator carries): beyond 2 in 101 ");
+  assert_non_null(v);
+  assert_non_null(e);
+  double worst = strtod(strstr(e, "worst ") + 6, NULL);
+  printf("# held: worst load %.9g N m (m g l / 2 = 4.905)\n", worst);
+  assert_true(fabs(worst - 4.905) <= 1e-9 * 4.905);
+  free(sum);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(stops_hold_and_release),
                                      cmocka_unit_test(restitution_and_latch),
-                                     cmocka_unit_test(rebound_is_e_times_impact)};
+                                     cmocka_unit_test(rebound_is_e_times_impact),
+                                     cmocka_unit_test(effort_and_velocity_limits_counted)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

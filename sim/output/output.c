@@ -178,6 +178,8 @@ static void outputs_free(void *user) {
   free(o->pair.x);
   free(o->load.x);
   free(o->clear);
+  for (int k = 0; k < o->nlimit; k++) free(o->limit[k].joint);
+  free(o->limit);
   free(o->dir);
   free(o);
 }
@@ -360,6 +362,52 @@ static void row_joints_file(FILE *f, hg_sim *s) {
   }
 }
 
+/* x (|v| or |load|) beyond a joint's limit at time t into the records */
+static int limit_exceeded(hg_outputs *o, const char *joint, int effort, double limit, double x,
+                          double t) {
+  hg_limit_record *r = NULL;
+  for (int k = 0; k < o->nlimit && !r; k++)
+    if (o->limit[k].effort == effort && !strcmp(o->limit[k].joint, joint)) r = &o->limit[k];
+  if (!r) {
+    if (o->nlimit == o->caplimit) {
+      int cap = o->caplimit ? 2 * o->caplimit : 8;
+      hg_limit_record *p = realloc(o->limit, (size_t)cap * sizeof *p);
+      if (!p) return -1;
+      o->limit = p, o->caplimit = cap;
+    }
+    r = &o->limit[o->nlimit++];
+    *r = (hg_limit_record){.joint = hg_strdup(joint), .effort = effort, .limit = limit};
+    if (!r->joint) return o->nlimit--, -1;
+  }
+  r->rows++;
+  if (x > r->worst) r->worst = x, r->t_worst = t;
+  return 0;
+}
+
+/* the effort and velocity limits of every joint of the current model at this row: a held joint's
+ * load (what its lock or actuator adds) against the effort limit, every joint's rates against
+ * the velocity limit (the largest entry of each) */
+static int row_limits(hg_outputs *o, hg_sim *s) {
+  const hg_model *m = hg_sim_model(s);
+  double t = hg_sim_time(s);
+  for (int i = 1; i < m->nbody; i++) {
+    const hg_joint_limits *L = &m->limits[i];
+    if (!L->has_effort && !L->has_velocity) continue;
+    hg_sim_joint_view jv;
+    hg_sim_joint(s, i, &jv);
+    double load = 0, rate = 0;
+    for (int k = 0; k < jv.nv; k++) {
+      rate = fmax(rate, fabs(jv.v[k]));
+      if (jv.mode != HG_MODE_FREE) load = fmax(load, fabs(jv.load[k]));
+    }
+    if (L->has_velocity && rate > L->velocity && limit_exceeded(o, jv.name, 0, L->velocity, rate, t))
+      return -1;
+    if (L->has_effort && load > L->effort && limit_exceeded(o, jv.name, 1, L->effort, load, t))
+      return -1;
+  }
+  return 0;
+}
+
 /* a pair's clearance x at time t into its record over the run */
 static void clearance_track(hg_pair_clearance *c, double x, double t) {
   if (!isfinite(x)) return;
@@ -418,8 +466,9 @@ static const char *on_row(void *user, hg_sim *s) {
       if (loads[at + k] != 0 && !isnan(loads[at + k])) o->load_used[at - 1 + k] = 1;
   }
   row_pairs(o, o->traj, s, pr);
+  int bad = row_limits(o, s);
   row_joints_file(o->joints, s);
-  int rc = row_invariants(o, s) || series_push(&o->pair, pr) || series_push(&o->load, loads);
+  int rc = bad || row_invariants(o, s) || series_push(&o->pair, pr) || series_push(&o->load, loads);
   o->rows++;
   if (!rc && !ferror(o->traj) && !ferror(o->joints)) return NULL;
   snprintf(o->msg, sizeof o->msg, "cannot write trajectory.csv or joints.csv in %s", o->dir);

@@ -30,6 +30,15 @@ typedef struct hg_pair_clearance {
   double t_recontact;     /* the first of them */
 } hg_pair_clearance;
 
+/* a joint's velocity or effort limit over the run (output.c, for the summary): by name */
+typedef struct hg_limit_record {
+  char *joint;
+  int effort;             /* 1: the effort limit, 0: the velocity limit */
+  double limit;           /* N m or N, rad/s or m/s */
+  long rows;              /* output rows beyond it */
+  double worst, t_worst;  /* the largest |load| or |v| beyond it, and its time */
+} hg_limit_record;
+
 typedef struct hg_outputs {
   hg_output_options opt;
   char *dir;                       /* opt.dir, owned */
@@ -43,6 +52,8 @@ typedef struct hg_outputs {
   unsigned char *load_used;        /* nload: the column was not free at some output */
   double *row_load, *row_pair;     /* one row of the load and pair series */
   hg_pair_clearance *clear;        /* per output pair */
+  int nlimit, caplimit;            /* limits exceeded at some output row */
+  hg_limit_record *limit;
   double progress_wall;            /* wall time of the last progress update (progress.c) */
   int finished;                    /* summary and plots written, files closed */
   char msg[4200];                  /* the message of a failure */

@@ -79,6 +79,17 @@ static void summary_clearance(FILE *f, const hg_outputs *o, hg_sim *s) {
   }
 }
 
+/* joints beyond their effort or velocity limits at some output row */
+static void summary_limits(FILE *f, const hg_outputs *o) {
+  fprintf(f, "limit_violations: %d\n", o->nlimit);
+  for (int k = 0; k < o->nlimit; k++) {
+    const hg_limit_record *r = &o->limit[k];
+    fprintf(f, "  %s %s: beyond %.6g in %ld output rows, worst %.6g at t = %.9g s\n", r->joint,
+            r->effort ? "effort (the load its lock or actuator carries)" : "velocity", r->limit,
+            r->rows, r->worst, r->t_worst);
+  }
+}
+
 static void summary_budget(FILE *f, hg_sim *s) {
   hg_sim_budget b;
   hg_sim_get_budget(s, &b);
@@ -110,6 +121,7 @@ int hg_out_summary(const hg_outputs *o, hg_sim *s, const char *path) {
   summary_momentum(f, s);
   fprintf(f, "refused_actions: %d\n", hg_sim_refused(s));
   summary_clearance(f, o, s);
+  summary_limits(f, o);
   summary_budget(f, s);
   fprintf(f, "wall_time: %.3f s\nreal_time_factor: %.4g\n", wall, wall > 0 ? (t - t0) / wall : 0);
   fprintf(f, "trajectory_rows: %ld\n", o->rows);
