@@ -298,6 +298,22 @@ static void slider_sets_the_configuration(void **state) {
   hg_test_remove_dir(w.dir);
 }
 
+/* a command at the start time acts before the start's output row, as the same command scheduled
+ * for t = 0 does: the session replays byte for byte */
+static void command_at_the_start_replays(void **state) {
+  (void)state;
+  workspace w;
+  char session[320];
+  workspace_new(&w, "interact_start", "replay");
+  write_text(w.script, "0.0 type lock hinge\n0.0 key Return\n0.02 quit\n");
+  view(w.scene, w.script, w.out, w.dir);
+  snprintf(session, sizeof session, "%s/hinge-session.txt", w.dir);
+  headless(w.scene, session, w.other);
+  same_file(w.out, w.other, "events.csv");
+  same_file(w.out, w.other, "trajectory.csv");
+  hg_test_remove_dir(w.dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(click_selects_and_lock_matches_scene_event),
@@ -305,6 +321,7 @@ int main(void) {
       cmocka_unit_test(mouse_pull_is_in_the_budget_and_replays),
       cmocka_unit_test(turning_pull_turns_the_bus),
       cmocka_unit_test(slider_sets_the_configuration),
+      cmocka_unit_test(command_at_the_start_replays),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -552,7 +552,9 @@ static int step_to(hg_sim *s, double tend) {
 int hg_sim_run(hg_sim *s, double until) {
   if (s->failed) return s->failed;
   double tend = fmin(until, s->t_end), w0 = wall_now();
-  s->held = 0;
+  /* a run to where it is (the start, say) is a caller's stop too: the row of this instant waits,
+   * so that a command given now acts before it, as one scheduled for this time does */
+  s->held = s->t >= tend && tend < s->t_end;
   s->started = 1;
   int rc = present(s);
   while (!rc && s->t < tend) rc = step_to(s, tend);
