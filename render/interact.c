@@ -505,6 +505,65 @@ int hg_interact_ghost_load(hg_interact *ia, hg_sim *sim, const char *path, char 
   return 0;
 }
 
+/* splits a CSV line in place at commas (hinge's files quote nothing); the number of fields */
+static int split_csv(char *line, char **col, int cap) {
+  int n = 0;
+  line[strcspn(line, "\r\n")] = 0;
+  for (char *p = line; p && n < cap; p = strchr(p, ',')) {
+    if (*p == ',') *p++ = 0;
+    col[n++] = p;
+  }
+  return n;
+}
+
+int hg_interact_ghost_mode(hg_interact *ia, hg_sim *sim, const char *path, int mode, char *err,
+                           size_t errlen) {
+  enum { CAP = 1024, LINE = 1 << 16 };
+  static char head[LINE], row[LINE];
+  char *hc[CAP], *rc[CAP];
+  const hg_model *m = hg_sim_model(sim);
+  FILE *f = fopen(path, "r");
+  if (!f) return snprintf(err, errlen, "%s: cannot open the modes", path), -1;
+  int nh = fgets(head, LINE, f) ? split_csv(head, hc, CAP) : 0, nr = 0, line = 1, found = 0;
+  while (!found && fgets(row, LINE, f)) {
+    line++;
+    nr = split_csv(row, rc, CAP);
+    found = nr == nh && atoi(rc[0]) == mode;
+  }
+  fclose(f);
+  int fq = -1;
+  for (int c = 0; c < nh; c++)
+    if (!strcmp(hc[c], "freq_hz")) fq = c;
+  if (nh < 2 || strcmp(hc[0], "mode") || fq < 0)
+    return snprintf(err, errlen, "%s:1: expected the header of hinge linearize's modes.csv", path), -1;
+  if (!found) return snprintf(err, errlen, "%s:%d: no mode %d", path, line, mode), -1;
+  double *d = calloc((size_t)m->nv + 1, sizeof *d);
+  if (!d) return snprintf(err, errlen, "out of memory"), -1;
+  int used = 0;
+  for (int c = 0; c < nh; c++) { /* JOINT.dqK: the real parts */
+    char *dot = strrchr(hc[c], '.');
+    int k, i = 1;
+    if (!dot || sscanf(dot, ".dq%d", &k) != 1) continue;
+    *dot = 0;
+    while (i < m->nbody && strcmp(m->jnt_name[i], hc[c])) i++;
+    *dot = '.';
+    if (i == m->nbody || k < 0 || k >= m->jnt_nv[i]) {
+      free(d);
+      return snprintf(err, errlen, "%s:1: column '%s' is not a DoF of this scene's joints", path,
+                      hc[c]), -1;
+    }
+    d[m->v_adr[i] + k] = strtod(rc[c], NULL);
+    used++;
+  }
+  if (!used) return free(d), snprintf(err, errlen, "%s:1: no JOINT.dqK columns", path), -1;
+  double hz = strtod(rc[fq], NULL);
+  free(ia->ghost_file);
+  ia->ghost_file = d;
+  ia->ghost_delta = d;
+  ia->ghost_hz = isfinite(hz) && hz > 0 ? hz : 0;
+  return 0;
+}
+
 void hg_interact_ghost_cycle(hg_interact *ia, hg_sim *sim, const hg_history *h) {
   const hg_model *m = hg_sim_model(sim);
   int i = shown_body(ia, sim, h);
@@ -531,9 +590,12 @@ int hg_interact_ghosts(const hg_interact *ia, hg_sim *sim, hg_draw_list *dl, con
   }
   if (f->model_version != hg_sim_model_version(sim) || f->nbody != m->nbody) return 0;
   int sliding = ia->slider >= 0 && dir == ia->slider_delta;
-  for (int k = sliding ? 1 : -ia->ghost_k; k <= (sliding ? 1 : ia->ghost_k); k++) {
+  /* one ghost: a dragged slider's q (+) delta, or a mode swinging at its frequency */
+  int one = sliding || (ia->ghost_hz > 0 && dir == ia->ghost_file);
+  double swing = ia->ghost_eps * sin(2 * 3.14159265358979 * ia->ghost_hz * ia->ghost_clock);
+  for (int k = one ? 1 : -ia->ghost_k; k <= (one ? 1 : ia->ghost_k); k++) {
     if (k == 0) continue;
-    const hg_se3 *T = hg_sim_ghost(sim, dir, sliding ? 1.0 : k * ia->ghost_eps);
+    const hg_se3 *T = hg_sim_ghost(sim, dir, sliding ? 1.0 : one ? swing : k * ia->ghost_eps);
     if (!T) return -1;
     float alpha = 0.45f - 0.12f * (float)(abs(k) - 1);
     for (int g = 0; g < f->ngeom; g++) {

@@ -47,6 +47,9 @@ typedef struct hg_interact {
   double ghost_eps;
   const double *ghost_delta;    /* a direction (nv) instead of ghost_dof, or NULL */
   double *ghost_file;           /* a direction read by hg_interact_ghost_load (owned) */
+  double ghost_hz;              /* > 0: a mode shape animated at this frequency (one ghost at
+                                   q (+) eps sin(2 pi f t) delta, t the viewer's clock) */
+  double ghost_clock;           /* that clock, s (set by the viewer each frame) */
   int gauges;                   /* show the gauges of the scene's capture pairs */
   /* sliders (while paused): one per DoF of the shown body's joint for q (an offset delta in the
    * tangent space, q (+) delta) and one for v; slider = the one dragged, -1 none */
@@ -138,6 +141,12 @@ int hg_interact_slider_release(hg_interact *ia, hg_sim *sim, const hg_history *h
  * shape, a base twist), separated by spaces, commas or lines, '#' comments; the ghosts show it.
  * 0, or -1 with err = "FILE:LINE: what was expected". */
 int hg_interact_ghost_load(hg_interact *ia, hg_sim *sim, const char *path, char *err,
+                           size_t errlen);
+/* A linearization mode as the ghost direction: mode number `mode` (the first column) of
+ * `hinge linearize`'s modes.csv or modes_undamped.csv at path, its shape the real parts of the
+ * JOINT.dqK columns (joints by name, DoFs by number), animated at its freq_hz. 0, or -1 with
+ * err = "FILE:LINE: what was expected". */
+int hg_interact_ghost_mode(hg_interact *ia, hg_sim *sim, const char *path, int mode, char *err,
                            size_t errlen);
 /* ghosts of the shown body's joint: off -> its first DoF -> its next DoF ... -> off */
 void hg_interact_ghost_cycle(hg_interact *ia, hg_sim *sim, const hg_history *h);

@@ -486,6 +486,7 @@ static void build_list(viewer *v) {
                                 .frame_index = v->cursor};
   hg_draw_list_build(&v->dl, f, &dopt);
   hg_interact_draw(&v->ia, &v->dl, f, &v->hist);
+  v->ia.ghost_clock = v->clock;
   if (v->sim && v->cursor == v->hist.n - 1) hg_interact_ghosts(&v->ia, v->sim, &v->dl, f);
 }
 
@@ -823,6 +824,16 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
   if (v.track < 0 && o->track && v.hist.n) v.track = hg_history_intern(&v.hist, o->track);
   if (o->ghost && v.sim && hg_interact_ghost_load(&v.ia, v.sim, o->ghost, err, errlen))
     return viewer_free(&v), 2;
+  if (o->mode && v.sim) { /* FILE:N */
+    char file[4096];
+    const char *colon = strrchr(o->mode, ':');
+    char *end = NULL;
+    long n = colon ? strtol(colon + 1, &end, 10) : 0;
+    if (!colon || !*(colon + 1) || *end || n < 1 || (size_t)(colon - o->mode) >= sizeof file)
+      return viewer_free(&v), snprintf(err, errlen, "--mode '%s': expected FILE:N, N >= 1", o->mode), 2;
+    snprintf(file, sizeof file, "%.*s", (int)(colon - o->mode), o->mode);
+    if (hg_interact_ghost_mode(&v.ia, v.sim, file, (int)n, err, errlen)) return viewer_free(&v), 2;
+  }
   double last = wall();
   int started = 0;
   while (!v.quit) {

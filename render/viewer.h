@@ -48,6 +48,7 @@ typedef struct hg_viewer_options {
   const char *commands;    /* a command file scheduled at the start, or NULL */
   const char *script;      /* timed input events (keys) for tests and demonstrations, or NULL */
   const char *ghost;       /* a ghost direction (hg_interact_ghost_load), or NULL */
+  const char *mode;        /* "MODES.csv:N": a linearization mode animated (hg_interact_ghost_mode) */
   const char *screenshot_dir; /* where the screenshot key writes (default ".") */
   int offscreen;           /* draw offscreen (tests): no window, same code otherwise */
   int finish;              /* on closing, run the rest of the simulation to its end without

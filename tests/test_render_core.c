@@ -379,6 +379,59 @@ static void test_ghosts_where_set_puts_them(void **state) {
   hg_scene_free(sc);
 }
 
+/* a linearization mode (modes.csv) as the ghost direction, animated at its frequency: a quarter
+ * period in, the one ghost is the mechanism at q (+) eps delta; a file that is not modes.csv is
+ * FILE:LINE */
+static void test_mode_ghosts(void **state) {
+  (void)state;
+  char dir[256], path[300], err[512];
+  assert_int_equal(hg_test_temp_dir("modes", dir, sizeof dir), 0);
+  snprintf(path, sizeof path, "%s/modes.csv", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("mode,re,im,omega_n,freq_hz,damping,a1.dq0,a1.dq0.im\n1,0,6.28,6.28,2,0,1,0\n", f);
+  fclose(f);
+  hg_scene *sc;
+  hg_sim *sim = sim_of("freeze_thaw", 0.1, &sc);
+  hg_interact ia;
+  hg_interact_init(&ia);
+  assert_int_equal(hg_interact_ghost_mode(&ia, sim, path, 2, err, sizeof err), -1);
+  assert_non_null(strstr(err, "no mode 2"));
+  assert_int_equal(hg_interact_ghost_mode(&ia, sim, path, 1, err, sizeof err), 0);
+  const hg_model *m = hg_sim_model(sim);
+  int a1 = hg_model_joint(m, "a1");
+  assert_true(ia.ghost_delta[m->v_adr[a1]] == 1 && ia.ghost_hz == 2);
+  hg_history h;
+  hg_draw_list dl;
+  hg_history_init(&h, 4);
+  hg_draw_list_init(&dl);
+  const hg_frame *fr = hg_history_capture(&h, sim, sc);
+  ia.ghost_eps = 0.3, ia.ghost_clock = 0.125; /* a quarter of a 2 Hz period */
+  assert_int_equal(hg_interact_ghosts(&ia, sim, &dl, fr), 0);
+  assert_int_equal(dl.nshape, fr->ngeom); /* one ghost */
+  const hg_se3 *T = hg_sim_ghost(sim, ia.ghost_delta, 0.3);
+  int g = 0;
+  while (g < fr->ngeom && fr->geom[g].body != a1) g++;
+  assert_true(g < fr->ngeom);
+  hg_se3 inv, rel, want;
+  hg_se3_inv(&fr->body[a1].pose, &inv);
+  hg_se3_mul(&inv, &fr->geom[g].pose, &rel);
+  hg_se3_mul(&T[a1], &rel, &want);
+  assert_true(dist3(want.p, dl.shape[g].pose.p) <= 1e-12);
+  snprintf(path, sizeof path, "%s/not.csv", dir);
+  f = fopen(path, "w");
+  fputs("time,x\n0,1\n", f);
+  fclose(f);
+  assert_int_equal(hg_interact_ghost_mode(&ia, sim, path, 1, err, sizeof err), -1);
+  assert_non_null(strstr(err, "not.csv:1: expected the header of hinge linearize's modes.csv"));
+  hg_interact_free(&ia);
+  hg_draw_list_free(&dl);
+  hg_history_free(&h);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_project_ray_inverse), cmocka_unit_test(test_fov),
@@ -386,6 +439,7 @@ int main(void) {
       cmocka_unit_test(test_overlay_parse),       cmocka_unit_test(test_frame_views),
       cmocka_unit_test(test_history_matches_trajectory), cmocka_unit_test(test_draw_list_overlays),
       cmocka_unit_test(test_pick), cmocka_unit_test(test_ghosts_where_set_puts_them),
+      cmocka_unit_test(test_mode_ghosts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,14 +44,15 @@ void hg_cli_view_usage(FILE *f) {
   fprintf(f,
           "usage: hinge view SCENE [--size WxH] [--speed S] [--camera TEXT] [--track BODY]\n"
           "                  [--overlays LIST] [--commands FILE] [--script FILE]\n"
-          "                  [--screenshots DIR] [--ghost FILE] [--offscreen]\n"
+          "                  [--screenshots DIR] [--ghost FILE] [--mode MODES.csv:N] [--offscreen]\n"
           "\n"
           "Opens the interactive viewer on a scene, paused at its start (space runs it; F1 lists\n"
           "every key). Nothing is written except screenshots. --script FILE plays timed input\n"
           "events ('TIME key NAME', 'TIME wait', docs/viewer.md) and --offscreen draws without a\n"
           "window: with both, the viewer runs in tests and on machines without a display.\n"
           "--ghost FILE shows ghosts of the mechanism at q (+) k eps delta for the direction delta\n"
-          "in FILE (nv numbers in v's order: a mode shape, a base twist; up/down scale eps).\n");
+          "in FILE (nv numbers in v's order: a mode shape, a base twist; up/down scale eps).\n"
+          "--mode MODES.csv:N animates mode N of hinge linearize's modes.csv at its frequency.\n");
 }
 
 /* "WxH" */
@@ -169,6 +170,7 @@ int hg_cli_view(int argc, char **argv) {
       else if (!strcmp(s, "--script")) o.script = v;
       else if (!strcmp(s, "--screenshots")) o.screenshot_dir = v;
       else if (!strcmp(s, "--ghost")) o.ghost = v;
+      else if (!strcmp(s, "--mode")) o.mode = v;
       else if (!strcmp(s, "--speed")) {
         if (number(v, &x) || !(x >= 1.0 / 64 && x <= 64))
           return bad("view", "--speed '%s': expected 1/64 .. 64", v, hg_cli_view_usage);
