@@ -97,6 +97,10 @@ int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_run_r
 /* runs.csv (sorted by run) and summary.txt into dir; 0 or -1 */
 int hg_campaign_write_results(const hg_campaign *c, const hg_run_result *results,
                               const unsigned char *done, const char *dir);
+/* metric-NAME.png into dir for each metric: its histogram and its scatter against each
+ * dispersed value (campaign_plot.c); 0 or -1 */
+int hg_campaign_write_plots(const hg_campaign *c, const hg_run_result *results,
+                            const unsigned char *done, const char *dir);
 /* the journal line of a result (format shared by runs.csv rows) */
 void hg_campaign_format_row(const hg_campaign *c, const hg_run_result *r, FILE *f);
 void hg_campaign_format_header(const hg_campaign *c, FILE *f);

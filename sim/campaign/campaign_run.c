@@ -63,6 +63,21 @@ static int window_open(hg_sim *sim, const hg_metric *mt) {
   return 0;
 }
 
+/* the earliest window opening after now and before t (a sampled metric starts exactly there) */
+static double next_stop(const hg_campaign *c, hg_sim *sim, double t) {
+  for (int k = 0; k < c->nmetric; k++) {
+    const hg_metric *mt = &c->metric[k];
+    if (!mt->after) continue;
+    for (int e = 0; e < hg_sim_nevents(sim); e++) {
+      const hg_sim_event *ev = hg_sim_event_at(sim, e);
+      if (!ev->name || strcmp(ev->name, mt->after)) continue;
+      if (ev->t + mt->delay > hg_sim_time(sim)) t = fmin(t, ev->t + mt->delay);
+      break;
+    }
+  }
+  return t;
+}
+
 /* the metrics sampled along the run (min distances, peak loads) at the current state */
 static void sample(const hg_campaign *c, hg_sim *sim, double *metric) {
   const hg_model *m = hg_sim_model(sim);
@@ -151,13 +166,17 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
   if (!sim) {
     snprintf(r->error, sizeof r->error, "%s", err.msg);
   } else {
-    /* step from output time to output time, sampling the running metrics at each */
+    /* step from output time to output time (and to the instants where a sampled metric's
+     * window opens), sampling the running metrics at each */
     double dt = s->output.dt > 0 ? s->output.dt : 0.01, t_end = hg_sim_t_end(sim);
     int rc = HG_SIM_OK;
+    long i = 1;
     sample(c, sim, r->metric);
-    for (long i = 1; rc == HG_SIM_OK && hg_sim_time(sim) < t_end; i++) {
-      rc = hg_sim_run(sim, fmin(hg_sim_t_start(sim) + (double)i * dt, t_end));
+    while (rc == HG_SIM_OK && hg_sim_time(sim) < t_end) {
+      double grid = fmin(hg_sim_t_start(sim) + (double)i * dt, t_end), t = next_stop(c, sim, grid);
+      rc = hg_sim_run(sim, t);
       if (rc == HG_SIM_OK) sample(c, sim, r->metric);
+      if (t == grid) i++;
     }
     final_metrics(c, sim, r->metric);
     if (rc != HG_SIM_OK) snprintf(r->error, sizeof r->error, "%s", hg_sim_error(sim));

@@ -14,13 +14,13 @@
 typedef struct mc_args {
   const char *campaign, *out;
   long runs, seed, only, threads;
-  int resume, quiet, help;
+  int resume, quiet, no_plots, help;
 } mc_args;
 
 void hg_cli_mc_usage(FILE *f) {
   fprintf(f,
           "usage: hinge mc CAMPAIGN [--runs N] [--seed S] [--out DIR] [--threads T]\n"
-          "                [--resume] [--only K] [--quiet]\n"
+          "                [--resume] [--only K] [--no-plots] [--quiet]\n"
           "       mpirun -n P hinge mc CAMPAIGN [...]\n"
           "\n"
           "Runs a Monte Carlo campaign (YAML, docs/montecarlo.md): its scene run many times with\n"
@@ -30,6 +30,8 @@ void hg_cli_mc_usage(FILE *f) {
           "  summary.txt     statistics of the values and metrics (mean, std, percentiles, min\n"
           "                  and max with their runs), probabilities of the failure conditions\n"
           "                  with 95%% intervals\n"
+          "  metric-NAME.png per metric: its histogram and its scatter against each\n"
+          "                  dispersed value\n"
           "  journal*.csv    the runs as they finish (what --resume reads)\n"
           "options:\n"
           "  --runs N        number of runs (default: the campaign's)\n"
@@ -40,6 +42,7 @@ void hg_cli_mc_usage(FILE *f) {
           "  --resume        keep the runs DIR's journal holds and make only the missing ones\n"
           "  --only K        make run K alone and write its full outputs (hinge run's) into\n"
           "                  DIR/run-K/\n"
+          "  --no-plots      skip the PNG plots\n"
           "  --quiet         no line per finished run\n"
           "exit status: 0 every run finished (failed runs are results, listed in summary.txt),\n"
           "             1 an output error, 2 bad usage or an invalid campaign or scene\n");
@@ -70,6 +73,7 @@ static int parse_args(int argc, char **argv, mc_args *a) {
     if (!strcmp(s, "--help") || !strcmp(s, "-h")) a->help = 1;
     else if (!strcmp(s, "--resume")) a->resume = 1;
     else if (!strcmp(s, "--quiet")) a->quiet = 1;
+    else if (!strcmp(s, "--no-plots")) a->no_plots = 1;
     else if (!strcmp(s, "--runs")) rc = int_option(argc, argv, &i, &a->runs);
     else if (!strcmp(s, "--seed")) rc = int_option(argc, argv, &i, &a->seed);
     else if (!strcmp(s, "--only")) rc = int_option(argc, argv, &i, &a->only);
@@ -206,7 +210,8 @@ static int campaign(const hg_campaign *c, const mc_args *a, const char *out) {
   if (!status && rank == 0) {
     memset(done, 0, (size_t)c->runs);
     int n = gather(c, out, nrank, res, done);
-    if (n < 0 || hg_campaign_write_results(c, res, done, out)) {
+    if (n < 0 || hg_campaign_write_results(c, res, done, out) ||
+        (!a->no_plots && hg_campaign_write_plots(c, res, done, out))) {
       fprintf(stderr, "hinge mc: cannot write the results in %s\n", out);
       status = HG_EXIT_FAILURE;
     } else if (!a->quiet) {
