@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev libcmocka-dev \
        libplplot-dev plplot-driver-cairo libfcl-dev libassimp-dev libsdl2-dev libepoxy-dev \
        libcglm-dev libstb-dev fonts-dejavu-core xvfb xauth liblapacke-dev libegl1 libegl-mesa0 \
-       libgl1-mesa-dri ffmpeg
+       libgl1-mesa-dri ffmpeg libopenmpi-dev openmpi-bin
 # and for make fuzz: clang with its libFuzzer runtime
 FUZZ_DEPS = clang libclang-rt-14-dev
 FUZZ_TARGETS = urdf mesh dynamics scene checkpoint commands

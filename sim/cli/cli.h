@@ -55,4 +55,11 @@ void hg_cli_view_usage(FILE *f);
  * text; returns the usage exit status. One error path for every command's options. */
 int hg_cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, const char *arg);
 
+/* mkdir -p: path and its missing parents; 0, or -1 with errno */
+int hg_cli_make_dirs(const char *path);
+
+/* `hinge mc ...` (cli_mc.c): Monte Carlo campaigns, and its usage text */
+int hg_cli_mc(int argc, char **argv);
+void hg_cli_mc_usage(FILE *f);
+
 #endif

@@ -1,6 +1,9 @@
-/* cli_model.c: loading a model file for the command line, with the reader chosen by extension. */
+/* cli_model.c: what the subcommands share: loading a model file (the reader chosen by extension),
+ * the usage-error path and creating output folders. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "scene.h"
@@ -62,4 +65,21 @@ int hg_cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, 
   fprintf(stderr, "\n");
   usage(stderr);
   return HG_EXIT_USAGE;
+}
+
+/* mkdir -p; 0 or -1 with errno */
+int hg_cli_make_dirs(const char *path) {
+  char buf[4096];
+  size_t n = strlen(path);
+  if (n == 0 || n >= sizeof buf) return errno = ENAMETOOLONG, -1;
+  memcpy(buf, path, n + 1);
+  for (size_t k = 1; k <= n; k++) {
+    if (buf[k] != '/' && buf[k] != 0) continue;
+    char c = buf[k];
+    buf[k] = 0;
+    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+    buf[k] = c;
+  }
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
 }

@@ -147,23 +147,6 @@ static int parse_args(int argc, char **argv, run_args *a) {
 
 /* ---- the output folder ---- */
 
-/* mkdir -p; 0 or -1 with errno */
-static int make_dirs(const char *path) {
-  char buf[4096];
-  size_t n = strlen(path);
-  if (n == 0 || n >= sizeof buf) return errno = ENAMETOOLONG, -1;
-  memcpy(buf, path, n + 1);
-  for (size_t k = 1; k <= n; k++) {
-    if (buf[k] != '/' && buf[k] != 0) continue;
-    char c = buf[k];
-    buf[k] = 0;
-    if (mkdir(buf, 0777) && errno != EEXIST) return -1;
-    buf[k] = c;
-  }
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
-}
-
 /* out/<scene file name without its extension> */
 static void default_out(const char *scene, char *out, size_t len) {
   const char *base = strrchr(scene, '/');
@@ -286,7 +269,7 @@ int hg_cli_run(int argc, char **argv) {
   else default_out(a.scene, out, sizeof out);
   hg_scene *sc = hg_scene_load(a.scene, &err);
   if (!sc) return fprintf(stderr, "hinge: %s\n", err.msg), HG_EXIT_USAGE;
-  if (make_dirs(out)) {
+  if (hg_cli_make_dirs(out)) {
     fprintf(stderr, "hinge: cannot create the output folder %s: %s\n", out, strerror(errno));
     hg_scene_free(sc);
     return HG_EXIT_FAILURE;

@@ -25,6 +25,8 @@ static const struct {
     {"linearize", hg_cli_linearize, hg_cli_linearize_usage,
      "linearize a scene at an instant: A, B and the modes"},
     {"view", hg_cli_view, hg_cli_view_usage, "open the interactive viewer on a scene, paused"},
+    {"mc", hg_cli_mc, hg_cli_mc_usage,
+     "run a Monte Carlo campaign: a scene with dispersed values, many times"},
     {"render", hg_cli_render, hg_cli_render_usage, "render a scene offscreen to PNG frames and MP4"},
 };
 #define HG_NCOMMANDS ((int)(sizeof hg_commands / sizeof hg_commands[0]))

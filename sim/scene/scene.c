@@ -116,7 +116,39 @@ static void context_free(hg_sctx *c) {
   hg_ydoc_free(&c->doc);
 }
 
-hg_scene *hg_scene_load(const char *path, hg_error *err) {
+/* the numeric scalar at path of the document, or NULL with err "PATH: 'path': why" */
+static hg_ynode *number_at(hg_ydoc *d, const char *path, double *value, hg_error *err) {
+  char why[512];
+  hg_ynode *n = hg_ydoc_at(d, hg_ydoc_root(d), path, why, sizeof why);
+  if (!n) return hg_error_set(err, "%s: '%s': %s", d->path, path, why), NULL;
+  hg_error *keep = d->err;
+  d->err = NULL; /* the scene's own message would name only the scene */
+  int bad = hg_ydoc_number(d, n, "", 0, value);
+  d->err = keep;
+  if (bad) {
+    int line, col;
+    hg_ydoc_where(n, &line, &col);
+    hg_error_set(err, "%s: '%s' is not a number (%s:%d)", d->path, path, d->path, line);
+    return NULL;
+  }
+  return n;
+}
+
+/* writes each override's value over its scalar */
+static int apply_overrides(hg_ydoc *d, const hg_scene_override *ov, int nov, hg_error *err) {
+  for (int k = 0; k < nov; k++) {
+    double nominal;
+    char text[64];
+    hg_ynode *n = number_at(d, ov[k].path, &nominal, err);
+    if (!n) return -1;
+    snprintf(text, sizeof text, "%.17g", ov[k].value);
+    if (hg_ydoc_set_text(d, n, text)) return hg_error_set(err, "%s: out of memory", d->path), -1;
+  }
+  return 0;
+}
+
+hg_scene *hg_scene_load_overrides(const char *path, const hg_scene_override *ov, int nov,
+                                  hg_error *err) {
   hg_sctx c;
   int rc;
   memset(&c, 0, sizeof c);
@@ -129,6 +161,7 @@ hg_scene *hg_scene_load(const char *path, hg_error *err) {
     return NULL;
   }
   rc = hg_ydoc_load(&c.doc, path, err);
+  if (rc == 0) rc = apply_overrides(&c.doc, ov, nov, err);
   if (rc == 0) rc = read_scene(&c);
   if (rc == 0 && keep_names(&c)) {
     hg_error_set(err, "%s: out of memory", path);
@@ -138,6 +171,19 @@ hg_scene *hg_scene_load(const char *path, hg_error *err) {
   if (rc == 0) return c.s;
   hg_scene_free(c.s);
   return NULL;
+}
+
+hg_scene *hg_scene_load(const char *path, hg_error *err) {
+  return hg_scene_load_overrides(path, NULL, 0, err);
+}
+
+int hg_scene_value(const char *path, const char *value_path, double *value, hg_error *err) {
+  hg_ydoc d;
+  memset(&d, 0, sizeof d);
+  int rc = hg_ydoc_load(&d, path, err);
+  if (rc == 0 && !number_at(&d, value_path, value, err)) rc = -1;
+  hg_ydoc_free(&d);
+  return rc;
 }
 
 /* ---- free ---- */

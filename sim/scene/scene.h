@@ -264,6 +264,21 @@ typedef struct hg_scene {
 hg_scene *hg_scene_load(const char *path, hg_error *err);
 void hg_scene_free(hg_scene *s);
 
+/* A value of the scene file replaced before the scene is read: path addresses a numeric scalar
+ * ("bodies.shield.inertia.mass", "forces.pushoff_1.stiffness", "bodies.shield.inertia.com.2":
+ * keys of mappings, and list items by index or by their 'name'). */
+typedef struct hg_scene_override {
+  const char *path;
+  double value;
+} hg_scene_override;
+/* hg_scene_load with the values at nov paths replaced first (Monte Carlo campaigns); the scene's
+ * checks apply to the replaced values. A path that is missing or not a number is an error
+ * "FILE: 'path': why". */
+hg_scene *hg_scene_load_overrides(const char *path, const hg_scene_override *ov, int nov,
+                                  hg_error *err);
+/* the number at value_path of a scene file (its nominal value); 0, or -1 with err */
+int hg_scene_value(const char *path, const char *value_path, double *value, hg_error *err);
+
 /* a deep copy of an action (0, or -1 when out of memory: dst is then empty), and freeing one */
 int hg_action_copy(hg_action *dst, const hg_action *src);
 void hg_action_free(hg_action *a);

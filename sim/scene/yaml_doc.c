@@ -491,3 +491,64 @@ int hg_yget_strdup(hg_ydoc *d, const hg_ynode *map, const char *key, char **out)
   return *out ? 0 : hg_ydoc_fail(d, map, "out of memory");
 }
 
+
+/* ---- values addressed by path ---- */
+
+/* the item of a sequence named by seg: an index, or the mapping whose 'name' is seg */
+static hg_ynode *seq_item(hg_ydoc *d, const hg_ynode *seq, const char *seg) {
+  char *end;
+  long k = strtol(seg, &end, 10);
+  if (*seg && !*end) return k >= 0 && k < hg_ydoc_len(seq) ? hg_ydoc_item(d, seq, (int)k) : NULL;
+  for (int i = 0; i < hg_ydoc_len(seq); i++) {
+    hg_ynode *it = hg_ydoc_item(d, seq, i);
+    const char *name = hg_ydoc_is_map(it) ? hg_ydoc_text(hg_ydoc_get(d, it, "name")) : NULL;
+    if (name && !strcmp(name, seg)) return it;
+  }
+  return NULL;
+}
+
+hg_ynode *hg_ydoc_at(hg_ydoc *d, hg_ynode *root, const char *path, char *why, size_t len) {
+  char seg[256];
+  hg_ynode *n = root;
+  const char *p = path;
+  while (n) {
+    size_t k = strcspn(p, ".");
+    if (k == 0 || k >= sizeof seg) return snprintf(why, len, "an empty or too long part"), NULL;
+    memcpy(seg, p, k);
+    seg[k] = 0;
+    hg_ynode *next = hg_ydoc_is_map(n) ? hg_ydoc_get(d, n, seg)
+                     : hg_ydoc_is_seq(n) ? seq_item(d, n, seg) : NULL;
+    if (!next) {
+      int line, col;
+      const char *keys[64], *near = NULL;
+      for (int i = 0; hg_ydoc_is_map(n) && i < hg_ydoc_len(n) && i < 64; i++)
+        keys[i] = hg_ydoc_text(hg_ydoc_pair_key(d, n, i)), near = "";
+      if (near) near = hg_ydoc_suggest(seg, keys, hg_ydoc_len(n) < 64 ? hg_ydoc_len(n) : 64);
+      hg_ydoc_where(n, &line, &col);
+      snprintf(why, len, "no '%s'%s%s%s in the %s at %s:%d", seg, near ? " (did you mean '" : "",
+               near ? near : "", near ? "'?)" : "",
+               hg_ydoc_is_map(n) ? "mapping" : hg_ydoc_is_seq(n) ? "list (give an index or a name)"
+                                                                 : "scalar",
+               d->path, line);
+      return NULL;
+    }
+    n = next;
+    if (!p[k]) return n;
+    p += k + 1;
+  }
+  return NULL;
+}
+
+int hg_ydoc_set_text(hg_ydoc *d, hg_ynode *n, const char *text) {
+  (void)d;
+  if (!hg_ydoc_is_scalar(n)) return -1;
+  size_t len = strlen(text);
+  yaml_char_t *v = malloc(len + 1); /* libyaml frees scalar values with free() */
+  if (!v) return -1;
+  memcpy(v, text, len + 1);
+  free(n->data.scalar.value);
+  n->data.scalar.value = v;
+  n->data.scalar.length = len;
+  n->data.scalar.style = YAML_PLAIN_SCALAR_STYLE;
+  return 0;
+}

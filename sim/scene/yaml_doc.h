@@ -100,5 +100,13 @@ int hg_yget_vec(hg_ydoc *d, const hg_ynode *map, const char *key, int count, dou
 /* a copy of a name (malloc'd; absent: *out stays NULL) */
 int hg_yget_strdup(hg_ydoc *d, const hg_ynode *map, const char *key, char **out);
 
+/* ---- values addressed by path ---- */
+
+/* The node at a dotted path from root: "bodies.shield.inertia.mass", "inertia.com.2": a mapping's
+ * part is a key, a list's part an index (from 0) or the 'name' of one of its mappings. NULL with
+ * why ("no 'x' in the mapping at file:line") when a part is missing. */
+hg_ynode *hg_ydoc_at(hg_ydoc *d, hg_ynode *root, const char *path, char *why, size_t len);
+/* replaces a scalar's text (a plain scalar from then on); 0, or -1 (not a scalar, out of memory) */
+int hg_ydoc_set_text(hg_ydoc *d, hg_ynode *n, const char *text);
 
 #endif

@@ -1,0 +1,108 @@
+/* campaign.h: Monte Carlo campaigns: a scene run many times with dispersed values
+ * (docs/montecarlo.md).
+ *
+ * hg_campaign_load reads a campaign file (YAML); hg_campaign_draw gives run k's values, which
+ * depend only on (seed, k, parameter) (stream.h); hg_campaign_run runs a range of runs on threads and
+ * appends each finished run to a journal; hg_campaign_finish sorts the journal into runs.csv and
+ * writes summary.txt. */
+#ifndef HINGE_CAMPAIGN_H
+#define HINGE_CAMPAIGN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+
+/* how a parameter is drawn */
+typedef enum { HG_DIST_NORMAL, HG_DIST_UNIFORM, HG_DIST_LIST } hg_dist_kind;
+
+typedef struct hg_dispersion {
+  char *path;          /* the scene value (hg_scene_override) */
+  hg_dist_kind kind;
+  double nominal;      /* the scene's value */
+  double mean, std;    /* normal (mean defaults to the nominal value) */
+  double lo, hi;       /* normal: truncation (-inf, inf: none); uniform: the interval */
+  int nlist;           /* list: values, drawn with equal probability */
+  double *list;
+} hg_dispersion;
+
+/* what a run measures */
+typedef enum {
+  HG_METRIC_MIN_DISTANCE, /* smallest distance between two bodies' origins, sampled at outputs */
+  HG_METRIC_EVENT_TIME,   /* time of the first event of that name (NaN: never) */
+  HG_METRIC_EVENT_COUNT,  /* number of events of that name (captures: "capture") */
+  HG_METRIC_FINAL_RATE,   /* |angular velocity| of a body at the end, deg/s */
+  HG_METRIC_FINAL_SPEED,  /* |velocity| of a body's origin at the end, m/s */
+  HG_METRIC_PEAK_LOAD,    /* largest |force| a joint transmits, sampled at outputs, N */
+  HG_METRIC_ENERGY_DRIFT  /* the energy budget's relative drift */
+} hg_metric_kind;
+
+typedef struct hg_metric {
+  char *name;
+  hg_metric_kind kind;
+  char *a, *b;           /* bodies, event, or joint's body */
+  char *after;           /* sampled metrics: only after the first event of this name (NULL: all) */
+  double delay;          /* ... and delay seconds after it */
+} hg_metric;
+
+/* a failure condition: metric below or above a threshold (or NaN, or the run failed) */
+typedef struct hg_failure {
+  char *name;
+  int metric;            /* index into metric */
+  double below, above;   /* -inf / inf when not given */
+} hg_failure;
+
+typedef struct hg_campaign {
+  char *path, *scene;    /* the campaign file; its scene, resolved against the file's folder */
+  int runs;
+  uint64_t seed;
+  double t_end;          /* NaN: the scene's */
+  int ndisp;     hg_dispersion *disp;
+  int nmetric;   hg_metric *metric;
+  int nfail;     hg_failure *fail;
+} hg_campaign;
+
+/* Reads a campaign file; NULL with err "file:line:column: what was expected". Every path is
+ * checked against the scene (its nominal value read). */
+hg_campaign *hg_campaign_load(const char *path, hg_error *err);
+void hg_campaign_free(hg_campaign *c);
+
+/* run k's values of every dispersion (ndisp) */
+void hg_campaign_draw(const hg_campaign *c, int k, double *values);
+
+/* one run's result */
+typedef struct hg_run_result {
+  int run;
+  int ok;              /* 0: the run failed (error) */
+  char error[512];
+  double wall;         /* s */
+  double *param;       /* ndisp (the row owns it) */
+  double *metric;      /* nmetric */
+} hg_run_result;
+
+/* Runs one run; out_dir non-NULL writes its full outputs there (hinge run's). Returns 0 and
+ * fills r (r->param, r->metric allocated by the caller: ndisp and nmetric). */
+int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run_result *r);
+
+/* Runs the runs k in [0, runs) with k % stride == offset that have done[k] == 0, on nthreads
+ * threads, appending a line to journal (flushed and synced) as each one finishes. Returns the
+ * number of runs made, or -1 (journal write error). progress (may be NULL) gets a line per run. */
+int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset, int stride,
+                    int nthreads, const char *journal, FILE *progress);
+
+/* Reads the journals' lines (each line one run); results[k] filled for the runs found, done[k]
+ * set to 1. Returns the number found, or -1 with err. */
+int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_run_result *results,
+                             unsigned char *done, hg_error *err);
+/* runs.csv (sorted by run) and summary.txt into dir; 0 or -1 */
+int hg_campaign_write_results(const hg_campaign *c, const hg_run_result *results,
+                              const unsigned char *done, const char *dir);
+/* metric-NAME.png into dir for each metric: its histogram and its scatter against each
+ * dispersed value (campaign_plot.c); 0 or -1 */
+int hg_campaign_write_plots(const hg_campaign *c, const hg_run_result *results,
+                            const unsigned char *done, const char *dir);
+/* the journal line of a result (format shared by runs.csv rows) */
+void hg_campaign_format_row(const hg_campaign *c, const hg_run_result *r, FILE *f);
+void hg_campaign_format_header(const hg_campaign *c, FILE *f);
+
+#endif

@@ -1,0 +1,223 @@
+/* campaign_read.c: reading a campaign file (docs/montecarlo.md) over the scene reader's typed
+ * YAML reads, so that its errors read like the scene's: file:line:column and did-you-mean. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "campaign.h"
+#include "scene.h"
+#include "yaml_doc.h"
+
+static const char *const top_keys[] = {"scene",   "runs",     "seed",  "t_end",
+                                       "dispersions", "metrics", "failures", NULL};
+static const char *const disp_keys[] = {"path", "normal", "uniform", "list", NULL};
+static const char *const normal_keys[] = {"mean", "std", "min", "max", NULL};
+static const char *const uniform_keys[] = {"min", "max", NULL};
+static const char *const metric_keys[] = {"name",        "min_distance", "event_time",
+                                          "event_count", "final_rate",   "final_speed",
+                                          "peak_load",   "energy_drift", "after",
+                                          "delay",       NULL};
+static const char *const fail_keys[] = {"name", "metric", "below", "above", NULL};
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  return p ? memcpy(p, s, n) : NULL;
+}
+
+/* one dispersion: its path checked against the scene and its distribution */
+static int read_disp(hg_ydoc *d, const hg_ynode *n, hg_campaign *c, hg_dispersion *p) {
+  const char *path;
+  hg_error serr;
+  if (hg_ydoc_check_keys(d, n, "dispersion", disp_keys) || hg_ydoc_require(d, n, "path", "dispersion") ||
+      hg_yget_name(d, n, "path", &path))
+    return -1;
+  if (!(p->path = dupstr(path))) return hg_ydoc_fail(d, n, "out of memory");
+  if (hg_scene_value(c->scene, path, &p->nominal, &serr))
+    return hg_ydoc_fail(d, hg_ydoc_get(d, n, "path"), "%s", serr.msg);
+  const hg_ynode *nn = hg_ydoc_get(d, n, "normal"), *un = hg_ydoc_get(d, n, "uniform"),
+                 *ln = hg_ydoc_get(d, n, "list");
+  if ((nn != NULL) + (un != NULL) + (ln != NULL) != 1)
+    return hg_ydoc_fail(d, n, "a dispersion needs exactly one of 'normal', 'uniform', 'list'");
+  p->lo = -INFINITY, p->hi = INFINITY;
+  if (nn) {
+    p->kind = HG_DIST_NORMAL;
+    p->mean = p->nominal;
+    if (hg_ydoc_check_keys(d, nn, "'normal'", normal_keys) ||
+        hg_ydoc_require(d, nn, "std", "'normal'") || hg_yget_number(d, nn, "mean", &p->mean) ||
+        hg_yget_number(d, nn, "std", &p->std) || hg_yget_number(d, nn, "min", &p->lo) ||
+        hg_yget_number(d, nn, "max", &p->hi))
+      return -1;
+    if (!(p->std >= 0)) return hg_ydoc_fail(d, hg_ydoc_get(d, nn, "std"), "'std' must be >= 0");
+    if (!(p->lo < p->hi) || p->mean < p->lo || p->mean > p->hi)
+      return hg_ydoc_fail(d, nn, "the truncation needs min < mean < max");
+  } else if (un) {
+    p->kind = HG_DIST_UNIFORM;
+    if (hg_ydoc_check_keys(d, un, "'uniform'", uniform_keys) ||
+        hg_ydoc_require(d, un, "min", "'uniform'") || hg_ydoc_require(d, un, "max", "'uniform'") ||
+        hg_yget_number(d, un, "min", &p->lo) || hg_yget_number(d, un, "max", &p->hi))
+      return -1;
+    if (!(p->lo < p->hi)) return hg_ydoc_fail(d, un, "'uniform' needs min < max");
+  } else {
+    p->kind = HG_DIST_LIST;
+    if (hg_ydoc_expect_seq(d, ln, "'list'")) return -1;
+    p->nlist = hg_ydoc_len(ln);
+    if (p->nlist < 1) return hg_ydoc_fail(d, ln, "'list' needs at least one value");
+    if (!(p->list = calloc((size_t)p->nlist, sizeof(double)))) return hg_ydoc_fail(d, ln, "out of memory");
+    for (int k = 0; k < p->nlist; k++)
+      if (hg_ydoc_number(d, hg_ydoc_item(d, ln, k), "a list value", 0, &p->list[k])) return -1;
+  }
+  return 0;
+}
+
+/* one metric: its name and one kind key */
+static int read_metric(hg_ydoc *d, const hg_ynode *n, hg_metric *m) {
+  static const char *const kinds[] = {"min_distance", "event_time",  "event_count", "final_rate",
+                                      "final_speed",  "peak_load",   "energy_drift"};
+  const char *name;
+  if (hg_ydoc_check_keys(d, n, "metric", metric_keys) || hg_ydoc_require(d, n, "name", "metric") ||
+      hg_yget_name(d, n, "name", &name))
+    return -1;
+  if (!(m->name = dupstr(name))) return hg_ydoc_fail(d, n, "out of memory");
+  int found = -1;
+  for (int k = 0; k < 7; k++)
+    if (hg_ydoc_get(d, n, kinds[k])) {
+      if (found >= 0) return hg_ydoc_fail(d, n, "a metric needs exactly one kind");
+      found = k;
+    }
+  if (found < 0)
+    return hg_ydoc_fail(d, n, "metric '%s' needs one of min_distance, event_time, event_count, "
+                              "final_rate, final_speed, peak_load, energy_drift", name);
+  m->kind = (hg_metric_kind)found;
+  const char *after = NULL;
+  if (hg_yget_name(d, n, "after", &after) || hg_yget_number(d, n, "delay", &m->delay)) return -1;
+  if (after && !(m->after = dupstr(after))) return hg_ydoc_fail(d, n, "out of memory");
+  if ((after || hg_ydoc_get(d, n, "delay")) && m->kind != HG_METRIC_MIN_DISTANCE &&
+      m->kind != HG_METRIC_PEAK_LOAD)
+    return hg_ydoc_fail(d, n, "'after' and 'delay' apply to min_distance and peak_load only");
+  if (m->delay < 0) return hg_ydoc_fail(d, hg_ydoc_get(d, n, "delay"), "'delay' must be >= 0");
+  const hg_ynode *v = hg_ydoc_get(d, n, kinds[found]);
+  if (m->kind == HG_METRIC_MIN_DISTANCE) {
+    if (hg_ydoc_expect_seq(d, v, "'min_distance'") || hg_ydoc_len(v) != 2)
+      return hg_ydoc_fail(d, v, "'min_distance' needs two body names [A, B]");
+    const char *a, *b;
+    if (hg_ydoc_name(d, hg_ydoc_item(d, v, 0), "a body name", &a) ||
+        hg_ydoc_name(d, hg_ydoc_item(d, v, 1), "a body name", &b))
+      return -1;
+    m->a = dupstr(a), m->b = dupstr(b);
+  } else if (m->kind == HG_METRIC_ENERGY_DRIFT) {
+    int on;
+    if (hg_ydoc_bool(d, v, "'energy_drift'", &on)) return -1;
+    if (!on) return hg_ydoc_fail(d, v, "'energy_drift' takes true");
+  } else {
+    const char *a;
+    if (hg_ydoc_name(d, v, "a name", &a)) return -1;
+    m->a = dupstr(a);
+  }
+  return 0;
+}
+
+static int read_failure(hg_ydoc *d, const hg_ynode *n, hg_campaign *c, hg_failure *f) {
+  const char *name, *metric;
+  if (hg_ydoc_check_keys(d, n, "failure", fail_keys) || hg_ydoc_require(d, n, "name", "failure") ||
+      hg_ydoc_require(d, n, "metric", "failure") || hg_yget_name(d, n, "name", &name) ||
+      hg_yget_name(d, n, "metric", &metric))
+    return -1;
+  f->below = -INFINITY, f->above = INFINITY;
+  if (hg_yget_number(d, n, "below", &f->below) || hg_yget_number(d, n, "above", &f->above))
+    return -1;
+  if (!(f->name = dupstr(name))) return hg_ydoc_fail(d, n, "out of memory");
+  f->metric = -1;
+  const char *names[64];
+  int nn = c->nmetric < 64 ? c->nmetric : 64;
+  for (int k = 0; k < c->nmetric; k++) {
+    if (k < 64) names[k] = c->metric[k].name;
+    if (!strcmp(c->metric[k].name, metric)) f->metric = k;
+  }
+  if (f->metric < 0) {
+    const char *s = hg_ydoc_suggest(metric, names, nn);
+    return hg_ydoc_fail(d, hg_ydoc_get(d, n, "metric"), "no metric '%s'%s%s%s", metric,
+                        s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+  }
+  return 0;
+}
+
+/* the scene path, relative to the campaign file's folder */
+static char *scene_path(const char *campaign, const char *scene) {
+  const char *slash = strrchr(campaign, '/');
+  size_t nd = scene[0] == '/' || !slash ? 0 : (size_t)(slash - campaign + 1);
+  char *p = malloc(nd + strlen(scene) + 1);
+  if (!p) return NULL;
+  memcpy(p, campaign, nd);
+  strcpy(p + nd, scene);
+  return p;
+}
+
+static int read_campaign(hg_ydoc *d, hg_campaign *c) {
+  const hg_ynode *root = hg_ydoc_root(d);
+  const char *scene;
+  double seed = 1;
+  if (hg_ydoc_check_keys(d, root, "the campaign", top_keys) ||
+      hg_ydoc_require(d, root, "scene", "the campaign") || hg_yget_name(d, root, "scene", &scene) ||
+      hg_yget_integer(d, root, "runs", &c->runs) || hg_yget_number(d, root, "seed", &seed) ||
+      hg_yget_number(d, root, "t_end", &c->t_end))
+    return -1;
+  if (c->runs < 1) return hg_ydoc_fail(d, hg_ydoc_get(d, root, "runs"), "'runs' must be >= 1");
+  if (!(seed >= 0 && seed < 18446744073709551616.0 && seed == floor(seed)))
+    return hg_ydoc_fail(d, hg_ydoc_get(d, root, "seed"), "'seed' must be an integer >= 0");
+  c->seed = (uint64_t)seed;
+  if (!(c->scene = scene_path(c->path, scene))) return hg_ydoc_fail(d, root, "out of memory");
+  hg_error serr;
+  hg_scene *s = hg_scene_load(c->scene, &serr);
+  if (!s) return hg_ydoc_fail(d, hg_ydoc_get(d, root, "scene"), "the scene: %s", serr.msg);
+  hg_scene_free(s);
+  const hg_ynode *dn = hg_ydoc_get(d, root, "dispersions"), *mn = hg_ydoc_get(d, root, "metrics"),
+                 *fn = hg_ydoc_get(d, root, "failures");
+  if ((dn && hg_ydoc_expect_seq(d, dn, "'dispersions'")) ||
+      (mn && hg_ydoc_expect_seq(d, mn, "'metrics'")) ||
+      (fn && hg_ydoc_expect_seq(d, fn, "'failures'")))
+    return -1;
+  int nd = hg_ydoc_len(dn), nm = hg_ydoc_len(mn), nf = hg_ydoc_len(fn);
+  c->disp = calloc((size_t)nd + 1, sizeof *c->disp);
+  c->metric = calloc((size_t)nm + 1, sizeof *c->metric);
+  c->fail = calloc((size_t)nf + 1, sizeof *c->fail);
+  if (!c->disp || !c->metric || !c->fail) return hg_ydoc_fail(d, root, "out of memory");
+  for (; c->ndisp < nd; c->ndisp++)
+    if (read_disp(d, hg_ydoc_item(d, dn, c->ndisp), c, &c->disp[c->ndisp])) return -1;
+  for (; c->nmetric < nm; c->nmetric++)
+    if (read_metric(d, hg_ydoc_item(d, mn, c->nmetric), &c->metric[c->nmetric])) return -1;
+  for (; c->nfail < nf; c->nfail++)
+    if (read_failure(d, hg_ydoc_item(d, fn, c->nfail), c, &c->fail[c->nfail])) return -1;
+  return 0;
+}
+
+hg_campaign *hg_campaign_load(const char *path, hg_error *err) {
+  hg_ydoc d;
+  hg_campaign *c = calloc(1, sizeof *c);
+  memset(&d, 0, sizeof d);
+  if (!c || !(c->path = dupstr(path))) {
+    hg_error_set(err, "%s: out of memory", path);
+    free(c);
+    return NULL;
+  }
+  c->runs = 100;
+  c->t_end = NAN;
+  int rc = hg_ydoc_load(&d, path, err);
+  if (rc == 0) rc = read_campaign(&d, c);
+  hg_ydoc_free(&d);
+  if (rc == 0) return c;
+  hg_campaign_free(c);
+  return NULL;
+}
+
+void hg_campaign_free(hg_campaign *c) {
+  if (!c) return;
+  for (int k = 0; k < c->ndisp; k++) free(c->disp[k].path), free(c->disp[k].list);
+  if (c->disp && c->disp[c->ndisp].path) free(c->disp[c->ndisp].path), free(c->disp[c->ndisp].list);
+  for (int k = 0; k <= c->nmetric && c->metric; k++)
+    free(c->metric[k].name), free(c->metric[k].a), free(c->metric[k].b), free(c->metric[k].after);
+  for (int k = 0; k <= c->nfail && c->fail; k++) free(c->fail[k].name);
+  free(c->disp), free(c->metric), free(c->fail), free(c->path), free(c->scene);
+  free(c);
+}

@@ -1,0 +1,27 @@
+/* stream.h: counter-based random numbers for Monte Carlo campaigns.
+ *
+ * Philox4x32-10 (Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as 1, 2, 3", SC11):
+ * a keyed bijection of a 128-bit counter. A campaign keys it with its 64-bit seed and numbers the
+ * counter (run, parameter, draw, 0), so every draw depends on those four integers only: never on
+ * the thread or rank that makes it, nor on the order in which runs finish. */
+#ifndef HINGE_STREAM_H
+#define HINGE_STREAM_H
+
+#include <stdint.h>
+
+/* Philox4x32 with 10 rounds: out = philox(ctr, key) */
+void hg_philox4x32(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+/* the stream of one (seed, run, parameter): draws numbered from 0 */
+typedef struct hg_stream {
+  uint32_t key[2];
+  uint32_t run, param, draw;
+} hg_stream;
+
+void hg_stream_init(hg_stream *r, uint64_t seed, uint32_t run, uint32_t param);
+/* uniform on [0, 1) with 53 random bits (one counter block per draw) */
+double hg_stream_uniform(hg_stream *r);
+/* standard normal by Box-Muller on two uniforms (one counter block per draw) */
+double hg_stream_normal(hg_stream *r);
+
+#endif
