@@ -14,16 +14,24 @@
 #include "model.h"
 
 /* how a parameter is drawn */
-typedef enum { HG_DIST_NORMAL, HG_DIST_UNIFORM, HG_DIST_LIST } hg_dist_kind;
+typedef enum { HG_DIST_NORMAL, HG_DIST_UNIFORM, HG_DIST_LIST, HG_DIST_ROTATION } hg_dist_kind;
 
+/* A rotation is three dispersions (axis 0, 1, 2: the components of a rotation vector phi, in
+ * degrees, each normal with standard deviation std); the run's orientation is R0 exp(phi), R0
+ * the nominal one, written back in the scene's own form (quat, rpy or rpy_deg) at target. */
 typedef struct hg_dispersion {
-  char *path;          /* the scene value (hg_scene_override) */
+  char *path;          /* the scene value (hg_scene_override); a rotation's column name */
   hg_dist_kind kind;
   double nominal;      /* the scene's value */
   double mean, std;    /* normal (mean defaults to the nominal value) */
   double lo, hi;       /* normal: truncation (-inf, inf: none); uniform: the interval */
   int nlist;           /* list: values, drawn with equal probability */
   double *list;
+  int axis;            /* rotation: which component */
+  char *target;        /* rotation: the mapping that holds the orientation */
+  char *opath[4];      /* rotation: the orientation's scalars (3 for rpy, rpy_deg; 4 for quat) */
+  int nopath, degrees; /* their number; 1 for rpy_deg */
+  double R0[9];        /* rotation: the nominal orientation */
 } hg_dispersion;
 
 /* what a run measures */
@@ -69,6 +77,14 @@ void hg_campaign_free(hg_campaign *c);
 
 /* run k's values of every dispersion (ndisp) */
 void hg_campaign_draw(const hg_campaign *c, int k, double *values);
+
+/* The scene overrides of a run's values (ov: room for 2 ndisp + 1): one per value; for a
+ * rotation, the orientation R0 exp(phi) written as the scene wrote it (rot: ndisp + 1 rows of
+ * scratch). Returns their
+ * number. */
+struct hg_scene_override;
+int hg_campaign_overrides(const hg_campaign *c, const double *values,
+                          struct hg_scene_override *ov, double (*rot)[4]);
 
 /* one run's result */
 typedef struct hg_run_result {
