@@ -2,8 +2,8 @@
  * (docs/montecarlo.md).
  *
  * hg_campaign_load reads a campaign file (YAML); hg_campaign_draw gives run k's values, which
- * depend only on (seed, k, parameter) (stream.h); hg_campaign_run runs a range of runs on threads and
- * appends each finished run to a journal; hg_campaign_finish sorts the journal into runs.csv and
+ * depend only on (seed, k, parameter) (stream.h); hg_campaign_run runs a range of runs on threads
+ * and appends each finished run to a journal; hg_campaign_finish sorts the journal into runs.csv and
  * writes summary.txt. */
 #ifndef HINGE_CAMPAIGN_H
 #define HINGE_CAMPAIGN_H
@@ -78,13 +78,12 @@ void hg_campaign_free(hg_campaign *c);
 /* run k's values of every dispersion (ndisp) */
 void hg_campaign_draw(const hg_campaign *c, int k, double *values);
 
-/* The scene overrides of a run's values (ov: room for 2 ndisp + 1): one per value; for a
- * rotation, the orientation R0 exp(phi) written as the scene wrote it (rot: ndisp + 1 rows of
- * scratch). Returns their
- * number. */
+/* The scene overrides of a run's values (ov: room for 2 ndisp + 1; paths borrowed from c): one
+ * per value; for a rotation, the orientation R0 exp(phi) written as the scene wrote it. Returns
+ * their number. */
 struct hg_scene_override;
 int hg_campaign_overrides(const hg_campaign *c, const double *values,
-                          struct hg_scene_override *ov, double (*rot)[4]);
+                          struct hg_scene_override *ov);
 
 /* one run's result */
 typedef struct hg_run_result {

@@ -89,11 +89,13 @@ static int read_rotation(hg_ydoc *d, const hg_ynode *n, const hg_ynode *rn, hg_c
 static int read_disp(hg_ydoc *d, const hg_ynode *n, hg_campaign *c, hg_dispersion *p) {
   const char *path;
   hg_error serr;
-  if (hg_ydoc_check_keys(d, n, "dispersion", disp_keys) || hg_ydoc_require(d, n, "path", "dispersion") ||
+  if (hg_ydoc_check_keys(d, n, "dispersion", disp_keys) ||
+      hg_ydoc_require(d, n, "path", "dispersion") ||
       hg_yget_name(d, n, "path", &path))
     return -1;
   const hg_ynode *rn = hg_ydoc_get(d, n, "rotation");
-  if (rn && (hg_ydoc_get(d, n, "normal") || hg_ydoc_get(d, n, "uniform") || hg_ydoc_get(d, n, "list")))
+  if (rn && (hg_ydoc_get(d, n, "normal") || hg_ydoc_get(d, n, "uniform") ||
+             hg_ydoc_get(d, n, "list")))
     return hg_ydoc_fail(d, n, "a dispersion needs exactly one of 'normal', 'uniform', 'list', "
                               "'rotation'");
   if (rn) return read_rotation(d, n, rn, c, path);
@@ -129,7 +131,8 @@ static int read_disp(hg_ydoc *d, const hg_ynode *n, hg_campaign *c, hg_dispersio
     if (hg_ydoc_expect_seq(d, ln, "'list'")) return -1;
     p->nlist = hg_ydoc_len(ln);
     if (p->nlist < 1) return hg_ydoc_fail(d, ln, "'list' needs at least one value");
-    if (!(p->list = calloc((size_t)p->nlist, sizeof(double)))) return hg_ydoc_fail(d, ln, "out of memory");
+    if (!(p->list = calloc((size_t)p->nlist, sizeof(double))))
+      return hg_ydoc_fail(d, ln, "out of memory");
     for (int k = 0; k < p->nlist; k++)
       if (hg_ydoc_number(d, hg_ydoc_item(d, ln, k), "a list value", 0, &p->list[k])) return -1;
   }

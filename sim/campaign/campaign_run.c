@@ -146,8 +146,7 @@ static void final_metrics(const hg_campaign *c, hg_sim *sim, double *metric) {
   }
 }
 
-int hg_campaign_overrides(const hg_campaign *c, const double *values, hg_scene_override *ov,
-                     double (*rot)[4]) {
+int hg_campaign_overrides(const hg_campaign *c, const double *values, hg_scene_override *ov) {
   int n = 0;
   for (int j = 0; j < c->ndisp; j++) {
     const hg_dispersion *p = &c->disp[j];
@@ -156,12 +155,13 @@ int hg_campaign_overrides(const hg_campaign *c, const double *values, hg_scene_o
       continue;
     }
     if (p->axis != 0) continue;
-    double phi[3], E[9], R[9], *q = rot[j];
+    double phi[3], E[9], R[9], q[4];
     for (int a = 0; a < 3; a++) phi[a] = values[j + a] * HG_PI / 180;
     hg_so3_exp(phi, E);
     for (int a = 0; a < 3; a++)
       for (int b = 0; b < 3; b++)
-        R[3 * a + b] = p->R0[3 * a] * E[b] + p->R0[3 * a + 1] * E[3 + b] + p->R0[3 * a + 2] * E[6 + b];
+        R[3 * a + b] =
+            p->R0[3 * a] * E[b] + p->R0[3 * a + 1] * E[3 + b] + p->R0[3 * a + 2] * E[6 + b];
     if (p->nopath == 4) hg_R_to_quat(R, q);
     else {
       hg_R_to_rpy(R, q);
@@ -174,7 +174,6 @@ int hg_campaign_overrides(const hg_campaign *c, const double *values, hg_scene_o
 
 int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run_result *r) {
   hg_scene_override ov[2 * c->ndisp + 1];
-  double rot[c->ndisp + 1][4];
   hg_error err;
   double t0 = now();
   r->run = k;
@@ -182,7 +181,7 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
   r->error[0] = 0;
   for (int j = 0; j < c->nmetric; j++) r->metric[j] = NAN;
   hg_campaign_draw(c, k, r->param);
-  int nov = hg_campaign_overrides(c, r->param, ov, rot);
+  int nov = hg_campaign_overrides(c, r->param, ov);
   hg_scene *s = hg_scene_load_overrides(c->scene, ov, nov, &err);
   if (!s) {
     snprintf(r->error, sizeof r->error, "%s", err.msg);

@@ -238,7 +238,9 @@ int hg_cli_mc(int argc, char **argv) {
     status = HG_EXIT_FAILURE;
   }
   status = hg_mc_mpi_bcast_status(status);
-  if (!status) status = a.only >= 0 ? only_run(c, a.only, out) : campaign(c, &a, out);
+  /* --only: rank 0 makes the run (the other ranks of an mpirun have nothing to do) */
+  if (!status && a.only >= 0) status = hg_mc_mpi_rank() == 0 ? only_run(c, a.only, out) : 0;
+  else if (!status) status = campaign(c, &a, out);
   hg_campaign_free(c);
   hg_mc_mpi_finalize();
   return status;
