@@ -2,9 +2,10 @@
  * (docs/montecarlo.md).
  *
  * hg_campaign_load reads a campaign file (YAML); hg_campaign_draw gives run k's values, which
- * depend only on (seed, k, parameter) (stream.h); hg_campaign_run runs a range of runs on threads
- * and appends each finished run to a journal; hg_campaign_finish sorts the journal into runs.csv and
- * writes summary.txt. */
+ * depend only on (seed, k, parameter) (stream.h); hg_campaign_run makes runs on threads and
+ * appends each finished one to a journal (campaign_run.c); hg_campaign_read_journal and
+ * hg_campaign_write_results turn the journals into runs.csv and summary.txt
+ * (campaign_results.c); hg_campaign_write_plots draws the metrics (campaign_plot.c). */
 #ifndef HINGE_CAMPAIGN_H
 #define HINGE_CAMPAIGN_H
 
