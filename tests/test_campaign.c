@@ -14,6 +14,7 @@
 
 #include "campaign.h"
 #include "scene.h"
+#include "spatial.h"
 #include "stream.h"
 
 /* Philox4x32-10 known answers (Random123's kat_vectors: counter, key, result) */
@@ -162,7 +163,8 @@ static void scene_overrides(void **state) {
   assert_true(v == -0.1);
   hg_scene_override bad = {"bodies.shield.inertia.mas", 1};
   assert_null(hg_scene_load_overrides("../scenes/heatshield.yaml", &bad, 1, &err));
-  assert_non_null(strstr(err.msg, "no 'mas' (did you mean 'mass'?) in the mapping at ../scenes/heatshield.yaml:37"));
+  assert_non_null(strstr(err.msg, "no 'mas' (did you mean 'mass'?) in the mapping at "
+                                  "../scenes/heatshield.yaml:37"));
   hg_scene_override neg = {"bodies.shield.inertia.mass", -1};
   assert_null(hg_scene_load_overrides("../scenes/heatshield.yaml", &neg, 1, &err));
   assert_non_null(strstr(err.msg, "heatshield.yaml:37"));
@@ -171,11 +173,51 @@ static void scene_overrides(void **state) {
   assert_non_null(strstr(err.msg, "is not a number"));
 }
 
+/* A rotation: its three components are normal with the given standard deviation (5 standard
+ * errors, as above), and the scene read with its overrides holds R0 exp(phi) to rounding (the
+ * rpy_deg written with %.17g). */
+static void rotation_dispersion(void **state) {
+  (void)state;
+  hg_error err;
+  hg_campaign *c = hg_campaign_load("data/campaigns/rotation.yaml", &err);
+  if (!c) fail_msg("%s", err.msg);
+  assert_int_equal(c->ndisp, 3);
+  const int n = 20000;
+  double v[3], ss[3] = {0};
+  for (int k = 0; k < n; k++) {
+    hg_campaign_draw(c, k, v);
+    for (int a = 0; a < 3; a++) ss[a] += v[a] * v[a];
+  }
+  for (int a = 0; a < 3; a++) assert_true(fabs(sqrt(ss[a] / n) - 2) < 5 * 2 / sqrt(2.0 * n));
+  /* run 3's attitude */
+  hg_scene_override ov[7];
+  double E[9], R[9], phi[3];
+  hg_campaign_draw(c, 3, v);
+  int nov = hg_campaign_overrides(c, v, ov);
+  assert_int_equal(nov, 3);
+  hg_scene *s0 = hg_scene_load("../scenes/dock.yaml", &err);
+  hg_scene *s1 = hg_scene_load_overrides("../scenes/dock.yaml", ov, nov, &err);
+  if (!s0 || !s1) fail_msg("%s", err.msg);
+  const double *R0 = s0->binit[1].pose.R, *R1 = s1->binit[1].pose.R;
+  assert_string_equal(s1->binit[1].body, "chaser");
+  for (int a = 0; a < 3; a++) phi[a] = v[a] * 3.14159265358979323846 / 180;
+  hg_so3_exp(phi, E);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      R[3 * i + j] = R0[3 * i] * E[j] + R0[3 * i + 1] * E[3 + j] + R0[3 * i + 2] * E[6 + j];
+      assert_true(fabs(R1[3 * i + j] - R[3 * i + j]) < 1e-14);
+    }
+  hg_scene_free(s0);
+  hg_scene_free(s1);
+  hg_campaign_free(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(philox_vectors),       cmocka_unit_test(distribution_moments),
       cmocka_unit_test(campaign_distributions), cmocka_unit_test(campaign_list),
       cmocka_unit_test(draws_per_run),        cmocka_unit_test(scene_overrides),
+      cmocka_unit_test(rotation_dispersion),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,9 +2,10 @@
  * (docs/montecarlo.md).
  *
  * hg_campaign_load reads a campaign file (YAML); hg_campaign_draw gives run k's values, which
- * depend only on (seed, k, parameter) (stream.h); hg_campaign_run runs a range of runs on threads and
- * appends each finished run to a journal; hg_campaign_finish sorts the journal into runs.csv and
- * writes summary.txt. */
+ * depend only on (seed, k, parameter) (stream.h); hg_campaign_run makes runs on threads and
+ * appends each finished one to a journal (campaign_run.c); hg_campaign_read_journal and
+ * hg_campaign_write_results turn the journals into runs.csv and summary.txt
+ * (campaign_results.c); hg_campaign_write_plots draws the metrics (campaign_plot.c). */
 #ifndef HINGE_CAMPAIGN_H
 #define HINGE_CAMPAIGN_H
 
@@ -14,16 +15,24 @@
 #include "model.h"
 
 /* how a parameter is drawn */
-typedef enum { HG_DIST_NORMAL, HG_DIST_UNIFORM, HG_DIST_LIST } hg_dist_kind;
+typedef enum { HG_DIST_NORMAL, HG_DIST_UNIFORM, HG_DIST_LIST, HG_DIST_ROTATION } hg_dist_kind;
 
+/* A rotation is three dispersions (axis 0, 1, 2: the components of a rotation vector phi, in
+ * degrees, each normal with standard deviation std); the run's orientation is R0 exp(phi), R0
+ * the nominal one, written back in the scene's own form (quat, rpy or rpy_deg) at target. */
 typedef struct hg_dispersion {
-  char *path;          /* the scene value (hg_scene_override) */
+  char *path;          /* the scene value (hg_scene_override); a rotation's column name */
   hg_dist_kind kind;
   double nominal;      /* the scene's value */
   double mean, std;    /* normal (mean defaults to the nominal value) */
   double lo, hi;       /* normal: truncation (-inf, inf: none); uniform: the interval */
   int nlist;           /* list: values, drawn with equal probability */
   double *list;
+  int axis;            /* rotation: which component */
+  char *target;        /* rotation: the mapping that holds the orientation */
+  char *opath[4];      /* rotation: the orientation's scalars (3 for rpy, rpy_deg; 4 for quat) */
+  int nopath, degrees; /* their number; 1 for rpy_deg */
+  double R0[9];        /* rotation: the nominal orientation */
 } hg_dispersion;
 
 /* what a run measures */
@@ -69,6 +78,13 @@ void hg_campaign_free(hg_campaign *c);
 
 /* run k's values of every dispersion (ndisp) */
 void hg_campaign_draw(const hg_campaign *c, int k, double *values);
+
+/* The scene overrides of a run's values (ov: room for 2 ndisp + 1; paths borrowed from c): one
+ * per value; for a rotation, the orientation R0 exp(phi) written as the scene wrote it. Returns
+ * their number. */
+struct hg_scene_override;
+int hg_campaign_overrides(const hg_campaign *c, const double *values,
+                          struct hg_scene_override *ov);
 
 /* one run's result */
 typedef struct hg_run_result {

@@ -7,11 +7,13 @@
 
 #include "campaign.h"
 #include "scene.h"
+#include "spatial.h"
 #include "yaml_doc.h"
 
 static const char *const top_keys[] = {"scene",   "runs",     "seed",  "t_end",
                                        "dispersions", "metrics", "failures", NULL};
-static const char *const disp_keys[] = {"path", "normal", "uniform", "list", NULL};
+static const char *const disp_keys[] = {"path", "normal", "uniform", "list", "rotation", NULL};
+static const char *const rotation_keys[] = {"std_deg", NULL};
 static const char *const normal_keys[] = {"mean", "std", "min", "max", NULL};
 static const char *const uniform_keys[] = {"min", "max", NULL};
 static const char *const metric_keys[] = {"name",        "min_distance", "event_time",
@@ -26,20 +28,85 @@ static char *dupstr(const char *s) {
   return p ? memcpy(p, s, n) : NULL;
 }
 
+/* the nominal orientation of the mapping at target: its quat, rpy or rpy_deg; 0 or -1 */
+static int nominal_orientation(hg_ydoc *d, const hg_ynode *at, const char *scene,
+                               hg_dispersion *p) {
+  static const char *const forms[] = {"quat", "rpy", "rpy_deg"};
+  char path[600];
+  double v[4];
+  hg_error serr;
+  for (int f = 0; f < 3; f++) {
+    int n = f == 0 ? 4 : 3, k = 0;
+    for (; k < n; k++) {
+      snprintf(path, sizeof path, "%s.%s.%d", p->target, forms[f], k);
+      if (hg_scene_value(scene, path, &v[k], &serr)) break;
+    }
+    if (k == 0) continue;
+    if (k < n) return hg_ydoc_fail(d, at, "%s", serr.msg);
+    p->nopath = n, p->degrees = f == 2;
+    for (k = 0; k < n; k++) {
+      snprintf(path, sizeof path, "%s.%s.%d", p->target, forms[f], k);
+      if (!(p->opath[k] = dupstr(path))) return hg_ydoc_fail(d, at, "out of memory");
+    }
+    if (f == 0) hg_quat_to_R(v, p->R0);
+    else {
+      for (k = 0; k < 3 && f == 2; k++) v[k] *= 3.14159265358979323846 / 180;
+      hg_rpy_to_R(v, p->R0);
+    }
+    return 0;
+  }
+  return hg_ydoc_fail(d, at, "'%s' of %s holds no orientation to disperse: write its nominal one "
+                             "(quat, rpy or rpy_deg, e.g. rpy_deg: [0, 0, 0])", p->target, scene);
+}
+
+/* a rotation: three dispersions (the rotation vector's components) at c->disp[c->ndisp..] */
+static int read_rotation(hg_ydoc *d, const hg_ynode *n, const hg_ynode *rn, hg_campaign *c,
+                         const char *target) {
+  double std = 0;
+  static const char *const axis[3] = {"rot_x_deg", "rot_y_deg", "rot_z_deg"};
+  if (hg_ydoc_check_keys(d, rn, "'rotation'", rotation_keys) ||
+      hg_ydoc_require(d, rn, "std_deg", "'rotation'") || hg_yget_number(d, rn, "std_deg", &std))
+    return -1;
+  if (!(std >= 0)) return hg_ydoc_fail(d, rn, "'std_deg' must be >= 0");
+  for (int a = 0; a < 3; a++) {
+    hg_dispersion *p = &c->disp[c->ndisp + a];
+    char name[600];
+    snprintf(name, sizeof name, "%s.%s", target, axis[a]);
+    p->kind = HG_DIST_ROTATION, p->axis = a, p->std = std, p->lo = -INFINITY, p->hi = INFINITY;
+    if (!(p->path = dupstr(name)) || !(p->target = dupstr(target)))
+      return hg_ydoc_fail(d, n, "out of memory");
+    if (a == 0 && nominal_orientation(d, hg_ydoc_get(d, n, "path"), c->scene, p)) return -1;
+    if (a > 0) {
+      memcpy(p->R0, c->disp[c->ndisp].R0, sizeof p->R0);
+      p->nopath = c->disp[c->ndisp].nopath, p->degrees = c->disp[c->ndisp].degrees;
+    }
+  }
+  c->ndisp += 2; /* the caller counts the first */
+  return 0;
+}
+
 /* one dispersion: its path checked against the scene and its distribution */
 static int read_disp(hg_ydoc *d, const hg_ynode *n, hg_campaign *c, hg_dispersion *p) {
   const char *path;
   hg_error serr;
-  if (hg_ydoc_check_keys(d, n, "dispersion", disp_keys) || hg_ydoc_require(d, n, "path", "dispersion") ||
+  if (hg_ydoc_check_keys(d, n, "dispersion", disp_keys) ||
+      hg_ydoc_require(d, n, "path", "dispersion") ||
       hg_yget_name(d, n, "path", &path))
     return -1;
+  const hg_ynode *rn = hg_ydoc_get(d, n, "rotation");
+  if (rn && (hg_ydoc_get(d, n, "normal") || hg_ydoc_get(d, n, "uniform") ||
+             hg_ydoc_get(d, n, "list")))
+    return hg_ydoc_fail(d, n, "a dispersion needs exactly one of 'normal', 'uniform', 'list', "
+                              "'rotation'");
+  if (rn) return read_rotation(d, n, rn, c, path);
   if (!(p->path = dupstr(path))) return hg_ydoc_fail(d, n, "out of memory");
   if (hg_scene_value(c->scene, path, &p->nominal, &serr))
     return hg_ydoc_fail(d, hg_ydoc_get(d, n, "path"), "%s", serr.msg);
   const hg_ynode *nn = hg_ydoc_get(d, n, "normal"), *un = hg_ydoc_get(d, n, "uniform"),
                  *ln = hg_ydoc_get(d, n, "list");
   if ((nn != NULL) + (un != NULL) + (ln != NULL) != 1)
-    return hg_ydoc_fail(d, n, "a dispersion needs exactly one of 'normal', 'uniform', 'list'");
+    return hg_ydoc_fail(d, n, "a dispersion needs exactly one of 'normal', 'uniform', 'list', "
+                              "'rotation'");
   p->lo = -INFINITY, p->hi = INFINITY;
   if (nn) {
     p->kind = HG_DIST_NORMAL;
@@ -64,7 +131,8 @@ static int read_disp(hg_ydoc *d, const hg_ynode *n, hg_campaign *c, hg_dispersio
     if (hg_ydoc_expect_seq(d, ln, "'list'")) return -1;
     p->nlist = hg_ydoc_len(ln);
     if (p->nlist < 1) return hg_ydoc_fail(d, ln, "'list' needs at least one value");
-    if (!(p->list = calloc((size_t)p->nlist, sizeof(double)))) return hg_ydoc_fail(d, ln, "out of memory");
+    if (!(p->list = calloc((size_t)p->nlist, sizeof(double))))
+      return hg_ydoc_fail(d, ln, "out of memory");
     for (int k = 0; k < p->nlist; k++)
       if (hg_ydoc_number(d, hg_ydoc_item(d, ln, k), "a list value", 0, &p->list[k])) return -1;
   }
@@ -179,12 +247,12 @@ static int read_campaign(hg_ydoc *d, hg_campaign *c) {
       (fn && hg_ydoc_expect_seq(d, fn, "'failures'")))
     return -1;
   int nd = hg_ydoc_len(dn), nm = hg_ydoc_len(mn), nf = hg_ydoc_len(fn);
-  c->disp = calloc((size_t)nd + 1, sizeof *c->disp);
+  c->disp = calloc(3 * (size_t)nd + 3, sizeof *c->disp); /* a rotation takes three */
   c->metric = calloc((size_t)nm + 1, sizeof *c->metric);
   c->fail = calloc((size_t)nf + 1, sizeof *c->fail);
   if (!c->disp || !c->metric || !c->fail) return hg_ydoc_fail(d, root, "out of memory");
-  for (; c->ndisp < nd; c->ndisp++)
-    if (read_disp(d, hg_ydoc_item(d, dn, c->ndisp), c, &c->disp[c->ndisp])) return -1;
+  for (int k = 0; k < nd; k++, c->ndisp++)
+    if (read_disp(d, hg_ydoc_item(d, dn, k), c, &c->disp[c->ndisp])) return -1;
   for (; c->nmetric < nm; c->nmetric++)
     if (read_metric(d, hg_ydoc_item(d, mn, c->nmetric), &c->metric[c->nmetric])) return -1;
   for (; c->nfail < nf; c->nfail++)
@@ -213,8 +281,10 @@ hg_campaign *hg_campaign_load(const char *path, hg_error *err) {
 
 void hg_campaign_free(hg_campaign *c) {
   if (!c) return;
-  for (int k = 0; k < c->ndisp; k++) free(c->disp[k].path), free(c->disp[k].list);
-  if (c->disp && c->disp[c->ndisp].path) free(c->disp[c->ndisp].path), free(c->disp[c->ndisp].list);
+  for (int k = 0; c->disp && k < c->ndisp + 3; k++) {
+    free(c->disp[k].path), free(c->disp[k].list), free(c->disp[k].target);
+    for (int i = 0; i < 4; i++) free(c->disp[k].opath[i]);
+  }
   for (int k = 0; k <= c->nmetric && c->metric; k++)
     free(c->metric[k].name), free(c->metric[k].a), free(c->metric[k].b), free(c->metric[k].after);
   for (int k = 0; k <= c->nfail && c->fail; k++) free(c->fail[k].name);

@@ -106,7 +106,7 @@ static void wilson(int k, int n, double *lo, double *hi) {
   double p = (double)k / n, z2 = z * z / n;
   double centre = (p + z2 / 2) / (1 + z2);
   double half = z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / (1 + z2);
-  *lo = fmax(0, centre - half), *hi = fmin(1, centre + half);
+  *lo = k == 0 ? 0 : fmax(0, centre - half), *hi = k == n ? 1 : fmin(1, centre + half);
 }
 
 /* the statistics of one column over the finished runs that have a value */

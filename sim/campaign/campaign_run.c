@@ -13,6 +13,7 @@
 #include "stream.h"
 #include "scene.h"
 #include "sim.h"
+#include "spatial.h"
 
 #define HG_PI 3.14159265358979323846
 
@@ -35,6 +36,10 @@ void hg_campaign_draw(const hg_campaign *c, int k, double *values) {
     switch (p->kind) {
     case HG_DIST_NORMAL: values[j] = truncated_normal(&r, p); break;
     case HG_DIST_UNIFORM: values[j] = p->lo + (p->hi - p->lo) * hg_stream_uniform(&r); break;
+    case HG_DIST_ROTATION: /* the three components from the first one's stream */
+      if (p->axis == 0)
+        for (int a = 0; a < 3; a++) values[j + a] = p->std * hg_stream_normal(&r);
+      break;
     case HG_DIST_LIST: {
       int i = (int)(hg_stream_uniform(&r) * p->nlist);
       values[j] = p->list[i < p->nlist ? i : p->nlist - 1];
@@ -142,8 +147,34 @@ static void final_metrics(const hg_campaign *c, hg_sim *sim, double *metric) {
   }
 }
 
+int hg_campaign_overrides(const hg_campaign *c, const double *values, hg_scene_override *ov) {
+  int n = 0;
+  for (int j = 0; j < c->ndisp; j++) {
+    const hg_dispersion *p = &c->disp[j];
+    if (p->kind != HG_DIST_ROTATION) {
+      ov[n].path = p->path, ov[n++].value = values[j];
+      continue;
+    }
+    if (p->axis != 0) continue;
+    double phi[3], E[9], R[9], q[4];
+    for (int a = 0; a < 3; a++) phi[a] = values[j + a] * HG_PI / 180;
+    hg_so3_exp(phi, E);
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++)
+        R[3 * a + b] =
+            p->R0[3 * a] * E[b] + p->R0[3 * a + 1] * E[3 + b] + p->R0[3 * a + 2] * E[6 + b];
+    if (p->nopath == 4) hg_R_to_quat(R, q);
+    else {
+      hg_R_to_rpy(R, q);
+      for (int a = 0; a < 3 && p->degrees; a++) q[a] *= 180 / HG_PI;
+    }
+    for (int i = 0; i < p->nopath; i++) ov[n].path = p->opath[i], ov[n++].value = q[i];
+  }
+  return n;
+}
+
 int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run_result *r) {
-  hg_scene_override ov[c->ndisp > 0 ? c->ndisp : 1];
+  hg_scene_override ov[2 * c->ndisp + 1];
   hg_error err;
   double t0 = now();
   r->run = k;
@@ -151,8 +182,8 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
   r->error[0] = 0;
   for (int j = 0; j < c->nmetric; j++) r->metric[j] = NAN;
   hg_campaign_draw(c, k, r->param);
-  for (int j = 0; j < c->ndisp; j++) ov[j].path = c->disp[j].path, ov[j].value = r->param[j];
-  hg_scene *s = hg_scene_load_overrides(c->scene, ov, c->ndisp, &err);
+  int nov = hg_campaign_overrides(c, r->param, ov);
+  hg_scene *s = hg_scene_load_overrides(c->scene, ov, nov, &err);
   if (!s) {
     snprintf(r->error, sizeof r->error, "%s", err.msg);
     r->wall = now() - t0;

@@ -58,6 +58,9 @@ int hg_cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, 
 /* mkdir -p: path and its missing parents; 0, or -1 with errno */
 int hg_cli_make_dirs(const char *path);
 
+/* the default output folder of an input file: out/<its name without the extension> */
+void hg_cli_default_out(const char *path, char *out, size_t len);
+
 /* `hinge mc ...` (cli_mc.c): Monte Carlo campaigns, and its usage text */
 int hg_cli_mc(int argc, char **argv);
 void hg_cli_mc_usage(FILE *f);

@@ -92,16 +92,6 @@ static int parse_args(int argc, char **argv, mc_args *a) {
   return 0;
 }
 
-/* out/<campaign file name without its extension> */
-static void default_out(const char *path, char *out, size_t len) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  size_t n = strlen(base);
-  const char *dot = strrchr(base, '.');
-  if (dot && dot != base) n = (size_t)(dot - base);
-  snprintf(out, len, "out/%.*s", (int)n, base);
-}
-
 /* run K alone with its full outputs */
 static int only_run(const hg_campaign *c, long k, const char *out) {
   char dir[4200];
@@ -242,13 +232,15 @@ int hg_cli_mc(int argc, char **argv) {
   if (a.runs > 0) c->runs = (int)(a.runs < 100000000 ? a.runs : 100000000);
   if (a.seed >= 0) c->seed = (uint64_t)a.seed;
   if (a.out) snprintf(out, sizeof out, "%s", a.out);
-  else default_out(a.campaign, out, sizeof out);
+  else hg_cli_default_out(a.campaign, out, sizeof out);
   if (hg_mc_mpi_rank() == 0 && hg_cli_make_dirs(out)) {
     fprintf(stderr, "hinge mc: cannot create the output folder %s: %s\n", out, strerror(errno));
     status = HG_EXIT_FAILURE;
   }
   status = hg_mc_mpi_bcast_status(status);
-  if (!status) status = a.only >= 0 ? only_run(c, a.only, out) : campaign(c, &a, out);
+  /* --only: rank 0 makes the run (the other ranks of an mpirun have nothing to do) */
+  if (!status && a.only >= 0) status = hg_mc_mpi_rank() == 0 ? only_run(c, a.only, out) : 0;
+  else if (!status) status = campaign(c, &a, out);
   hg_campaign_free(c);
   hg_mc_mpi_finalize();
   return status;

@@ -42,7 +42,20 @@ int hg_mc_mpi_reduce_status(int status) {
 
 #else
 
-void hg_mc_mpi_init(int *argc, char ***argv) { (void)argc, (void)argv; }
+#include <stdio.h>
+#include <string.h>
+
+/* built without MPI but started by mpirun on several ranks: every rank would make every run and
+ * write the same files, so stop */
+void hg_mc_mpi_init(int *argc, char ***argv) {
+  (void)argc, (void)argv;
+  const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+  if (n && strcmp(n, "1")) {
+    fprintf(stderr, "hinge mc: started by mpirun on %s ranks, but this hinge was built without "
+                    "MPI (install libopenmpi-dev and rebuild)\n", n);
+    exit(2);
+  }
+}
 void hg_mc_mpi_finalize(void) {}
 int hg_mc_mpi_rank(void) { return 0; }
 int hg_mc_mpi_size(void) { return 1; }

@@ -83,3 +83,12 @@ int hg_cli_make_dirs(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
 }
+
+void hg_cli_default_out(const char *path, char *out, size_t len) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t n = strlen(base);
+  const char *dot = strrchr(base, '.');
+  if (dot && dot != base) n = (size_t)(dot - base);
+  snprintf(out, len, "out/%.*s", (int)n, base);
+}

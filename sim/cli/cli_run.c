@@ -147,16 +147,6 @@ static int parse_args(int argc, char **argv, run_args *a) {
 
 /* ---- the output folder ---- */
 
-/* out/<scene file name without its extension> */
-static void default_out(const char *scene, char *out, size_t len) {
-  const char *base = strrchr(scene, '/');
-  base = base ? base + 1 : scene;
-  size_t n = strlen(base);
-  const char *dot = strrchr(base, '.');
-  if (dot && dot != base) n = (size_t)(dot - base);
-  snprintf(out, len, "out/%.*s", (int)n, base);
-}
-
 /* ---- the run ---- */
 
 static int status_of(int sim_status) {
@@ -266,7 +256,7 @@ int hg_cli_run(int argc, char **argv) {
   if (a.help) return hg_cli_run_usage(stdout), HG_EXIT_OK;
   if (!a.scene) a.scene = HINGE_SOURCE_DIR "/scenes/heatshield.yaml";
   if (a.out) snprintf(out, sizeof out, "%s", a.out);
-  else default_out(a.scene, out, sizeof out);
+  else hg_cli_default_out(a.scene, out, sizeof out);
   hg_scene *sc = hg_scene_load(a.scene, &err);
   if (!sc) return fprintf(stderr, "hinge: %s\n", err.msg), HG_EXIT_USAGE;
   if (hg_cli_make_dirs(out)) {

@@ -57,8 +57,6 @@ struct hg_scene_names {
 hg_src hg_sc_src(const hg_sctx *c, const hg_ynode *n);
 /* pose from optional pos and one of quat, rpy (radians), rpy_deg; identity when absent */
 int hg_sc_pose(hg_sctx *c, const hg_ynode *map, hg_se3 *T);
-/* R of fixed-axis roll, pitch, yaw (URDF convention): R = Rz(yaw) Ry(pitch) Rx(roll) */
-void hg_sc_rpy_to_R(const double rpy[3], double R[9]);
 /* a quaternion scaled to unit length; -1 with an error at n when it is zero */
 int hg_sc_unit_quat(hg_sctx *c, const hg_ynode *n, double q[4]);
 /* Bounds of physical quantities a scene may give: beyond them a value can only be a mistake, and

@@ -14,7 +14,7 @@ hg_src hg_sc_src(const hg_sctx *c, const hg_ynode *n) {
 
 /* ---- poses ---- */
 
-void hg_sc_rpy_to_R(const double rpy[3], double R[9]) {
+void hg_rpy_to_R(const double rpy[3], double R[9]) {
   double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
   double cy = cos(rpy[2]), sy = sin(rpy[2]);
   R[0] = cy * cp;
@@ -26,6 +26,12 @@ void hg_sc_rpy_to_R(const double rpy[3], double R[9]) {
   R[6] = -sp;
   R[7] = cp * sr;
   R[8] = cp * cr;
+}
+
+void hg_R_to_rpy(const double R[9], double rpy[3]) {
+  rpy[0] = atan2(R[7], R[8]);
+  rpy[1] = atan2(-R[6], sqrt(R[7] * R[7] + R[8] * R[8]));
+  rpy[2] = atan2(R[3], R[0]);
 }
 
 int hg_sc_unit_quat(hg_sctx *c, const hg_ynode *n, double q[4]) {
@@ -71,7 +77,7 @@ int hg_sc_pose(hg_sctx *c, const hg_ynode *map, hg_se3 *T) {
   if (hg_yget_vec(&c->doc, map, which, 3, v)) return -1;
   if (strcmp(which, "rpy_deg") == 0)
     for (int k = 0; k < 3; k++) v[k] *= HG_SC_PI / 180;
-  hg_sc_rpy_to_R(v, T->R);
+  hg_rpy_to_R(v, T->R);
   return 0;
 }
 

@@ -60,6 +60,17 @@ if [ "$nfail" -gt 0 ] && [ "$nok" -gt 0 ]; then pass; else fail "expected failed
 expect_has "the error of a failed run" "$(cat "$tmp/f/runs.csv")" "mass"
 expect_has "failed runs in the summary" "$(cat "$tmp/f/summary.txt")" "failed: "
 
+# runs that fail numerically (a step budget the integrator exceeds) are recorded, the others finish
+run mc data/campaigns/numeric.yaml --out "$tmp/n" --quiet --no-plots
+expect_status "numerical failures" 0
+expect_eq "numerical failures recorded" "$(grep -c ',failed,2,.*max_steps (2) steps' "$tmp/n/runs.csv")" \
+  "$(grep -c '^[0-9]*,[a-z]*,2,' "$tmp/n/runs.csv")"
+expect_eq "the other runs finish" "$(grep -c '^[0-9]*,ok,100000,' "$tmp/n/runs.csv")" \
+  "$(grep -c '^[0-9]*,[a-z]*,100000,' "$tmp/n/runs.csv")"
+if grep -q ',ok,' "$tmp/n/runs.csv" && grep -q ',failed,' "$tmp/n/runs.csv"; then pass; else
+  fail "expected numerically failed and ok runs"
+fi
+
 # --only K: run K alone, its full outputs, the same metrics as in the campaign
 run mc $small --out "$tmp/o" --only 4
 expect_status "--only" 0
