@@ -43,7 +43,11 @@ typedef enum {
   HG_METRIC_FINAL_RATE,   /* |angular velocity| of a body at the end, deg/s */
   HG_METRIC_FINAL_SPEED,  /* |velocity| of a body's origin at the end, m/s */
   HG_METRIC_PEAK_LOAD,    /* largest |force| a joint transmits, sampled at outputs, N */
-  HG_METRIC_ENERGY_DRIFT  /* the energy budget's relative drift */
+  HG_METRIC_ENERGY_DRIFT, /* the energy budget's relative drift */
+  HG_METRIC_MIN_CLEARANCE,/* smallest signed distance between two bodies' collision geometry
+                             (hg_sim_clearance), sampled at outputs, m */
+  HG_METRIC_RATE          /* |angular velocity| of a body where its window opens (after an event
+                             and a delay: a tip-off rate), deg/s */
 } hg_metric_kind;
 
 typedef struct hg_metric {

@@ -99,6 +99,18 @@ static void sample(const hg_campaign *c, hg_sim *sim, double *metric) {
       hg_sim_body(sim, b, &Tb, tw);
       for (int i = 0; i < 3; i++) d[i] = Ta.p[i] - Tb.p[i];
       if (isnan(metric[k]) || norm3(d) < metric[k]) metric[k] = norm3(d);
+    } else if (mt->kind == HG_METRIC_MIN_CLEARANCE) {
+      const char *a[1] = {mt->a}, *b[1] = {mt->b};
+      hg_clearance cl;
+      if (hg_sim_clearance(sim, a, 1, b, 1, &cl) || !isfinite(cl.distance)) continue;
+      if (isnan(metric[k]) || cl.distance < metric[k]) metric[k] = cl.distance;
+    } else if (mt->kind == HG_METRIC_RATE) {
+      int a = hg_model_body(m, mt->a);
+      if (a <= 0 || !isnan(metric[k])) continue; /* the first sample in the window only */
+      hg_se3 T;
+      double tw[6];
+      hg_sim_body(sim, a, &T, tw);
+      metric[k] = norm3(tw) * 180.0 / HG_PI;
     } else if (mt->kind == HG_METRIC_PEAK_LOAD) {
       int a = hg_model_body(m, mt->a);
       if (a <= 0) continue;

@@ -97,6 +97,20 @@ sed -i 3d "$tmp/b2.yaml"
 run mc "$tmp/b2.yaml" --out "$tmp/b"
 expect_status "no std" 2
 expect_has "no std" "$err" "b2.yaml:3:"
+# geometric clearance and a rate at a window: the shipped heat-shield campaign, 3 runs; the
+# clearance of the collision shapes 1 s after the release is below the origins' distance (the
+# shield's face is below its origin), and both are metres apart
+run mc ../scenes/campaigns/heatshield_mc.yaml --runs 3 --out "$tmp/hs" --quiet
+expect_status "heat-shield campaign" 0
+check=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  { x = $c["clearance_1s"]; o = $c["origin_distance_1s"]; r = $c["tipoff_rate_deg_s"];
+    if (!(x > 1 && x < o && r >= 0 && r < 90)) print "bad row " NR ": " x " " o " " r }' "$tmp/hs/runs.csv")
+expect_eq "clearance and tip-off rate columns" "$check" ""
+printf 'scene: %s\nruns: 2\nmetrics:\n  - {name: r, final_rate: shield, after: release}\n' \
+  "$(cd ../scenes && pwd)/heatshield.yaml" > "$tmp/b3.yaml"
+run mc "$tmp/b3.yaml" --out "$tmp/b"
+expect_status "after on final_rate" 2
+expect_has "after on final_rate" "$err" "apply to min_distance, min_clearance, rate and peak_load only"
 run mc
 expect_status "no campaign" 2
 run mc $small --threads 0
