@@ -217,10 +217,44 @@ static void effort_and_velocity_limits_counted(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* the shipped deployment (scenes/deploy.yaml): both hinges reach their stops and latch, each by
+ * a momentum-conserving plastic impact; afterwards they are locked at 0 and the energy left is
+ * the springs' preload, 2 x k (0.5 rad)^2 / 2 = 1.5 J (the panels at rest on the bus, the bus
+ * at rest: the system's momentum is zero) */
+static void deployment_latches(void **state) {
+  (void)state;
+  hg_scene *s = hg_test_scene("../scenes/deploy.yaml");
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_nevents(sim), 3);
+  for (int k = 1; k < 3; k++) {
+    const hg_sim_event *ev = hg_sim_event_at(sim, k);
+    assert_non_null(strstr(ev->details, "latches"));
+    assert_true(ev->conserves && hg_sim_event_momentum_change(ev) < 1e-12);
+  }
+  const hg_model *m = hg_sim_model(sim);
+  for (int k = 0; k < 2; k++) {
+    hg_sim_joint_view jv;
+    hg_sim_joint(sim, hg_model_joint(m, k ? "tip" : "root"), &jv);
+    assert_int_equal(jv.mode, HG_MODE_LOCKED);
+    assert_true(fabs(jv.q[0]) < 1e-9 && jv.v[0] == 0);
+  }
+  const hg_sim_event *last = hg_sim_event_at(sim, 2);
+  hg_sim_budget b;
+  hg_sim_get_budget(sim, &b);
+  printf("# deploy: latches at %.6f s and %.6f s; energy after %.12g J (1.5); budget drift %.2g\n",
+         hg_sim_event_at(sim, 1)->t, last->t, last->e_after, b.max_drift);
+  assert_true(fabs(last->e_after - 1.5) < 1e-8); /* the stop's q to 1e-9 rad: k q dq ~ 1e-8 J */
+  assert_true(b.max_drift < 1e-7);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(stops_hold_and_release),
                                      cmocka_unit_test(restitution_and_latch),
                                      cmocka_unit_test(rebound_is_e_times_impact),
-                                     cmocka_unit_test(effort_and_velocity_limits_counted)};
+                                     cmocka_unit_test(effort_and_velocity_limits_counted),
+                                     cmocka_unit_test(deployment_latches)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
