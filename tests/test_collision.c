@@ -8,6 +8,8 @@
  *  - a closed mesh (a cube written as OBJ) against a sphere, like the analytic box;
  *  - shapes placed by their pose in the body and the body's world pose; several shapes per body:
  *    the minimum over every pair; bodies without collision shapes;
+ *  - the broad phase: the distance between two sets of 20 bodies (two shapes each, at random
+ *    poses) equals the least of the 400 body-against-body distances, bit for bit;
  *  - a run's outputs: the clearance columns of an output pair equal |c1 - c2| - r1 - r2 at
  *    every row, and the summary reports the separation, its minimum and the re-contact. */
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 
 #include "collision.h"
 #include "files.h"
+#include "scene.h"
 #include "sims.h"
 
 /* the distances are FCL's GJK iterated to a distance tolerance of 1e-10 (collision.cpp) and
@@ -280,6 +283,60 @@ static void clearance_event_fires_on_time(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* xorshift64: a uniform number in [0, 1) */
+static double uniform(unsigned long long *r) {
+  *r ^= *r << 13, *r ^= *r >> 7, *r ^= *r << 17;
+  return (double)(*r >> 11) / 9007199254740992.0;
+}
+
+/* the bounding-sphere broad phase prunes pairs that cannot be nearest and never changes the
+ * answer: two sets of 20 bodies, each a box and a capsule (or a sphere and a cone) at random
+ * poses in a 10 m cube, against the minimum of every body pair queried alone */
+static void broad_phase_matches_every_pair(void **state) {
+  (void)state;
+  enum { N = 40 };
+  hg_geom g[2 * N];
+  unsigned long long r = 88172645463325252ull;
+#define RAND() uniform(&r)
+  for (int i = 1; i <= N; i++) {
+    double u[9];
+    for (int k = 0; k < 9; k++) u[k] = RAND();
+    g[2 * i - 2] = i % 2 ? shape(i, HG_GEOM_BOX, 0.2 + u[0], 0.2 + u[1], 0.2 + u[2])
+                         : shape(i, HG_GEOM_SPHERE, 0.1 + 0.5 * u[0], 0, 0);
+    g[2 * i - 1] = i % 2 ? shape(i, HG_GEOM_CAPSULE, 0.1 + 0.2 * u[3], 0.5 + u[4], 0)
+                         : shape(i, HG_GEOM_CONE, 0.2 + 0.3 * u[3], 0.5 + u[4], 0);
+    g[2 * i - 1].pose = at(0.5 * u[5], 0.5 * u[6], 0.5 * u[7]);
+  }
+  hg_model *m = model_of(N + 1, g, 2 * N);
+  hg_error err;
+  hg_collision *c = hg_collision_new(m, &err);
+  assert_non_null(c);
+  hg_se3 T[N + 1];
+  hg_se3_identity(&T[0]);
+  for (int i = 1; i <= N; i++) {
+    double u[6];
+    for (int k = 0; k < 6; k++) u[k] = RAND();
+    double rpy[3] = {6.3 * u[0], 6.3 * u[1], 6.3 * u[2]};
+    T[i] = at(10 * u[3], 10 * u[4], 10 * u[5]);
+    hg_rpy_to_R(rpy, T[i].R);
+  }
+  int A[N / 2], B[N / 2];
+  for (int k = 0; k < N / 2; k++) A[k] = 1 + k, B[k] = 1 + N / 2 + k;
+  hg_clearance all, one;
+  assert_int_equal(hg_collision_distance(c, T, A, N / 2, B, N / 2, &all), 0);
+  double best = INFINITY;
+  for (int i = 0; i < N / 2; i++)
+    for (int j = 0; j < N / 2; j++) {
+      assert_int_equal(hg_collision_distance(c, T, &A[i], 1, &B[j], 1, &one), 0);
+      best = fmin(best, one.distance);
+    }
+#undef RAND
+  printf("# two sets of %d bodies: %.12g m, the least pair %.12g m\n", N / 2, all.distance, best);
+  assert_true(all.distance == best);
+  hg_collision_free(c);
+  hg_model_free(m);
+}
+
 /* two spheres (radii 0.5, 0.25) on free joints, b moving at 1 m/s through a: an output pair */
 static const char pass_scene[] =
     "bodies:\n"
@@ -350,6 +407,7 @@ int main(void) {
       cmocka_unit_test(clearance_event_fires_on_time),
       cmocka_unit_test(mesh_cube_like_the_box),
       cmocka_unit_test(clearance_outputs),
+      cmocka_unit_test(broad_phase_matches_every_pair),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

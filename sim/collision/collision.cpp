@@ -1,5 +1,6 @@
 // collision.cpp: collision.h over FCL. The only C++ file of hinge: FCL is a C++ library, and this
 // file keeps it behind the C interface of collision.h.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -23,6 +24,8 @@ struct Shape {
   int body;
   Geometry geom;
   fcl::Transform3d local;
+  fcl::Vector3d centre;  // the centre of its bounding sphere, in the body frame
+  double radius;         // the sphere's radius
 };
 
 fcl::Transform3d to_fcl(const hg_se3 &T) {
@@ -95,8 +98,11 @@ extern "C" hg_collision *hg_collision_new(const hg_model *m, hg_error *err) {
       return nullptr;
     }
     geom->computeLocalAABB();
+    fcl::Transform3d local = to_fcl(g.pose) * offset;
+    const fcl::AABBd &box = geom->aabb_local;
     c->of_body[g.body].push_back((int)c->shape.size());
-    c->shape.push_back(Shape{g.body, geom, to_fcl(g.pose) * offset});
+    c->shape.push_back(Shape{g.body, geom, local, local * box.center(),
+                             0.5 * (box.max_ - box.min_).norm()});
   }
   return c;
 }
@@ -149,23 +155,39 @@ extern "C" int hg_collision_distance(const hg_collision *c, const hg_se3 *T, con
   out->distance = std::numeric_limits<double>::infinity();
   out->body_a = out->body_b = -1;
   for (int r = 0; r < 3; r++) out->pa[r] = out->pb[r] = 0;
+  // broad phase: every pair of shapes with a lower bound of its distance (the gap between their
+  // bounding spheres), nearest first; the narrow phase (FCL) stops at the first pair whose bound
+  // is no smaller than the best distance found, which no later pair can beat
+  struct Candidate {
+    double bound;
+    int sa, sb;
+  };
+  std::vector<Candidate> cand;
+  auto world_centre = [&](const Shape &s) { return to_fcl(T[s.body]) * s.centre; };
   for (int i = 0; i < na; i++)
     for (int j = 0; j < nb; j++) {
       int ba = a[i], bb = b[j];
       if (ba < 0 || bb < 0 || ba >= (int)c->of_body.size() || bb >= (int)c->of_body.size())
         continue;
-      fcl::Transform3d Xa = to_fcl(T[ba]), Xb = to_fcl(T[bb]);
       for (int sa : c->of_body[ba])
         for (int sb : c->of_body[bb]) {
-          fcl::Vector3d pa, pb;
           const Shape &A = c->shape[sa], &B = c->shape[sb];
-          double d = shape_distance(A, Xa * A.local, B, Xb * B.local, pa, pb);
-          if (!(d < out->distance)) continue;
-          out->distance = d;
-          out->body_a = ba;
-          out->body_b = bb;
-          for (int r = 0; r < 3; r++) out->pa[r] = pa[r], out->pb[r] = pb[r];
+          double gap = (world_centre(A) - world_centre(B)).norm() - A.radius - B.radius;
+          cand.push_back(Candidate{gap, sa, sb});
         }
     }
+  std::stable_sort(cand.begin(), cand.end(),
+                   [](const Candidate &x, const Candidate &y) { return x.bound < y.bound; });
+  for (const Candidate &k : cand) {
+    if (!(k.bound < out->distance)) break;
+    const Shape &A = c->shape[k.sa], &B = c->shape[k.sb];
+    fcl::Vector3d pa, pb;
+    double d = shape_distance(A, to_fcl(T[A.body]) * A.local, B, to_fcl(T[B.body]) * B.local, pa, pb);
+    if (!(d < out->distance)) continue;
+    out->distance = d;
+    out->body_a = A.body;
+    out->body_b = B.body;
+    for (int r = 0; r < 3; r++) out->pa[r] = pa[r], out->pb[r] = pb[r];
+  }
   return out->body_a < 0 ? -1 : 0;
 }
