@@ -37,7 +37,9 @@ typedef struct hg_clearance {
 
 /* The signed distance between the collision geometry of the bodies a[0..na) and b[0..nb) at the
  * world poses T (one per body of the model, as d->T_world): the minimum over every pair of
- * shapes. Returns 0, or -1 when a set has no collision shape (out->distance is then +inf). */
+ * shapes. A broad phase orders the pairs by the gap of their bounding spheres (a lower bound of
+ * their distance) and runs FCL's narrow phase only while that bound can beat the best distance
+ * found. Returns 0, or -1 when a set has no collision shape (out->distance is then +inf). */
 int hg_collision_distance(const hg_collision *c, const hg_se3 *T, const int *a, int na,
                           const int *b, int nb, hg_clearance *out);
 
