@@ -348,7 +348,14 @@ static void cv_release(hg_integrator *I) {
   I->impl = NULL;
 }
 
-static const hg_integ_backend cvode_backend = {cv_advance, cv_reset, cv_stats, cv_release};
+/* CVODE's largest step (0: unbounded) */
+static void cv_limit_step(hg_integrator *I, double h) {
+  cvode_impl *c = I->impl;
+  CVodeSetMaxStep(c->mem, h);
+}
+
+static const hg_integ_backend cvode_backend = {cv_advance, cv_reset, cv_stats, cv_release,
+                                               cv_limit_step};
 
 /* ---- construction ---- */
 

@@ -224,7 +224,7 @@ static void fx_release(hg_integrator *I) {
   I->impl = NULL;
 }
 
-static const hg_integ_backend fixed_backend = {fx_advance, fx_reset, fx_stats, fx_release};
+static const hg_integ_backend fixed_backend = {fx_advance, fx_reset, fx_stats, fx_release, NULL};
 
 static double *fx_array(int n, int *fail) {
   double *x = calloc((size_t)n + 1, sizeof(double));

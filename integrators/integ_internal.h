@@ -18,6 +18,7 @@ typedef struct hg_integ_backend {
   int (*reset)(hg_integrator *I);
   void (*stats)(const hg_integrator *I, hg_integ_stats *s);
   void (*release)(hg_integrator *I);
+  void (*limit_step)(hg_integrator *I, double h); /* largest step now (0: none); may be NULL */
 } hg_integ_backend;
 
 struct hg_integrator {

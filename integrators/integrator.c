@@ -239,6 +239,12 @@ static int advance(hg_integrator *I, double tout, int one_step) {
 
 int hg_integrator_advance(hg_integrator *I, double tout) { return advance(I, tout, 0); }
 
+void hg_integrator_limit_step(hg_integrator *I, double h) {
+  double hmax = I->opt.max_step > 0 ? I->opt.max_step : INFINITY;
+  if (h > 0 && h < hmax) hmax = h;
+  if (I->ops->limit_step) I->ops->limit_step(I, isfinite(hmax) ? hmax : 0);
+}
+
 int hg_integrator_step(hg_integrator *I, double tlimit) { return advance(I, tlimit, 1); }
 
 int hg_integrator_reset(hg_integrator *I, double t, const double *q, const double *v) {

@@ -148,6 +148,11 @@ int hg_integrator_step(hg_integrator *I, double tlimit);
  * the chart, re-initializes CVODE, re-evaluates the root functions and clears a failure. */
 int hg_integrator_reset(hg_integrator *I, double t, const double *q, const double *v);
 
+/* Bounds the steps from now on by h as well as opt.max_step (h <= 0 or infinite: opt.max_step
+ * alone). For a caller whose own knowledge limits the step, such as contact, where a step must
+ * not carry a body through another. CVODE only: the fixed-step methods keep their step. */
+void hg_integrator_limit_step(hg_integrator *I, double h);
+
 /* the quadratures w (nquad) at the current time, and setting them (a resumed run carries
  * them over; this restarts the integrator like hg_integrator_reset) */
 const double *hg_integrator_quad(const hg_integrator *I);

@@ -26,6 +26,7 @@ struct Shape {
   fcl::Transform3d local;
   fcl::Vector3d centre;  // the centre of its bounding sphere, in the body frame
   double radius;         // the sphere's radius
+  double thinnest;       // its smallest extent (of its local bounding box)
 };
 
 fcl::Transform3d to_fcl(const hg_se3 &T) {
@@ -80,6 +81,7 @@ Geometry geometry(const hg_geom &g, fcl::Transform3d &offset, hg_error *err) {
 struct hg_collision {
   std::vector<Shape> shape;
   std::vector<std::vector<int>> of_body;  // shape indices per body
+  fcl::CollisionResultd contacts;         // hg_collision_contacts' buffer, reused
 };
 
 extern "C" hg_collision *hg_collision_new(const hg_model *m, hg_error *err) {
@@ -101,13 +103,29 @@ extern "C" hg_collision *hg_collision_new(const hg_model *m, hg_error *err) {
     fcl::Transform3d local = to_fcl(g.pose) * offset;
     const fcl::AABBd &box = geom->aabb_local;
     c->of_body[g.body].push_back((int)c->shape.size());
-    c->shape.push_back(Shape{g.body, geom, local, local * box.center(),
-                             0.5 * (box.max_ - box.min_).norm()});
+    fcl::Vector3d ext = box.max_ - box.min_;
+    c->shape.push_back(Shape{g.body, geom, local, local * box.center(), 0.5 * ext.norm(),
+                             ext.minCoeff()});
   }
   return c;
 }
 
 extern "C" void hg_collision_free(hg_collision *c) { delete c; }
+
+extern "C" double hg_collision_thinnest(const hg_collision *c, int body) {
+  double t = 0;
+  if (body < 0 || body >= (int)c->of_body.size()) return 0;
+  for (int k : c->of_body[body])
+    if (t == 0 || c->shape[k].thinnest < t) t = c->shape[k].thinnest;
+  return t;
+}
+
+extern "C" double hg_collision_reach(const hg_collision *c, int body) {
+  double r = 0;
+  if (body < 0 || body >= (int)c->of_body.size()) return 0;
+  for (int k : c->of_body[body]) r = std::max(r, c->shape[k].centre.norm() + c->shape[k].radius);
+  return r;
+}
 
 extern "C" int hg_collision_count(const hg_collision *c, int body) {
   return body >= 0 && body < (int)c->of_body.size() ? (int)c->of_body[body].size() : 0;
@@ -150,8 +168,26 @@ double shape_distance(const Shape &a, const fcl::Transform3d &Ta, const Shape &b
 
 }  // namespace
 
-extern "C" int hg_collision_distance(const hg_collision *c, const hg_se3 *T, const int *a, int na,
-                                     const int *b, int nb, hg_clearance *out) {
+namespace {
+
+// 1 when bodies i and j must not touch: the same body, parent and child, or a skipped pair
+bool excluded(const hg_model *m, int i, int j, const int *skip, int nskip) {
+  if (i == j || m->parent[i] == j || m->parent[j] == i) return true;
+  for (int k = 0; k < nskip; k++)
+    if ((skip[2 * k] == i && skip[2 * k + 1] == j) || (skip[2 * k] == j && skip[2 * k + 1] == i))
+      return true;
+  return false;
+}
+
+// the pairs a contact element leaves out, or none (m NULL)
+struct Filter {
+  const hg_model *m;
+  const int *skip;
+  int nskip;
+};
+
+int distance_between(const hg_collision *c, const hg_se3 *T, const int *a, int na, const int *b,
+                     int nb, const Filter &f, hg_clearance *out) {
   out->distance = std::numeric_limits<double>::infinity();
   out->body_a = out->body_b = -1;
   for (int r = 0; r < 3; r++) out->pa[r] = out->pb[r] = 0;
@@ -169,6 +205,7 @@ extern "C" int hg_collision_distance(const hg_collision *c, const hg_se3 *T, con
       int ba = a[i], bb = b[j];
       if (ba < 0 || bb < 0 || ba >= (int)c->of_body.size() || bb >= (int)c->of_body.size())
         continue;
+      if (f.m && excluded(f.m, ba, bb, f.skip, f.nskip)) continue;
       for (int sa : c->of_body[ba])
         for (int sb : c->of_body[bb]) {
           const Shape &A = c->shape[sa], &B = c->shape[sb];
@@ -190,4 +227,69 @@ extern "C" int hg_collision_distance(const hg_collision *c, const hg_se3 *T, con
     for (int r = 0; r < 3; r++) out->pa[r] = pa[r], out->pb[r] = pb[r];
   }
   return out->body_a < 0 ? -1 : 0;
+}
+
+}  // namespace
+
+extern "C" int hg_collision_distance(const hg_collision *c, const hg_se3 *T, const int *a, int na,
+                                     const int *b, int nb, hg_clearance *out) {
+  return distance_between(c, T, a, na, b, nb, Filter{nullptr, nullptr, 0}, out);
+}
+
+extern "C" int hg_collision_contact_gap(const hg_collision *c, const hg_model *m, const hg_se3 *T,
+                                        const int *a, int na, const int *b, int nb,
+                                        const int *skip, int nskip, hg_clearance *out) {
+  return distance_between(c, T, a, na, b, nb, Filter{m, skip, nskip}, out);
+}
+
+namespace {
+
+// out[0..n) keeps the max deepest contacts: c replaces the shallowest when out is full
+int keep_deepest(hg_contact *out, int n, int max, const hg_contact &c) {
+  if (n < max) {
+    out[n] = c;
+    return n + 1;
+  }
+  int w = 0;
+  for (int k = 1; k < n; k++)
+    if (out[k].depth < out[w].depth) w = k;
+  if (c.depth > out[w].depth) out[w] = c;
+  return n;
+}
+
+}  // namespace
+
+extern "C" int hg_collision_contacts(hg_collision *c, const hg_model *m, const hg_se3 *T,
+                                     const int *a, int na, const int *b, int nb, const int *skip,
+                                     int nskip, hg_contact *out, int max) {
+  int n = 0, nb_ = (int)c->of_body.size();
+  fcl::CollisionRequestd req(8, true);
+  for (int i = 0; i < na; i++)
+    for (int j = 0; j < nb; j++) {
+      int ba = a[i], bb = b[j];
+      if (ba < 0 || bb < 0 || ba >= nb_ || bb >= nb_ || excluded(m, ba, bb, skip, nskip)) continue;
+      for (int sa : c->of_body[ba])
+        for (int sb : c->of_body[bb]) {
+          const Shape &A = c->shape[sa], &B = c->shape[sb];
+          fcl::Transform3d Xa = to_fcl(T[ba]), Xb = to_fcl(T[bb]);
+          // broad phase: bounding spheres apart
+          if ((Xa * A.centre - Xb * B.centre).norm() > A.radius + B.radius) continue;
+          fcl::Transform3d Ta = Xa * A.local, Tb = Xb * B.local;
+          // narrow phase: FCL's contact manifold, normals from A into B
+          fcl::CollisionObjectd oa(A.geom, Ta), ob(B.geom, Tb);
+          c->contacts.clear();
+          fcl::collide(&oa, &ob, req, c->contacts);
+          for (size_t k = 0; k < c->contacts.numContacts(); k++) {
+            const fcl::Contactd &ct = c->contacts.getContact(k);
+            if (!(ct.penetration_depth > 0)) continue;
+            hg_contact h;
+            for (int r = 0; r < 3; r++) h.pos[r] = ct.pos[r], h.normal[r] = ct.normal[r];
+            h.depth = ct.penetration_depth;
+            h.body_a = ba;
+            h.body_b = bb;
+            n = keep_deepest(out, n, max, h);
+          }
+        }
+    }
+  return n;
 }

@@ -28,6 +28,12 @@ void hg_collision_free(hg_collision *c);
 /* number of collision shapes of body i */
 int hg_collision_count(const hg_collision *c, int body);
 
+/* body i's collision geometry: the smallest extent of any of its shapes (the thinnest wall a
+ * body could pass through, m), and the radius about the body origin that holds them all; both
+ * 0 for a body without shapes */
+double hg_collision_thinnest(const hg_collision *c, int body);
+double hg_collision_reach(const hg_collision *c, int body);
+
 /* the closest approach of two sets of bodies */
 typedef struct hg_clearance {
   double distance;       /* m: > 0 apart, < 0 overlapping (minus the penetration depth) */
@@ -42,6 +48,32 @@ typedef struct hg_clearance {
  * found. Returns 0, or -1 when a set has no collision shape (out->distance is then +inf). */
 int hg_collision_distance(const hg_collision *c, const hg_se3 *T, const int *a, int na,
                           const int *b, int nb, hg_clearance *out);
+
+/* hg_collision_distance over the pairs hg_collision_contacts considers (m's parent links and the
+ * skip pairs left out): the gap a contact element closes. */
+int hg_collision_contact_gap(const hg_collision *c, const hg_model *m, const hg_se3 *T,
+                             const int *a, int na, const int *b, int nb, const int *skip,
+                             int nskip, hg_clearance *out);
+
+/* one contact point between two bodies' collision geometry */
+typedef struct hg_contact {
+  double pos[3];        /* world: midway between the two surfaces */
+  double normal[3];     /* world unit vector from a's side into b's (b is pushed along it) */
+  double depth;         /* penetration depth along normal, m (> 0) */
+  int body_a, body_b;   /* the bodies */
+} hg_contact;
+
+/* The contact points between the collision geometry of the bodies a[0..na) and b[0..nb) at the
+ * world poses T, from FCL's collide(): per pair of overlapping shapes, a contact manifold (up to
+ * four points for box against box, one point for other convex pairs, one per overlapping
+ * triangle for meshes). A body is never tested against itself, its parent or its children, nor
+ * a pair listed in skip (nskip pairs of body indices, either order). The bounding spheres of the
+ * shapes reject pairs that are apart before FCL runs. Writes at most max contacts to out (deepest
+ * kept when there are more) and returns how many. Not thread-safe on one c (it reuses FCL's
+ * result buffers, so steady contact allocates nothing after the first calls). */
+int hg_collision_contacts(hg_collision *c, const hg_model *m, const hg_se3 *T, const int *a,
+                          int na, const int *b, int nb, const int *skip, int nskip,
+                          hg_contact *out, int max);
 
 #ifdef __cplusplus
 }

@@ -23,7 +23,14 @@
  *   - drag at point x of a body (centre of pressure; parachute: the marker origin), world velocity
  *     v of that point, still air: F = -1/2 rho(h) CdA |v| v at the point, rho = rho0 exp(-h / H),
  *     h = |p - centre| - radius (radius > 0) or p_z (radius 0); H = 0 means uniform density;
- *   - thrust: body-frame force and torque about the body origin for t_on <= t < t_off.
+ *   - thrust: body-frame force and torque about the body origin for t_on <= t < t_off;
+ *   - contact between sides A and B, at each contact point p of depth d > 0 and unit normal n
+ *     from A into B (collision.h), v_r = velocity of B's point at p minus A's, dd/dt = -v_r.n:
+ *       F_n = max(0, k d^e (1 + 3/2 c dd/dt))                                 (Hunt-Crossley)
+ *       v_t = v_r - (v_r.n) n,   f_t = -mu F_n v_t / sqrt(|v_t|^2 + v_s^2)    (regularized Coulomb)
+ *     F = F_n n + f_t on B at p, -F on A at p;  U = k d^(e+1) / (e+1);  power_nc = F.v_r + k d^e dd/dt
+ *     (everything but the elastic part: damping, friction, and the elastic energy a clamped F_n
+ *     lets go).
  * Names: bodies by hg_model_body, joints by hg_model_joint, markers in s->marker and then their
  * bodies. A body or joint absent from the model makes its element inert (it adds nothing and has
  * zero potential and power) when the scene explains the absence: the name is still in s->builder,
@@ -36,6 +43,8 @@
  * the world; hg_forces_new cannot see that (a detached joint without a rest keeps a spring towards
  * the identity pose in the world). Nothing is ever applied to the world body. */
 #include "forces.h"
+
+#include "collision.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -60,7 +69,13 @@ typedef struct hg_force_elem {
   double cd_area;
   hg_atmosphere atm;
   double force[3], torque[3], t_on, t_off;
+  int nside[2], *side[2]; /* contact: the bodies of each side present in the model */
+  int nskip, *skip;       /* contact: body pairs never in contact (2 nskip) */
+  double expo, diss, mu_f, v_s;
 } hg_force_elem;
+
+/* the most contact points one contact element uses (the deepest are kept) */
+#define HG_CONTACT_MAX 64
 
 struct hg_forces {
   int n;
@@ -69,6 +84,8 @@ struct hg_forces {
   double *mass; /* nbody: body masses */
   double *com;  /* 3 nbody: centres of mass, body coordinates */
   double *Ic;   /* 6 nbody: inertia about the centre of mass, body axes (xx yy zz xy xz yz) */
+  hg_collision *coll;  /* collision geometry of the model, when a contact element needs it */
+  hg_contact *contact; /* HG_CONTACT_MAX: the contact points of the element being evaluated */
 };
 
 /* the state of a marker spring */
@@ -338,6 +355,79 @@ static double hg_thrust_power(const hg_model *m, const hg_data *d, const hg_forc
   return hg_v3_dot(V, e->torque) + hg_v3_dot(V + 3, e->force);
 }
 
+/* ---- contact ---- */
+
+/* the world velocity of the material point of body i at world position p */
+static void hg_world_point_velocity(const hg_model *m, const hg_data *d, int i, const double p[3],
+                                    double vel[3]) {
+  double x[3], r[3], pw[3];
+  for (int k = 0; k < 3; k++) r[k] = p[k] - d->T_world[i].p[k];
+  hg_m3_mulTv(d->T_world[i].R, r, x);
+  hg_point_state(m, d, i, x, pw, vel);
+}
+
+/* fext += the world force F at world point p of body i */
+static void hg_add_world_force(const hg_data *d, int i, const double p[3], const double F[3],
+                               double *fext) {
+  double x[3], r[3];
+  if (i <= 0) return;
+  for (int k = 0; k < 3; k++) r[k] = p[k] - d->T_world[i].p[k];
+  hg_m3_mulTv(d->T_world[i].R, r, x);
+  hg_add_point_force(d, i, x, F, NULL, fext);
+}
+
+/* what one evaluation of a contact element found */
+typedef struct hg_contact_sum {
+  int n;            /* contact points */
+  double U;         /* elastic energy */
+  double P_nc;      /* power of everything but the elastic force */
+  double F[3];      /* total force on side B, world */
+  double deepest;   /* the largest depth, m */
+  double p[3];      /* the deepest point, world */
+} hg_contact_sum;
+
+/* every contact point's Hunt-Crossley and friction forces, added to fext when not NULL */
+static void hg_contact_eval(const hg_forces *f, const hg_model *m, const hg_data *d,
+                            const hg_force_elem *e, double *fext, hg_contact_sum *sum) {
+  memset(sum, 0, sizeof *sum);
+  sum->n = hg_collision_contacts(f->coll, m, d->T_world, e->side[0], e->nside[0], e->side[1],
+                                 e->nside[1], e->skip, e->nskip, f->contact, HG_CONTACT_MAX);
+  for (int k = 0; k < sum->n; k++) {
+    const hg_contact *c = &f->contact[k];
+    double va[3], vb[3], vr[3], vt[3], F[3], Fa[3];
+
+    /* relative velocity of the two material points at p, its normal and tangential parts */
+    hg_world_point_velocity(m, d, c->body_a, c->pos, va);
+    hg_world_point_velocity(m, d, c->body_b, c->pos, vb);
+    for (int r = 0; r < 3; r++) vr[r] = vb[r] - va[r];
+    double vn = hg_v3_dot(vr, c->normal), ddot = -vn;
+    for (int r = 0; r < 3; r++) vt[r] = vr[r] - vn * c->normal[r];
+
+    /* normal force (never pulling) and friction */
+    double elastic = e->k * pow(c->depth, e->expo);
+    double Fn = elastic * (1 + 1.5 * e->diss * ddot);
+    if (Fn < 0) Fn = 0;
+    double ft = -e->mu_f * Fn / sqrt(hg_v3_dot(vt, vt) + e->v_s * e->v_s);
+    for (int r = 0; r < 3; r++) {
+      F[r] = Fn * c->normal[r] + ft * vt[r];
+      Fa[r] = -F[r];
+      sum->F[r] += F[r];
+    }
+    if (fext) {
+      hg_add_world_force(d, c->body_b, c->pos, F, fext);
+      hg_add_world_force(d, c->body_a, c->pos, Fa, fext);
+    }
+
+    /* energy: elastic storage, and the power of the rest */
+    sum->U += elastic * c->depth / (e->expo + 1);
+    sum->P_nc += hg_v3_dot(F, vr) + elastic * ddot;
+    if (c->depth > sum->deepest) {
+      sum->deepest = c->depth;
+      memcpy(sum->p, c->pos, sizeof sum->p);
+    }
+  }
+}
+
 /* ---- compiling ---- */
 
 /* what compiling needs to resolve names and report errors */
@@ -438,6 +528,44 @@ static void hg_elem_numbers(const hg_force_spec *sp, hg_force_elem *e) {
   memcpy(e->torque, sp->torque, sizeof e->torque);
   e->t_on = sp->t_on;
   e->t_off = sp->t_off;
+  e->expo = sp->exponent;
+  e->diss = sp->dissipation;
+  e->mu_f = sp->friction;
+  e->v_s = sp->stiction_velocity;
+}
+
+/* body indices of names[0..n) present in the model into out (malloc'd); absent ones are
+ * dropped; 0, or -1 with err set on an unknown name or no memory */
+static int hg_resolve_bodies(const hg_resolve *rs, char *const *names, int n, int **out,
+                             int *count) {
+  *count = 0;
+  if (!(*out = malloc((size_t)(n > 0 ? n : 1) * sizeof **out)))
+    return hg_resolve_fail(rs, "out of memory", NULL);
+  for (int k = 0; k < n; k++) {
+    int i = hg_resolve_body(rs, names[k]);
+    if (i == -1) return -1;
+    if (i >= 0) (*out)[(*count)++] = i;
+  }
+  return 0;
+}
+
+/* contact: the two sides' bodies, and the excluded pairs of which both bodies are present */
+static int hg_resolve_contact(const hg_resolve *rs, hg_force_elem *e) {
+  const hg_force_spec *sp = rs->spec;
+  int n;
+  for (int k = 0; k < 2; k++)
+    if (hg_resolve_bodies(rs, sp->side[k], sp->nside[k], &e->side[k], &e->nside[k])) return -1;
+  if (hg_resolve_bodies(rs, sp->exclude, 2 * sp->nexclude, &e->skip, &n)) return -1;
+  /* keep a pair only when both its bodies are there */
+  e->nskip = 0;
+  for (int k = 0; k < sp->nexclude; k++) {
+    int i = hg_model_body(rs->m, sp->exclude[2 * k]), j = hg_model_body(rs->m, sp->exclude[2 * k + 1]);
+    if (i < 0 || j < 0) continue;
+    e->skip[2 * e->nskip] = i;
+    e->skip[2 * e->nskip + 1] = j;
+    e->nskip++;
+  }
+  return 0;
 }
 
 /* resolves the names of one element; 0, or -1 with err set */
@@ -466,6 +594,10 @@ static int hg_elem_resolve(const hg_resolve *rs, const hg_force_elem *prev, hg_f
     break;
   case HG_FORCE_PARACHUTE:
     a = hg_resolve_marker(rs, sp->marker, e->xa);
+    break;
+  case HG_FORCE_CONTACT:
+    if (hg_resolve_contact(rs, e)) return -1;
+    a = e->nside[0] && e->nside[1] ? 0 : -2;
     break;
   default:
     return hg_resolve_fail(rs, "has an unknown type", NULL);
@@ -559,6 +691,16 @@ hg_forces *hg_forces_build(const hg_force_input *in, const hg_forces *prev, cons
     }
     if (pe) e->enabled = pe->enabled;
   }
+  /* the collision geometry, once, when an element touches */
+  for (int k = 0; k < f->n && !f->coll; k++) {
+    if (f->e[k].type != HG_FORCE_CONTACT) continue;
+    if (!(f->contact = malloc(HG_CONTACT_MAX * sizeof *f->contact)) ||
+        !(f->coll = hg_collision_new(m, err))) {
+      if (!f->contact) hg_error_set(err, "force elements: out of memory");
+      hg_forces_free(f);
+      return NULL;
+    }
+  }
   return f;
 }
 
@@ -579,8 +721,15 @@ hg_forces *hg_forces_renew(const hg_forces *prev, const hg_scene *s, const hg_mo
 
 void hg_forces_free(hg_forces *f) {
   if (!f) return;
-  for (int k = 0; k < f->n; k++) free(f->e[k].name);
+  for (int k = 0; k < f->n; k++) {
+    free(f->e[k].name);
+    free(f->e[k].side[0]);
+    free(f->e[k].side[1]);
+    free(f->e[k].skip);
+  }
   free(f->e);
+  hg_collision_free(f->coll);
+  free(f->contact);
   free(f->mass);
   free(f->com);
   free(f->Ic);
@@ -617,6 +766,11 @@ void hg_forces_apply(const hg_forces *f, const hg_model *m, const hg_data *d, do
     case HG_FORCE_DRAG:
     case HG_FORCE_PARACHUTE: hg_drag_apply(m, d, e, fext); break;
     case HG_FORCE_THRUST: hg_thrust_apply(e, t, fext); break;
+    case HG_FORCE_CONTACT: {
+      hg_contact_sum sum;
+      hg_contact_eval(f, m, d, e, fext, &sum);
+      break;
+    }
     }
   }
 }
@@ -630,6 +784,11 @@ double hg_forces_potential(const hg_forces *f, const hg_model *m, const hg_data 
     if (e->type == HG_FORCE_CENTRAL_GRAVITY) U += hg_central_potential(f, e, d);
     if (e->type == HG_FORCE_JOINT_SPRING) U += hg_jspring_potential(m, e, q);
     if (e->type == HG_FORCE_SPRING) U += hg_spring_potential(m, d, e);
+    if (e->type == HG_FORCE_CONTACT) {
+      hg_contact_sum sum;
+      hg_contact_eval(f, m, d, e, NULL, &sum);
+      U += sum.U;
+    }
   }
   return U;
 }
@@ -647,9 +806,54 @@ double hg_forces_power_nc(const hg_forces *f, const hg_model *m, const hg_data *
     case HG_FORCE_DRAG:
     case HG_FORCE_PARACHUTE: P += hg_drag_power(m, d, e); break;
     case HG_FORCE_THRUST: P += hg_thrust_power(m, d, e, t); break;
+    case HG_FORCE_CONTACT: {
+      hg_contact_sum sum;
+      hg_contact_eval(f, m, d, e, NULL, &sum);
+      P += sum.P_nc;
+      break;
+    }
     }
   }
   return P;
+}
+
+int hg_forces_contact_gap(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
+                          double *gap) {
+  const hg_force_elem *e = k >= 0 && k < f->n ? &f->e[k] : NULL;
+  hg_clearance cl;
+  if (!e || e->type != HG_FORCE_CONTACT || !e->enabled || e->inert ||
+      hg_collision_contact_gap(f->coll, m, d->T_world, e->side[0], e->nside[0], e->side[1],
+                               e->nside[1], e->skip, e->nskip, &cl))
+    return -1;
+  *gap = cl.distance;
+  return 0;
+}
+
+/* the largest speed of a point of body i's collision geometry: |v| + |w| reach */
+static double hg_body_reach_speed(const hg_forces *f, const hg_model *m, const hg_data *d, int i) {
+  double V[6];
+  if (i <= 0) return 0;
+  hg_body_twist(m, d, i, V);
+  return hg_v3_norm(V + 3) + hg_v3_norm(V) * hg_collision_reach(f->coll, i);
+}
+
+double hg_forces_contact_step(const hg_forces *f, const hg_model *m, const hg_data *d) {
+  double h = INFINITY;
+  for (int k = 0; k < f->n; k++) {
+    const hg_force_elem *e = &f->e[k];
+    double thin = INFINITY, speed[2] = {0, 0};
+    if (e->type != HG_FORCE_CONTACT || !e->enabled || e->inert) continue;
+    /* the thinnest shape of either side, and each side's fastest point */
+    for (int s = 0; s < 2; s++)
+      for (int b = 0; b < e->nside[s]; b++) {
+        int i = e->side[s][b];
+        double t = hg_collision_thinnest(f->coll, i);
+        if (t > 0 && t < thin) thin = t;
+        speed[s] = fmax(speed[s], hg_body_reach_speed(f, m, d, i));
+      }
+    if (speed[0] + speed[1] > 0 && isfinite(thin)) h = fmin(h, 0.5 * thin / (speed[0] + speed[1]));
+  }
+  return h;
 }
 
 /* ---- views ---- */
@@ -719,6 +923,19 @@ void hg_forces_view(const hg_forces *f, const hg_model *m, const hg_data *d, dou
     memcpy(o->b, o->a, sizeof o->b);
     if (e->enabled && hg_thrust_on(e, t)) hg_m3_mulv(d->T_world[e->body].R, e->force, o->force);
     break;
+  case HG_FORCE_CONTACT: {
+    /* the deepest point, the total force on side B and how many points touch */
+    hg_contact_sum sum;
+    if (!e->enabled) break;
+    hg_contact_eval(f, m, d, e, NULL, &sum);
+    memcpy(o->a, sum.p, sizeof o->a);
+    memcpy(o->b, sum.p, sizeof o->b);
+    memcpy(o->force, sum.F, sizeof o->force);
+    o->ncontact = sum.n;
+    o->length = sum.deepest;
+    if (sum.n) o->body_a = f->contact[0].body_a, o->body_b = f->contact[0].body_b;
+    break;
+  }
   }
   if (!e->enabled) memset(o->force, 0, sizeof o->force);
   o->magnitude = hg_v3_norm(o->force);

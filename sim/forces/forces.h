@@ -73,6 +73,19 @@ double hg_forces_potential(const hg_forces *f, const hg_model *m, const hg_data 
 double hg_forces_power_nc(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                           const double *q, const double *v);
 
+/* The signed distance between the collision geometry of contact element k's two sides (the
+ * pairs it considers: collision.h's hg_collision_contact_gap), for the kinematics in d: > 0 apart,
+ * < 0 in contact. 0, or -1 when k is not an enabled, present contact element with shapes on both
+ * sides. The simulation finds touch-downs as this gap's zero crossings. */
+int hg_forces_contact_gap(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
+                          double *gap);
+
+/* The longest time step in which no enabled contact element's bodies, at their present speeds
+ * (kinematics and velocities in d), close by more than half the thinnest collision shape of its
+ * sides: a bound that keeps a step from carrying a body through another (tunnelling). +inf when
+ * nothing moves or no contact element is enabled. */
+double hg_forces_contact_step(const hg_forces *f, const hg_model *m, const hg_data *d);
+
 /* What element k does now, for drawing it (kinematics of the state in d): the points it acts at
  * (world), the force it applies there (world axes; for a spring, the force on b, and -force on
  * a) and its magnitude. Central gravity gives the planet centre as a and the total force on the
@@ -86,7 +99,10 @@ typedef struct hg_force_view {
   double a[3], b[3];    /* points of action, world */
   double force[3];      /* world axes */
   double magnitude;     /* N (joint spring: N or N m) */
-  double length;        /* spring: the current length; drag/parachute: the airspeed */
+  double length;        /* spring: the current length; drag/parachute: the airspeed; contact:
+                           the deepest penetration, m */
+  int ncontact;         /* contact: the points in contact (a = b = the deepest; force: the total
+                           force on the second side, world) */
 } hg_force_view;
 void hg_forces_view(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                     const double *q, const double *v, int k, hg_force_view *out);

@@ -83,11 +83,12 @@ int hg_sim_check_interval(const hg_sim *s, double dt, int output) {
   return !(dt > 0 && isfinite(dt) && span / dt <= most);
 }
 
-/* one root per condition event and per capture */
+/* one root per condition event, per capture and per contact element */
 static int sim_roots(hg_sim *s) {
   const hg_scene *sc = s->scene;
   int n = sc->ncapture;
   for (int e = 0; e < sc->nevent; e++) n += sc->event[e].trigger != HG_TRIGGER_TIME;
+  for (int f = 0; f < sc->nforce; f++) n += sc->force[f].type == HG_FORCE_CONTACT;
   s->nroot = n;
   s->trig = calloc((size_t)n + 1, sizeof *s->trig);
   s->root_dir = calloc((size_t)n + 1, sizeof(int));
@@ -106,6 +107,13 @@ static int sim_roots(hg_sim *s) {
     s->trig[n].kind = HG_FIRED_CAPTURE;
     s->trig[n].index = c;
     s->root_dir[n++] = -1; /* the capture measure falls through zero */
+  }
+  for (int f = 0; f < sc->nforce; f++) {
+    if (sc->force[f].type != HG_FORCE_CONTACT) continue;
+    s->ncontact++;
+    s->trig[n].kind = HG_FIRED_TOUCH;
+    s->trig[n].index = f;
+    s->root_dir[n++] = -1; /* the gap closes */
   }
   return 0;
 }
@@ -366,12 +374,12 @@ static void add_reason(char *why, size_t len, const char *fmt, ...) {
 }
 
 static const char *const force_kind[] = {"central gravity", "joint spring", "spring", "drag",
-                                         "thrust", "parachute"};
+                                         "thrust", "parachute", "contact"};
 
 /* 1 when nothing acts on the system from outside now: zero uniform gravity, every tree on a free
  * joint in free mode to the world, and no enabled element that acts from outside (central
  * gravity, drag, thrust and parachutes always do; a spring does when it is anchored to the world
- * or sits on a joint to the world). Otherwise 0 with the reasons in why. Needs the kinematics of
+ * or sits on a joint to the world; contact never does by itself). Otherwise 0 with the reasons in why. Needs the kinematics of
  * the current state in s->d. */
 static int isolated(hg_sim *s, char *why, size_t len) {
   const hg_model *m = s->m;
@@ -389,7 +397,10 @@ static int isolated(hg_sim *s, char *why, size_t len) {
     hg_force_view fv;
     hg_forces_view(s->forces, m, s->d, s->t, s->q, s->v, k, &fv);
     if (!fv.enabled || fv.inert) continue;
-    int outside = fv.type != HG_FORCE_JOINT_SPRING && fv.type != HG_FORCE_SPRING;
+    /* (contact forces are equal and opposite at one point: internal, like springs between
+     * bodies; contact with a body held to the world is caught by that body's joint) */
+    int outside = fv.type != HG_FORCE_JOINT_SPRING && fv.type != HG_FORCE_SPRING &&
+                  fv.type != HG_FORCE_CONTACT;
     if (fv.type == HG_FORCE_JOINT_SPRING) outside = fv.body_a > 0 && m->parent[fv.body_a] == 0;
     if (fv.type == HG_FORCE_SPRING) outside = fv.body_a == 0 || fv.body_b == 0;
     if (outside)
@@ -523,7 +534,7 @@ static int fire_roots(hg_sim *s) {
   unsigned long version = s->model_version;
   memcpy(s->root_hit, hg_integrator_roots(s->I), (size_t)(s->nroot + s->nstop) * sizeof(int));
   for (int k = 0; k < s->nroot; k++) {
-    if (!s->root_hit[k] || !s->trig[k].active) continue;
+    if (!s->root_hit[k] || !s->trig[k].active || s->trig[k].kind == HG_FIRED_TOUCH) continue;
     int rc = hg_sim_fire(s, s->trig[k].kind, s->trig[k].index);
     if (rc) return rc;
   }
@@ -534,13 +545,28 @@ static int fire_roots(hg_sim *s) {
   return s->restart && hg_sim_restart(s) ? s->failed : 0;
 }
 
+/* The integration to stop when contact elements act: one step at a time, each bounded so that
+ * no body crosses the thinnest collision shape it could touch (hg_forces_contact_step, at the
+ * state the last step ended in). */
+static int advance_with_contact(hg_sim *s, double stop) {
+  hg_integrator *I = s->I;
+  int ic = HG_INTEG_OK;
+  while (ic == HG_INTEG_OK && hg_integrator_t(I) < stop) {
+    hg_kinematics(s->m, s->d, hg_integrator_q(I), hg_integrator_v(I));
+    hg_integrator_limit_step(I, hg_forces_contact_step(s->forces, s->m, s->d));
+    ic = hg_integrator_step(I, stop);
+  }
+  s->view_ok = 0; /* (d was used) */
+  return ic;
+}
+
 /* One stretch of integration to the next stop, and what happens there. At the caller's own
  * stop (tend before the end of the run) the events due fire, but the restart, the output row and
  * the checkpoint of that instant wait for the next hg_sim_run (s->held): a command given there
  * acts before them, exactly as a command scheduled for that time does. */
 static int step_to(hg_sim *s, double tend) {
   double t0 = s->t, stop = next_stop(s, tend);
-  int ic = hg_integrator_advance(s->I, stop);
+  int ic = s->ncontact ? advance_with_contact(s, stop) : hg_integrator_advance(s->I, stop);
   if (ic < 0) return integration_failure(s, ic, t0, stop);
   hg_sim_pull_state(s);
   if (!finite_state(s)) return nonfinite_failure(s);

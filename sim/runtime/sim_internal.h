@@ -42,7 +42,8 @@ typedef struct hg_topo_op {
 } hg_topo_op;
 
 /* a fired event or capture */
-enum { HG_FIRED_EVENT = 0, HG_FIRED_CAPTURE = 1, HG_FIRED_COMMAND = 2, HG_FIRED_STOP = 3 };
+enum { HG_FIRED_EVENT = 0, HG_FIRED_CAPTURE = 1, HG_FIRED_COMMAND = 2, HG_FIRED_STOP = 3,
+       HG_FIRED_TOUCH = 4 /* a contact element's sides meet: a root that only ends the step */ };
 typedef struct hg_fired {
   int kind, index;
   double t;
@@ -50,8 +51,8 @@ typedef struct hg_fired {
 
 /* a trigger resolved against the current model (root k of the system) */
 typedef struct hg_trig {
-  int kind;               /* HG_FIRED_EVENT or HG_FIRED_CAPTURE */
-  int index;              /* event or capture index */
+  int kind;               /* HG_FIRED_EVENT, HG_FIRED_CAPTURE or HG_FIRED_TOUCH */
+  int index;              /* event, capture or (touch) force element index */
   int active;             /* 0: inert (fired once, bodies removed, docked): g = 1 */
   int body_a, body_b;     /* markers' bodies, or the body of altitude/speed */
   hg_se3 mark_a, mark_b;  /* marker frames in their bodies */
@@ -92,11 +93,14 @@ struct hg_sim {
   int cache_ok;           /* the power cache holds (cache_t, cache_q, cache_v) */
   double cache_t, *cache_q, *cache_v, cache_power;
 
-  /* roots: one per condition event and per capture (nroot), then one per end stop of the model
+  /* roots: one per condition event, per capture and per contact element (nroot: the integrator
+   * stops where a contact element's sides touch, so that no step leaps over the contact), then
+   * one per end stop of the model
    * (nstop; stops.c): root_dir and root_hit hold nroot + nstop */
   int nstop, *stop;       /* the limited joints of the model */
   double *stop_g;         /* nstop: their functions (stops.c scratch) */
   int nroot;
+  int ncontact;           /* contact elements of the scene (their steps are bounded: sim.c) */
   int *root_dir;
   int *root_hit;          /* nroot: the roots of the last stop (a copy) */
   hg_trig *trig;

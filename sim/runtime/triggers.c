@@ -123,7 +123,8 @@ void hg_sim_resolve_triggers(hg_sim *s) {
   s->any_load_trigger = 0;
   for (int k = 0; k < s->nroot; k++) {
     if (s->trig[k].kind == HG_FIRED_EVENT) resolve_event(s, &s->trig[k]);
-    else resolve_capture(s, &s->trig[k]);
+    else if (s->trig[k].kind == HG_FIRED_CAPTURE) resolve_capture(s, &s->trig[k]);
+    else s->trig[k].active = 1; /* touch: the element says when it cannot touch */
   }
 }
 
@@ -132,6 +133,10 @@ static double trig_value(hg_sim *s, const hg_trig *g) {
   double dist, angle, speed, tw[6];
   hg_se3 T;
   if (!g->active) return 1;
+  if (g->kind == HG_FIRED_TOUCH) {
+    double gap;
+    return hg_forces_contact_gap(s->forces, g->index, s->m, s->d, &gap) ? 1 : gap;
+  }
   if (g->kind == HG_FIRED_CAPTURE) {
     const hg_capture_spec *c = &s->scene->capture[g->index];
     marker_pair(s, g, &dist, &angle, &speed);

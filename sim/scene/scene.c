@@ -197,6 +197,12 @@ static void force_free(hg_force_spec *f) {
   free(f->marker_b);
   free(f->body);
   free(f->marker);
+  for (int k = 0; k < 2; k++) {
+    for (int j = 0; j < f->nside[k]; j++) free(f->side[k][j]);
+    free(f->side[k]);
+  }
+  for (int j = 0; j < 2 * f->nexclude; j++) free(f->exclude[j]);
+  free(f->exclude);
 }
 
 void hg_action_free(hg_action *a) {

@@ -40,7 +40,9 @@ typedef enum hg_force_type {
   HG_FORCE_SPRING,              /* spring-damper between two markers, optionally compression only */
   HG_FORCE_DRAG,                /* exponential-atmosphere drag on one body at a centre of pressure */
   HG_FORCE_THRUST,              /* constant or scheduled force and torque on one body (body frame) */
-  HG_FORCE_PARACHUTE            /* drag element attached at a marker, pulling along the flow */
+  HG_FORCE_PARACHUTE,           /* drag element attached at a marker, pulling along the flow */
+  HG_FORCE_CONTACT              /* compliant contact (Hunt-Crossley, regularized Coulomb friction)
+                                   between the collision geometry of two sets of bodies */
 } hg_force_type;
 
 /* exponential atmosphere rho(h) = rho0 exp(-h / scale_height), h = altitude above the planet
@@ -85,6 +87,18 @@ typedef struct hg_force_spec {
   /* thrust: body frame force and torque about the body origin, on during [t_on, t_off) */
   double force[3], torque[3];
   double t_on, t_off;   /* defaults 0 and +inf */
+
+  /* contact between the bodies of side[0] and side[1] (stiffness is k): per contact point of
+   * depth d, normal force k d^exponent (1 + 3/2 dissipation dd/dt), friction up to friction
+   * times it, regularized below stiction_velocity (docs/contact.md) */
+  int nside[2];
+  char **side[2];
+  double exponent;          /* default 1.5 (Hertz) */
+  double dissipation;       /* s/m */
+  double friction;          /* Coulomb coefficient */
+  double stiction_velocity; /* m/s, default 1e-3 */
+  int nexclude;             /* pairs of bodies never in contact: exclude[2k], exclude[2k+1] */
+  char **exclude;
 } hg_force_spec;
 
 /* ---- initial state ---- */

@@ -390,10 +390,9 @@ static int joint_dof(hg_sctx *c, const hg_ynode *n, const hg_ynode *jn, int coor
   return 0;
 }
 
-/* one side of a clearance: a body, or a list of bodies */
-static int body_set(hg_sctx *c, const hg_ynode *n, int *count, char ***names) {
+int hg_sc_body_set(hg_sctx *c, const hg_ynode *n, int *count, char ***names) {
   int seq = hg_ydoc_is_seq(n), len = seq ? hg_ydoc_len(n) : 1;
-  if (seq && len == 0) return hg_ydoc_fail(&c->doc, n, "a clearance side lists no body");
+  if (seq && len == 0) return hg_ydoc_fail(&c->doc, n, "a side lists no body");
   if (hg_sc_alloc(c, n, len, sizeof **names, (void **)names)) return -1;
   for (int k = 0; k < len; k++) {
     const hg_ynode *item = seq ? hg_ydoc_item(&c->doc, n, k) : n;
@@ -412,7 +411,7 @@ static int clearance(hg_sctx *c, const hg_ynode *v, hg_event_spec *e) {
   if (hg_ydoc_len(v) != 2)
     return hg_ydoc_fail(&c->doc, v, "expected two sides for 'clearance', got %d", hg_ydoc_len(v));
   for (int k = 0; k < 2; k++)
-    if (body_set(c, hg_ydoc_item(&c->doc, v, k), &e->nset[k], &e->set[k])) return -1;
+    if (hg_sc_body_set(c, hg_ydoc_item(&c->doc, v, k), &e->nset[k], &e->set[k])) return -1;
   return 0;
 }
 

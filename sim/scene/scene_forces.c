@@ -1,5 +1,5 @@
-/* scene_forces.c: force elements (central gravity, springs, drag, thrust, parachutes) and the
- * exponential atmosphere they share. */
+/* scene_forces.c: force elements (central gravity, springs, drag, thrust, parachutes, contact)
+ * and the exponential atmosphere they share. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,20 +9,21 @@
 
 /* in hg_force_type order */
 static const char *const force_types[] = {"central_gravity", "joint_spring", "spring", "drag",
-                                          "thrust",          "parachute"};
-#define NTYPES 6
+                                          "thrust",          "parachute",   "contact"};
+#define NTYPES 7
 
 /* every key a force element may have (which apply depends on its type) */
 static const char *const force_keys[] = {
     "name",      "type",    "enabled", "mu",      "centre",      "joint",
     "stiffness", "damping", "rest",    "markers", "free_length", "compression_only",
     "body",      "marker",  "cd_area", "cop",     "atmosphere",  "force",
-    "torque",    "t_on",    "t_off",   "radius",  NULL};
+    "torque",    "t_on",    "t_off",   "radius",  "between",     "exponent",
+    "dissipation", "friction", "stiction_velocity", "exclude", NULL};
 
 /* the keys of each type beyond name, type and enabled; the first ones listed are required */
 static const struct {
   int nneed;
-  const char *keys[6];
+  const char *keys[8];
 } force_shape[NTYPES] = {
     {1, {"mu", "centre", "radius"}},
     {1, {"joint", "stiffness", "damping", "rest"}},
@@ -30,6 +31,8 @@ static const struct {
     {2, {"body", "cd_area", "cop", "atmosphere"}},
     {1, {"body", "force", "torque", "t_on", "t_off"}},
     {2, {"marker", "cd_area", "atmosphere"}},
+    {2, {"between", "stiffness", "exponent", "dissipation", "friction", "stiction_velocity",
+         "exclude"}},
 };
 
 /* ---- the atmosphere ---- */
@@ -60,7 +63,7 @@ static int force_keys_apply(hg_sctx *c, const hg_ynode *n, int t) {
     const hg_ynode *key = hg_ydoc_pair_key(&c->doc, n, k);
     const char *name = hg_ydoc_text(key);
     int ok = strcmp(name, "name") == 0 || strcmp(name, "type") == 0 || strcmp(name, "enabled") == 0;
-    for (int j = 0; j < 6 && force_shape[t].keys[j] && !ok; j++)
+    for (int j = 0; j < 8 && force_shape[t].keys[j] && !ok; j++)
       ok = strcmp(name, force_shape[t].keys[j]) == 0;
     if (!ok)
       return hg_ydoc_fail(&c->doc, key, "'%s' does not apply to a %s force", name, force_types[t]);
@@ -170,6 +173,52 @@ static int thrust(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
   return 0;
 }
 
+/* a pair of sides (contact's between) or of bodies (an exclude entry) */
+static int two_of(hg_sctx *c, const hg_ynode *v, const char *what) {
+  if (hg_ydoc_expect_seq(&c->doc, v, what)) return -1;
+  if (hg_ydoc_len(v) != 2)
+    return hg_ydoc_fail(&c->doc, v, "expected two entries for %s, got %d", what, hg_ydoc_len(v));
+  return 0;
+}
+
+/* compliant contact between two sets of bodies; its numbers must keep the force finite */
+static int contact(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
+  const hg_ynode *bn = hg_ydoc_get(&c->doc, n, "between"), *xn = hg_ydoc_get(&c->doc, n, "exclude");
+  if (two_of(c, bn, "'between' (two bodies or body lists)")) return -1;
+  for (int k = 0; k < 2; k++)
+    if (hg_sc_body_set(c, hg_ydoc_item(&c->doc, bn, k), &f->nside[k], &f->side[k])) return -1;
+  f->exponent = 1.5;
+  f->stiction_velocity = 1e-3;
+  if (hg_sc_positive(c, n, "stiffness", &f->stiffness) ||
+      hg_sc_positive(c, n, "exponent", &f->exponent) ||
+      hg_sc_nonneg(c, n, "dissipation", &f->dissipation) ||
+      hg_sc_nonneg(c, n, "friction", &f->friction) ||
+      hg_sc_positive(c, n, "stiction_velocity", &f->stiction_velocity))
+    return -1;
+  if (f->exponent < 1 || f->exponent > 3)
+    return hg_ydoc_fail(&c->doc, hg_ydoc_get(&c->doc, n, "exponent"),
+                        "'exponent' must be in [1, 3] (1: linear, 1.5: Hertz), got %g",
+                        f->exponent);
+  if (!xn) return 0;
+  /* exclude: [[a, b], ...] */
+  if (hg_ydoc_expect_seq(&c->doc, xn, "'exclude' (a list of body pairs)") ||
+      hg_sc_alloc(c, xn, 2 * hg_ydoc_len(xn), sizeof *f->exclude, (void **)&f->exclude))
+    return -1;
+  for (int k = 0; k < hg_ydoc_len(xn); k++) {
+    const hg_ynode *pr = hg_ydoc_item(&c->doc, xn, k);
+    if (two_of(c, pr, "an 'exclude' pair (two bodies)")) return -1;
+    f->nexclude = k + 1; /* (calloc'd: the scene's free sees NULL for names not read yet) */
+    for (int j = 0; j < 2; j++) {
+      const hg_ynode *item = hg_ydoc_item(&c->doc, pr, j);
+      const char *body;
+      if (hg_sc_body_ref(c, item, "an 'exclude' pair", &body, NULL) ||
+          hg_sc_strdup(c, item, body, &f->exclude[2 * k + j]))
+        return -1;
+    }
+  }
+  return 0;
+}
+
 /* ---- the list ---- */
 
 /* the name: given, or the type's; unique among force elements */
@@ -187,7 +236,7 @@ static int force_name(hg_sctx *c, const hg_ynode *n, hg_force_spec *f, int k) {
 /* one element: type, keys of the type, name, enabled, then the type's values */
 static int force(hg_sctx *c, const hg_ynode *n, int k) {
   static int (*const read[NTYPES])(hg_sctx *, const hg_ynode *, hg_force_spec *) = {
-      central_gravity, joint_spring, marker_spring, drag, thrust, parachute};
+      central_gravity, joint_spring, marker_spring, drag, thrust, parachute, contact};
   hg_force_spec *f = &c->s->force[k];
   const hg_ynode *tn;
   int t;

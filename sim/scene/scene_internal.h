@@ -90,6 +90,8 @@ int hg_sc_body_ref(hg_sctx *c, const hg_ynode *n, const char *what, const char *
 int hg_sc_joint_ref(hg_sctx *c, const hg_ynode *n, const char *what, const char **name,
                     hg_joint *jnt);
 int hg_sc_marker_ref(hg_sctx *c, const hg_ynode *n, const char *what, const hg_marker **mk);
+/* one side of a clearance or contact: a body name or a list of them (n), as malloc'd names */
+int hg_sc_body_set(hg_sctx *c, const hg_ynode *n, int *count, char ***names);
 int hg_sc_force_ref(hg_sctx *c, const hg_ynode *n, const char *what, const char **name);
 /* reads a joint configuration (nq numbers; quaternions normalized) */
 int hg_sc_joint_q(hg_sctx *c, const hg_ynode *n, const char *what, const hg_joint *j, double *q);
