@@ -286,12 +286,14 @@ static int coil(hg_draw_list *dl, const double a[3], const double b[3], double r
 
 static int forces(hg_draw_list *dl, const hg_frame *f, const hg_history *h, int ov, double s) {
   static const float spring_c[4] = {0.9f, 0.9f, 0.3f, 1}, thrust_c[4] = {1, 0.5f, 0.1f, 1},
-                     drag_c[4] = {0.4f, 0.8f, 1, 1}, chute_c[4] = {1, 0.3f, 0.3f, 1};
+                     drag_c[4] = {0.4f, 0.8f, 1, 1}, chute_c[4] = {1, 0.3f, 0.3f, 1},
+                     contact_c[4] = {0.3f, 1, 0.4f, 1};
   double fmax_ = 0;
+  /* forces drawn as arrows at a point (contact: its total at the deepest point) */
+#define HG_ARROW_FORCE(t) \
+  ((t) == HG_FORCE_THRUST || (t) == HG_FORCE_DRAG || (t) == HG_FORCE_PARACHUTE || (t) == HG_FORCE_CONTACT)
   for (int k = 0; k < f->nforce; k++)
-    if (f->force[k].type == HG_FORCE_THRUST || f->force[k].type == HG_FORCE_DRAG ||
-        f->force[k].type == HG_FORCE_PARACHUTE)
-      fmax_ = fmax(fmax_, f->force[k].magnitude);
+    if (HG_ARROW_FORCE(f->force[k].type)) fmax_ = fmax(fmax_, f->force[k].magnitude);
   for (int k = 0; k < f->nforce; k++) {
     const hg_fforce *F = &f->force[k];
     if (F->inert) continue;
@@ -304,8 +306,11 @@ static int forces(hg_draw_list *dl, const hg_frame *f, const hg_history *h, int 
         return -1;
       }
     } else if ((ov & HG_OV_FORCES) && F->enabled && fmax_ > 0 && F->magnitude > 0 &&
-               (F->type == HG_FORCE_THRUST || F->type == HG_FORCE_DRAG || F->type == HG_FORCE_PARACHUTE)) {
-      const float *c = F->type == HG_FORCE_THRUST ? thrust_c : F->type == HG_FORCE_DRAG ? drag_c : chute_c;
+               HG_ARROW_FORCE(F->type)) {
+      const float *c = F->type == HG_FORCE_THRUST  ? thrust_c
+                       : F->type == HG_FORCE_DRAG  ? drag_c
+                       : F->type == HG_FORCE_CONTACT ? contact_c
+                                                     : chute_c;
       double v[3], len = 1.5 * s * F->magnitude / fmax_;
       for (int i = 0; i < 3; i++) v[i] = len * F->force[i] / F->magnitude;
       const double *p = F->type == HG_FORCE_PARACHUTE ? F->a : F->b;

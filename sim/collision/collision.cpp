@@ -81,7 +81,14 @@ Geometry geometry(const hg_geom &g, fcl::Transform3d &offset, hg_error *err) {
 struct hg_collision {
   std::vector<Shape> shape;
   std::vector<std::vector<int>> of_body;  // shape indices per body
-  fcl::CollisionResultd contacts;         // hg_collision_contacts' buffer, reused
+  // hg_collision_contacts' scratch, reused (it grows to the most points seen, then allocates no
+  // more): the points, FCL's result, and per body its side bits and world pose, per shape its
+  // bounding sphere's world centre
+  std::vector<hg_contact> points;
+  fcl::CollisionResultd contacts;
+  std::vector<unsigned char> side;
+  std::vector<fcl::Transform3d, Eigen::aligned_allocator<fcl::Transform3d>> pose;  // (C++14: aligned)
+  std::vector<fcl::Vector3d> centre;
 };
 
 extern "C" hg_collision *hg_collision_new(const hg_model *m, hg_error *err) {
@@ -242,41 +249,42 @@ extern "C" int hg_collision_contact_gap(const hg_collision *c, const hg_model *m
   return distance_between(c, T, a, na, b, nb, Filter{m, skip, nskip}, out);
 }
 
-namespace {
-
-// out[0..n) keeps the max deepest contacts: c replaces the shallowest when out is full
-int keep_deepest(hg_contact *out, int n, int max, const hg_contact &c) {
-  if (n < max) {
-    out[n] = c;
-    return n + 1;
-  }
-  int w = 0;
-  for (int k = 1; k < n; k++)
-    if (out[k].depth < out[w].depth) w = k;
-  if (c.depth > out[w].depth) out[w] = c;
-  return n;
-}
-
-}  // namespace
 
 extern "C" int hg_collision_contacts(hg_collision *c, const hg_model *m, const hg_se3 *T,
                                      const int *a, int na, const int *b, int nb, const int *skip,
-                                     int nskip, hg_contact *out, int max) {
-  int n = 0, nb_ = (int)c->of_body.size();
+                                     int nskip, const hg_contact **out) {
+  int nbody = (int)c->of_body.size();
+  c->points.clear();
   fcl::CollisionRequestd req(8, true);
+  // the sides' bodies: membership (bit 1: a, bit 2: b), world poses and bounding-sphere centres
+  c->side.assign(nbody, 0);
+  c->pose.resize(nbody);
+  c->centre.resize(c->shape.size());
+  for (int s = 0; s < 2; s++)
+    for (int k = 0; k < (s ? nb : na); k++) {
+      int i = s ? b[k] : a[k];
+      if (i < 0 || i >= nbody || c->side[i]) {
+        if (i >= 0 && i < nbody) c->side[i] |= 1 << s;
+        continue;
+      }
+      c->side[i] |= 1 << s;
+      c->pose[i] = to_fcl(T[i]);
+      for (int sh : c->of_body[i]) c->centre[sh] = c->pose[i] * c->shape[sh].centre;
+    }
   for (int i = 0; i < na; i++)
     for (int j = 0; j < nb; j++) {
       int ba = a[i], bb = b[j];
-      if (ba < 0 || bb < 0 || ba >= nb_ || bb >= nb_ || excluded(m, ba, bb, skip, nskip)) continue;
+      if (ba < 0 || bb < 0 || ba >= nbody || bb >= nbody || excluded(m, ba, bb, skip, nskip))
+        continue;
+      // a pair both sides hold both ways is met twice: keep the one with ba < bb
+      if (ba > bb && (c->side[ba] & 2) && (c->side[bb] & 1)) continue;
       for (int sa : c->of_body[ba])
         for (int sb : c->of_body[bb]) {
           const Shape &A = c->shape[sa], &B = c->shape[sb];
-          fcl::Transform3d Xa = to_fcl(T[ba]), Xb = to_fcl(T[bb]);
           // broad phase: bounding spheres apart
-          if ((Xa * A.centre - Xb * B.centre).norm() > A.radius + B.radius) continue;
-          fcl::Transform3d Ta = Xa * A.local, Tb = Xb * B.local;
+          if ((c->centre[sa] - c->centre[sb]).norm() > A.radius + B.radius) continue;
           // narrow phase: FCL's contact manifold, normals from A into B
-          fcl::CollisionObjectd oa(A.geom, Ta), ob(B.geom, Tb);
+          fcl::CollisionObjectd oa(A.geom, c->pose[ba] * A.local), ob(B.geom, c->pose[bb] * B.local);
           c->contacts.clear();
           fcl::collide(&oa, &ob, req, c->contacts);
           for (size_t k = 0; k < c->contacts.numContacts(); k++) {
@@ -287,9 +295,10 @@ extern "C" int hg_collision_contacts(hg_collision *c, const hg_model *m, const h
             h.depth = ct.penetration_depth;
             h.body_a = ba;
             h.body_b = bb;
-            n = keep_deepest(out, n, max, h);
+            c->points.push_back(h);
           }
         }
     }
-  return n;
+  *out = c->points.data();
+  return (int)c->points.size();
 }

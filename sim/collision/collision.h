@@ -67,13 +67,15 @@ typedef struct hg_contact {
  * world poses T, from FCL's collide(): per pair of overlapping shapes, a contact manifold (up to
  * four points for box against box, one point for other convex pairs, one per overlapping
  * triangle for meshes). A body is never tested against itself, its parent or its children, nor
- * a pair listed in skip (nskip pairs of body indices, either order). The bounding spheres of the
- * shapes reject pairs that are apart before FCL runs. Writes at most max contacts to out (deepest
- * kept when there are more) and returns how many. Not thread-safe on one c (it reuses FCL's
- * result buffers, so steady contact allocates nothing after the first calls). */
+ * a pair listed in skip (nskip pairs of body indices, either order); a pair of bodies that both
+ * sides hold (a pile: the same list on both sides) is tested once. The bounding spheres of the
+ * shapes reject pairs that are apart before FCL runs. Returns how many points, and in *out the
+ * points (in c's buffer: valid until the next call). Not thread-safe on one c: it reuses its
+ * buffers, which grow to the most points seen; hinge's part then allocates nothing (FCL's narrow
+ * phase allocates small temporaries of its own). */
 int hg_collision_contacts(hg_collision *c, const hg_model *m, const hg_se3 *T, const int *a,
                           int na, const int *b, int nb, const int *skip, int nskip,
-                          hg_contact *out, int max);
+                          const hg_contact **out);
 
 #ifdef __cplusplus
 }

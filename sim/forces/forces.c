@@ -74,8 +74,6 @@ typedef struct hg_force_elem {
   double expo, diss, mu_f, v_s;
 } hg_force_elem;
 
-/* the most contact points one contact element uses (the deepest are kept) */
-#define HG_CONTACT_MAX 64
 
 struct hg_forces {
   int n;
@@ -84,8 +82,8 @@ struct hg_forces {
   double *mass; /* nbody: body masses */
   double *com;  /* 3 nbody: centres of mass, body coordinates */
   double *Ic;   /* 6 nbody: inertia about the centre of mass, body axes (xx yy zz xy xz yz) */
-  hg_collision *coll;  /* collision geometry of the model, when a contact element needs it */
-  hg_contact *contact; /* HG_CONTACT_MAX: the contact points of the element being evaluated */
+  hg_collision *coll;  /* collision geometry of the model, when a contact element needs it (its
+                          buffers are the contact elements' scratch) */
 };
 
 /* the state of a marker spring */
@@ -376,6 +374,43 @@ static void hg_add_world_force(const hg_data *d, int i, const double p[3], const
   hg_add_point_force(d, i, x, F, NULL, fext);
 }
 
+/* Restitution of the Hunt-Crossley law. Scaled by the impact speed v and the length
+ * (m v^2 / k)^(1/(n+1)), an impact is x'' = -x^n (1 + 3/2 cv x') from x = 0, x' = 1 (x the
+ * depth), so the restitution (the speed it leaves with) depends on cv = c v and n alone. RK4
+ * with steps of 1/500 of the scaled time; the exit speed is interpolated where x returns to 0. */
+double hg_contact_restitution(double cv, double n) {
+  const double h = 2e-3;
+  double x = 0, v = 1;
+  for (long it = 0; it < 10000000L; it++) {
+    double kx[4], kv[4];
+    for (int st = 0; st < 4; st++) {
+      double a = st == 0 ? 0 : st == 3 ? 1 : 0.5;
+      double xs = x + (st ? a * h * kx[st - 1] : 0), vs = v + (st ? a * h * kv[st - 1] : 0);
+      double F = xs > 0 ? pow(xs, n) * (1 + 1.5 * cv * vs) : 0;
+      kx[st] = vs;
+      kv[st] = -(F > 0 ? F : 0);
+    }
+    double xn = x + h / 6 * (kx[0] + 2 * kx[1] + 2 * kx[2] + kx[3]);
+    double vn = v + h / 6 * (kv[0] + 2 * kv[1] + 2 * kv[2] + kv[3]);
+    if (xn <= 0 && it > 0) return -(v + (vn - v) * x / (x - xn)); /* speed at x = 0 */
+    if (vn >= 0 && v < 0 && xn > 0 && cv > 0 && kv[3] == 0) return 0; /* held: never leaves */
+    x = xn, v = vn;
+  }
+  return 0;
+}
+
+double hg_contact_dissipation(double e, double v, double n) {
+  /* e falls from 1 (cv = 0) as cv grows: bisect cv on a log scale, then c = cv / v */
+  double lo = 0, hi = 1;
+  while (hg_contact_restitution(hi, n) > e && hi < 1e6) lo = hi, hi *= 4;
+  for (int it = 0; it < 50; it++) {
+    double mid = 0.5 * (lo + hi);
+    if (hg_contact_restitution(mid, n) > e) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi) / v;
+}
+
 /* what one evaluation of a contact element found */
 typedef struct hg_contact_sum {
   int n;            /* contact points */
@@ -384,16 +419,19 @@ typedef struct hg_contact_sum {
   double F[3];      /* total force on side B, world */
   double deepest;   /* the largest depth, m */
   double p[3];      /* the deepest point, world */
+  int body_a, body_b; /* its bodies (-1: no contact) */
 } hg_contact_sum;
 
 /* every contact point's Hunt-Crossley and friction forces, added to fext when not NULL */
 static void hg_contact_eval(const hg_forces *f, const hg_model *m, const hg_data *d,
                             const hg_force_elem *e, double *fext, hg_contact_sum *sum) {
+  const hg_contact *pts;
   memset(sum, 0, sizeof *sum);
+  sum->body_a = sum->body_b = -1;
   sum->n = hg_collision_contacts(f->coll, m, d->T_world, e->side[0], e->nside[0], e->side[1],
-                                 e->nside[1], e->skip, e->nskip, f->contact, HG_CONTACT_MAX);
+                                 e->nside[1], e->skip, e->nskip, &pts);
   for (int k = 0; k < sum->n; k++) {
-    const hg_contact *c = &f->contact[k];
+    const hg_contact *c = &pts[k];
     double va[3], vb[3], vr[3], vt[3], F[3], Fa[3];
 
     /* relative velocity of the two material points at p, its normal and tangential parts */
@@ -424,6 +462,8 @@ static void hg_contact_eval(const hg_forces *f, const hg_model *m, const hg_data
     if (c->depth > sum->deepest) {
       sum->deepest = c->depth;
       memcpy(sum->p, c->pos, sizeof sum->p);
+      sum->body_a = c->body_a;
+      sum->body_b = c->body_b;
     }
   }
 }
@@ -529,7 +569,7 @@ static void hg_elem_numbers(const hg_force_spec *sp, hg_force_elem *e) {
   e->t_on = sp->t_on;
   e->t_off = sp->t_off;
   e->expo = sp->exponent;
-  e->diss = sp->dissipation;
+  e->diss = sp->dissipation; /* (or from a restitution: hg_forces_build) */
   e->mu_f = sp->friction;
   e->v_s = sp->stiction_velocity;
 }
@@ -680,6 +720,11 @@ hg_forces *hg_forces_build(const hg_force_input *in, const hg_forces *prev, cons
     hg_resolve rs = {in, m, sp, pe != NULL || in->lenient, err};
     f->n = k + 1;
     hg_elem_numbers(sp, e);
+    /* a contact's dissipation from its restitution, once (a bisection, ~10 ms) */
+    if (sp->type == HG_FORCE_CONTACT && sp->restitution > 0)
+      e->diss = pe && pe->type == HG_FORCE_CONTACT
+                    ? pe->diss
+                    : hg_contact_dissipation(sp->restitution, sp->impact_speed, sp->exponent);
     if (!(e->name = hg_strdup(sp->name ? sp->name : ""))) {
       hg_error_set(err, "force elements: out of memory");
       hg_forces_free(f);
@@ -694,9 +739,7 @@ hg_forces *hg_forces_build(const hg_force_input *in, const hg_forces *prev, cons
   /* the collision geometry, once, when an element touches */
   for (int k = 0; k < f->n && !f->coll; k++) {
     if (f->e[k].type != HG_FORCE_CONTACT) continue;
-    if (!(f->contact = malloc(HG_CONTACT_MAX * sizeof *f->contact)) ||
-        !(f->coll = hg_collision_new(m, err))) {
-      if (!f->contact) hg_error_set(err, "force elements: out of memory");
+    if (!(f->coll = hg_collision_new(m, err))) {
       hg_forces_free(f);
       return NULL;
     }
@@ -729,7 +772,6 @@ void hg_forces_free(hg_forces *f) {
   }
   free(f->e);
   hg_collision_free(f->coll);
-  free(f->contact);
   free(f->mass);
   free(f->com);
   free(f->Ic);
@@ -756,23 +798,45 @@ int hg_forces_inert(const hg_forces *f, int k) { return k >= 0 && k < f->n ? f->
 
 void hg_forces_apply(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                      const double *q, const double *v, double *fext, double *tau) {
+  hg_forces_apply_power(f, m, d, t, q, v, fext, tau, NULL);
+}
+
+void hg_forces_apply_power(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                           const double *q, const double *v, double *fext, double *tau,
+                           double *power_nc) {
+  double P = 0;
   for (int k = 0; k < f->n; k++) {
     const hg_force_elem *e = &f->e[k];
     if (!e->enabled || e->inert) continue;
     switch (e->type) {
     case HG_FORCE_CENTRAL_GRAVITY: hg_central_apply(f, e, d, fext); break;
-    case HG_FORCE_JOINT_SPRING: hg_jspring_apply(m, e, q, v, tau); break;
-    case HG_FORCE_SPRING: hg_spring_apply(m, d, e, fext); break;
+    case HG_FORCE_JOINT_SPRING:
+      hg_jspring_apply(m, e, q, v, tau);
+      if (power_nc) P += hg_jspring_power(m, e, v);
+      break;
+    case HG_FORCE_SPRING:
+      hg_spring_apply(m, d, e, fext);
+      if (power_nc) P += hg_spring_power(m, d, e);
+      break;
     case HG_FORCE_DRAG:
-    case HG_FORCE_PARACHUTE: hg_drag_apply(m, d, e, fext); break;
-    case HG_FORCE_THRUST: hg_thrust_apply(e, t, fext); break;
+    case HG_FORCE_PARACHUTE:
+      hg_drag_apply(m, d, e, fext);
+      if (power_nc) P += hg_drag_power(m, d, e);
+      break;
+    case HG_FORCE_THRUST:
+      hg_thrust_apply(e, t, fext);
+      if (power_nc) P += hg_thrust_power(m, d, e, t);
+      break;
     case HG_FORCE_CONTACT: {
+      /* (one query gives the forces and their power) */
       hg_contact_sum sum;
       hg_contact_eval(f, m, d, e, fext, &sum);
+      P += sum.P_nc;
       break;
     }
     }
   }
+  if (power_nc) *power_nc = P;
 }
 
 double hg_forces_potential(const hg_forces *f, const hg_model *m, const hg_data *d,
@@ -829,29 +893,52 @@ int hg_forces_contact_gap(const hg_forces *f, int k, const hg_model *m, const hg
   return 0;
 }
 
-/* the largest speed of a point of body i's collision geometry: |v| + |w| reach */
-static double hg_body_reach_speed(const hg_forces *f, const hg_model *m, const hg_data *d, int i) {
-  double V[6];
-  if (i <= 0) return 0;
+/* bounds of the speed and acceleration of the points of body i's collision geometry (reach r
+ * about its origin): |v| + |w| r, and from the change of its world twist since tw (over dt > 0)
+ * |dv/dt| + (|dw/dt| + |w|^2) r; tw is replaced by the present twist */
+static void hg_body_reach_rates(const hg_forces *f, const hg_model *m, const hg_data *d, int i,
+                                double tw[6], double dt, double *speed, double *acc) {
+  double V[6], W[6], dw[3], dv[3];
+  double r = hg_collision_reach(f->coll, i);
+  *speed = *acc = 0;
+  if (i <= 0) return;
   hg_body_twist(m, d, i, V);
-  return hg_v3_norm(V + 3) + hg_v3_norm(V) * hg_collision_reach(f->coll, i);
+  hg_m3_mulv(d->T_world[i].R, V, W);
+  hg_m3_mulv(d->T_world[i].R, V + 3, W + 3);
+  *speed = hg_v3_norm(W + 3) + hg_v3_norm(W) * r;
+  if (dt > 0) {
+    for (int k = 0; k < 3; k++) dw[k] = W[k] - tw[k], dv[k] = W[3 + k] - tw[3 + k];
+    *acc = hg_v3_norm(dv) / dt + (hg_v3_norm(dw) / dt + hg_v3_dot(W, W)) * r;
+  }
+  memcpy(tw, W, sizeof W);
 }
 
-double hg_forces_contact_step(const hg_forces *f, const hg_model *m, const hg_data *d) {
+double hg_forces_contact_step(const hg_forces *f, const hg_model *m, const hg_data *d, double *tw,
+                              double dt) {
   double h = INFINITY;
   for (int k = 0; k < f->n; k++) {
     const hg_force_elem *e = &f->e[k];
-    double thin = INFINITY, speed[2] = {0, 0};
+    double thin = INFINITY, v = 0, a = 0;
     if (e->type != HG_FORCE_CONTACT || !e->enabled || e->inert) continue;
-    /* the thinnest shape of either side, and each side's fastest point */
-    for (int s = 0; s < 2; s++)
+    /* the thinnest shape of either side, and the fastest closing of the two sides */
+    for (int s = 0; s < 2; s++) {
+      double vs = 0, as = 0;
       for (int b = 0; b < e->nside[s]; b++) {
         int i = e->side[s][b];
-        double t = hg_collision_thinnest(f->coll, i);
+        double t = hg_collision_thinnest(f->coll, i), vi, ai;
         if (t > 0 && t < thin) thin = t;
-        speed[s] = fmax(speed[s], hg_body_reach_speed(f, m, d, i));
+        hg_body_reach_rates(f, m, d, i, tw + 6 * i, dt, &vi, &ai);
+        vs = fmax(vs, vi);
+        as = fmax(as, ai);
       }
-    if (speed[0] + speed[1] > 0 && isfinite(thin)) h = fmin(h, 0.5 * thin / (speed[0] + speed[1]));
+      v += vs;
+      a += as;
+    }
+    /* the longest h with v h + a h^2 / 2 <= thin / 2 */
+    if (!isfinite(thin)) continue;
+    double s = 0.5 * thin;
+    if (a > 0) h = fmin(h, 2 * s / (v + sqrt(v * v + 2 * a * s)));
+    else if (v > 0) h = fmin(h, s / v);
   }
   return h;
 }
@@ -933,7 +1020,8 @@ void hg_forces_view(const hg_forces *f, const hg_model *m, const hg_data *d, dou
     memcpy(o->force, sum.F, sizeof o->force);
     o->ncontact = sum.n;
     o->length = sum.deepest;
-    if (sum.n) o->body_a = f->contact[0].body_a, o->body_b = f->contact[0].body_b;
+    o->body_a = sum.body_a;
+    o->body_b = sum.body_b;
     break;
   }
   }

@@ -62,6 +62,12 @@ int hg_forces_inert(const hg_forces *f, int k);
 void hg_forces_apply(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                      const double *q, const double *v, double *fext, double *tau);
 
+/* hg_forces_apply, and (power_nc not NULL) hg_forces_power_nc of the same state in one pass: a
+ * contact element queries its contact points once for both. */
+void hg_forces_apply_power(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                           const double *q, const double *v, double *fext, double *tau,
+                           double *power_nc);
+
 /* Potential energy of the conservative elements (central gravity, springs, including disabled
  * ones' zero) for the kinematics in d. */
 double hg_forces_potential(const hg_forces *f, const hg_model *m, const hg_data *d,
@@ -73,6 +79,13 @@ double hg_forces_potential(const hg_forces *f, const hg_model *m, const hg_data 
 double hg_forces_power_nc(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                           const double *q, const double *v);
 
+/* The restitution of a contact element's normal law k d^n (1 + 3/2 c dd/dt) at impact speed v,
+ * which depends only on cv = c v and n (scaled time integration; docs/contact.md), and the
+ * dissipation c that gives restitution e in (0, 1] at impact speed v (the inverse, by bisection
+ * to round-off). Gravity and other forces during the impact are neglected. */
+double hg_contact_restitution(double cv, double n);
+double hg_contact_dissipation(double e, double v, double n);
+
 /* The signed distance between the collision geometry of contact element k's two sides (the
  * pairs it considers: collision.h's hg_collision_contact_gap), for the kinematics in d: > 0 apart,
  * < 0 in contact. 0, or -1 when k is not an enabled, present contact element with shapes on both
@@ -80,11 +93,14 @@ double hg_forces_power_nc(const hg_forces *f, const hg_model *m, const hg_data *
 int hg_forces_contact_gap(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
                           double *gap);
 
-/* The longest time step in which no enabled contact element's bodies, at their present speeds
- * (kinematics and velocities in d), close by more than half the thinnest collision shape of its
- * sides: a bound that keeps a step from carrying a body through another (tunnelling). +inf when
- * nothing moves or no contact element is enabled. */
-double hg_forces_contact_step(const hg_forces *f, const hg_model *m, const hg_data *d);
+/* The longest time step in which no enabled contact element's bodies close by more than half
+ * the thinnest collision shape of its sides, at their present speeds (kinematics and velocities
+ * in d) and at the accelerations seen since the last call (tw: 6 per body of the model, the world
+ * twists (w, v of the origin) the last call left, over dt seconds; dt <= 0: none known). A bound
+ * that keeps a step from carrying a body through another (tunnelling); it writes the present
+ * twists into tw. +inf when nothing moves or no contact element is enabled. */
+double hg_forces_contact_step(const hg_forces *f, const hg_model *m, const hg_data *d, double *tw,
+                              double dt);
 
 /* What element k does now, for drawing it (kinematics of the state in d): the points it acts at
  * (world), the force it applies there (world axes; for a spring, the force on b, and -force on

@@ -178,7 +178,7 @@ void hg_sim_free(hg_sim *s) {
   hg_model_free(s->m);
   hg_builder_free(s->builder);
   double *arrays[] = {s->q, s->v, s->qs, s->vs, s->qdd, s->tau, s->tau_el, s->fext, s->vdot,
-                      s->dv, s->imp, s->cache_q, s->cache_v};
+                      s->dv, s->imp, s->cache_q, s->cache_v, s->contact_tw};
   for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
   for (int k = 0; k < s->ntopo; k++) hg_sim_free_topo(&s->topo[k]);
   free(s->topo);
@@ -547,13 +547,17 @@ static int fire_roots(hg_sim *s) {
 
 /* The integration to stop when contact elements act: one step at a time, each bounded so that
  * no body crosses the thinnest collision shape it could touch (hg_forces_contact_step, at the
- * state the last step ended in). */
+ * state the last step ended in, with the accelerations seen over that step). */
 static int advance_with_contact(hg_sim *s, double stop) {
   hg_integrator *I = s->I;
   int ic = HG_INTEG_OK;
   while (ic == HG_INTEG_OK && hg_integrator_t(I) < stop) {
+    double t = hg_integrator_t(I), dt = t - s->contact_t;
     hg_kinematics(s->m, s->d, hg_integrator_q(I), hg_integrator_v(I));
-    hg_integrator_limit_step(I, hg_forces_contact_step(s->forces, s->m, s->d));
+    double h = hg_forces_contact_step(s->forces, s->m, s->d, s->contact_tw,
+                                      s->contact_t < t ? dt : 0);
+    s->contact_t = t;
+    hg_integrator_limit_step(I, h);
     ic = hg_integrator_step(I, stop);
   }
   s->view_ok = 0; /* (d was used) */

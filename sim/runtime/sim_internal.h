@@ -101,6 +101,8 @@ struct hg_sim {
   double *stop_g;         /* nstop: their functions (stops.c scratch) */
   int nroot;
   int ncontact;           /* contact elements of the scene (their steps are bounded: sim.c) */
+  double *contact_tw;     /* 6 nbody: the bodies' world twists at the last contact step bound */
+  double contact_t;       /* its time (NaN: none yet for this model) */
   int *root_dir;
   int *root_hit;          /* nroot: the roots of the last stop (a copy) */
   hg_trig *trig;

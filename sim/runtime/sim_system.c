@@ -23,11 +23,11 @@ int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *p
   hg_kinematics(m, d, s->qs, s->vs);
   memset(s->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
   memset(s->tau, 0, nv * sizeof(double));
-  hg_forces_apply(s->forces, m, d, t, s->qs, s->vs, s->fext, s->tau);
-  if (s->pull) hg_forces_apply(s->pull, m, d, t, s->qs, s->vs, s->fext, s->tau);
+  double p, pp = 0;
+  hg_forces_apply_power(s->forces, m, d, t, s->qs, s->vs, s->fext, s->tau, &p);
+  if (s->pull) hg_forces_apply_power(s->pull, m, d, t, s->qs, s->vs, s->fext, s->tau, &pp);
   memcpy(s->tau_el, s->tau, nv * sizeof(double));
-  double p = hg_forces_power_nc(s->forces, m, d, t, s->qs, s->vs);
-  if (s->pull) p += hg_forces_power_nc(s->pull, m, d, t, s->qs, s->vs);
+  p += pp;
   /* hybrid dynamics on the same kinematics (one tree walk per evaluation): tau at prescribed
    * joints becomes the load the joint carries */
   if (m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, s->qdd, s->tau, s->fext)
@@ -152,7 +152,8 @@ static int sim_alloc_work(hg_sim *s, const hg_model *m) {
     if (sim_realloc(nqs[k], nq)) return -1;
   for (size_t k = 0; k < sizeof nvs / sizeof nvs[0]; k++)
     if (sim_realloc(nvs[k], nv)) return -1;
-  if (sim_realloc(&s->fext, 6 * nb)) return -1;
+  if (sim_realloc(&s->fext, 6 * nb) || sim_realloc(&s->contact_tw, 6 * nb)) return -1;
+  s->contact_t = NAN;
   hg_profile **prof = realloc(s->prof, nb * sizeof *prof);
   if (prof) s->prof = prof;
   hg_recipe *rec = realloc(s->recipe, nb * sizeof *rec);

@@ -94,7 +94,9 @@ typedef struct hg_force_spec {
   int nside[2];
   char **side[2];
   double exponent;          /* default 1.5 (Hertz) */
-  double dissipation;       /* s/m */
+  double dissipation;       /* s/m (or from restitution at impact_speed, when restitution > 0) */
+  double restitution;       /* 0: not given */
+  double impact_speed;      /* m/s: the speed at which restitution holds */
   double friction;          /* Coulomb coefficient */
   double stiction_velocity; /* m/s, default 1e-3 */
   int nexclude;             /* pairs of bodies never in contact: exclude[2k], exclude[2k+1] */

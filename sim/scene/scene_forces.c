@@ -18,12 +18,12 @@ static const char *const force_keys[] = {
     "stiffness", "damping", "rest",    "markers", "free_length", "compression_only",
     "body",      "marker",  "cd_area", "cop",     "atmosphere",  "force",
     "torque",    "t_on",    "t_off",   "radius",  "between",     "exponent",
-    "dissipation", "friction", "stiction_velocity", "exclude", NULL};
+    "dissipation", "friction", "stiction_velocity", "exclude", "restitution", "impact_speed", NULL};
 
 /* the keys of each type beyond name, type and enabled; the first ones listed are required */
 static const struct {
   int nneed;
-  const char *keys[8];
+  const char *keys[10];
 } force_shape[NTYPES] = {
     {1, {"mu", "centre", "radius"}},
     {1, {"joint", "stiffness", "damping", "rest"}},
@@ -32,7 +32,7 @@ static const struct {
     {1, {"body", "force", "torque", "t_on", "t_off"}},
     {2, {"marker", "cd_area", "atmosphere"}},
     {2, {"between", "stiffness", "exponent", "dissipation", "friction", "stiction_velocity",
-         "exclude"}},
+         "exclude", "restitution", "impact_speed"}},
 };
 
 /* ---- the atmosphere ---- */
@@ -63,7 +63,7 @@ static int force_keys_apply(hg_sctx *c, const hg_ynode *n, int t) {
     const hg_ynode *key = hg_ydoc_pair_key(&c->doc, n, k);
     const char *name = hg_ydoc_text(key);
     int ok = strcmp(name, "name") == 0 || strcmp(name, "type") == 0 || strcmp(name, "enabled") == 0;
-    for (int j = 0; j < 8 && force_shape[t].keys[j] && !ok; j++)
+    for (int j = 0; j < 10 && force_shape[t].keys[j] && !ok; j++)
       ok = strcmp(name, force_shape[t].keys[j]) == 0;
     if (!ok)
       return hg_ydoc_fail(&c->doc, key, "'%s' does not apply to a %s force", name, force_types[t]);
@@ -199,6 +199,24 @@ static int contact(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
     return hg_ydoc_fail(&c->doc, hg_ydoc_get(&c->doc, n, "exponent"),
                         "'exponent' must be in [1, 3] (1: linear, 1.5: Hertz), got %g",
                         f->exponent);
+  /* restitution at an impact speed: the dissipation that gives it (forces.c) */
+  const hg_ynode *en = hg_ydoc_get(&c->doc, n, "restitution");
+  const hg_ynode *vn = hg_ydoc_get(&c->doc, n, "impact_speed");
+  if (en || vn) {
+    if (!en || !vn)
+      return hg_ydoc_fail(&c->doc, en ? en : vn,
+                          "'restitution' and 'impact_speed' go together (the restitution holds at "
+                          "that impact speed)");
+    if (hg_ydoc_get(&c->doc, n, "dissipation"))
+      return hg_ydoc_fail(&c->doc, en,
+                          "give either 'dissipation' or 'restitution' with 'impact_speed', not both");
+    if (hg_sc_positive(c, n, "restitution", &f->restitution) ||
+        hg_sc_positive(c, n, "impact_speed", &f->impact_speed))
+      return -1;
+    if (!(f->restitution >= 0.01 && f->restitution <= 1))
+      return hg_ydoc_fail(&c->doc, en, "'restitution' must be in [0.01, 1], got %g (a compliant "
+                          "contact cannot be perfectly plastic)", f->restitution);
+  }
   if (!xn) return 0;
   /* exclude: [[a, b], ...] */
   if (hg_ydoc_expect_seq(&c->doc, xn, "'exclude' (a list of body pairs)") ||
