@@ -411,6 +411,10 @@ static const struct bad_scene {
   int line, column;
   const char *expect;
 } bad[] = {
+    {"contact_impulsive_no_restitution", 6, 70, "'impact: impulsive' needs a 'restitution' in [0, 1]"},
+    {"contact_one_side", 5, 30, "expected two entries for 'between' (two bodies or body lists), got 1"},
+    {"contact_restitution_alone", 6, 75, "'restitution' and 'impact_speed' go together"},
+    {"contact_unknown_body", 6, 37, "unknown body 'grund' (did you mean 'ground'?)"},
     {"absurd_position", 4, 37, "'pos' = -1e308 is beyond any physical value of a scene"},
     {"absurd_time", 2, 23, "'end' = 1e300 is beyond any physical value of a scene"},
     {"far_position", 8, 17, "position 2e+13 m is beyond the 1e+13 m a scene may give"},

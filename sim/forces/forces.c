@@ -72,6 +72,8 @@ typedef struct hg_force_elem {
   int nside[2], *side[2]; /* contact: the bodies of each side present in the model */
   int nskip, *skip;       /* contact: body pairs never in contact (2 nskip) */
   double expo, diss, mu_f, v_s;
+  int impulsive;          /* contact: impacts are Newton impulses of restitution e_imp */
+  double e_imp, v_min;
 } hg_force_elem;
 
 
@@ -571,6 +573,9 @@ static void hg_elem_numbers(const hg_force_spec *sp, hg_force_elem *e) {
   e->expo = sp->exponent;
   e->diss = sp->dissipation; /* (or from a restitution: hg_forces_build) */
   e->mu_f = sp->friction;
+  e->impulsive = sp->impulsive;
+  e->e_imp = sp->restitution;
+  e->v_min = sp->min_impact_speed;
   e->v_s = sp->stiction_velocity;
 }
 
@@ -721,7 +726,7 @@ hg_forces *hg_forces_build(const hg_force_input *in, const hg_forces *prev, cons
     f->n = k + 1;
     hg_elem_numbers(sp, e);
     /* a contact's dissipation from its restitution, once (a bisection, ~10 ms) */
-    if (sp->type == HG_FORCE_CONTACT && sp->restitution > 0)
+    if (sp->type == HG_FORCE_CONTACT && sp->restitution > 0 && !sp->impulsive)
       e->diss = pe && pe->type == HG_FORCE_CONTACT
                     ? pe->diss
                     : hg_contact_dissipation(sp->restitution, sp->impact_speed, sp->exponent);
@@ -883,13 +888,28 @@ double hg_forces_power_nc(const hg_forces *f, const hg_model *m, const hg_data *
 
 int hg_forces_contact_gap(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
                           double *gap) {
+  hg_forces_impact im;
+  if (hg_forces_contact_impact(f, k, m, d, &im)) return -1;
+  *gap = im.gap - (im.impulsive ? HG_CONTACT_SKIN : 0);
+  return 0;
+}
+
+int hg_forces_contact_impact(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
+                             hg_forces_impact *out) {
   const hg_force_elem *e = k >= 0 && k < f->n ? &f->e[k] : NULL;
   hg_clearance cl;
   if (!e || e->type != HG_FORCE_CONTACT || !e->enabled || e->inert ||
       hg_collision_contact_gap(f->coll, m, d->T_world, e->side[0], e->nside[0], e->side[1],
                                e->nside[1], e->skip, e->nskip, &cl))
     return -1;
-  *gap = cl.distance;
+  out->gap = cl.distance;
+  out->body_a = cl.body_a;
+  out->body_b = cl.body_b;
+  memcpy(out->pa, cl.pa, sizeof out->pa);
+  memcpy(out->pb, cl.pb, sizeof out->pb);
+  out->impulsive = e->impulsive;
+  out->restitution = e->e_imp;
+  out->min_speed = e->v_min;
   return 0;
 }
 

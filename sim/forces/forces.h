@@ -86,12 +86,30 @@ double hg_forces_power_nc(const hg_forces *f, const hg_model *m, const hg_data *
 double hg_contact_restitution(double cv, double n);
 double hg_contact_dissipation(double e, double v, double n);
 
-/* The signed distance between the collision geometry of contact element k's two sides (the
- * pairs it considers: collision.h's hg_collision_contact_gap), for the kinematics in d: > 0 apart,
- * < 0 in contact. 0, or -1 when k is not an enabled, present contact element with shapes on both
- * sides. The simulation finds touch-downs as this gap's zero crossings. */
+/* An impulsive contact element's impacts are found where its gap falls to this skin (m), so
+ * that the closest points are apart and define the normal. */
+#define HG_CONTACT_SKIN 1e-5
+
+/* The root function of contact element k's touch-down for the kinematics in d: the signed
+ * distance between the collision geometry of its two sides (the pairs it considers: collision.h's
+ * hg_collision_contact_gap), > 0 apart, < 0 in contact, less HG_CONTACT_SKIN when its impacts are
+ * impulsive. 0, or -1 when k is not an enabled, present contact element with shapes on both
+ * sides. The simulation finds touch-downs as its zero crossings. */
 int hg_forces_contact_gap(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
                           double *gap);
+
+/* where contact element k's sides are closest now, for an impact: */
+typedef struct hg_forces_impact {
+  double gap;            /* their signed distance, m */
+  double pa[3], pb[3];   /* the closest points on the first and second side (world) */
+  int body_a, body_b;    /* their bodies */
+  int impulsive;         /* the element's impacts are impulses ... */
+  double restitution;    /* ... of this coefficient ... */
+  double min_speed;      /* ... when the sides approach faster than this (m/s) */
+} hg_forces_impact;
+/* 0, or -1 as hg_forces_contact_gap */
+int hg_forces_contact_impact(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
+                             hg_forces_impact *out);
 
 /* The longest time step in which no enabled contact element's bodies close by more than half
  * the thinnest collision shape of its sides, at their present speeds (kinematics and velocities

@@ -175,6 +175,71 @@ static int act_impulse(hg_sim *s, fire_ctx *c, const hg_action *act) {
   return 0;
 }
 
+/* the world velocity of the material point of body i at world point p, for the velocities in
+ * s->d (hg_kinematics) */
+static void point_velocity(hg_sim *s, int i, const double p[3], double vel[3]) {
+  hg_se3 T;
+  double tw[6], r[3];
+  hg_sim_body_world(s, i, &T, tw);
+  for (int k = 0; k < 3; k++) r[k] = p[k] - T.p[k];
+  hg_v3_cross(tw, r, vel);
+  for (int k = 0; k < 3; k++) vel[k] += tw[3 + k];
+}
+
+/* the approach speed of contact element k's closest points along their normal n (from the
+ * first side to the second) for velocities v: < 0 closing */
+static double normal_speed(hg_sim *s, const hg_forces_impact *im, const double n[3],
+                           const double *v) {
+  double va[3], vb[3];
+  hg_kinematics(s->m, s->d, s->q, v);
+  point_velocity(s, im->body_a, im->pa, va);
+  point_velocity(s, im->body_b, im->pb, vb);
+  for (int k = 0; k < 3; k++) vb[k] -= va[k];
+  return hg_v3_dot(vb, n);
+}
+
+/* Contact element k's impact (impact: impulsive): at the closest points of its sides, the Newton
+ * impulse P along their normal n that turns the approach speed u into -e u, the rest of the system
+ * free (free joints take it, as for an impulse action):
+ *   dv = M^-1 J^T n (hybrid, per unit impulse),  G = n . (J dv),  P = -(1 + e) u / G.
+ * A touch slower than the element's min_impact_speed is left to its compliant law. */
+static int act_touch(hg_sim *s, fire_ctx *c, int k) {
+  const hg_model *m = s->m;
+  const char *name = s->scene->force[k].name;
+  hg_forces_impact im;
+  double n[3], w[6] = {0, 0, 0, 0, 0, 0};
+  hg_kinematics(m, s->d, s->q, s->v);
+  if (hg_forces_contact_impact(s->forces, k, m, s->d, &im) || !(im.gap > 0))
+    return detail(c, "%s: touch without a normal (already in contact): compliant", name), 0;
+  for (int r = 0; r < 3; r++) n[r] = (im.pb[r] - im.pa[r]) / im.gap;
+  double u = normal_speed(s, &im, n, s->v);
+  if (!(-u > im.min_speed))
+    return detail(c, "%s: %s touches %s at %.3g m/s: compliant", name, m->body_name[im.body_a],
+                  m->body_name[im.body_b], -u), 0;
+  /* the generalized impulse of +n on b at pb and -n on a at pa, at free joints */
+  for (int r = 0; r < 3; r++) w[3 + r] = n[r];
+  hg_sim_wrench_to_tau(s, s->d, im.body_b, im.pb, w, s->imp);
+  for (int r = 0; r < 3; r++) w[3 + r] = -n[r];
+  hg_sim_wrench_to_tau(s, s->d, im.body_a, im.pa, w, s->dv);
+  for (int j = 0; j < m->nv; j++) {
+    s->imp[j] += s->dv[j];
+    if (s->d->mode[m->dof_body[j]] != HG_MODE_FREE) s->imp[j] = 0;
+    s->dv[j] = 0;
+  }
+  if (hg_hybrid_impulse(m, s->d, s->q, s->dv, s->imp))
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impact: %s", s->t, s->d->err);
+  /* its normal speed change per unit impulse, and the impulse */
+  double G = normal_speed(s, &im, n, s->dv);
+  if (!(G > 0))
+    return detail(c, "%s: %s cannot move against %s: compliant", name, m->body_name[im.body_a],
+                  m->body_name[im.body_b]), 0;
+  double P = -(1 + im.restitution) * u / G;
+  for (int j = 0; j < m->nv; j++) s->v[j] += P * s->dv[j];
+  detail(c, "%s: %s strikes %s at %.9g m/s, restitution %g, impulse %.9g N s", name,
+         m->body_name[im.body_a], m->body_name[im.body_b], -u, im.restitution, P);
+  return 0;
+}
+
 static const hg_mode_spec free_spec = {NULL, HG_MODE_FREE, 0, {0}, {NULL, 0, 0}};
 static const hg_mode_spec locked_spec = {NULL, HG_MODE_LOCKED, 0, {0}, {NULL, 0, 0}};
 
@@ -416,7 +481,7 @@ static int finish_fire(hg_sim *s, fire_ctx *c, int kind, int index) {
   c->ev.e_lock = c->e_lock;
   s->e_lock += c->e_lock;
   s->w_event += c->ev.e_after - c->ev.e_before + c->e_lock;
-  if ((kind != HG_FIRED_STOP && hg_sim_push_fired(s, kind, index, s->t)) ||
+  if ((kind != HG_FIRED_STOP && kind != HG_FIRED_TOUCH && hg_sim_push_fired(s, kind, index, s->t)) ||
       hg_sim_grow((void **)&s->log, s->nlog, &s->caplog, sizeof *s->log))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
   s->log[s->nlog++] = c->ev;
@@ -446,6 +511,8 @@ int hg_sim_fire(hg_sim *s, int kind, int index) {
     c.recipe_src = HG_RECIPE_COMMAND, c.recipe_idx = index;
   } else if (kind == HG_FIRED_STOP) {
     c.ev.name = "stop";
+  } else if (kind == HG_FIRED_TOUCH) {
+    c.ev.name = "impact";
   } else {
     c.ev.name = "capture";
   }
@@ -453,6 +520,7 @@ int hg_sim_fire(hg_sim *s, int kind, int index) {
   for (int a = 0; a < c.naction && !rc; a++) rc = apply_action(s, &c, a);
   if (!rc) rc = flush_modes(s, &c);
   if (!rc && kind == HG_FIRED_STOP) rc = act_stop(s, &c, index);
+  if (!rc && kind == HG_FIRED_TOUCH) rc = act_touch(s, &c, index);
   if (!rc && kind == HG_FIRED_CAPTURE)
     rc = dock(s, &c, s->scene->capture[index].marker_a, s->scene->capture[index].marker_b,
               s->scene->capture[index].joint);

@@ -534,7 +534,10 @@ static int fire_roots(hg_sim *s) {
   unsigned long version = s->model_version;
   memcpy(s->root_hit, hg_integrator_roots(s->I), (size_t)(s->nroot + s->nstop) * sizeof(int));
   for (int k = 0; k < s->nroot; k++) {
-    if (!s->root_hit[k] || !s->trig[k].active || s->trig[k].kind == HG_FIRED_TOUCH) continue;
+    /* (a touch of a compliant contact element only ended the step) */
+    if (!s->root_hit[k] || !s->trig[k].active ||
+        (s->trig[k].kind == HG_FIRED_TOUCH && !s->scene->force[s->trig[k].index].impulsive))
+      continue;
     int rc = hg_sim_fire(s, s->trig[k].kind, s->trig[k].index);
     if (rc) return rc;
   }

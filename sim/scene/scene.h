@@ -96,7 +96,11 @@ typedef struct hg_force_spec {
   double exponent;          /* default 1.5 (Hertz) */
   double dissipation;       /* s/m (or from restitution at impact_speed, when restitution > 0) */
   double restitution;       /* 0: not given */
-  double impact_speed;      /* m/s: the speed at which restitution holds */
+  double impact_speed;      /* m/s: the speed at which restitution holds (compliant impacts) */
+  int impulsive;            /* impact: impulsive: impacts faster than min_impact_speed are
+                               Newton impulses with this restitution; the compliant law carries
+                               slower touches and sustained contact */
+  double min_impact_speed;  /* m/s, default 1e-3 */
   double friction;          /* Coulomb coefficient */
   double stiction_velocity; /* m/s, default 1e-3 */
   int nexclude;             /* pairs of bodies never in contact: exclude[2k], exclude[2k+1] */

@@ -18,12 +18,13 @@ static const char *const force_keys[] = {
     "stiffness", "damping", "rest",    "markers", "free_length", "compression_only",
     "body",      "marker",  "cd_area", "cop",     "atmosphere",  "force",
     "torque",    "t_on",    "t_off",   "radius",  "between",     "exponent",
-    "dissipation", "friction", "stiction_velocity", "exclude", "restitution", "impact_speed", NULL};
+    "dissipation", "friction", "stiction_velocity", "exclude", "restitution", "impact_speed",
+    "impact", "min_impact_speed", NULL};
 
 /* the keys of each type beyond name, type and enabled; the first ones listed are required */
 static const struct {
   int nneed;
-  const char *keys[10];
+  const char *keys[12];
 } force_shape[NTYPES] = {
     {1, {"mu", "centre", "radius"}},
     {1, {"joint", "stiffness", "damping", "rest"}},
@@ -32,7 +33,7 @@ static const struct {
     {1, {"body", "force", "torque", "t_on", "t_off"}},
     {2, {"marker", "cd_area", "atmosphere"}},
     {2, {"between", "stiffness", "exponent", "dissipation", "friction", "stiction_velocity",
-         "exclude", "restitution", "impact_speed"}},
+         "exclude", "restitution", "impact_speed", "impact", "min_impact_speed"}},
 };
 
 /* ---- the atmosphere ---- */
@@ -63,7 +64,7 @@ static int force_keys_apply(hg_sctx *c, const hg_ynode *n, int t) {
     const hg_ynode *key = hg_ydoc_pair_key(&c->doc, n, k);
     const char *name = hg_ydoc_text(key);
     int ok = strcmp(name, "name") == 0 || strcmp(name, "type") == 0 || strcmp(name, "enabled") == 0;
-    for (int j = 0; j < 10 && force_shape[t].keys[j] && !ok; j++)
+    for (int j = 0; j < 12 && force_shape[t].keys[j] && !ok; j++)
       ok = strcmp(name, force_shape[t].keys[j]) == 0;
     if (!ok)
       return hg_ydoc_fail(&c->doc, key, "'%s' does not apply to a %s force", name, force_types[t]);
@@ -199,10 +200,29 @@ static int contact(hg_sctx *c, const hg_ynode *n, hg_force_spec *f) {
     return hg_ydoc_fail(&c->doc, hg_ydoc_get(&c->doc, n, "exponent"),
                         "'exponent' must be in [1, 3] (1: linear, 1.5: Hertz), got %g",
                         f->exponent);
-  /* restitution at an impact speed: the dissipation that gives it (forces.c) */
+  /* impacts: compliant (the law alone) or impulsive (Newton impulses with a restitution) */
+  static const char *const impacts[] = {"compliant", "impulsive"};
+  const hg_ynode *in = hg_ydoc_get(&c->doc, n, "impact");
   const hg_ynode *en = hg_ydoc_get(&c->doc, n, "restitution");
   const hg_ynode *vn = hg_ydoc_get(&c->doc, n, "impact_speed");
-  if (en || vn) {
+  f->min_impact_speed = 1e-3;
+  if (in && hg_ydoc_choice(&c->doc, in, "impact", impacts, 2, &f->impulsive)) return -1;
+  if (hg_sc_positive(c, n, "min_impact_speed", &f->min_impact_speed)) return -1;
+  if (!f->impulsive && hg_ydoc_get(&c->doc, n, "min_impact_speed"))
+    return hg_ydoc_fail(&c->doc, hg_ydoc_key(&c->doc, n, "min_impact_speed"),
+                        "'min_impact_speed' applies to 'impact: impulsive' only");
+  if (f->impulsive) {
+    /* Newton's coefficient for the impulses; the compliant law keeps its dissipation */
+    if (!en)
+      return hg_ydoc_fail(&c->doc, in, "'impact: impulsive' needs a 'restitution' in [0, 1]");
+    if (vn)
+      return hg_ydoc_fail(&c->doc, vn, "'impact_speed' applies to compliant impacts only (an "
+                          "impulsive impact has its restitution at every speed)");
+    if (hg_ydoc_number(&c->doc, en, "'restitution'", 0, &f->restitution)) return -1;
+    if (!(f->restitution >= 0 && f->restitution <= 1))
+      return hg_ydoc_fail(&c->doc, en, "'restitution' must be in [0, 1], got %g", f->restitution);
+  } else if (en || vn) {
+    /* restitution at an impact speed: the dissipation that gives it (forces.c) */
     if (!en || !vn)
       return hg_ydoc_fail(&c->doc, en ? en : vn,
                           "'restitution' and 'impact_speed' go together (the restitution holds at "
