@@ -188,7 +188,8 @@ static void checkpoint_resume_bit_identical(void **state) {
     double every;
     int ck[2];
   } cases[] = {{"undock", 3, {2, 4}}, {"dock", 4, {2, 3}}, {"freeze_thaw", 1.5, {3, 5}},
-               {"chain", 2.5, {1, 3}}, {"heatshield", 5, {3, 4}}, {"release", 8, {1, 2}}};
+               {"chain", 2.5, {1, 3}}, {"heatshield", 5, {3, 4}}, {"release", 8, {1, 2}},
+               {"probe_drogue", 4, {1, 2}}};
   double q[256], v[256];
   int nq, nv;
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

@@ -106,6 +106,7 @@ int hg_sim_new_integrator(hg_sim *s) {
   s->sys.nquad = 1;
   s->sys.quad = sim_quad;
   s->cache_ok = 0;
+  s->contact_t = NAN;
   s->I = hg_integrator_new(&s->sys, &s->integ, s->t, s->q, s->v, &err);
   if (!s->I) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->t, err.msg), -1;
   hg_integrator_set_quad(s->I, &s->quad);
@@ -114,6 +115,7 @@ int hg_sim_new_integrator(hg_sim *s) {
 
 int hg_sim_restart(hg_sim *s) {
   s->cache_ok = 0;
+  s->contact_t = NAN; /* the contact step bound starts afresh, as a resumed run's does */
   if (hg_integrator_reset(s->I, s->t, s->q, s->v))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "restart at t = %.17g: %s", s->t,
                        hg_integrator_error_message(s->I)), -1;
