@@ -66,6 +66,29 @@ static void assert_budget(hg_sim *sim, double tol) {
   if (!(b.max_drift <= tol)) fail_msg("energy budget drift %g > %g", b.max_drift, tol);
 }
 
+/* two free 1 kg spheres a and b (r = 0.1 m) in zero gravity, a contact element between them with
+ * the given keys, and their initial poses and twists */
+static hg_scene *two_spheres(const char *dir, const char *contact, const char *a, const char *b,
+                             double t_end) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "gravity: [0, 0, 0]\n"
+           "bodies:\n"
+           "  - {name: a, joint: free, inertia: {mass: 1, inertia: [0.004, 0.004, 0.004]},\n"
+           "     geometry: [{type: sphere, radius: 0.1, collision: true}]}\n"
+           "  - {name: b, joint: free, inertia: {mass: 1, inertia: [0.004, 0.004, 0.004]},\n"
+           "     geometry: [{type: sphere, radius: 0.1, collision: true}]}\n"
+           "forces:\n"
+           "  - {name: knock, type: contact, between: [a, b], %s}\n"
+           "initial:\n"
+           "  bodies: {a: %s, b: %s}\n"
+           "integrator: {method: cvode-bdf, rtol: 1e-10, atol: 1e-12}\n"
+           "time: {start: 0, end: %g}\n"
+           "output: {dt: 0.01}\n",
+           contact, a, b, t_end);
+  return hg_test_scene_text(dir, "spheres.yaml", text);
+}
+
 /* body "thing"'s world height and vertical velocity */
 static void thing_z(hg_sim *sim, double *z, double *vz) {
   hg_se3 T;
@@ -255,24 +278,9 @@ static void impulsive_head_on(void **state) {
   (void)state;
   char dir[256];
   assert_int_equal(hg_test_temp_dir("contact_head_on", dir, sizeof dir), 0);
-  static const char text[] =
-      "gravity: [0, 0, 0]\n"
-      "bodies:\n"
-      "  - {name: a, joint: free, inertia: {mass: 1, inertia: [0.004, 0.004, 0.004]},\n"
-      "     geometry: [{type: sphere, radius: 0.1, collision: true}]}\n"
-      "  - {name: b, joint: free, inertia: {mass: 1, inertia: [0.004, 0.004, 0.004]},\n"
-      "     geometry: [{type: sphere, radius: 0.1, collision: true}]}\n"
-      "forces:\n"
-      "  - {name: knock, type: contact, between: [a, b], stiffness: 1e6, impact: impulsive,\n"
-      "     restitution: 0.5}\n"
-      "initial:\n"
-      "  bodies:\n"
-      "    a: {pos: [0, 0, 0], twist: [0, 0, 0, 1, 0, 0]}\n"
-      "    b: {pos: [0.5, 0, 0], twist: [0, 0, 0, -1, 0, 0]}\n"
-      "integrator: {method: cvode-bdf, rtol: 1e-10, atol: 1e-12}\n"
-      "time: {start: 0, end: 0.5}\n"
-      "output: {dt: 0.01}\n";
-  hg_scene *s = hg_test_scene_text(dir, "head_on.yaml", text);
+  hg_scene *s = two_spheres(dir, "stiffness: 1e6, impact: impulsive, restitution: 0.5",
+                            "{pos: [0, 0, 0], twist: [0, 0, 0, 1, 0, 0]}",
+                            "{pos: [0.5, 0, 0], twist: [0, 0, 0, -1, 0, 0]}", 0.5);
   hg_sim *sim = hg_test_sim(s, NAN, NULL);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_nevents(sim), 1);
@@ -356,24 +364,11 @@ static void oblique_strike_keeps_momentum(void **state) {
   (void)state;
   char dir[256];
   assert_int_equal(hg_test_temp_dir("contact_strike", dir, sizeof dir), 0);
-  static const char text[] =
-      "gravity: [0, 0, 0]\n"
-      "bodies:\n"
-      "  - {name: a, joint: free, inertia: {mass: 1, inertia: [0.004, 0.004, 0.004]},\n"
-      "     geometry: [{type: sphere, radius: 0.1, collision: true}]}\n"
-      "  - {name: b, joint: free, inertia: {mass: 1, inertia: [0.004, 0.004, 0.004]},\n"
-      "     geometry: [{type: sphere, radius: 0.1, collision: true}]}\n"
-      "forces:\n"
-      "  - {name: strike, type: contact, between: [a, b], stiffness: 1e6, dissipation: 0.3,\n"
-      "     friction: 0.4, stiction_velocity: 1e-3}\n"
-      "initial:\n"
-      "  bodies:\n"
-      "    a: {pos: [0, 0, 0], twist: [0, 0, 20, 1, 0, 0]}\n"
-      "    b: {pos: [0.5, 0.12, 0.03], twist: [0, 0, 0, -1, 0, 0]}\n"
-      "integrator: {method: cvode-bdf, rtol: 1e-10, atol: 1e-12}\n"
-      "time: {start: 0, end: 0.5}\n"
-      "output: {dt: 0.01}\n";
-  hg_scene *s = hg_test_scene_text(dir, "strike.yaml", text);
+  hg_scene *s = two_spheres(dir,
+                            "stiffness: 1e6, dissipation: 0.3, friction: 0.4, "
+                            "stiction_velocity: 1e-3",
+                            "{pos: [0, 0, 0], twist: [0, 0, 20, 1, 0, 0]}",
+                            "{pos: [0.5, 0.12, 0.03], twist: [0, 0, 0, -1, 0, 0]}", 0.5);
   hg_sim *sim = hg_test_sim(s, NAN, NULL);
   double h0[6], h1[6], tw[6];
   hg_se3 T;

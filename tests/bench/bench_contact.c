@@ -17,17 +17,9 @@
 
 int mkstemps(char *template_, int suffixlen); /* (POSIX leaves it out of _POSIX_C_SOURCE) */
 
+#include "allocs.h"
 #include "sim_internal.h"
 
-static long allocations;
-#ifndef __SANITIZE_ADDRESS__
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-void *malloc(size_t n) { allocations++; return __libc_malloc(n); }
-void *calloc(size_t n, size_t s) { allocations++; return __libc_calloc(n, s); }
-void *realloc(void *p, size_t n) { allocations++; return __libc_realloc(p, n); }
-#endif
 
 static double now_ns(void) {
   struct timespec ts;
@@ -109,11 +101,11 @@ static void bench(int n, int reps) {
   hg_kinematics(m, s->d, s->q, s->v);
   hg_collision_contacts(coll, m, s->d->T_world, a, na, b, nb, NULL, 0, &pts); /* (warm) */
   hg_sim_eval(s, s->t, s->q, s->v, &p);
-  long alloc0 = allocations;
+  long alloc0 = hg_allocs();
   TIME(q_ns, reps, npts = hg_collision_contacts(coll, m, s->d->T_world, a, na, b, nb, NULL, 0, &pts));
-  long q_allocs = allocations - alloc0;
+  long q_allocs = hg_allocs() - alloc0;
   TIME(on_ns, reps, hg_sim_eval(s, s->t, s->q, s->v, &p));
-  long allocs = allocations - alloc0 - q_allocs;
+  long allocs = hg_allocs() - alloc0 - q_allocs;
   hg_forces_set_enabled(s->forces, 0, 0);
   TIME(off_ns, reps, hg_sim_eval(s, s->t, s->q, s->v, &p));
   TIME(aba_ns, reps, hg_aba(m, s->d, s->q, s->v, tau, NULL, qdd));

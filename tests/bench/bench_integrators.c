@@ -18,25 +18,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "allocs.h"
 #include "hinge.h"
 #include "integrator.h"
 #include "models.h"
 
-/* ---- heap allocations, counted by interposing the allocator (glibc; not under AddressSanitizer,
- * which owns the allocator) ---- */
-
-static long allocations;
-#ifndef __SANITIZE_ADDRESS__
-#define COUNTS_ALLOCATIONS 1
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-void *malloc(size_t n) { allocations++; return __libc_malloc(n); }
-void *calloc(size_t n, size_t s) { allocations++; return __libc_calloc(n, s); }
-void *realloc(void *p, size_t n) { allocations++; return __libc_realloc(p, n); }
-#else
-#define COUNTS_ALLOCATIONS 0
-#endif
 
 static double now_ms(void) {
   struct timespec ts;
@@ -151,9 +137,9 @@ static result run(plant *p, hg_integ_method method, double setting, double T, do
    * its first use (once per integrator) */
   double t0 = now_ms();
   r.rc = hg_integrator_step(I, T);
-  long a0 = allocations;
+  long a0 = hg_allocs();
   if (r.rc == HG_INTEG_OK) r.rc = hg_integrator_advance(I, T);
-  r.allocs = allocations - a0;
+  r.allocs = hg_allocs() - a0;
   r.ms = now_ms() - t0;
   if (r.rc != HG_INTEG_OK) fprintf(stderr, "%s\n", hg_integrator_error_message(I));
   hg_integrator_stats(I, &r.st);
@@ -232,7 +218,7 @@ int main(int argc, char **argv) {
   plant p = three_link_pendulum(), h = humanoid();
   long allocs = bench_system(&p, rows, nrows, quick ? 1e-4 : 2.5e-5, quick);
   allocs += bench_system(&h, rows, nrows, quick ? 1e-4 : 5e-5, quick);
-  if (COUNTS_ALLOCATIONS)
+  if (hg_allocs_counted())
     printf("\nheap allocations inside hg_integrator_advance after the first step: %ld\n", allocs);
   else
     printf("\nheap allocations not counted (AddressSanitizer build)\n");

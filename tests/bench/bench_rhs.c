@@ -10,17 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "allocs.h"
 #include "sim_internal.h"
 
-static long allocations;
-#ifndef __SANITIZE_ADDRESS__
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-void *malloc(size_t n) { allocations++; return __libc_malloc(n); }
-void *calloc(size_t n, size_t s) { allocations++; return __libc_calloc(n, s); }
-void *realloc(void *p, size_t n) { allocations++; return __libc_realloc(p, n); }
-#endif
 
 static double now_ns(void) {
   struct timespec ts;
@@ -48,7 +40,7 @@ static void bench(const char *dir, const char *name, int reps) {
   const hg_model *m = s->m;
   double *tau = calloc((size_t)m->nv + 1, sizeof(double)), *qdd = calloc((size_t)m->nv + 1, sizeof(double));
   double best_rhs = INFINITY, best_aba = INFINITY, p;
-  long alloc0 = allocations;
+  long alloc0 = hg_allocs();
   for (int round = 0; round < 5; round++) {
     double t0 = now_ns();
     for (int k = 0; k < reps; k++) hg_sim_eval(s, s->t, s->q, s->v, &p);
@@ -58,7 +50,7 @@ static void bench(const char *dir, const char *name, int reps) {
     best_rhs = fmin(best_rhs, (t1 - t0) / reps);
     best_aba = fmin(best_aba, (t2 - t1) / reps);
   }
-  long allocs = allocations - alloc0;
+  long allocs = hg_allocs() - alloc0;
   printf("%-12s %5d %4d %10.0f %10.0f %7.2f %7ld\n", name, m->nbody - 1, m->nv, best_rhs, best_aba,
          best_rhs / best_aba, allocs);
   free(tau);
