@@ -467,6 +467,30 @@ static void box_manifold_has_four_corners(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* a contact element whose side has no collision shape could never act: the simulation refuses it
+ * with the element's file:line:column */
+static void shapeless_side_is_an_error(void **state) {
+  (void)state;
+  char dir[256];
+  assert_int_equal(hg_test_temp_dir("contact_shapeless", dir, sizeof dir), 0);
+  hg_scene *s = ground_scene(dir,
+                             "  - name: thing\n"
+                             "    joint: free\n"
+                             "    inertia: {mass: 1, inertia: [0.004, 0.004, 0.004]}\n"
+                             "    geometry: [{type: sphere, radius: 0.1}]\n",
+                             "stiffness: 1e6", "{pos: [0, 0, 1]}", 1);
+  hg_sim_options opt;
+  hg_error err;
+  hg_sim_default_options(&opt);
+  hg_sim *sim = hg_sim_new(s, &opt, &err);
+  assert_null(sim);
+  printf("# %s\n", err.msg);
+  assert_non_null(strstr(err.msg, "contact.yaml:12:"));
+  assert_non_null(strstr(err.msg, "first side (thing) have no collision shape"));
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(box_manifold_has_four_corners),
@@ -478,6 +502,7 @@ int main(void) {
       cmocka_unit_test(box_slides_to_coulomb_distance),
       cmocka_unit_test(oblique_strike_keeps_momentum),
       cmocka_unit_test(fast_ball_does_not_tunnel),
+      cmocka_unit_test(shapeless_side_is_an_error),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

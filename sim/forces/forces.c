@@ -681,6 +681,23 @@ static int hg_forces_bodies(hg_forces *f, const hg_model *m) {
   return 0;
 }
 
+/* 1 (err set) when a side of contact element e has present bodies and none of them has a
+ * collision shape */
+static int hg_contact_shapeless(const hg_forces *f, const hg_force_spec *sp, const hg_force_elem *e,
+                                hg_error *err) {
+  for (int s = 0; s < 2; s++) {
+    int shapes = 0;
+    for (int b = 0; b < e->nside[s]; b++) shapes += hg_collision_count(f->coll, e->side[s][b]);
+    if (e->nside[s] == 0 || shapes > 0) continue;
+    hg_error_set(err, "%s:%d:%d: force element '%s': the bodies of its %s side (%s%s) have no "
+                 "collision shape; mark their geometry 'collision: true'",
+                 sp->src.file ? sp->src.file : "(scene)", sp->src.line, sp->src.column, e->name,
+                 s ? "second" : "first", sp->side[s][0], sp->nside[s] > 1 ? ", ..." : "");
+    return 1;
+  }
+  return 0;
+}
+
 /* the element of f named name, or NULL */
 static const hg_force_elem *hg_forces_elem(const hg_forces *f, const char *name) {
   int k = f ? hg_forces_find(f, name) : -1;
@@ -749,6 +766,12 @@ hg_forces *hg_forces_build(const hg_force_input *in, const hg_forces *prev, cons
       return NULL;
     }
   }
+  /* a contact element with a side that has bodies but no collision shape could never act */
+  for (int k = 0; k < f->n; k++)
+    if (f->e[k].type == HG_FORCE_CONTACT && hg_contact_shapeless(f, &in->force[k], &f->e[k], err)) {
+      hg_forces_free(f);
+      return NULL;
+    }
   return f;
 }
 
