@@ -10,6 +10,8 @@
  *   dvdot_F/dq = Yq_F + Yu_FF Gq_F,  Gq = dQ~/dq by central differences on the group.
  * J(q0)^T f is read from RNEA: RNEA(q0, 0, 0, f) = g(q0) - J^T f, and the gravity term g(q0)
  * cancels in every central difference. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,15 +158,19 @@ static void assemble(const hg_model *m, const hg_data *d, hg_linear *L, const hg
   (void)d;
 }
 
+/* L->nf and L->dof: the DoFs of the joints free in d->mode */
+static void free_dofs(const hg_model *m, const hg_data *d, hg_linear *L) {
+  L->nf = 0;
+  for (int k = 0; k < m->nv; k++)
+    if (d->mode[m->dof_body[k]] == HG_MODE_FREE) L->dof[L->nf++] = k;
+}
+
 int hg_linearize(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, const double *q,
                  const double *v, const double *qdd, hg_force_fn forces, void *ctx, double h) {
   int nv = m->nv;
   double *f0 = L->fp + 2 * 6 * (size_t)m->nbody;
   if (!(h > 0)) h = 1e-6;
-  /* the free DoFs */
-  L->nf = 0;
-  for (int k = 0; k < nv; k++)
-    if (d->mode[m->dof_body[k]] == HG_MODE_FREE) L->dof[L->nf++] = k;
+  free_dofs(m, d, L);
   /* the operating point's inputs: element forces at free DoFs, accelerations at the others */
   element_forces(m, d, forces, ctx, q, v, f0, L->tp);
   for (int k = 0; k < nv; k++)
@@ -178,4 +184,97 @@ int hg_linearize(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, const
   element_derivatives(m, d, L, forces, ctx, q, v, h);
   assemble(m, d, L, w, v);
   return 0;
+}
+
+/* ---- the equilibrium search ---- */
+
+/* res = vdot at the free DoFs at (q, v = 0), the other joints held still; returns |res|_2, or
+ * -1 when the dynamics fail (d->err) */
+static double free_accel(const hg_model *m, hg_data *d, hg_linear *L, hg_force_fn forces,
+                         void *ctx, const double *q, double *res) {
+  int nv = m->nv;
+  double *f = L->fp + 2 * 6 * (size_t)m->nbody, s = 0;
+  element_forces(m, d, forces, ctx, q, L->zero, f, L->tp);
+  for (int k = 0; k < nv; k++) {
+    L->u[k] = 0;
+    if (d->mode[m->dof_body[k]] != HG_MODE_FREE) L->tp[k] = 0;
+  }
+  if (hg_hybrid(m, d, q, L->zero, L->u, L->tp, f)) return -1;
+  for (int a = 0; a < L->nf; a++) res[a] = L->u[L->dof[a]], s += res[a] * res[a];
+  return sqrt(s);
+}
+
+static double max_abs(int n, const double *x) {
+  double r = 0;
+  for (int k = 0; k < n; k++) r = fmax(r, fabs(x[k]));
+  return r;
+}
+
+int hg_equilibrium(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, double *q,
+                   hg_force_fn forces, void *ctx, double h, double tol, int max_iter,
+                   hg_equilibrium_info *info) {
+  int nv = m->nv, nq = m->nq, rc = -1;
+  if (!(tol > 0)) tol = 1e-10;
+  if (max_iter <= 0) max_iter = 50;
+  free_dofs(m, d, L);
+  int nf = L->nf, nx = 2 * nf;
+  memset(info, 0, sizeof *info);
+  info->nf = nf;
+  info->rank = -1;
+  size_t n1 = (size_t)nf + 1;
+  double *r = malloc(n1 * sizeof(double)), *rt = malloc(n1 * sizeof(double));
+  double *J = malloc(n1 * n1 * sizeof(double)), *step = malloc(n1 * sizeof(double));
+  double *dq = calloc((size_t)nv + 1, sizeof(double)), *qt = malloc(((size_t)nq + 1) * sizeof(double));
+  if (!r || !rt || !J || !step || !dq || !qt) {
+    snprintf(d->err, sizeof d->err, "out of memory");
+    goto done;
+  }
+  double norm = free_accel(m, d, L, forces, ctx, q, r);
+  if (norm < 0) goto done;
+  for (;;) {
+    info->residual = max_abs(nf, r);
+    if (info->residual <= tol) {
+      info->converged = 1;
+      rc = 0;
+      break;
+    }
+    if (info->iterations >= max_iter) {
+      snprintf(d->err, sizeof d->err, "no equilibrium: residual max|vdot| %.3g after %d Newton "
+               "iterations (tolerance %.3g)", info->residual, info->iterations, tol);
+      break;
+    }
+    /* Newton: J = dvdot_F/dq_F at v = 0, delta = -J^+ vdot_F */
+    if (hg_linearize(m, d, w, L, q, L->zero, NULL, forces, ctx, h)) goto done;
+    for (int a = 0; a < nf; a++) {
+      for (int b = 0; b < nf; b++) J[(size_t)a * nf + b] = L->A[(size_t)(nf + a) * nx + b];
+      rt[a] = -r[a];
+    }
+    if (hg_lstsq_min_norm(nf, J, rt, 1e-9, step, &info->rank)) {
+      snprintf(d->err, sizeof d->err, "LAPACK (dgelsd) failed on the Jacobian");
+      goto done;
+    }
+    /* backtracking: q (+) s delta with s halved until |vdot_F|_2 falls by s 1e-4 of itself */
+    double s = 1, nt = -1;
+    for (; s >= 1.0 / 1024; s /= 2) {
+      for (int a = 0; a < nf; a++) dq[L->dof[a]] = step[a];
+      hg_model_integrate(m, q, dq, s, qt);
+      nt = free_accel(m, d, L, forces, ctx, qt, rt);
+      if (nt >= 0 && nt < (1 - 1e-4 * s) * norm) break;
+    }
+    info->iterations++;
+    if (!(nt >= 0 && nt < (1 - 1e-4 * s) * norm)) {
+      snprintf(d->err, sizeof d->err, "no equilibrium: residual max|vdot| %.3g after %d Newton "
+               "iterations, and no step lowers it; the Jacobian has rank %d of %d%s",
+               info->residual, info->iterations, info->rank, nf,
+               info->rank < nf ? " (neutral directions: nothing restores them, e.g. a free body "
+                                 "with no restoring force)" : "");
+      break;
+    }
+    memcpy(q, qt, (size_t)nq * sizeof(double));
+    memcpy(r, rt, (size_t)nf * sizeof(double));
+    norm = nt;
+  }
+done:
+  free(r); free(rt); free(J); free(step); free(dq); free(qt);
+  return rc;
 }

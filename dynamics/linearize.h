@@ -47,6 +47,33 @@ void hg_linear_free(hg_linear *L);
 int hg_linearize(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, const double *q,
                  const double *v, const double *qdd, hg_force_fn forces, void *ctx, double h);
 
+/* ---- equilibria ---- */
+
+/* How an equilibrium search ended (hg_equilibrium). */
+typedef struct hg_equilibrium_info {
+  int iterations;  /* Newton steps taken */
+  double residual; /* max |vdot_F| at the returned q (rad/s^2 or m/s^2) */
+  int rank, nf;    /* the numerical rank of the last Jacobian dvdot_F/dq_F, of nf free DoFs
+                      (-1: balanced at the start, no Jacobian needed) */
+  int converged;   /* 1 when residual <= tol */
+} hg_equilibrium_info;
+
+/* An equilibrium of hybrid dynamics near q (in: the start, out: the last iterate): with v = 0
+ * and the prescribed and locked joints held still where q has them, it finds the free DoFs'
+ * q_F* with vdot_F(q*) = 0 under gravity and the force elements (forces, ctx, h as for
+ * hg_linearize). Newton's method on the group: J = dvdot_F/dq_F (the lower left block of A at
+ * v = 0), the step delta solves J delta = -vdot_F in the least-squares, minimum-norm sense (a
+ * neutral direction, along which nothing restores, is left where it is: singular values below
+ * 1e-9 of the largest count as zero), and q <- q (+) s delta with s = 1, 1/2, ... until |vdot_F|_2
+ * falls. Stops when max |vdot_F| <= tol (tol <= 0: 1e-10), after max_iter steps (<= 0: 50), or
+ * when no step along delta lowers the residual (a neutral direction that does not balance, such as
+ * a free-floating body in gravity). On return L holds the linearization at the last Jacobian
+ * evaluated (not at q*: call hg_linearize there). 0 when converged, -1 otherwise with d->err
+ * saying why and info filled either way. Allocates its own workspace. */
+int hg_equilibrium(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, double *q,
+                   hg_force_fn forces, void *ctx, double h, double tol, int max_iter,
+                   hg_equilibrium_info *info);
+
 /* ---- modes (LAPACK) ---- */
 
 /* Eigenvalues of A (n x n, row-major; not modified): lambda = re + i im, sorted by |lambda| then
@@ -60,5 +87,11 @@ int hg_modes_eig(int n, const double *A, double *re, double *im, double *V);
  * M positive definite): w2 ascending, phi the columns of Phi (n x n), M-orthonormal. 0, or -1
  * when M is not positive definite or LAPACK fails. */
 int hg_modes_sym(int n, const double *K, const double *M, double *w2, double *Phi);
+
+/* The minimum-norm least-squares solution x of A x = b (A n x n row-major, not modified), by the
+ * SVD (dgelsd): singular values below rcond times the largest count as zero; rank gets the
+ * number of the others. 0, or -1 when LAPACK fails. Allocates its own workspace. */
+int hg_lstsq_min_norm(int n, const double *A, const double *b, double rcond, double *x,
+                      int *rank);
 
 #endif

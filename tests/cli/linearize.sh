@@ -35,6 +35,24 @@ run linearize ../scenes/freeze_thaw.yaml --at 0.5
 expect_status "moving scene" 0
 expect_has "moving scene drift" "$out" "not an equilibrium"
 
+# ---- --equilibrium: a spring with its rest angle off the vertical, k (th - 0.8) = -m g l sin th;
+# theta* and w^2 = (k + m g l cos th*) / I_o by Newton's method in awk ----
+run linearize data/scenes/sprung_pendulum.yaml --equilibrium --out "$tmp/eq"
+expect_status "equilibrium" 0
+expect_has "equilibrium summary" "$out" "equilibrium: "
+expect_has "equilibrium drift" "$out" "an equilibrium to the search's tolerance"
+expect_has "equilibrium summary file" "$(cat "$tmp/eq/summary.txt")" "Jacobian rank 1 of 1"
+th=$(awk 'BEGIN { t = 0.8; for (i = 0; i < 50; i++) t -= (20 * (t - 0.8) + 9.81 * sin(t)) / (20 + 9.81 * cos(t)); printf "%.17g", t }')
+expect_near "equilibrium angle" "$(grep '^pivot.q0,' "$tmp/eq/point.csv" | cut -d, -f2)" "$th" 1e-12
+expect_near "equilibrium w^2" "$(tail -n +2 "$tmp/eq/modes_undamped.csv" | cut -d, -f2)" \
+  "$(awk -v t="$th" 'BEGIN { printf "%.17g", (20 + 9.81 * cos(t)) / 0.75 }')" 1e-8
+run linearize data/scenes/falling_box.yaml --equilibrium
+expect_status "no equilibrium" 3
+expect_has "no equilibrium message" "$err" "no equilibrium: residual max|vdot| 9.81 after 1 Newton"
+expect_has "no equilibrium: neutral" "$err" "neutral directions"
+run linearize data/scenes/sprung_pendulum.yaml --equilibrium --tol 0
+expect_status "bad --tol" 2
+
 # ---- bad usage ----
 run linearize
 expect_status "no scene" 2
