@@ -32,9 +32,10 @@ void hg_cli_linearize_usage(FILE *f) {
           "that are free at T (prescribed and locked joints follow their profiles and are not\n"
           "part of the state; for spherical and free joints q (-) q0 is the rotation vector or\n"
           "twist of q0^-1 q in the child frame) and du the forces of those joints. Derivatives\n"
-          "of the dynamics are analytic; those of the force elements are central differences on\n"
-          "the group of step H (default 1e-6; H max(1, |position|) for lengths). Prints a\n"
-          "summary and the modes; with --out writes into DIR (created if needed):\n"
+          "of the dynamics and of joint springs (but on free joints) are analytic; those of the\n"
+          "other force elements are central differences on the group of step H (default 1e-6;\n"
+          "H max(1, |position|) for lengths); the summary says which, element by element.\n"
+          "Prints a summary and the modes; with --out writes into DIR (created if needed):\n"
           "  A.csv, B.csv          the matrices, a header row of column names and one named row\n"
           "                        per state: JOINT.dqK (tangent of q), JOINT.dvK, inputs\n"
           "                        JOINT.tauK\n"
@@ -123,10 +124,24 @@ typedef struct force_ctx {
   double t;
 } force_ctx;
 
-static void scene_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
-                         const double *v, double *fext, double *tau) {
+/* the elements left to central differences, those with analytic derivatives, and theirs */
+static void numeric_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                           const double *v, double *fext, double *tau) {
   const force_ctx *c = ctx;
-  hg_forces_apply(c->f, m, d, c->t, q, v, fext, tau);
+  hg_forces_apply_part(c->f, m, d, c->t, q, v, HG_FORCES_NUMERIC, fext, tau);
+}
+
+static void analytic_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                            const double *v, double *fext, double *tau) {
+  const force_ctx *c = ctx;
+  hg_forces_apply_part(c->f, m, d, c->t, q, v, HG_FORCES_ANALYTIC, fext, tau);
+}
+
+static void analytic_derivatives(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                                 const double *v, double *dQ_dq, double *dQ_dv) {
+  const force_ctx *c = ctx;
+  (void)d, (void)v;
+  hg_forces_derivatives(c->f, m, q, dQ_dq, dQ_dv);
 }
 
 /* runs the scene to T and copies its state, modes and enabled forces; 0 or an exit status */
@@ -352,8 +367,17 @@ static void print_summary(FILE *f, const lin_args *a, const lin_point *p, const 
           drift == 0 ? "an equilibrium"
           : a->equilibrium && eq->converged ? "an equilibrium to the search's tolerance"
           : "not an equilibrium: A describes perturbations");
-  fprintf(f, "dynamics derivatives: analytic; force elements: central differences on the group, "
-             "h = %g (lengths: h max(1, |position|))\n", step);
+  fprintf(f, "dynamics derivatives: analytic\n");
+  int nel = hg_forces_count(p->forces);
+  if (nel > 0) fprintf(f, "force elements' derivatives:\n");
+  for (int k = 0; k < nel; k++) {
+    fprintf(f, "  %s: ", hg_forces_name(p->forces, k));
+    if (!hg_forces_enabled(p->forces, k)) fprintf(f, "disabled at T\n");
+    else if (hg_forces_inert(p->forces, k)) fprintf(f, "inert (its body or joint is absent)\n");
+    else if (hg_forces_analytic(p->forces, p->m, k)) fprintf(f, "analytic\n");
+    else fprintf(f, "central differences on the group, h = %g (lengths: h max(1, |position|))\n",
+                 step);
+  }
   if (p->qdd_note)
     fprintf(f, "note: the prescribed accelerations at T could not be differenced (a change of "
                "topology right after T): taken as zero\n");
@@ -443,13 +467,14 @@ int hg_cli_linearize(int argc, char **argv) {
   double step = a.step > 0 ? a.step : 1e-6;
   if (!status && (!w || !L)) status = HG_EXIT_FAILURE;
   force_ctx fc = {p.forces, p.t};
+  hg_force_elements fe = {numeric_forces, analytic_forces, analytic_derivatives, &fc};
   hg_equilibrium_info eq = {0};
   if (!status && a.equilibrium &&
-      hg_equilibrium(p.m, p.d, w, L, p.q, scene_forces, &fc, step, a.tol, 0, &eq)) {
+      hg_equilibrium(p.m, p.d, w, L, p.q, &fe, step, a.tol, 0, &eq)) {
     fprintf(stderr, "hinge: the equilibrium search from t = %g: %s\n", p.t, p.d->err);
     status = HG_EXIT_SINGULAR;
   }
-  if (!status && hg_linearize(p.m, p.d, w, L, p.q, p.v, p.qdd, scene_forces, &fc, step)) {
+  if (!status && hg_linearize(p.m, p.d, w, L, p.q, p.v, p.qdd, &fe, step)) {
     fprintf(stderr, "hinge: linearizing at t = %g: %s\n", p.t, p.d->err);
     status = HG_EXIT_SINGULAR;
   }
