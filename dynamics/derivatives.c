@@ -34,16 +34,18 @@
 #include "derivatives.h"
 #include "dynamics.h"
 
-/* the columns where row l of an inverse-dynamics derivative (dtau/dq, dtau/dv, M) may be
- * non-zero: the DoFs of l's joint, of its subtree and of its ancestors, as merged ranges
- * [r[2k], r[2k + 1]); returns their number (at most the depth of l's body) */
-static int id_row_ranges(const hg_model *m, int l, int *r) {
-  int i = m->dof_body[l], e = m->subtree_end[i], n = 0;
+/* the columns where the rows of body i's DoFs in an inverse-dynamics derivative (dtau/dq,
+ * dtau/dv, M) may be non-zero: the DoFs of i's joint, of its subtree and of its ancestors, as
+ * merged ranges [r[2k], r[2k + 1]) in descending order; returns their number (at most the depth
+ * of i) */
+static int id_row_ranges(const hg_model *m, int i, int *r) {
+  int e = m->subtree_end[i], n = 0;
   int lo = m->v_adr[i], hi = e < m->nbody ? m->v_adr[e] : m->nv;
   for (int j = m->parent[i]; j > 0; j = m->parent[j]) {
     int a = m->v_adr[j], b = a + m->jnt_nv[j];
-    if (b == lo || a == b) {
-      lo = a < lo ? a : lo;
+    if (a == b) continue; /* no DoFs (a fixed joint) */
+    if (b == lo) {
+      lo = a;
       continue;
     }
     r[2 * n] = lo, r[2 * n + 1] = hi, n++;
@@ -85,7 +87,7 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
    * and short chains (arm7, humanoid32, tree63, chain30), the recursion on long chains (chain100) */
   long nnz = 0;
   for (int l = 0; l < m->nv; l++)
-    for (int k = id_row_ranges(m, l, w->ranges) - 1; k >= 0; k--)
+    for (int k = id_row_ranges(m, m->dof_body[l], w->ranges) - 1; k >= 0; k--)
       nnz += w->ranges[2 * k + 1] - w->ranges[2 * k];
   w->product = nnz < 37L * (m->nbody - 1);
   return w;
@@ -156,7 +158,7 @@ static void body_coriolis(const hg_inertia *G, const double V[6], double Q[6], d
 }
 
 /* y = B x for the sums (Q, (L, p)): (Q x_w + x_w x L, 2 x_w x p); only x's angular part acts */
-static void coriolis_mulv(const double Q[6], const double hv[6], const double x[6], double y[6]) {
+static inline void coriolis_mulv(const double Q[6], const double hv[6], const double x[6], double y[6]) {
   y[0] = Q[0] * x[0] + Q[3] * x[1] + Q[4] * x[2];
   y[1] = Q[3] * x[0] + Q[1] * x[1] + Q[5] * x[2];
   y[2] = Q[4] * x[0] + Q[5] * x[1] + Q[2] * x[2];
@@ -166,7 +168,7 @@ static void coriolis_mulv(const double Q[6], const double hv[6], const double x[
 }
 
 /* y = B^T x = (Q x_w + L x x_w + 2 p x x_v, 0): only its angular part, 3 numbers */
-static void coriolis_tmulv(const double Q[6], const double hv[6], const double x[6], double y[3]) {
+static inline void coriolis_tmulv(const double Q[6], const double hv[6], const double x[6], double y[3]) {
   double t[3];
   y[0] = Q[0] * x[0] + Q[3] * x[1] + Q[4] * x[2];
   y[1] = Q[3] * x[0] + Q[1] * x[1] + Q[5] * x[2];
@@ -216,21 +218,27 @@ static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w
                          const double *v, const double *qdd, const double *fext, double *dtau_dq,
                          double *dtau_dv, double *M) {
   int nv = m->nv;
-  size_t n2 = (size_t)nv * (size_t)nv * sizeof(double);
   hg_rnea(m, d, q, v, qdd, fext, w->tau);
   dof_twists(m, d, w, v, qdd);
   composites(m, d, w);
   dof_wrenches(m, d, w);
-  memset(dtau_dq, 0, n2);
-  memset(dtau_dv, 0, n2);
-  if (M) memset(M, 0, n2);
-
-  /* DoF l of body i against DoF k of i itself and of each ancestor j (rB has no linear part) */
+  /* DoF l of body i against DoF k of i itself and of each ancestor (rB has no linear part) */
   for (int i = 1; i < m->nbody; i++) {
     int va = m->v_adr[i], n = m->jnt_nv[i], all = coupled(m, i);
+    int nr = id_row_ranges(m, i, w->ranges);
+    const int *rg = w->ranges;
     for (int l = va; l < va + n; l++) {
-      const double *rI = w->rI[l], *rB = w->rB[l], *Sl = d->S[l], *gl = w->g[l], *hl = w->h[l];
+      const double *rI = w->rI[l], *rB = w->rB[l], *Sl = d->S[l];
       double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
+      double *Ml = M ? M + (size_t)l * nv : NULL;
+      /* zeros outside the ranges, where no pair writes */
+      for (int k = nr - 1, c = 0; k >= -1; c = k >= 0 ? rg[2 * k + 1] : c, k--) {
+        int e = k >= 0 ? rg[2 * k] : nv;
+        if (e <= c) continue;
+        memset(Dq + c, 0, (size_t)(e - c) * sizeof(double));
+        memset(Dv + c, 0, (size_t)(e - c) * sizeof(double));
+        if (Ml) memset(Ml + c, 0, (size_t)(e - c) * sizeof(double));
+      }
       /* the same joint: S_l turns with q_k when k carries l (all of them, or k <= l) */
       for (int k = va; k < va + n; k++) {
         const double *Sk = d->S[k];
@@ -239,38 +247,69 @@ static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w
         Dv[k] = hg_dot6(rI, w->mu[k]) + hg_v3_dot(rB, Sk);
         if (M) M[(size_t)l * nv + k] = hg_dot6(rI, Sk);
       }
-      /* an ancestor's DoF k: l lies in k's subtree, and k sees l's perturbation through F_j */
-      for (int j = m->parent[i]; j > 0; j = m->parent[j])
-        for (int k = m->v_adr[j]; k < m->v_adr[j] + m->jnt_nv[j]; k++) {
+      /* an ancestor's DoF k (the ranges below va): l lies in k's subtree */
+      for (int r = 0; r < nr; r++)
+        for (int k = rg[2 * r], e = rg[2 * r + 1] < va ? rg[2 * r + 1] : va; k < e; k++) {
           const double *Sk = d->S[k];
           Dq[k] = hg_dot6(rI, w->alpha[k]) + hg_v3_dot(rB, w->nu[k]);
           Dv[k] = hg_dot6(rI, w->mu[k]) + hg_v3_dot(rB, Sk);
-          dtau_dq[(size_t)k * nv + l] = hg_dot6(Sk, gl);
-          dtau_dv[(size_t)k * nv + l] = hg_dot6(Sk, hl);
-          if (M) M[(size_t)l * nv + k] = M[(size_t)k * nv + l] = hg_dot6(rI, Sk);
+          if (Ml) Ml[k] = hg_dot6(rI, Sk);
         }
+    }
+  }
+  /* DoF k of body j against each DoF l below j: k sees l's perturbation through F_j, along
+   * row k (the DoFs of j's subtree after j's own are contiguous) */
+  for (int j = 1; j < m->nbody; j++) {
+    int e = m->subtree_end[j], l0 = m->v_adr[j] + m->jnt_nv[j];
+    int l1 = e < m->nbody ? m->v_adr[e] : nv;
+    for (int k = m->v_adr[j]; k < l0; k++) {
+      const double *Sk = d->S[k];
+      double *Dq = dtau_dq + (size_t)k * nv, *Dv = dtau_dv + (size_t)k * nv;
+      for (int l = l0; l < l1; l++) {
+        Dq[l] = hg_dot6(Sk, w->g[l]);
+        Dv[l] = hg_dot6(Sk, w->h[l]);
+      }
+      if (M)
+        for (int l = l0; l < l1; l++) M[(size_t)k * nv + l] = M[(size_t)l * nv + k];
     }
   }
 }
 
 /* Y = -Minv X for X an inverse-dynamics derivative (nv x nv), Minv symmetric, through its
- * transpose Y^T = -X^T Minv in w->Z: each non-zero X[l, c] (row l's ranges only) adds
- * -X[l, c] Minv[l, :] to row c of Y^T, a loop along whole rows */
+ * transpose: row c of Y^T is -sum_l X[l, c] Minv[l, :] over the l where X[l, c] may be non-zero,
+ * which are the columns of row c's ranges (the pattern is symmetric), a loop along whole rows of
+ * Minv; two rows l at a time share the stores. Every entry is written, nothing is zeroed. */
 static void minv_mul_neg(const hg_model *m, hg_deriv *w, const double *Minv, const double *X,
                          double *Y) {
   size_t nv = (size_t)m->nv;
   double *restrict Yt = w->Z;
-  memset(Yt, 0, nv * nv * sizeof(double));
-  for (size_t l = 0; l < nv; l++) {
-    int nr = id_row_ranges(m, (int)l, w->ranges);
-    const double *restrict Ml = Minv + l * nv, *Xl = X + l * nv;
-    for (int k = 0; k < nr; k++)
-      for (int c = w->ranges[2 * k]; c < w->ranges[2 * k + 1]; c++) {
-        double a = -Xl[c];
-        double *restrict y = Yt + (size_t)c * nv;
-        if (a != 0)
-          for (size_t r = 0; r < nv; r++) y[r] += a * Ml[r];
+  for (int i = 1; i < m->nbody; i++) {
+    int nr = id_row_ranges(m, i, w->ranges);
+    for (size_t c = (size_t)m->v_adr[i]; c < (size_t)(m->v_adr[i] + m->jnt_nv[i]); c++) {
+      double *restrict y = Yt + c * nv;
+      int first = 1;
+      for (int k = 0; k < nr; k++) {
+        size_t l = (size_t)w->ranges[2 * k], e = (size_t)w->ranges[2 * k + 1];
+        for (; l + 1 < e; l += 2) {
+          const double *restrict M0 = Minv + l * nv, *restrict M1 = M0 + nv;
+          double a = -X[l * nv + c], b = -X[(l + 1) * nv + c];
+          if (first)
+            for (size_t r = 0; r < nv; r++) y[r] = a * M0[r] + b * M1[r];
+          else
+            for (size_t r = 0; r < nv; r++) y[r] += a * M0[r] + b * M1[r];
+          first = 0;
+        }
+        if (l < e) {
+          const double *restrict M0 = Minv + l * nv;
+          double a = -X[l * nv + c];
+          if (first)
+            for (size_t r = 0; r < nv; r++) y[r] = a * M0[r];
+          else
+            for (size_t r = 0; r < nv; r++) y[r] += a * M0[r];
+          first = 0;
+        }
       }
+    }
   }
   for (size_t r = 0; r < nv; r++)
     for (size_t c = 0; c < nv; c++) Y[r * nv + c] = Yt[c * nv + r];

@@ -182,15 +182,20 @@ static void sweep_forward(const hg_model *m, const hg_data *d, int i, const swee
 static void recursion(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
                       const double *X, int ld, double *Y) {
   size_t blk = 6 * (size_t)ld;
-  memset(Y, 0, (size_t)m->nv * (size_t)ld * sizeof(double));
   if (X) {
+    memset(Y, 0, (size_t)m->nv * (size_t)ld * sizeof(double));
     memset(w->Fm, 0, blk * (size_t)m->nbody * sizeof(double));
   } else {
-    /* the backward pass reads P_i over i's subtree's columns only */
+    /* the backward pass reads P_i over i's subtree's columns only, and the passes write the
+     * upper triangle of the rows of free joints up to the end of their subtree (the mirror does
+     * the lower one): zero the rest of those rows, and whole rows elsewhere */
     for (int i = 1; i < m->nbody; i++) {
-      int c0 = m->v_adr[i], c1 = subtree_vend(m, i);
+      int c0 = m->v_adr[i], c1 = subtree_vend(m, i), n = m->jnt_nv[i];
+      int z = n > 0 && (!mode || mode[i] == HG_MODE_FREE) ? c1 : c0;
       for (int r = 0; r < 6; r++) memset(w->Fm + blk * (size_t)i + (size_t)r * ld + c0, 0,
                                          (size_t)(c1 - c0) * sizeof(double));
+      for (int a = c0; a < c0 + n; a++)
+        memset(Y + (size_t)a * ld + z, 0, (size_t)(m->nv - z) * sizeof(double));
     }
   }
 
