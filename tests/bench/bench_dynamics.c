@@ -9,6 +9,7 @@
  *   bench_dynamics --urdf FILE [--floating]   a robot of your own, as read and with its fixed
  *                                             links merged (merge.h)
  *   bench_dynamics --quick               fewer repeats (a smoke run)
+ *   bench_dynamics --model MODEL         one built-in model only (no growth lines)
  *   bench_dynamics --calls MODEL         100 untimed calls of RNEA, ABA and the derivatives on
  *                                        one built-in model, for instruction counts:
  *     valgrind --tool=callgrind --dump-instr=no bench_dynamics --calls humanoid32
@@ -216,14 +217,16 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
 
 int main(int argc, char **argv) {
   const char *urdf = NULL, *only = NULL;
+  int calls = 0;
   int floating = 0, repeats = 31;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--urdf") == 0 && i + 1 < argc) urdf = argv[++i];
     else if (strcmp(argv[i], "--floating") == 0) floating = 1;
     else if (strcmp(argv[i], "--quick") == 0) repeats = 5;
-    else if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc) only = argv[++i];
+    else if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc) only = argv[++i], calls = 100;
+    else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) only = argv[++i];
     else {
-      fprintf(stderr, "usage: %s [--urdf FILE [--floating]] [--quick] [--calls MODEL]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--urdf FILE [--floating]] [--quick] [--model MODEL] [--calls MODEL]\n", argv[0]);
       return 2;
     }
   }
@@ -257,7 +260,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < n; k++) {
       if (!only || !strcmp(only, models[k].name))
         bench_model(models[k].name, models[k].m, repeats, ns, &allocs, models[k].m->nv <= 300,
-                    only ? 100 : 0);
+                    calls);
       hg_model_free(models[k].m);
     }
   }
