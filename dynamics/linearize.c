@@ -274,10 +274,10 @@ int hg_equilibrium(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, dou
     info->iterations++;
     if (!(nt >= 0 && nt < (1 - 1e-4 * s) * norm)) {
       snprintf(d->err, sizeof d->err, "no equilibrium: residual max|vdot| %.3g after %d Newton "
-               "iterations, and no step lowers it; the Jacobian has rank %d of %d%s",
-               info->residual, info->iterations, info->rank, nf,
-               info->rank < nf ? " (neutral directions: nothing restores them, e.g. a free body "
-                                 "with no restoring force)" : "");
+               "iterations and no step lowers it; Jacobian rank %d of %d%s", info->residual,
+               info->iterations, info->rank, nf,
+               info->rank < nf ? " (the others neutral: nothing restores them, as for a free "
+                                 "body, or the start is where the forces peak)" : "");
       break;
     }
     memcpy(q, qt, (size_t)nq * sizeof(double));

@@ -8,8 +8,9 @@
  * where D = -ad_{v0} on spherical and free joints (hg_joint_tangent_drift) and the derivatives of
  * the free accelerations are those of hg_hybrid_derivatives plus the force elements' own change
  * with (q, v): analytic for the elements whose derivatives the caller gives, central differences
- * on the group for the others (hg_force_elements). The second-
- * order form M_FF ddq + C dv + K dq = du gives K = -M_FF dvdot/dq and C = -M_FF dvdot/dv.
+ * on the group for the others (hg_force_elements). The second-order form
+ * M_FF ddq + C dv + K dq = du gives K = -M_FF dvdot/dq and C = -M_FF dvdot/dv. hg_equilibrium
+ * finds an operating point with v = 0 and vdot_F = 0.
  * See docs/linearization.md. */
 #ifndef HINGE_LINEARIZE_H
 #define HINGE_LINEARIZE_H
@@ -56,9 +57,9 @@ void hg_linear_free(hg_linear *L);
 /* Linearizes hybrid dynamics at (q, v) with the modes in d->mode. qdd holds the prescribed
  * DoFs' accelerations (others ignored; NULL: zero); fe (may be NULL) gives the force elements:
  * the analytic ones with their derivatives, the numeric ones differentiated by central
- * differences on the group of step h (h <= 0: 1e-6) for
- * angles and velocities, h max(1, |p|) for lengths (p: the world position of the DoF's body, so
- * that a spacecraft far from the origin keeps its gravity gradient above the rounding).
+ * differences on the group of step h (h <= 0: 1e-6) for angles and velocities, h max(1, |p|)
+ * for lengths (p: the world position of the DoF's body, so that a spacecraft far from the origin
+ * keeps its gravity gradient above the rounding).
  * Fills every field of L. 0, or -1 with d->err. */
 int hg_linearize(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, const double *q,
                  const double *v, const double *qdd, const hg_force_elements *fe, double h);
