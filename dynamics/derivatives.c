@@ -34,6 +34,27 @@
 #include "derivatives.h"
 #include "dynamics.h"
 
+/* the columns where the rows of body i's DoFs in an inverse-dynamics derivative (dtau/dq,
+ * dtau/dv, M) may be non-zero: the DoFs of i's joint, of its subtree and of its ancestors, as
+ * merged ranges [r[2k], r[2k + 1]) in descending order; returns their number (at most the depth
+ * of i) */
+static int id_row_ranges(const hg_model *m, int i, int *r) {
+  int e = m->subtree_end[i], n = 0;
+  int lo = m->v_adr[i], hi = e < m->nbody ? m->v_adr[e] : m->nv;
+  for (int j = m->parent[i]; j > 0; j = m->parent[j]) {
+    int a = m->v_adr[j], b = a + m->jnt_nv[j];
+    if (a == b) continue; /* no DoFs (a fixed joint) */
+    if (b == lo) {
+      lo = a;
+      continue;
+    }
+    r[2 * n] = lo, r[2 * n + 1] = hi, n++;
+    lo = a, hi = b;
+  }
+  r[2 * n] = lo, r[2 * n + 1] = hi;
+  return n + 1;
+}
+
 hg_deriv *hg_deriv_new(const hg_model *m) {
   hg_deriv *w = calloc(1, sizeof *w);
   if (!w) return NULL;
@@ -41,7 +62,8 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   w->nv = m->nv;
   w->nbody = m->nbody;
   w->Ic = calloc(nb, sizeof *w->Ic);
-  w->Bc = calloc(nb, sizeof *w->Bc);
+  w->Qc = calloc(nb, sizeof *w->Qc);
+  w->hc = calloc(nb, sizeof *w->hc);
   hg_vec6 **v6[] = {&w->nu, &w->alpha, &w->mu, &w->g, &w->h, &w->rI, &w->rB};
   for (size_t k = 0; k < sizeof v6 / sizeof *v6; k++) *v6[k] = calloc(n1, sizeof(hg_vec6));
   w->Fm = calloc(6 * nv * nb + 1, sizeof(double));
@@ -51,7 +73,8 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   double **vec[] = {&w->zero, &w->qdd, &w->tau, &w->tauh};
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) *vec[k] = calloc(n1, sizeof(double));
   w->all_free = calloc(nb, 1);
-  int ok = w->Ic && w->Bc && w->Fm && w->X && w->all_free;
+  w->ranges = calloc(2 * nb + 2, sizeof(int));
+  int ok = w->Ic && w->Qc && w->hc && w->Fm && w->X && w->all_free && w->ranges;
   for (size_t k = 0; k < sizeof v6 / sizeof *v6; k++) ok = ok && *v6[k];
   for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) ok = ok && *mat[k];
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) ok = ok && *vec[k];
@@ -59,12 +82,20 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
     hg_deriv_free(w);
     return NULL;
   }
+  /* a product with M^-1 costs nv FMAs per non-zero of dtau/dx; the recursion with a dense
+   * right-hand side about 37 per body and column (1-DoF joints): products win on branched trees
+   * and short chains (arm7, humanoid32, tree63, chain30), the recursion on long chains (chain100) */
+  long nnz = 0;
+  for (int l = 0; l < m->nv; l++)
+    for (int k = id_row_ranges(m, m->dof_body[l], w->ranges) - 1; k >= 0; k--)
+      nnz += w->ranges[2 * k + 1] - w->ranges[2 * k];
+  w->product = nnz < 37L * (m->nbody - 1);
   return w;
 }
 
 void hg_deriv_free(hg_deriv *w) {
   if (!w) return;
-  free(w->Ic); free(w->Bc); free(w->Fm); free(w->X); free(w->all_free);
+  free(w->Ic); free(w->Qc); free(w->hc); free(w->Fm); free(w->X); free(w->all_free); free(w->ranges);
   free(w->nu); free(w->alpha); free(w->mu); free(w->g); free(w->h); free(w->rI); free(w->rB);
   free(w->dq); free(w->dv); free(w->M); free(w->P); free(w->Z);
   free(w->zero); free(w->qdd); free(w->tau); free(w->tauh);
@@ -107,62 +138,78 @@ static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, const d
   }
 }
 
-/* B += -P - P^T + X with P = G ad_V and X n = n x* (G V) = -[[h_w^, h_v^], [h_v^, 0]] n */
-static void add_coriolis(const hg_inertia *G, const double V[6], double *B) {
-  double Gm[36], P[36], h[6], Sw[9], Sv[9];
-  hg_inertia_matrix(G, Gm);
-  /* row r of G ad_V is ad*_V applied to row r of the symmetric G */
-  for (int r = 0; r < 6; r++) hg_ad_star(V, Gm + 6 * r, P + 6 * r);
-  for (int r = 0; r < 6; r++)
-    for (int c = 0; c < 6; c++) B[6 * r + c] -= P[6 * r + c] + P[6 * c + r];
-  hg_inertia_mulv(G, V, h);
-  hg_m3_skew(h, Sw);
-  hg_m3_skew(h + 3, Sv);
-  for (int r = 0; r < 3; r++)
-    for (int c = 0; c < 3; c++) {
-      B[6 * r + c] -= Sw[3 * r + c];
-      B[6 * r + 3 + c] -= Sv[3 * r + c];
-      B[6 * (3 + r) + c] -= Sv[3 * r + c];
-    }
+/* The matrix B of one body, G = [[I, h^], [-h^, m]] with first moment h and V = (w, v), has a
+ * simple form: with the momentum G V = (L, p) (angular, linear),
+ *   B = [[Q - L^, 0], [-2 p^, 0]],   Q = -(I w^ + (I w^)^T) - (v h^T + h v^T) + 2 (h.v) 1,
+ * (-G ad_V - (G ad_V)^T has the blocks Q, p^, -p^, 0, and [. x* G V] the blocks -L^, -p^, -p^, 0).
+ * Q is symmetric, and B is linear in (Q, G V), so a subtree's sum needs only the sums of both.
+ * Row r of I w^ is I_r x w. */
+static void body_coriolis(const hg_inertia *G, const double V[6], double Q[6], double hv[6]) {
+  const double *I = G->I, *h = G->h, *w = V, *v = V + 3;
+  double R[3][3], Ir[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
+  for (int r = 0; r < 3; r++) hg_v3_cross(Ir[r], w, R[r]);
+  double hdv = 2 * hg_v3_dot(h, v);
+  static const int ri[6] = {0, 1, 2, 0, 0, 1}, ci[6] = {0, 1, 2, 1, 2, 2};
+  for (int k = 0; k < 6; k++) {
+    int a = ri[k], b = ci[k];
+    Q[k] = -(R[a][b] + R[b][a]) - (v[a] * h[b] + h[a] * v[b]) + (k < 3 ? hdv : 0);
+  }
+  hg_inertia_mulv(G, V, hv);
 }
 
-/* composite Ic_i and Bc_i: each body's own, summed over its subtree (one frame per tree) */
+/* y = B x for the sums (Q, (L, p)): (Q x_w + x_w x L, 2 x_w x p); only x's angular part acts */
+static inline void coriolis_mulv(const double Q[6], const double hv[6], const double x[6], double y[6]) {
+  y[0] = Q[0] * x[0] + Q[3] * x[1] + Q[4] * x[2];
+  y[1] = Q[3] * x[0] + Q[1] * x[1] + Q[5] * x[2];
+  y[2] = Q[4] * x[0] + Q[5] * x[1] + Q[2] * x[2];
+  hg_v3_cross_add(x, hv, y);
+  hg_v3_cross(x, hv + 3, y + 3);
+  for (int r = 3; r < 6; r++) y[r] *= 2;
+}
+
+/* y = B^T x = (Q x_w + L x x_w + 2 p x x_v, 0): only its angular part, 3 numbers */
+static inline void coriolis_tmulv(const double Q[6], const double hv[6], const double x[6], double y[3]) {
+  double t[3];
+  y[0] = Q[0] * x[0] + Q[3] * x[1] + Q[4] * x[2];
+  y[1] = Q[3] * x[0] + Q[1] * x[1] + Q[5] * x[2];
+  y[2] = Q[4] * x[0] + Q[5] * x[1] + Q[2] * x[2];
+  hg_v3_cross_add(hv, x, y);
+  hg_v3_cross(hv + 3, x + 3, t);
+  for (int r = 0; r < 3; r++) y[r] += 2 * t[r];
+}
+
+/* composite Ic_i, Qc_i and hc_i: each body's own, summed over its subtree (one frame per tree) */
 static void composites(const hg_model *m, const hg_data *d, hg_deriv *w) {
   for (int i = 1; i < m->nbody; i++) {
     w->Ic[i] = d->I[i];
-    memset(w->Bc[i], 0, sizeof(hg_mat6));
-    add_coriolis(&d->I[i], d->V[i], w->Bc[i]);
+    body_coriolis(&d->I[i], d->V[i], w->Qc[i], w->hc[i]);
   }
   for (int i = m->nbody - 1; i > 0; i--) {
     int p = m->parent[i];
     if (p <= 0) continue;
     hg_inertia_add(&w->Ic[p], &w->Ic[i]);
-    for (int r = 0; r < 36; r++) w->Bc[p][r] += w->Bc[i][r];
+    for (int r = 0; r < 6; r++) w->Qc[p][r] += w->Qc[i][r], w->hc[p][r] += w->hc[i][r];
   }
 }
 
 /* per DoF k of body i: g_k = S_k x* F_i + Ic_i alpha_k + Bc_i nu_k, h_k = Ic_i mu_k + Bc_i S_k,
- * rI_k = Ic_i S_k, rB_k = Bc_i^T S_k */
+ * rI_k = Ic_i S_k, rB_k = Bc_i^T S_k (its angular part; the linear part is zero) */
 static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w) {
   for (int i = 1; i < m->nbody; i++) {
     const hg_inertia *Ic = &w->Ic[i];
-    const double *Bc = w->Bc[i];
+    const double *Q = w->Qc[i], *hv = w->hc[i];
     for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) {
       const double *S = d->S[k];
-      double x[6], y[6];
+      double x[6], y[6], z[6];
       hg_ad_star(S, d->F[i], x);
       hg_inertia_mulv(Ic, w->alpha[k], y);
-      hg_m6_mulv(Bc, w->nu[k], w->g[k]);
-      for (int r = 0; r < 6; r++) w->g[k][r] += y[r] - x[r];
+      coriolis_mulv(Q, hv, w->nu[k], z);
+      for (int r = 0; r < 6; r++) w->g[k][r] = z[r] + y[r] - x[r];
       hg_inertia_mulv(Ic, w->mu[k], y);
-      hg_m6_mulv(Bc, S, w->h[k]);
-      for (int r = 0; r < 6; r++) w->h[k][r] += y[r];
+      coriolis_mulv(Q, hv, S, z);
+      for (int r = 0; r < 6; r++) w->h[k][r] = z[r] + y[r];
       hg_inertia_mulv(Ic, S, w->rI[k]);
-      for (int c = 0; c < 6; c++) {
-        double t = 0;
-        for (int r = 0; r < 6; r++) t += Bc[6 * r + c] * S[r];
-        w->rB[k][c] = t;
-      }
+      coriolis_tmulv(Q, hv, S, w->rB[k]);
     }
   }
 }
@@ -171,42 +218,101 @@ static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w
                          const double *v, const double *qdd, const double *fext, double *dtau_dq,
                          double *dtau_dv, double *M) {
   int nv = m->nv;
-  size_t n2 = (size_t)nv * (size_t)nv * sizeof(double);
   hg_rnea(m, d, q, v, qdd, fext, w->tau);
   dof_twists(m, d, w, v, qdd);
   composites(m, d, w);
   dof_wrenches(m, d, w);
-  memset(dtau_dq, 0, n2);
-  memset(dtau_dv, 0, n2);
-  if (M) memset(M, 0, n2);
-
-  /* DoF l of body i against DoF k of i itself and of each ancestor j */
+  /* DoF l of body i against DoF k of i itself and of each ancestor (rB has no linear part) */
   for (int i = 1; i < m->nbody; i++) {
-    hg_joint_type t = m->jnt[i].type;
-    int va = m->v_adr[i], n = m->jnt_nv[i];
+    int va = m->v_adr[i], n = m->jnt_nv[i], all = coupled(m, i);
+    int nr = id_row_ranges(m, i, w->ranges);
+    const int *rg = w->ranges;
     for (int l = va; l < va + n; l++) {
       const double *rI = w->rI[l], *rB = w->rB[l], *Sl = d->S[l];
       double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
-      /* the same joint: S_l turns with q_k when k carries l */
-      for (int k = va; k < va + n; k++) {
-        Dq[k] = hg_joint_dof_carries(t, k - va, l - va)
-                    ? hg_dot6(rI, w->alpha[k]) + hg_dot6(rB, w->nu[k])
-                    : hg_dot6(Sl, w->g[k]);
-        Dv[k] = hg_dot6(rI, w->mu[k]) + hg_dot6(rB, d->S[k]);
-        if (M) M[(size_t)l * nv + k] = hg_dot6(rI, d->S[k]);
+      double *Ml = M ? M + (size_t)l * nv : NULL;
+      /* zeros outside the ranges, where no pair writes */
+      for (int k = nr - 1, c = 0; k >= -1; c = k >= 0 ? rg[2 * k + 1] : c, k--) {
+        int e = k >= 0 ? rg[2 * k] : nv;
+        if (e <= c) continue;
+        memset(Dq + c, 0, (size_t)(e - c) * sizeof(double));
+        memset(Dv + c, 0, (size_t)(e - c) * sizeof(double));
+        if (Ml) memset(Ml + c, 0, (size_t)(e - c) * sizeof(double));
       }
-      /* an ancestor's DoF k: l lies in k's subtree, and k sees l's perturbation through F_j */
-      for (int j = m->parent[i]; j > 0; j = m->parent[j])
-        for (int k = m->v_adr[j]; k < m->v_adr[j] + m->jnt_nv[j]; k++) {
+      /* the same joint: S_l turns with q_k when k carries l (all of them, or k <= l) */
+      for (int k = va; k < va + n; k++) {
+        const double *Sk = d->S[k];
+        Dq[k] = all || k <= l ? hg_dot6(rI, w->alpha[k]) + hg_v3_dot(rB, w->nu[k])
+                              : hg_dot6(Sl, w->g[k]);
+        Dv[k] = hg_dot6(rI, w->mu[k]) + hg_v3_dot(rB, Sk);
+        if (M) M[(size_t)l * nv + k] = hg_dot6(rI, Sk);
+      }
+      /* an ancestor's DoF k (the ranges below va): l lies in k's subtree */
+      for (int r = 0; r < nr; r++)
+        for (int k = rg[2 * r], e = rg[2 * r + 1] < va ? rg[2 * r + 1] : va; k < e; k++) {
           const double *Sk = d->S[k];
-          Dq[k] = hg_dot6(rI, w->alpha[k]) + hg_dot6(rB, w->nu[k]);
-          Dv[k] = hg_dot6(rI, w->mu[k]) + hg_dot6(rB, Sk);
-          dtau_dq[(size_t)k * nv + l] = hg_dot6(Sk, w->g[l]);
-          dtau_dv[(size_t)k * nv + l] = hg_dot6(Sk, w->h[l]);
-          if (M) M[(size_t)l * nv + k] = M[(size_t)k * nv + l] = hg_dot6(rI, Sk);
+          Dq[k] = hg_dot6(rI, w->alpha[k]) + hg_v3_dot(rB, w->nu[k]);
+          Dv[k] = hg_dot6(rI, w->mu[k]) + hg_v3_dot(rB, Sk);
+          if (Ml) Ml[k] = hg_dot6(rI, Sk);
         }
     }
   }
+  /* DoF k of body j against each DoF l below j: k sees l's perturbation through F_j, along
+   * row k (the DoFs of j's subtree after j's own are contiguous) */
+  for (int j = 1; j < m->nbody; j++) {
+    int e = m->subtree_end[j], l0 = m->v_adr[j] + m->jnt_nv[j];
+    int l1 = e < m->nbody ? m->v_adr[e] : nv;
+    for (int k = m->v_adr[j]; k < l0; k++) {
+      const double *Sk = d->S[k];
+      double *Dq = dtau_dq + (size_t)k * nv, *Dv = dtau_dv + (size_t)k * nv;
+      for (int l = l0; l < l1; l++) {
+        Dq[l] = hg_dot6(Sk, w->g[l]);
+        Dv[l] = hg_dot6(Sk, w->h[l]);
+      }
+      if (M)
+        for (int l = l0; l < l1; l++) M[(size_t)k * nv + l] = M[(size_t)l * nv + k];
+    }
+  }
+}
+
+/* Y = -Minv X for X an inverse-dynamics derivative (nv x nv), Minv symmetric, through its
+ * transpose: row c of Y^T is -sum_l X[l, c] Minv[l, :] over the l where X[l, c] may be non-zero,
+ * which are the columns of row c's ranges (the pattern is symmetric), a loop along whole rows of
+ * Minv; two rows l at a time share the stores. Every entry is written, nothing is zeroed. */
+static void minv_mul_neg(const hg_model *m, hg_deriv *w, const double *Minv, const double *X,
+                         double *Y) {
+  size_t nv = (size_t)m->nv;
+  double *restrict Yt = w->Z;
+  for (int i = 1; i < m->nbody; i++) {
+    int nr = id_row_ranges(m, i, w->ranges);
+    for (size_t c = (size_t)m->v_adr[i]; c < (size_t)(m->v_adr[i] + m->jnt_nv[i]); c++) {
+      double *restrict y = Yt + c * nv;
+      int first = 1;
+      for (int k = 0; k < nr; k++) {
+        size_t l = (size_t)w->ranges[2 * k], e = (size_t)w->ranges[2 * k + 1];
+        for (; l + 1 < e; l += 2) {
+          const double *restrict M0 = Minv + l * nv, *restrict M1 = M0 + nv;
+          double a = -X[l * nv + c], b = -X[(l + 1) * nv + c];
+          if (first)
+            for (size_t r = 0; r < nv; r++) y[r] = a * M0[r] + b * M1[r];
+          else
+            for (size_t r = 0; r < nv; r++) y[r] += a * M0[r] + b * M1[r];
+          first = 0;
+        }
+        if (l < e) {
+          const double *restrict M0 = Minv + l * nv;
+          double a = -X[l * nv + c];
+          if (first)
+            for (size_t r = 0; r < nv; r++) y[r] = a * M0[r];
+          else
+            for (size_t r = 0; r < nv; r++) y[r] += a * M0[r];
+          first = 0;
+        }
+      }
+    }
+  }
+  for (size_t r = 0; r < nv; r++)
+    for (size_t c = 0; c < nv; c++) Y[r * nv + c] = Yt[c * nv + r];
 }
 
 static int minv_in_world(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double *Minv) {
@@ -221,14 +327,22 @@ static int aba_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w, 
                        double *dqdd_dq, double *dqdd_dv, double *dqdd_dtau) {
   int nv = m->nv;
   if (hg_aba(m, d, q, v, tau, fext, w->qdd)) return -1;
-  if (dqdd_dtau) hg_minv_factored(m, d, w, NULL, dqdd_dtau);
+  int derivs = dqdd_dq || dqdd_dv;
+  double *Minv = dqdd_dtau ? dqdd_dtau : w->M;
+  if (dqdd_dtau || (derivs && w->product)) hg_minv_factored(m, d, w, NULL, Minv);
   if (qdd) memcpy(qdd, w->qdd, (size_t)nv * sizeof(double));
-  if (!dqdd_dq && !dqdd_dv) return 0;
-  /* dqdd/dx = -M^-1 dtau/dx at the acceleration ABA found, by the articulated recursion on
-   * ABA's factors (O(N nv), where a product with M^-1 would cost nv^3) */
+  if (!derivs) return 0;
+  /* dqdd/dx = -M^-1 dtau/dx at the acceleration ABA found: products with M^-1 over the
+   * non-zeros of dtau/dx, or (long chains, w->product 0) the articulated recursion on ABA's
+   * factors with a dense right-hand side, O(N nv) */
   rnea_derivatives_in_world(m, d, w, q, v, w->qdd, fext, w->dq, w->dv, NULL);
-  if (dqdd_dq) hg_minv_solve_neg(m, d, w, NULL, w->dq, nv, dqdd_dq);
-  if (dqdd_dv) hg_minv_solve_neg(m, d, w, NULL, w->dv, nv, dqdd_dv);
+  if (w->product) {
+    if (dqdd_dq) minv_mul_neg(m, w, Minv, w->dq, dqdd_dq);
+    if (dqdd_dv) minv_mul_neg(m, w, Minv, w->dv, dqdd_dv);
+  } else {
+    if (dqdd_dq) hg_minv_solve_neg(m, d, w, NULL, w->dq, nv, dqdd_dq);
+    if (dqdd_dv) hg_minv_solve_neg(m, d, w, NULL, w->dv, nv, dqdd_dv);
+  }
   return 0;
 }
 

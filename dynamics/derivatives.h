@@ -18,21 +18,27 @@
 #include "model.h"
 
 /* The workspace of the derivative routines (allocated once by hg_deriv_new). Per body i, in its
- * tree's frame: Ic the composite inertia of i's subtree, Bc the sum over the subtree of
- * B_b = -G ad_V - (G ad_V)^T - [G V x*] (how the bodies' wrenches change with a common twist
- * change, see derivatives.c). Per DoF k: the twists nu, alpha, mu that enter the derivatives of
- * all accelerations in joint k's subtree, the wrench changes g (for q) and h (for v) at k's
- * body, and the rows rI = Ic S, rB = Bc^T S. */
+ * tree's frame: Ic the composite inertia of i's subtree, and the two parts of the sum Bc over
+ * the subtree of B_b = -G ad_V - (G ad_V)^T + [. x* G V] (how the bodies' wrenches change with a
+ * common twist change, see derivatives.c): Qc the symmetric 3 x 3 sum of its angular block's
+ * symmetric part (xx yy zz xy xz yz), hc the composite momentum sum G V. Per DoF k: the twists
+ * nu, alpha, mu that enter the derivatives of all accelerations in joint k's subtree, the wrench
+ * changes g (for q) and h (for v) at k's body, and the rows rI = Ic S, rB = Bc^T S (whose linear
+ * part is zero). */
 typedef struct hg_deriv {
   int nv, nbody;
   hg_inertia *Ic; /* nbody */
-  hg_mat6 *Bc;    /* nbody */
+  double (*Qc)[6]; /* nbody */
+  hg_vec6 *hc;    /* nbody */
   hg_vec6 *nu, *alpha, *mu, *g, *h, *rI, *rB; /* nv each */
   double *Fm;     /* 6 nv nbody: the M^-1 recursion's wrenches and accelerations */
   double *X;      /* 6 nv: the M^-1 recursion's rows of one joint */
   double *dq, *dv, *M, *P, *Z; /* nv x nv scratch for the forward and hybrid derivatives */
   double *zero, *qdd, *tau, *tauh;     /* nv */
   uint8_t *all_free;              /* nbody, every joint free (for hg_minv) */
+  int *ranges;    /* 2 nbody: column ranges of one row of an inverse-dynamics derivative */
+  int product;    /* 1: forward dynamics' -M^-1 dtau/dx as products with M^-1 (their sparsity
+                     makes them cheaper than the recursion with a dense right-hand side) */
 } hg_deriv;
 
 hg_deriv *hg_deriv_new(const hg_model *m);

@@ -1,15 +1,17 @@
 /* linearize.c: the state-space model (A, B) of hybrid dynamics on the group at an operating
- * point (linearize.h), from the analytic hybrid derivatives and central differences of the force
- * elements.
+ * point (linearize.h), from the analytic hybrid derivatives and the force elements' derivatives:
+ * the caller's analytic ones, central differences for the others.
  *
  * External wrenches act on the joints as the generalized force Q = J(q)^T fext. The analytic
  * derivatives already turn the operating point's fext with the bodies; what remains is how the
  * force elements' outputs change with the state, at a fixed J: with Q~(q', v') =
  * tau_el(q', v') + J(q0)^T fext_el(q', v'), a free joint's accelerations change by
  * dvdot_F = M_FF^-1 dQ~_F (the hybrid derivative's free input columns), so
- *   dvdot_F/dq = Yq_F + Yu_FF Gq_F,  Gq = dQ~/dq by central differences on the group.
+ *   dvdot_F/dq = Yq_F + Yu_FF Gq_F,  Gq = dQ~/dq (analytic, or central differences on the group).
  * J(q0)^T f is read from RNEA: RNEA(q0, 0, 0, f) = g(q0) - J^T f, and the gravity term g(q0)
  * cancels in every central difference. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,22 +51,25 @@ void hg_linear_free(hg_linear *L) {
   free(L);
 }
 
-/* tau and fext (zeroed first) of the force elements at (q, v) */
-static void element_forces(const hg_model *m, hg_data *d, hg_force_fn forces, void *ctx,
+/* tau and fext (zeroed first) of the numeric force elements at (q, v), and of the analytic ones
+ * too when all */
+static void element_forces(const hg_model *m, hg_data *d, const hg_force_elements *fe, int all,
                            const double *q, const double *v, double *fext, double *tau) {
   memset(fext, 0, 6 * (size_t)m->nbody * sizeof(double));
   memset(tau, 0, (size_t)m->nv * sizeof(double));
-  if (!forces) return;
+  if (!fe || (!fe->numeric && !(all && fe->analytic))) return;
   hg_kinematics(m, d, q, v);
-  forces(ctx, m, d, q, v, fext, tau);
+  if (fe->numeric) fe->numeric(fe->ctx, m, d, q, v, fext, tau);
+  if (all && fe->analytic) fe->analytic(fe->ctx, m, d, q, v, fext, tau);
 }
 
-/* Q~ = tau_el + J(q0)^T fext_el at (qe, ve), up to the constant g(q0) (see the top) */
-static void element_q(const hg_model *m, hg_data *d, hg_linear *L, hg_force_fn forces, void *ctx,
+/* Q~ = tau_el + J(q0)^T fext_el of the numeric elements at (qe, ve), up to the constant g(q0)
+ * (see the top) */
+static void element_q(const hg_model *m, hg_data *d, hg_linear *L, const hg_force_elements *fe,
                       const double *q0, const double *qe, const double *ve, double *fext,
                       double *Q) {
   int nv = m->nv;
-  element_forces(m, d, forces, ctx, qe, ve, fext, Q);
+  element_forces(m, d, fe, 0, qe, ve, fext, Q);
   hg_rnea(m, d, q0, L->zero, L->zero, fext, L->y);
   for (int k = 0; k < nv; k++) Q[k] -= L->y[k];
 }
@@ -79,13 +84,20 @@ static double q_step(const hg_model *m, const hg_data *d, int k, double h) {
   return h * (r > 1 ? r : 1);
 }
 
-/* Gq, Gv: central differences of Q~ in q (on the group) and v */
-static void element_derivatives(const hg_model *m, hg_data *d, hg_linear *L, hg_force_fn forces,
-                                void *ctx, const double *q, const double *v, double h) {
+/* Gq, Gv: the analytic elements' derivatives, plus central differences of the numeric elements'
+ * Q~ in q (on the group) and v */
+static void element_derivatives(const hg_model *m, hg_data *d, hg_linear *L,
+                                const hg_force_elements *fe, const double *q, const double *v,
+                                double h) {
   int nv = m->nv;
   memset(L->Gq, 0, (size_t)nv * (size_t)nv * sizeof(double));
   memset(L->Gv, 0, (size_t)nv * (size_t)nv * sizeof(double));
-  if (!forces) return;
+  if (!fe) return;
+  if (fe->analytic && fe->jac) {
+    hg_kinematics(m, d, q, v);
+    fe->jac(fe->ctx, m, d, q, v, L->Gq, L->Gv);
+  }
+  if (!fe->numeric) return;
   hg_kinematics(m, d, q, NULL);
   for (int k = 0; k < nv; k++) L->hq[k] = q_step(m, d, k, h);
   for (int arg = 0; arg < 2; arg++)
@@ -102,9 +114,9 @@ static void element_derivatives(const hg_model *m, hg_data *d, hg_linear *L, hg_
           L->u[k] = 1;
           hg_model_integrate(m, q, L->u, e, L->qp);
         }
-        element_q(m, d, L, forces, ctx, q, L->qp, L->vp, s ? L->fm : L->fp, Q);
+        element_q(m, d, L, fe, q, L->qp, L->vp, s ? L->fm : L->fp, Q);
       }
-      for (int l = 0; l < nv; l++) G[(size_t)l * nv + k] = (L->tp[l] - L->tm[l]) / (2 * hk);
+      for (int l = 0; l < nv; l++) G[(size_t)l * nv + k] += (L->tp[l] - L->tm[l]) / (2 * hk);
     }
 }
 
@@ -156,17 +168,21 @@ static void assemble(const hg_model *m, const hg_data *d, hg_linear *L, const hg
   (void)d;
 }
 
+/* L->nf and L->dof: the DoFs of the joints free in d->mode */
+static void free_dofs(const hg_model *m, const hg_data *d, hg_linear *L) {
+  L->nf = 0;
+  for (int k = 0; k < m->nv; k++)
+    if (d->mode[m->dof_body[k]] == HG_MODE_FREE) L->dof[L->nf++] = k;
+}
+
 int hg_linearize(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, const double *q,
-                 const double *v, const double *qdd, hg_force_fn forces, void *ctx, double h) {
+                 const double *v, const double *qdd, const hg_force_elements *fe, double h) {
   int nv = m->nv;
   double *f0 = L->fp + 2 * 6 * (size_t)m->nbody;
   if (!(h > 0)) h = 1e-6;
-  /* the free DoFs */
-  L->nf = 0;
-  for (int k = 0; k < nv; k++)
-    if (d->mode[m->dof_body[k]] == HG_MODE_FREE) L->dof[L->nf++] = k;
+  free_dofs(m, d, L);
   /* the operating point's inputs: element forces at free DoFs, accelerations at the others */
-  element_forces(m, d, forces, ctx, q, v, f0, L->tp);
+  element_forces(m, d, fe, 1, q, v, f0, L->tp);
   for (int k = 0; k < nv; k++)
     L->u[k] = d->mode[m->dof_body[k]] == HG_MODE_FREE ? L->tp[k] : qdd ? qdd[k] : 0;
   if (hg_hybrid_derivatives(m, d, w, q, v, L->u, f0, L->xdot0 + nv, L->Yq, L->Yv, L->Yu))
@@ -175,7 +191,100 @@ int hg_linearize(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, const
   for (int a = 0; a < L->nf; a++) L->xdot0[a] = L->xdot0[nv + L->dof[a]];
   for (int a = 0; a < L->nf; a++) L->xdot0[L->nf + a] = L->xdot0[a];
   for (int a = 0; a < L->nf; a++) L->xdot0[a] = v[L->dof[a]];
-  element_derivatives(m, d, L, forces, ctx, q, v, h);
+  element_derivatives(m, d, L, fe, q, v, h);
   assemble(m, d, L, w, v);
   return 0;
+}
+
+/* ---- the equilibrium search ---- */
+
+/* res = vdot at the free DoFs at (q, v = 0), the other joints held still; returns |res|_2, or
+ * -1 when the dynamics fail (d->err) */
+static double free_accel(const hg_model *m, hg_data *d, hg_linear *L,
+                         const hg_force_elements *fe, const double *q, double *res) {
+  int nv = m->nv;
+  double *f = L->fp + 2 * 6 * (size_t)m->nbody, s = 0;
+  element_forces(m, d, fe, 1, q, L->zero, f, L->tp);
+  for (int k = 0; k < nv; k++) {
+    L->u[k] = 0;
+    if (d->mode[m->dof_body[k]] != HG_MODE_FREE) L->tp[k] = 0;
+  }
+  if (hg_hybrid(m, d, q, L->zero, L->u, L->tp, f)) return -1;
+  for (int a = 0; a < L->nf; a++) res[a] = L->u[L->dof[a]], s += res[a] * res[a];
+  return sqrt(s);
+}
+
+static double max_abs(int n, const double *x) {
+  double r = 0;
+  for (int k = 0; k < n; k++) r = fmax(r, fabs(x[k]));
+  return r;
+}
+
+int hg_equilibrium(const hg_model *m, hg_data *d, hg_deriv *w, hg_linear *L, double *q,
+                   const hg_force_elements *fe, double h, double tol, int max_iter,
+                   hg_equilibrium_info *info) {
+  int nv = m->nv, nq = m->nq, rc = -1;
+  if (!(tol > 0)) tol = 1e-10;
+  if (max_iter <= 0) max_iter = 50;
+  free_dofs(m, d, L);
+  int nf = L->nf, nx = 2 * nf;
+  memset(info, 0, sizeof *info);
+  info->nf = nf;
+  info->rank = -1;
+  size_t n1 = (size_t)nf + 1;
+  double *r = malloc(n1 * sizeof(double)), *rt = malloc(n1 * sizeof(double));
+  double *J = malloc(n1 * n1 * sizeof(double)), *step = malloc(n1 * sizeof(double));
+  double *dq = calloc((size_t)nv + 1, sizeof(double)), *qt = malloc(((size_t)nq + 1) * sizeof(double));
+  if (!r || !rt || !J || !step || !dq || !qt) {
+    snprintf(d->err, sizeof d->err, "out of memory");
+    goto done;
+  }
+  double norm = free_accel(m, d, L, fe, q, r);
+  if (norm < 0) goto done;
+  for (;;) {
+    info->residual = max_abs(nf, r);
+    if (info->residual <= tol) {
+      info->converged = 1;
+      rc = 0;
+      break;
+    }
+    if (info->iterations >= max_iter) {
+      snprintf(d->err, sizeof d->err, "no equilibrium: residual max|vdot| %.3g after %d Newton "
+               "iterations (tolerance %.3g)", info->residual, info->iterations, tol);
+      break;
+    }
+    /* Newton: J = dvdot_F/dq_F at v = 0, delta = -J^+ vdot_F */
+    if (hg_linearize(m, d, w, L, q, L->zero, NULL, fe, h)) goto done;
+    for (int a = 0; a < nf; a++) {
+      for (int b = 0; b < nf; b++) J[(size_t)a * nf + b] = L->A[(size_t)(nf + a) * nx + b];
+      rt[a] = -r[a];
+    }
+    if (hg_lstsq_min_norm(nf, J, rt, 1e-9, step, &info->rank)) {
+      snprintf(d->err, sizeof d->err, "LAPACK (dgelsd) failed on the Jacobian");
+      goto done;
+    }
+    /* backtracking: q (+) s delta with s halved until |vdot_F|_2 falls by s 1e-4 of itself */
+    double s = 1, nt = -1;
+    for (; s >= 1.0 / 1024; s /= 2) {
+      for (int a = 0; a < nf; a++) dq[L->dof[a]] = step[a];
+      hg_model_integrate(m, q, dq, s, qt);
+      nt = free_accel(m, d, L, fe, qt, rt);
+      if (nt >= 0 && nt < (1 - 1e-4 * s) * norm) break;
+    }
+    info->iterations++;
+    if (!(nt >= 0 && nt < (1 - 1e-4 * s) * norm)) {
+      snprintf(d->err, sizeof d->err, "no equilibrium: residual max|vdot| %.3g after %d Newton "
+               "iterations and no step lowers it; Jacobian rank %d of %d%s", info->residual,
+               info->iterations, info->rank, nf,
+               info->rank < nf ? " (the others neutral: nothing restores them, as for a free "
+                                 "body, or the start is where the forces peak)" : "");
+      break;
+    }
+    memcpy(q, qt, (size_t)nq * sizeof(double));
+    memcpy(r, rt, (size_t)nf * sizeof(double));
+    norm = nt;
+  }
+done:
+  free(r); free(rt); free(J); free(step); free(dq); free(qt);
+  return rc;
 }

@@ -1,5 +1,6 @@
 /* modes.c: eigenvalues and eigenvectors of a linearization through LAPACK (dgeev for A, dsygv
- * for K phi = w^2 M phi). */
+ * for K phi = w^2 M phi), and the minimum-norm least squares (dgelsd) of the equilibrium
+ * search. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,4 +84,23 @@ int hg_modes_sym(int n, const double *K, const double *M, double *w2, double *Ph
   int info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', n, Phi, n, mc, n, w2);
   free(mc);
   return info == 0 ? 0 : -1;
+}
+
+int hg_lstsq_min_norm(int n, const double *A, const double *b, double rcond, double *x,
+                      int *rank) {
+  *rank = 0;
+  if (n == 0) return 0;
+  size_t nn = (size_t)n * (size_t)n;
+  double *a = malloc(nn * sizeof(double)), *s = malloc((size_t)n * sizeof(double));
+  int rc = -1;
+  if (a && s) {
+    lapack_int r = 0;
+    memcpy(a, A, nn * sizeof(double));
+    memcpy(x, b, (size_t)n * sizeof(double));
+    rc = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, n, n, 1, a, n, x, 1, s, rcond, &r) == 0 ? 0 : -1;
+    *rank = (int)r;
+  }
+  free(a);
+  free(s);
+  return rc;
 }

@@ -163,6 +163,8 @@ static void rnea_derivatives(void **state) {
     fixture f = make(&r, 1 + t % 14, t % 2);
     int nv = f.m->nv;
     double *M = calloc((size_t)nv * (size_t)nv + 1, sizeof(double));
+    /* every entry is written (the zeros too): start from NaN */
+    for (int k = 0; k < nv * nv; k++) f.A[k] = f.B[k] = M[k] = NAN;
     hg_rnea_derivatives(f.m, f.d, f.w, f.q, f.v, f.u, f.fext, f.A, f.B, M);
     compare(FN_ID, &f, 0, f.A, &cq);
     compare(FN_ID, &f, 1, f.B, &cv);
@@ -187,12 +189,25 @@ static void aba_derivatives(void **state) {
   hg_rng r;
   hg_rng_seed(&r, 12);
   vcurve cq = {{0}, 0}, cv = {{0}, 0}, cu = {{0}, 0};
+  double ways = 0;
   for (int t = 0; t < ntrees(); t++) {
     fixture f = make(&r, 1 + t % 14, t % 2);
     int nv = f.m->nv;
     double *Minv = calloc((size_t)nv * (size_t)nv + 1, sizeof(double));
     assert_int_equal(hg_aba_derivatives(f.m, f.d, f.w, f.q, f.v, f.u, f.fext, f.y0, f.A, f.B,
                                         Minv), 0);
+    /* the other way to -M^-1 dtau/dx (products with M^-1, or the recursion with a dense
+     * right-hand side): the same up to rounding */
+    size_t n2 = (size_t)nv * (size_t)nv + 1;
+    double *A2 = calloc(n2, sizeof(double)), *B2 = calloc(n2, sizeof(double));
+    f.w->product = !f.w->product;
+    assert_int_equal(hg_aba_derivatives(f.m, f.d, f.w, f.q, f.v, f.u, f.fext, NULL, A2, B2, NULL),
+                     0);
+    f.w->product = !f.w->product;
+    double e = fmax(hg_test_rel_err(A2, f.A, nv * nv), hg_test_rel_err(B2, f.B, nv * nv));
+    if (!(e <= ways)) ways = e;
+    free(A2);
+    free(B2);
     compare(FN_FD, &f, 0, f.A, &cq);
     compare(FN_FD, &f, 1, f.B, &cv);
     compare(FN_FD, &f, 2, Minv, &cu);
@@ -202,6 +217,10 @@ static void aba_derivatives(void **state) {
   print_curve("d qdd / d q", &cq);
   print_curve("d qdd / d v", &cv);
   print_curve("d qdd / d tau", &cu);
+  printf("# d qdd / d (q, v) by products with M^-1 vs by the recursion: worst relative difference "
+         "%.3g\n", ways);
+  /* rounding in both, amplified by M's condition (below 1e6 on these trees) */
+  assert_true(ways < 1e-9);
   assert_true(cq.best < 1e-7);
   assert_true(cv.best < 1e-7);
   assert_true(cu.best < 1e-7);
@@ -213,7 +232,7 @@ static void minv_recursive(void **state) {
   (void)state;
   hg_rng r;
   hg_rng_seed(&r, 13);
-  double worst_col = 0, worst_inv = 0;
+  double worst_col = 0, worst_inv = 0, worst_ff = 0;
   for (int t = 0; t < ntrees(); t++) {
     fixture f = make(&r, 1 + t % 14, t % 2);
     int nv = f.m->nv;
@@ -235,11 +254,38 @@ static void minv_recursive(void **state) {
     for (int k = 0; k < nv; k++) f.C[k * nv + k] -= 1;
     for (int k = 0; k < nv * nv; k++)
       if (!(fabs(f.C[k]) <= worst_inv)) worst_inv = fabs(f.C[k]);
+    /* with random modes, on the hybrid pass's factors: (M_FF)^-1 at the free DoFs, zero at
+     * the others */
+    for (int i = 1; i < f.m->nbody; i++)
+      f.d->mode[i] = hg_rng_uniform(&r) < 0.6 ? HG_MODE_FREE : HG_MODE_PRESCRIBED;
+    memset(f.x, 0, sizeof(double) * (size_t)nv);
+    memset(f.dx, 0, sizeof(double) * (size_t)nv);
+    assert_int_equal(hg_hybrid(f.m, f.d, f.q, f.v, f.dx, f.x, NULL), 0);
+    for (int k = 0; k < nv * nv; k++) f.A[k] = NAN;
+    hg_minv_factored(f.m, f.d, f.w, f.d->mode, f.A);
+    for (int a = 0; a < nv; a++) {
+      int fa = f.d->mode[f.m->dof_body[a]] == HG_MODE_FREE;
+      for (int b = 0; b < nv; b++) {
+        int fb = f.d->mode[f.m->dof_body[b]] == HG_MODE_FREE;
+        double e = 0;
+        if (!fa || !fb) {
+          e = fabs(f.A[a * nv + b]);
+        } else {
+          for (int c = 0; c < nv; c++)
+            if (f.d->mode[f.m->dof_body[c]] == HG_MODE_FREE) e += f.B[a * nv + c] * f.A[c * nv + b];
+          e = fabs(e - (a == b));
+        }
+        if (!(e <= worst_ff)) worst_ff = e;
+      }
+    }
     for (int k = 0; k < 3; k++) f.m->gravity[k] = g[k];
     release(&f);
   }
   printf("# M^-1 (recursive) vs ABA columns: worst absolute difference %.3g\n", worst_col);
   printf("# M M^-1 - 1 (CRBA times recursive M^-1): worst entry %.3g\n", worst_inv);
+  printf("# M_FF (M_FF)^-1 - 1 with random modes (and zeros elsewhere): worst entry %.3g\n",
+         worst_ff);
+  assert_true(worst_ff < 1e-9);
   /* both are rounding: unit-scale masses give entries of M^-1 of order 1 to 1e2, and the
    * condition numbers of these M stay below 1e6, so 1e-9 is far from any real error */
   assert_true(worst_col < 1e-9);

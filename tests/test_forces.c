@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dense.h"
 #include "forces.h"
-#include "models.h"
 #include "models.h"
 
 #define NMAX_FORCE 16
@@ -935,6 +935,103 @@ static void disabled_elements_do_nothing(void **state) {
   hg_builder_free(b);
 }
 
+/* ---- the joint springs' analytic derivatives (linearization) ---- */
+
+/* a spring with a random rest on every joint type, at random states: hg_forces_derivatives
+ * against central differences on the group of the analytic part; the free joint's spring is
+ * left to the numeric part, and the two parts add up to every element */
+static void joint_spring_derivatives(void **state) {
+  (void)state;
+  static const hg_joint_type types[] = {HG_JOINT_REVOLUTE,   HG_JOINT_PRISMATIC, HG_JOINT_HELICAL,
+                                        HG_JOINT_CYLINDRICAL, HG_JOINT_UNIVERSAL, HG_JOINT_PLANAR,
+                                        HG_JOINT_SPHERICAL,  HG_JOINT_FREE};
+  enum { NT = sizeof types / sizeof *types };
+  static const char *names[NT] = {"j0", "j1", "j2", "j3", "j4", "j5", "j6", "j7"};
+  double x[3] = {1, 0, 0}, y[3] = {0, 1, 0};
+  hg_rng r;
+  hg_rng_seed(&r, 77);
+  hg_builder *b = hg_builder_new();
+  hg_inertia G = inertia(1, 0.1, 0, 0, 0.1, 0.2, 0.3);
+  for (int k = 0; k < NT; k++) hg_test_add_body(b, names[k], NULL, types[k], x, y, 0.1, NULL, &G);
+  tscene t;
+  scene_init(&t, b);
+  tmodel tm = model_make(b);
+  const hg_model *m = tm.m;
+  int nv = m->nv;
+  double *rest = calloc((size_t)m->nq, sizeof(double));
+  hg_model_random(m, &r, rest);
+  for (int k = 0; k < NT; k++) {
+    hg_force_spec *sp = add_force(&t, names[k], HG_FORCE_JOINT_SPRING, 10 + k);
+    int j = hg_model_joint(m, names[k]);
+    sp->joint = (char *)names[k];
+    sp->stiffness = 1 + k, sp->damping = 0.1 * (k + 1);
+    sp->rest = rest + m->q_adr[j], sp->nrest = m->jnt_nq[j];
+  }
+  hg_forces *f = compile_ok(&t, &tm);
+  for (int k = 0; k < NT; k++) assert_int_equal(hg_forces_analytic(f, m, k), types[k] != HG_JOINT_FREE);
+
+  size_t n2 = (size_t)nv * (size_t)nv;
+  double *Dq = calloc(n2, sizeof(double)), *Dv = calloc(n2, sizeof(double));
+  double *Cq = calloc(n2, sizeof(double)), *Cv = calloc(n2, sizeof(double));
+  double *qp = calloc((size_t)m->nq, sizeof(double)), *vp = calloc((size_t)nv, sizeof(double));
+  double *e = calloc((size_t)nv, sizeof(double)), *tp = calloc((size_t)nv, sizeof(double));
+  double *tm_ = calloc((size_t)nv, sizeof(double)), *all = calloc((size_t)nv, sizeof(double));
+  double *fx = calloc(6 * (size_t)m->nbody, sizeof(double));
+  double worst = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    hg_model_random(m, &r, tm.q);
+    hg_test_random_vector(&r, tm.v, nv, -2, 2);
+    memset(Dq, 0, n2 * sizeof(double));
+    memset(Dv, 0, n2 * sizeof(double));
+    hg_forces_derivatives(f, m, tm.q, Dq, Dv);
+    /* central differences of the analytic part's tau in each tangent direction of q and of v */
+    const double h = 1e-6;
+    for (int arg = 0; arg < 2; arg++)
+      for (int c = 0; c < nv; c++) {
+        for (int sg = 0; sg < 2; sg++) {
+          double *out = sg ? tm_ : tp, step = sg ? -h : h;
+          memset(e, 0, (size_t)nv * sizeof(double));
+          memcpy(vp, tm.v, (size_t)nv * sizeof(double));
+          if (arg) {
+            memcpy(qp, tm.q, (size_t)m->nq * sizeof(double));
+            vp[c] += step;
+          } else {
+            e[c] = 1;
+            hg_model_integrate(m, tm.q, e, step, qp);
+          }
+          memset(out, 0, (size_t)nv * sizeof(double));
+          hg_kinematics(m, tm.d, qp, vp);
+          hg_forces_apply_part(f, m, tm.d, 0, qp, vp, HG_FORCES_ANALYTIC, fx, out);
+        }
+        for (int l = 0; l < nv; l++)
+          (arg ? Cv : Cq)[(size_t)l * nv + c] = (tp[l] - tm_[l]) / (2 * h);
+      }
+    double eq = hg_test_rel_err(Dq, Cq, nv * nv), ev = hg_test_rel_err(Dv, Cv, nv * nv);
+    if (eq > worst) worst = eq;
+    if (ev > worst) worst = ev;
+    /* the parts add up to the whole */
+    apply(f, &tm, 0);
+    memset(all, 0, (size_t)nv * sizeof(double));
+    hg_forces_apply_part(f, m, tm.d, 0, tm.q, tm.v, HG_FORCES_ANALYTIC, fx, all);
+    hg_forces_apply_part(f, m, tm.d, 0, tm.q, tm.v, HG_FORCES_NUMERIC, fx, all);
+    for (int l = 0; l < nv; l++) assert_true(fabs(all[l] - tm.tau[l]) <= 1e-15 * (1 + fabs(tm.tau[l])));
+    /* the free joint's columns and rows are the numeric part's: zero here */
+    int vf = m->v_adr[hg_model_joint(m, "j7")];
+    for (int l = 0; l < nv; l++)
+      for (int c = vf; c < vf + 6; c++) assert_true(Dq[(size_t)l * nv + c] == 0 && Dv[(size_t)c * nv + l] == 0);
+  }
+  printf("# joint springs: analytic derivatives vs central differences, worst relative error %.3g\n",
+         worst);
+  /* central differences of h = 1e-6 on tau ~ 10: truncation ~1e-12, rounding ~1e-16 * 10 / 1e-6
+   * = 1e-9 relative to entries of order 1-10 */
+  assert_true(worst < 1e-8);
+  free(Dq); free(Dv); free(Cq); free(Cv); free(qp); free(vp); free(e); free(tp); free(tm_);
+  free(all); free(fx); free(rest);
+  hg_forces_free(f);
+  model_free(&tm);
+  hg_builder_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(central_gravity_by_hand),
@@ -952,6 +1049,7 @@ int main(void) {
       cmocka_unit_test(removed_bodies_make_elements_inert),
       cmocka_unit_test(detached_joint_spring_goes_inert),
       cmocka_unit_test(disabled_elements_do_nothing),
+      cmocka_unit_test(joint_spring_derivatives),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,23 +20,32 @@
 /* ---- force elements for the tests: joint springs and a body "drag" that depends on (q, v) ---- */
 
 typedef struct {
-  double k, c;   /* every DoF (but free joints' with no_free): tau = -k (q (-) neutral) - c v */
+  double k, c;   /* every DoF (but free joints' with no_free): tau = -k (q (-) rest) - c v */
+  double rest;   /* rest = neutral + this on every DoF of a revolute joint */
   int no_free;
   double drag;   /* every body: f = -drag * (its twist), body frame, plus a pull along world x */
+  int part;      /* 0: every element; 1: drag and free joints' springs; 2: the other springs */
 } springs;
+
+/* joint i's spring deflection q (-) rest */
+static void deflection(const springs *s, const hg_model *m, int i, const double *q, double *dq) {
+  double q0[HG_JOINT_MAXNQ];
+  hg_joint_neutral(&m->jnt[i], q0);
+  hg_joint_difference(&m->jnt[i], q0, q + m->q_adr[i], dq);
+  if (m->jnt[i].type == HG_JOINT_REVOLUTE) dq[0] -= s->rest;
+}
 
 static void spring_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
                           const double *v, double *fext, double *tau) {
   const springs *s = ctx;
-  double q0[HG_JOINT_MAXNQ], dq[HG_JOINT_MAXNV];
+  double dq[HG_JOINT_MAXNV];
   for (int i = 1; i < m->nbody; i++) {
-    int va = m->v_adr[i];
-    hg_joint_neutral(&m->jnt[i], q0);
-    hg_joint_difference(&m->jnt[i], q0, q + m->q_adr[i], dq);
+    int va = m->v_adr[i], fr = m->jnt[i].type == HG_JOINT_FREE;
+    deflection(s, m, i, q, dq);
     for (int k = 0; k < m->jnt_nv[i]; k++)
-      if (!(s->no_free && m->jnt[i].type == HG_JOINT_FREE))
+      if (!(s->no_free && fr) && (s->part == 0 || (s->part == 1) == fr))
         tau[va + k] -= s->k * dq[k] + s->c * v[va + k];
-    if (s->drag != 0) {
+    if (s->drag != 0 && s->part != 2) {
       double V[6], pull[6] = {0, 0, 0, 1, 0, 0}, pb[6];
       hg_body_twist(m, d, i, V);
       /* a world-x pull expressed in the body frame turns with the body */
@@ -46,6 +55,54 @@ static void spring_forces(void *ctx, const hg_model *m, const hg_data *d, const 
       for (int r = 0; r < 3; r++) fext[6 * i + 3 + r] += s->drag * pb[3 + r];
     }
   }
+}
+
+/* the derivatives of part 2 (springs on every joint but free ones): d dq / d delta has the chart
+ * rates of unit velocities as its columns (J_r^-1 on SO(3), the identity on the others) */
+static void spring_jac(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                       const double *v, double *dQ_dq, double *dQ_dv) {
+  const springs *s = ctx;
+  (void)d, (void)v;
+  size_t nv = (size_t)m->nv;
+  for (int i = 1; i < m->nbody; i++) {
+    int va = m->v_adr[i], n = m->jnt_nv[i];
+    double dq[HG_JOINT_MAXNV], u[HG_JOINT_MAXNV], col[HG_JOINT_MAXNV];
+    if (m->jnt[i].type == HG_JOINT_FREE) continue;
+    deflection(s, m, i, q, dq);
+    for (int c = 0; c < n; c++) {
+      for (int r = 0; r < n; r++) u[r] = r == c;
+      hg_joint_chart_rate(&m->jnt[i], dq, u, col);
+      for (int r = 0; r < n; r++) dQ_dq[(va + r) * nv + (size_t)(va + c)] -= s->k * col[r];
+      dQ_dv[(va + c) * nv + (size_t)(va + c)] -= s->c;
+    }
+  }
+}
+
+/* the test's elements split in two: numeric (part 1) and analytic (part 2) */
+typedef struct {
+  springs *num, *ana;
+} split_ctx;
+
+static void split_numeric(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                          const double *v, double *fext, double *tau) {
+  spring_forces(((split_ctx *)ctx)->num, m, d, q, v, fext, tau);
+}
+
+static void split_analytic(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                           const double *v, double *fext, double *tau) {
+  spring_forces(((split_ctx *)ctx)->ana, m, d, q, v, fext, tau);
+}
+
+static void split_jac(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                      const double *v, double *dQ_dq, double *dQ_dv) {
+  spring_jac(((split_ctx *)ctx)->ana, m, d, q, v, dQ_dq, dQ_dv);
+}
+
+/* the test's elements, every derivative by central differences */
+static const hg_force_elements *numeric(springs *sp) {
+  static hg_force_elements fe;
+  fe = (hg_force_elements){spring_forces, NULL, NULL, sp};
+  return &fe;
 }
 
 static hg_inertia rod_inertia(double m, double l, const double c[3]) {
@@ -113,7 +170,7 @@ static void pendulum(void **state) {
   sys s = make_sys(compile(b));
   double Io = G.I[1], w2 = m * g * l / Io, w2s[1];
   springs sp = {.k = 0, .c = c};
-  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, spring_forces, &sp, 0), 0);
+  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, numeric(&sp), 0), 0);
   sym_modes(&s, w2s);
   double re[2], im[2], V[8];
   assert_int_equal(hg_modes_eig(2, s.L->A, re, im, V), 0);
@@ -149,7 +206,7 @@ static void spring_chain(void **state) {
   }
   sys s = make_sys(compile(b));
   springs sp = {.k = k};
-  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, spring_forces, &sp, 0), 0);
+  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, numeric(&sp), 0), 0);
   double w2[8], worst = 0;
   sym_modes(&s, w2);
   for (int r = 1; r <= n; r++) {
@@ -178,7 +235,7 @@ static void free_free_links(void **state) {
   for (int r = 0; r < 3; r++) s.m->gravity[r] = 0;
   springs sp = {.k = k, .no_free = 1}; /* on the revolute joint only */
   double w2[7];
-  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, spring_forces, &sp, 0), 0);
+  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, numeric(&sp), 0), 0);
   sym_modes(&s, w2);
   double Ic = m * l * l / 12, want = 2 * k / Ic;
   printf("# free-free links: rigid w^2 up to %.3g, bending w^2 %.15g (closed form %.15g)\n",
@@ -218,13 +275,13 @@ static void spacecraft_modes(void **state) {
   /* locked panels: one rigid body, six rigid modes, nothing else */
   sys s = make_sys(spacecraft(1000));
   s.d->mode[2] = s.d->mode[3] = HG_MODE_LOCKED;
-  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, spring_forces, &sp, 0), 0);
+  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, numeric(&sp), 0), 0);
   assert_int_equal(s.L->nf, 6);
   sym_modes(&s, w2);
   for (int r = 0; r < 6; r++) assert_true(fabs(w2[r]) < 1e-9 * clamped);
   /* free panels: 6 rigid + 2 elastic, above the clamped frequency */
   s.d->mode[2] = s.d->mode[3] = HG_MODE_FREE;
-  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, spring_forces, &sp, 0), 0);
+  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, numeric(&sp), 0), 0);
   assert_int_equal(s.L->nf, 8);
   sym_modes(&s, w2);
   printf("# spacecraft, panels free: w^2 %.6g %.6g (clamped %.6g)\n", w2[6], w2[7], clamped);
@@ -234,7 +291,7 @@ static void spacecraft_modes(void **state) {
   /* a bus 1e6 times heavier: the panels see a clamped root, to the ratio of the panels' inertia
    * about the bus centre (~1e2 kg m^2) to the bus's (~3e8): measured 3e-7, bound 1e-6 */
   s = make_sys(spacecraft(1e9));
-  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, spring_forces, &sp, 0), 0);
+  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, numeric(&sp), 0), 0);
   sym_modes(&s, w2);
   printf("# spacecraft, heavy bus: w^2 %.12g %.12g (clamped %.12g)\n", w2[6], w2[7], clamped);
   assert_true(fabs(w2[6] - clamped) < 1e-6 * clamped && fabs(w2[7] - clamped) < 1e-6 * clamped);
@@ -262,6 +319,62 @@ static void rhs(sys *s, springs *sp, const double *q, const double *v, const dou
   free(fext); free(tau); free(qdd);
 }
 
+/* the same linearization with the joint springs analytic (but free joints') and the rest by
+ * central differences, against all of it by central differences; and the sprung pendulum with
+ * its spring analytic, against the closed form to rounding */
+static void analytic_elements(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 33);
+  double worst = 0;
+  for (int t = 0; t < 40; t++) {
+    sys s = make_sys(hg_test_random_tree(&r, 2 + t % 8, t % 2));
+    const hg_model *m = s.m;
+    springs all = {.k = hg_rng_range(&r, 1, 5), .c = hg_rng_range(&r, 0, 1),
+                   .drag = hg_rng_range(&r, 0, 0.5)};
+    springs num = all, ana = all;
+    num.part = 1, ana.part = 2;
+    hg_model_random(m, &r, s.q);
+    hg_test_random_vector(&r, s.v, m->nv, -1, 1);
+    for (int i = 1; i < m->nbody; i++)
+      s.d->mode[i] = hg_rng_uniform(&r) < 0.7 ? HG_MODE_FREE : HG_MODE_PRESCRIBED;
+    assert_int_equal(hg_linearize(m, s.d, s.w, s.L, s.q, s.v, NULL, numeric(&all), 0), 0);
+    int nx = 2 * s.L->nf;
+    double *Acd = malloc(sizeof(double) * ((size_t)nx * nx + 1));
+    memcpy(Acd, s.L->A, sizeof(double) * (size_t)nx * nx);
+    /* one context for both parts: the split struct's ctx, with part chosen per call */
+    split_ctx sc = {&num, &ana};
+    hg_force_elements fe = {split_numeric, split_analytic, split_jac, &sc};
+    assert_int_equal(hg_linearize(m, s.d, s.w, s.L, s.q, s.v, NULL, &fe, 0), 0);
+    double e = hg_test_rel_err(s.L->A, Acd, nx * nx);
+    if (!(e <= worst)) worst = e;
+    free(Acd);
+    free_sys(&s);
+  }
+  printf("# A with analytic joint springs vs all by central differences: worst relative error "
+         "%.3g\n", worst);
+  /* central differences of h = 1e-6: rounding ~1e-10 relative */
+  assert_true(worst < 1e-8);
+
+  /* the sprung pendulum: with the spring and damper analytic, A is the closed form to rounding */
+  const double m = 2, l = 0.7, g = 9.81, k = 25, th = 0.6, c = 0.4;
+  double com[3] = {0, 0, -l};
+  hg_builder *b = hg_builder_new();
+  hg_inertia G = rod_inertia(m, 2 * l, com);
+  hg_test_add_body(b, "bob", "world", HG_JOINT_REVOLUTE, Y, NULL, 0, NULL, &G);
+  sys s = make_sys(compile(b));
+  s.q[0] = th;
+  springs none = {.part = 1}, sp = {.k = k, .c = c, .part = 2};
+  split_ctx sc = {&none, &sp};
+  hg_force_elements fe = {split_numeric, split_analytic, split_jac, &sc};
+  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, &fe, 0), 0);
+  double Io = G.I[1], a21 = -(k + m * g * l * cos(th)) / Io, a22 = -c / Io;
+  printf("# sprung pendulum, analytic spring: A21 %.17g (closed form %.17g), A22 %.17g (%.17g)\n",
+         s.L->A[2], a21, s.L->A[3], a22);
+  assert_true(fabs(s.L->A[2] - a21) < 1e-13 * fabs(a21) && fabs(s.L->A[3] - a22) < 1e-13 * fabs(a22));
+  free_sys(&s);
+}
+
 static void state_space_matches_differences(void **state) {
   (void)state;
   hg_rng r;
@@ -280,7 +393,7 @@ static void state_space_matches_differences(void **state) {
     for (int i = 1; i < m->nbody; i++) {
       s.d->mode[i] = hg_rng_uniform(&r) < 0.7 ? HG_MODE_FREE : HG_MODE_PRESCRIBED;
     }
-    assert_int_equal(hg_linearize(m, s.d, s.w, s.L, s.q, s.v, qdd, spring_forces, &sp, 0), 0);
+    assert_int_equal(hg_linearize(m, s.d, s.w, s.L, s.q, s.v, qdd, numeric(&sp), 0), 0);
     int nf = s.L->nf, nx = 2 * nf;
     /* the state dx = (q (-) q0, v - v0) at F; prescribed DoFs follow their profile, so they move
      * with q0(t) and v0(t): central differences of d(dx)/dt = ((q (-) q0)', vdot - vdot0) along
@@ -341,6 +454,145 @@ static void state_space_matches_differences(void **state) {
   assert_true(worst < 1e-5);
 }
 
+/* ---- equilibria ---- */
+
+/* a pendulum with a torsional spring whose rest angle th0 is off the vertical: k (th - th0) =
+ * -m g l sin(th) (k > m g l: one root), and about it w^2 = (k + m g l cos th) / I_o */
+static void equilibrium_pendulum(void **state) {
+  (void)state;
+  const double m = 2, l = 0.7, g = 9.81, k = 25, th0 = 1.1, c = 0.4;
+  double com[3] = {0, 0, -l};
+  hg_builder *b = hg_builder_new();
+  hg_inertia G = rod_inertia(m, 2 * l, com);
+  hg_test_add_body(b, "bob", "world", HG_JOINT_REVOLUTE, Y, NULL, 0, NULL, &G);
+  sys s = make_sys(compile(b));
+  double Io = G.I[1], mgl = m * g * l, th = th0;
+  /* the closed form's root by a scalar Newton iteration, to rounding */
+  for (int it = 0; it < 50; it++) th -= (k * (th - th0) + mgl * sin(th)) / (k + mgl * cos(th));
+  springs sp = {.k = k, .c = c, .rest = th0};
+  hg_equilibrium_info eq;
+  assert_int_equal(hg_equilibrium(s.m, s.d, s.w, s.L, s.q, numeric(&sp), 0, 1e-13, 0, &eq),
+                   0);
+  printf("# equilibrium pendulum: theta %.17g (closed form %.17g), %d iterations, residual %.3g\n",
+         s.q[0], th, eq.iterations, eq.residual);
+  /* Newton converges quadratically: at a residual of 1e-13 rad/s^2 the angle is within
+   * 1e-13 / (k + m g l cos th) * I_o of the root */
+  assert_true(eq.converged && eq.rank == 1 && eq.iterations <= 8);
+  assert_true(fabs(s.q[0] - th) < 1e-12);
+  /* A there: lambda = -c / 2 I_o +- i sqrt(w^2 - sigma^2) */
+  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, numeric(&sp), 0), 0);
+  double re[2], im[2], V[8], w2 = (k + mgl * cos(th)) / Io, sigma = -c / (2 * Io);
+  double wd = sqrt(w2 - sigma * sigma);
+  assert_int_equal(hg_modes_eig(2, s.L->A, re, im, V), 0);
+  printf("# equilibrium pendulum: lambda %.15g +- %.15gi (closed form %.15g +- %.15gi)\n", re[0],
+         im[0], sigma, wd);
+  /* the spring and damper enter A by central differences of linear functions: 1e-9 */
+  assert_true(fabs(re[0] - sigma) < 1e-9 * wd && fabs(im[0] - wd) < 1e-9 * wd);
+  assert_true(fabs(re[1] - sigma) < 1e-9 * wd && fabs(im[1] + wd) < 1e-9 * wd);
+  assert_true(fabs(s.L->xdot0[1]) < 1e-13);
+  free_sys(&s);
+}
+
+/* U = gravity's potential plus the springs' 1/2 k (q - rest)^2 (two revolute joints) */
+static double chain_potential(sys *s, const springs *sp, const double *q) {
+  double T, U;
+  hg_energy(s->m, s->d, q, s->v, &T, &U);
+  for (int k = 0; k < s->m->nv; k++) U += 0.5 * sp->k * (q[k] - sp->rest) * (q[k] - sp->rest);
+  return U;
+}
+
+/* a two-link chain with springs under gravity: at the equilibrium the gradient of the potential
+ * vanishes and K is its Hessian, both by central differences of the energy (independent of the
+ * dynamics and of their derivatives) */
+static void equilibrium_chain(void **state) {
+  (void)state;
+  const double m = 1.5, l = 0.8;
+  double c1[3] = {0, 0, -l / 2};
+  hg_se3 off;
+  hg_se3_identity(&off);
+  off.p[2] = -l;
+  hg_builder *b = hg_builder_new();
+  hg_inertia G = rod_inertia(m, l, c1);
+  hg_test_add_body(b, "upper", "world", HG_JOINT_REVOLUTE, Y, NULL, 0, NULL, &G);
+  hg_test_add_body(b, "lower", "upper", HG_JOINT_REVOLUTE, Y, NULL, 0, &off, &G);
+  sys s = make_sys(compile(b));
+  springs sp = {.k = 12, .c = 0.1, .rest = 0.9};
+  hg_equilibrium_info eq;
+  assert_int_equal(hg_equilibrium(s.m, s.d, s.w, s.L, s.q, numeric(&sp), 0, 1e-12, 0, &eq),
+                   0);
+  double q[2] = {s.q[0], s.q[1]}, grad[2], H[4], hg = 1e-5, hh = 1e-4;
+  for (int a = 0; a < 2; a++) {
+    double qp[2] = {q[0], q[1]}, qm[2] = {q[0], q[1]};
+    qp[a] += hg, qm[a] -= hg;
+    grad[a] = (chain_potential(&s, &sp, qp) - chain_potential(&s, &sp, qm)) / (2 * hg);
+    for (int c = 0; c < 2; c++) {
+      double x[4][2];
+      for (int n = 0; n < 4; n++) {
+        x[n][0] = q[0], x[n][1] = q[1];
+        x[n][a] += n < 2 ? hh : -hh;
+        x[n][c] += n % 2 ? -hh : hh;
+      }
+      H[2 * a + c] = (chain_potential(&s, &sp, x[0]) - chain_potential(&s, &sp, x[1]) -
+                      chain_potential(&s, &sp, x[2]) + chain_potential(&s, &sp, x[3])) /
+                     (4 * hh * hh);
+    }
+  }
+  assert_int_equal(hg_linearize(s.m, s.d, s.w, s.L, s.q, s.v, NULL, numeric(&sp), 0), 0);
+  double e = hg_test_rel_err(s.L->K, H, 4);
+  printf("# equilibrium chain: q (%.12g, %.12g), %d iterations, residual %.3g; |grad U| %.3g; "
+         "K vs the energy's Hessian %.3g\n", q[0], q[1], eq.iterations, eq.residual,
+         fabs(grad[0]) + fabs(grad[1]), e);
+  assert_true(eq.converged && eq.rank == 2);
+  /* the gradient: truncation ~hg^2 U''' ~ 1e-9, rounding ~1e-16 U / hg ~ 1e-11 */
+  assert_true(fabs(grad[0]) < 1e-8 && fabs(grad[1]) < 1e-8);
+  /* the Hessian: truncation ~hh^2 ~ 1e-8, rounding ~1e-16 U / hh^2 ~ 1e-8 (U ~ 10) */
+  assert_true(e < 1e-6);
+  free_sys(&s);
+}
+
+/* neutral directions: a floating spacecraft whose panels start bent converges, the six rigid
+ * directions left alone (rank 2 of 8); a free body in gravity has nothing to balance it and
+ * fails, saying so */
+static void equilibrium_neutral(void **state) {
+  (void)state;
+  springs sp = {.k = 50, .no_free = 1};
+  hg_equilibrium_info eq;
+  sys s = make_sys(spacecraft(1000));
+  s.q[7] = 0.4, s.q[8] = -0.3;
+  double bus[7];
+  memcpy(bus, s.q, sizeof bus);
+  assert_int_equal(hg_equilibrium(s.m, s.d, s.w, s.L, s.q, numeric(&sp), 0, 0, 0, &eq), 0);
+  printf("# equilibrium spacecraft: rank %d of %d, %d iterations, panels %.3g %.3g\n", eq.rank,
+         eq.nf, eq.iterations, s.q[7], s.q[8]);
+  assert_int_equal(eq.rank, 2);
+  assert_true(fabs(s.q[7]) < 1e-9 && fabs(s.q[8]) < 1e-9);
+  /* nothing depends on the bus's pose: its Jacobian columns are zero, and the minimum-norm
+   * steps leave it where it was (to the SVD's rounding) */
+  double moved = 0;
+  for (int k = 0; k < 7; k++) moved = fmax(moved, fabs(s.q[k] - bus[k]));
+  printf("# equilibrium spacecraft: the bus moved by %.3g\n", moved);
+  assert_true(moved < 1e-12);
+  free_sys(&s);
+
+  double c0[3] = {0, 0, 0}, Ic[6] = {1, 2, 3, 0, 0, 0};
+  hg_inertia G;
+  hg_inertia_from_com(4, c0, Ic, &G, NULL, 0);
+  hg_builder *b = hg_builder_new();
+  hg_test_add_body(b, "box", "world", HG_JOINT_FREE, NULL, NULL, 0, NULL, &G);
+  s = make_sys(compile(b));
+  springs none = {0};
+  assert_int_equal(hg_equilibrium(s.m, s.d, s.w, s.L, s.q, numeric(&none), 0, 0, 0, &eq),
+                   -1);
+  printf("# equilibrium of a falling box: %s\n", s.d->err);
+  /* its body-frame acceleration R^T g turns with it (rank 2: the tilts), but no tilt shortens
+   * it: the least-squares step is zero and no step lowers the residual */
+  assert_true(!eq.converged && eq.rank == 2 && eq.iterations == 1);
+  assert_true(fabs(eq.residual - 9.81) < 1e-12);
+  assert_non_null(strstr(s.d->err, "rank 2 of 6"));
+  assert_non_null(strstr(s.d->err, "neutral"));
+  free_sys(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(pendulum),
@@ -348,6 +600,10 @@ int main(void) {
       cmocka_unit_test(free_free_links),
       cmocka_unit_test(spacecraft_modes),
       cmocka_unit_test(state_space_matches_differences),
+      cmocka_unit_test(analytic_elements),
+      cmocka_unit_test(equilibrium_pendulum),
+      cmocka_unit_test(equilibrium_chain),
+      cmocka_unit_test(equilibrium_neutral),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
-/* cli_linearize.c: `hinge linearize SCENE [--at T] [--rest] [--out DIR]`: the state-space model
- * of a scene at one instant (dynamics/linearize.h), its modes, as CSV tables, a summary and a
- * plot (cli_linearize_plot.c). */
+/* cli_linearize.c: `hinge linearize SCENE [--at T] [--rest] [--equilibrium] [--out DIR]`: the
+ * state-space model of a scene at one instant or at an equilibrium found from it
+ * (dynamics/linearize.h), its modes, as CSV tables, a summary and a plot (cli_linearize_plot.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,22 +18,24 @@
 /* the command line */
 typedef struct lin_args {
   const char *scene, *out;
-  double at, step;
-  int has_at, rest, help;
+  double at, step, tol;
+  int has_at, rest, equilibrium, help;
 } lin_args;
 
 void hg_cli_linearize_usage(FILE *f) {
   fprintf(f,
-          "usage: hinge linearize SCENE [--at T] [--rest] [--out DIR] [--step H]\n"
+          "usage: hinge linearize SCENE [--at T] [--rest] [--equilibrium [--tol R]] [--out DIR]\n"
+          "                         [--step H]\n"
           "\n"
           "Linearizes a scene's dynamics on the Lie group at time T (default: its start), after\n"
           "running it to T: d(dx)/dt = A dx + B du with dx = (q (-) q0, v - v0) over the joints\n"
           "that are free at T (prescribed and locked joints follow their profiles and are not\n"
           "part of the state; for spherical and free joints q (-) q0 is the rotation vector or\n"
           "twist of q0^-1 q in the child frame) and du the forces of those joints. Derivatives\n"
-          "of the dynamics are analytic; those of the force elements are central differences on\n"
-          "the group of step H (default 1e-6; H max(1, |position|) for lengths). Prints a\n"
-          "summary and the modes; with --out writes into DIR (created if needed):\n"
+          "of the dynamics and of joint springs (but on free joints) are analytic; those of the\n"
+          "other force elements are central differences on the group of step H (default 1e-6;\n"
+          "H max(1, |position|) for lengths); the summary says which, element by element.\n"
+          "Prints a summary and the modes; with --out writes into DIR (created if needed):\n"
           "  A.csv, B.csv          the matrices, a header row of column names and one named row\n"
           "                        per state: JOINT.dqK (tangent of q), JOINT.dvK, inputs\n"
           "                        JOINT.tauK\n"
@@ -52,10 +54,17 @@ void hg_cli_linearize_usage(FILE *f) {
           "  --at T     linearize at time T (the scene runs from its start to T)\n"
           "  --rest     about the configuration at T with every velocity and prescribed\n"
           "             acceleration zero (modal analysis of a structure)\n"
+          "  --equilibrium  about an equilibrium found from the configuration at T: with every\n"
+          "             velocity zero and the prescribed and locked joints held where they are,\n"
+          "             Newton's method on the group moves the free joints until their\n"
+          "             accelerations vanish (gravity, joint springs and force elements\n"
+          "             balanced); fails (status 3) when it does not converge\n"
+          "  --tol R    the equilibrium's tolerance on max |vdot| (default 1e-10)\n"
           "  --out DIR  write the files above into DIR\n"
           "  --step H   central-difference step of the force elements' derivatives\n"
           "exit status: 0 success, 1 output error, 2 bad usage or an invalid scene,\n"
-          "             3 numerical failure (simulation to T, singular inertia, LAPACK)\n");
+          "             3 numerical failure (simulation to T, singular inertia, LAPACK, no\n"
+          "             equilibrium found)\n");
 }
 
 /* "hinge linearize: " message, the usage, and the usage exit status */
@@ -72,12 +81,15 @@ static int parse_args(int argc, char **argv, lin_args *a) {
       a->help = 1;
     } else if (!strcmp(s, "--rest")) {
       a->rest = 1;
-    } else if (!strcmp(s, "--at") || !strcmp(s, "--step")) {
+    } else if (!strcmp(s, "--equilibrium")) {
+      a->equilibrium = a->rest = 1;
+    } else if (!strcmp(s, "--at") || !strcmp(s, "--step") || !strcmp(s, "--tol")) {
       if (i + 1 >= argc) return usage_error("%s needs a number", s);
       double x = strtod(argv[++i], &end);
-      if (!*argv[i] || *end || !isfinite(x) || (!strcmp(s, "--step") && !(x > 0)))
+      if (!*argv[i] || *end || !isfinite(x) || (strcmp(s, "--at") && !(x > 0)))
         return usage_error("'%s' is not a valid number here", argv[i]);
       if (!strcmp(s, "--at")) a->at = x, a->has_at = 1;
+      else if (!strcmp(s, "--tol")) a->tol = x;
       else a->step = x;
     } else if (!strcmp(s, "--out")) {
       if (i + 1 >= argc) return usage_error("%s needs a folder", s);
@@ -112,10 +124,24 @@ typedef struct force_ctx {
   double t;
 } force_ctx;
 
-static void scene_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
-                         const double *v, double *fext, double *tau) {
+/* the elements left to central differences, those with analytic derivatives, and theirs */
+static void numeric_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                           const double *v, double *fext, double *tau) {
   const force_ctx *c = ctx;
-  hg_forces_apply(c->f, m, d, c->t, q, v, fext, tau);
+  hg_forces_apply_part(c->f, m, d, c->t, q, v, HG_FORCES_NUMERIC, fext, tau);
+}
+
+static void analytic_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                            const double *v, double *fext, double *tau) {
+  const force_ctx *c = ctx;
+  hg_forces_apply_part(c->f, m, d, c->t, q, v, HG_FORCES_ANALYTIC, fext, tau);
+}
+
+static void analytic_derivatives(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                                 const double *v, double *dQ_dq, double *dQ_dv) {
+  const force_ctx *c = ctx;
+  (void)d, (void)v;
+  hg_forces_derivatives(c->f, m, q, dQ_dq, dQ_dv);
 }
 
 /* runs the scene to T and copies its state, modes and enabled forces; 0 or an exit status */
@@ -322,16 +348,36 @@ static double asymmetry(int n, const double *K) {
 static double clean(double x, double scale) { return fabs(x) <= 1e-12 * scale ? 0 : x; }
 
 static void print_summary(FILE *f, const lin_args *a, const lin_point *p, const hg_linear *L,
-                          const lin_modes *md, double step) {
+                          const lin_modes *md, double step, const hg_equilibrium_info *eq) {
   int nf = L->nf;
   double drift = 0;
   for (int k = 0; k < 2 * nf; k++) drift = fmax(drift, fabs(L->xdot0[k]));
-  fprintf(f, "scene %s at t = %.9g%s\n", a->scene, p->t, a->rest ? " (at rest)" : "");
+  fprintf(f, "scene %s at t = %.9g%s\n", a->scene, p->t,
+          a->equilibrium ? " (an equilibrium found from its configuration)"
+          : a->rest ? " (at rest)" : "");
+  if (a->equilibrium) {
+    fprintf(f, "equilibrium: %d Newton iterations, residual max|vdot| %.3g (tolerance %.3g), ",
+            eq->iterations, eq->residual, a->tol > 0 ? a->tol : 1e-10);
+    if (eq->rank < 0) fprintf(f, "balanced at the start\n");
+    else fprintf(f, "Jacobian rank %d of %d%s\n", eq->rank, eq->nf,
+                 eq->rank < eq->nf ? " (the rest: neutral directions, left where they were)" : "");
+  }
   fprintf(f, "states 2 x %d free DoFs (of %d), inputs %d\n", nf, p->m->nv, nf);
   fprintf(f, "drift max |xdot0| %.3g (%s)\n", drift,
-          drift == 0 ? "an equilibrium" : "not an equilibrium: A describes perturbations");
-  fprintf(f, "dynamics derivatives: analytic; force elements: central differences on the group, "
-             "h = %g (lengths: h max(1, |position|))\n", step);
+          drift == 0 ? "an equilibrium"
+          : a->equilibrium && eq->converged ? "an equilibrium to the search's tolerance"
+          : "not an equilibrium: A describes perturbations");
+  fprintf(f, "dynamics derivatives: analytic\n");
+  int nel = hg_forces_count(p->forces);
+  if (nel > 0) fprintf(f, "force elements' derivatives:\n");
+  for (int k = 0; k < nel; k++) {
+    fprintf(f, "  %s: ", hg_forces_name(p->forces, k));
+    if (!hg_forces_enabled(p->forces, k)) fprintf(f, "disabled at T\n");
+    else if (hg_forces_inert(p->forces, k)) fprintf(f, "inert (its body or joint is absent)\n");
+    else if (hg_forces_analytic(p->forces, p->m, k)) fprintf(f, "analytic\n");
+    else fprintf(f, "central differences on the group, h = %g (lengths: h max(1, |position|))\n",
+                 step);
+  }
   if (p->qdd_note)
     fprintf(f, "note: the prescribed accelerations at T could not be differenced (a change of "
                "topology right after T): taken as zero\n");
@@ -376,7 +422,8 @@ static int make_folder(const char *path) {
 }
 
 static int write_outputs(const char *dir, const lin_point *p, const hg_linear *L,
-                         const lin_modes *md, const lin_args *a, double step) {
+                         const lin_modes *md, const lin_args *a, double step,
+                         const hg_equilibrium_info *eq) {
   char path[4096];
   int rc = 0;
   if (make_folder(dir)) {
@@ -391,7 +438,7 @@ static int write_outputs(const char *dir, const lin_point *p, const hg_linear *L
   if (md->sym_ok) rc |= write_undamped(OUT("modes_undamped.csv"), p->m, L, md);
   FILE *f = fopen(OUT("summary.txt"), "w");
   if (f) {
-    print_summary(f, a, p, L, md, step);
+    print_summary(f, a, p, L, md, step, eq);
     rc |= fclose(f);
   } else {
     rc = -1;
@@ -420,7 +467,14 @@ int hg_cli_linearize(int argc, char **argv) {
   double step = a.step > 0 ? a.step : 1e-6;
   if (!status && (!w || !L)) status = HG_EXIT_FAILURE;
   force_ctx fc = {p.forces, p.t};
-  if (!status && hg_linearize(p.m, p.d, w, L, p.q, p.v, p.qdd, scene_forces, &fc, step)) {
+  hg_force_elements fe = {numeric_forces, analytic_forces, analytic_derivatives, &fc};
+  hg_equilibrium_info eq = {0};
+  if (!status && a.equilibrium &&
+      hg_equilibrium(p.m, p.d, w, L, p.q, &fe, step, a.tol, 0, &eq)) {
+    fprintf(stderr, "hinge: the equilibrium search from t = %g: %s\n", p.t, p.d->err);
+    status = HG_EXIT_SINGULAR;
+  }
+  if (!status && hg_linearize(p.m, p.d, w, L, p.q, p.v, p.qdd, &fe, step)) {
     fprintf(stderr, "hinge: linearizing at t = %g: %s\n", p.t, p.d->err);
     status = HG_EXIT_SINGULAR;
   }
@@ -441,8 +495,8 @@ int hg_cli_linearize(int argc, char **argv) {
     }
   }
   if (!status) {
-    print_summary(stdout, &a, &p, L, &md, step);
-    if (a.out && write_outputs(a.out, &p, L, &md, &a, step)) status = HG_EXIT_FAILURE;
+    print_summary(stdout, &a, &p, L, &md, step, &eq);
+    if (a.out && write_outputs(a.out, &p, L, &md, &a, step, &eq)) status = HG_EXIT_FAILURE;
     if (fflush(stdout) || ferror(stdout)) status = HG_EXIT_FAILURE;
   }
   free(md.re); free(md.im); free(md.V); free(md.w2); free(md.Phi);

@@ -824,18 +824,46 @@ int hg_forces_enabled(const hg_forces *f, int k) {
 
 int hg_forces_inert(const hg_forces *f, int k) { return k >= 0 && k < f->n ? f->e[k].inert : 1; }
 
+/* 1 when e's derivatives are analytic (hg_forces_derivatives): a joint spring on a joint whose
+ * chart derivative is the identity or J_r^-1 (every type but free) */
+static int hg_elem_analytic(const hg_model *m, const hg_force_elem *e) {
+  return e->type == HG_FORCE_JOINT_SPRING && !e->inert && m->jnt[e->joint].type != HG_JOINT_FREE;
+}
+
+int hg_forces_analytic(const hg_forces *f, const hg_model *m, int k) {
+  return k >= 0 && k < f->n && hg_elem_analytic(m, &f->e[k]);
+}
+
+static void hg_forces_eval(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                           const double *q, const double *v, hg_forces_part part, double *fext,
+                           double *tau, double *power_nc);
+
 void hg_forces_apply(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                      const double *q, const double *v, double *fext, double *tau) {
-  hg_forces_apply_power(f, m, d, t, q, v, fext, tau, NULL);
+  hg_forces_eval(f, m, d, t, q, v, HG_FORCES_ALL, fext, tau, NULL);
 }
 
 void hg_forces_apply_power(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                            const double *q, const double *v, double *fext, double *tau,
                            double *power_nc) {
+  hg_forces_eval(f, m, d, t, q, v, HG_FORCES_ALL, fext, tau, power_nc);
+}
+
+void hg_forces_apply_part(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                          const double *q, const double *v, hg_forces_part part, double *fext,
+                          double *tau) {
+  hg_forces_eval(f, m, d, t, q, v, part, fext, tau, NULL);
+}
+
+/* the forces of the elements of part, and (power_nc not NULL) their non-conservative power */
+static void hg_forces_eval(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                           const double *q, const double *v, hg_forces_part part, double *fext,
+                           double *tau, double *power_nc) {
   double P = 0;
   for (int k = 0; k < f->n; k++) {
     const hg_force_elem *e = &f->e[k];
     if (!e->enabled || e->inert) continue;
+    if (part != HG_FORCES_ALL && hg_elem_analytic(m, e) != (part == HG_FORCES_ANALYTIC)) continue;
     switch (e->type) {
     case HG_FORCE_CENTRAL_GRAVITY: hg_central_apply(f, e, d, fext); break;
     case HG_FORCE_JOINT_SPRING:
@@ -865,6 +893,32 @@ void hg_forces_apply_power(const hg_forces *f, const hg_model *m, const hg_data 
     }
   }
   if (power_nc) *power_nc = P;
+}
+
+/* tau = -k xi - c v with xi = q (-) rest: d tau / d delta = -k d xi / d delta, whose columns are
+ * the chart rates of unit tangent velocities (hg_joint_chart_rate: the identity, or J_r(xi)^-1 on
+ * SO(3)), and d tau / d v = -c */
+void hg_forces_derivatives(const hg_forces *f, const hg_model *m, const double *q,
+                           double *dtau_dq, double *dtau_dv) {
+  size_t nv = (size_t)m->nv;
+  for (int k = 0; k < f->n; k++) {
+    const hg_force_elem *e = &f->e[k];
+    if (!e->enabled || !hg_elem_analytic(m, e)) continue;
+    const hg_joint *j = &m->jnt[e->joint];
+    int va = m->v_adr[e->joint], n = m->jnt_nv[e->joint];
+    double xi[HG_JOINT_MAXNV], u[HG_JOINT_MAXNV], col[HG_JOINT_MAXNV];
+    hg_joint_difference(j, e->rest, q + m->q_adr[e->joint], xi);
+    for (int c = 0; c < n; c++) {
+      for (int r = 0; r < n; r++) u[r] = r == c;
+      hg_joint_chart_rate(j, xi, u, col);
+      for (int r = 0; r < n; r++) dtau_dq[(size_t)(va + r) * nv + (size_t)(va + c)] -= e->k * col[r];
+      dtau_dv[(size_t)(va + c) * nv + (size_t)(va + c)] -= e->c;
+    }
+  }
+}
+
+const char *hg_forces_name(const hg_forces *f, int k) {
+  return k >= 0 && k < f->n ? f->e[k].name : NULL;
 }
 
 double hg_forces_potential(const hg_forces *f, const hg_model *m, const hg_data *d,

@@ -68,6 +68,28 @@ void hg_forces_apply_power(const hg_forces *f, const hg_model *m, const hg_data 
                            const double *q, const double *v, double *fext, double *tau,
                            double *power_nc);
 
+/* Which elements hg_forces_apply_part applies: all, those whose derivatives hg_forces_derivatives
+ * gives (analytic), or the others (numeric). */
+typedef enum { HG_FORCES_ALL, HG_FORCES_NUMERIC, HG_FORCES_ANALYTIC } hg_forces_part;
+
+/* hg_forces_apply restricted to part of the elements. */
+void hg_forces_apply_part(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                          const double *q, const double *v, hg_forces_part part, double *fext,
+                          double *tau);
+
+/* 1 when element k's derivatives are analytic: a joint spring on any joint but a free one (whose
+ * force J_r(xi)^-T xi is left to central differences); 0 otherwise. */
+int hg_forces_analytic(const hg_forces *f, const hg_model *m, int k);
+
+/* Adds to dtau_dq (nv x nv, row-major, column = tangent component of q as in derivatives.h) and
+ * dtau_dv the derivatives of the joint forces of the enabled analytic elements at q:
+ * -k J_r(xi)^-1 (SO(3)) or -k (Euclidean joints), and -c. */
+void hg_forces_derivatives(const hg_forces *f, const hg_model *m, const double *q,
+                           double *dtau_dq, double *dtau_dv);
+
+/* element k's name (NULL when k is out of range) */
+const char *hg_forces_name(const hg_forces *f, int k);
+
 /* Potential energy of the conservative elements (central gravity, springs, including disabled
  * ones' zero) for the kinematics in d. */
 double hg_forces_potential(const hg_forces *f, const hg_model *m, const hg_data *d,

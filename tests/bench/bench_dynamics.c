@@ -8,7 +8,13 @@
  *   bench_dynamics                       the built-in models
  *   bench_dynamics --urdf FILE [--floating]   a robot of your own, as read and with its fixed
  *                                             links merged (merge.h)
- *   bench_dynamics --quick               fewer repeats (a smoke run) */
+ *   bench_dynamics --quick               fewer repeats (a smoke run)
+ *   bench_dynamics --model MODEL         one built-in model only (no growth lines)
+ *   bench_dynamics --calls MODEL         100 untimed calls of RNEA, ABA and the derivatives on
+ *                                        one built-in model, for instruction counts:
+ *     valgrind --tool=callgrind --dump-instr=no bench_dynamics --calls humanoid32
+ *     callgrind_annotate --inclusive=yes callgrind.out.PID | grep hg_
+ *   (each function's inclusive count / 100 is its cost per call) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,9 +163,10 @@ static double *rand_vec(hg_rng *r, int n, double lo, double hi) {
   return x;
 }
 
-/* times every algorithm (the derivatives when derivs) on one model and prints its BENCH lines */
+/* times every algorithm (the derivatives when derivs) on one model and prints its BENCH lines;
+ * with calls > 0, makes that many untimed calls of RNEA, ABA and the derivatives instead */
 static void bench_model(const char *name, hg_model *m, int repeats, double ns[NALG], long *allocs,
-                        int derivs) {
+                        int derivs, int calls) {
   bench_state b;
   hg_rng r;
   hg_rng_seed(&r, 42);
@@ -181,18 +188,21 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
   b.vp = rand_vec(&r, m->nv, 0, 1);
   b.yp = rand_vec(&r, m->nv, 0, 1);
   b.ym = rand_vec(&r, m->nv, 0, 1);
-  for (int g = 0; g < (derivs ? NALG : ALG_DID); g++) {
+  static const alg counted[] = {ALG_RNEA, ALG_ABA, ALG_DID, ALG_DFD, ALG_MINV};
+  for (int k = 0; k < (int)(sizeof counted / sizeof *counted) && calls > 0; k++)
+    for (int c = 0; c < calls; c++) call(&b, counted[k], c & 1);
+  for (int g = 0; g < (derivs ? NALG : ALG_DID) && calls == 0; g++) {
     ns[g] = time_alg(&b, (alg)g, repeats, allocs);
     printf("BENCH %s %s %.0f\n", name, alg_name[g], ns[g]);
     fflush(stdout);
   }
-  printf("RATIO %s ABA/RNEA %.2f HYBRID0/ABA %.2f HYBRID50/ABA %.2f HYBRID100/ABA %.2f "
+  if (calls == 0) printf("RATIO %s ABA/RNEA %.2f HYBRID0/ABA %.2f HYBRID50/ABA %.2f HYBRID100/ABA %.2f "
          "ABA_ns_per_dof %.1f\n",
          name, ns[ALG_ABA] / ns[ALG_RNEA], ns[ALG_HYB0] / ns[ALG_ABA], ns[ALG_HYB50] / ns[ALG_ABA],
          ns[ALG_HYB100] / ns[ALG_ABA], ns[ALG_ABA] / (m->nv ? m->nv : 1));
-  printf("RATIO %s RHS2WALKS/ABA %.2f RHS1WALK/ABA %.2f\n", name, ns[ALG_RHS2] / ns[ALG_ABA],
+  if (calls == 0) printf("RATIO %s RHS2WALKS/ABA %.2f RHS1WALK/ABA %.2f\n", name, ns[ALG_RHS2] / ns[ALG_ABA],
          ns[ALG_RHS1] / ns[ALG_ABA]);
-  if (derivs)
+  if (derivs && calls == 0)
     printf("RATIO %s DID/RNEA %.2f DFD/ABA %.2f MINV/ABA %.2f CD_ID/DID %.1f CD_FD/DFD %.1f "
            "(targets: <= 3, <= 8, -, >= 5, >= 5 at 32 DoF)\n",
            name, ns[ALG_DID] / ns[ALG_RNEA], ns[ALG_DFD] / ns[ALG_ABA], ns[ALG_MINV] / ns[ALG_ABA],
@@ -206,14 +216,17 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
 }
 
 int main(int argc, char **argv) {
-  const char *urdf = NULL;
+  const char *urdf = NULL, *only = NULL;
+  int calls = 0;
   int floating = 0, repeats = 31;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--urdf") == 0 && i + 1 < argc) urdf = argv[++i];
     else if (strcmp(argv[i], "--floating") == 0) floating = 1;
     else if (strcmp(argv[i], "--quick") == 0) repeats = 5;
+    else if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc) only = argv[++i], calls = 100;
+    else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) only = argv[++i];
     else {
-      fprintf(stderr, "usage: %s [--urdf FILE [--floating]] [--quick]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--urdf FILE [--floating]] [--quick] [--model MODEL] [--calls MODEL]\n", argv[0]);
       return 2;
     }
   }
@@ -226,12 +239,12 @@ int main(int argc, char **argv) {
       fprintf(stderr, "bench_dynamics: %s\n", err.msg);
       return 2;
     }
-    bench_model("urdf", m, repeats, ns, &allocs, 1);
+    bench_model("urdf", m, repeats, ns, &allocs, 1, 0);
     /* the same robot with its fixed links merged into their parents (merge.h) */
     hg_model *mm = hg_model_merge_fixed(m, NULL, NULL, &err);
     if (mm) {
       double aba = ns[ALG_ABA];
-      bench_model("urdf_merged", mm, repeats, ns, &allocs, 1);
+      bench_model("urdf_merged", mm, repeats, ns, &allocs, 1, 0);
       printf("RATIO urdf bodies %d -> %d ABA_unmerged/ABA_merged %.2f\n", m->nbody - 1,
              mm->nbody - 1, aba / ns[ALG_ABA]);
       hg_model_free(mm);
@@ -245,18 +258,20 @@ int main(int argc, char **argv) {
     };
     int n = (int)(sizeof models / sizeof models[0]);
     for (int k = 0; k < n; k++) {
-      bench_model(models[k].name, models[k].m, repeats, ns, &allocs, models[k].m->nv <= 300);
+      if (!only || !strcmp(only, models[k].name))
+        bench_model(models[k].name, models[k].m, repeats, ns, &allocs, models[k].m->nv <= 300,
+                    calls);
       hg_model_free(models[k].m);
     }
   }
-  if (!urdf) {
+  if (!urdf && !only) {
     /* growth of the derivatives on chains: DID is O(N d) = O(N nv) on a chain, and so are
      * M^-1 and DFD's solves (flat ns per N nv) */
     for (int n = 10; n <= 300; n = n < 30 ? 30 : n < 100 ? 100 : 300) {
       hg_model *m = hg_test_chain(n);
       char name[32];
       snprintf(name, sizeof name, "growth_chain%d", n);
-      bench_model(name, m, repeats, ns, &allocs, 1);
+      bench_model(name, m, repeats, ns, &allocs, 1, 0);
       printf("GROWTH chain%d DID_ns_per_N_nv %.2f DFD_ns_per_N_nv %.2f\n", n,
              ns[ALG_DID] / ((double)n * m->nv), ns[ALG_DFD] / ((double)n * m->nv));
       hg_model_free(m);

@@ -8,8 +8,9 @@ expect_status "pendulum" 0
 expect_has "pendulum equilibrium" "$out" "drift max |xdot0| 0 (an equilibrium)"
 expect_eq "A header" "$(head -1 "$tmp/hp/A.csv")" "state,pivot.dq0,pivot.dv0"
 expect_eq "B header" "$(head -1 "$tmp/hp/B.csv")" "state,pivot.tau0"
-# the damper's derivative is a central difference of a linear function: rounding ~1e-10
-expect_near "A" "$(tail -n +2 "$tmp/hp/A.csv" | cut -d, -f2- | tr ',\n' '  ')" "0 1 -13.08 -0.4" 1e-9
+# the damper (a joint spring) is differentiated analytically: A to rounding
+expect_has "damper analytic" "$out" "  damper: analytic"
+expect_near "A" "$(tail -n +2 "$tmp/hp/A.csv" | cut -d, -f2- | tr ',\n' '  ')" "0 1 -13.08 -0.4" 1e-14
 expect_near "B" "$(tail -n +2 "$tmp/hp/B.csv" | cut -d, -f2 | tr '\n' ' ')" \
   "0 $(awk 'BEGIN { printf "%.17g", 1 / 0.75 }')" 1e-12
 expect_near "eigenvalues" "$(tail -n +2 "$tmp/hp/modes.csv" | cut -d, -f2,3 | tr ',\n' '  ')" \
@@ -26,6 +27,8 @@ expect_eq "12 zero eigenvalues" \
   "$(tail -n +2 "$tmp/sa/modes.csv" | awk -F, '$2 == 0 && $3 == 0' | wc -l)" 12
 expect_eq "8 damped oscillatory eigenvalues" \
   "$(tail -n +2 "$tmp/sa/modes.csv" | awk -F, '$2 < 0 && $3 != 0' | wc -l)" 8
+expect_has "solar array: joint springs analytic" "$out" "  port_tip_spring: analytic"
+expect_has "solar array: thrust by differences" "$out" "  pulse: central differences on the group"
 run linearize ../scenes/solar_array.yaml --at 1.5
 expect_has "locked root: 9 free DoFs" "$out" "states 2 x 9 free DoFs (of 10)"
 expect_has "locked root: equilibrium" "$out" "(an equilibrium)"
@@ -34,6 +37,24 @@ expect_has "locked root: equilibrium" "$out" "(an equilibrium)"
 run linearize ../scenes/freeze_thaw.yaml --at 0.5
 expect_status "moving scene" 0
 expect_has "moving scene drift" "$out" "not an equilibrium"
+
+# ---- --equilibrium: a spring with its rest angle off the vertical, k (th - 0.8) = -m g l sin th;
+# theta* and w^2 = (k + m g l cos th*) / I_o by Newton's method in awk ----
+run linearize data/scenes/sprung_pendulum.yaml --equilibrium --out "$tmp/eq"
+expect_status "equilibrium" 0
+expect_has "equilibrium summary" "$out" "equilibrium: "
+expect_has "equilibrium drift" "$out" "an equilibrium to the search's tolerance"
+expect_has "equilibrium summary file" "$(cat "$tmp/eq/summary.txt")" "Jacobian rank 1 of 1"
+th=$(awk 'BEGIN { t = 0.8; for (i = 0; i < 50; i++) t -= (20 * (t - 0.8) + 9.81 * sin(t)) / (20 + 9.81 * cos(t)); printf "%.17g", t }')
+expect_near "equilibrium angle" "$(grep '^pivot.q0,' "$tmp/eq/point.csv" | cut -d, -f2)" "$th" 1e-12
+expect_near "equilibrium w^2" "$(tail -n +2 "$tmp/eq/modes_undamped.csv" | cut -d, -f2)" \
+  "$(awk -v t="$th" 'BEGIN { printf "%.17g", (20 + 9.81 * cos(t)) / 0.75 }')" 1e-8
+run linearize data/scenes/falling_box.yaml --equilibrium
+expect_status "no equilibrium" 3
+expect_has "no equilibrium message" "$err" "no equilibrium: residual max|vdot| 9.81 after 1 Newton"
+expect_has "no equilibrium: neutral" "$err" "Jacobian rank 2 of 6 (the others neutral"
+run linearize data/scenes/sprung_pendulum.yaml --equilibrium --tol 0
+expect_status "bad --tol" 2
 
 # ---- bad usage ----
 run linearize
