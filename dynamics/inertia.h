@@ -54,6 +54,17 @@ static inline void hg_inertia_matrix(const hg_inertia *G, double M[36]) {
   M[30] = h[1];  M[31] = -h[0]; M[32] = 0;     M[33] = 0;    M[34] = 0;    M[35] = m;
 }
 
+/* the same matrix packed as a symmetric one (spatial.h's hg_sym6) */
+static inline void hg_inertia_sym6(const hg_inertia *G, double M[21]) {
+  const double *I = G->I, *h = G->h, m = G->m;
+  M[0] = I[0];  M[1] = I[3];  M[2] = I[4];   M[3] = 0;     M[4] = -h[2]; M[5] = h[1];
+  M[6] = I[1];  M[7] = I[5];  M[8] = h[2];   M[9] = 0;     M[10] = -h[0];
+  M[11] = I[2]; M[12] = -h[1]; M[13] = h[0]; M[14] = 0;
+  M[15] = m;    M[16] = 0;    M[17] = 0;
+  M[18] = m;    M[19] = 0;
+  M[20] = m;
+}
+
 /* out = G V (a momentum wrench from a twist, same frame): (I_o w + h x v, m v - h x w) */
 static inline void hg_inertia_mulv(const hg_inertia *G, const double V[6], double out[6]) {
   const double *I = G->I, *h = G->h, m = G->m;

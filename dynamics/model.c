@@ -512,7 +512,7 @@ hg_data *hg_data_new(const hg_model *m) {
   d->c = alloc_array(nb, sizeof(hg_vec6), &fail);
   d->a = alloc_array(nb, sizeof(hg_vec6), &fail);
   d->F = alloc_array(nb, sizeof(hg_vec6), &fail);
-  d->IA = alloc_array(nb, sizeof(hg_mat6), &fail);
+  d->IA = alloc_array(nb, sizeof(hg_sym6), &fail);
   d->pA = alloc_array(nb, sizeof(hg_vec6), &fail);
   d->U = alloc_array(nv, sizeof(hg_vec6), &fail);
   d->Dinv = alloc_array((size_t)m->nD, sizeof(double), &fail);

@@ -190,7 +190,7 @@ typedef struct hg_data {
   hg_vec6 *a;  /* nbody: spatial acceleration relative to the tree's Galilean frame (the real one
                 * plus (0, w x vt[root])), tree frame, offset by gravity (a_0 = (0, -g)) */
   hg_vec6 *F;  /* nbody: wrench that joint i transmits from its parent to body i, tree frame */
-  hg_mat6 *IA; /* nbody: articulated (ABA) inertia, tree frame */
+  hg_sym6 *IA; /* nbody: articulated (ABA) inertia, tree frame, packed (spatial.h) */
   hg_vec6 *pA; /* nbody: articulated bias wrench, tree frame */
   hg_vec6 *U;  /* nv: IA S */
   double *Dinv;/* nD: (S^T IA S)^-1 per free joint */
