@@ -165,7 +165,7 @@ static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, cons
 
 /* the articulated-body pass on the kinematics in d (hg_kinematics with velocities when bias is
  * 1, without when it is 0); mode NULL means every joint is free; bias 0 is the impulsive form */
-static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
+HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
                        double *tau, const double *fext, int bias) {
 
   /* IA_i = I_i, pA_i = -ad*_{V_i} I_i V_i - fext_i (zero without bias), tree frame */

@@ -3,7 +3,7 @@
 
 #include "dynamics.h"
 
-void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M) {
+HG_HOT void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M) {
   int nv = m->nv;
   hg_kinematics(m, d, q, NULL);
 

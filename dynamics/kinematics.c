@@ -25,7 +25,7 @@ static inline void axis_joint(int k, double q, const hg_se3 *off, int pure, cons
   }
 }
 
-void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {
+HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {
   static const hg_se3 identity = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
   for (int i = 1; i < m->nbody; i++) {
     const hg_joint *j = &m->jnt[i];

@@ -10,6 +10,16 @@
 #ifndef HINGE_SPATIAL_H
 #define HINGE_SPATIAL_H
 
+/* HG_HOT marks the recursions' hot functions: gcc compiles each twice, for any x86-64 and for
+ * x86-64-v3 (AVX2 with fused multiply-add, contracted from a * b + c by -ffp-contract=fast, see
+ * CMakeLists.txt), and picks one when the program loads (target_clones). Results differ between
+ * the two at round-off. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define HG_HOT __attribute__((target_clones("default", "arch=x86-64-v3")))
+#else
+#define HG_HOT
+#endif
+
 typedef struct hg_se3 {
   double R[9]; /* rotation, row-major */
   double p[3]; /* translation */
