@@ -68,6 +68,22 @@ int hg_joint_type_from_name(const char *name);
  * fast path whatever the rotation of the joint's origin; -1 for every other joint. */
 int hg_joint_axis_index(const hg_joint *j);
 
+/* A revolute joint behind a constant origin rotation R_o, folded once when a model is compiled:
+ * R_o Rot(axis, q) = C0 + cos q C1 + sin q C2 (Rodrigues' formula Rot(a, q) = a a^T +
+ * cos q (1 - a a^T) + sin q a^, each term multiplied by R_o), so the kinematic walk turns a
+ * general axis behind any origin with 18 products instead of a rotation and a matrix product. */
+typedef struct hg_joint_fold {
+  double C[3][9]; /* C0, C1, C2, row-major 3x3 */
+} hg_joint_fold;
+
+/* f for revolute joint j behind the origin rotation Ro (zeros for other joint types) */
+void hg_joint_fold_init(const hg_joint *j, const double Ro[9], hg_joint_fold *f);
+
+/* R = R_o Rot(axis, q) from c = cos q and s = sin q */
+static inline void hg_joint_fold_rotation(const hg_joint_fold *f, double c, double s, double R[9]) {
+  for (int k = 0; k < 9; k++) R[k] = f->C[0][k] + c * f->C[1][k] + s * f->C[2][k];
+}
+
 /* The name and SI unit of entry k of a joint's configuration q (what = 0), rates v (what = 1) or
  * generalized forces (what = 2, dual to v: at a free joint the wrench on the child, child frame,
  * moment about its origin), as output files head their columns: revolute "angle" (rad), "rate"

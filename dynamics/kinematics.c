@@ -4,25 +4,25 @@
 
 #include "dynamics.h"
 
-/* T_{p,i} = T_offset (Rot(e_k, q), 0) and T_tree,i = T_tree,p T_{p,i} for a revolute joint about
- * coordinate axis k (hg_joint_axis_index): the turn only mixes two columns of the matrix it
- * multiplies, that of the rotation before it (R_tree,p R_offset) */
-static inline void axis_joint(int k, double q, const hg_se3 *off, int pure, const hg_se3 *Tp,
-                              hg_se3 *Tr, hg_se3 *Tt) {
+/* T_{p,i} = T_offset (Rot(axis, q), 0) and T_tree,i = T_tree,p T_{p,i} for a revolute joint
+ * (no post-offset): about coordinate axis k >= 0 (hg_joint_axis_index) the turn only mixes two
+ * columns of the rotation before it (of R_tree,p itself when the origin has no rotation);
+ * otherwise R_offset Rot(axis, q) comes from the joint's fold (hg_joint_fold) */
+static inline void revolute_pose(int k, double q, const hg_se3 *off, const hg_joint_fold *fold,
+                                 int pure, const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt) {
   double c = cos(q), s = sin(q), Ro[3];
   const double *o = off->p;
   Tr->p[0] = o[0], Tr->p[1] = o[1], Tr->p[2] = o[2];
   hg_m3_mulv(Tp->R, o, Ro);
   for (int r = 0; r < 3; r++) Tt->p[r] = Tp->p[r] + Ro[r];
-  if (pure) {
+  if (k >= 0 && pure) {
     hg_m3_axis_rotation(k, c, s, Tr->R);
     hg_m3_mul_axis_rotation(Tp->R, k, c, s, Tt->R);
-  } else {
-    double Rpo[9];
-    hg_m3_mul_axis_rotation(off->R, k, c, s, Tr->R);
-    hg_m3_mul(Tp->R, off->R, Rpo);
-    hg_m3_mul_axis_rotation(Rpo, k, c, s, Tt->R);
+    return;
   }
+  if (k >= 0) hg_m3_mul_axis_rotation(off->R, k, c, s, Tr->R);
+  else hg_joint_fold_rotation(fold, c, s, Tr->R);
+  hg_m3_mul(Tp->R, Tr->R, Tt->R);
 }
 
 HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {
@@ -35,15 +35,17 @@ HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const 
     const hg_se3 *Tp = p ? &d->T_tree[p] : &identity;
     hg_se3 *Tr = &d->T_rel[i], *Tt = &d->T_tree[i];
 
-    /* T_{p,i} = T_offset T_joint(q) T_post and T_tree = T_tree,p T_{p,i}; a turn about a
-     * coordinate axis only mixes two columns */
-    if (k >= 0) {
+    /* T_{p,i} = T_offset T_joint(q) T_post and T_tree = T_tree,p T_{p,i}; a revolute joint
+     * takes its specialization */
+    if (revolute) {
       /* (a constant k in each case lets the compiler fold the index arithmetic) */
       const hg_se3 *off = &m->jnt_offset[i];
+      const hg_joint_fold *f = &m->jnt_fold[i];
       int pure = m->offset_pure[i];
-      if (k == 0) axis_joint(0, qi[0], off, pure, Tp, Tr, Tt);
-      else if (k == 1) axis_joint(1, qi[0], off, pure, Tp, Tr, Tt);
-      else axis_joint(2, qi[0], off, pure, Tp, Tr, Tt);
+      if (k == 0) revolute_pose(0, qi[0], off, f, pure, Tp, Tr, Tt);
+      else if (k == 1) revolute_pose(1, qi[0], off, f, pure, Tp, Tr, Tt);
+      else if (k == 2) revolute_pose(2, qi[0], off, f, pure, Tp, Tr, Tt);
+      else revolute_pose(-1, qi[0], off, f, pure, Tp, Tr, Tt);
     } else {
       hg_se3 Tj;
       hg_joint_transform(j, qi, &Tj);

@@ -120,6 +120,8 @@ typedef struct hg_model {
   hg_inertia_c *inertia_c; /* inertia[i] about the centre of mass */
   int8_t *jnt_axis;        /* hg_joint_axis_index of joint i (0, 1, 2: revolute about +x, +y,
                             * +z), -1 for other joints and after a post-offset */
+  hg_joint_fold *jnt_fold;  /* hg_joint_fold_init of revolute joint i behind its offset's
+                             * rotation (zeros for other joints) */
   hg_joint_limits *limits;
   char **body_name;
   char **jnt_name;
