@@ -53,7 +53,7 @@ static int spd_inverse(int n, const double *D, const double *scale, double *Dinv
 }
 
 /* IAp += IA - W U^T (symmetric: the packed upper triangle), with W = U D^-1, both 6 x n */
-static void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U, double *IAp) {
+HG_HOT static void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U, double *IAp) {
   for (int r = 0; r < 6; r++)
     for (int s = r; s < 6; s++) {
       int e = hg_sym6_index(r, s);
@@ -65,7 +65,7 @@ static void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U
 
 /* project_free for a 1-DoF joint, with D a scalar, adding Pi and beta straight into the parent
  * p's IA and pA (p = 0: the world takes nothing) */
-static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
+HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
   int va = m->v_adr[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i], *s = d->S[va];
   double U[6], w[6], scale = 0;
@@ -111,10 +111,10 @@ static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const dou
 /* Backward projection across free joint i (any nv): fills U, Dinv and u, and adds what the parent
  * p sees, Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u, to its IA and pA (p = 0: the
  * world takes nothing). Returns spd_inverse's failure. */
-static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
+HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
   int va = m->v_adr[i], n = m->jnt_nv[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i];
-  double *Dinv = d->Dinv + m->D_adr[i], D[36], scale[6], W[36];
+  double *Dinv = d->Dinv + m->D_adr[i], D[36] = {0}, scale[6] = {0}, W[36];
   hg_vec6 *U = d->U + va;
 
   /* U = IA S, D = S^T U, u = tau - S^T pA; scale[k] bounds D_kk for the singularity test */
@@ -150,7 +150,7 @@ static int project_free(const hg_model *m, hg_data *d, int i, int p, const doubl
 
 /* Backward step across prescribed (or locked) joint i with qdd given: the parent p sees the whole
  * subtree, Pi = IA and beta = pA + IA (c + S qdd) */
-static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, const double *qdd) {
+HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, const double *qdd) {
   int va = m->v_adr[i], n = m->jnt_nv[i];
   const double *IA = d->IA[i], *pA = d->pA[i];
   double ci[6], beta[6];
