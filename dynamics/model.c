@@ -233,7 +233,7 @@ void hg_model_free(hg_model *m) {
   free(m->parent); free(m->subtree_end); free(m->root); free(m->jnt); free(m->jnt_offset); free(m->offset_pure); free(m->jnt_post); free(m->has_post);
   free(m->q_adr); free(m->v_adr); free(m->jnt_nq); free(m->jnt_nv); free(m->D_adr);
   free(m->inertia); free(m->inertia_c); free(m->jnt_axis); free(m->jnt_fold); free(m->limits); free(m->body_name); free(m->jnt_name);
-  free(m->dof_body); free(m->geom);
+  free(m->dof_body); free(m->dof_parent); free(m->geom);
   free(m->mimic_follower); free(m->mimic_leader); free(m->mimic_mult); free(m->mimic_offset);
   free(m);
 }
@@ -416,6 +416,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   /* DoF owners */
   int fail = 0;
   m->dof_body = alloc_array((size_t)m->nv, sizeof(int), &fail);
+  m->dof_parent = alloc_array((size_t)m->nv, sizeof(int), &fail);
   if (fail) {
     hg_error_set(err, "out of memory");
     hg_model_free(m);
@@ -424,6 +425,16 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   }
   for (int i = 1; i <= n; i++)
     for (int k = 0; k < m->jnt_nv[i]; k++) m->dof_body[m->v_adr[i] + k] = i;
+  /* DoF parents: the last DoF on the path from each body to the world (-1: none), in last */
+  {
+    int *last = stack; /* reused: n + 1 entries, no longer needed */
+    last[0] = -1;
+    for (int i = 1; i <= n; i++) {
+      int va = m->v_adr[i], nj = m->jnt_nv[i];
+      for (int k = 0; k < nj; k++) m->dof_parent[va + k] = k ? va + k - 1 : last[m->parent[i]];
+      last[i] = nj ? va + nj - 1 : last[m->parent[i]];
+    }
+  }
   /* geometry */
   m->ngeom = b->ngeom;
   for (int g = 0; g < b->ngeom; g++) {

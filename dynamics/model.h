@@ -128,6 +128,8 @@ typedef struct hg_model {
 
   /* per DoF */
   int *dof_body; /* the body whose joint owns the DoF */
+  int *dof_parent; /* the next DoF towards the root: the one before it in its joint, else the
+                    * last DoF of the nearest ancestor joint that has any; -1 at a tree's first */
 
   /* geometry */
   int ngeom;
