@@ -94,15 +94,15 @@ HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, co
   d->u[va] = u;
   if (p == 0) return 0;
 
-  /* IA_p += IA - W W^T with W = U / sqrt(D) (its upper triangle); pA_p += pA + IA c - U g with
-   * g = (U^T c - u) / D */
-  double *restrict IAp = d->IA[p], *restrict pAp = d->pA[p], W[6], rs = sqrt(Dinv);
+  /* IA_p += IA - W U^T with W = U / D (its upper triangle: symmetric by construction);
+   * pA_p += pA + IA c - U g with g = (U^T c - u) / D */
+  double *restrict IAp = d->IA[p], *restrict pAp = d->pA[p], W[6];
   double g = (hg_dot6(U, c) - u) * Dinv;
-  for (int r = 0; r < 6; r++) W[r] = U[r] * rs;
+  for (int r = 0; r < 6; r++) W[r] = U[r] * Dinv;
 #pragma GCC unroll 6
   for (int r = 0; r < 6; r++) {
 #pragma GCC unroll 6
-    for (int k = r; k < 6; k++) IAp[hg_sym6_index(r, k)] += IA[hg_sym6_index(r, k)] - W[r] * W[k];
+    for (int k = r; k < 6; k++) IAp[hg_sym6_index(r, k)] += IA[hg_sym6_index(r, k)] - W[r] * U[k];
     pAp[r] += pA[r] + w[r] - U[r] * g;
   }
   return 0;
