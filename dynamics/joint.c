@@ -129,6 +129,15 @@ int hg_joint_axis_index(const hg_joint *j) {
   return -1;
 }
 
+int hg_joint_walk(const hg_joint *j, const double Ro[9], int has_post) {
+  if (j->type != HG_JOINT_REVOLUTE || has_post) return HG_WALK_GENERAL;
+  int k = hg_joint_axis_index(j);
+  int pure = Ro[0] == 1 && Ro[4] == 1 && Ro[8] == 1 && Ro[1] == 0 && Ro[2] == 0 && Ro[3] == 0 &&
+             Ro[5] == 0 && Ro[6] == 0 && Ro[7] == 0;
+  if (k < 0) return HG_WALK_FOLD;
+  return (pure ? HG_WALK_X : HG_WALK_XR) + k;
+}
+
 void hg_joint_fold_init(const hg_joint *j, const double Ro[9], hg_joint_fold *f) {
   memset(f, 0, sizeof *f);
   if (j->type != HG_JOINT_REVOLUTE) return;
