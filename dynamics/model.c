@@ -232,7 +232,7 @@ void hg_model_free(hg_model *m) {
   for (int g = 0; g < m->ngeom; g++) free(m->geom[g].mesh);
   free(m->parent); free(m->subtree_end); free(m->root); free(m->jnt); free(m->jnt_offset); free(m->offset_pure); free(m->jnt_post); free(m->has_post);
   free(m->q_adr); free(m->v_adr); free(m->jnt_nq); free(m->jnt_nv); free(m->D_adr);
-  free(m->inertia); free(m->inertia_c); free(m->jnt_walk); free(m->jnt_fold); free(m->limits); free(m->body_name); free(m->jnt_name);
+  free(m->inertia); free(m->inertia_c); free(m->jnt_walk); free(m->jnt_axis); free(m->jnt_fold); free(m->limits); free(m->body_name); free(m->jnt_name);
   free(m->dof_body); free(m->dof_parent); free(m->geom);
   free(m->mimic_follower); free(m->mimic_leader); free(m->mimic_mult); free(m->mimic_offset);
   free(m);
@@ -260,6 +260,7 @@ static hg_model *model_alloc(int nbody, int ngeom) {
   m->inertia = alloc_array(n, sizeof(hg_inertia), &fail);
   m->inertia_c = alloc_array(n, sizeof(hg_inertia_c), &fail);
   m->jnt_walk = alloc_array(n, sizeof(uint8_t), &fail);
+  m->jnt_axis = alloc_array(n, sizeof(int8_t), &fail);
   m->jnt_fold = alloc_array(n, sizeof(hg_joint_fold), &fail);
   m->limits = alloc_array(n, sizeof(hg_joint_limits), &fail);
   m->body_name = alloc_array(n, sizeof(char *), &fail);
@@ -364,6 +365,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   hg_se3_identity(&m->jnt_offset[0]);
   hg_se3_identity(&m->jnt_post[0]);
   m->jnt_walk[0] = HG_WALK_GENERAL;
+  m->jnt_axis[0] = -1;
   m->body_name[0] = hg_strdup("world");
   m->jnt_name[0] = hg_strdup("world");
   m->gravity[2] = -9.81;
@@ -387,6 +389,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     hg_inertia_to_c(&s->inertia, &m->inertia_c[i]);
     /* the joint's fast path (none after a post-offset, which moves the child frame) */
     m->jnt_walk[i] = (uint8_t)hg_joint_walk(&s->joint, s->offset.R, s->has_post);
+    m->jnt_axis[i] = (int8_t)(s->has_post ? -1 : hg_joint_axis_index(&s->joint));
     hg_joint_fold_init(&s->joint, s->offset.R, &m->jnt_fold[i]);
     m->limits[i] = s->limits;
     m->jnt_nq[i] = hg_joint_nq(s->joint.type);

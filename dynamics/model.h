@@ -119,6 +119,9 @@ typedef struct hg_model {
   /* derived from the above by hg_builder_compile, for the kinematic walk (which reads these) */
   hg_inertia_c *inertia_c; /* inertia[i] about the centre of mass */
   uint8_t *jnt_walk;       /* hg_joint_walk of joint i: how the kinematic walk moves it */
+  int8_t *jnt_axis;        /* hg_joint_axis_index of joint i (0, 1, 2: revolute about +x, +y,
+                            * +z), -1 for other joints and after a post-offset (for reports; the
+                            * walk reads jnt_walk) */
   hg_joint_fold *jnt_fold;  /* hg_joint_fold_init of revolute joint i behind its offset's
                              * rotation (zeros for other joints) */
   hg_joint_limits *limits;
