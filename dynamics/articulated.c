@@ -52,31 +52,39 @@ static int spd_inverse(int n, const double *D, const double *scale, double *Dinv
   return 0;
 }
 
-/* Pi = IA - W U^T (symmetric), with W = U D^-1, both 6 x n */
-static void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U, double *Pi) {
+/* IAp += IA - W U^T (symmetric: the packed upper triangle), with W = U D^-1, both 6 x n */
+HG_HOT static void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U, double *IAp) {
   for (int r = 0; r < 6; r++)
     for (int s = r; s < 6; s++) {
-      double t = IA[6 * r + s];
+      int e = hg_sym6_index(r, s);
+      double t = IA[e];
       for (int k = 0; k < n; k++) t -= W[r * n + k] * U[k][s];
-      Pi[6 * r + s] = Pi[6 * s + r] = t;
+      IAp[e] += t;
     }
 }
 
 /* project_free for a 1-DoF joint, with D a scalar, adding Pi and beta straight into the parent
  * p's IA and pA (p = 0: the world takes nothing) */
-static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
+HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
   int va = m->v_adr[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i], *s = d->S[va];
   double U[6], w[6], scale = 0;
 
-  /* U = IA s and w = IA c in one sweep over the rows of IA (symmetric: row k is column k);
-   * D = s^T U, u = tau - s^T pA */
-  for (int r = 0; r < 6; r++) U[r] = w[r] = 0;
-  for (int k = 0; k < 6; k++) {
-    const double *row = IA + 6 * k, sk = s[k], ck = c[k];
-    for (int r = 0; r < 6; r++) U[r] += row[r] * sk, w[r] += row[r] * ck;
-    scale += fabs(row[k]) * sk * sk;
+  /* U = IA s and w = IA c in one sweep over the rows of IA, as pairs (U_r, w_r) += IA_rk (s_k,
+   * c_k) (the compiler makes each pair one vector operation); D = s^T U, u = tau - s^T pA */
+  double sc[12], Uw[12];
+  for (int k = 0; k < 6; k++) sc[2 * k] = s[k], sc[2 * k + 1] = c[k];
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; r++) {
+    Uw[2 * r] = Uw[2 * r + 1] = 0;
+#pragma GCC unroll 6
+    for (int k = 0; k < 6; k++) {
+      double e = IA[hg_sym6_index(r, k)];
+      Uw[2 * r] += e * sc[2 * k], Uw[2 * r + 1] += e * sc[2 * k + 1];
+    }
+    scale += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
   }
+  for (int r = 0; r < 6; r++) U[r] = Uw[2 * r], w[r] = Uw[2 * r + 1];
   double D = hg_dot6(s, U);
   if (!isfinite(D) || !isfinite(scale)) return -2;
   if (!(D > 1e-12 * scale)) return -1;
@@ -86,13 +94,15 @@ static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const dou
   d->u[va] = u;
   if (p == 0) return 0;
 
-  /* IA_p += IA - W W^T with W = U / sqrt(D) (exactly symmetric); pA_p += pA + IA c - U g with
-   * g = (U^T c - u) / D */
-  double *restrict IAp = d->IA[p], *restrict pAp = d->pA[p], W[6], rs = sqrt(Dinv);
+  /* IA_p += IA - W U^T with W = U / D (its upper triangle: symmetric by construction);
+   * pA_p += pA + IA c - U g with g = (U^T c - u) / D */
+  double *restrict IAp = d->IA[p], *restrict pAp = d->pA[p], W[6];
   double g = (hg_dot6(U, c) - u) * Dinv;
-  for (int r = 0; r < 6; r++) W[r] = U[r] * rs;
+  for (int r = 0; r < 6; r++) W[r] = U[r] * Dinv;
+#pragma GCC unroll 6
   for (int r = 0; r < 6; r++) {
-    for (int k = 0; k < 6; k++) IAp[6 * r + k] += IA[6 * r + k] - W[r] * W[k];
+#pragma GCC unroll 6
+    for (int k = r; k < 6; k++) IAp[hg_sym6_index(r, k)] += IA[hg_sym6_index(r, k)] - W[r] * U[k];
     pAp[r] += pA[r] + w[r] - U[r] * g;
   }
   return 0;
@@ -101,26 +111,26 @@ static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const dou
 /* Backward projection across free joint i (any nv): fills U, Dinv and u, and adds what the parent
  * p sees, Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u, to its IA and pA (p = 0: the
  * world takes nothing). Returns spd_inverse's failure. */
-static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
+HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
   int va = m->v_adr[i], n = m->jnt_nv[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i];
-  double *Dinv = d->Dinv + m->D_adr[i], D[36], scale[6], W[36];
+  double *Dinv = d->Dinv + m->D_adr[i], D[36] = {0}, scale[6] = {0}, W[36];
   hg_vec6 *U = d->U + va;
 
   /* U = IA S, D = S^T U, u = tau - S^T pA; scale[k] bounds D_kk for the singularity test */
   for (int k = 0; k < n; k++) {
     const double *s = d->S[va + k];
-    hg_m6_mulv(IA, s, U[k]);
+    hg_sym6_mulv(IA, s, U[k]);
     d->u[va + k] = tau[va + k] - hg_dot6(s, pA);
     scale[k] = 0;
-    for (int r = 0; r < 6; r++) scale[k] += fabs(IA[7 * r]) * s[r] * s[r];
+    for (int r = 0; r < 6; r++) scale[k] += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
     for (int l = 0; l <= k; l++) D[k * n + l] = D[l * n + k] = hg_dot6(d->S[va + l], U[k]);
   }
   int rc = spd_inverse(n, D, scale, Dinv);
   if (rc || p == 0) return rc;
 
   /* W = U D^-1;  Pi = IA - W U^T;  beta = pA + IA c - W (U^T c - u) */
-  double Uc[6], w[6], Pi[36];
+  double Uc[6], w[6];
   for (int k = 0; k < n; k++) Uc[k] = hg_dot6(U[k], c) - d->u[va + k];
   for (int r = 0; r < 6; r++)
     for (int k = 0; k < n; k++) {
@@ -128,9 +138,8 @@ static int project_free(const hg_model *m, hg_data *d, int i, int p, const doubl
       for (int l = 0; l < n; l++) t += U[l][r] * Dinv[l * n + k];
       W[r * n + k] = t;
     }
-  project_inertia(n, IA, W, U, Pi);
-  hg_m6_mulv(IA, c, w);
-  for (int r = 0; r < 36; r++) d->IA[p][r] += Pi[r];
+  project_inertia(n, IA, W, U, d->IA[p]);
+  hg_sym6_mulv(IA, c, w);
   for (int r = 0; r < 6; r++) {
     double t = pA[r] + w[r];
     for (int k = 0; k < n; k++) t -= W[r * n + k] * Uc[k];
@@ -141,7 +150,7 @@ static int project_free(const hg_model *m, hg_data *d, int i, int p, const doubl
 
 /* Backward step across prescribed (or locked) joint i with qdd given: the parent p sees the whole
  * subtree, Pi = IA and beta = pA + IA (c + S qdd) */
-static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, const double *qdd) {
+HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, const double *qdd) {
   int va = m->v_adr[i], n = m->jnt_nv[i];
   const double *IA = d->IA[i], *pA = d->pA[i];
   double ci[6], beta[6];
@@ -149,20 +158,20 @@ static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, cons
   for (int r = 0; r < 6; r++) ci[r] = d->c[i][r];
   for (int k = 0; k < n; k++)
     for (int r = 0; r < 6; r++) ci[r] += d->S[va + k][r] * qdd[va + k];
-  hg_m6_mulv(IA, ci, beta);
-  for (int r = 0; r < 36; r++) d->IA[p][r] += IA[r];
+  hg_sym6_mulv(IA, ci, beta);
+  for (int r = 0; r < 21; r++) d->IA[p][r] += IA[r];
   for (int r = 0; r < 6; r++) d->pA[p][r] += pA[r] + beta[r];
 }
 
 /* the articulated-body pass on the kinematics in d (hg_kinematics with velocities when bias is
  * 1, without when it is 0); mode NULL means every joint is free; bias 0 is the impulsive form */
-static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
+HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
                        double *tau, const double *fext, int bias) {
 
   /* IA_i = I_i, pA_i = -ad*_{V_i} I_i V_i - fext_i (zero without bias), tree frame */
   for (int i = 1; i < m->nbody; i++) {
     double *pA = d->pA[i];
-    hg_inertia_matrix(&d->I[i], d->IA[i]);
+    hg_inertia_sym6(&d->I[i], d->IA[i]);
     if (bias) {
       double h[6], f[6];
       hg_inertia_mulv(&d->I[i], d->Vg[i], h);
@@ -238,7 +247,7 @@ static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode, doubl
     if (mode) {
       /* the joint wrench F = IA a + pA, and the force of a prescribed joint S^T F */
       double *F = d->F[i];
-      hg_m6_mulv(d->IA[i], a, F);
+      hg_sym6_mulv(d->IA[i], a, F);
       for (int r = 0; r < 6; r++) F[r] += d->pA[i][r];
       if (!free_joint)
         for (int k = 0; k < n; k++) tau[va + k] = hg_dot6(d->S[va + k], F);

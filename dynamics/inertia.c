@@ -192,6 +192,12 @@ void hg_inertia_to_c(const hg_inertia *G, hg_inertia_c *out) {
   out->m = G->m;
   hg_inertia_com(G, out->c, out->Ic);
   out->diagonal = out->Ic[3] == 0 && out->Ic[4] == 0 && out->Ic[5] == 0;
+  /* the rank-two form from the principal moments (ascending) and axes (columns of V) */
+  double l[3], V[9];
+  hg_sym3_eigen(out->Ic, l, V);
+  double sa = sqrt(fmax(l[2] - l[0], 0)), sb = sqrt(fmax(l[1] - l[0], 0));
+  out->l0 = l[0];
+  for (int r = 0; r < 3; r++) out->a[r] = sa * V[3 * r + 2], out->b[r] = sb * V[3 * r + 1];
 }
 
 void hg_inertia_add(hg_inertia *A, const hg_inertia *B) {

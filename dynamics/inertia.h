@@ -54,6 +54,17 @@ static inline void hg_inertia_matrix(const hg_inertia *G, double M[36]) {
   M[30] = h[1];  M[31] = -h[0]; M[32] = 0;     M[33] = 0;    M[34] = 0;    M[35] = m;
 }
 
+/* the same matrix packed as a symmetric one (spatial.h's hg_sym6) */
+static inline void hg_inertia_sym6(const hg_inertia *G, double M[21]) {
+  const double *I = G->I, *h = G->h, m = G->m;
+  M[0] = I[0];  M[1] = I[3];  M[2] = I[4];   M[3] = 0;     M[4] = -h[2]; M[5] = h[1];
+  M[6] = I[1];  M[7] = I[5];  M[8] = h[2];   M[9] = 0;     M[10] = -h[0];
+  M[11] = I[2]; M[12] = -h[1]; M[13] = h[0]; M[14] = 0;
+  M[15] = m;    M[16] = 0;    M[17] = 0;
+  M[18] = m;    M[19] = 0;
+  M[20] = m;
+}
+
 /* out = G V (a momentum wrench from a twist, same frame): (I_o w + h x v, m v - h x w) */
 static inline void hg_inertia_mulv(const hg_inertia *G, const double V[6], double out[6]) {
   const double *I = G->I, *h = G->h, m = G->m;
@@ -77,36 +88,55 @@ typedef struct hg_inertia_c {
   double c[3];  /* centre of mass, body coordinates (zero for a massless body) */
   double Ic[6]; /* rotational inertia about the centre of mass: xx yy zz xy xz yz */
   int diagonal; /* Ic[3..5] are all zero */
+  /* I_c = l0 1 + a a^T + b b^T: l0 its smallest principal moment, a and b the other two
+   * principal axes scaled by the square roots of their moments' excess over l0 (a rotation
+   * turns two vectors instead of a matrix) */
+  double l0, a[3], b[3];
 } hg_inertia_c;
 
 /* the centre-of-mass form of G */
 void hg_inertia_to_c(const hg_inertia *G, hg_inertia_c *out);
 
 /* Ia = hg_inertia_transform(T, Ib) from the centre-of-mass form: the centre of mass moves to
- * c_a = R c + p, I_c rotates to R I_c R^T, and the parallel-axis theorem gives
+ * c_a = R c + p, I_c rotates to R I_c R^T (R diag R^T when I_c is diagonal, else
+ * l0 1 + (R a)(R a)^T + (R b)(R b)^T), and the parallel-axis theorem gives
  * h = m c_a, I_o = R I_c R^T + m (|c_a|^2 1 - c_a c_a^T). */
 static inline void hg_inertia_transform_c(const hg_se3 *T, const hg_inertia_c *Ib, hg_inertia *Ia) {
-  const double *R = T->R, *Ic = Ib->Ic, m = Ib->m;
-  double t[9], ca[3], h[3];
-  /* t = R I_c (a column scaling when I_c is diagonal) */
+  const double *R = T->R, m = Ib->m;
+  double Ir[6], ca[3], h[3];
   if (Ib->diagonal) {
+    /* t = R I_c (a column scaling), I_r = t R^T (six entries) */
+    const double *Ic = Ib->Ic;
+    double t[9];
     t[0] = R[0] * Ic[0], t[1] = R[1] * Ic[1], t[2] = R[2] * Ic[2];
     t[3] = R[3] * Ic[0], t[4] = R[4] * Ic[1], t[5] = R[5] * Ic[2];
     t[6] = R[6] * Ic[0], t[7] = R[7] * Ic[1], t[8] = R[8] * Ic[2];
+    Ir[0] = t[0] * R[0] + t[1] * R[1] + t[2] * R[2];
+    Ir[1] = t[3] * R[3] + t[4] * R[4] + t[5] * R[5];
+    Ir[2] = t[6] * R[6] + t[7] * R[7] + t[8] * R[8];
+    Ir[3] = t[0] * R[3] + t[1] * R[4] + t[2] * R[5];
+    Ir[4] = t[0] * R[6] + t[1] * R[7] + t[2] * R[8];
+    Ir[5] = t[3] * R[6] + t[4] * R[7] + t[5] * R[8];
   } else {
-    const double S[9] = {Ic[0], Ic[3], Ic[4], Ic[3], Ic[1], Ic[5], Ic[4], Ic[5], Ic[2]};
-    hg_m3_mul(R, S, t);
+    double x[3], y[3], l0 = Ib->l0;
+    hg_m3_mulv(R, Ib->a, x);
+    hg_m3_mulv(R, Ib->b, y);
+    Ir[0] = l0 + x[0] * x[0] + y[0] * y[0];
+    Ir[1] = l0 + x[1] * x[1] + y[1] * y[1];
+    Ir[2] = l0 + x[2] * x[2] + y[2] * y[2];
+    Ir[3] = x[0] * x[1] + y[0] * y[1];
+    Ir[4] = x[0] * x[2] + y[0] * y[2];
+    Ir[5] = x[1] * x[2] + y[1] * y[2];
   }
-  /* centre of mass and first moment in frame {a} */
+  /* centre of mass and first moment in frame {a}, and the parallel-axis term */
   hg_m3_mulv(R, Ib->c, ca);
   for (int r = 0; r < 3; r++) ca[r] += T->p[r], h[r] = m * ca[r];
-  /* I_o = t R^T (symmetric: six entries) plus the parallel-axis term */
-  Ia->I[0] = t[0] * R[0] + t[1] * R[1] + t[2] * R[2] + h[1] * ca[1] + h[2] * ca[2];
-  Ia->I[1] = t[3] * R[3] + t[4] * R[4] + t[5] * R[5] + h[0] * ca[0] + h[2] * ca[2];
-  Ia->I[2] = t[6] * R[6] + t[7] * R[7] + t[8] * R[8] + h[0] * ca[0] + h[1] * ca[1];
-  Ia->I[3] = t[0] * R[3] + t[1] * R[4] + t[2] * R[5] - h[0] * ca[1];
-  Ia->I[4] = t[0] * R[6] + t[1] * R[7] + t[2] * R[8] - h[0] * ca[2];
-  Ia->I[5] = t[3] * R[6] + t[4] * R[7] + t[5] * R[8] - h[1] * ca[2];
+  Ia->I[0] = Ir[0] + h[1] * ca[1] + h[2] * ca[2];
+  Ia->I[1] = Ir[1] + h[0] * ca[0] + h[2] * ca[2];
+  Ia->I[2] = Ir[2] + h[0] * ca[0] + h[1] * ca[1];
+  Ia->I[3] = Ir[3] - h[0] * ca[1];
+  Ia->I[4] = Ir[4] - h[0] * ca[2];
+  Ia->I[5] = Ir[5] - h[1] * ca[2];
   Ia->m = m;
   for (int r = 0; r < 3; r++) Ia->h[r] = h[r];
 }

@@ -129,6 +129,27 @@ int hg_joint_axis_index(const hg_joint *j) {
   return -1;
 }
 
+int hg_joint_walk(const hg_joint *j, const double Ro[9], int has_post) {
+  if (j->type != HG_JOINT_REVOLUTE || has_post) return HG_WALK_GENERAL;
+  int k = hg_joint_axis_index(j);
+  int pure = Ro[0] == 1 && Ro[4] == 1 && Ro[8] == 1 && Ro[1] == 0 && Ro[2] == 0 && Ro[3] == 0 &&
+             Ro[5] == 0 && Ro[6] == 0 && Ro[7] == 0;
+  if (k < 0) return HG_WALK_FOLD;
+  return (pure ? HG_WALK_X : HG_WALK_XR) + k;
+}
+
+void hg_joint_fold_init(const hg_joint *j, const double Ro[9], hg_joint_fold *f) {
+  memset(f, 0, sizeof *f);
+  if (j->type != HG_JOINT_REVOLUTE) return;
+  /* the three terms of Rodrigues' formula in the joint frame: a a^T, 1 - a a^T, a^ */
+  const double *a = j->axis;
+  double T[3][9];
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) T[0][3 * r + c] = a[r] * a[c], T[1][3 * r + c] = (r == c) - a[r] * a[c];
+  hg_m3_skew(a, T[2]);
+  for (int t = 0; t < 3; t++) hg_m3_mul(Ro, T[t], f->C[t]);
+}
+
 /* R = rotation by angle t about unit axis a (Rodrigues) */
 static void axis_rotation(const double a[3], double t, double R[9]) {
   double s = sin(t), c = cos(t), v = 1 - c;

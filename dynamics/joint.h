@@ -63,10 +63,42 @@ const char *hg_joint_type_name(hg_joint_type type);
 /* type from its name ("revolute", ...); -1 when unknown */
 int hg_joint_type_from_name(const char *name);
 
-/* The joint's specialization, decided once when a model is compiled: k = 0, 1, 2 when the joint
- * is revolute about +x, +y or +z (T_joint(q) = Rot(e_k, q), S = (e_k, 0)), the kinematic walk's
- * fast path whatever the rotation of the joint's origin; -1 for every other joint. */
+/* k = 0, 1, 2 when the joint is revolute about +x, +y or +z (T_joint(q) = Rot(e_k, q),
+ * S = (e_k, 0)); -1 for every other joint. */
 int hg_joint_axis_index(const hg_joint *j);
+
+/* How the kinematic walk moves a joint, its specialization decided once when a model is
+ * compiled (hg_joint_walk), as Pinocchio's revolute X/Y/Z versus unaligned joints:
+ *   HG_WALK_GENERAL     hg_joint_transform and hg_joint_motion (any joint; every joint with a
+ *                       post-offset)
+ *   HG_WALK_X, _Y, _Z   revolute about +x, +y, +z of an origin without rotation: the turn mixes
+ *                       two columns of the parent's rotation
+ *   HG_WALK_XR, _YR, _ZR  the same behind a rotated origin: one column turn, one product
+ *   HG_WALK_FOLD        revolute about any axis behind any origin (hg_joint_fold) */
+enum {
+  HG_WALK_GENERAL = 0,
+  HG_WALK_X, HG_WALK_Y, HG_WALK_Z,
+  HG_WALK_XR, HG_WALK_YR, HG_WALK_ZR,
+  HG_WALK_FOLD
+};
+/* the walk of joint j behind an origin with rotation Ro, with or without a post-offset */
+int hg_joint_walk(const hg_joint *j, const double Ro[9], int has_post);
+
+/* A revolute joint behind a constant origin rotation R_o, folded once when a model is compiled:
+ * R_o Rot(axis, q) = C0 + cos q C1 + sin q C2 (Rodrigues' formula Rot(a, q) = a a^T +
+ * cos q (1 - a a^T) + sin q a^, each term multiplied by R_o), so the kinematic walk turns a
+ * general axis behind any origin with 18 products instead of a rotation and a matrix product. */
+typedef struct hg_joint_fold {
+  double C[3][9]; /* C0, C1, C2, row-major 3x3 */
+} hg_joint_fold;
+
+/* f for revolute joint j behind the origin rotation Ro (zeros for other joint types) */
+void hg_joint_fold_init(const hg_joint *j, const double Ro[9], hg_joint_fold *f);
+
+/* R = R_o Rot(axis, q) from c = cos q and s = sin q */
+static inline void hg_joint_fold_rotation(const hg_joint_fold *f, double c, double s, double R[9]) {
+  for (int k = 0; k < 9; k++) R[k] = f->C[0][k] + c * f->C[1][k] + s * f->C[2][k];
+}
 
 /* The name and SI unit of entry k of a joint's configuration q (what = 0), rates v (what = 1) or
  * generalized forces (what = 2, dual to v: at a free joint the wrench on the child, child frame,

@@ -4,57 +4,69 @@
 
 #include "dynamics.h"
 
-/* T_{p,i} = T_offset (Rot(e_k, q), 0) and T_tree,i = T_tree,p T_{p,i} for a revolute joint about
- * coordinate axis k (hg_joint_axis_index): the turn only mixes two columns of the matrix it
- * multiplies, that of the rotation before it (R_tree,p R_offset) */
-static inline void axis_joint(int k, double q, const hg_se3 *off, int pure, const hg_se3 *Tp,
-                              hg_se3 *Tr, hg_se3 *Tt) {
-  double c = cos(q), s = sin(q), Ro[3];
+/* A revolute joint's walk (hg_joint_walk, no post-offset): T_{p,i} = T_offset (Rot(axis, q), 0),
+ * T_tree,i = T_tree,p T_{p,i} and S_i = (w, p x w) with w = R_tree,i axis. About coordinate
+ * axis k >= 0 the turn only mixes two columns of the rotation before it (of R_tree,p itself when
+ * the origin has no rotation: pure) and w is column k; otherwise (k = -1) R_offset Rot(axis, q)
+ * comes from the joint's fold (hg_joint_fold). A root (on the world) is its tree frame's origin. */
+static inline void revolute_walk(int k, int pure, int root, double q, const hg_se3 *off,
+                                 const hg_joint_fold *fold, const double axis[3],
+                                 const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt, double S[6]) {
+  double c = cos(q), s = sin(q), Ro[3], w[3];
   const double *o = off->p;
   Tr->p[0] = o[0], Tr->p[1] = o[1], Tr->p[2] = o[2];
   hg_m3_mulv(Tp->R, o, Ro);
   for (int r = 0; r < 3; r++) Tt->p[r] = Tp->p[r] + Ro[r];
-  if (pure) {
+  if (root) Tt->p[0] = Tt->p[1] = Tt->p[2] = 0;
+  if (k >= 0 && pure) {
     hg_m3_axis_rotation(k, c, s, Tr->R);
     hg_m3_mul_axis_rotation(Tp->R, k, c, s, Tt->R);
   } else {
-    double Rpo[9];
-    hg_m3_mul_axis_rotation(off->R, k, c, s, Tr->R);
-    hg_m3_mul(Tp->R, off->R, Rpo);
-    hg_m3_mul_axis_rotation(Rpo, k, c, s, Tt->R);
+    if (k >= 0) hg_m3_mul_axis_rotation(off->R, k, c, s, Tr->R);
+    else hg_joint_fold_rotation(fold, c, s, Tr->R);
+    hg_m3_mul(Tp->R, Tr->R, Tt->R);
   }
+  if (k >= 0) w[0] = Tt->R[k], w[1] = Tt->R[3 + k], w[2] = Tt->R[6 + k];
+  else hg_m3_mulv(Tt->R, axis, w);
+  S[0] = w[0], S[1] = w[1], S[2] = w[2];
+  hg_v3_cross(Tt->p, w, S + 3);
 }
 
-void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {
+HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {
   static const hg_se3 identity = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
   for (int i = 1; i < m->nbody; i++) {
     const hg_joint *j = &m->jnt[i];
     const double *qi = q + m->q_adr[i];
-    int p = m->parent[i], va = m->v_adr[i], nv = m->jnt_nv[i], k = m->jnt_axis[i];
-    int revolute = j->type == HG_JOINT_REVOLUTE && !m->has_post[i];
+    int p = m->parent[i], va = m->v_adr[i], nv = m->jnt_nv[i], walk = m->jnt_walk[i];
     const hg_se3 *Tp = p ? &d->T_tree[p] : &identity;
     hg_se3 *Tr = &d->T_rel[i], *Tt = &d->T_tree[i];
 
-    /* T_{p,i} = T_offset T_joint(q) T_post and T_tree = T_tree,p T_{p,i}; a turn about a
-     * coordinate axis only mixes two columns */
-    if (k >= 0) {
-      /* (a constant k in each case lets the compiler fold the index arithmetic) */
-      const hg_se3 *off = &m->jnt_offset[i];
-      int pure = m->offset_pure[i];
-      if (k == 0) axis_joint(0, qi[0], off, pure, Tp, Tr, Tt);
-      else if (k == 1) axis_joint(1, qi[0], off, pure, Tp, Tr, Tt);
-      else axis_joint(2, qi[0], off, pure, Tp, Tr, Tt);
-    } else {
+    /* T_{p,i} = T_offset T_joint(q) T_post, T_tree = T_tree,p T_{p,i} and S_i in the tree frame,
+     * by the joint's walk (a constant axis in each case lets the compiler fold the index
+     * arithmetic) */
+    const hg_se3 *off = &m->jnt_offset[i];
+    const hg_joint_fold *f = &m->jnt_fold[i];
+    double *Si = d->S[va];
+    switch (walk) {
+    case HG_WALK_X: revolute_walk(0, 1, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_Y: revolute_walk(1, 1, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_Z: revolute_walk(2, 1, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_XR: revolute_walk(0, 0, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_YR: revolute_walk(1, 0, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_ZR: revolute_walk(2, 0, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_FOLD: revolute_walk(-1, 0, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    default: {
       hg_se3 Tj;
       hg_joint_transform(j, qi, &Tj);
       if (m->offset_pure[i]) {
         *Tr = Tj;
-        for (int r = 0; r < 3; r++) Tr->p[r] += m->jnt_offset[i].p[r];
+        for (int r = 0; r < 3; r++) Tr->p[r] += off->p[r];
       } else {
-        hg_se3_mul(&m->jnt_offset[i], &Tj, Tr);
+        hg_se3_mul(off, &Tj, Tr);
       }
       if (m->has_post[i]) hg_se3_mul(Tr, &m->jnt_post[i], Tr);
       hg_se3_mul(Tp, Tr, Tt);
+    }
     }
     /* a root's tree frame has its origin at the root; T_{0,i} is T_tree moved by that origin */
     if (!p) Tt->p[0] = Tt->p[1] = Tt->p[2] = 0;
@@ -71,15 +83,8 @@ void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double 
       Ts = &Tjf;
     }
 
-    /* S_i in the tree frame: (R a, p x R a) for a revolute joint (a column of R for a coordinate
-     * axis); otherwise the joint's own S, moved from the moved joint frame */
-    if (revolute) {
-      double *S = d->S[va], w[3];
-      if (k >= 0) w[0] = Tt->R[k], w[1] = Tt->R[3 + k], w[2] = Tt->R[6 + k];
-      else hg_m3_mulv(Tt->R, j->axis, w);
-      S[0] = w[0], S[1] = w[1], S[2] = w[2];
-      hg_v3_cross(Tt->p, w, S + 3);
-    } else {
+    /* S_i of the general walk: the joint's own S, moved from the moved joint frame */
+    if (walk == HG_WALK_GENERAL) {
       double Sb[6 * HG_JOINT_MAXNV];
       hg_joint_motion(j, qi, Sb);
       for (int c = 0; c < nv; c++) hg_Ad(Ts, Sb + 6 * c, d->S[va + c]);

@@ -232,8 +232,8 @@ void hg_model_free(hg_model *m) {
   for (int g = 0; g < m->ngeom; g++) free(m->geom[g].mesh);
   free(m->parent); free(m->subtree_end); free(m->root); free(m->jnt); free(m->jnt_offset); free(m->offset_pure); free(m->jnt_post); free(m->has_post);
   free(m->q_adr); free(m->v_adr); free(m->jnt_nq); free(m->jnt_nv); free(m->D_adr);
-  free(m->inertia); free(m->inertia_c); free(m->jnt_axis); free(m->limits); free(m->body_name); free(m->jnt_name);
-  free(m->dof_body); free(m->geom);
+  free(m->inertia); free(m->inertia_c); free(m->jnt_walk); free(m->jnt_axis); free(m->jnt_fold); free(m->limits); free(m->body_name); free(m->jnt_name);
+  free(m->dof_body); free(m->dof_parent); free(m->geom);
   free(m->mimic_follower); free(m->mimic_leader); free(m->mimic_mult); free(m->mimic_offset);
   free(m);
 }
@@ -259,7 +259,9 @@ static hg_model *model_alloc(int nbody, int ngeom) {
   m->D_adr = alloc_array(n, sizeof(int), &fail);
   m->inertia = alloc_array(n, sizeof(hg_inertia), &fail);
   m->inertia_c = alloc_array(n, sizeof(hg_inertia_c), &fail);
+  m->jnt_walk = alloc_array(n, sizeof(uint8_t), &fail);
   m->jnt_axis = alloc_array(n, sizeof(int8_t), &fail);
+  m->jnt_fold = alloc_array(n, sizeof(hg_joint_fold), &fail);
   m->limits = alloc_array(n, sizeof(hg_joint_limits), &fail);
   m->body_name = alloc_array(n, sizeof(char *), &fail);
   m->jnt_name = alloc_array(n, sizeof(char *), &fail);
@@ -362,6 +364,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   hg_joint_init(&m->jnt[0], HG_JOINT_FIXED, NULL, NULL, 0, &why);
   hg_se3_identity(&m->jnt_offset[0]);
   hg_se3_identity(&m->jnt_post[0]);
+  m->jnt_walk[0] = HG_WALK_GENERAL;
   m->jnt_axis[0] = -1;
   m->body_name[0] = hg_strdup("world");
   m->jnt_name[0] = hg_strdup("world");
@@ -385,7 +388,9 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     m->inertia[i] = s->inertia;
     hg_inertia_to_c(&s->inertia, &m->inertia_c[i]);
     /* the joint's fast path (none after a post-offset, which moves the child frame) */
+    m->jnt_walk[i] = (uint8_t)hg_joint_walk(&s->joint, s->offset.R, s->has_post);
     m->jnt_axis[i] = (int8_t)(s->has_post ? -1 : hg_joint_axis_index(&s->joint));
+    hg_joint_fold_init(&s->joint, s->offset.R, &m->jnt_fold[i]);
     m->limits[i] = s->limits;
     m->jnt_nq[i] = hg_joint_nq(s->joint.type);
     m->jnt_nv[i] = hg_joint_nv(s->joint.type);
@@ -414,6 +419,7 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   /* DoF owners */
   int fail = 0;
   m->dof_body = alloc_array((size_t)m->nv, sizeof(int), &fail);
+  m->dof_parent = alloc_array((size_t)m->nv, sizeof(int), &fail);
   if (fail) {
     hg_error_set(err, "out of memory");
     hg_model_free(m);
@@ -422,6 +428,16 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
   }
   for (int i = 1; i <= n; i++)
     for (int k = 0; k < m->jnt_nv[i]; k++) m->dof_body[m->v_adr[i] + k] = i;
+  /* DoF parents: the last DoF on the path from each body to the world (-1: none), in last */
+  {
+    int *last = stack; /* reused: n + 1 entries, no longer needed */
+    last[0] = -1;
+    for (int i = 1; i <= n; i++) {
+      int va = m->v_adr[i], nj = m->jnt_nv[i];
+      for (int k = 0; k < nj; k++) m->dof_parent[va + k] = k ? va + k - 1 : last[m->parent[i]];
+      last[i] = nj ? va + nj - 1 : last[m->parent[i]];
+    }
+  }
   /* geometry */
   m->ngeom = b->ngeom;
   for (int g = 0; g < b->ngeom; g++) {
@@ -512,7 +528,7 @@ hg_data *hg_data_new(const hg_model *m) {
   d->c = alloc_array(nb, sizeof(hg_vec6), &fail);
   d->a = alloc_array(nb, sizeof(hg_vec6), &fail);
   d->F = alloc_array(nb, sizeof(hg_vec6), &fail);
-  d->IA = alloc_array(nb, sizeof(hg_mat6), &fail);
+  d->IA = alloc_array(nb, sizeof(hg_sym6), &fail);
   d->pA = alloc_array(nb, sizeof(hg_vec6), &fail);
   d->U = alloc_array(nv, sizeof(hg_vec6), &fail);
   d->Dinv = alloc_array((size_t)m->nD, sizeof(double), &fail);

@@ -118,14 +118,20 @@ typedef struct hg_model {
   hg_inertia *inertia;  /* in the body frame */
   /* derived from the above by hg_builder_compile, for the kinematic walk (which reads these) */
   hg_inertia_c *inertia_c; /* inertia[i] about the centre of mass */
+  uint8_t *jnt_walk;       /* hg_joint_walk of joint i: how the kinematic walk moves it */
   int8_t *jnt_axis;        /* hg_joint_axis_index of joint i (0, 1, 2: revolute about +x, +y,
-                            * +z), -1 for other joints and after a post-offset */
+                            * +z), -1 for other joints and after a post-offset (for reports; the
+                            * walk reads jnt_walk) */
+  hg_joint_fold *jnt_fold;  /* hg_joint_fold_init of revolute joint i behind its offset's
+                             * rotation (zeros for other joints) */
   hg_joint_limits *limits;
   char **body_name;
   char **jnt_name;
 
   /* per DoF */
   int *dof_body; /* the body whose joint owns the DoF */
+  int *dof_parent; /* the next DoF towards the root: the one before it in its joint, else the
+                    * last DoF of the nearest ancestor joint that has any; -1 at a tree's first */
 
   /* geometry */
   int ngeom;
@@ -190,7 +196,7 @@ typedef struct hg_data {
   hg_vec6 *a;  /* nbody: spatial acceleration relative to the tree's Galilean frame (the real one
                 * plus (0, w x vt[root])), tree frame, offset by gravity (a_0 = (0, -g)) */
   hg_vec6 *F;  /* nbody: wrench that joint i transmits from its parent to body i, tree frame */
-  hg_mat6 *IA; /* nbody: articulated (ABA) inertia, tree frame */
+  hg_sym6 *IA; /* nbody: articulated (ABA) inertia, tree frame, packed (spatial.h) */
   hg_vec6 *pA; /* nbody: articulated bias wrench, tree frame */
   hg_vec6 *U;  /* nv: IA S */
   double *Dinv;/* nD: (S^T IA S)^-1 per free joint */

@@ -1,7 +1,7 @@
 /* rnea.c: recursive Newton-Euler inverse dynamics (seed 002 Table 2), in each tree's frame. */
 #include "dynamics.h"
 
-void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
+HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
              const double *fext, double *tau) {
   hg_kinematics(m, d, q, v);
   double *a0 = d->a[0];

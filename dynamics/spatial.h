@@ -10,6 +10,16 @@
 #ifndef HINGE_SPATIAL_H
 #define HINGE_SPATIAL_H
 
+/* HG_HOT marks the recursions' hot functions: gcc compiles each twice, for any x86-64 and for
+ * x86-64-v3 (AVX2 with fused multiply-add, contracted from a * b + c by -ffp-contract=fast, see
+ * CMakeLists.txt), and picks one when the program loads (target_clones). Results differ between
+ * the two at round-off. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define HG_HOT __attribute__((target_clones("default", "arch=x86-64-v3")))
+#else
+#define HG_HOT
+#endif
+
 typedef struct hg_se3 {
   double R[9]; /* rotation, row-major */
   double p[3]; /* translation */
@@ -208,6 +218,24 @@ static inline double hg_dot6(const double s[6], const double f[6]) {
 /* y = A x for a 6x6 row-major A */
 static inline void hg_m6_mulv(const double A[36], const double x[6], double y[6]) {
   for (int i = 0; i < 6; i++) y[i] = hg_dot6(A + 6 * i, x);
+}
+/* ---- symmetric 6x6 matrices (articulated inertias), packed ---- */
+
+/* the upper triangle row by row, 21 numbers: entry (r, c) (either order) at hg_sym6_index(r, c) */
+typedef double hg_sym6[21];
+static inline int hg_sym6_index(int r, int c) {
+  int a = r < c ? r : c, b = r < c ? c : r;
+  return 6 * a - a * (a - 1) / 2 + b - a;
+}
+/* y = A x */
+static inline void hg_sym6_mulv(const double A[21], const double x[6], double y[6]) {
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; r++) {
+    double t = 0;
+#pragma GCC unroll 6
+    for (int k = 0; k < 6; k++) t += A[hg_sym6_index(r, k)] * x[k];
+    y[r] = t;
+  }
 }
 /* 6x6 matrix of Ad_T */
 void hg_Ad_matrix(const hg_se3 *T, double A[36]);

@@ -187,8 +187,9 @@ static void jacobian_transpose_virtual_work(void **state) {
   assert_true(worst < 1e-8);
 }
 
-/* the walk's fast path for revolute joints about a coordinate axis behind a rotated origin
- * (hg_joint_axis_index) equals the general path (the same model with the fast path turned off) */
+/* the walk's fast paths for revolute joints about a coordinate axis, behind a rotated origin or
+ * not (hg_joint_walk), equal the fold and the general walk (the same model with the fast paths
+ * turned off) */
 static void axis_fast_path_equals_general(void **state) {
   hg_rng r;
   hg_rng_seed(&r, 6);
@@ -216,7 +217,8 @@ static void axis_fast_path_equals_general(void **state) {
     hg_builder_free(b);
     assert_non_null(m);
     int fast = 0;
-    for (int i = 1; i < m->nbody; i++) fast += m->jnt_axis[i] >= 0;
+    for (int i = 1; i < m->nbody; i++)
+      fast += m->jnt_walk[i] != HG_WALK_GENERAL && m->jnt_walk[i] != HG_WALK_FOLD;
     assert_true(fast > 0);
     hg_data *d = hg_data_new(m);
     int nv = m->nv;
@@ -230,19 +232,24 @@ static void axis_fast_path_equals_general(void **state) {
     assert_int_equal(hg_aba(m, d, q, v, tau, NULL, a0), 0);
     hg_rnea(m, d, q, v, a0, NULL, t0);
     hg_se3 Tlast = d->T_world[m->nbody - 1];
-    for (int i = 1; i < m->nbody; i++) m->jnt_axis[i] = -1;
-    assert_int_equal(hg_aba(m, d, q, v, tau, NULL, a1), 0);
-    hg_rnea(m, d, q, v, a0, NULL, t1);
-    worst = fmax(worst, hg_test_rel_err(a1, a0, nv));
-    worst = fmax(worst, hg_test_rel_err(t1, t0, nv));
-    worst = fmax(worst, hg_test_max_diff(d->T_world[m->nbody - 1].R, Tlast.R, 9));
-    worst = fmax(worst, hg_test_max_diff(d->T_world[m->nbody - 1].p, Tlast.p, 3));
+    /* the same joints by the fold (any axis), then by the general walk (the joint's own
+     * transform and motion subspace) */
+    for (int pass = 0; pass < 2; pass++) {
+      for (int i = 1; i < m->nbody; i++)
+        if (m->jnt_walk[i] != HG_WALK_GENERAL) m->jnt_walk[i] = pass ? HG_WALK_GENERAL : HG_WALK_FOLD;
+      assert_int_equal(hg_aba(m, d, q, v, tau, NULL, a1), 0);
+      hg_rnea(m, d, q, v, a0, NULL, t1);
+      worst = fmax(worst, hg_test_rel_err(a1, a0, nv));
+      worst = fmax(worst, hg_test_rel_err(t1, t0, nv));
+      worst = fmax(worst, hg_test_max_diff(d->T_world[m->nbody - 1].R, Tlast.R, 9));
+      worst = fmax(worst, hg_test_max_diff(d->T_world[m->nbody - 1].p, Tlast.p, 3));
+    }
     free(q); free(v); free(tau); free(a0); free(a1); free(t0); free(t1);
     hg_data_free(d);
     hg_model_free(m);
   }
-  printf("# coordinate-axis fast path vs general path: worst relative difference %.3g\n", worst);
-  /* the two paths round differently (Rodrigues and two products vs a column turn): round-off
+  printf("# coordinate-axis walk vs fold and general walk: worst relative difference %.3g\n", worst);
+  /* the paths round differently (Rodrigues and two products vs a column turn): round-off
    * of poses composed over <= 13 joints, amplified by ABA's solves */
   assert_true(worst < 1e-12);
 }
