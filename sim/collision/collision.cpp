@@ -27,7 +27,17 @@ struct Shape {
   fcl::Vector3d centre;  // the centre of its bounding sphere, in the body frame
   double radius;         // the sphere's radius
   double thinnest;       // its smallest extent (of its local bounding box)
+  // FCL's object for it, made once: a query only moves it (constructing one per query would
+  // recompute a mesh's bounding box from all its vertices every time)
+  std::shared_ptr<fcl::CollisionObjectd> obj;
 };
+
+// the shape's FCL object at world pose X
+fcl::CollisionObjectd *placed(const Shape &s, const fcl::Transform3d &X) {
+  s.obj->setTransform(X);
+  s.obj->computeAABB();
+  return s.obj.get();
+}
 
 fcl::Transform3d to_fcl(const hg_se3 &T) {
   fcl::Transform3d X = fcl::Transform3d::Identity();
@@ -112,7 +122,7 @@ extern "C" hg_collision *hg_collision_new(const hg_model *m, hg_error *err) {
     c->of_body[g.body].push_back((int)c->shape.size());
     fcl::Vector3d ext = box.max_ - box.min_;
     c->shape.push_back(Shape{g.body, geom, local, local * box.center(), 0.5 * ext.norm(),
-                             ext.minCoeff()});
+                             ext.minCoeff(), std::make_shared<fcl::CollisionObjectd>(geom)});
   }
   return c;
 }
@@ -143,7 +153,7 @@ namespace {
 // signed distance of two placed shapes, with witness points
 double shape_distance(const Shape &a, const fcl::Transform3d &Ta, const Shape &b,
                       const fcl::Transform3d &Tb, fcl::Vector3d &pa, fcl::Vector3d &pb) {
-  fcl::CollisionObjectd oa(a.geom, Ta), ob(b.geom, Tb);
+  fcl::CollisionObjectd *oa = placed(a, Ta), *ob = placed(b, Tb);
   // nearest points, unsigned: FCL's own signed distance asserts (aborts) on shapes that touch
   // without a contact point (a heat shield flush against its capsule); the depth of overlapping
   // shapes comes from collide() below instead
@@ -151,7 +161,7 @@ double shape_distance(const Shape &a, const fcl::Transform3d &Ta, const Shape &b
   req.gjk_solver_type = fcl::GST_INDEP;
   req.distance_tolerance = 1e-10;
   fcl::DistanceResultd res;
-  fcl::distance(&oa, &ob, req, res);
+  fcl::distance(oa, ob, req, res);
   double d = res.min_distance;
   pa = res.nearest_points[0];
   pb = res.nearest_points[1];
@@ -159,7 +169,7 @@ double shape_distance(const Shape &a, const fcl::Transform3d &Ta, const Shape &b
   // overlapping: the deepest contact's penetration depth (meshes report 0 or -1 above)
   fcl::CollisionRequestd creq(16, true);
   fcl::CollisionResultd cres;
-  fcl::collide(&oa, &ob, creq, cres);
+  fcl::collide(oa, ob, creq, cres);
   if (!cres.isCollision() || cres.numContacts() == 0) return 0; /* touching */
   double depth = 0;
   for (size_t k = 0; k < cres.numContacts(); k++) {
@@ -256,21 +266,20 @@ extern "C" int hg_collision_contacts(hg_collision *c, const hg_model *m, const h
   int nbody = (int)c->of_body.size();
   c->points.clear();
   fcl::CollisionRequestd req(8, true);
-  // the sides' bodies: membership (bit 1: a, bit 2: b), world poses and bounding-sphere centres
+  // the sides' bodies: membership (bit 1: a, bit 2: b), then world poses and bounding-sphere
+  // centres once per body
   c->side.assign(nbody, 0);
   c->pose.resize(nbody);
   c->centre.resize(c->shape.size());
-  for (int s = 0; s < 2; s++)
-    for (int k = 0; k < (s ? nb : na); k++) {
-      int i = s ? b[k] : a[k];
-      if (i < 0 || i >= nbody || c->side[i]) {
-        if (i >= 0 && i < nbody) c->side[i] |= 1 << s;
-        continue;
-      }
-      c->side[i] |= 1 << s;
-      c->pose[i] = to_fcl(T[i]);
-      for (int sh : c->of_body[i]) c->centre[sh] = c->pose[i] * c->shape[sh].centre;
-    }
+  for (int k = 0; k < na; k++)
+    if (a[k] >= 0 && a[k] < nbody) c->side[a[k]] |= 1;
+  for (int k = 0; k < nb; k++)
+    if (b[k] >= 0 && b[k] < nbody) c->side[b[k]] |= 2;
+  for (int i = 0; i < nbody; i++) {
+    if (!c->side[i]) continue;
+    c->pose[i] = to_fcl(T[i]);
+    for (int sh : c->of_body[i]) c->centre[sh] = c->pose[i] * c->shape[sh].centre;
+  }
   for (int i = 0; i < na; i++)
     for (int j = 0; j < nb; j++) {
       int ba = a[i], bb = b[j];
@@ -284,9 +293,9 @@ extern "C" int hg_collision_contacts(hg_collision *c, const hg_model *m, const h
           // broad phase: bounding spheres apart
           if ((c->centre[sa] - c->centre[sb]).norm() > A.radius + B.radius) continue;
           // narrow phase: FCL's contact manifold, normals from A into B
-          fcl::CollisionObjectd oa(A.geom, c->pose[ba] * A.local), ob(B.geom, c->pose[bb] * B.local);
           c->contacts.clear();
-          fcl::collide(&oa, &ob, req, c->contacts);
+          fcl::collide(placed(A, c->pose[ba] * A.local), placed(B, c->pose[bb] * B.local), req,
+                       c->contacts);
           for (size_t k = 0; k < c->contacts.numContacts(); k++) {
             const fcl::Contactd &ct = c->contacts.getContact(k);
             if (!(ct.penetration_depth > 0)) continue;

@@ -76,7 +76,6 @@ typedef struct hg_force_elem {
   double e_imp, v_min;
 } hg_force_elem;
 
-
 struct hg_forces {
   int n;
   hg_force_elem *e;
@@ -394,8 +393,8 @@ double hg_contact_restitution(double cv, double n) {
     }
     double xn = x + h / 6 * (kx[0] + 2 * kx[1] + 2 * kx[2] + kx[3]);
     double vn = v + h / 6 * (kv[0] + 2 * kv[1] + 2 * kv[2] + kv[3]);
+    /* (the depth always returns to 0: the clamped force vanishes with it, so the body leaves) */
     if (xn <= 0 && it > 0) return -(v + (vn - v) * x / (x - xn)); /* speed at x = 0 */
-    if (vn >= 0 && v < 0 && xn > 0 && cv > 0 && kv[3] == 0) return 0; /* held: never leaves */
     x = xn, v = vn;
   }
   return 0;
@@ -597,15 +596,15 @@ static int hg_resolve_bodies(const hg_resolve *rs, char *const *names, int n, in
 /* contact: the two sides' bodies, and the excluded pairs of which both bodies are present */
 static int hg_resolve_contact(const hg_resolve *rs, hg_force_elem *e) {
   const hg_force_spec *sp = rs->spec;
-  int n;
   for (int k = 0; k < 2; k++)
     if (hg_resolve_bodies(rs, sp->side[k], sp->nside[k], &e->side[k], &e->nside[k])) return -1;
-  if (hg_resolve_bodies(rs, sp->exclude, 2 * sp->nexclude, &e->skip, &n)) return -1;
-  /* keep a pair only when both its bodies are there */
   e->nskip = 0;
+  if (!(e->skip = malloc((size_t)(2 * sp->nexclude + 1) * sizeof *e->skip)))
+    return hg_resolve_fail(rs, "out of memory", NULL);
   for (int k = 0; k < sp->nexclude; k++) {
-    int i = hg_model_body(rs->m, sp->exclude[2 * k]), j = hg_model_body(rs->m, sp->exclude[2 * k + 1]);
-    if (i < 0 || j < 0) continue;
+    int i = hg_resolve_body(rs, sp->exclude[2 * k]), j = hg_resolve_body(rs, sp->exclude[2 * k + 1]);
+    if (i == -1 || j == -1) return -1;
+    if (i < 0 || j < 0) continue; /* (a body of the pair is absent) */
     e->skip[2 * e->nskip] = i;
     e->skip[2 * e->nskip + 1] = j;
     e->nskip++;
