@@ -146,10 +146,85 @@ static void merged_inertia_by_hand(void **state) {
   hg_builder_free(b);
 }
 
+/* the robots of assets/robots (UR5-, Panda- and A1-style URDFs, see its README): each loads with
+ * the bodies its file has (world + links; the quadruped's "world" link is the world itself and its
+ * trunk hangs on the file's floating joint), merges to world + the links on moving joints, and
+ * ABA, RNEA and CRBA on the merged model agree with the unmerged one at random states (q from
+ * hg_model_random, v in [-2, 2], tau or vdot in [-5, 5]). The tolerance is relative to the
+ * largest entry of each result: the two models sum the same terms in another order and frame,
+ * and the light fingers and calves give accelerations of 1e3-1e4 next to O(1) ones, so an
+ * entry-wise relative test would measure the round-off of the large ones against the small ones.
+ * Measured (seed 11): up to 1e-13 (UR5 ABA, whose wrist_3 is 4 orders lighter than the upper
+ * arm), 1.4e-14 (Panda), 2e-15 (quadruped); 1e-12 still fails any wrong merge, whose errors (a
+ * COM or rotation off) are 1e-3 and more of the largest entry. */
+static void robots_merge(void **state) {
+  static const struct {
+    const char *path;
+    int nbody, nbody_merged, nv;
+  } robots[] = {
+      {"../assets/robots/ur5_style.urdf", 12, 7, 6},         /* 5 fixed links, 6 revolute */
+      {"../assets/robots/panda_style.urdf", 14, 10, 9},      /* 4 fixed, 7 revolute, 2 fingers */
+      {"../assets/robots/quadruped_style.urdf", 19, 14, 18}, /* imu, 4 feet, free + 12 revolute */
+  };
+  for (size_t r = 0; r < sizeof robots / sizeof robots[0]; r++) {
+    hg_model *m = load(robots[r].path, 0);
+    hg_error err;
+    hg_model *mm = hg_model_merge_fixed(m, NULL, NULL, &err);
+    if (!mm) fail_msg("%s", err.msg);
+    assert_int_equal(m->nbody, robots[r].nbody);
+    assert_int_equal(mm->nbody, robots[r].nbody_merged);
+    assert_int_equal(mm->nv, robots[r].nv);
+    assert_int_equal(mm->nq, m->nq);
+    /* no moving body is massless */
+    for (int i = 1; i < mm->nbody; i++) assert_true(mm->inertia[i].m > 0);
+    hg_data *d = hg_data_new(m), *dd = hg_data_new(mm);
+    int nq = m->nq, nv = m->nv;
+    double *q = malloc((size_t)nq * sizeof(double)), *v = malloc((size_t)nv * sizeof(double));
+    double *x = malloc((size_t)nv * sizeof(double)), *a = malloc((size_t)nv * sizeof(double));
+    double *a2 = malloc((size_t)nv * sizeof(double));
+    double *M = malloc((size_t)(nv * nv) * sizeof(double)), *M2 = malloc((size_t)(nv * nv) * sizeof(double));
+    hg_rng rng;
+    hg_rng_seed(&rng, 11);
+    double worst = 0;
+    for (int t = 0; t < 20; t++) {
+      hg_model_random(m, &rng, q);
+      for (int k = 0; k < nv; k++) v[k] = hg_rng_range(&rng, -2, 2), x[k] = hg_rng_range(&rng, -5, 5);
+      for (int which = 0; which < 3; which++) {
+        int n = which == 2 ? nv * nv : nv;
+        double *p = which == 2 ? M : a, *p2 = which == 2 ? M2 : a2;
+        if (which == 0) {
+          assert_int_equal(hg_aba(m, d, q, v, x, NULL, a), 0);
+          assert_int_equal(hg_aba(mm, dd, q, v, x, NULL, a2), 0);
+        } else if (which == 1) {
+          hg_rnea(m, d, q, v, x, NULL, a);
+          hg_rnea(mm, dd, q, v, x, NULL, a2);
+        } else {
+          hg_crba(m, d, q, M);
+          hg_crba(mm, dd, q, M2);
+        }
+        double scale = 0, diff = 0;
+        for (int k = 0; k < n; k++) scale = fmax(scale, fabs(p[k])), diff = fmax(diff, fabs(p2[k] - p[k]));
+        if (!(diff <= 1e-12 * scale))
+          fail_msg("%s, %s: max |merged - unmerged| %.3g of max %.3g", robots[r].path,
+                   which == 0 ? "aba" : which == 1 ? "rnea" : "crba", diff, scale);
+        worst = fmax(worst, diff / scale);
+      }
+    }
+    print_message("%s: nbody %d -> %d, nv %d, worst relative difference %.2g\n", robots[r].path,
+                  m->nbody, mm->nbody, nv, worst);
+    free(q), free(v), free(x), free(a), free(a2), free(M), free(M2);
+    hg_data_free(d);
+    hg_data_free(dd);
+    hg_model_free(mm);
+    hg_model_free(m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(merged_dynamics_agree),
       cmocka_unit_test(merged_inertia_by_hand),
+      cmocka_unit_test(robots_merge),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
