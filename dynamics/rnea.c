@@ -1,34 +1,54 @@
 /* rnea.c: recursive Newton-Euler inverse dynamics (seed 002 Table 2), in each tree's frame. */
+#include <stddef.h>
+#include <string.h>
+
 #include "dynamics.h"
 
-/* F = G a - ad*_V (G V) - fe for one body (tree frame): the momentum G V = (L, P) with
- * L = I_o w + h x v and P = m v - h x w, then F = (I_o a_w + h x a_v + w x L + v x P,
- * m a_v - h x a_w + w x P) with the inertia's ten numbers loaded once for both products */
-static inline void body_wrench(const hg_inertia *G, const double a[6], const double V[6],
-                               double F[6]) {
-  const double *I = G->I, *h = G->h, m = G->m;
-  double I0 = I[0], I1 = I[1], I2 = I[2], I3 = I[3], I4 = I[4], I5 = I[5];
-  double h0 = h[0], h1 = h[1], h2 = h[2];
-  double w0 = V[0], w1 = V[1], w2 = V[2], v0 = V[3], v1 = V[4], v2 = V[5];
-  double L0 = I0 * w0 + I3 * w1 + I4 * w2 + h1 * v2 - h2 * v1;
-  double L1 = I3 * w0 + I1 * w1 + I5 * w2 + h2 * v0 - h0 * v2;
-  double L2 = I4 * w0 + I5 * w1 + I2 * w2 + h0 * v1 - h1 * v0;
-  double P0 = m * v0 - (h1 * w2 - h2 * w1);
-  double P1 = m * v1 - (h2 * w0 - h0 * w2);
-  double P2 = m * v2 - (h0 * w1 - h1 * w0);
-  double x0 = a[0], x1 = a[1], x2 = a[2], y0 = a[3], y1 = a[4], y2 = a[5];
-  double F0 = I0 * x0 + I3 * x1 + I4 * x2 + h1 * y2 - h2 * y1;
-  double F1 = I3 * x0 + I1 * x1 + I5 * x2 + h2 * y0 - h0 * y2;
-  double F2 = I4 * x0 + I5 * x1 + I2 * x2 + h0 * y1 - h1 * y0;
-  double F3 = m * y0 - (h1 * x2 - h2 * x1);
-  double F4 = m * y1 - (h2 * x0 - h0 * x2);
-  double F5 = m * y2 - (h0 * x1 - h1 * x0);
-  F[0] = F0 + (w1 * L2 - w2 * L1) + (v1 * P2 - v2 * P1);
-  F[1] = F1 + (w2 * L0 - w0 * L2) + (v2 * P0 - v0 * P2);
-  F[2] = F2 + (w0 * L1 - w1 * L0) + (v0 * P1 - v1 * P0);
-  F[3] = F3 + (w1 * P2 - w2 * P1);
-  F[4] = F4 + (w2 * P0 - w0 * P2);
-  F[5] = F5 + (w0 * P1 - w1 * P0);
+/* Four- and two-lane vectors (GCC and clang vector extensions; gcc >= 12 for
+ * __builtin_shufflevector): the v3 clone of hg_rnea (HG_HOT) keeps each in one AVX register. A
+ * 3-vector lives in lanes 0..2 of a v4 (lane 3 carries whatever the load or shuffle put there and
+ * never reaches lanes 0..2); a 6-vector x is read as the overlapping x[0..3] and x[2..5], which
+ * stays inside its row. */
+#if defined(__GNUC__) && !defined(__clang__)
+/* the helpers below are inlined: no vector crosses a call, so gcc's note that the default
+ * clone passes one differently from the v3 clone concerns nothing here */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+typedef double v4 __attribute__((vector_size(32)));
+typedef double v2 __attribute__((vector_size(16)));
+static inline v4 ld4(const double *p) { v4 x; memcpy(&x, p, sizeof x); return x; }
+static inline v2 ld2(const double *p) { v2 x; memcpy(&x, p, sizeof x); return x; }
+static inline void st4(double *p, v4 x) { memcpy(p, &x, sizeof x); }
+static inline void st2(double *p, v2 x) { memcpy(p, &x, sizeof x); }
+#define SHUF(x, i, j, k, l) __builtin_shufflevector(x, x, i, j, k, l)
+/* (x1, x2, x0): a x b = yzx(a yzx(b) - yzx(a) b) */
+#define YZX(x) SHUF(x, 1, 2, 0, 3)
+
+/* the ten numbers of an hg_inertia as one array: m, h (1..3), I (4..9) */
+_Static_assert(offsetof(hg_inertia, h) == sizeof(double) && offsetof(hg_inertia, I) == 4 * sizeof(double) &&
+               sizeof(hg_inertia) == 10 * sizeof(double), "hg_inertia is ten packed doubles");
+
+/* F = G a - ad*_V (G V) for one body (tree frame), with a = (aw, av) and V = (w, v): the
+ * momentum G V = (L, P), L = I_o w + h x v, P = m v - h x w, then
+ * F = (I_o aw + h x av + w x L + v x P, m av - h x aw + w x P); F[0..3] and F[4..5] are written
+ * (the split the backward pass reads). I_o x = diag(I) x + (I3, I3, I5) (x1, x0, x1)
+ * + (I4, I5, I4) (x2, x2, x0) */
+static inline void body_wrench(const hg_inertia *G, v4 aw, v4 av, v4 w, v4 v, double F[6]) {
+  v4 g0, g1, g2;
+  memcpy(&g0, (const char *)G, sizeof g0);                       /* m h0 h1 h2 */
+  memcpy(&g1, (const char *)G + 4 * sizeof(double), sizeof g1); /* I0 I1 I2 I3 */
+  memcpy(&g2, (const char *)G + 6 * sizeof(double), sizeof g2); /* I2 I3 I4 I5 */
+  v4 h = SHUF(g0, 1, 2, 3, 3), hy = SHUF(g0, 2, 3, 1, 3), m = SHUF(g0, 0, 0, 0, 0);
+  v4 p = SHUF(g2, 1, 1, 3, 3), q = SHUF(g2, 2, 3, 2, 3);
+  v4 wy = YZX(w), vy = YZX(v), awy = YZX(aw), avy = YZX(av);
+  v4 L = g1 * w + p * SHUF(w, 1, 0, 1, 3) + q * SHUF(w, 2, 2, 0, 3) + YZX(h * vy - hy * v);
+  v4 P = m * v - YZX(h * wy - hy * w);
+  v4 Ly = YZX(L), Py = YZX(P);
+  v4 Fw = g1 * aw + p * SHUF(aw, 1, 0, 1, 3) + q * SHUF(aw, 2, 2, 0, 3) +
+          YZX(h * avy - hy * av + w * Ly - wy * L + v * Py - vy * P);
+  v4 Fv = m * av + YZX(hy * aw - h * awy + w * Py - wy * P);
+  st4(F, __builtin_shufflevector(Fw, Fv, 0, 1, 2, 4));
+  st2(F + 4, __builtin_shufflevector(Fv, Fv, 1, 2));
 }
 
 HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
@@ -42,13 +62,15 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
    * adds xi to its qdd);  F_i = I_i a_i - ad*_{V_i} I_i V_i - fext_i */
   for (int i = 1; i < m->nbody; i++) {
     int va = m->v_adr[i], nv = m->jnt_nv[i], p = m->parent[i];
-    const double *ap = d->a[p], *ci = d->c[i];
+    const double *ap = d->a[p], *ci = d->c[i], *Vi = d->Vg[i];
     double *a = d->a[i], *F = d->F[i];
+    v4 a03, a25; /* a[0..3], a[2..5] */
     if (nv == 1 && p) {
       /* the common case: one DoF below another body */
       const double *S = d->S[va];
       double qk = qdd[va];
-      for (int r = 0; r < 6; r++) a[r] = ap[r] + ci[r] + S[r] * qk;
+      a03 = ld4(ap) + ld4(ci) + ld4(S) * qk;
+      a25 = ld4(ap + 2) + ld4(ci + 2) + ld4(S + 2) * qk;
     } else {
       double x[6];
       for (int r = 0; r < 6; r++) x[r] = ap[r] + ci[r];
@@ -56,9 +78,11 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
         const double *S = d->S[va + k], qk = p ? qdd[va + k] : qdd[va + k] + d->xi[va + k];
         for (int r = 0; r < 6; r++) x[r] += S[r] * qk;
       }
-      for (int r = 0; r < 6; r++) a[r] = x[r];
+      a03 = ld4(x), a25 = ld4(x + 2);
     }
-    body_wrench(&d->I[i], a, d->Vg[i], F);
+    st4(a, a03), st4(a + 2, a25);
+    v4 V25 = ld4(Vi + 2);
+    body_wrench(&d->I[i], a03, SHUF(a25, 1, 2, 3, 3), ld4(Vi), SHUF(V25, 1, 2, 3, 3), F);
     if (fext) {
       double f[6];
       hg_coAd_inv(&d->T_tree[i], fext + 6 * i, f);
@@ -66,14 +90,22 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
     }
   }
 
-  /* backward: tau_i = S_i^T F_i;  F_p += F_i (one frame per tree) */
+  /* backward: tau_i = S_i^T F_i;  F_p += F_i (one frame per tree), F as F[0..3] and F[4..5] */
   for (int i = m->nbody - 1; i > 0; i--) {
     int va = m->v_adr[i], p = m->parent[i];
     const double *F = d->F[i];
-    for (int k = 0; k < m->jnt_nv[i]; k++) tau[va + k] = hg_dot6(d->S[va + k], F);
+    v4 f03 = ld4(F);
+    v2 f45 = ld2(F + 4);
+    for (int k = 0; k < m->jnt_nv[i]; k++) {
+      const double *S = d->S[va + k];
+      v4 t = ld4(S) * f03;
+      v2 s = __builtin_shufflevector(t, t, 0, 1) + __builtin_shufflevector(t, t, 2, 3) + ld2(S + 4) * f45;
+      tau[va + k] = s[0] + s[1];
+    }
     if (p > 0) {
       double *Fp = d->F[p];
-      for (int r = 0; r < 6; r++) Fp[r] += F[r];
+      st4(Fp, ld4(Fp) + f03);
+      st2(Fp + 4, ld2(Fp + 4) + f45);
     }
   }
 }
