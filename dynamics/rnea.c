@@ -1,6 +1,5 @@
 /* rnea.c: recursive Newton-Euler inverse dynamics (seed 002 Table 2), in each tree's frame. */
 #include <stddef.h>
-#include <string.h>
 
 #include "dynamics.h"
 
@@ -9,17 +8,15 @@
  * 3-vector lives in lanes 0..2 of a v4 (lane 3 carries whatever the load or shuffle put there and
  * never reaches lanes 0..2); a 6-vector x is read as the overlapping x[0..3] and x[2..5], which
  * stays inside its row. */
-#if defined(__GNUC__) && !defined(__clang__)
-/* the helpers below are inlined: no vector crosses a call, so gcc's note that the default
- * clone passes one differently from the v3 clone concerns nothing here */
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
 typedef double v4 __attribute__((vector_size(32)));
 typedef double v2 __attribute__((vector_size(16)));
-static inline v4 ld4(const double *p) { v4 x; memcpy(&x, p, sizeof x); return x; }
-static inline v2 ld2(const double *p) { v2 x; memcpy(&x, p, sizeof x); return x; }
-static inline void st4(double *p, v4 x) { memcpy(p, &x, sizeof x); }
-static inline void st2(double *p, v2 x) { memcpy(p, &x, sizeof x); }
+/* unaligned loads and stores that may alias the doubles they read or write */
+typedef double v4u __attribute__((vector_size(32), aligned(8), may_alias));
+typedef double v2u __attribute__((vector_size(16), aligned(8), may_alias));
+#define ld4(p) (*(const v4u *)(p))
+#define ld2(p) (*(const v2u *)(p))
+#define st4(p, x) (*(v4u *)(p) = (x))
+#define st2(p, x) (*(v2u *)(p) = (x))
 #define SHUF(x, i, j, k, l) __builtin_shufflevector(x, x, i, j, k, l)
 /* (x1, x2, x0): a x b = yzx(a yzx(b) - yzx(a) b) */
 #define YZX(x) SHUF(x, 1, 2, 0, 3)
@@ -33,11 +30,10 @@ _Static_assert(offsetof(hg_inertia, h) == sizeof(double) && offsetof(hg_inertia,
  * F = (I_o aw + h x av + w x L + v x P, m av - h x aw + w x P); F[0..3] and F[4..5] are written
  * (the split the backward pass reads). I_o x = diag(I) x + (I3, I3, I5) (x1, x0, x1)
  * + (I4, I5, I4) (x2, x2, x0) */
-static inline void body_wrench(const hg_inertia *G, v4 aw, v4 av, v4 w, v4 v, double F[6]) {
-  v4 g0, g1, g2;
-  memcpy(&g0, (const char *)G, sizeof g0);                       /* m h0 h1 h2 */
-  memcpy(&g1, (const char *)G + 4 * sizeof(double), sizeof g1); /* I0 I1 I2 I3 */
-  memcpy(&g2, (const char *)G + 6 * sizeof(double), sizeof g2); /* I2 I3 I4 I5 */
+static inline void body_wrench(const hg_inertia *G, const v4 *a_w, const v4 *a_v, const v4 *V_w,
+                               const v4 *V_v, double F[6]) {
+  v4 aw = *a_w, av = *a_v, w = *V_w, v = *V_v;
+  v4 g0 = ld4((const char *)G), g1 = ld4(G->I), g2 = ld4(G->I + 2); /* m h, I0..I3, I2..I5 */
   v4 h = SHUF(g0, 1, 2, 3, 3), hy = SHUF(g0, 2, 3, 1, 3), m = SHUF(g0, 0, 0, 0, 0);
   v4 p = SHUF(g2, 1, 1, 3, 3), q = SHUF(g2, 2, 3, 2, 3);
   v4 wy = YZX(w), vy = YZX(v), awy = YZX(aw), avy = YZX(av);
@@ -58,16 +54,24 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
   a0[0] = a0[1] = a0[2] = 0;
   for (int r = 0; r < 3; r++) a0[3 + r] = -m->gravity[r];
 
+  /* the arrays, read once (the stores below could otherwise alias the structs' pointers) */
+  const int *v_adr = m->v_adr, *jnt_nv = m->jnt_nv, *parent = m->parent;
+  hg_vec6 *Sv = d->S, *Cv = d->c, *Vg = d->Vg;
+  const hg_inertia *In = d->I;
+  const double *xi = d->xi;
+  hg_vec6 *Av = d->a, *Fv = d->F;
+  int nbody = m->nbody;
+
   /* forward, in each tree's Galilean frame (model.h): a_i = a_p + c_i + S_i qdd_i (a root
    * adds xi to its qdd);  F_i = I_i a_i - ad*_{V_i} I_i V_i - fext_i */
-  for (int i = 1; i < m->nbody; i++) {
-    int va = m->v_adr[i], nv = m->jnt_nv[i], p = m->parent[i];
-    const double *ap = d->a[p], *ci = d->c[i], *Vi = d->Vg[i];
-    double *a = d->a[i], *F = d->F[i];
+  for (int i = 1; i < nbody; i++) {
+    int va = v_adr[i], nv = jnt_nv[i], p = parent[i];
+    const double *ap = Av[p], *ci = Cv[i], *Vi = Vg[i];
+    double *a = Av[i], *F = Fv[i];
     v4 a03, a25; /* a[0..3], a[2..5] */
     if (nv == 1 && p) {
       /* the common case: one DoF below another body */
-      const double *S = d->S[va];
+      const double *S = Sv[va];
       double qk = qdd[va];
       a03 = ld4(ap) + ld4(ci) + ld4(S) * qk;
       a25 = ld4(ap + 2) + ld4(ci + 2) + ld4(S + 2) * qk;
@@ -75,14 +79,14 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
       double x[6];
       for (int r = 0; r < 6; r++) x[r] = ap[r] + ci[r];
       for (int k = 0; k < nv; k++) {
-        const double *S = d->S[va + k], qk = p ? qdd[va + k] : qdd[va + k] + d->xi[va + k];
+        const double *S = Sv[va + k], qk = p ? qdd[va + k] : qdd[va + k] + xi[va + k];
         for (int r = 0; r < 6; r++) x[r] += S[r] * qk;
       }
       a03 = ld4(x), a25 = ld4(x + 2);
     }
     st4(a, a03), st4(a + 2, a25);
-    v4 V25 = ld4(Vi + 2);
-    body_wrench(&d->I[i], a03, SHUF(a25, 1, 2, 3, 3), ld4(Vi), SHUF(V25, 1, 2, 3, 3), F);
+    v4 V03 = ld4(Vi), V25 = ld4(Vi + 2), av = SHUF(a25, 1, 2, 3, 3), vv = SHUF(V25, 1, 2, 3, 3);
+    body_wrench(&In[i], &a03, &av, &V03, &vv, F);
     if (fext) {
       double f[6];
       hg_coAd_inv(&d->T_tree[i], fext + 6 * i, f);
@@ -91,19 +95,19 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
   }
 
   /* backward: tau_i = S_i^T F_i;  F_p += F_i (one frame per tree), F as F[0..3] and F[4..5] */
-  for (int i = m->nbody - 1; i > 0; i--) {
-    int va = m->v_adr[i], p = m->parent[i];
-    const double *F = d->F[i];
+  for (int i = nbody - 1; i > 0; i--) {
+    int va = v_adr[i], nv = jnt_nv[i], p = parent[i];
+    const double *F = Fv[i];
     v4 f03 = ld4(F);
     v2 f45 = ld2(F + 4);
-    for (int k = 0; k < m->jnt_nv[i]; k++) {
-      const double *S = d->S[va + k];
+    for (int k = 0; k < nv; k++) {
+      const double *S = Sv[va + k];
       v4 t = ld4(S) * f03;
       v2 s = __builtin_shufflevector(t, t, 0, 1) + __builtin_shufflevector(t, t, 2, 3) + ld2(S + 4) * f45;
       tau[va + k] = s[0] + s[1];
     }
     if (p > 0) {
-      double *Fp = d->F[p];
+      double *Fp = Fv[p];
       st4(Fp, ld4(Fp) + f03);
       st2(Fp + 4, ld2(Fp + 4) + f45);
     }
