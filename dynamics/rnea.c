@@ -18,8 +18,16 @@ typedef double v2u __attribute__((vector_size(16), aligned(8), may_alias));
 #define st4(p, x) (*(v4u *)(p) = (x))
 #define st2(p, x) (*(v2u *)(p) = (x))
 #define SHUF(x, i, j, k, l) __builtin_shufflevector(x, x, i, j, k, l)
-/* (x1, x2, x0): a x b = yzx(a yzx(b) - yzx(a) b) */
+/* (x1, x2, x0) and (x2, x0, x1): a x b = yzx(a yzx(b) - yzx(a) b) */
 #define YZX(x) SHUF(x, 1, 2, 0, 3)
+#define ZXY(x) SHUF(x, 2, 0, 1, 3)
+
+/* S^T f for a 6-vector S in memory and f as f03 = f[0..3], f45 = f[4..5] */
+static inline double dot6(const double *S, const v4 *f03, const v2 *f45) {
+  v4 t = ld4(S) * *f03;
+  v2 s = __builtin_shufflevector(t, t, 0, 1) + __builtin_shufflevector(t, t, 2, 3) + ld2(S + 4) * *f45;
+  return s[0] + s[1];
+}
 
 /* the ten numbers of an hg_inertia as one array: m, h (1..3), I (4..9) */
 _Static_assert(offsetof(hg_inertia, h) == sizeof(double) && offsetof(hg_inertia, I) == 4 * sizeof(double) &&
@@ -28,19 +36,19 @@ _Static_assert(offsetof(hg_inertia, h) == sizeof(double) && offsetof(hg_inertia,
 /* F = G a - ad*_V (G V) for one body (tree frame), with a = (aw, av) and V = (w, v): the
  * momentum G V = (L, P), L = I_o w + h x v, P = m v - h x w, then
  * F = (I_o aw + h x av + w x L + v x P, m av - h x aw + w x P); F[0..3] and F[4..5] are written
- * (the split the backward pass reads). I_o x = diag(I) x + (I3, I3, I5) (x1, x0, x1)
- * + (I4, I5, I4) (x2, x2, x0) */
+ * (the split the backward pass reads). I_o x = diag(I) x + (I3, I5, I4) yzx(x)
+ * + (I4, I3, I5) zxy(x), sharing yzx(x) with the cross products */
 static inline void body_wrench(const hg_inertia *G, const v4 *a_w, const v4 *a_v, const v4 *V_w,
                                const v4 *V_v, double F[6]) {
   v4 aw = *a_w, av = *a_v, w = *V_w, v = *V_v;
   v4 g0 = ld4((const char *)G), g1 = ld4(G->I), g2 = ld4(G->I + 2); /* m h, I0..I3, I2..I5 */
   v4 h = SHUF(g0, 1, 2, 3, 3), hy = SHUF(g0, 2, 3, 1, 3), m = SHUF(g0, 0, 0, 0, 0);
-  v4 p = SHUF(g2, 1, 1, 3, 3), q = SHUF(g2, 2, 3, 2, 3);
+  v4 p = SHUF(g2, 1, 3, 2, 3), q = SHUF(g2, 2, 1, 3, 3);
   v4 wy = YZX(w), vy = YZX(v), awy = YZX(aw), avy = YZX(av);
-  v4 L = g1 * w + p * SHUF(w, 1, 0, 1, 3) + q * SHUF(w, 2, 2, 0, 3) + YZX(h * vy - hy * v);
+  v4 L = g1 * w + p * wy + q * ZXY(w) + YZX(h * vy - hy * v);
   v4 P = m * v - YZX(h * wy - hy * w);
   v4 Ly = YZX(L), Py = YZX(P);
-  v4 Fw = g1 * aw + p * SHUF(aw, 1, 0, 1, 3) + q * SHUF(aw, 2, 2, 0, 3) +
+  v4 Fw = g1 * aw + p * awy + q * ZXY(aw) +
           YZX(h * avy - hy * av + w * Ly - wy * L + v * Py - vy * P);
   v4 Fv = m * av + YZX(hy * aw - h * awy + w * Py - wy * P);
   st4(F, __builtin_shufflevector(Fw, Fv, 0, 1, 2, 4));
@@ -100,12 +108,9 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
     const double *F = Fv[i];
     v4 f03 = ld4(F);
     v2 f45 = ld2(F + 4);
-    for (int k = 0; k < nv; k++) {
-      const double *S = Sv[va + k];
-      v4 t = ld4(S) * f03;
-      v2 s = __builtin_shufflevector(t, t, 0, 1) + __builtin_shufflevector(t, t, 2, 3) + ld2(S + 4) * f45;
-      tau[va + k] = s[0] + s[1];
-    }
+    if (nv == 1) tau[va] = dot6(Sv[va], &f03, &f45);
+    else
+      for (int k = 0; k < nv; k++) tau[va + k] = dot6(Sv[va + k], &f03, &f45);
     if (p > 0) {
       double *Fp = Fv[p];
       st4(Fp, ld4(Fp) + f03);
