@@ -1,6 +1,4 @@
 /* rnea.c: recursive Newton-Euler inverse dynamics (seed 002 Table 2), in each tree's frame. */
-#include <stddef.h>
-
 #include "dynamics.h"
 
 /* Four- and two-lane vectors (GCC and clang vector extensions; gcc >= 12 for
@@ -29,10 +27,6 @@ static inline double dot6(const double *S, const v4 *f03, const v2 *f45) {
   return s[0] + s[1];
 }
 
-/* the ten numbers of an hg_inertia as one array: m, h (1..3), I (4..9) */
-_Static_assert(offsetof(hg_inertia, h) == sizeof(double) && offsetof(hg_inertia, I) == 4 * sizeof(double) &&
-               sizeof(hg_inertia) == 10 * sizeof(double), "hg_inertia is ten packed doubles");
-
 /* F = G a - ad*_V (G V) for one body (tree frame), with a = (aw, av) and V = (w, v): the
  * momentum G V = (L, P), L = I_o w + h x v, P = m v - h x w, then
  * F = (I_o aw + h x av + w x L + v x P, m av - h x aw + w x P); F[0..3] and F[4..5] are written
@@ -41,8 +35,8 @@ _Static_assert(offsetof(hg_inertia, h) == sizeof(double) && offsetof(hg_inertia,
 static inline void body_wrench(const hg_inertia *G, const v4 *a_w, const v4 *a_v, const v4 *V_w,
                                const v4 *V_v, double F[6]) {
   v4 aw = *a_w, av = *a_v, w = *V_w, v = *V_v;
-  v4 g0 = ld4((const char *)G), g1 = ld4(G->I), g2 = ld4(G->I + 2); /* m h, I0..I3, I2..I5 */
-  v4 h = SHUF(g0, 1, 2, 3, 3), hy = SHUF(g0, 2, 3, 1, 3), m = SHUF(g0, 0, 0, 0, 0);
+  v4 h = ld4(G->h), g1 = ld4(G->I), g2 = ld4(G->I + 2); /* h0 h1 h2 I0, I0..I3, I2..I5 */
+  v4 hy = YZX(h), m = {G->m, G->m, G->m, G->m};
   v4 p = SHUF(g2, 1, 3, 2, 3), q = SHUF(g2, 2, 1, 3, 3);
   v4 wy = YZX(w), vy = YZX(v), awy = YZX(aw), avy = YZX(av);
   v4 L = g1 * w + p * wy + q * ZXY(w) + YZX(h * vy - hy * v);
