@@ -96,19 +96,29 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
     }
   }
 
-  /* backward: tau_i = S_i^T F_i;  F_p += F_i (one frame per tree), F as F[0..3] and F[4..5] */
+  /* backward: tau_i = S_i^T F_i;  F_p += F_i (one frame per tree), F as F[0..3] and F[4..5].
+   * When the parent is the next body down (a chain) its share rides in registers (c03, c45)
+   * instead of through memory, so the walk waits on an add, not on a store and its reload */
+  v4 c03 = {0, 0, 0, 0};
+  v2 c45 = {0, 0};
   for (int i = nbody - 1; i > 0; i--) {
     int va = v_adr[i], nv = jnt_nv[i], p = parent[i];
-    const double *F = Fv[i];
-    v4 f03 = ld4(F);
-    v2 f45 = ld2(F + 4);
+    double *F = Fv[i];
+    v4 f03 = ld4(F) + c03;
+    v2 f45 = ld2(F + 4) + c45;
+    st4(F, f03), st2(F + 4, f45);
     if (nv == 1) tau[va] = dot6(Sv[va], &f03, &f45);
     else
       for (int k = 0; k < nv; k++) tau[va + k] = dot6(Sv[va + k], &f03, &f45);
-    if (p > 0) {
-      double *Fp = Fv[p];
-      st4(Fp, ld4(Fp) + f03);
-      st2(Fp + 4, ld2(Fp + 4) + f45);
+    if (p == i - 1) {
+      c03 = f03, c45 = f45;
+    } else {
+      c03 = (v4){0, 0, 0, 0}, c45 = (v2){0, 0};
+      if (p > 0) {
+        double *Fp = Fv[p];
+        st4(Fp, ld4(Fp) + f03);
+        st2(Fp + 4, ld2(Fp + 4) + f45);
+      }
     }
   }
 }
