@@ -66,17 +66,19 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
 
   /* forward, in each tree's Galilean frame (model.h): a_i = a_p + c_i + S_i qdd_i (a root
    * adds xi to its qdd);  F_i = I_i a_i - ad*_{V_i} I_i V_i - fext_i */
+  v4 a03 = {0, 0, 0, 0}, a25 = a03; /* a_i as a[0..3], a[2..5]; a_{i-1} at the loop's top */
   for (int i = 1; i < nbody; i++) {
     int va = v_adr[i], nv = jnt_nv[i], p = parent[i];
     const double *ap = Av[p], *ci = Cv[i], *Vi = Vg[i];
     double *a = Av[i], *F = Fv[i];
-    v4 a03, a25; /* a[0..3], a[2..5] */
     if (nv == 1 && p) {
-      /* the common case: one DoF below another body */
+      /* the common case: one DoF below another body (in a chain, the one before, whose a is
+       * still in registers) */
       const double *S = Sv[va];
       double qk = qdd[va];
-      a03 = ld4(ap) + ld4(ci) + ld4(S) * qk;
-      a25 = ld4(ap + 2) + ld4(ci + 2) + ld4(S + 2) * qk;
+      if (p != i - 1) a03 = ld4(ap), a25 = ld4(ap + 2);
+      a03 += ld4(ci) + ld4(S) * qk;
+      a25 += ld4(ci + 2) + ld4(S + 2) * qk;
     } else {
       double x[6];
       for (int r = 0; r < 6; r++) x[r] = ap[r] + ci[r];
