@@ -52,33 +52,91 @@ static int spd_inverse(int n, const double *D, const double *scale, double *Dinv
   return 0;
 }
 
-/* IAp += IA - W U^T (symmetric: the packed upper triangle), with W = U D^-1, both 6 x n */
-HG_HOT static void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U, double *IAp) {
+/* body i's own share of its articulated inertia and bias: IA_i = I_i (packed) plus what is
+ * given, pA_i = -ad*_{V_i} I_i V_i - fext_i plus what is given (zero without bias: then c_i = 0
+ * too, for the impulsive form). Pi and beta are what i's first child hands up, NULL at a leaf. */
+static inline __attribute__((always_inline)) void own_terms(const hg_model *m, hg_data *d, int i, const double *Pi,
+                             const double *beta, const double *fext, int bias) {
+  const hg_inertia *G = &d->I[i];
+  const double *I = G->I, *h = G->h, ms = G->m;
+  double *IA = d->IA[i], *pA = d->pA[i];
+  (void)m;
+  /* IA_i = I_i + Pi, skipping the zeros of I_i */
+  if (Pi) {
+    IA[0] = I[0] + Pi[0], IA[1] = I[3] + Pi[1], IA[2] = I[4] + Pi[2], IA[3] = Pi[3];
+    IA[4] = Pi[4] - h[2], IA[5] = h[1] + Pi[5];
+    IA[6] = I[1] + Pi[6], IA[7] = I[5] + Pi[7], IA[8] = h[2] + Pi[8], IA[9] = Pi[9];
+    IA[10] = Pi[10] - h[0];
+    IA[11] = I[2] + Pi[11], IA[12] = Pi[12] - h[1], IA[13] = h[0] + Pi[13], IA[14] = Pi[14];
+    IA[15] = ms + Pi[15], IA[16] = Pi[16], IA[17] = Pi[17];
+    IA[18] = ms + Pi[18], IA[19] = Pi[19];
+    IA[20] = ms + Pi[20];
+  } else {
+    hg_inertia_sym6(G, IA);
+  }
+  if (bias) {
+    double hv[6], f[6];
+    hg_inertia_mulv(G, d->Vg[i], hv);
+    hg_ad_star(d->Vg[i], hv, f);
+    if (fext) {
+      double fe[6];
+      hg_coAd_inv(&d->T_tree[i], fext + 6 * i, fe);
+      for (int r = 0; r < 6; r++) f[r] += fe[r];
+    }
+    if (beta)
+      for (int r = 0; r < 6; r++) pA[r] = beta[r] - f[r];
+    else
+      for (int r = 0; r < 6; r++) pA[r] = -f[r];
+  } else {
+    for (int r = 0; r < 6; r++) pA[r] = beta ? beta[r] : 0;
+    memset(d->c[i], 0, sizeof(hg_vec6));
+  }
+}
+
+/* hands child i's projection (Pi packed, beta) to its parent p: the first of p's children the
+ * backward pass reaches (the last in index order: its subtree ends where p's does) writes
+ * p's own terms with it, the others add to them */
+static inline __attribute__((always_inline)) void give_parent(const hg_model *m, hg_data *d, int i, int p, const double *Pi,
+                               const double *beta, const double *fext, int bias) {
+  if (m->subtree_end[i] == m->subtree_end[p]) {
+    own_terms(m, d, p, Pi, beta, fext, bias);
+  } else {
+    double *restrict IAp = d->IA[p], *restrict pAp = d->pA[p];
+    for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
+    for (int r = 0; r < 6; r++) pAp[r] += beta[r];
+  }
+}
+
+/* Pi = IA - W U^T (symmetric: the packed upper triangle), with W = U D^-1, both 6 x n */
+HG_HOT static void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U, double *Pi) {
   for (int r = 0; r < 6; r++)
     for (int s = r; s < 6; s++) {
       int e = hg_sym6_index(r, s);
       double t = IA[e];
       for (int k = 0; k < n; k++) t -= W[r * n + k] * U[k][s];
-      IAp[e] += t;
+      Pi[e] = t;
     }
 }
 
-/* project_free for a 1-DoF joint, with D a scalar, adding Pi and beta straight into the parent
- * p's IA and pA (p = 0: the world takes nothing) */
-HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
+/* project_free for a 1-DoF joint, with D a scalar, handing Pi and beta to the parent p
+ * (give_parent; p = 0: the world takes nothing) */
+HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const double *tau,
+                                 const double *fext, int bias) {
   int va = m->v_adr[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i], *s = d->S[va];
   double U[6], w[6], scale = 0;
 
   /* U = IA s and w = IA c in one sweep over the rows of IA, as pairs (U_r, w_r) += IA_rk (s_k,
-   * c_k) (the compiler makes each pair one vector operation); D = s^T U, u = tau - s^T pA */
+   * c_k) (the compiler makes each pair one vector operation); D = s^T U, u = tau - s^T pA;
+   * scale bounds D from above for the singularity test */
   double sc[12], Uw[12];
   for (int k = 0; k < 6; k++) sc[2 * k] = s[k], sc[2 * k + 1] = c[k];
 #pragma GCC unroll 6
   for (int r = 0; r < 6; r++) {
-    Uw[2 * r] = Uw[2 * r + 1] = 0;
+    double e0 = IA[hg_sym6_index(r, 0)];
+    Uw[2 * r] = e0 * sc[0], Uw[2 * r + 1] = e0 * sc[1];
 #pragma GCC unroll 6
-    for (int k = 0; k < 6; k++) {
+    for (int k = 1; k < 6; k++) {
       double e = IA[hg_sym6_index(r, k)];
       Uw[2 * r] += e * sc[2 * k], Uw[2 * r + 1] += e * sc[2 * k + 1];
     }
@@ -94,24 +152,26 @@ HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, co
   d->u[va] = u;
   if (p == 0) return 0;
 
-  /* IA_p += IA - W U^T with W = U / D (its upper triangle: symmetric by construction);
-   * pA_p += pA + IA c - U g with g = (U^T c - u) / D */
-  double *restrict IAp = d->IA[p], *restrict pAp = d->pA[p], W[6];
+  /* Pi = IA - W U^T with W = U / D (its upper triangle: symmetric by construction);
+   * beta = pA + IA c - U g with g = (U^T c - u) / D */
+  double Pi[21], beta[6], W[6];
   double g = (hg_dot6(U, c) - u) * Dinv;
   for (int r = 0; r < 6; r++) W[r] = U[r] * Dinv;
 #pragma GCC unroll 6
   for (int r = 0; r < 6; r++) {
 #pragma GCC unroll 6
-    for (int k = r; k < 6; k++) IAp[hg_sym6_index(r, k)] += IA[hg_sym6_index(r, k)] - W[r] * U[k];
-    pAp[r] += pA[r] + w[r] - U[r] * g;
+    for (int k = r; k < 6; k++) Pi[hg_sym6_index(r, k)] = IA[hg_sym6_index(r, k)] - W[r] * U[k];
+    beta[r] = pA[r] + w[r] - U[r] * g;
   }
+  give_parent(m, d, i, p, Pi, beta, fext, bias);
   return 0;
 }
 
-/* Backward projection across free joint i (any nv): fills U, Dinv and u, and adds what the parent
- * p sees, Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u, to its IA and pA (p = 0: the
- * world takes nothing). Returns spd_inverse's failure. */
-HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
+/* Backward projection across free joint i (any nv): fills U, Dinv and u, and hands what the
+ * parent p sees, Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u, to it (give_parent; p = 0:
+ * the world takes nothing). Returns spd_inverse's failure. */
+HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau,
+                               const double *fext, int bias) {
   int va = m->v_adr[i], n = m->jnt_nv[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i];
   double *Dinv = d->Dinv + m->D_adr[i], D[36] = {0}, scale[6] = {0}, W[36];
@@ -130,7 +190,7 @@ HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, cons
   if (rc || p == 0) return rc;
 
   /* W = U D^-1;  Pi = IA - W U^T;  beta = pA + IA c - W (U^T c - u) */
-  double Uc[6], w[6];
+  double Uc[6], w[6], Pi[21], beta[6];
   for (int k = 0; k < n; k++) Uc[k] = hg_dot6(U[k], c) - d->u[va + k];
   for (int r = 0; r < 6; r++)
     for (int k = 0; k < n; k++) {
@@ -138,19 +198,21 @@ HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, cons
       for (int l = 0; l < n; l++) t += U[l][r] * Dinv[l * n + k];
       W[r * n + k] = t;
     }
-  project_inertia(n, IA, W, U, d->IA[p]);
+  project_inertia(n, IA, W, U, Pi);
   hg_sym6_mulv(IA, c, w);
   for (int r = 0; r < 6; r++) {
     double t = pA[r] + w[r];
     for (int k = 0; k < n; k++) t -= W[r * n + k] * Uc[k];
-    d->pA[p][r] += t;
+    beta[r] = t;
   }
+  give_parent(m, d, i, p, Pi, beta, fext, bias);
   return 0;
 }
 
 /* Backward step across prescribed (or locked) joint i with qdd given: the parent p sees the whole
  * subtree, Pi = IA and beta = pA + IA (c + S qdd) */
-HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, const double *qdd) {
+HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, const double *qdd,
+                                      const double *fext, int bias) {
   int va = m->v_adr[i], n = m->jnt_nv[i];
   const double *IA = d->IA[i], *pA = d->pA[i];
   double ci[6], beta[6];
@@ -159,8 +221,8 @@ HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int 
   for (int k = 0; k < n; k++)
     for (int r = 0; r < 6; r++) ci[r] += d->S[va + k][r] * qdd[va + k];
   hg_sym6_mulv(IA, ci, beta);
-  for (int r = 0; r < 21; r++) d->IA[p][r] += IA[r];
-  for (int r = 0; r < 6; r++) d->pA[p][r] += pA[r] + beta[r];
+  for (int r = 0; r < 6; r++) beta[r] += pA[r];
+  give_parent(m, d, i, p, IA, beta, fext, bias);
 }
 
 /* the articulated-body pass on the kinematics in d (hg_kinematics with velocities when bias is
@@ -168,34 +230,18 @@ HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int 
 HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
                        double *tau, const double *fext, int bias) {
 
-  /* IA_i = I_i, pA_i = -ad*_{V_i} I_i V_i - fext_i (zero without bias), tree frame */
-  for (int i = 1; i < m->nbody; i++) {
-    double *pA = d->pA[i];
-    hg_inertia_sym6(&d->I[i], d->IA[i]);
-    if (bias) {
-      double h[6], f[6];
-      hg_inertia_mulv(&d->I[i], d->Vg[i], h);
-      hg_ad_star(d->Vg[i], h, f);
-      for (int r = 0; r < 6; r++) pA[r] = -f[r];
-      if (fext) {
-        hg_coAd_inv(&d->T_tree[i], fext + 6 * i, f);
-        for (int r = 0; r < 6; r++) pA[r] -= f[r];
-      }
-    } else {
-      memset(pA, 0, sizeof(hg_vec6));
-      memset(d->c[i], 0, sizeof(hg_vec6));
-    }
-  }
-
-  /* backward: project each subtree across its joint and add it to the parent */
+  /* backward: project each subtree across its joint and hand it to the parent; IA_i and pA_i
+   * start from body i's own terms (own_terms), written by its first child or here at a leaf */
   for (int i = m->nbody - 1; i > 0; i--) {
     int va = m->v_adr[i], n = m->jnt_nv[i], p = m->parent[i], rc = 0;
+    if (m->subtree_end[i] == i + 1) own_terms(m, d, i, NULL, NULL, fext, bias);
     if (n > 0 && (!mode || mode[i] == HG_MODE_FREE)) {
-      rc = n == 1 ? project_free_1(m, d, i, p, tau) : project_free(m, d, i, p, tau);
+      rc = n == 1 ? project_free_1(m, d, i, p, tau, fext, bias)
+                  : project_free(m, d, i, p, tau, fext, bias);
     } else {
       if (bias && mode && mode[i] == HG_MODE_LOCKED)
         for (int k = 0; k < n; k++) qdd[va + k] = 0;
-      project_prescribed(m, d, i, p, qdd);
+      project_prescribed(m, d, i, p, qdd, fext, bias);
     }
     if (rc == -1)
       snprintf(d->err, sizeof d->err,
