@@ -20,7 +20,8 @@
 /* Dinv = D^-1 for the n x n symmetric D (n <= 6) by Cholesky. scale[k] bounds D_kk from above;
  * a pivot below 1e-12 scale[k] means a singular articulated inertia (-1), a non-finite one a
  * non-finite state (-2). */
-static int spd_inverse(int n, const double *D, const double *scale, double *Dinv) {
+static inline __attribute__((always_inline)) int spd_inverse(int n, const double *D,
+                                                             const double *scale, double *Dinv) {
   double L[36], Li[36];
   for (int j = 0; j < n; j++) {
     double s = D[j * n + j];
@@ -108,7 +109,7 @@ static inline __attribute__((always_inline)) void give_parent(const hg_model *m,
 }
 
 /* Pi = IA - W U^T (symmetric: the packed upper triangle), with W = U D^-1, both 6 x n */
-HG_HOT static void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U, double *Pi) {
+static inline __attribute__((always_inline)) void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U, double *Pi) {
   for (int r = 0; r < 6; r++)
     for (int s = r; s < 6; s++) {
       int e = hg_sym6_index(r, s);
@@ -170,9 +171,11 @@ HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, co
 /* Backward projection across free joint i (any nv): fills U, Dinv and u, and hands what the
  * parent p sees, Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u, to it (give_parent; p = 0:
  * the world takes nothing). Returns spd_inverse's failure. */
-HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau,
-                               const double *fext, int bias) {
-  int va = m->v_adr[i], n = m->jnt_nv[i];
+static inline __attribute__((always_inline)) int project_free_n(const hg_model *m, hg_data *d,
+                                                                 int i, int p, const double *tau,
+                                                                 const double *fext, int bias,
+                                                                 int n) {
+  int va = m->v_adr[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i];
   double *Dinv = d->Dinv + m->D_adr[i], D[36] = {0}, scale[6] = {0}, W[36];
   hg_vec6 *U = d->U + va;
@@ -207,6 +210,14 @@ HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, cons
   }
   give_parent(m, d, i, p, Pi, beta, fext, bias);
   return 0;
+}
+
+/* project_free_n, compiled out for the 6-DoF (free) joint, where every loop's bound is known */
+HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau,
+                               const double *fext, int bias) {
+  int n = m->jnt_nv[i];
+  if (n == 6) return project_free_n(m, d, i, p, tau, fext, bias, 6);
+  return project_free_n(m, d, i, p, tau, fext, bias, n);
 }
 
 /* Backward step across prescribed (or locked) joint i with qdd given: the parent p sees the whole
