@@ -254,16 +254,18 @@ HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode
         for (int k = 0; k < n; k++) qdd[va + k] = 0;
       project_prescribed(m, d, i, p, qdd, fext, bias);
     }
-    if (rc == -1)
-      snprintf(d->err, sizeof d->err,
-               "articulated inertia is singular at joint '%s' (body '%s'): the subtree it moves "
-               "has no mass or inertia along the joint's motion",
-               m->jnt_name[i], m->body_name[i]);
-    if (rc == -2)
-      snprintf(d->err, sizeof d->err,
-               "non-finite articulated inertia at joint '%s' (body '%s'): check the state",
-               m->jnt_name[i], m->body_name[i]);
-    if (rc) return -1;
+    if (rc) {
+      if (rc == -1)
+        snprintf(d->err, sizeof d->err,
+                 "articulated inertia is singular at joint '%s' (body '%s'): the subtree it moves "
+                 "has no mass or inertia along the joint's motion",
+                 m->jnt_name[i], m->body_name[i]);
+      else
+        snprintf(d->err, sizeof d->err,
+                 "non-finite articulated inertia at joint '%s' (body '%s'): check the state",
+                 m->jnt_name[i], m->body_name[i]);
+      return -1;
+    }
   }
 
   /* forward: accelerations, joint wrenches, and the unknown half of (qdd, tau) */
@@ -282,23 +284,29 @@ HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode
     double qg[HG_JOINT_MAXNV];
     const double *xi = bias && m->parent[i] == 0 ? d->xi + va : NULL;
     if (free_joint && n == 1) {
-      qg[0] = d->Dinv[m->D_adr[i]] * (d->u[va] - hg_dot6(d->U[va], a));
-    } else if (free_joint) {
-      /* qg = D^-1 (u - U^T a') */
-      const double *Dinv = d->Dinv + m->D_adr[i];
-      double w[6];
-      for (int k = 0; k < n; k++) w[k] = d->u[va + k] - hg_dot6(d->U[va + k], a);
-      for (int k = 0; k < n; k++) {
-        double t = 0;
-        for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
-        qg[k] = t;
-      }
-    }
-    for (int k = 0; k < n; k++) {
-      if (free_joint) qdd[va + k] = xi ? qg[k] - xi[k] : qg[k];
-      else qg[k] = xi ? qdd[va + k] + xi[k] : qdd[va + k];
-      const double *S = d->S[va + k], qk = qg[k];
+      /* the common case in short: qg = (u - U^T a') / D, a = a' + S qg */
+      double qk = d->Dinv[m->D_adr[i]] * (d->u[va] - hg_dot6(d->U[va], a));
+      const double *S = d->S[va];
+      qdd[va] = xi ? qk - xi[0] : qk;
       for (int r = 0; r < 6; r++) a[r] += S[r] * qk;
+    } else {
+      if (free_joint) {
+        /* qg = D^-1 (u - U^T a') */
+        const double *Dinv = d->Dinv + m->D_adr[i];
+        double w[6];
+        for (int k = 0; k < n; k++) w[k] = d->u[va + k] - hg_dot6(d->U[va + k], a);
+        for (int k = 0; k < n; k++) {
+          double t = 0;
+          for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
+          qg[k] = t;
+        }
+      }
+      for (int k = 0; k < n; k++) {
+        if (free_joint) qdd[va + k] = xi ? qg[k] - xi[k] : qg[k];
+        else qg[k] = xi ? qdd[va + k] + xi[k] : qdd[va + k];
+        const double *S = d->S[va + k], qk = qg[k];
+        for (int r = 0; r < 6; r++) a[r] += S[r] * qk;
+      }
     }
     for (int r = 0; r < 6; r++) d->a[i][r] = a[r];
     if (mode) {
@@ -309,14 +317,21 @@ HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode
       if (!free_joint)
         for (int k = 0; k < n; k++) tau[va + k] = hg_dot6(d->S[va + k], F);
     }
-    /* a non-finite state or input stops here, named, instead of spreading NaN */
-    for (int k = 0; k < n; k++)
-      if (!isfinite(qdd[va + k]) || !isfinite(tau[va + k])) {
+  }
+
+  /* a non-finite state or input fails the pass, named at the first joint that has one, instead
+   * of spreading NaN (one sweep over all DoFs; the joint is looked for only then) */
+  int bad = 0;
+  for (int k = 0; k < m->nv; k++) bad |= !isfinite(qdd[k]) | !isfinite(tau[k]);
+  if (!bad) return 0;
+  for (int i = 1; i < m->nbody; i++)
+    for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++)
+      if (!isfinite(qdd[k]) || !isfinite(tau[k])) {
+        int free_joint = !mode || mode[i] == HG_MODE_FREE;
         snprintf(d->err, sizeof d->err, "non-finite %s at joint '%s' (body '%s'): check the state and inputs",
                  free_joint ? "acceleration" : "force", m->jnt_name[i], m->body_name[i]);
         return -1;
       }
-  }
   return 0;
 }
 
