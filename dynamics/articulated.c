@@ -141,17 +141,14 @@ HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, co
       double e = IA[hg_sym6_index(r, k)];
       Uw[2 * r] += e * sc[2 * k], Uw[2 * r + 1] += e * sc[2 * k + 1];
     }
-    scale += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
   }
   for (int r = 0; r < 6; r++) U[r] = Uw[2 * r], w[r] = Uw[2 * r + 1];
   double D = hg_dot6(s, U);
-  if (!isfinite(D) || !isfinite(scale)) return -2;
-  if (!(D > 1e-12 * scale)) return -1;
   double Dinv = 1 / D, u = tau[va] - hg_dot6(s, pA);
   for (int r = 0; r < 6; r++) d->U[va][r] = U[r];
   d->Dinv[m->D_adr[i]] = Dinv;
   d->u[va] = u;
-  if (p == 0) return 0;
+  if (p) {
 
   /* Pi = IA - W U^T with W = U / D (its upper triangle: symmetric by construction);
    * beta = pA + IA c - U g with g = (U^T c - u) / D */
@@ -165,6 +162,12 @@ HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, co
     beta[r] = pA[r] + w[r] - U[r] * g;
   }
   give_parent(m, d, i, p, Pi, beta, fext, bias);
+  }
+
+  /* the singularity test, last (a failure stops the pass: nothing written above is read) */
+  for (int r = 0; r < 6; r++) scale += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
+  if (!isfinite(D) || !isfinite(scale)) return -2;
+  if (!(D > 1e-12 * scale)) return -1;
   return 0;
 }
 
