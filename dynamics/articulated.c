@@ -23,30 +23,40 @@
 static inline __attribute__((always_inline)) int spd_inverse(int n, const double *D,
                                                              const double *scale, double *Dinv) {
   double L[36], Li[36];
+#pragma GCC unroll 6
   for (int j = 0; j < n; j++) {
     double s = D[j * n + j];
+#pragma GCC unroll 6
     for (int k = 0; k < j; k++) s -= L[j * n + k] * L[j * n + k];
     if (!isfinite(s) || !isfinite(scale[j])) return -2;
     if (!(s > 1e-12 * scale[j])) return -1;
     L[j * n + j] = sqrt(s);
+#pragma GCC unroll 6
     for (int i = j + 1; i < n; i++) {
       double t = D[i * n + j];
+#pragma GCC unroll 6
       for (int k = 0; k < j; k++) t -= L[i * n + k] * L[j * n + k];
       L[i * n + j] = t / L[j * n + j];
     }
   }
   /* Li = L^-1 (lower triangular), Dinv = Li^T Li */
+#pragma GCC unroll 6
   for (int j = 0; j < n; j++) {
     Li[j * n + j] = 1 / L[j * n + j];
+#pragma GCC unroll 6
     for (int i = j + 1; i < n; i++) {
       double t = 0;
+#pragma GCC unroll 6
       for (int k = j; k < i; k++) t -= L[i * n + k] * Li[k * n + j];
       Li[i * n + j] = t / L[i * n + i];
     }
   }
+#pragma GCC unroll 6
   for (int i = 0; i < n; i++)
+#pragma GCC unroll 6
     for (int j = 0; j <= i; j++) {
       double t = 0;
+#pragma GCC unroll 6
       for (int k = i; k < n; k++) t += Li[k * n + i] * Li[k * n + j];
       Dinv[i * n + j] = Dinv[j * n + i] = t;
     }
