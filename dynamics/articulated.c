@@ -10,7 +10,13 @@
  * Forward, a_i = Ad_{T^-1} a_p + c_i + S_i qdd_i with qdd_i = D^-1 (u - U^T (Ad a_p + c)) for free
  * joints, and F_i = IA_i a_i + pA_i is the wrench the joint transmits; prescribed joints read
  * tau_i = S_i^T F_i. The impulsive form is the same pass with velocities, gravity and external
- * wrenches set to zero (accelerations become velocity jumps, forces become impulses). */
+ * wrenches set to zero (accelerations become velocity jumps, forces become impulses).
+ *
+ * The backward pass is the only sweep before the forward one: body i's own terms (IA_i = I_i,
+ * pA_i = -ad*_{V_i} I_i V_i - fext_i) are written together with the first projection that reaches
+ * i (from its last child in index order, whose subtree ends where i's does), or at i itself when
+ * it is a leaf; later children add to them. A failure (singular or non-finite articulated
+ * inertia, a non-finite acceleration or force) is reported at the first joint where it occurs. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,25 +72,14 @@ static inline __attribute__((always_inline)) int spd_inverse(int n, const double
 /* body i's own share of its articulated inertia and bias: IA_i = I_i (packed) plus what is
  * given, pA_i = -ad*_{V_i} I_i V_i - fext_i plus what is given (zero without bias: then c_i = 0
  * too, for the impulsive form). Pi and beta are what i's first child hands up, NULL at a leaf. */
-static inline __attribute__((always_inline)) void own_terms(const hg_model *m, hg_data *d, int i, const double *Pi,
-                             const double *beta, const double *fext, int bias) {
+static inline __attribute__((always_inline)) void own_terms(hg_data *d, int i, const double *Pi,
+                                                            const double *beta,
+                                                            const double *fext, int bias) {
   const hg_inertia *G = &d->I[i];
-  const double *I = G->I, *h = G->h, ms = G->m;
   double *IA = d->IA[i], *pA = d->pA[i];
-  (void)m;
-  /* IA_i = I_i + Pi, skipping the zeros of I_i */
-  if (Pi) {
-    IA[0] = I[0] + Pi[0], IA[1] = I[3] + Pi[1], IA[2] = I[4] + Pi[2], IA[3] = Pi[3];
-    IA[4] = Pi[4] - h[2], IA[5] = h[1] + Pi[5];
-    IA[6] = I[1] + Pi[6], IA[7] = I[5] + Pi[7], IA[8] = h[2] + Pi[8], IA[9] = Pi[9];
-    IA[10] = Pi[10] - h[0];
-    IA[11] = I[2] + Pi[11], IA[12] = Pi[12] - h[1], IA[13] = h[0] + Pi[13], IA[14] = Pi[14];
-    IA[15] = ms + Pi[15], IA[16] = Pi[16], IA[17] = Pi[17];
-    IA[18] = ms + Pi[18], IA[19] = Pi[19];
-    IA[20] = ms + Pi[20];
-  } else {
-    hg_inertia_sym6(G, IA);
-  }
+  /* IA_i = I_i + Pi; pA_i = beta - ad*_V I V - fext (either sum without what is NULL) */
+  if (Pi) hg_inertia_sym6_add(G, Pi, IA);
+  else hg_inertia_sym6(G, IA);
   if (bias) {
     double hv[6], f[6];
     hg_inertia_mulv(G, d->Vg[i], hv);
@@ -107,10 +102,12 @@ static inline __attribute__((always_inline)) void own_terms(const hg_model *m, h
 /* hands child i's projection (Pi packed, beta) to its parent p: the first of p's children the
  * backward pass reaches (the last in index order: its subtree ends where p's does) writes
  * p's own terms with it, the others add to them */
-static inline __attribute__((always_inline)) void give_parent(const hg_model *m, hg_data *d, int i, int p, const double *Pi,
-                               const double *beta, const double *fext, int bias) {
+static inline __attribute__((always_inline)) void give_parent(const hg_model *m, hg_data *d,
+                                                              int i, int p, const double *Pi,
+                                                              const double *beta,
+                                                              const double *fext, int bias) {
   if (m->subtree_end[i] == m->subtree_end[p]) {
-    own_terms(m, d, p, Pi, beta, fext, bias);
+    own_terms(d, p, Pi, beta, fext, bias);
   } else {
     double *restrict IAp = d->IA[p], *restrict pAp = d->pA[p];
     for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
@@ -119,7 +116,9 @@ static inline __attribute__((always_inline)) void give_parent(const hg_model *m,
 }
 
 /* Pi = IA - W U^T (symmetric: the packed upper triangle), with W = U D^-1, both 6 x n */
-static inline __attribute__((always_inline)) void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U, double *Pi) {
+static inline __attribute__((always_inline)) void project_inertia(int n, const double *IA,
+                                                                  const double *W, hg_vec6 *U,
+                                                                  double *Pi) {
   for (int r = 0; r < 6; r++)
     for (int s = r; s < 6; s++) {
       int e = hg_sym6_index(r, s);
@@ -258,7 +257,7 @@ HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode
    * start from body i's own terms (own_terms), written by its first child or here at a leaf */
   for (int i = m->nbody - 1; i > 0; i--) {
     int va = m->v_adr[i], n = m->jnt_nv[i], p = m->parent[i], rc = 0;
-    if (m->subtree_end[i] == i + 1) own_terms(m, d, i, NULL, NULL, fext, bias);
+    if (m->subtree_end[i] == i + 1) own_terms(d, i, NULL, NULL, fext, bias);
     if (n > 0 && (!mode || mode[i] == HG_MODE_FREE)) {
       rc = n == 1 ? project_free_1(m, d, i, p, tau, fext, bias)
                   : project_free(m, d, i, p, tau, fext, bias);
