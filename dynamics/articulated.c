@@ -137,8 +137,7 @@ HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, co
   double U[6], w[6], scale = 0;
 
   /* U = IA s and w = IA c in one sweep over the rows of IA, as pairs (U_r, w_r) += IA_rk (s_k,
-   * c_k) (the compiler makes each pair one vector operation); D = s^T U, u = tau - s^T pA;
-   * scale bounds D from above for the singularity test */
+   * c_k) (the compiler makes each pair one vector operation); D = s^T U, u = tau - s^T pA */
   double sc[12], Uw[12];
   for (int k = 0; k < 6; k++) sc[2 * k] = s[k], sc[2 * k + 1] = c[k];
 #pragma GCC unroll 6
@@ -158,22 +157,22 @@ HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, co
   d->Dinv[m->D_adr[i]] = Dinv;
   d->u[va] = u;
   if (p) {
-
-  /* Pi = IA - W U^T with W = U / D (its upper triangle: symmetric by construction);
-   * beta = pA + IA c - U g with g = (U^T c - u) / D */
-  double Pi[21], beta[6], W[6];
-  double g = (hg_dot6(U, c) - u) * Dinv;
-  for (int r = 0; r < 6; r++) W[r] = U[r] * Dinv;
+    /* Pi = IA - W U^T with W = U / D (its upper triangle: symmetric by construction);
+     * beta = pA + IA c - U g with g = (U^T c - u) / D */
+    double Pi[21], beta[6], W[6];
+    double g = (hg_dot6(U, c) - u) * Dinv;
+    for (int r = 0; r < 6; r++) W[r] = U[r] * Dinv;
 #pragma GCC unroll 6
-  for (int r = 0; r < 6; r++) {
+    for (int r = 0; r < 6; r++) {
 #pragma GCC unroll 6
-    for (int k = r; k < 6; k++) Pi[hg_sym6_index(r, k)] = IA[hg_sym6_index(r, k)] - W[r] * U[k];
-    beta[r] = pA[r] + w[r] - U[r] * g;
-  }
-  give_parent(m, d, i, p, Pi, beta, fext, bias);
+      for (int k = r; k < 6; k++) Pi[hg_sym6_index(r, k)] = IA[hg_sym6_index(r, k)] - W[r] * U[k];
+      beta[r] = pA[r] + w[r] - U[r] * g;
+    }
+    give_parent(m, d, i, p, Pi, beta, fext, bias);
   }
 
-  /* the singularity test, last (a failure stops the pass: nothing written above is read) */
+  /* the singularity test, last (a failure stops the pass: nothing written above is read);
+   * scale bounds D from above */
   for (int r = 0; r < 6; r++) scale += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
   if (!isfinite(D) || !isfinite(scale)) return -2;
   if (!(D > 1e-12 * scale)) return -1;
@@ -249,9 +248,12 @@ HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int 
 }
 
 /* the articulated-body pass on the kinematics in d (hg_kinematics with velocities when bias is
- * 1, without when it is 0); mode NULL means every joint is free; bias 0 is the impulsive form */
-HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
-                       double *tau, const double *fext, int bias) {
+ * 1, without when it is 0); mode NULL means every joint is free; bias 0 is the impulsive form
+ * (compiled twice below) */
+static inline __attribute__((always_inline)) int articulated(const hg_model *m, hg_data *d,
+                                                             const uint8_t *mode, double *qdd,
+                                                             double *tau, const double *fext,
+                                                             int bias) {
 
   /* backward: project each subtree across its joint and hand it to the parent; IA_i and pA_i
    * start from body i's own terms (own_terms), written by its first child or here at a leaf */
@@ -347,27 +349,38 @@ HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode
   return 0;
 }
 
+/* the pass compiled for every joint free with velocities (hg_aba: no mode tests in its loops),
+ * and for any modes */
+HG_HOT static int articulated_free(const hg_model *m, hg_data *d, double *qdd, double *tau,
+                                   const double *fext) {
+  return articulated(m, d, NULL, qdd, tau, fext, 1);
+}
+HG_HOT static int articulated_any(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
+                                  double *tau, const double *fext, int bias) {
+  return articulated(m, d, mode, qdd, tau, fext, bias);
+}
+
 int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
            const double *fext, double *qdd) {
   /* with every joint free the pass only reads tau */
   hg_kinematics(m, d, q, v);
-  return articulated(m, d, NULL, qdd, (double *)tau, fext, 1);
+  return articulated_free(m, d, qdd, (double *)tau, fext);
 }
 
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext) {
   hg_kinematics(m, d, q, v);
-  return articulated(m, d, d->mode, qdd, tau, fext, 1);
+  return articulated_any(m, d, d->mode, qdd, tau, fext, 1);
 }
 
 int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
                             const double *fext) {
-  return articulated(m, d, d->mode, qdd, tau, fext, 1);
+  return articulated_any(m, d, d->mode, qdd, tau, fext, 1);
 }
 
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp) {
   hg_kinematics(m, d, q, NULL);
-  return articulated(m, d, d->mode, dv, imp, NULL, 0);
+  return articulated_any(m, d, d->mode, dv, imp, NULL, 0);
 }
 
 int hg_plastic_lock(const hg_model *m, hg_data *d, const double *q, const double *v,
