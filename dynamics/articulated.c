@@ -10,7 +10,13 @@
  * Forward, a_i = Ad_{T^-1} a_p + c_i + S_i qdd_i with qdd_i = D^-1 (u - U^T (Ad a_p + c)) for free
  * joints, and F_i = IA_i a_i + pA_i is the wrench the joint transmits; prescribed joints read
  * tau_i = S_i^T F_i. The impulsive form is the same pass with velocities, gravity and external
- * wrenches set to zero (accelerations become velocity jumps, forces become impulses). */
+ * wrenches set to zero (accelerations become velocity jumps, forces become impulses).
+ *
+ * The backward pass is the only sweep before the forward one: body i's own terms (IA_i = I_i,
+ * pA_i = -ad*_{V_i} I_i V_i - fext_i) are written together with the first projection that reaches
+ * i (from its last child in index order, whose subtree ends where i's does), or at i itself when
+ * it is a leaf; later children add to them. A failure (singular or non-finite articulated
+ * inertia, a non-finite acceleration or force) is reported at the first joint where it occurs. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,52 +26,112 @@
 /* Dinv = D^-1 for the n x n symmetric D (n <= 6) by Cholesky. scale[k] bounds D_kk from above;
  * a pivot below 1e-12 scale[k] means a singular articulated inertia (-1), a non-finite one a
  * non-finite state (-2). */
-static int spd_inverse(int n, const double *D, const double *scale, double *Dinv) {
+static inline __attribute__((always_inline)) int spd_inverse(int n, const double *D,
+                                                             const double *scale, double *Dinv) {
   double L[36], Li[36];
+#pragma GCC unroll 6
   for (int j = 0; j < n; j++) {
     double s = D[j * n + j];
+#pragma GCC unroll 6
     for (int k = 0; k < j; k++) s -= L[j * n + k] * L[j * n + k];
     if (!isfinite(s) || !isfinite(scale[j])) return -2;
     if (!(s > 1e-12 * scale[j])) return -1;
     L[j * n + j] = sqrt(s);
+#pragma GCC unroll 6
     for (int i = j + 1; i < n; i++) {
       double t = D[i * n + j];
+#pragma GCC unroll 6
       for (int k = 0; k < j; k++) t -= L[i * n + k] * L[j * n + k];
       L[i * n + j] = t / L[j * n + j];
     }
   }
   /* Li = L^-1 (lower triangular), Dinv = Li^T Li */
+#pragma GCC unroll 6
   for (int j = 0; j < n; j++) {
     Li[j * n + j] = 1 / L[j * n + j];
+#pragma GCC unroll 6
     for (int i = j + 1; i < n; i++) {
       double t = 0;
+#pragma GCC unroll 6
       for (int k = j; k < i; k++) t -= L[i * n + k] * Li[k * n + j];
       Li[i * n + j] = t / L[i * n + i];
     }
   }
+#pragma GCC unroll 6
   for (int i = 0; i < n; i++)
+#pragma GCC unroll 6
     for (int j = 0; j <= i; j++) {
       double t = 0;
+#pragma GCC unroll 6
       for (int k = i; k < n; k++) t += Li[k * n + i] * Li[k * n + j];
       Dinv[i * n + j] = Dinv[j * n + i] = t;
     }
   return 0;
 }
 
-/* IAp += IA - W U^T (symmetric: the packed upper triangle), with W = U D^-1, both 6 x n */
-HG_HOT static void project_inertia(int n, const double *IA, const double *W, hg_vec6 *U, double *IAp) {
+/* body i's own share of its articulated inertia and bias: IA_i = I_i (packed) plus what is
+ * given, pA_i = -ad*_{V_i} I_i V_i - fext_i plus what is given (zero without bias: then c_i = 0
+ * too, for the impulsive form). Pi and beta are what i's first child hands up, NULL at a leaf. */
+static inline __attribute__((always_inline)) void own_terms(hg_data *d, int i, const double *Pi,
+                                                            const double *beta,
+                                                            const double *fext, int bias) {
+  const hg_inertia *G = &d->I[i];
+  double *IA = d->IA[i], *pA = d->pA[i];
+  /* IA_i = I_i + Pi; pA_i = beta - ad*_V I V - fext (either sum without what is NULL) */
+  if (Pi) hg_inertia_sym6_add(G, Pi, IA);
+  else hg_inertia_sym6(G, IA);
+  if (bias) {
+    double hv[6], f[6];
+    hg_inertia_mulv(G, d->Vg[i], hv);
+    hg_ad_star(d->Vg[i], hv, f);
+    if (fext) {
+      double fe[6];
+      hg_coAd_inv(&d->T_tree[i], fext + 6 * i, fe);
+      for (int r = 0; r < 6; r++) f[r] += fe[r];
+    }
+    if (beta)
+      for (int r = 0; r < 6; r++) pA[r] = beta[r] - f[r];
+    else
+      for (int r = 0; r < 6; r++) pA[r] = -f[r];
+  } else {
+    for (int r = 0; r < 6; r++) pA[r] = beta ? beta[r] : 0;
+    memset(d->c[i], 0, sizeof(hg_vec6));
+  }
+}
+
+/* hands child i's projection (Pi packed, beta) to its parent p: the first of p's children the
+ * backward pass reaches (the last in index order: its subtree ends where p's does) writes
+ * p's own terms with it, the others add to them */
+static inline __attribute__((always_inline)) void give_parent(const hg_model *m, hg_data *d,
+                                                              int i, int p, const double *Pi,
+                                                              const double *beta,
+                                                              const double *fext, int bias) {
+  if (m->subtree_end[i] == m->subtree_end[p]) {
+    own_terms(d, p, Pi, beta, fext, bias);
+  } else {
+    double *restrict IAp = d->IA[p], *restrict pAp = d->pA[p];
+    for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
+    for (int r = 0; r < 6; r++) pAp[r] += beta[r];
+  }
+}
+
+/* Pi = IA - W U^T (symmetric: the packed upper triangle), with W = U D^-1, both 6 x n */
+static inline __attribute__((always_inline)) void project_inertia(int n, const double *IA,
+                                                                  const double *W, hg_vec6 *U,
+                                                                  double *Pi) {
   for (int r = 0; r < 6; r++)
     for (int s = r; s < 6; s++) {
       int e = hg_sym6_index(r, s);
       double t = IA[e];
       for (int k = 0; k < n; k++) t -= W[r * n + k] * U[k][s];
-      IAp[e] += t;
+      Pi[e] = t;
     }
 }
 
-/* project_free for a 1-DoF joint, with D a scalar, adding Pi and beta straight into the parent
- * p's IA and pA (p = 0: the world takes nothing) */
-HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
+/* project_free for a 1-DoF joint, with D a scalar, handing Pi and beta to the parent p
+ * (give_parent; p = 0: the world takes nothing) */
+HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const double *tau,
+                                 const double *fext, int bias) {
   int va = m->v_adr[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i], *s = d->S[va];
   double U[6], w[6], scale = 0;
@@ -76,43 +142,51 @@ HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, co
   for (int k = 0; k < 6; k++) sc[2 * k] = s[k], sc[2 * k + 1] = c[k];
 #pragma GCC unroll 6
   for (int r = 0; r < 6; r++) {
-    Uw[2 * r] = Uw[2 * r + 1] = 0;
+    double e0 = IA[hg_sym6_index(r, 0)];
+    Uw[2 * r] = e0 * sc[0], Uw[2 * r + 1] = e0 * sc[1];
 #pragma GCC unroll 6
-    for (int k = 0; k < 6; k++) {
+    for (int k = 1; k < 6; k++) {
       double e = IA[hg_sym6_index(r, k)];
       Uw[2 * r] += e * sc[2 * k], Uw[2 * r + 1] += e * sc[2 * k + 1];
     }
-    scale += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
   }
   for (int r = 0; r < 6; r++) U[r] = Uw[2 * r], w[r] = Uw[2 * r + 1];
   double D = hg_dot6(s, U);
-  if (!isfinite(D) || !isfinite(scale)) return -2;
-  if (!(D > 1e-12 * scale)) return -1;
   double Dinv = 1 / D, u = tau[va] - hg_dot6(s, pA);
   for (int r = 0; r < 6; r++) d->U[va][r] = U[r];
   d->Dinv[m->D_adr[i]] = Dinv;
   d->u[va] = u;
-  if (p == 0) return 0;
-
-  /* IA_p += IA - W U^T with W = U / D (its upper triangle: symmetric by construction);
-   * pA_p += pA + IA c - U g with g = (U^T c - u) / D */
-  double *restrict IAp = d->IA[p], *restrict pAp = d->pA[p], W[6];
-  double g = (hg_dot6(U, c) - u) * Dinv;
-  for (int r = 0; r < 6; r++) W[r] = U[r] * Dinv;
+  if (p) {
+    /* Pi = IA - W U^T with W = U / D (its upper triangle: symmetric by construction);
+     * beta = pA + IA c - U g with g = (U^T c - u) / D */
+    double Pi[21], beta[6], W[6];
+    double g = (hg_dot6(U, c) - u) * Dinv;
+    for (int r = 0; r < 6; r++) W[r] = U[r] * Dinv;
 #pragma GCC unroll 6
-  for (int r = 0; r < 6; r++) {
+    for (int r = 0; r < 6; r++) {
 #pragma GCC unroll 6
-    for (int k = r; k < 6; k++) IAp[hg_sym6_index(r, k)] += IA[hg_sym6_index(r, k)] - W[r] * U[k];
-    pAp[r] += pA[r] + w[r] - U[r] * g;
+      for (int k = r; k < 6; k++) Pi[hg_sym6_index(r, k)] = IA[hg_sym6_index(r, k)] - W[r] * U[k];
+      beta[r] = pA[r] + w[r] - U[r] * g;
+    }
+    give_parent(m, d, i, p, Pi, beta, fext, bias);
   }
+
+  /* the singularity test, last (a failure stops the pass: nothing written above is read);
+   * scale bounds D from above */
+  for (int r = 0; r < 6; r++) scale += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
+  if (!isfinite(D) || !isfinite(scale)) return -2;
+  if (!(D > 1e-12 * scale)) return -1;
   return 0;
 }
 
-/* Backward projection across free joint i (any nv): fills U, Dinv and u, and adds what the parent
- * p sees, Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u, to its IA and pA (p = 0: the
- * world takes nothing). Returns spd_inverse's failure. */
-HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau) {
-  int va = m->v_adr[i], n = m->jnt_nv[i];
+/* Backward projection across free joint i (any nv): fills U, Dinv and u, and hands what the
+ * parent p sees, Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u, to it (give_parent; p = 0:
+ * the world takes nothing). Returns spd_inverse's failure. */
+static inline __attribute__((always_inline)) int project_free_n(const hg_model *m, hg_data *d,
+                                                                 int i, int p, const double *tau,
+                                                                 const double *fext, int bias,
+                                                                 int n) {
+  int va = m->v_adr[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i];
   double *Dinv = d->Dinv + m->D_adr[i], D[36] = {0}, scale[6] = {0}, W[36];
   hg_vec6 *U = d->U + va;
@@ -130,7 +204,7 @@ HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, cons
   if (rc || p == 0) return rc;
 
   /* W = U D^-1;  Pi = IA - W U^T;  beta = pA + IA c - W (U^T c - u) */
-  double Uc[6], w[6];
+  double Uc[6], w[6], Pi[21], beta[6];
   for (int k = 0; k < n; k++) Uc[k] = hg_dot6(U[k], c) - d->u[va + k];
   for (int r = 0; r < 6; r++)
     for (int k = 0; k < n; k++) {
@@ -138,19 +212,29 @@ HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, cons
       for (int l = 0; l < n; l++) t += U[l][r] * Dinv[l * n + k];
       W[r * n + k] = t;
     }
-  project_inertia(n, IA, W, U, d->IA[p]);
+  project_inertia(n, IA, W, U, Pi);
   hg_sym6_mulv(IA, c, w);
   for (int r = 0; r < 6; r++) {
     double t = pA[r] + w[r];
     for (int k = 0; k < n; k++) t -= W[r * n + k] * Uc[k];
-    d->pA[p][r] += t;
+    beta[r] = t;
   }
+  give_parent(m, d, i, p, Pi, beta, fext, bias);
   return 0;
+}
+
+/* project_free_n, compiled out for the 6-DoF (free) joint, where every loop's bound is known */
+HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau,
+                               const double *fext, int bias) {
+  int n = m->jnt_nv[i];
+  if (n == 6) return project_free_n(m, d, i, p, tau, fext, bias, 6);
+  return project_free_n(m, d, i, p, tau, fext, bias, n);
 }
 
 /* Backward step across prescribed (or locked) joint i with qdd given: the parent p sees the whole
  * subtree, Pi = IA and beta = pA + IA (c + S qdd) */
-HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, const double *qdd) {
+HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, const double *qdd,
+                                      const double *fext, int bias) {
   int va = m->v_adr[i], n = m->jnt_nv[i];
   const double *IA = d->IA[i], *pA = d->pA[i];
   double ci[6], beta[6];
@@ -159,54 +243,43 @@ HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int 
   for (int k = 0; k < n; k++)
     for (int r = 0; r < 6; r++) ci[r] += d->S[va + k][r] * qdd[va + k];
   hg_sym6_mulv(IA, ci, beta);
-  for (int r = 0; r < 21; r++) d->IA[p][r] += IA[r];
-  for (int r = 0; r < 6; r++) d->pA[p][r] += pA[r] + beta[r];
+  for (int r = 0; r < 6; r++) beta[r] += pA[r];
+  give_parent(m, d, i, p, IA, beta, fext, bias);
 }
 
 /* the articulated-body pass on the kinematics in d (hg_kinematics with velocities when bias is
- * 1, without when it is 0); mode NULL means every joint is free; bias 0 is the impulsive form */
-HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
-                       double *tau, const double *fext, int bias) {
+ * 1, without when it is 0); mode NULL means every joint is free; bias 0 is the impulsive form
+ * (compiled twice below) */
+static inline __attribute__((always_inline)) int articulated(const hg_model *m, hg_data *d,
+                                                             const uint8_t *mode, double *qdd,
+                                                             double *tau, const double *fext,
+                                                             int bias) {
 
-  /* IA_i = I_i, pA_i = -ad*_{V_i} I_i V_i - fext_i (zero without bias), tree frame */
-  for (int i = 1; i < m->nbody; i++) {
-    double *pA = d->pA[i];
-    hg_inertia_sym6(&d->I[i], d->IA[i]);
-    if (bias) {
-      double h[6], f[6];
-      hg_inertia_mulv(&d->I[i], d->Vg[i], h);
-      hg_ad_star(d->Vg[i], h, f);
-      for (int r = 0; r < 6; r++) pA[r] = -f[r];
-      if (fext) {
-        hg_coAd_inv(&d->T_tree[i], fext + 6 * i, f);
-        for (int r = 0; r < 6; r++) pA[r] -= f[r];
-      }
-    } else {
-      memset(pA, 0, sizeof(hg_vec6));
-      memset(d->c[i], 0, sizeof(hg_vec6));
-    }
-  }
-
-  /* backward: project each subtree across its joint and add it to the parent */
+  /* backward: project each subtree across its joint and hand it to the parent; IA_i and pA_i
+   * start from body i's own terms (own_terms), written by its first child or here at a leaf */
   for (int i = m->nbody - 1; i > 0; i--) {
     int va = m->v_adr[i], n = m->jnt_nv[i], p = m->parent[i], rc = 0;
+    if (m->subtree_end[i] == i + 1) own_terms(d, i, NULL, NULL, fext, bias);
     if (n > 0 && (!mode || mode[i] == HG_MODE_FREE)) {
-      rc = n == 1 ? project_free_1(m, d, i, p, tau) : project_free(m, d, i, p, tau);
+      rc = n == 1 ? project_free_1(m, d, i, p, tau, fext, bias)
+                  : project_free(m, d, i, p, tau, fext, bias);
     } else {
       if (bias && mode && mode[i] == HG_MODE_LOCKED)
         for (int k = 0; k < n; k++) qdd[va + k] = 0;
-      project_prescribed(m, d, i, p, qdd);
+      project_prescribed(m, d, i, p, qdd, fext, bias);
     }
-    if (rc == -1)
-      snprintf(d->err, sizeof d->err,
-               "articulated inertia is singular at joint '%s' (body '%s'): the subtree it moves "
-               "has no mass or inertia along the joint's motion",
-               m->jnt_name[i], m->body_name[i]);
-    if (rc == -2)
-      snprintf(d->err, sizeof d->err,
-               "non-finite articulated inertia at joint '%s' (body '%s'): check the state",
-               m->jnt_name[i], m->body_name[i]);
-    if (rc) return -1;
+    if (rc) {
+      if (rc == -1)
+        snprintf(d->err, sizeof d->err,
+                 "articulated inertia is singular at joint '%s' (body '%s'): the subtree it moves "
+                 "has no mass or inertia along the joint's motion",
+                 m->jnt_name[i], m->body_name[i]);
+      else
+        snprintf(d->err, sizeof d->err,
+                 "non-finite articulated inertia at joint '%s' (body '%s'): check the state",
+                 m->jnt_name[i], m->body_name[i]);
+      return -1;
+    }
   }
 
   /* forward: accelerations, joint wrenches, and the unknown half of (qdd, tau) */
@@ -225,23 +298,29 @@ HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode
     double qg[HG_JOINT_MAXNV];
     const double *xi = bias && m->parent[i] == 0 ? d->xi + va : NULL;
     if (free_joint && n == 1) {
-      qg[0] = d->Dinv[m->D_adr[i]] * (d->u[va] - hg_dot6(d->U[va], a));
-    } else if (free_joint) {
-      /* qg = D^-1 (u - U^T a') */
-      const double *Dinv = d->Dinv + m->D_adr[i];
-      double w[6];
-      for (int k = 0; k < n; k++) w[k] = d->u[va + k] - hg_dot6(d->U[va + k], a);
-      for (int k = 0; k < n; k++) {
-        double t = 0;
-        for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
-        qg[k] = t;
-      }
-    }
-    for (int k = 0; k < n; k++) {
-      if (free_joint) qdd[va + k] = xi ? qg[k] - xi[k] : qg[k];
-      else qg[k] = xi ? qdd[va + k] + xi[k] : qdd[va + k];
-      const double *S = d->S[va + k], qk = qg[k];
+      /* the common case in short: qg = (u - U^T a') / D, a = a' + S qg */
+      double qk = d->Dinv[m->D_adr[i]] * (d->u[va] - hg_dot6(d->U[va], a));
+      const double *S = d->S[va];
+      qdd[va] = xi ? qk - xi[0] : qk;
       for (int r = 0; r < 6; r++) a[r] += S[r] * qk;
+    } else {
+      if (free_joint) {
+        /* qg = D^-1 (u - U^T a') */
+        const double *Dinv = d->Dinv + m->D_adr[i];
+        double w[6];
+        for (int k = 0; k < n; k++) w[k] = d->u[va + k] - hg_dot6(d->U[va + k], a);
+        for (int k = 0; k < n; k++) {
+          double t = 0;
+          for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
+          qg[k] = t;
+        }
+      }
+      for (int k = 0; k < n; k++) {
+        if (free_joint) qdd[va + k] = xi ? qg[k] - xi[k] : qg[k];
+        else qg[k] = xi ? qdd[va + k] + xi[k] : qdd[va + k];
+        const double *S = d->S[va + k], qk = qg[k];
+        for (int r = 0; r < 6; r++) a[r] += S[r] * qk;
+      }
     }
     for (int r = 0; r < 6; r++) d->a[i][r] = a[r];
     if (mode) {
@@ -252,38 +331,56 @@ HG_HOT static int articulated(const hg_model *m, hg_data *d, const uint8_t *mode
       if (!free_joint)
         for (int k = 0; k < n; k++) tau[va + k] = hg_dot6(d->S[va + k], F);
     }
-    /* a non-finite state or input stops here, named, instead of spreading NaN */
-    for (int k = 0; k < n; k++)
-      if (!isfinite(qdd[va + k]) || !isfinite(tau[va + k])) {
+  }
+
+  /* a non-finite state or input fails the pass, named at the first joint that has one, instead
+   * of spreading NaN (one sweep over all DoFs; the joint is looked for only then) */
+  int bad = 0;
+  for (int k = 0; k < m->nv; k++) bad |= !isfinite(qdd[k]) | !isfinite(tau[k]);
+  if (!bad) return 0;
+  for (int i = 1; i < m->nbody; i++)
+    for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++)
+      if (!isfinite(qdd[k]) || !isfinite(tau[k])) {
+        int free_joint = !mode || mode[i] == HG_MODE_FREE;
         snprintf(d->err, sizeof d->err, "non-finite %s at joint '%s' (body '%s'): check the state and inputs",
                  free_joint ? "acceleration" : "force", m->jnt_name[i], m->body_name[i]);
         return -1;
       }
-  }
   return 0;
+}
+
+/* the pass compiled for every joint free with velocities (hg_aba: no mode tests in its loops),
+ * and for any modes */
+HG_HOT static int articulated_free(const hg_model *m, hg_data *d, double *qdd, double *tau,
+                                   const double *fext) {
+  return articulated(m, d, NULL, qdd, tau, fext, 1);
+}
+HG_HOT static int articulated_any(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
+                                  double *tau, const double *fext, int bias) {
+  return articulated(m, d, mode, qdd, tau, fext, bias);
 }
 
 int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
            const double *fext, double *qdd) {
   /* with every joint free the pass only reads tau */
   hg_kinematics(m, d, q, v);
-  return articulated(m, d, NULL, qdd, (double *)tau, fext, 1);
+  return articulated_free(m, d, qdd, (double *)tau, fext);
 }
 
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext) {
   hg_kinematics(m, d, q, v);
-  return articulated(m, d, d->mode, qdd, tau, fext, 1);
+  return articulated_any(m, d, d->mode, qdd, tau, fext, 1);
 }
 
 int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
                             const double *fext) {
-  return articulated(m, d, d->mode, qdd, tau, fext, 1);
+  return articulated_any(m, d, d->mode, qdd, tau, fext, 1);
 }
 
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp) {
   hg_kinematics(m, d, q, NULL);
-  return articulated(m, d, d->mode, dv, imp, NULL, 0);
+  return articulated_any(m, d, d->mode, dv, imp, NULL, 0);
 }
 
 int hg_plastic_lock(const hg_model *m, hg_data *d, const double *q, const double *v,

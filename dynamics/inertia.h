@@ -65,6 +65,19 @@ static inline void hg_inertia_sym6(const hg_inertia *G, double M[21]) {
   M[20] = m;
 }
 
+/* M = the packed G + P (P packed too; M may be P): the sum without G's zeros */
+static inline void hg_inertia_sym6_add(const hg_inertia *G, const double P[21], double M[21]) {
+  const double *I = G->I, *h = G->h, m = G->m;
+  M[0] = I[0] + P[0];   M[1] = I[3] + P[1];   M[2] = I[4] + P[2];   M[3] = P[3];
+  M[4] = P[4] - h[2];   M[5] = h[1] + P[5];
+  M[6] = I[1] + P[6];   M[7] = I[5] + P[7];   M[8] = h[2] + P[8];   M[9] = P[9];
+  M[10] = P[10] - h[0];
+  M[11] = I[2] + P[11]; M[12] = P[12] - h[1]; M[13] = h[0] + P[13]; M[14] = P[14];
+  M[15] = m + P[15];    M[16] = P[16];        M[17] = P[17];
+  M[18] = m + P[18];    M[19] = P[19];
+  M[20] = m + P[20];
+}
+
 /* out = G V (a momentum wrench from a twist, same frame): (I_o w + h x v, m v - h x w) */
 static inline void hg_inertia_mulv(const hg_inertia *G, const double V[6], double out[6]) {
   const double *I = G->I, *h = G->h, m = G->m;

@@ -231,9 +231,9 @@ static inline int hg_sym6_index(int r, int c) {
 static inline void hg_sym6_mulv(const double A[21], const double x[6], double y[6]) {
 #pragma GCC unroll 6
   for (int r = 0; r < 6; r++) {
-    double t = 0;
+    double t = A[hg_sym6_index(r, 0)] * x[0];
 #pragma GCC unroll 6
-    for (int k = 0; k < 6; k++) t += A[hg_sym6_index(r, k)] * x[k];
+    for (int k = 1; k < 6; k++) t += A[hg_sym6_index(r, k)] * x[k];
     y[r] = t;
   }
 }
