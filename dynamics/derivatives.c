@@ -36,8 +36,8 @@
 
 /* the columns where the rows of body i's DoFs in an inverse-dynamics derivative (dtau/dq,
  * dtau/dv, M) may be non-zero: the DoFs of i's joint, of its subtree and of its ancestors, as
- * merged ranges [r[2k], r[2k + 1]) in descending order; returns their number (at most the depth
- * of i) */
+ * merged ranges [r[2k], r[2k + 1]) in descending order (the first holds i's own DoFs); returns
+ * their number (at most the depth of i). r may be NULL (only the number). */
 static int id_row_ranges(const hg_model *m, int i, int *r) {
   int e = m->subtree_end[i], n = 0;
   int lo = m->v_adr[i], hi = e < m->nbody ? m->v_adr[e] : m->nv;
@@ -48,10 +48,11 @@ static int id_row_ranges(const hg_model *m, int i, int *r) {
       lo = a;
       continue;
     }
-    r[2 * n] = lo, r[2 * n + 1] = hi, n++;
+    if (r) r[2 * n] = lo, r[2 * n + 1] = hi;
+    n++;
     lo = a, hi = b;
   }
-  r[2 * n] = lo, r[2 * n + 1] = hi;
+  if (r) r[2 * n] = lo, r[2 * n + 1] = hi;
   return n + 1;
 }
 
@@ -64,8 +65,10 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   w->Ic = calloc(nb, sizeof *w->Ic);
   w->Qc = calloc(nb, sizeof *w->Qc);
   w->hc = calloc(nb, sizeof *w->hc);
-  hg_vec6 **v6[] = {&w->nu, &w->alpha, &w->mu, &w->g, &w->h, &w->rI, &w->rB};
-  for (size_t k = 0; k < sizeof v6 / sizeof *v6; k++) *v6[k] = calloc(n1, sizeof(hg_vec6));
+  /* T: blocks of four DoFs, 32-byte aligned (a block is 33 x 32 bytes) */
+  size_t tsize = (nv + 3) / 4 * HG_DERIV_T_ROWS * 4 * sizeof(double);
+  w->T = aligned_alloc(32, tsize > 0 ? tsize : 32);
+  if (w->T) memset(w->T, 0, tsize);
   w->Fm = calloc(6 * nv * nb + 1, sizeof(double));
   w->X = calloc(6 * nv + 1, sizeof(double));
   double **mat[] = {&w->dq, &w->dv, &w->M, &w->P, &w->Z};
@@ -73,30 +76,36 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   double **vec[] = {&w->zero, &w->qdd, &w->tau, &w->tauh};
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) *vec[k] = calloc(n1, sizeof(double));
   w->all_free = calloc(nb, 1);
-  w->ranges = calloc(2 * nb + 2, sizeof(int));
-  int ok = w->Ic && w->Qc && w->hc && w->Fm && w->X && w->all_free && w->ranges;
-  for (size_t k = 0; k < sizeof v6 / sizeof *v6; k++) ok = ok && *v6[k];
+  w->range_adr = calloc(nb + 1, sizeof(int));
+  int ok = w->Ic && w->Qc && w->hc && w->T && w->Fm && w->X && w->all_free && w->range_adr;
   for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) ok = ok && *mat[k];
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) ok = ok && *vec[k];
-  if (!ok) {
+  /* every body's row ranges, once */
+  for (int i = 1; ok && i < m->nbody; i++)
+    w->range_adr[i + 1] = w->range_adr[i] + id_row_ranges(m, i, NULL);
+  if (ok) w->ranges = calloc(2 * (size_t)w->range_adr[nb] + 2, sizeof(int));
+  if (!ok || !w->ranges) {
     hg_deriv_free(w);
     return NULL;
   }
+  for (int i = 1; i < m->nbody; i++) id_row_ranges(m, i, w->ranges + 2 * w->range_adr[i]);
   /* a product with M^-1 costs nv FMAs per non-zero of dtau/dx; the recursion with a dense
    * right-hand side about 37 per body and column (1-DoF joints): products win on branched trees
    * and short chains (arm7, humanoid32, tree63, chain30), the recursion on long chains (chain100) */
   long nnz = 0;
-  for (int l = 0; l < m->nv; l++)
-    for (int k = id_row_ranges(m, m->dof_body[l], w->ranges) - 1; k >= 0; k--)
+  for (int l = 0; l < m->nv; l++) {
+    int i = m->dof_body[l];
+    for (int k = w->range_adr[i]; k < w->range_adr[i + 1]; k++)
       nnz += w->ranges[2 * k + 1] - w->ranges[2 * k];
+  }
   w->product = nnz < 37L * (m->nbody - 1);
   return w;
 }
 
 void hg_deriv_free(hg_deriv *w) {
   if (!w) return;
-  free(w->Ic); free(w->Qc); free(w->hc); free(w->Fm); free(w->X); free(w->all_free); free(w->ranges);
-  free(w->nu); free(w->alpha); free(w->mu); free(w->g); free(w->h); free(w->rI); free(w->rB);
+  free(w->Ic); free(w->Qc); free(w->hc); free(w->T); free(w->Fm); free(w->X); free(w->all_free);
+  free(w->range_adr); free(w->ranges);
   free(w->dq); free(w->dv); free(w->M); free(w->P); free(w->Z);
   free(w->zero); free(w->qdd); free(w->tau); free(w->tauh);
   free(w);
@@ -107,18 +116,73 @@ static int coupled(const hg_model *m, int i) {
   return m->jnt_nv[i] > 1 && hg_joint_dof_carries(m->jnt[i].type, m->jnt_nv[i] - 1, 0);
 }
 
-/* per DoF k: nu_k = Vb_k x S_k, alpha_k = ab_k x S_k - nu_k x Vb_k, mu_k (see the top) */
-static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, const double *v,
-                       const double *qdd) {
+/* the rows of w->T (derivatives.h): per DoF k, alpha_k, the angular part of nu_k, mu_k, S_k,
+ * g_k and h_k; component r of quantity X of DoF k is t_col(T, k)[4 (X + r)] */
+enum { T_AL = 0, T_NU = 6, T_MU = 9, T_S = 15, T_G = 21, T_H = 27 };
+static inline double *t_col(double *T, int k) {
+  return T + (size_t)(k >> 2) * (HG_DERIV_T_ROWS * 4) + (k & 3);
+}
+
+/* The matrix B of one body, G = [[I, h^], [-h^, m]] with first moment h and V = (w, v), has a
+ * simple form: with the momentum G V = (L, p) (angular, linear),
+ *   B = [[Q - L^, 0], [-2 p^, 0]],   Q = -(I w^ + (I w^)^T) - (v h^T + h v^T) + 2 (h.v) 1,
+ * (-G ad_V - (G ad_V)^T has the blocks Q, p^, -p^, 0, and [. x* G V] the blocks -L^, -p^, -p^, 0).
+ * Q is symmetric, and B is linear in (Q, G V), so a subtree's sum needs only the sums of both.
+ * Row r of I w^ is I_r x w. */
+static inline void body_coriolis(const hg_inertia *G, const double V[6], double Q[6], double hv[6]) {
+  const double *I = G->I, *h = G->h, *w = V, *v = V + 3;
+  double R[3][3], Ir[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
+  for (int r = 0; r < 3; r++) hg_v3_cross(Ir[r], w, R[r]);
+  double hdv = 2 * hg_v3_dot(h, v);
+  static const int ri[6] = {0, 1, 2, 0, 0, 1}, ci[6] = {0, 1, 2, 1, 2, 2};
+  for (int k = 0; k < 6; k++) {
+    int a = ri[k], b = ci[k];
+    Q[k] = -(R[a][b] + R[b][a]) - (v[a] * h[b] + h[a] * v[b]) + (k < 3 ? hdv : 0);
+  }
+  hg_inertia_mulv(G, V, hv);
+}
+
+/* y = B x for the sums (Q, (L, p)): (Q x_w + x_w x L, 2 x_w x p); only x's angular part x_w
+ * acts (x points at it) */
+static inline void coriolis_mulv(const double Q[6], const double hv[6], const double x[3], double y[6]) {
+  y[0] = Q[0] * x[0] + Q[3] * x[1] + Q[4] * x[2];
+  y[1] = Q[3] * x[0] + Q[1] * x[1] + Q[5] * x[2];
+  y[2] = Q[4] * x[0] + Q[5] * x[1] + Q[2] * x[2];
+  hg_v3_cross_add(x, hv, y);
+  hg_v3_cross(x, hv + 3, y + 3);
+  for (int r = 3; r < 6; r++) y[r] *= 2;
+}
+
+/* from qx = Q x_w: y = B x and yt = B^T x = (Q x_w + L x x_w + 2 p x x_v, 0) (only its angular
+ * part, 3 numbers) */
+static inline void coriolis_split(const double qx[3], const double hv[6], const double x[6],
+                                  double y[6], double yt[3]) {
+  double t[3];
+  for (int r = 0; r < 3; r++) y[r] = yt[r] = qx[r];
+  hg_v3_cross_add(x, hv, y);
+  hg_v3_cross(x, hv + 3, y + 3);
+  for (int r = 3; r < 6; r++) y[r] *= 2;
+  hg_v3_cross_add(hv, x, yt);
+  hg_v3_cross(hv + 3, x + 3, t);
+  for (int r = 0; r < 3; r++) yt[r] += 2 * t[r];
+}
+
+/* forward, per body: its own Ic, Qc and hc (the backward pass sums them over the subtree), and
+ * per DoF k the twists nu_k = Vb_k x S_k, alpha_k = ab_k x S_k - nu_k x Vb_k and mu_k (see the
+ * top), stored with S_k in column k of w->T */
+HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, const double *v,
+                              const double *qdd) {
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
   for (int i = 1; i < m->nbody; i++) {
+    w->Ic[i] = d->I[i];
+    body_coriolis(&d->I[i], d->V[i], w->Qc[i], w->hc[i]);
     int p = m->parent[i], va = m->v_adr[i], chain = !coupled(m, i);
     const double *Vp = p ? d->V[p] : zero;
     double Vb[6], ab[6], x[6];
     for (int r = 0; r < 6; r++) Vb[r] = Vp[r], ab[r] = d->a[p][r];
     for (int k = va; k < va + m->jnt_nv[i]; k++) {
       const double *S = d->S[k];
-      double *nu = w->nu[k], *al = w->alpha[k], *mu = w->mu[k];
+      double nu[6], al[6], mu[6];
       hg_ad(Vb, S, nu);
       hg_ad(ab, S, al);
       hg_ad(nu, Vb, x);
@@ -134,143 +198,170 @@ static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, const d
         hg_ad(d->V[i], S, mu);
         for (int r = 0; r < 6; r++) mu[r] += nu[r];
       }
+      double *t = t_col(w->T, k);
+      for (int r = 0; r < 6; r++) {
+        t[4 * (T_AL + r)] = al[r];
+        t[4 * (T_MU + r)] = mu[r];
+        t[4 * (T_S + r)] = S[r];
+      }
+      for (int r = 0; r < 3; r++) t[4 * (T_NU + r)] = nu[r];
     }
   }
 }
 
-/* The matrix B of one body, G = [[I, h^], [-h^, m]] with first moment h and V = (w, v), has a
- * simple form: with the momentum G V = (L, p) (angular, linear),
- *   B = [[Q - L^, 0], [-2 p^, 0]],   Q = -(I w^ + (I w^)^T) - (v h^T + h v^T) + 2 (h.v) 1,
- * (-G ad_V - (G ad_V)^T has the blocks Q, p^, -p^, 0, and [. x* G V] the blocks -L^, -p^, -p^, 0).
- * Q is symmetric, and B is linear in (Q, G V), so a subtree's sum needs only the sums of both.
- * Row r of I w^ is I_r x w. */
-static void body_coriolis(const hg_inertia *G, const double V[6], double Q[6], double hv[6]) {
-  const double *I = G->I, *h = G->h, *w = V, *v = V + 3;
-  double R[3][3], Ir[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
-  for (int r = 0; r < 3; r++) hg_v3_cross(Ir[r], w, R[r]);
-  double hdv = 2 * hg_v3_dot(h, v);
-  static const int ri[6] = {0, 1, 2, 0, 0, 1}, ci[6] = {0, 1, 2, 1, 2, 2};
-  for (int k = 0; k < 6; k++) {
-    int a = ri[k], b = ci[k];
-    Q[k] = -(R[a][b] + R[b][a]) - (v[a] * h[b] + h[a] * v[b]) + (k < 3 ? hdv : 0);
-  }
-  hg_inertia_mulv(G, V, hv);
-}
-
-/* y = B x for the sums (Q, (L, p)): (Q x_w + x_w x L, 2 x_w x p); only x's angular part acts */
-static inline void coriolis_mulv(const double Q[6], const double hv[6], const double x[6], double y[6]) {
-  y[0] = Q[0] * x[0] + Q[3] * x[1] + Q[4] * x[2];
-  y[1] = Q[3] * x[0] + Q[1] * x[1] + Q[5] * x[2];
-  y[2] = Q[4] * x[0] + Q[5] * x[1] + Q[2] * x[2];
-  hg_v3_cross_add(x, hv, y);
-  hg_v3_cross(x, hv + 3, y + 3);
-  for (int r = 3; r < 6; r++) y[r] *= 2;
-}
-
-/* y = B^T x = (Q x_w + L x x_w + 2 p x x_v, 0): only its angular part, 3 numbers */
-static inline void coriolis_tmulv(const double Q[6], const double hv[6], const double x[6], double y[3]) {
-  double t[3];
-  y[0] = Q[0] * x[0] + Q[3] * x[1] + Q[4] * x[2];
-  y[1] = Q[3] * x[0] + Q[1] * x[1] + Q[5] * x[2];
-  y[2] = Q[4] * x[0] + Q[5] * x[1] + Q[2] * x[2];
-  hg_v3_cross_add(hv, x, y);
-  hg_v3_cross(hv + 3, x + 3, t);
-  for (int r = 0; r < 3; r++) y[r] += 2 * t[r];
-}
-
-/* composite Ic_i, Qc_i and hc_i: each body's own, summed over its subtree (one frame per tree) */
-static void composites(const hg_model *m, const hg_data *d, hg_deriv *w) {
-  for (int i = 1; i < m->nbody; i++) {
-    w->Ic[i] = d->I[i];
-    body_coriolis(&d->I[i], d->V[i], w->Qc[i], w->hc[i]);
-  }
-  for (int i = m->nbody - 1; i > 0; i--) {
-    int p = m->parent[i];
-    if (p <= 0) continue;
-    hg_inertia_add(&w->Ic[p], &w->Ic[i]);
-    for (int r = 0; r < 6; r++) w->Qc[p][r] += w->Qc[i][r], w->hc[p][r] += w->hc[i][r];
+/* per DoF k of body i, once Ic_i and Bc_i are summed: g_k = S_k x* F_i + Ic_i alpha_k + Bc_i nu_k
+ * and h_k = Ic_i mu_k + Bc_i S_k into column k of w->T, and the rows rI = Ic_i S_k, rB = Bc_i^T
+ * S_k (its angular part; the linear part is zero) for k's own DoF number a */
+HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w, int i,
+                                double rI[][6], double rB[][3]) {
+  const hg_inertia *Ic = &w->Ic[i];
+  const double *Q = w->Qc[i], *hv = w->hc[i];
+  for (int a = 0, k = m->v_adr[i]; a < m->jnt_nv[i]; a++, k++) {
+    const double *S = d->S[k];
+    double *t = t_col(w->T, k);
+    double al[6], nu[3], mu[6], x[6], y[6], z[6], qs[3];
+    for (int r = 0; r < 6; r++) al[r] = t[4 * (T_AL + r)], mu[r] = t[4 * (T_MU + r)];
+    for (int r = 0; r < 3; r++) nu[r] = t[4 * (T_NU + r)];
+    hg_ad_star(S, d->F[i], x);
+    hg_inertia_mulv(Ic, al, y);
+    coriolis_mulv(Q, hv, nu, z);
+    for (int r = 0; r < 6; r++) t[4 * (T_G + r)] = z[r] + y[r] - x[r];
+    hg_inertia_mulv(Ic, mu, y);
+    hg_inertia_mulv(Ic, S, rI[a]);
+    /* B S and B^T S share Q S_w */
+    qs[0] = Q[0] * S[0] + Q[3] * S[1] + Q[4] * S[2];
+    qs[1] = Q[3] * S[0] + Q[1] * S[1] + Q[5] * S[2];
+    qs[2] = Q[4] * S[0] + Q[5] * S[1] + Q[2] * S[2];
+    coriolis_split(qs, hv, S, z, rB[a]);
+    for (int r = 0; r < 6; r++) t[4 * (T_H + r)] = z[r] + y[r];
   }
 }
 
-/* per DoF k of body i: g_k = S_k x* F_i + Ic_i alpha_k + Bc_i nu_k, h_k = Ic_i mu_k + Bc_i S_k,
- * rI_k = Ic_i S_k, rB_k = Bc_i^T S_k (its angular part; the linear part is zero) */
-static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w) {
-  for (int i = 1; i < m->nbody; i++) {
-    const hg_inertia *Ic = &w->Ic[i];
-    const double *Q = w->Qc[i], *hv = w->hc[i];
-    for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) {
-      const double *S = d->S[k];
-      double x[6], y[6], z[6];
-      hg_ad_star(S, d->F[i], x);
-      hg_inertia_mulv(Ic, w->alpha[k], y);
-      coriolis_mulv(Q, hv, w->nu[k], z);
-      for (int r = 0; r < 6; r++) w->g[k][r] = z[r] + y[r] - x[r];
-      hg_inertia_mulv(Ic, w->mu[k], y);
-      coriolis_mulv(Q, hv, S, z);
-      for (int r = 0; r < 6; r++) w->h[k][r] = z[r] + y[r];
-      hg_inertia_mulv(Ic, S, w->rI[k]);
-      coriolis_tmulv(Q, hv, S, w->rB[k]);
+/* four doubles, the pair loops' unit: DoF columns k .. k + 3 of a row of T. With GCC and Clang a
+ * vector (one AVX2 register in the x86-64-v3 clones, two SSE2 registers otherwise), else four
+ * scalars. */
+#if defined(__GNUC__)
+typedef double d4 __attribute__((vector_size(32)));
+#define D4_LANE(v, u) ((v)[u])
+#else
+typedef struct { double x[4]; } d4;
+#define D4_LANE(v, u) ((v).x[u])
+#endif
+/* (the helpers take vectors by pointer: passing AVX vectors by value in the baseline clone would
+ * change the calling convention) */
+static inline void d4_zero(d4 *v) { memset(v, 0, sizeof *v); }
+/* acc += s p[0 .. 4) */
+static inline void d4_fma(d4 *acc, double s, const double *p) {
+  d4 x;
+  memcpy(&x, p, sizeof x);
+#if defined(__GNUC__)
+  *acc += s * x;
+#else
+  for (int u = 0; u < 4; u++) acc->x[u] += s * x.x[u];
+#endif
+}
+/* p[u] = v's number u for u in [s, e) (0 <= s < e <= 4) */
+static inline void d4_store_span(double *p, const d4 *v, int s, int e) {
+  if (s == 0 && e == 4) {
+    memcpy(p, v, sizeof *v);
+    return;
+  }
+  if (s <= 0 && e > 0) p[0] = D4_LANE(*v, 0);
+  if (s <= 1 && e > 1) p[1] = D4_LANE(*v, 1);
+  if (s <= 2 && e > 2) p[2] = D4_LANE(*v, 2);
+  if (s <= 3 && e > 3) p[3] = D4_LANE(*v, 3);
+}
+
+/* row l against the columns k in [k0, k1), by the blocks of T that hold them (their other
+ * columns are computed and not stored): Dq[k] = rI . alpha_k + rB . nu_k, Dv[k] = rI . mu_k +
+ * rB . S_k and, when wm, Ml[k] = rI . S_k */
+static inline void row_pairs(const double *T, const double rI[6], const double rB[3], int k0,
+                             int k1, double *Dq, double *Dv, double *Ml, int wm) {
+  for (int c = k0 & ~3; c < k1; c += 4) {
+    const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+    d4 a, b, m;
+    d4_zero(&a), d4_zero(&b), d4_zero(&m);
+    for (int r = 0; r < 3; r++) {
+      d4_fma(&a, rB[r], t + 4 * (T_NU + r));
+      d4_fma(&b, rB[r], t + 4 * (T_S + r));
     }
+    for (int r = 0; r < 6; r++) {
+      d4_fma(&a, rI[r], t + 4 * (T_AL + r));
+      d4_fma(&b, rI[r], t + 4 * (T_MU + r));
+      if (wm) d4_fma(&m, rI[r], t + 4 * (T_S + r));
+    }
+    int s = k0 - c, e = k1 - c < 4 ? k1 - c : 4;
+    d4_store_span(Dq + c, &a, s, e);
+    d4_store_span(Dv + c, &b, s, e);
+    if (wm) d4_store_span(Ml + c, &m, s, e);
   }
 }
 
-static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
-                         const double *v, const double *qdd, const double *fext, double *dtau_dq,
-                         double *dtau_dv, double *M) {
+/* row k against the columns l in [l0, l1), likewise: Dq[l] = S . g_l, Dv[l] = S . h_l */
+static inline void column_pairs(const double *T, const double S[6], int l0, int l1, double *Dq,
+                                double *Dv) {
+  for (int c = l0 & ~3; c < l1; c += 4) {
+    const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+    d4 a, b;
+    d4_zero(&a), d4_zero(&b);
+    for (int r = 0; r < 6; r++) {
+      d4_fma(&a, S[r], t + 4 * (T_G + r));
+      d4_fma(&b, S[r], t + 4 * (T_H + r));
+    }
+    int s = l0 - c, e = l1 - c < 4 ? l1 - c : 4;
+    d4_store_span(Dq + c, &a, s, e);
+    d4_store_span(Dv + c, &b, s, e);
+  }
+}
+
+HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w,
+                         const double *q, const double *v, const double *qdd, const double *fext,
+                         double *dtau_dq, double *dtau_dv, double *M) {
   int nv = m->nv;
+  double *T = w->T;
   hg_rnea(m, d, q, v, qdd, fext, w->tau);
   dof_twists(m, d, w, v, qdd);
-  composites(m, d, w);
-  dof_wrenches(m, d, w);
-  /* DoF l of body i against DoF k of i itself and of each ancestor (rB has no linear part) */
-  for (int i = 1; i < m->nbody; i++) {
-    int va = m->v_adr[i], n = m->jnt_nv[i], all = coupled(m, i);
-    int nr = id_row_ranges(m, i, w->ranges);
-    const int *rg = w->ranges;
-    for (int l = va; l < va + n; l++) {
-      const double *rI = w->rI[l], *rB = w->rB[l], *Sl = d->S[l];
+  /* backward: when body i is reached its subtree's sums are complete */
+  for (int i = m->nbody - 1; i > 0; i--) {
+    int va = m->v_adr[i], n = m->jnt_nv[i], all = coupled(m, i), p = m->parent[i];
+    const int *rg = w->ranges + 2 * w->range_adr[i];
+    int nr = w->range_adr[i + 1] - w->range_adr[i];
+    double rI[HG_JOINT_MAXNV][6], rB[HG_JOINT_MAXNV][3];
+    dof_wrenches(m, d, w, i, rI, rB);
+    /* DoF l of i against DoF k of i itself and of each ancestor; S_l turns with q_k when k
+     * carries l (all of them, or k <= l), else d tau_l / d q_k = S_l . g_k. Zeros first, where
+     * no pair writes. */
+    for (int a = 0, l = va; a < n; a++, l++) {
+      const double *Sl = d->S[l];
       double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
       double *Ml = M ? M + (size_t)l * nv : NULL;
-      /* zeros outside the ranges, where no pair writes */
-      for (int k = nr - 1, c = 0; k >= -1; c = k >= 0 ? rg[2 * k + 1] : c, k--) {
-        int e = k >= 0 ? rg[2 * k] : nv;
-        if (e <= c) continue;
-        memset(Dq + c, 0, (size_t)(e - c) * sizeof(double));
-        memset(Dv + c, 0, (size_t)(e - c) * sizeof(double));
-        if (Ml) memset(Ml + c, 0, (size_t)(e - c) * sizeof(double));
+      memset(Dq, 0, (size_t)nv * sizeof(double));
+      memset(Dv, 0, (size_t)nv * sizeof(double));
+      if (Ml) memset(Ml, 0, (size_t)nv * sizeof(double));
+      for (int r = 0; r < nr; r++) {
+        int k0 = rg[2 * r], k1 = rg[2 * r + 1] < va + n ? rg[2 * r + 1] : va + n;
+        if (Ml) row_pairs(T, rI[a], rB[a], k0, k1, Dq, Dv, Ml, 1);
+        else row_pairs(T, rI[a], rB[a], k0, k1, Dq, Dv, NULL, 0);
       }
-      /* the same joint: S_l turns with q_k when k carries l (all of them, or k <= l) */
-      for (int k = va; k < va + n; k++) {
-        const double *Sk = d->S[k];
-        Dq[k] = all || k <= l ? hg_dot6(rI, w->alpha[k]) + hg_v3_dot(rB, w->nu[k])
-                              : hg_dot6(Sl, w->g[k]);
-        Dv[k] = hg_dot6(rI, w->mu[k]) + hg_v3_dot(rB, Sk);
-        if (M) M[(size_t)l * nv + k] = hg_dot6(rI, Sk);
+      for (int k = l + 1; !all && k < va + n; k++) {
+        const double *t = t_col(T, k);
+        double s = 0;
+        for (int r = 0; r < 6; r++) s += Sl[r] * t[4 * (T_G + r)];
+        Dq[k] = s;
       }
-      /* an ancestor's DoF k (the ranges below va): l lies in k's subtree */
-      for (int r = 0; r < nr; r++)
-        for (int k = rg[2 * r], e = rg[2 * r + 1] < va ? rg[2 * r + 1] : va; k < e; k++) {
-          const double *Sk = d->S[k];
-          Dq[k] = hg_dot6(rI, w->alpha[k]) + hg_v3_dot(rB, w->nu[k]);
-          Dv[k] = hg_dot6(rI, w->mu[k]) + hg_v3_dot(rB, Sk);
-          if (Ml) Ml[k] = hg_dot6(rI, Sk);
-        }
     }
-  }
-  /* DoF k of body j against each DoF l below j: k sees l's perturbation through F_j, along
-   * row k (the DoFs of j's subtree after j's own are contiguous) */
-  for (int j = 1; j < m->nbody; j++) {
-    int e = m->subtree_end[j], l0 = m->v_adr[j] + m->jnt_nv[j];
-    int l1 = e < m->nbody ? m->v_adr[e] : nv;
-    for (int k = m->v_adr[j]; k < l0; k++) {
-      const double *Sk = d->S[k];
-      double *Dq = dtau_dq + (size_t)k * nv, *Dv = dtau_dv + (size_t)k * nv;
-      for (int l = l0; l < l1; l++) {
-        Dq[l] = hg_dot6(Sk, w->g[l]);
-        Dv[l] = hg_dot6(Sk, w->h[l]);
-      }
+    /* DoF k of i against each DoF l below i: k sees l's perturbation through F_i, along row k
+     * (the DoFs of i's subtree after its own are contiguous) */
+    int e = m->subtree_end[i], l0 = va + n, l1 = e < m->nbody ? m->v_adr[e] : nv;
+    for (int k = va; k < va + n; k++) {
+      column_pairs(T, d->S[k], l0, l1, dtau_dq + (size_t)k * nv, dtau_dv + (size_t)k * nv);
       if (M)
         for (int l = l0; l < l1; l++) M[(size_t)k * nv + l] = M[(size_t)l * nv + k];
+    }
+    /* i's sums join its parent's */
+    if (p > 0) {
+      hg_inertia_add(&w->Ic[p], &w->Ic[i]);
+      for (int r = 0; r < 6; r++) w->Qc[p][r] += w->Qc[i][r], w->hc[p][r] += w->hc[i][r];
     }
   }
 }
@@ -284,12 +375,13 @@ static void minv_mul_neg(const hg_model *m, hg_deriv *w, const double *Minv, con
   size_t nv = (size_t)m->nv;
   double *restrict Yt = w->Z;
   for (int i = 1; i < m->nbody; i++) {
-    int nr = id_row_ranges(m, i, w->ranges);
+    int nr = w->range_adr[i + 1] - w->range_adr[i];
+    const int *rg = w->ranges + 2 * w->range_adr[i];
     for (size_t c = (size_t)m->v_adr[i]; c < (size_t)(m->v_adr[i] + m->jnt_nv[i]); c++) {
       double *restrict y = Yt + c * nv;
       int first = 1;
       for (int k = 0; k < nr; k++) {
-        size_t l = (size_t)w->ranges[2 * k], e = (size_t)w->ranges[2 * k + 1];
+        size_t l = (size_t)rg[2 * k], e = (size_t)rg[2 * k + 1];
         for (; l + 1 < e; l += 2) {
           const double *restrict M0 = Minv + l * nv, *restrict M1 = M0 + nv;
           double a = -X[l * nv + c], b = -X[(l + 1) * nv + c];
