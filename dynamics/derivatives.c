@@ -260,23 +260,35 @@ static inline void d4_fma(d4 *acc, double s, const double *p) {
   for (int u = 0; u < 4; u++) acc->x[u] += s * x.x[u];
 #endif
 }
-/* p[u] = v's number u for u in [s, e) (0 <= s < e <= 4) */
-static inline void d4_store_span(double *p, const d4 *v, int s, int e) {
-  if (s == 0 && e == 4) {
+/* A row of an inverse-dynamics derivative is written in ascending column order, in segments
+ * that together cover it: zeros, and ranges of pairs computed by T's blocks. A block's numbers
+ * below the range start (lanes below s) keep what is in the row; those past the range end are
+ * written too and overwritten by the segments after it, except past the row's end (lim numbers
+ * of the row remain from p). p[u] = v's number u for u in [s, min(4, lim)). */
+static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
+  if (lim >= 4 && s == 0) {
     memcpy(p, v, sizeof *v);
     return;
   }
-  if (s <= 0 && e > 0) p[0] = D4_LANE(*v, 0);
-  if (s <= 1 && e > 1) p[1] = D4_LANE(*v, 1);
-  if (s <= 2 && e > 2) p[2] = D4_LANE(*v, 2);
-  if (s <= 3 && e > 3) p[3] = D4_LANE(*v, 3);
+#if defined(__GNUC__)
+  if (lim >= 4) {
+    typedef long long i4 __attribute__((vector_size(32)));
+    const i4 lane = {0, 1, 2, 3};
+    i4 keep = lane < (i4){s, s, s, s}, old, nw;
+    memcpy(&old, p, sizeof old);
+    memcpy(&nw, v, sizeof nw);
+    nw = (old & keep) | (nw & ~keep);
+    memcpy(p, &nw, sizeof nw);
+    return;
+  }
+#endif
+  for (int u = s; u < 4 && u < lim; u++) p[u] = D4_LANE(*v, u);
 }
 
-/* row l against the columns k in [k0, k1), by the blocks of T that hold them (their other
- * columns are computed and not stored): Dq[k] = rI . alpha_k + rB . nu_k, Dv[k] = rI . mu_k +
- * rB . S_k and, when wm, Ml[k] = rI . S_k */
+/* row l against the columns k in [k0, k1) (see above): Dq[k] = rI . alpha_k + rB . nu_k, Dv[k] =
+ * rI . mu_k + rB . S_k and, when wm, Ml[k] = rI . S_k */
 static inline void row_pairs(const double *T, const double rI[6], const double rB[3], int k0,
-                             int k1, double *Dq, double *Dv, double *Ml, int wm) {
+                             int k1, int nv, double *Dq, double *Dv, double *Ml, int wm) {
   for (int c = k0 & ~3; c < k1; c += 4) {
     const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
     d4 a, b, m;
@@ -290,16 +302,16 @@ static inline void row_pairs(const double *T, const double rI[6], const double r
       d4_fma(&b, rI[r], t + 4 * (T_MU + r));
       if (wm) d4_fma(&m, rI[r], t + 4 * (T_S + r));
     }
-    int s = k0 - c, e = k1 - c < 4 ? k1 - c : 4;
-    d4_store_span(Dq + c, &a, s, e);
-    d4_store_span(Dv + c, &b, s, e);
-    if (wm) d4_store_span(Ml + c, &m, s, e);
+    int s = k0 > c ? k0 - c : 0;
+    d4_store_from(Dq + c, &a, s, nv - c);
+    d4_store_from(Dv + c, &b, s, nv - c);
+    if (wm) d4_store_from(Ml + c, &m, s, nv - c);
   }
 }
 
-/* row k against the columns l in [l0, l1), likewise: Dq[l] = S . g_l, Dv[l] = S . h_l */
-static inline void column_pairs(const double *T, const double S[6], int l0, int l1, double *Dq,
-                                double *Dv) {
+/* row k against the columns l in [l0, l1) (see above): Dq[l] = S . g_l, Dv[l] = S . h_l */
+static inline void column_pairs(const double *T, const double S[6], int l0, int l1, int nv,
+                                double *Dq, double *Dv) {
   for (int c = l0 & ~3; c < l1; c += 4) {
     const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
     d4 a, b;
@@ -308,10 +320,29 @@ static inline void column_pairs(const double *T, const double S[6], int l0, int 
       d4_fma(&a, S[r], t + 4 * (T_G + r));
       d4_fma(&b, S[r], t + 4 * (T_H + r));
     }
-    int s = l0 - c, e = l1 - c < 4 ? l1 - c : 4;
-    d4_store_span(Dq + c, &a, s, e);
-    d4_store_span(Dv + c, &b, s, e);
+    int s = l0 > c ? l0 - c : 0;
+    d4_store_from(Dq + c, &a, s, nv - c);
+    d4_store_from(Dv + c, &b, s, nv - c);
   }
+}
+
+/* x[c0 .. c1) = 0 */
+static inline void zero_span(double *x, int c0, int c1) {
+  if (c1 > c0) memset(x + c0, 0, (size_t)(c1 - c0) * sizeof(double));
+}
+
+/* y[0 .. 6) += x[0 .. 6) */
+static inline void add6(double *y, const double *x) {
+  d4 a, b;
+  memcpy(&a, y, sizeof a);
+  memcpy(&b, x, sizeof b);
+#if defined(__GNUC__)
+  a += b;
+#else
+  for (int u = 0; u < 4; u++) a.x[u] += b.x[u];
+#endif
+  memcpy(y, &a, sizeof a);
+  y[4] += x[4], y[5] += x[5];
 }
 
 HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w,
@@ -326,42 +357,41 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
     int va = m->v_adr[i], n = m->jnt_nv[i], all = coupled(m, i), p = m->parent[i];
     const int *rg = w->ranges + 2 * w->range_adr[i];
     int nr = w->range_adr[i + 1] - w->range_adr[i];
+    int e = m->subtree_end[i], l0 = va + n, l1 = e < m->nbody ? m->v_adr[e] : nv;
     double rI[HG_JOINT_MAXNV][6], rB[HG_JOINT_MAXNV][3];
     dof_wrenches(m, d, w, i, rI, rB);
-    /* DoF l of i against DoF k of i itself and of each ancestor; S_l turns with q_k when k
-     * carries l (all of them, or k <= l), else d tau_l / d q_k = S_l . g_k. Zeros first, where
-     * no pair writes. */
+    /* row l of i's DoFs, ascending: DoF l against DoF k of each ancestor and of i itself (the
+     * ranges, the first up to i's last DoF), where S_l turns with q_k when k carries l (all of
+     * them, or k <= l), else d tau_l / d q_k = S_l . g_k; then against each DoF k below i, which
+     * l sees through F_i (the DoFs of i's subtree after its own, contiguous); zeros between */
     for (int a = 0, l = va; a < n; a++, l++) {
       const double *Sl = d->S[l];
       double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
       double *Ml = M ? M + (size_t)l * nv : NULL;
-      memset(Dq, 0, (size_t)nv * sizeof(double));
-      memset(Dv, 0, (size_t)nv * sizeof(double));
-      if (Ml) memset(Ml, 0, (size_t)nv * sizeof(double));
-      for (int r = 0; r < nr; r++) {
-        int k0 = rg[2 * r], k1 = rg[2 * r + 1] < va + n ? rg[2 * r + 1] : va + n;
-        if (Ml) row_pairs(T, rI[a], rB[a], k0, k1, Dq, Dv, Ml, 1);
-        else row_pairs(T, rI[a], rB[a], k0, k1, Dq, Dv, NULL, 0);
+      for (int r = nr - 1, c = 0; r >= 0; r--) {
+        int k0 = rg[2 * r], k1 = r ? rg[2 * r + 1] : l0;
+        zero_span(Dq, c, k0), zero_span(Dv, c, k0);
+        if (Ml) zero_span(Ml, c, k0);
+        if (Ml) row_pairs(T, rI[a], rB[a], k0, k1, nv, Dq, Dv, Ml, 1);
+        else row_pairs(T, rI[a], rB[a], k0, k1, nv, Dq, Dv, NULL, 0);
+        c = k1;
       }
-      for (int k = l + 1; !all && k < va + n; k++) {
+      for (int k = l + 1; !all && k < l0; k++) {
         const double *t = t_col(T, k);
         double s = 0;
         for (int r = 0; r < 6; r++) s += Sl[r] * t[4 * (T_G + r)];
         Dq[k] = s;
       }
-    }
-    /* DoF k of i against each DoF l below i: k sees l's perturbation through F_i, along row k
-     * (the DoFs of i's subtree after its own are contiguous) */
-    int e = m->subtree_end[i], l0 = va + n, l1 = e < m->nbody ? m->v_adr[e] : nv;
-    for (int k = va; k < va + n; k++) {
-      column_pairs(T, d->S[k], l0, l1, dtau_dq + (size_t)k * nv, dtau_dv + (size_t)k * nv);
-      if (M)
-        for (int l = l0; l < l1; l++) M[(size_t)k * nv + l] = M[(size_t)l * nv + k];
+      column_pairs(T, Sl, l0, l1, nv, Dq, Dv);
+      if (Ml)
+        for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
+      zero_span(Dq, l1, nv), zero_span(Dv, l1, nv);
+      if (Ml) zero_span(Ml, l1, nv);
     }
     /* i's sums join its parent's */
     if (p > 0) {
       hg_inertia_add(&w->Ic[p], &w->Ic[i]);
-      for (int r = 0; r < 6; r++) w->Qc[p][r] += w->Qc[i][r], w->hc[p][r] += w->hc[i][r];
+      add6(w->Qc[p], w->Qc[i]), add6(w->hc[p], w->hc[i]);
     }
   }
 }
