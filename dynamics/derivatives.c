@@ -56,6 +56,11 @@ static int id_row_ranges(const hg_model *m, int i, int *r) {
   return n + 1;
 }
 
+/* 1 when every DoF of joint i carries every other (spherical, free) */
+static int coupled(const hg_model *m, int i) {
+  return m->jnt_nv[i] > 1 && hg_joint_dof_carries(m->jnt[i].type, m->jnt_nv[i] - 1, 0);
+}
+
 hg_deriv *hg_deriv_new(const hg_model *m) {
   hg_deriv *w = calloc(1, sizeof *w);
   if (!w) return NULL;
@@ -76,8 +81,10 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   double **vec[] = {&w->zero, &w->qdd, &w->tau, &w->tauh};
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) *vec[k] = calloc(n1, sizeof(double));
   w->all_free = calloc(nb, 1);
+  w->coupled = calloc(nb, 1);
   w->range_adr = calloc(nb + 1, sizeof(int));
-  int ok = w->Ic && w->Qc && w->hc && w->T && w->Fm && w->X && w->all_free && w->range_adr;
+  int ok = w->Ic && w->Qc && w->hc && w->T && w->Fm && w->X && w->all_free && w->coupled &&
+           w->range_adr;
   for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) ok = ok && *mat[k];
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) ok = ok && *vec[k];
   /* every body's row ranges, once */
@@ -88,7 +95,10 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
     hg_deriv_free(w);
     return NULL;
   }
-  for (int i = 1; i < m->nbody; i++) id_row_ranges(m, i, w->ranges + 2 * w->range_adr[i]);
+  for (int i = 1; i < m->nbody; i++) {
+    id_row_ranges(m, i, w->ranges + 2 * w->range_adr[i]);
+    w->coupled[i] = (uint8_t)coupled(m, i);
+  }
   /* a product with M^-1 costs nv FMAs per non-zero of dtau/dx; the recursion with a dense
    * right-hand side about 37 per body and column (1-DoF joints): products win on branched trees
    * and short chains (arm7, humanoid32, tree63, chain30), the recursion on long chains (chain100) */
@@ -105,16 +115,12 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
 void hg_deriv_free(hg_deriv *w) {
   if (!w) return;
   free(w->Ic); free(w->Qc); free(w->hc); free(w->T); free(w->Fm); free(w->X); free(w->all_free);
-  free(w->range_adr); free(w->ranges);
+  free(w->coupled); free(w->range_adr); free(w->ranges);
   free(w->dq); free(w->dv); free(w->M); free(w->P); free(w->Z);
   free(w->zero); free(w->qdd); free(w->tau); free(w->tauh);
   free(w);
 }
 
-/* 1 when every DoF of joint i carries every other (spherical, free) */
-static int coupled(const hg_model *m, int i) {
-  return m->jnt_nv[i] > 1 && hg_joint_dof_carries(m->jnt[i].type, m->jnt_nv[i] - 1, 0);
-}
 
 /* the rows of w->T (derivatives.h): per DoF k, alpha_k, the angular part of nu_k, mu_k, S_k,
  * g_k and h_k; component r of quantity X of DoF k is t_col(T, k)[4 (X + r)] */
@@ -176,7 +182,7 @@ HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, 
   for (int i = 1; i < m->nbody; i++) {
     w->Ic[i] = d->I[i];
     body_coriolis(&d->I[i], d->V[i], w->Qc[i], w->hc[i]);
-    int p = m->parent[i], va = m->v_adr[i], chain = !coupled(m, i);
+    int p = m->parent[i], va = m->v_adr[i], chain = !w->coupled[i];
     const double *Vp = p ? d->V[p] : zero;
     double Vb[6], ab[6], x[6];
     for (int r = 0; r < 6; r++) Vb[r] = Vp[r], ab[r] = d->a[p][r];
@@ -219,21 +225,24 @@ HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w
   for (int a = 0, k = m->v_adr[i]; a < m->jnt_nv[i]; a++, k++) {
     const double *S = d->S[k];
     double *t = t_col(w->T, k);
-    double al[6], nu[3], mu[6], x[6], y[6], z[6], qs[3];
+    double al[6], nu[3], mu[6], x[6], y[6], z[6], g[6], h[6], ri[6], rb[3], qs[3];
     for (int r = 0; r < 6; r++) al[r] = t[4 * (T_AL + r)], mu[r] = t[4 * (T_MU + r)];
     for (int r = 0; r < 3; r++) nu[r] = t[4 * (T_NU + r)];
+    /* everything is computed before anything is stored (the stores might alias the inputs) */
     hg_ad_star(S, d->F[i], x);
     hg_inertia_mulv(Ic, al, y);
     coriolis_mulv(Q, hv, nu, z);
-    for (int r = 0; r < 6; r++) t[4 * (T_G + r)] = z[r] + y[r] - x[r];
+    for (int r = 0; r < 6; r++) g[r] = z[r] + y[r] - x[r];
     hg_inertia_mulv(Ic, mu, y);
-    hg_inertia_mulv(Ic, S, rI[a]);
+    hg_inertia_mulv(Ic, S, ri);
     /* B S and B^T S share Q S_w */
     qs[0] = Q[0] * S[0] + Q[3] * S[1] + Q[4] * S[2];
     qs[1] = Q[3] * S[0] + Q[1] * S[1] + Q[5] * S[2];
     qs[2] = Q[4] * S[0] + Q[5] * S[1] + Q[2] * S[2];
-    coriolis_split(qs, hv, S, z, rB[a]);
-    for (int r = 0; r < 6; r++) t[4 * (T_H + r)] = z[r] + y[r];
+    coriolis_split(qs, hv, S, z, rb);
+    for (int r = 0; r < 6; r++) h[r] = z[r] + y[r];
+    for (int r = 0; r < 6; r++) t[4 * (T_G + r)] = g[r], t[4 * (T_H + r)] = h[r], rI[a][r] = ri[r];
+    for (int r = 0; r < 3; r++) rB[a][r] = rb[r];
   }
 }
 
@@ -354,7 +363,7 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
   dof_twists(m, d, w, v, qdd);
   /* backward: when body i is reached its subtree's sums are complete */
   for (int i = m->nbody - 1; i > 0; i--) {
-    int va = m->v_adr[i], n = m->jnt_nv[i], all = coupled(m, i), p = m->parent[i];
+    int va = m->v_adr[i], n = m->jnt_nv[i], all = w->coupled[i], p = m->parent[i];
     const int *rg = w->ranges + 2 * w->range_adr[i];
     int nr = w->range_adr[i + 1] - w->range_adr[i];
     int e = m->subtree_end[i], l0 = va + n, l1 = e < m->nbody ? m->v_adr[e] : nv;

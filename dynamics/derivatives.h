@@ -38,6 +38,8 @@ typedef struct hg_deriv {
   double *dq, *dv, *M, *P, *Z; /* nv x nv scratch for the forward and hybrid derivatives */
   double *zero, *qdd, *tau, *tauh;     /* nv */
   uint8_t *all_free;              /* nbody, every joint free (for hg_minv) */
+  uint8_t *coupled;               /* nbody: 1 when every DoF of the joint carries every other
+                                     (spherical, free; set by hg_deriv_new) */
   int *range_adr; /* nbody + 1: body i's column ranges are ranges[2 range_adr[i] ..
                      2 range_adr[i + 1]) */
   int *ranges;    /* per body (set by hg_deriv_new): the column ranges [lo, hi) where the rows of
