@@ -82,8 +82,10 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) *vec[k] = calloc(n1, sizeof(double));
   w->all_free = calloc(nb, 1);
   w->coupled = calloc(nb, 1);
+  w->L = aligned_alloc(32, HG_DERIV_L_ROWS * 4 * sizeof(double));
+  if (w->L) memset(w->L, 0, HG_DERIV_L_ROWS * 4 * sizeof(double));
   w->range_adr = calloc(nb + 1, sizeof(int));
-  int ok = w->Ic && w->Qc && w->hc && w->T && w->Fm && w->X && w->all_free && w->coupled &&
+  int ok = w->Ic && w->Qc && w->hc && w->T && w->Fm && w->X && w->all_free && w->coupled && w->L &&
            w->range_adr;
   for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) ok = ok && *mat[k];
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) ok = ok && *vec[k];
@@ -115,7 +117,7 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
 void hg_deriv_free(hg_deriv *w) {
   if (!w) return;
   free(w->Ic); free(w->Qc); free(w->hc); free(w->T); free(w->Fm); free(w->X); free(w->all_free);
-  free(w->coupled); free(w->range_adr); free(w->ranges);
+  free(w->coupled); free(w->L); free(w->range_adr); free(w->ranges);
   free(w->dq); free(w->dv); free(w->M); free(w->P); free(w->Z);
   free(w->zero); free(w->qdd); free(w->tau); free(w->tauh);
   free(w);
@@ -123,8 +125,8 @@ void hg_deriv_free(hg_deriv *w) {
 
 
 /* the rows of w->T (derivatives.h): per DoF k, alpha_k, the angular part of nu_k, mu_k, S_k,
- * g_k and h_k; component r of quantity X of DoF k is t_col(T, k)[4 (X + r)] */
-enum { T_AL = 0, T_NU = 6, T_MU = 9, T_S = 15, T_G = 21, T_H = 27 };
+ * g_k, h_k, rI_k and rB_k (see lane_wrenches); component r of quantity X of DoF k is t_col(T, k)[4 (X + r)] */
+enum { T_AL = 0, T_NU = 6, T_MU = 9, T_S = 15, T_G = 21, T_H = 27, T_RI = 33, T_RB = 39 };
 static inline double *t_col(double *T, int k) {
   return T + (size_t)(k >> 2) * (HG_DERIV_T_ROWS * 4) + (k & 3);
 }
@@ -148,101 +150,176 @@ static inline void body_coriolis(const hg_inertia *G, const double V[6], double 
   hg_inertia_mulv(G, V, hv);
 }
 
-/* y = B x for the sums (Q, (L, p)): (Q x_w + x_w x L, 2 x_w x p); only x's angular part x_w
- * acts (x points at it) */
-static inline void coriolis_mulv(const double Q[6], const double hv[6], const double x[3], double y[6]) {
-  y[0] = Q[0] * x[0] + Q[3] * x[1] + Q[4] * x[2];
-  y[1] = Q[3] * x[0] + Q[1] * x[1] + Q[5] * x[2];
-  y[2] = Q[4] * x[0] + Q[5] * x[1] + Q[2] * x[2];
-  hg_v3_cross_add(x, hv, y);
-  hg_v3_cross(x, hv + 3, y + 3);
-  for (int r = 3; r < 6; r++) y[r] *= 2;
+/* ---- the per-DoF products, four DoFs at once ----
+ * A lane holds one number of four DoFs side by side (one row of a block of T or of L): with GCC
+ * and Clang a vector (AVX2 in the x86-64-v3 clones), else one double, and the kernels below run
+ * once per DoF on pointers moved by one. The lane products repeat spatial.h's and inertia.h's
+ * formulas on lanes. */
+#if defined(__GNUC__)
+typedef double lane __attribute__((vector_size(32)));
+enum { LANES = 4 };
+#else
+typedef double lane;
+enum { LANES = 1 };
+#endif
+/* row r of a block (T's or L's), 32-byte aligned */
+#define LANE(p, r) (*(lane *)((p) + 4 * (r)))
+#define CLANE(p, r) (*(const lane *)((p) + 4 * (r)))
+
+/* c = a x b, c += a x b (c may not alias a or b) */
+static inline void lane_cross(const lane *a, const lane *b, lane *c) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+static inline void lane_cross_add(const lane *a, const lane *b, lane *c) {
+  c[0] += a[1] * b[2] - a[2] * b[1];
+  c[1] += a[2] * b[0] - a[0] * b[2];
+  c[2] += a[0] * b[1] - a[1] * b[0];
+}
+/* out = ad_V W = (w x W_w, v x W_w + w x W_v) */
+static inline void lane_ad(const lane *V, const lane *W, lane *out) {
+  lane_cross(V, W, out);
+  lane_cross(V + 3, W, out + 3);
+  lane_cross_add(V, W + 3, out + 3);
+}
+/* out = G V for the inertia (m, h, I) (hg_inertia_mulv) */
+static inline void lane_inertia_mulv(const lane *m, const lane *h, const lane *I, const lane *V,
+                                     lane *out) {
+  const lane *w = V, *v = V + 3;
+  out[0] = I[0] * w[0] + I[3] * w[1] + I[4] * w[2] + h[1] * v[2] - h[2] * v[1];
+  out[1] = I[3] * w[0] + I[1] * w[1] + I[5] * w[2] + h[2] * v[0] - h[0] * v[2];
+  out[2] = I[4] * w[0] + I[5] * w[1] + I[2] * w[2] + h[0] * v[1] - h[1] * v[0];
+  out[3] = *m * v[0] - (h[1] * w[2] - h[2] * w[1]);
+  out[4] = *m * v[1] - (h[2] * w[0] - h[0] * w[2]);
+  out[5] = *m * v[2] - (h[0] * w[1] - h[1] * w[0]);
 }
 
-/* from qx = Q x_w: y = B x and yt = B^T x = (Q x_w + L x x_w + 2 p x x_v, 0) (only its angular
- * part, 3 numbers) */
-static inline void coriolis_split(const double qx[3], const double hv[6], const double x[6],
-                                  double y[6], double yt[3]) {
-  double t[3];
-  for (int r = 0; r < 3; r++) y[r] = yt[r] = qx[r];
-  hg_v3_cross_add(x, hv, y);
-  hg_v3_cross(x, hv + 3, y + 3);
-  for (int r = 3; r < 6; r++) y[r] *= 2;
-  hg_v3_cross_add(hv, x, yt);
-  hg_v3_cross(hv + 3, x + 3, t);
-  for (int r = 0; r < 3; r++) yt[r] += 2 * t[r];
+/* the rows of L: for the twists, each DoF's Vb, ab and Vm (see dof_twists); for the wrenches,
+ * its body's sums Ic (m, h, I), Qc, hc and joint wrench F */
+enum { L_VB = 0, L_AB = 6, L_VM = 12 };
+enum { L_M = 0, L_H = 1, L_I = 4, L_Q = 10, L_HV = 16, L_F = 22 };
+
+/* block t of T from L: nu = Vb x S, alpha = ab x S - nu x Vb, mu = Vm x S + nu */
+HG_HOT static void lane_twists(double *t, const double *L) {
+  lane Vb[6], ab[6], Vm[6], S[6], nu[6], al[6], mu[6], x[6];
+  for (int r = 0; r < 6; r++) {
+    Vb[r] = CLANE(L, L_VB + r), ab[r] = CLANE(L, L_AB + r), Vm[r] = CLANE(L, L_VM + r);
+    S[r] = CLANE(t, T_S + r);
+  }
+  lane_ad(Vb, S, nu);
+  lane_ad(ab, S, al);
+  lane_ad(nu, Vb, x);
+  lane_ad(Vm, S, mu);
+  for (int r = 0; r < 6; r++) LANE(t, T_AL + r) = al[r] - x[r], LANE(t, T_MU + r) = mu[r] + nu[r];
+  for (int r = 0; r < 3; r++) LANE(t, T_NU + r) = nu[r];
 }
 
-/* forward, per body: its own Ic, Qc and hc (the backward pass sums them over the subtree), and
- * per DoF k the twists nu_k = Vb_k x S_k, alpha_k = ab_k x S_k - nu_k x Vb_k and mu_k (see the
- * top), stored with S_k in column k of w->T */
+/* forward, per body: its own Ic, Qc and hc (summed over the subtrees later), and per DoF k the
+ * twists nu_k = Vb_k x S_k, alpha_k = ab_k x S_k - nu_k x Vb_k and mu_k = Vm_k x S_k + nu_k
+ * (Vm = Vb for the chain joints: mu = 2 nu; V_i for spherical and free joints, see the top),
+ * into column k of T with S_k. The DoFs fill L's lanes in order; each full block (and the last)
+ * runs lane_twists. */
 HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, const double *v,
                               const double *qdd) {
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
+  double *L = w->L;
   for (int i = 1; i < m->nbody; i++) {
     w->Ic[i] = d->I[i];
     body_coriolis(&d->I[i], d->V[i], w->Qc[i], w->hc[i]);
-    int p = m->parent[i], va = m->v_adr[i], chain = !w->coupled[i];
+    int p = m->parent[i], va = m->v_adr[i], n = m->jnt_nv[i], chain = !w->coupled[i];
     const double *Vp = p ? d->V[p] : zero;
-    double Vb[6], ab[6], x[6];
+    double Vb[6], ab[6];
     for (int r = 0; r < 6; r++) Vb[r] = Vp[r], ab[r] = d->a[p][r];
-    for (int k = va; k < va + m->jnt_nv[i]; k++) {
-      const double *S = d->S[k];
-      double nu[6], al[6], mu[6];
-      hg_ad(Vb, S, nu);
-      hg_ad(ab, S, al);
-      hg_ad(nu, Vb, x);
-      for (int r = 0; r < 6; r++) al[r] -= x[r];
-      if (chain) {
-        /* mu = 2 nu; the next DoF rides on this one: Vb += S v, ab += S qdd + nu v */
+    for (int k = va; k < va + n; k++) {
+      const double *S = d->S[k], *Vm = chain ? Vb : d->V[i];
+      double *t = t_col(w->T, k);
+      int u = k & 3;
+      for (int r = 0; r < 6; r++) {
+        L[4 * (L_VB + r) + u] = Vb[r], L[4 * (L_AB + r) + u] = ab[r];
+        L[4 * (L_VM + r) + u] = Vm[r], t[4 * (T_S + r)] = S[r];
+      }
+      if (chain && k + 1 < va + n) {
+        /* the next DoF rides on this one: Vb += S v, ab += S qdd + nu v */
+        double nu[6];
+        hg_ad(Vb, S, nu);
         for (int r = 0; r < 6; r++) {
-          mu[r] = 2 * nu[r];
           ab[r] += S[r] * qdd[k] + nu[r] * v[k];
           Vb[r] += S[r] * v[k];
         }
-      } else {
-        hg_ad(d->V[i], S, mu);
-        for (int r = 0; r < 6; r++) mu[r] += nu[r];
       }
-      double *t = t_col(w->T, k);
-      for (int r = 0; r < 6; r++) {
-        t[4 * (T_AL + r)] = al[r];
-        t[4 * (T_MU + r)] = mu[r];
-        t[4 * (T_S + r)] = S[r];
-      }
-      for (int r = 0; r < 3; r++) t[4 * (T_NU + r)] = nu[r];
+      if (u < 3 && k + 1 < m->nv) continue;
+      double *tb = w->T + (size_t)(k >> 2) * (HG_DERIV_T_ROWS * 4);
+      for (int e = 0; e < 4; e += LANES) lane_twists(tb + e, L + e);
     }
   }
 }
 
-/* per DoF k of body i, once Ic_i and Bc_i are summed: g_k = S_k x* F_i + Ic_i alpha_k + Bc_i nu_k
- * and h_k = Ic_i mu_k + Bc_i S_k into column k of w->T, and the rows rI = Ic_i S_k, rB = Bc_i^T
- * S_k (its angular part; the linear part is zero) for k's own DoF number a */
-HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w, int i,
-                                double rI[][6], double rB[][3]) {
-  const hg_inertia *Ic = &w->Ic[i];
-  const double *Q = w->Qc[i], *hv = w->hc[i];
-  for (int a = 0, k = m->v_adr[i]; a < m->jnt_nv[i]; a++, k++) {
-    const double *S = d->S[k];
-    double *t = t_col(w->T, k);
-    double al[6], nu[3], mu[6], x[6], y[6], z[6], g[6], h[6], ri[6], rb[3], qs[3];
-    for (int r = 0; r < 6; r++) al[r] = t[4 * (T_AL + r)], mu[r] = t[4 * (T_MU + r)];
-    for (int r = 0; r < 3; r++) nu[r] = t[4 * (T_NU + r)];
-    /* everything is computed before anything is stored (the stores might alias the inputs) */
-    hg_ad_star(S, d->F[i], x);
-    hg_inertia_mulv(Ic, al, y);
-    coriolis_mulv(Q, hv, nu, z);
-    for (int r = 0; r < 6; r++) g[r] = z[r] + y[r] - x[r];
-    hg_inertia_mulv(Ic, mu, y);
-    hg_inertia_mulv(Ic, S, ri);
-    /* B S and B^T S share Q S_w */
-    qs[0] = Q[0] * S[0] + Q[3] * S[1] + Q[4] * S[2];
-    qs[1] = Q[3] * S[0] + Q[1] * S[1] + Q[5] * S[2];
-    qs[2] = Q[4] * S[0] + Q[5] * S[1] + Q[2] * S[2];
-    coriolis_split(qs, hv, S, z, rb);
-    for (int r = 0; r < 6; r++) h[r] = z[r] + y[r];
-    for (int r = 0; r < 6; r++) t[4 * (T_G + r)] = g[r], t[4 * (T_H + r)] = h[r], rI[a][r] = ri[r];
-    for (int r = 0; r < 3; r++) rB[a][r] = rb[r];
+/* block t of T from L: for DoF k of body i, g_k = S_k x* F_i + Ic_i alpha_k + Bc_i nu_k, h_k =
+ * Ic_i mu_k + Bc_i S_k, rI_k = Ic_i S_k and rB_k = Bc_i^T S_k (its angular part; the linear
+ * part is zero), with B x = (Q x_w + x_w x L, 2 x_w x p) and B^T x = (Q x_w + L x x_w + 2 p x
+ * x_v, 0) for the sums (Q, (L, p)) (only x's angular part x_w acts in B x) */
+HG_HOT static void lane_wrenches(double *t, const double *L) {
+  lane m, h[3], I[6], Q[6], hv[6], F[6], S[6], al[6], nu[3], mu[6];
+  lane x[6], y[6], z[6], qx[3], ri[6], rb[3];
+  m = CLANE(L, L_M);
+  for (int r = 0; r < 3; r++) h[r] = CLANE(L, L_H + r), nu[r] = CLANE(t, T_NU + r);
+  for (int r = 0; r < 6; r++) {
+    I[r] = CLANE(L, L_I + r), Q[r] = CLANE(L, L_Q + r), hv[r] = CLANE(L, L_HV + r);
+    F[r] = CLANE(L, L_F + r), S[r] = CLANE(t, T_S + r), al[r] = CLANE(t, T_AL + r);
+    mu[r] = CLANE(t, T_MU + r);
+  }
+  /* x = S x* F = (m x w + f x v, f x w) for F = (m, f), S = (w, v) */
+  lane_cross(F, S, x);
+  lane_cross_add(F + 3, S + 3, x);
+  lane_cross(F + 3, S, x + 3);
+  /* g = Ic alpha + B nu - x */
+  lane_inertia_mulv(&m, h, I, al, y);
+  qx[0] = Q[0] * nu[0] + Q[3] * nu[1] + Q[4] * nu[2];
+  qx[1] = Q[3] * nu[0] + Q[1] * nu[1] + Q[5] * nu[2];
+  qx[2] = Q[4] * nu[0] + Q[5] * nu[1] + Q[2] * nu[2];
+  lane_cross_add(nu, hv, qx);
+  lane_cross(nu, hv + 3, z + 3);
+  for (int r = 0; r < 3; r++) {
+    LANE(t, T_G + r) = y[r] + qx[r] - x[r];
+    LANE(t, T_G + 3 + r) = y[3 + r] + 2 * z[3 + r] - x[3 + r];
+  }
+  /* h = Ic mu + B S, rI = Ic S, rB = B^T S (B S and B^T S share Q S_w) */
+  lane_inertia_mulv(&m, h, I, mu, y);
+  lane_inertia_mulv(&m, h, I, S, ri);
+  qx[0] = Q[0] * S[0] + Q[3] * S[1] + Q[4] * S[2];
+  qx[1] = Q[3] * S[0] + Q[1] * S[1] + Q[5] * S[2];
+  qx[2] = Q[4] * S[0] + Q[5] * S[1] + Q[2] * S[2];
+  for (int r = 0; r < 3; r++) z[r] = rb[r] = qx[r];
+  lane_cross_add(S, hv, z);
+  lane_cross(S, hv + 3, z + 3);
+  lane_cross_add(hv, S, rb);
+  lane_cross(hv + 3, S + 3, x);
+  for (int r = 0; r < 3; r++) {
+    LANE(t, T_H + r) = y[r] + z[r];
+    LANE(t, T_H + 3 + r) = y[3 + r] + 2 * z[3 + r];
+    LANE(t, T_RB + r) = rb[r] + 2 * x[r];
+  }
+  for (int r = 0; r < 6; r++) LANE(t, T_RI + r) = ri[r];
+}
+
+/* the wrenches of every DoF (lane_wrenches), once every body's sums are complete: the bodies'
+ * numbers into L's lanes (past nv: the zeros L started with), a block at a time */
+HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w) {
+  double *L = w->L;
+  for (int c = 0; c < m->nv; c += 4) {
+    for (int u = 0; u < 4 && c + u < m->nv; u++) {
+      int i = m->dof_body[c + u];
+      const hg_inertia *Ic = &w->Ic[i];
+      L[4 * L_M + u] = Ic->m;
+      for (int r = 0; r < 3; r++) L[4 * (L_H + r) + u] = Ic->h[r];
+      for (int r = 0; r < 6; r++) {
+        L[4 * (L_I + r) + u] = Ic->I[r], L[4 * (L_Q + r) + u] = w->Qc[i][r];
+        L[4 * (L_HV + r) + u] = w->hc[i][r], L[4 * (L_F + r) + u] = d->F[i][r];
+      }
+    }
+    double *tb = w->T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+    for (int e = 0; e < 4; e += LANES) lane_wrenches(tb + e, L + e);
   }
 }
 
@@ -282,8 +359,8 @@ static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
 #if defined(__GNUC__)
   if (lim >= 4) {
     typedef long long i4 __attribute__((vector_size(32)));
-    const i4 lane = {0, 1, 2, 3};
-    i4 keep = lane < (i4){s, s, s, s}, old, nw;
+    const i4 idx = {0, 1, 2, 3};
+    i4 keep = idx < (i4){s, s, s, s}, old, nw;
     memcpy(&old, p, sizeof old);
     memcpy(&nw, v, sizeof nw);
     nw = (old & keep) | (nw & ~keep);
@@ -361,28 +438,37 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
   double *T = w->T;
   hg_rnea(m, d, q, v, qdd, fext, w->tau);
   dof_twists(m, d, w, v, qdd);
-  /* backward: when body i is reached its subtree's sums are complete */
+  /* the sums over each subtree, then every DoF's wrenches */
   for (int i = m->nbody - 1; i > 0; i--) {
-    int va = m->v_adr[i], n = m->jnt_nv[i], all = w->coupled[i], p = m->parent[i];
+    int p = m->parent[i];
+    if (p <= 0) continue;
+    hg_inertia_add(&w->Ic[p], &w->Ic[i]);
+    add6(w->Qc[p], w->Qc[i]), add6(w->hc[p], w->hc[i]);
+  }
+  dof_wrenches(m, d, w);
+  /* backward (M's rows below i are complete when i's are written) */
+  for (int i = m->nbody - 1; i > 0; i--) {
+    int va = m->v_adr[i], n = m->jnt_nv[i], all = w->coupled[i];
     const int *rg = w->ranges + 2 * w->range_adr[i];
     int nr = w->range_adr[i + 1] - w->range_adr[i];
     int e = m->subtree_end[i], l0 = va + n, l1 = e < m->nbody ? m->v_adr[e] : nv;
-    double rI[HG_JOINT_MAXNV][6], rB[HG_JOINT_MAXNV][3];
-    dof_wrenches(m, d, w, i, rI, rB);
     /* row l of i's DoFs, ascending: DoF l against DoF k of each ancestor and of i itself (the
      * ranges, the first up to i's last DoF), where S_l turns with q_k when k carries l (all of
      * them, or k <= l), else d tau_l / d q_k = S_l . g_k; then against each DoF k below i, which
      * l sees through F_i (the DoFs of i's subtree after its own, contiguous); zeros between */
-    for (int a = 0, l = va; a < n; a++, l++) {
-      const double *Sl = d->S[l];
+    for (int l = va; l < va + n; l++) {
+      const double *Sl = d->S[l], *tl = t_col(T, l);
+      double rI[6], rB[3];
+      for (int r = 0; r < 6; r++) rI[r] = tl[4 * (T_RI + r)];
+      for (int r = 0; r < 3; r++) rB[r] = tl[4 * (T_RB + r)];
       double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
       double *Ml = M ? M + (size_t)l * nv : NULL;
       for (int r = nr - 1, c = 0; r >= 0; r--) {
         int k0 = rg[2 * r], k1 = r ? rg[2 * r + 1] : l0;
         zero_span(Dq, c, k0), zero_span(Dv, c, k0);
         if (Ml) zero_span(Ml, c, k0);
-        if (Ml) row_pairs(T, rI[a], rB[a], k0, k1, nv, Dq, Dv, Ml, 1);
-        else row_pairs(T, rI[a], rB[a], k0, k1, nv, Dq, Dv, NULL, 0);
+        if (Ml) row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, Ml, 1);
+        else row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, NULL, 0);
         c = k1;
       }
       for (int k = l + 1; !all && k < l0; k++) {
@@ -396,11 +482,6 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
         for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
       zero_span(Dq, l1, nv), zero_span(Dv, l1, nv);
       if (Ml) zero_span(Ml, l1, nv);
-    }
-    /* i's sums join its parent's */
-    if (p > 0) {
-      hg_inertia_add(&w->Ic[p], &w->Ic[i]);
-      add6(w->Qc[p], w->Qc[i]), add6(w->hc[p], w->hc[i]);
     }
   }
 }
