@@ -82,8 +82,9 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) *vec[k] = calloc(n1, sizeof(double));
   w->all_free = calloc(nb, 1);
   w->coupled = calloc(nb, 1);
-  w->L = aligned_alloc(32, HG_DERIV_L_ROWS * 4 * sizeof(double));
-  if (w->L) memset(w->L, 0, HG_DERIV_L_ROWS * 4 * sizeof(double));
+  size_t lsize = (nv + 3) / 4 * HG_DERIV_L_ROWS * 4 * sizeof(double);
+  w->L = aligned_alloc(32, lsize > 0 ? lsize : 32);
+  if (w->L) memset(w->L, 0, lsize);
   w->range_adr = calloc(nb + 1, sizeof(int));
   int ok = w->Ic && w->Qc && w->hc && w->T && w->Fm && w->X && w->all_free && w->coupled && w->L &&
            w->range_adr;
@@ -218,12 +219,11 @@ HG_HOT static void lane_twists(double *t, const double *L) {
 /* forward, per body: its own Ic, Qc and hc (summed over the subtrees later), and per DoF k the
  * twists nu_k = Vb_k x S_k, alpha_k = ab_k x S_k - nu_k x Vb_k and mu_k = Vm_k x S_k + nu_k
  * (Vm = Vb for the chain joints: mu = 2 nu; V_i for spherical and free joints, see the top),
- * into column k of T with S_k. The DoFs fill L's lanes in order; each full block (and the last)
- * runs lane_twists. */
+ * into column k of T with S_k: the DoFs' Vb, ab and Vm into L's lanes, then lane_twists on each
+ * block. */
 HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, const double *v,
                               const double *qdd) {
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
-  double *L = w->L;
   for (int i = 1; i < m->nbody; i++) {
     w->Ic[i] = d->I[i];
     body_coriolis(&d->I[i], d->V[i], w->Qc[i], w->hc[i]);
@@ -233,7 +233,7 @@ HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, 
     for (int r = 0; r < 6; r++) Vb[r] = Vp[r], ab[r] = d->a[p][r];
     for (int k = va; k < va + n; k++) {
       const double *S = d->S[k], *Vm = chain ? Vb : d->V[i];
-      double *t = t_col(w->T, k);
+      double *t = t_col(w->T, k), *L = w->L + (size_t)(k >> 2) * (HG_DERIV_L_ROWS * 4);
       int u = k & 3;
       for (int r = 0; r < 6; r++) {
         L[4 * (L_VB + r) + u] = Vb[r], L[4 * (L_AB + r) + u] = ab[r];
@@ -248,10 +248,13 @@ HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, 
           Vb[r] += S[r] * v[k];
         }
       }
-      if (u < 3 && k + 1 < m->nv) continue;
-      double *tb = w->T + (size_t)(k >> 2) * (HG_DERIV_T_ROWS * 4);
-      for (int e = 0; e < 4; e += LANES) lane_twists(tb + e, L + e);
     }
+  }
+  /* the blocks' products, after every gathered number is stored */
+  for (int c = 0; c < m->nv; c += 4) {
+    double *tb = w->T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+    double *L = w->L + (size_t)(c >> 2) * (HG_DERIV_L_ROWS * 4);
+    for (int e = 0; e < 4; e += LANES) lane_twists(tb + e, L + e);
   }
 }
 
@@ -304,10 +307,10 @@ HG_HOT static void lane_wrenches(double *t, const double *L) {
 }
 
 /* the wrenches of every DoF (lane_wrenches), once every body's sums are complete: the bodies'
- * numbers into L's lanes (past nv: the zeros L started with), a block at a time */
+ * numbers into L's lanes (past nv: the zeros L started with), then the blocks' products */
 HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w) {
-  double *L = w->L;
   for (int c = 0; c < m->nv; c += 4) {
+    double *L = w->L + (size_t)(c >> 2) * (HG_DERIV_L_ROWS * 4);
     for (int u = 0; u < 4 && c + u < m->nv; u++) {
       int i = m->dof_body[c + u];
       const hg_inertia *Ic = &w->Ic[i];
@@ -318,7 +321,11 @@ HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w
         L[4 * (L_HV + r) + u] = w->hc[i][r], L[4 * (L_F + r) + u] = d->F[i][r];
       }
     }
+  }
+  /* the blocks' products, after every gathered number is stored */
+  for (int c = 0; c < m->nv; c += 4) {
     double *tb = w->T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+    double *L = w->L + (size_t)(c >> 2) * (HG_DERIV_L_ROWS * 4);
     for (int e = 0; e < 4; e += LANES) lane_wrenches(tb + e, L + e);
   }
 }

@@ -26,8 +26,8 @@
  * that the pair loops sweep four DoFs at once): the twists alpha (6 rows), nu (its angular part, 3), mu (6) that enter the
  * derivatives of all accelerations in joint k's subtree, S (6), and the wrench changes g (for
  * q, 6) and h (for v, 6) at k's body, and the rows rI = Ic S (6) and rB = Bc^T S (its angular
- * part, 3) of k's body. The derivative pass writes all of these. L: HG_DERIV_L_ROWS x 4 scratch, the
- * inputs of four DoFs side by side. */
+ * part, 3) of k's body. The derivative pass writes all of these. L: per block of T, HG_DERIV_L_ROWS x 4
+ * scratch, the inputs of its four DoFs side by side. */
 #define HG_DERIV_T_ROWS 42
 #define HG_DERIV_L_ROWS 28
 typedef struct hg_deriv {
@@ -35,7 +35,7 @@ typedef struct hg_deriv {
   hg_inertia *Ic; /* nbody */
   double (*Qc)[6]; /* nbody */
   hg_vec6 *hc;    /* nbody */
-  double *L;      /* HG_DERIV_L_ROWS x 4 */
+  double *L;      /* ceil(nv / 4) blocks of HG_DERIV_L_ROWS x 4 */
   double *T;      /* ceil(nv / 4) blocks of HG_DERIV_T_ROWS x 4: the per-DoF columns above */
   double *Fm;     /* 6 nv nbody: the M^-1 recursion's wrenches and accelerations */
   double *X;      /* 6 nv: the M^-1 recursion's rows of one joint */
