@@ -497,7 +497,7 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
  * transpose: row c of Y^T is -sum_l X[l, c] Minv[l, :] over the l where X[l, c] may be non-zero,
  * which are the columns of row c's ranges (the pattern is symmetric), a loop along whole rows of
  * Minv; two rows l at a time share the stores. Every entry is written, nothing is zeroed. */
-static void minv_mul_neg(const hg_model *m, hg_deriv *w, const double *Minv, const double *X,
+HG_HOT static void minv_mul_neg(const hg_model *m, hg_deriv *w, const double *Minv, const double *X,
                          double *Y) {
   size_t nv = (size_t)m->nv;
   double *restrict Yt = w->Z;
