@@ -204,6 +204,7 @@ enum { L_M = 0, L_H = 1, L_I = 4, L_Q = 10, L_HV = 16, L_F = 22 };
 /* block t of T from L: nu = Vb x S, alpha = ab x S - nu x Vb, mu = Vm x S + nu */
 HG_HOT static void lane_twists(double *t, const double *L) {
   lane Vb[6], ab[6], Vm[6], S[6], nu[6], al[6], mu[6], x[6];
+  #pragma GCC unroll 6
   for (int r = 0; r < 6; r++) {
     Vb[r] = CLANE(L, L_VB + r), ab[r] = CLANE(L, L_AB + r), Vm[r] = CLANE(L, L_VM + r);
     S[r] = CLANE(t, T_S + r);
@@ -212,7 +213,9 @@ HG_HOT static void lane_twists(double *t, const double *L) {
   lane_ad(ab, S, al);
   lane_ad(nu, Vb, x);
   lane_ad(Vm, S, mu);
+  #pragma GCC unroll 6
   for (int r = 0; r < 6; r++) LANE(t, T_AL + r) = al[r] - x[r], LANE(t, T_MU + r) = mu[r] + nu[r];
+  #pragma GCC unroll 6
   for (int r = 0; r < 3; r++) LANE(t, T_NU + r) = nu[r];
 }
 
@@ -266,7 +269,9 @@ HG_HOT static void lane_wrenches(double *t, const double *L) {
   lane m, h[3], I[6], Q[6], hv[6], F[6], S[6], al[6], nu[3], mu[6];
   lane x[6], y[6], z[6], qx[3], ri[6], rb[3];
   m = CLANE(L, L_M);
+  #pragma GCC unroll 6
   for (int r = 0; r < 3; r++) h[r] = CLANE(L, L_H + r), nu[r] = CLANE(t, T_NU + r);
+  #pragma GCC unroll 6
   for (int r = 0; r < 6; r++) {
     I[r] = CLANE(L, L_I + r), Q[r] = CLANE(L, L_Q + r), hv[r] = CLANE(L, L_HV + r);
     F[r] = CLANE(L, L_F + r), S[r] = CLANE(t, T_S + r), al[r] = CLANE(t, T_AL + r);
@@ -283,6 +288,7 @@ HG_HOT static void lane_wrenches(double *t, const double *L) {
   qx[2] = Q[4] * nu[0] + Q[5] * nu[1] + Q[2] * nu[2];
   lane_cross_add(nu, hv, qx);
   lane_cross(nu, hv + 3, z + 3);
+  #pragma GCC unroll 6
   for (int r = 0; r < 3; r++) {
     LANE(t, T_G + r) = y[r] + qx[r] - x[r];
     LANE(t, T_G + 3 + r) = y[3 + r] + 2 * z[3 + r] - x[3 + r];
@@ -293,16 +299,19 @@ HG_HOT static void lane_wrenches(double *t, const double *L) {
   qx[0] = Q[0] * S[0] + Q[3] * S[1] + Q[4] * S[2];
   qx[1] = Q[3] * S[0] + Q[1] * S[1] + Q[5] * S[2];
   qx[2] = Q[4] * S[0] + Q[5] * S[1] + Q[2] * S[2];
+  #pragma GCC unroll 6
   for (int r = 0; r < 3; r++) z[r] = rb[r] = qx[r];
   lane_cross_add(S, hv, z);
   lane_cross(S, hv + 3, z + 3);
   lane_cross_add(hv, S, rb);
   lane_cross(hv + 3, S + 3, x);
+  #pragma GCC unroll 6
   for (int r = 0; r < 3; r++) {
     LANE(t, T_H + r) = y[r] + z[r];
     LANE(t, T_H + 3 + r) = y[3 + r] + 2 * z[3 + r];
     LANE(t, T_RB + r) = rb[r] + 2 * x[r];
   }
+  #pragma GCC unroll 6
   for (int r = 0; r < 6; r++) LANE(t, T_RI + r) = ri[r];
 }
 
