@@ -384,7 +384,11 @@ static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
     return;
   }
 #endif
-  for (int u = s; u < 4 && u < lim; u++) p[u] = D4_LANE(*v, u);
+  /* (constant lane numbers: a variable one would keep v in memory on every path) */
+  if (s <= 0 && lim > 0) p[0] = D4_LANE(*v, 0);
+  if (s <= 1 && lim > 1) p[1] = D4_LANE(*v, 1);
+  if (s <= 2 && lim > 2) p[2] = D4_LANE(*v, 2);
+  if (s <= 3 && lim > 3) p[3] = D4_LANE(*v, 3);
 }
 
 /* row l against the columns k in [k0, k1) (see above): Dq[k] = rI . alpha_k + rB . nu_k, Dv[k] =
