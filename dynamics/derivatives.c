@@ -124,9 +124,9 @@ void hg_deriv_free(hg_deriv *w) {
   free(w);
 }
 
-
 /* the rows of w->T (derivatives.h): per DoF k, alpha_k, the angular part of nu_k, mu_k, S_k,
- * g_k, h_k, rI_k and rB_k (see lane_wrenches); component r of quantity X of DoF k is t_col(T, k)[4 (X + r)] */
+ * g_k, h_k, rI_k and rB_k (see lane_wrenches); component r of quantity X of DoF k is
+ * t_col(T, k)[4 (X + r)] */
 enum { T_AL = 0, T_NU = 6, T_MU = 9, T_S = 15, T_G = 21, T_H = 27, T_RI = 33, T_RB = 39 };
 static inline double *t_col(double *T, int k) {
   return T + (size_t)(k >> 2) * (HG_DERIV_T_ROWS * 4) + (k & 3);
@@ -138,7 +138,8 @@ static inline double *t_col(double *T, int k) {
  * (-G ad_V - (G ad_V)^T has the blocks Q, p^, -p^, 0, and [. x* G V] the blocks -L^, -p^, -p^, 0).
  * Q is symmetric, and B is linear in (Q, G V), so a subtree's sum needs only the sums of both.
  * Row r of I w^ is I_r x w. */
-static inline void body_coriolis(const hg_inertia *G, const double V[6], double Q[6], double hv[6]) {
+static inline void body_coriolis(const hg_inertia *G, const double V[6], double Q[6],
+                                 double hv[6]) {
   const double *I = G->I, *h = G->h, *w = V, *v = V + 3;
   double R[3][3], Ir[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
   for (int r = 0; r < 3; r++) hg_v3_cross(Ir[r], w, R[r]);

@@ -23,11 +23,11 @@
  * common twist change, see derivatives.c): Qc the symmetric 3 x 3 sum of its angular block's
  * symmetric part (xx yy zz xy xz yz), hc the composite momentum sum G V. Per DoF k, in T (blocks
  * of four DoFs, each HG_DERIV_T_ROWS rows of four numbers, one quantity's component per row, so
- * that the pair loops sweep four DoFs at once): the twists alpha (6 rows), nu (its angular part, 3), mu (6) that enter the
- * derivatives of all accelerations in joint k's subtree, S (6), and the wrench changes g (for
- * q, 6) and h (for v, 6) at k's body, and the rows rI = Ic S (6) and rB = Bc^T S (its angular
- * part, 3) of k's body. The derivative pass writes all of these. L: per block of T, HG_DERIV_L_ROWS x 4
- * scratch, the inputs of its four DoFs side by side. */
+ * that the pair loops sweep four DoFs at once): the twists alpha (6 rows), nu (its angular part,
+ * 3) and mu (6) that enter the derivatives of all accelerations in joint k's subtree, S (6), the
+ * wrench changes g (for q, 6) and h (for v, 6) at k's body, and the rows rI = Ic S (6) and rB =
+ * Bc^T S (its angular part, 3) of k's body. L: per block of T, HG_DERIV_L_ROWS x 4 scratch, the
+ * inputs of its four DoFs side by side. The derivative pass writes all of these. */
 #define HG_DERIV_T_ROWS 42
 #define HG_DERIV_L_ROWS 28
 typedef struct hg_deriv {
