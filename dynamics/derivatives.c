@@ -64,7 +64,7 @@ static int coupled(const hg_model *m, int i) {
 hg_deriv *hg_deriv_new(const hg_model *m) {
   hg_deriv *w = calloc(1, sizeof *w);
   if (!w) return NULL;
-  size_t nv = (size_t)m->nv, nb = (size_t)m->nbody, n2 = nv * nv + 1, n1 = nv + 1;
+  size_t nv = (size_t)m->nv, nb = (size_t)m->nbody, n2 = nv * nv + 1, n1 = nv + 4;
   w->nv = m->nv;
   w->nbody = m->nbody;
   w->Ic = calloc(nb, sizeof *w->Ic);
@@ -364,7 +364,7 @@ static inline void d4_fma(d4 *acc, double s, const double *p) {
 #endif
 }
 /* A row of an inverse-dynamics derivative is written in ascending column order, in segments
- * that together cover it: zeros, and ranges of pairs computed by T's blocks. A block's numbers
+ * that together cover it: zeros (zero_span), and ranges of pairs computed by T's blocks. A block's numbers
  * below the range start (lanes below s) keep what is in the row; those past the range end are
  * written too and overwritten by the segments after it, except past the row's end (lim numbers
  * of the row remain from p). p[u] = v's number u for u in [s, min(4, lim)). */
@@ -433,9 +433,17 @@ static inline void column_pairs(const double *T, const double S[6], int l0, int 
   }
 }
 
-/* x[c0 .. c1) = 0 */
-static inline void zero_span(double *x, int c0, int c1) {
-  if (c1 > c0) memset(x + c0, 0, (size_t)(c1 - c0) * sizeof(double));
+/* x[c0 .. c1) = 0 in a row of nv numbers, four at a time from z, zeros the compiler cannot see
+ * (it would make the loop a call of memset, slower on these short spans); like a pair block it
+ * writes past c1, where the segments after it write, but not past the row's end */
+static inline void zero_span(double *x, int c0, int c1, int nv, const d4 *z) {
+  int c = c0;
+  for (; c < c1 && c + 4 <= nv; c += 4) memcpy(x + c, z, sizeof *z);
+  if (c < c1) {
+    if (c + 0 < c1) x[c] = 0;
+    if (c + 1 < c1) x[c + 1] = 0;
+    if (c + 2 < c1) x[c + 2] = 0;
+  }
 }
 
 /* y[0 .. 6) += x[0 .. 6) */
@@ -467,6 +475,9 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
     add6(w->Qc[p], w->Qc[i]), add6(w->hc[p], w->hc[i]);
   }
   dof_wrenches(m, d, w);
+  /* (w->zero holds at least four zeros) */
+  d4 z;
+  memcpy(&z, w->zero, sizeof z);
   /* backward (M's rows below i are complete when i's are written) */
   for (int i = m->nbody - 1; i > 0; i--) {
     int va = m->v_adr[i], n = m->jnt_nv[i], all = w->coupled[i];
@@ -486,8 +497,8 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
       double *Ml = M ? M + (size_t)l * nv : NULL;
       for (int r = nr - 1, c = 0; r >= 0; r--) {
         int k0 = rg[2 * r], k1 = r ? rg[2 * r + 1] : l0;
-        zero_span(Dq, c, k0), zero_span(Dv, c, k0);
-        if (Ml) zero_span(Ml, c, k0);
+        zero_span(Dq, c, k0, nv, &z), zero_span(Dv, c, k0, nv, &z);
+        if (Ml) zero_span(Ml, c, k0, nv, &z);
         if (Ml) row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, Ml, 1);
         else row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, NULL, 0);
         c = k1;
@@ -501,8 +512,8 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
       column_pairs(T, Sl, l0, l1, nv, Dq, Dv);
       if (Ml)
         for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
-      zero_span(Dq, l1, nv), zero_span(Dv, l1, nv);
-      if (Ml) zero_span(Ml, l1, nv);
+      zero_span(Dq, l1, nv, nv, &z), zero_span(Dv, l1, nv, nv, &z);
+      if (Ml) zero_span(Ml, l1, nv, nv, &z);
     }
   }
 }

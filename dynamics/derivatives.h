@@ -40,7 +40,7 @@ typedef struct hg_deriv {
   double *Fm;     /* 6 nv nbody: the M^-1 recursion's wrenches and accelerations */
   double *X;      /* 6 nv: the M^-1 recursion's rows of one joint */
   double *dq, *dv, *M, *P, *Z; /* nv x nv scratch for the forward and hybrid derivatives */
-  double *zero, *qdd, *tau, *tauh;     /* nv */
+  double *zero, *qdd, *tau, *tauh;     /* nv (and 3 more) */
   uint8_t *all_free;              /* nbody, every joint free (for hg_minv) */
   uint8_t *coupled;               /* nbody: 1 when every DoF of the joint carries every other
                                      (spherical, free; set by hg_deriv_new) */
