@@ -36,8 +36,8 @@
 
 /* the columns where the rows of body i's DoFs in an inverse-dynamics derivative (dtau/dq,
  * dtau/dv, M) may be non-zero: the DoFs of i's joint, of its subtree and of its ancestors, as
- * merged ranges [r[2k], r[2k + 1]) in descending order; returns their number (at most the depth
- * of i) */
+ * merged ranges [r[2k], r[2k + 1]) in descending order (the first holds i's own DoFs); returns
+ * their number (at most the depth of i). r may be NULL (only the number). */
 static int id_row_ranges(const hg_model *m, int i, int *r) {
   int e = m->subtree_end[i], n = 0;
   int lo = m->v_adr[i], hi = e < m->nbody ? m->v_adr[e] : m->nv;
@@ -48,58 +48,12 @@ static int id_row_ranges(const hg_model *m, int i, int *r) {
       lo = a;
       continue;
     }
-    r[2 * n] = lo, r[2 * n + 1] = hi, n++;
+    if (r) r[2 * n] = lo, r[2 * n + 1] = hi;
+    n++;
     lo = a, hi = b;
   }
-  r[2 * n] = lo, r[2 * n + 1] = hi;
+  if (r) r[2 * n] = lo, r[2 * n + 1] = hi;
   return n + 1;
-}
-
-hg_deriv *hg_deriv_new(const hg_model *m) {
-  hg_deriv *w = calloc(1, sizeof *w);
-  if (!w) return NULL;
-  size_t nv = (size_t)m->nv, nb = (size_t)m->nbody, n2 = nv * nv + 1, n1 = nv + 1;
-  w->nv = m->nv;
-  w->nbody = m->nbody;
-  w->Ic = calloc(nb, sizeof *w->Ic);
-  w->Qc = calloc(nb, sizeof *w->Qc);
-  w->hc = calloc(nb, sizeof *w->hc);
-  hg_vec6 **v6[] = {&w->nu, &w->alpha, &w->mu, &w->g, &w->h, &w->rI, &w->rB};
-  for (size_t k = 0; k < sizeof v6 / sizeof *v6; k++) *v6[k] = calloc(n1, sizeof(hg_vec6));
-  w->Fm = calloc(6 * nv * nb + 1, sizeof(double));
-  w->X = calloc(6 * nv + 1, sizeof(double));
-  double **mat[] = {&w->dq, &w->dv, &w->M, &w->P, &w->Z};
-  for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) *mat[k] = calloc(n2, sizeof(double));
-  double **vec[] = {&w->zero, &w->qdd, &w->tau, &w->tauh};
-  for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) *vec[k] = calloc(n1, sizeof(double));
-  w->all_free = calloc(nb, 1);
-  w->ranges = calloc(2 * nb + 2, sizeof(int));
-  int ok = w->Ic && w->Qc && w->hc && w->Fm && w->X && w->all_free && w->ranges;
-  for (size_t k = 0; k < sizeof v6 / sizeof *v6; k++) ok = ok && *v6[k];
-  for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) ok = ok && *mat[k];
-  for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) ok = ok && *vec[k];
-  if (!ok) {
-    hg_deriv_free(w);
-    return NULL;
-  }
-  /* a product with M^-1 costs nv FMAs per non-zero of dtau/dx; the recursion with a dense
-   * right-hand side about 37 per body and column (1-DoF joints): products win on branched trees
-   * and short chains (arm7, humanoid32, tree63, chain30), the recursion on long chains (chain100) */
-  long nnz = 0;
-  for (int l = 0; l < m->nv; l++)
-    for (int k = id_row_ranges(m, m->dof_body[l], w->ranges) - 1; k >= 0; k--)
-      nnz += w->ranges[2 * k + 1] - w->ranges[2 * k];
-  w->product = nnz < 37L * (m->nbody - 1);
-  return w;
-}
-
-void hg_deriv_free(hg_deriv *w) {
-  if (!w) return;
-  free(w->Ic); free(w->Qc); free(w->hc); free(w->Fm); free(w->X); free(w->all_free); free(w->ranges);
-  free(w->nu); free(w->alpha); free(w->mu); free(w->g); free(w->h); free(w->rI); free(w->rB);
-  free(w->dq); free(w->dv); free(w->M); free(w->P); free(w->Z);
-  free(w->zero); free(w->qdd); free(w->tau); free(w->tauh);
-  free(w);
 }
 
 /* 1 when every DoF of joint i carries every other (spherical, free) */
@@ -107,35 +61,75 @@ static int coupled(const hg_model *m, int i) {
   return m->jnt_nv[i] > 1 && hg_joint_dof_carries(m->jnt[i].type, m->jnt_nv[i] - 1, 0);
 }
 
-/* per DoF k: nu_k = Vb_k x S_k, alpha_k = ab_k x S_k - nu_k x Vb_k, mu_k (see the top) */
-static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, const double *v,
-                       const double *qdd) {
-  static const double zero[6] = {0, 0, 0, 0, 0, 0};
-  for (int i = 1; i < m->nbody; i++) {
-    int p = m->parent[i], va = m->v_adr[i], chain = !coupled(m, i);
-    const double *Vp = p ? d->V[p] : zero;
-    double Vb[6], ab[6], x[6];
-    for (int r = 0; r < 6; r++) Vb[r] = Vp[r], ab[r] = d->a[p][r];
-    for (int k = va; k < va + m->jnt_nv[i]; k++) {
-      const double *S = d->S[k];
-      double *nu = w->nu[k], *al = w->alpha[k], *mu = w->mu[k];
-      hg_ad(Vb, S, nu);
-      hg_ad(ab, S, al);
-      hg_ad(nu, Vb, x);
-      for (int r = 0; r < 6; r++) al[r] -= x[r];
-      if (chain) {
-        /* mu = 2 nu; the next DoF rides on this one: Vb += S v, ab += S qdd + nu v */
-        for (int r = 0; r < 6; r++) {
-          mu[r] = 2 * nu[r];
-          ab[r] += S[r] * qdd[k] + nu[r] * v[k];
-          Vb[r] += S[r] * v[k];
-        }
-      } else {
-        hg_ad(d->V[i], S, mu);
-        for (int r = 0; r < 6; r++) mu[r] += nu[r];
-      }
-    }
+hg_deriv *hg_deriv_new(const hg_model *m) {
+  hg_deriv *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  size_t nv = (size_t)m->nv, nb = (size_t)m->nbody, n2 = nv * nv + 1, n1 = nv + 4;
+  w->nv = m->nv;
+  w->nbody = m->nbody;
+  w->Ic = calloc(nb, sizeof *w->Ic);
+  w->Qc = calloc(nb, sizeof *w->Qc);
+  w->hc = calloc(nb, sizeof *w->hc);
+  /* T: blocks of four DoFs, 32-byte aligned (a block is 33 x 32 bytes) */
+  size_t tsize = (nv + 3) / 4 * HG_DERIV_T_ROWS * 4 * sizeof(double);
+  w->T = aligned_alloc(32, tsize > 0 ? tsize : 32);
+  if (w->T) memset(w->T, 0, tsize);
+  w->Fm = calloc(6 * nv * nb + 1, sizeof(double));
+  w->X = calloc(6 * nv + 1, sizeof(double));
+  double **mat[] = {&w->dq, &w->dv, &w->M, &w->P, &w->Z};
+  for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) *mat[k] = calloc(n2, sizeof(double));
+  double **vec[] = {&w->zero, &w->qdd, &w->tau, &w->tauh};
+  for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) *vec[k] = calloc(n1, sizeof(double));
+  w->all_free = calloc(nb, 1);
+  w->coupled = calloc(nb, 1);
+  size_t lsize = (nv + 3) / 4 * HG_DERIV_L_ROWS * 4 * sizeof(double);
+  w->L = aligned_alloc(32, lsize > 0 ? lsize : 32);
+  if (w->L) memset(w->L, 0, lsize);
+  w->range_adr = calloc(nb + 1, sizeof(int));
+  int ok = w->Ic && w->Qc && w->hc && w->T && w->Fm && w->X && w->all_free && w->coupled && w->L &&
+           w->range_adr;
+  for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) ok = ok && *mat[k];
+  for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) ok = ok && *vec[k];
+  /* every body's row ranges, once */
+  for (int i = 1; ok && i < m->nbody; i++)
+    w->range_adr[i + 1] = w->range_adr[i] + id_row_ranges(m, i, NULL);
+  if (ok) w->ranges = calloc(2 * (size_t)w->range_adr[nb] + 2, sizeof(int));
+  if (!ok || !w->ranges) {
+    hg_deriv_free(w);
+    return NULL;
   }
+  for (int i = 1; i < m->nbody; i++) {
+    id_row_ranges(m, i, w->ranges + 2 * w->range_adr[i]);
+    w->coupled[i] = (uint8_t)coupled(m, i);
+  }
+  /* a product with M^-1 costs nv FMAs per non-zero of dtau/dx; the recursion with a dense
+   * right-hand side about 37 per body and column (1-DoF joints): products win on branched trees
+   * and short chains (arm7, humanoid32, tree63, chain30), the recursion on long chains (chain100) */
+  long nnz = 0;
+  for (int l = 0; l < m->nv; l++) {
+    int i = m->dof_body[l];
+    for (int k = w->range_adr[i]; k < w->range_adr[i + 1]; k++)
+      nnz += w->ranges[2 * k + 1] - w->ranges[2 * k];
+  }
+  w->product = nnz < 37L * (m->nbody - 1);
+  return w;
+}
+
+void hg_deriv_free(hg_deriv *w) {
+  if (!w) return;
+  free(w->Ic); free(w->Qc); free(w->hc); free(w->T); free(w->Fm); free(w->X); free(w->all_free);
+  free(w->coupled); free(w->L); free(w->range_adr); free(w->ranges);
+  free(w->dq); free(w->dv); free(w->M); free(w->P); free(w->Z);
+  free(w->zero); free(w->qdd); free(w->tau); free(w->tauh);
+  free(w);
+}
+
+/* the rows of w->T (derivatives.h): per DoF k, alpha_k, the angular part of nu_k, mu_k, S_k,
+ * g_k, h_k, rI_k and rB_k (see lane_wrenches); component r of quantity X of DoF k is
+ * t_col(T, k)[4 (X + r)] */
+enum { T_AL = 0, T_NU = 6, T_MU = 9, T_S = 15, T_G = 21, T_H = 27, T_RI = 33, T_RB = 39 };
+static inline double *t_col(double *T, int k) {
+  return T + (size_t)(k >> 2) * (HG_DERIV_T_ROWS * 4) + (k & 3);
 }
 
 /* The matrix B of one body, G = [[I, h^], [-h^, m]] with first moment h and V = (w, v), has a
@@ -144,7 +138,8 @@ static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, const d
  * (-G ad_V - (G ad_V)^T has the blocks Q, p^, -p^, 0, and [. x* G V] the blocks -L^, -p^, -p^, 0).
  * Q is symmetric, and B is linear in (Q, G V), so a subtree's sum needs only the sums of both.
  * Row r of I w^ is I_r x w. */
-static void body_coriolis(const hg_inertia *G, const double V[6], double Q[6], double hv[6]) {
+static inline void body_coriolis(const hg_inertia *G, const double V[6], double Q[6],
+                                 double hv[6]) {
   const double *I = G->I, *h = G->h, *w = V, *v = V + 3;
   double R[3][3], Ir[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
   for (int r = 0; r < 3; r++) hg_v3_cross(Ir[r], w, R[r]);
@@ -157,120 +152,368 @@ static void body_coriolis(const hg_inertia *G, const double V[6], double Q[6], d
   hg_inertia_mulv(G, V, hv);
 }
 
-/* y = B x for the sums (Q, (L, p)): (Q x_w + x_w x L, 2 x_w x p); only x's angular part acts */
-static inline void coriolis_mulv(const double Q[6], const double hv[6], const double x[6], double y[6]) {
-  y[0] = Q[0] * x[0] + Q[3] * x[1] + Q[4] * x[2];
-  y[1] = Q[3] * x[0] + Q[1] * x[1] + Q[5] * x[2];
-  y[2] = Q[4] * x[0] + Q[5] * x[1] + Q[2] * x[2];
-  hg_v3_cross_add(x, hv, y);
-  hg_v3_cross(x, hv + 3, y + 3);
-  for (int r = 3; r < 6; r++) y[r] *= 2;
+/* ---- the per-DoF products, four DoFs at once ----
+ * A lane holds one number of four DoFs side by side (one row of a block of T or of L): with GCC
+ * and Clang a vector (AVX2 in the x86-64-v3 clones), else one double, and the kernels below run
+ * once per DoF on pointers moved by one. The lane products repeat spatial.h's and inertia.h's
+ * formulas on lanes. */
+#if defined(__GNUC__)
+typedef double lane __attribute__((vector_size(32)));
+enum { LANES = 4 };
+#else
+typedef double lane;
+enum { LANES = 1 };
+#endif
+/* row r of a block (T's or L's), 32-byte aligned */
+#define LANE(p, r) (*(lane *)((p) + 4 * (r)))
+#define CLANE(p, r) (*(const lane *)((p) + 4 * (r)))
+
+/* c = a x b, c += a x b (c may not alias a or b) */
+static inline void lane_cross(const lane *a, const lane *b, lane *c) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+static inline void lane_cross_add(const lane *a, const lane *b, lane *c) {
+  c[0] += a[1] * b[2] - a[2] * b[1];
+  c[1] += a[2] * b[0] - a[0] * b[2];
+  c[2] += a[0] * b[1] - a[1] * b[0];
+}
+/* out = ad_V W = (w x W_w, v x W_w + w x W_v) */
+static inline void lane_ad(const lane *V, const lane *W, lane *out) {
+  lane_cross(V, W, out);
+  lane_cross(V + 3, W, out + 3);
+  lane_cross_add(V, W + 3, out + 3);
+}
+/* out = G V for the inertia (m, h, I) (hg_inertia_mulv) */
+static inline void lane_inertia_mulv(const lane *m, const lane *h, const lane *I, const lane *V,
+                                     lane *out) {
+  const lane *w = V, *v = V + 3;
+  out[0] = I[0] * w[0] + I[3] * w[1] + I[4] * w[2] + h[1] * v[2] - h[2] * v[1];
+  out[1] = I[3] * w[0] + I[1] * w[1] + I[5] * w[2] + h[2] * v[0] - h[0] * v[2];
+  out[2] = I[4] * w[0] + I[5] * w[1] + I[2] * w[2] + h[0] * v[1] - h[1] * v[0];
+  out[3] = *m * v[0] - (h[1] * w[2] - h[2] * w[1]);
+  out[4] = *m * v[1] - (h[2] * w[0] - h[0] * w[2]);
+  out[5] = *m * v[2] - (h[0] * w[1] - h[1] * w[0]);
 }
 
-/* y = B^T x = (Q x_w + L x x_w + 2 p x x_v, 0): only its angular part, 3 numbers */
-static inline void coriolis_tmulv(const double Q[6], const double hv[6], const double x[6], double y[3]) {
-  double t[3];
-  y[0] = Q[0] * x[0] + Q[3] * x[1] + Q[4] * x[2];
-  y[1] = Q[3] * x[0] + Q[1] * x[1] + Q[5] * x[2];
-  y[2] = Q[4] * x[0] + Q[5] * x[1] + Q[2] * x[2];
-  hg_v3_cross_add(hv, x, y);
-  hg_v3_cross(hv + 3, x + 3, t);
-  for (int r = 0; r < 3; r++) y[r] += 2 * t[r];
+/* the rows of L: for the twists, each DoF's Vb, ab and Vm (see dof_twists); for the wrenches,
+ * its body's sums Ic (m, h, I), Qc, hc and joint wrench F */
+enum { L_VB = 0, L_AB = 6, L_VM = 12 };
+enum { L_M = 0, L_H = 1, L_I = 4, L_Q = 10, L_HV = 16, L_F = 22 };
+
+/* block t of T from L: nu = Vb x S, alpha = ab x S - nu x Vb, mu = Vm x S + nu */
+HG_HOT static void lane_twists(double *t, const double *L) {
+  lane Vb[6], ab[6], Vm[6], S[6], nu[6], al[6], mu[6], x[6];
+  #pragma GCC unroll 6
+  for (int r = 0; r < 6; r++) {
+    Vb[r] = CLANE(L, L_VB + r), ab[r] = CLANE(L, L_AB + r), Vm[r] = CLANE(L, L_VM + r);
+    S[r] = CLANE(t, T_S + r);
+  }
+  lane_ad(Vb, S, nu);
+  lane_ad(ab, S, al);
+  lane_ad(nu, Vb, x);
+  lane_ad(Vm, S, mu);
+  #pragma GCC unroll 6
+  for (int r = 0; r < 6; r++) LANE(t, T_AL + r) = al[r] - x[r], LANE(t, T_MU + r) = mu[r] + nu[r];
+  #pragma GCC unroll 6
+  for (int r = 0; r < 3; r++) LANE(t, T_NU + r) = nu[r];
 }
 
-/* composite Ic_i, Qc_i and hc_i: each body's own, summed over its subtree (one frame per tree) */
-static void composites(const hg_model *m, const hg_data *d, hg_deriv *w) {
+/* forward, per body: its own Ic, Qc and hc (summed over the subtrees later), and per DoF k the
+ * twists nu_k = Vb_k x S_k, alpha_k = ab_k x S_k - nu_k x Vb_k and mu_k = Vm_k x S_k + nu_k
+ * (Vm = Vb for the chain joints: mu = 2 nu; V_i for spherical and free joints, see the top),
+ * into column k of T with S_k: the DoFs' Vb, ab and Vm into L's lanes, then lane_twists on each
+ * block. */
+HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, const double *v,
+                              const double *qdd) {
+  static const double zero[6] = {0, 0, 0, 0, 0, 0};
   for (int i = 1; i < m->nbody; i++) {
     w->Ic[i] = d->I[i];
     body_coriolis(&d->I[i], d->V[i], w->Qc[i], w->hc[i]);
+    int p = m->parent[i], va = m->v_adr[i], n = m->jnt_nv[i], chain = !w->coupled[i];
+    const double *Vp = p ? d->V[p] : zero;
+    double Vb[6], ab[6];
+    for (int r = 0; r < 6; r++) Vb[r] = Vp[r], ab[r] = d->a[p][r];
+    for (int k = va; k < va + n; k++) {
+      const double *S = d->S[k], *Vm = chain ? Vb : d->V[i];
+      double *t = t_col(w->T, k), *L = w->L + (size_t)(k >> 2) * (HG_DERIV_L_ROWS * 4);
+      int u = k & 3;
+      for (int r = 0; r < 6; r++) {
+        L[4 * (L_VB + r) + u] = Vb[r], L[4 * (L_AB + r) + u] = ab[r];
+        L[4 * (L_VM + r) + u] = Vm[r], t[4 * (T_S + r)] = S[r];
+      }
+      if (chain && k + 1 < va + n) {
+        /* the next DoF rides on this one: Vb += S v, ab += S qdd + nu v */
+        double nu[6];
+        hg_ad(Vb, S, nu);
+        for (int r = 0; r < 6; r++) {
+          ab[r] += S[r] * qdd[k] + nu[r] * v[k];
+          Vb[r] += S[r] * v[k];
+        }
+      }
+    }
   }
+  /* the blocks' products, after every gathered number is stored */
+  for (int c = 0; c < m->nv; c += 4) {
+    double *tb = w->T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+    double *L = w->L + (size_t)(c >> 2) * (HG_DERIV_L_ROWS * 4);
+    for (int e = 0; e < 4; e += LANES) lane_twists(tb + e, L + e);
+  }
+}
+
+/* block t of T from L: for DoF k of body i, g_k = S_k x* F_i + Ic_i alpha_k + Bc_i nu_k, h_k =
+ * Ic_i mu_k + Bc_i S_k, rI_k = Ic_i S_k and rB_k = Bc_i^T S_k (its angular part; the linear
+ * part is zero), with B x = (Q x_w + x_w x L, 2 x_w x p) and B^T x = (Q x_w + L x x_w + 2 p x
+ * x_v, 0) for the sums (Q, (L, p)) (only x's angular part x_w acts in B x) */
+HG_HOT static void lane_wrenches(double *t, const double *L) {
+  lane m, h[3], I[6], Q[6], hv[6], F[6], S[6], al[6], nu[3], mu[6];
+  lane x[6], y[6], z[6], qx[3], ri[6], rb[3];
+  m = CLANE(L, L_M);
+  #pragma GCC unroll 6
+  for (int r = 0; r < 3; r++) h[r] = CLANE(L, L_H + r), nu[r] = CLANE(t, T_NU + r);
+  #pragma GCC unroll 6
+  for (int r = 0; r < 6; r++) {
+    I[r] = CLANE(L, L_I + r), Q[r] = CLANE(L, L_Q + r), hv[r] = CLANE(L, L_HV + r);
+    F[r] = CLANE(L, L_F + r), S[r] = CLANE(t, T_S + r), al[r] = CLANE(t, T_AL + r);
+    mu[r] = CLANE(t, T_MU + r);
+  }
+  /* x = S x* F = (m x w + f x v, f x w) for F = (m, f), S = (w, v) */
+  lane_cross(F, S, x);
+  lane_cross_add(F + 3, S + 3, x);
+  lane_cross(F + 3, S, x + 3);
+  /* g = Ic alpha + B nu - x */
+  lane_inertia_mulv(&m, h, I, al, y);
+  qx[0] = Q[0] * nu[0] + Q[3] * nu[1] + Q[4] * nu[2];
+  qx[1] = Q[3] * nu[0] + Q[1] * nu[1] + Q[5] * nu[2];
+  qx[2] = Q[4] * nu[0] + Q[5] * nu[1] + Q[2] * nu[2];
+  lane_cross_add(nu, hv, qx);
+  lane_cross(nu, hv + 3, z + 3);
+  #pragma GCC unroll 6
+  for (int r = 0; r < 3; r++) {
+    LANE(t, T_G + r) = y[r] + qx[r] - x[r];
+    LANE(t, T_G + 3 + r) = y[3 + r] + 2 * z[3 + r] - x[3 + r];
+  }
+  /* h = Ic mu + B S, rI = Ic S, rB = B^T S (B S and B^T S share Q S_w) */
+  lane_inertia_mulv(&m, h, I, mu, y);
+  lane_inertia_mulv(&m, h, I, S, ri);
+  qx[0] = Q[0] * S[0] + Q[3] * S[1] + Q[4] * S[2];
+  qx[1] = Q[3] * S[0] + Q[1] * S[1] + Q[5] * S[2];
+  qx[2] = Q[4] * S[0] + Q[5] * S[1] + Q[2] * S[2];
+  #pragma GCC unroll 6
+  for (int r = 0; r < 3; r++) z[r] = rb[r] = qx[r];
+  lane_cross_add(S, hv, z);
+  lane_cross(S, hv + 3, z + 3);
+  lane_cross_add(hv, S, rb);
+  lane_cross(hv + 3, S + 3, x);
+  #pragma GCC unroll 6
+  for (int r = 0; r < 3; r++) {
+    LANE(t, T_H + r) = y[r] + z[r];
+    LANE(t, T_H + 3 + r) = y[3 + r] + 2 * z[3 + r];
+    LANE(t, T_RB + r) = rb[r] + 2 * x[r];
+  }
+  #pragma GCC unroll 6
+  for (int r = 0; r < 6; r++) LANE(t, T_RI + r) = ri[r];
+}
+
+/* the wrenches of every DoF (lane_wrenches), once every body's sums are complete: the bodies'
+ * numbers into L's lanes (past nv: the zeros L started with), then the blocks' products */
+HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w) {
+  for (int c = 0; c < m->nv; c += 4) {
+    double *L = w->L + (size_t)(c >> 2) * (HG_DERIV_L_ROWS * 4);
+    for (int u = 0; u < 4 && c + u < m->nv; u++) {
+      int i = m->dof_body[c + u];
+      const hg_inertia *Ic = &w->Ic[i];
+      L[4 * L_M + u] = Ic->m;
+      for (int r = 0; r < 3; r++) L[4 * (L_H + r) + u] = Ic->h[r];
+      for (int r = 0; r < 6; r++) {
+        L[4 * (L_I + r) + u] = Ic->I[r], L[4 * (L_Q + r) + u] = w->Qc[i][r];
+        L[4 * (L_HV + r) + u] = w->hc[i][r], L[4 * (L_F + r) + u] = d->F[i][r];
+      }
+    }
+  }
+  /* the blocks' products, after every gathered number is stored */
+  for (int c = 0; c < m->nv; c += 4) {
+    double *tb = w->T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+    double *L = w->L + (size_t)(c >> 2) * (HG_DERIV_L_ROWS * 4);
+    for (int e = 0; e < 4; e += LANES) lane_wrenches(tb + e, L + e);
+  }
+}
+
+/* four doubles, the pair loops' unit: DoF columns k .. k + 3 of a row of T. With GCC and Clang a
+ * vector (one AVX2 register in the x86-64-v3 clones, two SSE2 registers otherwise), else four
+ * scalars. */
+#if defined(__GNUC__)
+typedef double d4 __attribute__((vector_size(32)));
+#define D4_LANE(v, u) ((v)[u])
+#else
+typedef struct { double x[4]; } d4;
+#define D4_LANE(v, u) ((v).x[u])
+#endif
+/* (the helpers take vectors by pointer: passing AVX vectors by value in the baseline clone would
+ * change the calling convention) */
+static inline void d4_zero(d4 *v) { memset(v, 0, sizeof *v); }
+/* acc += s p[0 .. 4) */
+static inline void d4_fma(d4 *acc, double s, const double *p) {
+  d4 x;
+  memcpy(&x, p, sizeof x);
+#if defined(__GNUC__)
+  *acc += s * x;
+#else
+  for (int u = 0; u < 4; u++) acc->x[u] += s * x.x[u];
+#endif
+}
+/* A row of an inverse-dynamics derivative is written in ascending column order, in segments
+ * that together cover it: zeros (zero_span), and ranges of pairs computed by T's blocks. A block's numbers
+ * below the range start (lanes below s) keep what is in the row; those past the range end are
+ * written too and overwritten by the segments after it, except past the row's end (lim numbers
+ * of the row remain from p). p[u] = v's number u for u in [s, min(4, lim)). */
+static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
+  if (lim >= 4 && s == 0) {
+    memcpy(p, v, sizeof *v);
+    return;
+  }
+#if defined(__GNUC__)
+  if (lim >= 4) {
+    typedef long long i4 __attribute__((vector_size(32)));
+    const i4 idx = {0, 1, 2, 3};
+    i4 keep = idx < (i4){s, s, s, s}, old, nw;
+    memcpy(&old, p, sizeof old);
+    memcpy(&nw, v, sizeof nw);
+    nw = (old & keep) | (nw & ~keep);
+    memcpy(p, &nw, sizeof nw);
+    return;
+  }
+#endif
+  /* (constant lane numbers: a variable one would keep v in memory on every path) */
+  if (s <= 0 && lim > 0) p[0] = D4_LANE(*v, 0);
+  if (s <= 1 && lim > 1) p[1] = D4_LANE(*v, 1);
+  if (s <= 2 && lim > 2) p[2] = D4_LANE(*v, 2);
+  if (s <= 3 && lim > 3) p[3] = D4_LANE(*v, 3);
+}
+
+/* row l against the columns k in [k0, k1) (see above): Dq[k] = rI . alpha_k + rB . nu_k, Dv[k] =
+ * rI . mu_k + rB . S_k and, when wm, Ml[k] = rI . S_k */
+static inline void row_pairs(const double *T, const double rI[6], const double rB[3], int k0,
+                             int k1, int nv, double *Dq, double *Dv, double *Ml, int wm) {
+  for (int c = k0 & ~3; c < k1; c += 4) {
+    const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+    d4 a, b, m;
+    d4_zero(&a), d4_zero(&b), d4_zero(&m);
+    for (int r = 0; r < 3; r++) {
+      d4_fma(&a, rB[r], t + 4 * (T_NU + r));
+      d4_fma(&b, rB[r], t + 4 * (T_S + r));
+    }
+    for (int r = 0; r < 6; r++) {
+      d4_fma(&a, rI[r], t + 4 * (T_AL + r));
+      d4_fma(&b, rI[r], t + 4 * (T_MU + r));
+      if (wm) d4_fma(&m, rI[r], t + 4 * (T_S + r));
+    }
+    int s = k0 > c ? k0 - c : 0;
+    d4_store_from(Dq + c, &a, s, nv - c);
+    d4_store_from(Dv + c, &b, s, nv - c);
+    if (wm) d4_store_from(Ml + c, &m, s, nv - c);
+  }
+}
+
+/* row k against the columns l in [l0, l1) (see above): Dq[l] = S . g_l, Dv[l] = S . h_l */
+static inline void column_pairs(const double *T, const double S[6], int l0, int l1, int nv,
+                                double *Dq, double *Dv) {
+  for (int c = l0 & ~3; c < l1; c += 4) {
+    const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+    d4 a, b;
+    d4_zero(&a), d4_zero(&b);
+    for (int r = 0; r < 6; r++) {
+      d4_fma(&a, S[r], t + 4 * (T_G + r));
+      d4_fma(&b, S[r], t + 4 * (T_H + r));
+    }
+    int s = l0 > c ? l0 - c : 0;
+    d4_store_from(Dq + c, &a, s, nv - c);
+    d4_store_from(Dv + c, &b, s, nv - c);
+  }
+}
+
+/* x[c0 .. c1) = 0 in a row of nv numbers, four at a time from z, zeros the compiler cannot see
+ * (it would make the loop a call of memset, slower on these short spans); like a pair block it
+ * writes past c1, where the segments after it write, but not past the row's end */
+static inline void zero_span(double *x, int c0, int c1, int nv, const d4 *z) {
+  int c = c0;
+  for (; c < c1 && c + 4 <= nv; c += 4) memcpy(x + c, z, sizeof *z);
+  if (c < c1) {
+    if (c + 0 < c1) x[c] = 0;
+    if (c + 1 < c1) x[c + 1] = 0;
+    if (c + 2 < c1) x[c + 2] = 0;
+  }
+}
+
+/* y[0 .. 6) += x[0 .. 6) */
+static inline void add6(double *y, const double *x) {
+  d4 a, b;
+  memcpy(&a, y, sizeof a);
+  memcpy(&b, x, sizeof b);
+#if defined(__GNUC__)
+  a += b;
+#else
+  for (int u = 0; u < 4; u++) a.x[u] += b.x[u];
+#endif
+  memcpy(y, &a, sizeof a);
+  y[4] += x[4], y[5] += x[5];
+}
+
+HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w,
+                         const double *q, const double *v, const double *qdd, const double *fext,
+                         double *dtau_dq, double *dtau_dv, double *M) {
+  int nv = m->nv;
+  double *T = w->T;
+  hg_rnea(m, d, q, v, qdd, fext, w->tau);
+  dof_twists(m, d, w, v, qdd);
+  /* the sums over each subtree, then every DoF's wrenches */
   for (int i = m->nbody - 1; i > 0; i--) {
     int p = m->parent[i];
     if (p <= 0) continue;
     hg_inertia_add(&w->Ic[p], &w->Ic[i]);
-    for (int r = 0; r < 6; r++) w->Qc[p][r] += w->Qc[i][r], w->hc[p][r] += w->hc[i][r];
+    add6(w->Qc[p], w->Qc[i]), add6(w->hc[p], w->hc[i]);
   }
-}
-
-/* per DoF k of body i: g_k = S_k x* F_i + Ic_i alpha_k + Bc_i nu_k, h_k = Ic_i mu_k + Bc_i S_k,
- * rI_k = Ic_i S_k, rB_k = Bc_i^T S_k (its angular part; the linear part is zero) */
-static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w) {
-  for (int i = 1; i < m->nbody; i++) {
-    const hg_inertia *Ic = &w->Ic[i];
-    const double *Q = w->Qc[i], *hv = w->hc[i];
-    for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) {
-      const double *S = d->S[k];
-      double x[6], y[6], z[6];
-      hg_ad_star(S, d->F[i], x);
-      hg_inertia_mulv(Ic, w->alpha[k], y);
-      coriolis_mulv(Q, hv, w->nu[k], z);
-      for (int r = 0; r < 6; r++) w->g[k][r] = z[r] + y[r] - x[r];
-      hg_inertia_mulv(Ic, w->mu[k], y);
-      coriolis_mulv(Q, hv, S, z);
-      for (int r = 0; r < 6; r++) w->h[k][r] = z[r] + y[r];
-      hg_inertia_mulv(Ic, S, w->rI[k]);
-      coriolis_tmulv(Q, hv, S, w->rB[k]);
-    }
-  }
-}
-
-static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
-                         const double *v, const double *qdd, const double *fext, double *dtau_dq,
-                         double *dtau_dv, double *M) {
-  int nv = m->nv;
-  hg_rnea(m, d, q, v, qdd, fext, w->tau);
-  dof_twists(m, d, w, v, qdd);
-  composites(m, d, w);
   dof_wrenches(m, d, w);
-  /* DoF l of body i against DoF k of i itself and of each ancestor (rB has no linear part) */
-  for (int i = 1; i < m->nbody; i++) {
-    int va = m->v_adr[i], n = m->jnt_nv[i], all = coupled(m, i);
-    int nr = id_row_ranges(m, i, w->ranges);
-    const int *rg = w->ranges;
+  /* (w->zero holds at least four zeros) */
+  d4 z;
+  memcpy(&z, w->zero, sizeof z);
+  /* backward (M's rows below i are complete when i's are written) */
+  for (int i = m->nbody - 1; i > 0; i--) {
+    int va = m->v_adr[i], n = m->jnt_nv[i], all = w->coupled[i];
+    const int *rg = w->ranges + 2 * w->range_adr[i];
+    int nr = w->range_adr[i + 1] - w->range_adr[i];
+    int e = m->subtree_end[i], l0 = va + n, l1 = e < m->nbody ? m->v_adr[e] : nv;
+    /* row l of i's DoFs, ascending: DoF l against DoF k of each ancestor and of i itself (the
+     * ranges, the first up to i's last DoF), where S_l turns with q_k when k carries l (all of
+     * them, or k <= l), else d tau_l / d q_k = S_l . g_k; then against each DoF k below i, which
+     * l sees through F_i (the DoFs of i's subtree after its own, contiguous); zeros between */
     for (int l = va; l < va + n; l++) {
-      const double *rI = w->rI[l], *rB = w->rB[l], *Sl = d->S[l];
+      const double *Sl = d->S[l], *tl = t_col(T, l);
+      double rI[6], rB[3];
+      for (int r = 0; r < 6; r++) rI[r] = tl[4 * (T_RI + r)];
+      for (int r = 0; r < 3; r++) rB[r] = tl[4 * (T_RB + r)];
       double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
       double *Ml = M ? M + (size_t)l * nv : NULL;
-      /* zeros outside the ranges, where no pair writes */
-      for (int k = nr - 1, c = 0; k >= -1; c = k >= 0 ? rg[2 * k + 1] : c, k--) {
-        int e = k >= 0 ? rg[2 * k] : nv;
-        if (e <= c) continue;
-        memset(Dq + c, 0, (size_t)(e - c) * sizeof(double));
-        memset(Dv + c, 0, (size_t)(e - c) * sizeof(double));
-        if (Ml) memset(Ml + c, 0, (size_t)(e - c) * sizeof(double));
+      for (int r = nr - 1, c = 0; r >= 0; r--) {
+        int k0 = rg[2 * r], k1 = r ? rg[2 * r + 1] : l0;
+        zero_span(Dq, c, k0, nv, &z), zero_span(Dv, c, k0, nv, &z);
+        if (Ml) zero_span(Ml, c, k0, nv, &z);
+        if (Ml) row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, Ml, 1);
+        else row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, NULL, 0);
+        c = k1;
       }
-      /* the same joint: S_l turns with q_k when k carries l (all of them, or k <= l) */
-      for (int k = va; k < va + n; k++) {
-        const double *Sk = d->S[k];
-        Dq[k] = all || k <= l ? hg_dot6(rI, w->alpha[k]) + hg_v3_dot(rB, w->nu[k])
-                              : hg_dot6(Sl, w->g[k]);
-        Dv[k] = hg_dot6(rI, w->mu[k]) + hg_v3_dot(rB, Sk);
-        if (M) M[(size_t)l * nv + k] = hg_dot6(rI, Sk);
+      for (int k = l + 1; !all && k < l0; k++) {
+        const double *t = t_col(T, k);
+        double s = 0;
+        for (int r = 0; r < 6; r++) s += Sl[r] * t[4 * (T_G + r)];
+        Dq[k] = s;
       }
-      /* an ancestor's DoF k (the ranges below va): l lies in k's subtree */
-      for (int r = 0; r < nr; r++)
-        for (int k = rg[2 * r], e = rg[2 * r + 1] < va ? rg[2 * r + 1] : va; k < e; k++) {
-          const double *Sk = d->S[k];
-          Dq[k] = hg_dot6(rI, w->alpha[k]) + hg_v3_dot(rB, w->nu[k]);
-          Dv[k] = hg_dot6(rI, w->mu[k]) + hg_v3_dot(rB, Sk);
-          if (Ml) Ml[k] = hg_dot6(rI, Sk);
-        }
-    }
-  }
-  /* DoF k of body j against each DoF l below j: k sees l's perturbation through F_j, along
-   * row k (the DoFs of j's subtree after j's own are contiguous) */
-  for (int j = 1; j < m->nbody; j++) {
-    int e = m->subtree_end[j], l0 = m->v_adr[j] + m->jnt_nv[j];
-    int l1 = e < m->nbody ? m->v_adr[e] : nv;
-    for (int k = m->v_adr[j]; k < l0; k++) {
-      const double *Sk = d->S[k];
-      double *Dq = dtau_dq + (size_t)k * nv, *Dv = dtau_dv + (size_t)k * nv;
-      for (int l = l0; l < l1; l++) {
-        Dq[l] = hg_dot6(Sk, w->g[l]);
-        Dv[l] = hg_dot6(Sk, w->h[l]);
-      }
-      if (M)
-        for (int l = l0; l < l1; l++) M[(size_t)k * nv + l] = M[(size_t)l * nv + k];
+      column_pairs(T, Sl, l0, l1, nv, Dq, Dv);
+      if (Ml)
+        for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
+      zero_span(Dq, l1, nv, nv, &z), zero_span(Dv, l1, nv, nv, &z);
+      if (Ml) zero_span(Ml, l1, nv, nv, &z);
     }
   }
 }
@@ -279,17 +522,18 @@ static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w
  * transpose: row c of Y^T is -sum_l X[l, c] Minv[l, :] over the l where X[l, c] may be non-zero,
  * which are the columns of row c's ranges (the pattern is symmetric), a loop along whole rows of
  * Minv; two rows l at a time share the stores. Every entry is written, nothing is zeroed. */
-static void minv_mul_neg(const hg_model *m, hg_deriv *w, const double *Minv, const double *X,
+HG_HOT static void minv_mul_neg(const hg_model *m, hg_deriv *w, const double *Minv, const double *X,
                          double *Y) {
   size_t nv = (size_t)m->nv;
   double *restrict Yt = w->Z;
   for (int i = 1; i < m->nbody; i++) {
-    int nr = id_row_ranges(m, i, w->ranges);
+    int nr = w->range_adr[i + 1] - w->range_adr[i];
+    const int *rg = w->ranges + 2 * w->range_adr[i];
     for (size_t c = (size_t)m->v_adr[i]; c < (size_t)(m->v_adr[i] + m->jnt_nv[i]); c++) {
       double *restrict y = Yt + c * nv;
       int first = 1;
       for (int k = 0; k < nr; k++) {
-        size_t l = (size_t)w->ranges[2 * k], e = (size_t)w->ranges[2 * k + 1];
+        size_t l = (size_t)rg[2 * k], e = (size_t)rg[2 * k + 1];
         for (; l + 1 < e; l += 2) {
           const double *restrict M0 = Minv + l * nv, *restrict M1 = M0 + nv;
           double a = -X[l * nv + c], b = -X[(l + 1) * nv + c];

@@ -21,22 +21,33 @@
  * tree's frame: Ic the composite inertia of i's subtree, and the two parts of the sum Bc over
  * the subtree of B_b = -G ad_V - (G ad_V)^T + [. x* G V] (how the bodies' wrenches change with a
  * common twist change, see derivatives.c): Qc the symmetric 3 x 3 sum of its angular block's
- * symmetric part (xx yy zz xy xz yz), hc the composite momentum sum G V. Per DoF k: the twists
- * nu, alpha, mu that enter the derivatives of all accelerations in joint k's subtree, the wrench
- * changes g (for q) and h (for v) at k's body, and the rows rI = Ic S, rB = Bc^T S (whose linear
- * part is zero). */
+ * symmetric part (xx yy zz xy xz yz), hc the composite momentum sum G V. Per DoF k, in T (blocks
+ * of four DoFs, each HG_DERIV_T_ROWS rows of four numbers, one quantity's component per row, so
+ * that the pair loops sweep four DoFs at once): the twists alpha (6 rows), nu (its angular part,
+ * 3) and mu (6) that enter the derivatives of all accelerations in joint k's subtree, S (6), the
+ * wrench changes g (for q, 6) and h (for v, 6) at k's body, and the rows rI = Ic S (6) and rB =
+ * Bc^T S (its angular part, 3) of k's body. L: per block of T, HG_DERIV_L_ROWS x 4 scratch, the
+ * inputs of its four DoFs side by side. The derivative pass writes all of these. */
+#define HG_DERIV_T_ROWS 42
+#define HG_DERIV_L_ROWS 28
 typedef struct hg_deriv {
   int nv, nbody;
   hg_inertia *Ic; /* nbody */
   double (*Qc)[6]; /* nbody */
   hg_vec6 *hc;    /* nbody */
-  hg_vec6 *nu, *alpha, *mu, *g, *h, *rI, *rB; /* nv each */
+  double *L;      /* ceil(nv / 4) blocks of HG_DERIV_L_ROWS x 4 */
+  double *T;      /* ceil(nv / 4) blocks of HG_DERIV_T_ROWS x 4: the per-DoF columns above */
   double *Fm;     /* 6 nv nbody: the M^-1 recursion's wrenches and accelerations */
   double *X;      /* 6 nv: the M^-1 recursion's rows of one joint */
   double *dq, *dv, *M, *P, *Z; /* nv x nv scratch for the forward and hybrid derivatives */
-  double *zero, *qdd, *tau, *tauh;     /* nv */
+  double *zero, *qdd, *tau, *tauh;     /* nv (and 3 more) */
   uint8_t *all_free;              /* nbody, every joint free (for hg_minv) */
-  int *ranges;    /* 2 nbody: column ranges of one row of an inverse-dynamics derivative */
+  uint8_t *coupled;               /* nbody: 1 when every DoF of the joint carries every other
+                                     (spherical, free; set by hg_deriv_new) */
+  int *range_adr; /* nbody + 1: body i's column ranges are ranges[2 range_adr[i] ..
+                     2 range_adr[i + 1]) */
+  int *ranges;    /* per body (set by hg_deriv_new): the column ranges [lo, hi) where the rows of
+                     its DoFs in an inverse-dynamics derivative may be non-zero, descending */
   int product;    /* 1: forward dynamics' -M^-1 dtau/dx as products with M^-1 (their sparsity
                      makes them cheaper than the recursion with a dense right-hand side) */
 } hg_deriv;

@@ -39,7 +39,7 @@ typedef struct sweep {
 } sweep;
 
 /* sweep_backward for a 1-DoF joint, one pass over the columns with the six rows in registers */
-static void sweep_backward1(const hg_model *m, const hg_data *d, int i, const sweep *sw,
+HG_HOT static void sweep_backward1(const hg_model *m, const hg_data *d, int i, const sweep *sw,
                             const double *Pi, double *Pp, double *Y) {
   int va = m->v_adr[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1;
   double dinv = d->Dinv[m->D_adr[i]], S[6], U[6];
@@ -66,7 +66,7 @@ static void sweep_backward1(const hg_model *m, const hg_data *d, int i, const sw
 
 /* backward across free joint i:
  *   u = X[i, :] - S^T P_i,  Y[i, :] = D^-1 u,  P_parent += P_i + U Y[i, :] */
-static void sweep_backward(const hg_model *m, const hg_data *d, int i, const sweep *sw,
+HG_HOT static void sweep_backward(const hg_model *m, const hg_data *d, int i, const sweep *sw,
                            const double *Pi, double *Pp, double *Y, double *T) {
   int va = m->v_adr[i], n = m->jnt_nv[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1;
   const double *Dinv = d->Dinv + m->D_adr[i];
@@ -111,7 +111,7 @@ static void sweep_backward(const hg_model *m, const hg_data *d, int i, const swe
 }
 
 /* sweep_forward for a 1-DoF joint below another body, one pass over the columns */
-static void sweep_forward1(const hg_model *m, const hg_data *d, int i, const sweep *sw,
+HG_HOT static void sweep_forward1(const hg_model *m, const hg_data *d, int i, const sweep *sw,
                            const double *Ap, double *Ai, double *Y) {
   int va = m->v_adr[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1;
   double dinv = d->Dinv[m->D_adr[i]], S[6], U[6];
@@ -134,7 +134,7 @@ static void sweep_forward1(const hg_model *m, const hg_data *d, int i, const swe
 
 /* forward across free joint i (Ap NULL: the world, A = 0):
  *   Y[i, :] -= D^-1 U^T A_parent,  A_i = A_parent + S Y[i, :] */
-static void sweep_forward(const hg_model *m, const hg_data *d, int i, const sweep *sw,
+HG_HOT static void sweep_forward(const hg_model *m, const hg_data *d, int i, const sweep *sw,
                           const double *Ap, double *Ai, double *Y, double *T) {
   int va = m->v_adr[i], n = m->jnt_nv[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1;
   const double *Dinv = d->Dinv + m->D_adr[i];
@@ -179,7 +179,7 @@ static void sweep_forward(const hg_model *m, const hg_data *d, int i, const swee
 
 /* the whole recursion; identity: columns restricted to subtrees (backward) and to the upper
  * triangle of each tree (forward), the lower triangle mirrored at the end */
-static void recursion(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
+HG_HOT static void recursion(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
                       const double *X, int ld, double *Y) {
   size_t blk = 6 * (size_t)ld;
   if (X) {
