@@ -433,16 +433,21 @@ static inline void column_pairs(const double *T, const double S[6], int l0, int 
   }
 }
 
-/* x[c0 .. c1) = 0 in a row of nv numbers, four at a time from z, zeros the compiler cannot see
- * (it would make the loop a call of memset, slower on these short spans); like a pair block it
- * writes past c1, where the segments after it write, but not past the row's end */
-static inline void zero_span(double *x, int c0, int c1, int nv, const d4 *z) {
-  int c = c0;
-  for (; c < c1 && c + 4 <= nv; c += 4) memcpy(x + c, z, sizeof *z);
-  if (c < c1) {
-    if (c + 0 < c1) x[c] = 0;
-    if (c + 1 < c1) x[c + 1] = 0;
-    if (c + 2 < c1) x[c + 2] = 0;
+/* columns [c0, c1) = 0 in row l of dtau/dq, dtau/dv and, when wm, M (rows of nv numbers), four
+ * at a time from z, zeros the compiler cannot see (it would make the loop calls of memset,
+ * slower on these short spans); like a pair block it writes past c1, where the segments after it
+ * write, but not past the row's end */
+static inline void zero_span(double *Dq, double *Dv, double *Ml, int wm, int c0, int c1, int nv,
+                             const d4 *z) {
+  int c = c0, e = c1 < nv - 3 ? c1 : nv - 3;
+  for (; c < e; c += 4) {
+    memcpy(Dq + c, z, sizeof *z), memcpy(Dv + c, z, sizeof *z);
+    if (wm) memcpy(Ml + c, z, sizeof *z);
+  }
+  /* (fewer than four left before the row's end) */
+  for (; c < c1; c++) {
+    Dq[c] = Dv[c] = 0;
+    if (wm) Ml[c] = 0;
   }
 }
 
@@ -460,25 +465,18 @@ static inline void add6(double *y, const double *x) {
   y[4] += x[4], y[5] += x[5];
 }
 
-HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w,
-                         const double *q, const double *v, const double *qdd, const double *fext,
-                         double *dtau_dq, double *dtau_dv, double *M) {
+/* the rows of dtau/dq, dtau/dv and, when wm, M (not NULL) from T, backward over the bodies (M's
+ * rows below i are complete when i's are written); wm is a constant where this is inlined
+ * (always: in the HG_HOT clones) */
+static inline __attribute__((always_inline)) void id_rows(const hg_model *m, const hg_data *d,
+                                                          const hg_deriv *w, int wm,
+                                                          double *dtau_dq, double *dtau_dv,
+                                                          double *M) {
   int nv = m->nv;
   double *T = w->T;
-  hg_rnea(m, d, q, v, qdd, fext, w->tau);
-  dof_twists(m, d, w, v, qdd);
-  /* the sums over each subtree, then every DoF's wrenches */
-  for (int i = m->nbody - 1; i > 0; i--) {
-    int p = m->parent[i];
-    if (p <= 0) continue;
-    hg_inertia_add(&w->Ic[p], &w->Ic[i]);
-    add6(w->Qc[p], w->Qc[i]), add6(w->hc[p], w->hc[i]);
-  }
-  dof_wrenches(m, d, w);
   /* (w->zero holds at least four zeros) */
   d4 z;
   memcpy(&z, w->zero, sizeof z);
-  /* backward (M's rows below i are complete when i's are written) */
   for (int i = m->nbody - 1; i > 0; i--) {
     int va = m->v_adr[i], n = m->jnt_nv[i], all = w->coupled[i];
     const int *rg = w->ranges + 2 * w->range_adr[i];
@@ -494,13 +492,11 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
       for (int r = 0; r < 6; r++) rI[r] = tl[4 * (T_RI + r)];
       for (int r = 0; r < 3; r++) rB[r] = tl[4 * (T_RB + r)];
       double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
-      double *Ml = M ? M + (size_t)l * nv : NULL;
+      double *Ml = wm ? M + (size_t)l * nv : NULL;
       for (int r = nr - 1, c = 0; r >= 0; r--) {
         int k0 = rg[2 * r], k1 = r ? rg[2 * r + 1] : l0;
-        zero_span(Dq, c, k0, nv, &z), zero_span(Dv, c, k0, nv, &z);
-        if (Ml) zero_span(Ml, c, k0, nv, &z);
-        if (Ml) row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, Ml, 1);
-        else row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, NULL, 0);
+        zero_span(Dq, Dv, Ml, wm, c, k0, nv, &z);
+        row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, Ml, wm);
         c = k1;
       }
       for (int k = l + 1; !all && k < l0; k++) {
@@ -510,12 +506,29 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
         Dq[k] = s;
       }
       column_pairs(T, Sl, l0, l1, nv, Dq, Dv);
-      if (Ml)
+      if (wm)
         for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
-      zero_span(Dq, l1, nv, nv, &z), zero_span(Dv, l1, nv, nv, &z);
-      if (Ml) zero_span(Ml, l1, nv, nv, &z);
+      zero_span(Dq, Dv, Ml, wm, l1, nv, nv, &z);
     }
   }
+}
+
+HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w,
+                         const double *q, const double *v, const double *qdd, const double *fext,
+                         double *dtau_dq, double *dtau_dv, double *M) {
+  hg_rnea(m, d, q, v, qdd, fext, w->tau);
+  dof_twists(m, d, w, v, qdd);
+  /* the sums over each subtree, then every DoF's wrenches */
+  for (int i = m->nbody - 1; i > 0; i--) {
+    int p = m->parent[i];
+    if (p <= 0) continue;
+    hg_inertia_add(&w->Ic[p], &w->Ic[i]);
+    add6(w->Qc[p], w->Qc[i]), add6(w->hc[p], w->hc[i]);
+  }
+  dof_wrenches(m, d, w);
+  /* the rows, with or without M */
+  if (M) id_rows(m, d, w, 1, dtau_dq, dtau_dv, M);
+  else id_rows(m, d, w, 0, dtau_dq, dtau_dv, NULL);
 }
 
 /* Y = -Minv X for X an inverse-dynamics derivative (nv x nv), Minv symmetric, through its
