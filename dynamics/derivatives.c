@@ -444,11 +444,13 @@ static inline void zero_span(double *Dq, double *Dv, double *Ml, int wm, int c0,
     memcpy(Dq + c, z, sizeof *z), memcpy(Dv + c, z, sizeof *z);
     if (wm) memcpy(Ml + c, z, sizeof *z);
   }
-  /* (fewer than four left before the row's end) */
-  for (; c < c1; c++) {
-    Dq[c] = Dv[c] = 0;
-    if (wm) Ml[c] = 0;
-  }
+  /* fewer than four left before the row's end (unrolled: a loop would become memset calls) */
+  if (c < c1)
+    for (int u = 0; u < 3; u++)
+      if (c + u < c1) {
+        Dq[c + u] = Dv[c + u] = 0;
+        if (wm) Ml[c + u] = 0;
+      }
 }
 
 /* y[0 .. 6) += x[0 .. 6) */
