@@ -352,7 +352,16 @@ typedef struct { double x[4]; } d4;
 #endif
 /* (the helpers take vectors by pointer: passing AVX vectors by value in the baseline clone would
  * change the calling convention) */
-static inline void d4_zero(d4 *v) { memset(v, 0, sizeof *v); }
+/* acc = s p[0 .. 4) */
+static inline void d4_mul(d4 *acc, double s, const double *p) {
+  d4 x;
+  memcpy(&x, p, sizeof x);
+#if defined(__GNUC__)
+  *acc = s * x;
+#else
+  for (int u = 0; u < 4; u++) acc->x[u] = s * x.x[u];
+#endif
+}
 /* acc += s p[0 .. 4) */
 static inline void d4_fma(d4 *acc, double s, const double *p) {
   d4 x;
@@ -392,44 +401,59 @@ static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
   if (s <= 3 && lim > 3) p[3] = D4_LANE(*v, 3);
 }
 
-/* row l against the columns k in [k0, k1) (see above): Dq[k] = rI . alpha_k + rB . nu_k, Dv[k] =
- * rI . mu_k + rB . S_k and, when wm, Ml[k] = rI . S_k */
-static inline void row_pairs(const double *T, const double rI[6], const double rB[3], int k0,
-                             int k1, int nv, double *Dq, double *Dv, double *Ml, int wm) {
-  for (int c = k0 & ~3; c < k1; c += 4) {
-    const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
-    d4 a, b, m;
-    d4_zero(&a), d4_zero(&b), d4_zero(&m);
-    for (int r = 0; r < 3; r++) {
-      d4_fma(&a, rB[r], t + 4 * (T_NU + r));
-      d4_fma(&b, rB[r], t + 4 * (T_S + r));
+/* the pairs of one block t of T with one row: for the DoF l of the row (col 0, x = rI_l then
+ * rB_l), out[0][k] = rI . alpha_k + rB . nu_k, out[1][k] = rI . mu_k + rB . S_k and, when wm,
+ * out[2][k] = rI . S_k; for the DoF k of the row (col 1, x = S_k), out[0][l] = S . g_l and
+ * out[1][l] = S . h_l */
+static inline void pair_block(const double *t, const double *x, int col, int wm, d4 out[3]) {
+  if (col) {
+    d4_mul(&out[0], x[0], t + 4 * T_G), d4_mul(&out[1], x[0], t + 4 * T_H);
+    for (int r = 1; r < 6; r++) {
+      d4_fma(&out[0], x[r], t + 4 * (T_G + r));
+      d4_fma(&out[1], x[r], t + 4 * (T_H + r));
     }
-    for (int r = 0; r < 6; r++) {
-      d4_fma(&a, rI[r], t + 4 * (T_AL + r));
-      d4_fma(&b, rI[r], t + 4 * (T_MU + r));
-      if (wm) d4_fma(&m, rI[r], t + 4 * (T_S + r));
-    }
-    int s = k0 > c ? k0 - c : 0;
-    d4_store_from(Dq + c, &a, s, nv - c);
-    d4_store_from(Dv + c, &b, s, nv - c);
-    if (wm) d4_store_from(Ml + c, &m, s, nv - c);
+    return;
+  }
+  const double *rI = x, *rB = x + 6;
+  d4_mul(&out[0], rB[0], t + 4 * T_NU), d4_mul(&out[1], rB[0], t + 4 * T_S);
+  if (wm) d4_mul(&out[2], rI[0], t + 4 * T_S);
+  for (int r = 1; r < 3; r++) {
+    d4_fma(&out[0], rB[r], t + 4 * (T_NU + r));
+    d4_fma(&out[1], rB[r], t + 4 * (T_S + r));
+  }
+  for (int r = 0; r < 6; r++) {
+    d4_fma(&out[0], rI[r], t + 4 * (T_AL + r));
+    d4_fma(&out[1], rI[r], t + 4 * (T_MU + r));
+    if (wm && r) d4_fma(&out[2], rI[r], t + 4 * (T_S + r));
   }
 }
 
-/* row k against the columns l in [l0, l1) (see above): Dq[l] = S . g_l, Dv[l] = S . h_l */
-static inline void column_pairs(const double *T, const double S[6], int l0, int l1, int nv,
-                                double *Dq, double *Dv) {
-  for (int c = l0 & ~3; c < l1; c += 4) {
-    const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
-    d4 a, b;
-    d4_zero(&a), d4_zero(&b);
-    for (int r = 0; r < 6; r++) {
-      d4_fma(&a, S[r], t + 4 * (T_G + r));
-      d4_fma(&b, S[r], t + 4 * (T_H + r));
-    }
-    int s = l0 > c ? l0 - c : 0;
-    d4_store_from(Dq + c, &a, s, nv - c);
-    d4_store_from(Dv + c, &b, s, nv - c);
+/* one row's pairs (pair_block) with the columns [k0, k1) into Dq, Dv and, when wm, Ml (see
+ * above): a first block that starts before k0 or ends past the row's end, the whole blocks, and
+ * a last one past the row's end */
+static inline void pairs(const double *T, const double *x, int col, int k0, int k1, int nv,
+                         double *Dq, double *Dv, double *Ml, int wm) {
+  if (k0 >= k1) return;
+  int c = k0 & ~3, e = k1 < nv - 3 ? k1 : nv - 3;
+  const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+  d4 o[3];
+  if (c < k0 || c >= e) {
+    pair_block(t, x, col, wm, o);
+    d4_store_from(Dq + c, &o[0], k0 - c, nv - c);
+    d4_store_from(Dv + c, &o[1], k0 - c, nv - c);
+    if (wm) d4_store_from(Ml + c, &o[2], k0 - c, nv - c);
+    c += 4, t += HG_DERIV_T_ROWS * 4;
+  }
+  for (; c < e; c += 4, t += HG_DERIV_T_ROWS * 4) {
+    pair_block(t, x, col, wm, o);
+    memcpy(Dq + c, &o[0], sizeof *o), memcpy(Dv + c, &o[1], sizeof *o);
+    if (wm) memcpy(Ml + c, &o[2], sizeof *o);
+  }
+  if (c < k1) {
+    pair_block(t, x, col, wm, o);
+    d4_store_from(Dq + c, &o[0], 0, nv - c);
+    d4_store_from(Dv + c, &o[1], 0, nv - c);
+    if (wm) d4_store_from(Ml + c, &o[2], 0, nv - c);
   }
 }
 
@@ -489,16 +513,17 @@ static inline __attribute__((always_inline)) void id_rows(const hg_model *m, con
      * them, or k <= l), else d tau_l / d q_k = S_l . g_k; then against each DoF k below i, which
      * l sees through F_i (the DoFs of i's subtree after its own, contiguous); zeros between */
     for (int l = va; l < va + n; l++) {
-      const double *Sl = d->S[l], *tl = t_col(T, l);
-      double rI[6], rB[3];
-      for (int r = 0; r < 6; r++) rI[r] = tl[4 * (T_RI + r)];
-      for (int r = 0; r < 3; r++) rB[r] = tl[4 * (T_RB + r)];
+      const double *tl = t_col(T, l);
+      /* rI_l, rB_l (the next rows of T) and S_l in registers (the rows' stores might alias d->S) */
+      double rIB[9], Sl[6];
+      for (int r = 0; r < 9; r++) rIB[r] = tl[4 * (T_RI + r)];
+      for (int r = 0; r < 6; r++) Sl[r] = d->S[l][r];
       double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
       double *Ml = wm ? M + (size_t)l * nv : NULL;
       for (int r = nr - 1, c = 0; r >= 0; r--) {
         int k0 = rg[2 * r], k1 = r ? rg[2 * r + 1] : l0;
         zero_span(Dq, Dv, Ml, wm, c, k0, nv, &z);
-        row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, Ml, wm);
+        pairs(T, rIB, 0, k0, k1, nv, Dq, Dv, Ml, wm);
         c = k1;
       }
       for (int k = l + 1; !all && k < l0; k++) {
@@ -507,7 +532,7 @@ static inline __attribute__((always_inline)) void id_rows(const hg_model *m, con
         for (int r = 0; r < 6; r++) s += Sl[r] * t[4 * (T_G + r)];
         Dq[k] = s;
       }
-      column_pairs(T, Sl, l0, l1, nv, Dq, Dv);
+      pairs(T, Sl, 1, l0, l1, nv, Dq, Dv, NULL, 0);
       if (wm)
         for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
       zero_span(Dq, Dv, Ml, wm, l1, nv, nv, &z);
