@@ -67,9 +67,7 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   size_t nv = (size_t)m->nv, nb = (size_t)m->nbody, n2 = nv * nv + 1, n1 = nv + 4;
   w->nv = m->nv;
   w->nbody = m->nbody;
-  w->Ic = calloc(nb, sizeof *w->Ic);
-  w->Qc = calloc(nb, sizeof *w->Qc);
-  w->hc = calloc(nb, sizeof *w->hc);
+  w->sums = calloc(nb * HG_DERIV_SUMS, sizeof(double));
   /* T: blocks of four DoFs, 32-byte aligned (a block is 33 x 32 bytes) */
   size_t tsize = (nv + 3) / 4 * HG_DERIV_T_ROWS * 4 * sizeof(double);
   w->T = aligned_alloc(32, tsize > 0 ? tsize : 32);
@@ -86,7 +84,7 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   w->L = aligned_alloc(32, lsize > 0 ? lsize : 32);
   if (w->L) memset(w->L, 0, lsize);
   w->range_adr = calloc(nb + 1, sizeof(int));
-  int ok = w->Ic && w->Qc && w->hc && w->T && w->Fm && w->X && w->all_free && w->coupled && w->L &&
+  int ok = w->sums && w->T && w->Fm && w->X && w->all_free && w->coupled && w->L &&
            w->range_adr;
   for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) ok = ok && *mat[k];
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) ok = ok && *vec[k];
@@ -117,7 +115,7 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
 
 void hg_deriv_free(hg_deriv *w) {
   if (!w) return;
-  free(w->Ic); free(w->Qc); free(w->hc); free(w->T); free(w->Fm); free(w->X); free(w->all_free);
+  free(w->sums); free(w->T); free(w->Fm); free(w->X); free(w->all_free);
   free(w->coupled); free(w->L); free(w->range_adr); free(w->ranges);
   free(w->dq); free(w->dv); free(w->M); free(w->P); free(w->Z);
   free(w->zero); free(w->qdd); free(w->tau); free(w->tauh);
@@ -198,9 +196,11 @@ static inline void lane_inertia_mulv(const lane *m, const lane *h, const lane *I
 }
 
 /* the rows of L: for the twists, each DoF's Vb, ab and Vm (see dof_twists); for the wrenches,
- * its body's sums Ic (m, h, I), Qc, hc and joint wrench F */
+ * its body's sums Ic (m, h, I), Qc, hc (in the order of w->sums) and joint wrench F */
 enum { L_VB = 0, L_AB = 6, L_VM = 12 };
 enum { L_M = 0, L_H = 1, L_I = 4, L_Q = 10, L_HV = 16, L_F = 22 };
+_Static_assert(L_F == HG_DERIV_SUMS && sizeof(hg_inertia) == L_Q * sizeof(double),
+               "a body's sums are L's first rows");
 
 /* block t of T from L: nu = Vb x S, alpha = ab x S - nu x Vb, mu = Vm x S + nu */
 HG_HOT static void lane_twists(double *t, const double *L) {
@@ -229,8 +229,9 @@ HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, 
                               const double *qdd) {
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
   for (int i = 1; i < m->nbody; i++) {
-    w->Ic[i] = d->I[i];
-    body_coriolis(&d->I[i], d->V[i], w->Qc[i], w->hc[i]);
+    double *sum = w->sums + (size_t)i * HG_DERIV_SUMS;
+    memcpy(sum, &d->I[i], sizeof d->I[i]);
+    body_coriolis(&d->I[i], d->V[i], sum + L_Q, sum + L_HV);
     int p = m->parent[i], va = m->v_adr[i], n = m->jnt_nv[i], chain = !w->coupled[i];
     const double *Vp = p ? d->V[p] : zero;
     double Vb[6], ab[6];
@@ -323,13 +324,9 @@ HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w
     double *L = w->L + (size_t)(c >> 2) * (HG_DERIV_L_ROWS * 4);
     for (int u = 0; u < 4 && c + u < m->nv; u++) {
       int i = m->dof_body[c + u];
-      const hg_inertia *Ic = &w->Ic[i];
-      L[4 * L_M + u] = Ic->m;
-      for (int r = 0; r < 3; r++) L[4 * (L_H + r) + u] = Ic->h[r];
-      for (int r = 0; r < 6; r++) {
-        L[4 * (L_I + r) + u] = Ic->I[r], L[4 * (L_Q + r) + u] = w->Qc[i][r];
-        L[4 * (L_HV + r) + u] = w->hc[i][r], L[4 * (L_F + r) + u] = d->F[i][r];
-      }
+      const double *sum = w->sums + (size_t)i * HG_DERIV_SUMS;
+      for (int r = 0; r < HG_DERIV_SUMS; r++) L[4 * r + u] = sum[r];
+      for (int r = 0; r < 6; r++) L[4 * (L_F + r) + u] = d->F[i][r];
     }
   }
   /* the blocks' products, after every gathered number is stored */
@@ -477,18 +474,20 @@ static inline void zero_span(double *Dq, double *Dv, double *Ml, int wm, int c0,
       }
 }
 
-/* y[0 .. 6) += x[0 .. 6) */
-static inline void add6(double *y, const double *x) {
-  d4 a, b;
-  memcpy(&a, y, sizeof a);
-  memcpy(&b, x, sizeof b);
+/* a body's sums y += x (HG_DERIV_SUMS numbers) */
+static inline void add_sums(double *y, const double *x) {
+  for (int k = 0; k + 4 <= HG_DERIV_SUMS; k += 4) {
+    d4 a, b;
+    memcpy(&a, y + k, sizeof a);
+    memcpy(&b, x + k, sizeof b);
 #if defined(__GNUC__)
-  a += b;
+    a += b;
 #else
-  for (int u = 0; u < 4; u++) a.x[u] += b.x[u];
+    for (int u = 0; u < 4; u++) a.x[u] += b.x[u];
 #endif
-  memcpy(y, &a, sizeof a);
-  y[4] += x[4], y[5] += x[5];
+    memcpy(y + k, &a, sizeof a);
+  }
+  for (int k = HG_DERIV_SUMS & ~3; k < HG_DERIV_SUMS; k++) y[k] += x[k];
 }
 
 /* the rows of dtau/dq, dtau/dv and, when wm, M (not NULL) from T, backward over the bodies (M's
@@ -549,8 +548,7 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
   for (int i = m->nbody - 1; i > 0; i--) {
     int p = m->parent[i];
     if (p <= 0) continue;
-    hg_inertia_add(&w->Ic[p], &w->Ic[i]);
-    add6(w->Qc[p], w->Qc[i]), add6(w->hc[p], w->hc[i]);
+    add_sums(w->sums + (size_t)p * HG_DERIV_SUMS, w->sums + (size_t)i * HG_DERIV_SUMS);
   }
   dof_wrenches(m, d, w);
   /* the rows, with or without M */
