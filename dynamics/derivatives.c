@@ -67,7 +67,7 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   size_t nv = (size_t)m->nv, nb = (size_t)m->nbody, n2 = nv * nv + 1, n1 = nv + 4;
   w->nv = m->nv;
   w->nbody = m->nbody;
-  w->sums = calloc(nb * HG_DERIV_SUMS, sizeof(double));
+  w->sums = calloc(nb * HG_DERIV_L_ROWS, sizeof(double));
   /* T: blocks of four DoFs, 32-byte aligned (a block is 33 x 32 bytes) */
   size_t tsize = (nv + 3) / 4 * HG_DERIV_T_ROWS * 4 * sizeof(double);
   w->T = aligned_alloc(32, tsize > 0 ? tsize : 32);
@@ -199,8 +199,9 @@ static inline void lane_inertia_mulv(const lane *m, const lane *h, const lane *I
  * its body's sums Ic (m, h, I), Qc, hc (in the order of w->sums) and joint wrench F */
 enum { L_VB = 0, L_AB = 6, L_VM = 12 };
 enum { L_M = 0, L_H = 1, L_I = 4, L_Q = 10, L_HV = 16, L_F = 22 };
-_Static_assert(L_F == HG_DERIV_SUMS && sizeof(hg_inertia) == L_Q * sizeof(double),
-               "a body's sums are L's first rows");
+_Static_assert(L_F == HG_DERIV_SUMS && L_F + 6 == HG_DERIV_L_ROWS && HG_DERIV_L_ROWS % 4 == 0 &&
+                   sizeof(hg_inertia) == L_Q * sizeof(double),
+               "a body's record (sums, F) is L's rows");
 
 /* block t of T from L: nu = Vb x S, alpha = ab x S - nu x Vb, mu = Vm x S + nu */
 HG_HOT static void lane_twists(double *t, const double *L) {
@@ -229,7 +230,7 @@ HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, 
                               const double *qdd) {
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
   for (int i = 1; i < m->nbody; i++) {
-    double *sum = w->sums + (size_t)i * HG_DERIV_SUMS;
+    double *sum = w->sums + (size_t)i * HG_DERIV_L_ROWS;
     memcpy(sum, &d->I[i], sizeof d->I[i]);
     body_coriolis(&d->I[i], d->V[i], sum + L_Q, sum + L_HV);
     int p = m->parent[i], va = m->v_adr[i], n = m->jnt_nv[i], chain = !w->coupled[i];
@@ -317,17 +318,36 @@ HG_HOT static void lane_wrenches(double *t, const double *L) {
   for (int r = 0; r < 6; r++) LANE(t, T_RI + r) = ri[r];
 }
 
-/* the wrenches of every DoF (lane_wrenches), once every body's sums are complete: the bodies'
- * numbers into L's lanes (past nv: the zeros L started with), then the blocks' products */
+/* the wrenches of every DoF (lane_wrenches), once every body's sums are complete: each body's
+ * joint wrench F after its sums (a record of L's rows), the records of a block's four DoFs
+ * transposed into L's lanes (past nv: body 0's record, zeros), then the blocks' products */
 HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w) {
+  for (int i = 1; i < m->nbody; i++)
+    memcpy(w->sums + (size_t)i * HG_DERIV_L_ROWS + L_F, d->F[i], sizeof d->F[i]);
   for (int c = 0; c < m->nv; c += 4) {
     double *L = w->L + (size_t)(c >> 2) * (HG_DERIV_L_ROWS * 4);
-    for (int u = 0; u < 4 && c + u < m->nv; u++) {
-      int i = m->dof_body[c + u];
-      const double *sum = w->sums + (size_t)i * HG_DERIV_SUMS;
-      for (int r = 0; r < HG_DERIV_SUMS; r++) L[4 * r + u] = sum[r];
-      for (int r = 0; r < 6; r++) L[4 * (L_F + r) + u] = d->F[i][r];
+    const double *s[4];
+    for (int u = 0; u < 4; u++)
+      s[u] = w->sums + (c + u < m->nv ? (size_t)m->dof_body[c + u] * HG_DERIV_L_ROWS : 0);
+#if defined(__GNUC__)
+    /* four rows at a time: pairs of records interleaved, then the pairs' halves joined */
+    for (int r = 0; r < HG_DERIV_L_ROWS; r += 4) {
+      lane a0, a1, a2, a3;
+      memcpy(&a0, s[0] + r, sizeof a0), memcpy(&a1, s[1] + r, sizeof a1);
+      memcpy(&a2, s[2] + r, sizeof a2), memcpy(&a3, s[3] + r, sizeof a3);
+      lane t0 = __builtin_shufflevector(a0, a1, 0, 4, 2, 6);
+      lane t1 = __builtin_shufflevector(a0, a1, 1, 5, 3, 7);
+      lane t2 = __builtin_shufflevector(a2, a3, 0, 4, 2, 6);
+      lane t3 = __builtin_shufflevector(a2, a3, 1, 5, 3, 7);
+      LANE(L, r) = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+      LANE(L, r + 1) = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+      LANE(L, r + 2) = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+      LANE(L, r + 3) = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
     }
+#else
+    for (int r = 0; r < HG_DERIV_L_ROWS; r++)
+      for (int u = 0; u < 4; u++) L[4 * r + u] = s[u][r];
+#endif
   }
   /* the blocks' products, after every gathered number is stored */
   for (int c = 0; c < m->nv; c += 4) {
@@ -548,7 +568,7 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
   for (int i = m->nbody - 1; i > 0; i--) {
     int p = m->parent[i];
     if (p <= 0) continue;
-    add_sums(w->sums + (size_t)p * HG_DERIV_SUMS, w->sums + (size_t)i * HG_DERIV_SUMS);
+    add_sums(w->sums + (size_t)p * HG_DERIV_L_ROWS, w->sums + (size_t)i * HG_DERIV_L_ROWS);
   }
   dof_wrenches(m, d, w);
   /* the rows, with or without M */
