@@ -510,8 +510,8 @@ static inline void add_sums(double *y, const double *x) {
   for (int k = HG_DERIV_SUMS & ~3; k < HG_DERIV_SUMS; k++) y[k] += x[k];
 }
 
-/* the rows of dtau/dq, dtau/dv and, when wm, M (not NULL) from T, backward over the bodies (M's
- * rows below i are complete when i's are written); wm is a constant where this is inlined
+/* the rows of dtau/dq, dtau/dv and, when wm, M (not NULL) from T, backward (M's rows of the
+ * DoFs below body i are complete when i's are written); wm is a constant where this is inlined
  * (always: in the HG_HOT clones) */
 static inline __attribute__((always_inline)) void id_rows(const hg_model *m, const hg_data *d,
                                                           const hg_deriv *w, int wm,
@@ -522,40 +522,41 @@ static inline __attribute__((always_inline)) void id_rows(const hg_model *m, con
   /* (w->zero holds at least four zeros) */
   d4 z;
   memcpy(&z, w->zero, sizeof z);
-  for (int i = m->nbody - 1; i > 0; i--) {
+  /* the rows one at a time, descending (one loop over the rows: in a loop per body the compiler
+   * prepared the rare paths' conditions for each body, costlier than the rows themselves) */
+  for (int l = nv - 1; l >= 0; l--) {
+    int i = m->dof_body[l];
     int va = m->v_adr[i], n = m->jnt_nv[i], all = w->coupled[i];
     const int *rg = w->ranges + 2 * w->range_adr[i];
     int nr = w->range_adr[i + 1] - w->range_adr[i];
     int e = m->subtree_end[i], l0 = va + n, l1 = e < m->nbody ? m->v_adr[e] : nv;
-    /* row l of i's DoFs, ascending: DoF l against DoF k of each ancestor and of i itself (the
+    /* row l of body i, ascending: DoF l against DoF k of each ancestor and of i itself (the
      * ranges, the first up to i's last DoF), where S_l turns with q_k when k carries l (all of
      * them, or k <= l), else d tau_l / d q_k = S_l . g_k; then against each DoF k below i, which
      * l sees through F_i (the DoFs of i's subtree after its own, contiguous); zeros between */
-    for (int l = va; l < va + n; l++) {
-      const double *tl = t_col(T, l);
-      /* rI_l, rB_l (the next rows of T) and S_l in registers (the rows' stores might alias d->S) */
-      double rIB[9], Sl[6];
-      for (int r = 0; r < 9; r++) rIB[r] = tl[4 * (T_RI + r)];
-      for (int r = 0; r < 6; r++) Sl[r] = d->S[l][r];
-      double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
-      double *Ml = wm ? M + (size_t)l * nv : NULL;
-      for (int r = nr - 1, c = 0; r >= 0; r--) {
-        int k0 = rg[2 * r], k1 = r ? rg[2 * r + 1] : l0;
-        zero_span(Dq, Dv, Ml, wm, c, k0, nv, &z);
-        pairs(T, rIB, 0, k0, k1, nv, Dq, Dv, Ml, wm);
-        c = k1;
-      }
-      for (int k = l + 1; !all && k < l0; k++) {
-        const double *t = t_col(T, k);
-        double s = 0;
-        for (int r = 0; r < 6; r++) s += Sl[r] * t[4 * (T_G + r)];
-        Dq[k] = s;
-      }
-      pairs(T, Sl, 1, l0, l1, nv, Dq, Dv, NULL, 0);
-      if (wm)
-        for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
-      zero_span(Dq, Dv, Ml, wm, l1, nv, nv, &z);
+    const double *tl = t_col(T, l);
+    /* rI_l, rB_l (the next rows of T) and S_l in registers (the rows' stores might alias d->S) */
+    double rIB[9], Sl[6];
+    for (int r = 0; r < 9; r++) rIB[r] = tl[4 * (T_RI + r)];
+    for (int r = 0; r < 6; r++) Sl[r] = d->S[l][r];
+    double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
+    double *Ml = wm ? M + (size_t)l * nv : NULL;
+    for (int r = nr - 1, c = 0; r >= 0; r--) {
+      int k0 = rg[2 * r], k1 = r ? rg[2 * r + 1] : l0;
+      zero_span(Dq, Dv, Ml, wm, c, k0, nv, &z);
+      pairs(T, rIB, 0, k0, k1, nv, Dq, Dv, Ml, wm);
+      c = k1;
     }
+    for (int k = l + 1; !all && k < l0; k++) {
+      const double *t = t_col(T, k);
+      double s = 0;
+      for (int r = 0; r < 6; r++) s += Sl[r] * t[4 * (T_G + r)];
+      Dq[k] = s;
+    }
+    pairs(T, Sl, 1, l0, l1, nv, Dq, Dv, NULL, 0);
+    if (wm)
+      for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
+    zero_span(Dq, Dv, Ml, wm, l1, nv, nv, &z);
   }
 }
 
