@@ -67,9 +67,7 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   size_t nv = (size_t)m->nv, nb = (size_t)m->nbody, n2 = nv * nv + 1, n1 = nv + 4;
   w->nv = m->nv;
   w->nbody = m->nbody;
-  w->Ic = calloc(nb, sizeof *w->Ic);
-  w->Qc = calloc(nb, sizeof *w->Qc);
-  w->hc = calloc(nb, sizeof *w->hc);
+  w->sums = calloc(nb * HG_DERIV_L_ROWS, sizeof(double));
   /* T: blocks of four DoFs, 32-byte aligned (a block is 33 x 32 bytes) */
   size_t tsize = (nv + 3) / 4 * HG_DERIV_T_ROWS * 4 * sizeof(double);
   w->T = aligned_alloc(32, tsize > 0 ? tsize : 32);
@@ -86,7 +84,7 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
   w->L = aligned_alloc(32, lsize > 0 ? lsize : 32);
   if (w->L) memset(w->L, 0, lsize);
   w->range_adr = calloc(nb + 1, sizeof(int));
-  int ok = w->Ic && w->Qc && w->hc && w->T && w->Fm && w->X && w->all_free && w->coupled && w->L &&
+  int ok = w->sums && w->T && w->Fm && w->X && w->all_free && w->coupled && w->L &&
            w->range_adr;
   for (size_t k = 0; k < sizeof mat / sizeof *mat; k++) ok = ok && *mat[k];
   for (size_t k = 0; k < sizeof vec / sizeof *vec; k++) ok = ok && *vec[k];
@@ -117,7 +115,7 @@ hg_deriv *hg_deriv_new(const hg_model *m) {
 
 void hg_deriv_free(hg_deriv *w) {
   if (!w) return;
-  free(w->Ic); free(w->Qc); free(w->hc); free(w->T); free(w->Fm); free(w->X); free(w->all_free);
+  free(w->sums); free(w->T); free(w->Fm); free(w->X); free(w->all_free);
   free(w->coupled); free(w->L); free(w->range_adr); free(w->ranges);
   free(w->dq); free(w->dv); free(w->M); free(w->P); free(w->Z);
   free(w->zero); free(w->qdd); free(w->tau); free(w->tauh);
@@ -198,9 +196,12 @@ static inline void lane_inertia_mulv(const lane *m, const lane *h, const lane *I
 }
 
 /* the rows of L: for the twists, each DoF's Vb, ab and Vm (see dof_twists); for the wrenches,
- * its body's sums Ic (m, h, I), Qc, hc and joint wrench F */
+ * its body's sums Ic (m, h, I), Qc, hc (in the order of w->sums) and joint wrench F */
 enum { L_VB = 0, L_AB = 6, L_VM = 12 };
 enum { L_M = 0, L_H = 1, L_I = 4, L_Q = 10, L_HV = 16, L_F = 22 };
+_Static_assert(L_F == HG_DERIV_SUMS && L_F + 6 == HG_DERIV_L_ROWS && HG_DERIV_L_ROWS % 4 == 0 &&
+                   sizeof(hg_inertia) == L_Q * sizeof(double),
+               "a body's record (sums, F) is L's rows");
 
 /* block t of T from L: nu = Vb x S, alpha = ab x S - nu x Vb, mu = Vm x S + nu */
 HG_HOT static void lane_twists(double *t, const double *L) {
@@ -229,8 +230,9 @@ HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, 
                               const double *qdd) {
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
   for (int i = 1; i < m->nbody; i++) {
-    w->Ic[i] = d->I[i];
-    body_coriolis(&d->I[i], d->V[i], w->Qc[i], w->hc[i]);
+    double *sum = w->sums + (size_t)i * HG_DERIV_L_ROWS;
+    memcpy(sum, &d->I[i], sizeof d->I[i]);
+    body_coriolis(&d->I[i], d->V[i], sum + L_Q, sum + L_HV);
     int p = m->parent[i], va = m->v_adr[i], n = m->jnt_nv[i], chain = !w->coupled[i];
     const double *Vp = p ? d->V[p] : zero;
     double Vb[6], ab[6];
@@ -316,21 +318,36 @@ HG_HOT static void lane_wrenches(double *t, const double *L) {
   for (int r = 0; r < 6; r++) LANE(t, T_RI + r) = ri[r];
 }
 
-/* the wrenches of every DoF (lane_wrenches), once every body's sums are complete: the bodies'
- * numbers into L's lanes (past nv: the zeros L started with), then the blocks' products */
+/* the wrenches of every DoF (lane_wrenches), once every body's sums are complete: each body's
+ * joint wrench F after its sums (a record of L's rows), the records of a block's four DoFs
+ * transposed into L's lanes (past nv: body 0's record, zeros), then the blocks' products */
 HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w) {
+  for (int i = 1; i < m->nbody; i++)
+    memcpy(w->sums + (size_t)i * HG_DERIV_L_ROWS + L_F, d->F[i], sizeof d->F[i]);
   for (int c = 0; c < m->nv; c += 4) {
     double *L = w->L + (size_t)(c >> 2) * (HG_DERIV_L_ROWS * 4);
-    for (int u = 0; u < 4 && c + u < m->nv; u++) {
-      int i = m->dof_body[c + u];
-      const hg_inertia *Ic = &w->Ic[i];
-      L[4 * L_M + u] = Ic->m;
-      for (int r = 0; r < 3; r++) L[4 * (L_H + r) + u] = Ic->h[r];
-      for (int r = 0; r < 6; r++) {
-        L[4 * (L_I + r) + u] = Ic->I[r], L[4 * (L_Q + r) + u] = w->Qc[i][r];
-        L[4 * (L_HV + r) + u] = w->hc[i][r], L[4 * (L_F + r) + u] = d->F[i][r];
-      }
+    const double *s[4];
+    for (int u = 0; u < 4; u++)
+      s[u] = w->sums + (c + u < m->nv ? (size_t)m->dof_body[c + u] * HG_DERIV_L_ROWS : 0);
+#if defined(__GNUC__)
+    /* four rows at a time: pairs of records interleaved, then the pairs' halves joined */
+    for (int r = 0; r < HG_DERIV_L_ROWS; r += 4) {
+      lane a0, a1, a2, a3;
+      memcpy(&a0, s[0] + r, sizeof a0), memcpy(&a1, s[1] + r, sizeof a1);
+      memcpy(&a2, s[2] + r, sizeof a2), memcpy(&a3, s[3] + r, sizeof a3);
+      lane t0 = __builtin_shufflevector(a0, a1, 0, 4, 2, 6);
+      lane t1 = __builtin_shufflevector(a0, a1, 1, 5, 3, 7);
+      lane t2 = __builtin_shufflevector(a2, a3, 0, 4, 2, 6);
+      lane t3 = __builtin_shufflevector(a2, a3, 1, 5, 3, 7);
+      LANE(L, r) = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+      LANE(L, r + 1) = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+      LANE(L, r + 2) = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+      LANE(L, r + 3) = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
     }
+#else
+    for (int r = 0; r < HG_DERIV_L_ROWS; r++)
+      for (int u = 0; u < 4; u++) L[4 * r + u] = s[u][r];
+#endif
   }
   /* the blocks' products, after every gathered number is stored */
   for (int c = 0; c < m->nv; c += 4) {
@@ -352,7 +369,16 @@ typedef struct { double x[4]; } d4;
 #endif
 /* (the helpers take vectors by pointer: passing AVX vectors by value in the baseline clone would
  * change the calling convention) */
-static inline void d4_zero(d4 *v) { memset(v, 0, sizeof *v); }
+/* acc = s p[0 .. 4) */
+static inline void d4_mul(d4 *acc, double s, const double *p) {
+  d4 x;
+  memcpy(&x, p, sizeof x);
+#if defined(__GNUC__)
+  *acc = s * x;
+#else
+  for (int u = 0; u < 4; u++) acc->x[u] = s * x.x[u];
+#endif
+}
 /* acc += s p[0 .. 4) */
 static inline void d4_fma(d4 *acc, double s, const double *p) {
   d4 x;
@@ -392,130 +418,163 @@ static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
   if (s <= 3 && lim > 3) p[3] = D4_LANE(*v, 3);
 }
 
-/* row l against the columns k in [k0, k1) (see above): Dq[k] = rI . alpha_k + rB . nu_k, Dv[k] =
- * rI . mu_k + rB . S_k and, when wm, Ml[k] = rI . S_k */
-static inline void row_pairs(const double *T, const double rI[6], const double rB[3], int k0,
-                             int k1, int nv, double *Dq, double *Dv, double *Ml, int wm) {
-  for (int c = k0 & ~3; c < k1; c += 4) {
-    const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
-    d4 a, b, m;
-    d4_zero(&a), d4_zero(&b), d4_zero(&m);
-    for (int r = 0; r < 3; r++) {
-      d4_fma(&a, rB[r], t + 4 * (T_NU + r));
-      d4_fma(&b, rB[r], t + 4 * (T_S + r));
+/* the pairs of one block t of T with one row: for the DoF l of the row (col 0, x = rI_l then
+ * rB_l), out[0][k] = rI . alpha_k + rB . nu_k, out[1][k] = rI . mu_k + rB . S_k and, when wm,
+ * out[2][k] = rI . S_k; for the DoF k of the row (col 1, x = S_k), out[0][l] = S . g_l and
+ * out[1][l] = S . h_l */
+static inline void pair_block(const double *t, const double *x, int col, int wm, d4 out[3]) {
+  if (col) {
+    d4_mul(&out[0], x[0], t + 4 * T_G), d4_mul(&out[1], x[0], t + 4 * T_H);
+    for (int r = 1; r < 6; r++) {
+      d4_fma(&out[0], x[r], t + 4 * (T_G + r));
+      d4_fma(&out[1], x[r], t + 4 * (T_H + r));
     }
-    for (int r = 0; r < 6; r++) {
-      d4_fma(&a, rI[r], t + 4 * (T_AL + r));
-      d4_fma(&b, rI[r], t + 4 * (T_MU + r));
-      if (wm) d4_fma(&m, rI[r], t + 4 * (T_S + r));
-    }
-    int s = k0 > c ? k0 - c : 0;
-    d4_store_from(Dq + c, &a, s, nv - c);
-    d4_store_from(Dv + c, &b, s, nv - c);
-    if (wm) d4_store_from(Ml + c, &m, s, nv - c);
+    return;
+  }
+  const double *rI = x, *rB = x + 6;
+  d4_mul(&out[0], rB[0], t + 4 * T_NU), d4_mul(&out[1], rB[0], t + 4 * T_S);
+  if (wm) d4_mul(&out[2], rI[0], t + 4 * T_S);
+  for (int r = 1; r < 3; r++) {
+    d4_fma(&out[0], rB[r], t + 4 * (T_NU + r));
+    d4_fma(&out[1], rB[r], t + 4 * (T_S + r));
+  }
+  for (int r = 0; r < 6; r++) {
+    d4_fma(&out[0], rI[r], t + 4 * (T_AL + r));
+    d4_fma(&out[1], rI[r], t + 4 * (T_MU + r));
+    if (wm && r) d4_fma(&out[2], rI[r], t + 4 * (T_S + r));
   }
 }
 
-/* row k against the columns l in [l0, l1) (see above): Dq[l] = S . g_l, Dv[l] = S . h_l */
-static inline void column_pairs(const double *T, const double S[6], int l0, int l1, int nv,
-                                double *Dq, double *Dv) {
-  for (int c = l0 & ~3; c < l1; c += 4) {
-    const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+/* one row's pairs (pair_block) with the columns [k0, k1) into Dq, Dv and, when wm, Ml (see
+ * above): a first block that starts before k0 or ends past the row's end, the whole blocks, and
+ * a last one past the row's end */
+static inline void pairs(const double *T, const double *x, int col, int k0, int k1, int nv,
+                         double *Dq, double *Dv, double *Ml, int wm) {
+  if (k0 >= k1) return;
+  int c = k0 & ~3, e = k1 < nv - 3 ? k1 : nv - 3;
+  const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
+  d4 o[3];
+  if (c < k0 || c >= e) {
+    pair_block(t, x, col, wm, o);
+    d4_store_from(Dq + c, &o[0], k0 - c, nv - c);
+    d4_store_from(Dv + c, &o[1], k0 - c, nv - c);
+    if (wm) d4_store_from(Ml + c, &o[2], k0 - c, nv - c);
+    c += 4, t += HG_DERIV_T_ROWS * 4;
+  }
+  for (; c < e; c += 4, t += HG_DERIV_T_ROWS * 4) {
+    pair_block(t, x, col, wm, o);
+    memcpy(Dq + c, &o[0], sizeof *o), memcpy(Dv + c, &o[1], sizeof *o);
+    if (wm) memcpy(Ml + c, &o[2], sizeof *o);
+  }
+  if (c < k1) {
+    pair_block(t, x, col, wm, o);
+    d4_store_from(Dq + c, &o[0], 0, nv - c);
+    d4_store_from(Dv + c, &o[1], 0, nv - c);
+    if (wm) d4_store_from(Ml + c, &o[2], 0, nv - c);
+  }
+}
+
+/* columns [c0, c1) = 0 in row l of dtau/dq, dtau/dv and, when wm, M (rows of nv numbers), four
+ * at a time from z, zeros the compiler cannot see (it would make the loop calls of memset,
+ * slower on these short spans); like a pair block it writes past c1, where the segments after it
+ * write, but not past the row's end */
+static inline void zero_span(double *Dq, double *Dv, double *Ml, int wm, int c0, int c1, int nv,
+                             const d4 *z) {
+  int c = c0, e = c1 < nv - 3 ? c1 : nv - 3;
+  for (; c < e; c += 4) {
+    memcpy(Dq + c, z, sizeof *z), memcpy(Dv + c, z, sizeof *z);
+    if (wm) memcpy(Ml + c, z, sizeof *z);
+  }
+  /* fewer than four left before the row's end (unrolled: a loop would become memset calls) */
+  if (c < c1)
+    for (int u = 0; u < 3; u++)
+      if (c + u < c1) {
+        Dq[c + u] = Dv[c + u] = 0;
+        if (wm) Ml[c + u] = 0;
+      }
+}
+
+/* a body's sums y += x (HG_DERIV_SUMS numbers) */
+static inline void add_sums(double *y, const double *x) {
+  for (int k = 0; k + 4 <= HG_DERIV_SUMS; k += 4) {
     d4 a, b;
-    d4_zero(&a), d4_zero(&b);
-    for (int r = 0; r < 6; r++) {
-      d4_fma(&a, S[r], t + 4 * (T_G + r));
-      d4_fma(&b, S[r], t + 4 * (T_H + r));
-    }
-    int s = l0 > c ? l0 - c : 0;
-    d4_store_from(Dq + c, &a, s, nv - c);
-    d4_store_from(Dv + c, &b, s, nv - c);
-  }
-}
-
-/* x[c0 .. c1) = 0 in a row of nv numbers, four at a time from z, zeros the compiler cannot see
- * (it would make the loop a call of memset, slower on these short spans); like a pair block it
- * writes past c1, where the segments after it write, but not past the row's end */
-static inline void zero_span(double *x, int c0, int c1, int nv, const d4 *z) {
-  int c = c0;
-  for (; c < c1 && c + 4 <= nv; c += 4) memcpy(x + c, z, sizeof *z);
-  if (c < c1) {
-    if (c + 0 < c1) x[c] = 0;
-    if (c + 1 < c1) x[c + 1] = 0;
-    if (c + 2 < c1) x[c + 2] = 0;
-  }
-}
-
-/* y[0 .. 6) += x[0 .. 6) */
-static inline void add6(double *y, const double *x) {
-  d4 a, b;
-  memcpy(&a, y, sizeof a);
-  memcpy(&b, x, sizeof b);
+    memcpy(&a, y + k, sizeof a);
+    memcpy(&b, x + k, sizeof b);
 #if defined(__GNUC__)
-  a += b;
+    a += b;
 #else
-  for (int u = 0; u < 4; u++) a.x[u] += b.x[u];
+    for (int u = 0; u < 4; u++) a.x[u] += b.x[u];
 #endif
-  memcpy(y, &a, sizeof a);
-  y[4] += x[4], y[5] += x[5];
+    memcpy(y + k, &a, sizeof a);
+  }
+  for (int k = HG_DERIV_SUMS & ~3; k < HG_DERIV_SUMS; k++) y[k] += x[k];
+}
+
+/* the rows of dtau/dq, dtau/dv and, when wm, M (not NULL) from T, backward (M's rows of the
+ * DoFs below body i are complete when i's are written); wm is a constant where this is inlined
+ * (always: in the HG_HOT clones) */
+static inline __attribute__((always_inline)) void id_rows(const hg_model *m, const hg_data *d,
+                                                          const hg_deriv *w, int wm,
+                                                          double *dtau_dq, double *dtau_dv,
+                                                          double *M) {
+  int nv = m->nv;
+  double *T = w->T;
+  /* (w->zero holds at least four zeros) */
+  d4 z;
+  memcpy(&z, w->zero, sizeof z);
+  /* the rows one at a time, descending (one loop over the rows: in a loop per body the compiler
+   * prepared the rare store paths' conditions for each body, about 135 instructions) */
+  for (int l = nv - 1; l >= 0; l--) {
+    int i = m->dof_body[l];
+    int va = m->v_adr[i], n = m->jnt_nv[i], all = w->coupled[i];
+    const int *rg = w->ranges + 2 * w->range_adr[i];
+    int nr = w->range_adr[i + 1] - w->range_adr[i];
+    int e = m->subtree_end[i], l0 = va + n, l1 = e < m->nbody ? m->v_adr[e] : nv;
+    /* row l of body i, ascending: DoF l against DoF k of each ancestor and of i itself (the
+     * ranges, the first up to i's last DoF), where S_l turns with q_k when k carries l (all of
+     * them, or k <= l), else d tau_l / d q_k = S_l . g_k; then against each DoF k below i, which
+     * l sees through F_i (the DoFs of i's subtree after its own, contiguous); zeros between */
+    const double *tl = t_col(T, l);
+    /* rI_l, rB_l (the next rows of T) and S_l in registers (the rows' stores might alias d->S) */
+    double rIB[9], Sl[6];
+    for (int r = 0; r < 9; r++) rIB[r] = tl[4 * (T_RI + r)];
+    for (int r = 0; r < 6; r++) Sl[r] = d->S[l][r];
+    double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
+    double *Ml = wm ? M + (size_t)l * nv : NULL;
+    for (int r = nr - 1, c = 0; r >= 0; r--) {
+      int k0 = rg[2 * r], k1 = r ? rg[2 * r + 1] : l0;
+      zero_span(Dq, Dv, Ml, wm, c, k0, nv, &z);
+      pairs(T, rIB, 0, k0, k1, nv, Dq, Dv, Ml, wm);
+      c = k1;
+    }
+    for (int k = l + 1; !all && k < l0; k++) {
+      const double *t = t_col(T, k);
+      double s = 0;
+      for (int r = 0; r < 6; r++) s += Sl[r] * t[4 * (T_G + r)];
+      Dq[k] = s;
+    }
+    pairs(T, Sl, 1, l0, l1, nv, Dq, Dv, NULL, 0);
+    if (wm)
+      for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
+    zero_span(Dq, Dv, Ml, wm, l1, nv, nv, &z);
+  }
 }
 
 HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w,
                          const double *q, const double *v, const double *qdd, const double *fext,
                          double *dtau_dq, double *dtau_dv, double *M) {
-  int nv = m->nv;
-  double *T = w->T;
   hg_rnea(m, d, q, v, qdd, fext, w->tau);
   dof_twists(m, d, w, v, qdd);
   /* the sums over each subtree, then every DoF's wrenches */
   for (int i = m->nbody - 1; i > 0; i--) {
     int p = m->parent[i];
     if (p <= 0) continue;
-    hg_inertia_add(&w->Ic[p], &w->Ic[i]);
-    add6(w->Qc[p], w->Qc[i]), add6(w->hc[p], w->hc[i]);
+    add_sums(w->sums + (size_t)p * HG_DERIV_L_ROWS, w->sums + (size_t)i * HG_DERIV_L_ROWS);
   }
   dof_wrenches(m, d, w);
-  /* (w->zero holds at least four zeros) */
-  d4 z;
-  memcpy(&z, w->zero, sizeof z);
-  /* backward (M's rows below i are complete when i's are written) */
-  for (int i = m->nbody - 1; i > 0; i--) {
-    int va = m->v_adr[i], n = m->jnt_nv[i], all = w->coupled[i];
-    const int *rg = w->ranges + 2 * w->range_adr[i];
-    int nr = w->range_adr[i + 1] - w->range_adr[i];
-    int e = m->subtree_end[i], l0 = va + n, l1 = e < m->nbody ? m->v_adr[e] : nv;
-    /* row l of i's DoFs, ascending: DoF l against DoF k of each ancestor and of i itself (the
-     * ranges, the first up to i's last DoF), where S_l turns with q_k when k carries l (all of
-     * them, or k <= l), else d tau_l / d q_k = S_l . g_k; then against each DoF k below i, which
-     * l sees through F_i (the DoFs of i's subtree after its own, contiguous); zeros between */
-    for (int l = va; l < va + n; l++) {
-      const double *Sl = d->S[l], *tl = t_col(T, l);
-      double rI[6], rB[3];
-      for (int r = 0; r < 6; r++) rI[r] = tl[4 * (T_RI + r)];
-      for (int r = 0; r < 3; r++) rB[r] = tl[4 * (T_RB + r)];
-      double *Dq = dtau_dq + (size_t)l * nv, *Dv = dtau_dv + (size_t)l * nv;
-      double *Ml = M ? M + (size_t)l * nv : NULL;
-      for (int r = nr - 1, c = 0; r >= 0; r--) {
-        int k0 = rg[2 * r], k1 = r ? rg[2 * r + 1] : l0;
-        zero_span(Dq, c, k0, nv, &z), zero_span(Dv, c, k0, nv, &z);
-        if (Ml) zero_span(Ml, c, k0, nv, &z);
-        if (Ml) row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, Ml, 1);
-        else row_pairs(T, rI, rB, k0, k1, nv, Dq, Dv, NULL, 0);
-        c = k1;
-      }
-      for (int k = l + 1; !all && k < l0; k++) {
-        const double *t = t_col(T, k);
-        double s = 0;
-        for (int r = 0; r < 6; r++) s += Sl[r] * t[4 * (T_G + r)];
-        Dq[k] = s;
-      }
-      column_pairs(T, Sl, l0, l1, nv, Dq, Dv);
-      if (Ml)
-        for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
-      zero_span(Dq, l1, nv, nv, &z), zero_span(Dv, l1, nv, nv, &z);
-      if (Ml) zero_span(Ml, l1, nv, nv, &z);
-    }
-  }
+  /* the rows, with or without M */
+  if (M) id_rows(m, d, w, 1, dtau_dq, dtau_dv, M);
+  else id_rows(m, d, w, 0, dtau_dq, dtau_dv, NULL);
 }
 
 /* Y = -Minv X for X an inverse-dynamics derivative (nv x nv), Minv symmetric, through its

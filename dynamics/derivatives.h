@@ -18,10 +18,13 @@
 #include "model.h"
 
 /* The workspace of the derivative routines (allocated once by hg_deriv_new). Per body i, in its
- * tree's frame: Ic the composite inertia of i's subtree, and the two parts of the sum Bc over
- * the subtree of B_b = -G ad_V - (G ad_V)^T + [. x* G V] (how the bodies' wrenches change with a
+ * tree's frame, a record of HG_DERIV_L_ROWS numbers at sums + HG_DERIV_L_ROWS i: first
+ * HG_DERIV_SUMS sums over its subtree, Ic the composite inertia of
+ * i's subtree (m, h (3), I (6) as in hg_inertia), and the two parts of the sum Bc over the
+ * subtree of B_b = -G ad_V - (G ad_V)^T + [. x* G V] (how the bodies' wrenches change with a
  * common twist change, see derivatives.c): Qc the symmetric 3 x 3 sum of its angular block's
- * symmetric part (xx yy zz xy xz yz), hc the composite momentum sum G V. Per DoF k, in T (blocks
+ * symmetric part (6: xx yy zz xy xz yz), hc the composite momentum sum G V (6); then its joint
+ * wrench F (6, copied from hg_data). Per DoF k, in T (blocks
  * of four DoFs, each HG_DERIV_T_ROWS rows of four numbers, one quantity's component per row, so
  * that the pair loops sweep four DoFs at once): the twists alpha (6 rows), nu (its angular part,
  * 3) and mu (6) that enter the derivatives of all accelerations in joint k's subtree, S (6), the
@@ -30,11 +33,10 @@
  * inputs of its four DoFs side by side. The derivative pass writes all of these. */
 #define HG_DERIV_T_ROWS 42
 #define HG_DERIV_L_ROWS 28
+#define HG_DERIV_SUMS 22
 typedef struct hg_deriv {
   int nv, nbody;
-  hg_inertia *Ic; /* nbody */
-  double (*Qc)[6]; /* nbody */
-  hg_vec6 *hc;    /* nbody */
+  double *sums;   /* nbody x HG_DERIV_L_ROWS: Ic, Qc, hc, F (above) */
   double *L;      /* ceil(nv / 4) blocks of HG_DERIV_L_ROWS x 4 */
   double *T;      /* ceil(nv / 4) blocks of HG_DERIV_T_ROWS x 4: the per-DoF columns above */
   double *Fm;     /* 6 nv nbody: the M^-1 recursion's wrenches and accelerations */
