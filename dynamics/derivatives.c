@@ -33,6 +33,7 @@
 
 #include "derivatives.h"
 #include "dynamics.h"
+#include "lanes.h"
 
 /* the columns where the rows of body i's DoFs in an inverse-dynamics derivative (dtau/dq,
  * dtau/dv, M) may be non-zero: the DoFs of i's joint, of its subtree and of its ancestors, as
@@ -151,17 +152,9 @@ static inline void body_coriolis(const hg_inertia *G, const double V[6], double 
 }
 
 /* ---- the per-DoF products, four DoFs at once ----
- * A lane holds one number of four DoFs side by side (one row of a block of T or of L): with GCC
- * and Clang a vector (AVX2 in the x86-64-v3 clones), else one double, and the kernels below run
- * once per DoF on pointers moved by one. The lane products repeat spatial.h's and inertia.h's
- * formulas on lanes. */
-#if defined(__GNUC__)
-typedef double lane __attribute__((vector_size(32)));
-enum { LANES = 4 };
-#else
-typedef double lane;
-enum { LANES = 1 };
-#endif
+ * A lane holds one number of four DoFs side by side (one row of a block of T or of L), an hg_v4
+ * (lanes.h). The lane products repeat spatial.h's and inertia.h's formulas on lanes. */
+typedef hg_v4 lane;
 /* row r of a block (T's or L's), 32-byte aligned */
 #define LANE(p, r) (*(lane *)((p) + 4 * (r)))
 #define CLANE(p, r) (*(const lane *)((p) + 4 * (r)))
@@ -260,7 +253,7 @@ HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, 
   for (int c = 0; c < m->nv; c += 4) {
     double *tb = w->T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
     double *L = w->L + (size_t)(c >> 2) * (HG_DERIV_L_ROWS * 4);
-    for (int e = 0; e < 4; e += LANES) lane_twists(tb + e, L + e);
+    lane_twists(tb, L);
   }
 }
 
@@ -329,7 +322,6 @@ HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w
     const double *s[4];
     for (int u = 0; u < 4; u++)
       s[u] = w->sums + (c + u < m->nv ? (size_t)m->dof_body[c + u] * HG_DERIV_L_ROWS : 0);
-#if defined(__GNUC__)
     /* four rows at a time: pairs of records interleaved, then the pairs' halves joined */
     for (int r = 0; r < HG_DERIV_L_ROWS; r += 4) {
       lane a0, a1, a2, a3;
@@ -344,50 +336,30 @@ HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w
       LANE(L, r + 2) = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
       LANE(L, r + 3) = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
     }
-#else
-    for (int r = 0; r < HG_DERIV_L_ROWS; r++)
-      for (int u = 0; u < 4; u++) L[4 * r + u] = s[u][r];
-#endif
   }
   /* the blocks' products, after every gathered number is stored */
   for (int c = 0; c < m->nv; c += 4) {
     double *tb = w->T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
     double *L = w->L + (size_t)(c >> 2) * (HG_DERIV_L_ROWS * 4);
-    for (int e = 0; e < 4; e += LANES) lane_wrenches(tb + e, L + e);
+    lane_wrenches(tb, L);
   }
 }
 
-/* four doubles, the pair loops' unit: DoF columns k .. k + 3 of a row of T. With GCC and Clang a
- * vector (one AVX2 register in the x86-64-v3 clones, two SSE2 registers otherwise), else four
- * scalars. */
-#if defined(__GNUC__)
-typedef double d4 __attribute__((vector_size(32)));
-#define D4_LANE(v, u) ((v)[u])
-#else
-typedef struct { double x[4]; } d4;
-#define D4_LANE(v, u) ((v).x[u])
-#endif
+/* four doubles, the pair loops' unit: DoF columns k .. k + 3 of a row of T (an hg_v4, lanes.h) */
+typedef hg_v4 d4;
 /* (the helpers take vectors by pointer: passing AVX vectors by value in the baseline clone would
  * change the calling convention) */
 /* acc = s p[0 .. 4) */
 static inline void d4_mul(d4 *acc, double s, const double *p) {
   d4 x;
   memcpy(&x, p, sizeof x);
-#if defined(__GNUC__)
   *acc = s * x;
-#else
-  for (int u = 0; u < 4; u++) acc->x[u] = s * x.x[u];
-#endif
 }
 /* acc += s p[0 .. 4) */
 static inline void d4_fma(d4 *acc, double s, const double *p) {
   d4 x;
   memcpy(&x, p, sizeof x);
-#if defined(__GNUC__)
   *acc += s * x;
-#else
-  for (int u = 0; u < 4; u++) acc->x[u] += s * x.x[u];
-#endif
 }
 /* A row of an inverse-dynamics derivative is written in ascending column order, in segments
  * that together cover it: zeros (zero_span), and ranges of pairs computed by T's blocks. A block's numbers
@@ -399,7 +371,6 @@ static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
     memcpy(p, v, sizeof *v);
     return;
   }
-#if defined(__GNUC__)
   if (lim >= 4) {
     typedef long long i4 __attribute__((vector_size(32)));
     const i4 idx = {0, 1, 2, 3};
@@ -410,12 +381,11 @@ static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
     memcpy(p, &nw, sizeof nw);
     return;
   }
-#endif
   /* (constant lane numbers: a variable one would keep v in memory on every path) */
-  if (s <= 0 && lim > 0) p[0] = D4_LANE(*v, 0);
-  if (s <= 1 && lim > 1) p[1] = D4_LANE(*v, 1);
-  if (s <= 2 && lim > 2) p[2] = D4_LANE(*v, 2);
-  if (s <= 3 && lim > 3) p[3] = D4_LANE(*v, 3);
+  if (s <= 0 && lim > 0) p[0] = (*v)[0];
+  if (s <= 1 && lim > 1) p[1] = (*v)[1];
+  if (s <= 2 && lim > 2) p[2] = (*v)[2];
+  if (s <= 3 && lim > 3) p[3] = (*v)[3];
 }
 
 /* the pairs of one block t of T with one row: for the DoF l of the row (col 0, x = rI_l then
@@ -500,11 +470,7 @@ static inline void add_sums(double *y, const double *x) {
     d4 a, b;
     memcpy(&a, y + k, sizeof a);
     memcpy(&b, x + k, sizeof b);
-#if defined(__GNUC__)
     a += b;
-#else
-    for (int u = 0; u < 4; u++) a.x[u] += b.x[u];
-#endif
     memcpy(y + k, &a, sizeof a);
   }
   for (int k = HG_DERIV_SUMS & ~3; k < HG_DERIV_SUMS; k++) y[k] += x[k];
