@@ -69,7 +69,9 @@ static void shape_panel(int nf, const double *w2, const double *Phi) {
   if (!(lo <= hi)) lo = -1, hi = 1;
   double pad = 0.08 * (hi - lo);
   if (!(pad > 1e-9 * fmax(fabs(lo), fabs(hi)))) pad = fmax(0.1 * fmax(fabs(lo), fabs(hi)), 1e-3);
-  frame(0.5, nf + 0.5, lo - pad, hi + pad, "free DoF (columns of modes_undamped.csv)",
+  /* the labels get a band of their own above the shapes, one row per mode */
+  double row = 0.1 * (hi - lo + 2 * pad), top = hi + pad + count * row;
+  frame(0.5, nf + 0.5, lo - pad, top, "free DoF (columns of modes_undamped.csv)",
         "#gf (M-normalized)", count ? "elastic mode shapes, K #gf = #gw#u2#d M #gf" :
                                       "no elastic modes");
   PLFLT x[1024], y[1024];
@@ -83,7 +85,7 @@ static void shape_panel(int nf, const double *w2, const double *Phi) {
     plline(n, x, y);
     plpoin(n, x, y, 17);
     snprintf(label, sizeof label, "mode %d: %.4g Hz", first + c + 1, w);
-    plptex(0.5 + 0.02 * nf, hi - (c + 0.5) * (hi - lo) / (NSHAPES + 1), 1, 0, 0, label);
+    plptex(0.5 + 0.02 * nf, top - (c + 0.75) * row, 1, 0, 0, label);
   }
   plwidth(1);
 }
