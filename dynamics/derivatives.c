@@ -325,8 +325,7 @@ HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w
     /* four rows at a time: pairs of records interleaved, then the pairs' halves joined */
     for (int r = 0; r < HG_DERIV_L_ROWS; r += 4) {
       lane a0, a1, a2, a3;
-      memcpy(&a0, s[0] + r, sizeof a0), memcpy(&a1, s[1] + r, sizeof a1);
-      memcpy(&a2, s[2] + r, sizeof a2), memcpy(&a3, s[3] + r, sizeof a3);
+      a0 = HG_LD4(s[0] + r), a1 = HG_LD4(s[1] + r), a2 = HG_LD4(s[2] + r), a3 = HG_LD4(s[3] + r);
       lane t0 = __builtin_shufflevector(a0, a1, 0, 4, 2, 6);
       lane t1 = __builtin_shufflevector(a0, a1, 1, 5, 3, 7);
       lane t2 = __builtin_shufflevector(a2, a3, 0, 4, 2, 6);
@@ -350,17 +349,9 @@ typedef hg_v4 d4;
 /* (the helpers take vectors by pointer: passing AVX vectors by value in the baseline clone would
  * change the calling convention) */
 /* acc = s p[0 .. 4) */
-static inline void d4_mul(d4 *acc, double s, const double *p) {
-  d4 x;
-  memcpy(&x, p, sizeof x);
-  *acc = s * x;
-}
+static inline void d4_mul(d4 *acc, double s, const double *p) { *acc = s * HG_LD4(p); }
 /* acc += s p[0 .. 4) */
-static inline void d4_fma(d4 *acc, double s, const double *p) {
-  d4 x;
-  memcpy(&x, p, sizeof x);
-  *acc += s * x;
-}
+static inline void d4_fma(d4 *acc, double s, const double *p) { *acc += s * HG_LD4(p); }
 /* A row of an inverse-dynamics derivative is written in ascending column order, in segments
  * that together cover it: zeros (zero_span), and ranges of pairs computed by T's blocks. A block's numbers
  * below the range start (lanes below s) keep what is in the row; those past the range end are
@@ -368,7 +359,7 @@ static inline void d4_fma(d4 *acc, double s, const double *p) {
  * of the row remain from p). p[u] = v's number u for u in [s, min(4, lim)). */
 static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
   if (lim >= 4 && s == 0) {
-    memcpy(p, v, sizeof *v);
+    HG_ST4(p, *v);
     return;
   }
   if (lim >= 4) {
@@ -423,7 +414,7 @@ static inline void pairs(const double *T, const double *x, int col, int k0, int 
   if (k0 >= k1) return;
   int c = k0 & ~3, e = k1 < nv - 3 ? k1 : nv - 3;
   const double *t = T + (size_t)(c >> 2) * (HG_DERIV_T_ROWS * 4);
-  d4 o[3];
+  d4 o[3] = {{0}};  /* (o[2] is only written when wm; zeroed for the compiler's flow analysis) */
   if (c < k0 || c >= e) {
     pair_block(t, x, col, wm, o);
     d4_store_from(Dq + c, &o[0], k0 - c, nv - c);
@@ -433,8 +424,8 @@ static inline void pairs(const double *T, const double *x, int col, int k0, int 
   }
   for (; c < e; c += 4, t += HG_DERIV_T_ROWS * 4) {
     pair_block(t, x, col, wm, o);
-    memcpy(Dq + c, &o[0], sizeof *o), memcpy(Dv + c, &o[1], sizeof *o);
-    if (wm) memcpy(Ml + c, &o[2], sizeof *o);
+    HG_ST4(Dq + c, o[0]), HG_ST4(Dv + c, o[1]);
+    if (wm) HG_ST4(Ml + c, o[2]);
   }
   if (c < k1) {
     pair_block(t, x, col, wm, o);
@@ -452,8 +443,8 @@ static inline void zero_span(double *Dq, double *Dv, double *Ml, int wm, int c0,
                              const d4 *z) {
   int c = c0, e = c1 < nv - 3 ? c1 : nv - 3;
   for (; c < e; c += 4) {
-    memcpy(Dq + c, z, sizeof *z), memcpy(Dv + c, z, sizeof *z);
-    if (wm) memcpy(Ml + c, z, sizeof *z);
+    HG_ST4(Dq + c, *z), HG_ST4(Dv + c, *z);
+    if (wm) HG_ST4(Ml + c, *z);
   }
   /* fewer than four left before the row's end (unrolled: a loop would become memset calls) */
   if (c < c1)
@@ -467,11 +458,7 @@ static inline void zero_span(double *Dq, double *Dv, double *Ml, int wm, int c0,
 /* a body's sums y += x (HG_DERIV_SUMS numbers) */
 static inline void add_sums(double *y, const double *x) {
   for (int k = 0; k + 4 <= HG_DERIV_SUMS; k += 4) {
-    d4 a, b;
-    memcpy(&a, y + k, sizeof a);
-    memcpy(&b, x + k, sizeof b);
-    a += b;
-    memcpy(y + k, &a, sizeof a);
+    HG_ST4(y + k, HG_LD4(y + k) + HG_LD4(x + k));
   }
   for (int k = HG_DERIV_SUMS & ~3; k < HG_DERIV_SUMS; k++) y[k] += x[k];
 }

@@ -1,6 +1,12 @@
 /* rnea.c: recursive Newton-Euler inverse dynamics (seed 002 Table 2), in each tree's frame. */
+#include <stddef.h>
+
 #include "dynamics.h"
 #include "lanes.h"
+
+/* body_wrench reads h[0..2] with I[0] as one vector: I follows h in hg_inertia */
+_Static_assert(offsetof(hg_inertia, I) == offsetof(hg_inertia, h) + 3 * sizeof(double),
+               "hg_inertia: I must follow h");
 
 /* 3-vectors in lanes 0..2 of an hg_v4 (lanes.h; lane 3 carries whatever the load or shuffle put
  * there and never reaches lanes 0..2); a 6-vector x is read as the overlapping x[0..3] and
