@@ -122,10 +122,11 @@ static inline void hg_joint_fold_rotation(const hg_joint_fold *f, double c, doub
  * body's origin. About coordinate axis k >= 0 the turn only mixes two columns of the rotation
  * before it (of R_tree,p itself when the origin has no rotation: pure) and w is column k;
  * otherwise (k = -1) R_offset Rot(axis, q) comes from the joint's fold (hg_joint_fold). */
-static inline void hg_joint_walk_revolute(int k, int pure, int root, double q, const hg_se3 *off,
-                                          const hg_joint_fold *fold, const double axis[3],
-                                          const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt, double S[6]) {
-  double c = cos(q), s = sin(q), Ro[3], w[3];
+HG_INLINE void hg_joint_walk_revolute(int k, int pure, int root, double q, const hg_se3 *off,
+                                      const hg_joint_fold *fold, const double axis[3],
+                                      const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt, double S[6]) {
+  double c, s, Ro[3], w[3];
+  hg_sincos(q, &s, &c);
   const double *o = off->p;
   Tr->p[0] = o[0], Tr->p[1] = o[1], Tr->p[2] = o[2];
   hg_m3_mulv(Tp->R, o, Ro);
@@ -147,9 +148,9 @@ static inline void hg_joint_walk_revolute(int k, int pure, int root, double q, c
 
 /* A prismatic joint: T_joint = (1, axis q), so Tr = (R_o, o + q R_o axis) and S = (0, u) with
  * u = R_tree,i axis (the rotation does not depend on q). */
-static inline void hg_joint_walk_prismatic(int pure, int root, double q, const hg_se3 *off,
-                                           const double axis[3], const hg_se3 *Tp, hg_se3 *Tr,
-                                           hg_se3 *Tt, double S[6]) {
+HG_INLINE void hg_joint_walk_prismatic(int pure, int root, double q, const hg_se3 *off,
+                                       const double axis[3], const hg_se3 *Tp, hg_se3 *Tr,
+                                       hg_se3 *Tt, double S[6]) {
   double a[3];
   /* the slide direction in the parent frame, and T_{p,i} */
   if (pure) {
@@ -180,9 +181,9 @@ static inline void hg_joint_walk_prismatic(int pure, int root, double q, const h
  * or a free joint (trans = 1: T_joint = (R(q[3..6]), q[0..2]), S = 1): the columns of R_tree,i,
  * r_k, give S = (r_k, p x r_k) for each rotation rate and (0, r_k) for each body-frame linear
  * rate, p the body's origin in the tree frame (zero at a root). */
-static inline void hg_joint_walk_ball(int trans, int pure, int root, const double *q,
-                                      const hg_se3 *off, const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt,
-                                      double *S) {
+HG_INLINE void hg_joint_walk_ball(int trans, int pure, int root, const double *q,
+                                  const hg_se3 *off, const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt,
+                                  double *S) {
   /* T_{p,i} = (R_o R(quat), o + R_o p_joint) */
   if (pure) {
     hg_quat_to_R(q + 3 * trans, Tr->R);
