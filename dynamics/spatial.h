@@ -83,7 +83,7 @@ static inline void hg_m3_mulTv(const double R[9], const double x[3], double y[3]
  * Taylor series of sin r and cos r to r^17 and r^18 on |r| <= pi/4 (truncation below 1e-19),
  * rotated by the quadrant k mod 4: within 2^-53 of libm's sin and cos (an ulp of results in
  * [0.5, 1); tests/test_spatial.c), which serve larger |x|, inf and NaN. */
-static inline void hg_sincos(double x, double *s, double *c) {
+HG_INLINE void hg_sincos(double x, double *s, double *c) {
   if (!(fabs(x) <= 1e5)) {
     *s = sin(x), *c = cos(x);
     return;
