@@ -202,7 +202,7 @@ HG_INLINE void hg_joint_walk_ball(int trans, int pure, int root, const double *q
   } else {
     hg_se3_mul(Tp, Tr, Tt);
   }
-  /* S: a rotation column then (free) a slide column for each axis of the body */
+  /* S: columns 0-2 for the rotation rates about the body's axes, 3-5 (free) for its linear rates */
   for (int k = 0; k < 3; k++) {
     double *Sw = S + 6 * k;
     Sw[0] = Tt->R[k], Sw[1] = Tt->R[3 + k], Sw[2] = Tt->R[6 + k];
