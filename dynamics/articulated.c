@@ -9,8 +9,10 @@
  *   prescribed:  Pi = IA,               beta = pA + IA (c + S qdd)
  * Forward, a_i = Ad_{T^-1} a_p + c_i + S_i qdd_i with qdd_i = D^-1 (u - U^T (Ad a_p + c)) for free
  * joints, and F_i = IA_i a_i + pA_i is the wrench the joint transmits; prescribed joints read
- * tau_i = S_i^T F_i. The impulsive form is the same pass with velocities, gravity and external
- * wrenches set to zero (accelerations become velocity jumps, forces become impulses).
+ * tau_i = S_i^T F_i (the pass forms F_i only there; hg_joint_wrench forms any joint's from the
+ * IA, a and pA the pass leaves). The impulsive form is the same pass with velocities, gravity
+ * and external wrenches set to zero (accelerations become velocity jumps, forces become
+ * impulses).
  *
  * The backward pass is the only sweep before the forward one: body i's own terms (IA_i = I_i,
  * pA_i = -ad*_{V_i} I_i V_i - fext_i) are written together with the first projection that reaches
@@ -282,7 +284,7 @@ static inline __attribute__((always_inline)) int articulated(const hg_model *m, 
     }
   }
 
-  /* forward: accelerations, joint wrenches, and the unknown half of (qdd, tau) */
+  /* forward: accelerations, and the unknown half of (qdd, tau) */
   double *a0 = d->a[0];
   for (int r = 0; r < 6; r++) a0[r] = 0;
   if (bias)
@@ -323,13 +325,13 @@ static inline __attribute__((always_inline)) int articulated(const hg_model *m, 
       }
     }
     for (int r = 0; r < 6; r++) d->a[i][r] = a[r];
-    if (mode) {
-      /* the joint wrench F = IA a + pA, and the force of a prescribed joint S^T F */
-      double *F = d->F[i];
+    if (mode && !free_joint && n > 0) {
+      /* the force of a prescribed joint S^T F from its wrench F = IA a + pA (only there: any
+       * joint's wrench is hg_joint_wrench's, on demand from the same three) */
+      double F[6];
       hg_sym6_mulv(d->IA[i], a, F);
       for (int r = 0; r < 6; r++) F[r] += d->pA[i][r];
-      if (!free_joint)
-        for (int k = 0; k < n; k++) tau[va + k] = hg_dot6(d->S[va + k], F);
+      for (int k = 0; k < n; k++) tau[va + k] = hg_dot6(d->S[va + k], F);
     }
   }
 

@@ -165,6 +165,42 @@ static void on_kinematics_equals_hybrid(void **state) {
   }
 }
 
+/* hg_joint_wrench after hg_hybrid (random modes) and after hg_aba is the joint wrench RNEA finds
+ * for the completed accelerations (d->F, child frame), although the articulated pass does not
+ * write d->F: an RNEA of another state runs first, so a wrench read from d->F would be stale */
+static void joint_wrenches_equal_rnea(void **state) {
+  hg_rng r;
+  hg_rng_seed(&r, 17);
+  double worst = 0;
+  for (int t = 0; t < NTREES; t++) {
+    fixture f = make(&r, 2 + t % 13, t % 2);
+    int aba = t % 3 == 0;
+    for (int i = 1; i < f.m->nbody; i++) {
+      f.d->mode[i] = aba ? HG_MODE_FREE : (uint8_t)(hg_rng_uniform(&r) * 3);
+      if (f.d->mode[i] == HG_MODE_LOCKED)
+        for (int k = f.m->v_adr[i]; k < f.m->v_adr[i] + f.m->jnt_nv[i]; k++) f.v[k] = 0;
+    }
+    double *qdd = vec(f.nv), *tau = vec(f.nv), *W = vec(6 * f.m->nbody);
+    hg_rnea(f.m, f.d, f.q, f.b, f.qdd, NULL, f.x); /* another state's wrenches in d->F */
+    memcpy(qdd, f.qdd, (size_t)f.nv * sizeof(double));
+    memcpy(tau, f.tau, (size_t)f.nv * sizeof(double));
+    if (aba) assert_int_equal(hg_aba(f.m, f.d, f.q, f.v, f.tau, f.fext, qdd), 0);
+    else assert_int_equal(hg_hybrid(f.m, f.d, f.q, f.v, qdd, tau, f.fext), 0);
+    for (int i = 1; i < f.m->nbody; i++) hg_joint_wrench(f.m, f.d, i, W + 6 * i);
+    hg_rnea(f.m, f.d, f.q, f.v, qdd, f.fext, f.y);
+    for (int i = 1; i < f.m->nbody; i++) {
+      double F[6];
+      hg_coAd(&f.d->T_tree[i], f.d->F[i], F);
+      double e = hg_test_rel_err(W + 6 * i, F, 6);
+      if (e > worst) worst = e;
+    }
+    free(qdd); free(tau); free(W);
+    release(&f);
+  }
+  printf("# joint wrenches after hybrid and ABA vs RNEA's: worst relative error %.3g\n", worst);
+  assert_true(worst < 1e-10);
+}
+
 /* the impulsive form equals the dense partitioned solve of M dv = imp */
 static void impulse_equals_dense(void **state) {
   hg_rng r;
@@ -466,6 +502,7 @@ int main(void) {
       cmocka_unit_test(extremes_equal_aba_and_rnea),
       cmocka_unit_test(mixes_equal_dense_partitioned_solve),
       cmocka_unit_test(on_kinematics_equals_hybrid),
+      cmocka_unit_test(joint_wrenches_equal_rnea),
       cmocka_unit_test(impulse_equals_dense),
       cmocka_unit_test(plastic_lock_conserves_momentum),
       cmocka_unit_test(freeze_thaw_sequence_keeps_invariants),
