@@ -352,14 +352,20 @@ static inline __attribute__((always_inline)) int articulated(const hg_model *m, 
 }
 
 /* the pass compiled for every joint free with velocities (hg_aba: no mode tests in its loops),
- * and for any modes */
+ * for any modes with velocities (hybrid) and for any modes without (impulsive) */
 HG_HOT static int articulated_free(const hg_model *m, hg_data *d, double *qdd, double *tau,
                                    const double *fext) {
   return articulated(m, d, NULL, qdd, tau, fext, 1);
 }
 HG_HOT static int articulated_any(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
-                                  double *tau, const double *fext, int bias) {
-  return articulated(m, d, mode, qdd, tau, fext, bias);
+                                  double *tau, const double *fext) {
+  if (!mode) __builtin_unreachable(); /* d->mode (hg_data_new): the pass drops its NULL tests */
+  return articulated(m, d, mode, qdd, tau, fext, 1);
+}
+HG_HOT static int articulated_impulse(const hg_model *m, hg_data *d, const uint8_t *mode,
+                                      double *dv, double *imp) {
+  if (!mode) __builtin_unreachable();
+  return articulated(m, d, mode, dv, imp, NULL, 0);
 }
 
 int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
@@ -372,17 +378,17 @@ int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, cons
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext) {
   hg_kinematics(m, d, q, v);
-  return articulated_any(m, d, d->mode, qdd, tau, fext, 1);
+  return articulated_any(m, d, d->mode, qdd, tau, fext);
 }
 
 int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
                             const double *fext) {
-  return articulated_any(m, d, d->mode, qdd, tau, fext, 1);
+  return articulated_any(m, d, d->mode, qdd, tau, fext);
 }
 
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp) {
   hg_kinematics(m, d, q, NULL);
-  return articulated_any(m, d, d->mode, dv, imp, NULL, 0);
+  return articulated_impulse(m, d, d->mode, dv, imp);
 }
 
 int hg_plastic_lock(const hg_model *m, hg_data *d, const double *q, const double *v,
