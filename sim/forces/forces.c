@@ -142,7 +142,7 @@ static void hg_point_state(const hg_model *m, const hg_data *d, int i, const dou
 
 /* ---- central gravity ---- */
 
-/* potential of body i, and (w not NULL) its body wrench about the origin */
+/* potential of body i (w NULL), or its body wrench about the origin into w (then returns 0) */
 static double hg_central_body(const hg_forces *f, const hg_force_elem *e, const hg_data *d, int i,
                               double w[6]) {
   const hg_se3 *T = &d->T_world[i];
@@ -157,21 +157,22 @@ static double hg_central_body(const hg_forces *f, const hg_force_elem *e, const 
   for (int k = 0; k < 3; k++) r[k] += c[k];
   double r2 = hg_v3_dot(r, r);
   if (r2 <= 0) return 0;
-  double rn = sqrt(r2), r3 = r2 * rn, r5 = r3 * r2;
+  double rn = sqrt(r2);
 
   /* MacCullagh: A = tr I_c, B = r.I_c r */
   hg_sym3_mulv(Ic, r, Ir);
   double A = Ic[0] + Ic[1] + Ic[2], B = hg_v3_dot(r, Ir);
-  double U = -e->mu * mass / rn - e->mu / (2 * r3) * (A - 3 * B / r2);
-  if (!w) return U;
+  if (!w) return -e->mu * mass / rn - e->mu / (2 * r2 * rn) * (A - 3 * B / r2);
 
-  /* force at the centre of mass, gradient torque about it, then the moment about the origin */
-  double a1 = -e->mu * mass / r3, a2 = -1.5 * e->mu / r5, a3 = A - 5 * B / r2;
+  /* force at the centre of mass, gradient torque about it, then the moment about the origin
+   * (k3 = mu / r^3, k5 = mu / r^5: two divisions for the whole wrench); U is not needed here */
+  double ir2 = 1 / r2, k3 = e->mu * ir2 / rn, k5 = k3 * ir2;
+  double a1 = -mass * k3, a2 = -1.5 * k5, a3 = A - 5 * B * ir2;
   for (int k = 0; k < 3; k++) w[3 + k] = a1 * r[k] + a2 * (a3 * r[k] + 2 * Ir[k]);
   hg_v3_cross(r, Ir, w);
-  for (int k = 0; k < 3; k++) w[k] *= 3 * e->mu / r5;
+  for (int k = 0; k < 3; k++) w[k] *= 3 * k5;
   hg_v3_cross_add(c, w + 3, w);
-  return U;
+  return 0;
 }
 
 /* central gravity on every body */
@@ -213,13 +214,22 @@ static void hg_jspring_delta(const hg_model *m, const hg_force_elem *e, const do
   }
 }
 
-/* tau -= k g + c v on the joint's DoFs */
-static void hg_jspring_apply(const hg_model *m, const hg_force_elem *e, const double *q,
-                             const double *v, double *tau) {
+/* damper power -c |v|^2 */
+static double hg_jspring_power(const hg_model *m, const hg_force_elem *e, const double *v) {
+  double s = 0;
+  int va = m->v_adr[e->joint];
+  for (int k = 0; k < m->jnt_nv[e->joint]; k++) s += v[va + k] * v[va + k];
+  return -e->c * s;
+}
+
+/* tau -= k g + c v on the joint's DoFs; returns the damper's power (hg_forces_apply_power) */
+static double hg_jspring_apply(const hg_model *m, const hg_force_elem *e, const double *q,
+                               const double *v, double *tau) {
   double xi[6], g[6];
   int va = m->v_adr[e->joint], nv = m->jnt_nv[e->joint];
   hg_jspring_delta(m, e, q, xi, g);
   for (int k = 0; k < nv; k++) tau[va + k] -= e->k * g[k] + e->c * v[va + k];
+  return hg_jspring_power(m, e, v);
 }
 
 /* U = k |xi|^2 / 2 */
@@ -228,14 +238,6 @@ static double hg_jspring_potential(const hg_model *m, const hg_force_elem *e, co
   hg_jspring_delta(m, e, q, xi, g);
   for (int k = 0; k < m->jnt_nv[e->joint]; k++) s += xi[k] * xi[k];
   return 0.5 * e->k * s;
-}
-
-/* damper power -c |v|^2 */
-static double hg_jspring_power(const hg_model *m, const hg_force_elem *e, const double *v) {
-  double s = 0;
-  int va = m->v_adr[e->joint];
-  for (int k = 0; k < m->jnt_nv[e->joint]; k++) s += v[va + k] * v[va + k];
-  return -e->c * s;
 }
 
 /* ---- marker spring ---- */
@@ -878,10 +880,7 @@ static int hg_forces_eval(const hg_forces *f, const hg_model *m, const hg_data *
     wrenches |= e->type != HG_FORCE_JOINT_SPRING;
     switch (e->type) {
     case HG_FORCE_CENTRAL_GRAVITY: hg_central_apply(f, e, d, fext); break;
-    case HG_FORCE_JOINT_SPRING:
-      hg_jspring_apply(m, e, q, v, tau);
-      if (power_nc) P += hg_jspring_power(m, e, v);
-      break;
+    case HG_FORCE_JOINT_SPRING: P += hg_jspring_apply(m, e, q, v, tau); break;
     case HG_FORCE_SPRING: P += hg_spring_apply(m, d, e, fext); break;
     case HG_FORCE_DRAG:
     case HG_FORCE_PARACHUTE: P += hg_drag_apply(m, d, e, fext); break;
