@@ -368,6 +368,23 @@ HG_HOT static int articulated_impulse(const hg_model *m, hg_data *d, const uint8
   return articulated(m, d, mode, dv, imp, NULL, 0);
 }
 
+/* 1 when every joint is free: hybrid dynamics is then ABA's pass, the same arithmetic without the
+ * mode tests (the joints' forces are inputs, read only) */
+static int all_free(const hg_model *m, const hg_data *d) {
+  /* HG_MODE_FREE is 0: eight modes at a time are free when their word is 0 */
+  _Static_assert(HG_MODE_FREE == 0, "all_free reads free modes as zero bytes");
+  const uint8_t *mode = d->mode + 1;
+  size_t n = (size_t)(m->nbody - 1), k = 0;
+  for (; k + 8 <= n; k += 8) {
+    uint64_t w;
+    memcpy(&w, mode + k, sizeof w);
+    if (w) return 0;
+  }
+  for (; k < n; k++)
+    if (mode[k] != HG_MODE_FREE) return 0;
+  return 1;
+}
+
 int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
            const double *fext, double *qdd) {
   /* with every joint free the pass only reads tau */
@@ -378,11 +395,13 @@ int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, cons
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext) {
   hg_kinematics(m, d, q, v);
+  if (all_free(m, d)) return articulated_free(m, d, qdd, tau, fext);
   return articulated_any(m, d, d->mode, qdd, tau, fext);
 }
 
 int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
                             const double *fext) {
+  if (all_free(m, d)) return articulated_free(m, d, qdd, tau, fext);
   return articulated_any(m, d, d->mode, qdd, tau, fext);
 }
 
