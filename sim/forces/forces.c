@@ -196,8 +196,8 @@ static double hg_central_potential(const hg_forces *f, const hg_force_elem *e, c
 /* ---- joint spring ---- */
 
 /* xi = q (-) rest, and g = J_r(xi)^-T xi (the gradient of |xi|^2 / 2 in the joint velocity) */
-static void hg_jspring_delta(const hg_model *m, const hg_force_elem *e, const double *q,
-                             double xi[6], double g[6]) {
+static inline void hg_jspring_delta(const hg_model *m, const hg_force_elem *e, const double *q,
+                                    double xi[6], double g[6]) {
   const hg_joint *j = &m->jnt[e->joint];
   int nv = m->jnt_nv[e->joint];
   hg_joint_difference(j, e->rest, q + m->q_adr[e->joint], xi);

@@ -36,10 +36,12 @@ int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *p
   if (m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, s->qdd, s->tau, fext)
                 : hg_hybrid_on_kinematics(m, d, s->qdd, s->tau, fext))
     return -1;
-  for (int k = 0; k < m->nv; k++) {
-    if (d->mode[m->dof_body[k]] == HG_MODE_FREE) continue;
-    s->tau[k] -= s->tau_el[k]; /* what the actuator adds to the element forces */
-    p += s->tau[k] * s->vs[k];
+  for (int i = 1; i < m->nbody; i++) {
+    if (d->mode[i] == HG_MODE_FREE) continue;
+    for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) {
+      s->tau[k] -= s->tau_el[k]; /* what the actuator adds to the element forces */
+      p += s->tau[k] * s->vs[k];
+    }
   }
   if (power) *power = p;
   return 0;
