@@ -305,6 +305,12 @@ static inline __attribute__((always_inline)) int articulated(const hg_model *m, 
       const double *S = d->S[va];
       qdd[va] = xi ? qk - xi[0] : qk;
       for (int r = 0; r < 6; r++) a[r] += S[r] * qk;
+      if (mode) {
+        /* the pass with modes is done with this free joint (no second test of its mode
+         * below); ABA's pass keeps the shared tail, which compiles better there */
+        for (int r = 0; r < 6; r++) d->a[i][r] = a[r];
+        continue;
+      }
     } else {
       if (free_joint) {
         /* qg = D^-1 (u - U^T a') */
