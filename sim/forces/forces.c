@@ -195,23 +195,21 @@ static double hg_central_potential(const hg_forces *f, const hg_force_elem *e, c
 
 /* ---- joint spring ---- */
 
-/* xi = q (-) rest, and g = J_r(xi)^-T xi (the gradient of |xi|^2 / 2 in the joint velocity) */
-static inline void hg_jspring_delta(const hg_model *m, const hg_force_elem *e, const double *q,
-                                    double xi[6], double g[6]) {
+/* xi = q (-) rest; returns g = J_r(xi)^-T xi (the gradient of |xi|^2 / 2 in the joint
+ * velocity): xi itself on every joint but a free one, whose g is written to gf */
+static inline const double *hg_jspring_delta(const hg_model *m, const hg_force_elem *e,
+                                             const double *q, double xi[6], double gf[6]) {
   const hg_joint *j = &m->jnt[e->joint];
-  int nv = m->jnt_nv[e->joint];
   hg_joint_difference(j, e->rest, q + m->q_adr[e->joint], xi);
-  if (j->type != HG_JOINT_FREE) {
-    for (int k = 0; k < nv; k++) g[k] = xi[k];
-    return;
-  }
+  if (j->type != HG_JOINT_FREE) return xi;
   /* SE(3): g = J_r^-T xi */
   double J[36];
   hg_se3_jr_inv(xi, J);
   for (int k = 0; k < 6; k++) {
-    g[k] = 0;
-    for (int r = 0; r < 6; r++) g[k] += J[6 * r + k] * xi[r];
+    gf[k] = 0;
+    for (int r = 0; r < 6; r++) gf[k] += J[6 * r + k] * xi[r];
   }
+  return gf;
 }
 
 /* damper power -c |v|^2 */
@@ -225,17 +223,17 @@ static double hg_jspring_power(const hg_model *m, const hg_force_elem *e, const 
 /* tau -= k g + c v on the joint's DoFs; returns the damper's power (hg_forces_apply_power) */
 static double hg_jspring_apply(const hg_model *m, const hg_force_elem *e, const double *q,
                                const double *v, double *tau) {
-  double xi[6], g[6];
+  double xi[6], gf[6];
   int va = m->v_adr[e->joint], nv = m->jnt_nv[e->joint];
-  hg_jspring_delta(m, e, q, xi, g);
+  const double *g = hg_jspring_delta(m, e, q, xi, gf);
   for (int k = 0; k < nv; k++) tau[va + k] -= e->k * g[k] + e->c * v[va + k];
   return hg_jspring_power(m, e, v);
 }
 
 /* U = k |xi|^2 / 2 */
 static double hg_jspring_potential(const hg_model *m, const hg_force_elem *e, const double *q) {
-  double xi[6], g[6], s = 0;
-  hg_jspring_delta(m, e, q, xi, g);
+  double xi[6], gf[6], s = 0;
+  hg_jspring_delta(m, e, q, xi, gf);
   for (int k = 0; k < m->jnt_nv[e->joint]; k++) s += xi[k] * xi[k];
   return 0.5 * e->k * s;
 }
@@ -1075,8 +1073,8 @@ void hg_forces_view(const hg_forces *f, const hg_model *m, const hg_data *d, dou
   case HG_FORCE_JOINT_SPRING: {
     /* the joint forces it adds, at the child body's origin */
     int va = m->v_adr[e->joint], nv = m->jnt_nv[e->joint];
-    double xi[6], g[6], tau;
-    hg_jspring_delta(m, e, q, xi, g);
+    double xi[6], gf[6], tau;
+    const double *g = hg_jspring_delta(m, e, q, xi, gf);
     o->body_a = o->body_b = e->joint;
     memcpy(o->a, d->T_world[e->joint].p, sizeof o->a);
     memcpy(o->b, o->a, sizeof o->b);
