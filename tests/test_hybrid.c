@@ -184,7 +184,8 @@ static void one_joint_not_free_anywhere(void **state) {
     assert_memory_equal(f.x, f.tau, (size_t)f.nv * sizeof(double));
     release(&f);
   }
-  printf("# one joint not free, anywhere in 20 bodies, vs dense: worst relative error %.3g\n", worst);
+  printf("# one joint not free, anywhere in 20 bodies, vs dense: worst relative error %.3g\n",
+         worst);
   assert_true(worst < 1e-10);
 }
 
