@@ -139,5 +139,9 @@ void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6
 
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]) {
   (void)m;
-  hg_coAd(&d->T_tree[i], d->F[i], F);
+  /* the articulated pass's wrench IA_i a_i + pA_i (tree frame), to body i's frame */
+  double Ft[6];
+  hg_sym6_mulv(d->IA[i], d->a[i], Ft);
+  for (int r = 0; r < 6; r++) Ft[r] += d->pA[i][r];
+  hg_coAd(&d->T_tree[i], Ft, F);
 }
