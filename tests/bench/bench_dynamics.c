@@ -235,6 +235,19 @@ int main(int argc, char **argv) {
   }
   long allocs = 0;
   double ns[NALG];
+  /* a model name that names nothing is a mistake, not an empty run */
+  static const char *const names[] = {"arm7", "chain30", "chain100", "tree63", "humanoid32",
+                                      "chain1000"};
+  int known = !only;
+  if (only && urdf) known = !strcmp(only, "urdf") || !strcmp(only, "urdf_merged");
+  for (int k = 0; only && !urdf && k < (int)(sizeof names / sizeof names[0]); k++)
+    known |= !strcmp(only, names[k]);
+  if (!known) {
+    fprintf(stderr, "bench_dynamics: unknown model '%s': expected %s\n", only,
+            urdf ? "urdf or urdf_merged (with --urdf)"
+                 : "arm7, chain30, chain100, tree63, humanoid32 or chain1000");
+    return 2;
+  }
   if (urdf) {
     hg_error err;
     hg_model *m = hg_urdf_load(urdf, floating, NULL, &err);
@@ -257,9 +270,9 @@ int main(int argc, char **argv) {
     hg_model_free(m);
   } else {
     struct { const char *name; hg_model *m; } models[] = {
-        {"arm7", hg_test_arm7()},           {"chain30", hg_test_chain(30)},
-        {"chain100", hg_test_chain(100)},   {"tree63", hg_test_binary_tree(6)},
-        {"humanoid32", hg_test_humanoid()}, {"chain1000", hg_test_chain(1000)},
+        {names[0], hg_test_arm7()},           {names[1], hg_test_chain(30)},
+        {names[2], hg_test_chain(100)},       {names[3], hg_test_binary_tree(6)},
+        {names[4], hg_test_humanoid()},       {names[5], hg_test_chain(1000)},
     };
     int n = (int)(sizeof models / sizeof models[0]);
     for (int k = 0; k < n; k++) {
