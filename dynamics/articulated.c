@@ -259,7 +259,8 @@ static inline __attribute__((always_inline)) int articulated(const hg_model *m, 
 
   /* backward: project each subtree across its joint and hand it to the parent; IA_i and pA_i
    * start from body i's own terms (own_terms), written by its first child or here at a leaf */
-  for (int i = m->nbody - 1; i > 0; i--) {
+  for (int o = 0; o < m->nbody - 1; o++) {
+    int i = m->by_depth[o];
     int va = m->v_adr[i], n = m->jnt_nv[i], p = m->parent[i], rc = 0;
     if (m->subtree_end[i] == i + 1) own_terms(d, i, NULL, NULL, fext, bias);
     if (n > 0 && (!mode || mode[i] == HG_MODE_FREE)) {
@@ -289,7 +290,8 @@ static inline __attribute__((always_inline)) int articulated(const hg_model *m, 
   for (int r = 0; r < 6; r++) a0[r] = 0;
   if (bias)
     for (int r = 0; r < 3; r++) a0[3 + r] = -m->gravity[r];
-  for (int i = 1; i < m->nbody; i++) {
+  for (int o = m->nbody - 2; o >= 0; o--) {
+    int i = m->by_depth[o];
     int va = m->v_adr[i], n = m->jnt_nv[i];
     int free_joint = n > 0 && (!mode || mode[i] == HG_MODE_FREE);
     const double *ap = d->a[m->parent[i]], *ci = d->c[i];

@@ -230,7 +230,7 @@ void hg_model_free(hg_model *m) {
     free(m->jnt_name ? m->jnt_name[i] : NULL);
   }
   for (int g = 0; g < m->ngeom; g++) free(m->geom[g].mesh);
-  free(m->parent); free(m->subtree_end); free(m->root); free(m->jnt); free(m->jnt_offset); free(m->offset_pure); free(m->jnt_post); free(m->has_post);
+  free(m->parent); free(m->subtree_end); free(m->by_depth); free(m->root); free(m->jnt); free(m->jnt_offset); free(m->offset_pure); free(m->jnt_post); free(m->has_post);
   free(m->q_adr); free(m->v_adr); free(m->jnt_nq); free(m->jnt_nv); free(m->D_adr);
   free(m->inertia); free(m->inertia_c); free(m->jnt_walk); free(m->jnt_axis); free(m->jnt_fold); free(m->limits); free(m->body_name); free(m->jnt_name);
   free(m->dof_body); free(m->dof_parent); free(m->geom);
@@ -246,6 +246,7 @@ static hg_model *model_alloc(int nbody, int ngeom) {
   m->nbody = nbody;
   m->parent = alloc_array(n, sizeof(int), &fail);
   m->subtree_end = alloc_array(n, sizeof(int), &fail);
+  m->by_depth = alloc_array(n, sizeof(int), &fail);
   m->root = alloc_array(n, sizeof(int), &fail);
   m->jnt = alloc_array(n, sizeof(hg_joint), &fail);
   m->jnt_offset = alloc_array(n, sizeof(hg_se3), &fail);
@@ -415,6 +416,35 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     if (m->subtree_end[i] == 0) m->subtree_end[i] = i + 1;
     int p = m->parent[i];
     if (p >= 0 && m->subtree_end[i] > m->subtree_end[p]) m->subtree_end[p] = m->subtree_end[i];
+  }
+  /* the moving bodies by depth, deepest first, then by decreasing index (a counting sort; a
+   * parent comes before its children in depth-first order, so depth[p] is known at i) */
+  {
+    int *depth = m->by_depth, maxd = 0, *per = NULL;
+    depth[0] = 0;
+    for (int i = 1; i <= n; i++) {
+      depth[i] = depth[m->parent[i]] + 1;
+      if (depth[i] > maxd) maxd = depth[i];
+    }
+    per = calloc((size_t)maxd + 2, sizeof(int));
+    int *sorted = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (!per || !sorted) {
+      free(per), free(sorted);
+      hg_error_set(err, "out of memory");
+      hg_model_free(m);
+      m = NULL;
+      goto done;
+    }
+    /* per[d]: first place of depth d, after every deeper body */
+    for (int i = 1; i <= n; i++) per[depth[i]]++;
+    for (int d = maxd, start = 0; d >= 1; d--) {
+      int c = per[d];
+      per[d] = start;
+      start += c;
+    }
+    for (int i = n; i >= 1; i--) sorted[per[depth[i]]++] = i;
+    memcpy(m->by_depth, sorted, (size_t)n * sizeof(int));
+    free(per), free(sorted);
   }
   /* DoF owners */
   int fail = 0;

@@ -106,6 +106,10 @@ typedef struct hg_model {
   /* per body i (index 0 is the world; its joint entries are a fixed placeholder) */
   int *parent;          /* parent body, -1 for the world */
   int *subtree_end;     /* one past the last body of i's subtree */
+  int *by_depth;        /* nbody - 1: the moving bodies deepest first, each depth in decreasing
+                         * index (the articulated pass's backward order, and reversed its forward
+                         * one: bodies of one depth never wait on each other, so the processor
+                         * overlaps their projections) */
   int *root;            /* the body of i's tree that hangs from the world (0 for the world) */
   hg_joint *jnt;        /* joint i: parent(i) -> i */
   hg_se3 *jnt_offset;   /* joint frame in the parent frame */
