@@ -17,7 +17,10 @@
  * The backward pass is the only sweep before the forward one: body i's own terms (IA_i = I_i,
  * pA_i = -ad*_{V_i} I_i V_i - fext_i) are written together with the first projection that reaches
  * i (from its last child in index order, whose subtree ends where i's does), or at i itself when
- * it is a leaf; later children add to them. A failure (singular or non-finite articulated
+ * it is a leaf; later children add to them. Both sweeps take the bodies by depth (m->by_depth:
+ * deepest first, each depth in decreasing index; the forward sweep the reverse), so consecutive
+ * bodies seldom wait on each other's projection or acceleration; a parent's children are still
+ * reached last in index order first, so the sums, and the results, are those of index order. A failure (singular or non-finite articulated
  * inertia, a non-finite acceleration or force) is reported at the first joint where it occurs. */
 #include <math.h>
 #include <stdio.h>
