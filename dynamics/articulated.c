@@ -20,8 +20,9 @@
  * it is a leaf; later children add to them. Both sweeps take the bodies by depth (m->by_depth:
  * deepest first, each depth in decreasing index; the forward sweep the reverse), so consecutive
  * bodies seldom wait on each other's projection or acceleration; a parent's children are still
- * reached in decreasing index order, so the sums, and the results, are those of index order. A failure (singular or non-finite articulated
- * inertia, a non-finite acceleration or force) is reported at the first joint where it occurs. */
+ * reached in decreasing index order, so the sums, and the results, are those of index order.
+ * A failure (singular or non-finite articulated inertia, a non-finite acceleration or force) is
+ * reported at the first joint where the pass meets it. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
