@@ -120,9 +120,8 @@ static void hg_add_point_force(const hg_data *d, int i, const double x[3], const
 }
 
 /* world position p and world velocity vel of point x (body coordinates) of body i */
-static void hg_point_state(const hg_model *m, const hg_data *d, int i, const double x[3],
-                           double p[3], double vel[3]) {
-  (void)m;
+static void hg_point_state(const hg_data *d, int i, const double x[3], double p[3],
+                           double vel[3]) {
   const hg_se3 *T = &d->T_world[i];
   double Rx[3];
   hg_m3_mulv(T->R, x, Rx);
@@ -244,8 +243,8 @@ static double hg_jspring_potential(const hg_model *m, const hg_force_elem *e, co
 static void hg_spring_eval(const hg_model *m, const hg_data *d, const hg_force_elem *e,
                            int with_v, hg_spring_state *st) {
   double va[3], vb[3];
-  hg_point_state(m, d, e->body, e->xa, st->pa, with_v ? va : NULL);
-  hg_point_state(m, d, e->body_b, e->xb, st->pb, with_v ? vb : NULL);
+  hg_point_state(d, e->body, e->xa, st->pa, with_v ? va : NULL);
+  hg_point_state(d, e->body_b, e->xb, st->pb, with_v ? vb : NULL);
 
   /* line a -> b */
   for (int k = 0; k < 3; k++) st->u[k] = st->pb[k] - st->pa[k];
@@ -318,7 +317,7 @@ static double hg_air_density(const hg_atmosphere *atm, const double p[3]) {
 static void hg_drag_force(const hg_model *m, const hg_data *d, const hg_force_elem *e, double F[3],
                           double vel[3]) {
   double p[3];
-  hg_point_state(m, d, e->body, e->xa, p, vel);
+  hg_point_state(d, e->body, e->xa, p, vel);
   double a = -0.5 * hg_air_density(&e->atm, p) * e->cd_area * hg_v3_norm(vel);
   for (int k = 0; k < 3; k++) F[k] = a * vel[k];
 }
@@ -372,7 +371,7 @@ static void hg_world_point_velocity(const hg_model *m, const hg_data *d, int i, 
   double x[3], r[3], pw[3];
   for (int k = 0; k < 3; k++) r[k] = p[k] - d->T_world[i].p[k];
   hg_m3_mulTv(d->T_world[i].R, r, x);
-  hg_point_state(m, d, i, x, pw, vel);
+  hg_point_state(d, i, x, pw, vel);
 }
 
 /* fext += the world force F at world point p of body i */
@@ -1099,10 +1098,10 @@ void hg_forces_view(const hg_forces *f, const hg_model *m, const hg_data *d, dou
   case HG_FORCE_DRAG:
   case HG_FORCE_PARACHUTE:
     o->body_a = o->body_b = e->body;
-    hg_point_state(m, d, e->body, e->xa, o->a, NULL);
+    hg_point_state(d, e->body, e->xa, o->a, NULL);
     memcpy(o->b, o->a, sizeof o->b);
     if (e->enabled) hg_drag_force(m, d, e, o->force, vel);
-    else hg_point_state(m, d, e->body, e->xa, o->a, vel);
+    else hg_point_state(d, e->body, e->xa, o->a, vel);
     o->length = hg_v3_norm(vel);
     break;
   case HG_FORCE_THRUST:
