@@ -628,6 +628,19 @@ static void conservative_elements(tscene *t, double c) {
   sp->compression_only = 1, sp->damping = c;
 }
 
+/* every kind of element on the small tree: the conservative ones damped (c = 0.3), drag on a
+ * body in an exponential atmosphere around a planet, a parachute at a marker and a thruster */
+static void every_element(tscene *t) {
+  conservative_elements(t, 0.3);
+  hg_force_spec *sp = add_force(t, "aero", HG_FORCE_DRAG, 30);
+  sp->body = "arm", sp->cd_area = 0.8, sp->cop[0] = 0.2, sp->cop[2] = -0.1;
+  sp->atm.rho0 = 1.2, sp->atm.scale_height = 2, sp->atm.radius = 4, sp->atm.centre[2] = -5;
+  sp = add_force(t, "drogue", HG_FORCE_PARACHUTE, 31);
+  sp->marker = "m_pod", sp->cd_area = 3, sp->atm.rho0 = 1.1, sp->atm.scale_height = 8;
+  sp = add_force(t, "rcs", HG_FORCE_THRUST, 32);
+  sp->body = "ball", sp->force[1] = 2, sp->torque[0] = -0.5, sp->t_on = 1;
+}
+
 /* relative error of the energy balance P + dU/dt = P_nc at random states, dU/dt by central
  * differences with step h (O(h^2)), or with Richardson's extrapolation from h and h/2 (O(h^4)) */
 static double energy_balance(const hg_forces *f, tmodel *tm, hg_rng *r, int n, double h,
@@ -683,14 +696,7 @@ static void each_element_balances(void **state) {
   hg_rng_seed(&r, 8);
   tscene t;
   hg_builder *b = small_tree(&t, &r);
-  conservative_elements(&t, 0.3);
-  hg_force_spec *sp = add_force(&t, "aero", HG_FORCE_DRAG, 30);
-  sp->body = "arm", sp->cd_area = 0.8, sp->cop[0] = 0.2, sp->cop[2] = -0.1;
-  sp->atm.rho0 = 1.2, sp->atm.scale_height = 2, sp->atm.radius = 4, sp->atm.centre[2] = -5;
-  sp = add_force(&t, "drogue", HG_FORCE_PARACHUTE, 31);
-  sp->marker = "m_pod", sp->cd_area = 3, sp->atm.rho0 = 1.1, sp->atm.scale_height = 8;
-  sp = add_force(&t, "rcs", HG_FORCE_THRUST, 32);
-  sp->body = "ball", sp->force[1] = 2, sp->torque[0] = -0.5, sp->t_on = 1;
+  every_element(&t);
   tmodel tm = model_make(b);
   hg_forces *f = compile_ok(&t, &tm);
   int n = hg_forces_count(f);
@@ -729,14 +735,7 @@ static void apply_power_is_apply_and_power_nc(void **state) {
   hg_rng_seed(&r, 11);
   tscene t;
   hg_builder *b = small_tree(&t, &r);
-  conservative_elements(&t, 0.3);
-  hg_force_spec *sp = add_force(&t, "aero", HG_FORCE_DRAG, 30);
-  sp->body = "arm", sp->cd_area = 0.8, sp->cop[0] = 0.2, sp->cop[2] = -0.1;
-  sp->atm.rho0 = 1.2, sp->atm.scale_height = 2, sp->atm.radius = 4, sp->atm.centre[2] = -5;
-  sp = add_force(&t, "drogue", HG_FORCE_PARACHUTE, 31);
-  sp->marker = "m_pod", sp->cd_area = 3, sp->atm.rho0 = 1.1, sp->atm.scale_height = 8;
-  sp = add_force(&t, "rcs", HG_FORCE_THRUST, 32);
-  sp->body = "ball", sp->force[1] = 2, sp->torque[0] = -0.5, sp->t_on = 1;
+  every_element(&t);
   tmodel tm = model_make(b);
   hg_forces *f = compile_ok(&t, &tm);
   int n = hg_forces_count(f), nb6 = 6 * tm.m->nbody, nv = tm.m->nv;
