@@ -26,6 +26,7 @@
 /* motion across Rot_k: w' = R^T w, v' = R^T v */
 AI void mot_rot(int k, double c, double s, double *V) {
   int i = (k + 1) % 3, j = (k + 2) % 3;
+  #pragma GCC unroll 8
   for (int o = 0; o < 6; o += 3) {
     double xi = V[o + i], xj = V[o + j];
     V[o + i] = c * xi + s * xj;
@@ -42,6 +43,7 @@ AI void mot_trans(int k, double r, double *V) {
 /* wrench back across Rot_k: (R m, R f) */
 AI void frc_rot(int k, double c, double s, double *F) {
   int i = (k + 1) % 3, j = (k + 2) % 3;
+  #pragma GCC unroll 8
   for (int o = 0; o < 6; o += 3) {
     double xi = F[o + i], xj = F[o + j];
     F[o + i] = c * xi - s * xj;
@@ -180,6 +182,7 @@ AI void sym_chain(const double *dh, int f, double c, double s, double *M) {
 AI void mot_general(const double *R, const double *p, double *V) {
   double d[3], w[3] = {V[0], V[1], V[2]};
   hg_v3_cross(p, w, d);
+  #pragma GCC unroll 8
   for (int r = 0; r < 3; r++) d[r] = V[3 + r] - d[r];
   hg_m3_mulTv(R, w, V);
   hg_m3_mulTv(R, d, V + 3);
@@ -190,6 +193,7 @@ AI void frc_general(const double *R, const double *p, double *F) {
   hg_m3_mulv(R, F, m);
   hg_m3_mulv(R, F + 3, f);
   hg_v3_cross_add(p, f, m);
+  #pragma GCC unroll 8
   for (int r = 0; r < 3; r++) F[r] = m[r], F[3 + r] = f[r];
 }
 /* M := X^T M X for the projected Pi (row and column 2 zero): each block to R N R^T, then the
@@ -198,27 +202,39 @@ AI void sym_general(const double *R, const double *p, double *M) {
   double T[9], Bn[9], An[6], Cn[6];
   /* A (only its 2x2 corner): T = N R^T (rows 0, 1), A' = R T */
   double x = M[P6(0, 0)], y = M[P6(0, 1)], z = M[P6(1, 1)];
+  #pragma GCC unroll 8
   for (int b = 0; b < 3; b++) {
     T[b] = x * R[3 * b] + y * R[3 * b + 1];
     T[3 + b] = y * R[3 * b] + z * R[3 * b + 1];
   }
   static const int ia[6] = {0, 1, 2, 0, 0, 1}, ib[6] = {0, 1, 2, 1, 2, 2};
+  #pragma GCC unroll 8
   for (int e = 0; e < 6; e++) An[e] = R[3 * ia[e]] * T[ib[e]] + R[3 * ia[e] + 1] * T[3 + ib[e]];
   /* B (rows 0, 1): T = B R^T, B' = R T */
+  #pragma GCC unroll 8
   for (int a = 0; a < 2; a++)
+    #pragma GCC unroll 8
     for (int b = 0; b < 3; b++)
       T[3 * a + b] = M[P6(a, 3)] * R[3 * b] + M[P6(a, 4)] * R[3 * b + 1] + M[P6(a, 5)] * R[3 * b + 2];
+  #pragma GCC unroll 8
   for (int a = 0; a < 3; a++)
+    #pragma GCC unroll 8
     for (int b = 0; b < 3; b++) Bn[3 * a + b] = R[3 * a] * T[b] + R[3 * a + 1] * T[3 + b];
   /* C (full): T = C R^T, C' = R T (upper triangle) */
+  #pragma GCC unroll 8
   for (int a = 0; a < 3; a++)
+    #pragma GCC unroll 8
     for (int b = 0; b < 3; b++)
       T[3 * a + b] = M[P6(3 + a, 3)] * R[3 * b] + M[P6(3 + a, 4)] * R[3 * b + 1] +
                      M[P6(3 + a, 5)] * R[3 * b + 2];
+  #pragma GCC unroll 8
   for (int e = 0; e < 6; e++)
     Cn[e] = R[3 * ia[e]] * T[ib[e]] + R[3 * ia[e] + 1] * T[3 + ib[e]] + R[3 * ia[e] + 2] * T[6 + ib[e]];
+  #pragma GCC unroll 8
   for (int e = 0; e < 6; e++) M[P6(ia[e], ib[e])] = An[e], M[P6(3 + ia[e], 3 + ib[e])] = Cn[e];
+  #pragma GCC unroll 8
   for (int a = 0; a < 3; a++)
+    #pragma GCC unroll 8
     for (int b = 0; b < 3; b++) M[P6(a, 3 + b)] = Bn[3 * a + b];
   sym_trans(0, p[0], M, 0);
   sym_trans(1, p[1], M, 0);
@@ -240,6 +256,7 @@ AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, const doub
   if (fext) {
     double fe[6];
     hg_coAd_inv(&lm->T_JB[i], fext + 6 * i, fe);
+    #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) pA[r] -= fe[r];
   }
   hg_inertia_sym6(&lm->I[i], ld->IA[i]);
@@ -255,13 +272,18 @@ AI int project(hg_local_data *ld, int i, double tau, double *Pi, double *beta) {
   ld->Dinv[i] = Dinv, ld->u[i] = u;
   static const int rr[5] = {0, 1, 3, 4, 5};
   double U[6], W[6];
+  #pragma GCC unroll 8
   for (int e = 0; e < 5; e++) U[rr[e]] = IA[P6(rr[e], 2)], W[rr[e]] = U[rr[e]] * Dinv;
   /* Pi = IA - W U^T on the five rows and columns other than 2 */
+  #pragma GCC unroll 8
   for (int e = 0; e < 5; e++)
+    #pragma GCC unroll 8
     for (int f = e; f < 5; f++)
       Pi[P6(rr[e], rr[f])] = IA[P6(rr[e], rr[f])] - W[rr[e]] * U[rr[f]];
+  #pragma GCC unroll 8
   for (int r = 0; r < 6; r++) Pi[P6(r, 2)] = 0;
   /* beta = pA + Pi c + W u (c has entries 0, 1, 3, 4 only; beta_2 = pA_2 + u = tau) */
+  #pragma GCC unroll 8
   for (int e = 0; e < 5; e++) {
     int r = rr[e];
     beta[r] = pA[r] + Pi[P6(r, 0)] * c[0] + Pi[P6(r, 1)] * c[1] + Pi[P6(r, 3)] * c[2] +
@@ -278,6 +300,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
   for (int i = 1; i < n; i++) {
     int p = lm->parent[i], va = lm->v_adr[i];
     double V[6], qd = v[va];
+    #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) V[r] = p ? ld->v[p][r] : 0;
     if (factored) {
       const double *dh = lm->dh[i];
@@ -288,6 +311,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
       double c = cos(q[va]), s = sin(q[va]), *R = ld->R[i];
       const double *Rc = lm->C[i].R;
       /* R = R_C Rz(q): columns 0 and 1 turn, column 2 stays */
+      #pragma GCC unroll 8
       for (int r = 0; r < 3; r++) {
         double x = Rc[3 * r], y = Rc[3 * r + 1];
         R[3 * r] = c * x + s * y, R[3 * r + 1] = c * y - s * x, R[3 * r + 2] = Rc[3 * r + 2];
@@ -295,6 +319,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
       mot_general(R, lm->C[i].p, V);
     }
     V[2] += qd;
+    #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) ld->v[i][r] = V[r];
     own_terms(lm, ld, i, V, qd, fext);
   }
@@ -316,7 +341,9 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
       frc_general(ld->R[i], lm->C[i].p, beta);
     }
     double *IAp = ld->IA[p], *pAp = ld->pA[p];
+    #pragma GCC unroll 8
     for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
+    #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) pAp[r] += beta[r];
   }
 
@@ -325,6 +352,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
     int p = lm->parent[i], va = lm->v_adr[i];
     double A[6];
     if (p)
+      #pragma GCC unroll 8
       for (int r = 0; r < 6; r++) A[r] = ld->a[p][r];
     else
       A[0] = A[1] = A[2] = 0, A[3] = -lm->gravity[0], A[4] = -lm->gravity[1], A[5] = -lm->gravity[2];
@@ -333,10 +361,12 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
     const double *c = ld->c[i], *IA = ld->IA[i];
     A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
     double Ua = 0;
+    #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) Ua += IA[P6(r, 2)] * A[r];
     double qi = ld->Dinv[i] * (ld->u[i] - Ua);
     A[2] += qi;
     qdd[va] = qi;
+    #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) ld->a[i][r] = A[r];
   }
 
