@@ -160,18 +160,19 @@ AI void frc_chain(const double *dh, int f, double c, double s, double *F) {
 }
 /* M := X^T M X (child -> parent) for the projected Pi (row and column 2 zero). Tz(d) commutes
  * with Rz(q), so it goes first while M is still reduced. */
-AI void sym_chain(const double *dh, int f, double c, double s, double *M) {
+AI void sym_chain(const double *dh, const double *dt, int f, double c, double s, double *M) {
   turn q = make_turn(c, s);
   if (f & HG_LOCAL_D) sym_trans(2, dh[6], M, 1);
   sym_rot(2, &q, M, 1);
   if (f & HG_LOCAL_A) sym_trans(0, dh[5], M, 0);
+  /* the constant turns come precomputed (dt: alpha's, then gamma's) */
   if (f & HG_LOCAL_ALPHA) {
-    turn t = make_turn(dh[3], dh[4]);
+    turn t = {dt[0], dt[1], dt[2], dt[3], dt[4], dt[5]};
     sym_rot(0, &t, M, 0);
   }
   if (f & HG_LOCAL_B) sym_trans(2, dh[2], M, 0);
   if (f & HG_LOCAL_GAMMA) {
-    turn t = make_turn(dh[0], dh[1]);
+    turn t = {dt[6], dt[7], dt[8], dt[9], dt[10], dt[11]};
     sym_rot(2, &t, M, 0);
   }
 }
@@ -334,7 +335,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
       const double *dh = lm->dh[i];
       int f = lm->dh_flags[i];
       double c = ld->cs[i][0], s = ld->cs[i][1];
-      sym_chain(dh, f, c, s, Pi);
+      sym_chain(dh, lm->dh_turn[i], f, c, s, Pi);
       frc_chain(dh, f, c, s, beta);
     } else {
       sym_general(ld->R[i], lm->C[i].p, Pi);
@@ -533,10 +534,11 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
   lm->C = calloc(n, sizeof *lm->C);
   lm->dh = calloc(n, sizeof *lm->dh);
   lm->dh_flags = calloc(n, 1);
+  lm->dh_turn = calloc(n, sizeof *lm->dh_turn);
   lm->T_JB = calloc(n, sizeof *lm->T_JB);
   lm->I = calloc(n, sizeof *lm->I);
   hg_se3 *J = calloc(n, sizeof *J);
-  if (!lm->C || !lm->dh || !lm->dh_flags || !lm->T_JB || !lm->I || !J) {
+  if (!lm->C || !lm->dh || !lm->dh_flags || !lm->dh_turn || !lm->T_JB || !lm->I || !J) {
     free(J);
     hg_local_model_free(lm);
     hg_error_set(err, "out of memory");
@@ -556,6 +558,12 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
     hg_se3_inv(&J[i], &lm->T_JB[i]);
     hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->I[i]);
     double e = factor(&lm->C[i], lm->dh[i], &lm->dh_flags[i]);
+    for (int k = 0; k < 2; k++) {
+      const double *cs = lm->dh[i] + (k ? 0 : 3);
+      turn t = make_turn(cs[0], cs[1]);
+      double *o = lm->dh_turn[i] + 6 * k;
+      o[0] = t.c, o[1] = t.s, o[2] = t.ss, o[3] = t.cs, o[4] = t.C2, o[5] = t.S2;
+    }
     if (e > 1e-12) {
       hg_error_set(err, "joint '%s': factoring its constant transform left an error of %g",
                    m->jnt_name[i], e);
@@ -573,6 +581,7 @@ void hg_local_model_free(hg_local_model *lm) {
   free(lm->C);
   free(lm->dh);
   free(lm->dh_flags);
+  free(lm->dh_turn);
   free(lm->T_JB);
   free(lm->I);
   free(lm);

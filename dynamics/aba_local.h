@@ -31,6 +31,7 @@ typedef struct hg_local_model {
   hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */
   double (*dh)[8];    /* nbody: cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */
   uint8_t *dh_flags;  /* nbody: which factors are not the identity (HG_LOCAL_* bits) */
+  double (*dh_turn)[12]; /* nbody: alpha's then gamma's c, s, s^2, c s, cos 2t, sin 2t */
   hg_se3 *T_JB;       /* nbody: body frame in J_i (moves fext into J_i) */
   hg_inertia *I;      /* nbody: body inertia about J_i's origin in J_i's axes */
 } hg_local_model;
