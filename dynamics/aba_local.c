@@ -105,25 +105,36 @@ AI void sym_rot(int k, const turn *t, double *M, int reduced) {
 
 /* M := X^T M X across T(r e_k), X = [[1, 0], [-r e_k^, 1]]:
  * A' = A - B E + E B'^T, B' = B + E C, C' = C with E = r e_k^ (two rows of B and five entries
- * of A change). reduced as sym_rot. */
-AI void sym_trans(int k, double r, double *M, int reduced) {
+ * of A change). reduced as sym_rot; jzero: row and column j of M are zero (Tx right after the
+ * reduced Rz: j = 2), so the terms that read them drop out. */
+AI void sym_trans(int k, double r, double *M, int reduced, int jzero) {
   int i = (k + 1) % 3, j = (k + 2) % 3;
 #define B6(a, b) M[P6(a, 3 + (b))]
 #define C6(a, b) M[P6(3 + (a), 3 + (b))]
-  double Bii = B6(i, i), Bij = B6(i, j), Bji = B6(j, i), Bjj = B6(j, j);
-  double Cii = C6(i, i), Cij = C6(i, j), Cjj = C6(j, j);
+  double Bii = B6(i, i), Bij = B6(i, j), Cii = C6(i, i), Cij = C6(i, j), Cjj = C6(j, j);
+  double Cik = C6(i, k), Cjk = C6(j, k);
   /* A first (it reads the old B) */
   M[P6(i, i)] -= r * (2 * Bij - r * Cjj);
-  M[P6(j, j)] += r * (2 * Bji + r * Cii);
-  M[P6(i, j)] += r * (Bii - Bjj - r * Cij);
-  if (!reduced) {
+  if (jzero) {
+    M[P6(j, j)] = r * (r * Cii);
+    M[P6(i, j)] = r * (Bii - r * Cij);
     M[P6(i, k)] -= r * B6(k, j);
-    M[P6(j, k)] += r * B6(k, i);
+    M[P6(j, k)] = r * B6(k, i);
+    /* B' rows i and j: B_i -= r C_j, B_j = r C_i */
+    B6(i, i) = Bii - r * Cij, B6(i, j) = Bij - r * Cjj, B6(i, k) -= r * Cjk;
+    B6(j, i) = r * Cii, B6(j, j) = r * Cij, B6(j, k) = r * Cik;
+  } else {
+    double Bji = B6(j, i), Bjj = B6(j, j);
+    M[P6(j, j)] += r * (2 * Bji + r * Cii);
+    M[P6(i, j)] += r * (Bii - Bjj - r * Cij);
+    if (!reduced) {
+      M[P6(i, k)] -= r * B6(k, j);
+      M[P6(j, k)] += r * B6(k, i);
+    }
+    /* B' rows i and j: B_i -= r C_j, B_j += r C_i */
+    B6(i, i) = Bii - r * Cij, B6(i, j) = Bij - r * Cjj, B6(i, k) -= r * Cjk;
+    B6(j, i) = Bji + r * Cii, B6(j, j) = Bjj + r * Cij, B6(j, k) += r * Cik;
   }
-  /* B' rows i and j: B_i -= r C_j, B_j += r C_i */
-  double Cik = C6(i, k), Cjk = C6(j, k);
-  B6(i, i) = Bii - r * Cij, B6(i, j) = Bij - r * Cjj, B6(i, k) -= r * Cjk;
-  B6(j, i) = Bji + r * Cii, B6(j, j) = Bjj + r * Cij, B6(j, k) += r * Cik;
 #undef B6
 #undef C6
 }
@@ -162,15 +173,15 @@ AI void frc_chain(const double *dh, int f, double c, double s, double *F) {
  * with Rz(q), so it goes first while M is still reduced. */
 AI void sym_chain(const double *dh, const double *dt, int f, double c, double s, double *M) {
   turn q = make_turn(c, s);
-  if (f & HG_LOCAL_D) sym_trans(2, dh[6], M, 1);
+  if (f & HG_LOCAL_D) sym_trans(2, dh[6], M, 1, 0);
   sym_rot(2, &q, M, 1);
-  if (f & HG_LOCAL_A) sym_trans(0, dh[5], M, 0);
+  if (f & HG_LOCAL_A) sym_trans(0, dh[5], M, 0, 1);
   /* the constant turns come precomputed (dt: alpha's, then gamma's) */
   if (f & HG_LOCAL_ALPHA) {
     turn t = {dt[0], dt[1], dt[2], dt[3], dt[4], dt[5]};
     sym_rot(0, &t, M, 0);
   }
-  if (f & HG_LOCAL_B) sym_trans(2, dh[2], M, 0);
+  if (f & HG_LOCAL_B) sym_trans(2, dh[2], M, 0, 0);
   if (f & HG_LOCAL_GAMMA) {
     turn t = {dt[6], dt[7], dt[8], dt[9], dt[10], dt[11]};
     sym_rot(2, &t, M, 0);
@@ -237,12 +248,15 @@ AI void sym_general(const double *R, const double *p, double *M) {
   for (int a = 0; a < 3; a++)
     #pragma GCC unroll 8
     for (int b = 0; b < 3; b++) M[P6(a, 3 + b)] = Bn[3 * a + b];
-  sym_trans(0, p[0], M, 0);
-  sym_trans(1, p[1], M, 0);
-  sym_trans(2, p[2], M, 0);
+  sym_trans(0, p[0], M, 0, 0);
+  sym_trans(1, p[1], M, 0, 0);
+  sym_trans(2, p[2], M, 0, 0);
 }
 
 /* ---- the pass ---- */
+
+/* the factors of a first child whose axis is skew to its parent's: alpha, a and d */
+#define COMMON (HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)
 
 /* body i's own terms in J_i: c_i, pA_i = v x* (I v) - fext (with (w, v) = V:
  * (w x h_w + v x h_v, w x h_v) for h = I V) and IA_i = I_i */
@@ -307,7 +321,10 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
       const double *dh = lm->dh[i];
       double th = q[va] + dh[7], c = cos(th), s = sin(th);
       ld->cs[i][0] = c, ld->cs[i][1] = s;
-      mot_chain(dh, lm->dh_flags[i], c, s, V);
+      int f = lm->dh_flags[i];
+      /* the usual first child (alpha, a, d) gets a copy without flag tests */
+      if (f == COMMON) mot_chain(dh, COMMON, c, s, V);
+      else mot_chain(dh, f, c, s, V);
     } else {
       double c = cos(q[va]), s = sin(q[va]), *R = ld->R[i];
       const double *Rc = lm->C[i].R;
@@ -335,8 +352,13 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
       const double *dh = lm->dh[i];
       int f = lm->dh_flags[i];
       double c = ld->cs[i][0], s = ld->cs[i][1];
-      sym_chain(dh, lm->dh_turn[i], f, c, s, Pi);
-      frc_chain(dh, f, c, s, beta);
+      if (f == COMMON) {
+        sym_chain(dh, lm->dh_turn[i], COMMON, c, s, Pi);
+        frc_chain(dh, COMMON, c, s, beta);
+      } else {
+        sym_chain(dh, lm->dh_turn[i], f, c, s, Pi);
+        frc_chain(dh, f, c, s, beta);
+      }
     } else {
       sym_general(ld->R[i], lm->C[i].p, Pi);
       frc_general(ld->R[i], lm->C[i].p, beta);
@@ -357,7 +379,11 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
       for (int r = 0; r < 6; r++) A[r] = ld->a[p][r];
     else
       A[0] = A[1] = A[2] = 0, A[3] = -lm->gravity[0], A[4] = -lm->gravity[1], A[5] = -lm->gravity[2];
-    if (factored) mot_chain(lm->dh[i], lm->dh_flags[i], ld->cs[i][0], ld->cs[i][1], A);
+    if (factored) {
+      int f = lm->dh_flags[i];
+      if (f == COMMON) mot_chain(lm->dh[i], COMMON, ld->cs[i][0], ld->cs[i][1], A);
+      else mot_chain(lm->dh[i], f, ld->cs[i][0], ld->cs[i][1], A);
+    }
     else mot_general(ld->R[i], lm->C[i].p, A);
     const double *c = ld->c[i], *IA = ld->IA[i];
     A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
