@@ -9,8 +9,10 @@
  *   prescribed:  Pi = IA,               beta = pA + IA (c + S qdd)
  * Forward, a_i = Ad_{T^-1} a_p + c_i + S_i qdd_i with qdd_i = D^-1 (u - U^T (Ad a_p + c)) for free
  * joints, and F_i = IA_i a_i + pA_i is the wrench the joint transmits; prescribed joints read
- * tau_i = S_i^T F_i. The impulsive form is the same pass with velocities, gravity and external
- * wrenches set to zero (accelerations become velocity jumps, forces become impulses).
+ * tau_i = S_i^T F_i (the pass forms F_i only there; hg_joint_wrench forms any joint's from the
+ * IA, a and pA the pass leaves). The impulsive form is the same pass with velocities, gravity
+ * and external wrenches set to zero (accelerations become velocity jumps, forces become
+ * impulses).
  *
  * The backward pass is the only sweep before the forward one: body i's own terms (IA_i = I_i,
  * pA_i = -ad*_{V_i} I_i V_i - fext_i) are written together with the first projection that reaches
@@ -282,7 +284,7 @@ static inline __attribute__((always_inline)) int articulated(const hg_model *m, 
     }
   }
 
-  /* forward: accelerations, joint wrenches, and the unknown half of (qdd, tau) */
+  /* forward: accelerations, and the unknown half of (qdd, tau) */
   double *a0 = d->a[0];
   for (int r = 0; r < 6; r++) a0[r] = 0;
   if (bias)
@@ -303,6 +305,12 @@ static inline __attribute__((always_inline)) int articulated(const hg_model *m, 
       const double *S = d->S[va];
       qdd[va] = xi ? qk - xi[0] : qk;
       for (int r = 0; r < 6; r++) a[r] += S[r] * qk;
+      if (mode) {
+        /* the pass with modes is done with this free joint (no second test of its mode
+         * below); ABA's pass keeps the shared tail, which compiles better there */
+        for (int r = 0; r < 6; r++) d->a[i][r] = a[r];
+        continue;
+      }
     } else {
       if (free_joint) {
         /* qg = D^-1 (u - U^T a') */
@@ -323,13 +331,13 @@ static inline __attribute__((always_inline)) int articulated(const hg_model *m, 
       }
     }
     for (int r = 0; r < 6; r++) d->a[i][r] = a[r];
-    if (mode) {
-      /* the joint wrench F = IA a + pA, and the force of a prescribed joint S^T F */
-      double *F = d->F[i];
+    if (mode && !free_joint && n > 0) {
+      /* the force of a prescribed joint S^T F from its wrench F = IA a + pA (only there: any
+       * joint's wrench is hg_joint_wrench's, on demand from the same three) */
+      double F[6];
       hg_sym6_mulv(d->IA[i], a, F);
       for (int r = 0; r < 6; r++) F[r] += d->pA[i][r];
-      if (!free_joint)
-        for (int k = 0; k < n; k++) tau[va + k] = hg_dot6(d->S[va + k], F);
+      for (int k = 0; k < n; k++) tau[va + k] = hg_dot6(d->S[va + k], F);
     }
   }
 
@@ -350,14 +358,37 @@ static inline __attribute__((always_inline)) int articulated(const hg_model *m, 
 }
 
 /* the pass compiled for every joint free with velocities (hg_aba: no mode tests in its loops),
- * and for any modes */
+ * for any modes with velocities (hybrid) and for any modes without (impulsive) */
 HG_HOT static int articulated_free(const hg_model *m, hg_data *d, double *qdd, double *tau,
                                    const double *fext) {
   return articulated(m, d, NULL, qdd, tau, fext, 1);
 }
 HG_HOT static int articulated_any(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
-                                  double *tau, const double *fext, int bias) {
-  return articulated(m, d, mode, qdd, tau, fext, bias);
+                                  double *tau, const double *fext) {
+  if (!mode) __builtin_unreachable(); /* d->mode (hg_data_new): the pass drops its NULL tests */
+  return articulated(m, d, mode, qdd, tau, fext, 1);
+}
+HG_HOT static int articulated_impulse(const hg_model *m, hg_data *d, const uint8_t *mode,
+                                      double *dv, double *imp) {
+  if (!mode) __builtin_unreachable();
+  return articulated(m, d, mode, dv, imp, NULL, 0);
+}
+
+/* 1 when every joint is free: hybrid dynamics is then ABA's pass, the same arithmetic without the
+ * mode tests (the joints' forces are inputs, read only) */
+static int all_free(const hg_model *m, const hg_data *d) {
+  /* HG_MODE_FREE is 0: eight modes at a time are free when their word is 0 */
+  _Static_assert(HG_MODE_FREE == 0, "all_free reads free modes as zero bytes");
+  const uint8_t *mode = d->mode + 1;
+  size_t n = (size_t)(m->nbody - 1), k = 0;
+  for (; k + 8 <= n; k += 8) {
+    uint64_t w;
+    memcpy(&w, mode + k, sizeof w);
+    if (w) return 0;
+  }
+  for (; k < n; k++)
+    if (mode[k] != HG_MODE_FREE) return 0;
+  return 1;
 }
 
 int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
@@ -370,17 +401,19 @@ int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, cons
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext) {
   hg_kinematics(m, d, q, v);
-  return articulated_any(m, d, d->mode, qdd, tau, fext, 1);
+  if (all_free(m, d)) return articulated_free(m, d, qdd, tau, fext);
+  return articulated_any(m, d, d->mode, qdd, tau, fext);
 }
 
 int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
                             const double *fext) {
-  return articulated_any(m, d, d->mode, qdd, tau, fext, 1);
+  if (all_free(m, d)) return articulated_free(m, d, qdd, tau, fext);
+  return articulated_any(m, d, d->mode, qdd, tau, fext);
 }
 
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp) {
   hg_kinematics(m, d, q, NULL);
-  return articulated_any(m, d, d->mode, dv, imp, NULL, 0);
+  return articulated_impulse(m, d, d->mode, dv, imp);
 }
 
 int hg_plastic_lock(const hg_model *m, hg_data *d, const double *q, const double *v,

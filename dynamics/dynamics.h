@@ -24,8 +24,10 @@
 void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v);
 
 /* Body-frame views of the last walk: body i's twist (from d->V), its acceleration (from d->a,
- * including the gravity offset), and the wrench its joint transmits from the parent (from d->F),
- * each in body i's own frame. */
+ * including the gravity offset), and the wrench its joint transmits from the parent, each in
+ * body i's own frame. The wrench is that of the last articulated pass (hg_aba, hg_hybrid,
+ * hg_hybrid_on_kinematics; the impulse after hg_hybrid_impulse), formed on demand as
+ * IA_i a_i + pA_i from d->IA, d->a and d->pA (not from d->F, which only hg_rnea writes). */
 void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]);
 void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6]);
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]);
@@ -56,9 +58,9 @@ int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, cons
 
 /* Hybrid dynamics (seed 002 Table 4) with the joint modes in d->mode. On entry qdd holds the
  * accelerations of prescribed and locked joints (locked ones are taken as zero) and tau the
- * forces of free joints; on return qdd and tau are complete. d->F holds every joint's spatial
- * constraint wrench (parent on child; hg_joint_wrench gives it in the child frame) and d->a the
- * spatial accelerations. */
+ * forces of free joints; on return qdd and tau are complete. d->a holds the spatial
+ * accelerations, and d->IA, d->pA with them every joint's spatial constraint wrench (parent on
+ * child), which hg_joint_wrench gives in the child frame; d->F is not written. */
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext);
 
@@ -72,7 +74,8 @@ int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *
 /* Impulsive hybrid dynamics: the velocity jump of a perfectly plastic lock. On entry dv holds
  * the velocity jumps demanded at prescribed and locked joints (locked: -v) and imp the impulses
  * at free joints (usually zero); on return dv and imp are complete (imp at prescribed joints is
- * the impulse the lock applies). d->F holds the spatial impulses across every joint.
+ * the impulse the lock applies). hg_joint_wrench then gives the spatial impulse across any joint
+ * (d->F is not written).
  * Only positions matter: no gravity, no velocity products. */
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp);
 

@@ -130,7 +130,11 @@ int hg_joint_axis_index(const hg_joint *j) {
 }
 
 int hg_joint_walk(const hg_joint *j, const double Ro[9], int has_post) {
-  if (j->type != HG_JOINT_REVOLUTE || has_post) return HG_WALK_GENERAL;
+  if (has_post) return HG_WALK_GENERAL;
+  if (j->type == HG_JOINT_PRISMATIC) return HG_WALK_PRISMATIC;
+  if (j->type == HG_JOINT_SPHERICAL) return HG_WALK_SPHERICAL;
+  if (j->type == HG_JOINT_FREE) return HG_WALK_FREE;
+  if (j->type != HG_JOINT_REVOLUTE) return HG_WALK_GENERAL;
   int k = hg_joint_axis_index(j);
   int pure = Ro[0] == 1 && Ro[4] == 1 && Ro[8] == 1 && Ro[1] == 0 && Ro[2] == 0 && Ro[3] == 0 &&
              Ro[5] == 0 && Ro[6] == 0 && Ro[7] == 0;

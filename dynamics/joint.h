@@ -23,6 +23,7 @@
 #ifndef HINGE_JOINT_H
 #define HINGE_JOINT_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "spatial.h"
@@ -74,12 +75,18 @@ int hg_joint_axis_index(const hg_joint *j);
  *   HG_WALK_X, _Y, _Z   revolute about +x, +y, +z of an origin without rotation: the turn mixes
  *                       two columns of the parent's rotation
  *   HG_WALK_XR, _YR, _ZR  the same behind a rotated origin: one column turn, one product
- *   HG_WALK_FOLD        revolute about any axis behind any origin (hg_joint_fold) */
+ *   HG_WALK_FOLD        revolute about any axis behind any origin (hg_joint_fold)
+ *   HG_WALK_PRISMATIC   prismatic along any axis behind any origin (hg_joint_walk_prismatic)
+ *   HG_WALK_SPHERICAL   spherical behind any origin (hg_joint_walk_ball)
+ *   HG_WALK_FREE        free behind any origin, a tree's root or not (hg_joint_walk_ball) */
 enum {
   HG_WALK_GENERAL = 0,
   HG_WALK_X, HG_WALK_Y, HG_WALK_Z,
   HG_WALK_XR, HG_WALK_YR, HG_WALK_ZR,
-  HG_WALK_FOLD
+  HG_WALK_FOLD,
+  HG_WALK_PRISMATIC,
+  HG_WALK_SPHERICAL,
+  HG_WALK_FREE
 };
 /* the walk of joint j behind an origin with rotation Ro, with or without a post-offset */
 int hg_joint_walk(const hg_joint *j, const double Ro[9], int has_post);
@@ -98,6 +105,114 @@ void hg_joint_fold_init(const hg_joint *j, const double Ro[9], hg_joint_fold *f)
 /* R = R_o Rot(axis, q) from c = cos q and s = sin q */
 static inline void hg_joint_fold_rotation(const hg_joint_fold *f, double c, double s, double R[9]) {
   for (int k = 0; k < 9; k++) R[k] = f->C[0][k] + c * f->C[1][k] + s * f->C[2][k];
+}
+
+/* ---- the kinematic walk of one joint (hg_kinematics dispatches on hg_joint_walk) ----
+ *
+ * Each walk below writes, for a joint without a post-offset behind the constant origin off
+ * (pure: off has no rotation) under a parent at Tp (its tree frame pose):
+ *   Tr = T_{p,i} = off T_joint(q),
+ *   Tt = T_tree,i = Tp Tr, except at a root (on the world: Tp the identity), whose tree frame has
+ *        its origin at the body: Tt = (R_rel, 0),
+ *   S  = the nv motion-subspace columns in the tree frame, Ad_{Tt} of the joint's own S (child
+ *        frame), S[6c .. 6c + 5] column c.
+ * The constant flags (k, pure, root, trans) let the compiler fold each inlined case. */
+
+/* A revolute joint: T_joint = (Rot(axis, q), 0), S = (w, p x w) with w = R_tree,i axis and p the
+ * body's origin. About coordinate axis k >= 0 the turn only mixes two columns of the rotation
+ * before it (of R_tree,p itself when the origin has no rotation: pure) and w is column k;
+ * otherwise (k = -1) R_offset Rot(axis, q) comes from the joint's fold (hg_joint_fold). */
+HG_INLINE void hg_joint_walk_revolute(int k, int pure, int root, double q, const hg_se3 *off,
+                                      const hg_joint_fold *fold, const double axis[3],
+                                      const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt, double S[6]) {
+  double c, s, Ro[3], w[3];
+  hg_sincos(q, &s, &c);
+  const double *o = off->p;
+  Tr->p[0] = o[0], Tr->p[1] = o[1], Tr->p[2] = o[2];
+  hg_m3_mulv(Tp->R, o, Ro);
+  for (int r = 0; r < 3; r++) Tt->p[r] = Tp->p[r] + Ro[r];
+  if (root) Tt->p[0] = Tt->p[1] = Tt->p[2] = 0;
+  if (k >= 0 && pure) {
+    hg_m3_axis_rotation(k, c, s, Tr->R);
+    hg_m3_mul_axis_rotation(Tp->R, k, c, s, Tt->R);
+  } else {
+    if (k >= 0) hg_m3_mul_axis_rotation(off->R, k, c, s, Tr->R);
+    else hg_joint_fold_rotation(fold, c, s, Tr->R);
+    hg_m3_mul(Tp->R, Tr->R, Tt->R);
+  }
+  if (k >= 0) w[0] = Tt->R[k], w[1] = Tt->R[3 + k], w[2] = Tt->R[6 + k];
+  else hg_m3_mulv(Tt->R, axis, w);
+  S[0] = w[0], S[1] = w[1], S[2] = w[2];
+  hg_v3_cross(Tt->p, w, S + 3);
+}
+
+/* A prismatic joint: T_joint = (1, axis q), so Tr = (R_o, o + q R_o axis) and S = (0, u) with
+ * u = R_tree,i axis (the rotation does not depend on q). */
+HG_INLINE void hg_joint_walk_prismatic(int pure, int root, double q, const hg_se3 *off,
+                                       const double axis[3], const hg_se3 *Tp, hg_se3 *Tr,
+                                       hg_se3 *Tt, double S[6]) {
+  double a[3];
+  /* the slide direction in the parent frame, and T_{p,i} */
+  if (pure) {
+    a[0] = axis[0], a[1] = axis[1], a[2] = axis[2];
+    for (int r = 0; r < 9; r++) Tr->R[r] = r % 4 == 0;
+  } else {
+    hg_m3_mulv(off->R, axis, a);
+    for (int r = 0; r < 9; r++) Tr->R[r] = off->R[r];
+  }
+  for (int r = 0; r < 3; r++) Tr->p[r] = off->p[r] + q * a[r];
+  /* T_tree,i, and the slide direction in the tree frame */
+  if (root) {
+    for (int r = 0; r < 9; r++) Tt->R[r] = Tr->R[r];
+    Tt->p[0] = Tt->p[1] = Tt->p[2] = 0;
+    S[3] = a[0], S[4] = a[1], S[5] = a[2];
+  } else {
+    double x[3];
+    hg_m3_mulv(Tp->R, Tr->p, x);
+    for (int r = 0; r < 3; r++) Tt->p[r] = Tp->p[r] + x[r];
+    if (pure) for (int r = 0; r < 9; r++) Tt->R[r] = Tp->R[r];
+    else hg_m3_mul(Tp->R, Tr->R, Tt->R);
+    hg_m3_mulv(Tp->R, a, S + 3);
+  }
+  S[0] = S[1] = S[2] = 0;
+}
+
+/* A spherical joint (trans = 0: T_joint = (R(quaternion q), 0), S = (1, 0) in the child frame)
+ * or a free joint (trans = 1: T_joint = (R(q[3..6]), q[0..2]), S = 1): the columns of R_tree,i,
+ * r_k, give S = (r_k, p x r_k) for each rotation rate and (0, r_k) for each body-frame linear
+ * rate, p the body's origin in the tree frame (zero at a root). */
+HG_INLINE void hg_joint_walk_ball(int trans, int pure, int root, const double *q,
+                                  const hg_se3 *off, const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt,
+                                  double *S) {
+  /* T_{p,i} = (R_o R(quat), o + R_o p_joint) */
+  if (pure) {
+    hg_quat_to_R(q + 3 * trans, Tr->R);
+    for (int r = 0; r < 3; r++) Tr->p[r] = off->p[r] + (trans ? q[r] : 0);
+  } else {
+    double Rj[9], x[3];
+    hg_quat_to_R(q + 3 * trans, Rj);
+    hg_m3_mul(off->R, Rj, Tr->R);
+    if (trans) hg_m3_mulv(off->R, q, x);
+    for (int r = 0; r < 3; r++) Tr->p[r] = off->p[r] + (trans ? x[r] : 0);
+  }
+  /* T_tree,i */
+  if (root) {
+    for (int r = 0; r < 9; r++) Tt->R[r] = Tr->R[r];
+    Tt->p[0] = Tt->p[1] = Tt->p[2] = 0;
+  } else {
+    hg_se3_mul(Tp, Tr, Tt);
+  }
+  /* S: columns 0-2 for the rotation rates about the body's axes, 3-5 (free) for its linear rates */
+  for (int k = 0; k < 3; k++) {
+    double *Sw = S + 6 * k;
+    Sw[0] = Tt->R[k], Sw[1] = Tt->R[3 + k], Sw[2] = Tt->R[6 + k];
+    if (root) Sw[3] = Sw[4] = Sw[5] = 0;
+    else hg_v3_cross(Tt->p, Sw, Sw + 3);
+    if (trans) {
+      double *Sv = S + 6 * (3 + k);
+      Sv[0] = Sv[1] = Sv[2] = 0, Sv[3] = Sw[0], Sv[4] = Sw[1], Sv[5] = Sw[2];
+    }
+  }
 }
 
 /* The name and SI unit of entry k of a joint's configuration q (what = 0), rates v (what = 1) or

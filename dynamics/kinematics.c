@@ -4,34 +4,6 @@
 
 #include "dynamics.h"
 
-/* A revolute joint's walk (hg_joint_walk, no post-offset): T_{p,i} = T_offset (Rot(axis, q), 0),
- * T_tree,i = T_tree,p T_{p,i} and S_i = (w, p x w) with w = R_tree,i axis. About coordinate
- * axis k >= 0 the turn only mixes two columns of the rotation before it (of R_tree,p itself when
- * the origin has no rotation: pure) and w is column k; otherwise (k = -1) R_offset Rot(axis, q)
- * comes from the joint's fold (hg_joint_fold). A root (on the world) is its tree frame's origin. */
-static inline void revolute_walk(int k, int pure, int root, double q, const hg_se3 *off,
-                                 const hg_joint_fold *fold, const double axis[3],
-                                 const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt, double S[6]) {
-  double c = cos(q), s = sin(q), Ro[3], w[3];
-  const double *o = off->p;
-  Tr->p[0] = o[0], Tr->p[1] = o[1], Tr->p[2] = o[2];
-  hg_m3_mulv(Tp->R, o, Ro);
-  for (int r = 0; r < 3; r++) Tt->p[r] = Tp->p[r] + Ro[r];
-  if (root) Tt->p[0] = Tt->p[1] = Tt->p[2] = 0;
-  if (k >= 0 && pure) {
-    hg_m3_axis_rotation(k, c, s, Tr->R);
-    hg_m3_mul_axis_rotation(Tp->R, k, c, s, Tt->R);
-  } else {
-    if (k >= 0) hg_m3_mul_axis_rotation(off->R, k, c, s, Tr->R);
-    else hg_joint_fold_rotation(fold, c, s, Tr->R);
-    hg_m3_mul(Tp->R, Tr->R, Tt->R);
-  }
-  if (k >= 0) w[0] = Tt->R[k], w[1] = Tt->R[3 + k], w[2] = Tt->R[6 + k];
-  else hg_m3_mulv(Tt->R, axis, w);
-  S[0] = w[0], S[1] = w[1], S[2] = w[2];
-  hg_v3_cross(Tt->p, w, S + 3);
-}
-
 HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {
   static const hg_se3 identity = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
   for (int i = 1; i < m->nbody; i++) {
@@ -47,14 +19,28 @@ HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const 
     const hg_se3 *off = &m->jnt_offset[i];
     const hg_joint_fold *f = &m->jnt_fold[i];
     double *Si = d->S[va];
+    int root = !p, pure = m->offset_pure[i];
     switch (walk) {
-    case HG_WALK_X: revolute_walk(0, 1, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_Y: revolute_walk(1, 1, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_Z: revolute_walk(2, 1, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_XR: revolute_walk(0, 0, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_YR: revolute_walk(1, 0, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_ZR: revolute_walk(2, 0, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_FOLD: revolute_walk(-1, 0, !p, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_X: hg_joint_walk_revolute(0, 1, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_Y: hg_joint_walk_revolute(1, 1, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_Z: hg_joint_walk_revolute(2, 1, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_XR: hg_joint_walk_revolute(0, 0, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_YR: hg_joint_walk_revolute(1, 0, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_ZR: hg_joint_walk_revolute(2, 0, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_FOLD: hg_joint_walk_revolute(-1, 0, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_PRISMATIC:
+      if (pure) hg_joint_walk_prismatic(1, root, qi[0], off, j->axis, Tp, Tr, Tt, Si);
+      else hg_joint_walk_prismatic(0, root, qi[0], off, j->axis, Tp, Tr, Tt, Si);
+      break;
+    case HG_WALK_SPHERICAL:
+      if (pure) hg_joint_walk_ball(0, 1, root, qi, off, Tp, Tr, Tt, Si);
+      else hg_joint_walk_ball(0, 0, root, qi, off, Tp, Tr, Tt, Si);
+      break;
+    case HG_WALK_FREE:
+      /* above all a tree's root (a floating base), whose tree frame is the body's */
+      if (root) hg_joint_walk_ball(1, pure, 1, qi, off, Tp, Tr, Tt, Si);
+      else hg_joint_walk_ball(1, pure, 0, qi, off, Tp, Tr, Tt, Si);
+      break;
     default: {
       hg_se3 Tj;
       hg_joint_transform(j, qi, &Tj);
@@ -153,5 +139,9 @@ void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6
 
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]) {
   (void)m;
-  hg_coAd(&d->T_tree[i], d->F[i], F);
+  /* the articulated pass's wrench IA_i a_i + pA_i (tree frame), to body i's frame */
+  double Ft[6];
+  hg_sym6_mulv(d->IA[i], d->a[i], Ft);
+  for (int r = 0; r < 6; r++) Ft[r] += d->pA[i][r];
+  hg_coAd(&d->T_tree[i], Ft, F);
 }

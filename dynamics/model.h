@@ -195,7 +195,9 @@ typedef struct hg_data {
   /* dynamics */
   hg_vec6 *a;  /* nbody: spatial acceleration relative to the tree's Galilean frame (the real one
                 * plus (0, w x vt[root])), tree frame, offset by gravity (a_0 = (0, -g)) */
-  hg_vec6 *F;  /* nbody: wrench that joint i transmits from its parent to body i, tree frame */
+  hg_vec6 *F;  /* nbody: wrench that joint i transmits from its parent to body i, tree frame;
+                * written by hg_rnea (and hg_bias) only: after an articulated pass the wrench is
+                * IA a + pA (hg_joint_wrench) */
   hg_sym6 *IA; /* nbody: articulated (ABA) inertia, tree frame, packed (spatial.h) */
   hg_vec6 *pA; /* nbody: articulated bias wrench, tree frame */
   hg_vec6 *U;  /* nv: IA S */

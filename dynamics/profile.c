@@ -178,6 +178,7 @@ hg_profile *hg_profile_sinusoid(const hg_joint *j, double t0, const double *q0, 
   memcpy(p->dir, A, (size_t)p->nv * sizeof(double));
   p->w = w;
   p->phi = phi;
+  p->sin_phi = sin(phi);
   return p;
 }
 
@@ -357,7 +358,7 @@ void hg_profile_eval(const hg_profile *p, double t, double *q, double *v, double
   case HG_PROFILE_SINUSOID: {
     /* s = sin(w u + phi) - sin(phi), s' = w cos(w u + phi), s'' = -w^2 sin(w u + phi) */
     double a = p->w * u + p->phi;
-    eval_path(p, sin(a) - sin(p->phi), p->w * cos(a), -p->w * p->w * sin(a), q, v, vdot);
+    eval_path(p, sin(a) - p->sin_phi, p->w * cos(a), -p->w * p->w * sin(a), q, v, vdot);
     break;
   }
   case HG_PROFILE_SPLINE:
@@ -372,17 +373,20 @@ int hg_profiles_apply(const hg_model *m, hg_data *d, hg_profile *const *per_join
                       double *q, double *v, double *qdd) {
   int rc = 0;
   for (int i = 1; i < m->nbody; i++) {
+    /* free joints first out (the common case): nothing to look up for them */
+    int mode = d->mode[i];
+    if (mode == HG_MODE_FREE) continue;
     const hg_profile *p = per_joint ? per_joint[i] : NULL;
     double *qi = q ? q + m->q_adr[i] : NULL, *vi = v ? v + m->v_adr[i] : NULL;
     double *ai = qdd ? qdd + m->v_adr[i] : NULL;
     size_t size = (size_t)m->jnt_nv[i] * sizeof(double);
     /* locked: at rest relative to the parent, q kept */
-    if (d->mode[i] == HG_MODE_LOCKED) {
+    if (mode == HG_MODE_LOCKED) {
       if (vi) memset(vi, 0, size);
       if (ai) memset(ai, 0, size);
       continue;
     }
-    if (d->mode[i] != HG_MODE_PRESCRIBED || !p) continue;
+    if (mode != HG_MODE_PRESCRIBED || !p) continue;
     /* prescribed: the profile's q(t), v(t), vdot(t) */
     if (p->jnt.type != m->jnt[i].type) {
       snprintf(d->err, sizeof d->err, "profile of joint %d (%s) is for a %s joint", i,

@@ -55,6 +55,7 @@ typedef struct hg_profile {
   double *dir;  /* nv: velocity v, move dq = q1 (-) q0, or sinusoid amplitude A */
   double T;     /* move: duration */
   double w, phi;/* sinusoid: angular frequency (rad/s) and phase (rad) */
+  double sin_phi; /* sinusoid: sin(phi), kept by hg_profile_sinusoid */
   int n;        /* spline: number of samples */
   double *time; /* n: sample times, strictly increasing */
   double *xi;   /* n x nv: samples in the chart (free: 3 position, then 3 rotation coordinates) */

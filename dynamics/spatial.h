@@ -10,6 +10,8 @@
 #ifndef HINGE_SPATIAL_H
 #define HINGE_SPATIAL_H
 
+#include <math.h>
+
 /* HG_HOT marks the recursions' hot functions: gcc compiles each twice, for any x86-64 and for
  * x86-64-v3 (AVX2 with fused multiply-add, contracted from a * b + c by -ffp-contract=fast, see
  * CMakeLists.txt), and picks one when the program loads (target_clones). Results differ between
@@ -18,6 +20,14 @@
 #define HG_HOT __attribute__((target_clones("default", "arch=x86-64-v3")))
 #else
 #define HG_HOT
+#endif
+
+/* HG_INLINE marks a static inline function that must be inlined wherever it is called, so that
+ * its constant arguments fold each call's case (the joints' walks, joint.h) */
+#if defined(__GNUC__)
+#define HG_INLINE static inline __attribute__((always_inline))
+#else
+#define HG_INLINE static inline
 #endif
 
 typedef struct hg_se3 {
@@ -65,6 +75,50 @@ static inline void hg_m3_mulTv(const double R[9], const double x[3], double y[3]
   double y1 = R[1] * x0 + R[4] * x1 + R[7] * x2;
   double y2 = R[2] * x0 + R[5] * x1 + R[8] * x2;
   y[0] = y0, y[1] = y1, y[2] = y2;
+}
+
+/* *s = sin x and *c = cos x, for the kinematic walk, where libm's sincos costs more than the rest
+ * of a revolute joint's pose. For |x| <= 1e5: x = k pi/2 + r with pi/2 = P1 + P2 (P1 of 33 bits,
+ * so k P1 is exact for |k| < 2^20 and so is x - k P1; P2 the rest to double precision), then the
+ * Taylor series of sin r and cos r to r^17 and r^18 on |r| <= pi/4 (truncation below 1e-19),
+ * rotated by the quadrant k mod 4: within 2^-53 of libm's sin and cos (an ulp of results in
+ * [0.5, 1); tests/test_spatial.c), which serve larger |x|, inf and NaN. */
+HG_INLINE void hg_sincos(double x, double *s, double *c) {
+  if (!(fabs(x) <= 1e5)) {
+    *s = sin(x), *c = cos(x);
+    return;
+  }
+  /* k = x / (pi/2) rounded to an integer by the 1.5 2^52 shift, r = x - k pi/2 */
+  const double shift = 6755399441055744.0; /* 1.5 2^52 */
+  double k = (x * 0.6366197723675814 + shift) - shift;
+  double r = x - k * 1.5707963267341256; /* P1 */
+  r -= k * 6.077100506506192e-11;         /* P2 */
+  /* the two series in z = r^2 (Horner) */
+  double z = r * r;
+  double ps = -1.0 / 355687428096000;
+  ps = ps * z + 1.0 / 1307674368000;
+  ps = ps * z - 1.0 / 6227020800;
+  ps = ps * z + 1.0 / 39916800;
+  ps = ps * z - 1.0 / 362880;
+  ps = ps * z + 1.0 / 5040;
+  ps = ps * z - 1.0 / 120;
+  ps = ps * z + 1.0 / 6;
+  double sr = r - r * z * ps;
+  double pc = 1.0 / 6402373705728000;
+  pc = pc * z - 1.0 / 20922789888000;
+  pc = pc * z + 1.0 / 87178291200;
+  pc = pc * z - 1.0 / 479001600;
+  pc = pc * z + 1.0 / 3628800;
+  pc = pc * z - 1.0 / 40320;
+  pc = pc * z + 1.0 / 720;
+  pc = pc * z - 1.0 / 24;
+  pc = pc * z + 0.5;
+  double cr = 1 - z * pc;
+  /* quadrant n: (sin, cos) = (sr, cr), (cr, -sr), (-sr, -cr), (-cr, sr) */
+  int n = (int)k & 3;
+  double so = n & 1 ? cr : sr, co = n & 1 ? sr : cr;
+  *s = n & 2 ? -so : so;
+  *c = (n + 1) & 2 ? -co : co;
 }
 
 /* R = rotation by the angle with cosine c and sine s about coordinate axis k (0, 1, 2) */

@@ -721,6 +721,56 @@ static void each_element_balances(void **state) {
   hg_builder_free(b);
 }
 
+/* hg_forces_apply_power is hg_forces_apply and hg_forces_power_nc in one pass (each element once):
+ * the same fext and tau, the same power, for every element alone and for all; it returns 1 exactly
+ * when an element that adds body wrenches is applied (joint springs alone: 0, fext untouched) */
+static void apply_power_is_apply_and_power_nc(void **state) {
+  hg_rng r;
+  hg_rng_seed(&r, 11);
+  tscene t;
+  hg_builder *b = small_tree(&t, &r);
+  conservative_elements(&t, 0.3);
+  hg_force_spec *sp = add_force(&t, "aero", HG_FORCE_DRAG, 30);
+  sp->body = "arm", sp->cd_area = 0.8, sp->cop[0] = 0.2, sp->cop[2] = -0.1;
+  sp->atm.rho0 = 1.2, sp->atm.scale_height = 2, sp->atm.radius = 4, sp->atm.centre[2] = -5;
+  sp = add_force(&t, "drogue", HG_FORCE_PARACHUTE, 31);
+  sp->marker = "m_pod", sp->cd_area = 3, sp->atm.rho0 = 1.1, sp->atm.scale_height = 8;
+  sp = add_force(&t, "rcs", HG_FORCE_THRUST, 32);
+  sp->body = "ball", sp->force[1] = 2, sp->torque[0] = -0.5, sp->t_on = 1;
+  tmodel tm = model_make(b);
+  hg_forces *f = compile_ok(&t, &tm);
+  int n = hg_forces_count(f), nb6 = 6 * tm.m->nbody, nv = tm.m->nv;
+  double *fext = calloc((size_t)nb6, sizeof(double)), *tau = calloc((size_t)nv + 1, sizeof(double));
+  double worst = 0;
+  for (int k = 0; k <= n; k++) {
+    /* element k alone, then (k = n) all of them */
+    for (int j = 0; j < n; j++) hg_forces_set_enabled(f, j, k == n || j == k);
+    int joint_springs_only = k < n && t.force[k].type == HG_FORCE_JOINT_SPRING;
+    for (int s = 0; s < 20; s++) {
+      hg_model_random(tm.m, &r, tm.q);
+      hg_test_random_vector(&r, tm.v, nv, -2, 2);
+      apply(f, &tm, 1.5);
+      memset(fext, 0, (size_t)nb6 * sizeof(double));
+      memset(tau, 0, ((size_t)nv + 1) * sizeof(double));
+      double P, Pnc = hg_forces_power_nc(f, tm.m, tm.d, 1.5, tm.q, tm.v);
+      int wrenches = hg_forces_apply_power(f, tm.m, tm.d, 1.5, tm.q, tm.v, fext, tau, &P);
+      assert_int_equal(wrenches, !joint_springs_only);
+      assert_memory_equal(fext, tm.fext, (size_t)nb6 * sizeof(double));
+      assert_memory_equal(tau, tm.tau, (size_t)nv * sizeof(double));
+      for (int i = 0; i < nb6 && joint_springs_only; i++) assert_true(fext[i] == 0);
+      double e = fabs(P - Pnc) / (1 + fabs(Pnc));
+      if (e > worst) worst = e;
+    }
+  }
+  printf("# apply_power vs apply and power_nc: power off by %.3g (relative)\n", worst);
+  assert_true(worst < 1e-13);
+  free(fext);
+  free(tau);
+  hg_forces_free(f);
+  model_free(&tm);
+  hg_builder_free(b);
+}
+
 /* a rod (I_c = diag(1, 1, 0.01), m = 1) 2 m from a planet: the quadrupole terms are a quarter of
  * the monopole; the balance holds, and dropping the torque would break it by far more */
 static void gravity_gradient_energy(void **state) {
@@ -1044,6 +1094,7 @@ int main(void) {
       cmocka_unit_test(thrust_by_hand),
       cmocka_unit_test(conservative_power_matches_potential),
       cmocka_unit_test(each_element_balances),
+      cmocka_unit_test(apply_power_is_apply_and_power_nc),
       cmocka_unit_test(gravity_gradient_energy),
       cmocka_unit_test(unknown_names_are_errors),
       cmocka_unit_test(removed_bodies_make_elements_inert),

@@ -145,6 +145,50 @@ static void mixes_equal_dense_partitioned_solve(void **state) {
   assert_true(worst < 1e-10);
 }
 
+/* one joint not free anywhere in a tree of 20 bodies (the first, inside the words the pass scans
+ * eight modes at a time, or in the tail), the rest free: the dense partitioned solve; and every
+ * joint free again gives ABA's result bit for bit */
+static void one_joint_not_free_anywhere(void **state) {
+  hg_rng r;
+  hg_rng_seed(&r, 15);
+  double worst = 0;
+  for (int t = 0; t < 6; t++) {
+    fixture f = make(&r, 20, t % 2);
+    for (int j = 1; j < f.m->nbody; j++) {
+      if (f.m->jnt_nv[j] == 0) continue;
+      for (int i = 1; i < f.m->nbody; i++) f.d->mode[i] = HG_MODE_FREE;
+      f.d->mode[j] = t % 3 == 2 ? HG_MODE_LOCKED : HG_MODE_PRESCRIBED;
+      double *v = vec(f.nv), *qdd = vec(f.nv), *tau = vec(f.nv);
+      memcpy(v, f.v, (size_t)f.nv * sizeof(double));
+      for (int k = 0; k < f.nv; k++) {
+        int fixed = prescribed(&f, k);
+        if (fixed && f.d->mode[j] == HG_MODE_LOCKED) f.v[k] = f.qdd[k] = 0;
+        qdd[k] = fixed ? f.qdd[k] : NAN;
+        tau[k] = fixed ? NAN : f.tau[k];
+      }
+      hg_crba(f.m, f.d, f.q, f.M);
+      hg_bias(f.m, f.d, f.q, f.v, f.fext, f.b);
+      dense_hybrid(&f, f.qdd, f.tau, f.b);
+      assert_int_equal(hg_hybrid(f.m, f.d, f.q, f.v, qdd, tau, f.fext), 0);
+      double e = fmax(hg_test_rel_err(qdd, f.x, f.nv), hg_test_rel_err(tau, f.y, f.nv));
+      if (e > worst) worst = e;
+      memcpy(f.v, v, (size_t)f.nv * sizeof(double));
+      free(v); free(qdd); free(tau);
+    }
+    /* all free: ABA's pass */
+    for (int i = 1; i < f.m->nbody; i++) f.d->mode[i] = HG_MODE_FREE;
+    memcpy(f.x, f.tau, (size_t)f.nv * sizeof(double));
+    assert_int_equal(hg_hybrid(f.m, f.d, f.q, f.v, f.y, f.x, f.fext), 0);
+    assert_int_equal(hg_aba(f.m, f.d, f.q, f.v, f.tau, f.fext, f.z), 0);
+    assert_memory_equal(f.y, f.z, (size_t)f.nv * sizeof(double));
+    assert_memory_equal(f.x, f.tau, (size_t)f.nv * sizeof(double));
+    release(&f);
+  }
+  printf("# one joint not free, anywhere in 20 bodies, vs dense: worst relative error %.3g\n",
+         worst);
+  assert_true(worst < 1e-10);
+}
+
 /* hg_hybrid_on_kinematics after hg_kinematics gives exactly hg_hybrid's results (bit for bit:
  * the same arithmetic), also when another state's kinematics were computed in between */
 static void on_kinematics_equals_hybrid(void **state) {
@@ -163,6 +207,42 @@ static void on_kinematics_equals_hybrid(void **state) {
     free(qdd0); free(tau0); free(qdd1); free(tau1);
     release(&f);
   }
+}
+
+/* hg_joint_wrench after hg_hybrid (random modes) and after hg_aba is the joint wrench RNEA finds
+ * for the completed accelerations (d->F, child frame), although the articulated pass does not
+ * write d->F: an RNEA of another state runs first, so a wrench read from d->F would be stale */
+static void joint_wrenches_equal_rnea(void **state) {
+  hg_rng r;
+  hg_rng_seed(&r, 17);
+  double worst = 0;
+  for (int t = 0; t < NTREES; t++) {
+    fixture f = make(&r, 2 + t % 13, t % 2);
+    int aba = t % 3 == 0;
+    for (int i = 1; i < f.m->nbody; i++) {
+      f.d->mode[i] = aba ? HG_MODE_FREE : (uint8_t)(hg_rng_uniform(&r) * 3);
+      if (f.d->mode[i] == HG_MODE_LOCKED)
+        for (int k = f.m->v_adr[i]; k < f.m->v_adr[i] + f.m->jnt_nv[i]; k++) f.v[k] = 0;
+    }
+    double *qdd = vec(f.nv), *tau = vec(f.nv), *W = vec(6 * f.m->nbody);
+    hg_rnea(f.m, f.d, f.q, f.b, f.qdd, NULL, f.x); /* another state's wrenches in d->F */
+    memcpy(qdd, f.qdd, (size_t)f.nv * sizeof(double));
+    memcpy(tau, f.tau, (size_t)f.nv * sizeof(double));
+    if (aba) assert_int_equal(hg_aba(f.m, f.d, f.q, f.v, f.tau, f.fext, qdd), 0);
+    else assert_int_equal(hg_hybrid(f.m, f.d, f.q, f.v, qdd, tau, f.fext), 0);
+    for (int i = 1; i < f.m->nbody; i++) hg_joint_wrench(f.m, f.d, i, W + 6 * i);
+    hg_rnea(f.m, f.d, f.q, f.v, qdd, f.fext, f.y);
+    for (int i = 1; i < f.m->nbody; i++) {
+      double F[6];
+      hg_coAd(&f.d->T_tree[i], f.d->F[i], F);
+      double e = hg_test_rel_err(W + 6 * i, F, 6);
+      if (e > worst) worst = e;
+    }
+    free(qdd); free(tau); free(W);
+    release(&f);
+  }
+  printf("# joint wrenches after hybrid and ABA vs RNEA's: worst relative error %.3g\n", worst);
+  assert_true(worst < 1e-10);
 }
 
 /* the impulsive form equals the dense partitioned solve of M dv = imp */
@@ -465,7 +545,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(extremes_equal_aba_and_rnea),
       cmocka_unit_test(mixes_equal_dense_partitioned_solve),
+      cmocka_unit_test(one_joint_not_free_anywhere),
       cmocka_unit_test(on_kinematics_equals_hybrid),
+      cmocka_unit_test(joint_wrenches_equal_rnea),
       cmocka_unit_test(impulse_equals_dense),
       cmocka_unit_test(plastic_lock_conserves_momentum),
       cmocka_unit_test(freeze_thaw_sequence_keeps_invariants),

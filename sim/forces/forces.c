@@ -106,41 +106,43 @@ static void hg_sym3_mulv(const double S[6], const double x[3], double y[3]) {
 }
 
 /* fext_i += the wrench of a world-axes force F (and torque tq, may be NULL) at point x of body i
- * (body coordinates): rotate into body axes, then move from the point to the origin */
+ * (body coordinates): rotated into body axes, f = R^T F, its moment about the origin
+ * n = R^T tq + x x f */
 static void hg_add_point_force(const hg_data *d, int i, const double x[3], const double F[3],
                                const double tq[3], double *fext) {
   if (i <= 0) return;
   const hg_se3 *T = &d->T_world[i];
-  hg_se3 Tx;
-  double w[6] = {0, 0, 0, 0, 0, 0}, wb[6];
+  double w[6] = {0, 0, 0, 0, 0, 0};
   if (tq) hg_m3_mulTv(T->R, tq, w);
   hg_m3_mulTv(T->R, F, w + 3);
-  hg_m3_identity(Tx.R);
-  memcpy(Tx.p, x, sizeof Tx.p);
-  hg_coAd_inv(&Tx, w, wb);
-  for (int r = 0; r < 6; r++) fext[6 * i + r] += wb[r];
+  hg_v3_cross_add(x, w + 3, w);
+  for (int r = 0; r < 6; r++) fext[6 * i + r] += w[r];
 }
 
 /* world position p and world velocity vel of point x (body coordinates) of body i */
 static void hg_point_state(const hg_model *m, const hg_data *d, int i, const double x[3],
                            double p[3], double vel[3]) {
-  double V[6], vb[3];
-  hg_se3_apply(&d->T_world[i], x, p);
+  (void)m;
+  const hg_se3 *T = &d->T_world[i];
+  double Rx[3];
+  hg_m3_mulv(T->R, x, Rx);
+  for (int r = 0; r < 3; r++) p[r] = T->p[r] + Rx[r];
   if (!vel) return;
   if (i <= 0) {
     vel[0] = vel[1] = vel[2] = 0;
     return;
   }
-  /* body twist (w, v): the point moves at v + w x x in body axes */
-  hg_body_twist(m, d, i, V);
-  hg_v3_cross(V, x, vb);
-  for (int r = 0; r < 3; r++) vb[r] += V[3 + r];
-  hg_m3_mulv(d->T_world[i].R, vb, vel);
+  /* d->V = (w, v) is the body's twist in its tree's frame (world axes, origin at the tree root's
+   * origin), where the point sits at r = p_tree + R x: it moves at v + w x r */
+  const double *V = d->V[i], *pt = d->T_tree[i].p;
+  double r[3] = {pt[0] + Rx[0], pt[1] + Rx[1], pt[2] + Rx[2]};
+  for (int k = 0; k < 3; k++) vel[k] = V[3 + k];
+  hg_v3_cross_add(V, r, vel);
 }
 
 /* ---- central gravity ---- */
 
-/* potential of body i, and (w not NULL) its body wrench about the origin */
+/* potential of body i (w NULL), or its body wrench about the origin into w (then returns 0) */
 static double hg_central_body(const hg_forces *f, const hg_force_elem *e, const hg_data *d, int i,
                               double w[6]) {
   const hg_se3 *T = &d->T_world[i];
@@ -155,21 +157,22 @@ static double hg_central_body(const hg_forces *f, const hg_force_elem *e, const 
   for (int k = 0; k < 3; k++) r[k] += c[k];
   double r2 = hg_v3_dot(r, r);
   if (r2 <= 0) return 0;
-  double rn = sqrt(r2), r3 = r2 * rn, r5 = r3 * r2;
+  double rn = sqrt(r2);
 
   /* MacCullagh: A = tr I_c, B = r.I_c r */
   hg_sym3_mulv(Ic, r, Ir);
   double A = Ic[0] + Ic[1] + Ic[2], B = hg_v3_dot(r, Ir);
-  double U = -e->mu * mass / rn - e->mu / (2 * r3) * (A - 3 * B / r2);
-  if (!w) return U;
+  if (!w) return -e->mu * mass / rn - e->mu / (2 * r2 * rn) * (A - 3 * B / r2);
 
-  /* force at the centre of mass, gradient torque about it, then the moment about the origin */
-  double a1 = -e->mu * mass / r3, a2 = -1.5 * e->mu / r5, a3 = A - 5 * B / r2;
+  /* force at the centre of mass, gradient torque about it, then the moment about the origin
+   * (k3 = mu / r^3, k5 = mu / r^5: two divisions for the whole wrench); U is not needed here */
+  double ir2 = 1 / r2, k3 = e->mu * ir2 / rn, k5 = k3 * ir2;
+  double a1 = -mass * k3, a2 = -1.5 * k5, a3 = A - 5 * B * ir2;
   for (int k = 0; k < 3; k++) w[3 + k] = a1 * r[k] + a2 * (a3 * r[k] + 2 * Ir[k]);
   hg_v3_cross(r, Ir, w);
-  for (int k = 0; k < 3; k++) w[k] *= 3 * e->mu / r5;
+  for (int k = 0; k < 3; k++) w[k] *= 3 * k5;
   hg_v3_cross_add(c, w + 3, w);
-  return U;
+  return 0;
 }
 
 /* central gravity on every body */
@@ -192,40 +195,21 @@ static double hg_central_potential(const hg_forces *f, const hg_force_elem *e, c
 
 /* ---- joint spring ---- */
 
-/* xi = q (-) rest, and g = J_r(xi)^-T xi (the gradient of |xi|^2 / 2 in the joint velocity) */
-static void hg_jspring_delta(const hg_model *m, const hg_force_elem *e, const double *q,
-                             double xi[6], double g[6]) {
+/* xi = q (-) rest; returns g = J_r(xi)^-T xi (the gradient of |xi|^2 / 2 in the joint
+ * velocity): xi itself on every joint but a free one, whose g is written to gf */
+static inline const double *hg_jspring_delta(const hg_model *m, const hg_force_elem *e,
+                                             const double *q, double xi[6], double gf[6]) {
   const hg_joint *j = &m->jnt[e->joint];
-  int nv = m->jnt_nv[e->joint];
   hg_joint_difference(j, e->rest, q + m->q_adr[e->joint], xi);
-  if (j->type != HG_JOINT_FREE) {
-    for (int k = 0; k < nv; k++) g[k] = xi[k];
-    return;
-  }
+  if (j->type != HG_JOINT_FREE) return xi;
   /* SE(3): g = J_r^-T xi */
   double J[36];
   hg_se3_jr_inv(xi, J);
   for (int k = 0; k < 6; k++) {
-    g[k] = 0;
-    for (int r = 0; r < 6; r++) g[k] += J[6 * r + k] * xi[r];
+    gf[k] = 0;
+    for (int r = 0; r < 6; r++) gf[k] += J[6 * r + k] * xi[r];
   }
-}
-
-/* tau -= k g + c v on the joint's DoFs */
-static void hg_jspring_apply(const hg_model *m, const hg_force_elem *e, const double *q,
-                             const double *v, double *tau) {
-  double xi[6], g[6];
-  int va = m->v_adr[e->joint], nv = m->jnt_nv[e->joint];
-  hg_jspring_delta(m, e, q, xi, g);
-  for (int k = 0; k < nv; k++) tau[va + k] -= e->k * g[k] + e->c * v[va + k];
-}
-
-/* U = k |xi|^2 / 2 */
-static double hg_jspring_potential(const hg_model *m, const hg_force_elem *e, const double *q) {
-  double xi[6], g[6], s = 0;
-  hg_jspring_delta(m, e, q, xi, g);
-  for (int k = 0; k < m->jnt_nv[e->joint]; k++) s += xi[k] * xi[k];
-  return 0.5 * e->k * s;
+  return gf;
 }
 
 /* damper power -c |v|^2 */
@@ -234,6 +218,24 @@ static double hg_jspring_power(const hg_model *m, const hg_force_elem *e, const 
   int va = m->v_adr[e->joint];
   for (int k = 0; k < m->jnt_nv[e->joint]; k++) s += v[va + k] * v[va + k];
   return -e->c * s;
+}
+
+/* tau -= k g + c v on the joint's DoFs; returns the damper's power (hg_forces_apply_power) */
+static double hg_jspring_apply(const hg_model *m, const hg_force_elem *e, const double *q,
+                               const double *v, double *tau) {
+  double xi[6], gf[6];
+  int va = m->v_adr[e->joint], nv = m->jnt_nv[e->joint];
+  const double *g = hg_jspring_delta(m, e, q, xi, gf);
+  for (int k = 0; k < nv; k++) tau[va + k] -= e->k * g[k] + e->c * v[va + k];
+  return hg_jspring_power(m, e, v);
+}
+
+/* U = k |xi|^2 / 2 */
+static double hg_jspring_potential(const hg_model *m, const hg_force_elem *e, const double *q) {
+  double xi[6], gf[6], s = 0;
+  hg_jspring_delta(m, e, q, xi, gf);
+  for (int k = 0; k < m->jnt_nv[e->joint]; k++) s += xi[k] * xi[k];
+  return 0.5 * e->k * s;
 }
 
 /* ---- marker spring ---- */
@@ -263,19 +265,26 @@ static void hg_spring_eval(const hg_model *m, const hg_data *d, const hg_force_e
   if (e->compression_only && st->s > 0) st->s = 0;
 }
 
-/* equal and opposite forces at the two markers */
-static void hg_spring_apply(const hg_model *m, const hg_data *d, const hg_force_elem *e,
-                            double *fext) {
+/* power of the non-elastic part of the tension: -(s - s_elastic) dL/dt */
+static double hg_spring_state_power(const hg_spring_state *st) {
+  return st->active ? -(st->s - st->se) * st->Ldot : 0;
+}
+
+/* equal and opposite forces at the two markers; returns their non-elastic power (one
+ * evaluation of the spring for both) */
+static double hg_spring_apply(const hg_model *m, const hg_data *d, const hg_force_elem *e,
+                              double *fext) {
   hg_spring_state st;
   double Fa[3], Fb[3];
   hg_spring_eval(m, d, e, 1, &st);
-  if (!st.active) return;
+  if (!st.active) return 0;
   for (int k = 0; k < 3; k++) {
     Fa[k] = st.s * st.u[k];
     Fb[k] = -Fa[k];
   }
   hg_add_point_force(d, e->body, e->xa, Fa, NULL, fext);
   hg_add_point_force(d, e->body_b, e->xb, Fb, NULL, fext);
+  return hg_spring_state_power(&st);
 }
 
 /* U = k (L - L0)^2 / 2 (0 out of contact for compression only) */
@@ -286,11 +295,11 @@ static double hg_spring_potential(const hg_model *m, const hg_data *d, const hg_
   return 0.5 * e->k * (st.L - e->L0) * (st.L - e->L0);
 }
 
-/* power of the non-elastic part of the tension: -(s - s_elastic) dL/dt */
+/* the spring's non-elastic power alone */
 static double hg_spring_power(const hg_model *m, const hg_data *d, const hg_force_elem *e) {
   hg_spring_state st;
   hg_spring_eval(m, d, e, 1, &st);
-  return st.active ? -(st.s - st.se) * st.Ldot : 0;
+  return hg_spring_state_power(&st);
 }
 
 /* ---- drag and parachute ---- */
@@ -314,12 +323,13 @@ static void hg_drag_force(const hg_model *m, const hg_data *d, const hg_force_el
   for (int k = 0; k < 3; k++) F[k] = a * vel[k];
 }
 
-/* drag at the point */
-static void hg_drag_apply(const hg_model *m, const hg_data *d, const hg_force_elem *e,
-                          double *fext) {
+/* drag at the point; returns its power F . v (one evaluation for both) */
+static double hg_drag_apply(const hg_model *m, const hg_data *d, const hg_force_elem *e,
+                            double *fext) {
   double F[3], vel[3];
   hg_drag_force(m, d, e, F, vel);
   hg_add_point_force(d, e->body, e->xa, F, NULL, fext);
+  return hg_v3_dot(F, vel);
 }
 
 /* drag power F . v */
@@ -833,19 +843,19 @@ int hg_forces_analytic(const hg_forces *f, const hg_model *m, int k) {
   return k >= 0 && k < f->n && hg_elem_analytic(m, &f->e[k]);
 }
 
-static void hg_forces_eval(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
-                           const double *q, const double *v, hg_forces_part part, double *fext,
-                           double *tau, double *power_nc);
+static int hg_forces_eval(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                          const double *q, const double *v, hg_forces_part part, double *fext,
+                          double *tau, double *power_nc);
 
 void hg_forces_apply(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                      const double *q, const double *v, double *fext, double *tau) {
   hg_forces_eval(f, m, d, t, q, v, HG_FORCES_ALL, fext, tau, NULL);
 }
 
-void hg_forces_apply_power(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
-                           const double *q, const double *v, double *fext, double *tau,
-                           double *power_nc) {
-  hg_forces_eval(f, m, d, t, q, v, HG_FORCES_ALL, fext, tau, power_nc);
+int hg_forces_apply_power(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                          const double *q, const double *v, double *fext, double *tau,
+                          double *power_nc) {
+  return hg_forces_eval(f, m, d, t, q, v, HG_FORCES_ALL, fext, tau, power_nc);
 }
 
 void hg_forces_apply_part(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
@@ -854,30 +864,24 @@ void hg_forces_apply_part(const hg_forces *f, const hg_model *m, const hg_data *
   hg_forces_eval(f, m, d, t, q, v, part, fext, tau, NULL);
 }
 
-/* the forces of the elements of part, and (power_nc not NULL) their non-conservative power */
-static void hg_forces_eval(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
-                           const double *q, const double *v, hg_forces_part part, double *fext,
-                           double *tau, double *power_nc) {
+/* the forces of the elements of part, and (power_nc not NULL) their non-conservative power;
+ * returns 1 when an element that adds body wrenches (any but a joint spring) was applied */
+static int hg_forces_eval(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                          const double *q, const double *v, hg_forces_part part, double *fext,
+                          double *tau, double *power_nc) {
   double P = 0;
+  int wrenches = 0;
   for (int k = 0; k < f->n; k++) {
     const hg_force_elem *e = &f->e[k];
     if (!e->enabled || e->inert) continue;
     if (part != HG_FORCES_ALL && hg_elem_analytic(m, e) != (part == HG_FORCES_ANALYTIC)) continue;
+    wrenches |= e->type != HG_FORCE_JOINT_SPRING;
     switch (e->type) {
     case HG_FORCE_CENTRAL_GRAVITY: hg_central_apply(f, e, d, fext); break;
-    case HG_FORCE_JOINT_SPRING:
-      hg_jspring_apply(m, e, q, v, tau);
-      if (power_nc) P += hg_jspring_power(m, e, v);
-      break;
-    case HG_FORCE_SPRING:
-      hg_spring_apply(m, d, e, fext);
-      if (power_nc) P += hg_spring_power(m, d, e);
-      break;
+    case HG_FORCE_JOINT_SPRING: P += hg_jspring_apply(m, e, q, v, tau); break;
+    case HG_FORCE_SPRING: P += hg_spring_apply(m, d, e, fext); break;
     case HG_FORCE_DRAG:
-    case HG_FORCE_PARACHUTE:
-      hg_drag_apply(m, d, e, fext);
-      if (power_nc) P += hg_drag_power(m, d, e);
-      break;
+    case HG_FORCE_PARACHUTE: P += hg_drag_apply(m, d, e, fext); break;
     case HG_FORCE_THRUST:
       hg_thrust_apply(e, t, fext);
       if (power_nc) P += hg_thrust_power(m, d, e, t);
@@ -892,6 +896,7 @@ static void hg_forces_eval(const hg_forces *f, const hg_model *m, const hg_data 
     }
   }
   if (power_nc) *power_nc = P;
+  return wrenches;
 }
 
 /* tau = -k xi - c v with xi = q (-) rest: d tau / d delta = -k d xi / d delta, whose columns are
@@ -1068,8 +1073,8 @@ void hg_forces_view(const hg_forces *f, const hg_model *m, const hg_data *d, dou
   case HG_FORCE_JOINT_SPRING: {
     /* the joint forces it adds, at the child body's origin */
     int va = m->v_adr[e->joint], nv = m->jnt_nv[e->joint];
-    double xi[6], g[6], tau;
-    hg_jspring_delta(m, e, q, xi, g);
+    double xi[6], gf[6], tau;
+    const double *g = hg_jspring_delta(m, e, q, xi, gf);
     o->body_a = o->body_b = e->joint;
     memcpy(o->a, d->T_world[e->joint].p, sizeof o->a);
     memcpy(o->b, o->a, sizeof o->b);

@@ -62,11 +62,13 @@ int hg_forces_inert(const hg_forces *f, int k);
 void hg_forces_apply(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                      const double *q, const double *v, double *fext, double *tau);
 
-/* hg_forces_apply, and (power_nc not NULL) hg_forces_power_nc of the same state in one pass: a
- * contact element queries its contact points once for both. */
-void hg_forces_apply_power(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
-                           const double *q, const double *v, double *fext, double *tau,
-                           double *power_nc);
+/* hg_forces_apply, and (power_nc not NULL) hg_forces_power_nc of the same state in one pass:
+ * each element is evaluated once for both (a contact element queries its contact points once).
+ * Returns 1 when an element that adds body wrenches (any enabled, present element but a joint
+ * spring) was applied, 0 when fext was left untouched. */
+int hg_forces_apply_power(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
+                          const double *q, const double *v, double *fext, double *tau,
+                          double *power_nc);
 
 /* Which elements hg_forces_apply_part applies: all, those whose derivatives hg_forces_derivatives
  * gives (analytic), or the others (numeric). */

@@ -24,19 +24,24 @@ int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *p
   memset(s->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
   memset(s->tau, 0, nv * sizeof(double));
   double p, pp = 0;
-  hg_forces_apply_power(s->forces, m, d, t, s->qs, s->vs, s->fext, s->tau, &p);
-  if (s->pull) hg_forces_apply_power(s->pull, m, d, t, s->qs, s->vs, s->fext, s->tau, &pp);
+  int wrenches = hg_forces_apply_power(s->forces, m, d, t, s->qs, s->vs, s->fext, s->tau, &p);
+  if (s->pull)
+    wrenches |= hg_forces_apply_power(s->pull, m, d, t, s->qs, s->vs, s->fext, s->tau, &pp);
   memcpy(s->tau_el, s->tau, nv * sizeof(double));
   p += pp;
   /* hybrid dynamics on the same kinematics (one tree walk per evaluation): tau at prescribed
-   * joints becomes the load the joint carries */
-  if (m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, s->qdd, s->tau, s->fext)
-                : hg_hybrid_on_kinematics(m, d, s->qdd, s->tau, s->fext))
+   * joints becomes the load the joint carries; no body wrenches (fext all zero) are passed as
+   * none, which spares the pass their transformation at every body */
+  const double *fext = wrenches ? s->fext : NULL;
+  if (m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, s->qdd, s->tau, fext)
+                : hg_hybrid_on_kinematics(m, d, s->qdd, s->tau, fext))
     return -1;
-  for (int k = 0; k < m->nv; k++) {
-    if (d->mode[m->dof_body[k]] == HG_MODE_FREE) continue;
-    s->tau[k] -= s->tau_el[k]; /* what the actuator adds to the element forces */
-    p += s->tau[k] * s->vs[k];
+  for (int i = 1; i < m->nbody; i++) {
+    if (d->mode[i] == HG_MODE_FREE) continue;
+    for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) {
+      s->tau[k] -= s->tau_el[k]; /* what the actuator adds to the element forces */
+      p += s->tau[k] * s->vs[k];
+    }
   }
   if (power) *power = p;
   return 0;

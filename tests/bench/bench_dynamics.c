@@ -10,9 +10,12 @@
  *                                             links merged (merge.h)
  *   bench_dynamics --quick               fewer repeats (a smoke run)
  *   bench_dynamics --model MODEL         one built-in model only (no growth lines)
- *   bench_dynamics --calls MODEL         100 untimed calls of RNEA, ABA and the derivatives on
- *                                        one built-in model, for instruction counts:
+ *   bench_dynamics --calls MODEL         100 untimed calls of RNEA, CRBA, ABA and the derivatives
+ *                                        on one built-in model, or with --urdf FILE on the robot
+ *                                        as read (MODEL urdf) or merged (urdf_merged), for
+ *                                        instruction counts:
  *     valgrind --tool=callgrind --dump-instr=no bench_dynamics --calls humanoid32
+ *     valgrind --tool=callgrind --dump-instr=no bench_dynamics --urdf FILE --calls urdf_merged
  *     callgrind_annotate --inclusive=yes callgrind.out.PID | grep hg_
  *   (each function's inclusive count / 100 is its cost per call) */
 #include <stdio.h>
@@ -164,7 +167,7 @@ static double *rand_vec(hg_rng *r, int n, double lo, double hi) {
 }
 
 /* times every algorithm (the derivatives when derivs) on one model and prints its BENCH lines;
- * with calls > 0, makes that many untimed calls of RNEA, ABA and the derivatives instead */
+ * with calls > 0, makes that many untimed calls of RNEA, CRBA, ABA and the derivatives instead */
 static void bench_model(const char *name, hg_model *m, int repeats, double ns[NALG], long *allocs,
                         int derivs, int calls) {
   bench_state b;
@@ -188,7 +191,7 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
   b.vp = rand_vec(&r, m->nv, 0, 1);
   b.yp = rand_vec(&r, m->nv, 0, 1);
   b.ym = rand_vec(&r, m->nv, 0, 1);
-  static const alg counted[] = {ALG_RNEA, ALG_ABA, ALG_DID, ALG_DFD, ALG_MINV};
+  static const alg counted[] = {ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_DID, ALG_DFD, ALG_MINV};
   for (int k = 0; k < (int)(sizeof counted / sizeof *counted) && calls > 0; k++)
     for (int c = 0; c < calls; c++) call(&b, counted[k], c & 1);
   for (int g = 0; g < (derivs ? NALG : ALG_DID) && calls == 0; g++) {
@@ -239,14 +242,16 @@ int main(int argc, char **argv) {
       fprintf(stderr, "bench_dynamics: %s\n", err.msg);
       return 2;
     }
-    bench_model("urdf", m, repeats, ns, &allocs, 1, 0);
+    if (!only || !strcmp(only, "urdf")) bench_model("urdf", m, repeats, ns, &allocs, 1, calls);
     /* the same robot with its fixed links merged into their parents (merge.h) */
     hg_model *mm = hg_model_merge_fixed(m, NULL, NULL, &err);
     if (mm) {
       double aba = ns[ALG_ABA];
-      bench_model("urdf_merged", mm, repeats, ns, &allocs, 1, 0);
-      printf("RATIO urdf bodies %d -> %d ABA_unmerged/ABA_merged %.2f\n", m->nbody - 1,
-             mm->nbody - 1, aba / ns[ALG_ABA]);
+      if (!only || !strcmp(only, "urdf_merged"))
+        bench_model("urdf_merged", mm, repeats, ns, &allocs, 1, calls);
+      if (!only)
+        printf("RATIO urdf bodies %d -> %d ABA_unmerged/ABA_merged %.2f\n", m->nbody - 1,
+               mm->nbody - 1, aba / ns[ALG_ABA]);
       hg_model_free(mm);
     }
     hg_model_free(m);
