@@ -319,14 +319,16 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
     for (int r = 0; r < 6; r++) V[r] = p ? ld->v[p][r] : 0;
     if (factored) {
       const double *dh = lm->dh[i];
-      double th = q[va] + dh[7], c = cos(th), s = sin(th);
+      double c, s;
+      hg_sincos(q[va] + dh[7], &s, &c);
       ld->cs[i][0] = c, ld->cs[i][1] = s;
       int f = lm->dh_flags[i];
       /* the usual first child (alpha, a, d) gets a copy without flag tests */
       if (f == COMMON) mot_chain(dh, COMMON, c, s, V);
       else mot_chain(dh, f, c, s, V);
     } else {
-      double c = cos(q[va]), s = sin(q[va]), *R = ld->R[i];
+      double c, s, *R = ld->R[i];
+      hg_sincos(q[va], &s, &c);
       const double *Rc = lm->C[i].R;
       /* R = R_C Rz(q): columns 0 and 1 turn, column 2 stays */
       #pragma GCC unroll 8
