@@ -139,43 +139,36 @@ AI void sym_trans(int k, double r, double *M, int reduced, int jzero) {
 #undef C6
 }
 
-/* ---- the factored chain: C Rz(q) = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Tz(d) Rz(theta0 + q) ---- */
-
-typedef struct dh_consts {
-  turn gamma, alpha;
-  double b, a, d;
-} dh_consts;
-
-AI dh_consts dh_of(const double *dh) {
-  dh_consts k = {make_turn(dh[0], dh[1]), make_turn(dh[3], dh[4]), dh[2], dh[5], dh[6]};
-  return k;
-}
+/* ---- the factored chain: C P_q = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Tz(dz) Rz(th) ----
+ * revolute: th = theta0 + q, dz = d; prismatic: th = theta0, dz = d + q (Tz and Rz commute) */
 
 /* V := X V (parent J_p -> child J_i) */
-AI void mot_chain(const double *dh, int f, double c, double s, double *V) {
+AI void mot_chain(const double *dh, int f, double dz, double c, double s, double *V) {
   if (f & HG_LOCAL_GAMMA) mot_rot(2, dh[0], dh[1], V);
   if (f & HG_LOCAL_B) mot_trans(2, dh[2], V);
   if (f & HG_LOCAL_ALPHA) mot_rot(0, dh[3], dh[4], V);
   if (f & HG_LOCAL_A) mot_trans(0, dh[5], V);
-  if (f & HG_LOCAL_D) mot_trans(2, dh[6], V);
+  if (f & HG_LOCAL_D) mot_trans(2, dz, V);
   mot_rot(2, c, s, V);
 }
 /* F := X^T F (child -> parent) */
-AI void frc_chain(const double *dh, int f, double c, double s, double *F) {
+AI void frc_chain(const double *dh, int f, double dz, double c, double s, double *F) {
   frc_rot(2, c, s, F);
-  if (f & HG_LOCAL_D) frc_trans(2, dh[6], F);
+  if (f & HG_LOCAL_D) frc_trans(2, dz, F);
   if (f & HG_LOCAL_A) frc_trans(0, dh[5], F);
   if (f & HG_LOCAL_ALPHA) frc_rot(0, dh[3], dh[4], F);
   if (f & HG_LOCAL_B) frc_trans(2, dh[2], F);
   if (f & HG_LOCAL_GAMMA) frc_rot(2, dh[0], dh[1], F);
 }
-/* M := X^T M X (child -> parent) for the projected Pi (row and column 2 zero). Tz(d) commutes
- * with Rz(q), so it goes first while M is still reduced. */
-AI void sym_chain(const double *dh, const double *dt, int f, double c, double s, double *M) {
+/* M := X^T M X (child -> parent). red: M is a revolute joint's projected Pi (row and column 2
+ * zero), whose reduced forms skip those terms; else M is any symmetric 6x6. Tz(dz) commutes with
+ * Rz, so it goes first while M is still reduced. */
+AI void sym_chain(const double *dh, const double *dt, int f, double dz, double c, double s,
+                  double *M, int red) {
   turn q = make_turn(c, s);
-  if (f & HG_LOCAL_D) sym_trans(2, dh[6], M, 1, 0);
-  sym_rot(2, &q, M, 1);
-  if (f & HG_LOCAL_A) sym_trans(0, dh[5], M, 0, 1);
+  if (f & HG_LOCAL_D) sym_trans(2, dz, M, red, 0);
+  sym_rot(2, &q, M, red);
+  if (f & HG_LOCAL_A) sym_trans(0, dh[5], M, 0, red);
   /* the constant turns come precomputed (dt: alpha's, then gamma's) */
   if (f & HG_LOCAL_ALPHA) {
     turn t = {dt[0], dt[1], dt[2], dt[3], dt[4], dt[5]};
@@ -188,7 +181,8 @@ AI void sym_chain(const double *dh, const double *dt, int f, double c, double s,
   }
 }
 
-/* ---- the general form: P = (R, p) with R = R_C Rz(q) ---- */
+/* ---- the general form: P = (R, p); revolute R = R_C Rz(q), p = p_C; prismatic R = R_C,
+ * p = p_C + q R_C e_z ---- */
 
 /* V := Ad_{P^-1} V = (R^T w, R^T (v - p x w)) */
 AI void mot_general(const double *R, const double *p, double *V) {
@@ -208,30 +202,45 @@ AI void frc_general(const double *R, const double *p, double *F) {
   #pragma GCC unroll 8
   for (int r = 0; r < 3; r++) F[r] = m[r], F[3 + r] = f[r];
 }
-/* M := X^T M X for the projected Pi (row and column 2 zero): each block to R N R^T, then the
- * translation p as three translations along the axes (they commute) */
-AI void sym_general(const double *R, const double *p, double *M) {
+/* M := X^T M X: each block to R N R^T, then the translation p as three translations along the
+ * axes (they commute). red: row and column 2 of M are zero (a revolute joint's projected Pi),
+ * so only na = 2 rows of the angular blocks take part */
+AI void sym_general(const double *R, const double *p, double *M, int red) {
+  const int na = red ? 2 : 3;
   double T[9], Bn[9], An[6], Cn[6];
-  /* A (only its 2x2 corner): T = N R^T (rows 0, 1), A' = R T */
-  double x = M[P6(0, 0)], y = M[P6(0, 1)], z = M[P6(1, 1)];
-  #pragma GCC unroll 8
-  for (int b = 0; b < 3; b++) {
-    T[b] = x * R[3 * b] + y * R[3 * b + 1];
-    T[3 + b] = y * R[3 * b] + z * R[3 * b + 1];
-  }
   static const int ia[6] = {0, 1, 2, 0, 0, 1}, ib[6] = {0, 1, 2, 1, 2, 2};
+  /* A: T = N R^T (rows < na), A' = R T */
   #pragma GCC unroll 8
-  for (int e = 0; e < 6; e++) An[e] = R[3 * ia[e]] * T[ib[e]] + R[3 * ia[e] + 1] * T[3 + ib[e]];
-  /* B (rows 0, 1): T = B R^T, B' = R T */
+  for (int a = 0; a < na; a++)
+    #pragma GCC unroll 8
+    for (int b = 0; b < 3; b++) {
+      double t = 0;
+      #pragma GCC unroll 8
+      for (int k = 0; k < na; k++) t += M[P6(a, k)] * R[3 * b + k];
+      T[3 * a + b] = t;
+    }
   #pragma GCC unroll 8
-  for (int a = 0; a < 2; a++)
+  for (int e = 0; e < 6; e++) {
+    double t = 0;
+    #pragma GCC unroll 8
+    for (int k = 0; k < na; k++) t += R[3 * ia[e] + k] * T[3 * k + ib[e]];
+    An[e] = t;
+  }
+  /* B (rows < na): T = B R^T, B' = R T */
+  #pragma GCC unroll 8
+  for (int a = 0; a < na; a++)
     #pragma GCC unroll 8
     for (int b = 0; b < 3; b++)
       T[3 * a + b] = M[P6(a, 3)] * R[3 * b] + M[P6(a, 4)] * R[3 * b + 1] + M[P6(a, 5)] * R[3 * b + 2];
   #pragma GCC unroll 8
   for (int a = 0; a < 3; a++)
     #pragma GCC unroll 8
-    for (int b = 0; b < 3; b++) Bn[3 * a + b] = R[3 * a] * T[b] + R[3 * a + 1] * T[3 + b];
+    for (int b = 0; b < 3; b++) {
+      double t = 0;
+      #pragma GCC unroll 8
+      for (int k = 0; k < na; k++) t += R[3 * a + k] * T[3 * k + b];
+      Bn[3 * a + b] = t;
+    }
   /* C (full): T = C R^T, C' = R T (upper triangle) */
   #pragma GCC unroll 8
   for (int a = 0; a < 3; a++)
@@ -253,17 +262,100 @@ AI void sym_general(const double *R, const double *p, double *M) {
   sym_trans(2, p[2], M, 0, 0);
 }
 
-/* ---- the pass ---- */
+/* ---- one joint's transform, either form ---- */
 
 /* the factors of a first child whose axis is skew to its parent's: alpha, a and d */
 #define COMMON (HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)
 
-/* body i's own terms in J_i: c_i, pA_i = v x* (I v) - fext (with (w, v) = V:
- * (w x h_w + v x h_v, w x h_v) for h = I V) and IA_i = I_i */
+/* body i's joint transform at q_i: factored, the turn (ld->cs) and dz (ld->dz); general, R
+ * (ld->R) and p (ld->p) */
+AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, double qi, int factored) {
+  int pr = lm->prism[i];
+  if (factored) {
+    const double *dh = lm->dh[i];
+    if (pr) {
+      ld->cs[i][0] = lm->cs0[i][0], ld->cs[i][1] = lm->cs0[i][1];
+      ld->dz[i] = dh[6] + qi;
+    } else {
+      double c, s;
+      hg_sincos(qi + dh[7], &s, &c);
+      ld->cs[i][0] = c, ld->cs[i][1] = s;
+      ld->dz[i] = dh[6];
+    }
+  } else {
+    const double *Rc = lm->C[i].R, *pc = lm->C[i].p;
+    double *R = ld->R[i], *p = ld->p[i];
+    if (pr) {
+      /* R = R_C, p = p_C + q R_C e_z */
+      #pragma GCC unroll 8
+      for (int r = 0; r < 3; r++) R[3 * r] = Rc[3 * r], R[3 * r + 1] = Rc[3 * r + 1],
+                                   R[3 * r + 2] = Rc[3 * r + 2], p[r] = pc[r] + qi * Rc[3 * r + 2];
+    } else {
+      /* R = R_C Rz(q): columns 0 and 1 turn, column 2 stays; p = p_C */
+      double c, s;
+      hg_sincos(qi, &s, &c);
+      #pragma GCC unroll 8
+      for (int r = 0; r < 3; r++) {
+        double x = Rc[3 * r], y = Rc[3 * r + 1];
+        R[3 * r] = c * x + s * y, R[3 * r + 1] = c * y - s * x, R[3 * r + 2] = Rc[3 * r + 2];
+        p[r] = pc[r];
+      }
+    }
+  }
+}
+
+/* V := X_i V (the usual first child gets a copy of the chain without flag tests) */
+AI void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *V, int factored) {
+  if (factored) {
+    int f = lm->dh_flags[i];
+    const double *dh = lm->dh[i], *cs = ld->cs[i];
+    if (f == COMMON) mot_chain(dh, COMMON, ld->dz[i], cs[0], cs[1], V);
+    else mot_chain(dh, f, ld->dz[i], cs[0], cs[1], V);
+  } else {
+    mot_general(ld->R[i], ld->p[i], V);
+  }
+}
+/* (M, F) := (X_i^T M X_i, X_i^T F); red as sym_chain */
+AI void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *M, double *F,
+               int factored, int red) {
+  if (factored) {
+    int f = lm->dh_flags[i];
+    const double *dh = lm->dh[i], *dt = lm->dh_turn[i], *cs = ld->cs[i];
+    double dz = ld->dz[i];
+    if (f == COMMON) {
+      sym_chain(dh, dt, COMMON, dz, cs[0], cs[1], M, red);
+      frc_chain(dh, COMMON, dz, cs[0], cs[1], F);
+    } else {
+      sym_chain(dh, dt, f, dz, cs[0], cs[1], M, red);
+      frc_chain(dh, f, dz, cs[0], cs[1], F);
+    }
+  } else {
+    sym_general(ld->R[i], ld->p[i], M, red);
+    frc_general(ld->R[i], ld->p[i], F);
+  }
+}
+
+/* ---- the pass ---- */
+
+/* the rows of c's four stored entries (revolute: 0, 1, 3, 4; prismatic: 3, 4 with 0, 1 zero) */
+static const int crow[4] = {0, 1, 3, 4};
+
+/* body i's own terms in J_i: c_i = v x (S qd) (S = e_k: revolute k = 2, (w x e_z qd,
+ * v x e_z qd); prismatic k = 5, (0, w x e_z qd)), pA_i = v x* (I v) - fext (with (w, v) = V:
+ * (w x h_w + v x h_v, w x h_v) for h = I V) and IA_i = I_i. bias 0 (impulsive form): c and pA
+ * zero. */
 AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, const double *V, double qd,
-                  const double *fext) {
+                  const double *fext, int bias) {
   double h[6], *pA = ld->pA[i], *c = ld->c[i];
-  c[0] = V[1] * qd, c[1] = -V[0] * qd, c[2] = V[4] * qd, c[3] = -V[3] * qd;
+  hg_inertia_sym6(&lm->I[i], ld->IA[i]);
+  if (!bias) {
+    c[0] = c[1] = c[2] = c[3] = 0;
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) pA[r] = 0;
+    return;
+  }
+  if (lm->prism[i]) c[0] = c[1] = 0, c[2] = V[1] * qd, c[3] = -V[0] * qd;
+  else c[0] = V[1] * qd, c[1] = -V[0] * qd, c[2] = V[4] * qd, c[3] = -V[3] * qd;
   hg_inertia_mulv(&lm->I[i], V, h);
   hg_v3_cross(V, h, pA);
   hg_v3_cross_add(V + 3, h + 3, pA);
@@ -274,97 +366,102 @@ AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, const doub
     #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) pA[r] -= fe[r];
   }
-  hg_inertia_sym6(&lm->I[i], ld->IA[i]);
 }
 
-/* projection of body i across its joint: Dinv, u, and (Pi, beta) in J_i with Pi's row and
- * column 2 zero. Returns 0, or -1 when D is not positive and finite. */
-AI int project(hg_local_data *ld, int i, double tau, double *Pi, double *beta) {
+/* projection of body i across its free joint (S = e_k): Dinv, u, and (Pi, beta) in J_i with
+ * Pi's row and column k zero. Returns 0, or -1 when D is not positive and finite. */
+AI int project_free(hg_local_data *ld, int i, int k, double tau, double *Pi, double *beta) {
   const double *IA = ld->IA[i], *pA = ld->pA[i], *c = ld->c[i];
-  double D = IA[P6(2, 2)];
+  double D = IA[P6(k, k)];
   if (!(D > 0) || !isfinite(D)) return -1;
-  double Dinv = 1 / D, u = tau - pA[2];
+  double Dinv = 1 / D, u = tau - pA[k];
   ld->Dinv[i] = Dinv, ld->u[i] = u;
-  static const int rr[5] = {0, 1, 3, 4, 5};
+  /* rr: the five rows other than k */
+  const int rr[5] = {0, 1, k == 2 ? 3 : 2, k == 2 ? 4 : 3, k == 2 ? 5 : 4};
   double U[6], W[6];
   #pragma GCC unroll 8
-  for (int e = 0; e < 5; e++) U[rr[e]] = IA[P6(rr[e], 2)], W[rr[e]] = U[rr[e]] * Dinv;
-  /* Pi = IA - W U^T on the five rows and columns other than 2 */
+  for (int e = 0; e < 5; e++) U[rr[e]] = IA[P6(rr[e], k)], W[rr[e]] = U[rr[e]] * Dinv;
+  /* Pi = IA - W U^T on the five rows and columns other than k */
   #pragma GCC unroll 8
   for (int e = 0; e < 5; e++)
     #pragma GCC unroll 8
     for (int f = e; f < 5; f++)
       Pi[P6(rr[e], rr[f])] = IA[P6(rr[e], rr[f])] - W[rr[e]] * U[rr[f]];
   #pragma GCC unroll 8
-  for (int r = 0; r < 6; r++) Pi[P6(r, 2)] = 0;
-  /* beta = pA + Pi c + W u (c has entries 0, 1, 3, 4 only; beta_2 = pA_2 + u = tau) */
+  for (int r = 0; r < 6; r++) Pi[P6(r, k)] = 0;
+  /* beta = pA + Pi c + W u (c on rows 0, 1, 3, 4; beta_k = pA_k + u = tau) */
   #pragma GCC unroll 8
   for (int e = 0; e < 5; e++) {
     int r = rr[e];
-    beta[r] = pA[r] + Pi[P6(r, 0)] * c[0] + Pi[P6(r, 1)] * c[1] + Pi[P6(r, 3)] * c[2] +
-              Pi[P6(r, 4)] * c[3] + W[r] * u;
+    double t = pA[r] + W[r] * u;
+    #pragma GCC unroll 8
+    for (int l = 0; l < 4; l++) t += Pi[P6(r, crow[l])] * c[l];
+    beta[r] = t;
   }
-  beta[2] = tau;
+  beta[k] = tau;
   return 0;
 }
 
-AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, const double *v,
-                  const double *tau, const double *fext, double *qdd, int factored) {
+/* the step across prescribed (or locked) joint i with qdd_i given: Pi = IA,
+ * beta = pA + IA (c + e_k qdd_i) */
+AI void project_prescribed(const hg_local_data *ld, int i, int k, double qddi, double *Pi,
+                           double *beta) {
+  const double *IA = ld->IA[i], *pA = ld->pA[i], *c = ld->c[i];
+  double ce[6] = {c[0], c[1], 0, c[2], c[3], 0};
+  ce[k] += qddi;
+  #pragma GCC unroll 8
+  for (int e = 0; e < 21; e++) Pi[e] = IA[e];
+  hg_sym6_mulv(IA, ce, beta);
+  #pragma GCC unroll 8
+  for (int r = 0; r < 6; r++) beta[r] += pA[r];
+}
+
+/* the pass: mode NULL, every joint free (hg_aba); else hg_hybrid's modes (qdd and tau in/out);
+ * bias 0, the impulsive form (v, fext unused; qdd, tau are dv, imp; locked dv as given) */
+AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                  const double *q, const double *v, double *qdd, double *tau, const double *fext,
+                  int factored, int bias) {
   int n = lm->nbody;
-  /* forward: turns, velocities and each body's own terms */
+  /* forward: transforms, velocities and each body's own terms */
   for (int i = 1; i < n; i++) {
     int p = lm->parent[i], va = lm->v_adr[i];
-    double V[6], qd = v[va];
-    #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) V[r] = p ? ld->v[p][r] : 0;
-    if (factored) {
-      const double *dh = lm->dh[i];
-      double c, s;
-      hg_sincos(q[va] + dh[7], &s, &c);
-      ld->cs[i][0] = c, ld->cs[i][1] = s;
-      int f = lm->dh_flags[i];
-      /* the usual first child (alpha, a, d) gets a copy without flag tests */
-      if (f == COMMON) mot_chain(dh, COMMON, c, s, V);
-      else mot_chain(dh, f, c, s, V);
-    } else {
-      double c, s, *R = ld->R[i];
-      hg_sincos(q[va], &s, &c);
-      const double *Rc = lm->C[i].R;
-      /* R = R_C Rz(q): columns 0 and 1 turn, column 2 stays */
-      #pragma GCC unroll 8
-      for (int r = 0; r < 3; r++) {
-        double x = Rc[3 * r], y = Rc[3 * r + 1];
-        R[3 * r] = c * x + s * y, R[3 * r + 1] = c * y - s * x, R[3 * r + 2] = Rc[3 * r + 2];
+    joint_setup(lm, ld, i, q[va], factored);
+    double V[6] = {0, 0, 0, 0, 0, 0}, qd = 0;
+    if (bias) {
+      qd = v[va];
+      if (p) {
+        #pragma GCC unroll 8
+        for (int r = 0; r < 6; r++) V[r] = ld->v[p][r];
+        mot_x(lm, ld, i, V, factored);
       }
-      mot_general(R, lm->C[i].p, V);
+      /* a prismatic root's slide is left out: its tree is seen from the inertial frame moving
+       * with the root's joint origin (hg_joint_galilean; the accelerations are the same) */
+      if (!lm->prism[i]) V[2] += qd;
+      else if (p) V[5] += qd;
+      #pragma GCC unroll 8
+      for (int r = 0; r < 6; r++) ld->v[i][r] = V[r];
     }
-    V[2] += qd;
-    #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) ld->v[i][r] = V[r];
-    own_terms(lm, ld, i, V, qd, fext);
+    own_terms(lm, ld, i, V, qd, fext, bias);
   }
 
   /* backward: project each body and hand (X^T Pi X, X^T beta) to its parent */
   for (int i = n - 1; i > 0; i--) {
-    int p = lm->parent[i];
+    int p = lm->parent[i], va = lm->v_adr[i], k = lm->prism[i] ? 5 : 2;
     double Pi[21], beta[6];
-    if (project(ld, i, tau[lm->v_adr[i]], Pi, beta)) return -1;
-    if (!p) continue;
-    if (factored) {
-      const double *dh = lm->dh[i];
-      int f = lm->dh_flags[i];
-      double c = ld->cs[i][0], s = ld->cs[i][1];
-      if (f == COMMON) {
-        sym_chain(dh, lm->dh_turn[i], COMMON, c, s, Pi);
-        frc_chain(dh, COMMON, c, s, beta);
-      } else {
-        sym_chain(dh, lm->dh_turn[i], f, c, s, Pi);
-        frc_chain(dh, f, c, s, beta);
-      }
+    int free_joint = !mode || mode[i] == HG_MODE_FREE;
+    if (free_joint) {
+      if (k == 2 ? project_free(ld, i, 2, tau[va], Pi, beta)
+                 : project_free(ld, i, 5, tau[va], Pi, beta))
+        return -1;
     } else {
-      sym_general(ld->R[i], lm->C[i].p, Pi);
-      frc_general(ld->R[i], lm->C[i].p, beta);
+      if (bias && mode[i] == HG_MODE_LOCKED) qdd[va] = 0;
+      project_prescribed(ld, i, k, qdd[va], Pi, beta);
     }
+    if (!p) continue;
+    /* a free revolute joint's Pi keeps its row and column 2 zero across the chain's first
+     * factors (the reduced forms); any other is a full 6x6 */
+    if (free_joint && k == 2) back_x(lm, ld, i, Pi, beta, factored, 1);
+    else back_x(lm, ld, i, Pi, beta, factored, 0);
     double *IAp = ld->IA[p], *pAp = ld->pA[p];
     #pragma GCC unroll 8
     for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
@@ -372,53 +469,89 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const double *q, 
     for (int r = 0; r < 6; r++) pAp[r] += beta[r];
   }
 
-  /* forward: accelerations from a_0 = (0, -g) */
+  /* forward: accelerations from a_0 = (0, -g) (zero in the impulsive form) */
   for (int i = 1; i < n; i++) {
-    int p = lm->parent[i], va = lm->v_adr[i];
+    int p = lm->parent[i], va = lm->v_adr[i], k = lm->prism[i] ? 5 : 2;
     double A[6];
     if (p)
       #pragma GCC unroll 8
       for (int r = 0; r < 6; r++) A[r] = ld->a[p][r];
-    else
+    else if (bias)
       A[0] = A[1] = A[2] = 0, A[3] = -lm->gravity[0], A[4] = -lm->gravity[1], A[5] = -lm->gravity[2];
-    if (factored) {
-      int f = lm->dh_flags[i];
-      if (f == COMMON) mot_chain(lm->dh[i], COMMON, ld->cs[i][0], ld->cs[i][1], A);
-      else mot_chain(lm->dh[i], f, ld->cs[i][0], ld->cs[i][1], A);
-    }
-    else mot_general(ld->R[i], lm->C[i].p, A);
+    else
+      A[0] = A[1] = A[2] = A[3] = A[4] = A[5] = 0;
+    mot_x(lm, ld, i, A, factored);
     const double *c = ld->c[i], *IA = ld->IA[i];
     A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
+    /* U^T a = row k of IA times a */
     double Ua = 0;
     #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) Ua += IA[P6(r, 2)] * A[r];
-    double qi = ld->Dinv[i] * (ld->u[i] - Ua);
-    A[2] += qi;
-    qdd[va] = qi;
+    for (int r = 0; r < 6; r++) Ua += IA[P6(r, k)] * A[r];
+    if (!mode || mode[i] == HG_MODE_FREE) {
+      double qi = ld->Dinv[i] * (ld->u[i] - Ua);
+      A[k] += qi;
+      qdd[va] = qi;
+    } else {
+      /* tau = e_k^T (IA a + pA) with a = a' + e_k qdd */
+      double qi = qdd[va];
+      tau[va] = Ua + IA[P6(k, k)] * qi + ld->pA[i][k];
+      A[k] += qi;
+    }
     #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) ld->a[i][r] = A[r];
   }
 
   int bad = 0;
-  for (int i = 1; i < n; i++) bad |= !isfinite(qdd[lm->v_adr[i]]);
+  for (int i = 1; i < n; i++) bad |= !isfinite(qdd[lm->v_adr[i]]) | !isfinite(tau[lm->v_adr[i]]);
   return bad ? -1 : 0;
 }
 
-HG_HOT static int local_factored(const hg_local_model *lm, hg_local_data *ld, const double *q,
-                                 const double *v, const double *tau, const double *fext,
-                                 double *qdd) {
-  return local_pass(lm, ld, q, v, tau, fext, qdd, 1);
+/* the pass compiled for each form: every joint free (ABA), any modes, impulsive */
+HG_HOT static int aba_factored(const hg_local_model *lm, hg_local_data *ld, const double *q,
+                               const double *v, const double *tau, const double *fext,
+                               double *qdd) {
+  return local_pass(lm, ld, NULL, q, v, qdd, (double *)tau, fext, 1, 1);
 }
-HG_HOT static int local_general(const hg_local_model *lm, hg_local_data *ld, const double *q,
-                                const double *v, const double *tau, const double *fext,
-                                double *qdd) {
-  return local_pass(lm, ld, q, v, tau, fext, qdd, 0);
+HG_HOT static int aba_general(const hg_local_model *lm, hg_local_data *ld, const double *q,
+                              const double *v, const double *tau, const double *fext,
+                              double *qdd) {
+  return local_pass(lm, ld, NULL, q, v, qdd, (double *)tau, fext, 0, 1);
+}
+HG_HOT static int hybrid_factored(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                                  const double *q, const double *v, double *qdd, double *tau,
+                                  const double *fext) {
+  if (!mode) __builtin_unreachable();
+  return local_pass(lm, ld, mode, q, v, qdd, tau, fext, 1, 1);
+}
+HG_HOT static int hybrid_general(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                                 const double *q, const double *v, double *qdd, double *tau,
+                                 const double *fext) {
+  if (!mode) __builtin_unreachable();
+  return local_pass(lm, ld, mode, q, v, qdd, tau, fext, 0, 1);
+}
+static int impulse_any(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                       const double *q, double *dv, double *imp) {
+  if (!mode) __builtin_unreachable();
+  if (lm->factored) return local_pass(lm, ld, mode, q, NULL, dv, imp, NULL, 1, 0);
+  return local_pass(lm, ld, mode, q, NULL, dv, imp, NULL, 0, 0);
 }
 
 int hg_local_aba(const hg_local_model *lm, hg_local_data *ld, const double *q, const double *v,
                  const double *tau, const double *fext, double *qdd) {
-  return lm->factored ? local_factored(lm, ld, q, v, tau, fext, qdd)
-                      : local_general(lm, ld, q, v, tau, fext, qdd);
+  return lm->factored ? aba_factored(lm, ld, q, v, tau, fext, qdd)
+                      : aba_general(lm, ld, q, v, tau, fext, qdd);
+}
+
+int hg_local_hybrid(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                    const double *q, const double *v, double *qdd, double *tau,
+                    const double *fext) {
+  return lm->factored ? hybrid_factored(lm, ld, mode, q, v, qdd, tau, fext)
+                      : hybrid_general(lm, ld, mode, q, v, qdd, tau, fext);
+}
+
+int hg_local_hybrid_impulse(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                            const double *q, double *dv, double *imp) {
+  return impulse_any(lm, ld, mode, q, dv, imp);
 }
 
 /* ---- compiling the joint frames ---- */
@@ -540,18 +673,21 @@ static double factor(const hg_se3 *C, double *dh, uint8_t *flags) {
   double Rz[9] = {cos(th), -sin(th), 0, sin(th), cos(th), 0, 0, 0, 1};
   hg_m3_mul(G.R, Rz, Gi.R);
   for (int r = 0; r < 3; r++) Gi.p[r] = (r == 2) * b + a * G.R[3 * r] + d * G.R[3 * r + 2];
-  double err = 0;
+  /* the origin's error relative to the factors' lengths: nearly parallel axes (the "far" case
+   * of joint_frame) give large b and d that cancel, and o can be no more exact than they */
+  double err = 0, lscale = scale + fabs(a) + fabs(b) + fabs(d);
   for (int e = 0; e < 9; e++) err = fmax(err, fabs(Gi.R[e] - R[e]));
-  for (int r = 0; r < 3; r++) err = fmax(err, fabs(Gi.p[r] - o[r]) / scale);
+  for (int r = 0; r < 3; r++) err = fmax(err, fabs(Gi.p[r] - o[r]) / lscale);
   return err;
 }
 
 hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err) {
   int n = m->nbody;
   for (int i = 1; i < n; i++)
-    if (m->jnt[i].type != HG_JOINT_REVOLUTE || m->has_post[i]) {
-      hg_error_set(err, "joint '%s' is not a revolute joint without post-offset: the body-local ABA "
-                        "takes fixed-base revolute models only", m->jnt_name[i]);
+    if ((m->jnt[i].type != HG_JOINT_REVOLUTE && m->jnt[i].type != HG_JOINT_PRISMATIC) ||
+        m->has_post[i]) {
+      hg_error_set(err, "joint '%s' is not a revolute or prismatic joint without post-offset: the "
+                        "body-local ABA takes such models only", m->jnt_name[i]);
       return NULL;
     }
   hg_local_model *lm = calloc(1, sizeof *lm);
@@ -565,8 +701,11 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
   lm->dh_turn = calloc(n, sizeof *lm->dh_turn);
   lm->T_JB = calloc(n, sizeof *lm->T_JB);
   lm->I = calloc(n, sizeof *lm->I);
+  lm->prism = calloc(n, 1);
+  lm->cs0 = calloc(n, sizeof *lm->cs0);
   hg_se3 *J = calloc(n, sizeof *J);
-  if (!lm->C || !lm->dh || !lm->dh_flags || !lm->dh_turn || !lm->T_JB || !lm->I || !J) {
+  if (!lm->C || !lm->dh || !lm->dh_flags || !lm->dh_turn || !lm->T_JB || !lm->I || !lm->prism ||
+      !lm->cs0 || !J) {
     free(J);
     hg_local_model_free(lm);
     hg_error_set(err, "out of memory");
@@ -586,6 +725,11 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
     hg_se3_inv(&J[i], &lm->T_JB[i]);
     hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->I[i]);
     double e = factor(&lm->C[i], lm->dh[i], &lm->dh_flags[i]);
+    /* a prismatic joint's slide is Tz(d + q): its factor is always there; its turn theta0 is
+     * constant */
+    lm->prism[i] = m->jnt[i].type == HG_JOINT_PRISMATIC;
+    if (lm->prism[i]) lm->dh_flags[i] |= HG_LOCAL_D;
+    lm->cs0[i][0] = cos(lm->dh[i][7]), lm->cs0[i][1] = sin(lm->dh[i][7]);
     for (int k = 0; k < 2; k++) {
       const double *cs = lm->dh[i] + (k ? 0 : 3);
       turn t = make_turn(cs[0], cs[1]);
@@ -612,6 +756,8 @@ void hg_local_model_free(hg_local_model *lm) {
   free(lm->dh_turn);
   free(lm->T_JB);
   free(lm->I);
+  free(lm->prism);
+  free(lm->cs0);
   free(lm);
 }
 
@@ -621,6 +767,8 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
   if (!ld) return NULL;
   ld->cs = calloc(n, sizeof *ld->cs);
   ld->R = calloc(n, sizeof *ld->R);
+  ld->p = calloc(n, sizeof *ld->p);
+  ld->dz = calloc(n, sizeof *ld->dz);
   ld->v = calloc(n, sizeof *ld->v);
   ld->c = calloc(n, sizeof *ld->c);
   ld->IA = calloc(n, sizeof *ld->IA);
@@ -628,7 +776,7 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
   ld->Dinv = calloc(n, sizeof *ld->Dinv);
   ld->u = calloc(n, sizeof *ld->u);
   ld->a = calloc(n, sizeof *ld->a);
-  if (!ld->cs || !ld->R || !ld->v || !ld->c || !ld->IA || !ld->pA || !ld->Dinv || !ld->u ||
+  if (!ld->cs || !ld->R || !ld->p || !ld->dz || !ld->v || !ld->c || !ld->IA || !ld->pA || !ld->Dinv || !ld->u ||
       !ld->a) {
     hg_local_data_free(ld);
     return NULL;
@@ -640,6 +788,8 @@ void hg_local_data_free(hg_local_data *ld) {
   if (!ld) return;
   free(ld->cs);
   free(ld->R);
+  free(ld->p);
+  free(ld->dz);
   free(ld->v);
   free(ld->c);
   free(ld->IA);

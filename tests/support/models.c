@@ -135,6 +135,10 @@ hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
 
 /* a slender link of mass m and length l along +x from its frame origin */
 hg_model *hg_test_random_revolute(hg_rng *r, int nbody, int chain) {
+  return hg_test_random_1dof(r, nbody, chain, 0);
+}
+
+hg_model *hg_test_random_1dof(hg_rng *r, int nbody, int chain, double prismatic) {
   hg_builder *b = hg_builder_new();
   char name[32], parent[32];
   for (int i = 0; i < nbody; i++) {
@@ -149,7 +153,10 @@ hg_model *hg_test_random_revolute(hg_rng *r, int nbody, int chain) {
     if (p >= i) p = -1;
     snprintf(name, sizeof name, "r%d", i);
     if (p >= 0) snprintf(parent, sizeof parent, "r%d", p);
-    hg_test_add_body(b, name, p >= 0 ? parent : "world", HG_JOINT_REVOLUTE, axis, NULL, 0, &off, &G);
+    /* (no draw when every joint is revolute: hg_test_random_revolute's models stay as they were) */
+    hg_joint_type type = prismatic > 0 && hg_rng_uniform(r) < prismatic ? HG_JOINT_PRISMATIC
+                                                                        : HG_JOINT_REVOLUTE;
+    hg_test_add_body(b, name, p >= 0 ? parent : "world", type, axis, NULL, 0, &off, &G);
   }
   return compile(b);
 }
