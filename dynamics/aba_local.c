@@ -592,14 +592,15 @@ static void joint_frame(const hg_model *m, int i, int ch, hg_se3 *J) {
     if (den <= 1e-12) /* parallel: keep only the part normal to z */
       for (int r = 0; r < 3; r++) nrm[r] = pc[r] - d1 * z[r];
     double len = hg_v3_norm(nrm);
-    if (far) {
+    if (den > 1e-12) {
+      /* skew or meeting axes: the normal's direction is z x dc, exact to round-off however short
+       * the normal is (nrm / len loses digits as len -> 0: a normal of 7e-5 left the child's
+       * gamma at ~1e-12, which the factoring dropped); the sign makes a >= 0 */
       hg_v3_cross(z, dc, x);
       v3_scale(x, 1 / hg_v3_norm(x));
+      if (!far && hg_v3_dot(x, nrm) < 0) v3_scale(x, -1);
     } else if (len > 1e-12 * (1 + hg_v3_norm(pc))) {
       for (int r = 0; r < 3; r++) x[r] = nrm[r] / len;
-    } else if (den > 1e-12) {
-      hg_v3_cross(z, dc, x);
-      v3_scale(x, 1 / hg_v3_norm(x));
     } else {
       any_perpendicular(z, x);
     }

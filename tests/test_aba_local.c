@@ -76,8 +76,9 @@ static void random_revolute_models(void **state) {
   hg_rng r;
   hg_rng_seed(&r, 12);
   for (int k = 0; k < 60; k++) {
-    /* up to 31 bodies: on random chains of 35-40 the unfactored variant drifts to ~1.5e-12 of
-     * hg_aba (hg_aba itself is within ~2e-13 of a dense solve there) */
+    /* up to 31 bodies (before the joint frames took the normal's direction from z x dc, the
+     * unfactored variant drifted to ~1.5e-12 of hg_aba on random chains of 35-40; now 2.1e-13,
+     * factored 6.1e-13, over 200 random 40-chains and forests) */
     int chain = k % 3 == 0, nbody = 1 + (int)(hg_rng_uniform(&r) * 31);
     hg_model *m = hg_test_random_revolute(&r, nbody, chain);
     char name[64];
