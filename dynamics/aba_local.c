@@ -214,16 +214,17 @@ AI void sym_general(const double *R, const double *p, double *M, int red) {
   for (int a = 0; a < na; a++)
     #pragma GCC unroll 8
     for (int b = 0; b < 3; b++) {
-      double t = 0;
+      /* (sums start from their first product: a + 0 is not folded without -fno-signed-zeros) */
+      double t = M[P6(a, 0)] * R[3 * b];
       #pragma GCC unroll 8
-      for (int k = 0; k < na; k++) t += M[P6(a, k)] * R[3 * b + k];
+      for (int k = 1; k < na; k++) t += M[P6(a, k)] * R[3 * b + k];
       T[3 * a + b] = t;
     }
   #pragma GCC unroll 8
   for (int e = 0; e < 6; e++) {
-    double t = 0;
+    double t = R[3 * ia[e]] * T[ib[e]];
     #pragma GCC unroll 8
-    for (int k = 0; k < na; k++) t += R[3 * ia[e] + k] * T[3 * k + ib[e]];
+    for (int k = 1; k < na; k++) t += R[3 * ia[e] + k] * T[3 * k + ib[e]];
     An[e] = t;
   }
   /* B (rows < na): T = B R^T, B' = R T */
@@ -236,9 +237,9 @@ AI void sym_general(const double *R, const double *p, double *M, int red) {
   for (int a = 0; a < 3; a++)
     #pragma GCC unroll 8
     for (int b = 0; b < 3; b++) {
-      double t = 0;
+      double t = R[3 * a] * T[b];
       #pragma GCC unroll 8
-      for (int k = 0; k < na; k++) t += R[3 * a + k] * T[3 * k + b];
+      for (int k = 1; k < na; k++) t += R[3 * a + k] * T[3 * k + b];
       Bn[3 * a + b] = t;
     }
   /* C (full): T = C R^T, C' = R T (upper triangle) */
