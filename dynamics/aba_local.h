@@ -44,14 +44,18 @@ typedef struct hg_local_model {
   double (*cs0)[2];   /* nbody: cos, sin theta0 (the prismatic joint's constant turn) */
 } hg_local_model;
 
-enum { HG_LOCAL_GAMMA = 1, HG_LOCAL_B = 2, HG_LOCAL_ALPHA = 4, HG_LOCAL_A = 8, HG_LOCAL_D = 16 };
+/* HG_LOCAL_GENERAL: b and d too long to be exact (nearly parallel axes): the factored variant
+ * applies this joint as (R, p) */
+enum { HG_LOCAL_GAMMA = 1, HG_LOCAL_B = 2, HG_LOCAL_ALPHA = 4, HG_LOCAL_A = 8, HG_LOCAL_D = 16,
+       HG_LOCAL_GENERAL = 32 };
 
 /* the workspace of one hg_local_model (every array nbody long; each in J_i) */
 typedef struct hg_local_data {
   double (*cs)[2];  /* factored: cos, sin of the last turn (revolute theta0 + q, prismatic theta0) */
   double *dz;       /* factored: the last slide (revolute d, prismatic d + q) */
-  double (*R)[9];   /* not factored: P's rotation (revolute R_C Rz(q), prismatic R_C) */
-  double (*p)[3];   /* not factored: P's translation (revolute p_C, prismatic p_C + q R_C e_z) */
+  double (*R)[9];   /* not factored (or HG_LOCAL_GENERAL): P's rotation (revolute R_C Rz(q),
+                     * prismatic R_C) */
+  double (*p)[3];   /* the same: P's translation (revolute p_C, prismatic p_C + q R_C e_z) */
   hg_vec6 *v;       /* spatial velocity of body i */
   double (*c)[4];   /* v x (S qd): entries 0, 1, 3, 4 (the others are zero; prismatic: 0, 1 too) */
   hg_sym6 *IA;      /* articulated inertia */
