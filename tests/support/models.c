@@ -134,6 +134,33 @@ hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
 }
 
 /* a slender link of mass m and length l along +x from its frame origin */
+hg_model *hg_test_random_revolute(hg_rng *r, int nbody, int chain) {
+  return hg_test_random_1dof(r, nbody, chain, 0);
+}
+
+hg_model *hg_test_random_1dof(hg_rng *r, int nbody, int chain, double prismatic) {
+  hg_builder *b = hg_builder_new();
+  char name[32], parent[32];
+  for (int i = 0; i < nbody; i++) {
+    double axis[3];
+    hg_se3 off;
+    hg_inertia G;
+    hg_test_random_vector(r, axis, 3, -1, 1);
+    hg_test_random_pose(r, &off);
+    hg_test_random_inertia(r, &G);
+    /* the parent: the previous body in a chain; in a forest the world now and then */
+    int p = chain ? i - 1 : (i == 0 ? -1 : (int)(hg_rng_uniform(r) * (i + 0.3)));
+    if (p >= i) p = -1;
+    snprintf(name, sizeof name, "r%d", i);
+    if (p >= 0) snprintf(parent, sizeof parent, "r%d", p);
+    /* (no draw when every joint is revolute: hg_test_random_revolute's models stay as they were) */
+    hg_joint_type type = prismatic > 0 && hg_rng_uniform(r) < prismatic ? HG_JOINT_PRISMATIC
+                                                                        : HG_JOINT_REVOLUTE;
+    hg_test_add_body(b, name, p >= 0 ? parent : "world", type, axis, NULL, 0, &off, &G);
+  }
+  return compile(b);
+}
+
 static void link_inertia(double m, double l, hg_inertia *G) {
   double c[3] = {0.5 * l, 0, 0}, r = 0.04;
   double Ic[6] = {0.5 * m * r * r, m * (3 * r * r + l * l) / 12, m * (3 * r * r + l * l) / 12, 0, 0, 0};

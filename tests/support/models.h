@@ -15,6 +15,13 @@ void hg_test_add_body(hg_builder *b, const char *name, const char *parent, hg_jo
                       const double axis[3], const double axis2[3], double pitch, const hg_se3 *off,
                       const hg_inertia *G);
 
+/* A fixed-base model of nbody revolute bodies with random unit axes, random joint origins
+ * (hg_test_random_pose) and random inertias: a chain when chain != 0, else a random forest (each
+ * body's parent the world now and then, else any earlier body). */
+hg_model *hg_test_random_revolute(hg_rng *r, int nbody, int chain);
+/* the same with each joint prismatic (along its random axis) with probability prismatic */
+hg_model *hg_test_random_1dof(hg_rng *r, int nbody, int chain, double prismatic);
+
 /* benchmark models */
 hg_model *hg_test_arm7(void);            /* 7-DoF revolute arm */
 hg_model *hg_test_chain(int n);          /* n-link spatial revolute chain (alternating axes) */

@@ -1,0 +1,812 @@
+/* aba_local.c: the body-local ABA of aba_local.h (experimental, revolute fixed-base models).
+ *
+ * Per body i, in its joint frame J_i (S = e_z):
+ *   forward:  v_i = X_i v_p + e_z qd_i,  c_i = v_i x (e_z qd_i),  pA_i = v_i x* (I_i v_i) - fext_i,
+ *             IA_i = I_i
+ *   backward: U = IA e_z, D = IA_22, u = tau_i - pA_2, Pi = IA - U U^T / D,
+ *             beta = pA + Pi c + U u / D;  IA_p += X^T Pi X, pA_p += X^T beta
+ *   forward:  a_i = X_i a_p + c_i, qdd_i = (u - U^T a_i) / D, a_i += e_z qdd_i   (a_0 = (0, -g))
+ * Pi annihilates e_z, so its third row and column are zero; rotations about and translations
+ * along J_i's z axis keep them zero, which the reduced forms below skip. */
+#include "aba_local.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AI static inline __attribute__((always_inline))
+/* entry (r, s) of a packed symmetric 6x6 */
+#define P6(r, s) hg_sym6_index(r, s)
+
+/* ---- elementary transforms: a rotation by (c, s) about, or a translation r along, axis k ----
+ * For the pose P of J_i in J_p: motion goes parent -> child by Ad_{P^-1}, wrenches child ->
+ * parent by its transpose, symmetric 6x6 child -> parent by X^T M X. With i, j the two other
+ * axes (cyclic), a rotation mixes only coordinates i and j. */
+
+/* motion across Rot_k: w' = R^T w, v' = R^T v */
+AI void mot_rot(int k, double c, double s, double *V) {
+  int i = (k + 1) % 3, j = (k + 2) % 3;
+  #pragma GCC unroll 8
+  for (int o = 0; o < 6; o += 3) {
+    double xi = V[o + i], xj = V[o + j];
+    V[o + i] = c * xi + s * xj;
+    V[o + j] = c * xj - s * xi;
+  }
+}
+/* motion across T(r e_k): v' = v - r e_k x w */
+AI void mot_trans(int k, double r, double *V) {
+  int i = (k + 1) % 3, j = (k + 2) % 3;
+  double wi = V[i], wj = V[j];
+  V[3 + i] += r * wj;
+  V[3 + j] -= r * wi;
+}
+/* wrench back across Rot_k: (R m, R f) */
+AI void frc_rot(int k, double c, double s, double *F) {
+  int i = (k + 1) % 3, j = (k + 2) % 3;
+  #pragma GCC unroll 8
+  for (int o = 0; o < 6; o += 3) {
+    double xi = F[o + i], xj = F[o + j];
+    F[o + i] = c * xi - s * xj;
+    F[o + j] = s * xi + c * xj;
+  }
+}
+/* wrench back across T(r e_k): m' = m + r e_k x f */
+AI void frc_trans(int k, double r, double *F) {
+  int i = (k + 1) % 3, j = (k + 2) % 3;
+  double fi = F[3 + i], fj = F[3 + j];
+  F[i] -= r * fj;
+  F[j] += r * fi;
+}
+
+/* a turn's numbers: c, s and the double-angle terms the symmetric forms use */
+typedef struct turn {
+  double c, s, ss, cs, C2, S2; /* cos, sin, sin^2, cos sin, cos 2t, sin 2t */
+} turn;
+AI turn make_turn(double c, double s) {
+  turn t = {c, s, s * s, c * s, 0, 0};
+  t.C2 = 1 - 2 * t.ss, t.S2 = 2 * t.cs;
+  return t;
+}
+
+/* the pair (x, y) := R (x, y) for the 2x2 rotation of t */
+AI void rot_pair(const turn *t, double *x, double *y) {
+  double a = *x, b = *y;
+  *x = t->c * a - t->s * b;
+  *y = t->s * a + t->c * b;
+}
+/* R N R^T for the symmetric 2x2 N = [[x, y], [y, z]] */
+AI void rot_sym2(const turn *t, double *x, double *y, double *z) {
+  double d = *x - *z, g = t->ss * d + t->S2 * *y;
+  double yn = t->cs * d + t->C2 * *y;
+  *x -= g, *z += g, *y = yn;
+}
+/* R N R^T for the general 2x2 N = [[p, q], [r, w]] */
+AI void rot_gen2(const turn *t, double *p, double *q, double *r, double *w) {
+  double d = *p - *w, sg = *q + *r;
+  double g = t->ss * d + t->cs * sg, h = t->cs * d - t->ss * sg;
+  *p -= g, *w += g, *q += h, *r += h;
+}
+
+/* M := X^T M X across Rot_k (blocks R N R^T). reduced: row and column k of M are zero (only
+ * for k = 2 after the projection), and stay zero. */
+AI void sym_rot(int k, const turn *t, double *M, int reduced) {
+  int i = (k + 1) % 3, j = (k + 2) % 3;
+  /* angular block A: its (i, j) square and the pair (A_ik, A_jk) */
+  rot_sym2(t, &M[P6(i, i)], &M[P6(i, j)], &M[P6(j, j)]);
+  if (!reduced) rot_pair(t, &M[P6(i, k)], &M[P6(j, k)]);
+  /* linear block C the same way */
+  rot_sym2(t, &M[P6(3 + i, 3 + i)], &M[P6(3 + i, 3 + j)], &M[P6(3 + j, 3 + j)]);
+  rot_pair(t, &M[P6(3 + i, 3 + k)], &M[P6(3 + j, 3 + k)]);
+  /* coupling block B (B_ab = M(a, 3 + b)): its (i, j) square, column k's pair, row k's pair */
+  rot_gen2(t, &M[P6(i, 3 + i)], &M[P6(i, 3 + j)], &M[P6(j, 3 + i)], &M[P6(j, 3 + j)]);
+  rot_pair(t, &M[P6(i, 3 + k)], &M[P6(j, 3 + k)]);
+  if (!reduced) rot_pair(t, &M[P6(k, 3 + i)], &M[P6(k, 3 + j)]);
+}
+
+/* M := X^T M X across T(r e_k), X = [[1, 0], [-r e_k^, 1]]:
+ * A' = A - B E + E B'^T, B' = B + E C, C' = C with E = r e_k^ (two rows of B and five entries
+ * of A change). reduced as sym_rot; jzero: row and column j of M are zero (Tx right after the
+ * reduced Rz: j = 2), so the terms that read them drop out. */
+AI void sym_trans(int k, double r, double *M, int reduced, int jzero) {
+  int i = (k + 1) % 3, j = (k + 2) % 3;
+#define B6(a, b) M[P6(a, 3 + (b))]
+#define C6(a, b) M[P6(3 + (a), 3 + (b))]
+  double Bii = B6(i, i), Bij = B6(i, j), Cii = C6(i, i), Cij = C6(i, j), Cjj = C6(j, j);
+  double Cik = C6(i, k), Cjk = C6(j, k);
+  /* A first (it reads the old B) */
+  M[P6(i, i)] -= r * (2 * Bij - r * Cjj);
+  if (jzero) {
+    M[P6(j, j)] = r * (r * Cii);
+    M[P6(i, j)] = r * (Bii - r * Cij);
+    M[P6(i, k)] -= r * B6(k, j);
+    M[P6(j, k)] = r * B6(k, i);
+    /* B' rows i and j: B_i -= r C_j, B_j = r C_i */
+    B6(i, i) = Bii - r * Cij, B6(i, j) = Bij - r * Cjj, B6(i, k) -= r * Cjk;
+    B6(j, i) = r * Cii, B6(j, j) = r * Cij, B6(j, k) = r * Cik;
+  } else {
+    double Bji = B6(j, i), Bjj = B6(j, j);
+    M[P6(j, j)] += r * (2 * Bji + r * Cii);
+    M[P6(i, j)] += r * (Bii - Bjj - r * Cij);
+    if (!reduced) {
+      M[P6(i, k)] -= r * B6(k, j);
+      M[P6(j, k)] += r * B6(k, i);
+    }
+    /* B' rows i and j: B_i -= r C_j, B_j += r C_i */
+    B6(i, i) = Bii - r * Cij, B6(i, j) = Bij - r * Cjj, B6(i, k) -= r * Cjk;
+    B6(j, i) = Bji + r * Cii, B6(j, j) = Bjj + r * Cij, B6(j, k) += r * Cik;
+  }
+#undef B6
+#undef C6
+}
+
+/* ---- the factored chain: C P_q = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Tz(dz) Rz(th) ----
+ * revolute: th = theta0 + q, dz = d; prismatic: th = theta0, dz = d + q (Tz and Rz commute) */
+
+/* V := X V (parent J_p -> child J_i) */
+AI void mot_chain(const double *dh, int f, double dz, double c, double s, double *V) {
+  if (f & HG_LOCAL_GAMMA) mot_rot(2, dh[0], dh[1], V);
+  if (f & HG_LOCAL_B) mot_trans(2, dh[2], V);
+  if (f & HG_LOCAL_ALPHA) mot_rot(0, dh[3], dh[4], V);
+  if (f & HG_LOCAL_A) mot_trans(0, dh[5], V);
+  if (f & HG_LOCAL_D) mot_trans(2, dz, V);
+  mot_rot(2, c, s, V);
+}
+/* F := X^T F (child -> parent) */
+AI void frc_chain(const double *dh, int f, double dz, double c, double s, double *F) {
+  frc_rot(2, c, s, F);
+  if (f & HG_LOCAL_D) frc_trans(2, dz, F);
+  if (f & HG_LOCAL_A) frc_trans(0, dh[5], F);
+  if (f & HG_LOCAL_ALPHA) frc_rot(0, dh[3], dh[4], F);
+  if (f & HG_LOCAL_B) frc_trans(2, dh[2], F);
+  if (f & HG_LOCAL_GAMMA) frc_rot(2, dh[0], dh[1], F);
+}
+/* M := X^T M X (child -> parent). red: M is a revolute joint's projected Pi (row and column 2
+ * zero), whose reduced forms skip those terms; else M is any symmetric 6x6. Tz(dz) commutes with
+ * Rz, so it goes first while M is still reduced. */
+AI void sym_chain(const double *dh, const double *dt, int f, double dz, double c, double s,
+                  double *M, int red) {
+  turn q = make_turn(c, s);
+  if (f & HG_LOCAL_D) sym_trans(2, dz, M, red, 0);
+  sym_rot(2, &q, M, red);
+  if (f & HG_LOCAL_A) sym_trans(0, dh[5], M, 0, red);
+  /* the constant turns come precomputed (dt: alpha's, then gamma's) */
+  if (f & HG_LOCAL_ALPHA) {
+    turn t = {dt[0], dt[1], dt[2], dt[3], dt[4], dt[5]};
+    sym_rot(0, &t, M, 0);
+  }
+  if (f & HG_LOCAL_B) sym_trans(2, dh[2], M, 0, 0);
+  if (f & HG_LOCAL_GAMMA) {
+    turn t = {dt[6], dt[7], dt[8], dt[9], dt[10], dt[11]};
+    sym_rot(2, &t, M, 0);
+  }
+}
+
+/* ---- the general form: P = (R, p); revolute R = R_C Rz(q), p = p_C; prismatic R = R_C,
+ * p = p_C + q R_C e_z ---- */
+
+/* V := Ad_{P^-1} V = (R^T w, R^T (v - p x w)) */
+AI void mot_general(const double *R, const double *p, double *V) {
+  double d[3], w[3] = {V[0], V[1], V[2]};
+  hg_v3_cross(p, w, d);
+  #pragma GCC unroll 8
+  for (int r = 0; r < 3; r++) d[r] = V[3 + r] - d[r];
+  hg_m3_mulTv(R, w, V);
+  hg_m3_mulTv(R, d, V + 3);
+}
+/* F := (R m + p x R f, R f) */
+AI void frc_general(const double *R, const double *p, double *F) {
+  double m[3], f[3];
+  hg_m3_mulv(R, F, m);
+  hg_m3_mulv(R, F + 3, f);
+  hg_v3_cross_add(p, f, m);
+  #pragma GCC unroll 8
+  for (int r = 0; r < 3; r++) F[r] = m[r], F[3 + r] = f[r];
+}
+/* M := X^T M X: each block to R N R^T, then the translation p as three translations along the
+ * axes (they commute). red: row and column 2 of M are zero (a revolute joint's projected Pi),
+ * so only na = 2 rows of the angular blocks take part */
+AI void sym_general(const double *R, const double *p, double *M, int red) {
+  const int na = red ? 2 : 3;
+  double T[9], Bn[9], An[6], Cn[6];
+  static const int ia[6] = {0, 1, 2, 0, 0, 1}, ib[6] = {0, 1, 2, 1, 2, 2};
+  /* A: T = N R^T (rows < na), A' = R T */
+  #pragma GCC unroll 8
+  for (int a = 0; a < na; a++)
+    #pragma GCC unroll 8
+    for (int b = 0; b < 3; b++) {
+      /* (sums start from their first product: a + 0 is not folded without -fno-signed-zeros) */
+      double t = M[P6(a, 0)] * R[3 * b];
+      #pragma GCC unroll 8
+      for (int k = 1; k < na; k++) t += M[P6(a, k)] * R[3 * b + k];
+      T[3 * a + b] = t;
+    }
+  #pragma GCC unroll 8
+  for (int e = 0; e < 6; e++) {
+    double t = R[3 * ia[e]] * T[ib[e]];
+    #pragma GCC unroll 8
+    for (int k = 1; k < na; k++) t += R[3 * ia[e] + k] * T[3 * k + ib[e]];
+    An[e] = t;
+  }
+  /* B (rows < na): T = B R^T, B' = R T */
+  #pragma GCC unroll 8
+  for (int a = 0; a < na; a++)
+    #pragma GCC unroll 8
+    for (int b = 0; b < 3; b++)
+      T[3 * a + b] = M[P6(a, 3)] * R[3 * b] + M[P6(a, 4)] * R[3 * b + 1] + M[P6(a, 5)] * R[3 * b + 2];
+  #pragma GCC unroll 8
+  for (int a = 0; a < 3; a++)
+    #pragma GCC unroll 8
+    for (int b = 0; b < 3; b++) {
+      double t = R[3 * a] * T[b];
+      #pragma GCC unroll 8
+      for (int k = 1; k < na; k++) t += R[3 * a + k] * T[3 * k + b];
+      Bn[3 * a + b] = t;
+    }
+  /* C (full): T = C R^T, C' = R T (upper triangle) */
+  #pragma GCC unroll 8
+  for (int a = 0; a < 3; a++)
+    #pragma GCC unroll 8
+    for (int b = 0; b < 3; b++)
+      T[3 * a + b] = M[P6(3 + a, 3)] * R[3 * b] + M[P6(3 + a, 4)] * R[3 * b + 1] +
+                     M[P6(3 + a, 5)] * R[3 * b + 2];
+  #pragma GCC unroll 8
+  for (int e = 0; e < 6; e++)
+    Cn[e] = R[3 * ia[e]] * T[ib[e]] + R[3 * ia[e] + 1] * T[3 + ib[e]] + R[3 * ia[e] + 2] * T[6 + ib[e]];
+  #pragma GCC unroll 8
+  for (int e = 0; e < 6; e++) M[P6(ia[e], ib[e])] = An[e], M[P6(3 + ia[e], 3 + ib[e])] = Cn[e];
+  #pragma GCC unroll 8
+  for (int a = 0; a < 3; a++)
+    #pragma GCC unroll 8
+    for (int b = 0; b < 3; b++) M[P6(a, 3 + b)] = Bn[3 * a + b];
+  sym_trans(0, p[0], M, 0, 0);
+  sym_trans(1, p[1], M, 0, 0);
+  sym_trans(2, p[2], M, 0, 0);
+}
+
+/* ---- one joint's transform, either form ---- */
+
+/* the factors of a first child whose axis is skew to its parent's: alpha, a and d */
+#define COMMON (HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)
+
+/* body i's joint transform at q_i: factored, the turn (ld->cs) and dz (ld->dz); general, R
+ * (ld->R) and p (ld->p) */
+AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, double qi, int factored) {
+  int pr = lm->prism[i];
+  if (factored && !(lm->dh_flags[i] & HG_LOCAL_GENERAL)) {
+    const double *dh = lm->dh[i];
+    if (pr) {
+      ld->cs[i][0] = lm->cs0[i][0], ld->cs[i][1] = lm->cs0[i][1];
+      ld->dz[i] = dh[6] + qi;
+    } else {
+      double c, s;
+      hg_sincos(qi + dh[7], &s, &c);
+      ld->cs[i][0] = c, ld->cs[i][1] = s;
+      ld->dz[i] = dh[6];
+    }
+  } else {
+    const double *Rc = lm->C[i].R, *pc = lm->C[i].p;
+    double *R = ld->R[i], *p = ld->p[i];
+    if (pr) {
+      /* R = R_C, p = p_C + q R_C e_z */
+      #pragma GCC unroll 8
+      for (int r = 0; r < 3; r++) R[3 * r] = Rc[3 * r], R[3 * r + 1] = Rc[3 * r + 1],
+                                   R[3 * r + 2] = Rc[3 * r + 2], p[r] = pc[r] + qi * Rc[3 * r + 2];
+    } else {
+      /* R = R_C Rz(q): columns 0 and 1 turn, column 2 stays; p = p_C */
+      double c, s;
+      hg_sincos(qi, &s, &c);
+      #pragma GCC unroll 8
+      for (int r = 0; r < 3; r++) {
+        double x = Rc[3 * r], y = Rc[3 * r + 1];
+        R[3 * r] = c * x + s * y, R[3 * r + 1] = c * y - s * x, R[3 * r + 2] = Rc[3 * r + 2];
+        p[r] = pc[r];
+      }
+    }
+  }
+}
+
+/* V := X_i V (the usual first child gets a copy of the chain without flag tests) */
+AI void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *V, int factored) {
+  if (factored) {
+    int f = lm->dh_flags[i];
+    const double *dh = lm->dh[i], *cs = ld->cs[i];
+    if (f == COMMON) mot_chain(dh, COMMON, ld->dz[i], cs[0], cs[1], V);
+    else if (f & HG_LOCAL_GENERAL) mot_general(ld->R[i], ld->p[i], V);
+    else mot_chain(dh, f, ld->dz[i], cs[0], cs[1], V);
+  } else {
+    mot_general(ld->R[i], ld->p[i], V);
+  }
+}
+/* (M, F) := (X_i^T M X_i, X_i^T F); red as sym_chain */
+AI void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *M, double *F,
+               int factored, int red) {
+  if (factored) {
+    int f = lm->dh_flags[i];
+    const double *dh = lm->dh[i], *dt = lm->dh_turn[i], *cs = ld->cs[i];
+    double dz = ld->dz[i];
+    if (f == COMMON) {
+      sym_chain(dh, dt, COMMON, dz, cs[0], cs[1], M, red);
+      frc_chain(dh, COMMON, dz, cs[0], cs[1], F);
+    } else if (f & HG_LOCAL_GENERAL) {
+      sym_general(ld->R[i], ld->p[i], M, red);
+      frc_general(ld->R[i], ld->p[i], F);
+    } else {
+      sym_chain(dh, dt, f, dz, cs[0], cs[1], M, red);
+      frc_chain(dh, f, dz, cs[0], cs[1], F);
+    }
+  } else {
+    sym_general(ld->R[i], ld->p[i], M, red);
+    frc_general(ld->R[i], ld->p[i], F);
+  }
+}
+
+/* ---- the pass ---- */
+
+/* the rows of c's four stored entries (revolute: 0, 1, 3, 4; prismatic: 3, 4 with 0, 1 zero) */
+static const int crow[4] = {0, 1, 3, 4};
+
+/* body i's own terms in J_i: c_i = v x (S qd) (S = e_k: revolute k = 2, (w x e_z qd,
+ * v x e_z qd); prismatic k = 5, (0, w x e_z qd)), pA_i = v x* (I v) - fext (with (w, v) = V:
+ * (w x h_w + v x h_v, w x h_v) for h = I V) and IA_i = I_i. bias 0 (impulsive form): c and pA
+ * zero. */
+AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, const double *V, double qd,
+                  const double *fext, int bias) {
+  double h[6], *pA = ld->pA[i], *c = ld->c[i];
+  hg_inertia_sym6(&lm->I[i], ld->IA[i]);
+  if (!bias) {
+    c[0] = c[1] = c[2] = c[3] = 0;
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) pA[r] = 0;
+    return;
+  }
+  if (lm->prism[i]) c[0] = c[1] = 0, c[2] = V[1] * qd, c[3] = -V[0] * qd;
+  else c[0] = V[1] * qd, c[1] = -V[0] * qd, c[2] = V[4] * qd, c[3] = -V[3] * qd;
+  hg_inertia_mulv(&lm->I[i], V, h);
+  hg_v3_cross(V, h, pA);
+  hg_v3_cross_add(V + 3, h + 3, pA);
+  hg_v3_cross(V, h + 3, pA + 3);
+  if (fext) {
+    double fe[6];
+    hg_coAd_inv(&lm->T_JB[i], fext + 6 * i, fe);
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) pA[r] -= fe[r];
+  }
+}
+
+/* projection of body i across its free joint (S = e_k): Dinv, u, and (Pi, beta) in J_i with
+ * Pi's row and column k zero. Returns 0, or -1 when D is not positive and finite. */
+AI int project_free(hg_local_data *ld, int i, int k, double tau, double *Pi, double *beta) {
+  const double *IA = ld->IA[i], *pA = ld->pA[i], *c = ld->c[i];
+  double D = IA[P6(k, k)];
+  if (!(D > 0) || !isfinite(D)) return -1;
+  double Dinv = 1 / D, u = tau - pA[k];
+  ld->Dinv[i] = Dinv, ld->u[i] = u;
+  /* rr: the five rows other than k */
+  const int rr[5] = {0, 1, k == 2 ? 3 : 2, k == 2 ? 4 : 3, k == 2 ? 5 : 4};
+  double U[6], W[6];
+  #pragma GCC unroll 8
+  for (int e = 0; e < 5; e++) U[rr[e]] = IA[P6(rr[e], k)], W[rr[e]] = U[rr[e]] * Dinv;
+  /* Pi = IA - W U^T on the five rows and columns other than k */
+  #pragma GCC unroll 8
+  for (int e = 0; e < 5; e++)
+    #pragma GCC unroll 8
+    for (int f = e; f < 5; f++)
+      Pi[P6(rr[e], rr[f])] = IA[P6(rr[e], rr[f])] - W[rr[e]] * U[rr[f]];
+  #pragma GCC unroll 8
+  for (int r = 0; r < 6; r++) Pi[P6(r, k)] = 0;
+  /* beta = pA + Pi c + W u (c on rows 0, 1, 3, 4; beta_k = pA_k + u = tau) */
+  #pragma GCC unroll 8
+  for (int e = 0; e < 5; e++) {
+    int r = rr[e];
+    double t = pA[r] + W[r] * u;
+    #pragma GCC unroll 8
+    for (int l = 0; l < 4; l++) t += Pi[P6(r, crow[l])] * c[l];
+    beta[r] = t;
+  }
+  beta[k] = tau;
+  return 0;
+}
+
+/* the step across prescribed (or locked) joint i with qdd_i given: Pi = IA,
+ * beta = pA + IA (c + e_k qdd_i) */
+AI void project_prescribed(const hg_local_data *ld, int i, int k, double qddi, double *Pi,
+                           double *beta) {
+  const double *IA = ld->IA[i], *pA = ld->pA[i], *c = ld->c[i];
+  double ce[6] = {c[0], c[1], 0, c[2], c[3], 0};
+  ce[k] += qddi;
+  #pragma GCC unroll 8
+  for (int e = 0; e < 21; e++) Pi[e] = IA[e];
+  hg_sym6_mulv(IA, ce, beta);
+  #pragma GCC unroll 8
+  for (int r = 0; r < 6; r++) beta[r] += pA[r];
+}
+
+/* the pass: mode NULL, every joint free (hg_aba); else hg_hybrid's modes (qdd and tau in/out);
+ * bias 0, the impulsive form (v, fext unused; qdd, tau are dv, imp; locked dv as given) */
+AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                  const double *q, const double *v, double *qdd, double *tau, const double *fext,
+                  int factored, int bias) {
+  int n = lm->nbody;
+  /* forward: transforms, velocities and each body's own terms */
+  for (int i = 1; i < n; i++) {
+    int p = lm->parent[i], va = lm->v_adr[i];
+    joint_setup(lm, ld, i, q[va], factored);
+    double V[6] = {0, 0, 0, 0, 0, 0}, qd = 0;
+    if (bias) {
+      qd = v[va];
+      if (p) {
+        #pragma GCC unroll 8
+        for (int r = 0; r < 6; r++) V[r] = ld->v[p][r];
+        mot_x(lm, ld, i, V, factored);
+      }
+      /* a prismatic root's slide is left out: its tree is seen from the inertial frame moving
+       * with the root's joint origin (hg_joint_galilean; the accelerations are the same) */
+      if (!lm->prism[i]) V[2] += qd;
+      else if (p) V[5] += qd;
+      #pragma GCC unroll 8
+      for (int r = 0; r < 6; r++) ld->v[i][r] = V[r];
+    }
+    own_terms(lm, ld, i, V, qd, fext, bias);
+  }
+
+  /* backward: project each body and hand (X^T Pi X, X^T beta) to its parent */
+  for (int i = n - 1; i > 0; i--) {
+    int p = lm->parent[i], va = lm->v_adr[i], k = lm->prism[i] ? 5 : 2;
+    double Pi[21], beta[6];
+    int free_joint = !mode || mode[i] == HG_MODE_FREE;
+    if (free_joint) {
+      if (k == 2 ? project_free(ld, i, 2, tau[va], Pi, beta)
+                 : project_free(ld, i, 5, tau[va], Pi, beta))
+        return -1;
+    } else {
+      if (bias && mode[i] == HG_MODE_LOCKED) qdd[va] = 0;
+      project_prescribed(ld, i, k, qdd[va], Pi, beta);
+    }
+    if (!p) continue;
+    /* a free revolute joint's Pi keeps its row and column 2 zero across the chain's first
+     * factors (the reduced forms); any other is a full 6x6 */
+    if (free_joint && k == 2) back_x(lm, ld, i, Pi, beta, factored, 1);
+    else back_x(lm, ld, i, Pi, beta, factored, 0);
+    double *IAp = ld->IA[p], *pAp = ld->pA[p];
+    #pragma GCC unroll 8
+    for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) pAp[r] += beta[r];
+  }
+
+  /* forward: accelerations from a_0 = (0, -g) (zero in the impulsive form) */
+  for (int i = 1; i < n; i++) {
+    int p = lm->parent[i], va = lm->v_adr[i], k = lm->prism[i] ? 5 : 2;
+    double A[6];
+    if (p)
+      #pragma GCC unroll 8
+      for (int r = 0; r < 6; r++) A[r] = ld->a[p][r];
+    else if (bias)
+      A[0] = A[1] = A[2] = 0, A[3] = -lm->gravity[0], A[4] = -lm->gravity[1], A[5] = -lm->gravity[2];
+    else
+      A[0] = A[1] = A[2] = A[3] = A[4] = A[5] = 0;
+    mot_x(lm, ld, i, A, factored);
+    const double *c = ld->c[i], *IA = ld->IA[i];
+    A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
+    /* U^T a = row k of IA times a */
+    double Ua = 0;
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) Ua += IA[P6(r, k)] * A[r];
+    if (!mode || mode[i] == HG_MODE_FREE) {
+      double qi = ld->Dinv[i] * (ld->u[i] - Ua);
+      A[k] += qi;
+      qdd[va] = qi;
+    } else {
+      /* tau = e_k^T (IA a + pA) with a = a' + e_k qdd */
+      double qi = qdd[va];
+      tau[va] = Ua + IA[P6(k, k)] * qi + ld->pA[i][k];
+      A[k] += qi;
+    }
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) ld->a[i][r] = A[r];
+  }
+
+  int bad = 0;
+  for (int i = 1; i < n; i++) bad |= !isfinite(qdd[lm->v_adr[i]]) | !isfinite(tau[lm->v_adr[i]]);
+  return bad ? -1 : 0;
+}
+
+/* the pass compiled for each form: every joint free (ABA), any modes, impulsive */
+HG_HOT static int aba_factored(const hg_local_model *lm, hg_local_data *ld, const double *q,
+                               const double *v, const double *tau, const double *fext,
+                               double *qdd) {
+  return local_pass(lm, ld, NULL, q, v, qdd, (double *)tau, fext, 1, 1);
+}
+HG_HOT static int aba_general(const hg_local_model *lm, hg_local_data *ld, const double *q,
+                              const double *v, const double *tau, const double *fext,
+                              double *qdd) {
+  return local_pass(lm, ld, NULL, q, v, qdd, (double *)tau, fext, 0, 1);
+}
+HG_HOT static int hybrid_factored(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                                  const double *q, const double *v, double *qdd, double *tau,
+                                  const double *fext) {
+  if (!mode) __builtin_unreachable();
+  return local_pass(lm, ld, mode, q, v, qdd, tau, fext, 1, 1);
+}
+HG_HOT static int hybrid_general(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                                 const double *q, const double *v, double *qdd, double *tau,
+                                 const double *fext) {
+  if (!mode) __builtin_unreachable();
+  return local_pass(lm, ld, mode, q, v, qdd, tau, fext, 0, 1);
+}
+static int impulse_any(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                       const double *q, double *dv, double *imp) {
+  if (!mode) __builtin_unreachable();
+  if (lm->factored) return local_pass(lm, ld, mode, q, NULL, dv, imp, NULL, 1, 0);
+  return local_pass(lm, ld, mode, q, NULL, dv, imp, NULL, 0, 0);
+}
+
+int hg_local_aba(const hg_local_model *lm, hg_local_data *ld, const double *q, const double *v,
+                 const double *tau, const double *fext, double *qdd) {
+  return lm->factored ? aba_factored(lm, ld, q, v, tau, fext, qdd)
+                      : aba_general(lm, ld, q, v, tau, fext, qdd);
+}
+
+int hg_local_hybrid(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                    const double *q, const double *v, double *qdd, double *tau,
+                    const double *fext) {
+  return lm->factored ? hybrid_factored(lm, ld, mode, q, v, qdd, tau, fext)
+                      : hybrid_general(lm, ld, mode, q, v, qdd, tau, fext);
+}
+
+int hg_local_hybrid_impulse(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                            const double *q, double *dv, double *imp) {
+  return impulse_any(lm, ld, mode, q, dv, imp);
+}
+
+/* ---- compiling the joint frames ---- */
+
+static void v3_scale(double *x, double s) { x[0] *= s, x[1] *= s, x[2] *= s; }
+
+/* x := a unit vector perpendicular to the unit z (from the axis z has least of) */
+static void any_perpendicular(const double *z, double *x) {
+  int k = 0;
+  for (int r = 1; r < 3; r++)
+    if (fabs(z[r]) < fabs(z[k])) k = r;
+  for (int r = 0; r < 3; r++) x[r] = (r == k) - z[k] * z[r];
+  v3_scale(x, 1 / hg_v3_norm(x));
+}
+
+/* J_i in body i's frame: z along the axis, origin and x on the common normal to the axis of
+ * body i's first child (ch > 0), else at the body origin with any x */
+static void joint_frame(const hg_model *m, int i, int ch, hg_se3 *J) {
+  const double *z = m->jnt[i].axis;
+  double x[3], y[3], o[3] = {0, 0, 0};
+  if (ch) {
+    /* the child's axis line: point pc, direction dc (body i's frame, q_i = 0 does not matter:
+     * the child's offset is fixed in body i) */
+    const hg_se3 *off = &m->jnt_offset[ch];
+    double dc[3], nrm[3];
+    const double *pc = off->p;
+    hg_m3_mulv(off->R, m->jnt[ch].axis, dc);
+    double b = hg_v3_dot(z, dc), d1 = hg_v3_dot(z, pc), e = hg_v3_dot(dc, pc);
+    double den = 1 - b * b, t = 0, uu = 0;
+    if (den > 1e-12) t = (d1 - b * e) / den, uu = t * b - e;
+    else t = 0, uu = -e; /* parallel: the normal through the body origin */
+    /* nearly parallel axes put the foot of the normal far away, and an inertia about a far
+     * point loses digits: beyond twice the child's distance the origin stays at the body's
+     * (x still along the normal, so the child's factors are exact but b and d large) */
+    int far = fabs(t) > 2 * hg_v3_norm(pc);
+    if (far) t = 0;
+    for (int r = 0; r < 3; r++) o[r] = t * z[r], nrm[r] = pc[r] + uu * dc[r] - o[r];
+    if (den <= 1e-12) /* parallel: keep only the part normal to z */
+      for (int r = 0; r < 3; r++) nrm[r] = pc[r] - d1 * z[r];
+    double len = hg_v3_norm(nrm);
+    if (den > 1e-12) {
+      /* skew or meeting axes: the normal's direction is z x dc, exact to round-off however short
+       * the normal is (nrm / len loses digits as len -> 0: a normal of 7e-5 left the child's
+       * gamma at ~1e-12, which the factoring dropped); the sign makes a >= 0 */
+      hg_v3_cross(z, dc, x);
+      v3_scale(x, 1 / hg_v3_norm(x));
+      if (!far && hg_v3_dot(x, nrm) < 0) v3_scale(x, -1);
+    } else if (len > 1e-12 * (1 + hg_v3_norm(pc))) {
+      for (int r = 0; r < 3; r++) x[r] = nrm[r] / len;
+    } else {
+      any_perpendicular(z, x);
+    }
+  } else {
+    any_perpendicular(z, x);
+  }
+  hg_v3_cross(z, x, y);
+  for (int r = 0; r < 3; r++) J->R[3 * r] = x[r], J->R[3 * r + 1] = y[r], J->R[3 * r + 2] = z[r];
+  for (int r = 0; r < 3; r++) J->p[r] = o[r];
+}
+
+/* C = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Rz(theta0) Tz(d): the factors of C (dh as in
+ * hg_local_model) and the flags of those that are not the identity; returns the largest error
+ * of the rebuilt C */
+static double factor(const hg_se3 *C, double *dh, uint8_t *flags) {
+  const double *R = C->R, *o = C->p;
+  double n[3] = {R[2], R[5], R[8]}, g, sa, ca = n[2], a, b, d;
+  double sxy = hypot(n[0], n[1]), scale = 1 + hg_v3_norm(o);
+  if (sxy > 1e-12) {
+    /* n = Rz(g) Rx(alpha) e_z = (sg sa, -cg sa, ca): gamma in (-pi/2, pi/2], alpha of either
+     * sign, so a first child (n_x = 0) gets gamma = 0 */
+    g = atan2(n[0], -n[1]);
+    const double pi = 3.14159265358979323846;
+    if (g > pi / 2) g -= pi;
+    else if (g <= -pi / 2) g += pi;
+    double cg = cos(g), sg = sin(g);
+    sa = sg * n[0] - cg * n[1];
+    double xp[3] = {cg, sg, 0};
+    a = hg_v3_dot(o, xp);
+    /* o - a x' = b e_z + d n: the 2x2 normal equations */
+    double w[3] = {o[0] - a * xp[0], o[1] - a * xp[1], o[2]};
+    double wn = hg_v3_dot(w, n), det = sxy * sxy;
+    b = (w[2] - ca * wn) / det;
+    d = (wn - ca * w[2]) / det;
+  } else {
+    /* parallel axes: the normal through J_p's origin (b = 0) */
+    sa = 0, ca = ca > 0 ? 1 : -1;
+    double oxy = hypot(o[0], o[1]);
+    g = oxy > 1e-15 * scale ? atan2(o[1], o[0]) : 0;
+    a = oxy, b = 0, d = o[2] * ca;
+  }
+  double al = atan2(sa, ca);
+  /* what is left of the rotation is Rz(theta0) */
+  hg_se3 G = {{0}, {0}}, Gi;
+  double cg = cos(g), sg = sin(g), c_a = cos(al), s_a = sin(al);
+  /* Rz(g) Rx(al) */
+  G.R[0] = cg, G.R[1] = -sg * c_a, G.R[2] = sg * s_a;
+  G.R[3] = sg, G.R[4] = cg * c_a, G.R[5] = -cg * s_a;
+  G.R[6] = 0, G.R[7] = s_a, G.R[8] = c_a;
+  double Rr[9];
+  hg_m3_mulT(G.R, R, Rr);
+  double th = atan2(Rr[3], Rr[0]);
+  /* the flags: factors that are not the identity (those below 1e-12 are round-off of zeros
+   * that the joint frames make exact, such as gamma and b of a first child) */
+  *flags = 0;
+  if (fabs(sg) > 1e-12 || cg < 0) *flags |= HG_LOCAL_GAMMA;
+  else g = 0, cg = 1, sg = 0;
+  if (fabs(b) > 1e-12 * scale) *flags |= HG_LOCAL_B;
+  else b = 0;
+  if (fabs(s_a) > 1e-12 || c_a < 0) *flags |= HG_LOCAL_ALPHA;
+  else al = 0, c_a = 1, s_a = 0;
+  if (fabs(a) > 1e-12 * scale) *flags |= HG_LOCAL_A;
+  else a = 0;
+  if (fabs(d) > 1e-12 * scale) *flags |= HG_LOCAL_D;
+  else d = 0;
+  dh[0] = cg, dh[1] = sg, dh[2] = b, dh[3] = c_a, dh[4] = s_a, dh[5] = a, dh[6] = d, dh[7] = th;
+  /* rebuild: origin b e_z + a Rz(g) e_x + d n', rotation Rz(g) Rx(al) Rz(th) */
+  G.R[0] = cg, G.R[1] = -sg * c_a, G.R[2] = sg * s_a;
+  G.R[3] = sg, G.R[4] = cg * c_a, G.R[5] = -cg * s_a;
+  G.R[6] = 0, G.R[7] = s_a, G.R[8] = c_a;
+  double Rz[9] = {cos(th), -sin(th), 0, sin(th), cos(th), 0, 0, 0, 1};
+  hg_m3_mul(G.R, Rz, Gi.R);
+  for (int r = 0; r < 3; r++) Gi.p[r] = (r == 2) * b + a * G.R[3 * r] + d * G.R[3 * r + 2];
+  /* the origin's error relative to the factors' lengths: nearly parallel axes (the "far" case
+   * of joint_frame) give large b and d that cancel, and o can be no more exact than they */
+  double err = 0, lscale = scale + fabs(a) + fabs(b) + fabs(d);
+  for (int e = 0; e < 9; e++) err = fmax(err, fabs(Gi.R[e] - R[e]));
+  for (int r = 0; r < 3; r++) err = fmax(err, fabs(Gi.p[r] - o[r]) / lscale);
+  return err;
+}
+
+hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err) {
+  int n = m->nbody;
+  for (int i = 1; i < n; i++)
+    if ((m->jnt[i].type != HG_JOINT_REVOLUTE && m->jnt[i].type != HG_JOINT_PRISMATIC) ||
+        m->has_post[i]) {
+      hg_error_set(err, "joint '%s' is not a revolute or prismatic joint without post-offset: the "
+                        "body-local ABA takes such models only", m->jnt_name[i]);
+      return NULL;
+    }
+  hg_local_model *lm = calloc(1, sizeof *lm);
+  if (!lm) return NULL;
+  lm->nbody = n, lm->factored = factored, lm->parent = m->parent;
+  for (int r = 0; r < 3; r++) lm->gravity[r] = m->gravity[r];
+  lm->v_adr = m->v_adr;
+  lm->C = calloc(n, sizeof *lm->C);
+  lm->dh = calloc(n, sizeof *lm->dh);
+  lm->dh_flags = calloc(n, 1);
+  lm->dh_turn = calloc(n, sizeof *lm->dh_turn);
+  lm->T_JB = calloc(n, sizeof *lm->T_JB);
+  lm->I = calloc(n, sizeof *lm->I);
+  lm->prism = calloc(n, 1);
+  lm->cs0 = calloc(n, sizeof *lm->cs0);
+  hg_se3 *J = calloc(n, sizeof *J);
+  if (!lm->C || !lm->dh || !lm->dh_flags || !lm->dh_turn || !lm->T_JB || !lm->I || !lm->prism ||
+      !lm->cs0 || !J) {
+    free(J);
+    hg_local_model_free(lm);
+    hg_error_set(err, "out of memory");
+    return NULL;
+  }
+  /* joint frames (J_0: the world frame) */
+  hg_se3_identity(&J[0]);
+  for (int i = 1; i < n; i++) {
+    int ch = i + 1 < n && m->parent[i + 1] == i ? i + 1 : 0;
+    joint_frame(m, i, ch, &J[i]);
+  }
+  for (int i = 1; i < n; i++) {
+    /* C_i = J_p^-1 offset_i J_i; the inertia and fext move by T_JB = J_i^-1 */
+    hg_se3 OJ;
+    hg_se3_mul(&m->jnt_offset[i], &J[i], &OJ);
+    hg_se3_invmul(&J[m->parent[i]], &OJ, &lm->C[i]);
+    hg_se3_inv(&J[i], &lm->T_JB[i]);
+    hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->I[i]);
+    double e = factor(&lm->C[i], lm->dh[i], &lm->dh_flags[i]);
+    /* a prismatic joint's slide is Tz(d + q): its factor is always there; its turn theta0 is
+     * constant */
+    lm->prism[i] = m->jnt[i].type == HG_JOINT_PRISMATIC;
+    if (lm->prism[i]) lm->dh_flags[i] |= HG_LOCAL_D;
+    /* nearly parallel axes: long b and d that cancel lose digits in every product of the chain
+     * (factor errors to 8.8e-14, qdd 7e-13 off a dense solve): such a joint goes as (R, p) */
+    const double *dh = lm->dh[i];
+    if (fabs(dh[2]) + fabs(dh[6]) > 2 * (1 + hg_v3_norm(lm->C[i].p)))
+      lm->dh_flags[i] |= HG_LOCAL_GENERAL;
+    lm->cs0[i][0] = cos(lm->dh[i][7]), lm->cs0[i][1] = sin(lm->dh[i][7]);
+    for (int k = 0; k < 2; k++) {
+      const double *cs = lm->dh[i] + (k ? 0 : 3);
+      turn t = make_turn(cs[0], cs[1]);
+      double *o = lm->dh_turn[i] + 6 * k;
+      o[0] = t.c, o[1] = t.s, o[2] = t.ss, o[3] = t.cs, o[4] = t.C2, o[5] = t.S2;
+    }
+    if (e > 1e-12) {
+      hg_error_set(err, "joint '%s': factoring its constant transform left an error of %g",
+                   m->jnt_name[i], e);
+      free(J);
+      hg_local_model_free(lm);
+      return NULL;
+    }
+  }
+  free(J);
+  return lm;
+}
+
+void hg_local_model_free(hg_local_model *lm) {
+  if (!lm) return;
+  free(lm->C);
+  free(lm->dh);
+  free(lm->dh_flags);
+  free(lm->dh_turn);
+  free(lm->T_JB);
+  free(lm->I);
+  free(lm->prism);
+  free(lm->cs0);
+  free(lm);
+}
+
+hg_local_data *hg_local_data_new(const hg_local_model *lm) {
+  int n = lm->nbody;
+  hg_local_data *ld = calloc(1, sizeof *ld);
+  if (!ld) return NULL;
+  ld->cs = calloc(n, sizeof *ld->cs);
+  ld->R = calloc(n, sizeof *ld->R);
+  ld->p = calloc(n, sizeof *ld->p);
+  ld->dz = calloc(n, sizeof *ld->dz);
+  ld->v = calloc(n, sizeof *ld->v);
+  ld->c = calloc(n, sizeof *ld->c);
+  ld->IA = calloc(n, sizeof *ld->IA);
+  ld->pA = calloc(n, sizeof *ld->pA);
+  ld->Dinv = calloc(n, sizeof *ld->Dinv);
+  ld->u = calloc(n, sizeof *ld->u);
+  ld->a = calloc(n, sizeof *ld->a);
+  if (!ld->cs || !ld->R || !ld->p || !ld->dz || !ld->v || !ld->c || !ld->IA || !ld->pA || !ld->Dinv || !ld->u ||
+      !ld->a) {
+    hg_local_data_free(ld);
+    return NULL;
+  }
+  return ld;
+}
+
+void hg_local_data_free(hg_local_data *ld) {
+  if (!ld) return;
+  free(ld->cs);
+  free(ld->R);
+  free(ld->p);
+  free(ld->dz);
+  free(ld->v);
+  free(ld->c);
+  free(ld->IA);
+  free(ld->pA);
+  free(ld->Dinv);
+  free(ld->u);
+  free(ld->a);
+  free(ld);
+}

@@ -1,0 +1,92 @@
+/* aba_local.h: an experimental body-local ABA for fixed-base models of 1-DoF revolute and
+ * prismatic joints.
+ *
+ * hg_aba (dynamics.h) works in each tree's world-aligned frame: inertias are rotated into it on
+ * every call and the motion subspace S is a general 6-vector. Here every quantity of body i is
+ * instead kept in its joint frame J_i (z along the joint axis, fixed in body i), where S = e_k
+ * (revolute: k = 2, angular z; prismatic: k = 5, linear z), U = IA S is IA's column k and the
+ * body inertia is constant (RBDA ch. 7 and 10). The pose of J_i in its parent's joint frame J_p is
+ *   P_i(q) = C_i Rz(q_i)  (revolute)   or   C_i Tz(q_i)  (prismatic)   (J_0 is the world frame)
+ * with C_i constant. Two ways of applying X_i = Ad_{P_i^-1} (motion J_p -> J_i; its transpose
+ * takes wrenches and, as X^T M X, articulated inertias back to J_p) are compiled:
+ *   factored 0: P = (R, p) as one rotation matrix and a vector;
+ *   factored 1: C_i = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Tz(d) Rz(theta0), the joint's motion
+ *               merged into the last two (revolute: Rz(theta0 + q); prismatic: Tz(d + q)), each
+ *               factor a rotation about or translation along one coordinate axis, which mixes
+ *               only two rows/columns of a symmetric 6x6 (Khalil-Kleinfinger: J_p's x axis lies
+ *               on the common normal to its first child's axis, so that child has gamma = b = 0).
+ * A tree whose root joint is prismatic is seen from the inertial frame moving with the root's
+ * joint origin, as hg_kinematics does (model.h, hg_joint_galilean): the slide's velocity is left
+ * out of the root body's twist (the accelerations are the same, xi = 0 for prismatic joints).
+ * This is measured groundwork, not wired into the simulator: it computes qdd (and tau of
+ * prescribed joints) only and writes nothing that other algorithms read (no d->U, d->Dinv, d->a).
+ */
+#ifndef HINGE_ABA_LOCAL_H
+#define HINGE_ABA_LOCAL_H
+
+#include <stdint.h>
+
+#include "model.h"
+
+/* the compiled constants (written once by hg_local_compile, read by hg_local_aba) */
+typedef struct hg_local_model {
+  int nbody, factored;
+  double gravity[3];  /* m->gravity */
+  const int *parent;  /* m->parent (the model must outlive this) */
+  int *v_adr;         /* m->v_adr */
+  hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */
+  double (*dh)[8];    /* nbody: cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */
+  uint8_t *dh_flags;  /* nbody: which factors are not the identity (HG_LOCAL_* bits) */
+  double (*dh_turn)[12]; /* nbody: alpha's then gamma's c, s, s^2, c s, cos 2t, sin 2t */
+  hg_se3 *T_JB;       /* nbody: body frame in J_i (moves fext into J_i) */
+  hg_inertia *I;      /* nbody: body inertia about J_i's origin in J_i's axes */
+  uint8_t *prism;     /* nbody: 1 for a prismatic joint (S = e_5), 0 for a revolute one */
+  double (*cs0)[2];   /* nbody: cos, sin theta0 (the prismatic joint's constant turn) */
+} hg_local_model;
+
+/* HG_LOCAL_GENERAL: b and d too long to be exact (nearly parallel axes): the factored variant
+ * applies this joint as (R, p) */
+enum { HG_LOCAL_GAMMA = 1, HG_LOCAL_B = 2, HG_LOCAL_ALPHA = 4, HG_LOCAL_A = 8, HG_LOCAL_D = 16,
+       HG_LOCAL_GENERAL = 32 };
+
+/* the workspace of one hg_local_model (every array nbody long; each in J_i) */
+typedef struct hg_local_data {
+  double (*cs)[2];  /* factored: cos, sin of the last turn (revolute theta0 + q, prismatic theta0) */
+  double *dz;       /* factored: the last slide (revolute d, prismatic d + q) */
+  double (*R)[9];   /* not factored (or HG_LOCAL_GENERAL): P's rotation (revolute R_C Rz(q),
+                     * prismatic R_C) */
+  double (*p)[3];   /* the same: P's translation (revolute p_C, prismatic p_C + q R_C e_z) */
+  hg_vec6 *v;       /* spatial velocity of body i */
+  double (*c)[4];   /* v x (S qd): entries 0, 1, 3, 4 (the others are zero; prismatic: 0, 1 too) */
+  hg_sym6 *IA;      /* articulated inertia */
+  hg_vec6 *pA;      /* articulated bias wrench */
+  double *Dinv, *u; /* free joints: 1 / IA_kk, tau - pA_k */
+  hg_vec6 *a;       /* spatial acceleration, gravity offset (a_0 = (0, -g)) */
+} hg_local_data;
+
+/* The local model of m, or NULL with err set when some joint is neither revolute nor prismatic
+ * or has a post-offset (free or floating roots, other joint types: use hg_aba). */
+hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err);
+void hg_local_model_free(hg_local_model *lm);
+hg_local_data *hg_local_data_new(const hg_local_model *lm);
+void hg_local_data_free(hg_local_data *ld);
+
+/* qdd = M^-1 (tau - b), as hg_aba, fext as hg_aba's (body frames, about body origins; or NULL).
+ * Returns 0, or -1 when an articulated inertia is singular or a result is not finite. */
+int hg_local_aba(const hg_local_model *lm, hg_local_data *ld, const double *q, const double *v,
+                 const double *tau, const double *fext, double *qdd);
+
+/* Hybrid dynamics as hg_hybrid with the joint modes in mode (nbody entries, hg_mode, as d->mode):
+ * on entry qdd holds the accelerations of prescribed joints (locked ones are set to zero) and tau
+ * the forces of free joints; on return both are complete. Returns as hg_local_aba. */
+int hg_local_hybrid(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                    const double *q, const double *v, double *qdd, double *tau,
+                    const double *fext);
+
+/* The impulsive form as hg_hybrid_impulse: no velocities, gravity or external wrenches; on entry
+ * dv holds the velocity jumps of prescribed and locked joints (locked too: as given) and imp the
+ * impulses of free joints; on return both are complete. */
+int hg_local_hybrid_impulse(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                            const double *q, double *dv, double *imp);
+
+#endif
