@@ -620,18 +620,16 @@ static void joint_frame(const hg_model *m, int i, int ch, hg_se3 *J) {
 /* C = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Rz(theta0) Tz(d): the factors of C (dh as in
  * hg_local_model) and the flags of those that are not the identity; returns the largest error
  * of the rebuilt C */
-static double factor(const hg_se3 *C, double *dh, uint8_t *flags) {
+static double factor(const hg_se3 *C, double *dh, double *cs0, uint8_t *flags) {
   const double *R = C->R, *o = C->p;
-  double n[3] = {R[2], R[5], R[8]}, g, sa, ca = n[2], a, b, d;
+  double n[3] = {R[2], R[5], R[8]}, sa, ca = n[2], a, b, d, cg, sg;
   double sxy = hypot(n[0], n[1]), scale = 1 + hg_v3_norm(o);
   if (sxy > 1e-12) {
     /* n = Rz(g) Rx(alpha) e_z = (sg sa, -cg sa, ca): gamma in (-pi/2, pi/2], alpha of either
-     * sign, so a first child (n_x = 0) gets gamma = 0 */
-    g = atan2(n[0], -n[1]);
-    const double pi = 3.14159265358979323846;
-    if (g > pi / 2) g -= pi;
-    else if (g <= -pi / 2) g += pi;
-    double cg = cos(g), sg = sin(g);
+     * sign, so a first child (n_x = 0) gets gamma = 0; cos and sin from n itself (exact for a
+     * coordinate axis) */
+    cg = -n[1] / sxy, sg = n[0] / sxy;
+    if (cg < 0 || (cg == 0 && sg < 0)) cg = -cg, sg = -sg;
     sa = sg * n[0] - cg * n[1];
     double xp[3] = {cg, sg, 0};
     a = hg_v3_dot(o, xp);
@@ -644,39 +642,43 @@ static double factor(const hg_se3 *C, double *dh, uint8_t *flags) {
     /* parallel axes: the normal through J_p's origin (b = 0) */
     sa = 0, ca = ca > 0 ? 1 : -1;
     double oxy = hypot(o[0], o[1]);
-    g = oxy > 1e-15 * scale ? atan2(o[1], o[0]) : 0;
+    int far = oxy > 1e-15 * scale;
+    cg = far ? o[0] / oxy : 1, sg = far ? o[1] / oxy : 0;
     a = oxy, b = 0, d = o[2] * ca;
   }
-  double al = atan2(sa, ca);
-  /* what is left of the rotation is Rz(theta0) */
+  /* what is left of the rotation is Rz(theta0). The cosines and sines come from the axis
+   * components themselves, not from cos and sin of the angles: a right angle (as between the
+   * coordinate axes of most URDF joints) then gives an exact 0 and 1, where cos(pi / 2) is 6e-17
+   * and would leak gravity into a joint at right angles to it */
   hg_se3 G = {{0}, {0}}, Gi;
-  double cg = cos(g), sg = sin(g), c_a = cos(al), s_a = sin(al);
-  /* Rz(g) Rx(al) */
+  double ha = hypot(sa, ca), c_a = ca / ha, s_a = sa / ha;
+  /* Rz(gamma) Rx(alpha) */
   G.R[0] = cg, G.R[1] = -sg * c_a, G.R[2] = sg * s_a;
   G.R[3] = sg, G.R[4] = cg * c_a, G.R[5] = -cg * s_a;
   G.R[6] = 0, G.R[7] = s_a, G.R[8] = c_a;
   double Rr[9];
   hg_m3_mulT(G.R, R, Rr);
-  double th = atan2(Rr[3], Rr[0]);
+  double th = atan2(Rr[3], Rr[0]), h0 = hypot(Rr[0], Rr[3]), c0 = Rr[0] / h0, s0 = Rr[3] / h0;
   /* the flags: factors that are not the identity (those below 1e-12 are round-off of zeros
    * that the joint frames make exact, such as gamma and b of a first child) */
   *flags = 0;
   if (fabs(sg) > 1e-12 || cg < 0) *flags |= HG_LOCAL_GAMMA;
-  else g = 0, cg = 1, sg = 0;
+  else cg = 1, sg = 0;
   if (fabs(b) > 1e-12 * scale) *flags |= HG_LOCAL_B;
   else b = 0;
   if (fabs(s_a) > 1e-12 || c_a < 0) *flags |= HG_LOCAL_ALPHA;
-  else al = 0, c_a = 1, s_a = 0;
+  else c_a = 1, s_a = 0;
   if (fabs(a) > 1e-12 * scale) *flags |= HG_LOCAL_A;
   else a = 0;
   if (fabs(d) > 1e-12 * scale) *flags |= HG_LOCAL_D;
   else d = 0;
   dh[0] = cg, dh[1] = sg, dh[2] = b, dh[3] = c_a, dh[4] = s_a, dh[5] = a, dh[6] = d, dh[7] = th;
-  /* rebuild: origin b e_z + a Rz(g) e_x + d n', rotation Rz(g) Rx(al) Rz(th) */
+  cs0[0] = c0, cs0[1] = s0;
+  /* rebuild: origin b e_z + a Rz(gamma) e_x + d n', rotation Rz(gamma) Rx(alpha) Rz(theta0) */
   G.R[0] = cg, G.R[1] = -sg * c_a, G.R[2] = sg * s_a;
   G.R[3] = sg, G.R[4] = cg * c_a, G.R[5] = -cg * s_a;
   G.R[6] = 0, G.R[7] = s_a, G.R[8] = c_a;
-  double Rz[9] = {cos(th), -sin(th), 0, sin(th), cos(th), 0, 0, 0, 1};
+  double Rz[9] = {c0, -s0, 0, s0, c0, 0, 0, 0, 1};
   hg_m3_mul(G.R, Rz, Gi.R);
   for (int r = 0; r < 3; r++) Gi.p[r] = (r == 2) * b + a * G.R[3 * r] + d * G.R[3 * r + 2];
   /* the origin's error relative to the factors' lengths: nearly parallel axes (the "far" case
@@ -697,9 +699,12 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
       return NULL;
     }
   hg_local_model *lm = calloc(1, sizeof *lm);
-  if (!lm) return NULL;
+  if (!lm) {
+    hg_error_set(err, "out of memory");
+    return NULL;
+  }
   lm->nbody = n, lm->factored = factored, lm->parent = m->parent;
-  for (int r = 0; r < 3; r++) lm->gravity[r] = m->gravity[r];
+  lm->gravity = m->gravity;
   lm->v_adr = m->v_adr;
   lm->C = calloc(n, sizeof *lm->C);
   lm->dh = calloc(n, sizeof *lm->dh);
@@ -730,7 +735,7 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
     hg_se3_invmul(&J[m->parent[i]], &OJ, &lm->C[i]);
     hg_se3_inv(&J[i], &lm->T_JB[i]);
     hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->I[i]);
-    double e = factor(&lm->C[i], lm->dh[i], &lm->dh_flags[i]);
+    double e = factor(&lm->C[i], lm->dh[i], lm->cs0[i], &lm->dh_flags[i]);
     /* a prismatic joint's slide is Tz(d + q): its factor is always there; its turn theta0 is
      * constant */
     lm->prism[i] = m->jnt[i].type == HG_JOINT_PRISMATIC;
@@ -740,7 +745,6 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
     const double *dh = lm->dh[i];
     if (fabs(dh[2]) + fabs(dh[6]) > 2 * (1 + hg_v3_norm(lm->C[i].p)))
       lm->dh_flags[i] |= HG_LOCAL_GENERAL;
-    lm->cs0[i][0] = cos(lm->dh[i][7]), lm->cs0[i][1] = sin(lm->dh[i][7]);
     for (int k = 0; k < 2; k++) {
       const double *cs = lm->dh[i] + (k ? 0 : 3);
       turn t = make_turn(cs[0], cs[1]);
