@@ -31,7 +31,7 @@
 /* the compiled constants (written once by hg_local_compile, read by hg_local_aba) */
 typedef struct hg_local_model {
   int nbody, factored;
-  double gravity[3];  /* m->gravity */
+  const double *gravity; /* m->gravity (read at every call: callers may change it) */
   const int *parent;  /* m->parent (the model must outlive this) */
   int *v_adr;         /* m->v_adr */
   hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */

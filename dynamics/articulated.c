@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aba_local.h"
 #include "dynamics.h"
 
 /* Dinv = D^-1 for the n x n symmetric D (n <= 6) by Cholesky. scale[k] bounds D_kk from above;
@@ -397,18 +398,42 @@ static int all_free(const hg_model *m, const hg_data *d) {
   return 1;
 }
 
-int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
-           const double *fext, double *qdd) {
+/* ---- the entry points: the body-local pass when the model has one (m->local, aba_local.h) and
+ * the caller did not ask for the tree-frame pass (d->tree_pass), else the tree-frame pass. When the body-local pass fails, the tree-frame pass runs on the same
+ * input (the local pass writes only outputs): it names the joint in d->err, and its result is
+ * the one returned. */
+
+static int aba_tree(const hg_model *m, hg_data *d, const double *q, const double *v,
+                    const double *tau, const double *fext, double *qdd) {
   /* with every joint free the pass only reads tau */
   hg_kinematics(m, d, q, v);
   return articulated_free(m, d, qdd, (double *)tau, fext);
 }
 
+int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
+           const double *fext, double *qdd) {
+  if (m->local && !d->tree_pass) {
+    d->local_pass = 1;
+    if (!hg_local_aba(m->local, d->local, q, v, tau, fext, qdd)) return 0;
+  }
+  return aba_tree(m, d, q, v, tau, fext, qdd);
+}
+
+static int hybrid_tree(const hg_model *m, hg_data *d, const double *q, const double *v,
+                       double *qdd, double *tau, const double *fext) {
+  hg_kinematics(m, d, q, v);
+  return hg_hybrid_on_kinematics(m, d, qdd, tau, fext);
+}
+
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext) {
-  hg_kinematics(m, d, q, v);
-  if (all_free(m, d)) return articulated_free(m, d, qdd, tau, fext);
-  return articulated_any(m, d, d->mode, qdd, tau, fext);
+  if (m->local && !d->tree_pass) {
+    d->local_pass = 1;
+    if (all_free(m, d) ? !hg_local_aba(m->local, d->local, q, v, tau, fext, qdd)
+                       : !hg_local_hybrid(m->local, d->local, d->mode, q, v, qdd, tau, fext))
+      return 0;
+  }
+  return hybrid_tree(m, d, q, v, qdd, tau, fext);
 }
 
 int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
@@ -418,6 +443,10 @@ int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *
 }
 
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp) {
+  if (m->local && !d->tree_pass) {
+    d->local_pass = 1;
+    if (!hg_local_hybrid_impulse(m->local, d->local, d->mode, q, dv, imp)) return 0;
+  }
   hg_kinematics(m, d, q, NULL);
   return articulated_impulse(m, d, d->mode, dv, imp);
 }

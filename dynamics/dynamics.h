@@ -52,21 +52,30 @@ void hg_bias(const hg_model *m, hg_data *d, const double *q, const double *v, co
 /* Joint-space mass matrix M(q) (CRBA), nv x nv row-major, both triangles filled. */
 void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M);
 
-/* Forward dynamics (ABA): qdd = M^-1 (tau - b). */
+/* Forward dynamics (ABA): qdd = M^-1 (tau - b).
+ * hg_aba, hg_hybrid and hg_hybrid_impulse run the body-local pass (aba_local.h) on a model that
+ * has one (m->local: revolute and prismatic joints, turning roots) unless d->tree_pass is set.
+ * That pass writes d->local and none of d's kinematic or articulated fields (d->T_*, d->S, d->V,
+ * d->a, d->IA, d->pA, d->U, d->Dinv, d->u); hg_body_twist, hg_body_acceleration and
+ * hg_joint_wrench give its values. The tree-frame pass runs hg_kinematics first and leaves all of
+ * those fields. The two agree to round-off. */
 int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
            const double *fext, double *qdd);
 
+
 /* Hybrid dynamics (seed 002 Table 4) with the joint modes in d->mode. On entry qdd holds the
  * accelerations of prescribed and locked joints (locked ones are taken as zero) and tau the
- * forces of free joints; on return qdd and tau are complete. d->a holds the spatial
- * accelerations, and d->IA, d->pA with them every joint's spatial constraint wrench (parent on
- * child), which hg_joint_wrench gives in the child frame; d->F is not written. */
+ * forces of free joints; on return qdd and tau are complete. The pass's accelerations,
+ * articulated inertias and biases (d->a, d->IA, d->pA, or d->local after the body-local pass)
+ * give every joint's spatial constraint wrench (parent on child), which hg_joint_wrench forms
+ * in the child frame; d->F is not written. */
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext);
 
 /* hg_hybrid on the kinematics already in d: d must hold hg_kinematics(m, d, q, v) of the state
  * (q, v) whose dynamics are wanted (with v, not NULL), unchanged since. Gives exactly what
- * hg_hybrid(m, d, q, v, ...) gives, without walking the tree again, so a caller that evaluates
+ * hg_hybrid(m, d, q, v, ...) gives with d->tree_pass set (the body-local pass, where it runs,
+ * agrees to round-off), without walking the tree again, so a caller that evaluates
  * force elements on d's kinematics walks once per right-hand side. */
 int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
                             const double *fext);
@@ -76,7 +85,8 @@ int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *
  * at free joints (usually zero); on return dv and imp are complete (imp at prescribed joints is
  * the impulse the lock applies). hg_joint_wrench then gives the spatial impulse across any joint
  * (d->F is not written).
- * Only positions matter: no gravity, no velocity products. */
+ * Only positions matter: no gravity, no velocity products. The body-local pass runs when
+ * m->local is there, as in hg_hybrid. */
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp);
 
 /* The perfectly plastic lock of every joint whose mode is not free: the momentum-conserving

@@ -2,9 +2,11 @@
  * velocities and inertias in each tree's frame), and body-frame views of its results. */
 #include <math.h>
 
+#include "aba_local.h"
 #include "dynamics.h"
 
 HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {
+  d->local_pass = 0;
   static const hg_se3 identity = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
   for (int i = 1; i < m->nbody; i++) {
     const hg_joint *j = &m->jnt[i];
@@ -123,12 +125,19 @@ HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const 
   }
 }
 
+/* after the body-local pass (d->local_pass) each view is that pass's value in joint frame J_i,
+ * moved to body i's frame by T_JB (aba_local.h); its twists and accelerations are the real ones
+ * (its models' roots turn: no Galilean frame) */
 void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]) {
-  (void)m;
-  hg_Ad_inv(&d->T_tree[i], d->V[i], V);
+  if (d->local_pass) hg_Ad_inv(&m->local->T_JB[i], d->local->v[i], V);
+  else hg_Ad_inv(&d->T_tree[i], d->V[i], V);
 }
 
 void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6]) {
+  if (d->local_pass) {
+    hg_Ad_inv(&m->local->T_JB[i], d->local->a[i], A);
+    return;
+  }
   /* d->a is seen from the Galilean frame, moving at u: the real one is a - (0, w x u) */
   double a[6];
   for (int r = 0; r < 6; r++) a[r] = d->a[i][r];
@@ -138,10 +147,12 @@ void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6
 }
 
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]) {
-  (void)m;
-  /* the articulated pass's wrench IA_i a_i + pA_i (tree frame), to body i's frame */
+  /* the articulated pass's wrench IA_i a_i + pA_i (tree frame, or J_i), to body i's frame */
+  const double *IA = d->local_pass ? d->local->IA[i] : d->IA[i];
+  const double *a = d->local_pass ? d->local->a[i] : d->a[i];
+  const double *pA = d->local_pass ? d->local->pA[i] : d->pA[i];
   double Ft[6];
-  hg_sym6_mulv(d->IA[i], d->a[i], Ft);
-  for (int r = 0; r < 6; r++) Ft[r] += d->pA[i][r];
-  hg_coAd(&d->T_tree[i], Ft, F);
+  hg_sym6_mulv(IA, a, Ft);
+  for (int r = 0; r < 6; r++) Ft[r] += pA[r];
+  hg_coAd(d->local_pass ? &m->local->T_JB[i] : &d->T_tree[i], Ft, F);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aba_local.h"
 #include "dynamics.h"
 #include "names.h"
 
@@ -217,6 +218,19 @@ int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_er
 
 /* ---- compiling ---- */
 
+/* m->local: the body-local pass, for models of revolute and prismatic joints without
+ * post-offsets whose roots turn (a translating root's tree is seen from a moving frame, whose
+ * velocity the body-local twists would leave out); returns -1 only when out of memory */
+static int compile_local(hg_model *m, hg_error *err) {
+  for (int i = 1; i < m->nbody; i++)
+    if (m->parent[i] == 0 && m->jnt[i].type != HG_JOINT_REVOLUTE) return 0;
+  hg_error why = {{0}};
+  m->local = hg_local_compile(m, 1, &why);
+  if (m->local || !strstr(why.msg, "out of memory")) return 0;
+  hg_error_set(err, "out of memory");
+  return -1;
+}
+
 static void *alloc_array(size_t n, size_t size, int *fail) {
   void *p = calloc(n ? n : 1, size);
   if (!p) *fail = 1;
@@ -235,6 +249,7 @@ void hg_model_free(hg_model *m) {
   free(m->inertia); free(m->inertia_c); free(m->jnt_walk); free(m->jnt_axis); free(m->jnt_fold); free(m->limits); free(m->body_name); free(m->jnt_name);
   free(m->dof_body); free(m->dof_parent); free(m->geom);
   free(m->mimic_follower); free(m->mimic_leader); free(m->mimic_mult); free(m->mimic_offset);
+  hg_local_model_free(m->local);
   free(m);
 }
 
@@ -480,6 +495,11 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     m = NULL;
     goto done;
   }
+  if (compile_local(m, err)) {
+    hg_model_free(m);
+    m = NULL;
+    goto done;
+  }
   /* a massless leaf (or any subtree without inertia along a joint's motion) makes the
    * articulated inertia singular: try the neutral configuration once */
   if (!b->allow_singular) {
@@ -564,6 +584,7 @@ hg_data *hg_data_new(const hg_model *m) {
   d->Dinv = alloc_array((size_t)m->nD, sizeof(double), &fail);
   d->u = alloc_array(nv, sizeof(double), &fail);
   d->mode = alloc_array(nb, sizeof(uint8_t), &fail);
+  if (m->local && !(d->local = hg_local_data_new(m->local))) fail = 1;
   if (fail) {
     hg_data_free(d);
     return NULL;
@@ -578,6 +599,7 @@ void hg_data_free(hg_data *d) {
   if (!d) return;
   free(d->T_rel); free(d->T_world); free(d->T_tree); free(d->I); free(d->S); free(d->V); free(d->vt); free(d->Vg); free(d->xi); free(d->c); free(d->a); free(d->F);
   free(d->IA); free(d->pA); free(d->U); free(d->Dinv); free(d->u); free(d->mode);
+  hg_local_data_free(d->local);
   free(d);
 }
 

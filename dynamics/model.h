@@ -147,6 +147,12 @@ typedef struct hg_model {
   int nmimic;
   int *mimic_follower, *mimic_leader; /* joint (body) indices */
   double *mimic_mult, *mimic_offset;
+
+  /* the body-local articulated pass (aba_local.h), compiled by hg_builder_compile when every
+   * joint is revolute or prismatic without post-offset and every root joint is revolute (fixed-
+   * base arms, chains and trees); NULL otherwise. hg_aba, hg_hybrid and hg_hybrid_impulse run it
+   * when it is there, the tree-frame pass (articulated.c) when not. */
+  struct hg_local_model *local;
 } hg_model;
 
 void hg_model_free(hg_model *m);
@@ -207,6 +213,16 @@ typedef struct hg_data {
   hg_vec6 *U;  /* nv: IA S */
   double *Dinv;/* nD: (S^T IA S)^-1 per free joint */
   double *u;   /* nv: tau - S^T pA */
+
+  /* the body-local pass's workspace (hg_data_new, when m->local) and which pass ran last:
+   * local_pass is 1 after hg_aba, hg_hybrid or hg_hybrid_impulse ran the body-local pass (which
+   * writes none of the kinematic and articulated fields above: hg_body_twist,
+   * hg_body_acceleration and hg_joint_wrench then read d->local), 0 after hg_kinematics and
+   * every tree-frame pass */
+  struct hg_local_data *local;
+  int local_pass;
+  int tree_pass; /* set by the caller: hg_aba, hg_hybrid and hg_hybrid_impulse run the tree-frame
+                  * pass even when m->local is there (the derivatives read its factors) */
 
   /* joint modes, per body/joint; hg_data_new sets all free */
   uint8_t *mode;

@@ -24,6 +24,7 @@ static double worst_error(const hg_model *m, int factored, int nstates, int with
   if (!lm) fail_msg("hg_local_compile: %s", err.msg);
   hg_local_data *ld = hg_local_data_new(lm);
   hg_data *d = hg_data_new(m);
+  d->tree_pass = 1; /* the oracle: the tree-frame pass */
   int nv = m->nv;
   double *q = calloc(nv, sizeof *q), *v = calloc(nv, sizeof *v), *tau = calloc(nv, sizeof *tau);
   double *qa = calloc(nv, sizeof *qa), *ql = calloc(nv, sizeof *ql);
@@ -145,6 +146,7 @@ static double rel_diff(const double *x, const double *y, const double *z, int n)
 static void check_hybrid(const hg_model *m, const char *name, int nstates, int impulse, hg_rng *r) {
   hg_error err;
   hg_data *d = hg_data_new(m);
+  d->tree_pass = 1; /* the oracle: the tree-frame pass */
   int nv = m->nv, nb = m->nbody;
   double *q = calloc(nv, sizeof *q), *v = calloc(nv, sizeof *v);
   double *qdd0 = calloc(nv, sizeof *qdd0), *tau0 = calloc(nv, sizeof *tau0);
@@ -225,6 +227,7 @@ static void fast_prismatic_roots(void **state) {
   for (int k = 0; k < 10; k++) {
     hg_model *m = hg_test_random_1dof(&r, 12, k % 2, 0.5);
     hg_data *d = hg_data_new(m);
+    d->tree_pass = 1; /* the oracle: the tree-frame pass */
     int nv = m->nv;
     double q[12], v[12], tau[12], qa[12], ql[12];
     for (int factored = 0; factored < 2; factored++) {
@@ -247,6 +250,117 @@ static void fast_prismatic_roots(void **state) {
   }
 }
 
+/* the largest |x - y| over the 6-vectors of bodies 1..nbody-1, over max(1, the largest |y|) */
+static double view_diff(const hg_model *m, const double (*x)[6], const double (*y)[6]) {
+  double scale = 1, e = 0;
+  for (int i = 1; i < m->nbody; i++)
+    for (int k = 0; k < 6; k++) scale = fmax(scale, fabs(y[i][k])), e = fmax(e, fabs(x[i][k] - y[i][k]));
+  return e / scale;
+}
+
+/* the body-frame views (twist, acceleration, joint wrench) of every body after the last pass */
+static void views(const hg_model *m, const hg_data *d, double (*V)[6], double (*A)[6],
+                  double (*F)[6]) {
+  for (int i = 1; i < m->nbody; i++) {
+    hg_body_twist(m, d, i, V[i]);
+    hg_body_acceleration(m, d, i, A[i]);
+    hg_joint_wrench(m, d, i, F[i]);
+  }
+}
+
+/* hg_aba, hg_hybrid (all free and random modes) and hg_hybrid_impulse run the body-local pass on
+ * the models that have one: their results are hg_local_*'s bit for bit, d->local_pass is set,
+ * and they agree with the tree-frame pass (d->tree_pass) to 1e-12 relative, as do
+ * hg_body_twist, hg_body_acceleration and hg_joint_wrench after them. Models whose roots
+ * translate, or with other joint types, have no body-local pass. Every fourth model changes its
+ * gravity after compiling, which both passes must read. */
+static void dispatch_and_views(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 31);
+  double worst[4] = {0, 0, 0, 0}; /* results, twists, accelerations, wrenches */
+  int nlocal = 0;
+  for (int k = 0; k < 40; k++) {
+    hg_model *m = k == 0 ? hg_test_chain(30) : k == 1 ? hg_test_binary_tree(6)
+                : k == 2 ? hg_test_arm7() : hg_test_random_1dof(&r, 3 + k, k % 2, k % 3 ? 0.35 : 0);
+    int turning = 1;
+    for (int i = 1; i < m->nbody; i++)
+      if (m->parent[i] == 0 && m->jnt[i].type != HG_JOINT_REVOLUTE) turning = 0;
+    if (!turning) {
+      assert_null(m->local);
+      hg_model_free(m);
+      continue;
+    }
+    assert_non_null(m->local);
+    nlocal++;
+    if (k % 4 == 3) m->gravity[0] = 1.5, m->gravity[1] = -2, m->gravity[2] = 7;
+    int nv = m->nv, nb = m->nbody;
+    hg_data *dl = hg_data_new(m), *dt = hg_data_new(m);
+    hg_local_data *ld = hg_local_data_new(m->local);
+    dt->tree_pass = 1;
+    double *q = calloc(nv, sizeof *q), *v = calloc(nv, sizeof *v), *fext = calloc(6 * (size_t)nb, sizeof *fext);
+    double *in_q = calloc(nv, sizeof *in_q), *in_t = calloc(nv, sizeof *in_t);
+    double *ql = calloc(nv, sizeof *ql), *tl = calloc(nv, sizeof *tl);
+    double *qt = calloc(nv, sizeof *qt), *tt = calloc(nv, sizeof *tt);
+    double *qo = calloc(nv, sizeof *qo), *to = calloc(nv, sizeof *to);
+    double (*Vl)[6] = calloc(nb, sizeof *Vl), (*Al)[6] = calloc(nb, sizeof *Al), (*Fl)[6] = calloc(nb, sizeof *Fl);
+    double (*Vt)[6] = calloc(nb, sizeof *Vt), (*At)[6] = calloc(nb, sizeof *At), (*Ft)[6] = calloc(nb, sizeof *Ft);
+    hg_test_random_vector(&r, q, nv, -2, 2);
+    hg_test_random_vector(&r, v, nv, -2, 2);
+    hg_test_random_vector(&r, in_q, nv, -3, 3);
+    hg_test_random_vector(&r, in_t, nv, -5, 5);
+    hg_test_random_vector(&r, fext, 6 * nb, -1, 1);
+    for (int form = 0; form < 3; form++) {
+      /* 0: hg_aba; 1: hg_hybrid with random modes; 2: hg_hybrid_impulse with the same */
+      for (int i = 1; i < nb; i++) {
+        double u = hg_rng_uniform(&r);
+        dl->mode[i] = dt->mode[i] = form == 0 ? HG_MODE_FREE
+                                  : u < 0.5 ? HG_MODE_FREE : u < 0.8 ? HG_MODE_PRESCRIBED : HG_MODE_LOCKED;
+      }
+      for (int c = 0; c < nv; c++) ql[c] = qt[c] = qo[c] = in_q[c], tl[c] = tt[c] = to[c] = in_t[c];
+      if (form == 0) {
+        assert_int_equal(hg_aba(m, dl, q, v, in_t, fext, ql), 0);
+        assert_int_equal(hg_aba(m, dt, q, v, in_t, fext, qt), 0);
+        assert_int_equal(hg_local_aba(m->local, ld, q, v, in_t, fext, qo), 0);
+      } else if (form == 1) {
+        assert_int_equal(hg_hybrid(m, dl, q, v, ql, tl, fext), 0);
+        assert_int_equal(hg_hybrid(m, dt, q, v, qt, tt, fext), 0);
+        assert_int_equal(hg_local_hybrid(m->local, ld, dl->mode, q, v, qo, to, fext), 0);
+      } else {
+        assert_int_equal(hg_hybrid_impulse(m, dl, q, ql, tl), 0);
+        assert_int_equal(hg_hybrid_impulse(m, dt, q, qt, tt), 0);
+        assert_int_equal(hg_local_hybrid_impulse(m->local, ld, dl->mode, q, qo, to), 0);
+      }
+      assert_int_equal(dl->local_pass, 1);
+      assert_int_equal(dt->local_pass, 0);
+      assert_memory_equal(ql, qo, (size_t)nv * sizeof *ql);
+      assert_memory_equal(tl, to, (size_t)nv * sizeof *tl);
+      worst[0] = fmax(worst[0], fmax(rel_diff(ql, qt, NULL, nv), rel_diff(tl, tt, NULL, nv)));
+      views(m, dl, Vl, Al, Fl);
+      views(m, dt, Vt, At, Ft);
+      /* the impulsive pass has no velocities (both leave the last twists; not compared) */
+      if (form < 2) worst[1] = fmax(worst[1], view_diff(m, (const double (*)[6])Vl, (const double (*)[6])Vt));
+      worst[2] = fmax(worst[2], view_diff(m, (const double (*)[6])Al, (const double (*)[6])At));
+      worst[3] = fmax(worst[3], view_diff(m, (const double (*)[6])Fl, (const double (*)[6])Ft));
+    }
+    free(q); free(v); free(fext); free(in_q); free(in_t); free(ql); free(tl); free(qt); free(tt);
+    free(qo); free(to); free(Vl); free(Al); free(Fl); free(Vt); free(At); free(Ft);
+    hg_local_data_free(ld);
+    hg_data_free(dl);
+    hg_data_free(dt);
+    hg_model_free(m);
+  }
+  printf("# dispatch: %d models with a body-local pass; against the tree-frame pass: results %.3g, "
+         "twists %.3g, accelerations %.3g, joint wrenches %.3g (relative)\n",
+         nlocal, worst[0], worst[1], worst[2], worst[3]);
+  assert_true(nlocal >= 20);
+  for (int c = 0; c < 4; c++) assert_true(worst[c] <= 1e-12);
+  /* a floating base has none, and hg_aba then leaves the tree-frame fields */
+  hg_model *h = hg_test_humanoid();
+  assert_null(h->local);
+  hg_model_free(h);
+}
+
 /* a model with another joint type is refused */
 static void refuses_other_joints(void **state) {
   (void)state;
@@ -265,6 +379,7 @@ int main(void) {
       cmocka_unit_test(hybrid_modes),
       cmocka_unit_test(fast_prismatic_roots),
       cmocka_unit_test(refuses_other_joints),
+      cmocka_unit_test(dispatch_and_views),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
