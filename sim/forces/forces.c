@@ -863,6 +863,12 @@ void hg_forces_apply_part(const hg_forces *f, const hg_model *m, const hg_data *
   hg_forces_eval(f, m, d, t, q, v, part, fext, tau, NULL);
 }
 
+int hg_forces_need_kinematics(const hg_forces *f) {
+  for (int k = 0; k < f->n; k++)
+    if (f->e[k].enabled && !f->e[k].inert && f->e[k].type != HG_FORCE_JOINT_SPRING) return 1;
+  return 0;
+}
+
 /* the forces of the elements of part, and (power_nc not NULL) their non-conservative power;
  * returns 1 when an element that adds body wrenches (any but a joint spring) was applied */
 static int hg_forces_eval(const hg_forces *f, const hg_model *m, const hg_data *d, double t,

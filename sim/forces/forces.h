@@ -70,6 +70,11 @@ int hg_forces_apply_power(const hg_forces *f, const hg_model *m, const hg_data *
                           const double *q, const double *v, double *fext, double *tau,
                           double *power_nc);
 
+/* 1 when an enabled element present in the model reads the kinematics in d (every kind but the
+ * joint spring, whose forces depend on q and v only); with 0, hg_forces_apply_power reads
+ * nothing of d and may be given a workspace without kinematics. */
+int hg_forces_need_kinematics(const hg_forces *f);
+
 /* Which elements hg_forces_apply_part applies: all, those whose derivatives hg_forces_derivatives
  * gives (analytic), or the others (numeric). */
 typedef enum { HG_FORCES_ALL, HG_FORCES_NUMERIC, HG_FORCES_ANALYTIC } hg_forces_part;

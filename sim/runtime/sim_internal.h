@@ -185,8 +185,11 @@ int hg_sim_restart(hg_sim *s);
 void hg_sim_pull_state(hg_sim *s);
 /* the full evaluation at (t, q, v): s->qs/vs (profiles applied), qdd, tau (loads at prescribed
  * joints, element forces at free ones), returns the power of the non-conservative forces and
- * prescribed joints through *power; 0 or -1 */
+ * prescribed joints through *power; 0 or -1. s->d holds that state's kinematics after it. */
 int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *power);
+/* the integrator's right-hand side: hg_sim_eval's qdd, tau and power, without the promise of
+ * kinematics in s->d */
+int hg_sim_rhs(hg_sim *s, double t, const double *q, const double *v, double *power);
 /* kinetic, gravity potential and element potential of (q, v) */
 void hg_sim_energy(hg_sim *s, const double *q, const double *v, double *ke, double *pe,
                    double *pel);

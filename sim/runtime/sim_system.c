@@ -8,10 +8,16 @@
 
 /* ---- the right-hand side ---- */
 
-int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *power) {
+/* kin: the caller reads the kinematics of the state in s->d afterwards (the views, the roots,
+ * the stops); without, a model with a body-local pass (m->local) whose enabled force elements
+ * need no kinematics (joint springs only) skips the tree walk and runs hybrid dynamics body-local */
+static int sim_eval(hg_sim *s, double t, const double *q, const double *v, double *power,
+                    int kin) {
   s->view_ok = 0; /* s->d and s->tau now hold this evaluation (views.c) */
   const hg_model *m = s->m;
   hg_data *d = s->d;
+  int local = !kin && m->local && !m->nmimic && !hg_forces_need_kinematics(s->forces) &&
+              !(s->pull && hg_forces_need_kinematics(s->pull));
   size_t nq = (size_t)m->nq, nv = (size_t)m->nv;
   /* the prescribed part of the state and its accelerations from the profiles */
   memcpy(s->qs, q, nq * sizeof(double));
@@ -20,7 +26,7 @@ int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *p
   if (hg_profiles_apply(m, d, s->prof, t, s->qs, s->vs, s->qdd)) return -1;
   if (m->nmimic) hg_mimic_follow(m, d, s->qs, s->vs, s->qdd); /* followers move with leaders */
   /* force elements on the kinematics of that state */
-  hg_kinematics(m, d, s->qs, s->vs);
+  if (!local) hg_kinematics(m, d, s->qs, s->vs);
   memset(s->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
   memset(s->tau, 0, nv * sizeof(double));
   double p, pp = 0;
@@ -33,9 +39,10 @@ int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *p
    * joints becomes the load the joint carries; no body wrenches (fext all zero) are passed as
    * none, which spares the pass their transformation at every body */
   const double *fext = wrenches ? s->fext : NULL;
-  if (m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, s->qdd, s->tau, fext)
-                : hg_hybrid_on_kinematics(m, d, s->qdd, s->tau, fext))
-    return -1;
+  int rc = local       ? hg_hybrid(m, d, s->qs, s->vs, s->qdd, s->tau, fext)
+           : m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, s->qdd, s->tau, fext)
+                       : hg_hybrid_on_kinematics(m, d, s->qdd, s->tau, fext);
+  if (rc) return -1;
   for (int i = 1; i < m->nbody; i++) {
     if (d->mode[i] == HG_MODE_FREE) continue;
     for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) {
@@ -47,11 +54,19 @@ int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *p
   return 0;
 }
 
+int hg_sim_eval(hg_sim *s, double t, const double *q, const double *v, double *power) {
+  return sim_eval(s, t, q, v, power, 1);
+}
+
+int hg_sim_rhs(hg_sim *s, double t, const double *q, const double *v, double *power) {
+  return sim_eval(s, t, q, v, power, 0);
+}
+
 /* vdot = f(t, q, v); the power is cached for the quadrature at the same point */
 static int sim_accel(void *user, double t, const double *q, const double *v, double *vdot) {
   hg_sim *s = user;
   double p;
-  if (hg_sim_eval(s, t, q, v, &p)) return -1;
+  if (hg_sim_rhs(s, t, q, v, &p)) return -1;
   memcpy(vdot, s->qdd, (size_t)s->m->nv * sizeof(double));
   s->cache_ok = 1;
   s->cache_t = t;
@@ -70,7 +85,7 @@ static int sim_quad(void *user, double t, const double *q, const double *v, doub
     *wdot = s->cache_power;
     return 0;
   }
-  return hg_sim_eval(s, t, q, v, wdot);
+  return hg_sim_rhs(s, t, q, v, wdot);
 }
 
 /* ---- the integrator ---- */

@@ -1,5 +1,5 @@
 /* bench_rhs.c: the cost of the simulation's right-hand side (force elements, profiles and hybrid
- * dynamics: what the integrator calls per acceleration), against ABA on the same model and
+ * dynamics: hg_sim_rhs, what the integrator calls per acceleration), against ABA on the same model and
  * state, on the shipped scenes. Prints ns per call, the ratio to ABA, and the heap allocations
  * inside the timed calls (there must be none).
  *
@@ -43,7 +43,7 @@ static void bench(const char *dir, const char *name, int reps) {
   long alloc0 = hg_allocs();
   for (int round = 0; round < 5; round++) {
     double t0 = now_ns();
-    for (int k = 0; k < reps; k++) hg_sim_eval(s, s->t, s->q, s->v, &p);
+    for (int k = 0; k < reps; k++) hg_sim_rhs(s, s->t, s->q, s->v, &p);
     double t1 = now_ns();
     for (int k = 0; k < reps; k++) hg_aba(m, s->d, s->q, s->v, tau, NULL, qdd);
     double t2 = now_ns();
