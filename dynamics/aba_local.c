@@ -692,7 +692,7 @@ static double factor(const hg_se3 *C, double *dh, double *cs0, uint8_t *flags) {
 hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err) {
   int n = m->nbody;
   for (int i = 1; i < n; i++)
-    if ((m->jnt[i].type != HG_JOINT_REVOLUTE && m->jnt[i].type != HG_JOINT_PRISMATIC) ||
+    if (hg_joint_local_axis(&m->jnt[i]) < 0 ||
         m->has_post[i]) {
       hg_error_set(err, "joint '%s' is not a revolute or prismatic joint without post-offset: the "
                         "body-local ABA takes such models only", m->jnt_name[i]);
@@ -738,7 +738,7 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
     double e = factor(&lm->C[i], lm->dh[i], lm->cs0[i], &lm->dh_flags[i]);
     /* a prismatic joint's slide is Tz(d + q): its factor is always there; its turn theta0 is
      * constant */
-    lm->prism[i] = m->jnt[i].type == HG_JOINT_PRISMATIC;
+    lm->prism[i] = hg_joint_local_axis(&m->jnt[i]) == 5;
     if (lm->prism[i]) lm->dh_flags[i] |= HG_LOCAL_D;
     /* nearly parallel axes: long b and d that cancel lose digits in every product of the chain
      * (factor errors to 8.8e-14, qdd 7e-13 off a dense solve): such a joint goes as (R, p) */

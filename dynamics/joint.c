@@ -129,6 +129,10 @@ int hg_joint_axis_index(const hg_joint *j) {
   return -1;
 }
 
+int hg_joint_local_axis(const hg_joint *j) {
+  return j->type == HG_JOINT_REVOLUTE ? 2 : j->type == HG_JOINT_PRISMATIC ? 5 : -1;
+}
+
 int hg_joint_walk(const hg_joint *j, const double Ro[9], int has_post) {
   if (has_post) return HG_WALK_GENERAL;
   if (j->type == HG_JOINT_PRISMATIC) return HG_WALK_PRISMATIC;

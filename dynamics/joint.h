@@ -68,6 +68,12 @@ int hg_joint_type_from_name(const char *name);
  * S = (e_k, 0)); -1 for every other joint. */
 int hg_joint_axis_index(const hg_joint *j);
 
+/* The joint's body-local form (aba_local.h), decided once when a model is compiled: in a joint
+ * frame with z on the joint's axis its motion subspace is S = e_k, k = 2 (a turn about z) for a
+ * revolute joint and k = 5 (a slide along z) for a prismatic one; -1 for every other joint (no
+ * single-axis form: the model keeps the tree-frame pass). */
+int hg_joint_local_axis(const hg_joint *j);
+
 /* How the kinematic walk moves a joint, its specialization decided once when a model is
  * compiled (hg_joint_walk), as Pinocchio's revolute X/Y/Z versus unaligned joints:
  *   HG_WALK_GENERAL     hg_joint_transform and hg_joint_motion (any joint; every joint with a

@@ -223,7 +223,7 @@ int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_er
  * velocity the body-local twists would leave out); returns -1 only when out of memory */
 static int compile_local(hg_model *m, hg_error *err) {
   for (int i = 1; i < m->nbody; i++)
-    if (m->parent[i] == 0 && m->jnt[i].type != HG_JOINT_REVOLUTE) return 0;
+    if (m->parent[i] == 0 && hg_joint_local_axis(&m->jnt[i]) != 2) return 0;
   hg_error why = {{0}};
   m->local = hg_local_compile(m, 1, &why);
   if (m->local || !strstr(why.msg, "out of memory")) return 0;
