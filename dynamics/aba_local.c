@@ -421,6 +421,80 @@ AI void project_prescribed(const hg_local_data *ld, int i, int k, double qddi, d
   for (int r = 0; r < 6; r++) beta[r] += pA[r];
 }
 
+/* floating root i's forward terms: R = R_offset R(q) (ld->R), its twist relative to the
+ * Galilean frame V = S vr = vr (hg_joint_galilean: (w, 0)) and the frame's velocity u = v - vr
+ * (ld->vt), its own terms with c = 0 (S is constant in the body frame); the impulsive form has
+ * V = 0 and u = 0 */
+static void floating_setup(const hg_local_model *lm, hg_local_data *ld, int i, const double *q,
+                           const double *v, const double *fext, int bias) {
+  int va = lm->v_adr[i];
+  hg_se3 Tj;
+  hg_joint_transform(&lm->jnt[i], q + lm->q_adr[i], &Tj);
+  hg_m3_mul(lm->C[i].R, Tj.R, ld->R[i]);
+  double vr[6] = {0, 0, 0, 0, 0, 0}, xi[6];
+  if (bias) hg_joint_galilean(&lm->jnt[i], v + va, vr, xi);
+  for (int r = 0; r < 6; r++) ld->v[i][r] = vr[r];
+  for (int r = 0; r < 3; r++) ld->vt[i][r] = bias ? v[va + 3 + r] - vr[3 + r] : 0;
+  own_terms(lm, ld, i, vr, 0, fext, bias);
+  if (bias) {
+    double *c = ld->c[i];
+    c[0] = c[1] = c[2] = c[3] = 0;
+  }
+}
+
+/* floating root i, once its subtree is projected onto it (IA_i, pA_i complete): its acceleration
+ * a_i = a' + qg (a' = X_i a_0 = (0, -R^T g), R = ld->R[i]; zero in the impulsive form) in the
+ * body frame, with S the identity. Free: qg = IA^-1 (tau - pA - IA a') and qdd = qg - xi;
+ * prescribed (locked: qdd = 0): qg = qdd + xi and tau = IA a + pA. xi (hg_joint_galilean) is
+ * zero in the impulsive form. Returns -1 when IA is singular or not finite. */
+static int floating_root(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i,
+                         const double *v, double *qdd, double *tau, int bias) {
+  int va = lm->v_adr[i];
+  const double *IA = ld->IA[i], *pA = ld->pA[i], *R = ld->R[i];
+  double A[6] = {0, 0, 0, 0, 0, 0}, xi[6] = {0, 0, 0, 0, 0, 0}, qg[6];
+  if (bias) {
+    double vr[6], g[3] = {-lm->gravity[0], -lm->gravity[1], -lm->gravity[2]};
+    hg_m3_mulTv(R, g, A + 3);
+    hg_joint_galilean(&lm->jnt[i], v + va, vr, xi);
+  }
+  if (!mode || mode[i] == HG_MODE_FREE) {
+    /* IA qg = tau - pA - IA a' by IA's inverse (the tree-frame pass's Cholesky and tests) */
+    double D[36], Dinv[36], scale[6], w[6];
+    hg_sym6_mulv(IA, A, w);
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) {
+      w[r] = tau[va + r] - pA[r] - w[r];
+      scale[r] = fabs(IA[P6(r, r)]);
+      #pragma GCC unroll 8
+      for (int c = 0; c < 6; c++) D[6 * r + c] = IA[P6(r, c)];
+    }
+    if (hg_spd_inverse(6, D, scale, Dinv)) return -1;
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) {
+      double t = 0;
+      #pragma GCC unroll 8
+      for (int c = 0; c < 6; c++) t += Dinv[6 * r + c] * w[c];
+      qg[r] = t;
+      qdd[va + r] = t - xi[r];
+    }
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) A[r] += qg[r];
+  } else {
+    double F[6];
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) {
+      if (bias && mode[i] == HG_MODE_LOCKED) qdd[va + r] = 0;
+      A[r] += qdd[va + r] + xi[r];
+    }
+    hg_sym6_mulv(IA, A, F);
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) tau[va + r] = F[r] + pA[r];
+  }
+  #pragma GCC unroll 8
+  for (int r = 0; r < 6; r++) ld->a[i][r] = A[r];
+  return 0;
+}
+
 /* the pass: mode NULL, every joint free (hg_aba); else hg_hybrid's modes (qdd and tau in/out);
  * bias 0, the impulsive form (v, fext unused; qdd, tau are dv, imp; locked dv as given) */
 AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
@@ -430,7 +504,11 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
   /* forward: transforms, velocities and each body's own terms */
   for (int i = 1; i < n; i++) {
     int p = lm->parent[i], va = lm->v_adr[i];
-    joint_setup(lm, ld, i, q[va], factored);
+    if (lm->floating[i]) {
+      floating_setup(lm, ld, i, q, v, fext, bias);
+      continue;
+    }
+    joint_setup(lm, ld, i, q[lm->q_adr[i]], factored);
     double V[6] = {0, 0, 0, 0, 0, 0}, qd = 0;
     if (bias) {
       qd = v[va];
@@ -443,9 +521,11 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
        * with the root's joint origin (hg_joint_galilean; the accelerations are the same) */
       if (!lm->prism[i]) V[2] += qd;
       else if (p) V[5] += qd;
+      else ld->vt[i][2] = qd; /* the frame's velocity, along J_i's z */
       #pragma GCC unroll 8
       for (int r = 0; r < 6; r++) ld->v[i][r] = V[r];
     }
+    if (!bias && !p) ld->vt[i][2] = 0;
     own_terms(lm, ld, i, V, qd, fext, bias);
   }
 
@@ -453,6 +533,10 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
   for (int i = n - 1; i > 0; i--) {
     int p = lm->parent[i], va = lm->v_adr[i], k = lm->prism[i] ? 5 : 2;
     double Pi[21], beta[6];
+    if (lm->floating[i]) {
+      if (floating_root(lm, ld, mode, i, v, qdd, tau, bias)) return -1;
+      continue;
+    }
     int free_joint = !mode || mode[i] == HG_MODE_FREE;
     if (free_joint) {
       if (k == 2 ? project_free(ld, i, 2, tau[va], Pi, beta)
@@ -478,6 +562,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
   for (int i = 1; i < n; i++) {
     int p = lm->parent[i], va = lm->v_adr[i], k = lm->prism[i] ? 5 : 2;
     double A[6];
+    if (lm->floating[i]) continue; /* done backward (floating_root) */
     if (p)
       #pragma GCC unroll 8
       for (int r = 0; r < 6; r++) A[r] = ld->a[p][r];
@@ -507,7 +592,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
   }
 
   int bad = 0;
-  for (int i = 1; i < n; i++) bad |= !isfinite(qdd[lm->v_adr[i]]) | !isfinite(tau[lm->v_adr[i]]);
+  for (int k = 0; k < lm->nv; k++) bad |= !isfinite(qdd[k]) | !isfinite(tau[k]);
   return bad ? -1 : 0;
 }
 
@@ -691,13 +776,15 @@ static double factor(const hg_se3 *C, double *dh, double *cs0, uint8_t *flags) {
 
 hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err) {
   int n = m->nbody;
-  for (int i = 1; i < n; i++)
-    if (hg_joint_local_axis(&m->jnt[i]) < 0 ||
-        m->has_post[i]) {
-      hg_error_set(err, "joint '%s' is not a revolute or prismatic joint without post-offset: the "
-                        "body-local ABA takes such models only", m->jnt_name[i]);
+  for (int i = 1; i < n; i++) {
+    int k = hg_joint_local_axis(&m->jnt[i]);
+    if (k < 0 || (k == 6 && m->parent[i] != 0) || m->has_post[i]) {
+      hg_error_set(err, "joint '%s' is not a revolute or prismatic joint (or a free root joint) "
+                        "without post-offset: the body-local ABA takes such models only",
+                   m->jnt_name[i]);
       return NULL;
     }
+  }
   hg_local_model *lm = calloc(1, sizeof *lm);
   if (!lm) {
     hg_error_set(err, "out of memory");
@@ -705,7 +792,8 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
   }
   lm->nbody = n, lm->factored = factored, lm->parent = m->parent;
   lm->gravity = m->gravity;
-  lm->v_adr = m->v_adr;
+  lm->v_adr = m->v_adr, lm->q_adr = m->q_adr, lm->nv = m->nv, lm->jnt = m->jnt;
+  lm->floating = calloc(n, 1);
   lm->C = calloc(n, sizeof *lm->C);
   lm->dh = calloc(n, sizeof *lm->dh);
   lm->dh_flags = calloc(n, 1);
@@ -716,7 +804,7 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
   lm->cs0 = calloc(n, sizeof *lm->cs0);
   hg_se3 *J = calloc(n, sizeof *J);
   if (!lm->C || !lm->dh || !lm->dh_flags || !lm->dh_turn || !lm->T_JB || !lm->I || !lm->prism ||
-      !lm->cs0 || !J) {
+      !lm->cs0 || !lm->floating || !J) {
     free(J);
     hg_local_model_free(lm);
     hg_error_set(err, "out of memory");
@@ -726,7 +814,12 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
   hg_se3_identity(&J[0]);
   for (int i = 1; i < n; i++) {
     int ch = i + 1 < n && m->parent[i + 1] == i ? i + 1 : 0;
-    joint_frame(m, i, ch, &J[i]);
+    /* a floating root's: its body frame (S the identity) */
+    lm->floating[i] = hg_joint_local_axis(&m->jnt[i]) == 6;
+    /* a floating or prismatic root: its tree is seen from a Galilean frame */
+    lm->galilean |= m->parent[i] == 0 && hg_joint_local_axis(&m->jnt[i]) >= 5;
+    if (lm->floating[i]) hg_se3_identity(&J[i]);
+    else joint_frame(m, i, ch, &J[i]);
   }
   for (int i = 1; i < n; i++) {
     /* C_i = J_p^-1 offset_i J_i; the inertia and fext move by T_JB = J_i^-1 */
@@ -735,6 +828,7 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
     hg_se3_invmul(&J[m->parent[i]], &OJ, &lm->C[i]);
     hg_se3_inv(&J[i], &lm->T_JB[i]);
     hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->I[i]);
+    if (lm->floating[i]) continue; /* no factors: C's rotation only (floating_setup) */
     double e = factor(&lm->C[i], lm->dh[i], lm->cs0[i], &lm->dh_flags[i]);
     /* a prismatic joint's slide is Tz(d + q): its factor is always there; its turn theta0 is
      * constant */
@@ -773,6 +867,7 @@ void hg_local_model_free(hg_local_model *lm) {
   free(lm->I);
   free(lm->prism);
   free(lm->cs0);
+  free(lm->floating);
   free(lm);
 }
 
@@ -791,7 +886,8 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
   ld->Dinv = calloc(n, sizeof *ld->Dinv);
   ld->u = calloc(n, sizeof *ld->u);
   ld->a = calloc(n, sizeof *ld->a);
-  if (!ld->cs || !ld->R || !ld->p || !ld->dz || !ld->v || !ld->c || !ld->IA || !ld->pA || !ld->Dinv || !ld->u ||
+  ld->vt = calloc(n, sizeof *ld->vt);
+  if (!ld->vt || !ld->cs || !ld->R || !ld->p || !ld->dz || !ld->v || !ld->c || !ld->IA || !ld->pA || !ld->Dinv || !ld->u ||
       !ld->a) {
     hg_local_data_free(ld);
     return NULL;
@@ -812,5 +908,20 @@ void hg_local_data_free(hg_local_data *ld) {
   free(ld->Dinv);
   free(ld->u);
   free(ld->a);
+  free(ld->vt);
   free(ld);
+}
+
+void hg_local_galilean(const hg_local_model *lm, const hg_local_data *ld, int i, double u[3]) {
+  int p = lm->parent[i];
+  if (!p) {
+    for (int r = 0; r < 3; r++) u[r] = ld->vt[i][r];
+    return;
+  }
+  /* the parent's, moved across joint i (a pure linear velocity: X_i turns it) */
+  double V[6] = {0, 0, 0, 0, 0, 0};
+  hg_local_galilean(lm, ld, p, V + 3);
+  if (lm->factored) mot_x(lm, ld, i, V, 1);
+  else mot_x(lm, ld, i, V, 0);
+  for (int r = 0; r < 3; r++) u[r] = V[3 + r];
 }

@@ -18,6 +18,13 @@
  * A tree whose root joint is prismatic is seen from the inertial frame moving with the root's
  * joint origin, as hg_kinematics does (model.h, hg_joint_galilean): the slide's velocity is left
  * out of the root body's twist (the accelerations are the same, xi = 0 for prismatic joints).
+ * A free root joint (a floating base, hg_joint_local_axis 6) has J_i = the body frame, where its
+ * S is the identity (v = the body twist (w, v_lin)): P_i = offset_i T_joint(q_i), of which the
+ * pass needs the rotation only (the tree is seen from the Galilean frame moving with the body's
+ * origin: its twist there is (w, 0), hg_joint_galilean, and gravity is a pure linear
+ * acceleration). Its 6x6 articulated inertia is inverted (hg_spd_inverse) once every child has
+ * been projected onto it, which gives its acceleration a_i = a_i' + qg_i right there; the real
+ * qdd_i = qg_i - xi_i (xi_i = (0, w x v_lin), the transport term).
  * This is measured groundwork, not wired into the simulator: it computes qdd (and tau of
  * prescribed joints) only and writes nothing that other algorithms read (no d->U, d->Dinv, d->a).
  */
@@ -34,6 +41,11 @@ typedef struct hg_local_model {
   const double *gravity; /* m->gravity (read at every call: callers may change it) */
   const int *parent;  /* m->parent (the model must outlive this) */
   int *v_adr;         /* m->v_adr */
+  const int *q_adr;   /* m->q_adr */
+  int nv;             /* m->nv */
+  const hg_joint *jnt;/* m->jnt */
+  uint8_t *floating;  /* nbody: 1 for a free root joint (J_i = body frame, S = the identity) */
+  int galilean;       /* 1 when some root is floating (its tree is seen from a moving frame) */
   hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */
   double (*dh)[8];    /* nbody: cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */
   uint8_t *dh_flags;  /* nbody: which factors are not the identity (HG_LOCAL_* bits) */
@@ -54,18 +66,22 @@ typedef struct hg_local_data {
   double (*cs)[2];  /* factored: cos, sin of the last turn (revolute theta0 + q, prismatic theta0) */
   double *dz;       /* factored: the last slide (revolute d, prismatic d + q) */
   double (*R)[9];   /* not factored (or HG_LOCAL_GENERAL): P's rotation (revolute R_C Rz(q),
-                     * prismatic R_C) */
+                     * prismatic R_C); a floating root's, R_offset R(quaternion), either form */
   double (*p)[3];   /* the same: P's translation (revolute p_C, prismatic p_C + q R_C e_z) */
   hg_vec6 *v;       /* spatial velocity of body i */
   double (*c)[4];   /* v x (S qd): entries 0, 1, 3, 4 (the others are zero; prismatic: 0, 1 too) */
   hg_sym6 *IA;      /* articulated inertia */
   hg_vec6 *pA;      /* articulated bias wrench */
-  double *Dinv, *u; /* free joints: 1 / IA_kk, tau - pA_k */
-  hg_vec6 *a;       /* spatial acceleration, gravity offset (a_0 = (0, -g)) */
+  double *Dinv, *u; /* free joints: 1 / IA_kk, tau - pA_k (not at floating roots) */
+  hg_vec6 *a;       /* spatial acceleration, gravity offset (a_0 = (0, -g)); in a floating root's
+                     * tree relative to its Galilean frame (the real one plus (0, w x u)) */
+  double (*vt)[3];  /* at a floating root: the velocity u of its tree's Galilean frame, body axes
+                     * (v_lin; zero after the impulsive form); zero elsewhere. v and a are seen
+                     * from that frame: v relative to it, the real twist v + (0, u) */
 } hg_local_data;
 
 /* The local model of m, or NULL with err set when some joint is neither revolute nor prismatic
- * or has a post-offset (free or floating roots, other joint types: use hg_aba). */
+ * nor a free root joint, or has a post-offset (other joint types: use the tree-frame pass). */
 hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err);
 void hg_local_model_free(hg_local_model *lm);
 hg_local_data *hg_local_data_new(const hg_local_model *lm);
@@ -88,5 +104,10 @@ int hg_local_hybrid(const hg_local_model *lm, hg_local_data *ld, const uint8_t *
  * impulses of free joints; on return both are complete. */
 int hg_local_hybrid_impulse(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
                             const double *q, double *dv, double *imp);
+
+/* u = the velocity of body i's tree's Galilean frame (ld->vt at its root) in J_i's axes, after a
+ * pass (zero in a tree whose root is not floating): the real twist of body i is ld->v[i] +
+ * (0, u), its real acceleration ld->a[i] - (0, w_i x u) (hg_body_twist, hg_body_acceleration) */
+void hg_local_galilean(const hg_local_model *lm, const hg_local_data *ld, int i, double u[3]);
 
 #endif

@@ -30,52 +30,6 @@
 #include "aba_local.h"
 #include "dynamics.h"
 
-/* Dinv = D^-1 for the n x n symmetric D (n <= 6) by Cholesky. scale[k] bounds D_kk from above;
- * a pivot below 1e-12 scale[k] means a singular articulated inertia (-1), a non-finite one a
- * non-finite state (-2). */
-static inline __attribute__((always_inline)) int spd_inverse(int n, const double *D,
-                                                             const double *scale, double *Dinv) {
-  double L[36], Li[36];
-#pragma GCC unroll 6
-  for (int j = 0; j < n; j++) {
-    double s = D[j * n + j];
-#pragma GCC unroll 6
-    for (int k = 0; k < j; k++) s -= L[j * n + k] * L[j * n + k];
-    if (!isfinite(s) || !isfinite(scale[j])) return -2;
-    if (!(s > 1e-12 * scale[j])) return -1;
-    L[j * n + j] = sqrt(s);
-#pragma GCC unroll 6
-    for (int i = j + 1; i < n; i++) {
-      double t = D[i * n + j];
-#pragma GCC unroll 6
-      for (int k = 0; k < j; k++) t -= L[i * n + k] * L[j * n + k];
-      L[i * n + j] = t / L[j * n + j];
-    }
-  }
-  /* Li = L^-1 (lower triangular), Dinv = Li^T Li */
-#pragma GCC unroll 6
-  for (int j = 0; j < n; j++) {
-    Li[j * n + j] = 1 / L[j * n + j];
-#pragma GCC unroll 6
-    for (int i = j + 1; i < n; i++) {
-      double t = 0;
-#pragma GCC unroll 6
-      for (int k = j; k < i; k++) t -= L[i * n + k] * Li[k * n + j];
-      Li[i * n + j] = t / L[i * n + i];
-    }
-  }
-#pragma GCC unroll 6
-  for (int i = 0; i < n; i++)
-#pragma GCC unroll 6
-    for (int j = 0; j <= i; j++) {
-      double t = 0;
-#pragma GCC unroll 6
-      for (int k = i; k < n; k++) t += Li[k * n + i] * Li[k * n + j];
-      Dinv[i * n + j] = Dinv[j * n + i] = t;
-    }
-  return 0;
-}
-
 /* body i's own share of its articulated inertia and bias: IA_i = I_i (packed) plus what is
  * given, pA_i = -ad*_{V_i} I_i V_i - fext_i plus what is given (zero without bias: then c_i = 0
  * too, for the impulsive form). Pi and beta are what i's first child hands up, NULL at a leaf. */
@@ -188,7 +142,7 @@ HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, co
 
 /* Backward projection across free joint i (any nv): fills U, Dinv and u, and hands what the
  * parent p sees, Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u, to it (give_parent; p = 0:
- * the world takes nothing). Returns spd_inverse's failure. */
+ * the world takes nothing). Returns hg_spd_inverse's failure. */
 static inline __attribute__((always_inline)) int project_free_n(const hg_model *m, hg_data *d,
                                                                  int i, int p, const double *tau,
                                                                  const double *fext, int bias,
@@ -207,7 +161,7 @@ static inline __attribute__((always_inline)) int project_free_n(const hg_model *
     for (int r = 0; r < 6; r++) scale[k] += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
     for (int l = 0; l <= k; l++) D[k * n + l] = D[l * n + k] = hg_dot6(d->S[va + l], U[k]);
   }
-  int rc = spd_inverse(n, D, scale, Dinv);
+  int rc = hg_spd_inverse(n, D, scale, Dinv);
   if (rc || p == 0) return rc;
 
   /* W = U D^-1;  Pi = IA - W U^T;  beta = pA + IA c - W (U^T c - u) */
@@ -403,6 +357,13 @@ static int all_free(const hg_model *m, const hg_data *d) {
  * input (the local pass writes only outputs): it names the joint in d->err, and its result is
  * the one returned. */
 
+/* 1 when the body-local pass is to run: the model has one, the caller did not ask for the
+ * tree-frame pass, nor (d->no_galilean) for the world's frame in a tree that has a Galilean frame
+ * (the body-local pass has one at every translating root) */
+static int local_runs(const hg_model *m, const hg_data *d) {
+  return m->local && !d->tree_pass && !(d->no_galilean && m->local->galilean);
+}
+
 static int aba_tree(const hg_model *m, hg_data *d, const double *q, const double *v,
                     const double *tau, const double *fext, double *qdd) {
   /* with every joint free the pass only reads tau */
@@ -412,7 +373,7 @@ static int aba_tree(const hg_model *m, hg_data *d, const double *q, const double
 
 int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
            const double *fext, double *qdd) {
-  if (m->local && !d->tree_pass) {
+  if (local_runs(m, d)) {
     d->local_pass = 1;
     if (!hg_local_aba(m->local, d->local, q, v, tau, fext, qdd)) return 0;
   }
@@ -427,7 +388,7 @@ static int hybrid_tree(const hg_model *m, hg_data *d, const double *q, const dou
 
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext) {
-  if (m->local && !d->tree_pass) {
+  if (local_runs(m, d)) {
     d->local_pass = 1;
     if (all_free(m, d) ? !hg_local_aba(m->local, d->local, q, v, tau, fext, qdd)
                        : !hg_local_hybrid(m->local, d->local, d->mode, q, v, qdd, tau, fext))
@@ -443,7 +404,7 @@ int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *
 }
 
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp) {
-  if (m->local && !d->tree_pass) {
+  if (local_runs(m, d)) {
     d->local_pass = 1;
     if (!hg_local_hybrid_impulse(m->local, d->local, d->mode, q, dv, imp)) return 0;
   }

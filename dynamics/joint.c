@@ -130,7 +130,8 @@ int hg_joint_axis_index(const hg_joint *j) {
 }
 
 int hg_joint_local_axis(const hg_joint *j) {
-  return j->type == HG_JOINT_REVOLUTE ? 2 : j->type == HG_JOINT_PRISMATIC ? 5 : -1;
+  return j->type == HG_JOINT_REVOLUTE ? 2 : j->type == HG_JOINT_PRISMATIC ? 5
+       : j->type == HG_JOINT_FREE ? 6 : -1;
 }
 
 int hg_joint_walk(const hg_joint *j, const double Ro[9], int has_post) {

@@ -70,8 +70,9 @@ int hg_joint_axis_index(const hg_joint *j);
 
 /* The joint's body-local form (aba_local.h), decided once when a model is compiled: in a joint
  * frame with z on the joint's axis its motion subspace is S = e_k, k = 2 (a turn about z) for a
- * revolute joint and k = 5 (a slide along z) for a prismatic one; -1 for every other joint (no
- * single-axis form: the model keeps the tree-frame pass). */
+ * revolute joint and k = 5 (a slide along z) for a prismatic one; 6 for a free joint, whose S is
+ * the identity in its child's (body) frame (v is the body twist, hg_joint_motion); -1 for every
+ * other joint (no such form: the model keeps the tree-frame pass). */
 int hg_joint_local_axis(const hg_joint *j);
 
 /* How the kinematic walk moves a joint, its specialization decided once when a model is

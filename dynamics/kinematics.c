@@ -126,16 +126,31 @@ HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const 
 }
 
 /* after the body-local pass (d->local_pass) each view is that pass's value in joint frame J_i,
- * moved to body i's frame by T_JB (aba_local.h); its twists and accelerations are the real ones
- * (its models' roots turn: no Galilean frame) */
+ * moved to body i's frame by T_JB (aba_local.h); its twists and accelerations are seen from the
+ * Galilean frame of a translating root's tree, moving at u (hg_local_galilean, J_i axes), and
+ * the views add it back as below */
 void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]) {
-  if (d->local_pass) hg_Ad_inv(&m->local->T_JB[i], d->local->v[i], V);
-  else hg_Ad_inv(&d->T_tree[i], d->V[i], V);
+  if (d->local_pass) {
+    /* the real twist: v + (0, u) */
+    double v[6], u[3];
+    hg_local_galilean(m->local, d->local, i, u);
+    for (int r = 0; r < 6; r++) v[r] = d->local->v[i][r];
+    for (int r = 0; r < 3; r++) v[3 + r] += u[r];
+    hg_Ad_inv(&m->local->T_JB[i], v, V);
+  } else {
+    hg_Ad_inv(&d->T_tree[i], d->V[i], V);
+  }
 }
 
 void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6]) {
   if (d->local_pass) {
-    hg_Ad_inv(&m->local->T_JB[i], d->local->a[i], A);
+    /* the real acceleration: a - (0, w x u) */
+    double a[6], u[3], t[3];
+    hg_local_galilean(m->local, d->local, i, u);
+    hg_v3_cross(d->local->v[i], u, t);
+    for (int r = 0; r < 6; r++) a[r] = d->local->a[i][r];
+    for (int r = 0; r < 3; r++) a[3 + r] -= t[r];
+    hg_Ad_inv(&m->local->T_JB[i], a, A);
     return;
   }
   /* d->a is seen from the Galilean frame, moving at u: the real one is a - (0, w x u) */

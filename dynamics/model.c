@@ -219,11 +219,9 @@ int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_er
 /* ---- compiling ---- */
 
 /* m->local: the body-local pass, for models of revolute and prismatic joints without
- * post-offsets whose roots turn (a translating root's tree is seen from a moving frame, whose
- * velocity the body-local twists would leave out); returns -1 only when out of memory */
+ * post-offsets whose roots are revolute, prismatic or free (floating bases; hg_local_compile
+ * refuses the rest); returns -1 only when out of memory */
 static int compile_local(hg_model *m, hg_error *err) {
-  for (int i = 1; i < m->nbody; i++)
-    if (m->parent[i] == 0 && hg_joint_local_axis(&m->jnt[i]) != 2) return 0;
   hg_error why = {{0}};
   m->local = hg_local_compile(m, 1, &why);
   if (m->local || !strstr(why.msg, "out of memory")) return 0;

@@ -308,4 +308,50 @@ void hg_m6_mul(const double A[36], const double B[36], double C[36]);
  * A, expressed in child frame {b}, to the parent frame {a} of T = T_ab and adds it to P */
 void hg_m6_congruence_add(const hg_se3 *T, const double A[36], double P[36]);
 
+/* Dinv = D^-1 for the n x n symmetric D (n <= 6, row-major) by Cholesky (the articulated passes'
+ * joint-space inverse). scale[k] bounds D_kk from above;
+ * a pivot below 1e-12 scale[k] means a singular articulated inertia (-1), a non-finite one a
+ * non-finite state (-2). */
+HG_INLINE int hg_spd_inverse(int n, const double *D, const double *scale, double *Dinv) {
+  double L[36], Li[36];
+#pragma GCC unroll 6
+  for (int j = 0; j < n; j++) {
+    double s = D[j * n + j];
+#pragma GCC unroll 6
+    for (int k = 0; k < j; k++) s -= L[j * n + k] * L[j * n + k];
+    if (!isfinite(s) || !isfinite(scale[j])) return -2;
+    if (!(s > 1e-12 * scale[j])) return -1;
+    L[j * n + j] = sqrt(s);
+#pragma GCC unroll 6
+    for (int i = j + 1; i < n; i++) {
+      double t = D[i * n + j];
+#pragma GCC unroll 6
+      for (int k = 0; k < j; k++) t -= L[i * n + k] * L[j * n + k];
+      L[i * n + j] = t / L[j * n + j];
+    }
+  }
+  /* Li = L^-1 (lower triangular), Dinv = Li^T Li */
+#pragma GCC unroll 6
+  for (int j = 0; j < n; j++) {
+    Li[j * n + j] = 1 / L[j * n + j];
+#pragma GCC unroll 6
+    for (int i = j + 1; i < n; i++) {
+      double t = 0;
+#pragma GCC unroll 6
+      for (int k = j; k < i; k++) t -= L[i * n + k] * Li[k * n + j];
+      Li[i * n + j] = t / L[i * n + i];
+    }
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < n; i++)
+#pragma GCC unroll 6
+    for (int j = 0; j <= i; j++) {
+      double t = 0;
+#pragma GCC unroll 6
+      for (int k = i; k < n; k++) t += Li[k * n + i] * Li[k * n + j];
+      Dinv[i * n + j] = Dinv[j * n + i] = t;
+    }
+  return 0;
+}
+
 #endif

@@ -16,6 +16,13 @@
 #include "aba_local.h"
 #include "models.h"
 
+/* a random configuration: q in [-2, 2] for models of 1-DoF joints (nq = nv), else
+ * hg_model_random (free roots: unit quaternions) */
+static void random_q(const hg_model *m, hg_rng *r, double *q) {
+  if (m->nq == m->nv) hg_test_random_vector(r, q, m->nq, -2, 2);
+  else hg_model_random(m, r, q);
+}
+
 /* the largest |qdd_local - qdd_aba| over max(1, |qdd_aba|_inf) over nstates random states of m
  * (q, v in [-2, 2], tau in [-5, 5]; fext random when with_fext), for one variant */
 static double worst_error(const hg_model *m, int factored, int nstates, int with_fext, hg_rng *r) {
@@ -26,12 +33,12 @@ static double worst_error(const hg_model *m, int factored, int nstates, int with
   hg_data *d = hg_data_new(m);
   d->tree_pass = 1; /* the oracle: the tree-frame pass */
   int nv = m->nv;
-  double *q = calloc(nv, sizeof *q), *v = calloc(nv, sizeof *v), *tau = calloc(nv, sizeof *tau);
+  double *q = calloc(m->nq, sizeof *q), *v = calloc(nv, sizeof *v), *tau = calloc(nv, sizeof *tau);
   double *qa = calloc(nv, sizeof *qa), *ql = calloc(nv, sizeof *ql);
   double *fext = calloc(6 * (size_t)m->nbody, sizeof *fext);
   double worst = 0;
   for (int k = 0; k < nstates; k++) {
-    hg_test_random_vector(r, q, nv, -2, 2);
+    random_q(m, r, q);
     hg_test_random_vector(r, v, nv, -2, 2);
     hg_test_random_vector(r, tau, nv, -5, 5);
     hg_test_random_vector(r, fext, 6 * m->nbody, -1, 1);
@@ -148,7 +155,7 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
   hg_data *d = hg_data_new(m);
   d->tree_pass = 1; /* the oracle: the tree-frame pass */
   int nv = m->nv, nb = m->nbody;
-  double *q = calloc(nv, sizeof *q), *v = calloc(nv, sizeof *v);
+  double *q = calloc(m->nq, sizeof *q), *v = calloc(nv, sizeof *v);
   double *qdd0 = calloc(nv, sizeof *qdd0), *tau0 = calloc(nv, sizeof *tau0);
   double *qa = calloc(nv, sizeof *qa), *ta = calloc(nv, sizeof *ta);
   double *ql = calloc(nv, sizeof *ql), *tl = calloc(nv, sizeof *tl);
@@ -158,7 +165,7 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
     if (!lm) fail_msg("hg_local_compile: %s", err.msg);
     hg_local_data *ld = hg_local_data_new(lm);
     for (int k = 0; k < nstates; k++) {
-      hg_test_random_vector(r, q, nv, -2, 2);
+      random_q(m, r, q);
       hg_test_random_vector(r, v, nv, -2, 2);
       hg_test_random_vector(r, qdd0, nv, -3, 3);
       hg_test_random_vector(r, tau0, nv, -5, 5);
@@ -250,6 +257,8 @@ static void fast_prismatic_roots(void **state) {
   }
 }
 
+static hg_model *other_joints(int k);
+
 /* the largest |x - y| over the 6-vectors of bodies 1..nbody-1, over max(1, the largest |y|) */
 static double view_diff(const hg_model *m, const double (*x)[6], const double (*y)[6]) {
   double scale = 1, e = 0;
@@ -271,26 +280,24 @@ static void views(const hg_model *m, const hg_data *d, double (*V)[6], double (*
 /* hg_aba, hg_hybrid (all free and random modes) and hg_hybrid_impulse run the body-local pass on
  * the models that have one: their results are hg_local_*'s bit for bit, d->local_pass is set,
  * and they agree with the tree-frame pass (d->tree_pass) to 1e-12 relative, as do
- * hg_body_twist, hg_body_acceleration and hg_joint_wrench after them. Models whose roots
- * translate, or with other joint types, have no body-local pass. Every fourth model changes its
- * gravity after compiling, which both passes must read. */
+ * hg_body_twist, hg_body_acceleration and hg_joint_wrench after them (the real twists and
+ * accelerations, also in the trees of prismatic and floating roots, which both passes see from
+ * Galilean frames). Models with other joint types have no body-local pass. Every fourth model
+ * changes its gravity after compiling, which both passes must read. */
 static void dispatch_and_views(void **state) {
   (void)state;
   hg_rng r;
   hg_rng_seed(&r, 31);
   double worst[4] = {0, 0, 0, 0}; /* results, twists, accelerations, wrenches */
   int nlocal = 0;
-  for (int k = 0; k < 40; k++) {
+  for (int k = 0; k < 52; k++) {
+    /* fixed bases (roots revolute or prismatic), then floating ones: the humanoid and random
+     * forests of one or two floating trees */
     hg_model *m = k == 0 ? hg_test_chain(30) : k == 1 ? hg_test_binary_tree(6)
-                : k == 2 ? hg_test_arm7() : hg_test_random_1dof(&r, 3 + k, k % 2, k % 3 ? 0.35 : 0);
-    int turning = 1;
-    for (int i = 1; i < m->nbody; i++)
-      if (m->parent[i] == 0 && m->jnt[i].type != HG_JOINT_REVOLUTE) turning = 0;
-    if (!turning) {
-      assert_null(m->local);
-      hg_model_free(m);
-      continue;
-    }
+                : k == 2 ? hg_test_arm7()
+                : k < 40 ? hg_test_random_1dof(&r, 3 + k, k % 2, k % 3 ? 0.35 : 0)
+                : k == 40 ? hg_test_humanoid()
+                : hg_test_random_floating(&r, 2 + k - 40, 1 + k % 2, k % 3 ? 0.3 : 0);
     assert_non_null(m->local);
     nlocal++;
     if (k % 4 == 3) m->gravity[0] = 1.5, m->gravity[1] = -2, m->gravity[2] = 7;
@@ -298,14 +305,14 @@ static void dispatch_and_views(void **state) {
     hg_data *dl = hg_data_new(m), *dt = hg_data_new(m);
     hg_local_data *ld = hg_local_data_new(m->local);
     dt->tree_pass = 1;
-    double *q = calloc(nv, sizeof *q), *v = calloc(nv, sizeof *v), *fext = calloc(6 * (size_t)nb, sizeof *fext);
+    double *q = calloc(m->nq, sizeof *q), *v = calloc(nv, sizeof *v), *fext = calloc(6 * (size_t)nb, sizeof *fext);
     double *in_q = calloc(nv, sizeof *in_q), *in_t = calloc(nv, sizeof *in_t);
     double *ql = calloc(nv, sizeof *ql), *tl = calloc(nv, sizeof *tl);
     double *qt = calloc(nv, sizeof *qt), *tt = calloc(nv, sizeof *tt);
     double *qo = calloc(nv, sizeof *qo), *to = calloc(nv, sizeof *to);
     double (*Vl)[6] = calloc(nb, sizeof *Vl), (*Al)[6] = calloc(nb, sizeof *Al), (*Fl)[6] = calloc(nb, sizeof *Fl);
     double (*Vt)[6] = calloc(nb, sizeof *Vt), (*At)[6] = calloc(nb, sizeof *At), (*Ft)[6] = calloc(nb, sizeof *Ft);
-    hg_test_random_vector(&r, q, nv, -2, 2);
+    random_q(m, &r, q);
     hg_test_random_vector(&r, v, nv, -2, 2);
     hg_test_random_vector(&r, in_q, nv, -3, 3);
     hg_test_random_vector(&r, in_t, nv, -5, 5);
@@ -353,21 +360,44 @@ static void dispatch_and_views(void **state) {
   printf("# dispatch: %d models with a body-local pass; against the tree-frame pass: results %.3g, "
          "twists %.3g, accelerations %.3g, joint wrenches %.3g (relative)\n",
          nlocal, worst[0], worst[1], worst[2], worst[3]);
-  assert_true(nlocal >= 20);
+  assert_true(nlocal == 52);
   for (int c = 0; c < 4; c++) assert_true(worst[c] <= 1e-12);
-  /* a floating base has none, and hg_aba then leaves the tree-frame fields */
-  hg_model *h = hg_test_humanoid();
-  assert_null(h->local);
-  hg_model_free(h);
+  /* a model with another joint type has none */
+  for (int k = 0; k < 2; k++) {
+    hg_model *h = other_joints(k);
+    assert_null(h->local);
+    hg_model_free(h);
+  }
 }
 
-/* a model with another joint type is refused */
+/* models the body-local pass refuses: k = 0, a floating base with a spherical joint below it;
+ * k = 1, a free joint that is not a root */
+static hg_model *other_joints(int k) {
+  static const double z[3] = {0, 0, 1};
+  hg_rng r;
+  hg_rng_seed(&r, 19);
+  hg_builder *b = hg_builder_new();
+  hg_inertia G;
+  hg_test_random_inertia(&r, &G);
+  hg_test_add_body(b, "a", "world", k ? HG_JOINT_REVOLUTE : HG_JOINT_FREE, z, NULL, 0, NULL, &G);
+  hg_test_random_inertia(&r, &G);
+  hg_test_add_body(b, "b", "a", k ? HG_JOINT_FREE : HG_JOINT_SPHERICAL, z, NULL, 0, NULL, &G);
+  hg_error err;
+  hg_model *m = hg_builder_compile(b, &err);
+  hg_builder_free(b);
+  assert_non_null(m);
+  return m;
+}
+
+/* a model with another joint type, or a free joint below a root, is refused */
 static void refuses_other_joints(void **state) {
   (void)state;
-  hg_model *m = hg_test_humanoid();
   hg_error err;
-  assert_null(hg_local_compile(m, 1, &err));
-  hg_model_free(m);
+  for (int k = 0; k < 2; k++) {
+    hg_model *m = other_joints(k);
+    assert_null(hg_local_compile(m, 1, &err));
+    hg_model_free(m);
+  }
 }
 
 int main(void) {

@@ -161,6 +161,28 @@ hg_model *hg_test_random_1dof(hg_rng *r, int nbody, int chain, double prismatic)
   return compile(b);
 }
 
+hg_model *hg_test_random_floating(hg_rng *r, int nbody, int ntrees, double prismatic) {
+  hg_builder *b = hg_builder_new();
+  char name[32], parent[32];
+  for (int i = 0; i < nbody; i++) {
+    double axis[3];
+    hg_se3 off;
+    hg_inertia G;
+    hg_test_random_vector(r, axis, 3, -1, 1);
+    hg_test_random_pose(r, &off);
+    hg_test_random_inertia(r, &G);
+    /* the first ntrees bodies float; each other hangs on any earlier body */
+    int p = i < ntrees ? -1 : (int)(hg_rng_uniform(r) * i);
+    if (p >= i) p = i - 1;
+    snprintf(name, sizeof name, "f%d", i);
+    if (p >= 0) snprintf(parent, sizeof parent, "f%d", p);
+    hg_joint_type type = p < 0 ? HG_JOINT_FREE
+                       : hg_rng_uniform(r) < prismatic ? HG_JOINT_PRISMATIC : HG_JOINT_REVOLUTE;
+    hg_test_add_body(b, name, p >= 0 ? parent : "world", type, axis, NULL, 0, &off, &G);
+  }
+  return compile(b);
+}
+
 static void link_inertia(double m, double l, hg_inertia *G) {
   double c[3] = {0.5 * l, 0, 0}, r = 0.04;
   double Ic[6] = {0.5 * m * r * r, m * (3 * r * r + l * l) / 12, m * (3 * r * r + l * l) / 12, 0, 0, 0};

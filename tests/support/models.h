@@ -21,6 +21,10 @@ void hg_test_add_body(hg_builder *b, const char *name, const char *parent, hg_jo
 hg_model *hg_test_random_revolute(hg_rng *r, int nbody, int chain);
 /* the same with each joint prismatic (along its random axis) with probability prismatic */
 hg_model *hg_test_random_1dof(hg_rng *r, int nbody, int chain, double prismatic);
+/* A forest of nbody bodies whose first ntrees (>= 1) float on free joints (random origins) and
+ * whose others hang on any earlier body on a revolute joint, or a prismatic one with probability
+ * prismatic (random axes, origins and inertias) */
+hg_model *hg_test_random_floating(hg_rng *r, int nbody, int ntrees, double prismatic);
 
 /* benchmark models */
 hg_model *hg_test_arm7(void);            /* 7-DoF revolute arm */
