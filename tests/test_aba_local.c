@@ -257,6 +257,114 @@ static void fast_prismatic_roots(void **state) {
   }
 }
 
+/* floating bases (free root joints): the humanoid and random forests of one to three floating
+ * trees with revolute and prismatic joints below, ABA (both variants, with and without external
+ * wrenches), hybrid with random modes (the roots' too) and impulsive, to 1e-12 relative */
+static void floating_models(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 17);
+  for (int k = 0; k < 31; k++) {
+    int nbody = 1 + (int)(hg_rng_uniform(&r) * 31);
+    hg_model *m = k == 0 ? hg_test_humanoid()
+                         : hg_test_random_floating(&r, nbody, 1 + k % 3 < nbody ? 1 + k % 3 : 1,
+                                                   k % 2 ? 0.3 : 0);
+    char name[64];
+    snprintf(name, sizeof name, k ? "random floating %d (%d bodies)" : "humanoid", k, nbody);
+    check_model(m, name, &r);
+    check_hybrid(m, name, 10, 0, &r);
+    check_hybrid(m, name, 5, 1, &r);
+    hg_model_free(m);
+  }
+}
+
+static double view_diff(const hg_model *m, const double (*x)[6], const double (*y)[6]);
+static void views(const hg_model *m, const hg_data *d, double (*V)[6], double (*A)[6],
+                  double (*F)[6]);
+
+/* floating bases at orbital speed (7.8 km/s on every free root's linear rates, random
+ * directions) through hg_aba, hg_hybrid (each root free, prescribed and locked in turn, the other
+ * joints' modes random) and hg_hybrid_impulse, body-local against the tree-frame pass
+ * (d->tree_pass): the accelerations and forces to 1e-12 of their size at rest (the Galilean
+ * accelerations qdd + xi: xi = (0, w x v) is ~1e4 here, and both passes subtract the same),
+ * the real body twists and accelerations to 1e-12 of theirs, the joint wrenches to 1e-12 */
+static void floating_orbital(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 18);
+  double worst[4] = {0, 0, 0, 0}; /* results, twists, accelerations, wrenches */
+  for (int k = 0; k < 24; k++) {
+    hg_model *m = k == 0 ? hg_test_humanoid()
+                         : hg_test_random_floating(&r, 2 + k, 1 + k % 2, k % 3 ? 0.3 : 0);
+    assert_non_null(m->local);
+    int nv = m->nv, nb = m->nbody;
+    hg_data *dl = hg_data_new(m), *dt = hg_data_new(m);
+    dt->tree_pass = 1;
+    double *q = calloc(m->nq, sizeof *q), *v = calloc(nv, sizeof *v), *fext = calloc(6 * (size_t)nb, sizeof *fext);
+    double *in_q = calloc(nv, sizeof *in_q), *in_t = calloc(nv, sizeof *in_t);
+    double *ql = calloc(nv, sizeof *ql), *tl = calloc(nv, sizeof *tl);
+    double *qt = calloc(nv, sizeof *qt), *tt = calloc(nv, sizeof *tt), *xi = calloc(nv, sizeof *xi);
+    double (*Vl)[6] = calloc(nb, sizeof *Vl), (*Al)[6] = calloc(nb, sizeof *Al), (*Fl)[6] = calloc(nb, sizeof *Fl);
+    double (*Vt)[6] = calloc(nb, sizeof *Vt), (*At)[6] = calloc(nb, sizeof *At), (*Ft)[6] = calloc(nb, sizeof *Ft);
+    hg_model_random(m, &r, q);
+    hg_test_random_vector(&r, v, nv, -2, 2);
+    hg_test_random_vector(&r, in_q, nv, -3, 3);
+    hg_test_random_vector(&r, in_t, nv, -5, 5);
+    hg_test_random_vector(&r, fext, 6 * nb, -1, 1);
+    for (int i = 1; i < nb; i++) {
+      if (m->parent[i]) continue;
+      double dir[3], n;
+      hg_test_random_vector(&r, dir, 3, -1, 1);
+      n = hg_v3_norm(dir);
+      for (int c = 0; c < 3; c++) v[m->v_adr[i] + 3 + c] += 7.8e3 * dir[c] / n;
+    }
+    for (int form = 0; form < 5; form++) {
+      /* 0: hg_aba; 1-3: hg_hybrid, the roots free, prescribed, locked; 4: hg_hybrid_impulse */
+      for (int i = 1; i < nb; i++) {
+        double u = hg_rng_uniform(&r);
+        dl->mode[i] = dt->mode[i] = form == 0 ? HG_MODE_FREE
+                                  : !m->parent[i] && form < 4 ? (uint8_t)(form - 1)
+                                  : u < 0.5 ? HG_MODE_FREE : u < 0.8 ? HG_MODE_PRESCRIBED : HG_MODE_LOCKED;
+      }
+      for (int c = 0; c < nv; c++) ql[c] = qt[c] = in_q[c], tl[c] = tt[c] = in_t[c];
+      if (form == 0) {
+        assert_int_equal(hg_aba(m, dl, q, v, in_t, fext, ql), 0);
+        assert_int_equal(hg_aba(m, dt, q, v, in_t, fext, qt), 0);
+      } else if (form < 4) {
+        assert_int_equal(hg_hybrid(m, dl, q, v, ql, tl, fext), 0);
+        assert_int_equal(hg_hybrid(m, dt, q, v, qt, tt, fext), 0);
+      } else {
+        assert_int_equal(hg_hybrid_impulse(m, dl, q, ql, tl), 0);
+        assert_int_equal(hg_hybrid_impulse(m, dt, q, qt, tt), 0);
+      }
+      assert_int_equal(dl->local_pass, 1);
+      assert_int_equal(dt->local_pass, 0);
+      /* the size at rest: the Galilean accelerations qdd + xi (no xi in the impulsive form) */
+      for (int c = 0; c < nv; c++) xi[c] = form < 4 ? dt->xi[c] : 0;
+      double scale = 1, e = 0;
+      for (int c = 0; c < nv; c++) {
+        scale = fmax(scale, fmax(fabs(qt[c] + xi[c]), fabs(tt[c])));
+        e = fmax(e, fmax(fabs(ql[c] - qt[c]), fabs(tl[c] - tt[c])));
+      }
+      worst[0] = fmax(worst[0], e / scale);
+      views(m, dl, Vl, Al, Fl);
+      views(m, dt, Vt, At, Ft);
+      if (form < 4) worst[1] = fmax(worst[1], view_diff(m, (const double (*)[6])Vl, (const double (*)[6])Vt));
+      worst[2] = fmax(worst[2], view_diff(m, (const double (*)[6])Al, (const double (*)[6])At));
+      worst[3] = fmax(worst[3], view_diff(m, (const double (*)[6])Fl, (const double (*)[6])Ft));
+    }
+    free(q); free(v); free(fext); free(in_q); free(in_t); free(ql); free(tl); free(qt); free(tt);
+    free(xi); free(Vl); free(Al); free(Fl); free(Vt); free(At); free(Ft);
+    hg_data_free(dl);
+    hg_data_free(dt);
+    hg_model_free(m);
+  }
+  printf("# floating bases at 7.8 km/s, body-local against the tree-frame pass: results %.3g (of "
+         "their size at rest), twists %.3g, accelerations %.3g, joint wrenches %.3g (relative)\n",
+         worst[0], worst[1], worst[2], worst[3]);
+  for (int c = 0; c < 4; c++) assert_true(worst[c] <= 1e-12);
+}
+
 static hg_model *other_joints(int k);
 
 /* the largest |x - y| over the 6-vectors of bodies 1..nbody-1, over max(1, the largest |y|) */
@@ -410,6 +518,8 @@ int main(void) {
       cmocka_unit_test(fast_prismatic_roots),
       cmocka_unit_test(refuses_other_joints),
       cmocka_unit_test(dispatch_and_views),
+      cmocka_unit_test(floating_models),
+      cmocka_unit_test(floating_orbital),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
