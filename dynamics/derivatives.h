@@ -69,15 +69,15 @@ void hg_rnea_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const doubl
  * without forming or inverting M. */
 int hg_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double *Minv);
 
-/* The same recursion on the factors (d->S, d->U, d->Dinv) the last articulated pass (hg_aba,
- * hg_hybrid) left in d. mode NULL: every joint free, Minv = M^-1. Otherwise joints whose mode is
+/* The same recursion on the factors (d->S, d->U, d->Dinv) the last tree-frame articulated pass
+ * (hg_aba, hg_hybrid with d->tree_pass set, or on a model without a body-local pass) left in d. mode NULL: every joint free, Minv = M^-1. Otherwise joints whose mode is
  * not free are held rigid and Minv = (M_FF)^-1 over the free DoFs F, embedded in nv x nv with
  * zero rows and columns at the other DoFs (the modes must be those of that pass). */
 void hg_minv_factored(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
                       double *Minv);
 
 /* Y = -M^-1 X for X nv x ncol (row-major, ncol <= nv), by the same recursion with a dense
- * right-hand side, on the factors of the last articulated pass: O(N ncol). mode as for
+ * right-hand side, on the factors of the last tree-frame articulated pass: O(N ncol). mode as for
  * hg_minv_factored (NULL: every joint free; otherwise Y = -M_FF^-1 X_F at the free rows, zero at
  * the others, and X's other rows are not read). */
 void hg_minv_solve_neg(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
