@@ -1,5 +1,5 @@
-/* aba_local.h: an experimental body-local ABA for fixed-base models of 1-DoF revolute and
- * prismatic joints.
+/* aba_local.h: a body-local ABA for models of 1-DoF revolute and prismatic joints on fixed or
+ * floating (free-joint) bases.
  *
  * hg_aba (dynamics.h) works in each tree's world-aligned frame: inertias are rotated into it on
  * every call and the motion subspace S is a general 6-vector. Here every quantity of body i is
@@ -25,8 +25,9 @@
  * acceleration). Its 6x6 articulated inertia is inverted (hg_spd_inverse) once every child has
  * been projected onto it, which gives its acceleration a_i = a_i' + qg_i right there; the real
  * qdd_i = qg_i - xi_i (xi_i = (0, w x v_lin), the transport term).
- * This is measured groundwork, not wired into the simulator: it computes qdd (and tau of
- * prescribed joints) only and writes nothing that other algorithms read (no d->U, d->Dinv, d->a).
+ * It computes qdd (and tau of prescribed joints) and writes only its own workspace (no d->U,
+ * d->Dinv, d->a); hg_aba, hg_hybrid and hg_hybrid_impulse run it on models that have one
+ * (m->local, compiled by hg_builder_compile).
  */
 #ifndef HINGE_ABA_LOCAL_H
 #define HINGE_ABA_LOCAL_H
@@ -45,6 +46,9 @@ typedef struct hg_local_model {
   int nv;             /* m->nv */
   const hg_joint *jnt;/* m->jnt */
   uint8_t *floating;  /* nbody: 1 for a free root joint (J_i = body frame, S = the identity) */
+  int nfloating;      /* how many */
+  int *floating_list; /* nfloating + 2: 0, those bodies in index order, nbody (the bounds of the
+                       * index ranges between them, which the sweeps run over) */
   int galilean;       /* 1 when some root is floating (its tree is seen from a moving frame) */
   hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */
   double (*dh)[8];    /* nbody: cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */

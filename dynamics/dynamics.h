@@ -54,7 +54,8 @@ void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M);
 
 /* Forward dynamics (ABA): qdd = M^-1 (tau - b).
  * hg_aba, hg_hybrid and hg_hybrid_impulse run the body-local pass (aba_local.h) on a model that
- * has one (m->local: revolute and prismatic joints, turning roots) unless d->tree_pass is set.
+ * has one (m->local: revolute and prismatic joints on revolute, prismatic or free roots) unless
+ * d->tree_pass is set (or d->no_galilean is, in a model with a translating root).
  * That pass writes d->local and none of d's kinematic or articulated fields (d->T_*, d->S, d->V,
  * d->a, d->IA, d->pA, d->U, d->Dinv, d->u); hg_body_twist, hg_body_acceleration and
  * hg_joint_wrench give its values. The tree-frame pass runs hg_kinematics first and leaves all of

@@ -13,7 +13,9 @@
  *                                           random modes (free 1/2, prescribed 3/10, locked 1/5)
  * MODEL: chain30 (hg_test_chain), tree63 (hg_test_binary_tree(6)), arm7, rchain30 (30 bodies,
  * random axes and joint origins, seed 7), rtree63 (random revolute forest of 63 bodies),
- * pchain30, ptree63 (the same with about a third of the joints prismatic). */
+ * pchain30, ptree63 (the same with about a third of the joints prismatic), humanoid
+ * (hg_test_humanoid: a floating base). FUNC tree: hg_aba with d->tree_pass set (the tree-frame
+ * pass; aba is hg_aba as dispatched, the body-local pass on every model here). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ static hg_model *model_named(const char *name) {
   if (!strcmp(name, "rtree63")) return hg_test_random_revolute(&r, 63, 0);
   if (!strcmp(name, "pchain30")) return hg_test_random_1dof(&r, 30, 1, 0.35);
   if (!strcmp(name, "ptree63")) return hg_test_random_1dof(&r, 63, 0, 0.35);
+  if (!strcmp(name, "humanoid")) return hg_test_humanoid();
   fprintf(stderr, "unknown model %s\n", name);
   exit(2);
 }
@@ -62,13 +65,14 @@ int main(int argc, char **argv) {
   }
   hg_data *d = hg_data_new(m);
   hg_local_data *dg = hg_local_data_new(lg), *df = hg_local_data_new(lf);
-  int nv = m->nv;
-  /* two states, A and B */
-  double *q = malloc(2 * nv * sizeof *q), *v = malloc(2 * nv * sizeof *v);
+  int nv = m->nv, nq = m->nq;
+  /* two states, A and B (q of a floating base: hg_model_random) */
+  double *q = malloc(2 * nq * sizeof *q), *v = malloc(2 * nv * sizeof *v);
   double *tau = malloc(2 * nv * sizeof *tau), *qdd = malloc(3 * nv * sizeof *qdd);
   hg_rng r;
   hg_rng_seed(&r, 99);
-  hg_test_random_vector(&r, q, 2 * nv, -2, 2);
+  if (nq == nv) hg_test_random_vector(&r, q, 2 * nv, -2, 2);
+  else hg_model_random(m, &r, q), hg_model_random(m, &r, q + nq);
   hg_test_random_vector(&r, v, 2 * nv, -2, 2);
   hg_test_random_vector(&r, tau, 2 * nv, -5, 5);
   /* the three agree (relative to max |qdd|) */
@@ -113,14 +117,19 @@ int main(int argc, char **argv) {
     const char *f = argc > 3 ? argv[3] : "aba";
     int calls = argc > 4 ? atoi(argv[4]) : 1000;
     for (int k = 0; k < calls; k++) {
-      int o = (k & 1) * nv;
-      if (!strcmp(f, "aba")) hg_aba(m, d, q + o, v + o, tau + o, NULL, qdd);
-      else if (!strcmp(f, "general")) hg_local_aba(lg, dg, q + o, v + o, tau + o, NULL, qdd);
-      else if (!strcmp(f, "factored")) hg_local_aba(lf, df, q + o, v + o, tau + o, NULL, qdd);
-      else if (!strcmp(f, "hybrid")) hg_hybrid(m, d, q + o, v + o, hq, ht, NULL);
+      int o = (k & 1) * nv, oq = (k & 1) * nq;
+      if (!strcmp(f, "aba")) hg_aba(m, d, q + oq, v + o, tau + o, NULL, qdd);
+      else if (!strcmp(f, "tree")) {
+        d->tree_pass = 1;
+        hg_aba(m, d, q + oq, v + o, tau + o, NULL, qdd);
+        d->tree_pass = 0;
+      }
+      else if (!strcmp(f, "general")) hg_local_aba(lg, dg, q + oq, v + o, tau + o, NULL, qdd);
+      else if (!strcmp(f, "factored")) hg_local_aba(lf, df, q + oq, v + o, tau + o, NULL, qdd);
+      else if (!strcmp(f, "hybrid")) hg_hybrid(m, d, q + oq, v + o, hq, ht, NULL);
       else if (!strcmp(f, "hgeneral"))
-        hg_local_hybrid(lg, dg, d->mode, q + o, v + o, hq + nv, ht + nv, NULL);
-      else hg_local_hybrid(lf, df, d->mode, q + o, v + o, hq + 2 * nv, ht + 2 * nv, NULL);
+        hg_local_hybrid(lg, dg, d->mode, q + oq, v + o, hq + nv, ht + nv, NULL);
+      else hg_local_hybrid(lf, df, d->mode, q + oq, v + o, hq + 2 * nv, ht + 2 * nv, NULL);
     }
   } else {
     int blocks = argc > 3 ? atoi(argv[3]) : 400, calls = argc > 4 ? atoi(argv[4]) : 200;
@@ -131,15 +140,15 @@ int main(int argc, char **argv) {
         int f = (w + b) % 3; /* rotate the order every round */
         double t0 = now();
         for (int k = 0; k < calls; k++) {
-          int o = (k & 1) * nv;
+          int o = (k & 1) * nv, oq = (k & 1) * nq;
           if (hyb) {
-            if (f == 0) hg_hybrid(m, d, q + o, v + o, hq, ht, NULL);
-            else if (f == 1) hg_local_hybrid(lg, dg, d->mode, q + o, v + o, hq + nv, ht + nv, NULL);
-            else hg_local_hybrid(lf, df, d->mode, q + o, v + o, hq + 2 * nv, ht + 2 * nv, NULL);
+            if (f == 0) hg_hybrid(m, d, q + oq, v + o, hq, ht, NULL);
+            else if (f == 1) hg_local_hybrid(lg, dg, d->mode, q + oq, v + o, hq + nv, ht + nv, NULL);
+            else hg_local_hybrid(lf, df, d->mode, q + oq, v + o, hq + 2 * nv, ht + 2 * nv, NULL);
           } else {
-            if (f == 0) hg_aba(m, d, q + o, v + o, tau + o, NULL, qdd);
-            else if (f == 1) hg_local_aba(lg, dg, q + o, v + o, tau + o, NULL, qdd);
-            else hg_local_aba(lf, df, q + o, v + o, tau + o, NULL, qdd);
+            if (f == 0) hg_aba(m, d, q + oq, v + o, tau + o, NULL, qdd);
+            else if (f == 1) hg_local_aba(lg, dg, q + oq, v + o, tau + o, NULL, qdd);
+            else hg_local_aba(lf, df, q + oq, v + o, tau + o, NULL, qdd);
           }
         }
         t[f] = now() - t0;
