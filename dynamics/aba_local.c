@@ -508,7 +508,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
   const int *fl = lm->floating_list, nf = lm->nfloating;
   for (int f = 1; f <= nf; f++) floating_setup(lm, ld, fl[f], q, v, fext, bias);
   for (int f = 0; f <= nf; f++)
-  for (int i = fl[f] + 1; i < fl[f + 1]; i++) {
+  for (int i = fl[f] + 1, end = fl[f + 1]; i < end; i++) {
     int p = lm->parent[i], va = lm->v_adr[i];
     joint_setup(lm, ld, i, q[lm->q_adr[i]], factored);
     double V[6] = {0, 0, 0, 0, 0, 0}, qd = 0;
@@ -533,7 +533,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
 
   /* backward: project each body and hand (X^T Pi X, X^T beta) to its parent */
   for (int f = nf; f >= 0; f--)
-  for (int i = fl[f + 1] - 1; i > fl[f]; i--) {
+  for (int i = fl[f + 1] - 1, stop = fl[f]; i > stop; i--) {
     int p = lm->parent[i], va = lm->v_adr[i], k = lm->prism[i] ? 5 : 2;
     double Pi[21], beta[6];
     int free_joint = !mode || mode[i] == HG_MODE_FREE;
@@ -563,7 +563,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
 
   /* forward: accelerations from a_0 = (0, -g) (zero in the impulsive form) */
   for (int f = 0; f <= nf; f++)
-  for (int i = fl[f] + 1; i < fl[f + 1]; i++) {
+  for (int i = fl[f] + 1, end = fl[f + 1]; i < end; i++) {
     int p = lm->parent[i], va = lm->v_adr[i], k = lm->prism[i] ? 5 : 2;
     double A[6];
     if (p)
