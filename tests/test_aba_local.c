@@ -276,6 +276,34 @@ static void floating_models(void **state) {
     check_hybrid(m, name, 5, 1, &r);
     hg_model_free(m);
   }
+  /* a forest mixing floating, revolute and prismatic roots, the floating ones between the others
+   * in index order */
+  static const struct { const char *name, *parent; hg_joint_type type; } mix[9] = {
+      {"a", "world", HG_JOINT_REVOLUTE}, {"b", "a", HG_JOINT_PRISMATIC},
+      {"c", "world", HG_JOINT_FREE},     {"d", "c", HG_JOINT_REVOLUTE},
+      {"e", "d", HG_JOINT_REVOLUTE},     {"f", "world", HG_JOINT_PRISMATIC},
+      {"g", "f", HG_JOINT_REVOLUTE},     {"h", "world", HG_JOINT_FREE},
+      {"i", "world", HG_JOINT_FREE}};
+  hg_builder *b = hg_builder_new();
+  for (int i = 0; i < 9; i++) {
+    double axis[3];
+    hg_se3 off;
+    hg_inertia G;
+    hg_test_random_vector(&r, axis, 3, -1, 1);
+    hg_test_random_pose(&r, &off);
+    hg_test_random_inertia(&r, &G);
+    hg_test_add_body(b, mix[i].name, mix[i].parent, mix[i].type, axis, NULL, 0, &off, &G);
+  }
+  hg_error err;
+  hg_model *m = hg_builder_compile(b, &err);
+  hg_builder_free(b);
+  assert_non_null(m);
+  assert_non_null(m->local);
+  assert_int_equal(m->local->nfloating, 3);
+  check_model(m, "mixed forest", &r);
+  check_hybrid(m, "mixed forest", 20, 0, &r);
+  check_hybrid(m, "mixed forest", 10, 1, &r);
+  hg_model_free(m);
 }
 
 static double view_diff(const hg_model *m, const double (*x)[6], const double (*y)[6]);
