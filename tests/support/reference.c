@@ -1,0 +1,177 @@
+/* reference.c: the long double forward-dynamics oracle of reference.h. */
+#include "reference.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef long double ld;
+
+/* v x u for spatial motion vectors (angular first) */
+static void cross_motion(const ld *v, const ld *u, ld *y) {
+  const ld *w = v, *l = v + 3;
+  y[0] = w[1] * u[2] - w[2] * u[1];
+  y[1] = w[2] * u[0] - w[0] * u[2];
+  y[2] = w[0] * u[1] - w[1] * u[0];
+  y[3] = w[1] * u[5] - w[2] * u[4] + l[1] * u[2] - l[2] * u[1];
+  y[4] = w[2] * u[3] - w[0] * u[5] + l[2] * u[0] - l[0] * u[2];
+  y[5] = w[0] * u[4] - w[1] * u[3] + l[0] * u[1] - l[1] * u[0];
+}
+/* v x* f for a wrench f (moment first) */
+static void cross_force(const ld *v, const ld *f, ld *y) {
+  const ld *w = v, *l = v + 3;
+  y[0] = w[1] * f[2] - w[2] * f[1] + l[1] * f[5] - l[2] * f[4];
+  y[1] = w[2] * f[0] - w[0] * f[2] + l[2] * f[3] - l[0] * f[5];
+  y[2] = w[0] * f[1] - w[1] * f[0] + l[0] * f[4] - l[1] * f[3];
+  y[3] = w[1] * f[5] - w[2] * f[4];
+  y[4] = w[2] * f[3] - w[0] * f[5];
+  y[5] = w[0] * f[4] - w[1] * f[3];
+}
+
+/* one body's joint in long double: pose (R, p) of body i in its parent and S in body i */
+typedef struct ref_joint {
+  ld R[9], p[3], S[6];
+} ref_joint;
+
+/* T_{p,i}(q) = offset Rot(axis, q) or offset Tz(q axis); the axis is the same in joint and body
+ * frame, so S = (axis, 0) or (0, axis) */
+static void joint_pose(const hg_model *m, int i, double qi, ref_joint *J) {
+  const hg_se3 *O = &m->jnt_offset[i];
+  const double *x = m->jnt[i].axis;
+  int prism = m->jnt[i].type == HG_JOINT_PRISMATIC;
+  ld Q[9], c = cosl(qi), s = sinl(qi), t = 1 - c;
+  if (prism) {
+    for (int e = 0; e < 9; e++) Q[e] = e % 4 == 0;
+  } else {
+    /* Rodrigues: c 1 + s x^ + (1 - c) x x^T */
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) Q[3 * a + b] = t * x[a] * x[b] + (a == b) * c;
+    Q[1] -= s * x[2], Q[2] += s * x[1], Q[3] += s * x[2];
+    Q[5] -= s * x[0], Q[6] -= s * x[1], Q[7] += s * x[0];
+  }
+  for (int a = 0; a < 3; a++) {
+    for (int b = 0; b < 3; b++) {
+      ld r = 0;
+      for (int k = 0; k < 3; k++) r += (ld)O->R[3 * a + k] * Q[3 * k + b];
+      J->R[3 * a + b] = r;
+    }
+    ld p = O->p[a];
+    if (prism)
+      for (int k = 0; k < 3; k++) p += (ld)O->R[3 * a + k] * x[k] * (ld)qi;
+    J->p[a] = p;
+  }
+  for (int k = 0; k < 3; k++) J->S[k] = prism ? 0 : x[k], J->S[3 + k] = prism ? x[k] : 0;
+}
+
+/* motion parent -> child: (R^T w, R^T (v - p x w)) */
+static void motion_in(const ref_joint *J, const ld *V, ld *out) {
+  ld d[3] = {V[3] - (J->p[1] * V[2] - J->p[2] * V[1]), V[4] - (J->p[2] * V[0] - J->p[0] * V[2]),
+             V[5] - (J->p[0] * V[1] - J->p[1] * V[0])};
+  for (int a = 0; a < 3; a++) {
+    out[a] = J->R[a] * V[0] + J->R[3 + a] * V[1] + J->R[6 + a] * V[2];
+    out[3 + a] = J->R[a] * d[0] + J->R[3 + a] * d[1] + J->R[6 + a] * d[2];
+  }
+}
+/* wrench child -> parent: (R m + p x R f, R f) */
+static void force_out(const ref_joint *J, const ld *F, ld *out) {
+  ld m[3], f[3];
+  for (int a = 0; a < 3; a++) {
+    m[a] = J->R[3 * a] * F[0] + J->R[3 * a + 1] * F[1] + J->R[3 * a + 2] * F[2];
+    f[a] = J->R[3 * a] * F[3] + J->R[3 * a + 1] * F[4] + J->R[3 * a + 2] * F[5];
+  }
+  out[0] = m[0] + J->p[1] * f[2] - J->p[2] * f[1];
+  out[1] = m[1] + J->p[2] * f[0] - J->p[0] * f[2];
+  out[2] = m[2] + J->p[0] * f[1] - J->p[1] * f[0];
+  for (int a = 0; a < 3; a++) out[3 + a] = f[a];
+}
+
+/* tau = ID(q, v, qdd) by Newton-Euler in body frames (gravity and fext when bias is 1, else
+ * neither and v taken as zero); V, A, F: nbody 6-vectors of scratch */
+static void rnea(const hg_model *m, const ref_joint *J, const double *v, const ld *qdd,
+                 const double *fext, int bias, ld (*V)[6], ld (*A)[6], ld (*F)[6], ld *tau) {
+  int n = m->nbody;
+  for (int i = 1; i < n; i++) {
+    int p = m->parent[i], va = m->v_adr[i];
+    ld Vp[6] = {0}, Ap[6] = {0, 0, 0, 0, 0, 0}, vj[6], c[6], G[36], h[6], g[6];
+    if (p) {
+      for (int r = 0; r < 6; r++) Vp[r] = V[p][r], Ap[r] = A[p][r];
+    } else if (bias) {
+      for (int r = 0; r < 3; r++) Ap[3 + r] = -(ld)m->gravity[r];
+    }
+    motion_in(&J[i], Vp, V[i]);
+    motion_in(&J[i], Ap, A[i]);
+    ld qd = bias ? v[va] : 0;
+    for (int r = 0; r < 6; r++) vj[r] = J[i].S[r] * qd;
+    for (int r = 0; r < 6; r++) V[i][r] += vj[r];
+    cross_motion(V[i], vj, c);
+    for (int r = 0; r < 6; r++) A[i][r] += c[r] + J[i].S[r] * qdd[va];
+    double Gd[36];
+    hg_inertia_matrix(&m->inertia[i], Gd);
+    for (int e = 0; e < 36; e++) G[e] = Gd[e];
+    for (int r = 0; r < 6; r++) {
+      h[r] = g[r] = 0;
+      for (int k = 0; k < 6; k++) h[r] += G[6 * r + k] * V[i][k], g[r] += G[6 * r + k] * A[i][k];
+    }
+    cross_force(V[i], h, F[i]);
+    for (int r = 0; r < 6; r++) F[i][r] += g[r] - (bias && fext ? (ld)fext[6 * i + r] : 0);
+  }
+  for (int i = n - 1; i > 0; i--) {
+    int p = m->parent[i];
+    ld t = 0, Fp[6];
+    for (int r = 0; r < 6; r++) t += J[i].S[r] * F[i][r];
+    tau[m->v_adr[i]] = t;
+    if (!p) continue;
+    force_out(&J[i], F[i], Fp);
+    for (int r = 0; r < 6; r++) F[p][r] += Fp[r];
+  }
+}
+
+int hg_test_forward_ld(const hg_model *m, const double *q, const double *v, const double *tau,
+                       const double *fext, double *qdd) {
+  int n = m->nbody, nv = m->nv, rc = -1;
+  for (int i = 1; i < n; i++)
+    if ((m->jnt[i].type != HG_JOINT_REVOLUTE && m->jnt[i].type != HG_JOINT_PRISMATIC) ||
+        m->has_post[i])
+      return -1;
+  ref_joint *J = calloc(n, sizeof *J);
+  ld (*V)[6] = calloc(n, sizeof *V), (*A)[6] = calloc(n, sizeof *A), (*F)[6] = calloc(n, sizeof *F);
+  ld *M = calloc((size_t)nv * nv + 1, sizeof *M), *b = calloc(nv + 1, sizeof *b);
+  ld *e = calloc(nv + 1, sizeof *e), *col = calloc(nv + 1, sizeof *col);
+  if (!J || !V || !A || !F || !M || !b || !e || !col) goto out;
+  for (int i = 1; i < n; i++) joint_pose(m, i, q[m->v_adr[i]], &J[i]);
+  /* b = ID(q, v, 0) with gravity and fext; column j of M = ID(q, 0, e_j) without */
+  rnea(m, J, v, e, fext, 1, V, A, F, b);
+  for (int j = 0; j < nv; j++) {
+    e[j] = 1;
+    rnea(m, J, v, e, NULL, 0, V, A, F, col);
+    e[j] = 0;
+    for (int r = 0; r < nv; r++) M[r * nv + j] = col[r];
+  }
+  /* Cholesky M = L L^T in place (lower triangle), then two triangular solves */
+  for (int j = 0; j < nv; j++) {
+    ld s = M[j * nv + j];
+    for (int k = 0; k < j; k++) s -= M[j * nv + k] * M[j * nv + k];
+    if (!(s > 0)) goto out;
+    M[j * nv + j] = sqrtl(s);
+    for (int r = j + 1; r < nv; r++) {
+      ld t = M[r * nv + j];
+      for (int k = 0; k < j; k++) t -= M[r * nv + k] * M[j * nv + k];
+      M[r * nv + j] = t / M[j * nv + j];
+    }
+  }
+  for (int r = 0; r < nv; r++) {
+    ld t = tau[r] - b[r];
+    for (int k = 0; k < r; k++) t -= M[r * nv + k] * col[k];
+    col[r] = t / M[r * nv + r];
+  }
+  for (int r = nv - 1; r >= 0; r--) {
+    ld t = col[r];
+    for (int k = r + 1; k < nv; k++) t -= M[k * nv + r] * col[k];
+    col[r] = t / M[r * nv + r];
+    qdd[r] = (double)col[r];
+  }
+  rc = 0;
+out:
+  free(J), free(V), free(A), free(F), free(M), free(b), free(e), free(col);
+  return rc;
+}

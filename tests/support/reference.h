@@ -1,0 +1,18 @@
+/* reference.h: a long double forward-dynamics oracle for tests (independent of hinge's
+ * articulated-body passes). */
+#ifndef HINGE_TEST_REFERENCE_H
+#define HINGE_TEST_REFERENCE_H
+
+#include "hinge.h"
+
+/* qdd = M^-1 (tau - b) for a fixed-base model whose every joint is revolute or prismatic without
+ * post-offset, in long double: b by the recursive Newton-Euler pass in body frames (gravity, fext
+ * as hg_aba's: body frames, about body origins; or NULL), M column by column by the same pass
+ * with unit accelerations, then a Cholesky solve. Its error is ~1e-19 cond(M), where a double
+ * pass working about far origins (hg_aba's tree frame) can lose digits: the test oracle for the
+ * body-local ABA. Returns 0, or -1 for another joint type or a matrix that is not positive
+ * definite. */
+int hg_test_forward_ld(const hg_model *m, const double *q, const double *v, const double *tau,
+                       const double *fext, double *qdd);
+
+#endif
