@@ -85,22 +85,22 @@ static void force_out(const ref_joint *J, const ld *F, ld *out) {
   for (int a = 0; a < 3; a++) out[3 + a] = f[a];
 }
 
-/* tau = ID(q, v, qdd) by Newton-Euler in body frames (gravity and fext when bias is 1, else
- * neither and v taken as zero); V, A, F: nbody 6-vectors of scratch */
+/* tau = ID(q, v, qdd) by Newton-Euler in body frames with gravity and fext (or NULL); V, A, F:
+ * nbody 6-vectors of scratch */
 static void rnea(const hg_model *m, const ref_joint *J, const double *v, const ld *qdd,
-                 const double *fext, int bias, ld (*V)[6], ld (*A)[6], ld (*F)[6], ld *tau) {
+                 const double *fext, ld (*V)[6], ld (*A)[6], ld (*F)[6], ld *tau) {
   int n = m->nbody;
   for (int i = 1; i < n; i++) {
     int p = m->parent[i], va = m->v_adr[i];
     ld Vp[6] = {0}, Ap[6] = {0, 0, 0, 0, 0, 0}, vj[6], c[6], G[36], h[6], g[6];
     if (p) {
       for (int r = 0; r < 6; r++) Vp[r] = V[p][r], Ap[r] = A[p][r];
-    } else if (bias) {
+    } else {
       for (int r = 0; r < 3; r++) Ap[3 + r] = -(ld)m->gravity[r];
     }
     motion_in(&J[i], Vp, V[i]);
     motion_in(&J[i], Ap, A[i]);
-    ld qd = bias ? v[va] : 0;
+    ld qd = v[va];
     for (int r = 0; r < 6; r++) vj[r] = J[i].S[r] * qd;
     for (int r = 0; r < 6; r++) V[i][r] += vj[r];
     cross_motion(V[i], vj, c);
@@ -113,7 +113,7 @@ static void rnea(const hg_model *m, const ref_joint *J, const double *v, const l
       for (int k = 0; k < 6; k++) h[r] += G[6 * r + k] * V[i][k], g[r] += G[6 * r + k] * A[i][k];
     }
     cross_force(V[i], h, F[i]);
-    for (int r = 0; r < 6; r++) F[i][r] += g[r] - (bias && fext ? (ld)fext[6 * i + r] : 0);
+    for (int r = 0; r < 6; r++) F[i][r] += g[r] - (fext ? (ld)fext[6 * i + r] : 0);
   }
   for (int i = n - 1; i > 0; i--) {
     int p = m->parent[i];
@@ -126,6 +126,47 @@ static void rnea(const hg_model *m, const ref_joint *J, const double *v, const l
   }
 }
 
+/* M by the composite-rigid-body pass in body frames: Ic_i = I_i + sum of X^T Ic_c X over the
+ * children, M_ii = S_i^T Ic_i S_i, then F = Ic_i S_i moved up the path to the root for the
+ * entries of i's ancestors; Ic: nbody 6x6 of scratch */
+static void crba(const hg_model *m, const ref_joint *J, ld (*Ic)[36], ld *M) {
+  int n = m->nbody, nv = m->nv;
+  for (int i = 1; i < n; i++) {
+    double Gd[36];
+    hg_inertia_matrix(&m->inertia[i], Gd);
+    for (int e = 0; e < 36; e++) Ic[i][e] = Gd[e];
+  }
+  for (int i = n - 1; i > 0; i--) {
+    int p = m->parent[i], va = m->v_adr[i];
+    ld F[6];
+    for (int r = 0; r < 6; r++) {
+      F[r] = 0;
+      for (int k = 0; k < 6; k++) F[r] += Ic[i][6 * r + k] * J[i].S[k];
+    }
+    /* up the path: F in the frame of body j, entry (v_adr[j], va) = S_j^T F */
+    for (int j = i; j > 0; j = m->parent[j]) {
+      ld t = 0, Fp[6];
+      for (int r = 0; r < 6; r++) t += J[j].S[r] * F[r];
+      M[m->v_adr[j] * nv + va] = M[va * nv + m->v_adr[j]] = t;
+      force_out(&J[j], F, Fp);
+      for (int r = 0; r < 6; r++) F[r] = Fp[r];
+    }
+    if (!p) continue;
+    /* Ic_p += X^T Ic_i X: both sides as wrenches moved out, column by column */
+    ld T[36], col[6], out[6];
+    for (int c = 0; c < 6; c++) {
+      for (int r = 0; r < 6; r++) col[r] = Ic[i][6 * r + c];
+      force_out(&J[i], col, out);
+      for (int r = 0; r < 6; r++) T[6 * r + c] = out[r];
+    }
+    for (int r = 0; r < 6; r++) {
+      for (int c = 0; c < 6; c++) col[c] = T[6 * r + c];
+      force_out(&J[i], col, out);
+      for (int c = 0; c < 6; c++) Ic[p][6 * r + c] += out[c];
+    }
+  }
+}
+
 int hg_test_forward_ld(const hg_model *m, const double *q, const double *v, const double *tau,
                        const double *fext, double *qdd) {
   int n = m->nbody, nv = m->nv, rc = -1;
@@ -135,18 +176,14 @@ int hg_test_forward_ld(const hg_model *m, const double *q, const double *v, cons
       return -1;
   ref_joint *J = calloc(n, sizeof *J);
   ld (*V)[6] = calloc(n, sizeof *V), (*A)[6] = calloc(n, sizeof *A), (*F)[6] = calloc(n, sizeof *F);
+  ld (*Ic)[36] = calloc(n, sizeof *Ic);
   ld *M = calloc((size_t)nv * nv + 1, sizeof *M), *b = calloc(nv + 1, sizeof *b);
-  ld *e = calloc(nv + 1, sizeof *e), *col = calloc(nv + 1, sizeof *col);
-  if (!J || !V || !A || !F || !M || !b || !e || !col) goto out;
+  ld *zero = calloc(nv + 1, sizeof *zero), *x = calloc(nv + 1, sizeof *x);
+  if (!J || !V || !A || !F || !Ic || !M || !b || !zero || !x) goto out;
   for (int i = 1; i < n; i++) joint_pose(m, i, q[m->v_adr[i]], &J[i]);
-  /* b = ID(q, v, 0) with gravity and fext; column j of M = ID(q, 0, e_j) without */
-  rnea(m, J, v, e, fext, 1, V, A, F, b);
-  for (int j = 0; j < nv; j++) {
-    e[j] = 1;
-    rnea(m, J, v, e, NULL, 0, V, A, F, col);
-    e[j] = 0;
-    for (int r = 0; r < nv; r++) M[r * nv + j] = col[r];
-  }
+  /* b = ID(q, v, 0) with gravity and fext; M by the composite-rigid-body pass */
+  rnea(m, J, v, zero, fext, V, A, F, b);
+  crba(m, J, Ic, M);
   /* Cholesky M = L L^T in place (lower triangle), then two triangular solves */
   for (int j = 0; j < nv; j++) {
     ld s = M[j * nv + j];
@@ -161,17 +198,17 @@ int hg_test_forward_ld(const hg_model *m, const double *q, const double *v, cons
   }
   for (int r = 0; r < nv; r++) {
     ld t = tau[r] - b[r];
-    for (int k = 0; k < r; k++) t -= M[r * nv + k] * col[k];
-    col[r] = t / M[r * nv + r];
+    for (int k = 0; k < r; k++) t -= M[r * nv + k] * x[k];
+    x[r] = t / M[r * nv + r];
   }
   for (int r = nv - 1; r >= 0; r--) {
-    ld t = col[r];
-    for (int k = r + 1; k < nv; k++) t -= M[k * nv + r] * col[k];
-    col[r] = t / M[r * nv + r];
-    qdd[r] = (double)col[r];
+    ld t = x[r];
+    for (int k = r + 1; k < nv; k++) t -= M[k * nv + r] * x[k];
+    x[r] = t / M[r * nv + r];
+    qdd[r] = (double)x[r];
   }
   rc = 0;
 out:
-  free(J), free(V), free(A), free(F), free(M), free(b), free(e), free(col);
+  free(J), free(V), free(A), free(F), free(Ic), free(M), free(b), free(zero), free(x);
   return rc;
 }

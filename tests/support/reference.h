@@ -7,8 +7,8 @@
 
 /* qdd = M^-1 (tau - b) for a fixed-base model whose every joint is revolute or prismatic without
  * post-offset, in long double: b by the recursive Newton-Euler pass in body frames (gravity, fext
- * as hg_aba's: body frames, about body origins; or NULL), M column by column by the same pass
- * with unit accelerations, then a Cholesky solve. Its error is ~1e-19 cond(M), where a double
+ * as hg_aba's: body frames, about body origins; or NULL), M by the composite-rigid-body pass in
+ * body frames, then a Cholesky solve. Its error is ~1e-19 cond(M), where a double
  * pass working about far origins (hg_aba's tree frame) can lose digits: the test oracle for the
  * body-local ABA. Returns 0, or -1 for another joint type or a matrix that is not positive
  * definite. */
