@@ -146,9 +146,10 @@ static double rel_diff(const double *x, const double *y, const double *z, int n)
   return e / scale;
 }
 
-/* hg_local_hybrid (impulse 0) or hg_local_hybrid_impulse (impulse 1) against hg_hybrid or
- * hg_hybrid_impulse on nstates random states with random modes (free 1/2, prescribed 3/10,
- * locked 1/5), both variants; fails beyond 1e-12 relative (rel_diff) in qdd or tau */
+/* hg_local_hybrid (impulse 0) or hg_local_hybrid_impulse (impulse 1) against the long double
+ * oracle's hybrid form on nstates random states with random modes (free 1/2, prescribed 3/10,
+ * locked 1/5), both variants; fails beyond 1e-12 relative (rel_diff) in qdd or tau. hg_hybrid
+ * or hg_hybrid_impulse guards the oracle (to 1e-11), as in worst_error. */
 static void check_hybrid(const hg_model *m, const char *name, int nstates, int impulse, hg_rng *r) {
   hg_error err;
   hg_data *d = hg_data_new(m);
@@ -157,6 +158,7 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
   double *qdd0 = calloc(nv, sizeof *qdd0), *tau0 = calloc(nv, sizeof *tau0);
   double *qa = calloc(nv, sizeof *qa), *ta = calloc(nv, sizeof *ta);
   double *ql = calloc(nv, sizeof *ql), *tl = calloc(nv, sizeof *tl);
+  double *qr = calloc(nv, sizeof *qr), *tr = calloc(nv, sizeof *tr);
   double *fext = calloc(6 * (size_t)nb, sizeof *fext);
   for (int factored = 0; factored < 2; factored++) {
     hg_local_model *lm = hg_local_compile(m, factored, &err);
@@ -176,7 +178,8 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
       if (k == 0)
         for (int i = 1; i < nb; i++) d->mode[i] = HG_MODE_FREE;
       const double *fe = k % 2 ? fext : NULL;
-      for (int i = 0; i < nv; i++) qa[i] = ql[i] = qdd0[i], ta[i] = tl[i] = tau0[i];
+      for (int i = 0; i < nv; i++) qa[i] = ql[i] = qr[i] = qdd0[i], ta[i] = tl[i] = tr[i] = tau0[i];
+      assert_int_equal(hg_test_hybrid_ld(m, d->mode, q, impulse ? NULL : v, qr, tr, fe), 0);
       if (impulse) {
         assert_int_equal(hg_hybrid_impulse(m, d, q, qa, ta), 0);
         assert_int_equal(hg_local_hybrid_impulse(lm, ld, d->mode, q, ql, tl), 0);
@@ -186,7 +189,9 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
       }
       /* qdd of free joints answers tau of the others (and the reverse): both errors are
        * measured against the larger of the two results */
-      double eq = rel_diff(ql, qa, ta, nv), et = rel_diff(tl, ta, qa, nv);
+      double eq = rel_diff(ql, qr, tr, nv), et = rel_diff(tl, tr, qr, nv);
+      double ga = fmax(rel_diff(qa, qr, tr, nv), rel_diff(ta, tr, qr, nv));
+      if (!(ga <= 1e-11)) fail_msg("%s: the oracle is %.3g off hg_hybrid", name, ga);
       if (!(eq <= 1e-12) || !(et <= 1e-12))
         fail_msg("%s, %s, factored %d, state %d: relative error qdd %.3g, tau %.3g", name,
                  impulse ? "impulse" : "hybrid", factored, k, eq, et);
@@ -194,7 +199,8 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
     hg_local_data_free(ld);
     hg_local_model_free(lm);
   }
-  free(q), free(v), free(qdd0), free(tau0), free(qa), free(ta), free(ql), free(tl), free(fext);
+  free(q), free(v), free(qdd0), free(tau0), free(qa), free(ta), free(ql), free(tl), free(qr);
+  free(tr), free(fext);
   hg_data_free(d);
 }
 

@@ -167,8 +167,8 @@ static void crba(const hg_model *m, const ref_joint *J, ld (*Ic)[36], ld *M) {
   }
 }
 
-int hg_test_forward_ld(const hg_model *m, const double *q, const double *v, const double *tau,
-                       const double *fext, double *qdd) {
+int hg_test_hybrid_ld(const hg_model *m, const uint8_t *mode, const double *q, const double *v,
+                      double *qdd, double *tau, const double *fext) {
   int n = m->nbody, nv = m->nv, rc = -1;
   for (int i = 1; i < n; i++)
     if ((m->jnt[i].type != HG_JOINT_REVOLUTE && m->jnt[i].type != HG_JOINT_PRISMATIC) ||
@@ -178,37 +178,67 @@ int hg_test_forward_ld(const hg_model *m, const double *q, const double *v, cons
   ld (*V)[6] = calloc(n, sizeof *V), (*A)[6] = calloc(n, sizeof *A), (*F)[6] = calloc(n, sizeof *F);
   ld (*Ic)[36] = calloc(n, sizeof *Ic);
   ld *M = calloc((size_t)nv * nv + 1, sizeof *M), *b = calloc(nv + 1, sizeof *b);
-  ld *zero = calloc(nv + 1, sizeof *zero), *x = calloc(nv + 1, sizeof *x);
-  if (!J || !V || !A || !F || !Ic || !M || !b || !zero || !x) goto out;
+  ld *a = calloc(nv + 1, sizeof *a), *x = calloc(nv + 1, sizeof *x);
+  ld *L = calloc((size_t)nv * nv + 1, sizeof *L);
+  int *fr = calloc(nv + 1, sizeof *fr), nf = 0;
+  if (!J || !V || !A || !F || !Ic || !M || !b || !a || !x || !L || !fr) goto out;
   for (int i = 1; i < n; i++) joint_pose(m, i, q[m->v_adr[i]], &J[i]);
-  /* b = ID(q, v, 0) with gravity and fext; M by the composite-rigid-body pass */
-  rnea(m, J, v, zero, fext, V, A, F, b);
+  /* b = ID(q, v, 0) with gravity and fext (zero in the impulsive form); M by the
+   * composite-rigid-body pass */
+  if (v) rnea(m, J, v, a, fext, V, A, F, b);
   crba(m, J, Ic, M);
-  /* Cholesky M = L L^T in place (lower triangle), then two triangular solves */
-  for (int j = 0; j < nv; j++) {
-    ld s = M[j * nv + j];
-    for (int k = 0; k < j; k++) s -= M[j * nv + k] * M[j * nv + k];
-    if (!(s > 0)) goto out;
-    M[j * nv + j] = sqrtl(s);
-    for (int r = j + 1; r < nv; r++) {
-      ld t = M[r * nv + j];
-      for (int k = 0; k < j; k++) t -= M[r * nv + k] * M[j * nv + k];
-      M[r * nv + j] = t / M[j * nv + j];
+  /* the free joints' indices; the others' accelerations as given (locked: zero, but in the
+   * impulsive form) */
+  for (int i = 1; i < n; i++) {
+    int va = m->v_adr[i];
+    if (!mode || mode[i] == HG_MODE_FREE) fr[nf++] = va;
+    else a[va] = v && mode[i] == HG_MODE_LOCKED ? 0 : qdd[va];
+  }
+  /* x_F = tau_F - b_F - M_FP a_P (a_F still zero) */
+  for (int e = 0; e < nf; e++) {
+    ld t = tau[fr[e]] - b[fr[e]];
+    for (int k = 0; k < nv; k++) t -= M[fr[e] * nv + k] * a[k];
+    x[e] = t;
+  }
+  /* M_FF = L L^T (Cholesky on the free rows and columns, L nf x nf), then two triangular
+   * solves */
+  for (int j = 0; j < nf; j++) {
+    ld t = M[fr[j] * nv + fr[j]];
+    for (int k = 0; k < j; k++) t -= L[j * nf + k] * L[j * nf + k];
+    if (!(t > 0)) goto out;
+    L[j * nf + j] = sqrtl(t);
+    for (int r = j + 1; r < nf; r++) {
+      ld u = M[fr[r] * nv + fr[j]];
+      for (int k = 0; k < j; k++) u -= L[r * nf + k] * L[j * nf + k];
+      L[r * nf + j] = u / L[j * nf + j];
     }
   }
-  for (int r = 0; r < nv; r++) {
-    ld t = tau[r] - b[r];
-    for (int k = 0; k < r; k++) t -= M[r * nv + k] * x[k];
-    x[r] = t / M[r * nv + r];
+  for (int r = 0; r < nf; r++) {
+    for (int k = 0; k < r; k++) x[r] -= L[r * nf + k] * x[k];
+    x[r] /= L[r * nf + r];
   }
-  for (int r = nv - 1; r >= 0; r--) {
-    ld t = x[r];
-    for (int k = r + 1; k < nv; k++) t -= M[k * nv + r] * x[k];
-    x[r] = t / M[r * nv + r];
-    qdd[r] = (double)x[r];
+  for (int r = nf - 1; r >= 0; r--) {
+    for (int k = r + 1; k < nf; k++) x[r] -= L[k * nf + r] * x[k];
+    x[r] /= L[r * nf + r];
+  }
+  for (int e = 0; e < nf; e++) a[fr[e]] = x[e];
+  /* tau of every joint = M a + b (the free ones' given tau, to round-off, kept as given) */
+  for (int i = 1; i < n; i++) {
+    int va = m->v_adr[i];
+    qdd[va] = (double)a[va];
+    if (!mode || mode[i] == HG_MODE_FREE) continue;
+    ld t = b[va];
+    for (int k = 0; k < nv; k++) t += M[va * nv + k] * a[k];
+    tau[va] = (double)t;
   }
   rc = 0;
 out:
-  free(J), free(V), free(A), free(F), free(Ic), free(M), free(b), free(zero), free(x);
+  free(J), free(V), free(A), free(F), free(Ic), free(M), free(b), free(a), free(x), free(L);
+  free(fr);
   return rc;
+}
+
+int hg_test_forward_ld(const hg_model *m, const double *q, const double *v, const double *tau,
+                       const double *fext, double *qdd) {
+  return hg_test_hybrid_ld(m, NULL, q, v, qdd, (double *)tau, fext);
 }

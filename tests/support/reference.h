@@ -3,6 +3,8 @@
 #ifndef HINGE_TEST_REFERENCE_H
 #define HINGE_TEST_REFERENCE_H
 
+#include <stdint.h>
+
 #include "hinge.h"
 
 /* qdd = M^-1 (tau - b) for a fixed-base model whose every joint is revolute or prismatic without
@@ -14,5 +16,13 @@
  * definite. */
 int hg_test_forward_ld(const hg_model *m, const double *q, const double *v, const double *tau,
                        const double *fext, double *qdd);
+
+/* hg_hybrid's semantics the same way, with the joint modes in mode (nbody entries, as d->mode;
+ * NULL: every joint free): on entry qdd holds the accelerations of prescribed joints and tau the
+ * forces of free ones; on return both are complete (locked joints' qdd set to zero). v NULL is
+ * hg_hybrid_impulse's form: no velocities, gravity or fext, qdd and tau are dv and the impulses,
+ * locked joints' dv as given. Returns as hg_test_forward_ld. */
+int hg_test_hybrid_ld(const hg_model *m, const uint8_t *mode, const double *q, const double *v,
+                      double *qdd, double *tau, const double *fext);
 
 #endif
