@@ -1,8 +1,8 @@
 /* test_aba_local.c: the body-local ABA (dynamics/aba_local.h), both ways of transforming, against
- * a long double oracle (reference.h: Newton-Euler and a Cholesky solve) on the revolute benchmark
- * models and random revolute and revolute-prismatic chains and forests with random axes and joint
- * origins, with gravity, random states, forces and external wrenches; its hybrid and impulsive
- * forms against hg_hybrid and hg_hybrid_impulse with random joint modes. */
+ * a long double oracle (reference.h: Newton-Euler, composite rigid bodies and a Cholesky solve) on
+ * the revolute benchmark models and random revolute and revolute-prismatic chains and forests
+ * with random axes and joint origins, with gravity, random states, forces and external wrenches;
+ * its hybrid and impulsive forms against the oracle's hybrid form with random joint modes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
