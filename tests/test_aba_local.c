@@ -28,7 +28,7 @@ static double worst_error(const hg_model *m, int factored, int nstates, int with
   if (!lm) fail_msg("hg_local_compile: %s", err.msg);
   hg_local_data *ld = hg_local_data_new(lm);
   hg_data *d = hg_data_new(m);
-  d->tree_pass = 1; /* the oracle: the tree-frame pass */
+  d->tree_pass = 1; /* hg_aba's tree-frame pass, the guard of the oracle */
   int nv = m->nv;
   double *q = calloc(nv, sizeof *q), *v = calloc(nv, sizeof *v), *tau = calloc(nv, sizeof *tau);
   double *qa = calloc(nv, sizeof *qa), *ql = calloc(nv, sizeof *ql), *qr = calloc(nv, sizeof *qr);
@@ -154,7 +154,7 @@ static double rel_diff(const double *x, const double *y, const double *z, int n)
 static void check_hybrid(const hg_model *m, const char *name, int nstates, int impulse, hg_rng *r) {
   hg_error err;
   hg_data *d = hg_data_new(m);
-  d->tree_pass = 1; /* the oracle: the tree-frame pass */
+  d->tree_pass = 1; /* hg_aba's tree-frame pass, the guard of the oracle */
   int nv = m->nv, nb = m->nbody;
   double *q = calloc(nv, sizeof *q), *v = calloc(nv, sizeof *v);
   double *qdd0 = calloc(nv, sizeof *qdd0), *tau0 = calloc(nv, sizeof *tau0);
@@ -240,7 +240,7 @@ static void fast_prismatic_roots(void **state) {
   for (int k = 0; k < 10; k++) {
     hg_model *m = hg_test_random_1dof(&r, 12, k % 2, 0.5);
     hg_data *d = hg_data_new(m);
-    d->tree_pass = 1; /* the oracle: the tree-frame pass */
+    d->tree_pass = 1; /* the reference: hg_aba's tree-frame pass (Galilean, like the local one) */
     int nv = m->nv;
     double q[12], v[12], tau[12], qa[12], ql[12];
     for (int factored = 0; factored < 2; factored++) {
