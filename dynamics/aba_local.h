@@ -1,5 +1,5 @@
-/* aba_local.h: an experimental body-local ABA for fixed-base models of 1-DoF revolute and
- * prismatic joints.
+/* aba_local.h: the body-local articulated pass (forward, hybrid and impulsive dynamics) for models
+ * of 1-DoF revolute and prismatic joints.
  *
  * hg_aba (dynamics.h) works in each tree's world-aligned frame: inertias are rotated into it on
  * every call and the motion subspace S is a general 6-vector. Here every quantity of body i is
@@ -18,8 +18,11 @@
  * A tree whose root joint is prismatic is seen from the inertial frame moving with the root's
  * joint origin, as hg_kinematics does (model.h, hg_joint_galilean): the slide's velocity is left
  * out of the root body's twist (the accelerations are the same, xi = 0 for prismatic joints).
- * This is measured groundwork, not wired into the simulator: it computes qdd (and tau of
- * prescribed joints) only and writes nothing that other algorithms read (no d->U, d->Dinv, d->a).
+ * hg_builder_compile compiles the factored form into m->local for the models it takes (model.h);
+ * hg_aba, hg_hybrid and hg_hybrid_impulse then run it on d->local (dynamics.h), and the views
+ * hg_body_twist, hg_body_acceleration and hg_joint_wrench read v, a, IA and pA below. It writes
+ * nothing in hg_data's tree-frame fields (no d->U, d->Dinv, d->a). The unfactored form (factored
+ * 0) is there for the tests and benchmarks, as a second way to the same results.
  */
 #ifndef HINGE_ABA_LOCAL_H
 #define HINGE_ABA_LOCAL_H
