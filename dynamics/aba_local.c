@@ -1,7 +1,8 @@
-/* aba_local.c: the body-local ABA of aba_local.h (revolute and prismatic joints, fixed or
- * floating bases).
+/* aba_local.c: the body-local articulated pass of aba_local.h (revolute and prismatic joints,
+ * fixed or floating bases).
  *
- * Per body i, in its joint frame J_i (S = e_z):
+ * Per body i, in its joint frame J_i (S = e_z for a revolute joint, as written here; a prismatic
+ * joint's S = e_5 takes row and column 5 where these take 2):
  *   forward:  v_i = X_i v_p + e_z qd_i,  c_i = v_i x (e_z qd_i),  pA_i = v_i x* (I_i v_i) - fext_i,
  *             IA_i = I_i
  *   backward: U = IA e_z, D = IA_22, u = tau_i - pA_2, Pi = IA - U U^T / D,

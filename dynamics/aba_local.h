@@ -1,5 +1,5 @@
-/* aba_local.h: a body-local ABA for models of 1-DoF revolute and prismatic joints on fixed or
- * floating (free-joint) bases.
+/* aba_local.h: the body-local articulated pass (forward, hybrid and impulsive dynamics) for models
+ * of 1-DoF revolute and prismatic joints on fixed or floating (free-joint) bases.
  *
  * hg_aba (dynamics.h) works in each tree's world-aligned frame: inertias are rotated into it on
  * every call and the motion subspace S is a general 6-vector. Here every quantity of body i is
@@ -25,9 +25,11 @@
  * acceleration). Its 6x6 articulated inertia is inverted (hg_spd_inverse) once every child has
  * been projected onto it, which gives its acceleration a_i = a_i' + qg_i right there; the real
  * qdd_i = qg_i - xi_i (xi_i = (0, w x v_lin), the transport term).
- * It computes qdd (and tau of prescribed joints) and writes only its own workspace (no d->U,
- * d->Dinv, d->a); hg_aba, hg_hybrid and hg_hybrid_impulse run it on models that have one
- * (m->local, compiled by hg_builder_compile).
+ * hg_builder_compile compiles the factored form into m->local for the models it takes (model.h);
+ * hg_aba, hg_hybrid and hg_hybrid_impulse then run it on d->local (dynamics.h), and the views
+ * hg_body_twist, hg_body_acceleration and hg_joint_wrench read v, a, IA and pA below. It writes
+ * nothing in hg_data's tree-frame fields (no d->U, d->Dinv, d->a). The unfactored form (factored
+ * 0) is there for the tests and benchmarks, as a second way to the same results.
  */
 #ifndef HINGE_ABA_LOCAL_H
 #define HINGE_ABA_LOCAL_H

@@ -1,8 +1,8 @@
 /* test_aba_local.c: the body-local ABA (dynamics/aba_local.h), both ways of transforming, against
- * hg_aba on the revolute benchmark models and random revolute and revolute-prismatic chains and
- * forests with random axes and joint origins, with gravity, random states, forces and external
- * wrenches; its hybrid and impulsive forms against hg_hybrid and hg_hybrid_impulse with random
- * joint modes. */
+ * a long double oracle (reference.h: Newton-Euler, composite rigid bodies and a Cholesky solve) on
+ * the revolute benchmark models and random revolute and revolute-prismatic chains and forests
+ * with random axes and joint origins, with gravity, random states, forces and external wrenches;
+ * its hybrid and impulsive forms against the oracle's hybrid form with random joint modes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,9 +12,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "aba_local.h"
 #include "models.h"
+#include "reference.h"
 
 /* a random configuration: q in [-2, 2] for models of 1-DoF joints (nq = nv), else
  * hg_model_random (free roots: unit quaternions) */
@@ -23,18 +25,30 @@ static void random_q(const hg_model *m, hg_rng *r, double *q) {
   else hg_model_random(m, r, q);
 }
 
-/* the largest |qdd_local - qdd_aba| over max(1, |qdd_aba|_inf) over nstates random states of m
- * (q, v in [-2, 2], tau in [-5, 5]; fext random when with_fext), for one variant */
+/* 1 when the long double oracle (reference.h: fixed bases) takes m; a floating base (a free
+ * root) has the tree-frame pass (d->tree_pass) as its reference instead */
+static int oracle_takes(const hg_model *m) {
+  for (int i = 1; i < m->nbody; i++)
+    if (m->jnt[i].type == HG_JOINT_FREE) return 0;
+  return 1;
+}
+
+/* the largest |qdd_local - qdd_ref| over max(1, |qdd_ref|_inf) over nstates random states of m
+ * (q, v in [-2, 2], tau in [-5, 5]; fext random when with_fext), for one variant, qdd_ref from
+ * the long double oracle. hg_aba is not the reference: working about each tree's root it loses
+ * digits on bodies far from it (random prismatic chain 36: 1.01e-12 off the oracle where both
+ * local variants are within 5e-16); it only guards the oracle (to 1e-11). On a floating base
+ * qdd_ref is hg_aba's (the tree-frame pass). */
 static double worst_error(const hg_model *m, int factored, int nstates, int with_fext, hg_rng *r) {
   hg_error err;
   hg_local_model *lm = hg_local_compile(m, factored, &err);
   if (!lm) fail_msg("hg_local_compile: %s", err.msg);
   hg_local_data *ld = hg_local_data_new(lm);
   hg_data *d = hg_data_new(m);
-  d->tree_pass = 1; /* the oracle: the tree-frame pass */
+  d->tree_pass = 1; /* hg_aba's tree-frame pass, the guard of the oracle */
   int nv = m->nv;
   double *q = calloc(m->nq, sizeof *q), *v = calloc(nv, sizeof *v), *tau = calloc(nv, sizeof *tau);
-  double *qa = calloc(nv, sizeof *qa), *ql = calloc(nv, sizeof *ql);
+  double *qa = calloc(nv, sizeof *qa), *ql = calloc(nv, sizeof *ql), *qr = calloc(nv, sizeof *qr);
   double *fext = calloc(6 * (size_t)m->nbody, sizeof *fext);
   double worst = 0;
   for (int k = 0; k < nstates; k++) {
@@ -44,13 +58,17 @@ static double worst_error(const hg_model *m, int factored, int nstates, int with
     hg_test_random_vector(r, fext, 6 * m->nbody, -1, 1);
     const double *fe = with_fext ? fext : NULL;
     assert_int_equal(hg_aba(m, d, q, v, tau, fe, qa), 0);
+    if (oracle_takes(m)) assert_int_equal(hg_test_forward_ld(m, q, v, tau, fe, qr), 0);
+    else memcpy(qr, qa, (size_t)nv * sizeof *qr);
     assert_int_equal(hg_local_aba(lm, ld, q, v, tau, fe, ql), 0);
-    double scale = 1, e = 0;
-    for (int i = 0; i < nv; i++) scale = fmax(scale, fabs(qa[i]));
-    for (int i = 0; i < nv; i++) e = fmax(e, fabs(ql[i] - qa[i]));
+    double scale = 1, e = 0, ea = 0;
+    for (int i = 0; i < nv; i++) scale = fmax(scale, fabs(qr[i]));
+    for (int i = 0; i < nv; i++)
+      e = fmax(e, fabs(ql[i] - qr[i])), ea = fmax(ea, fabs(qa[i] - qr[i]));
+    if (!(ea <= 1e-11 * scale)) fail_msg("the oracle is %.3g off hg_aba", ea / scale);
     worst = fmax(worst, e / scale);
   }
-  free(q), free(v), free(tau), free(qa), free(ql), free(fext);
+  free(q), free(v), free(tau), free(qa), free(ql), free(qr), free(fext);
   hg_data_free(d);
   hg_local_data_free(ld);
   hg_local_model_free(lm);
@@ -147,18 +165,20 @@ static double rel_diff(const double *x, const double *y, const double *z, int n)
   return e / scale;
 }
 
-/* hg_local_hybrid (impulse 0) or hg_local_hybrid_impulse (impulse 1) against hg_hybrid or
- * hg_hybrid_impulse on nstates random states with random modes (free 1/2, prescribed 3/10,
- * locked 1/5), both variants; fails beyond 1e-12 relative (rel_diff) in qdd or tau */
+/* hg_local_hybrid (impulse 0) or hg_local_hybrid_impulse (impulse 1) against the long double
+ * oracle's hybrid form on nstates random states with random modes (free 1/2, prescribed 3/10,
+ * locked 1/5), both variants; fails beyond 1e-12 relative (rel_diff) in qdd or tau. hg_hybrid
+ * or hg_hybrid_impulse guards the oracle (to 1e-11), as in worst_error. */
 static void check_hybrid(const hg_model *m, const char *name, int nstates, int impulse, hg_rng *r) {
   hg_error err;
   hg_data *d = hg_data_new(m);
-  d->tree_pass = 1; /* the oracle: the tree-frame pass */
+  d->tree_pass = 1; /* hg_aba's tree-frame pass, the guard of the oracle */
   int nv = m->nv, nb = m->nbody;
   double *q = calloc(m->nq, sizeof *q), *v = calloc(nv, sizeof *v);
   double *qdd0 = calloc(nv, sizeof *qdd0), *tau0 = calloc(nv, sizeof *tau0);
   double *qa = calloc(nv, sizeof *qa), *ta = calloc(nv, sizeof *ta);
   double *ql = calloc(nv, sizeof *ql), *tl = calloc(nv, sizeof *tl);
+  double *qr = calloc(nv, sizeof *qr), *tr = calloc(nv, sizeof *tr);
   double *fext = calloc(6 * (size_t)nb, sizeof *fext);
   for (int factored = 0; factored < 2; factored++) {
     hg_local_model *lm = hg_local_compile(m, factored, &err);
@@ -178,7 +198,7 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
       if (k == 0)
         for (int i = 1; i < nb; i++) d->mode[i] = HG_MODE_FREE;
       const double *fe = k % 2 ? fext : NULL;
-      for (int i = 0; i < nv; i++) qa[i] = ql[i] = qdd0[i], ta[i] = tl[i] = tau0[i];
+      for (int i = 0; i < nv; i++) qa[i] = ql[i] = qr[i] = qdd0[i], ta[i] = tl[i] = tr[i] = tau0[i];
       if (impulse) {
         assert_int_equal(hg_hybrid_impulse(m, d, q, qa, ta), 0);
         assert_int_equal(hg_local_hybrid_impulse(lm, ld, d->mode, q, ql, tl), 0);
@@ -186,9 +206,16 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
         assert_int_equal(hg_hybrid(m, d, q, v, qa, ta, fe), 0);
         assert_int_equal(hg_local_hybrid(lm, ld, d->mode, q, v, ql, tl, fe), 0);
       }
+      /* the reference: the oracle, or on a floating base the tree-frame pass */
+      if (oracle_takes(m))
+        assert_int_equal(hg_test_hybrid_ld(m, d->mode, q, impulse ? NULL : v, qr, tr, fe), 0);
+      else
+        for (int i = 0; i < nv; i++) qr[i] = qa[i], tr[i] = ta[i];
       /* qdd of free joints answers tau of the others (and the reverse): both errors are
        * measured against the larger of the two results */
-      double eq = rel_diff(ql, qa, ta, nv), et = rel_diff(tl, ta, qa, nv);
+      double eq = rel_diff(ql, qr, tr, nv), et = rel_diff(tl, tr, qr, nv);
+      double ga = fmax(rel_diff(qa, qr, tr, nv), rel_diff(ta, tr, qr, nv));
+      if (!(ga <= 1e-11)) fail_msg("%s: the oracle is %.3g off hg_hybrid", name, ga);
       if (!(eq <= 1e-12) || !(et <= 1e-12))
         fail_msg("%s, %s, factored %d, state %d: relative error qdd %.3g, tau %.3g", name,
                  impulse ? "impulse" : "hybrid", factored, k, eq, et);
@@ -196,7 +223,8 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
     hg_local_data_free(ld);
     hg_local_model_free(lm);
   }
-  free(q), free(v), free(qdd0), free(tau0), free(qa), free(ta), free(ql), free(tl), free(fext);
+  free(q), free(v), free(qdd0), free(tau0), free(qa), free(ta), free(ql), free(tl), free(qr);
+  free(tr), free(fext);
   hg_data_free(d);
 }
 
@@ -234,7 +262,7 @@ static void fast_prismatic_roots(void **state) {
   for (int k = 0; k < 10; k++) {
     hg_model *m = hg_test_random_1dof(&r, 12, k % 2, 0.5);
     hg_data *d = hg_data_new(m);
-    d->tree_pass = 1; /* the oracle: the tree-frame pass */
+    d->tree_pass = 1; /* the reference: hg_aba's tree-frame pass (Galilean, like the local one) */
     int nv = m->nv;
     double q[12], v[12], tau[12], qa[12], ql[12];
     for (int factored = 0; factored < 2; factored++) {

@@ -1,4 +1,5 @@
-/* bench_aba_local: hg_aba against the body-local ABA (dynamics/aba_local.h) on one model.
+/* bench_aba_local: the tree-frame pass (hg_aba, hg_hybrid with d->tree_pass set) against the
+ * body-local pass (dynamics/aba_local.h, both variants) on one model.
  *
  *   bench_aba_local MODEL cg FUNC [CALLS]   FUNC (aba, general, factored; hybrid, hgeneral,
  *                                           hfactored: hg_hybrid / hg_local_hybrid with random
@@ -64,6 +65,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   hg_data *d = hg_data_new(m);
+  d->tree_pass = 1; /* hg_aba and hg_hybrid here are the tree-frame pass, which the local one replaces */
   hg_local_data *dg = hg_local_data_new(lg), *df = hg_local_data_new(lf);
   int nv = m->nv, nq = m->nq;
   /* two states, A and B (q of a floating base: hg_model_random) */
