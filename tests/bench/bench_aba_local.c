@@ -15,8 +15,7 @@
  * MODEL: chain30 (hg_test_chain), tree63 (hg_test_binary_tree(6)), arm7, rchain30 (30 bodies,
  * random axes and joint origins, seed 7), rtree63 (random revolute forest of 63 bodies),
  * pchain30, ptree63 (the same with about a third of the joints prismatic), humanoid
- * (hg_test_humanoid: a floating base). FUNC tree: hg_aba with d->tree_pass set (the tree-frame
- * pass; aba is hg_aba as dispatched, the body-local pass on every model here). */
+ * (hg_test_humanoid: a floating base). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,11 +120,6 @@ int main(int argc, char **argv) {
     for (int k = 0; k < calls; k++) {
       int o = (k & 1) * nv, oq = (k & 1) * nq;
       if (!strcmp(f, "aba")) hg_aba(m, d, q + oq, v + o, tau + o, NULL, qdd);
-      else if (!strcmp(f, "tree")) {
-        d->tree_pass = 1;
-        hg_aba(m, d, q + oq, v + o, tau + o, NULL, qdd);
-        d->tree_pass = 0;
-      }
       else if (!strcmp(f, "general")) hg_local_aba(lg, dg, q + oq, v + o, tau + o, NULL, qdd);
       else if (!strcmp(f, "factored")) hg_local_aba(lf, df, q + oq, v + o, tau + o, NULL, qdd);
       else if (!strcmp(f, "hybrid")) hg_hybrid(m, d, q + oq, v + o, hq, ht, NULL);
