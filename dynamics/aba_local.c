@@ -20,249 +20,64 @@
 /* entry (r, s) of a packed symmetric 6x6 */
 #define P6(r, s) hg_sym6_index(r, s)
 
-/* ---- elementary transforms: a rotation by (c, s) about, or a translation r along, axis k ----
- * For the pose P of J_i in J_p: motion goes parent -> child by Ad_{P^-1}, wrenches child ->
- * parent by its transpose, symmetric 6x6 child -> parent by X^T M X. With i, j the two other
- * axes (cyclic), a rotation mixes only coordinates i and j. */
-
-/* motion across Rot_k: w' = R^T w, v' = R^T v */
-AI void mot_rot(int k, double c, double s, double *V) {
-  int i = (k + 1) % 3, j = (k + 2) % 3;
-  #pragma GCC unroll 8
-  for (int o = 0; o < 6; o += 3) {
-    double xi = V[o + i], xj = V[o + j];
-    V[o + i] = c * xi + s * xj;
-    V[o + j] = c * xj - s * xi;
-  }
-}
-/* motion across T(r e_k): v' = v - r e_k x w */
-AI void mot_trans(int k, double r, double *V) {
-  int i = (k + 1) % 3, j = (k + 2) % 3;
-  double wi = V[i], wj = V[j];
-  V[3 + i] += r * wj;
-  V[3 + j] -= r * wi;
-}
-/* wrench back across Rot_k: (R m, R f) */
-AI void frc_rot(int k, double c, double s, double *F) {
-  int i = (k + 1) % 3, j = (k + 2) % 3;
-  #pragma GCC unroll 8
-  for (int o = 0; o < 6; o += 3) {
-    double xi = F[o + i], xj = F[o + j];
-    F[o + i] = c * xi - s * xj;
-    F[o + j] = s * xi + c * xj;
-  }
-}
-/* wrench back across T(r e_k): m' = m + r e_k x f */
-AI void frc_trans(int k, double r, double *F) {
-  int i = (k + 1) % 3, j = (k + 2) % 3;
-  double fi = F[3 + i], fj = F[3 + j];
-  F[i] -= r * fj;
-  F[j] += r * fi;
-}
-
-/* a turn's numbers: c, s and the double-angle terms the symmetric forms use */
-typedef struct turn {
-  double c, s, ss, cs, C2, S2; /* cos, sin, sin^2, cos sin, cos 2t, sin 2t */
-} turn;
-AI turn make_turn(double c, double s) {
-  turn t = {c, s, s * s, c * s, 0, 0};
-  t.C2 = 1 - 2 * t.ss, t.S2 = 2 * t.cs;
-  return t;
-}
-
-/* the pair (x, y) := R (x, y) for the 2x2 rotation of t */
-AI void rot_pair(const turn *t, double *x, double *y) {
-  double a = *x, b = *y;
-  *x = t->c * a - t->s * b;
-  *y = t->s * a + t->c * b;
-}
-/* R N R^T for the symmetric 2x2 N = [[x, y], [y, z]] */
-AI void rot_sym2(const turn *t, double *x, double *y, double *z) {
-  double d = *x - *z, g = t->ss * d + t->S2 * *y;
-  double yn = t->cs * d + t->C2 * *y;
-  *x -= g, *z += g, *y = yn;
-}
-/* R N R^T for the general 2x2 N = [[p, q], [r, w]] */
-AI void rot_gen2(const turn *t, double *p, double *q, double *r, double *w) {
-  double d = *p - *w, sg = *q + *r;
-  double g = t->ss * d + t->cs * sg, h = t->cs * d - t->ss * sg;
-  *p -= g, *w += g, *q += h, *r += h;
-}
-
-/* M := X^T M X across Rot_k (blocks R N R^T). reduced: row and column k of M are zero (only
- * for k = 2 after the projection), and stay zero. */
-AI void sym_rot(int k, const turn *t, double *M, int reduced) {
-  int i = (k + 1) % 3, j = (k + 2) % 3;
-  /* angular block A: its (i, j) square and the pair (A_ik, A_jk) */
-  rot_sym2(t, &M[P6(i, i)], &M[P6(i, j)], &M[P6(j, j)]);
-  if (!reduced) rot_pair(t, &M[P6(i, k)], &M[P6(j, k)]);
-  /* linear block C the same way */
-  rot_sym2(t, &M[P6(3 + i, 3 + i)], &M[P6(3 + i, 3 + j)], &M[P6(3 + j, 3 + j)]);
-  rot_pair(t, &M[P6(3 + i, 3 + k)], &M[P6(3 + j, 3 + k)]);
-  /* coupling block B (B_ab = M(a, 3 + b)): its (i, j) square, column k's pair, row k's pair */
-  rot_gen2(t, &M[P6(i, 3 + i)], &M[P6(i, 3 + j)], &M[P6(j, 3 + i)], &M[P6(j, 3 + j)]);
-  rot_pair(t, &M[P6(i, 3 + k)], &M[P6(j, 3 + k)]);
-  if (!reduced) rot_pair(t, &M[P6(k, 3 + i)], &M[P6(k, 3 + j)]);
-}
-
-/* M := X^T M X across T(r e_k), X = [[1, 0], [-r e_k^, 1]]:
- * A' = A - B E + E B'^T, B' = B + E C, C' = C with E = r e_k^ (two rows of B and five entries
- * of A change). reduced as sym_rot; jzero: row and column j of M are zero (Tx right after the
- * reduced Rz: j = 2), so the terms that read them drop out. */
-AI void sym_trans(int k, double r, double *M, int reduced, int jzero) {
-  int i = (k + 1) % 3, j = (k + 2) % 3;
-#define B6(a, b) M[P6(a, 3 + (b))]
-#define C6(a, b) M[P6(3 + (a), 3 + (b))]
-  double Bii = B6(i, i), Bij = B6(i, j), Cii = C6(i, i), Cij = C6(i, j), Cjj = C6(j, j);
-  double Cik = C6(i, k), Cjk = C6(j, k);
-  /* A first (it reads the old B) */
-  M[P6(i, i)] -= r * (2 * Bij - r * Cjj);
-  if (jzero) {
-    M[P6(j, j)] = r * (r * Cii);
-    M[P6(i, j)] = r * (Bii - r * Cij);
-    M[P6(i, k)] -= r * B6(k, j);
-    M[P6(j, k)] = r * B6(k, i);
-    /* B' rows i and j: B_i -= r C_j, B_j = r C_i */
-    B6(i, i) = Bii - r * Cij, B6(i, j) = Bij - r * Cjj, B6(i, k) -= r * Cjk;
-    B6(j, i) = r * Cii, B6(j, j) = r * Cij, B6(j, k) = r * Cik;
-  } else {
-    double Bji = B6(j, i), Bjj = B6(j, j);
-    M[P6(j, j)] += r * (2 * Bji + r * Cii);
-    M[P6(i, j)] += r * (Bii - Bjj - r * Cij);
-    if (!reduced) {
-      M[P6(i, k)] -= r * B6(k, j);
-      M[P6(j, k)] += r * B6(k, i);
-    }
-    /* B' rows i and j: B_i -= r C_j, B_j += r C_i */
-    B6(i, i) = Bii - r * Cij, B6(i, j) = Bij - r * Cjj, B6(i, k) -= r * Cjk;
-    B6(j, i) = Bji + r * Cii, B6(j, j) = Bjj + r * Cij, B6(j, k) += r * Cik;
-  }
-#undef B6
-#undef C6
-}
-
 /* ---- the factored chain: C P_q = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Tz(dz) Rz(th) ----
  * revolute: th = theta0 + q, dz = d; prismatic: th = theta0, dz = d + q (Tz and Rz commute) */
 
 /* V := X V (parent J_p -> child J_i) */
 AI void mot_chain(const double *dh, int f, double dz, double c, double s, double *V) {
-  if (f & HG_LOCAL_GAMMA) mot_rot(2, dh[0], dh[1], V);
-  if (f & HG_LOCAL_B) mot_trans(2, dh[2], V);
-  if (f & HG_LOCAL_ALPHA) mot_rot(0, dh[3], dh[4], V);
-  if (f & HG_LOCAL_A) mot_trans(0, dh[5], V);
-  if (f & HG_LOCAL_D) mot_trans(2, dz, V);
-  mot_rot(2, c, s, V);
+  if (f & HG_LOCAL_GAMMA) hg_mot_rot_axis(2, dh[0], dh[1], V);
+  if (f & HG_LOCAL_B) hg_mot_trans_axis(2, dh[2], V);
+  if (f & HG_LOCAL_ALPHA) hg_mot_rot_axis(0, dh[3], dh[4], V);
+  if (f & HG_LOCAL_A) hg_mot_trans_axis(0, dh[5], V);
+  if (f & HG_LOCAL_D) hg_mot_trans_axis(2, dz, V);
+  hg_mot_rot_axis(2, c, s, V);
 }
 /* F := X^T F (child -> parent) */
 AI void frc_chain(const double *dh, int f, double dz, double c, double s, double *F) {
-  frc_rot(2, c, s, F);
-  if (f & HG_LOCAL_D) frc_trans(2, dz, F);
-  if (f & HG_LOCAL_A) frc_trans(0, dh[5], F);
-  if (f & HG_LOCAL_ALPHA) frc_rot(0, dh[3], dh[4], F);
-  if (f & HG_LOCAL_B) frc_trans(2, dh[2], F);
-  if (f & HG_LOCAL_GAMMA) frc_rot(2, dh[0], dh[1], F);
+  hg_frc_rot_axis(2, c, s, F);
+  if (f & HG_LOCAL_D) hg_frc_trans_axis(2, dz, F);
+  if (f & HG_LOCAL_A) hg_frc_trans_axis(0, dh[5], F);
+  if (f & HG_LOCAL_ALPHA) hg_frc_rot_axis(0, dh[3], dh[4], F);
+  if (f & HG_LOCAL_B) hg_frc_trans_axis(2, dh[2], F);
+  if (f & HG_LOCAL_GAMMA) hg_frc_rot_axis(2, dh[0], dh[1], F);
 }
 /* M := X^T M X (child -> parent). red: M is a revolute joint's projected Pi (row and column 2
  * zero), whose reduced forms skip those terms; else M is any symmetric 6x6. Tz(dz) commutes with
  * Rz, so it goes first while M is still reduced. */
 AI void sym_chain(const double *dh, const double *dt, int f, double dz, double c, double s,
                   double *M, int red) {
-  turn q = make_turn(c, s);
-  if (f & HG_LOCAL_D) sym_trans(2, dz, M, red, 0);
-  sym_rot(2, &q, M, red);
-  if (f & HG_LOCAL_A) sym_trans(0, dh[5], M, 0, red);
+  hg_turn q = hg_turn_make(c, s);
+  if (f & HG_LOCAL_D) hg_sym6_trans_axis(2, dz, M, red, 0);
+  hg_sym6_rot_axis(2, &q, M, red);
+  if (f & HG_LOCAL_A) hg_sym6_trans_axis(0, dh[5], M, 0, red);
   /* the constant turns come precomputed (dt: alpha's, then gamma's) */
   if (f & HG_LOCAL_ALPHA) {
-    turn t = {dt[0], dt[1], dt[2], dt[3], dt[4], dt[5]};
-    sym_rot(0, &t, M, 0);
+    hg_turn t = {dt[0], dt[1], dt[2], dt[3], dt[4], dt[5]};
+    hg_sym6_rot_axis(0, &t, M, 0);
   }
-  if (f & HG_LOCAL_B) sym_trans(2, dh[2], M, 0, 0);
+  if (f & HG_LOCAL_B) hg_sym6_trans_axis(2, dh[2], M, 0, 0);
   if (f & HG_LOCAL_GAMMA) {
-    turn t = {dt[6], dt[7], dt[8], dt[9], dt[10], dt[11]};
-    sym_rot(2, &t, M, 0);
+    hg_turn t = {dt[6], dt[7], dt[8], dt[9], dt[10], dt[11]};
+    hg_sym6_rot_axis(2, &t, M, 0);
   }
 }
 
-/* ---- the general form: P = (R, p); revolute R = R_C Rz(q), p = p_C; prismatic R = R_C,
- * p = p_C + q R_C e_z ---- */
+/* ---- the general form: P = (R, p) (ld->P); revolute R = R_C Rz(q), p = p_C; prismatic
+ * R = R_C, p = p_C + q R_C e_z ---- */
 
-/* V := Ad_{P^-1} V = (R^T w, R^T (v - p x w)) */
-AI void mot_general(const double *R, const double *p, double *V) {
-  double d[3], w[3] = {V[0], V[1], V[2]};
-  hg_v3_cross(p, w, d);
+/* V := Ad_{P^-1} V */
+AI void mot_general(const hg_se3 *P, double *V) {
+  double t[6];
+  hg_Ad_inv(P, V, t);
   #pragma GCC unroll 8
-  for (int r = 0; r < 3; r++) d[r] = V[3 + r] - d[r];
-  hg_m3_mulTv(R, w, V);
-  hg_m3_mulTv(R, d, V + 3);
+  for (int r = 0; r < 6; r++) V[r] = t[r];
 }
-/* F := (R m + p x R f, R f) */
-AI void frc_general(const double *R, const double *p, double *F) {
-  double m[3], f[3];
-  hg_m3_mulv(R, F, m);
-  hg_m3_mulv(R, F + 3, f);
-  hg_v3_cross_add(p, f, m);
+/* F := Ad_{P^-1}^T F */
+AI void frc_general(const hg_se3 *P, double *F) {
+  double t[6];
+  hg_coAd_inv(P, F, t);
   #pragma GCC unroll 8
-  for (int r = 0; r < 3; r++) F[r] = m[r], F[3 + r] = f[r];
-}
-/* M := X^T M X: each block to R N R^T, then the translation p as three translations along the
- * axes (they commute). red: row and column 2 of M are zero (a revolute joint's projected Pi),
- * so only na = 2 rows of the angular blocks take part */
-AI void sym_general(const double *R, const double *p, double *M, int red) {
-  const int na = red ? 2 : 3;
-  double T[9], Bn[9], An[6], Cn[6];
-  static const int ia[6] = {0, 1, 2, 0, 0, 1}, ib[6] = {0, 1, 2, 1, 2, 2};
-  /* A: T = N R^T (rows < na), A' = R T */
-  #pragma GCC unroll 8
-  for (int a = 0; a < na; a++)
-    #pragma GCC unroll 8
-    for (int b = 0; b < 3; b++) {
-      /* (sums start from their first product: a + 0 is not folded without -fno-signed-zeros) */
-      double t = M[P6(a, 0)] * R[3 * b];
-      #pragma GCC unroll 8
-      for (int k = 1; k < na; k++) t += M[P6(a, k)] * R[3 * b + k];
-      T[3 * a + b] = t;
-    }
-  #pragma GCC unroll 8
-  for (int e = 0; e < 6; e++) {
-    double t = R[3 * ia[e]] * T[ib[e]];
-    #pragma GCC unroll 8
-    for (int k = 1; k < na; k++) t += R[3 * ia[e] + k] * T[3 * k + ib[e]];
-    An[e] = t;
-  }
-  /* B (rows < na): T = B R^T, B' = R T */
-  #pragma GCC unroll 8
-  for (int a = 0; a < na; a++)
-    #pragma GCC unroll 8
-    for (int b = 0; b < 3; b++)
-      T[3 * a + b] = M[P6(a, 3)] * R[3 * b] + M[P6(a, 4)] * R[3 * b + 1] + M[P6(a, 5)] * R[3 * b + 2];
-  #pragma GCC unroll 8
-  for (int a = 0; a < 3; a++)
-    #pragma GCC unroll 8
-    for (int b = 0; b < 3; b++) {
-      double t = R[3 * a] * T[b];
-      #pragma GCC unroll 8
-      for (int k = 1; k < na; k++) t += R[3 * a + k] * T[3 * k + b];
-      Bn[3 * a + b] = t;
-    }
-  /* C (full): T = C R^T, C' = R T (upper triangle) */
-  #pragma GCC unroll 8
-  for (int a = 0; a < 3; a++)
-    #pragma GCC unroll 8
-    for (int b = 0; b < 3; b++)
-      T[3 * a + b] = M[P6(3 + a, 3)] * R[3 * b] + M[P6(3 + a, 4)] * R[3 * b + 1] +
-                     M[P6(3 + a, 5)] * R[3 * b + 2];
-  #pragma GCC unroll 8
-  for (int e = 0; e < 6; e++)
-    Cn[e] = R[3 * ia[e]] * T[ib[e]] + R[3 * ia[e] + 1] * T[3 + ib[e]] + R[3 * ia[e] + 2] * T[6 + ib[e]];
-  #pragma GCC unroll 8
-  for (int e = 0; e < 6; e++) M[P6(ia[e], ib[e])] = An[e], M[P6(3 + ia[e], 3 + ib[e])] = Cn[e];
-  #pragma GCC unroll 8
-  for (int a = 0; a < 3; a++)
-    #pragma GCC unroll 8
-    for (int b = 0; b < 3; b++) M[P6(a, 3 + b)] = Bn[3 * a + b];
-  sym_trans(0, p[0], M, 0, 0);
-  sym_trans(1, p[1], M, 0, 0);
-  sym_trans(2, p[2], M, 0, 0);
+  for (int r = 0; r < 6; r++) F[r] = t[r];
 }
 
 /* ---- one joint's transform, either form ---- */
@@ -270,8 +85,8 @@ AI void sym_general(const double *R, const double *p, double *M, int red) {
 /* the factors of a first child whose axis is skew to its parent's: alpha, a and d */
 #define COMMON (HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)
 
-/* body i's joint transform at q_i: factored, the turn (ld->cs) and dz (ld->dz); general, R
- * (ld->R) and p (ld->p) */
+/* body i's joint transform at q_i: factored, the hg_turn (ld->cs) and dz (ld->dz); general, R
+ * and p (ld->P) */
 AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, double qi, int factored) {
   int pr = lm->prism[i];
   if (factored && !(lm->dh_flags[i] & HG_LOCAL_GENERAL)) {
@@ -287,14 +102,14 @@ AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, double q
     }
   } else {
     const double *Rc = lm->C[i].R, *pc = lm->C[i].p;
-    double *R = ld->R[i], *p = ld->p[i];
+    double *R = ld->P[i].R, *p = ld->P[i].p;
     if (pr) {
       /* R = R_C, p = p_C + q R_C e_z */
       #pragma GCC unroll 8
       for (int r = 0; r < 3; r++) R[3 * r] = Rc[3 * r], R[3 * r + 1] = Rc[3 * r + 1],
                                    R[3 * r + 2] = Rc[3 * r + 2], p[r] = pc[r] + qi * Rc[3 * r + 2];
     } else {
-      /* R = R_C Rz(q): columns 0 and 1 turn, column 2 stays; p = p_C */
+      /* R = R_C Rz(q): columns 0 and 1 hg_turn, column 2 stays; p = p_C */
       double c, s;
       hg_sincos(qi, &s, &c);
       #pragma GCC unroll 8
@@ -313,10 +128,10 @@ AI void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *
     int f = lm->dh_flags[i];
     const double *dh = lm->dh[i], *cs = ld->cs[i];
     if (f == COMMON) mot_chain(dh, COMMON, ld->dz[i], cs[0], cs[1], V);
-    else if (f & HG_LOCAL_GENERAL) mot_general(ld->R[i], ld->p[i], V);
+    else if (f & HG_LOCAL_GENERAL) mot_general(&ld->P[i], V);
     else mot_chain(dh, f, ld->dz[i], cs[0], cs[1], V);
   } else {
-    mot_general(ld->R[i], ld->p[i], V);
+    mot_general(&ld->P[i], V);
   }
 }
 /* (M, F) := (X_i^T M X_i, X_i^T F); red as sym_chain */
@@ -330,15 +145,15 @@ AI void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, double 
       sym_chain(dh, dt, COMMON, dz, cs[0], cs[1], M, red);
       frc_chain(dh, COMMON, dz, cs[0], cs[1], F);
     } else if (f & HG_LOCAL_GENERAL) {
-      sym_general(ld->R[i], ld->p[i], M, red);
-      frc_general(ld->R[i], ld->p[i], F);
+      hg_sym6_congruence(&ld->P[i], M, red);
+      frc_general(&ld->P[i], F);
     } else {
       sym_chain(dh, dt, f, dz, cs[0], cs[1], M, red);
       frc_chain(dh, f, dz, cs[0], cs[1], F);
     }
   } else {
-    sym_general(ld->R[i], ld->p[i], M, red);
-    frc_general(ld->R[i], ld->p[i], F);
+    hg_sym6_congruence(&ld->P[i], M, red);
+    frc_general(&ld->P[i], F);
   }
 }
 
@@ -423,7 +238,7 @@ AI void project_prescribed(const hg_local_data *ld, int i, int k, double qddi, d
   for (int r = 0; r < 6; r++) beta[r] += pA[r];
 }
 
-/* floating root i's forward terms: R = R_offset R(q) (ld->R), its twist relative to the
+/* floating root i's forward terms: R = R_offset R(q) (ld->P's R), its twist relative to the
  * Galilean frame V = S vr = vr (hg_joint_galilean: (w, 0)) and the frame's velocity u = v - vr
  * (ld->vt), its own terms with c = 0 (S is constant in the body frame); the impulsive form has
  * V = 0 and u = 0 */
@@ -432,7 +247,7 @@ __attribute__((noinline)) static void floating_setup(const hg_local_model *lm, h
   int va = lm->v_adr[i];
   hg_se3 Tj;
   hg_joint_transform(&lm->jnt[i], q + lm->q_adr[i], &Tj);
-  hg_m3_mul(lm->C[i].R, Tj.R, ld->R[i]);
+  hg_m3_mul(lm->C[i].R, Tj.R, ld->P[i].R);
   double vr[6] = {0, 0, 0, 0, 0, 0}, xi[6];
   if (bias) hg_joint_galilean(&lm->jnt[i], v + va, vr, xi);
   for (int r = 0; r < 6; r++) ld->v[i][r] = vr[r];
@@ -445,14 +260,14 @@ __attribute__((noinline)) static void floating_setup(const hg_local_model *lm, h
 }
 
 /* floating root i, once its subtree is projected onto it (IA_i, pA_i complete): its acceleration
- * a_i = a' + qg (a' = X_i a_0 = (0, -R^T g), R = ld->R[i]; zero in the impulsive form) in the
+ * a_i = a' + qg (a' = X_i a_0 = (0, -R^T g), R = ld->P[i].R; zero in the impulsive form) in the
  * body frame, with S the identity. Free: qg = IA^-1 (tau - pA - IA a') and qdd = qg - xi;
  * prescribed (locked: qdd = 0): qg = qdd + xi and tau = IA a + pA. xi (hg_joint_galilean) is
  * zero in the impulsive form. Returns -1 when IA is singular or not finite. */
 __attribute__((noinline)) static int floating_root(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i,
                          const double *v, double *qdd, double *tau, int bias) {
   int va = lm->v_adr[i];
-  const double *IA = ld->IA[i], *pA = ld->pA[i], *R = ld->R[i];
+  const double *IA = ld->IA[i], *pA = ld->pA[i], *R = ld->P[i].R;
   double A[6] = {0, 0, 0, 0, 0, 0}, xi[6] = {0, 0, 0, 0, 0, 0}, qg[6];
   if (bias) {
     double vr[6], g[3] = {-lm->gravity[0], -lm->gravity[1], -lm->gravity[2]};
@@ -838,7 +653,7 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
       continue; /* no factors: C's rotation only (floating_setup) */
     }
     double e = factor(&lm->C[i], lm->dh[i], lm->cs0[i], &lm->dh_flags[i]);
-    /* a prismatic joint's slide is Tz(d + q): its factor is always there; its turn theta0 is
+    /* a prismatic joint's slide is Tz(d + q): its factor is always there; its hg_turn theta0 is
      * constant */
     lm->prism[i] = hg_joint_local_axis(&m->jnt[i]) == 5;
     if (lm->prism[i]) lm->dh_flags[i] |= HG_LOCAL_D;
@@ -849,7 +664,7 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
       lm->dh_flags[i] |= HG_LOCAL_GENERAL;
     for (int k = 0; k < 2; k++) {
       const double *cs = lm->dh[i] + (k ? 0 : 3);
-      turn t = make_turn(cs[0], cs[1]);
+      hg_turn t = hg_turn_make(cs[0], cs[1]);
       double *o = lm->dh_turn[i] + 6 * k;
       o[0] = t.c, o[1] = t.s, o[2] = t.ss, o[3] = t.cs, o[4] = t.C2, o[5] = t.S2;
     }
@@ -886,8 +701,7 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
   hg_local_data *ld = calloc(1, sizeof *ld);
   if (!ld) return NULL;
   ld->cs = calloc(n, sizeof *ld->cs);
-  ld->R = calloc(n, sizeof *ld->R);
-  ld->p = calloc(n, sizeof *ld->p);
+  ld->P = calloc(n, sizeof *ld->P);
   ld->dz = calloc(n, sizeof *ld->dz);
   ld->v = calloc(n, sizeof *ld->v);
   ld->c = calloc(n, sizeof *ld->c);
@@ -897,7 +711,7 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
   ld->u = calloc(n, sizeof *ld->u);
   ld->a = calloc(n, sizeof *ld->a);
   ld->vt = calloc(n, sizeof *ld->vt);
-  if (!ld->vt || !ld->cs || !ld->R || !ld->p || !ld->dz || !ld->v || !ld->c || !ld->IA || !ld->pA || !ld->Dinv || !ld->u ||
+  if (!ld->vt || !ld->cs || !ld->P || !ld->dz || !ld->v || !ld->c || !ld->IA || !ld->pA || !ld->Dinv || !ld->u ||
       !ld->a) {
     hg_local_data_free(ld);
     return NULL;
@@ -908,8 +722,7 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
 void hg_local_data_free(hg_local_data *ld) {
   if (!ld) return;
   free(ld->cs);
-  free(ld->R);
-  free(ld->p);
+  free(ld->P);
   free(ld->dz);
   free(ld->v);
   free(ld->c);

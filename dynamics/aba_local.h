@@ -71,9 +71,9 @@ enum { HG_LOCAL_GAMMA = 1, HG_LOCAL_B = 2, HG_LOCAL_ALPHA = 4, HG_LOCAL_A = 8, H
 typedef struct hg_local_data {
   double (*cs)[2];  /* factored: cos, sin of the last turn (revolute theta0 + q, prismatic theta0) */
   double *dz;       /* factored: the last slide (revolute d, prismatic d + q) */
-  double (*R)[9];   /* not factored (or HG_LOCAL_GENERAL): P's rotation (revolute R_C Rz(q),
-                     * prismatic R_C); a floating root's, R_offset R(quaternion), either form */
-  double (*p)[3];   /* the same: P's translation (revolute p_C, prismatic p_C + q R_C e_z) */
+  hg_se3 *P;        /* not factored (or HG_LOCAL_GENERAL): the pose P of J_i in J_p (revolute
+                     * (R_C Rz(q), p_C), prismatic (R_C, p_C + q R_C e_z)); a floating root's
+                     * rotation R_offset R(quaternion), either form */
   hg_vec6 *v;       /* spatial velocity of body i */
   double (*c)[4];   /* v x (S qd): entries 0, 1, 3, 4 (the others are zero; prismatic: 0, 1 too) */
   hg_sym6 *IA;      /* articulated inertia */

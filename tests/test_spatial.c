@@ -723,6 +723,92 @@ static void congruence_matches_explicit(void **state) {
   assert_true(worst < 1e-14);
 }
 
+/* X^T A X for X = Ad_{T^-1} as a dense 6x6 (A symmetric, dense): the reference of the packed forms */
+static void congruence_dense(const hg_se3 *T, const double A[36], double out[36]) {
+  hg_se3 Ti;
+  double X[36], Xt[36], t[36];
+  hg_se3_inv(T, &Ti);
+  hg_Ad_matrix(&Ti, X);
+  hg_test_transpose(6, X, Xt);
+  hg_test_matmul(6, Xt, A, t);
+  hg_test_matmul(6, t, X, out);
+}
+
+/* the largest difference between packed M and dense D */
+static double packed_diff(const double M[21], const double D[36]) {
+  double e = 0;
+  for (int i = 0; i < 6; i++)
+    for (int j = i; j < 6; j++) e = fmax(e, fabs(M[hg_sym6_index(i, j)] - D[6 * i + j]));
+  return e;
+}
+
+/* The coordinate-axis transforms of the body-local pass against the general ones: a turn about
+ * and a shift along each axis, on twists (hg_Ad_inv), wrenches (hg_coAd_inv) and symmetric 6x6
+ * matrices (X^T A X, dense), and hg_sym6_congruence on random poses; also the reduced forms on
+ * matrices whose row and column 2 are zero (the projected articulated inertia of a revolute
+ * joint) and the translation along x right after that turn (row and column 2 still zero) */
+static void axis_transforms_match_general(void **state) {
+  hg_rng r;
+  hg_rng_seed(&r, 41);
+  double worst = 0;
+  for (int s = 0; s < 300; s++) {
+    int k = s % 3, zero2 = s % 2;
+    double th = hg_rng_uniform(&r) * 6.3 - 3.15, c = cos(th), sn = sin(th), len = hg_rng_uniform(&r) * 4 - 2;
+    double V[6], F[6], A[36], M[21], t[6], u[6], D[36];
+    hg_test_random_vector(&r, V, 6, -1, 1);
+    hg_test_random_vector(&r, F, 6, -1, 1);
+    hg_test_random_vector(&r, A, 36, -1, 1);
+    for (int i = 0; i < 6; i++)
+      for (int j = 0; j < i; j++) A[6 * i + j] = A[6 * j + i];
+    if (zero2)
+      for (int i = 0; i < 6; i++) A[6 * i + 2] = A[6 * 2 + i] = 0;
+    for (int i = 0; i < 6; i++)
+      for (int j = i; j < 6; j++) M[hg_sym6_index(i, j)] = A[6 * i + j];
+    /* the turn about axis k (reduced only about z, the axis the projection zeroes) */
+    hg_se3 T = {{0}, {0, 0, 0}};
+    hg_m3_axis_rotation(k, c, sn, T.R);
+    hg_Ad_inv(&T, V, t);
+    memcpy(u, V, sizeof u);
+    hg_mot_rot_axis(k, c, sn, u);
+    worst = fmax(worst, hg_test_max_diff(u, t, 6));
+    hg_coAd_inv(&T, F, t);
+    memcpy(u, F, sizeof u);
+    hg_frc_rot_axis(k, c, sn, u);
+    worst = fmax(worst, hg_test_max_diff(u, t, 6));
+    hg_turn tu = hg_turn_make(c, sn);
+    double Mr[21];
+    memcpy(Mr, M, sizeof Mr);
+    hg_sym6_rot_axis(k, &tu, Mr, zero2 && k == 2);
+    congruence_dense(&T, A, D);
+    worst = fmax(worst, packed_diff(Mr, D));
+    /* the shift along axis k; after the reduced turn about z, the shift along x may take
+     * jzero (its j = 2) */
+    hg_se3 S = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+    S.p[k] = len;
+    hg_Ad_inv(&S, V, t);
+    memcpy(u, V, sizeof u);
+    hg_mot_trans_axis(k, len, u);
+    worst = fmax(worst, hg_test_max_diff(u, t, 6));
+    hg_coAd_inv(&S, F, t);
+    memcpy(u, F, sizeof u);
+    hg_frc_trans_axis(k, len, u);
+    worst = fmax(worst, hg_test_max_diff(u, t, 6));
+    memcpy(Mr, M, sizeof Mr);
+    hg_sym6_trans_axis(k, len, Mr, zero2 && k == 2, zero2 && k == 0);
+    congruence_dense(&S, A, D);
+    worst = fmax(worst, packed_diff(Mr, D));
+    /* a general pose */
+    hg_se3 P;
+    hg_test_random_pose(&r, &P);
+    memcpy(Mr, M, sizeof Mr);
+    hg_sym6_congruence(&P, Mr, zero2);
+    congruence_dense(&P, A, D);
+    worst = fmax(worst, packed_diff(Mr, D));
+  }
+  printf("# axis transforms vs Ad, coAd and dense X^T A X: worst %.3g\n", worst);
+  assert_true(worst < 1e-14);
+}
+
 /* A x = b for regular A (also badly scaled), -1 for singular A */
 static void m3_solve(void **state) {
   hg_rng r;
@@ -795,6 +881,7 @@ int main(void) {
       cmocka_unit_test(se3_dexp_finite_differences),
       cmocka_unit_test(jacobian_series_and_inverses),
       cmocka_unit_test(congruence_matches_explicit),
+      cmocka_unit_test(axis_transforms_match_general),
       cmocka_unit_test(m3_solve),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
