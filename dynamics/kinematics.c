@@ -125,49 +125,55 @@ HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const 
   }
 }
 
-/* after the body-local pass (d->local_pass) each view is that pass's value in joint frame J_i,
- * moved to body i's frame by T_JB (aba_local.h); its twists and accelerations are seen from the
- * Galilean frame of a translating root's tree, moving at u (hg_local_galilean, J_i axes), and
- * the views add it back as below */
-void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]) {
+/* What the last walk or articulated pass left of body i, for the views below, in one frame: the
+ * tree frame (hg_kinematics and the tree-frame pass) or joint frame J_i (the body-local pass,
+ * d->local_pass; aba_local.h). Twist and acceleration (with the gravity offset) are seen from
+ * the Galilean frame of a translating root's tree; u is that frame's velocity, filled when
+ * with_u (J_i axes: hg_local_galilean walks up the tree); T is body i's pose in the frame. */
+typedef struct view_source {
+  const double *Vg, *a, *IA, *pA;
+  double u[3];
+  const hg_se3 *T;
+} view_source;
+
+static view_source source_of(const hg_model *m, const hg_data *d, int i, int with_u) {
+  view_source s;
   if (d->local_pass) {
-    /* the real twist: v + (0, u) */
-    double v[6], u[3];
-    hg_local_galilean(m->local, d->local, i, u);
-    for (int r = 0; r < 6; r++) v[r] = d->local->v[i][r];
-    for (int r = 0; r < 3; r++) v[3 + r] += u[r];
-    hg_Ad_inv(&m->local->T_JB[i], v, V);
+    const hg_local_data *ld = d->local;
+    s.Vg = ld->v[i], s.a = ld->a[i], s.IA = ld->IA[i], s.pA = ld->pA[i];
+    s.T = &m->local->T_JB[i];
+    if (with_u) hg_local_galilean(m->local, ld, i, s.u);
   } else {
-    hg_Ad_inv(&d->T_tree[i], d->V[i], V);
+    s.Vg = d->Vg[i], s.a = d->a[i], s.IA = d->IA[i], s.pA = d->pA[i];
+    s.T = &d->T_tree[i];
+    for (int r = 0; r < 3; r++) s.u[r] = d->vt[m->root[i]][r];
   }
+  return s;
+}
+
+void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]) {
+  /* the real twist: Vg + (0, u) */
+  view_source s = source_of(m, d, i, 1);
+  double v[6];
+  for (int r = 0; r < 6; r++) v[r] = s.Vg[r];
+  for (int r = 0; r < 3; r++) v[3 + r] += s.u[r];
+  hg_Ad_inv(s.T, v, V);
 }
 
 void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6]) {
-  if (d->local_pass) {
-    /* the real acceleration: a - (0, w x u) */
-    double a[6], u[3], t[3];
-    hg_local_galilean(m->local, d->local, i, u);
-    hg_v3_cross(d->local->v[i], u, t);
-    for (int r = 0; r < 6; r++) a[r] = d->local->a[i][r];
-    for (int r = 0; r < 3; r++) a[3 + r] -= t[r];
-    hg_Ad_inv(&m->local->T_JB[i], a, A);
-    return;
-  }
-  /* d->a is seen from the Galilean frame, moving at u: the real one is a - (0, w x u) */
-  double a[6];
-  for (int r = 0; r < 6; r++) a[r] = d->a[i][r];
-  hg_v3_cross(d->V[i], d->vt[m->root[i]], a + 3);
-  for (int r = 0; r < 3; r++) a[3 + r] = d->a[i][3 + r] - a[3 + r];
-  hg_Ad_inv(&d->T_tree[i], a, A);
+  /* the real acceleration: a - (0, w x u) */
+  view_source s = source_of(m, d, i, 1);
+  double a[6], t[3];
+  hg_v3_cross(s.Vg, s.u, t);
+  for (int r = 0; r < 3; r++) a[r] = s.a[r], a[3 + r] = s.a[3 + r] - t[r];
+  hg_Ad_inv(s.T, a, A);
 }
 
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]) {
-  /* the articulated pass's wrench IA_i a_i + pA_i (tree frame, or J_i), to body i's frame */
-  const double *IA = d->local_pass ? d->local->IA[i] : d->IA[i];
-  const double *a = d->local_pass ? d->local->a[i] : d->a[i];
-  const double *pA = d->local_pass ? d->local->pA[i] : d->pA[i];
+  /* the articulated pass's wrench IA_i a_i + pA_i, to body i's frame */
+  view_source s = source_of(m, d, i, 0);
   double Ft[6];
-  hg_sym6_mulv(IA, a, Ft);
-  for (int r = 0; r < 6; r++) Ft[r] += pA[r];
-  hg_coAd(d->local_pass ? &m->local->T_JB[i] : &d->T_tree[i], Ft, F);
+  hg_sym6_mulv(s.IA, s.a, Ft);
+  for (int r = 0; r < 6; r++) Ft[r] += s.pA[r];
+  hg_coAd(s.T, Ft, F);
 }
