@@ -659,39 +659,46 @@ static int hybrid_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *
  * (model.h) would make a root's linear rates act through the transport term instead. They read
  * the factors of the tree-frame articulated pass (d->tree_pass: not the body-local one). */
 
+/* the caller's frame switches, kept while an entry point works in the world's frame */
+typedef struct frames { int no_galilean, tree_pass; } frames;
+static frames world_frames(hg_data *d) {
+  frames keep = {d->no_galilean, d->tree_pass};
+  d->no_galilean = 1, d->tree_pass = 1;
+  return keep;
+}
+static void restore_frames(hg_data *d, frames keep) {
+  d->no_galilean = keep.no_galilean, d->tree_pass = keep.tree_pass;
+}
+
 void hg_rnea_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
                          const double *v, const double *qdd, const double *fext, double *dtau_dq,
                          double *dtau_dv, double *M) {
-  int keep = d->no_galilean, keep_tree = d->tree_pass;
-  d->no_galilean = 1, d->tree_pass = 1;
+  frames keep = world_frames(d);
   rnea_derivatives_in_world(m, d, w, q, v, qdd, fext, dtau_dq, dtau_dv, M);
-  d->no_galilean = keep, d->tree_pass = keep_tree;
+  restore_frames(d, keep);
 }
 
 int hg_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double *Minv) {
-  int keep = d->no_galilean, keep_tree = d->tree_pass;
-  d->no_galilean = 1, d->tree_pass = 1;
+  frames keep = world_frames(d);
   int rc = minv_in_world(m, d, w, q, Minv);
-  d->no_galilean = keep, d->tree_pass = keep_tree;
+  restore_frames(d, keep);
   return rc;
 }
 
 int hg_aba_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
                        const double *v, const double *tau, const double *fext, double *qdd,
                        double *dqdd_dq, double *dqdd_dv, double *dqdd_dtau) {
-  int keep = d->no_galilean, keep_tree = d->tree_pass;
-  d->no_galilean = 1, d->tree_pass = 1;
+  frames keep = world_frames(d);
   int rc = aba_derivatives_in_world(m, d, w, q, v, tau, fext, qdd, dqdd_dq, dqdd_dv, dqdd_dtau);
-  d->no_galilean = keep, d->tree_pass = keep_tree;
+  restore_frames(d, keep);
   return rc;
 }
 
 int hg_hybrid_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
                           const double *v, const double *u, const double *fext, double *y,
                           double *dy_dq, double *dy_dv, double *dy_du) {
-  int keep = d->no_galilean, keep_tree = d->tree_pass;
-  d->no_galilean = 1, d->tree_pass = 1;
+  frames keep = world_frames(d);
   int rc = hybrid_derivatives_in_world(m, d, w, q, v, u, fext, y, dy_dq, dy_dv, dy_du);
-  d->no_galilean = keep, d->tree_pass = keep_tree;
+  restore_frames(d, keep);
   return rc;
 }
