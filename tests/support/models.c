@@ -133,56 +133,62 @@ hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
   return compile(b);
 }
 
-/* a slender link of mass m and length l along +x from its frame origin */
 hg_model *hg_test_random_revolute(hg_rng *r, int nbody, int chain) {
   return hg_test_random_1dof(r, nbody, chain, 0);
 }
 
+/* one random body: axis, joint offset and inertia drawn (in that order, before the caller's
+ * draws of parent and type), added as <prefix><i> under <prefix><p> (p < 0: the world) */
+typedef struct random_body {
+  double axis[3];
+  hg_se3 off;
+  hg_inertia G;
+} random_body;
+static random_body draw_body(hg_rng *r) {
+  random_body rb;
+  hg_test_random_vector(r, rb.axis, 3, -1, 1);
+  hg_test_random_pose(r, &rb.off);
+  hg_test_random_inertia(r, &rb.G);
+  return rb;
+}
+static void add_random_body(hg_builder *b, const random_body *rb, char prefix, int i, int p,
+                            hg_joint_type type) {
+  char name[32], parent[32] = "world";
+  snprintf(name, sizeof name, "%c%d", prefix, i);
+  if (p >= 0) snprintf(parent, sizeof parent, "%c%d", prefix, p);
+  hg_test_add_body(b, name, parent, type, rb->axis, NULL, 0, &rb->off, &rb->G);
+}
+
 hg_model *hg_test_random_1dof(hg_rng *r, int nbody, int chain, double prismatic) {
   hg_builder *b = hg_builder_new();
-  char name[32], parent[32];
   for (int i = 0; i < nbody; i++) {
-    double axis[3];
-    hg_se3 off;
-    hg_inertia G;
-    hg_test_random_vector(r, axis, 3, -1, 1);
-    hg_test_random_pose(r, &off);
-    hg_test_random_inertia(r, &G);
+    random_body rb = draw_body(r);
     /* the parent: the previous body in a chain; in a forest the world now and then */
     int p = chain ? i - 1 : (i == 0 ? -1 : (int)(hg_rng_uniform(r) * (i + 0.3)));
     if (p >= i) p = -1;
-    snprintf(name, sizeof name, "r%d", i);
-    if (p >= 0) snprintf(parent, sizeof parent, "r%d", p);
     /* (no draw when every joint is revolute: hg_test_random_revolute's models stay as they were) */
     hg_joint_type type = prismatic > 0 && hg_rng_uniform(r) < prismatic ? HG_JOINT_PRISMATIC
                                                                         : HG_JOINT_REVOLUTE;
-    hg_test_add_body(b, name, p >= 0 ? parent : "world", type, axis, NULL, 0, &off, &G);
+    add_random_body(b, &rb, 'r', i, p, type);
   }
   return compile(b);
 }
 
 hg_model *hg_test_random_floating(hg_rng *r, int nbody, int ntrees, double prismatic) {
   hg_builder *b = hg_builder_new();
-  char name[32], parent[32];
   for (int i = 0; i < nbody; i++) {
-    double axis[3];
-    hg_se3 off;
-    hg_inertia G;
-    hg_test_random_vector(r, axis, 3, -1, 1);
-    hg_test_random_pose(r, &off);
-    hg_test_random_inertia(r, &G);
+    random_body rb = draw_body(r);
     /* the first ntrees bodies float; each other hangs on any earlier body */
     int p = i < ntrees ? -1 : (int)(hg_rng_uniform(r) * i);
     if (p >= i) p = i - 1;
-    snprintf(name, sizeof name, "f%d", i);
-    if (p >= 0) snprintf(parent, sizeof parent, "f%d", p);
     hg_joint_type type = p < 0 ? HG_JOINT_FREE
                        : hg_rng_uniform(r) < prismatic ? HG_JOINT_PRISMATIC : HG_JOINT_REVOLUTE;
-    hg_test_add_body(b, name, p >= 0 ? parent : "world", type, axis, NULL, 0, &off, &G);
+    add_random_body(b, &rb, 'f', i, p, type);
   }
   return compile(b);
 }
 
+/* a slender link of mass m and length l along +x from its frame origin */
 static void link_inertia(double m, double l, hg_inertia *G) {
   double c[3] = {0.5 * l, 0, 0}, r = 0.04;
   double Ic[6] = {0.5 * m * r * r, m * (3 * r * r + l * l) / 12, m * (3 * r * r + l * l) / 12, 0, 0, 0};
