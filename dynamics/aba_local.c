@@ -242,8 +242,9 @@ AI void project_prescribed(const hg_local_data *ld, int i, int k, double qddi, d
  * Galilean frame V = S vr = vr (hg_joint_galilean: (w, 0)) and the frame's velocity u = v - vr
  * (ld->vt), its own terms with c = 0 (S is constant in the body frame); the impulsive form has
  * V = 0 and u = 0 */
-__attribute__((noinline)) static void floating_setup(const hg_local_model *lm, hg_local_data *ld, int i, const double *q,
-                           const double *v, const double *fext, int bias) {
+__attribute__((noinline)) static void floating_setup(const hg_local_model *lm, hg_local_data *ld,
+                                                     int i, const double *q, const double *v,
+                                                     const double *fext, int bias) {
   int va = lm->v_adr[i];
   hg_se3 Tj;
   hg_joint_transform(&lm->jnt[i], q + lm->q_adr[i], &Tj);
@@ -264,8 +265,9 @@ __attribute__((noinline)) static void floating_setup(const hg_local_model *lm, h
  * body frame, with S the identity. Free: qg = IA^-1 (tau - pA - IA a') and qdd = qg - xi;
  * prescribed (locked: qdd = 0): qg = qdd + xi and tau = IA a + pA. xi (hg_joint_galilean) is
  * zero in the impulsive form. Returns -1 when IA is singular or not finite. */
-__attribute__((noinline)) static int floating_root(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i,
-                         const double *v, double *qdd, double *tau, int bias) {
+__attribute__((noinline)) static int floating_root(const hg_local_model *lm, hg_local_data *ld,
+                                                  const uint8_t *mode, int i, const double *v,
+                                                  double *qdd, double *tau, int bias) {
   int va = lm->v_adr[i];
   const double *IA = ld->IA[i], *pA = ld->pA[i], *R = ld->P[i].R;
   double A[6] = {0, 0, 0, 0, 0, 0}, xi[6] = {0, 0, 0, 0, 0, 0}, qg[6];
@@ -711,8 +713,8 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
   ld->u = calloc(n, sizeof *ld->u);
   ld->a = calloc(n, sizeof *ld->a);
   ld->vt = calloc(n, sizeof *ld->vt);
-  if (!ld->vt || !ld->cs || !ld->P || !ld->dz || !ld->v || !ld->c || !ld->IA || !ld->pA || !ld->Dinv || !ld->u ||
-      !ld->a) {
+  if (!ld->vt || !ld->cs || !ld->P || !ld->dz || !ld->v || !ld->c || !ld->IA || !ld->pA ||
+      !ld->Dinv || !ld->u || !ld->a) {
     hg_local_data_free(ld);
     return NULL;
   }

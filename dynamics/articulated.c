@@ -352,10 +352,10 @@ static int all_free(const hg_model *m, const hg_data *d) {
   return 1;
 }
 
-/* ---- the entry points: the body-local pass when the model has one (m->local, aba_local.h) and
- * the caller did not ask for the tree-frame pass (d->tree_pass), else the tree-frame pass. When the body-local pass fails, the tree-frame pass runs on the same
- * input (the local pass writes only outputs): it names the joint in d->err, and its result is
- * the one returned. */
+/* ---- the entry points: the body-local pass when the model has one (m->local, aba_local.h)
+ * and the caller did not ask for the tree-frame pass (d->tree_pass), else the tree-frame pass.
+ * When the body-local pass fails, the tree-frame pass runs on the same input (the local pass
+ * writes only outputs): it names the joint in d->err, and its result is the one returned. */
 
 /* 1 when the body-local pass is to run: the model has one, the caller did not ask for the
  * tree-frame pass, nor (d->no_galilean) for the world's frame in a tree that has a Galilean frame
