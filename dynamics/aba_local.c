@@ -248,7 +248,8 @@ __attribute__((noinline)) static void floating_setup(const hg_local_model *lm, h
   int va = lm->v_adr[i];
   hg_se3 Tj;
   hg_joint_transform(&lm->jnt[i], q + lm->q_adr[i], &Tj);
-  hg_m3_mul(lm->C[i].R, Tj.R, ld->P[i].R);
+  if (lm->dh_flags[i]) hg_m3_mul(lm->C[i].R, Tj.R, ld->P[i].R);
+  else memcpy(ld->P[i].R, Tj.R, sizeof Tj.R);
   double vr[6] = {0, 0, 0, 0, 0, 0}, xi[6];
   if (bias) hg_joint_galilean(&lm->jnt[i], v + va, vr, xi);
   for (int r = 0; r < 6; r++) ld->v[i][r] = vr[r];
@@ -277,27 +278,24 @@ __attribute__((noinline)) static int floating_root(const hg_local_model *lm, hg_
     hg_joint_galilean(&lm->jnt[i], v + va, vr, xi);
   }
   if (!mode || mode[i] == HG_MODE_FREE) {
-    /* IA qg = tau - pA - IA a' by IA's inverse (the tree-frame pass's Cholesky and tests) */
-    double D[36], Dinv[36], scale[6], w[6];
-    hg_sym6_mulv(IA, A, w);
+    /* IA qg = tau - pA - IA a' by IA's Cholesky factor (a' is zero in its angular rows) */
+    double D[36], scale[6], w[6];
     #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) {
-      w[r] = tau[va + r] - pA[r] - w[r];
+      double t = tau[va + r] - pA[r];
+      #pragma GCC unroll 8
+      for (int c = 3; c < 6; c++) t -= IA[P6(r, c)] * A[c];
+      w[r] = t;
       scale[r] = fabs(IA[P6(r, r)]);
       #pragma GCC unroll 8
       for (int c = 0; c < 6; c++) D[6 * r + c] = IA[P6(r, c)];
     }
-    if (hg_spd_inverse(6, D, scale, Dinv)) return -1;
+    if (hg_spd_solve(6, D, scale, w, qg)) return -1;
     #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) {
-      double t = 0;
-      #pragma GCC unroll 8
-      for (int c = 0; c < 6; c++) t += Dinv[6 * r + c] * w[c];
-      qg[r] = t;
-      qdd[va + r] = t - xi[r];
+      qdd[va + r] = qg[r] - xi[r];
+      A[r] += qg[r];
     }
-    #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) A[r] += qg[r];
   } else {
     double F[6];
     #pragma GCC unroll 8
@@ -651,8 +649,11 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
     hg_se3_inv(&J[i], &lm->T_JB[i]);
     hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->I[i]);
     if (lm->floating[i]) {
+      /* no factors: C's rotation only (floating_setup), flagged when it is not the identity */
       lm->floating_list[++lm->nfloating] = i;
-      continue; /* no factors: C's rotation only (floating_setup) */
+      for (int e = 0; e < 9; e++)
+        if (lm->C[i].R[e] != (e % 4 == 0)) lm->dh_flags[i] = HG_LOCAL_GENERAL;
+      continue;
     }
     double e = factor(&lm->C[i], lm->dh[i], lm->cs0[i], &lm->dh_flags[i]);
     /* a prismatic joint's slide is Tz(d + q): its factor is always there; its hg_turn theta0 is

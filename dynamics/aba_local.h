@@ -22,7 +22,7 @@
  * S is the identity (v = the body twist (w, v_lin)): P_i = offset_i T_joint(q_i), of which the
  * pass needs the rotation only (the tree is seen from the Galilean frame moving with the body's
  * origin: its twist there is (w, 0), hg_joint_galilean, and gravity is a pure linear
- * acceleration). Its 6x6 articulated inertia is inverted (hg_spd_inverse) once every child has
+ * acceleration). Its 6x6 articulated inertia is factored (hg_spd_solve) once every child has
  * been projected onto it, which gives its acceleration a_i = a_i' + qg_i right there; the real
  * qdd_i = qg_i - xi_i (xi_i = (0, w x v_lin), the transport term).
  * hg_builder_compile compiles the factored form into m->local for the models it takes (model.h);
@@ -54,7 +54,8 @@ typedef struct hg_local_model {
   int galilean;       /* 1 when some root is floating (its tree is seen from a moving frame) */
   hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */
   double (*dh)[8];    /* nbody: cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */
-  uint8_t *dh_flags;  /* nbody: which factors are not the identity (HG_LOCAL_* bits) */
+  uint8_t *dh_flags;  /* nbody: which factors are not the identity (HG_LOCAL_* bits); at a
+                       * floating root HG_LOCAL_GENERAL when C's rotation is not the identity */
   double (*dh_turn)[12]; /* nbody: alpha's then gamma's c, s, s^2, c s, cos 2t, sin 2t */
   hg_se3 *T_JB;       /* nbody: body frame in J_i (moves fext into J_i) */
   hg_inertia *I;      /* nbody: body inertia about J_i's origin in J_i's axes */

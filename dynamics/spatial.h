@@ -308,12 +308,12 @@ void hg_m6_mul(const double A[36], const double B[36], double C[36]);
  * A, expressed in child frame {b}, to the parent frame {a} of T = T_ab and adds it to P */
 void hg_m6_congruence_add(const hg_se3 *T, const double A[36], double P[36]);
 
-/* Dinv = D^-1 for the n x n symmetric D (n <= 6, row-major) by Cholesky (the articulated passes'
- * joint-space inverse). scale[k] bounds D_kk from above;
- * a pivot below 1e-12 scale[k] means a singular articulated inertia (-1), a non-finite one a
- * non-finite state (-2). */
-HG_INLINE int hg_spd_inverse(int n, const double *D, const double *scale, double *Dinv) {
-  double L[36], Li[36];
+/* L = the Cholesky factor of the n x n symmetric D (n <= 6, row-major; D = L L^T, L lower
+ * triangular, its diagonal in dinv as reciprocals). scale[k] bounds D_kk from above; a pivot
+ * below 1e-12 scale[k] means a singular articulated inertia (-1), a non-finite one a non-finite
+ * state (-2). */
+HG_INLINE int hg_spd_cholesky(int n, const double *D, const double *scale, double *L,
+                              double *dinv) {
 #pragma GCC unroll 6
   for (int j = 0; j < n; j++) {
     double s = D[j * n + j];
@@ -322,24 +322,60 @@ HG_INLINE int hg_spd_inverse(int n, const double *D, const double *scale, double
     if (!isfinite(s) || !isfinite(scale[j])) return -2;
     if (!(s > 1e-12 * scale[j])) return -1;
     L[j * n + j] = sqrt(s);
+    dinv[j] = 1 / L[j * n + j];
 #pragma GCC unroll 6
     for (int i = j + 1; i < n; i++) {
       double t = D[i * n + j];
 #pragma GCC unroll 6
       for (int k = 0; k < j; k++) t -= L[i * n + k] * L[j * n + k];
-      L[i * n + j] = t / L[j * n + j];
+      L[i * n + j] = t * dinv[j];
     }
   }
+  return 0;
+}
+
+/* x = D^-1 b for the n x n symmetric D (n <= 6, row-major) by its Cholesky factor (forward and
+ * back substitution: no inverse is formed); x may be b. Returns as hg_spd_cholesky. */
+HG_INLINE int hg_spd_solve(int n, const double *D, const double *scale, const double *b,
+                           double *x) {
+  double L[36], dinv[6], y[6];
+  int rc = hg_spd_cholesky(n, D, scale, L, dinv);
+  if (rc) return rc;
+  /* L y = b */
+#pragma GCC unroll 6
+  for (int i = 0; i < n; i++) {
+    double t = b[i];
+#pragma GCC unroll 6
+    for (int k = 0; k < i; k++) t -= L[i * n + k] * y[k];
+    y[i] = t * dinv[i];
+  }
+  /* L^T x = y */
+#pragma GCC unroll 6
+  for (int i = n - 1; i >= 0; i--) {
+    double t = y[i];
+#pragma GCC unroll 6
+    for (int k = i + 1; k < n; k++) t -= L[k * n + i] * x[k];
+    x[i] = t * dinv[i];
+  }
+  return 0;
+}
+
+/* Dinv = D^-1 for the n x n symmetric D (n <= 6, row-major) by Cholesky (the articulated passes'
+ * joint-space inverse). Returns as hg_spd_cholesky. */
+HG_INLINE int hg_spd_inverse(int n, const double *D, const double *scale, double *Dinv) {
+  double L[36], Li[36], dinv[6] = {0};
+  int rc = hg_spd_cholesky(n, D, scale, L, dinv);
+  if (rc) return rc;
   /* Li = L^-1 (lower triangular), Dinv = Li^T Li */
 #pragma GCC unroll 6
   for (int j = 0; j < n; j++) {
-    Li[j * n + j] = 1 / L[j * n + j];
+    Li[j * n + j] = dinv[j];
 #pragma GCC unroll 6
     for (int i = j + 1; i < n; i++) {
       double t = 0;
 #pragma GCC unroll 6
       for (int k = j; k < i; k++) t -= L[i * n + k] * Li[k * n + j];
-      Li[i * n + j] = t / L[i * n + i];
+      Li[i * n + j] = t * dinv[i];
     }
   }
 #pragma GCC unroll 6
