@@ -93,10 +93,10 @@ HG_INLINE void hg_sincos(double x, double *s, double *c) {
   double k = (x * 0.6366197723675814 + shift) - shift;
   double r = x - k * 1.5707963267341256; /* P1 */
   r -= k * 6.077100506506192e-11;         /* P2 */
-  /* the two polynomials in z = r^2 (Horner): sin r = r - r z ps(z), cos r = 1 - z pc(z), ps and
-   * pc minimax fits (Remez, weighted for the relative error of sin r and cos r) of degree 5 and 6
-   * on z <= (pi/4)^2, off by at most 3.6e-18 and 3.9e-20 relative (the Taylor series need degree
-   * 7 and 8 for the same) */
+  /* the two polynomials in z = r^2 (Horner): sin r = r - r z ps(z), cos r = 1 - z pc(z), with ps
+   * and pc of degree 5 and 6 the minimax fits on z <= (pi/4)^2 of tests/support/sincos_remez.py
+   * (weighted for the relative error of sin r and cos r: at most 3.6e-18 and 3.9e-20; the Taylor
+   * series need degree 7 and 8 for the same) */
   double z = r * r;
   double ps = -1.5896230162294208e-10;
   ps = ps * z + 2.5050747762944882e-08;
