@@ -165,22 +165,28 @@ static const int crow[4] = {0, 1, 3, 4};
 /* body i's own terms in J_i: c_i = v x (S qd) (S = e_k: revolute k = 2, (w x e_z qd,
  * v x e_z qd); prismatic k = 5, (0, w x e_z qd)), pA_i = v x* (I v) - fext (with (w, v) = V:
  * (w x h_w + v x h_v, w x h_v) for h = I V) and IA_i = I_i. bias 0 (impulsive form): c and pA
- * zero. */
+ * zero. turn 1: V = (w, 0) (a floating root's, relative to its Galilean frame), whose pA drops
+ * the terms in v and whose c the caller sets (zero). */
 AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, const double *V, double qd,
-                  const double *fext, int bias) {
+                  const double *fext, int bias, int turn) {
   double h[6], *pA = ld->pA[i], *c = ld->c[i];
-  hg_inertia_sym6(&lm->I[i], ld->IA[i]);
+  memcpy(ld->IA[i], lm->Isym[i], sizeof(hg_sym6));
   if (!bias) {
     c[0] = c[1] = c[2] = c[3] = 0;
     #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) pA[r] = 0;
     return;
   }
-  if (lm->prism[i]) c[0] = c[1] = 0, c[2] = V[1] * qd, c[3] = -V[0] * qd;
-  else c[0] = V[1] * qd, c[1] = -V[0] * qd, c[2] = V[4] * qd, c[3] = -V[3] * qd;
-  hg_inertia_mulv(&lm->I[i], V, h);
-  hg_v3_cross(V, h, pA);
-  hg_v3_cross_add(V + 3, h + 3, pA);
+  if (turn) {
+    hg_inertia_mulw(&lm->I[i], V, h);
+    hg_v3_cross(V, h, pA);
+  } else {
+    if (lm->prism[i]) c[0] = c[1] = 0, c[2] = V[1] * qd, c[3] = -V[0] * qd;
+    else c[0] = V[1] * qd, c[1] = -V[0] * qd, c[2] = V[4] * qd, c[3] = -V[3] * qd;
+    hg_inertia_mulv(&lm->I[i], V, h);
+    hg_v3_cross(V, h, pA);
+    hg_v3_cross_add(V + 3, h + 3, pA);
+  }
   hg_v3_cross(V, h + 3, pA + 3);
   if (fext) {
     double fe[6];
@@ -250,11 +256,13 @@ __attribute__((noinline)) static void floating_setup(const hg_local_model *lm, h
   hg_joint_transform(&lm->jnt[i], q + lm->q_adr[i], &Tj);
   if (lm->dh_flags[i]) hg_m3_mul(lm->C[i].R, Tj.R, ld->P[i].R);
   else memcpy(ld->P[i].R, Tj.R, sizeof Tj.R);
-  double vr[6] = {0, 0, 0, 0, 0, 0}, xi[6];
+  double vr[6] = {0, 0, 0, 0, 0, 0}, *xi = ld->xi[i];
   if (bias) hg_joint_galilean(&lm->jnt[i], v + va, vr, xi);
+  else
+    for (int r = 0; r < 6; r++) xi[r] = 0;
   for (int r = 0; r < 6; r++) ld->v[i][r] = vr[r];
   for (int r = 0; r < 3; r++) ld->vt[i][r] = bias ? v[va + 3 + r] - vr[3 + r] : 0;
-  own_terms(lm, ld, i, vr, 0, fext, bias);
+  own_terms(lm, ld, i, vr, 0, fext, bias, 1);
   if (bias) {
     double *c = ld->c[i];
     c[0] = c[1] = c[2] = c[3] = 0;
@@ -267,15 +275,15 @@ __attribute__((noinline)) static void floating_setup(const hg_local_model *lm, h
  * prescribed (locked: qdd = 0): qg = qdd + xi and tau = IA a + pA. xi (hg_joint_galilean) is
  * zero in the impulsive form. Returns -1 when IA is singular or not finite. */
 __attribute__((noinline)) static int floating_root(const hg_local_model *lm, hg_local_data *ld,
-                                                  const uint8_t *mode, int i, const double *v,
-                                                  double *qdd, double *tau, int bias) {
+                                                  const uint8_t *mode, int i, double *qdd,
+                                                  double *tau, int bias) {
   int va = lm->v_adr[i];
   const double *IA = ld->IA[i], *pA = ld->pA[i], *R = ld->P[i].R;
-  double A[6] = {0, 0, 0, 0, 0, 0}, xi[6] = {0, 0, 0, 0, 0, 0}, qg[6];
+  const double *xi = ld->xi[i];
+  double A[6] = {0, 0, 0, 0, 0, 0}, qg[6];
   if (bias) {
-    double vr[6], g[3] = {-lm->gravity[0], -lm->gravity[1], -lm->gravity[2]};
+    double g[3] = {-lm->gravity[0], -lm->gravity[1], -lm->gravity[2]};
     hg_m3_mulTv(R, g, A + 3);
-    hg_joint_galilean(&lm->jnt[i], v + va, vr, xi);
   }
   if (!mode || mode[i] == HG_MODE_FREE) {
     /* IA qg = tau - pA - IA a' by IA's Cholesky factor (a' is zero in its angular rows) */
@@ -344,7 +352,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
       for (int r = 0; r < 6; r++) ld->v[i][r] = V[r];
     }
     if (!bias && !p) ld->vt[i][2] = 0;
-    own_terms(lm, ld, i, V, qd, fext, bias);
+    own_terms(lm, ld, i, V, qd, fext, bias, 0);
   }
 
   /* backward: project each body and hand (X^T Pi X, X^T beta) to its parent */
@@ -375,7 +383,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
 
   /* floating roots, their subtrees projected: their accelerations (the forward sweep skips them) */
   for (int f = 1; f <= nf; f++)
-    if (floating_root(lm, ld, mode, fl[f], v, qdd, tau, bias)) return -1;
+    if (floating_root(lm, ld, mode, fl[f], qdd, tau, bias)) return -1;
 
   /* forward: accelerations from a_0 = (0, -g) (zero in the impulsive form) */
   for (int f = 0; f <= nf; f++)
@@ -620,11 +628,12 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
   lm->dh_turn = calloc(n, sizeof *lm->dh_turn);
   lm->T_JB = calloc(n, sizeof *lm->T_JB);
   lm->I = calloc(n, sizeof *lm->I);
+  lm->Isym = calloc(n, sizeof *lm->Isym);
   lm->prism = calloc(n, 1);
   lm->cs0 = calloc(n, sizeof *lm->cs0);
   hg_se3 *J = calloc(n, sizeof *J);
-  if (!lm->C || !lm->dh || !lm->dh_flags || !lm->dh_turn || !lm->T_JB || !lm->I || !lm->prism ||
-      !lm->cs0 || !lm->floating || !lm->floating_list || !J) {
+  if (!lm->C || !lm->dh || !lm->dh_flags || !lm->dh_turn || !lm->T_JB || !lm->I || !lm->Isym ||
+      !lm->prism || !lm->cs0 || !lm->floating || !lm->floating_list || !J) {
     free(J);
     hg_local_model_free(lm);
     hg_error_set(err, "out of memory");
@@ -648,6 +657,7 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
     hg_se3_invmul(&J[m->parent[i]], &OJ, &lm->C[i]);
     hg_se3_inv(&J[i], &lm->T_JB[i]);
     hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->I[i]);
+    hg_inertia_sym6(&lm->I[i], lm->Isym[i]);
     if (lm->floating[i]) {
       /* no factors: C's rotation only (floating_setup), flagged when it is not the identity */
       lm->floating_list[++lm->nfloating] = i;
@@ -692,6 +702,7 @@ void hg_local_model_free(hg_local_model *lm) {
   free(lm->dh_turn);
   free(lm->T_JB);
   free(lm->I);
+  free(lm->Isym);
   free(lm->prism);
   free(lm->cs0);
   free(lm->floating);
@@ -714,7 +725,8 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
   ld->u = calloc(n, sizeof *ld->u);
   ld->a = calloc(n, sizeof *ld->a);
   ld->vt = calloc(n, sizeof *ld->vt);
-  if (!ld->vt || !ld->cs || !ld->P || !ld->dz || !ld->v || !ld->c || !ld->IA || !ld->pA ||
+  ld->xi = calloc(n, sizeof *ld->xi);
+  if (!ld->vt || !ld->xi || !ld->cs || !ld->P || !ld->dz || !ld->v || !ld->c || !ld->IA || !ld->pA ||
       !ld->Dinv || !ld->u || !ld->a) {
     hg_local_data_free(ld);
     return NULL;
@@ -735,6 +747,7 @@ void hg_local_data_free(hg_local_data *ld) {
   free(ld->u);
   free(ld->a);
   free(ld->vt);
+  free(ld->xi);
   free(ld);
 }
 

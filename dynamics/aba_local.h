@@ -59,6 +59,7 @@ typedef struct hg_local_model {
   double (*dh_turn)[12]; /* nbody: alpha's then gamma's c, s, s^2, c s, cos 2t, sin 2t */
   hg_se3 *T_JB;       /* nbody: body frame in J_i (moves fext into J_i) */
   hg_inertia *I;      /* nbody: body inertia about J_i's origin in J_i's axes */
+  hg_sym6 *Isym;      /* nbody: the same as a symmetric 6x6 (each pass starts IA_i from it) */
   uint8_t *prism;     /* nbody: 1 for a prismatic joint (S = e_5), 0 for a revolute one */
   double (*cs0)[2];   /* nbody: cos, sin theta0 (the prismatic joint's constant turn) */
 } hg_local_model;
@@ -85,6 +86,8 @@ typedef struct hg_local_data {
   double (*vt)[3];  /* at a floating root: the velocity u of its tree's Galilean frame, body axes
                      * (v_lin; zero after the impulsive form); zero elsewhere. v and a are seen
                      * from that frame: v relative to it, the real twist v + (0, u) */
+  hg_vec6 *xi;      /* at a floating root: its transport term (hg_joint_galilean; zero in the
+                     * impulsive form), qdd = qg - xi */
 } hg_local_data;
 
 /* The local model of m, or NULL with err set when some joint is neither revolute nor prismatic

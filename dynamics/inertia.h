@@ -91,6 +91,18 @@ static inline void hg_inertia_mulv(const hg_inertia *G, const double V[6], doubl
   out[0] = o0, out[1] = o1, out[2] = o2, out[3] = o3, out[4] = o4, out[5] = o5;
 }
 
+/* out = G (w, 0), hg_inertia_mulv for a pure rotation: (I_o w, w x h) */
+static inline void hg_inertia_mulw(const hg_inertia *G, const double w[3], double out[6]) {
+  const double *I = G->I, *h = G->h;
+  double w0 = w[0], w1 = w[1], w2 = w[2];
+  out[0] = I[0] * w0 + I[3] * w1 + I[4] * w2;
+  out[1] = I[3] * w0 + I[1] * w1 + I[5] * w2;
+  out[2] = I[4] * w0 + I[5] * w1 + I[2] * w2;
+  out[3] = w1 * h[2] - w2 * h[1];
+  out[4] = w2 * h[0] - w0 * h[2];
+  out[5] = w0 * h[1] - w1 * h[0];
+}
+
 /* Ia = the inertia Ib of a body, given in frame {b}, expressed in frame {a}, T = T_ab. */
 void hg_inertia_transform(const hg_se3 *T, const hg_inertia *Ib, hg_inertia *Ia);
 
