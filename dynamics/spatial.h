@@ -484,30 +484,29 @@ HG_INLINE void hg_sym6_trans_axis(int k, double r, double *M, int reduced, int j
   int i = (k + 1) % 3, j = (k + 2) % 3;
 #define B6(a, b) M[hg_sym6_index(a, 3 + (b))]
 #define C6(a, b) M[hg_sym6_index(3 + (a), 3 + (b))]
-  double Bii = B6(i, i), Bij = B6(i, j), Cii = C6(i, i), Cij = C6(i, j), Cjj = C6(j, j);
-  double Cik = C6(i, k), Cjk = C6(j, k);
-  /* A first (it reads the old B) */
-  M[hg_sym6_index(i, i)] -= r * (2 * Bij - r * Cjj);
+  double Bii = B6(i, i), Bij = B6(i, j), Bji = B6(j, i), Bjj = B6(j, j);
+  double Cii = C6(i, i), Cij = C6(i, j), Cjj = C6(j, j), Cik = C6(i, k), Cjk = C6(j, k);
+  /* B' rows i and j: B_i -= r C_j, B_j += r C_i (jzero: B_j was zero) */
+  double Pii = Bii - r * Cij, Pij = Bij - r * Cjj;
+  double Pji = jzero ? r * Cii : Bji + r * Cii, Pjj = jzero ? r * Cij : Bjj + r * Cij;
+  /* A' from the old and new B: A_ii - r (2 B_ij - r C_jj) = A_ii - r (B_ij + B'_ij), and so on */
   if (jzero) {
-    M[hg_sym6_index(j, j)] = r * (r * Cii);
-    M[hg_sym6_index(i, j)] = r * (Bii - r * Cij);
+    M[hg_sym6_index(i, i)] -= r * (Bij + Pij);
+    M[hg_sym6_index(j, j)] = r * Pji;
+    M[hg_sym6_index(i, j)] = r * Pii;
     M[hg_sym6_index(i, k)] -= r * B6(k, j);
     M[hg_sym6_index(j, k)] = r * B6(k, i);
-    /* B' rows i and j: B_i -= r C_j, B_j = r C_i */
-    B6(i, i) = Bii - r * Cij, B6(i, j) = Bij - r * Cjj, B6(i, k) -= r * Cjk;
-    B6(j, i) = r * Cii, B6(j, j) = r * Cij, B6(j, k) = r * Cik;
   } else {
-    double Bji = B6(j, i), Bjj = B6(j, j);
-    M[hg_sym6_index(j, j)] += r * (2 * Bji + r * Cii);
-    M[hg_sym6_index(i, j)] += r * (Bii - Bjj - r * Cij);
+    M[hg_sym6_index(i, i)] -= r * (Bij + Pij);
+    M[hg_sym6_index(j, j)] += r * (Bji + Pji);
+    M[hg_sym6_index(i, j)] += r * (Pii - Bjj);
     if (!reduced) {
       M[hg_sym6_index(i, k)] -= r * B6(k, j);
       M[hg_sym6_index(j, k)] += r * B6(k, i);
     }
-    /* B' rows i and j: B_i -= r C_j, B_j += r C_i */
-    B6(i, i) = Bii - r * Cij, B6(i, j) = Bij - r * Cjj, B6(i, k) -= r * Cjk;
-    B6(j, i) = Bji + r * Cii, B6(j, j) = Bjj + r * Cij, B6(j, k) += r * Cik;
   }
+  B6(i, i) = Pii, B6(i, j) = Pij, B6(i, k) -= r * Cjk;
+  B6(j, i) = Pji, B6(j, j) = Pjj, B6(j, k) = jzero ? r * Cik : B6(j, k) + r * Cik;
 #undef B6
 #undef C6
 }

@@ -496,7 +496,12 @@ static void dispatch_and_views(void **state) {
       } else if (form == 1) {
         assert_int_equal(hg_hybrid(m, dl, q, v, ql, tl, fext), 0);
         assert_int_equal(hg_hybrid(m, dt, q, v, qt, tt, fext), 0);
-        assert_int_equal(hg_local_hybrid(m->local, ld, dl->mode, q, v, qo, to, fext), 0);
+        /* all free: hg_hybrid runs hg_local_aba (the two are compiled apart, and may round
+         * differently) */
+        int all_free = 1;
+        for (int i = 1; i < nb; i++) all_free &= dl->mode[i] == HG_MODE_FREE;
+        if (all_free) assert_int_equal(hg_local_aba(m->local, ld, q, v, to, fext, qo), 0);
+        else assert_int_equal(hg_local_hybrid(m->local, ld, dl->mode, q, v, qo, to, fext), 0);
       } else {
         assert_int_equal(hg_hybrid_impulse(m, dl, q, ql, tl), 0);
         assert_int_equal(hg_hybrid_impulse(m, dt, q, qt, tt), 0);
