@@ -85,10 +85,11 @@ AI void frc_general(const hg_se3 *P, double *F) {
 /* the factors of a first child whose axis is skew to its parent's: alpha, a and d */
 #define COMMON (HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)
 
-/* body i's joint transform at q_i: factored, the hg_turn (ld->cs) and dz (ld->dz); general, R
- * and p (ld->P) */
-AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, double qi, int factored) {
-  int pr = lm->prism[i];
+/* body i's joint transform at q_i (axis k: 2 revolute, 5 prismatic): factored, the hg_turn
+ * (ld->cs) and dz (ld->dz); general, R and p (ld->P) */
+AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, int k, double qi,
+                    int factored) {
+  int pr = k == 5;
   if (factored && !(lm->dh_flags[i] & HG_LOCAL_GENERAL)) {
     const double *dh = lm->dh[i];
     if (pr) {
@@ -164,11 +165,11 @@ static const int crow[4] = {0, 1, 3, 4};
 
 /* body i's own terms in J_i: c_i = v x (S qd) (S = e_k: revolute k = 2, (w x e_z qd,
  * v x e_z qd); prismatic k = 5, (0, w x e_z qd)), pA_i = v x* (I v) - fext (with (w, v) = V:
- * (w x h_w + v x h_v, w x h_v) for h = I V) and IA_i = I_i. bias 0 (impulsive form): c and pA
+ * (w x h_w + v x h_v, w x h_v) for h = I V) and IA_i = I_i, with k as joint_setup. bias 0 (impulsive form): c and pA
  * zero. turn 1: V = (w, 0) (a floating root's, relative to its Galilean frame), whose pA drops
  * the terms in v and whose c the caller sets (zero). */
-AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, const double *V, double qd,
-                  const double *fext, int bias, int turn) {
+AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, int k, const double *V,
+                  double qd, const double *fext, int bias, int turn) {
   double h[6], *pA = ld->pA[i], *c = ld->c[i];
   memcpy(ld->IA[i], lm->Isym[i], sizeof(hg_sym6));
   if (!bias) {
@@ -181,7 +182,7 @@ AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, const doub
     hg_inertia_mulw(&lm->I[i], V, h);
     hg_v3_cross(V, h, pA);
   } else {
-    if (lm->prism[i]) c[0] = c[1] = 0, c[2] = V[1] * qd, c[3] = -V[0] * qd;
+    if (k == 5) c[0] = c[1] = 0, c[2] = V[1] * qd, c[3] = -V[0] * qd;
     else c[0] = V[1] * qd, c[1] = -V[0] * qd, c[2] = V[4] * qd, c[3] = -V[3] * qd;
     hg_inertia_mulv(&lm->I[i], V, h);
     hg_v3_cross(V, h, pA);
@@ -262,7 +263,7 @@ __attribute__((noinline)) static void floating_setup(const hg_local_model *lm, h
     for (int r = 0; r < 6; r++) xi[r] = 0;
   for (int r = 0; r < 6; r++) ld->v[i][r] = vr[r];
   for (int r = 0; r < 3; r++) ld->vt[i][r] = bias ? v[va + 3 + r] - vr[3 + r] : 0;
-  own_terms(lm, ld, i, vr, 0, fext, bias, 1);
+  own_terms(lm, ld, i, 2, vr, 0, fext, bias, 1);
   if (bias) {
     double *c = ld->c[i];
     c[0] = c[1] = c[2] = c[3] = 0;
@@ -320,6 +321,93 @@ __attribute__((noinline)) static int floating_root(const hg_local_model *lm, hg_
   return 0;
 }
 
+/* body i's joint transform, velocity v_i = X_i v_p + e_k qd_i (k = 2 revolute, 5 prismatic) and
+ * own terms */
+AI void vel_step(const hg_local_model *lm, hg_local_data *ld, int i, int k, const double *q,
+                 const double *v, const double *fext, int factored, int bias) {
+  int p = lm->parent[i], va = lm->v_adr[i];
+  joint_setup(lm, ld, i, k, q[lm->q_adr[i]], factored);
+  double V[6] = {0, 0, 0, 0, 0, 0}, qd = 0;
+  if (bias) {
+    qd = v[va];
+    if (p) {
+      #pragma GCC unroll 8
+      for (int r = 0; r < 6; r++) V[r] = ld->v[p][r];
+      mot_x(lm, ld, i, V, factored);
+    }
+    /* a prismatic root's slide is left out: its tree is seen from the inertial frame moving
+     * with the root's joint origin (hg_joint_galilean; the accelerations are the same) */
+    if (k == 2) V[2] += qd;
+    else if (p) V[5] += qd;
+    else ld->vt[i][2] = qd; /* the frame's velocity, along J_i's z */
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) ld->v[i][r] = V[r];
+  }
+  if (!bias && !p) ld->vt[i][2] = 0;
+  own_terms(lm, ld, i, k, V, qd, fext, bias, 0);
+}
+
+/* body i's projection across its joint (axis k) and the hand of (X^T Pi X, X^T beta) to its
+ * parent. Returns -1 when D is not positive and finite. */
+AI int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i, int k,
+                 double *qdd, double *tau, int factored, int bias) {
+  int p = lm->parent[i], va = lm->v_adr[i];
+  double Pi[21], beta[6];
+  int free_joint = !mode || mode[i] == HG_MODE_FREE;
+  if (free_joint) {
+    if (project_free(ld, i, k, tau[va], Pi, beta)) return -1;
+  } else {
+    if (bias && mode[i] == HG_MODE_LOCKED) qdd[va] = 0;
+    project_prescribed(ld, i, k, qdd[va], Pi, beta);
+  }
+  if (!p) return 0;
+  /* a free revolute joint's Pi keeps its row and column 2 zero across the chain's first
+   * factors (the reduced forms); any other is a full 6x6 */
+  if (free_joint && k == 2) back_x(lm, ld, i, Pi, beta, factored, 1);
+  else back_x(lm, ld, i, Pi, beta, factored, 0);
+  double *IAp = ld->IA[p], *pAp = ld->pA[p];
+  #pragma GCC unroll 8
+  for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
+  #pragma GCC unroll 8
+  for (int r = 0; r < 6; r++) pAp[r] += beta[r];
+  return 0;
+}
+
+/* body i's acceleration a_i = X_i a_p + c_i + e_k qdd_i (a_0 = (0, -g), zero in the impulsive
+ * form) and, at a free joint, qdd_i = (u - U^T (X_i a_p + c_i)) / D; at a prescribed or locked
+ * one tau_i = e_k^T (IA a_i + pA) */
+AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i, int k,
+                   double *qdd, double *tau, int factored, int bias) {
+  int p = lm->parent[i], va = lm->v_adr[i];
+  double A[6];
+  if (p)
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) A[r] = ld->a[p][r];
+  else if (bias)
+    A[0] = A[1] = A[2] = 0, A[3] = -lm->gravity[0], A[4] = -lm->gravity[1], A[5] = -lm->gravity[2];
+  else
+    A[0] = A[1] = A[2] = A[3] = A[4] = A[5] = 0;
+  mot_x(lm, ld, i, A, factored);
+  const double *c = ld->c[i], *IA = ld->IA[i];
+  A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
+  /* U^T a = row k of IA times a */
+  double Ua = 0;
+  #pragma GCC unroll 8
+  for (int r = 0; r < 6; r++) Ua += IA[P6(r, k)] * A[r];
+  if (!mode || mode[i] == HG_MODE_FREE) {
+    double qi = ld->Dinv[i] * (ld->u[i] - Ua);
+    A[k] += qi;
+    qdd[va] = qi;
+  } else {
+    /* tau = e_k^T (IA a + pA) with a = a' + e_k qdd */
+    double qi = qdd[va];
+    tau[va] = Ua + IA[P6(k, k)] * qi + ld->pA[i][k];
+    A[k] += qi;
+  }
+  #pragma GCC unroll 8
+  for (int r = 0; r < 6; r++) ld->a[i][r] = A[r];
+}
+
 /* the pass: mode NULL, every joint free (hg_aba); else hg_hybrid's modes (qdd and tau in/out);
  * bias 0, the impulsive form (v, fext unused; qdd, tau are dv, imp; locked dv as given) */
 AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
@@ -333,89 +421,27 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
   for (int f = 1; f <= nf; f++) floating_setup(lm, ld, fl[f], q, v, fext, bias);
   for (int f = 0; f <= nf; f++)
   for (int i = fl[f] + 1, end = fl[f + 1]; i < end; i++) {
-    int p = lm->parent[i], va = lm->v_adr[i];
-    joint_setup(lm, ld, i, q[lm->q_adr[i]], factored);
-    double V[6] = {0, 0, 0, 0, 0, 0}, qd = 0;
-    if (bias) {
-      qd = v[va];
-      if (p) {
-        #pragma GCC unroll 8
-        for (int r = 0; r < 6; r++) V[r] = ld->v[p][r];
-        mot_x(lm, ld, i, V, factored);
-      }
-      /* a prismatic root's slide is left out: its tree is seen from the inertial frame moving
-       * with the root's joint origin (hg_joint_galilean; the accelerations are the same) */
-      if (!lm->prism[i]) V[2] += qd;
-      else if (p) V[5] += qd;
-      else ld->vt[i][2] = qd; /* the frame's velocity, along J_i's z */
-      #pragma GCC unroll 8
-      for (int r = 0; r < 6; r++) ld->v[i][r] = V[r];
-    }
-    if (!bias && !p) ld->vt[i][2] = 0;
-    own_terms(lm, ld, i, V, qd, fext, bias, 0);
+    if (lm->prism[i]) vel_step(lm, ld, i, 5, q, v, fext, factored, bias);
+    else vel_step(lm, ld, i, 2, q, v, fext, factored, bias);
   }
 
   /* backward: project each body and hand (X^T Pi X, X^T beta) to its parent */
   for (int f = nf; f >= 0; f--)
-  for (int i = fl[f + 1] - 1, stop = fl[f]; i > stop; i--) {
-    int p = lm->parent[i], va = lm->v_adr[i], k = lm->prism[i] ? 5 : 2;
-    double Pi[21], beta[6];
-    int free_joint = !mode || mode[i] == HG_MODE_FREE;
-    if (free_joint) {
-      if (k == 2 ? project_free(ld, i, 2, tau[va], Pi, beta)
-                 : project_free(ld, i, 5, tau[va], Pi, beta))
-        return -1;
-    } else {
-      if (bias && mode[i] == HG_MODE_LOCKED) qdd[va] = 0;
-      project_prescribed(ld, i, k, qdd[va], Pi, beta);
-    }
-    if (!p) continue;
-    /* a free revolute joint's Pi keeps its row and column 2 zero across the chain's first
-     * factors (the reduced forms); any other is a full 6x6 */
-    if (free_joint && k == 2) back_x(lm, ld, i, Pi, beta, factored, 1);
-    else back_x(lm, ld, i, Pi, beta, factored, 0);
-    double *IAp = ld->IA[p], *pAp = ld->pA[p];
-    #pragma GCC unroll 8
-    for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
-    #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) pAp[r] += beta[r];
-  }
+  for (int i = fl[f + 1] - 1, stop = fl[f]; i > stop; i--)
+    if (lm->prism[i] ? back_step(lm, ld, mode, i, 5, qdd, tau, factored, bias)
+                     : back_step(lm, ld, mode, i, 2, qdd, tau, factored, bias))
+      return -1;
 
   /* floating roots, their subtrees projected: their accelerations (the forward sweep skips them) */
   for (int f = 1; f <= nf; f++)
     if (floating_root(lm, ld, mode, fl[f], qdd, tau, bias)) return -1;
 
-  /* forward: accelerations from a_0 = (0, -g) (zero in the impulsive form) */
+  /* forward: accelerations from a_0 = (0, -g) (zero in the impulsive form), each joint's
+   * axis k a constant in its copy of the step */
   for (int f = 0; f <= nf; f++)
   for (int i = fl[f] + 1, end = fl[f + 1]; i < end; i++) {
-    int p = lm->parent[i], va = lm->v_adr[i], k = lm->prism[i] ? 5 : 2;
-    double A[6];
-    if (p)
-      #pragma GCC unroll 8
-      for (int r = 0; r < 6; r++) A[r] = ld->a[p][r];
-    else if (bias)
-      A[0] = A[1] = A[2] = 0, A[3] = -lm->gravity[0], A[4] = -lm->gravity[1], A[5] = -lm->gravity[2];
-    else
-      A[0] = A[1] = A[2] = A[3] = A[4] = A[5] = 0;
-    mot_x(lm, ld, i, A, factored);
-    const double *c = ld->c[i], *IA = ld->IA[i];
-    A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
-    /* U^T a = row k of IA times a */
-    double Ua = 0;
-    #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) Ua += IA[P6(r, k)] * A[r];
-    if (!mode || mode[i] == HG_MODE_FREE) {
-      double qi = ld->Dinv[i] * (ld->u[i] - Ua);
-      A[k] += qi;
-      qdd[va] = qi;
-    } else {
-      /* tau = e_k^T (IA a + pA) with a = a' + e_k qdd */
-      double qi = qdd[va];
-      tau[va] = Ua + IA[P6(k, k)] * qi + ld->pA[i][k];
-      A[k] += qi;
-    }
-    #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) ld->a[i][r] = A[r];
+    if (lm->prism[i]) accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias);
+    else accel_step(lm, ld, mode, i, 2, qdd, tau, factored, bias);
   }
 
   int bad = 0;
