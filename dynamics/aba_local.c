@@ -82,8 +82,10 @@ AI void frc_general(const hg_se3 *P, double *F) {
 
 /* ---- one joint's transform, either form ---- */
 
-/* the factors of a first child whose axis is skew to its parent's: alpha, a and d */
+/* the factors of a first child whose axis is skew to its parent's: alpha, a and d; a later
+ * child's (trees) adds gamma and b */
 #define COMMON (HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)
+#define LATER (COMMON | HG_LOCAL_GAMMA | HG_LOCAL_B)
 
 /* body i's joint transform at q_i (axis k: 2 revolute, 5 prismatic): factored, the hg_turn
  * (ld->cs) and dz (ld->dz); general, R and p (ld->P) */
@@ -123,12 +125,13 @@ AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, int k, d
   }
 }
 
-/* V := X_i V (the usual first child gets a copy of the chain without flag tests) */
+/* V := X_i V (the usual first and later children get copies of the chain without flag tests) */
 AI void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *V, int factored) {
   if (factored) {
     int f = lm->dh_flags[i];
     const double *dh = lm->dh[i], *cs = ld->cs[i];
     if (f == COMMON) mot_chain(dh, COMMON, ld->dz[i], cs[0], cs[1], V);
+    else if (f == LATER) mot_chain(dh, LATER, ld->dz[i], cs[0], cs[1], V);
     else if (f & HG_LOCAL_GENERAL) mot_general(&ld->P[i], V);
     else mot_chain(dh, f, ld->dz[i], cs[0], cs[1], V);
   } else {
@@ -145,6 +148,9 @@ AI void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, double 
     if (f == COMMON) {
       sym_chain(dh, dt, COMMON, dz, cs[0], cs[1], M, red);
       frc_chain(dh, COMMON, dz, cs[0], cs[1], F);
+    } else if (f == LATER) {
+      sym_chain(dh, dt, LATER, dz, cs[0], cs[1], M, red);
+      frc_chain(dh, LATER, dz, cs[0], cs[1], F);
     } else if (f & HG_LOCAL_GENERAL) {
       hg_sym6_congruence(&ld->P[i], M, red);
       frc_general(&ld->P[i], F);
