@@ -11,6 +11,7 @@
  * Pi annihilates e_z, so its third row and column are zero; rotations about and translations
  * along J_i's z axis keep them zero, which the reduced forms below skip. */
 #include "aba_local.h"
+#include "lanes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -177,7 +178,12 @@ static const int crow[4] = {0, 1, 3, 4};
 AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, int k, const double *V,
                   double qd, const double *fext, int bias, int turn) {
   double h[6], *pA = ld->pA[i], *c = ld->c[i];
-  memcpy(ld->IA[i], lm->Isym[i], sizeof(hg_sym6));
+  /* IA_i = I_i: 21 numbers, five 4-lane copies and one more */
+  double *IA = ld->IA[i];
+  const double *Is = lm->Isym[i];
+  #pragma GCC unroll 8
+  for (int e = 0; e < 20; e += 4) HG_ST4(IA + e, HG_LD4(Is + e));
+  IA[20] = Is[20];
   if (!bias) {
     c[0] = c[1] = c[2] = c[3] = 0;
     #pragma GCC unroll 8
@@ -451,7 +457,8 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
   }
 
   int bad = 0;
-  for (int k = 0; k < lm->nv; k++) bad |= !isfinite(qdd[k]) | !isfinite(tau[k]);
+  /* the outputs: qdd, and tau when some joint is prescribed (hg_aba's tau is its input) */
+  for (int k = 0; k < lm->nv; k++) bad |= !isfinite(qdd[k]) | (mode && !isfinite(tau[k]));
   return bad ? -1 : 0;
 }
 
