@@ -402,10 +402,9 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
   mot_x(lm, ld, i, A, factored);
   const double *c = ld->c[i], *IA = ld->IA[i];
   A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
-  /* U^T a = row k of IA times a */
-  double Ua = 0;
-  #pragma GCC unroll 8
-  for (int r = 0; r < 6; r++) Ua += IA[P6(r, k)] * A[r];
+  /* U^T a = row k of IA times a, summed in pairs (each body's qdd waits on it) */
+  double Ua = (IA[P6(0, k)] * A[0] + IA[P6(1, k)] * A[1]) + (IA[P6(2, k)] * A[2] + IA[P6(3, k)] * A[3]) +
+              (IA[P6(4, k)] * A[4] + IA[P6(5, k)] * A[5]);
   if (!mode || mode[i] == HG_MODE_FREE) {
     double qi = ld->Dinv[i] * (ld->u[i] - Ua);
     A[k] += qi;
