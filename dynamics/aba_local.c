@@ -336,24 +336,26 @@ __attribute__((noinline)) static int floating_root(const hg_local_model *lm, hg_
 /* body i's joint transform, velocity v_i = X_i v_p + e_k qd_i (k = 2 revolute, 5 prismatic) and
  * own terms */
 AI void vel_step(const hg_local_model *lm, hg_local_data *ld, int i, int k, const double *q,
-                 const double *v, const double *fext, int factored, int bias) {
+                 const double *v, const double *fext, int factored, int bias, double *last) {
   int p = lm->parent[i], va = lm->v_adr[i];
   joint_setup(lm, ld, i, k, q[lm->q_adr[i]], factored);
   double V[6] = {0, 0, 0, 0, 0, 0}, qd = 0;
   if (bias) {
     qd = v[va];
-    if (p) {
+    if (p && p == i - 1)
+      #pragma GCC unroll 8
+      for (int r = 0; r < 6; r++) V[r] = last[r];
+    else if (p)
       #pragma GCC unroll 8
       for (int r = 0; r < 6; r++) V[r] = ld->v[p][r];
-      mot_x(lm, ld, i, V, factored);
-    }
+    if (p) mot_x(lm, ld, i, V, factored);
     /* a prismatic root's slide is left out: its tree is seen from the inertial frame moving
      * with the root's joint origin (hg_joint_galilean; the accelerations are the same) */
     if (k == 2) V[2] += qd;
     else if (p) V[5] += qd;
     else ld->vt[i][2] = qd; /* the frame's velocity, along J_i's z */
     #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) ld->v[i][r] = V[r];
+    for (int r = 0; r < 6; r++) ld->v[i][r] = last[r] = V[r];
   }
   if (!bias && !p) ld->vt[i][2] = 0;
   own_terms(lm, ld, i, k, V, qd, fext, bias, 0);
@@ -389,10 +391,13 @@ AI int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mod
  * form) and, at a free joint, qdd_i = (u - U^T (X_i a_p + c_i)) / D; at a prescribed or locked
  * one tau_i = e_k^T (IA a_i + pA) */
 AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i, int k,
-                   double *qdd, double *tau, int factored, int bias) {
+                   double *qdd, double *tau, int factored, int bias, double *last) {
   int p = lm->parent[i], va = lm->v_adr[i];
   double A[6];
-  if (p)
+  if (p && p == i - 1)
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) A[r] = last[r];
+  else if (p)
     #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) A[r] = ld->a[p][r];
   else if (bias)
@@ -416,7 +421,7 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
     A[k] += qi;
   }
   #pragma GCC unroll 8
-  for (int r = 0; r < 6; r++) ld->a[i][r] = A[r];
+  for (int r = 0; r < 6; r++) ld->a[i][r] = last[r] = A[r];
 }
 
 /* the pass: mode NULL, every joint free (hg_aba); else hg_hybrid's modes (qdd and tau in/out);
@@ -430,10 +435,16 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
    * where a test per body cost 22 instructions per body on chain30) */
   const int *fl = lm->floating_list, nf = lm->nfloating;
   for (int f = 1; f <= nf; f++) floating_setup(lm, ld, fl[f], q, v, fext, bias);
+  /* last: the previous body's twist (then acceleration), which a chain's next body reads from
+   * registers rather than through a store and its reload; a range starts after a floating root */
+  double last[6] = {0, 0, 0, 0, 0, 0};
   for (int f = 0; f <= nf; f++)
   for (int i = fl[f] + 1, end = fl[f + 1]; i < end; i++) {
-    if (lm->prism[i]) vel_step(lm, ld, i, 5, q, v, fext, factored, bias);
-    else vel_step(lm, ld, i, 2, q, v, fext, factored, bias);
+    if (i == fl[f] + 1 && fl[f])
+      #pragma GCC unroll 8
+      for (int r = 0; r < 6; r++) last[r] = ld->v[fl[f]][r];
+    if (lm->prism[i]) vel_step(lm, ld, i, 5, q, v, fext, factored, bias, last);
+    else vel_step(lm, ld, i, 2, q, v, fext, factored, bias, last);
   }
 
   /* backward: project each body and hand (X^T Pi X, X^T beta) to its parent */
@@ -451,8 +462,11 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
    * axis k a constant in its copy of the step */
   for (int f = 0; f <= nf; f++)
   for (int i = fl[f] + 1, end = fl[f + 1]; i < end; i++) {
-    if (lm->prism[i]) accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias);
-    else accel_step(lm, ld, mode, i, 2, qdd, tau, factored, bias);
+    if (i == fl[f] + 1 && fl[f])
+      #pragma GCC unroll 8
+      for (int r = 0; r < 6; r++) last[r] = ld->a[fl[f]][r];
+    if (lm->prism[i]) accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias, last);
+    else accel_step(lm, ld, mode, i, 2, qdd, tau, factored, bias, last);
   }
 
   int bad = 0;
