@@ -172,9 +172,9 @@ static const int crow[4] = {0, 1, 3, 4};
 
 /* body i's own terms in J_i: c_i = v x (S qd) (S = e_k: revolute k = 2, (w x e_z qd,
  * v x e_z qd); prismatic k = 5, (0, w x e_z qd)), pA_i = v x* (I v) - fext (with (w, v) = V:
- * (w x h_w + v x h_v, w x h_v) for h = I V) and IA_i = I_i, with k as joint_setup. bias 0 (impulsive form): c and pA
- * zero. turn 1: V = (w, 0) (a floating root's, relative to its Galilean frame), whose pA drops
- * the terms in v and whose c the caller sets (zero). */
+ * (w x h_w + v x h_v, w x h_v) for h = I V) and IA_i = I_i, with k as joint_setup. bias 0
+ * (impulsive form): c and pA zero. turn 1: V = (w, 0) (a floating root's, relative to its
+ * Galilean frame), whose pA drops the terms in v and whose c the caller sets (zero). */
 AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, int k, const double *V,
                   double qd, const double *fext, int bias, int turn) {
   double h[6], *pA = ld->pA[i], *c = ld->c[i];
@@ -408,7 +408,8 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
   const double *c = ld->c[i], *IA = ld->IA[i];
   A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
   /* U^T a = row k of IA times a, summed in pairs (each body's qdd waits on it) */
-  double Ua = (IA[P6(0, k)] * A[0] + IA[P6(1, k)] * A[1]) + (IA[P6(2, k)] * A[2] + IA[P6(3, k)] * A[3]) +
+  double Ua = (IA[P6(0, k)] * A[0] + IA[P6(1, k)] * A[1]) +
+              (IA[P6(2, k)] * A[2] + IA[P6(3, k)] * A[3]) +
               (IA[P6(4, k)] * A[4] + IA[P6(5, k)] * A[5]);
   if (!mode || mode[i] == HG_MODE_FREE) {
     double qi = ld->Dinv[i] * (ld->u[i] - Ua);
@@ -778,8 +779,8 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
   ld->a = calloc(n, sizeof *ld->a);
   ld->vt = calloc(n, sizeof *ld->vt);
   ld->xi = calloc(n, sizeof *ld->xi);
-  if (!ld->vt || !ld->xi || !ld->cs || !ld->P || !ld->dz || !ld->v || !ld->c || !ld->IA || !ld->pA ||
-      !ld->Dinv || !ld->u || !ld->a) {
+  if (!ld->vt || !ld->xi || !ld->cs || !ld->P || !ld->dz || !ld->v || !ld->c || !ld->IA ||
+      !ld->pA || !ld->Dinv || !ld->u || !ld->a) {
     hg_local_data_free(ld);
     return NULL;
   }
