@@ -333,6 +333,18 @@ __attribute__((noinline)) static int floating_root(const hg_local_model *lm, hg_
   return 0;
 }
 
+/* X := parent p's twist or acceleration (row p of src) for body i: from last, the body before's,
+ * when p is that body (a chain: registers rather than a store and its reload) */
+AI void from_parent(hg_vec6 *src, const double *last, int p, int i, double *X) {
+  /* two copies, not one through a chosen pointer: that would keep last in memory */
+  if (p == i - 1)
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) X[r] = last[r];
+  else
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) X[r] = src[p][r];
+}
+
 /* body i's joint transform, velocity v_i = X_i v_p + e_k qd_i (k = 2 revolute, 5 prismatic) and
  * own terms */
 AI void vel_step(const hg_local_model *lm, hg_local_data *ld, int i, int k, const double *q,
@@ -342,13 +354,10 @@ AI void vel_step(const hg_local_model *lm, hg_local_data *ld, int i, int k, cons
   double V[6] = {0, 0, 0, 0, 0, 0}, qd = 0;
   if (bias) {
     qd = v[va];
-    if (p && p == i - 1)
-      #pragma GCC unroll 8
-      for (int r = 0; r < 6; r++) V[r] = last[r];
-    else if (p)
-      #pragma GCC unroll 8
-      for (int r = 0; r < 6; r++) V[r] = ld->v[p][r];
-    if (p) mot_x(lm, ld, i, V, factored);
+    if (p) {
+      from_parent(ld->v, last, p, i, V);
+      mot_x(lm, ld, i, V, factored);
+    }
     /* a prismatic root's slide is left out: its tree is seen from the inertial frame moving
      * with the root's joint origin (hg_joint_galilean; the accelerations are the same) */
     if (k == 2) V[2] += qd;
@@ -394,12 +403,8 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
                    double *qdd, double *tau, int factored, int bias, double *last) {
   int p = lm->parent[i], va = lm->v_adr[i];
   double A[6];
-  if (p && p == i - 1)
-    #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) A[r] = last[r];
-  else if (p)
-    #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) A[r] = ld->a[p][r];
+  if (p)
+    from_parent(ld->a, last, p, i, A);
   else if (bias)
     A[0] = A[1] = A[2] = 0, A[3] = -lm->gravity[0], A[4] = -lm->gravity[1], A[5] = -lm->gravity[2];
   else
