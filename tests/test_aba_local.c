@@ -338,6 +338,51 @@ static double view_diff(const hg_model *m, const double (*x)[6], const double (*
 static void views(const hg_model *m, const hg_data *d, double (*V)[6], double (*A)[6],
                   double (*F)[6]);
 
+/* the buffers of one comparison of the dispatched (l), tree-frame (t) and direct body-local (o)
+ * passes on one model: the state and inputs, each pass's results, the views after them */
+typedef struct two_passes {
+  double *q, *v, *fext, *in_q, *in_t, *ql, *tl, *qt, *tt, *qo, *to, *xi;
+  double (*Vl)[6], (*Al)[6], (*Fl)[6], (*Vt)[6], (*At)[6], (*Ft)[6];
+} two_passes;
+
+static two_passes two_passes_new(const hg_model *m) {
+  size_t nv = (size_t)m->nv, nb = (size_t)m->nbody;
+  two_passes b = {
+      calloc(m->nq, sizeof(double)), calloc(nv, sizeof(double)), calloc(6 * nb, sizeof(double)),
+      calloc(nv, sizeof(double)),    calloc(nv, sizeof(double)), calloc(nv, sizeof(double)),
+      calloc(nv, sizeof(double)),    calloc(nv, sizeof(double)), calloc(nv, sizeof(double)),
+      calloc(nv, sizeof(double)),    calloc(nv, sizeof(double)), calloc(nv, sizeof(double)),
+      calloc(nb, sizeof *b.Vl),      calloc(nb, sizeof *b.Al),   calloc(nb, sizeof *b.Fl),
+      calloc(nb, sizeof *b.Vt),      calloc(nb, sizeof *b.At),   calloc(nb, sizeof *b.Ft)};
+  return b;
+}
+
+static void two_passes_free(two_passes *b) {
+  free(b->q), free(b->v), free(b->fext), free(b->in_q), free(b->in_t), free(b->ql), free(b->tl);
+  free(b->qt), free(b->tt), free(b->qo), free(b->to), free(b->xi);
+  free(b->Vl), free(b->Al), free(b->Fl), free(b->Vt), free(b->At), free(b->Ft);
+}
+
+/* after q: random v, inputs qdd and tau, and body wrenches */
+static void two_passes_draw(two_passes *b, const hg_model *m, hg_rng *r) {
+  hg_test_random_vector(r, b->v, m->nv, -2, 2);
+  hg_test_random_vector(r, b->in_q, m->nv, -3, 3);
+  hg_test_random_vector(r, b->in_t, m->nv, -5, 5);
+  hg_test_random_vector(r, b->fext, 6 * m->nbody, -1, 1);
+}
+
+/* worst[1..3] = the largest differences so far of the twists (when twists), accelerations and
+ * joint wrenches after the two passes in dl and dt */
+static void two_passes_views(two_passes *b, const hg_model *m, const hg_data *dl,
+                             const hg_data *dt, int twists, double worst[4]) {
+  views(m, dl, b->Vl, b->Al, b->Fl);
+  views(m, dt, b->Vt, b->At, b->Ft);
+  typedef const double(*rows)[6];
+  if (twists) worst[1] = fmax(worst[1], view_diff(m, (rows)b->Vl, (rows)b->Vt));
+  worst[2] = fmax(worst[2], view_diff(m, (rows)b->Al, (rows)b->At));
+  worst[3] = fmax(worst[3], view_diff(m, (rows)b->Fl, (rows)b->Ft));
+}
+
 /* floating bases at orbital speed (7.8 km/s on every free root's linear rates, random
  * directions) through hg_aba, hg_hybrid (each root free, prescribed and locked in turn, the other
  * joints' modes random) and hg_hybrid_impulse, body-local against the tree-frame pass
@@ -356,17 +401,11 @@ static void floating_orbital(void **state) {
     int nv = m->nv, nb = m->nbody;
     hg_data *dl = hg_data_new(m), *dt = hg_data_new(m);
     dt->tree_pass = 1;
-    double *q = calloc(m->nq, sizeof *q), *v = calloc(nv, sizeof *v), *fext = calloc(6 * (size_t)nb, sizeof *fext);
-    double *in_q = calloc(nv, sizeof *in_q), *in_t = calloc(nv, sizeof *in_t);
-    double *ql = calloc(nv, sizeof *ql), *tl = calloc(nv, sizeof *tl);
-    double *qt = calloc(nv, sizeof *qt), *tt = calloc(nv, sizeof *tt), *xi = calloc(nv, sizeof *xi);
-    double (*Vl)[6] = calloc(nb, sizeof *Vl), (*Al)[6] = calloc(nb, sizeof *Al), (*Fl)[6] = calloc(nb, sizeof *Fl);
-    double (*Vt)[6] = calloc(nb, sizeof *Vt), (*At)[6] = calloc(nb, sizeof *At), (*Ft)[6] = calloc(nb, sizeof *Ft);
+    two_passes b = two_passes_new(m);
+    double *q = b.q, *v = b.v, *fext = b.fext, *in_q = b.in_q, *in_t = b.in_t;
+    double *ql = b.ql, *tl = b.tl, *qt = b.qt, *tt = b.tt, *xi = b.xi;
     hg_model_random(m, &r, q);
-    hg_test_random_vector(&r, v, nv, -2, 2);
-    hg_test_random_vector(&r, in_q, nv, -3, 3);
-    hg_test_random_vector(&r, in_t, nv, -5, 5);
-    hg_test_random_vector(&r, fext, 6 * nb, -1, 1);
+    two_passes_draw(&b, m, &r);
     for (int i = 1; i < nb; i++) {
       if (m->parent[i]) continue;
       double dir[3], n;
@@ -403,14 +442,9 @@ static void floating_orbital(void **state) {
         e = fmax(e, fmax(fabs(ql[c] - qt[c]), fabs(tl[c] - tt[c])));
       }
       worst[0] = fmax(worst[0], e / scale);
-      views(m, dl, Vl, Al, Fl);
-      views(m, dt, Vt, At, Ft);
-      if (form < 4) worst[1] = fmax(worst[1], view_diff(m, (const double (*)[6])Vl, (const double (*)[6])Vt));
-      worst[2] = fmax(worst[2], view_diff(m, (const double (*)[6])Al, (const double (*)[6])At));
-      worst[3] = fmax(worst[3], view_diff(m, (const double (*)[6])Fl, (const double (*)[6])Ft));
+      two_passes_views(&b, m, dl, dt, form < 4, worst);
     }
-    free(q); free(v); free(fext); free(in_q); free(in_t); free(ql); free(tl); free(qt); free(tt);
-    free(xi); free(Vl); free(Al); free(Fl); free(Vt); free(At); free(Ft);
+    two_passes_free(&b);
     hg_data_free(dl);
     hg_data_free(dt);
     hg_model_free(m);
@@ -469,18 +503,11 @@ static void dispatch_and_views(void **state) {
     hg_data *dl = hg_data_new(m), *dt = hg_data_new(m);
     hg_local_data *ld = hg_local_data_new(m->local);
     dt->tree_pass = 1;
-    double *q = calloc(m->nq, sizeof *q), *v = calloc(nv, sizeof *v), *fext = calloc(6 * (size_t)nb, sizeof *fext);
-    double *in_q = calloc(nv, sizeof *in_q), *in_t = calloc(nv, sizeof *in_t);
-    double *ql = calloc(nv, sizeof *ql), *tl = calloc(nv, sizeof *tl);
-    double *qt = calloc(nv, sizeof *qt), *tt = calloc(nv, sizeof *tt);
-    double *qo = calloc(nv, sizeof *qo), *to = calloc(nv, sizeof *to);
-    double (*Vl)[6] = calloc(nb, sizeof *Vl), (*Al)[6] = calloc(nb, sizeof *Al), (*Fl)[6] = calloc(nb, sizeof *Fl);
-    double (*Vt)[6] = calloc(nb, sizeof *Vt), (*At)[6] = calloc(nb, sizeof *At), (*Ft)[6] = calloc(nb, sizeof *Ft);
+    two_passes b = two_passes_new(m);
+    double *q = b.q, *v = b.v, *fext = b.fext, *in_q = b.in_q, *in_t = b.in_t;
+    double *ql = b.ql, *tl = b.tl, *qt = b.qt, *tt = b.tt, *qo = b.qo, *to = b.to;
     random_q(m, &r, q);
-    hg_test_random_vector(&r, v, nv, -2, 2);
-    hg_test_random_vector(&r, in_q, nv, -3, 3);
-    hg_test_random_vector(&r, in_t, nv, -5, 5);
-    hg_test_random_vector(&r, fext, 6 * nb, -1, 1);
+    two_passes_draw(&b, m, &r);
     for (int form = 0; form < 3; form++) {
       /* 0: hg_aba; 1: hg_hybrid with random modes; 2: hg_hybrid_impulse with the same */
       for (int i = 1; i < nb; i++) {
@@ -512,15 +539,10 @@ static void dispatch_and_views(void **state) {
       assert_memory_equal(ql, qo, (size_t)nv * sizeof *ql);
       assert_memory_equal(tl, to, (size_t)nv * sizeof *tl);
       worst[0] = fmax(worst[0], fmax(rel_diff(ql, qt, NULL, nv), rel_diff(tl, tt, NULL, nv)));
-      views(m, dl, Vl, Al, Fl);
-      views(m, dt, Vt, At, Ft);
       /* the impulsive pass has no velocities (both leave the last twists; not compared) */
-      if (form < 2) worst[1] = fmax(worst[1], view_diff(m, (const double (*)[6])Vl, (const double (*)[6])Vt));
-      worst[2] = fmax(worst[2], view_diff(m, (const double (*)[6])Al, (const double (*)[6])At));
-      worst[3] = fmax(worst[3], view_diff(m, (const double (*)[6])Fl, (const double (*)[6])Ft));
+      two_passes_views(&b, m, dl, dt, form < 2, worst);
     }
-    free(q); free(v); free(fext); free(in_q); free(in_t); free(ql); free(tl); free(qt); free(tt);
-    free(qo); free(to); free(Vl); free(Al); free(Fl); free(Vt); free(At); free(Ft);
+    two_passes_free(&b);
     hg_local_data_free(ld);
     hg_data_free(dl);
     hg_data_free(dt);
