@@ -260,10 +260,12 @@ AI void project_prescribed(const hg_local_data *ld, int i, int k, double qddi, d
 /* floating root i's forward terms: R = R_offset R(q) (ld->P's R), its twist relative to the
  * Galilean frame V = S vr = vr (hg_joint_galilean: (w, 0)) and the frame's velocity u = v - vr
  * (ld->vt), its own terms with c = 0 (S is constant in the body frame); the impulsive form has
- * V = 0 and u = 0 */
-__attribute__((noinline)) static void floating_setup(const hg_local_model *lm, hg_local_data *ld,
-                                                     int i, const double *q, const double *v,
-                                                     const double *fext, int bias) {
+ * V = 0 and u = 0. Out of line (a fixed base's pass stays small), with its own x86-64-v3 clone
+ * as floating_root's. */
+HG_HOT __attribute__((noinline)) static void floating_setup(const hg_local_model *lm,
+                                                            hg_local_data *ld, int i,
+                                                            const double *q, const double *v,
+                                                            const double *fext, int bias) {
   int va = lm->v_adr[i];
   hg_se3 Tj;
   hg_joint_transform(&lm->jnt[i], q + lm->q_adr[i], &Tj);
@@ -287,9 +289,10 @@ __attribute__((noinline)) static void floating_setup(const hg_local_model *lm, h
  * body frame, with S the identity. Free: qg = IA^-1 (tau - pA - IA a') and qdd = qg - xi;
  * prescribed (locked: qdd = 0): qg = qdd + xi and tau = IA a + pA. xi (hg_joint_galilean) is
  * zero in the impulsive form. Returns -1 when IA is singular or not finite. */
-__attribute__((noinline)) static int floating_root(const hg_local_model *lm, hg_local_data *ld,
-                                                  const uint8_t *mode, int i, double *qdd,
-                                                  double *tau, int bias) {
+HG_HOT __attribute__((noinline)) static int floating_root(const hg_local_model *lm,
+                                                         hg_local_data *ld, const uint8_t *mode,
+                                                         int i, double *qdd, double *tau,
+                                                         int bias) {
   int va = lm->v_adr[i];
   const double *IA = ld->IA[i], *pA = ld->pA[i], *R = ld->P[i].R;
   const double *xi = ld->xi[i];
@@ -299,19 +302,16 @@ __attribute__((noinline)) static int floating_root(const hg_local_model *lm, hg_
     hg_m3_mulTv(R, g, A + 3);
   }
   if (!mode || mode[i] == HG_MODE_FREE) {
-    /* IA qg = tau - pA - IA a' by IA's Cholesky factor (a' is zero in its angular rows) */
-    double D[36], scale[6], w[6];
+    /* IA qg = tau - pA - IA a' (a' is zero in its angular rows) */
+    double w[6];
     #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) {
       double t = tau[va + r] - pA[r];
       #pragma GCC unroll 8
       for (int c = 3; c < 6; c++) t -= IA[P6(r, c)] * A[c];
       w[r] = t;
-      scale[r] = fabs(IA[P6(r, r)]);
-      #pragma GCC unroll 8
-      for (int c = 0; c < 6; c++) D[6 * r + c] = IA[P6(r, c)];
     }
-    if (hg_spd_solve(6, D, scale, w, qg)) return -1;
+    if (hg_sym6_solve(IA, w, qg)) return -1;
     #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) {
       qdd[va + r] = qg[r] - xi[r];

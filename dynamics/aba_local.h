@@ -22,7 +22,7 @@
  * S is the identity (v = the body twist (w, v_lin)): P_i = offset_i T_joint(q_i), of which the
  * pass needs the rotation only (the tree is seen from the Galilean frame moving with the body's
  * origin: its twist there is (w, 0), hg_joint_galilean, and gravity is a pure linear
- * acceleration). Its 6x6 articulated inertia is factored (hg_spd_solve) once every child has
+ * acceleration). Its 6x6 articulated inertia is factored (hg_sym6_solve) once every child has
  * been projected onto it, which gives its acceleration a_i = a_i' + qg_i right there; the real
  * qdd_i = qg_i - xi_i (xi_i = (0, w x v_lin), the transport term).
  * hg_builder_compile compiles the factored form into m->local for the models it takes (model.h);

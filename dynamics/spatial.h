@@ -333,28 +333,42 @@ HG_INLINE int hg_spd_cholesky(int n, const double *D, const double *scale, doubl
   return 0;
 }
 
-/* x = D^-1 b for the n x n symmetric D (n <= 6, row-major) by its Cholesky factor (forward and
- * back substitution: no inverse is formed); x may be b. Returns as hg_spd_cholesky. */
-HG_INLINE int hg_spd_solve(int n, const double *D, const double *scale, const double *b,
-                           double *x) {
-  double L[36], dinv[6], y[6];
-  int rc = hg_spd_cholesky(n, D, scale, L, dinv);
-  if (rc) return rc;
-  /* L y = b */
+/* x = A^-1 b for the packed symmetric positive definite 6x6 A (x may be b), by A = L D L^T
+ * (unit lower triangular L, no square roots): the factor read from the packed entries as they
+ * are, then forward and back substitution. Returns -1 unless A is positive definite: a pivot
+ * d_j below 1e-12 |A_jj| (a singular articulated inertia) or a NaN. */
+HG_INLINE int hg_sym6_solve(const double A[21], const double b[6], double x[6]) {
+  /* column j: T_ij = A_ij - sum_k T_ik L_jk (= L_ij d_j), d_j = T_jj, L_ij = T_ij / d_j */
+  double T[6][6], L[6][6], dinv[6];
 #pragma GCC unroll 6
-  for (int i = 0; i < n; i++) {
+  for (int j = 0; j < 6; j++) {
+#pragma GCC unroll 6
+    for (int i = j; i < 6; i++) {
+      double t = A[hg_sym6_index(i, j)];
+#pragma GCC unroll 6
+      for (int k = 0; k < j; k++) t -= T[i][k] * L[j][k];
+      T[i][j] = t;
+    }
+    if (!(T[j][j] > 1e-12 * fabs(A[hg_sym6_index(j, j)]))) return -1;
+    dinv[j] = 1 / T[j][j];
+#pragma GCC unroll 6
+    for (int i = j + 1; i < 6; i++) L[i][j] = T[i][j] * dinv[j];
+  }
+  /* L y = b, then D L^T x = y */
+  double y[6];
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; i++) {
     double t = b[i];
 #pragma GCC unroll 6
-    for (int k = 0; k < i; k++) t -= L[i * n + k] * y[k];
-    y[i] = t * dinv[i];
+    for (int k = 0; k < i; k++) t -= L[i][k] * y[k];
+    y[i] = t;
   }
-  /* L^T x = y */
 #pragma GCC unroll 6
-  for (int i = n - 1; i >= 0; i--) {
-    double t = y[i];
+  for (int i = 5; i >= 0; i--) {
+    double t = y[i] * dinv[i];
 #pragma GCC unroll 6
-    for (int k = i + 1; k < n; k++) t -= L[k * n + i] * x[k];
-    x[i] = t * dinv[i];
+    for (int k = i + 1; k < 6; k++) t -= L[k][i] * x[k];
+    x[i] = t;
   }
   return 0;
 }
