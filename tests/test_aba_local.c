@@ -252,6 +252,64 @@ static void hybrid_modes(void **state) {
   }
 }
 
+/* a random chain (chain != 0) or forest of nbody 1-DoF joints in the style of URDF robots: each
+ * axis a coordinate axis (either sign), each origin turned by 0 or a multiple of 90 degrees about
+ * a coordinate axis and offset along each axis with probability 1/2; about a third prismatic */
+static hg_model *random_aligned(hg_rng *r, int nbody, int chain) {
+  hg_builder *b = hg_builder_new();
+  for (int i = 0; i < nbody; i++) {
+    int c = (int)(hg_rng_uniform(r) * 3), turn = (int)(hg_rng_uniform(r) * 4);
+    double axis[3] = {0, 0, 0}, w[3] = {0, 0, 0};
+    axis[c] = hg_rng_uniform(r) < 0.5 ? 1 : -1;
+    w[(int)(hg_rng_uniform(r) * 3)] = turn * 1.5707963267948966;
+    hg_se3 T;
+    hg_so3_exp(w, T.R);
+    for (int k = 0; k < 3; k++) T.p[k] = hg_rng_uniform(r) < 0.5 ? hg_rng_range(r, -0.5, 0.5) : 0;
+    hg_inertia G;
+    hg_test_random_inertia(r, &G);
+    int p = chain ? i - 1 : (int)(hg_rng_uniform(r) * (i + 1)) - 1;
+    char name[16], parent[16];
+    snprintf(name, sizeof name, "b%d", i);
+    snprintf(parent, sizeof parent, "b%d", p);
+    hg_joint_type type = hg_rng_uniform(r) < 0.35 ? HG_JOINT_PRISMATIC : HG_JOINT_REVOLUTE;
+    hg_test_add_body(b, name, p < 0 ? "world" : parent, type, axis, NULL, 0, &T, &G);
+  }
+  hg_error err;
+  hg_model *m = hg_builder_compile(b, &err);
+  hg_builder_free(b);
+  assert_non_null(m);
+  return m;
+}
+
+/* axis-aligned joints behind turned origins (URDF-style chains and forests): every factor shape
+ * of HG_LOCAL_SHAPES, which the factored pass compiles as its own copy, turns up and agrees with
+ * the oracle, in ABA and in the hybrid and impulsive forms */
+static void aligned_shapes(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 19);
+  int seen[64] = {0};
+  for (int k = 0; k < 80; k++) {
+    int chain = k % 3 == 0, nbody = 1 + (int)(hg_rng_uniform(&r) * 20);
+    hg_model *m = random_aligned(&r, nbody, chain);
+    assert_non_null(m->local);
+    for (int i = 1; i < m->nbody; i++) seen[m->local->dh_flags[i] & 63]++;
+    char name[64];
+    snprintf(name, sizeof name, "aligned %s %d (%d bodies)", chain ? "chain" : "forest", k, nbody);
+    check_model(m, name, &r);
+    check_hybrid(m, name, 5, 0, &r);
+    check_hybrid(m, name, 3, 1, &r);
+    hg_model_free(m);
+  }
+  printf("# aligned_shapes: joints per dh_flags shape:");
+  for (int f = 0; f < 64; f++)
+    if (seen[f]) printf(" %d:%d", f, seen[f]);
+  printf("\n");
+#define SEEN(shape) if (!seen[shape]) fail_msg("shape %d never compiled", shape);
+  HG_LOCAL_SHAPES(SEEN)
+#undef SEEN
+}
+
 /* prismatic roots sliding at 1e6 (the Galilean frame of hg_kinematics): the accelerations are
  * still those of hg_aba to 1e-12 relative */
 static void fast_prismatic_roots(void **state) {
@@ -598,6 +656,7 @@ int main(void) {
       cmocka_unit_test(degenerate_axes),
       cmocka_unit_test(random_prismatic_models),
       cmocka_unit_test(hybrid_modes),
+      cmocka_unit_test(aligned_shapes),
       cmocka_unit_test(fast_prismatic_roots),
       cmocka_unit_test(refuses_other_joints),
       cmocka_unit_test(dispatch_and_views),
