@@ -350,11 +350,11 @@ HG_HOT __attribute__((noinline)) static int floating_root(const hg_local_model *
   return 0;
 }
 
-/* X := parent p's twist or acceleration (row p of src) for body i: from last, the body before's,
- * when p is that body (a chain: registers rather than a store and its reload) */
-AI void from_parent(hg_vec6 *src, const double *last, int p, int i, double *X) {
+/* X := parent p's twist or acceleration (row p of src): from last, that of prev (the body the
+ * sweep stepped before), when p is prev (a chain: registers rather than a store and its reload) */
+AI void from_parent(hg_vec6 *src, const double *last, int p, int prev, double *X) {
   /* two copies, not one through a chosen pointer: that would keep last in memory */
-  if (p == i - 1)
+  if (p == prev)
     #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) X[r] = last[r];
   else
@@ -365,14 +365,15 @@ AI void from_parent(hg_vec6 *src, const double *last, int p, int i, double *X) {
 /* body i's joint transform, velocity v_i = X_i v_p + e_k qd_i (k = 2 revolute, 5 prismatic) and
  * own terms */
 AI void vel_step(const hg_local_model *lm, hg_local_data *ld, int i, int k, const double *q,
-                 const double *v, const double *fext, int factored, int bias, double *last) {
+                 const double *v, const double *fext, int factored, int bias, double *last,
+                 int prev) {
   int p = lm->parent[i], va = lm->v_adr[i];
   joint_setup(lm, ld, i, k, q[lm->q_adr[i]], factored);
   double V[6] = {0, 0, 0, 0, 0, 0}, qd = 0;
   if (bias) {
     qd = v[va];
     if (p) {
-      from_parent(ld->v, last, p, i, V);
+      from_parent(ld->v, last, p, prev, V);
       mot_x(lm, ld, i, V, factored);
     }
     /* a prismatic root's slide is left out: its tree is seen from the inertial frame moving
@@ -417,11 +418,11 @@ AI int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mod
  * form) and, at a free joint, qdd_i = (u - U^T (X_i a_p + c_i)) / D; at a prescribed or locked
  * one tau_i = e_k^T (IA a_i + pA) */
 AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i, int k,
-                   double *qdd, double *tau, int factored, int bias, double *last) {
+                   double *qdd, double *tau, int factored, int bias, double *last, int prev) {
   int p = lm->parent[i], va = lm->v_adr[i];
   double A[6];
   if (p)
-    from_parent(ld->a, last, p, i, A);
+    from_parent(ld->a, last, p, prev, A);
   else if (bias)
     A[0] = A[1] = A[2] = 0, A[3] = -lm->gravity[0], A[4] = -lm->gravity[1], A[5] = -lm->gravity[2];
   else
@@ -454,28 +455,35 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
                   int factored, int bias) {
   /* forward: transforms, velocities and each body's own terms */
   /* floating roots first (their children read their v); the sweeps below skip them by running
-   * over the index ranges between them (nfloating = 0: one range, the loops of a fixed base,
-   * where a test per body cost 22 instructions per body on chain30) */
-  const int *fl = lm->floating_list, nf = lm->nfloating;
+   * over the ranges between them in lm->order (nfloating = 0: one range, the loops of a fixed
+   * base, where a test per body cost 22 instructions per body on chain30) */
+  const int *fl = lm->floating_list, *order = lm->order, nf = lm->nfloating;
   for (int f = 1; f <= nf; f++) floating_setup(lm, ld, fl[f], q, v, fext, bias);
-  /* last: the previous body's twist (then acceleration), which a chain's next body reads from
-   * registers rather than through a store and its reload; a range starts after a floating root */
+  /* last: the twist (then acceleration) of prev, the body stepped before, which a chain's next
+   * body reads from registers rather than through a store and its reload; a range starts after
+   * its floating root (fl[0] = 0, the world, whose children take no parent's twist) */
   double last[6] = {0, 0, 0, 0, 0, 0};
-  for (int f = 0; f <= nf; f++)
-  for (int i = fl[f] + 1, end = fl[f + 1]; i < end; i++) {
-    if (i == fl[f] + 1 && fl[f])
+  for (int f = 0; f <= nf; f++) {
+    int prev = fl[f];
+    if (prev)
       #pragma GCC unroll 8
-      for (int r = 0; r < 6; r++) last[r] = ld->v[fl[f]][r];
-    if (lm->prism[i]) vel_step(lm, ld, i, 5, q, v, fext, factored, bias, last);
-    else vel_step(lm, ld, i, 2, q, v, fext, factored, bias, last);
+      for (int r = 0; r < 6; r++) last[r] = ld->v[prev][r];
+    for (int n = fl[f] + 1, end = fl[f + 1]; n < end; n++) {
+      int i = order[n];
+      if (lm->prism[i]) vel_step(lm, ld, i, 5, q, v, fext, factored, bias, last, prev);
+      else vel_step(lm, ld, i, 2, q, v, fext, factored, bias, last, prev);
+      prev = i;
+    }
   }
 
   /* backward: project each body and hand (X^T Pi X, X^T beta) to its parent */
   for (int f = nf; f >= 0; f--)
-  for (int i = fl[f + 1] - 1, stop = fl[f]; i > stop; i--)
-    if (lm->prism[i] ? back_step(lm, ld, mode, i, 5, qdd, tau, factored, bias)
-                     : back_step(lm, ld, mode, i, 2, qdd, tau, factored, bias))
-      return -1;
+    for (int n = fl[f + 1] - 1, stop = fl[f]; n > stop; n--) {
+      int i = order[n];
+      if (lm->prism[i] ? back_step(lm, ld, mode, i, 5, qdd, tau, factored, bias)
+                       : back_step(lm, ld, mode, i, 2, qdd, tau, factored, bias))
+        return -1;
+    }
 
   /* floating roots, their subtrees projected: their accelerations (the forward sweep skips them) */
   for (int f = 1; f <= nf; f++)
@@ -483,13 +491,17 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
 
   /* forward: accelerations from a_0 = (0, -g) (zero in the impulsive form), each joint's
    * axis k a constant in its copy of the step */
-  for (int f = 0; f <= nf; f++)
-  for (int i = fl[f] + 1, end = fl[f + 1]; i < end; i++) {
-    if (i == fl[f] + 1 && fl[f])
+  for (int f = 0; f <= nf; f++) {
+    int prev = fl[f];
+    if (prev)
       #pragma GCC unroll 8
-      for (int r = 0; r < 6; r++) last[r] = ld->a[fl[f]][r];
-    if (lm->prism[i]) accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias, last);
-    else accel_step(lm, ld, mode, i, 2, qdd, tau, factored, bias, last);
+      for (int r = 0; r < 6; r++) last[r] = ld->a[prev][r];
+    for (int n = fl[f] + 1, end = fl[f + 1]; n < end; n++) {
+      int i = order[n];
+      if (lm->prism[i]) accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias, last, prev);
+      else accel_step(lm, ld, mode, i, 2, qdd, tau, factored, bias, last, prev);
+      prev = i;
+    }
   }
 
   int bad = 0;
@@ -602,6 +614,33 @@ static void joint_frame(const hg_model *m, int i, int ch, hg_se3 *J) {
   hg_v3_cross(z, x, y);
   for (int r = 0; r < 3; r++) J->R[3 * r] = x[r], J->R[3 * r + 1] = y[r], J->R[3 * r + 2] = z[r];
   for (int r = 0; r < 3; r++) J->p[r] = o[r];
+}
+
+/* lm->order: each index range between floating_list's entries sorted by depth (a counting
+ * sort, stable: index order within a depth). Returns -1 when out of memory. */
+static int breadth_first(hg_local_model *lm) {
+  int n = lm->nbody, *depth = calloc(n, sizeof *depth), *start = calloc(n + 1, sizeof *start);
+  lm->order = calloc(n, sizeof *lm->order);
+  if (!depth || !start || !lm->order) {
+    free(depth), free(start);
+    return -1;
+  }
+  for (int i = 1; i < n; i++) depth[i] = depth[lm->parent[i]] + 1;
+  const int *fl = lm->floating_list;
+  for (int f = 0; f <= lm->nfloating; f++) {
+    int lo = fl[f] + 1, hi = fl[f + 1];
+    lm->order[fl[f]] = fl[f];
+    /* start[d]: where depth d begins, from the counts of the depths before it */
+    memset(start, 0, (n + 1) * sizeof *start);
+    for (int i = lo; i < hi; i++) start[depth[i]]++;
+    for (int d = 0, pos = lo; d <= n; d++) {
+      int c = start[d];
+      start[d] = pos, pos += c;
+    }
+    for (int i = lo; i < hi; i++) lm->order[start[depth[i]]++] = i;
+  }
+  free(depth), free(start);
+  return 0;
 }
 
 /* C = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Rz(theta0) Tz(d): the factors of C (dh as in
@@ -766,11 +805,17 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
   }
   lm->floating_list[lm->nfloating + 1] = n;
   free(J);
+  if (breadth_first(lm)) {
+    hg_local_model_free(lm);
+    hg_error_set(err, "out of memory");
+    return NULL;
+  }
   return lm;
 }
 
 void hg_local_model_free(hg_local_model *lm) {
   if (!lm) return;
+  free(lm->order);
   free(lm->C);
   free(lm->dh);
   free(lm->dh_flags);

@@ -51,6 +51,10 @@ typedef struct hg_local_model {
   int nfloating;      /* how many */
   int *floating_list; /* nfloating + 2: 0, those bodies in index order, nbody (the bounds of the
                        * index ranges between them, which the sweeps run over) */
+  int *order;         /* nbody: the sweeps' order of the bodies between floating_list's entries:
+                       * each such index range breadth-first (by depth, index order within one),
+                       * so that consecutive steps are mostly on different branches, which the
+                       * CPU overlaps; a chain keeps index order. order[fl] = fl for each entry */
   int galilean;       /* 1 when some root is floating (its tree is seen from a moving frame) */
   hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */
   double (*dh)[8];    /* nbody: cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */

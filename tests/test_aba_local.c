@@ -310,6 +310,43 @@ static void aligned_shapes(void **state) {
 #undef SEEN
 }
 
+/* lm->order on random forests with floating trees among fixed ones: each range between
+ * floating_list's entries is a permutation of its own indices, by nondecreasing depth, so every
+ * body comes after its parent (the sweeps' order, which the other tests check by results) */
+static void sweep_order(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 20);
+  for (int k = 0; k < 40; k++) {
+    int nbody = 2 + (int)(hg_rng_uniform(&r) * 40), ntrees = 1 + k % 4 < nbody ? 1 + k % 4 : nbody;
+    hg_model *m = k % 2 ? hg_test_random_floating(&r, nbody, ntrees, 0.3)
+                        : hg_test_random_1dof(&r, nbody, k % 4 == 0, 0.3);
+    const hg_local_model *lm = m->local;
+    assert_non_null(lm);
+    int n = lm->nbody, *depth = calloc(n, sizeof *depth), *pos = calloc(n, sizeof *pos);
+    for (int i = 1; i < n; i++) depth[i] = depth[m->parent[i]] + 1;
+    const int *fl = lm->floating_list;
+    assert_int_equal(fl[0], 0);
+    assert_int_equal(fl[lm->nfloating + 1], n);
+    for (int f = 0; f <= lm->nfloating; f++) {
+      assert_int_equal(lm->order[fl[f]], fl[f]);
+      for (int t = fl[f] + 1; t < fl[f + 1]; t++) {
+        int i = lm->order[t];
+        assert_true(i > fl[f] && i < fl[f + 1] && !pos[i]);
+        pos[i] = t;
+        if (t > fl[f] + 1) assert_true(depth[i] >= depth[lm->order[t - 1]]);
+      }
+    }
+    /* parents first: the world, a floating root (swept on its own) or an earlier position */
+    for (int i = 1; i < n; i++) {
+      int p = m->parent[i];
+      if (p && !lm->floating[p] && !lm->floating[i]) assert_true(pos[p] < pos[i]);
+    }
+    free(depth), free(pos);
+    hg_model_free(m);
+  }
+}
+
 /* prismatic roots sliding at 1e6 (the Galilean frame of hg_kinematics): the accelerations are
  * still those of hg_aba to 1e-12 relative */
 static void fast_prismatic_roots(void **state) {
@@ -657,6 +694,7 @@ int main(void) {
       cmocka_unit_test(random_prismatic_models),
       cmocka_unit_test(hybrid_modes),
       cmocka_unit_test(aligned_shapes),
+      cmocka_unit_test(sweep_order),
       cmocka_unit_test(fast_prismatic_roots),
       cmocka_unit_test(refuses_other_joints),
       cmocka_unit_test(dispatch_and_views),
