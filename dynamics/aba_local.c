@@ -87,6 +87,14 @@ AI void frc_general(const hg_se3 *P, double *F) {
  * child's (trees) adds gamma and b */
 #define COMMON (HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)
 #define LATER (COMMON | HG_LOCAL_GAMMA | HG_LOCAL_B)
+/* the copies of HG_LOCAL_SHAPES, in optimized builds only: at -O0 (Debug, the sanitizers) a
+ * copy's constant flags are not folded, and the copies took this file's sanitized build past 6 GB
+ * and 6 minutes; there every shape but COMMON and LATER tests its flags */
+#ifdef __OPTIMIZE__
+#define SHAPE_COPIES(X) HG_LOCAL_SHAPES(X)
+#else
+#define SHAPE_COPIES(X)
+#endif
 /* body i's joint transform at q_i (axis k: 2 revolute, 5 prismatic): factored, the hg_turn
  * (ld->cs) and dz (ld->dz); general, R and p (ld->P) */
 AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, int k, double qi,
@@ -136,7 +144,7 @@ AI void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *
     else if (f == LATER) mot_chain(dh, LATER, ld->dz[i], cs[0], cs[1], V);
     else switch (f) {
 #define MOT(shape) case shape: mot_chain(dh, shape, ld->dz[i], cs[0], cs[1], V); break;
-      HG_LOCAL_SHAPES(MOT)
+      SHAPE_COPIES(MOT)
 #undef MOT
     default:
       if (f & HG_LOCAL_GENERAL) mot_general(&ld->P[i], V);
@@ -165,7 +173,7 @@ AI void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, double 
     sym_chain(dh, dt, shape, dz, cs[0], cs[1], M, red);                                            \
     frc_chain(dh, shape, dz, cs[0], cs[1], F);                                                     \
     break;
-      HG_LOCAL_SHAPES(BACK)
+      SHAPE_COPIES(BACK)
 #undef BACK
     default:
       if (f & HG_LOCAL_GENERAL) {
