@@ -73,11 +73,11 @@ typedef struct hg_local_model {
 enum { HG_LOCAL_GAMMA = 1, HG_LOCAL_B = 2, HG_LOCAL_ALPHA = 4, HG_LOCAL_A = 8, HG_LOCAL_D = 16,
        HG_LOCAL_GENERAL = 32 };
 /* the shapes (dh_flags) whose chains the factored pass compiles (in optimized builds) as copies
- * without flag tests, each keeping its factors' entries in registers from one factor to the next: a first child's
- * every shape (any of alpha, a and d: the joint origins of URDF arms and legs, which turn by 90
- * degrees and slide along one axis) and a later child's usual two (a floating root's legs, a
- * tree's branches: gamma with alpha, a and d, and with b too). Any other shape tests its flags
- * at each factor. X is applied to each. */
+ * without flag tests, each keeping its factors' entries in registers from one factor to the
+ * next: a first child's every shape (any of alpha, a and d: the joint origins of URDF arms and
+ * legs, which turn by 90 degrees and slide along one axis) and a later child's usual two (a
+ * floating root's legs, a tree's branches: gamma with alpha, a and d, and with b too). Any other
+ * shape tests its flags at each factor. X is applied to each. */
 #define HG_LOCAL_SHAPES(X)                                                                         \
   X(0) X(HG_LOCAL_ALPHA) X(HG_LOCAL_A) X(HG_LOCAL_D) X(HG_LOCAL_ALPHA | HG_LOCAL_A)                \
   X(HG_LOCAL_ALPHA | HG_LOCAL_D) X(HG_LOCAL_A | HG_LOCAL_D)                                        \

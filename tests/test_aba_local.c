@@ -134,10 +134,7 @@ static void degenerate_axes(void **state) {
     snprintf(parent, sizeof parent, "d%d", i - 1);
     hg_test_add_body(b, name, i ? parent : "world", HG_JOINT_REVOLUTE, ax[i], NULL, 0, &T, &G);
   }
-  hg_error err;
-  hg_model *m = hg_builder_compile(b, &err);
-  hg_builder_free(b);
-  assert_non_null(m);
+  hg_model *m = hg_test_compile(b);
   check_model(m, "degenerate", &r);
   hg_model_free(m);
 }
@@ -274,11 +271,7 @@ static hg_model *random_aligned(hg_rng *r, int nbody, int chain) {
     hg_joint_type type = hg_rng_uniform(r) < 0.35 ? HG_JOINT_PRISMATIC : HG_JOINT_REVOLUTE;
     hg_test_add_body(b, name, p < 0 ? "world" : parent, type, axis, NULL, 0, &T, &G);
   }
-  hg_error err;
-  hg_model *m = hg_builder_compile(b, &err);
-  hg_builder_free(b);
-  assert_non_null(m);
-  return m;
+  return hg_test_compile(b);
 }
 
 /* axis-aligned joints behind turned origins (URDF-style chains and forests): every factor shape
@@ -417,10 +410,7 @@ static void floating_models(void **state) {
     hg_test_random_inertia(&r, &G);
     hg_test_add_body(b, mix[i].name, mix[i].parent, mix[i].type, axis, NULL, 0, &off, &G);
   }
-  hg_error err;
-  hg_model *m = hg_builder_compile(b, &err);
-  hg_builder_free(b);
-  assert_non_null(m);
+  hg_model *m = hg_test_compile(b);
   assert_non_null(m->local);
   assert_int_equal(m->local->nfloating, 3);
   check_model(m, "mixed forest", &r);
@@ -668,11 +658,7 @@ static hg_model *other_joints(int k) {
   hg_test_add_body(b, "a", "world", k ? HG_JOINT_REVOLUTE : HG_JOINT_FREE, z, NULL, 0, NULL, &G);
   hg_test_random_inertia(&r, &G);
   hg_test_add_body(b, "b", "a", k ? HG_JOINT_FREE : HG_JOINT_SPHERICAL, z, NULL, 0, NULL, &G);
-  hg_error err;
-  hg_model *m = hg_builder_compile(b, &err);
-  hg_builder_free(b);
-  assert_non_null(m);
-  return m;
+  return hg_test_compile(b);
 }
 
 /* a model with another joint type, or a free joint below a root, is refused */

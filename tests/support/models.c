@@ -85,7 +85,7 @@ void hg_test_add_body(hg_builder *b, const char *name, const char *parent, hg_jo
   }
 }
 
-static hg_model *compile(hg_builder *b) {
+hg_model *hg_test_compile(hg_builder *b) {
   hg_error err;
   hg_model *m = hg_builder_compile(b, &err);
   if (!m) {
@@ -130,7 +130,7 @@ hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
       hg_test_random_pose(r, &spec->post);
     }
   }
-  return compile(b);
+  return hg_test_compile(b);
 }
 
 hg_model *hg_test_random_revolute(hg_rng *r, int nbody, int chain) {
@@ -171,7 +171,7 @@ hg_model *hg_test_random_1dof(hg_rng *r, int nbody, int chain, double prismatic)
                                                                         : HG_JOINT_REVOLUTE;
     add_random_body(b, &rb, 'r', i, p, type);
   }
-  return compile(b);
+  return hg_test_compile(b);
 }
 
 hg_model *hg_test_random_floating(hg_rng *r, int nbody, int ntrees, double prismatic) {
@@ -185,7 +185,7 @@ hg_model *hg_test_random_floating(hg_rng *r, int nbody, int ntrees, double prism
                        : hg_rng_uniform(r) < prismatic ? HG_JOINT_PRISMATIC : HG_JOINT_REVOLUTE;
     add_random_body(b, &rb, 'f', i, p, type);
   }
-  return compile(b);
+  return hg_test_compile(b);
 }
 
 /* a slender link of mass m and length l along +x from its frame origin */
@@ -215,7 +215,7 @@ hg_model *hg_test_chain(int n) {
     snprintf(parent, sizeof parent, "link%d", i);
     hg_test_add_body(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 2 ? Y : Z, NULL, 0, &off, &G);
   }
-  return compile(b);
+  return hg_test_compile(b);
 }
 
 hg_model *hg_test_arm7(void) {
@@ -238,7 +238,7 @@ hg_model *hg_test_arm7(void) {
     snprintf(parent, sizeof parent, "arm%d", i);
     hg_test_add_body(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 2 ? Y : Z, NULL, 0, &off, &G);
   }
-  return compile(b);
+  return hg_test_compile(b);
 }
 
 hg_model *hg_test_binary_tree(int depth) {
@@ -255,7 +255,7 @@ hg_model *hg_test_binary_tree(int depth) {
     hg_test_add_body(b, name, i == 0 ? "world" : parent, HG_JOINT_REVOLUTE, i % 3 == 0 ? Z : (i % 3 == 1 ? Y : X),
         NULL, 0, &off, &G);
   }
-  return compile(b);
+  return hg_test_compile(b);
 }
 
 hg_model *hg_test_humanoid(void) {
@@ -294,5 +294,5 @@ hg_model *hg_test_humanoid(void) {
   o = translation(0, 0, 0.05);
   link_inertia(3.0, 0.2, &G);
   hg_test_add_body(b, "head", "neck", HG_JOINT_REVOLUTE, Y, NULL, 0, &o, &G);
-  return compile(b);
+  return hg_test_compile(b);
 }

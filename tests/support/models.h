@@ -14,6 +14,9 @@ hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating);
 void hg_test_add_body(hg_builder *b, const char *name, const char *parent, hg_joint_type type,
                       const double axis[3], const double axis2[3], double pitch, const hg_se3 *off,
                       const hg_inertia *G);
+/* the model of b, which it frees; aborts with the builder's message when b does not compile
+ * (test fixtures only) */
+hg_model *hg_test_compile(hg_builder *b);
 
 /* A fixed-base model of nbody revolute bodies with random unit axes, random joint origins
  * (hg_test_random_pose) and random inertias: a chain when chain != 0, else a random forest (each
