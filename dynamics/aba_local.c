@@ -275,7 +275,7 @@ AI void project_prescribed(const hg_local_data *ld, int i, int k, double qddi, d
   const double *IA = ld->IA[i], *pA = ld->pA[i], *c = ld->c[i];
   double ce[6] = {c[0], c[1], 0, c[2], c[3], 0};
   ce[k] += qddi;
-  #pragma GCC unroll 8
+  #pragma GCC unroll 24
   for (int e = 0; e < 21; e++) Pi[e] = IA[e];
   hg_sym6_mulv(IA, ce, beta);
   #pragma GCC unroll 8
@@ -415,7 +415,9 @@ AI int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mod
   if (free_joint && k == 2) back_x(lm, ld, i, Pi, beta, factored, 1);
   else back_x(lm, ld, i, Pi, beta, factored, 0);
   double *IAp = ld->IA[p], *pAp = ld->pA[p];
-  #pragma GCC unroll 8
+  /* unrolled in full: a loop left with a variable index keeps Pi in memory, and each body's
+   * projection then waits on stores and their reloads */
+  #pragma GCC unroll 24
   for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
   #pragma GCC unroll 8
   for (int r = 0; r < 6; r++) pAp[r] += beta[r];
