@@ -24,14 +24,14 @@
 /* ---- the factored chain: C P_q = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Tz(dz) Rz(th) ----
  * revolute: th = theta0 + q, dz = d; prismatic: th = theta0, dz = d + q (Tz and Rz commute) */
 
-/* V := X V (parent J_p -> child J_i) */
-AI void mot_chain(const double *dh, int f, double dz, double c, double s, double *V) {
+/* V := X V (parent J_p -> child J_i); turn 0 leaves out the last factor, Rz(th) */
+AI void mot_chain(const double *dh, int f, double dz, double c, double s, double *V, int turn) {
   if (f & HG_LOCAL_GAMMA) hg_mot_rot_axis(2, dh[0], dh[1], V);
   if (f & HG_LOCAL_B) hg_mot_trans_axis(2, dh[2], V);
   if (f & HG_LOCAL_ALPHA) hg_mot_rot_axis(0, dh[3], dh[4], V);
   if (f & HG_LOCAL_A) hg_mot_trans_axis(0, dh[5], V);
   if (f & HG_LOCAL_D) hg_mot_trans_axis(2, dz, V);
-  hg_mot_rot_axis(2, c, s, V);
+  if (turn) hg_mot_rot_axis(2, c, s, V);
 }
 /* F := X^T F (child -> parent) */
 AI void frc_chain(const double *dh, int f, double dz, double c, double s, double *F) {
@@ -135,20 +135,22 @@ AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, int k, d
 
 /* V := X_i V. HG_LOCAL_SHAPES (aba_local.h) get copies of the chain without flag tests; COMMON
  * and LATER, the shapes of every joint of a chain or tree with skew axes, are tested before the
- * switch (a switch alone cost chain30 2% more instructions). */
-AI void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *V, int factored) {
+ * switch (a switch alone cost chain30 2% more instructions). turn 0 (factored, not
+ * HG_LOCAL_GENERAL): all but the last turn, as mot_chain's. */
+AI void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *V, int factored,
+              int turn) {
   if (factored) {
     int f = lm->dh_flags[i];
     const double *dh = lm->dh[i], *cs = ld->cs[i];
-    if (f == COMMON) mot_chain(dh, COMMON, ld->dz[i], cs[0], cs[1], V);
-    else if (f == LATER) mot_chain(dh, LATER, ld->dz[i], cs[0], cs[1], V);
+    if (f == COMMON) mot_chain(dh, COMMON, ld->dz[i], cs[0], cs[1], V, turn);
+    else if (f == LATER) mot_chain(dh, LATER, ld->dz[i], cs[0], cs[1], V, turn);
     else switch (f) {
-#define MOT(shape) case shape: mot_chain(dh, shape, ld->dz[i], cs[0], cs[1], V); break;
+#define MOT(shape) case shape: mot_chain(dh, shape, ld->dz[i], cs[0], cs[1], V, turn); break;
       SHAPE_COPIES(MOT)
 #undef MOT
     default:
       if (f & HG_LOCAL_GENERAL) mot_general(&ld->P[i], V);
-      else mot_chain(dh, f, ld->dz[i], cs[0], cs[1], V);
+      else mot_chain(dh, f, ld->dz[i], cs[0], cs[1], V, turn);
     }
   } else {
     mot_general(&ld->P[i], V);
@@ -382,7 +384,7 @@ AI void vel_step(const hg_local_model *lm, hg_local_data *ld, int i, int k, cons
     qd = v[va];
     if (p) {
       from_parent(ld->v, last, p, prev, V);
-      mot_x(lm, ld, i, V, factored);
+      mot_x(lm, ld, i, V, factored, 1);
     }
     /* a prismatic root's slide is left out: its tree is seen from the inertial frame moving
      * with the root's joint origin (hg_joint_galilean; the accelerations are the same) */
@@ -426,10 +428,19 @@ AI int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mod
 
 /* body i's acceleration a_i = X_i a_p + c_i + e_k qdd_i (a_0 = (0, -g), zero in the impulsive
  * form) and, at a free joint, qdd_i = (u - U^T (X_i a_p + c_i)) / D; at a prescribed or locked
- * one tau_i = e_k^T (IA a_i + pA) */
+ * one tau_i = e_k^T (IA a_i + pA).
+ * chain (a range of lm->chain): each body waits on its parent's a, and the sweep runs at the pace
+ * of that wait. A free joint of the factored form (not HG_LOCAL_GENERAL) there splits X_i into
+ * Rz(th) Y and takes qdd_i from Y a_p, with weights that do not depend on a_p:
+ *   qdd_i = Dinv (u - U^T c_i) - w^T Y a_p,  w = Rz^T U Dinv (w_k = 1),
+ * which the CPU computes ahead: the next body waits on Y a_p, a dot product and a subtraction,
+ * not also on Rz, the sum with c_i and the scaling. A branched order overlaps its steps anyway,
+ * and the split costs 24 flops per body, so only chains take it. */
 AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i, int k,
-                   double *qdd, double *tau, int factored, int bias, double *last, int prev) {
+                   double *qdd, double *tau, int factored, int bias, double *last, int prev,
+                   int chain) {
   int p = lm->parent[i], va = lm->v_adr[i];
+  const double *c = ld->c[i], *IA = ld->IA[i];
   double A[6];
   if (p)
     from_parent(ld->a, last, p, prev, A);
@@ -437,22 +448,42 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
     A[0] = A[1] = A[2] = 0, A[3] = -lm->gravity[0], A[4] = -lm->gravity[1], A[5] = -lm->gravity[2];
   else
     A[0] = A[1] = A[2] = A[3] = A[4] = A[5] = 0;
-  mot_x(lm, ld, i, A, factored);
-  const double *c = ld->c[i], *IA = ld->IA[i];
-  A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
-  /* U^T a = row k of IA times a, summed in pairs (each body's qdd waits on it) */
-  double Ua = (IA[P6(0, k)] * A[0] + IA[P6(1, k)] * A[1]) +
-              (IA[P6(2, k)] * A[2] + IA[P6(3, k)] * A[3]) +
-              (IA[P6(4, k)] * A[4] + IA[P6(5, k)] * A[5]);
-  if (!mode || mode[i] == HG_MODE_FREE) {
-    double qi = ld->Dinv[i] * (ld->u[i] - Ua);
+  int free_joint = !mode || mode[i] == HG_MODE_FREE;
+  if (chain && p && factored && !(lm->dh_flags[i] & HG_LOCAL_GENERAL) && free_joint) {
+    /* w = Rz^T U Dinv and q0 = Dinv (u - U^T c_i), both ahead of a_p */
+    const double *cs = ld->cs[i];
+    double Dinv = ld->Dinv[i], w[6], q0 = Dinv * ld->u[i];
+    #pragma GCC unroll 8
+    for (int r = 0; r < 6; r++) w[r] = r == k ? 1 : IA[P6(r, k)] * Dinv;
+    #pragma GCC unroll 8
+    for (int l = 0; l < 4; l++) q0 -= w[crow[l]] * c[l];
+    hg_frc_rot_axis(2, cs[0], cs[1], w);
+    /* Y a_p, then qdd_i (o: the row of w other than k that the turn leaves alone) */
+    mot_x(lm, ld, i, A, factored, 0);
+    int o = k == 2 ? 5 : 2;
+    double qi = q0 - (((w[0] * A[0] + w[1] * A[1]) + (w[3] * A[3] + w[4] * A[4])) +
+                      (A[k] + w[o] * A[o]));
+    hg_mot_rot_axis(2, cs[0], cs[1], A);
+    A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
     A[k] += qi;
     qdd[va] = qi;
   } else {
-    /* tau = e_k^T (IA a + pA) with a = a' + e_k qdd */
-    double qi = qdd[va];
-    tau[va] = Ua + IA[P6(k, k)] * qi + ld->pA[i][k];
-    A[k] += qi;
+    mot_x(lm, ld, i, A, factored, 1);
+    A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
+    /* U^T a = row k of IA times a, summed in pairs (each body's qdd waits on it) */
+    double Ua = (IA[P6(0, k)] * A[0] + IA[P6(1, k)] * A[1]) +
+                (IA[P6(2, k)] * A[2] + IA[P6(3, k)] * A[3]) +
+                (IA[P6(4, k)] * A[4] + IA[P6(5, k)] * A[5]);
+    if (free_joint) {
+      double qi = ld->Dinv[i] * (ld->u[i] - Ua);
+      A[k] += qi;
+      qdd[va] = qi;
+    } else {
+      /* tau = e_k^T (IA a + pA) with a = a' + e_k qdd */
+      double qi = qdd[va];
+      tau[va] = Ua + IA[P6(k, k)] * qi + ld->pA[i][k];
+      A[k] += qi;
+    }
   }
   #pragma GCC unroll 8
   for (int r = 0; r < 6; r++) ld->a[i][r] = last[r] = A[r];
@@ -506,10 +537,11 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
     if (prev)
       #pragma GCC unroll 8
       for (int r = 0; r < 6; r++) last[r] = ld->a[prev][r];
+    int chain = lm->chain[f];
     for (int n = fl[f] + 1, end = fl[f + 1]; n < end; n++) {
       int i = order[n];
-      if (lm->prism[i]) accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias, last, prev);
-      else accel_step(lm, ld, mode, i, 2, qdd, tau, factored, bias, last, prev);
+      if (lm->prism[i]) accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias, last, prev, chain);
+      else accel_step(lm, ld, mode, i, 2, qdd, tau, factored, bias, last, prev, chain);
       prev = i;
     }
   }
@@ -627,11 +659,12 @@ static void joint_frame(const hg_model *m, int i, int ch, hg_se3 *J) {
 }
 
 /* lm->order: each index range between floating_list's entries sorted by depth (a counting
- * sort, stable: index order within a depth). Returns -1 when out of memory. */
+ * sort, stable: index order within a depth), and lm->chain. Returns -1 when out of memory. */
 static int breadth_first(hg_local_model *lm) {
   int n = lm->nbody, *depth = calloc(n, sizeof *depth), *start = calloc(n + 1, sizeof *start);
   lm->order = calloc(n, sizeof *lm->order);
-  if (!depth || !start || !lm->order) {
+  lm->chain = calloc(lm->nfloating + 1, sizeof *lm->chain);
+  if (!depth || !start || !lm->order || !lm->chain) {
     free(depth), free(start);
     return -1;
   }
@@ -648,6 +681,10 @@ static int breadth_first(hg_local_model *lm) {
       start[d] = pos, pos += c;
     }
     for (int i = lo; i < hi; i++) lm->order[start[depth[i]]++] = i;
+    /* a chain: each body after the range's first is the child of the one before */
+    lm->chain[f] = 1;
+    for (int t = lo + 1; t < hi; t++)
+      if (lm->parent[lm->order[t]] != lm->order[t - 1]) lm->chain[f] = 0;
   }
   free(depth), free(start);
   return 0;
@@ -826,6 +863,7 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
 void hg_local_model_free(hg_local_model *lm) {
   if (!lm) return;
   free(lm->order);
+  free(lm->chain);
   free(lm->C);
   free(lm->dh);
   free(lm->dh_flags);
@@ -890,7 +928,7 @@ void hg_local_galilean(const hg_local_model *lm, const hg_local_data *ld, int i,
   /* the parent's, moved across joint i (a pure linear velocity: X_i turns it) */
   double V[6] = {0, 0, 0, 0, 0, 0};
   hg_local_galilean(lm, ld, p, V + 3);
-  if (lm->factored) mot_x(lm, ld, i, V, 1);
-  else mot_x(lm, ld, i, V, 0);
+  if (lm->factored) mot_x(lm, ld, i, V, 1, 1);
+  else mot_x(lm, ld, i, V, 0, 1);
   for (int r = 0; r < 3; r++) u[r] = V[3 + r];
 }

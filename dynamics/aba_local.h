@@ -55,6 +55,9 @@ typedef struct hg_local_model {
                        * each such index range breadth-first (by depth, index order within one),
                        * so that consecutive steps are mostly on different branches, which the
                        * CPU overlaps; a chain keeps index order. order[fl] = fl for each entry */
+  uint8_t *chain;     /* nfloating + 1: 1 when range f of floating_list is a chain (each body in
+                       * order after the first is the child of the one before); the acceleration
+                       * sweep then takes qdd off the wait on the parent (accel_step) */
   int galilean;       /* 1 when some root is floating (its tree is seen from a moving frame) */
   hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */
   double (*dh)[8];    /* nbody: cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */

@@ -305,11 +305,14 @@ static void aligned_shapes(void **state) {
 
 /* lm->order on random forests with floating trees among fixed ones: each range between
  * floating_list's entries is a permutation of its own indices, by nondecreasing depth, so every
- * body comes after its parent (the sweeps' order, which the other tests check by results) */
+ * body comes after its parent (the sweeps' order, which the other tests check by results); and
+ * lm->chain marks exactly the ranges with one body at each depth (a path, whose acceleration
+ * sweep takes its own step: the oracle tests check its results) */
 static void sweep_order(void **state) {
   (void)state;
   hg_rng r;
   hg_rng_seed(&r, 20);
+  int nchain = 0, nbranched = 0;
   for (int k = 0; k < 40; k++) {
     int nbody = 2 + (int)(hg_rng_uniform(&r) * 40), ntrees = 1 + k % 4 < nbody ? 1 + k % 4 : nbody;
     hg_model *m = k % 2 ? hg_test_random_floating(&r, nbody, ntrees, 0.3)
@@ -329,6 +332,11 @@ static void sweep_order(void **state) {
         pos[i] = t;
         if (t > fl[f] + 1) assert_true(depth[i] >= depth[lm->order[t - 1]]);
       }
+      int path = 1;
+      for (int t = fl[f] + 2; t < fl[f + 1]; t++)
+        path &= depth[lm->order[t]] != depth[lm->order[t - 1]];
+      assert_int_equal(lm->chain[f], path);
+      if (fl[f + 1] - fl[f] > 2) path ? nchain++ : nbranched++;
     }
     /* parents first: the world, a floating root (swept on its own) or an earlier position */
     for (int i = 1; i < n; i++) {
@@ -338,6 +346,9 @@ static void sweep_order(void **state) {
     free(depth), free(pos);
     hg_model_free(m);
   }
+  /* both kinds occurred (ranges of two bodies or more) */
+  printf("  ranges: %d chains, %d branched\n", nchain, nbranched);
+  assert_true(nchain > 0 && nbranched > 0);
 }
 
 /* prismatic roots sliding at 1e6 (the Galilean frame of hg_kinematics): the accelerations are
