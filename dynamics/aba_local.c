@@ -417,6 +417,8 @@ AI int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mod
   if (free_joint && k == 2) back_x(lm, ld, i, Pi, beta, factored, 1);
   else back_x(lm, ld, i, Pi, beta, factored, 0);
   double *IAp = ld->IA[p], *pAp = ld->pA[p];
+  HG_OPAQUE(IAp);
+  HG_OPAQUE(pAp);
   /* unrolled in full: a loop left with a variable index keeps Pi in memory, and each body's
    * projection then waits on stores and their reloads */
   #pragma GCC unroll 24

@@ -30,6 +30,15 @@
 #define HG_INLINE static inline
 #endif
 
+/* HG_OPAQUE(x): an empty asm through which the pointer x passes, so the compiler holds it as one
+ * register. Otherwise gcc may keep it as base + index and spend a lea on each entry written
+ * through it (the 21 + 6 of an articulated inertia and bias handed to a parent) */
+#if defined(__GNUC__)
+#define HG_OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define HG_OPAQUE(x) ((void)0)
+#endif
+
 typedef struct hg_se3 {
   double R[9]; /* rotation, row-major */
   double p[3]; /* translation */
