@@ -96,20 +96,20 @@ AI void frc_general(const hg_se3 *P, double *F) {
 #define SHAPE_COPIES(X)
 #endif
 /* body i's joint transform at q_i (axis k: 2 revolute, 5 prismatic): factored, the hg_turn
- * (ld->cs) and dz (ld->dz); general, R and p (ld->P) */
+ * (cs) and dz of ld->b[i]; general, R and p (ld->P) */
 AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, int k, double qi,
                     int factored) {
   int pr = k == 5;
   if (factored && !(lm->dh_flags[i] & HG_LOCAL_GENERAL)) {
     const double *dh = lm->dh[i];
     if (pr) {
-      ld->cs[i][0] = lm->cs0[i][0], ld->cs[i][1] = lm->cs0[i][1];
-      ld->dz[i] = dh[6] + qi;
+      ld->b[i].cs[0] = lm->cs0[i][0], ld->b[i].cs[1] = lm->cs0[i][1];
+      ld->b[i].dz = dh[6] + qi;
     } else {
       double c, s;
       hg_sincos(qi + dh[7], &s, &c);
-      ld->cs[i][0] = c, ld->cs[i][1] = s;
-      ld->dz[i] = dh[6];
+      ld->b[i].cs[0] = c, ld->b[i].cs[1] = s;
+      ld->b[i].dz = dh[6];
     }
   } else {
     const double *Rc = lm->C[i].R, *pc = lm->C[i].p;
@@ -141,16 +141,16 @@ AI void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *
               int turn) {
   if (factored) {
     int f = lm->dh_flags[i];
-    const double *dh = lm->dh[i], *cs = ld->cs[i];
-    if (f == COMMON) mot_chain(dh, COMMON, ld->dz[i], cs[0], cs[1], V, turn);
-    else if (f == LATER) mot_chain(dh, LATER, ld->dz[i], cs[0], cs[1], V, turn);
+    const double *dh = lm->dh[i], *cs = ld->b[i].cs;
+    if (f == COMMON) mot_chain(dh, COMMON, ld->b[i].dz, cs[0], cs[1], V, turn);
+    else if (f == LATER) mot_chain(dh, LATER, ld->b[i].dz, cs[0], cs[1], V, turn);
     else switch (f) {
-#define MOT(shape) case shape: mot_chain(dh, shape, ld->dz[i], cs[0], cs[1], V, turn); break;
+#define MOT(shape) case shape: mot_chain(dh, shape, ld->b[i].dz, cs[0], cs[1], V, turn); break;
       SHAPE_COPIES(MOT)
 #undef MOT
     default:
       if (f & HG_LOCAL_GENERAL) mot_general(&ld->P[i], V);
-      else mot_chain(dh, f, ld->dz[i], cs[0], cs[1], V, turn);
+      else mot_chain(dh, f, ld->b[i].dz, cs[0], cs[1], V, turn);
     }
   } else {
     mot_general(&ld->P[i], V);
@@ -161,8 +161,8 @@ AI void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, double 
                int factored, int red) {
   if (factored) {
     int f = lm->dh_flags[i];
-    const double *dh = lm->dh[i], *dt = lm->dh_turn[i], *cs = ld->cs[i];
-    double dz = ld->dz[i];
+    const double *dh = lm->dh[i], *dt = lm->dh_turn[i], *cs = ld->b[i].cs;
+    double dz = ld->b[i].dz;
     if (f == COMMON) {
       sym_chain(dh, dt, COMMON, dz, cs[0], cs[1], M, red);
       frc_chain(dh, COMMON, dz, cs[0], cs[1], F);
@@ -204,9 +204,9 @@ static const int crow[4] = {0, 1, 3, 4};
  * Galilean frame), whose pA drops the terms in v and whose c the caller sets (zero). */
 AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, int k, const double *V,
                   double qd, const double *fext, int bias, int turn) {
-  double h[6], *pA = ld->pA[i], *c = ld->c[i];
+  double h[6], *pA = ld->b[i].pA, *c = ld->b[i].c;
   /* IA_i = I_i: 21 numbers, five 4-lane copies and one more */
-  double *IA = ld->IA[i];
+  double *IA = ld->b[i].IA;
   const double *Is = lm->Isym[i];
   #pragma GCC unroll 8
   for (int e = 0; e < 20; e += 4) HG_ST4(IA + e, HG_LD4(Is + e));
@@ -239,11 +239,11 @@ AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, int k, con
 /* projection of body i across its free joint (S = e_k): Dinv, u, and (Pi, beta) in J_i with
  * Pi's row and column k zero. Returns 0, or -1 when D is not positive and finite. */
 AI int project_free(hg_local_data *ld, int i, int k, double tau, double *Pi, double *beta) {
-  const double *IA = ld->IA[i], *pA = ld->pA[i], *c = ld->c[i];
+  const double *IA = ld->b[i].IA, *pA = ld->b[i].pA, *c = ld->b[i].c;
   double D = IA[P6(k, k)];
   if (!(D > 0) || !isfinite(D)) return -1;
   double Dinv = 1 / D, u = tau - pA[k];
-  ld->Dinv[i] = Dinv, ld->u[i] = u;
+  ld->b[i].Dinv = Dinv, ld->b[i].u = u;
   /* rr: the five rows other than k */
   const int rr[5] = {0, 1, k == 2 ? 3 : 2, k == 2 ? 4 : 3, k == 2 ? 5 : 4};
   double U[6], W[6];
@@ -274,7 +274,7 @@ AI int project_free(hg_local_data *ld, int i, int k, double tau, double *Pi, dou
  * beta = pA + IA (c + e_k qdd_i) */
 AI void project_prescribed(const hg_local_data *ld, int i, int k, double qddi, double *Pi,
                            double *beta) {
-  const double *IA = ld->IA[i], *pA = ld->pA[i], *c = ld->c[i];
+  const double *IA = ld->b[i].IA, *pA = ld->b[i].pA, *c = ld->b[i].c;
   double ce[6] = {c[0], c[1], 0, c[2], c[3], 0};
   ce[k] += qddi;
   #pragma GCC unroll 24
@@ -302,11 +302,11 @@ HG_HOT __attribute__((noinline)) static void floating_setup(const hg_local_model
   if (bias) hg_joint_galilean(&lm->jnt[i], v + va, vr, xi);
   else
     for (int r = 0; r < 6; r++) xi[r] = 0;
-  for (int r = 0; r < 6; r++) ld->v[i][r] = vr[r];
+  for (int r = 0; r < 6; r++) ld->b[i].v[r] = vr[r];
   for (int r = 0; r < 3; r++) ld->vt[i][r] = bias ? v[va + 3 + r] - vr[3 + r] : 0;
   own_terms(lm, ld, i, 2, vr, 0, fext, bias, 1);
   if (bias) {
-    double *c = ld->c[i];
+    double *c = ld->b[i].c;
     c[0] = c[1] = c[2] = c[3] = 0;
   }
 }
@@ -321,7 +321,7 @@ HG_HOT __attribute__((noinline)) static int floating_root(const hg_local_model *
                                                          int i, double *qdd, double *tau,
                                                          int bias) {
   int va = lm->v_adr[i];
-  const double *IA = ld->IA[i], *pA = ld->pA[i], *R = ld->P[i].R;
+  const double *IA = ld->b[i].IA, *pA = ld->b[i].pA, *R = ld->P[i].R;
   const double *xi = ld->xi[i];
   double A[6] = {0, 0, 0, 0, 0, 0}, qg[6];
   if (bias) {
@@ -356,20 +356,21 @@ HG_HOT __attribute__((noinline)) static int floating_root(const hg_local_model *
     for (int r = 0; r < 6; r++) tau[va + r] = F[r] + pA[r];
   }
   #pragma GCC unroll 8
-  for (int r = 0; r < 6; r++) ld->a[i][r] = A[r];
+  for (int r = 0; r < 6; r++) ld->b[i].a[r] = A[r];
   return 0;
 }
 
-/* X := parent p's twist or acceleration (row p of src): from last, that of prev (the body the
- * sweep stepped before), when p is prev (a chain: registers rather than a store and its reload) */
-AI void from_parent(hg_vec6 *src, const double *last, int p, int prev, double *X) {
+/* X := parent p's twist or acceleration (src, in p's hg_local_body): from last, that of prev
+ * (the body the sweep stepped before), when p is prev (a chain: registers rather than a store and
+ * its reload) */
+AI void from_parent(const double *src, const double *last, int p, int prev, double *X) {
   /* two copies, not one through a chosen pointer: that would keep last in memory */
   if (p == prev)
     #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) X[r] = last[r];
   else
     #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) X[r] = src[p][r];
+    for (int r = 0; r < 6; r++) X[r] = src[r];
 }
 
 /* body i's joint transform, velocity v_i = X_i v_p + e_k qd_i (k = 2 revolute, 5 prismatic) and
@@ -383,7 +384,7 @@ AI void vel_step(const hg_local_model *lm, hg_local_data *ld, int i, int k, cons
   if (bias) {
     qd = v[va];
     if (p) {
-      from_parent(ld->v, last, p, prev, V);
+      from_parent(ld->b[p].v, last, p, prev, V);
       mot_x(lm, ld, i, V, factored, 1);
     }
     /* a prismatic root's slide is left out: its tree is seen from the inertial frame moving
@@ -392,7 +393,7 @@ AI void vel_step(const hg_local_model *lm, hg_local_data *ld, int i, int k, cons
     else if (p) V[5] += qd;
     else ld->vt[i][2] = qd; /* the frame's velocity, along J_i's z */
     #pragma GCC unroll 8
-    for (int r = 0; r < 6; r++) ld->v[i][r] = last[r] = V[r];
+    for (int r = 0; r < 6; r++) ld->b[i].v[r] = last[r] = V[r];
   }
   if (!bias && !p) ld->vt[i][2] = 0;
   own_terms(lm, ld, i, k, V, qd, fext, bias, 0);
@@ -416,7 +417,7 @@ AI int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mod
    * factors (the reduced forms); any other is a full 6x6 */
   if (free_joint && k == 2) back_x(lm, ld, i, Pi, beta, factored, 1);
   else back_x(lm, ld, i, Pi, beta, factored, 0);
-  double *IAp = ld->IA[p], *pAp = ld->pA[p];
+  double *IAp = ld->b[p].IA, *pAp = ld->b[p].pA;
   HG_OPAQUE(IAp);
   HG_OPAQUE(pAp);
   /* unrolled in full: a loop left with a variable index keeps Pi in memory, and each body's
@@ -442,10 +443,10 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
                    double *qdd, double *tau, int factored, int bias, double *last, int prev,
                    int chain) {
   int p = lm->parent[i], va = lm->v_adr[i];
-  const double *c = ld->c[i], *IA = ld->IA[i];
+  const double *c = ld->b[i].c, *IA = ld->b[i].IA;
   double A[6];
   if (p)
-    from_parent(ld->a, last, p, prev, A);
+    from_parent(ld->b[p].a, last, p, prev, A);
   else if (bias)
     A[0] = A[1] = A[2] = 0, A[3] = -lm->gravity[0], A[4] = -lm->gravity[1], A[5] = -lm->gravity[2];
   else
@@ -453,8 +454,8 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
   int free_joint = !mode || mode[i] == HG_MODE_FREE;
   if (chain && p && factored && !(lm->dh_flags[i] & HG_LOCAL_GENERAL) && free_joint) {
     /* w = Rz^T U Dinv and q0 = Dinv (u - U^T c_i), both ahead of a_p */
-    const double *cs = ld->cs[i];
-    double Dinv = ld->Dinv[i], w[6], q0 = Dinv * ld->u[i];
+    const double *cs = ld->b[i].cs;
+    double Dinv = ld->b[i].Dinv, w[6], q0 = Dinv * ld->b[i].u;
     #pragma GCC unroll 8
     for (int r = 0; r < 6; r++) w[r] = r == k ? 1 : IA[P6(r, k)] * Dinv;
     #pragma GCC unroll 8
@@ -477,18 +478,18 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
                 (IA[P6(2, k)] * A[2] + IA[P6(3, k)] * A[3]) +
                 (IA[P6(4, k)] * A[4] + IA[P6(5, k)] * A[5]);
     if (free_joint) {
-      double qi = ld->Dinv[i] * (ld->u[i] - Ua);
+      double qi = ld->b[i].Dinv * (ld->b[i].u - Ua);
       A[k] += qi;
       qdd[va] = qi;
     } else {
       /* tau = e_k^T (IA a + pA) with a = a' + e_k qdd */
       double qi = qdd[va];
-      tau[va] = Ua + IA[P6(k, k)] * qi + ld->pA[i][k];
+      tau[va] = Ua + IA[P6(k, k)] * qi + ld->b[i].pA[k];
       A[k] += qi;
     }
   }
   #pragma GCC unroll 8
-  for (int r = 0; r < 6; r++) ld->a[i][r] = last[r] = A[r];
+  for (int r = 0; r < 6; r++) ld->b[i].a[r] = last[r] = A[r];
 }
 
 /* the pass: mode NULL, every joint free (hg_aba); else hg_hybrid's modes (qdd and tau in/out);
@@ -510,7 +511,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
     int prev = fl[f];
     if (prev)
       #pragma GCC unroll 8
-      for (int r = 0; r < 6; r++) last[r] = ld->v[prev][r];
+      for (int r = 0; r < 6; r++) last[r] = ld->b[prev].v[r];
     for (int n = fl[f] + 1, end = fl[f + 1]; n < end; n++) {
       int i = order[n];
       if (lm->prism[i]) vel_step(lm, ld, i, 5, q, v, fext, factored, bias, last, prev);
@@ -538,7 +539,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
     int prev = fl[f];
     if (prev)
       #pragma GCC unroll 8
-      for (int r = 0; r < 6; r++) last[r] = ld->a[prev][r];
+      for (int r = 0; r < 6; r++) last[r] = ld->b[prev].a[r];
     int chain = lm->chain[f];
     for (int n = fl[f] + 1, end = fl[f + 1]; n < end; n++) {
       int i = order[n];
@@ -884,20 +885,11 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
   int n = lm->nbody;
   hg_local_data *ld = calloc(1, sizeof *ld);
   if (!ld) return NULL;
-  ld->cs = calloc(n, sizeof *ld->cs);
+  ld->b = calloc(n, sizeof *ld->b);
   ld->P = calloc(n, sizeof *ld->P);
-  ld->dz = calloc(n, sizeof *ld->dz);
-  ld->v = calloc(n, sizeof *ld->v);
-  ld->c = calloc(n, sizeof *ld->c);
-  ld->IA = calloc(n, sizeof *ld->IA);
-  ld->pA = calloc(n, sizeof *ld->pA);
-  ld->Dinv = calloc(n, sizeof *ld->Dinv);
-  ld->u = calloc(n, sizeof *ld->u);
-  ld->a = calloc(n, sizeof *ld->a);
   ld->vt = calloc(n, sizeof *ld->vt);
   ld->xi = calloc(n, sizeof *ld->xi);
-  if (!ld->vt || !ld->xi || !ld->cs || !ld->P || !ld->dz || !ld->v || !ld->c || !ld->IA ||
-      !ld->pA || !ld->Dinv || !ld->u || !ld->a) {
+  if (!ld->b || !ld->P || !ld->vt || !ld->xi) {
     hg_local_data_free(ld);
     return NULL;
   }
@@ -906,16 +898,8 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
 
 void hg_local_data_free(hg_local_data *ld) {
   if (!ld) return;
-  free(ld->cs);
+  free(ld->b);
   free(ld->P);
-  free(ld->dz);
-  free(ld->v);
-  free(ld->c);
-  free(ld->IA);
-  free(ld->pA);
-  free(ld->Dinv);
-  free(ld->u);
-  free(ld->a);
   free(ld->vt);
   free(ld->xi);
   free(ld);

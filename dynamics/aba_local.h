@@ -88,20 +88,26 @@ enum { HG_LOCAL_GAMMA = 1, HG_LOCAL_B = 2, HG_LOCAL_ALPHA = 4, HG_LOCAL_A = 8, H
   X(HG_LOCAL_GAMMA | HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)                                     \
   X(HG_LOCAL_GAMMA | HG_LOCAL_B | HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)
 
+/* one body's part of the workspace, in J_i: what the three sweeps write and read at body i,
+ * side by side (a step finds it from one index) */
+typedef struct hg_local_body {
+  double IA[21];   /* articulated inertia (packed symmetric, hg_sym6_index) */
+  double pA[6];    /* articulated bias wrench */
+  double v[6];     /* spatial velocity */
+  double a[6];     /* spatial acceleration, gravity offset (a_0 = (0, -g)); in a floating root's
+                    * tree relative to its Galilean frame (the real one plus (0, w x u)) */
+  double c[4];     /* v x (S qd): entries 0, 1, 3, 4 (the others are zero; prismatic: 0, 1 too) */
+  double cs[2];    /* factored: cos, sin of the last turn (revolute theta0 + q, prismatic theta0) */
+  double dz;       /* factored: the last slide (revolute d, prismatic d + q) */
+  double Dinv, u;  /* free joints: 1 / IA_kk, tau - pA_k (not at floating roots) */
+} hg_local_body;
+
 /* the workspace of one hg_local_model (every array nbody long; each in J_i) */
 typedef struct hg_local_data {
-  double (*cs)[2];  /* factored: cos, sin of the last turn (revolute theta0 + q, prismatic theta0) */
-  double *dz;       /* factored: the last slide (revolute d, prismatic d + q) */
+  hg_local_body *b; /* each body's terms above */
   hg_se3 *P;        /* not factored (or HG_LOCAL_GENERAL): the pose P of J_i in J_p (revolute
                      * (R_C Rz(q), p_C), prismatic (R_C, p_C + q R_C e_z)); a floating root's
                      * rotation R_offset R(quaternion), either form */
-  hg_vec6 *v;       /* spatial velocity of body i */
-  double (*c)[4];   /* v x (S qd): entries 0, 1, 3, 4 (the others are zero; prismatic: 0, 1 too) */
-  hg_sym6 *IA;      /* articulated inertia */
-  hg_vec6 *pA;      /* articulated bias wrench */
-  double *Dinv, *u; /* free joints: 1 / IA_kk, tau - pA_k (not at floating roots) */
-  hg_vec6 *a;       /* spatial acceleration, gravity offset (a_0 = (0, -g)); in a floating root's
-                     * tree relative to its Galilean frame (the real one plus (0, w x u)) */
   double (*vt)[3];  /* at a floating root: the velocity u of its tree's Galilean frame, body axes
                      * (v_lin; zero after the impulsive form); zero elsewhere. v and a are seen
                      * from that frame: v relative to it, the real twist v + (0, u) */
@@ -135,8 +141,8 @@ int hg_local_hybrid_impulse(const hg_local_model *lm, hg_local_data *ld, const u
                             const double *q, double *dv, double *imp);
 
 /* u = the velocity of body i's tree's Galilean frame (ld->vt at its root) in J_i's axes, after a
- * pass (zero in a tree whose root is not floating): the real twist of body i is ld->v[i] +
- * (0, u), its real acceleration ld->a[i] - (0, w_i x u) (hg_body_twist, hg_body_acceleration) */
+ * pass (zero in a tree whose root is not floating): the real twist of body i is ld->b[i].v +
+ * (0, u), its real acceleration ld->b[i].a - (0, w_i x u) (hg_body_twist, hg_body_acceleration) */
 void hg_local_galilean(const hg_local_model *lm, const hg_local_data *ld, int i, double u[3]);
 
 #endif

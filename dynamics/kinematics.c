@@ -140,7 +140,7 @@ static view_source source_of(const hg_model *m, const hg_data *d, int i, int wit
   view_source s;
   if (d->local_pass) {
     const hg_local_data *ld = d->local;
-    s.Vg = ld->v[i], s.a = ld->a[i], s.IA = ld->IA[i], s.pA = ld->pA[i];
+    s.Vg = ld->b[i].v, s.a = ld->b[i].a, s.IA = ld->b[i].IA, s.pA = ld->b[i].pA;
     s.T = &m->local->T_JB[i];
     if (with_u) hg_local_galilean(m->local, ld, i, s.u);
   } else {
