@@ -100,10 +100,10 @@ AI void frc_general(const hg_se3 *P, double *F) {
 AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, int k, double qi,
                     int factored) {
   int pr = k == 5;
-  if (factored && !(lm->dh_flags[i] & HG_LOCAL_GENERAL)) {
-    const double *dh = lm->dh[i];
+  if (factored && !(lm->link[i].dh_flags & HG_LOCAL_GENERAL)) {
+    const double *dh = lm->link[i].dh;
     if (pr) {
-      ld->b[i].cs[0] = lm->cs0[i][0], ld->b[i].cs[1] = lm->cs0[i][1];
+      ld->b[i].cs[0] = lm->link[i].cs0[0], ld->b[i].cs[1] = lm->link[i].cs0[1];
       ld->b[i].dz = dh[6] + qi;
     } else {
       double c, s;
@@ -140,8 +140,8 @@ AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, int k, d
 AI void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *V, int factored,
               int turn) {
   if (factored) {
-    int f = lm->dh_flags[i];
-    const double *dh = lm->dh[i], *cs = ld->b[i].cs;
+    int f = lm->link[i].dh_flags;
+    const double *dh = lm->link[i].dh, *cs = ld->b[i].cs;
     if (f == COMMON) mot_chain(dh, COMMON, ld->b[i].dz, cs[0], cs[1], V, turn);
     else if (f == LATER) mot_chain(dh, LATER, ld->b[i].dz, cs[0], cs[1], V, turn);
     else switch (f) {
@@ -160,8 +160,8 @@ AI void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *
 AI void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *M, double *F,
                int factored, int red) {
   if (factored) {
-    int f = lm->dh_flags[i];
-    const double *dh = lm->dh[i], *dt = lm->dh_turn[i], *cs = ld->b[i].cs;
+    int f = lm->link[i].dh_flags;
+    const double *dh = lm->link[i].dh, *dt = lm->link[i].dh_turn, *cs = ld->b[i].cs;
     double dz = ld->b[i].dz;
     if (f == COMMON) {
       sym_chain(dh, dt, COMMON, dz, cs[0], cs[1], M, red);
@@ -207,7 +207,7 @@ AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, int k, con
   double h[6], *pA = ld->b[i].pA, *c = ld->b[i].c;
   /* IA_i = I_i: 21 numbers, five 4-lane copies and one more */
   double *IA = ld->b[i].IA;
-  const double *Is = lm->Isym[i];
+  const double *Is = lm->link[i].Isym;
   #pragma GCC unroll 8
   for (int e = 0; e < 20; e += 4) HG_ST4(IA + e, HG_LD4(Is + e));
   IA[20] = Is[20];
@@ -218,12 +218,12 @@ AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, int k, con
     return;
   }
   if (turn) {
-    hg_inertia_mulw(&lm->I[i], V, h);
+    hg_inertia_mulw(&lm->link[i].I, V, h);
     hg_v3_cross(V, h, pA);
   } else {
     if (k == 5) c[0] = c[1] = 0, c[2] = V[1] * qd, c[3] = -V[0] * qd;
     else c[0] = V[1] * qd, c[1] = -V[0] * qd, c[2] = V[4] * qd, c[3] = -V[3] * qd;
-    hg_inertia_mulv(&lm->I[i], V, h);
+    hg_inertia_mulv(&lm->link[i].I, V, h);
     hg_v3_cross(V, h, pA);
     hg_v3_cross_add(V + 3, h + 3, pA);
   }
@@ -296,7 +296,7 @@ HG_HOT __attribute__((noinline)) static void floating_setup(const hg_local_model
   int va = lm->v_adr[i];
   hg_se3 Tj;
   hg_joint_transform(&lm->jnt[i], q + lm->q_adr[i], &Tj);
-  if (lm->dh_flags[i]) hg_m3_mul(lm->C[i].R, Tj.R, ld->P[i].R);
+  if (lm->link[i].dh_flags) hg_m3_mul(lm->C[i].R, Tj.R, ld->P[i].R);
   else memcpy(ld->P[i].R, Tj.R, sizeof Tj.R);
   double vr[6] = {0, 0, 0, 0, 0, 0}, *xi = ld->xi[i];
   if (bias) hg_joint_galilean(&lm->jnt[i], v + va, vr, xi);
@@ -452,7 +452,7 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
   else
     A[0] = A[1] = A[2] = A[3] = A[4] = A[5] = 0;
   int free_joint = !mode || mode[i] == HG_MODE_FREE;
-  if (chain && p && factored && !(lm->dh_flags[i] & HG_LOCAL_GENERAL) && free_joint) {
+  if (chain && p && factored && !(lm->link[i].dh_flags & HG_LOCAL_GENERAL) && free_joint) {
     /* w = Rz^T U Dinv and q0 = Dinv (u - U^T c_i), both ahead of a_p */
     const double *cs = ld->b[i].cs;
     double Dinv = ld->b[i].Dinv, w[6], q0 = Dinv * ld->b[i].u;
@@ -514,7 +514,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
       for (int r = 0; r < 6; r++) last[r] = ld->b[prev].v[r];
     for (int n = fl[f] + 1, end = fl[f + 1]; n < end; n++) {
       int i = order[n];
-      if (lm->prism[i]) vel_step(lm, ld, i, 5, q, v, fext, factored, bias, last, prev);
+      if (lm->link[i].prism) vel_step(lm, ld, i, 5, q, v, fext, factored, bias, last, prev);
       else vel_step(lm, ld, i, 2, q, v, fext, factored, bias, last, prev);
       prev = i;
     }
@@ -524,7 +524,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
   for (int f = nf; f >= 0; f--)
     for (int n = fl[f + 1] - 1, stop = fl[f]; n > stop; n--) {
       int i = order[n];
-      if (lm->prism[i] ? back_step(lm, ld, mode, i, 5, qdd, tau, factored, bias)
+      if (lm->link[i].prism ? back_step(lm, ld, mode, i, 5, qdd, tau, factored, bias)
                        : back_step(lm, ld, mode, i, 2, qdd, tau, factored, bias))
         return -1;
     }
@@ -543,7 +543,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
     int chain = lm->chain[f];
     for (int n = fl[f] + 1, end = fl[f + 1]; n < end; n++) {
       int i = order[n];
-      if (lm->prism[i]) accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias, last, prev, chain);
+      if (lm->link[i].prism) accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias, last, prev, chain);
       else accel_step(lm, ld, mode, i, 2, qdd, tau, factored, bias, last, prev, chain);
       prev = i;
     }
@@ -787,17 +787,10 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
   lm->floating = calloc(n, 1);
   lm->floating_list = calloc(n + 1, sizeof *lm->floating_list);
   lm->C = calloc(n, sizeof *lm->C);
-  lm->dh = calloc(n, sizeof *lm->dh);
-  lm->dh_flags = calloc(n, 1);
-  lm->dh_turn = calloc(n, sizeof *lm->dh_turn);
+  lm->link = calloc(n, sizeof *lm->link);
   lm->T_JB = calloc(n, sizeof *lm->T_JB);
-  lm->I = calloc(n, sizeof *lm->I);
-  lm->Isym = calloc(n, sizeof *lm->Isym);
-  lm->prism = calloc(n, 1);
-  lm->cs0 = calloc(n, sizeof *lm->cs0);
   hg_se3 *J = calloc(n, sizeof *J);
-  if (!lm->C || !lm->dh || !lm->dh_flags || !lm->dh_turn || !lm->T_JB || !lm->I || !lm->Isym ||
-      !lm->prism || !lm->cs0 || !lm->floating || !lm->floating_list || !J) {
+  if (!lm->C || !lm->link || !lm->T_JB || !lm->floating || !lm->floating_list || !J) {
     free(J);
     hg_local_model_free(lm);
     hg_error_set(err, "out of memory");
@@ -820,29 +813,29 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
     hg_se3_mul(&m->jnt_offset[i], &J[i], &OJ);
     hg_se3_invmul(&J[m->parent[i]], &OJ, &lm->C[i]);
     hg_se3_inv(&J[i], &lm->T_JB[i]);
-    hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->I[i]);
-    hg_inertia_sym6(&lm->I[i], lm->Isym[i]);
+    hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->link[i].I);
+    hg_inertia_sym6(&lm->link[i].I, lm->link[i].Isym);
     if (lm->floating[i]) {
       /* no factors: C's rotation only (floating_setup), flagged when it is not the identity */
       lm->floating_list[++lm->nfloating] = i;
       for (int e = 0; e < 9; e++)
-        if (lm->C[i].R[e] != (e % 4 == 0)) lm->dh_flags[i] = HG_LOCAL_GENERAL;
+        if (lm->C[i].R[e] != (e % 4 == 0)) lm->link[i].dh_flags = HG_LOCAL_GENERAL;
       continue;
     }
-    double e = factor(&lm->C[i], lm->dh[i], lm->cs0[i], &lm->dh_flags[i]);
+    double e = factor(&lm->C[i], lm->link[i].dh, lm->link[i].cs0, &lm->link[i].dh_flags);
     /* a prismatic joint's slide is Tz(d + q): its factor is always there; its hg_turn theta0 is
      * constant */
-    lm->prism[i] = hg_joint_local_axis(&m->jnt[i]) == 5;
-    if (lm->prism[i]) lm->dh_flags[i] |= HG_LOCAL_D;
+    lm->link[i].prism = hg_joint_local_axis(&m->jnt[i]) == 5;
+    if (lm->link[i].prism) lm->link[i].dh_flags |= HG_LOCAL_D;
     /* nearly parallel axes: long b and d that cancel lose digits in every product of the chain
      * (factor errors to 8.8e-14, qdd 7e-13 off a dense solve): such a joint goes as (R, p) */
-    const double *dh = lm->dh[i];
+    const double *dh = lm->link[i].dh;
     if (fabs(dh[2]) + fabs(dh[6]) > 2 * (1 + hg_v3_norm(lm->C[i].p)))
-      lm->dh_flags[i] |= HG_LOCAL_GENERAL;
+      lm->link[i].dh_flags |= HG_LOCAL_GENERAL;
     for (int k = 0; k < 2; k++) {
-      const double *cs = lm->dh[i] + (k ? 0 : 3);
+      const double *cs = lm->link[i].dh + (k ? 0 : 3);
       hg_turn t = hg_turn_make(cs[0], cs[1]);
-      double *o = lm->dh_turn[i] + 6 * k;
+      double *o = lm->link[i].dh_turn + 6 * k;
       o[0] = t.c, o[1] = t.s, o[2] = t.ss, o[3] = t.cs, o[4] = t.C2, o[5] = t.S2;
     }
     if (e > 1e-12) {
@@ -868,14 +861,8 @@ void hg_local_model_free(hg_local_model *lm) {
   free(lm->order);
   free(lm->chain);
   free(lm->C);
-  free(lm->dh);
-  free(lm->dh_flags);
-  free(lm->dh_turn);
+  free(lm->link);
   free(lm->T_JB);
-  free(lm->I);
-  free(lm->Isym);
-  free(lm->prism);
-  free(lm->cs0);
   free(lm->floating);
   free(lm->floating_list);
   free(lm);

@@ -38,6 +38,19 @@
 
 #include "model.h"
 
+/* one body's compiled constants, side by side (a step finds them from one index) */
+typedef struct hg_local_link {
+  hg_sym6 Isym;       /* body inertia about J_i's origin in J_i's axes, as a symmetric 6x6 (each
+                       * pass starts IA_i from it) */
+  hg_inertia I;       /* the same as mass, first moment and rotational inertia */
+  double dh[8];       /* cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */
+  double dh_turn[12]; /* alpha's then gamma's c, s, s^2, c s, cos 2t, sin 2t */
+  double cs0[2];      /* cos, sin theta0 (the prismatic joint's constant turn) */
+  uint8_t dh_flags;   /* which factors are not the identity (HG_LOCAL_* bits); at a floating
+                       * root HG_LOCAL_GENERAL when C's rotation is not the identity */
+  uint8_t prism;      /* 1 for a prismatic joint (S = e_5), 0 for a revolute one */
+} hg_local_link;
+
 /* the compiled constants (written once by hg_local_compile, read by hg_local_aba) */
 typedef struct hg_local_model {
   int nbody, factored;
@@ -60,15 +73,8 @@ typedef struct hg_local_model {
                        * sweep then takes qdd off the wait on the parent (accel_step) */
   int galilean;       /* 1 when some root is floating (its tree is seen from a moving frame) */
   hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */
-  double (*dh)[8];    /* nbody: cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */
-  uint8_t *dh_flags;  /* nbody: which factors are not the identity (HG_LOCAL_* bits); at a
-                       * floating root HG_LOCAL_GENERAL when C's rotation is not the identity */
-  double (*dh_turn)[12]; /* nbody: alpha's then gamma's c, s, s^2, c s, cos 2t, sin 2t */
+  hg_local_link *link; /* nbody: each body's hg_local_link */
   hg_se3 *T_JB;       /* nbody: body frame in J_i (moves fext into J_i) */
-  hg_inertia *I;      /* nbody: body inertia about J_i's origin in J_i's axes */
-  hg_sym6 *Isym;      /* nbody: the same as a symmetric 6x6 (each pass starts IA_i from it) */
-  uint8_t *prism;     /* nbody: 1 for a prismatic joint (S = e_5), 0 for a revolute one */
-  double (*cs0)[2];   /* nbody: cos, sin theta0 (the prismatic joint's constant turn) */
 } hg_local_model;
 
 /* HG_LOCAL_GENERAL: b and d too long to be exact (nearly parallel axes): the factored variant

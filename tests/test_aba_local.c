@@ -286,7 +286,7 @@ static void aligned_shapes(void **state) {
     int chain = k % 3 == 0, nbody = 1 + (int)(hg_rng_uniform(&r) * 20);
     hg_model *m = random_aligned(&r, nbody, chain);
     assert_non_null(m->local);
-    for (int i = 1; i < m->nbody; i++) seen[m->local->dh_flags[i] & 63]++;
+    for (int i = 1; i < m->nbody; i++) seen[m->local->link[i].dh_flags & 63]++;
     char name[64];
     snprintf(name, sizeof name, "aligned %s %d (%d bodies)", chain ? "chain" : "forest", k, nbody);
     check_model(m, name, &r);
