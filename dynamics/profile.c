@@ -178,7 +178,9 @@ hg_profile *hg_profile_sinusoid(const hg_joint *j, double t0, const double *q0, 
   memcpy(p->dir, A, (size_t)p->nv * sizeof(double));
   p->w = w;
   p->phi = phi;
-  p->sin_phi = sin(phi);
+  /* by hg_sincos, as hg_profile_eval's: at t0 the two agree bit for bit and s = 0 */
+  double cos_phi;
+  hg_sincos(phi, &p->sin_phi, &cos_phi);
   return p;
 }
 
@@ -357,8 +359,9 @@ void hg_profile_eval(const hg_profile *p, double t, double *q, double *v, double
   }
   case HG_PROFILE_SINUSOID: {
     /* s = sin(w u + phi) - sin(phi), s' = w cos(w u + phi), s'' = -w^2 sin(w u + phi) */
-    double a = p->w * u + p->phi;
-    eval_path(p, sin(a) - p->sin_phi, p->w * cos(a), -p->w * p->w * sin(a), q, v, vdot);
+    double sa, ca;
+    hg_sincos(p->w * u + p->phi, &sa, &ca);
+    eval_path(p, sa - p->sin_phi, p->w * ca, -p->w * p->w * sa, q, v, vdot);
     break;
   }
   case HG_PROFILE_SPLINE:
