@@ -219,14 +219,19 @@ static double hg_jspring_power(const hg_model *m, const hg_force_elem *e, const 
   return -e->c * s;
 }
 
-/* tau -= k g + c v on the joint's DoFs; returns the damper's power (hg_forces_apply_power) */
+/* tau -= k g + c v on the joint's DoFs; returns the damper's power -c |v|^2
+ * (hg_forces_apply_power). k and c are read once: the stores to tau could alias them */
 static double hg_jspring_apply(const hg_model *m, const hg_force_elem *e, const double *q,
                                const double *v, double *tau) {
-  double xi[6], gf[6];
+  double xi[6], gf[6], k = e->k, c = e->c, s = 0;
   int va = m->v_adr[e->joint], nv = m->jnt_nv[e->joint];
   const double *g = hg_jspring_delta(m, e, q, xi, gf);
-  for (int k = 0; k < nv; k++) tau[va + k] -= e->k * g[k] + e->c * v[va + k];
-  return hg_jspring_power(m, e, v);
+  for (int i = 0; i < nv; i++) {
+    double w = v[va + i];
+    tau[va + i] -= k * g[i] + c * w;
+    s += w * w;
+  }
+  return -c * s;
 }
 
 /* U = k |xi|^2 / 2 */
