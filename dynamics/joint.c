@@ -342,7 +342,8 @@ void hg_joint_integrate(const hg_joint *j, const double *q, const double *dv, do
   }
 }
 
-void hg_joint_difference(const hg_joint *j, const double *q0, const double *q1, double *dv) {
+void hg_joint_difference_lie(const hg_joint *j, const double *q0, const double *q1,
+                             double *dv) {
   switch (j->type) {
   case HG_JOINT_SPHERICAL: {
     double c[4] = {q0[0], -q0[1], -q0[2], -q0[3]}, r[4];
@@ -359,7 +360,7 @@ void hg_joint_difference(const hg_joint *j, const double *q0, const double *q1, 
     break;
   }
   default:
-    for (int i = 0; i < hg_joint_nv(j->type); i++) dv[i] = q1[i] - q0[i];
+    for (int i = 0, nv = joint_info[j->type].nv; i < nv; i++) dv[i] = q1[i] - q0[i];
     break;
   }
 }
