@@ -525,7 +525,7 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
     for (int n = fl[f + 1] - 1, stop = fl[f]; n > stop; n--) {
       int i = order[n];
       if (lm->link[i].prism ? back_step(lm, ld, mode, i, 5, qdd, tau, factored, bias)
-                       : back_step(lm, ld, mode, i, 2, qdd, tau, factored, bias))
+                            : back_step(lm, ld, mode, i, 2, qdd, tau, factored, bias))
         return -1;
     }
 
@@ -543,7 +543,8 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
     int chain = lm->chain[f];
     for (int n = fl[f] + 1, end = fl[f + 1]; n < end; n++) {
       int i = order[n];
-      if (lm->link[i].prism) accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias, last, prev, chain);
+      if (lm->link[i].prism)
+        accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias, last, prev, chain);
       else accel_step(lm, ld, mode, i, 2, qdd, tau, factored, bias, last, prev, chain);
       prev = i;
     }

@@ -342,7 +342,7 @@ void hg_joint_integrate(const hg_joint *j, const double *q, const double *dv, do
   }
 }
 
-void hg_joint_difference_lie(const hg_joint *j, const double *q0, const double *q1,
+void hg_joint_difference_any(const hg_joint *j, const double *q0, const double *q1,
                              double *dv) {
   switch (j->type) {
   case HG_JOINT_SPHERICAL: {

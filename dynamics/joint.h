@@ -250,13 +250,13 @@ int hg_joint_galilean(const hg_joint *j, const double *v, double *vr, double *xi
 void hg_joint_integrate(const hg_joint *j, const double *q, const double *dv, double h,
                         double *qout);
 /* dv = q1 (-) q0, the tangent vector with q0 (+) dv = q1. A revolute or prismatic joint's is
- * q1 - q0, inline (a joint spring's right-hand side calls it for every spring); the others go
- * through hg_joint_difference_lie */
-void hg_joint_difference_lie(const hg_joint *j, const double *q0, const double *q1, double *dv);
+ * q1 - q0, inline (a joint spring's right-hand side calls it for every spring); every other
+ * type goes through hg_joint_difference_any, which takes any type */
+void hg_joint_difference_any(const hg_joint *j, const double *q0, const double *q1, double *dv);
 static inline void hg_joint_difference(const hg_joint *j, const double *q0, const double *q1,
                                        double *dv) {
   if (j->type == HG_JOINT_REVOLUTE || j->type == HG_JOINT_PRISMATIC) dv[0] = q1[0] - q0[0];
-  else hg_joint_difference_lie(j, q0, q1, dv);
+  else hg_joint_difference_any(j, q0, q1, dv);
 }
 /* Local chart q = q_ref (+) xi: the rate of xi that realizes joint velocity v,
  * xidot = J_r(xi)^-1 v for spherical (SO(3)) and free (SE(3)) joints, xidot = v otherwise. */

@@ -220,7 +220,9 @@ static double hg_jspring_power(const hg_model *m, const hg_force_elem *e, const 
 }
 
 /* tau -= k g + c v on the joint's DoFs; returns the damper's power -c |v|^2
- * (hg_forces_apply_power). k and c are read once: the stores to tau could alias them */
+ * (hg_forces_apply_power), summed in the same pass: calling hg_jspring_power for it walked the
+ * velocities again and cost the humanoid scene 261 instructions per right-hand side (1.30x ABA
+ * against 1.29x). k and c are read once: the stores to tau could alias them */
 static double hg_jspring_apply(const hg_model *m, const hg_force_elem *e, const double *q,
                                const double *v, double *tau) {
   double xi[6], gf[6], k = e->k, c = e->c, s = 0;
