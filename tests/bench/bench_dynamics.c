@@ -10,13 +10,16 @@
  *                                             links merged (merge.h)
  *   bench_dynamics --quick               fewer repeats (a smoke run)
  *   bench_dynamics --model MODEL         one built-in model only (no growth lines)
- *   bench_dynamics --calls MODEL         100 untimed calls of RNEA, CRBA, ABA and the derivatives
+ *   bench_dynamics --calls MODEL         100 untimed calls of RNEA, CRBA, ABA, hybrid dynamics
+ *                                        (every other moving joint prescribed) and the derivatives
  *                                        on one built-in model, or with --urdf FILE on the robot
  *                                        as read (MODEL urdf) or merged (urdf_merged), for
  *                                        instruction counts:
  *     valgrind --tool=callgrind --dump-instr=no bench_dynamics --calls humanoid32
  *     valgrind --tool=callgrind --dump-instr=no bench_dynamics --urdf FILE --calls urdf_merged
  *     callgrind_annotate --inclusive=yes callgrind.out.PID | grep hg_
+ *   bench_dynamics --calls MODEL --alg NAME   the calls of one algorithm only (RNEA, CRBA, ABA,
+ *                                        HYBRID50, DID, DFD, MINV): tests/bench/bench_instructions.sh
  *   (each function's inclusive count / 100 is its cost per call) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,8 +169,12 @@ static double *rand_vec(hg_rng *r, int n, double lo, double hi) {
   return x;
 }
 
+/* with --calls MODEL --alg NAME: the one algorithm whose calls are made (-1: every one) */
+static int calls_only = -1;
+
 /* times every algorithm (the derivatives when derivs) on one model and prints its BENCH lines;
- * with calls > 0, makes that many untimed calls of RNEA, CRBA, ABA and the derivatives instead */
+ * with calls > 0, makes that many untimed calls of RNEA, CRBA, ABA, hybrid and the derivatives
+ * instead (or of calls_only alone) */
 static void bench_model(const char *name, hg_model *m, int repeats, double ns[NALG], long *allocs,
                         int derivs, int calls) {
   bench_state b;
@@ -191,9 +198,12 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
   b.vp = rand_vec(&r, m->nv, 0, 1);
   b.yp = rand_vec(&r, m->nv, 0, 1);
   b.ym = rand_vec(&r, m->nv, 0, 1);
-  static const alg counted[] = {ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_DID, ALG_DFD, ALG_MINV};
-  for (int k = 0; k < (int)(sizeof counted / sizeof *counted) && calls > 0; k++)
+  static const alg counted[] = {ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB50, ALG_DID, ALG_DFD, ALG_MINV};
+  for (int k = 0; k < (int)(sizeof counted / sizeof *counted) && calls > 0; k++) {
+    if (calls_only >= 0 && counted[k] != (alg)calls_only) continue;
+    set_modes(&b, counted[k]);
     for (int c = 0; c < calls; c++) call(&b, counted[k], c & 1);
+  }
   for (int g = 0; g < (derivs ? NALG : ALG_DID) && calls == 0; g++) {
     ns[g] = time_alg(&b, (alg)g, repeats, allocs);
     printf("BENCH %s %s %.0f\n", name, alg_name[g], ns[g]);
@@ -228,8 +238,17 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--quick") == 0) repeats = 5;
     else if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc) only = argv[++i], calls = 100;
     else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) only = argv[++i];
+    else if (strcmp(argv[i], "--alg") == 0 && i + 1 < argc) {
+      const char *a = argv[++i];
+      for (int g = 0; g < NALG; g++)
+        if (!strcmp(a, alg_name[g])) calls_only = g;
+      if (calls_only < 0) {
+        fprintf(stderr, "bench_dynamics: unknown algorithm '%s'\n", a);
+        return 2;
+      }
+    }
     else {
-      fprintf(stderr, "usage: %s [--urdf FILE [--floating]] [--quick] [--model MODEL] [--calls MODEL]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--urdf FILE [--floating]] [--quick] [--model MODEL] [--calls MODEL [--alg NAME]]\n", argv[0]);
       return 2;
     }
   }
