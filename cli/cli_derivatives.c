@@ -1,5 +1,5 @@
 /* cli_derivatives.c: the derivative actions of `hinge dynamics` (did, dfd, minv, dhybrid): one
- * state in (the numbers of one input line), the matrices of dynamics/derivatives.h out, each
+ * state in (the numbers of one input line), the matrices of dynamics/algorithms/derivatives.h out, each
  * nv x nv row-major (row = output component, column = perturbation direction). */
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* cli_linearize.c: `hinge linearize SCENE [--at T] [--rest] [--equilibrium] [--out DIR]`: the
  * state-space model of a scene at one instant or at an equilibrium found from it
- * (dynamics/linearize.h), its modes, as CSV tables, a summary and a plot (cli_linearize_plot.c). */
+ * (dynamics/algorithms/linearize.h), its modes, as CSV tables, a summary and a plot (cli_linearize_plot.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* test_aba_local.c: the body-local ABA (dynamics/aba_local.h), both ways of transforming, against
+/* test_aba_local.c: the body-local ABA (dynamics/algorithms/aba_local.h), both ways of transforming, against
  * a long double oracle (reference.h: Newton-Euler, composite rigid bodies and a Cholesky solve) on
  * the revolute benchmark models and random revolute and revolute-prismatic chains and forests
  * with random axes and joint origins, with gravity, random states, forces and external wrenches;

@@ -12,32 +12,7 @@
 
 #include <math.h>
 
-/* HG_HOT marks the recursions' hot functions: gcc compiles each twice, for any x86-64 and for
- * x86-64-v3 (AVX2 with fused multiply-add, contracted from a * b + c by -ffp-contract=fast, see
- * CMakeLists.txt), and picks one when the program loads (target_clones). Results differ between
- * the two at round-off. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define HG_HOT __attribute__((target_clones("default", "arch=x86-64-v3")))
-#else
-#define HG_HOT
-#endif
-
-/* HG_INLINE marks a static inline function that must be inlined wherever it is called, so that
- * its constant arguments fold each call's case (the joints' walks, joint.h) */
-#if defined(__GNUC__)
-#define HG_INLINE static inline __attribute__((always_inline))
-#else
-#define HG_INLINE static inline
-#endif
-
-/* HG_OPAQUE(x): an empty asm through which the pointer x passes, so the compiler holds it as one
- * register. Otherwise gcc may keep it as base + index and spend a lea on each entry written
- * through it (the 21 + 6 of an articulated inertia and bias handed to a parent) */
-#if defined(__GNUC__)
-#define HG_OPAQUE(x) __asm__("" : "+r"(x))
-#else
-#define HG_OPAQUE(x) ((void)0)
-#endif
+#include "hot.h"
 
 typedef struct hg_se3 {
   double R[9]; /* rotation, row-major */

@@ -9,7 +9,6 @@
 #include "linearize.h"
 #include "merge.h"
 #include "mimic.h"
-#include "mesh.h"
 #include "model.h"
 #include "names.h"
 #include "profile.h"

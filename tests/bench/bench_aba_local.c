@@ -1,5 +1,5 @@
 /* bench_aba_local: the tree-frame pass (hg_aba, hg_hybrid with d->tree_pass set) against the
- * body-local pass (dynamics/aba_local.h, both variants) on one model.
+ * body-local pass (dynamics/algorithms/aba_local.h, both variants) on one model.
  *
  *   bench_aba_local MODEL cg FUNC [CALLS]   FUNC (aba, general, factored; hybrid, hgeneral,
  *                                           hfactored: hg_hybrid / hg_local_hybrid with random

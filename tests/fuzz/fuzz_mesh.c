@@ -2,6 +2,7 @@
  * loads is checked and, when closed, gives its mass properties. */
 #include "fuzz_common.h"
 #include "hinge.h"
+#include "mesh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   hg_mesh mesh;

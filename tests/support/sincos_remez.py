@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The minimax polynomials of hg_sincos (dynamics/spatial.h), by the Remez exchange in 50-digit
+"""The minimax polynomials of hg_sincos (dynamics/algebra/spatial.h), by the Remez exchange in 50-digit
 arithmetic (python3-mpmath). With z = r^2 on [0, (pi/4)^2]:
   sin r = r - r z ps(z),  ps of degree 5, weighted for the relative error of sin r;
   cos r = 1 - z pc(z),    pc of degree 6, weighted for the relative error of cos r.
