@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "axis.h"
 #include "hinge.h"
 #include "dense.h"
 #include "models.h"

@@ -1,11 +1,23 @@
-/* lanes.h: four (or two) doubles in one vector, for the recursions that do the same arithmetic on
- * several numbers at once. GNU C vector extensions (gcc >= 12 or clang): one AVX2 register in the
- * x86-64-v3 clones of the hot functions (HG_HOT, spatial.h), two SSE2 registers otherwise.
- * rnea.c keeps a 3-vector in lanes 0..2 of an hg_v4; derivatives.c keeps four DoFs side by side.
- * A vector never crosses a function call by value (that would change the calling convention
- * between the clones): helpers take pointers, or are macros. */
+/* lanes.h: several doubles in one vector register, for the recursions that do the same
+ * arithmetic on several numbers at once, and every helper that works on them. GNU C vector
+ * extensions (gcc >= 12 or clang): an hg_v4 is one AVX2 register in the x86-64-v3 clones of the
+ * hot functions (HG_HOT, hot.h), two SSE2 registers otherwise. A vector never crosses a function
+ * call by value (that would change the calling convention between the clones): helpers take
+ * pointers, or are macros, and are always inlined.
+ *
+ * Two layouts are in use, each with its own helpers below:
+ *   - a 3-vector in lanes 0..2 of an hg_v4 (hg_lane3_*: inverse dynamics, rnea.c). Lane 3 carries
+ *     whatever the load or shuffle put there and never reaches lanes 0..2; a 6-vector x in memory
+ *     is read as the overlapping x[0..3] and x[2..5], which stays inside its row.
+ *   - one number of four DoFs side by side (hg_lane, HG_LANE: the derivatives, derivatives.c):
+ *     the lane products repeat spatial.h's and inertia.h's formulas on four DoFs at once; a block
+ *     is 4 doubles a row, 32-byte aligned. */
 #ifndef HINGE_LANES_H
 #define HINGE_LANES_H
+
+#include <stddef.h>
+
+#include "inertia.h"
 
 typedef double hg_v4 __attribute__((vector_size(32)));
 typedef double hg_v2 __attribute__((vector_size(16)));
@@ -17,5 +29,80 @@ typedef double hg_v2u __attribute__((vector_size(16), aligned(8), may_alias));
 #define HG_LD2(p) (*(const hg_v2u *)(p))
 #define HG_ST4(p, x) (*(hg_v4u *)(p) = (x))
 #define HG_ST2(p, x) (*(hg_v2u *)(p) = (x))
+
+/* ---- a 3-vector in lanes 0..2 ---- */
+
+#define HG_SHUF(x, i, j, k, l) __builtin_shufflevector(x, x, i, j, k, l)
+/* (x1, x2, x0) and (x2, x0, x1): a x b = yzx(a yzx(b) - yzx(a) b) */
+#define HG_YZX(x) HG_SHUF(x, 1, 2, 0, 3)
+#define HG_ZXY(x) HG_SHUF(x, 2, 0, 1, 3)
+
+/* S^T f for a 6-vector S in memory and f as f03 = f[0..3], f45 = f[4..5] */
+static inline double hg_lane3_dot6(const double *S, const hg_v4 *f03, const hg_v2 *f45) {
+  hg_v4 t = HG_LD4(S) * *f03;
+  hg_v2 s = __builtin_shufflevector(t, t, 0, 1) + __builtin_shufflevector(t, t, 2, 3) + HG_LD2(S + 4) * *f45;
+  return s[0] + s[1];
+}
+
+/* Newton-Euler for one body, F = G a - ad*_V (G V), with a = (aw, av) and V = (w, v): the
+ * momentum G V = (L, P), L = I_o w + h x v, P = m v - h x w, then
+ * F = (I_o aw + h x av + w x L + v x P, m av - h x aw + w x P); F[0..3] and F[4..5] are written
+ * (the split RNEA's backward pass reads). I_o x = diag(I) x + (I3, I5, I4) yzx(x)
+ * + (I4, I3, I5) zxy(x), sharing yzx(x) with the cross products. Reads G->h[0..2] with G->I[0]
+ * as one vector: I follows h in hg_inertia (checked below). */
+_Static_assert(offsetof(hg_inertia, I) == offsetof(hg_inertia, h) + 3 * sizeof(double),
+               "hg_inertia: I must follow h");
+static inline void hg_lane3_body_wrench(const hg_inertia *G, const hg_v4 *a_w, const hg_v4 *a_v,
+                                        const hg_v4 *V_w, const hg_v4 *V_v, double F[6]) {
+  hg_v4 aw = *a_w, av = *a_v, w = *V_w, v = *V_v;
+  hg_v4 h = HG_LD4(G->h), g1 = HG_LD4(G->I), g2 = HG_LD4(G->I + 2); /* h0 h1 h2 I0, I0..I3, I2..I5 */
+  hg_v4 hy = HG_YZX(h), m = {G->m, G->m, G->m, G->m};
+  hg_v4 p = HG_SHUF(g2, 1, 3, 2, 3), q = HG_SHUF(g2, 2, 1, 3, 3);
+  hg_v4 wy = HG_YZX(w), vy = HG_YZX(v), awy = HG_YZX(aw), avy = HG_YZX(av);
+  hg_v4 L = g1 * w + p * wy + q * HG_ZXY(w) + HG_YZX(h * vy - hy * v);
+  hg_v4 P = m * v - HG_YZX(h * wy - hy * w);
+  hg_v4 Ly = HG_YZX(L), Py = HG_YZX(P);
+  hg_v4 Fw = g1 * aw + p * awy + q * HG_ZXY(aw) +
+             HG_YZX(h * avy - hy * av + w * Ly - wy * L + v * Py - vy * P);
+  hg_v4 Fv = m * av + HG_YZX(hy * aw - h * awy + w * Py - wy * P);
+  HG_ST4(F, __builtin_shufflevector(Fw, Fv, 0, 1, 2, 4));
+  HG_ST2(F + 4, __builtin_shufflevector(Fv, Fv, 1, 2));
+}
+
+/* ---- one number of four DoFs side by side ---- */
+
+typedef hg_v4 hg_lane;
+/* row r of a block, 32-byte aligned */
+#define HG_LANE(p, r) (*(hg_lane *)((p) + 4 * (r)))
+#define HG_CLANE(p, r) (*(const hg_lane *)((p) + 4 * (r)))
+
+/* c = a x b, c += a x b (c may not alias a or b) */
+static inline void hg_lane_cross(const hg_lane *a, const hg_lane *b, hg_lane *c) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+static inline void hg_lane_cross_add(const hg_lane *a, const hg_lane *b, hg_lane *c) {
+  c[0] += a[1] * b[2] - a[2] * b[1];
+  c[1] += a[2] * b[0] - a[0] * b[2];
+  c[2] += a[0] * b[1] - a[1] * b[0];
+}
+/* out = ad_V W = (w x W_w, v x W_w + w x W_v) */
+static inline void hg_lane_ad(const hg_lane *V, const hg_lane *W, hg_lane *out) {
+  hg_lane_cross(V, W, out);
+  hg_lane_cross(V + 3, W, out + 3);
+  hg_lane_cross_add(V, W + 3, out + 3);
+}
+/* out = G V for the inertia (m, h, I) (hg_inertia_mulv) */
+static inline void hg_lane_inertia_mulv(const hg_lane *m, const hg_lane *h, const hg_lane *I,
+                                        const hg_lane *V, hg_lane *out) {
+  const hg_lane *w = V, *v = V + 3;
+  out[0] = I[0] * w[0] + I[3] * w[1] + I[4] * w[2] + h[1] * v[2] - h[2] * v[1];
+  out[1] = I[3] * w[0] + I[1] * w[1] + I[5] * w[2] + h[2] * v[0] - h[0] * v[2];
+  out[2] = I[4] * w[0] + I[5] * w[1] + I[2] * w[2] + h[0] * v[1] - h[1] * v[0];
+  out[3] = *m * v[0] - (h[1] * w[2] - h[2] * w[1]);
+  out[4] = *m * v[1] - (h[2] * w[0] - h[0] * w[2]);
+  out[5] = *m * v[2] - (h[0] * w[1] - h[1] * w[0]);
+}
 
 #endif

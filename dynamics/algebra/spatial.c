@@ -139,6 +139,26 @@ void hg_so3_jr_inv(const double w[3], double J[9]) {
   so3_series(w, 0.5, k.e, J);
 }
 
+void hg_rpy_to_R(const double rpy[3], double R[9]) {
+  double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
+  double cy = cos(rpy[2]), sy = sin(rpy[2]);
+  R[0] = cy * cp;
+  R[1] = cy * sp * sr - sy * cr;
+  R[2] = cy * sp * cr + sy * sr;
+  R[3] = sy * cp;
+  R[4] = sy * sp * sr + cy * cr;
+  R[5] = sy * sp * cr - cy * sr;
+  R[6] = -sp;
+  R[7] = cp * sr;
+  R[8] = cp * cr;
+}
+
+void hg_R_to_rpy(const double R[9], double rpy[3]) {
+  rpy[0] = atan2(R[7], R[8]);
+  rpy[1] = atan2(-R[6], sqrt(R[7] * R[7] + R[8] * R[8]));
+  rpy[2] = atan2(R[3], R[0]);
+}
+
 /* ---- unit quaternions ---- */
 
 void hg_quat_to_R(const double q[4], double R[9]) {

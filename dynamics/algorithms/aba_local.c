@@ -11,6 +11,7 @@
  * Pi annihilates e_z, so its third row and column are zero; rotations about and translations
  * along J_i's z axis keep them zero, which the reduced forms below skip. */
 #include "aba_local.h"
+#include "axis.h"
 #include "lanes.h"
 
 #include <math.h>

@@ -101,11 +101,11 @@ HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, co
    * c_k) (the compiler makes each pair one vector operation); D = s^T U, u = tau - s^T pA */
   double sc[12], Uw[12];
   for (int k = 0; k < 6; k++) sc[2 * k] = s[k], sc[2 * k + 1] = c[k];
-#pragma GCC unroll 6
+HG_UNROLL(6)
   for (int r = 0; r < 6; r++) {
     double e0 = IA[hg_sym6_index(r, 0)];
     Uw[2 * r] = e0 * sc[0], Uw[2 * r + 1] = e0 * sc[1];
-#pragma GCC unroll 6
+HG_UNROLL(6)
     for (int k = 1; k < 6; k++) {
       double e = IA[hg_sym6_index(r, k)];
       Uw[2 * r] += e * sc[2 * k], Uw[2 * r + 1] += e * sc[2 * k + 1];
@@ -123,9 +123,9 @@ HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, co
     double Pi[21], beta[6], W[6];
     double g = (hg_dot6(U, c) - u) * Dinv;
     for (int r = 0; r < 6; r++) W[r] = U[r] * Dinv;
-#pragma GCC unroll 6
+HG_UNROLL(6)
     for (int r = 0; r < 6; r++) {
-#pragma GCC unroll 6
+HG_UNROLL(6)
       for (int k = r; k < 6; k++) Pi[hg_sym6_index(r, k)] = IA[hg_sym6_index(r, k)] - W[r] * U[k];
       beta[r] = pA[r] + w[r] - U[r] * g;
     }

@@ -151,43 +151,6 @@ static inline void body_coriolis(const hg_inertia *G, const double V[6], double 
   hg_inertia_mulv(G, V, hv);
 }
 
-/* ---- the per-DoF products, four DoFs at once ----
- * A lane holds one number of four DoFs side by side (one row of a block of T or of L), an hg_v4
- * (lanes.h). The lane products repeat spatial.h's and inertia.h's formulas on lanes. */
-typedef hg_v4 lane;
-/* row r of a block (T's or L's), 32-byte aligned */
-#define LANE(p, r) (*(lane *)((p) + 4 * (r)))
-#define CLANE(p, r) (*(const lane *)((p) + 4 * (r)))
-
-/* c = a x b, c += a x b (c may not alias a or b) */
-static inline void lane_cross(const lane *a, const lane *b, lane *c) {
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
-}
-static inline void lane_cross_add(const lane *a, const lane *b, lane *c) {
-  c[0] += a[1] * b[2] - a[2] * b[1];
-  c[1] += a[2] * b[0] - a[0] * b[2];
-  c[2] += a[0] * b[1] - a[1] * b[0];
-}
-/* out = ad_V W = (w x W_w, v x W_w + w x W_v) */
-static inline void lane_ad(const lane *V, const lane *W, lane *out) {
-  lane_cross(V, W, out);
-  lane_cross(V + 3, W, out + 3);
-  lane_cross_add(V, W + 3, out + 3);
-}
-/* out = G V for the inertia (m, h, I) (hg_inertia_mulv) */
-static inline void lane_inertia_mulv(const lane *m, const lane *h, const lane *I, const lane *V,
-                                     lane *out) {
-  const lane *w = V, *v = V + 3;
-  out[0] = I[0] * w[0] + I[3] * w[1] + I[4] * w[2] + h[1] * v[2] - h[2] * v[1];
-  out[1] = I[3] * w[0] + I[1] * w[1] + I[5] * w[2] + h[2] * v[0] - h[0] * v[2];
-  out[2] = I[4] * w[0] + I[5] * w[1] + I[2] * w[2] + h[0] * v[1] - h[1] * v[0];
-  out[3] = *m * v[0] - (h[1] * w[2] - h[2] * w[1]);
-  out[4] = *m * v[1] - (h[2] * w[0] - h[0] * w[2]);
-  out[5] = *m * v[2] - (h[0] * w[1] - h[1] * w[0]);
-}
-
 /* the rows of L: for the twists, each DoF's Vb, ab and Vm (see dof_twists); for the wrenches,
  * its body's sums Ic (m, h, I), Qc, hc (in the order of w->sums) and joint wrench F */
 enum { L_VB = 0, L_AB = 6, L_VM = 12 };
@@ -198,20 +161,20 @@ _Static_assert(L_F == HG_DERIV_SUMS && L_F + 6 == HG_DERIV_L_ROWS && HG_DERIV_L_
 
 /* block t of T from L: nu = Vb x S, alpha = ab x S - nu x Vb, mu = Vm x S + nu */
 HG_HOT static void lane_twists(double *t, const double *L) {
-  lane Vb[6], ab[6], Vm[6], S[6], nu[6], al[6], mu[6], x[6];
-  #pragma GCC unroll 6
+  hg_lane Vb[6], ab[6], Vm[6], S[6], nu[6], al[6], mu[6], x[6];
+  HG_UNROLL(6)
   for (int r = 0; r < 6; r++) {
-    Vb[r] = CLANE(L, L_VB + r), ab[r] = CLANE(L, L_AB + r), Vm[r] = CLANE(L, L_VM + r);
-    S[r] = CLANE(t, T_S + r);
+    Vb[r] = HG_CLANE(L, L_VB + r), ab[r] = HG_CLANE(L, L_AB + r), Vm[r] = HG_CLANE(L, L_VM + r);
+    S[r] = HG_CLANE(t, T_S + r);
   }
-  lane_ad(Vb, S, nu);
-  lane_ad(ab, S, al);
-  lane_ad(nu, Vb, x);
-  lane_ad(Vm, S, mu);
-  #pragma GCC unroll 6
-  for (int r = 0; r < 6; r++) LANE(t, T_AL + r) = al[r] - x[r], LANE(t, T_MU + r) = mu[r] + nu[r];
-  #pragma GCC unroll 6
-  for (int r = 0; r < 3; r++) LANE(t, T_NU + r) = nu[r];
+  hg_lane_ad(Vb, S, nu);
+  hg_lane_ad(ab, S, al);
+  hg_lane_ad(nu, Vb, x);
+  hg_lane_ad(Vm, S, mu);
+  HG_UNROLL(6)
+  for (int r = 0; r < 6; r++) HG_LANE(t, T_AL + r) = al[r] - x[r], HG_LANE(t, T_MU + r) = mu[r] + nu[r];
+  HG_UNROLL(6)
+  for (int r = 0; r < 3; r++) HG_LANE(t, T_NU + r) = nu[r];
 }
 
 /* forward, per body: its own Ic, Qc and hc (summed over the subtrees later), and per DoF k the
@@ -262,53 +225,53 @@ HG_HOT static void dof_twists(const hg_model *m, const hg_data *d, hg_deriv *w, 
  * part is zero), with B x = (Q x_w + x_w x L, 2 x_w x p) and B^T x = (Q x_w + L x x_w + 2 p x
  * x_v, 0) for the sums (Q, (L, p)) (only x's angular part x_w acts in B x) */
 HG_HOT static void lane_wrenches(double *t, const double *L) {
-  lane m, h[3], I[6], Q[6], hv[6], F[6], S[6], al[6], nu[3], mu[6];
-  lane x[6], y[6], z[6], qx[3], ri[6], rb[3];
-  m = CLANE(L, L_M);
-  #pragma GCC unroll 6
-  for (int r = 0; r < 3; r++) h[r] = CLANE(L, L_H + r), nu[r] = CLANE(t, T_NU + r);
-  #pragma GCC unroll 6
+  hg_lane m, h[3], I[6], Q[6], hv[6], F[6], S[6], al[6], nu[3], mu[6];
+  hg_lane x[6], y[6], z[6], qx[3], ri[6], rb[3];
+  m = HG_CLANE(L, L_M);
+  HG_UNROLL(6)
+  for (int r = 0; r < 3; r++) h[r] = HG_CLANE(L, L_H + r), nu[r] = HG_CLANE(t, T_NU + r);
+  HG_UNROLL(6)
   for (int r = 0; r < 6; r++) {
-    I[r] = CLANE(L, L_I + r), Q[r] = CLANE(L, L_Q + r), hv[r] = CLANE(L, L_HV + r);
-    F[r] = CLANE(L, L_F + r), S[r] = CLANE(t, T_S + r), al[r] = CLANE(t, T_AL + r);
-    mu[r] = CLANE(t, T_MU + r);
+    I[r] = HG_CLANE(L, L_I + r), Q[r] = HG_CLANE(L, L_Q + r), hv[r] = HG_CLANE(L, L_HV + r);
+    F[r] = HG_CLANE(L, L_F + r), S[r] = HG_CLANE(t, T_S + r), al[r] = HG_CLANE(t, T_AL + r);
+    mu[r] = HG_CLANE(t, T_MU + r);
   }
   /* x = S x* F = (m x w + f x v, f x w) for F = (m, f), S = (w, v) */
-  lane_cross(F, S, x);
-  lane_cross_add(F + 3, S + 3, x);
-  lane_cross(F + 3, S, x + 3);
+  hg_lane_cross(F, S, x);
+  hg_lane_cross_add(F + 3, S + 3, x);
+  hg_lane_cross(F + 3, S, x + 3);
   /* g = Ic alpha + B nu - x */
-  lane_inertia_mulv(&m, h, I, al, y);
+  hg_lane_inertia_mulv(&m, h, I, al, y);
   qx[0] = Q[0] * nu[0] + Q[3] * nu[1] + Q[4] * nu[2];
   qx[1] = Q[3] * nu[0] + Q[1] * nu[1] + Q[5] * nu[2];
   qx[2] = Q[4] * nu[0] + Q[5] * nu[1] + Q[2] * nu[2];
-  lane_cross_add(nu, hv, qx);
-  lane_cross(nu, hv + 3, z + 3);
-  #pragma GCC unroll 6
+  hg_lane_cross_add(nu, hv, qx);
+  hg_lane_cross(nu, hv + 3, z + 3);
+  HG_UNROLL(6)
   for (int r = 0; r < 3; r++) {
-    LANE(t, T_G + r) = y[r] + qx[r] - x[r];
-    LANE(t, T_G + 3 + r) = y[3 + r] + 2 * z[3 + r] - x[3 + r];
+    HG_LANE(t, T_G + r) = y[r] + qx[r] - x[r];
+    HG_LANE(t, T_G + 3 + r) = y[3 + r] + 2 * z[3 + r] - x[3 + r];
   }
   /* h = Ic mu + B S, rI = Ic S, rB = B^T S (B S and B^T S share Q S_w) */
-  lane_inertia_mulv(&m, h, I, mu, y);
-  lane_inertia_mulv(&m, h, I, S, ri);
+  hg_lane_inertia_mulv(&m, h, I, mu, y);
+  hg_lane_inertia_mulv(&m, h, I, S, ri);
   qx[0] = Q[0] * S[0] + Q[3] * S[1] + Q[4] * S[2];
   qx[1] = Q[3] * S[0] + Q[1] * S[1] + Q[5] * S[2];
   qx[2] = Q[4] * S[0] + Q[5] * S[1] + Q[2] * S[2];
-  #pragma GCC unroll 6
+  HG_UNROLL(6)
   for (int r = 0; r < 3; r++) z[r] = rb[r] = qx[r];
-  lane_cross_add(S, hv, z);
-  lane_cross(S, hv + 3, z + 3);
-  lane_cross_add(hv, S, rb);
-  lane_cross(hv + 3, S + 3, x);
-  #pragma GCC unroll 6
+  hg_lane_cross_add(S, hv, z);
+  hg_lane_cross(S, hv + 3, z + 3);
+  hg_lane_cross_add(hv, S, rb);
+  hg_lane_cross(hv + 3, S + 3, x);
+  HG_UNROLL(6)
   for (int r = 0; r < 3; r++) {
-    LANE(t, T_H + r) = y[r] + z[r];
-    LANE(t, T_H + 3 + r) = y[3 + r] + 2 * z[3 + r];
-    LANE(t, T_RB + r) = rb[r] + 2 * x[r];
+    HG_LANE(t, T_H + r) = y[r] + z[r];
+    HG_LANE(t, T_H + 3 + r) = y[3 + r] + 2 * z[3 + r];
+    HG_LANE(t, T_RB + r) = rb[r] + 2 * x[r];
   }
-  #pragma GCC unroll 6
-  for (int r = 0; r < 6; r++) LANE(t, T_RI + r) = ri[r];
+  HG_UNROLL(6)
+  for (int r = 0; r < 6; r++) HG_LANE(t, T_RI + r) = ri[r];
 }
 
 /* the wrenches of every DoF (lane_wrenches), once every body's sums are complete: each body's
@@ -324,16 +287,16 @@ HG_HOT static void dof_wrenches(const hg_model *m, const hg_data *d, hg_deriv *w
       s[u] = w->sums + (c + u < m->nv ? (size_t)m->dof_body[c + u] * HG_DERIV_L_ROWS : 0);
     /* four rows at a time: pairs of records interleaved, then the pairs' halves joined */
     for (int r = 0; r < HG_DERIV_L_ROWS; r += 4) {
-      lane a0, a1, a2, a3;
+      hg_lane a0, a1, a2, a3;
       a0 = HG_LD4(s[0] + r), a1 = HG_LD4(s[1] + r), a2 = HG_LD4(s[2] + r), a3 = HG_LD4(s[3] + r);
-      lane t0 = __builtin_shufflevector(a0, a1, 0, 4, 2, 6);
-      lane t1 = __builtin_shufflevector(a0, a1, 1, 5, 3, 7);
-      lane t2 = __builtin_shufflevector(a2, a3, 0, 4, 2, 6);
-      lane t3 = __builtin_shufflevector(a2, a3, 1, 5, 3, 7);
-      LANE(L, r) = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
-      LANE(L, r + 1) = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
-      LANE(L, r + 2) = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-      LANE(L, r + 3) = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+      hg_lane t0 = __builtin_shufflevector(a0, a1, 0, 4, 2, 6);
+      hg_lane t1 = __builtin_shufflevector(a0, a1, 1, 5, 3, 7);
+      hg_lane t2 = __builtin_shufflevector(a2, a3, 0, 4, 2, 6);
+      hg_lane t3 = __builtin_shufflevector(a2, a3, 1, 5, 3, 7);
+      HG_LANE(L, r) = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+      HG_LANE(L, r + 1) = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+      HG_LANE(L, r + 2) = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+      HG_LANE(L, r + 3) = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
     }
   }
   /* the blocks' products, after every gathered number is stored */

@@ -1,49 +1,7 @@
-/* rnea.c: recursive Newton-Euler inverse dynamics (seed 002 Table 2), in each tree's frame. */
-#include <stddef.h>
-
+/* rnea.c: recursive Newton-Euler inverse dynamics (J. Kim, "Lie Group Formulation of Articulated
+ * Rigid Body Dynamics", Table 2), in each tree's frame. */
 #include "dynamics.h"
 #include "lanes.h"
-
-/* body_wrench reads h[0..2] with I[0] as one vector: I follows h in hg_inertia */
-_Static_assert(offsetof(hg_inertia, I) == offsetof(hg_inertia, h) + 3 * sizeof(double),
-               "hg_inertia: I must follow h");
-
-/* 3-vectors in lanes 0..2 of an hg_v4 (lanes.h; lane 3 carries whatever the load or shuffle put
- * there and never reaches lanes 0..2); a 6-vector x is read as the overlapping x[0..3] and
- * x[2..5], which stays inside its row. */
-#define SHUF(x, i, j, k, l) __builtin_shufflevector(x, x, i, j, k, l)
-/* (x1, x2, x0) and (x2, x0, x1): a x b = yzx(a yzx(b) - yzx(a) b) */
-#define YZX(x) SHUF(x, 1, 2, 0, 3)
-#define ZXY(x) SHUF(x, 2, 0, 1, 3)
-
-/* S^T f for a 6-vector S in memory and f as f03 = f[0..3], f45 = f[4..5] */
-static inline double dot6(const double *S, const hg_v4 *f03, const hg_v2 *f45) {
-  hg_v4 t = HG_LD4(S) * *f03;
-  hg_v2 s = __builtin_shufflevector(t, t, 0, 1) + __builtin_shufflevector(t, t, 2, 3) + HG_LD2(S + 4) * *f45;
-  return s[0] + s[1];
-}
-
-/* F = G a - ad*_V (G V) for one body (tree frame), with a = (aw, av) and V = (w, v): the
- * momentum G V = (L, P), L = I_o w + h x v, P = m v - h x w, then
- * F = (I_o aw + h x av + w x L + v x P, m av - h x aw + w x P); F[0..3] and F[4..5] are written
- * (the split the backward pass reads). I_o x = diag(I) x + (I3, I5, I4) yzx(x)
- * + (I4, I3, I5) zxy(x), sharing yzx(x) with the cross products */
-static inline void body_wrench(const hg_inertia *G, const hg_v4 *a_w, const hg_v4 *a_v, const hg_v4 *V_w,
-                               const hg_v4 *V_v, double F[6]) {
-  hg_v4 aw = *a_w, av = *a_v, w = *V_w, v = *V_v;
-  hg_v4 h = HG_LD4(G->h), g1 = HG_LD4(G->I), g2 = HG_LD4(G->I + 2); /* h0 h1 h2 I0, I0..I3, I2..I5 */
-  hg_v4 hy = YZX(h), m = {G->m, G->m, G->m, G->m};
-  hg_v4 p = SHUF(g2, 1, 3, 2, 3), q = SHUF(g2, 2, 1, 3, 3);
-  hg_v4 wy = YZX(w), vy = YZX(v), awy = YZX(aw), avy = YZX(av);
-  hg_v4 L = g1 * w + p * wy + q * ZXY(w) + YZX(h * vy - hy * v);
-  hg_v4 P = m * v - YZX(h * wy - hy * w);
-  hg_v4 Ly = YZX(L), Py = YZX(P);
-  hg_v4 Fw = g1 * aw + p * awy + q * ZXY(aw) +
-          YZX(h * avy - hy * av + w * Ly - wy * L + v * Py - vy * P);
-  hg_v4 Fv = m * av + YZX(hy * aw - h * awy + w * Py - wy * P);
-  HG_ST4(F, __builtin_shufflevector(Fw, Fv, 0, 1, 2, 4));
-  HG_ST2(F + 4, __builtin_shufflevector(Fv, Fv, 1, 2));
-}
 
 HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
              const double *fext, double *tau) {
@@ -85,8 +43,8 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
       a03 = HG_LD4(x), a25 = HG_LD4(x + 2);
     }
     HG_ST4(a, a03), HG_ST4(a + 2, a25);
-    hg_v4 V03 = HG_LD4(Vi), V25 = HG_LD4(Vi + 2), av = SHUF(a25, 1, 2, 3, 3), vv = SHUF(V25, 1, 2, 3, 3);
-    body_wrench(&In[i], &a03, &av, &V03, &vv, F);
+    hg_v4 V03 = HG_LD4(Vi), V25 = HG_LD4(Vi + 2), av = HG_SHUF(a25, 1, 2, 3, 3), vv = HG_SHUF(V25, 1, 2, 3, 3);
+    hg_lane3_body_wrench(&In[i], &a03, &av, &V03, &vv, F);
     if (fext) {
       double f[6];
       hg_coAd_inv(&d->T_tree[i], fext + 6 * i, f);
@@ -105,9 +63,9 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
     hg_v4 f03 = HG_LD4(F) + c03;
     hg_v2 f45 = HG_LD2(F + 4) + c45;
     HG_ST4(F, f03), HG_ST2(F + 4, f45);
-    if (nv == 1) tau[va] = dot6(Sv[va], &f03, &f45);
+    if (nv == 1) tau[va] = hg_lane3_dot6(Sv[va], &f03, &f45);
     else
-      for (int k = 0; k < nv; k++) tau[va + k] = dot6(Sv[va + k], &f03, &f45);
+      for (int k = 0; k < nv; k++) tau[va + k] = hg_lane3_dot6(Sv[va + k], &f03, &f45);
     if (p == i - 1) {
       c03 = f03, c45 = f45;
     } else {

@@ -1,7 +1,6 @@
 /* model.c: building a model from named bodies, compiling it to flat arrays, and its workspace. */
 #include "model.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,14 +71,6 @@ static int builder_reindex(hg_builder *b) {
   if (hg_names_reset(&b->names, b->cap)) return -1;
   for (int i = 0; i < b->nbody; i++) hg_names_insert(&b->names, spec_name, b->body, i);
   return 0;
-}
-
-void hg_error_set(hg_error *err, const char *fmt, ...) {
-  if (!err) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-  va_end(ap);
 }
 
 

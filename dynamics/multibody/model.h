@@ -15,18 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "inertia.h"
 #include "joint.h"
 #include "names.h"
 #include "spatial.h"
-
-/* a message for whoever made the model: "what went wrong" (file:line context added by readers) */
-typedef struct hg_error {
-  char msg[512];
-} hg_error;
-
-/* err->msg = the printf-style message (nothing when err is NULL) */
-void hg_error_set(hg_error *err, const char *fmt, ...);
 
 /* joint limits: data for the dynamics; a simulation makes position limits end stops (sim/runtime/stops.c) */
 typedef struct hg_joint_limits {

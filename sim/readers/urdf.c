@@ -156,17 +156,6 @@ static void summarize(urdf_reader *r) {
 
 /* ---- small helpers ---- */
 
-/* rotation of URDF roll-pitch-yaw angles (fixed axes x, y, z): R = Rz(yaw) Ry(pitch) Rx(roll) */
-static void hg_rpy_to_R(const double rpy[3], double R[9]) {
-  double wx[3] = {rpy[0], 0, 0}, wy[3] = {0, rpy[1], 0}, wz[3] = {0, 0, rpy[2]};
-  double Rx[9], Ry[9], Rz[9], Rzy[9];
-  hg_so3_exp(wx, Rx);
-  hg_so3_exp(wy, Ry);
-  hg_so3_exp(wz, Rz);
-  hg_m3_mul(Rz, Ry, Rzy);
-  hg_m3_mul(Rzy, Rx, R);
-}
-
 /* arr with room for one more element after its n (capacity *cap, updated), or NULL when out of
  * memory (arr is then still valid) */
 static void *reserve(void *arr, int *cap, int n, size_t size) {

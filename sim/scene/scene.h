@@ -296,10 +296,6 @@ typedef struct hg_scene_override {
  * "FILE: 'path': why". */
 hg_scene *hg_scene_load_overrides(const char *path, const hg_scene_override *ov, int nov,
                                   hg_error *err);
-/* the scene's roll-pitch-yaw angles (fixed axes x, y, z: R = Rz(yaw) Ry(pitch) Rx(roll)) and
- * back (pitch in [-pi/2, pi/2]) */
-void hg_rpy_to_R(const double rpy[3], double R[9]);
-void hg_R_to_rpy(const double R[9], double rpy[3]);
 /* the number at value_path of a scene file (its nominal value); 0, or -1 with err */
 int hg_scene_value(const char *path, const char *value_path, double *value, hg_error *err);
 

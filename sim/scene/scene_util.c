@@ -14,26 +14,6 @@ hg_src hg_sc_src(const hg_sctx *c, const hg_ynode *n) {
 
 /* ---- poses ---- */
 
-void hg_rpy_to_R(const double rpy[3], double R[9]) {
-  double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
-  double cy = cos(rpy[2]), sy = sin(rpy[2]);
-  R[0] = cy * cp;
-  R[1] = cy * sp * sr - sy * cr;
-  R[2] = cy * sp * cr + sy * sr;
-  R[3] = sy * cp;
-  R[4] = sy * sp * sr + cy * cr;
-  R[5] = sy * sp * cr - cy * sr;
-  R[6] = -sp;
-  R[7] = cp * sr;
-  R[8] = cp * cr;
-}
-
-void hg_R_to_rpy(const double R[9], double rpy[3]) {
-  rpy[0] = atan2(R[7], R[8]);
-  rpy[1] = atan2(-R[6], sqrt(R[7] * R[7] + R[8] * R[8]));
-  rpy[2] = atan2(R[3], R[0]);
-}
-
 int hg_sc_unit_quat(hg_sctx *c, const hg_ynode *n, double q[4]) {
   double norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   if (!(norm > 1e-9)) return hg_ydoc_fail(&c->doc, n, "a quaternion (w, x, y, z) must not be zero");
