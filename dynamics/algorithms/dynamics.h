@@ -1,4 +1,6 @@
-/* dynamics.h: O(N) recursive algorithms on a compiled model (seed 002 Tables 2-4).
+/* dynamics.h: O(N) recursive algorithms on a compiled model (J. Kim, "Lie Group Formulation of
+ * Articulated Rigid Body Dynamics", Tables 2-4), and the model compiler that checks a model with
+ * them.
  *
  * All of them take the state explicitly (q: nq, v: nv), use only the workspace in d, allocate
  * nothing and walk the bodies in topological order. External wrenches fext (6 x nbody, body i at
@@ -16,6 +18,12 @@
 #define HINGE_DYNAMICS_H
 
 #include "model.h"
+
+/* Compiles the bodies into a model (hg_builder_assemble, model.h) and runs hg_aba once in the
+ * neutral configuration at rest: fails (NULL, err set) as hg_builder_assemble does, or on an
+ * articulated inertia that is singular there (such as a massless leaf body on a moving joint),
+ * unless hg_builder_allow_singular was set. */
+hg_model *hg_builder_compile(const hg_builder *b, hg_error *err);
 
 /* Forward kinematics: d->T_rel, d->T_world, d->T_tree, d->S and d->I from q; when v is not NULL
  * also the spatial velocities d->V (real) and d->Vg (Galilean), the Galilean frames' velocities

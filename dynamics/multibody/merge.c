@@ -73,7 +73,7 @@ hg_model *hg_model_merge_fixed(const hg_model *m, int *frame_body, hg_se3 *frame
     if (hg_builder_add_mimic(b, m->jnt_name[m->mimic_follower[k]], m->jnt_name[m->mimic_leader[k]],
                              m->mimic_mult[k], m->mimic_offset[k], err))
       goto done;
-  out = hg_builder_compile(b, err);
+  out = hg_builder_assemble(b, err);
   if (!out) goto done;
   memcpy(out->gravity, m->gravity, sizeof out->gravity);
   /* the carriers keep their order: the k-th is body k of the merged model (carrier[] now holds

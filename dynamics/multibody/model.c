@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "aba_local.h"
-#include "dynamics.h"
 #include "names.h"
 
 static const char *spec_name(const void *items, int i) { return ((const hg_body_spec *)items)[i].name; }
@@ -65,6 +64,7 @@ int hg_builder_add_mimic(hg_builder *b, const char *follower, const char *leader
 
 
 void hg_builder_allow_singular(hg_builder *b, int allow) { b->allow_singular = allow != 0; }
+int hg_builder_allows_singular(const hg_builder *b) { return b->allow_singular; }
 
 /* rebuilds the body-name index (after growth or removal); -1 when out of memory */
 static int builder_reindex(hg_builder *b) {
@@ -304,7 +304,7 @@ static int compile_mimic(const hg_builder *b, hg_model *m, hg_error *err) {
   return 0;
 }
 
-hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
+hg_model *hg_builder_assemble(const hg_builder *b, hg_error *err) {
   int n = b->nbody;
   /* resolve parents: -1 is the world */
   int *par = malloc(((size_t)n + 1) * sizeof(int));
@@ -488,28 +488,6 @@ hg_model *hg_builder_compile(const hg_builder *b, hg_error *err) {
     hg_model_free(m);
     m = NULL;
     goto done;
-  }
-  /* a massless leaf (or any subtree without inertia along a joint's motion) makes the
-   * articulated inertia singular: try the neutral configuration once */
-  if (!b->allow_singular) {
-    hg_data *d = hg_data_new(m);
-    double *q = malloc(((size_t)m->nq + 1) * sizeof(double));
-    double *z = calloc((size_t)m->nv + 1, sizeof(double));
-    double *out = calloc((size_t)m->nv + 1, sizeof(double));
-    int rc = -1;
-    if (d && q && z && out) {
-      hg_model_neutral(m, q);
-      rc = hg_aba(m, d, q, z, z, NULL, out);
-      if (rc) hg_error_set(err, "%s", d->err);
-    } else {
-      hg_error_set(err, "out of memory");
-    }
-    hg_data_free(d);
-    free(q); free(z); free(out);
-    if (rc) {
-      hg_model_free(m);
-      m = NULL;
-    }
   }
 done:
   free(par); free(order); free(stack); free(newidx); free(head); free(next); free(joints.slot);

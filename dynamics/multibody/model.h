@@ -74,10 +74,12 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err);
 int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_error *err);
 /* the spec of a body already added, or NULL (for readers that fix up bodies after adding them) */
 hg_body_spec *hg_builder_body(hg_builder *b, const char *name);
-/* Compiles the bodies into a model in depth-first topological order. Fails (NULL, err set) on an
- * unknown parent, a cycle, a duplicate joint name, or an articulated inertia that is singular in
- * the neutral configuration (such as a massless leaf body on a moving joint). */
-struct hg_model *hg_builder_compile(const hg_builder *b, hg_error *err);
+/* Assembles the bodies into a model in depth-first topological order, with its body-local
+ * frames. Fails (NULL, err set) on an unknown parent, a cycle or a duplicate joint name. Most
+ * callers want hg_builder_compile (dynamics.h), which also refuses a singular articulated
+ * inertia; a model that merges another's fixed links (merge.c) has the articulated inertias of
+ * the model it came from, so it is assembled only. */
+struct hg_model *hg_builder_assemble(const hg_builder *b, hg_error *err);
 /* Couples joint follower to joint leader as URDF <mimic> does: q_f = multiplier q_l + offset
  * (both 1-DoF joints, names copied). The model keeps the follower's DoF; hg_mimic_aba (mimic.h)
  * computes the motion with the coupling enforced. -1 with err on an empty name or a joint that
@@ -87,8 +89,9 @@ int hg_builder_add_mimic(hg_builder *b, const char *follower, const char *leader
 
 /* allow != 0: hg_builder_compile accepts a singular articulated inertia (a reader that has
  * already told the user; hg_aba and hg_hybrid then fail at that joint, the other algorithms
- * work) */
+ * work); hg_builder_allows_singular reads the setting */
 void hg_builder_allow_singular(hg_builder *b, int allow);
+int hg_builder_allows_singular(const hg_builder *b);
 
 typedef struct hg_model {
   int nbody;  /* bodies including the world (body 0) */

@@ -25,6 +25,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "dynamics.h"
+
 /* a URDF link: its name, inertia, and parent joint (-1 for a root) */
 typedef struct urdf_link {
   xmlChar *name;
