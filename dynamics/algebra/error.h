@@ -11,5 +11,7 @@ typedef struct hg_error {
 
 /* err->msg = the printf-style message, cut to fit (nothing when err is NULL) */
 void hg_error_set(hg_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* the same, returning -1: `return hg_error_fail(err, "what", ...);` */
+int hg_error_fail(hg_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -1,5 +1,7 @@
-/* mesh.h: closed triangle meshes: OBJ and STL reading (other formats through assimp), and the exact mass properties of the solid
- * they bound (seed 001 section 4, after Mirtich 1996), by the divergence theorem.
+/* mesh.h: closed triangle meshes: OBJ and STL reading (mesh_read.c; other formats through assimp,
+ * mesh_assimp.c), and the exact mass properties of the solid they bound (mesh.c; J. Kwon,
+ * "Differential Dynamics and Mesh-Based Inertia", section 4, after B. Mirtich, "Fast and Accurate
+ * Computation of Polyhedral Mass Properties", 1996), by the divergence theorem.
  *
  * A mesh is an indexed triangle list in its own frame (metres). Triangles are counter-clockwise
  * seen from outside (right-hand normal points out). Meshes read from files are used as given: no
@@ -36,6 +38,13 @@ int hg_mesh_load_assimp(const char *path, hg_mesh *out, hg_error *err);
 
 /* frees the arrays and zeroes the mesh (NULL or a zeroed mesh is fine) */
 void hg_mesh_free(hg_mesh *m);
+
+/* rep[i] = the first vertex with exactly the coordinates of vertex i (new memory, nvert entries;
+ * NULL when out of memory) */
+int *hg_mesh_weld_map(const hg_mesh *m);
+/* merges vertices with exactly equal coordinates (keeping first-seen order) and drops the
+ * triangles that collapse; -1 when out of memory (the mesh is then unchanged) */
+int hg_mesh_weld(hg_mesh *m);
 
 /* scales vertex coordinates by s per axis; a mirroring scale (odd number of negative factors)
  * also reverses every triangle, so that the normals still point out */
