@@ -1,6 +1,7 @@
 /* articulated.c: the articulated-body pass behind forward (ABA), hybrid and impulsive dynamics.
  *
- * One routine serves all three (seed 002 Tables 3 and 4; seed 004 "hybrid dynamics"):
+ * One routine serves all three (J. Kim, "Lie Group Formulation of Articulated
+ * Rigid Body Dynamics", Tables 3 and 4; the hybrid dynamics of A. Jain's spatial operator algebra):
  * each joint is either free (its force is given, its acceleration solved) or prescribed (its
  * acceleration is given, its force recovered). Backward, each body's articulated inertia IA_i and
  * bias pA_i are projected across its joint and passed to the parent:
@@ -33,7 +34,7 @@
 /* body i's own share of its articulated inertia and bias: IA_i = I_i (packed) plus what is
  * given, pA_i = -ad*_{V_i} I_i V_i - fext_i plus what is given (zero without bias: then c_i = 0
  * too, for the impulsive form). Pi and beta are what i's first child hands up, NULL at a leaf. */
-static inline __attribute__((always_inline)) void own_terms(hg_data *d, int i, const double *Pi,
+HG_INLINE void own_terms(hg_data *d, int i, const double *Pi,
                                                             const double *beta,
                                                             const double *fext, int bias) {
   const hg_inertia *G = &d->I[i];
@@ -63,7 +64,7 @@ static inline __attribute__((always_inline)) void own_terms(hg_data *d, int i, c
 /* hands child i's projection (Pi packed, beta) to its parent p: the first of p's children the
  * backward pass reaches (the last in index order: its subtree ends where p's does) writes
  * p's own terms with it, the others add to them */
-static inline __attribute__((always_inline)) void give_parent(const hg_model *m, hg_data *d,
+HG_INLINE void give_parent(const hg_model *m, hg_data *d,
                                                               int i, int p, const double *Pi,
                                                               const double *beta,
                                                               const double *fext, int bias) {
@@ -77,7 +78,7 @@ static inline __attribute__((always_inline)) void give_parent(const hg_model *m,
 }
 
 /* Pi = IA - W U^T (symmetric: the packed upper triangle), with W = U D^-1, both 6 x n */
-static inline __attribute__((always_inline)) void project_inertia(int n, const double *IA,
+HG_INLINE void project_inertia(int n, const double *IA,
                                                                   const double *W, hg_vec6 *U,
                                                                   double *Pi) {
   for (int r = 0; r < 6; r++)
@@ -143,7 +144,7 @@ HG_UNROLL(6)
 /* Backward projection across free joint i (any nv): fills U, Dinv and u, and hands what the
  * parent p sees, Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u, to it (give_parent; p = 0:
  * the world takes nothing). Returns hg_spd_inverse's failure. */
-static inline __attribute__((always_inline)) int project_free_n(const hg_model *m, hg_data *d,
+HG_INLINE int project_free_n(const hg_model *m, hg_data *d,
                                                                  int i, int p, const double *tau,
                                                                  const double *fext, int bias,
                                                                  int n) {
@@ -211,7 +212,7 @@ HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int 
 /* the articulated-body pass on the kinematics in d (hg_kinematics with velocities when bias is
  * 1, without when it is 0); mode NULL means every joint is free; bias 0 is the impulsive form
  * (compiled twice below) */
-static inline __attribute__((always_inline)) int articulated(const hg_model *m, hg_data *d,
+HG_INLINE int articulated(const hg_model *m, hg_data *d,
                                                              const uint8_t *mode, double *qdd,
                                                              double *tau, const double *fext,
                                                              int bias) {

@@ -21,7 +21,8 @@
  * and tau_l = S_l^T F_i. Where S_l turns with the perturbation (l in the subtree) the rigid part
  * cancels against d S_l = S_k x S_l, leaving rI_l . alpha_k + rB_l . nu_k with rI_l = Ic_i S_l,
  * rB_l = Bc_i^T S_l; elsewhere (l at or above j) d tau_l = S_l . g_k with g_k = dF_j/dq_k.
- * This is the recursive structure of seed 000 (Bos et al.) and of Carpentier and Mansard's RNEA
+ * This is the recursive structure of Bos, Traversaro, Pucci and Saccon ("Efficient geometric
+ * linearization of moving-base rigid robot dynamics") and of Carpentier and Mansard's RNEA
  * derivatives, written for every joint type with the trivialization of joint.h.
  *
  * Forward dynamics: qdd = M^-1 (tau - b) gives dqdd/dx = -M^-1 dtau/dx at qdd (x = q, v).
@@ -429,7 +430,7 @@ static inline void add_sums(double *y, const double *x) {
 /* the rows of dtau/dq, dtau/dv and, when wm, M (not NULL) from T, backward (M's rows of the
  * DoFs below body i are complete when i's are written); wm is a constant where this is inlined
  * (always: in the HG_HOT clones) */
-static inline __attribute__((always_inline)) void id_rows(const hg_model *m, const hg_data *d,
+HG_INLINE void id_rows(const hg_model *m, const hg_data *d,
                                                           const hg_deriv *w, int wm,
                                                           double *dtau_dq, double *dtau_dv,
                                                           double *M) {

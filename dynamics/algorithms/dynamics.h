@@ -71,7 +71,7 @@ void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M);
 int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
            const double *fext, double *qdd);
 
-/* Hybrid dynamics (seed 002 Table 4) with the joint modes in d->mode. On entry qdd holds the
+/* Hybrid dynamics (Kim, Table 4) with the joint modes in d->mode. On entry qdd holds the
  * accelerations of prescribed and locked joints (locked ones are taken as zero) and tau the
  * forces of free joints; on return qdd and tau are complete. The pass's accelerations,
  * articulated inertias and biases (d->a, d->IA, d->pA, or d->local after the body-local pass)

@@ -1,6 +1,7 @@
-/* minv.c: the inverse mass matrix by the articulated-body recursion (seed 000 Table 9, the
- * operator-factorized M^-1 of seed 004), from the factors U_i = IA_i S_i and D_i^-1 of the last
- * articulated pass, without forming or inverting M.
+/* minv.c: the inverse mass matrix by the articulated-body recursion (M. Bos, S. Traversaro,
+ * D. Pucci, A. Saccon, "Efficient geometric linearization of moving-base rigid robot dynamics",
+ * Table 9; the operator-factorized M^-1 of A. Jain's spatial operator algebra), from the factors
+ * U_i = IA_i S_i and D_i^-1 of the last articulated pass, without forming or inverting M.
  *
  * Column c of M^-1 is the ABA solution for tau = e_c with no velocity and no gravity. All columns
  * run at once, as 6 x nv blocks per body (w->Fm): backward, the bias wrenches P_i (only the
