@@ -1,5 +1,6 @@
 /* integ_internal.h: what the integrator front end (integrator.c) shares with its back ends
- * (cvode_lie.c, fixed_step.c). Not installed; callers use integrator.h. */
+ * (cvode_lie.c, fixed_step.c): the integrator's struct, the back-end interface, and the helpers of
+ * integ_shared.c. Not installed; callers use integrator.h. */
 #ifndef HINGE_INTEG_INTERNAL_H
 #define HINGE_INTEG_INTERNAL_H
 
@@ -43,6 +44,8 @@ struct hg_integrator {
 /* back-end constructors: set I->ops and I->impl; 0, or -1 with err set */
 int hg_integ_cvode_init(hg_integrator *I, hg_error *err);
 int hg_integ_fixed_init(hg_integrator *I, hg_error *err);
+
+/* ---- integ_shared.c ---- */
 
 /* vdot = f(t, q, v), counted; -1 (fail_t and fail_why set) when it fails or is not finite */
 int hg_integ_accel(hg_integrator *I, double t, const double *q, const double *v, double *vdot);
