@@ -15,12 +15,6 @@ void hg_output_default_options(hg_output_options *o) {
   o->plots = 1;
 }
 
-void hg_out_path(const hg_outputs *o, const char *name, char *path, size_t len) {
-  const char *dir = o->dir ? o->dir : ".";
-  size_t n = strlen(dir);
-  snprintf(path, len, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
-}
-
 /* ---- series ---- */
 
 static void series_init(hg_series *x, int width) {

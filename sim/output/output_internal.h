@@ -3,6 +3,9 @@
 #ifndef HINGE_OUTPUT_INTERNAL_H
 #define HINGE_OUTPUT_INTERNAL_H
 
+#include <stdio.h>
+#include <string.h>
+
 #include "output.h"
 
 /* the trajectory columns of one body of the scene and its joint (output.c) */
@@ -59,8 +62,12 @@ typedef struct hg_outputs {
   char msg[4200];                  /* the message of a failure */
 } hg_outputs;
 
-/* a file name in the output folder */
-void hg_out_path(const hg_outputs *o, const char *name, char *path, size_t len);
+/* a file name in the output folder (output.c, plot.c and summary.c each name their files) */
+static inline void hg_out_path(const hg_outputs *o, const char *name, char *path, size_t len) {
+  const char *dir = o->dir ? o->dir : ".";
+  size_t n = strlen(dir);
+  snprintf(path, len, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+}
 /* summary.txt at path (summary.c); 0 or -1 */
 int hg_out_summary(const hg_outputs *o, hg_sim *sim, const char *path);
 /* the PNG plots (plot.c); the number written, -1 on an error */
