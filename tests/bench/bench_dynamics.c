@@ -94,7 +94,8 @@ static void central(bench_state *b, int s, int fd) {
     }
 }
 
-/* one call of algorithm g on state s */
+/* one call of algorithm g on state s (bench_instructions.sh counts instructions inside this
+ * function only: keep its name) */
 static void call(bench_state *b, alg g, int s) {
   const hg_model *m = b->m;
   hg_data *d = b->d;

@@ -25,9 +25,10 @@ count() {
     fi
     for pair in $algs; do
       alg=${pair%%:*} f=${pair#*:}
-      valgrind --tool=callgrind --dump-instr=no --callgrind-out-file="$tmp/cg.out" \
+      valgrind --tool=callgrind --dump-instr=no --toggle-collect=call --callgrind-out-file="$tmp/cg.out" \
         "$bench" "${args[@]}" --alg "$alg" >/dev/null 2>"$tmp/log" || { cat "$tmp/log" >&2; exit 1; }
-      # f's inclusive count, its x86-64-v3 clone's included (one of the two runs); 100 calls
+      # f's inclusive count inside bench_dynamics's function call() only (--toggle-collect: not
+      # the check hg_builder_compile runs), its x86-64-v3 clone's included; 100 calls
       n=$(callgrind_annotate --inclusive=yes "$tmp/cg.out" 2>/dev/null | awk -v f="$f" '
         { c = $1; gsub(",", "", c); name = $0; sub(/.*:/, "", name); sub(/ .*/, "", name) }
         name == f || name == f ".arch_x86_64_v3" { s += c } END { print s + 0 }')
