@@ -18,6 +18,9 @@
 #include "models.h"
 #include "reference.h"
 
+/* the tree-frame pass, the reference the body-local pass is checked against */
+static const hg_pass_options tree_frame = {.tree_frame = 1};
+
 /* a random configuration: q in [-2, 2] for models of 1-DoF joints (nq = nv), else
  * hg_model_random (free roots: unit quaternions) */
 static void random_q(const hg_model *m, hg_rng *r, double *q) {
@@ -26,7 +29,7 @@ static void random_q(const hg_model *m, hg_rng *r, double *q) {
 }
 
 /* 1 when the long double oracle (reference.h: fixed bases) takes m; a floating base (a free
- * root) has the tree-frame pass (d->tree_pass) as its reference instead */
+ * root) has the tree-frame pass (hg_pass_options.tree_frame) as its reference instead */
 static int oracle_takes(const hg_model *m) {
   for (int i = 1; i < m->nbody; i++)
     if (m->jnt[i].type == HG_JOINT_FREE) return 0;
@@ -45,7 +48,6 @@ static double worst_error(const hg_model *m, int factored, int nstates, int with
   if (!lm) fail_msg("hg_local_compile: %s", err.msg);
   hg_local_data *ld = hg_local_data_new(lm);
   hg_data *d = hg_data_new(m);
-  d->tree_pass = 1; /* hg_aba's tree-frame pass, the guard of the oracle */
   int nv = m->nv;
   double *q = calloc(m->nq, sizeof *q), *v = calloc(nv, sizeof *v), *tau = calloc(nv, sizeof *tau);
   double *qa = calloc(nv, sizeof *qa), *ql = calloc(nv, sizeof *ql), *qr = calloc(nv, sizeof *qr);
@@ -57,7 +59,7 @@ static double worst_error(const hg_model *m, int factored, int nstates, int with
     hg_test_random_vector(r, tau, nv, -5, 5);
     hg_test_random_vector(r, fext, 6 * m->nbody, -1, 1);
     const double *fe = with_fext ? fext : NULL;
-    assert_int_equal(hg_aba(m, d, q, v, tau, fe, qa), 0);
+    assert_int_equal(hg_aba_opt(m, d, &tree_frame, q, v, tau, fe, qa), 0);
     if (oracle_takes(m)) assert_int_equal(hg_test_forward_ld(m, q, v, tau, fe, qr), 0);
     else memcpy(qr, qa, (size_t)nv * sizeof *qr);
     assert_int_equal(hg_local_aba(lm, ld, q, v, tau, fe, ql), 0);
@@ -169,7 +171,6 @@ static double rel_diff(const double *x, const double *y, const double *z, int n)
 static void check_hybrid(const hg_model *m, const char *name, int nstates, int impulse, hg_rng *r) {
   hg_error err;
   hg_data *d = hg_data_new(m);
-  d->tree_pass = 1; /* hg_aba's tree-frame pass, the guard of the oracle */
   int nv = m->nv, nb = m->nbody;
   double *q = calloc(m->nq, sizeof *q), *v = calloc(nv, sizeof *v);
   double *qdd0 = calloc(nv, sizeof *qdd0), *tau0 = calloc(nv, sizeof *tau0);
@@ -197,10 +198,10 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
       const double *fe = k % 2 ? fext : NULL;
       for (int i = 0; i < nv; i++) qa[i] = ql[i] = qr[i] = qdd0[i], ta[i] = tl[i] = tr[i] = tau0[i];
       if (impulse) {
-        assert_int_equal(hg_hybrid_impulse(m, d, q, qa, ta), 0);
+        assert_int_equal(hg_hybrid_impulse_opt(m, d, &tree_frame, q, qa, ta), 0);
         assert_int_equal(hg_local_hybrid_impulse(lm, ld, d->mode, q, ql, tl), 0);
       } else {
-        assert_int_equal(hg_hybrid(m, d, q, v, qa, ta, fe), 0);
+        assert_int_equal(hg_hybrid_opt(m, d, &tree_frame, q, v, qa, ta, fe), 0);
         assert_int_equal(hg_local_hybrid(lm, ld, d->mode, q, v, ql, tl, fe), 0);
       }
       /* the reference: the oracle, or on a floating base the tree-frame pass */
@@ -361,7 +362,6 @@ static void fast_prismatic_roots(void **state) {
   for (int k = 0; k < 10; k++) {
     hg_model *m = hg_test_random_1dof(&r, 12, k % 2, 0.5);
     hg_data *d = hg_data_new(m);
-    d->tree_pass = 1; /* the reference: hg_aba's tree-frame pass (Galilean, like the local one) */
     int nv = m->nv;
     double q[12], v[12], tau[12], qa[12], ql[12];
     for (int factored = 0; factored < 2; factored++) {
@@ -372,7 +372,7 @@ static void fast_prismatic_roots(void **state) {
       hg_test_random_vector(&r, tau, nv, -5, 5);
       for (int i = 1; i < m->nbody; i++)
         if (m->parent[i] == 0 && m->jnt[i].type == HG_JOINT_PRISMATIC) v[m->v_adr[i]] = 1e6;
-      assert_int_equal(hg_aba(m, d, q, v, tau, NULL, qa), 0);
+      assert_int_equal(hg_aba_opt(m, d, &tree_frame, q, v, tau, NULL, qa), 0);
       assert_int_equal(hg_local_aba(lm, ld, q, v, tau, NULL, ql), 0);
       double e = rel_diff(ql, qa, NULL, nv);
       if (!(e <= 1e-12)) fail_msg("model %d, factored %d: relative qdd error %.3g", k, factored, e);
@@ -482,7 +482,7 @@ static void two_passes_views(two_passes *b, const hg_model *m, const hg_data *dl
 /* floating bases at orbital speed (7.8 km/s on every free root's linear rates, random
  * directions) through hg_aba, hg_hybrid (each root free, prescribed and locked in turn, the other
  * joints' modes random) and hg_hybrid_impulse, body-local against the tree-frame pass
- * (d->tree_pass): the accelerations and forces to 1e-12 of their size at rest (the Galilean
+ * (hg_pass_options.tree_frame): the accelerations and forces to 1e-12 of their size at rest (the Galilean
  * accelerations qdd + xi: xi = (0, w x v) is ~1e4 here, and both passes subtract the same),
  * the real body twists and accelerations to 1e-12 of theirs, the joint wrenches to 1e-12 */
 static void floating_orbital(void **state) {
@@ -496,7 +496,6 @@ static void floating_orbital(void **state) {
     assert_non_null(m->local);
     int nv = m->nv, nb = m->nbody;
     hg_data *dl = hg_data_new(m), *dt = hg_data_new(m);
-    dt->tree_pass = 1;
     two_passes b = two_passes_new(m);
     double *q = b.q, *v = b.v, *fext = b.fext, *in_q = b.in_q, *in_t = b.in_t;
     double *ql = b.ql, *tl = b.tl, *qt = b.qt, *tt = b.tt, *xi = b.xi;
@@ -520,13 +519,13 @@ static void floating_orbital(void **state) {
       for (int c = 0; c < nv; c++) ql[c] = qt[c] = in_q[c], tl[c] = tt[c] = in_t[c];
       if (form == 0) {
         assert_int_equal(hg_aba(m, dl, q, v, in_t, fext, ql), 0);
-        assert_int_equal(hg_aba(m, dt, q, v, in_t, fext, qt), 0);
+        assert_int_equal(hg_aba_opt(m, dt, &tree_frame, q, v, in_t, fext, qt), 0);
       } else if (form < 4) {
         assert_int_equal(hg_hybrid(m, dl, q, v, ql, tl, fext), 0);
-        assert_int_equal(hg_hybrid(m, dt, q, v, qt, tt, fext), 0);
+        assert_int_equal(hg_hybrid_opt(m, dt, &tree_frame, q, v, qt, tt, fext), 0);
       } else {
         assert_int_equal(hg_hybrid_impulse(m, dl, q, ql, tl), 0);
-        assert_int_equal(hg_hybrid_impulse(m, dt, q, qt, tt), 0);
+        assert_int_equal(hg_hybrid_impulse_opt(m, dt, &tree_frame, q, qt, tt), 0);
       }
       assert_int_equal(dl->local_pass, 1);
       assert_int_equal(dt->local_pass, 0);
@@ -573,7 +572,7 @@ static void views(const hg_model *m, const hg_data *d, double (*V)[6], double (*
 
 /* hg_aba, hg_hybrid (all free and random modes) and hg_hybrid_impulse run the body-local pass on
  * the models that have one: their results are hg_local_*'s bit for bit, d->local_pass is set,
- * and they agree with the tree-frame pass (d->tree_pass) to 1e-12 relative, as do
+ * and they agree with the tree-frame pass (hg_pass_options.tree_frame) to 1e-12 relative, as do
  * hg_body_twist, hg_body_acceleration and hg_joint_wrench after them (the real twists and
  * accelerations, also in the trees of prismatic and floating roots, which both passes see from
  * Galilean frames). Models with other joint types have no body-local pass. Every fourth model
@@ -598,7 +597,6 @@ static void dispatch_and_views(void **state) {
     int nv = m->nv, nb = m->nbody;
     hg_data *dl = hg_data_new(m), *dt = hg_data_new(m);
     hg_local_data *ld = hg_local_data_new(m->local);
-    dt->tree_pass = 1;
     two_passes b = two_passes_new(m);
     double *q = b.q, *v = b.v, *fext = b.fext, *in_q = b.in_q, *in_t = b.in_t;
     double *ql = b.ql, *tl = b.tl, *qt = b.qt, *tt = b.tt, *qo = b.qo, *to = b.to;
@@ -614,11 +612,11 @@ static void dispatch_and_views(void **state) {
       for (int c = 0; c < nv; c++) ql[c] = qt[c] = qo[c] = in_q[c], tl[c] = tt[c] = to[c] = in_t[c];
       if (form == 0) {
         assert_int_equal(hg_aba(m, dl, q, v, in_t, fext, ql), 0);
-        assert_int_equal(hg_aba(m, dt, q, v, in_t, fext, qt), 0);
+        assert_int_equal(hg_aba_opt(m, dt, &tree_frame, q, v, in_t, fext, qt), 0);
         assert_int_equal(hg_local_aba(m->local, ld, q, v, in_t, fext, qo), 0);
       } else if (form == 1) {
         assert_int_equal(hg_hybrid(m, dl, q, v, ql, tl, fext), 0);
-        assert_int_equal(hg_hybrid(m, dt, q, v, qt, tt, fext), 0);
+        assert_int_equal(hg_hybrid_opt(m, dt, &tree_frame, q, v, qt, tt, fext), 0);
         /* all free: hg_hybrid runs hg_local_aba (the two are compiled apart, and may round
          * differently) */
         int all_free = 1;
@@ -627,7 +625,7 @@ static void dispatch_and_views(void **state) {
         else assert_int_equal(hg_local_hybrid(m->local, ld, dl->mode, q, v, qo, to, fext), 0);
       } else {
         assert_int_equal(hg_hybrid_impulse(m, dl, q, ql, tl), 0);
-        assert_int_equal(hg_hybrid_impulse(m, dt, q, qt, tt), 0);
+        assert_int_equal(hg_hybrid_impulse_opt(m, dt, &tree_frame, q, qt, tt), 0);
         assert_int_equal(hg_local_hybrid_impulse(m->local, ld, dl->mode, q, qo, to), 0);
       }
       assert_int_equal(dl->local_pass, 1);

@@ -354,48 +354,49 @@ static int all_free(const hg_model *m, const hg_data *d) {
 }
 
 /* ---- the entry points: the body-local pass when the model has one (m->local, aba_local.h)
- * and the caller did not ask for the tree-frame pass (d->tree_pass), else the tree-frame pass.
- * When the body-local pass fails, the tree-frame pass runs on the same input (the local pass
- * writes only outputs): it names the joint in d->err, and its result is the one returned. */
+ * and the caller's options (opt, NULL for the defaults) do not ask for the tree-frame pass, else
+ * the tree-frame pass. When the body-local pass fails, the tree-frame pass runs on the same input
+ * (the local pass writes only outputs): it names the joint in d->err, and its result is the one
+ * returned. */
 
-/* 1 when the body-local pass is to run: the model has one, the caller did not ask for the
- * tree-frame pass, nor (d->no_galilean) for the world's frame in a tree that has a Galilean frame
- * (the body-local pass has one at every translating root) */
-static int local_runs(const hg_model *m, const hg_data *d) {
-  return m->local && !d->tree_pass && !(d->no_galilean && m->local->galilean);
+/* 1 when the body-local pass is to run: the model has one, and the options ask neither for the
+ * tree-frame pass nor for the world's frame in a tree that has a Galilean frame (the body-local
+ * pass has one at every translating root) */
+static int local_runs(const hg_model *m, const hg_pass_options *opt) {
+  return m->local && !(opt && (opt->tree_frame || (opt->world_frame && m->local->galilean)));
 }
 
-static int aba_tree(const hg_model *m, hg_data *d, const double *q, const double *v,
-                    const double *tau, const double *fext, double *qdd) {
+int hg_aba_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt, const double *q,
+               const double *v, const double *tau, const double *fext, double *qdd) {
+  if (local_runs(m, opt)) {
+    d->local_pass = 1;
+    if (!hg_local_aba(m->local, d->local, q, v, tau, fext, qdd)) return 0;
+  }
   /* with every joint free the pass only reads tau */
-  hg_kinematics(m, d, q, v);
+  hg_kinematics_opt(m, d, opt, q, v);
   return articulated_free(m, d, qdd, (double *)tau, fext);
 }
 
 int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
            const double *fext, double *qdd) {
-  if (local_runs(m, d)) {
-    d->local_pass = 1;
-    if (!hg_local_aba(m->local, d->local, q, v, tau, fext, qdd)) return 0;
-  }
-  return aba_tree(m, d, q, v, tau, fext, qdd);
+  return hg_aba_opt(m, d, NULL, q, v, tau, fext, qdd);
 }
 
-static int hybrid_tree(const hg_model *m, hg_data *d, const double *q, const double *v,
-                       double *qdd, double *tau, const double *fext) {
-  hg_kinematics(m, d, q, v);
-  return hg_hybrid_on_kinematics(m, d, qdd, tau, fext);
-}
-
-int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
-              double *tau, const double *fext) {
-  if (local_runs(m, d)) {
+int hg_hybrid_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt, const double *q,
+                  const double *v, double *qdd, double *tau, const double *fext) {
+  if (local_runs(m, opt)) {
     d->local_pass = 1;
     if (all_free(m, d) ? !hg_local_aba(m->local, d->local, q, v, tau, fext, qdd)
                        : !hg_local_hybrid(m->local, d->local, d->mode, q, v, qdd, tau, fext))
       return 0;
   }
-  return hybrid_tree(m, d, q, v, qdd, tau, fext);
+  hg_kinematics_opt(m, d, opt, q, v);
+  return hg_hybrid_on_kinematics(m, d, qdd, tau, fext);
+}
+
+int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
+              double *tau, const double *fext) {
+  return hg_hybrid_opt(m, d, NULL, q, v, qdd, tau, fext);
 }
 
 int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
@@ -404,13 +405,18 @@ int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *
   return articulated_any(m, d, d->mode, qdd, tau, fext);
 }
 
-int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp) {
-  if (local_runs(m, d)) {
+int hg_hybrid_impulse_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt,
+                          const double *q, double *dv, double *imp) {
+  if (local_runs(m, opt)) {
     d->local_pass = 1;
     if (!hg_local_hybrid_impulse(m->local, d->local, d->mode, q, dv, imp)) return 0;
   }
-  hg_kinematics(m, d, q, NULL);
+  hg_kinematics_opt(m, d, opt, q, NULL);
   return articulated_impulse(m, d, d->mode, dv, imp);
+}
+
+int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp) {
+  return hg_hybrid_impulse_opt(m, d, NULL, q, dv, imp);
 }
 
 int hg_plastic_lock(const hg_model *m, hg_data *d, const double *q, const double *v,

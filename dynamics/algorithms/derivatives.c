@@ -36,6 +36,13 @@
 #include "dynamics.h"
 #include "lanes.h"
 
+/* Every entry point works with every tree in the world's frame: the recursions differentiate the
+ * classic formulation, in which a floating base's linear velocity enters the velocity products;
+ * the Galilean frames the dynamics otherwise use (model.h) would make a root's linear rates act
+ * through the transport term instead. They read the factors of the tree-frame articulated pass,
+ * not the body-local one. */
+static const hg_pass_options world = {.tree_frame = 1, .world_frame = 1};
+
 /* the columns where the rows of body i's DoFs in an inverse-dynamics derivative (dtau/dq,
  * dtau/dv, M) may be non-zero: the DoFs of i's joint, of its subtree and of its ancestors, as
  * merged ranges [r[2k], r[2k + 1]) in descending order (the first holds i's own DoFs); returns
@@ -480,7 +487,7 @@ HG_INLINE void id_rows(const hg_model *m, const hg_data *d,
 HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w,
                          const double *q, const double *v, const double *qdd, const double *fext,
                          double *dtau_dq, double *dtau_dv, double *M) {
-  hg_rnea(m, d, q, v, qdd, fext, w->tau);
+  hg_rnea_opt(m, d, &world, q, v, qdd, fext, w->tau);
   dof_twists(m, d, w, v, qdd);
   /* the sums over each subtree, then every DoF's wrenches */
   for (int i = m->nbody - 1; i > 0; i--) {
@@ -535,18 +542,18 @@ HG_HOT static void minv_mul_neg(const hg_model *m, hg_deriv *w, const double *Mi
     for (size_t c = 0; c < nv; c++) Y[r * nv + c] = Yt[c * nv + r];
 }
 
-static int minv_in_world(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double *Minv) {
+int hg_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double *Minv) {
   /* the articulated pass leaves U = IA S and D^-1 (velocities and forces play no part in them) */
-  if (hg_aba(m, d, q, w->zero, w->zero, NULL, w->qdd)) return -1;
+  if (hg_aba_opt(m, d, &world, q, w->zero, w->zero, NULL, w->qdd)) return -1;
   hg_minv_factored(m, d, w, NULL, Minv);
   return 0;
 }
 
-static int aba_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
+int hg_aba_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
                        const double *v, const double *tau, const double *fext, double *qdd,
                        double *dqdd_dq, double *dqdd_dv, double *dqdd_dtau) {
   int nv = m->nv;
-  if (hg_aba(m, d, q, v, tau, fext, w->qdd)) return -1;
+  if (hg_aba_opt(m, d, &world, q, v, tau, fext, w->qdd)) return -1;
   int derivs = dqdd_dq || dqdd_dv;
   double *Minv = dqdd_dtau ? dqdd_dtau : w->M;
   if (dqdd_dtau || (derivs && w->product)) hg_minv_factored(m, d, w, NULL, Minv);
@@ -588,7 +595,7 @@ static void hybrid_map(const hg_model *m, hg_data *d, hg_deriv *w, const double 
   }
 }
 
-static int hybrid_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
+int hg_hybrid_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
                           const double *v, const double *u, const double *fext, double *y,
                           double *dy_dq, double *dy_dv, double *dy_du) {
   int nv = m->nv;
@@ -598,7 +605,7 @@ static int hybrid_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *
     w->tauh[k] = fr ? u[k] : 0;
     w->qdd[k] = fr ? 0 : u[k];
   }
-  if (hg_hybrid(m, d, q, v, w->qdd, w->tauh, fext)) return -1;
+  if (hg_hybrid_opt(m, d, &world, q, v, w->qdd, w->tauh, fext)) return -1;
   if (y)
     for (int k = 0; k < nv; k++)
       y[k] = d->mode[m->dof_body[k]] == HG_MODE_FREE ? w->qdd[k] : w->tauh[k];
@@ -617,52 +624,8 @@ static int hybrid_derivatives_in_world(const hg_model *m, hg_data *d, hg_deriv *
   return 0;
 }
 
-/* ---- the public entry points: every tree in the world's frame ----
- * The recursions above differentiate the classic formulation, in which a floating base's linear
- * velocity enters the velocity products; the Galilean frames the dynamics otherwise use
- * (model.h) would make a root's linear rates act through the transport term instead. They read
- * the factors of the tree-frame articulated pass (d->tree_pass: not the body-local one). */
-
-/* the caller's frame switches, kept while an entry point works in the world's frame */
-typedef struct frames { int no_galilean, tree_pass; } frames;
-static frames world_frames(hg_data *d) {
-  frames keep = {d->no_galilean, d->tree_pass};
-  d->no_galilean = 1, d->tree_pass = 1;
-  return keep;
-}
-static void restore_frames(hg_data *d, frames keep) {
-  d->no_galilean = keep.no_galilean, d->tree_pass = keep.tree_pass;
-}
-
 void hg_rnea_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
                          const double *v, const double *qdd, const double *fext, double *dtau_dq,
                          double *dtau_dv, double *M) {
-  frames keep = world_frames(d);
   rnea_derivatives_in_world(m, d, w, q, v, qdd, fext, dtau_dq, dtau_dv, M);
-  restore_frames(d, keep);
-}
-
-int hg_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double *Minv) {
-  frames keep = world_frames(d);
-  int rc = minv_in_world(m, d, w, q, Minv);
-  restore_frames(d, keep);
-  return rc;
-}
-
-int hg_aba_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
-                       const double *v, const double *tau, const double *fext, double *qdd,
-                       double *dqdd_dq, double *dqdd_dv, double *dqdd_dtau) {
-  frames keep = world_frames(d);
-  int rc = aba_derivatives_in_world(m, d, w, q, v, tau, fext, qdd, dqdd_dq, dqdd_dv, dqdd_dtau);
-  restore_frames(d, keep);
-  return rc;
-}
-
-int hg_hybrid_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
-                          const double *v, const double *u, const double *fext, double *y,
-                          double *dy_dq, double *dy_dv, double *dy_du) {
-  frames keep = world_frames(d);
-  int rc = hybrid_derivatives_in_world(m, d, w, q, v, u, fext, y, dy_dq, dy_dv, dy_du);
-  restore_frames(d, keep);
-  return rc;
 }

@@ -70,7 +70,8 @@ void hg_rnea_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const doubl
 int hg_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double *Minv);
 
 /* The same recursion on the factors (d->S, d->U, d->Dinv) the last tree-frame articulated pass
- * (hg_aba, hg_hybrid with d->tree_pass set, or on a model without a body-local pass) left in d. mode NULL: every joint free, Minv = M^-1. Otherwise joints whose mode is
+ * (hg_aba_opt or hg_hybrid_opt with the tree-frame pass, or on a model without a body-local
+ * pass) left in d. mode NULL: every joint free, Minv = M^-1. Otherwise joints whose mode is
  * not free are held rigid and Minv = (M_FF)^-1 over the free DoFs F, embedded in nv x nv with
  * zero rows and columns at the other DoFs (the modes must be those of that pass). */
 void hg_minv_factored(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,

@@ -25,11 +25,27 @@
  * unless hg_builder_allow_singular was set. */
 hg_model *hg_builder_compile(const hg_builder *b, hg_error *err);
 
+/* How the passes run: an argument of the *_opt entry points below, as MuJoCo's mjOption, never
+ * workspace state. NULL (what hg_kinematics, hg_rnea, hg_aba, hg_hybrid and hg_hybrid_impulse
+ * pass) means every field 0: the body-local pass where the model has one, and each tree whose
+ * root translates seen from its Galilean frame (model.h, hg_joint_galilean). */
+typedef struct hg_pass_options {
+  int tree_frame;  /* 1: hg_aba, hg_hybrid and hg_hybrid_impulse run the tree-frame pass even where
+                    * m->local is there, so its factors (d->U, d->Dinv, d->IA, ...) are left in d
+                    * (hg_minv_factored reads them) */
+  int world_frame; /* 1: every tree in the world's frame (d->vt = 0, d->Vg = d->V, d->a the real
+                    * acceleration), the classic formulation the derivatives differentiate; the
+                    * body-local pass, which has a Galilean frame at every translating root, then
+                    * does not run on a model with such a root (m->local->galilean) */
+} hg_pass_options;
+
 /* Forward kinematics: d->T_rel, d->T_world, d->T_tree, d->S and d->I from q; when v is not NULL
  * also the spatial velocities d->V (real) and d->Vg (Galilean), the Galilean frames' velocities
  * d->vt, the root terms d->xi and the velocity-product accelerations d->c (tree frames, see
  * model.h). Every algorithm below starts with this walk. */
 void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v);
+void hg_kinematics_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt, const double *q,
+                       const double *v);
 
 /* Body-frame views of the last walk: body i's twist (from d->V), its acceleration (from d->a,
  * including the gravity offset), and the wrench its joint transmits from the parent, each in
@@ -44,6 +60,8 @@ void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]);
  * accelerations in d->a and the joint wrenches in d->F. */
 void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
              const double *fext, double *tau);
+void hg_rnea_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt, const double *q,
+                 const double *v, const double *qdd, const double *fext, double *tau);
 
 /* Joint forces of a wrench on one body: tau += J_i^T F, where F (moment about body i's origin,
  * force; body i's frame, like fext) acts on body i and J_i maps v to body i's twist. Only the
@@ -63,13 +81,16 @@ void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M);
 /* Forward dynamics (ABA): qdd = M^-1 (tau - b).
  * hg_aba, hg_hybrid and hg_hybrid_impulse run the body-local pass (aba_local.h) on a model that
  * has one (m->local: revolute and prismatic joints on revolute, prismatic or free roots) unless
- * d->tree_pass is set (or d->no_galilean is, in a model with a translating root).
+ * the options of hg_aba_opt, hg_hybrid_opt or hg_hybrid_impulse_opt ask for the tree-frame pass
+ * (or for the world's frame, in a model with a translating root).
  * That pass writes d->local and none of d's kinematic or articulated fields (d->T_*, d->S, d->V,
  * d->a, d->IA, d->pA, d->U, d->Dinv, d->u); hg_body_twist, hg_body_acceleration and
  * hg_joint_wrench give its values. The tree-frame pass runs hg_kinematics first and leaves all of
  * those fields. The two agree to round-off. */
 int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, const double *tau,
            const double *fext, double *qdd);
+int hg_aba_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt, const double *q,
+               const double *v, const double *tau, const double *fext, double *qdd);
 
 /* Hybrid dynamics (Kim, Table 4) with the joint modes in d->mode. On entry qdd holds the
  * accelerations of prescribed and locked joints (locked ones are taken as zero) and tau the
@@ -79,10 +100,12 @@ int hg_aba(const hg_model *m, hg_data *d, const double *q, const double *v, cons
  * in the child frame; d->F is not written. */
 int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, double *qdd,
               double *tau, const double *fext);
+int hg_hybrid_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt, const double *q,
+                  const double *v, double *qdd, double *tau, const double *fext);
 
 /* hg_hybrid on the kinematics already in d: d must hold hg_kinematics(m, d, q, v) of the state
  * (q, v) whose dynamics are wanted (with v, not NULL), unchanged since. Gives exactly what
- * hg_hybrid(m, d, q, v, ...) gives with d->tree_pass set (the body-local pass, where it runs,
+ * hg_hybrid(m, d, q, v, ...) gives with the tree-frame pass (the body-local pass, where it runs,
  * agrees to round-off), without walking the tree again, so a caller that evaluates
  * force elements on d's kinematics walks once per right-hand side. */
 int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
@@ -96,6 +119,8 @@ int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *
  * Only positions matter: no gravity, no velocity products. The body-local pass runs when
  * m->local is there, as in hg_hybrid. */
 int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv, double *imp);
+int hg_hybrid_impulse_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt,
+                          const double *q, double *dv, double *imp);
 
 /* The perfectly plastic lock of every joint whose mode is not free: the momentum-conserving
  * impulse that brings those joints to rest relative to their parents. Writes the velocity after

@@ -5,7 +5,9 @@
 #include "aba_local.h"
 #include "dynamics.h"
 
-HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {
+HG_HOT void hg_kinematics_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt,
+                              const double *q, const double *v) {
+  const int world = opt && opt->world_frame;
   d->local_pass = 0;
   static const hg_se3 identity = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
   for (int i = 1; i < m->nbody; i++) {
@@ -94,7 +96,7 @@ HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const 
     if (!p) {
       double *u = d->vt[i];
       u[0] = u[1] = u[2] = 0;
-      if (d->no_galilean)
+      if (world)
         for (int c = 0; c < nv; c++) vr[c] = vi[c], d->xi[va + c] = 0;
       else if (hg_joint_galilean(j, vi, vr, d->xi + va))
         for (int c = 0; c < nv; c++)
@@ -123,6 +125,10 @@ HG_HOT void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const 
     for (int r = 0; r < 6; r++) d->Vg[i][r] = Vi[r], d->V[i][r] = Vi[r], d->c[i][r] = ci[r];
     for (int r = 0; r < 3; r++) d->V[i][3 + r] += u[r];
   }
+}
+
+void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {
+  hg_kinematics_opt(m, d, NULL, q, v);
 }
 
 /* What the last walk or articulated pass left of body i, for the views below, in one frame: the

@@ -3,9 +3,9 @@
 #include "dynamics.h"
 #include "lanes.h"
 
-HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
-             const double *fext, double *tau) {
-  hg_kinematics(m, d, q, v);
+HG_HOT void hg_rnea_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt, const double *q,
+                        const double *v, const double *qdd, const double *fext, double *tau) {
+  hg_kinematics_opt(m, d, opt, q, v);
   double *a0 = d->a[0];
   a0[0] = a0[1] = a0[2] = 0;
   for (int r = 0; r < 3; r++) a0[3 + r] = -m->gravity[r];
@@ -77,6 +77,11 @@ HG_HOT void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double
       }
     }
   }
+}
+
+void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
+             const double *fext, double *tau) {
+  hg_rnea_opt(m, d, NULL, q, v, qdd, fext, tau);
 }
 
 void hg_bias(const hg_model *m, hg_data *d, const double *q, const double *v, const double *fext,

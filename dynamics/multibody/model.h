@@ -195,8 +195,6 @@ typedef struct hg_data {
   double *xi;      /* nv: at the DoFs of root joints, qdd = qdd_g - xi where qdd_g are the
                     * accelerations seen from the Galilean frame (hg_joint_galilean); else 0 */
   hg_vec6 *c;      /* nbody: velocity-product acceleration Sdot qdot, tree frame, from Vg */
-  int no_galilean; /* set by the caller: every tree in the world's frame (vt = 0, Vg = V, a the
-                    * real acceleration); the derivatives (derivatives.c) work that way */
   hg_inertia *I;   /* nbody: body inertia in the tree frame */
 
   /* dynamics */
@@ -218,8 +216,6 @@ typedef struct hg_data {
    * every tree-frame pass */
   struct hg_local_data *local;
   int local_pass;
-  int tree_pass; /* set by the caller: hg_aba, hg_hybrid and hg_hybrid_impulse run the tree-frame
-                  * pass even when m->local is there (the derivatives read its factors) */
 
   /* joint modes, per body/joint; hg_data_new sets all free */
   uint8_t *mode;

@@ -1,4 +1,4 @@
-/* bench_aba_local: the tree-frame pass (hg_aba, hg_hybrid with d->tree_pass set) against the
+/* bench_aba_local: the tree-frame pass (hg_aba_opt, hg_hybrid_opt with tree_frame set) against the
  * body-local pass (dynamics/algorithms/aba_local.h, both variants) on one model.
  *
  *   bench_aba_local MODEL cg FUNC [CALLS]   FUNC (aba, general, factored; hybrid, hgeneral,
@@ -24,6 +24,9 @@
 
 #include "aba_local.h"
 #include "models.h"
+
+/* the tree-frame pass, the reference the body-local pass is checked against */
+static const hg_pass_options tree_frame = {.tree_frame = 1};
 
 static hg_model *model_named(const char *name) {
   hg_rng r;
@@ -64,7 +67,6 @@ int main(int argc, char **argv) {
     return 1;
   }
   hg_data *d = hg_data_new(m);
-  d->tree_pass = 1; /* hg_aba and hg_hybrid here are the tree-frame pass, which the local one replaces */
   hg_local_data *dg = hg_local_data_new(lg), *df = hg_local_data_new(lf);
   int nv = m->nv, nq = m->nq;
   /* two states, A and B (q of a floating base: hg_model_random) */
@@ -78,7 +80,7 @@ int main(int argc, char **argv) {
   hg_test_random_vector(&r, tau, 2 * nv, -5, 5);
   /* the three agree (relative to max |qdd|) */
   double e = 0, s = 1;
-  hg_aba(m, d, q, v, tau, NULL, qdd);
+  hg_aba_opt(m, d, &tree_frame, q, v, tau, NULL, qdd);
   hg_local_aba(lg, dg, q, v, tau, NULL, qdd + nv);
   hg_local_aba(lf, df, q, v, tau, NULL, qdd + 2 * nv);
   for (int k = 0; k < nv; k++) s = fmax(s, fabs(qdd[k]));
@@ -98,7 +100,7 @@ int main(int argc, char **argv) {
     hg_test_random_vector(&rm, hq, nv, -3, 3);
     for (int k = 0; k < 3; k++)
       for (int j = 0; j < nv; j++) hq[k * nv + j] = hq[j], ht[k * nv + j] = tau[j];
-    hg_hybrid(m, d, q, v, hq, ht, NULL);
+    hg_hybrid_opt(m, d, &tree_frame, q, v, hq, ht, NULL);
     hg_local_hybrid(lg, dg, d->mode, q, v, hq + nv, ht + nv, NULL);
     hg_local_hybrid(lf, df, d->mode, q, v, hq + 2 * nv, ht + 2 * nv, NULL);
     double eh = 0, sh = 1;
@@ -119,10 +121,10 @@ int main(int argc, char **argv) {
     int calls = argc > 4 ? atoi(argv[4]) : 1000;
     for (int k = 0; k < calls; k++) {
       int o = (k & 1) * nv, oq = (k & 1) * nq;
-      if (!strcmp(f, "aba")) hg_aba(m, d, q + oq, v + o, tau + o, NULL, qdd);
+      if (!strcmp(f, "aba")) hg_aba_opt(m, d, &tree_frame, q + oq, v + o, tau + o, NULL, qdd);
       else if (!strcmp(f, "general")) hg_local_aba(lg, dg, q + oq, v + o, tau + o, NULL, qdd);
       else if (!strcmp(f, "factored")) hg_local_aba(lf, df, q + oq, v + o, tau + o, NULL, qdd);
-      else if (!strcmp(f, "hybrid")) hg_hybrid(m, d, q + oq, v + o, hq, ht, NULL);
+      else if (!strcmp(f, "hybrid")) hg_hybrid_opt(m, d, &tree_frame, q + oq, v + o, hq, ht, NULL);
       else if (!strcmp(f, "hgeneral"))
         hg_local_hybrid(lg, dg, d->mode, q + oq, v + o, hq + nv, ht + nv, NULL);
       else hg_local_hybrid(lf, df, d->mode, q + oq, v + o, hq + 2 * nv, ht + 2 * nv, NULL);
@@ -138,11 +140,11 @@ int main(int argc, char **argv) {
         for (int k = 0; k < calls; k++) {
           int o = (k & 1) * nv, oq = (k & 1) * nq;
           if (hyb) {
-            if (f == 0) hg_hybrid(m, d, q + oq, v + o, hq, ht, NULL);
+            if (f == 0) hg_hybrid_opt(m, d, &tree_frame, q + oq, v + o, hq, ht, NULL);
             else if (f == 1) hg_local_hybrid(lg, dg, d->mode, q + oq, v + o, hq + nv, ht + nv, NULL);
             else hg_local_hybrid(lf, df, d->mode, q + oq, v + o, hq + 2 * nv, ht + 2 * nv, NULL);
           } else {
-            if (f == 0) hg_aba(m, d, q + oq, v + o, tau + o, NULL, qdd);
+            if (f == 0) hg_aba_opt(m, d, &tree_frame, q + oq, v + o, tau + o, NULL, qdd);
             else if (f == 1) hg_local_aba(lg, dg, q + oq, v + o, tau + o, NULL, qdd);
             else hg_local_aba(lf, df, q + oq, v + o, tau + o, NULL, qdd);
           }
