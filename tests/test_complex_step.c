@@ -1,6 +1,7 @@
-/* test_complex_step.c: the accuracy metrics of seed 003 (MAE, RMSAE, MRE, RMSRE) of the analytic
- * derivatives of inverse dynamics, and of central differences for comparison, against a
- * complex-step reference on serial chains and binary trees of 2 to 100 bodies.
+/* test_complex_step.c: the accuracy metrics (MAE, RMSAE, MRE, RMSRE) of S. Singh, R. Russell and
+ * P. Wensing, "On Second-Order Derivatives of Rigid-Body Dynamics: Theory & Implementation", of
+ * the analytic derivatives of inverse dynamics, and of central differences for comparison,
+ * against a complex-step reference on serial chains and binary trees of 2 to 100 bodies.
  *
  * The reference is an independent inverse dynamics written here in complex arithmetic (RNEA in
  * body frames, Featherstone's form, for the revolute joints of these models): with q_k + i h,
@@ -120,7 +121,8 @@ static void rnea_c(const hg_model *m, const cplx *q, const cplx *v, const double
   free(R); free(V); free(A); free(F);
 }
 
-/* the four metrics of seed 003 (eqs. 40-43) of X against the reference Xr, n entries */
+/* the four metrics of Singh, Russell and Wensing (eqs. 40-43) of X against the reference Xr,
+ * n entries */
 typedef struct {
   double mae, rmsae, mre, rmsre;
 } metrics;

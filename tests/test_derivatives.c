@@ -5,11 +5,12 @@
  *
  * Central differences have a truncation error ~ h^2 |f'''| / 6 and a rounding error
  * ~ eps |f| / h, so the error against h is V-shaped with its floor near h = eps^(1/3) ~ 6e-6
- * (seed 000, Figure 5). Each test prints that curve (the worst relative error over all trees at
- * each h) and asserts agreement to 1e-7 relative at each tree's best h: the floor is
- * eps^(2/3) ~ 4e-11 times the ratio of |f'''| and |f| to |f'|, which stays below 1e2 on these
- * trees (unit-scale inertias, lengths, rates), so 1e-7 leaves a margin of 10 and fails on any
- * wrong term (a missing term is an O(1) relative error). */
+ * (Bos, Traversaro, Pucci, Saccon, "Efficient geometric linearization of moving-base rigid
+ * robot dynamics", J. Geometric Mechanics 2022, Figure 5). Each test prints that curve (the
+ * worst relative error over all trees at each h) and asserts agreement to 1e-7 relative at each
+ * tree's best h: the floor is eps^(2/3) ~ 4e-11 times the ratio of |f'''| and |f| to |f'|, which
+ * stays below 1e2 on these trees (unit-scale inertias, lengths, rates), so 1e-7 leaves a margin
+ * of 10 and fails on any wrong term (a missing term is an O(1) relative error). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,10 +25,10 @@
 #include "dense.h"
 #include "models.h"
 
-/* the tree-frame pass, the reference the body-local pass is checked against */
+/* the tree-frame pass, whose factors hg_minv_factored reads */
 static const hg_pass_options tree_frame = {.tree_frame = 1};
 
-#define NTREES 240 /* >= 200 random trees, as the issue asks; sizes 1 to 14 bodies */
+#define NTREES 240 /* at least 200 random trees; sizes 1 to 14 bodies */
 /* HINGE_TEST_QUICK=1 (sanitizer builds, where this program runs 100 times slower) checks 40:
  * enough to exercise every joint type for memory errors */
 static int ntrees(void) { return getenv("HINGE_TEST_QUICK") ? 40 : NTREES; }
@@ -333,9 +334,9 @@ static void hybrid_derivatives(void **state) {
   assert_true(cu.best < 1e-7);
 }
 
-/* ---- seed 000's validation case: the branched moving base (a free base with branches of
- * revolute, prismatic and helical joints) in the perturbed configuration, every joint at 0.3,
- * the base at a random pose and twist ---- */
+/* ---- Bos et al.'s validation case (Figure 4): the branched moving base (a free base with
+ * branches of revolute, prismatic and helical joints) in the perturbed configuration, every joint
+ * at 0.3, the base at a random pose and twist ---- */
 static hg_model *moving_base(void) {
   static const struct {
     const char *name, *parent;
@@ -369,7 +370,7 @@ static hg_model *moving_base(void) {
   return m;
 }
 
-static void seed000_moving_base(void **state) {
+static void bos_moving_base(void **state) {
   (void)state;
   hg_rng r;
   hg_rng_seed(&r, 15);
@@ -397,7 +398,7 @@ static void seed000_moving_base(void **state) {
     free(Minv);
     release(&f);
   }
-  static const char *what[5] = {"seed 000 moving base: d tau / d q", "d tau / d v", "d qdd / d q",
+  static const char *what[5] = {"Bos et al. moving base: d tau / d q", "d tau / d v", "d qdd / d q",
                                 "d qdd / d v", "d qdd / d tau"};
   for (int k = 0; k < 5; k++) {
     printf("# %s: best-h relative error %.3e\n", what[k], c[k].best);
@@ -411,7 +412,7 @@ int main(void) {
       cmocka_unit_test(aba_derivatives),
       cmocka_unit_test(minv_recursive),
       cmocka_unit_test(hybrid_derivatives),
-      cmocka_unit_test(seed000_moving_base),
+      cmocka_unit_test(bos_moving_base),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
