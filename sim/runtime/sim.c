@@ -25,7 +25,7 @@ int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...) {
 }
 
 double hg_sim_out_time(const hg_sim *s, long k) {
-  double t = s->t_start + (double)k * s->dt_out;
+  double t = s->t_start + (double)k * s->tl.dt_out;
   return t < s->t_end ? t : s->t_end;
 }
 
@@ -62,14 +62,14 @@ static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
   s->integ.t_stop = INFINITY; /* the runner stops where it must */
   s->t_start = sc->t_start;
   s->t_end = isnan(s->opt.t_end) ? sc->t_end : s->opt.t_end;
-  s->dt_out = sc->output.dt > 0 ? sc->output.dt : 0.01;
+  s->tl.dt_out = sc->output.dt > 0 ? sc->output.dt : 0.01;
   if (!(s->t_end > s->t_start) || !isfinite(s->t_end))
     return hg_error_set(err, "the end time %g must be finite and after the start time %g", s->t_end,
                    s->t_start), -1;
   if (!(s->opt.checkpoint_every >= 0) || !isfinite(s->opt.checkpoint_every))
     return hg_error_set(err, "the checkpoint interval must be finite and >= 0"), -1;
-  if (hg_sim_check_interval(s, s->dt_out, 1))
-    return hg_error_set(err, "the output step %g s gives more than %g samples over the run", s->dt_out,
+  if (hg_sim_check_interval(s, s->tl.dt_out, 1))
+    return hg_error_set(err, "the output step %g s gives more than %g samples over the run", s->tl.dt_out,
                    HG_SIM_MAX_SAMPLES), -1;
   if (hg_sim_check_interval(s, s->opt.checkpoint_every, 0))
     return hg_error_set(err, "the checkpoint interval %g s gives more than %g checkpoints over the "
@@ -89,41 +89,41 @@ static int sim_roots(hg_sim *s) {
   int n = sc->ncapture;
   for (int e = 0; e < sc->nevent; e++) n += sc->event[e].trigger != HG_TRIGGER_TIME;
   for (int f = 0; f < sc->nforce; f++) n += sc->force[f].type == HG_FORCE_CONTACT;
-  s->nroot = n;
-  s->trig = calloc((size_t)n + 1, sizeof *s->trig);
-  s->root_dir = calloc((size_t)n + 1, sizeof(int));
-  s->root_hit = calloc((size_t)n + 1, sizeof(int));
-  s->fire_count = calloc((size_t)sc->nevent + 1, sizeof(int));
-  s->captured = calloc((size_t)sc->ncapture + 1, sizeof(int));
-  if (!s->trig || !s->root_dir || !s->root_hit || !s->fire_count || !s->captured) return -1;
+  s->tl.nroot = n;
+  s->tl.trig = calloc((size_t)n + 1, sizeof *s->tl.trig);
+  s->tl.root_dir = calloc((size_t)n + 1, sizeof(int));
+  s->tl.root_hit = calloc((size_t)n + 1, sizeof(int));
+  s->tl.fire_count = calloc((size_t)sc->nevent + 1, sizeof(int));
+  s->tl.captured = calloc((size_t)sc->ncapture + 1, sizeof(int));
+  if (!s->tl.trig || !s->tl.root_dir || !s->tl.root_hit || !s->tl.fire_count || !s->tl.captured) return -1;
   n = 0;
   for (int e = 0; e < sc->nevent; e++) {
     if (sc->event[e].trigger == HG_TRIGGER_TIME) continue;
-    s->trig[n].kind = HG_FIRED_EVENT;
-    s->trig[n].index = e;
-    s->root_dir[n++] = sc->event[e].direction;
+    s->tl.trig[n].kind = HG_FIRED_EVENT;
+    s->tl.trig[n].index = e;
+    s->tl.root_dir[n++] = sc->event[e].direction;
   }
   for (int c = 0; c < sc->ncapture; c++) {
-    s->trig[n].kind = HG_FIRED_CAPTURE;
-    s->trig[n].index = c;
-    s->root_dir[n++] = -1; /* the capture measure falls through zero */
+    s->tl.trig[n].kind = HG_FIRED_CAPTURE;
+    s->tl.trig[n].index = c;
+    s->tl.root_dir[n++] = -1; /* the capture measure falls through zero */
   }
   for (int f = 0; f < sc->nforce; f++) {
     if (sc->force[f].type != HG_FORCE_CONTACT) continue;
-    s->ncontact++;
-    s->trig[n].kind = HG_FIRED_TOUCH;
-    s->trig[n].index = f;
-    s->root_dir[n++] = -1; /* the gap closes */
+    s->tl.ncontact++;
+    s->tl.trig[n].kind = HG_FIRED_TOUCH;
+    s->tl.trig[n].index = f;
+    s->tl.root_dir[n++] = -1; /* the gap closes */
   }
   return 0;
 }
 
 /* the atmosphere that defines altitude: the scene's, else the first drag element's */
 static void sim_atmosphere(hg_sim *s) {
-  if (s->scene->has_atmosphere) s->atm = &s->scene->atmosphere;
-  for (int k = 0; k < s->scene->nforce && !s->atm; k++) {
+  if (s->scene->has_atmosphere) s->tl.atm = &s->scene->atmosphere;
+  for (int k = 0; k < s->scene->nforce && !s->tl.atm; k++) {
     const hg_force_spec *f = &s->scene->force[k];
-    if (f->type == HG_FORCE_DRAG || f->type == HG_FORCE_PARACHUTE) s->atm = &f->atm;
+    if (f->type == HG_FORCE_DRAG || f->type == HG_FORCE_PARACHUTE) s->tl.atm = &f->atm;
   }
 }
 
@@ -132,15 +132,15 @@ static int sim_build(hg_sim *s, hg_error *err) {
   s->builder = hg_builder_copy(s->scene->builder, err);
   hg_model *m = s->builder ? hg_builder_compile(s->builder, err) : NULL;
   if (!m || hg_sim_install_model(s, m, err)) return -1;
-  s->t = s->t_start;
+  s->state.t = s->t_start;
   if (hg_sim_initial_state(s, err)) return -1;
-  s->b0 = hg_sim_budget_value(s);
-  hg_sim_momentum(s, s->h_ref);
+  s->budget.b0 = hg_sim_budget_value(s);
+  hg_sim_momentum(s, s->budget.h_ref);
   /* the work quadrature is held to rtol of the initial energy scale (fixed for the whole run,
    * so that restarts and resumed runs integrate alike) */
   if (!(s->integ.atol_quad > 0))
-    s->integ.atol_quad = s->integ.rtol * (s->b_scale > 0 ? s->b_scale : 1);
-  s->k_ck = 1;
+    s->integ.atol_quad = s->integ.rtol * (s->budget.b_scale > 0 ? s->budget.b_scale : 1);
+  s->tl.k_ck = 1;
   if (hg_sim_new_integrator(s)) return hg_error_set(err, "%s", s->err), -1;
   return 0;
 }
@@ -165,44 +165,44 @@ fail:
 void hg_sim_free(hg_sim *s) {
   if (!s) return;
   hg_sim_release_observers(s);
-  hg_integrator_free(s->I);
-  for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->prof[i]);
+  hg_integrator_free(s->rhs.I);
+  for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->state.prof[i]);
   hg_forces_free(s->forces);
   hg_mimic_ws_free(s->mimic);
   hg_collision_free(s->coll);
-  hg_data_free(s->pv_d);
-  free(s->pv_q);
-  free(s->pv_v);
+  hg_data_free(s->views.pv_d);
+  free(s->views.pv_q);
+  free(s->views.pv_v);
   hg_sim_pull_release(s);
   hg_data_free(s->d);
   hg_model_free(s->m);
   hg_builder_free(s->builder);
-  double *arrays[] = {s->q, s->v, s->qs, s->vs, s->qdd, s->tau, s->tau_el, s->fext, s->vdot,
-                      s->dv, s->imp, s->cache_q, s->cache_v, s->contact_tw};
+  double *arrays[] = {s->state.q, s->state.v, s->rhs.qs, s->rhs.vs, s->rhs.qdd, s->rhs.tau, s->rhs.tau_el, s->rhs.fext, s->rhs.vdot,
+                      s->rhs.dv, s->rhs.imp, s->rhs.cache_q, s->rhs.cache_v, s->rhs.contact_tw};
   for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
-  for (int k = 0; k < s->ntopo; k++) hg_sim_free_topo(&s->topo[k]);
-  free(s->topo);
-  free(s->prof);
-  free(s->recipe);
-  for (int k = 0; s->trig && k < s->nroot; k++) free(s->trig[k].set[0]), free(s->trig[k].set[1]);
-  free(s->trig);
-  free(s->root_dir);
-  free(s->stop);
-  free(s->stop_g);
-  free(s->root_hit);
-  free(s->fire_count);
-  free(s->captured);
-  free(s->fired);
-  free(s->log);
-  free(s->good);
-  for (int k = 0; k < s->ncmd; k++) hg_command_free(&s->cmd[k]);
-  free(s->cmd);
-  free(s->cmd_fired);
+  for (int k = 0; k < s->tl.ntopo; k++) hg_sim_free_topo(&s->tl.topo[k]);
+  free(s->tl.topo);
+  free(s->state.prof);
+  free(s->state.recipe);
+  for (int k = 0; s->tl.trig && k < s->tl.nroot; k++) free(s->tl.trig[k].set[0]), free(s->tl.trig[k].set[1]);
+  free(s->tl.trig);
+  free(s->tl.root_dir);
+  free(s->tl.stop);
+  free(s->tl.stop_g);
+  free(s->tl.root_hit);
+  free(s->tl.fire_count);
+  free(s->tl.captured);
+  free(s->tl.fired);
+  free(s->tl.log);
+  free(s->ck.good);
+  for (int k = 0; k < s->tl.ncmd; k++) hg_command_free(&s->tl.cmd[k]);
+  free(s->tl.cmd);
+  free(s->tl.cmd_fired);
   free(s);
 }
 
 int hg_sim_resume(hg_sim *s, const char *path, hg_error *err) {
-  s->started = 1; /* observers saw the scene's initial model: they come before this */
+  s->views.started = 1; /* observers saw the scene's initial model: they come before this */
   return hg_ck_resume(s, path, err) ? HG_SIM_ERR_INPUT : HG_SIM_OK;
 }
 
@@ -210,7 +210,7 @@ int hg_sim_resume(hg_sim *s, const char *path, hg_error *err) {
 
 /* 1 when output row k lies within the run (the last one is at t_end) */
 static int row_exists(const hg_sim *s, long k) {
-  return k == 0 || s->t_start + (double)(k - 1) * s->dt_out < s->t_end;
+  return k == 0 || s->t_start + (double)(k - 1) * s->tl.dt_out < s->t_end;
 }
 
 /* 1 when checkpoint k lies inside the run */
@@ -221,8 +221,8 @@ static int ck_exists(const hg_sim *s, long k) {
 /* the next time the integration must stop at: an output, a time event, a checkpoint, the end */
 static double next_stop(const hg_sim *s, double tend) {
   double t = fmin(tend, hg_sim_next_time_event(s));
-  if (row_exists(s, s->k_out)) t = fmin(t, hg_sim_out_time(s, s->k_out));
-  if (ck_exists(s, s->k_ck)) t = fmin(t, hg_sim_ck_time(s, s->k_ck));
+  if (row_exists(s, s->tl.k_out)) t = fmin(t, hg_sim_out_time(s, s->tl.k_out));
+  if (ck_exists(s, s->tl.k_ck)) t = fmin(t, hg_sim_ck_time(s, s->tl.k_ck));
   return t;
 }
 
@@ -231,9 +231,9 @@ static double next_stop(const hg_sim *s, double tend) {
 /* 1 when every entry of q and v is finite; otherwise 0 with the first that is not (*is_v, *k) */
 static int first_nonfinite(const hg_sim *s, int *is_v, int *k) {
   for (*is_v = 0, *k = 0; *k < s->m->nq; ++*k)
-    if (!isfinite(s->q[*k])) return 0;
+    if (!isfinite(s->state.q[*k])) return 0;
   for (*is_v = 1, *k = 0; *k < s->m->nv; ++*k)
-    if (!isfinite(s->v[*k])) return 0;
+    if (!isfinite(s->state.v[*k])) return 0;
   return 1;
 }
 
@@ -253,7 +253,7 @@ static void describe_entry(const hg_sim *s, int is_v, int k, char *buf, size_t l
   const char *unit = "", *name = hg_joint_entry_name(m->jnt[i].type, is_v, e, &unit);
   snprintf(buf, len, "joint '%s' (%s, body '%s') %s.%s = %g %s", m->jnt_name[i],
            hg_joint_type_name(m->jnt[i].type), m->body_name[i], is_v ? "v" : "q",
-           name ? name : "?", is_v ? s->v[k] : s->q[k], unit);
+           name ? name : "?", is_v ? s->state.v[k] : s->state.q[k], unit);
 }
 
 static int nonfinite_failure(hg_sim *s) {
@@ -262,13 +262,13 @@ static int nonfinite_failure(hg_sim *s) {
   first_nonfinite(s, &is_v, &k);
   describe_entry(s, is_v, k, what, sizeof what);
   return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "the state is not finite at t = %.17g: %s is its "
-                     "first entry that is not", s->t, what);
+                     "first entry that is not", s->state.t, what);
 }
 
 /* the energy budget's drift at the current state, relative to its scale */
 static double budget_drift(hg_sim *s) {
   double b = hg_sim_budget_value(s);
-  return fabs(b - s->b0) / (s->b_scale > 0 ? s->b_scale : 1);
+  return fabs(b - s->budget.b0) / (s->budget.b_scale > 0 ? s->budget.b_scale : 1);
 }
 
 /* A budget off by more than 1 % of its scale: the run has left the physics (a blow-up injects
@@ -289,7 +289,7 @@ static void diagnose(hg_sim *s, char *buf, size_t len) {
   if (budget_drift(s) <= HG_DIVERGED || s->m->nv == 0) return; /* (NaN: diverged) */
   int big = 0;
   for (int j = 1; j < s->m->nv; j++)
-    if (fabs(s->v[j]) > fabs(s->v[big])) big = j;
+    if (fabs(s->state.v[j]) > fabs(s->state.v[big])) big = j;
   describe_entry(s, 1, big, what, sizeof what);
   double d = budget_drift(s);
   char off[64];
@@ -307,11 +307,11 @@ static int integration_failure(hg_sim *s, int ic, double t0, double stop) {
   diagnose(s, why, sizeof why);
   if (ic != HG_INTEG_ERR_WORK)
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "integration failed: %s%s",
-                       hg_integrator_error_message(s->I), why);
-  double h = (s->t - t0) / (double)s->integ.max_steps;
+                       hg_integrator_error_message(s->rhs.I), why);
+  double h = (s->state.t - t0) / (double)s->integ.max_steps;
   int adams = s->integ.method == HG_INTEG_CVODE_ADAMS;
   const char *hint =
-      adams && h < 1e-2 * s->dt_out
+      adams && h < 1e-2 * s->tl.dt_out
           ? "the steps are far shorter than the output interval: the problem looks stiff (a "
             "stiff spring or damper, a fast mode); try method cvode-bdf (integrator: {method: "
             "cvode-bdf} in the scene, or --method cvode-bdf)"
@@ -320,7 +320,7 @@ static int integration_failure(hg_sim *s, int ic, double t0, double stop) {
           : "raise integrator.max_steps or the fixed step";
   return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "integration stopped at t = %.9g s: max_steps (%ld) "
                      "steps from t = %.9g s did not reach t = %.9g s (mean step %.3g s); %s%s",
-                     s->t, s->integ.max_steps, t0, stop, h, hint, why);
+                     s->state.t, s->integ.max_steps, t0, stop, h, hint, why);
 }
 
 /* keeps the current state as the last good one when it is finite and the budget still closes */
@@ -335,10 +335,10 @@ static void keep_good_state(hg_sim *s) {
     free(buf);
     return;
   }
-  free(s->good);
-  s->good = buf;
-  s->good_len = len;
-  s->good_t = s->t;
+  free(s->ck.good);
+  s->ck.good = buf;
+  s->ck.good_len = len;
+  s->ck.good_t = s->state.t;
 }
 
 /* the last good state of a numerical failure, as a checkpoint (the failure's own state when no
@@ -348,13 +348,13 @@ static void write_failure_state(hg_sim *s) {
   if (!s->opt.out_dir) return;
   hg_sim_path(s, "failure-state.txt", path, sizeof path);
   size_t n = strlen(s->err);
-  if (s->good) {
+  if (s->ck.good) {
     FILE *f = fopen(path, "w");
-    int ok = f && fwrite(s->good, 1, s->good_len, f) == s->good_len;
+    int ok = f && fwrite(s->ck.good, 1, s->ck.good_len, f) == s->ck.good_len;
     if (f && fclose(f)) ok = 0;
     if (ok)
       snprintf(s->err + n, sizeof s->err - n, "; the last good state (t = %.9g s: finite, the "
-               "energy budget closing) is in %s", s->good_t, path);
+               "energy budget closing) is in %s", s->ck.good_t, path);
   } else if (finite_state(s) && hg_ck_write(s, path) == 0) {
     snprintf(s->err + n, sizeof s->err - n, "; its state is in %s", path);
   }
@@ -395,7 +395,7 @@ static int isolated(hg_sim *s, char *why, size_t len) {
                  hg_joint_type_name(m->jnt[i].type), m->jnt_name[i], m->body_name[i]);
   for (int k = 0; k < hg_forces_count(s->forces); k++) {
     hg_force_view fv;
-    hg_forces_view(s->forces, m, s->d, s->t, s->q, s->v, k, &fv);
+    hg_forces_view(s->forces, m, s->d, s->state.t, s->state.q, s->state.v, k, &fv);
     if (!fv.enabled || fv.inert) continue;
     /* (contact forces are equal and opposite at one point: internal, like springs between
      * bodies; contact with a body held to the world is caught by that body's joint) */
@@ -427,7 +427,7 @@ static double stretch_drift(const hg_sim_momentum_track *mt, double scale[2], in
 
 /* momentum h (bodies' summed magnitudes sc) in the open stretch */
 static void stretch_add(hg_sim *s, const double h[6], const double sc[2]) {
-  hg_sim_momentum_track *mt = &s->mt;
+  hg_sim_momentum_track *mt = &s->budget.mt;
   double d[2] = {0, 0}, scale[2];
   for (int k = 0; k < 3; k++) {
     d[0] += (h[k] - mt->ref[k]) * (h[k] - mt->ref[k]);
@@ -450,11 +450,11 @@ static void stretch_add(hg_sim *s, const double h[6], const double sc[2]) {
 
 /* a new stretch from momentum h */
 static void stretch_begin(hg_sim *s, const double h[6], const double sc[2], const char *since) {
-  hg_sim_momentum_track *mt = &s->mt;
+  hg_sim_momentum_track *mt = &s->budget.mt;
   memcpy(mt->ref, h, sizeof mt->ref);
   mt->isolated = 1;
   mt->nstretch++;
-  mt->t0 = s->t;
+  mt->t0 = s->state.t;
   memset(mt->peak, 0, sizeof mt->peak);
   memset(mt->bodies, 0, sizeof mt->bodies);
   memset(mt->dmax, 0, sizeof mt->dmax);
@@ -463,17 +463,17 @@ static void stretch_begin(hg_sim *s, const double h[6], const double sc[2], cons
 }
 
 void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) {
-  hg_sim_momentum_track *mt = &s->mt;
+  hg_sim_momentum_track *mt = &s->budget.mt;
   double h[6], sc[2];
   char why[sizeof mt->why], since[sizeof mt->since];
   /* the integration up to the event belongs to the open stretch; or the system was not
    * isolated up to the event (isolation changes only at events) */
   if (ev && mt->isolated) stretch_add(s, ev->h_before, ev->h_scale);
   else if (ev && mt->why[0]) mt->t_out = ev->t;
-  hg_sim_momentum_scale(s, s->q, s->v, h, sc);
+  hg_sim_momentum_scale(s, s->state.q, s->state.v, h, sc);
   if (!isolated(s, why, sizeof why)) {
     mt->isolated = 0;
-    mt->t_out = s->t;
+    mt->t_out = s->state.t;
     memcpy(mt->why, why, sizeof why);
     return;
   }
@@ -482,15 +482,15 @@ void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) {
     return;
   }
   if (ev) snprintf(since, sizeof since, "after '%s' at t = %.9g s", ev->name, ev->t);
-  else if (mt->nstretch == 0 && s->t == s->t_start) snprintf(since, sizeof since, "the start");
-  else snprintf(since, sizeof since, "t = %.9g s", s->t);
+  else if (mt->nstretch == 0 && s->state.t == s->t_start) snprintf(since, sizeof since, "the start");
+  else snprintf(since, sizeof since, "t = %.9g s", s->state.t);
   stretch_begin(s, h, sc, since);
 }
 
 /* the drift of the energy budget and of the momentum at the current state */
 static void track_invariants(hg_sim *s) {
   double drift = budget_drift(s);
-  if (!(drift <= s->max_drift)) s->max_drift = drift;
+  if (!(drift <= s->budget.max_drift)) s->budget.max_drift = drift;
   hg_sim_track_momentum(s, NULL);
   keep_good_state(s);
 }
@@ -504,8 +504,8 @@ void hg_sim_after_event(hg_sim *s, const hg_sim_event *ev) {
 static int checkpoint(hg_sim *s) {
   char name[64], path[4096];
   if (hg_sim_restart(s)) return s->failed;
-  snprintf(name, sizeof name, "checkpoint-%04ld.txt", s->k_ck);
-  s->k_ck++;
+  snprintf(name, sizeof name, "checkpoint-%04ld.txt", s->tl.k_ck);
+  s->tl.k_ck++;
   if (!s->opt.out_dir) return 0;
   hg_sim_path(s, name, path, sizeof path);
   if (hg_ck_write(s, path))
@@ -516,15 +516,15 @@ static int checkpoint(hg_sim *s) {
 /* everything due at the present time: time events, the output row, a checkpoint */
 static int present(hg_sim *s) {
   int rc = hg_sim_fire_due(s);
-  if (!rc && s->restart) rc = hg_sim_stops_settle(s); /* what the events changed at once */
-  if (!rc && s->held) return 0; /* the caller's stop: the rest waits (step_to) */
-  if (!rc && s->restart) rc = hg_sim_restart(s) ? s->failed : 0;
-  if (!rc && row_exists(s, s->k_out) && hg_sim_out_time(s, s->k_out) <= s->t) {
+  if (!rc && s->tl.restart) rc = hg_sim_stops_settle(s); /* what the events changed at once */
+  if (!rc && s->tl.held) return 0; /* the caller's stop: the rest waits (step_to) */
+  if (!rc && s->tl.restart) rc = hg_sim_restart(s) ? s->failed : 0;
+  if (!rc && row_exists(s, s->tl.k_out) && hg_sim_out_time(s, s->tl.k_out) <= s->state.t) {
     track_invariants(s);
     rc = hg_sim_notify_row(s);
-    s->k_out++;
+    s->tl.k_out++;
   }
-  if (!rc && ck_exists(s, s->k_ck) && hg_sim_ck_time(s, s->k_ck) <= s->t) rc = checkpoint(s);
+  if (!rc && ck_exists(s, s->tl.k_ck) && hg_sim_ck_time(s, s->tl.k_ck) <= s->state.t) rc = checkpoint(s);
   hg_sim_notify_progress(s, 0);
   return rc;
 }
@@ -532,53 +532,53 @@ static int present(hg_sim *s) {
 /* the events whose roots the integrator stopped at */
 static int fire_roots(hg_sim *s) {
   unsigned long version = s->model_version;
-  memcpy(s->root_hit, hg_integrator_roots(s->I), (size_t)(s->nroot + s->nstop) * sizeof(int));
-  for (int k = 0; k < s->nroot; k++) {
+  memcpy(s->tl.root_hit, hg_integrator_roots(s->rhs.I), (size_t)(s->tl.nroot + s->tl.nstop) * sizeof(int));
+  for (int k = 0; k < s->tl.nroot; k++) {
     /* (a touch of a compliant contact element only ended the step) */
-    if (!s->root_hit[k] || !s->trig[k].active ||
-        (s->trig[k].kind == HG_FIRED_TOUCH && !s->scene->force[s->trig[k].index].impulsive))
+    if (!s->tl.root_hit[k] || !s->tl.trig[k].active ||
+        (s->tl.trig[k].kind == HG_FIRED_TOUCH && !s->scene->force[s->tl.trig[k].index].impulsive))
       continue;
-    int rc = hg_sim_fire(s, s->trig[k].kind, s->trig[k].index);
+    int rc = hg_sim_fire(s, s->tl.trig[k].kind, s->tl.trig[k].index);
     if (rc) return rc;
   }
   /* the end stops hit (unless a scene event changed the model: their roots were of the old one) */
-  int rc = s->model_version == version ? hg_sim_stops_fire(s, s->root_hit + s->nroot) : 0;
-  if (!rc && s->restart) rc = hg_sim_stops_settle(s);
+  int rc = s->model_version == version ? hg_sim_stops_fire(s, s->tl.root_hit + s->tl.nroot) : 0;
+  if (!rc && s->tl.restart) rc = hg_sim_stops_settle(s);
   if (rc) return rc;
-  return s->restart && hg_sim_restart(s) ? s->failed : 0;
+  return s->tl.restart && hg_sim_restart(s) ? s->failed : 0;
 }
 
 /* The integration to stop when contact elements act: one step at a time, each bounded so that
  * no body crosses the thinnest collision shape it could touch (hg_forces_contact_step, at the
  * state the last step ended in, with the accelerations seen over that step). */
 static int advance_with_contact(hg_sim *s, double stop) {
-  hg_integrator *I = s->I;
+  hg_integrator *I = s->rhs.I;
   int ic = HG_INTEG_OK;
   while (ic == HG_INTEG_OK && hg_integrator_t(I) < stop) {
-    double t = hg_integrator_t(I), dt = t - s->contact_t;
+    double t = hg_integrator_t(I), dt = t - s->rhs.contact_t;
     hg_kinematics(s->m, s->d, hg_integrator_q(I), hg_integrator_v(I));
-    double h = hg_forces_contact_step(s->forces, s->m, s->d, s->contact_tw,
-                                      s->contact_t < t ? dt : 0);
-    s->contact_t = t;
+    double h = hg_forces_contact_step(s->forces, s->m, s->d, s->rhs.contact_tw,
+                                      s->rhs.contact_t < t ? dt : 0);
+    s->rhs.contact_t = t;
     hg_integrator_limit_step(I, h);
     ic = hg_integrator_step(I, stop);
   }
-  s->view_ok = 0; /* (d was used) */
+  s->views.view_ok = 0; /* (d was used) */
   return ic;
 }
 
 /* One stretch of integration to the next stop, and what happens there. At the caller's own
  * stop (tend before the end of the run) the events due fire, but the restart, the output row and
- * the checkpoint of that instant wait for the next hg_sim_run (s->held): a command given there
+ * the checkpoint of that instant wait for the next hg_sim_run (s->tl.held): a command given there
  * acts before them, exactly as a command scheduled for that time does. */
 static int step_to(hg_sim *s, double tend) {
-  double t0 = s->t, stop = next_stop(s, tend);
-  int ic = s->ncontact ? advance_with_contact(s, stop) : hg_integrator_advance(s->I, stop);
+  double t0 = s->state.t, stop = next_stop(s, tend);
+  int ic = s->tl.ncontact ? advance_with_contact(s, stop) : hg_integrator_advance(s->rhs.I, stop);
   if (ic < 0) return integration_failure(s, ic, t0, stop);
   hg_sim_pull_state(s);
   if (!finite_state(s)) return nonfinite_failure(s);
   int rc = ic == HG_INTEG_ROOT ? fire_roots(s) : 0;
-  s->held = s->t >= tend && tend < s->t_end;
+  s->tl.held = s->state.t >= tend && tend < s->t_end;
   return rc ? rc : present(s);
 }
 
@@ -587,21 +587,21 @@ int hg_sim_run(hg_sim *s, double until) {
   double tend = fmin(until, s->t_end), w0 = wall_now();
   /* a run to where it is (the start, say) is a caller's stop too: the row of this instant waits,
    * so that a command given now acts before it, as one scheduled for this time does */
-  s->held = s->t >= tend && tend < s->t_end;
-  s->started = 1;
+  s->tl.held = s->state.t >= tend && tend < s->t_end;
+  s->views.started = 1;
   int rc = present(s);
-  while (!rc && s->t < tend) rc = step_to(s, tend);
-  s->wall += wall_now() - w0;
-  s->view_ok = 0;
+  while (!rc && s->state.t < tend) rc = step_to(s, tend);
+  s->views.wall += wall_now() - w0;
+  s->views.view_ok = 0;
   if (rc == HG_SIM_ERR_NUMERIC) write_failure_state(s);
   hg_sim_notify_progress(s, 1);
   return rc;
 }
 
 int hg_sim_finish(hg_sim *s) {
-  s->held = 0;
-  s->started = 1;
-  if (!s->failed && s->t < s->t_end) present(s); /* what is due where the run was left */
+  s->tl.held = 0;
+  s->views.started = 1;
+  if (!s->failed && s->state.t < s->t_end) present(s); /* what is due where the run was left */
   return hg_sim_notify_finish(s);
 }
 

@@ -13,41 +13,41 @@
  * need no kinematics (joint springs only) skips the tree walk and runs hybrid dynamics body-local */
 static int sim_eval(hg_sim *s, double t, const double *q, const double *v, double *power,
                     int kin) {
-  s->view_ok = 0; /* s->d and s->tau now hold this evaluation (views.c) */
+  s->views.view_ok = 0; /* s->d and s->rhs.tau now hold this evaluation (views.c) */
   const hg_model *m = s->m;
   hg_data *d = s->d;
   int local = !kin && m->local && !m->nmimic && !hg_forces_need_kinematics(s->forces) &&
-              !(s->pull && hg_forces_need_kinematics(s->pull));
+              !(s->pull.forces && hg_forces_need_kinematics(s->pull.forces));
   size_t nq = (size_t)m->nq, nv = (size_t)m->nv;
   /* the prescribed part of the state and its accelerations from the profiles */
-  memcpy(s->qs, q, nq * sizeof(double));
-  memcpy(s->vs, v, nv * sizeof(double));
-  memset(s->qdd, 0, nv * sizeof(double));
-  if (hg_profiles_apply(m, d, s->prof, t, s->qs, s->vs, s->qdd)) return -1;
-  if (m->nmimic) hg_mimic_follow(m, d, s->qs, s->vs, s->qdd); /* followers move with leaders */
+  memcpy(s->rhs.qs, q, nq * sizeof(double));
+  memcpy(s->rhs.vs, v, nv * sizeof(double));
+  memset(s->rhs.qdd, 0, nv * sizeof(double));
+  if (hg_profiles_apply(m, d, s->state.prof, t, s->rhs.qs, s->rhs.vs, s->rhs.qdd)) return -1;
+  if (m->nmimic) hg_mimic_follow(m, d, s->rhs.qs, s->rhs.vs, s->rhs.qdd); /* followers move with leaders */
   /* force elements on the kinematics of that state */
-  if (!local) hg_kinematics(m, d, s->qs, s->vs);
-  memset(s->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
-  memset(s->tau, 0, nv * sizeof(double));
+  if (!local) hg_kinematics(m, d, s->rhs.qs, s->rhs.vs);
+  memset(s->rhs.fext, 0, 6 * (size_t)m->nbody * sizeof(double));
+  memset(s->rhs.tau, 0, nv * sizeof(double));
   double p, pp = 0;
-  int wrenches = hg_forces_apply_power(s->forces, m, d, t, s->qs, s->vs, s->fext, s->tau, &p);
-  if (s->pull)
-    wrenches |= hg_forces_apply_power(s->pull, m, d, t, s->qs, s->vs, s->fext, s->tau, &pp);
-  memcpy(s->tau_el, s->tau, nv * sizeof(double));
+  int wrenches = hg_forces_apply_power(s->forces, m, d, t, s->rhs.qs, s->rhs.vs, s->rhs.fext, s->rhs.tau, &p);
+  if (s->pull.forces)
+    wrenches |= hg_forces_apply_power(s->pull.forces, m, d, t, s->rhs.qs, s->rhs.vs, s->rhs.fext, s->rhs.tau, &pp);
+  memcpy(s->rhs.tau_el, s->rhs.tau, nv * sizeof(double));
   p += pp;
   /* hybrid dynamics on the same kinematics (one tree walk per evaluation): tau at prescribed
    * joints becomes the load the joint carries; no body wrenches (fext all zero) are passed as
    * none, which spares the pass their transformation at every body */
-  const double *fext = wrenches ? s->fext : NULL;
-  int rc = local       ? hg_hybrid(m, d, s->qs, s->vs, s->qdd, s->tau, fext)
-           : m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, s->qdd, s->tau, fext)
-                       : hg_hybrid_on_kinematics(m, d, s->qdd, s->tau, fext);
+  const double *fext = wrenches ? s->rhs.fext : NULL;
+  int rc = local       ? hg_hybrid(m, d, s->rhs.qs, s->rhs.vs, s->rhs.qdd, s->rhs.tau, fext)
+           : m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, s->rhs.qdd, s->rhs.tau, fext)
+                       : hg_hybrid_on_kinematics(m, d, s->rhs.qdd, s->rhs.tau, fext);
   if (rc) return -1;
   for (int i = 1; i < m->nbody; i++) {
     if (d->mode[i] == HG_MODE_FREE) continue;
     for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) {
-      s->tau[k] -= s->tau_el[k]; /* what the actuator adds to the element forces */
-      p += s->tau[k] * s->vs[k];
+      s->rhs.tau[k] -= s->rhs.tau_el[k]; /* what the actuator adds to the element forces */
+      p += s->rhs.tau[k] * s->rhs.vs[k];
     }
   }
   if (power) *power = p;
@@ -67,22 +67,22 @@ static int sim_accel(void *user, double t, const double *q, const double *v, dou
   hg_sim *s = user;
   double p;
   if (hg_sim_rhs(s, t, q, v, &p)) return -1;
-  memcpy(vdot, s->qdd, (size_t)s->m->nv * sizeof(double));
-  s->cache_ok = 1;
-  s->cache_t = t;
-  s->cache_power = p;
-  memcpy(s->cache_q, q, (size_t)s->m->nq * sizeof(double));
-  memcpy(s->cache_v, v, (size_t)s->m->nv * sizeof(double));
+  memcpy(vdot, s->rhs.qdd, (size_t)s->m->nv * sizeof(double));
+  s->rhs.cache_ok = 1;
+  s->rhs.cache_t = t;
+  s->rhs.cache_power = p;
+  memcpy(s->rhs.cache_q, q, (size_t)s->m->nq * sizeof(double));
+  memcpy(s->rhs.cache_v, v, (size_t)s->m->nv * sizeof(double));
   return 0;
 }
 
 /* Wdot = power of the non-conservative forces and prescribed joints */
 static int sim_quad(void *user, double t, const double *q, const double *v, double *wdot) {
   hg_sim *s = user;
-  if (s->cache_ok && s->cache_t == t &&
-      memcmp(s->cache_q, q, (size_t)s->m->nq * sizeof(double)) == 0 &&
-      memcmp(s->cache_v, v, (size_t)s->m->nv * sizeof(double)) == 0) {
-    *wdot = s->cache_power;
+  if (s->rhs.cache_ok && s->rhs.cache_t == t &&
+      memcmp(s->rhs.cache_q, q, (size_t)s->m->nq * sizeof(double)) == 0 &&
+      memcmp(s->rhs.cache_v, v, (size_t)s->m->nv * sizeof(double)) == 0) {
+    *wdot = s->rhs.cache_power;
     return 0;
   }
   return hg_sim_rhs(s, t, q, v, wdot);
@@ -105,53 +105,53 @@ void hg_sim_add_stats(hg_integ_stats *a, const hg_integ_stats *b) {
 
 /* frees the integrator, keeping its statistics */
 static void sim_drop_integrator(hg_sim *s) {
-  if (!s->I) return;
+  if (!s->rhs.I) return;
   hg_integ_stats st;
-  hg_integrator_stats(s->I, &st);
-  hg_sim_add_stats(&s->stats_done, &st);
-  hg_integrator_free(s->I);
-  s->I = NULL;
+  hg_integrator_stats(s->rhs.I, &st);
+  hg_sim_add_stats(&s->rhs.stats_done, &st);
+  hg_integrator_free(s->rhs.I);
+  s->rhs.I = NULL;
 }
 
 int hg_sim_new_integrator(hg_sim *s) {
   hg_error err;
   sim_drop_integrator(s);
-  memset(&s->sys, 0, sizeof s->sys);
-  s->sys.m = s->m;
-  s->sys.accel = sim_accel;
-  s->sys.nroot = s->nroot + s->nstop;
-  s->sys.roots = s->sys.nroot ? hg_sim_roots : NULL;
-  s->sys.root_dir = s->root_dir;
-  s->sys.user = s;
-  s->sys.nquad = 1;
-  s->sys.quad = sim_quad;
-  s->cache_ok = 0;
-  s->contact_t = NAN;
-  s->I = hg_integrator_new(&s->sys, &s->integ, s->t, s->q, s->v, &err);
-  if (!s->I) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->t, err.msg), -1;
-  hg_integrator_set_quad(s->I, &s->quad);
+  memset(&s->rhs.sys, 0, sizeof s->rhs.sys);
+  s->rhs.sys.m = s->m;
+  s->rhs.sys.accel = sim_accel;
+  s->rhs.sys.nroot = s->tl.nroot + s->tl.nstop;
+  s->rhs.sys.roots = s->rhs.sys.nroot ? hg_sim_roots : NULL;
+  s->rhs.sys.root_dir = s->tl.root_dir;
+  s->rhs.sys.user = s;
+  s->rhs.sys.nquad = 1;
+  s->rhs.sys.quad = sim_quad;
+  s->rhs.cache_ok = 0;
+  s->rhs.contact_t = NAN;
+  s->rhs.I = hg_integrator_new(&s->rhs.sys, &s->integ, s->state.t, s->state.q, s->state.v, &err);
+  if (!s->rhs.I) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->state.t, err.msg), -1;
+  hg_integrator_set_quad(s->rhs.I, &s->state.quad);
   return 0;
 }
 
 int hg_sim_restart(hg_sim *s) {
-  s->cache_ok = 0;
-  s->contact_t = NAN; /* the contact step bound starts afresh, as a resumed run's does */
-  if (hg_integrator_reset(s->I, s->t, s->q, s->v))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "restart at t = %.17g: %s", s->t,
-                       hg_integrator_error_message(s->I)), -1;
-  /* the integrator keeps its quadrature, which is s->quad */
-  s->restart = 0;
+  s->rhs.cache_ok = 0;
+  s->rhs.contact_t = NAN; /* the contact step bound starts afresh, as a resumed run's does */
+  if (hg_integrator_reset(s->rhs.I, s->state.t, s->state.q, s->state.v))
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "restart at t = %.17g: %s", s->state.t,
+                       hg_integrator_error_message(s->rhs.I)), -1;
+  /* the integrator keeps its quadrature, which is s->state.quad */
+  s->tl.restart = 0;
   return 0;
 }
 
 void hg_sim_pull_state(hg_sim *s) {
-  s->view_ok = 0; /* a new state: the views evaluate it afresh */
-  s->t = hg_integrator_t(s->I);
-  memcpy(s->q, hg_integrator_q(s->I), (size_t)s->m->nq * sizeof(double));
-  memcpy(s->v, hg_integrator_v(s->I), (size_t)s->m->nv * sizeof(double));
-  s->quad = hg_integrator_quad(s->I)[0];
-  hg_profiles_apply(s->m, s->d, s->prof, s->t, s->q, s->v, NULL);
-  if (s->m->nmimic) hg_mimic_follow(s->m, s->d, s->q, s->v, NULL);
+  s->views.view_ok = 0; /* a new state: the views evaluate it afresh */
+  s->state.t = hg_integrator_t(s->rhs.I);
+  memcpy(s->state.q, hg_integrator_q(s->rhs.I), (size_t)s->m->nq * sizeof(double));
+  memcpy(s->state.v, hg_integrator_v(s->rhs.I), (size_t)s->m->nv * sizeof(double));
+  s->state.quad = hg_integrator_quad(s->rhs.I)[0];
+  hg_profiles_apply(s->m, s->d, s->state.prof, s->state.t, s->state.q, s->state.v, NULL);
+  if (s->m->nmimic) hg_mimic_follow(s->m, s->d, s->state.q, s->state.v, NULL);
 }
 
 /* ---- the model-dependent parts ---- */
@@ -167,22 +167,22 @@ static int sim_realloc(double **x, size_t n) {
 /* the state and workspace arrays for model m */
 static int sim_alloc_work(hg_sim *s, const hg_model *m) {
   size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nb = (size_t)m->nbody;
-  double **nqs[] = {&s->q, &s->qs, &s->cache_q};
-  double **nvs[] = {&s->v, &s->vs, &s->qdd, &s->tau, &s->tau_el, &s->vdot, &s->dv, &s->imp,
-                    &s->cache_v};
+  double **nqs[] = {&s->state.q, &s->rhs.qs, &s->rhs.cache_q};
+  double **nvs[] = {&s->state.v, &s->rhs.vs, &s->rhs.qdd, &s->rhs.tau, &s->rhs.tau_el, &s->rhs.vdot, &s->rhs.dv, &s->rhs.imp,
+                    &s->rhs.cache_v};
   for (size_t k = 0; k < sizeof nqs / sizeof nqs[0]; k++)
     if (sim_realloc(nqs[k], nq)) return -1;
   for (size_t k = 0; k < sizeof nvs / sizeof nvs[0]; k++)
     if (sim_realloc(nvs[k], nv)) return -1;
-  if (sim_realloc(&s->fext, 6 * nb) || sim_realloc(&s->contact_tw, 6 * nb)) return -1;
-  s->contact_t = NAN;
-  hg_profile **prof = realloc(s->prof, nb * sizeof *prof);
-  if (prof) s->prof = prof;
-  hg_recipe *rec = realloc(s->recipe, nb * sizeof *rec);
-  if (rec) s->recipe = rec;
+  if (sim_realloc(&s->rhs.fext, 6 * nb) || sim_realloc(&s->rhs.contact_tw, 6 * nb)) return -1;
+  s->rhs.contact_t = NAN;
+  hg_profile **prof = realloc(s->state.prof, nb * sizeof *prof);
+  if (prof) s->state.prof = prof;
+  hg_recipe *rec = realloc(s->state.recipe, nb * sizeof *rec);
+  if (rec) s->state.recipe = rec;
   if (!prof || !rec) return -1;
-  memset(s->prof, 0, nb * sizeof *prof);
-  memset(s->recipe, 0, nb * sizeof *rec);
+  memset(s->state.prof, 0, nb * sizeof *prof);
+  memset(s->state.recipe, 0, nb * sizeof *rec);
   return 0;
 }
 
@@ -218,7 +218,7 @@ int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
     return -1;
   }
   /* the old parts go; profiles of the old model are freed by the caller's mode transfer */
-  for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->prof[i]);
+  for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->state.prof[i]);
   hg_forces_free(s->forces);
   hg_data_free(s->d);
   hg_model_free(s->m);
@@ -230,7 +230,7 @@ int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   s->coll = NULL;
   if (watches_clearance(s->scene) && !(s->coll = hg_collision_new(m, err))) return -1;
   s->model_version++;
-  s->view_ok = 0;
+  s->views.view_ok = 0;
   memcpy(m->gravity, s->scene->gravity, sizeof m->gravity);
   if (sim_alloc_work(s, m) || hg_sim_stops_install(s))
     return hg_error_set(err, "out of memory"), -1;
@@ -244,7 +244,7 @@ void hg_sim_energy(hg_sim *s, const double *q, const double *v, double *ke, doub
                    double *pel) {
   hg_energy(s->m, s->d, q, v, ke, pe);
   *pel = hg_forces_potential(s->forces, s->m, s->d, q);
-  if (s->pull) *pel += hg_forces_potential(s->pull, s->m, s->d, q);
+  if (s->pull.forces) *pel += hg_forces_potential(s->pull.forces, s->m, s->d, q);
 }
 
 void hg_sim_momentum_scale(hg_sim *s, const double *q, const double *v, double h[6],
@@ -266,10 +266,10 @@ void hg_sim_momentum_scale(hg_sim *s, const double *q, const double *v, double h
 
 double hg_sim_budget_value(hg_sim *s) {
   double ke, pe, pel;
-  hg_sim_energy(s, s->q, s->v, &ke, &pe, &pel);
-  double b = ke + pe + pel + s->e_lock - s->quad - s->w_event;
-  double sc = fabs(ke) + fabs(pe) + fabs(pel) + fabs(s->e_lock) + fabs(s->quad) + fabs(s->w_event);
-  if (sc > s->b_scale) s->b_scale = sc;
+  hg_sim_energy(s, s->state.q, s->state.v, &ke, &pe, &pel);
+  double b = ke + pe + pel + s->budget.e_lock - s->state.quad - s->budget.w_event;
+  double sc = fabs(ke) + fabs(pe) + fabs(pel) + fabs(s->budget.e_lock) + fabs(s->state.quad) + fabs(s->budget.w_event);
+  if (sc > s->budget.b_scale) s->budget.b_scale = sc;
   return b;
 }
 

@@ -28,7 +28,7 @@ void hg_sim_marker_world(hg_sim *s, int body, const hg_se3 *M, hg_se3 *T, double
 
 /* altitude of a world point in the atmosphere's convention (z without a planet) */
 static double altitude(const hg_sim *s, const double p[3]) {
-  const hg_atmosphere *a = s->atm;
+  const hg_atmosphere *a = s->tl.atm;
   if (!a || !(a->radius > 0)) return p[2];
   double r[3] = {p[0] - a->centre[0], p[1] - a->centre[1], p[2] - a->centre[2]};
   return hg_v3_norm(r) - a->radius;
@@ -71,7 +71,7 @@ int hg_sim_resolve_marker(const hg_sim *s, const char *name, int *body, hg_se3 *
 static void resolve_event(hg_sim *s, hg_trig *g) {
   const hg_event_spec *e = &s->scene->event[g->index];
   int ok = 0, j;
-  g->active = !(e->once && s->fire_count[g->index] > 0);
+  g->active = !(e->once && s->tl.fire_count[g->index] > 0);
   switch (e->trigger) {
   case HG_TRIGGER_DISTANCE:
     ok = !hg_sim_resolve_marker(s, e->marker_a, &g->body_a, &g->mark_a) &&
@@ -83,7 +83,7 @@ static void resolve_event(hg_sim *s, hg_trig *g) {
     ok = j > 0 && e->dof >= 0 &&
          e->dof < (e->trigger == HG_TRIGGER_JOINT_Q ? s->m->jnt_nq[j] : s->m->jnt_nv[j]);
     if (ok) g->dof_q = s->m->q_adr[j] + e->dof, g->dof_v = s->m->v_adr[j] + e->dof;
-    if (ok && e->trigger == HG_TRIGGER_JOINT_LOAD) s->any_load_trigger = 1;
+    if (ok && e->trigger == HG_TRIGGER_JOINT_LOAD) s->tl.any_load_trigger = 1;
     break;
   case HG_TRIGGER_ALTITUDE:
   case HG_TRIGGER_SPEED:
@@ -113,22 +113,22 @@ static void resolve_event(hg_sim *s, hg_trig *g) {
 /* a capture: both ports present, in different trees, not captured yet */
 static void resolve_capture(hg_sim *s, hg_trig *g) {
   const hg_capture_spec *c = &s->scene->capture[g->index];
-  g->active = !s->captured[g->index] &&
+  g->active = !s->tl.captured[g->index] &&
               !hg_sim_resolve_marker(s, c->marker_a, &g->body_a, &g->mark_a) &&
               !hg_sim_resolve_marker(s, c->marker_b, &g->body_b, &g->mark_b) &&
               g->body_b > 0 && s->m->root[g->body_a] != s->m->root[g->body_b];
 }
 
 void hg_sim_resolve_triggers(hg_sim *s) {
-  s->any_load_trigger = 0;
-  for (int k = 0; k < s->nroot; k++) {
-    if (s->trig[k].kind == HG_FIRED_EVENT) resolve_event(s, &s->trig[k]);
-    else if (s->trig[k].kind == HG_FIRED_CAPTURE) resolve_capture(s, &s->trig[k]);
-    else s->trig[k].active = 1; /* touch: the element says when it cannot touch */
+  s->tl.any_load_trigger = 0;
+  for (int k = 0; k < s->tl.nroot; k++) {
+    if (s->tl.trig[k].kind == HG_FIRED_EVENT) resolve_event(s, &s->tl.trig[k]);
+    else if (s->tl.trig[k].kind == HG_FIRED_CAPTURE) resolve_capture(s, &s->tl.trig[k]);
+    else s->tl.trig[k].active = 1; /* touch: the element says when it cannot touch */
   }
 }
 
-/* the root function of one trigger (kinematics and loads of the state in s->d, s->qs, s->tau) */
+/* the root function of one trigger (kinematics and loads of the state in s->d, s->rhs.qs, s->rhs.tau) */
 static double trig_value(hg_sim *s, const hg_trig *g) {
   double dist, angle, speed, tw[6];
   hg_se3 T;
@@ -147,8 +147,8 @@ static double trig_value(hg_sim *s, const hg_trig *g) {
   case HG_TRIGGER_DISTANCE:
     marker_pair(s, g, &dist, NULL, &speed);
     return dist - e->value;
-  case HG_TRIGGER_JOINT_Q: return s->qs[g->dof_q] - e->value;
-  case HG_TRIGGER_JOINT_LOAD: return s->tau[g->dof_v] - e->value;
+  case HG_TRIGGER_JOINT_Q: return s->rhs.qs[g->dof_q] - e->value;
+  case HG_TRIGGER_JOINT_LOAD: return s->rhs.tau[g->dof_v] - e->value;
   case HG_TRIGGER_ALTITUDE:
     hg_sim_body_world(s, g->body_a, &T, tw);
     return altitude(s, T.p) - e->value;
@@ -170,15 +170,15 @@ int hg_sim_roots(void *user, double t, const double *q, const double *v, double 
   hg_sim *s = user;
   const hg_model *m = s->m;
   /* the state with the prescribed joints on their profiles (loads when a trigger needs them) */
-  if (s->any_load_trigger || hg_sim_stops_held(s)) {
+  if (s->tl.any_load_trigger || hg_sim_stops_held(s)) {
     if (hg_sim_eval(s, t, q, v, NULL)) return -1;
   } else {
-    memcpy(s->qs, q, (size_t)m->nq * sizeof(double));
-    memcpy(s->vs, v, (size_t)m->nv * sizeof(double));
-    if (hg_profiles_apply(m, s->d, s->prof, t, s->qs, s->vs, NULL)) return -1;
-    hg_kinematics(m, s->d, s->qs, s->vs);
+    memcpy(s->rhs.qs, q, (size_t)m->nq * sizeof(double));
+    memcpy(s->rhs.vs, v, (size_t)m->nv * sizeof(double));
+    if (hg_profiles_apply(m, s->d, s->state.prof, t, s->rhs.qs, s->rhs.vs, NULL)) return -1;
+    hg_kinematics(m, s->d, s->rhs.qs, s->rhs.vs);
   }
-  for (int k = 0; k < s->nroot; k++) g[k] = trig_value(s, &s->trig[k]);
-  hg_sim_stop_roots(s, g + s->nroot);
+  for (int k = 0; k < s->tl.nroot; k++) g[k] = trig_value(s, &s->tl.trig[k]);
+  hg_sim_stop_roots(s, g + s->tl.nroot);
   return 0;
 }
