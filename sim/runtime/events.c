@@ -11,17 +11,6 @@
 #include "sim_internal.h"
 #include "topology.h"
 
-/* ---- history ---- */
-
-int hg_sim_push_fired(hg_sim *s, int kind, int index, double t) {
-  if (hg_sim_grow((void **)&s->tl.fired, s->tl.nfired, &s->tl.capfired, sizeof *s->tl.fired)) return -1;
-  s->tl.fired[s->tl.nfired++] = (hg_fired){kind, index, t};
-  if (kind == HG_FIRED_EVENT) s->tl.fire_count[index]++;
-  else if (kind == HG_FIRED_CAPTURE) s->tl.captured[index] = 1;
-  else s->tl.cmd_fired[index] = 1;
-  return 0;
-}
-
 /* ---- actions ---- */
 
 /* what an event is doing, for its log line; the actions it fires and where their mode specs
@@ -530,18 +519,6 @@ int hg_sim_fire(hg_sim *s, int kind, int index) {
 
 /* ---- time events ---- */
 
-double hg_sim_next_time_event(const hg_sim *s) {
-  double tn = INFINITY;
-  for (int e = 0; e < s->scene->nevent; e++) {
-    const hg_event_spec *ev = &s->scene->event[e];
-    if (ev->trigger == HG_TRIGGER_TIME && !s->tl.fire_count[e] && ev->time > s->state.t && ev->time < tn)
-      tn = ev->time;
-  }
-  for (int k = 0; k < s->tl.ncmd; k++)
-    if (!s->tl.cmd_fired[k] && s->tl.cmd[k].t > s->state.t && s->tl.cmd[k].t < tn) tn = s->tl.cmd[k].t;
-  return tn;
-}
-
 int hg_sim_fire_due(hg_sim *s) {
   for (int e = 0; e < s->scene->nevent; e++) {
     const hg_event_spec *ev = &s->scene->event[e];
@@ -560,37 +537,11 @@ int hg_sim_fire_due(hg_sim *s) {
 
 /* ---- commands ---- */
 
-/* a copy of cmd at time t into the command list; its index, or -1 with a failure */
-static int push_command(hg_sim *s, const hg_command *cmd, double t) {
-  if (s->tl.ncmd == s->tl.capcmd) {
-    int cap = s->tl.capcmd ? 2 * s->tl.capcmd : 16;
-    hg_command *c = realloc(s->tl.cmd, (size_t)cap * sizeof *c);
-    if (c) s->tl.cmd = c;
-    unsigned char *f = c ? realloc(s->tl.cmd_fired, (size_t)cap) : NULL;
-    if (f) s->tl.cmd_fired = f;
-    if (!c || !f) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
-    s->tl.capcmd = cap;
-  }
-  if (hg_command_copy(&s->tl.cmd[s->tl.ncmd], cmd))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
-  s->tl.cmd[s->tl.ncmd].t = t;
-  s->tl.cmd_fired[s->tl.ncmd] = 0;
-  return s->tl.ncmd++;
-}
-
-int hg_sim_schedule(hg_sim *s, const hg_command *cmd) {
-  if (s->failed) return s->failed;
-  if (!(cmd->t >= s->state.t))
-    return hg_sim_fail(s, HG_SIM_ERR_INPUT, "t = %.17g: a command scheduled for t = %.17g is "
-                       "in the past", s->state.t, cmd->t);
-  return push_command(s, cmd, cmd->t) < 0 ? s->failed : HG_SIM_OK;
-}
-
 int hg_sim_command(hg_sim *s, const hg_command *cmd) {
   if (s->failed) return s->failed;
   /* what was due first: the state the command acts on is the one a run would have here */
   int rc = hg_sim_fire_due(s);
-  int k = rc ? -1 : push_command(s, cmd, s->state.t);
+  int k = rc ? -1 : hg_sim_push_command(s, cmd, s->state.t);
   if (k < 0) return s->failed;
   rc = hg_sim_fire(s, HG_FIRED_COMMAND, k);
   if (!rc) rc = hg_sim_stops_settle(s);

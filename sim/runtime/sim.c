@@ -14,39 +14,10 @@ void hg_sim_default_options(hg_sim_options *o) {
   o->method = -1;
 }
 
-int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...) {
-  if (s->failed) return s->failed; /* the first failure is the one to report */
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(s->err, sizeof s->err, fmt, ap);
-  va_end(ap);
-  s->failed = status;
-  return status;
-}
-
-double hg_sim_out_time(const hg_sim *s, long k) {
-  double t = s->t_start + (double)k * s->tl.dt_out;
-  return t < s->t_end ? t : s->t_end;
-}
-
-double hg_sim_ck_time(const hg_sim *s, long k) {
-  return s->t_start + (double)k * s->opt.checkpoint_every;
-}
-
 static double wall_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-int hg_sim_grow(void **arr, int n, int *cap, size_t size) {
-  if (n < *cap) return 0;
-  int nc = *cap ? 2 * *cap : 8;
-  void *p = realloc(*arr, (size_t)nc * size);
-  if (!p) return -1;
-  *arr = p;
-  *cap = nc;
-  return 0;
 }
 
 /* ---- creation ---- */
@@ -75,12 +46,6 @@ static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
     return hg_error_set(err, "the checkpoint interval %g s gives more than %g checkpoints over the "
                    "run", s->opt.checkpoint_every, HG_SIM_MAX_CHECKPOINTS), -1;
   return 0;
-}
-
-int hg_sim_check_interval(const hg_sim *s, double dt, int output) {
-  double span = s->t_end - s->t_start, most = output ? HG_SIM_MAX_SAMPLES : HG_SIM_MAX_CHECKPOINTS;
-  if (!output && dt == 0) return 0; /* no checkpoints */
-  return !(dt > 0 && isfinite(dt) && span / dt <= most);
 }
 
 /* one root per condition event, per capture and per contact element */

@@ -8,30 +8,6 @@
 #include "sim_internal.h"
 #include "topology.h"
 
-/* ---- the replay list ---- */
-
-int hg_sim_push_topo(hg_sim *s, const hg_topo_op *op) {
-  if (hg_sim_grow((void **)&s->tl.topo, s->tl.ntopo, &s->tl.captopo, sizeof *s->tl.topo)) return -1;
-  hg_topo_op *c = &s->tl.topo[s->tl.ntopo];
-  *c = *op;
-  c->body = hg_strdup(op->body);
-  c->parent = hg_strdup(op->parent);
-  c->joint = hg_strdup(op->joint);
-  if (!c->body || (op->parent && !c->parent) || (op->joint && !c->joint)) {
-    hg_sim_free_topo(c);
-    return -1;
-  }
-  s->tl.ntopo++;
-  return 0;
-}
-
-void hg_sim_free_topo(hg_topo_op *op) {
-  free(op->body);
-  free(op->parent);
-  free(op->joint);
-  op->body = op->parent = op->joint = NULL;
-}
-
 /* ---- modes across a recompile ---- */
 
 /* a carried recipe of a prescribed joint that re-rooting reversed (rebuild_profiles resolves it) */
