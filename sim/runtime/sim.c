@@ -99,8 +99,7 @@ static int sim_build(hg_sim *s, hg_error *err) {
   if (!m || hg_sim_install_model(s, m, err)) return -1;
   s->state.t = s->t_start;
   if (hg_sim_initial_state(s, err)) return -1;
-  s->budget.b0 = hg_sim_budget_value(s);
-  hg_sim_momentum(s, s->budget.h_ref);
+  hg_sim_budget_start(s);
   /* the work quadrature is held to rtol of the initial energy scale (fixed for the whole run,
    * so that restarts and resumed runs integrate alike) */
   if (!(s->integ.atol_quad > 0))
@@ -230,16 +229,6 @@ static int nonfinite_failure(hg_sim *s) {
                      "first entry that is not", s->state.t, what);
 }
 
-/* the energy budget's drift at the current state, relative to its scale */
-static double budget_drift(hg_sim *s) {
-  double b = hg_sim_budget_value(s);
-  return fabs(b - s->budget.b0) / (s->budget.b_scale > 0 ? s->budget.b_scale : 1);
-}
-
-/* A budget off by more than 1 % of its scale: the run has left the physics (a blow-up injects
- * energy; integration error at any tolerance a scene uses stays orders of magnitude below). */
-#define HG_DIVERGED 1e-2
-
 /* where a failed state went wrong: its first non-finite entry, or when the budget has diverged
  * its largest rate */
 static void diagnose(hg_sim *s, char *buf, size_t len) {
@@ -251,12 +240,12 @@ static void diagnose(hg_sim *s, char *buf, size_t len) {
     snprintf(buf, len, "; %.200s is the first entry of the state that is not finite", what);
     return;
   }
-  if (budget_drift(s) <= HG_DIVERGED || s->m->nv == 0) return; /* (NaN: diverged) */
+  if (hg_sim_budget_drift(s) <= HG_DIVERGED || s->m->nv == 0) return; /* (NaN: diverged) */
   int big = 0;
   for (int j = 1; j < s->m->nv; j++)
     if (fabs(s->state.v[j]) > fabs(s->state.v[big])) big = j;
   describe_entry(s, 1, big, what, sizeof what);
-  double d = budget_drift(s);
+  double d = hg_sim_budget_drift(s);
   char off[64];
   if (isnan(d)) snprintf(off, sizeof off, "its energy is no longer finite");
   else snprintf(off, sizeof off, "energy budget off by %.3g of its scale", d);
@@ -292,7 +281,7 @@ static int integration_failure(hg_sim *s, int ic, double t0, double stop) {
 static void keep_good_state(hg_sim *s) {
   char *buf = NULL;
   size_t len = 0;
-  if (!s->opt.out_dir || !finite_state(s) || !(budget_drift(s) <= HG_DIVERGED)) return;
+  if (!s->opt.out_dir || !finite_state(s) || !(hg_sim_budget_drift(s) <= HG_DIVERGED)) return;
   FILE *f = open_memstream(&buf, &len);
   if (!f) return;
   int rc = hg_ck_fwrite(s, f);
@@ -327,136 +316,9 @@ static void write_failure_state(hg_sim *s) {
 
 /* ---- invariants ---- */
 
-/* appends "; " and a printf-style reason to why (len bytes) */
-static void add_reason(char *why, size_t len, const char *fmt, ...) {
-  size_t n = strlen(why);
-  if (n + 3 >= len) return;
-  if (n) memcpy(why + n, "; ", 3), n += 2;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(why + n, len - n, fmt, ap);
-  va_end(ap);
-}
-
-static const char *const force_kind[] = {"central gravity", "joint spring", "spring", "drag",
-                                         "thrust", "parachute", "contact"};
-
-/* 1 when nothing acts on the system from outside now: zero uniform gravity, every tree on a free
- * joint in free mode to the world, and no enabled element that acts from outside (central
- * gravity, drag, thrust and parachutes always do; a spring does when it is anchored to the world
- * or sits on a joint to the world; contact never does by itself). Otherwise 0 with the reasons in why. Needs the kinematics of
- * the current state in s->d. */
-static int isolated(hg_sim *s, char *why, size_t len) {
-  const hg_model *m = s->m;
-  why[0] = 0;
-  if (m->gravity[0] != 0 || m->gravity[1] != 0 || m->gravity[2] != 0)
-    add_reason(why, len, "uniform gravity (%g, %g, %g) m/s^2", m->gravity[0], m->gravity[1],
-               m->gravity[2]);
-  for (int i = 1; i < m->nbody; i++)
-    if (m->parent[i] == 0 && (m->jnt[i].type != HG_JOINT_FREE || s->d->mode[i] != HG_MODE_FREE))
-      add_reason(why, len, "%s %s joint '%s' holds body '%s' to the world",
-                 s->d->mode[i] == HG_MODE_FREE ? "free" : s->d->mode[i] == HG_MODE_LOCKED
-                                                            ? "locked" : "prescribed",
-                 hg_joint_type_name(m->jnt[i].type), m->jnt_name[i], m->body_name[i]);
-  for (int k = 0; k < hg_forces_count(s->forces); k++) {
-    hg_force_view fv;
-    hg_forces_view(s->forces, m, s->d, s->state.t, s->state.q, s->state.v, k, &fv);
-    if (!fv.enabled || fv.inert) continue;
-    /* (contact forces are equal and opposite at one point: internal, like springs between
-     * bodies; contact with a body held to the world is caught by that body's joint) */
-    int outside = fv.type != HG_FORCE_JOINT_SPRING && fv.type != HG_FORCE_SPRING &&
-                  fv.type != HG_FORCE_CONTACT;
-    if (fv.type == HG_FORCE_JOINT_SPRING) outside = fv.body_a > 0 && m->parent[fv.body_a] == 0;
-    if (fv.type == HG_FORCE_SPRING) outside = fv.body_a == 0 || fv.body_b == 0;
-    if (outside)
-      add_reason(why, len, "%s '%s'", force_kind[fv.type], fv.name);
-  }
-  return why[0] == 0;
-}
-
-/* The drift of a stretch relative to its peak total momentum, angular and linear apart. A total
- * below 1e-6 of the momentum the bodies carry (their summed magnitudes) is zero for this purpose:
- * integration at the usual tolerances leaves errors of rtol times what the bodies carry, so a
- * total that small is mostly that error and any drift relative to it would read as order one
- * (a spacecraft at rest deploying its arrays). The bodies' peak summed momentum is the scale
- * then; zero_total[k] says so. */
-static double stretch_drift(const hg_sim_momentum_track *mt, double scale[2], int zero_total[2]) {
-  double r = 0;
-  for (int k = 0; k < 2; k++) {
-    zero_total[k] = !(mt->peak[k] >= 1e-6 * mt->bodies[k]);
-    scale[k] = zero_total[k] ? mt->bodies[k] : mt->peak[k];
-    if (scale[k] > 0) r = fmax(r, mt->dmax[k] / scale[k]);
-  }
-  return r;
-}
-
-/* momentum h (bodies' summed magnitudes sc) in the open stretch */
-static void stretch_add(hg_sim *s, const double h[6], const double sc[2]) {
-  hg_sim_momentum_track *mt = &s->budget.mt;
-  double d[2] = {0, 0}, scale[2];
-  for (int k = 0; k < 3; k++) {
-    d[0] += (h[k] - mt->ref[k]) * (h[k] - mt->ref[k]);
-    d[1] += (h[3 + k] - mt->ref[3 + k]) * (h[3 + k] - mt->ref[3 + k]);
-  }
-  for (int k = 0; k < 2; k++) {
-    mt->peak[k] = fmax(mt->peak[k], hg_v3_norm(h + 3 * k));
-    mt->bodies[k] = fmax(mt->bodies[k], sc[k]);
-    mt->dmax[k] = fmax(mt->dmax[k], sqrt(d[k]));
-    mt->worst_abs[k] = fmax(mt->worst_abs[k], mt->dmax[k]);
-  }
-  int zero[2];
-  double r = stretch_drift(mt, scale, zero);
-  if (r > mt->drift || mt->nstretch == 1) {
-    mt->drift = fmax(r, mt->drift);
-    memcpy(mt->worst_peak, scale, sizeof scale);
-    memcpy(mt->worst_zero, zero, sizeof zero);
-  }
-}
-
-/* a new stretch from momentum h */
-static void stretch_begin(hg_sim *s, const double h[6], const double sc[2], const char *since) {
-  hg_sim_momentum_track *mt = &s->budget.mt;
-  memcpy(mt->ref, h, sizeof mt->ref);
-  mt->isolated = 1;
-  mt->nstretch++;
-  mt->t0 = s->state.t;
-  memset(mt->peak, 0, sizeof mt->peak);
-  memset(mt->bodies, 0, sizeof mt->bodies);
-  memset(mt->dmax, 0, sizeof mt->dmax);
-  snprintf(mt->since, sizeof mt->since, "%s", since);
-  stretch_add(s, h, sc);
-}
-
-void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) {
-  hg_sim_momentum_track *mt = &s->budget.mt;
-  double h[6], sc[2];
-  char why[sizeof mt->why], since[sizeof mt->since];
-  /* the integration up to the event belongs to the open stretch; or the system was not
-   * isolated up to the event (isolation changes only at events) */
-  if (ev && mt->isolated) stretch_add(s, ev->h_before, ev->h_scale);
-  else if (ev && mt->why[0]) mt->t_out = ev->t;
-  hg_sim_momentum_scale(s, s->state.q, s->state.v, h, sc);
-  if (!isolated(s, why, sizeof why)) {
-    mt->isolated = 0;
-    mt->t_out = s->state.t;
-    memcpy(mt->why, why, sizeof why);
-    return;
-  }
-  if (mt->isolated && (!ev || ev->conserves)) {
-    stretch_add(s, h, sc);
-    return;
-  }
-  if (ev) snprintf(since, sizeof since, "after '%s' at t = %.9g s", ev->name, ev->t);
-  else if (mt->nstretch == 0 && s->state.t == s->t_start) snprintf(since, sizeof since, "the start");
-  else snprintf(since, sizeof since, "t = %.9g s", s->state.t);
-  stretch_begin(s, h, sc, since);
-}
-
-/* the drift of the energy budget and of the momentum at the current state */
+/* the drift of the energy budget and of the momentum at an output row, and the last good state */
 static void track_invariants(hg_sim *s) {
-  double drift = budget_drift(s);
-  if (!(drift <= s->budget.max_drift)) s->budget.max_drift = drift;
-  hg_sim_track_momentum(s, NULL);
+  hg_sim_budget_track(s);
   keep_good_state(s);
 }
 
@@ -513,32 +375,13 @@ static int fire_roots(hg_sim *s) {
   return s->tl.restart && hg_sim_restart(s) ? s->failed : 0;
 }
 
-/* The integration to stop when contact elements act: one step at a time, each bounded so that
- * no body crosses the thinnest collision shape it could touch (hg_forces_contact_step, at the
- * state the last step ended in, with the accelerations seen over that step). */
-static int advance_with_contact(hg_sim *s, double stop) {
-  hg_integrator *I = s->rhs.I;
-  int ic = HG_INTEG_OK;
-  while (ic == HG_INTEG_OK && hg_integrator_t(I) < stop) {
-    double t = hg_integrator_t(I), dt = t - s->rhs.contact_t;
-    hg_kinematics(s->m, s->d, hg_integrator_q(I), hg_integrator_v(I));
-    double h = hg_forces_contact_step(s->forces, s->m, s->d, s->rhs.contact_tw,
-                                      s->rhs.contact_t < t ? dt : 0);
-    s->rhs.contact_t = t;
-    hg_integrator_limit_step(I, h);
-    ic = hg_integrator_step(I, stop);
-  }
-  s->views.view_ok = 0; /* (d was used) */
-  return ic;
-}
-
 /* One stretch of integration to the next stop, and what happens there. At the caller's own
  * stop (tend before the end of the run) the events due fire, but the restart, the output row and
  * the checkpoint of that instant wait for the next hg_sim_run (s->tl.held): a command given there
  * acts before them, exactly as a command scheduled for that time does. */
 static int step_to(hg_sim *s, double tend) {
   double t0 = s->state.t, stop = next_stop(s, tend);
-  int ic = s->tl.ncontact ? advance_with_contact(s, stop) : hg_integrator_advance(s->rhs.I, stop);
+  int ic = hg_sim_advance(s, stop);
   if (ic < 0) return integration_failure(s, ic, t0, stop);
   hg_sim_pull_state(s);
   if (!finite_state(s)) return nonfinite_failure(s);

@@ -7,24 +7,7 @@
 
 #include "sim_internal.h"
 
-/* ---- markers and bodies in the world ---- */
-
-/* world pose of a marker frame and the world velocity of its origin (kinematics in s->d) */
-void hg_sim_marker_world(hg_sim *s, int body, const hg_se3 *M, hg_se3 *T, double vel[3]) {
-  double tw[6], r[3];
-  hg_se3 Tb;
-  if (body <= 0) {
-    *T = *M;
-    vel[0] = vel[1] = vel[2] = 0;
-    return;
-  }
-  hg_sim_body_world(s, body, &Tb, tw);
-  hg_se3_mul(&Tb, M, T);
-  /* v_point = v_origin + w x (p_point - p_origin) */
-  for (int k = 0; k < 3; k++) r[k] = T->p[k] - Tb.p[k];
-  hg_v3_cross(tw, r, vel);
-  for (int k = 0; k < 3; k++) vel[k] += tw[3 + k];
-}
+/* ---- what the conditions measure ---- */
 
 /* altitude of a world point in the atmosphere's convention (z without a planet) */
 static double altitude(const hg_sim *s, const double p[3]) {
@@ -58,14 +41,6 @@ static void marker_pair(hg_sim *s, const hg_trig *g, double *dist, double *angle
 }
 
 /* ---- triggers ---- */
-
-/* a marker's body and frame in the current model; -1 when the marker or its body is absent */
-int hg_sim_resolve_marker(const hg_sim *s, const char *name, int *body, hg_se3 *M) {
-  const hg_marker *mk = name ? hg_scene_marker(s->scene, name) : NULL;
-  *body = mk ? hg_model_body(s->m, mk->body) : -1;
-  if (mk) *M = mk->pose;
-  return *body >= 0 ? 0 : -1;
-}
 
 /* an event's condition against the current model */
 static void resolve_event(hg_sim *s, hg_trig *g) {
