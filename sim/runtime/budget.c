@@ -181,3 +181,10 @@ void hg_sim_budget_start(hg_sim *s) {
   s->budget.b0 = hg_sim_budget_value(s);
   hg_momentum(s->m, s->d, s->state.q, s->state.v, s->budget.h_ref);
 }
+
+void hg_sim_budget_book(hg_sim *s, const hg_sim_event *ev, double e_lock) {
+  s->budget.e_lock += e_lock;
+  s->budget.w_event += ev->e_after - ev->e_before + e_lock;
+  /* momentum drift counts from here when the event changed the momentum on purpose */
+  if (!ev->conserves) memcpy(s->budget.h_ref, ev->h_after, sizeof s->budget.h_ref);
+}

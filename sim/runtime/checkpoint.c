@@ -419,11 +419,28 @@ int hg_ck_resume(hg_sim *s, const char *path, hg_error *err) {
   free(r.line);
   free(r.word);
   fclose(r.f);
-  if (rc) return -1;
-  /* the restart the uninterrupted run made at this time */
-  hg_sim_resolve_triggers(s);
-  s->tl.restart = 0;
-  if (hg_sim_new_integrator(s) || hg_sim_restart(s))
-    return hg_error_set(err, "%.200s: %.300s", path, s->err), -1;
-  return 0;
+  return rc ? -1 : 0;
+}
+
+/* ---- the last good state ---- */
+
+void hg_ck_keep_good(hg_sim *s) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return;
+  int rc = hg_ck_fwrite(s, f);
+  if (fclose(f) || rc) {
+    free(buf);
+    return;
+  }
+  free(s->ck.good);
+  s->ck.good = buf;
+  s->ck.good_len = len;
+  s->ck.good_t = s->state.t;
+}
+
+void hg_ck_free(hg_sim *s) {
+  free(s->ck.good);
+  s->ck.good = NULL;
 }

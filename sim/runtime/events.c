@@ -1,7 +1,7 @@
 /* events.c: the one path of every change a running simulation takes: scene events, docking
  * captures and commands fire here, apply their actions (modes, forces, impulses, topology
  * changes: detach, attach, undock, remove, add) and are logged with the momentum and energy
- * before and after. The mode switches of consecutive set_mode actions take effect together, in
+ * before and after (the observers are told by sim.c, which fires). The mode switches of consecutive set_mode actions take effect together, in
  * one impulse (locking several moving joints at once is one plastic collision, not a sequence). */
 #include <math.h>
 #include <stdarg.h>
@@ -468,17 +468,14 @@ static int finish_fire(hg_sim *s, fire_ctx *c, int kind, int index) {
    * 80,000 random events in test_events_soak) */
   if (hg_sim_event_momentum_change(&c->ev) > 1e-12) c->ev.conserves = 0;
   c->ev.e_lock = c->e_lock;
-  s->budget.e_lock += c->e_lock;
-  s->budget.w_event += c->ev.e_after - c->ev.e_before + c->e_lock;
-  if ((kind != HG_FIRED_STOP && kind != HG_FIRED_TOUCH && hg_sim_push_fired(s, kind, index, s->state.t)) ||
-      hg_sim_grow((void **)&s->tl.log, s->tl.nlog, &s->tl.caplog, sizeof *s->tl.log))
+  hg_sim_budget_book(s, &c->ev, c->e_lock);
+  if ((kind != HG_FIRED_STOP && kind != HG_FIRED_TOUCH &&
+       hg_sim_push_fired(s, kind, index, s->state.t)) ||
+      hg_sim_push_log(s, &c->ev))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
-  s->tl.log[s->tl.nlog++] = c->ev;
-  /* momentum drift counts from here when the event changed the momentum on purpose */
-  if (!c->ev.conserves) memcpy(s->budget.h_ref, c->ev.h_after, sizeof s->budget.h_ref);
   hg_sim_resolve_triggers(s);
   s->tl.restart = 1;
-  return hg_sim_notify_event(s, &c->ev);
+  return 0;
 }
 
 int hg_sim_fire(hg_sim *s, int kind, int index) {
@@ -515,36 +512,4 @@ int hg_sim_fire(hg_sim *s, int kind, int index) {
               s->scene->capture[index].joint);
   if (rc) return rc;
   return finish_fire(s, &c, kind, index);
-}
-
-/* ---- time events ---- */
-
-int hg_sim_fire_due(hg_sim *s) {
-  for (int e = 0; e < s->scene->nevent; e++) {
-    const hg_event_spec *ev = &s->scene->event[e];
-    if (ev->trigger != HG_TRIGGER_TIME || s->tl.fire_count[e] || ev->time > s->state.t) continue;
-    int rc = hg_sim_fire(s, HG_FIRED_EVENT, e);
-    if (rc) return rc;
-  }
-  /* then the commands due, in the order given */
-  for (int k = 0; k < s->tl.ncmd; k++) {
-    if (s->tl.cmd_fired[k] || s->tl.cmd[k].t > s->state.t) continue;
-    int rc = hg_sim_fire(s, HG_FIRED_COMMAND, k);
-    if (rc) return rc;
-  }
-  return 0;
-}
-
-/* ---- commands ---- */
-
-int hg_sim_command(hg_sim *s, const hg_command *cmd) {
-  if (s->failed) return s->failed;
-  /* what was due first: the state the command acts on is the one a run would have here */
-  int rc = hg_sim_fire_due(s);
-  int k = rc ? -1 : hg_sim_push_command(s, cmd, s->state.t);
-  if (k < 0) return s->failed;
-  rc = hg_sim_fire(s, HG_FIRED_COMMAND, k);
-  if (!rc) rc = hg_sim_stops_settle(s);
-  s->views.view_ok = 0;
-  return rc;
 }

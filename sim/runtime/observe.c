@@ -27,7 +27,6 @@ int hg_sim_notify_row(hg_sim *s) {
 
 int hg_sim_notify_event(hg_sim *s, const hg_sim_event *ev) {
   int rc = 0;
-  hg_sim_after_event(s, ev); /* the invariants and the last good state observe every event */
   for (int k = 0; k < s->views.nobs && !rc; k++)
     if (s->views.obs[k].event) rc = observer_failed(s, s->views.obs[k].event(s->views.obs[k].user, s, ev));
   return rc;

@@ -24,6 +24,14 @@ static int scratch(hg_sim *s) {
   return -1;
 }
 
+void hg_sim_free_previews(hg_sim *s) {
+  hg_data_free(s->views.pv_d);
+  free(s->views.pv_q);
+  free(s->views.pv_v);
+  s->views.pv_d = NULL;
+  s->views.pv_q = s->views.pv_v = NULL;
+}
+
 /* world twist (angular velocity, velocity of the body origin) of body i for velocities V in d */
 static void world_twist(const hg_model *m, const hg_data *d, int i, double tw[6]) {
   double V[6];

@@ -1,5 +1,7 @@
-/* sim.c: the simulation runner: creation from a scene, the run loop over output times, time
- * events, roots and checkpoints. */
+/* sim.c: the simulation runner, the one file that calls the parts of the runtime (sim_internal.h)
+ * and the only one that tells the observers: creation from a scene, the run loop over output
+ * times, the firing of time events, commands, roots and end stops, the invariants and the last
+ * good state after each, checkpoints, failures. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -48,50 +50,6 @@ static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
   return 0;
 }
 
-/* one root per condition event, per capture and per contact element */
-static int sim_roots(hg_sim *s) {
-  const hg_scene *sc = s->scene;
-  int n = sc->ncapture;
-  for (int e = 0; e < sc->nevent; e++) n += sc->event[e].trigger != HG_TRIGGER_TIME;
-  for (int f = 0; f < sc->nforce; f++) n += sc->force[f].type == HG_FORCE_CONTACT;
-  s->tl.nroot = n;
-  s->tl.trig = calloc((size_t)n + 1, sizeof *s->tl.trig);
-  s->tl.root_dir = calloc((size_t)n + 1, sizeof(int));
-  s->tl.root_hit = calloc((size_t)n + 1, sizeof(int));
-  s->tl.fire_count = calloc((size_t)sc->nevent + 1, sizeof(int));
-  s->tl.captured = calloc((size_t)sc->ncapture + 1, sizeof(int));
-  if (!s->tl.trig || !s->tl.root_dir || !s->tl.root_hit || !s->tl.fire_count || !s->tl.captured) return -1;
-  n = 0;
-  for (int e = 0; e < sc->nevent; e++) {
-    if (sc->event[e].trigger == HG_TRIGGER_TIME) continue;
-    s->tl.trig[n].kind = HG_FIRED_EVENT;
-    s->tl.trig[n].index = e;
-    s->tl.root_dir[n++] = sc->event[e].direction;
-  }
-  for (int c = 0; c < sc->ncapture; c++) {
-    s->tl.trig[n].kind = HG_FIRED_CAPTURE;
-    s->tl.trig[n].index = c;
-    s->tl.root_dir[n++] = -1; /* the capture measure falls through zero */
-  }
-  for (int f = 0; f < sc->nforce; f++) {
-    if (sc->force[f].type != HG_FORCE_CONTACT) continue;
-    s->tl.ncontact++;
-    s->tl.trig[n].kind = HG_FIRED_TOUCH;
-    s->tl.trig[n].index = f;
-    s->tl.root_dir[n++] = -1; /* the gap closes */
-  }
-  return 0;
-}
-
-/* the atmosphere that defines altitude: the scene's, else the first drag element's */
-static void sim_atmosphere(hg_sim *s) {
-  if (s->scene->has_atmosphere) s->tl.atm = &s->scene->atmosphere;
-  for (int k = 0; k < s->scene->nforce && !s->tl.atm; k++) {
-    const hg_force_spec *f = &s->scene->force[k];
-    if (f->type == HG_FORCE_DRAG || f->type == HG_FORCE_PARACHUTE) s->tl.atm = &f->atm;
-  }
-}
-
 /* model, state, modes, integrator and outputs */
 static int sim_build(hg_sim *s, hg_error *err) {
   s->builder = hg_builder_copy(s->scene->builder, err);
@@ -114,11 +72,10 @@ hg_sim *hg_sim_new(const hg_scene *sc, const hg_sim_options *opt, hg_error *err)
   if (!s) return hg_error_set(err, "out of memory"), NULL;
   s->scene = sc;
   if (sim_options(s, opt, err)) goto fail;
-  if (sim_roots(s)) {
+  if (hg_sim_timeline_new(s) || hg_sim_triggers_new(s)) {
     hg_error_set(err, "out of memory");
     goto fail;
   }
-  sim_atmosphere(s);
   if (sim_build(s, err)) goto fail;
   return s;
 fail:
@@ -130,44 +87,24 @@ void hg_sim_free(hg_sim *s) {
   if (!s) return;
   hg_sim_release_observers(s);
   hg_integrator_free(s->rhs.I);
-  for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->state.prof[i]);
-  hg_forces_free(s->forces);
-  hg_mimic_ws_free(s->mimic);
-  hg_collision_free(s->coll);
-  hg_data_free(s->views.pv_d);
-  free(s->views.pv_q);
-  free(s->views.pv_v);
+  hg_sim_free_previews(s);
   hg_sim_pull_release(s);
-  hg_data_free(s->d);
-  hg_model_free(s->m);
+  hg_sim_free_model(s);
   hg_builder_free(s->builder);
-  double *arrays[] = {s->state.q, s->state.v, s->rhs.qs, s->rhs.vs, s->rhs.qdd, s->rhs.tau, s->rhs.tau_el, s->rhs.fext, s->rhs.vdot,
-                      s->rhs.dv, s->rhs.imp, s->rhs.cache_q, s->rhs.cache_v, s->rhs.contact_tw};
-  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
-  for (int k = 0; k < s->tl.ntopo; k++) hg_sim_free_topo(&s->tl.topo[k]);
-  free(s->tl.topo);
-  free(s->state.prof);
-  free(s->state.recipe);
-  for (int k = 0; s->tl.trig && k < s->tl.nroot; k++) free(s->tl.trig[k].set[0]), free(s->tl.trig[k].set[1]);
-  free(s->tl.trig);
-  free(s->tl.root_dir);
-  free(s->tl.stop);
-  free(s->tl.stop_g);
-  free(s->tl.root_hit);
-  free(s->tl.fire_count);
-  free(s->tl.captured);
-  free(s->tl.fired);
-  free(s->tl.log);
-  free(s->ck.good);
-  for (int k = 0; k < s->tl.ncmd; k++) hg_command_free(&s->tl.cmd[k]);
-  free(s->tl.cmd);
-  free(s->tl.cmd_fired);
+  hg_sim_free_timeline(s);
+  hg_ck_free(s);
   free(s);
 }
 
 int hg_sim_resume(hg_sim *s, const char *path, hg_error *err) {
   s->views.started = 1; /* observers saw the scene's initial model: they come before this */
-  return hg_ck_resume(s, path, err) ? HG_SIM_ERR_INPUT : HG_SIM_OK;
+  if (hg_ck_resume(s, path, err)) return HG_SIM_ERR_INPUT;
+  /* the restart the uninterrupted run made at this time */
+  hg_sim_resolve_triggers(s);
+  s->tl.restart = 0;
+  if (hg_sim_new_integrator(s) || hg_sim_restart(s))
+    return hg_error_set(err, "%.200s: %.300s", path, s->err), HG_SIM_ERR_INPUT;
+  return HG_SIM_OK;
 }
 
 /* ---- the run loop ---- */
@@ -279,20 +216,8 @@ static int integration_failure(hg_sim *s, int ic, double t0, double stop) {
 
 /* keeps the current state as the last good one when it is finite and the budget still closes */
 static void keep_good_state(hg_sim *s) {
-  char *buf = NULL;
-  size_t len = 0;
-  if (!s->opt.out_dir || !finite_state(s) || !(hg_sim_budget_drift(s) <= HG_DIVERGED)) return;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) return;
-  int rc = hg_ck_fwrite(s, f);
-  if (fclose(f) || rc) {
-    free(buf);
-    return;
-  }
-  free(s->ck.good);
-  s->ck.good = buf;
-  s->ck.good_len = len;
-  s->ck.good_t = s->state.t;
+  if (s->opt.out_dir && finite_state(s) && hg_sim_budget_drift(s) <= HG_DIVERGED)
+    hg_ck_keep_good(s);
 }
 
 /* the last good state of a numerical failure, as a checkpoint (the failure's own state when no
@@ -322,10 +247,72 @@ static void track_invariants(hg_sim *s) {
   keep_good_state(s);
 }
 
-void hg_sim_after_event(hg_sim *s, const hg_sim_event *ev) {
-  hg_sim_track_momentum(s, ev);
+/* ---- firing ---- */
+
+/* fires an event (events.c); then the invariants, the last good state and the observers see it */
+static int fire(hg_sim *s, int kind, int index) {
+  int rc = hg_sim_fire(s, kind, index);
+  if (rc) return rc;
+  hg_sim_event ev = s->tl.log[s->tl.nlog - 1];
+  hg_sim_track_momentum(s, &ev);
   keep_good_state(s);
+  return hg_sim_notify_event(s, &ev);
 }
+
+/* the time events and commands due now: scene events first, then the commands in the order
+ * given */
+static int fire_due(hg_sim *s) {
+  for (int e = 0; e < s->scene->nevent; e++) {
+    const hg_event_spec *ev = &s->scene->event[e];
+    if (ev->trigger != HG_TRIGGER_TIME || s->tl.fire_count[e] || ev->time > s->state.t) continue;
+    int rc = fire(s, HG_FIRED_EVENT, e);
+    if (rc) return rc;
+  }
+  for (int k = 0; k < s->tl.ncmd; k++) {
+    if (s->tl.cmd_fired[k] || s->tl.cmd[k].t > s->state.t) continue;
+    int rc = fire(s, HG_FIRED_COMMAND, k);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* the end stops whose roots were hit (hit: nstop flags) and act now; 0 or an error status */
+static int fire_stops(hg_sim *s, const int *hit) {
+  unsigned long version = s->model_version;
+  for (int k = 0; k < s->tl.nstop && s->model_version == version; k++) {
+    if (!hit[k] || !hg_sim_stop_hit_acts(s, k)) continue;
+    int rc = fire(s, HG_FIRED_STOP, k);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* after events: releases held joints whose stop would pull and stops free joints past a limit
+ * moving outward, at the present state; 0 or an error status */
+static int settle_stops(hg_sim *s) {
+  if (s->tl.nstop == 0 || hg_sim_stops_measure(s)) return 0;
+  unsigned long version = s->model_version;
+  for (int k = 0; k < s->tl.nstop && s->model_version == version; k++) {
+    if (!hg_sim_stop_settle_acts(s, k)) continue;
+    int rc = fire(s, HG_FIRED_STOP, k);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int hg_sim_command(hg_sim *s, const hg_command *cmd) {
+  if (s->failed) return s->failed;
+  /* what was due first: the state the command acts on is the one a run would have here */
+  int rc = fire_due(s);
+  int k = rc ? -1 : hg_sim_push_command(s, cmd, s->state.t);
+  if (k < 0) return s->failed;
+  rc = fire(s, HG_FIRED_COMMAND, k);
+  if (!rc) rc = settle_stops(s);
+  s->views.view_ok = 0;
+  return rc;
+}
+
+/* ---- output rows and checkpoints ---- */
 
 /* a checkpoint is a restart point: the integrator restarts here, then the state is written */
 static int checkpoint(hg_sim *s) {
@@ -342,8 +329,8 @@ static int checkpoint(hg_sim *s) {
 
 /* everything due at the present time: time events, the output row, a checkpoint */
 static int present(hg_sim *s) {
-  int rc = hg_sim_fire_due(s);
-  if (!rc && s->tl.restart) rc = hg_sim_stops_settle(s); /* what the events changed at once */
+  int rc = fire_due(s);
+  if (!rc && s->tl.restart) rc = settle_stops(s); /* what the events changed at once */
   if (!rc && s->tl.held) return 0; /* the caller's stop: the rest waits (step_to) */
   if (!rc && s->tl.restart) rc = hg_sim_restart(s) ? s->failed : 0;
   if (!rc && row_exists(s, s->tl.k_out) && hg_sim_out_time(s, s->tl.k_out) <= s->state.t) {
@@ -365,12 +352,12 @@ static int fire_roots(hg_sim *s) {
     if (!s->tl.root_hit[k] || !s->tl.trig[k].active ||
         (s->tl.trig[k].kind == HG_FIRED_TOUCH && !s->scene->force[s->tl.trig[k].index].impulsive))
       continue;
-    int rc = hg_sim_fire(s, s->tl.trig[k].kind, s->tl.trig[k].index);
+    int rc = fire(s, s->tl.trig[k].kind, s->tl.trig[k].index);
     if (rc) return rc;
   }
   /* the end stops hit (unless a scene event changed the model: their roots were of the old one) */
-  int rc = s->model_version == version ? hg_sim_stops_fire(s, s->tl.root_hit + s->tl.nroot) : 0;
-  if (!rc && s->tl.restart) rc = hg_sim_stops_settle(s);
+  int rc = s->model_version == version ? fire_stops(s, s->tl.root_hit + s->tl.nroot) : 0;
+  if (!rc && s->tl.restart) rc = settle_stops(s);
   if (rc) return rc;
   return s->tl.restart && hg_sim_restart(s) ? s->failed : 0;
 }

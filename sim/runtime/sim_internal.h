@@ -62,11 +62,4 @@ struct hg_sim {
  * reported (failure.c) */
 int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...);
 
-/* ---- to move ---- */
-int hg_sim_grow(void **arr, int n, int *cap, size_t size);
-void hg_sim_after_event(hg_sim *s, const hg_sim_event *ev);
-int hg_sim_stops_fire(hg_sim *s, const int *hit);
-int hg_sim_stops_settle(hg_sim *s);
-int hg_sim_fire_due(hg_sim *s);
-
 #endif

@@ -37,6 +37,22 @@ static int sim_alloc_work(hg_sim *s, const hg_model *m) {
   return 0;
 }
 
+void hg_sim_free_model(hg_sim *s) {
+  for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->state.prof[i]);
+  hg_forces_free(s->forces);
+  hg_mimic_ws_free(s->mimic);
+  hg_collision_free(s->coll);
+  hg_data_free(s->d);
+  hg_model_free(s->m);
+  double *arrays[] = {s->state.q,      s->state.v,     s->rhs.qs,         s->rhs.vs,
+                      s->rhs.qdd,      s->rhs.tau,     s->rhs.tau_el,     s->rhs.fext,
+                      s->rhs.vdot,     s->rhs.dv,      s->rhs.imp,        s->rhs.cache_q,
+                      s->rhs.cache_v,  s->rhs.contact_tw};
+  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
+  free(s->state.prof);
+  free(s->state.recipe);
+}
+
 /* Forces for model m. After a topology change they are carried over by the one rule of
  * hg_forces_renew: enabled as before (by name), inert where a body or joint is gone, and a joint
  * spring whose joint was detached to the world or changed type is off. */

@@ -24,6 +24,8 @@
  * name), the pull, collision geometry, end stops and triggers; profiles and modes are set by the
  * caller. 0 or -1 with err */
 int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err);
+/* frees the model, what is compiled against it, and the state and workspace arrays sized for it */
+void hg_sim_free_model(hg_sim *s);
 
 /* ---- sim_topology.c ---- */
 /* applies a topology op (edits the builder) and maps the state (with_state) or not; 0 or a

@@ -12,7 +12,8 @@
  * A held joint's lock is marked by its recipe (HG_RECIPE_STOP), so it follows the joint across
  * topology changes and checkpoints like any mode. Root finding sees crossings between steps;
  * what an event changes at once (a force switched off that held a joint on its stop, a joint
- * set past its limit) is settled right after the event (hg_sim_stops_settle). */
+ * set past its limit) is settled right after the event. This file says when a stop acts; sim.c
+ * fires the stops that do (events.c, act_stop). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,43 +81,24 @@ void hg_sim_stop_roots(hg_sim *s, double *g) {
   }
 }
 
-/* the stop of joint i acts now: a moving free joint at its limit stops, a held one whose stop
- * would pull is released; nothing otherwise (a root of the other kind, a graze) */
-static int act(hg_sim *s, int k) {
+int hg_sim_stop_hit_acts(const hg_sim *s, int k) {
   const hg_model *m = s->m;
-  int i = s->tl.stop[k];
-  double q = s->state.q[m->q_adr[i]], v = s->state.v[m->v_adr[i]];
-  int sd = side(s, i, q);
-  if (held(s, i) == 2) return 0;
-  if (held(s, i)) return hg_sim_fire(s, HG_FIRED_STOP, k);
-  if (s->d->mode[i] != HG_MODE_FREE || sd * v <= 0) return 0; /* moving inward: no impact */
-  return hg_sim_fire(s, HG_FIRED_STOP, k);
+  int i = s->tl.stop[k], h = held(s, i);
+  if (h) return h == 1;
+  /* a free joint moving inward (or held by a command) takes no impact: a graze */
+  int sd = side(s, i, s->state.q[m->q_adr[i]]);
+  return s->d->mode[i] == HG_MODE_FREE && !(sd * s->state.v[m->v_adr[i]] <= 0);
 }
 
-int hg_sim_stops_fire(hg_sim *s, const int *hit) {
-  unsigned long version = s->model_version;
-  for (int k = 0; k < s->tl.nstop && s->model_version == version; k++) {
-    if (!hit[k]) continue;
-    int rc = act(s, k);
-    if (rc) return rc;
-  }
-  return 0;
-}
-
-int hg_sim_stops_settle(hg_sim *s) {
-  const hg_model *m = s->m;
-  if (s->tl.nstop == 0) return 0;
-  /* the stops' functions at the present state (loads included) */
-  if (hg_sim_eval(s, s->state.t, s->state.q, s->state.v, NULL)) return 0;
+int hg_sim_stops_measure(hg_sim *s) {
+  if (hg_sim_eval(s, s->state.t, s->state.q, s->state.v, NULL)) return -1;
   hg_sim_stop_roots(s, s->tl.stop_g);
-  unsigned long version = s->model_version;
-  for (int k = 0; k < s->tl.nstop && s->model_version == version; k++) {
-    int i = s->tl.stop[k], rc = 0;
-    int sd = side(s, i, s->state.q[m->q_adr[i]]);
-    if (held(s, i) == 1 && s->tl.stop_g[k] > 0) rc = hg_sim_fire(s, HG_FIRED_STOP, k);
-    else if (s->d->mode[i] == HG_MODE_FREE && s->tl.stop_g[k] <= 0 && sd * s->state.v[m->v_adr[i]] > 0)
-      rc = hg_sim_fire(s, HG_FIRED_STOP, k);
-    if (rc) return rc;
-  }
   return 0;
+}
+
+int hg_sim_stop_settle_acts(const hg_sim *s, int k) {
+  const hg_model *m = s->m;
+  int i = s->tl.stop[k], sd = side(s, i, s->state.q[m->q_adr[i]]);
+  if (held(s, i) == 1) return s->tl.stop_g[k] > 0;
+  return s->d->mode[i] == HG_MODE_FREE && s->tl.stop_g[k] <= 0 && sd * s->state.v[m->v_adr[i]] > 0;
 }

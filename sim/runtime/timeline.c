@@ -6,7 +6,36 @@
 
 #include "sim_internal.h"
 
-int hg_sim_grow(void **arr, int n, int *cap, size_t size) {
+/* ---- the records ---- */
+
+int hg_sim_timeline_new(hg_sim *s) {
+  const hg_scene *sc = s->scene;
+  s->tl.fire_count = calloc((size_t)sc->nevent + 1, sizeof(int));
+  s->tl.captured = calloc((size_t)sc->ncapture + 1, sizeof(int));
+  return s->tl.fire_count && s->tl.captured ? 0 : -1;
+}
+
+void hg_sim_free_timeline(hg_sim *s) {
+  for (int k = 0; k < s->tl.ntopo; k++) hg_sim_free_topo(&s->tl.topo[k]);
+  free(s->tl.topo);
+  for (int k = 0; s->tl.trig && k < s->tl.nroot; k++)
+    free(s->tl.trig[k].set[0]), free(s->tl.trig[k].set[1]);
+  free(s->tl.trig);
+  free(s->tl.root_dir);
+  free(s->tl.stop);
+  free(s->tl.stop_g);
+  free(s->tl.root_hit);
+  free(s->tl.fire_count);
+  free(s->tl.captured);
+  free(s->tl.fired);
+  free(s->tl.log);
+  for (int k = 0; k < s->tl.ncmd; k++) hg_command_free(&s->tl.cmd[k]);
+  free(s->tl.cmd);
+  free(s->tl.cmd_fired);
+}
+
+/* makes room for one more of n items of size in *arr (capacity *cap); 0 or -1 */
+static int grow(void **arr, int n, int *cap, size_t size) {
   if (n < *cap) return 0;
   int nc = *cap ? 2 * *cap : 8;
   void *p = realloc(*arr, (size_t)nc * size);
@@ -17,7 +46,7 @@ int hg_sim_grow(void **arr, int n, int *cap, size_t size) {
 }
 
 int hg_sim_push_fired(hg_sim *s, int kind, int index, double t) {
-  if (hg_sim_grow((void **)&s->tl.fired, s->tl.nfired, &s->tl.capfired, sizeof *s->tl.fired)) return -1;
+  if (grow((void **)&s->tl.fired, s->tl.nfired, &s->tl.capfired, sizeof *s->tl.fired)) return -1;
   s->tl.fired[s->tl.nfired++] = (hg_fired){kind, index, t};
   if (kind == HG_FIRED_EVENT) s->tl.fire_count[index]++;
   else if (kind == HG_FIRED_CAPTURE) s->tl.captured[index] = 1;
@@ -25,8 +54,14 @@ int hg_sim_push_fired(hg_sim *s, int kind, int index, double t) {
   return 0;
 }
 
+int hg_sim_push_log(hg_sim *s, const hg_sim_event *ev) {
+  if (grow((void **)&s->tl.log, s->tl.nlog, &s->tl.caplog, sizeof *s->tl.log)) return -1;
+  s->tl.log[s->tl.nlog++] = *ev;
+  return 0;
+}
+
 int hg_sim_push_topo(hg_sim *s, const hg_topo_op *op) {
-  if (hg_sim_grow((void **)&s->tl.topo, s->tl.ntopo, &s->tl.captopo, sizeof *s->tl.topo)) return -1;
+  if (grow((void **)&s->tl.topo, s->tl.ntopo, &s->tl.captopo, sizeof *s->tl.topo)) return -1;
   hg_topo_op *c = &s->tl.topo[s->tl.ntopo];
   *c = *op;
   c->body = hg_strdup(op->body);
@@ -71,6 +106,8 @@ int hg_sim_schedule(hg_sim *s, const hg_command *cmd) {
                        "in the past", s->state.t, cmd->t);
   return hg_sim_push_command(s, cmd, cmd->t) < 0 ? s->failed : HG_SIM_OK;
 }
+
+/* ---- the schedule ---- */
 
 double hg_sim_out_time(const hg_sim *s, long k) {
   double t = s->t_start + (double)k * s->tl.dt_out;

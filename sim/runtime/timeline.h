@@ -105,7 +105,9 @@ int hg_sim_push_topo(hg_sim *s, const hg_topo_op *op);
 void hg_sim_free_topo(hg_topo_op *op);
 /* a copy of cmd at time t into the command list; its index, or -1 with a failure */
 int hg_sim_push_command(hg_sim *s, const hg_command *cmd, double t);
-/* frees the records */
+/* the counts of the scene's events and captures fired; 0 or -1 */
+int hg_sim_timeline_new(hg_sim *s);
+/* frees the records, the triggers and the stops */
 void hg_sim_free_timeline(hg_sim *s);
 /* time of output row k and of checkpoint k */
 double hg_sim_out_time(const hg_sim *s, long k);

@@ -42,6 +42,48 @@ static void marker_pair(hg_sim *s, const hg_trig *g, double *dist, double *angle
 
 /* ---- triggers ---- */
 
+/* the atmosphere that defines altitude: the scene's, else the first drag element's */
+static void atmosphere(hg_sim *s) {
+  if (s->scene->has_atmosphere) s->tl.atm = &s->scene->atmosphere;
+  for (int k = 0; k < s->scene->nforce && !s->tl.atm; k++) {
+    const hg_force_spec *f = &s->scene->force[k];
+    if (f->type == HG_FORCE_DRAG || f->type == HG_FORCE_PARACHUTE) s->tl.atm = &f->atm;
+  }
+}
+
+int hg_sim_triggers_new(hg_sim *s) {
+  const hg_scene *sc = s->scene;
+  int n = sc->ncapture;
+  for (int e = 0; e < sc->nevent; e++) n += sc->event[e].trigger != HG_TRIGGER_TIME;
+  for (int f = 0; f < sc->nforce; f++) n += sc->force[f].type == HG_FORCE_CONTACT;
+  atmosphere(s);
+  s->tl.nroot = n;
+  s->tl.trig = calloc((size_t)n + 1, sizeof *s->tl.trig);
+  s->tl.root_dir = calloc((size_t)n + 1, sizeof(int));
+  s->tl.root_hit = calloc((size_t)n + 1, sizeof(int));
+  if (!s->tl.trig || !s->tl.root_dir || !s->tl.root_hit) return -1;
+  n = 0;
+  for (int e = 0; e < sc->nevent; e++) {
+    if (sc->event[e].trigger == HG_TRIGGER_TIME) continue;
+    s->tl.trig[n].kind = HG_FIRED_EVENT;
+    s->tl.trig[n].index = e;
+    s->tl.root_dir[n++] = sc->event[e].direction;
+  }
+  for (int c = 0; c < sc->ncapture; c++) {
+    s->tl.trig[n].kind = HG_FIRED_CAPTURE;
+    s->tl.trig[n].index = c;
+    s->tl.root_dir[n++] = -1; /* the capture measure falls through zero */
+  }
+  for (int f = 0; f < sc->nforce; f++) {
+    if (sc->force[f].type != HG_FORCE_CONTACT) continue;
+    s->tl.ncontact++;
+    s->tl.trig[n].kind = HG_FIRED_TOUCH;
+    s->tl.trig[n].index = f;
+    s->tl.root_dir[n++] = -1; /* the gap closes */
+  }
+  return 0;
+}
+
 /* an event's condition against the current model */
 static void resolve_event(hg_sim *s, hg_trig *g) {
   const hg_event_spec *e = &s->scene->event[g->index];
