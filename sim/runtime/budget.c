@@ -36,7 +36,8 @@ double hg_sim_budget_value(hg_sim *s) {
   double ke, pe, pel;
   hg_sim_energy(s, s->state.q, s->state.v, &ke, &pe, &pel);
   double b = ke + pe + pel + s->budget.e_lock - s->state.quad - s->budget.w_event;
-  double sc = fabs(ke) + fabs(pe) + fabs(pel) + fabs(s->budget.e_lock) + fabs(s->state.quad) + fabs(s->budget.w_event);
+  double sc = fabs(ke) + fabs(pe) + fabs(pel) + fabs(s->budget.e_lock) + fabs(s->state.quad) +
+              fabs(s->budget.w_event);
   if (sc > s->budget.b_scale) s->budget.b_scale = sc;
   return b;
 }
@@ -166,7 +167,8 @@ void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) {
     return;
   }
   if (ev) snprintf(since, sizeof since, "after '%s' at t = %.9g s", ev->name, ev->t);
-  else if (mt->nstretch == 0 && s->state.t == s->t_start) snprintf(since, sizeof since, "the start");
+  else if (mt->nstretch == 0 && s->state.t == s->t_start)
+    snprintf(since, sizeof since, "the start");
   else snprintf(since, sizeof since, "t = %.9g s", s->state.t);
   stretch_begin(s, h, sc, since);
 }

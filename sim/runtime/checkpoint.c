@@ -89,22 +89,16 @@ static void write_modes(FILE *f, const hg_sim *s) {
   }
 }
 
-int hg_ck_write(const hg_sim *s, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
-  int rc = hg_ck_fwrite(s, f);
-  return fclose(f) || rc ? -1 : 0;
-}
-
-int hg_ck_fwrite(const hg_sim *s, FILE *f) {
+/* the checkpoint into an open stream; 0 or -1 */
+static int ck_fwrite(const hg_sim *s, FILE *f) {
   fprintf(f, "%s %d\nscene", CK_MAGIC, CK_VERSION);
   put_name(f, s->scene->path ? s->scene->path : "?");
   fprintf(f, "\nt_start %.17g\nt %.17g\nmethod %s\nrtol %.17g\ncheckpoint_every %.17g\n",
           s->t_start, s->state.t, hg_integ_method_name(s->integ.method), s->integ.rtol,
           s->opt.checkpoint_every);
   fprintf(f, "k_out %ld\nk_ck %ld\n", s->tl.k_out, s->tl.k_ck);
-  fprintf(f, "budget %.17g %.17g %.17g %.17g %.17g %.17g\n", s->budget.e_lock, s->budget.w_event, s->budget.b0,
-          s->budget.b_scale, s->budget.max_drift, s->state.quad);
+  fprintf(f, "budget %.17g %.17g %.17g %.17g %.17g %.17g\n", s->budget.e_lock, s->budget.w_event,
+          s->budget.b0, s->budget.b_scale, s->budget.max_drift, s->state.quad);
   fprintf(f, "momentum");
   put_numbers(f, s->budget.h_ref, 6);
   fprintf(f, " %.17g\n", s->budget.mt.drift);
@@ -116,6 +110,13 @@ int hg_ck_fwrite(const hg_sim *s, FILE *f) {
   put_numbers(f, s->state.v, s->m->nv);
   fprintf(f, "\nend\n");
   return ferror(f) ? -1 : 0;
+}
+
+int hg_ck_write(const hg_sim *s, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  int rc = ck_fwrite(s, f);
+  return fclose(f) || rc ? -1 : 0;
 }
 
 /* ---- reading ---- */
@@ -248,7 +249,8 @@ static int ck_momentum(hg_sim *s, ck_reader *r) {
 }
 
 static int ck_budget(hg_sim *s, ck_reader *r) {
-  double *x[] = {&s->budget.e_lock, &s->budget.w_event, &s->budget.b0, &s->budget.b_scale, &s->budget.max_drift, &s->state.quad};
+  double *x[] = {&s->budget.e_lock,    &s->budget.w_event,    &s->budget.b0,
+                 &s->budget.b_scale,   &s->budget.max_drift,  &s->state.quad};
   for (int k = 0; k < 6; k++)
     if (num(r, 1 + k, x[k])) return -1;
   return 0;
@@ -429,7 +431,7 @@ void hg_ck_keep_good(hg_sim *s) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   if (!f) return;
-  int rc = hg_ck_fwrite(s, f);
+  int rc = ck_fwrite(s, f);
   if (fclose(f) || rc) {
     free(buf);
     return;

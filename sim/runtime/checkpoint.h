@@ -8,8 +8,6 @@
 #ifndef HINGE_RT_CHECKPOINT_H
 #define HINGE_RT_CHECKPOINT_H
 
-#include <stdio.h>
-
 #include "sim.h"
 
 typedef struct hg_rt_checkpoint {
@@ -20,9 +18,8 @@ typedef struct hg_rt_checkpoint {
   double good_t;
 } hg_rt_checkpoint;
 
+/* the checkpoint of the current state into a file; 0 or -1 */
 int hg_ck_write(const hg_sim *s, const char *path);
-/* the same into an open stream; 0 or -1 */
-int hg_ck_fwrite(const hg_sim *s, FILE *f);
 /* reads the checkpoint's state, history and modes into s (the integrator is the caller's); 0 or
  * -1 with err */
 int hg_ck_resume(hg_sim *s, const char *path, hg_error *err);

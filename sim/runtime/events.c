@@ -1,8 +1,9 @@
 /* events.c: the one path of every change a running simulation takes: scene events, docking
  * captures and commands fire here, apply their actions (modes, forces, impulses, topology
  * changes: detach, attach, undock, remove, add) and are logged with the momentum and energy
- * before and after (the observers are told by sim.c, which fires). The mode switches of consecutive set_mode actions take effect together, in
- * one impulse (locking several moving joints at once is one plastic collision, not a sequence). */
+ * before and after (the observers are told by sim.c, which fires). The mode switches of
+ * consecutive set_mode actions take effect together, in one impulse (locking several moving
+ * joints at once is one plastic collision, not a sequence). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>

@@ -44,7 +44,8 @@ int hg_sim_new_integrator(hg_sim *s) {
   s->rhs.cache_ok = 0;
   s->rhs.contact_t = NAN;
   s->rhs.I = hg_integrator_new(&s->rhs.sys, &s->integ, s->state.t, s->state.q, s->state.v, &err);
-  if (!s->rhs.I) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->state.t, err.msg), -1;
+  if (!s->rhs.I)
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->state.t, err.msg), -1;
   hg_integrator_set_quad(s->rhs.I, &s->state.quad);
   return 0;
 }

@@ -28,7 +28,8 @@ int hg_sim_notify_row(hg_sim *s) {
 int hg_sim_notify_event(hg_sim *s, const hg_sim_event *ev) {
   int rc = 0;
   for (int k = 0; k < s->views.nobs && !rc; k++)
-    if (s->views.obs[k].event) rc = observer_failed(s, s->views.obs[k].event(s->views.obs[k].user, s, ev));
+    if (s->views.obs[k].event)
+      rc = observer_failed(s, s->views.obs[k].event(s->views.obs[k].user, s, ev));
   return rc;
 }
 
@@ -40,7 +41,8 @@ void hg_sim_notify_progress(hg_sim *s, int final) {
 int hg_sim_notify_finish(hg_sim *s) {
   int rc = 0;
   for (int k = 0; k < s->views.nobs; k++) {
-    const char *msg = s->views.obs[k].finish ? s->views.obs[k].finish(s->views.obs[k].user, s) : NULL;
+    const hg_sim_observer *o = &s->views.obs[k];
+    const char *msg = o->finish ? o->finish(o->user, s) : NULL;
     if (msg && !rc) rc = HG_SIM_ERR_OUTPUT, hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "%s", msg);
   }
   return rc;

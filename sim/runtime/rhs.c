@@ -10,41 +10,43 @@
  * need no kinematics (joint springs only) skips the tree walk and runs hybrid dynamics body-local */
 static int sim_eval(hg_sim *s, double t, const double *q, const double *v, double *power,
                     int kin) {
-  s->views.view_ok = 0; /* s->d and s->rhs.tau now hold this evaluation (views.c) */
+  s->views.view_ok = 0; /* s->d and rhs.tau now hold this evaluation (views.c) */
   const hg_model *m = s->m;
   hg_data *d = s->d;
+  hg_rt_rhs *w = &s->rhs;
   int local = !kin && m->local && !m->nmimic && !hg_forces_need_kinematics(s->forces) &&
               !(s->pull.forces && hg_forces_need_kinematics(s->pull.forces));
   size_t nq = (size_t)m->nq, nv = (size_t)m->nv;
   /* the prescribed part of the state and its accelerations from the profiles */
-  memcpy(s->rhs.qs, q, nq * sizeof(double));
-  memcpy(s->rhs.vs, v, nv * sizeof(double));
-  memset(s->rhs.qdd, 0, nv * sizeof(double));
-  if (hg_profiles_apply(m, d, s->state.prof, t, s->rhs.qs, s->rhs.vs, s->rhs.qdd)) return -1;
-  if (m->nmimic) hg_mimic_follow(m, d, s->rhs.qs, s->rhs.vs, s->rhs.qdd); /* followers move with leaders */
+  memcpy(w->qs, q, nq * sizeof(double));
+  memcpy(w->vs, v, nv * sizeof(double));
+  memset(w->qdd, 0, nv * sizeof(double));
+  if (hg_profiles_apply(m, d, s->state.prof, t, w->qs, w->vs, w->qdd)) return -1;
+  /* followers move with leaders */
+  if (m->nmimic) hg_mimic_follow(m, d, w->qs, w->vs, w->qdd);
   /* force elements on the kinematics of that state */
-  if (!local) hg_kinematics(m, d, s->rhs.qs, s->rhs.vs);
-  memset(s->rhs.fext, 0, 6 * (size_t)m->nbody * sizeof(double));
-  memset(s->rhs.tau, 0, nv * sizeof(double));
+  if (!local) hg_kinematics(m, d, w->qs, w->vs);
+  memset(w->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
+  memset(w->tau, 0, nv * sizeof(double));
   double p, pp = 0;
-  int wrenches = hg_forces_apply_power(s->forces, m, d, t, s->rhs.qs, s->rhs.vs, s->rhs.fext, s->rhs.tau, &p);
+  int wrenches = hg_forces_apply_power(s->forces, m, d, t, w->qs, w->vs, w->fext, w->tau, &p);
   if (s->pull.forces)
-    wrenches |= hg_forces_apply_power(s->pull.forces, m, d, t, s->rhs.qs, s->rhs.vs, s->rhs.fext, s->rhs.tau, &pp);
-  memcpy(s->rhs.tau_el, s->rhs.tau, nv * sizeof(double));
+    wrenches |= hg_forces_apply_power(s->pull.forces, m, d, t, w->qs, w->vs, w->fext, w->tau, &pp);
+  memcpy(w->tau_el, w->tau, nv * sizeof(double));
   p += pp;
   /* hybrid dynamics on the same kinematics (one tree walk per evaluation): tau at prescribed
    * joints becomes the load the joint carries; no body wrenches (fext all zero) are passed as
    * none, which spares the pass their transformation at every body */
-  const double *fext = wrenches ? s->rhs.fext : NULL;
-  int rc = local       ? hg_hybrid(m, d, s->rhs.qs, s->rhs.vs, s->rhs.qdd, s->rhs.tau, fext)
-           : m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, s->rhs.qdd, s->rhs.tau, fext)
-                       : hg_hybrid_on_kinematics(m, d, s->rhs.qdd, s->rhs.tau, fext);
+  const double *fext = wrenches ? w->fext : NULL;
+  int rc = local       ? hg_hybrid(m, d, w->qs, w->vs, w->qdd, w->tau, fext)
+           : m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, w->qdd, w->tau, fext)
+                       : hg_hybrid_on_kinematics(m, d, w->qdd, w->tau, fext);
   if (rc) return -1;
   for (int i = 1; i < m->nbody; i++) {
     if (d->mode[i] == HG_MODE_FREE) continue;
     for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) {
-      s->rhs.tau[k] -= s->rhs.tau_el[k]; /* what the actuator adds to the element forces */
-      p += s->rhs.tau[k] * s->rhs.vs[k];
+      w->tau[k] -= w->tau_el[k]; /* what the actuator adds to the element forces */
+      p += w->tau[k] * w->vs[k];
     }
   }
   if (power) *power = p;

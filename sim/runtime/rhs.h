@@ -8,12 +8,15 @@
  *
  * Who writes each field:
  *   qs, vs, qdd, tau, tau_el, fext  sim_eval (rhs.c: hg_sim_eval, hg_sim_rhs); the roots
- *                  (hg_sim_roots, triggers.c) write qs and vs when no trigger needs the loads
+ *                  (hg_sim_roots, triggers.c) write qs and vs when no trigger needs the loads;
+ *                  view_state (views.c) marks the loads unknown (NaN) when the state cannot be
+ *                  evaluated
  *   dv, imp, vdot  impulse scratch: hg_sim_mode_impulse (sim_modes.c), the impulse and impact
  *                  actions of events.c
  *   cache_*        hg_sim_accel (rhs.c); cleared by hg_sim_new_integrator and hg_sim_restart
- *   I, sys, stats_done, contact_tw, contact_t   integration.c
- * All arrays are sized by hg_sim_install_model (sim_model.c). */
+ *   I, sys, stats_done, contact_tw, contact_t   integration.c (contact_t also reset to NaN
+ *                  for each new model)
+ * All arrays are sized by hg_sim_install_model (sim_model.c) and freed by hg_sim_free_model. */
 #ifndef HINGE_RT_RHS_H
 #define HINGE_RT_RHS_H
 

@@ -42,8 +42,8 @@ static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
   if (!(s->opt.checkpoint_every >= 0) || !isfinite(s->opt.checkpoint_every))
     return hg_error_set(err, "the checkpoint interval must be finite and >= 0"), -1;
   if (hg_sim_check_interval(s, s->tl.dt_out, 1))
-    return hg_error_set(err, "the output step %g s gives more than %g samples over the run", s->tl.dt_out,
-                   HG_SIM_MAX_SAMPLES), -1;
+    return hg_error_set(err, "the output step %g s gives more than %g samples over the run",
+                        s->tl.dt_out, HG_SIM_MAX_SAMPLES), -1;
   if (hg_sim_check_interval(s, s->opt.checkpoint_every, 0))
     return hg_error_set(err, "the checkpoint interval %g s gives more than %g checkpoints over the "
                    "run", s->opt.checkpoint_every, HG_SIM_MAX_CHECKPOINTS), -1;
@@ -338,7 +338,8 @@ static int present(hg_sim *s) {
     rc = hg_sim_notify_row(s);
     s->tl.k_out++;
   }
-  if (!rc && ck_exists(s, s->tl.k_ck) && hg_sim_ck_time(s, s->tl.k_ck) <= s->state.t) rc = checkpoint(s);
+  if (!rc && ck_exists(s, s->tl.k_ck) && hg_sim_ck_time(s, s->tl.k_ck) <= s->state.t)
+    rc = checkpoint(s);
   hg_sim_notify_progress(s, 0);
   return rc;
 }
@@ -346,7 +347,8 @@ static int present(hg_sim *s) {
 /* the events whose roots the integrator stopped at */
 static int fire_roots(hg_sim *s) {
   unsigned long version = s->model_version;
-  memcpy(s->tl.root_hit, hg_integrator_roots(s->rhs.I), (size_t)(s->tl.nroot + s->tl.nstop) * sizeof(int));
+  memcpy(s->tl.root_hit, hg_integrator_roots(s->rhs.I),
+         (size_t)(s->tl.nroot + s->tl.nstop) * sizeof(int));
   for (int k = 0; k < s->tl.nroot; k++) {
     /* (a touch of a compliant contact element only ended the step) */
     if (!s->tl.root_hit[k] || !s->tl.trig[k].active ||

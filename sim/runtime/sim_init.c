@@ -103,7 +103,8 @@ int hg_sim_initial_state(hg_sim *s, hg_error *err) {
   hg_model_neutral(s->m, s->state.q);
   memset(s->state.v, 0, (size_t)s->m->nv * sizeof(double));
   if (init_joints(s, err) || init_bodies(s, err) || init_modes(s, err)) return -1;
-  hg_mimic_project(s->m, s->state.q, s->state.v); /* mimic followers start where their leaders put them */
+  /* mimic followers start where their leaders put them */
+  hg_mimic_project(s->m, s->state.q, s->state.v);
   /* locked joints start at rest relative to their parents (momentum kept) */
   if (hg_sim_mode_impulse(s, &e_lock, &external)) {
     hg_error_set(err, "%s", s->err);

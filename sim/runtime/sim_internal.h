@@ -13,7 +13,15 @@
  *   checkpoint.h  ck: the last good state (checkpoints themselves are files)
  *   pull.h        pull: the perturbation spring
  *   sim_model.h   the model and what is compiled against it (the fields m to model_version)
- * sim.c orchestrates: it calls the parts, and a part calls only parts below it (never sim.c). */
+ * sim.c orchestrates: it alone fires events, settles end stops, tells the observers and keeps the
+ * last good state; a file calls only files below it (never sim.c, never one that calls it back):
+ *   sim.c
+ *   checkpoint.c events.c      (read back a run; fire events and apply their actions)
+ *   sim_topology.c views.c     (topology changes; what the views read)
+ *   integration.c sim_model.c  (the integrator; installing a model)
+ *   sim_init.c triggers.c      (the initial state; the root functions)
+ *   observe.c preview.c pull.c sim_modes.c stops.c timeline.c
+ *   budget.c failure.c frames.c rhs.c topology.c */
 #ifndef HINGE_SIM_INTERNAL_H
 #define HINGE_SIM_INTERNAL_H
 

@@ -19,7 +19,8 @@ static int sim_realloc(double **x, size_t n) {
 static int sim_alloc_work(hg_sim *s, const hg_model *m) {
   size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nb = (size_t)m->nbody;
   double **nqs[] = {&s->state.q, &s->rhs.qs, &s->rhs.cache_q};
-  double **nvs[] = {&s->state.v, &s->rhs.vs, &s->rhs.qdd, &s->rhs.tau, &s->rhs.tau_el, &s->rhs.vdot, &s->rhs.dv, &s->rhs.imp,
+  double **nvs[] = {&s->state.v, &s->rhs.vs, &s->rhs.qdd, &s->rhs.tau, &s->rhs.tau_el,
+                    &s->rhs.vdot, &s->rhs.dv, &s->rhs.imp,
                     &s->rhs.cache_v};
   for (size_t k = 0; k < sizeof nqs / sizeof nqs[0]; k++)
     if (sim_realloc(nqs[k], nq)) return -1;

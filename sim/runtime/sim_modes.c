@@ -6,7 +6,8 @@
 
 #include "sim_internal.h"
 
-const hg_mode_spec *hg_sim_recipe_spec(const hg_sim *s, const hg_recipe *r) {
+/* the mode spec a recipe refers to, or NULL */
+static const hg_mode_spec *recipe_spec(const hg_sim *s, const hg_recipe *r) {
   const hg_scene *sc = s->scene;
   if (r->src == HG_RECIPE_INITIAL && r->idx >= 0 && r->idx < sc->nmode) return &sc->mode[r->idx];
   if (r->src == HG_RECIPE_ACTION && r->idx >= 0 && r->idx < sc->nevent &&
@@ -53,7 +54,8 @@ int hg_sim_build_profile(hg_sim *s, int i) {
   hg_profile_free(s->state.prof[i]);
   s->state.prof[i] = NULL;
   if (s->d->mode[i] != HG_MODE_PRESCRIBED) return 0;
-  s->state.prof[i] = make_profile(&m->jnt[i], hg_sim_recipe_spec(s, &s->state.recipe[i]), &s->state.recipe[i], &why);
+  const hg_recipe *r = &s->state.recipe[i];
+  s->state.prof[i] = make_profile(&m->jnt[i], recipe_spec(s, r), r, &why);
   if (s->state.prof[i]) return 0;
   return hg_sim_fail(s, HG_SIM_ERR_INPUT, "t = %.17g: the profile of joint '%s': %s", s->state.t,
                      m->jnt_name[i], why), -1;
@@ -88,7 +90,8 @@ int hg_sim_mode_impulse(hg_sim *s, double *e_lock, int *external) {
   memcpy(target, s->state.v, (size_t)m->nv * sizeof(double));
   if (hg_profiles_apply(m, d, s->state.prof, s->state.t, s->state.q, target, NULL))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->state.t, d->err), -1;
-  if (m->nmimic) hg_mimic_follow(m, d, s->state.q, target, NULL); /* followers take their leaders' modes */
+  /* followers take their leaders' modes */
+  if (m->nmimic) hg_mimic_follow(m, d, s->state.q, target, NULL);
   if (!needs_jump(s, target)) return 0;
   for (int k = 0; k < m->nv; k++) {
     int fixed = d->mode[m->dof_body[k]] != HG_MODE_FREE;
@@ -102,7 +105,8 @@ int hg_sim_mode_impulse(hg_sim *s, double *e_lock, int *external) {
   /* every target at rest: the plastic lock; otherwise the general impulsive hybrid step */
   int rc = all_zero ? hg_plastic_lock(m, d, s->state.q, s->state.v, target, s->rhs.imp, &removed)
                     : hg_hybrid_impulse(m, d, s->state.q, s->rhs.dv, s->rhs.imp);
-  if (rc) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->state.t, d->err), -1;
+  if (rc)
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->state.t, d->err), -1;
   if (!all_zero)
     for (int k = 0; k < m->nv; k++) target[k] = s->state.v[k] + s->rhs.dv[k];
   /* the couplings with free leaders, which the impulse above did not see */

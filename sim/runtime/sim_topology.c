@@ -202,8 +202,8 @@ int hg_sim_topology(hg_sim *s, const hg_topo_op *op, int with_state) {
     rc = hg_topology_map_state(s->m, s->d, s->state.q, s->state.v, m1, d1, q1, v1, &err) ||
          carry_modes(s, m1, d1, rec1, &err);
   if (rc) {
-    hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s '%s': %s", s->state.t, what[op->type], op->body,
-                err.msg);
+    hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s '%s': %s", s->state.t, what[op->type],
+                op->body, err.msg);
     hg_model_free(m1);
     goto done;
   }

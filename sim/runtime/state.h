@@ -7,7 +7,7 @@
  *
  * Who writes each field:
  *   t, q, v, quad  hg_sim_pull_state (integration.c: from the integrator after each stretch),
- *                  hg_sim_initial_state (sim_init.c), the actions of hg_sim_fire (events.c:
+ *                  hg_sim_new (sim.c: t at the start), hg_sim_initial_state (sim_init.c), the actions of hg_sim_fire (events.c:
  *                  impulses and set_state change v and q), hg_sim_mode_impulse (v), hg_sim_topology
  *                  (sim_topology.c: the state mapped onto the new model), hg_ck_resume
  *                  (checkpoint.c); sized by hg_sim_install_model (sim_model.c)
@@ -48,8 +48,6 @@ typedef struct hg_rt_state {
 } hg_rt_state;
 
 /* ---- sim_modes.c: joint modes and profiles ---- */
-/* the mode spec a recipe refers to, or NULL */
-const hg_mode_spec *hg_sim_recipe_spec(const hg_sim *s, const hg_recipe *r);
 /* (re)builds joint i's profile from its recipe; 0 or -1 with s->err */
 int hg_sim_build_profile(hg_sim *s, int i);
 /* sets joint i's mode from a spec starting now; recipe source src/idx/act; 0 or -1 */

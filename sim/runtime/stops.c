@@ -44,7 +44,8 @@ int hg_sim_stops_install(hg_sim *s) {
     const hg_joint_limits *l = &m->limits[i];
     int one = m->jnt_nv[i] == 1 && m->jnt_nq[i] == 1;
     if (!one || !l->has_position || !(l->lower < l->upper)) continue;
-    s->tl.root_dir[s->tl.nroot + s->tl.nstop] = 0; /* hits fall, releases rise: both, sorted at firing */
+    /* hits fall, releases rise: both, sorted at firing */
+    s->tl.root_dir[s->tl.nroot + s->tl.nstop] = 0;
     s->tl.stop[s->tl.nstop++] = i;
   }
   return 0;

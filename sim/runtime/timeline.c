@@ -8,6 +8,14 @@
 
 /* ---- the records ---- */
 
+/* frees the names of a topology change */
+static void free_topo(hg_topo_op *op) {
+  free(op->body);
+  free(op->parent);
+  free(op->joint);
+  op->body = op->parent = op->joint = NULL;
+}
+
 int hg_sim_timeline_new(hg_sim *s) {
   const hg_scene *sc = s->scene;
   s->tl.fire_count = calloc((size_t)sc->nevent + 1, sizeof(int));
@@ -16,7 +24,7 @@ int hg_sim_timeline_new(hg_sim *s) {
 }
 
 void hg_sim_free_timeline(hg_sim *s) {
-  for (int k = 0; k < s->tl.ntopo; k++) hg_sim_free_topo(&s->tl.topo[k]);
+  for (int k = 0; k < s->tl.ntopo; k++) free_topo(&s->tl.topo[k]);
   free(s->tl.topo);
   for (int k = 0; s->tl.trig && k < s->tl.nroot; k++)
     free(s->tl.trig[k].set[0]), free(s->tl.trig[k].set[1]);
@@ -68,18 +76,11 @@ int hg_sim_push_topo(hg_sim *s, const hg_topo_op *op) {
   c->parent = hg_strdup(op->parent);
   c->joint = hg_strdup(op->joint);
   if (!c->body || (op->parent && !c->parent) || (op->joint && !c->joint)) {
-    hg_sim_free_topo(c);
+    free_topo(c);
     return -1;
   }
   s->tl.ntopo++;
   return 0;
-}
-
-void hg_sim_free_topo(hg_topo_op *op) {
-  free(op->body);
-  free(op->parent);
-  free(op->joint);
-  op->body = op->parent = op->joint = NULL;
 }
 
 int hg_sim_push_command(hg_sim *s, const hg_command *cmd, double t) {
@@ -128,10 +129,12 @@ double hg_sim_next_time_event(const hg_sim *s) {
   double tn = INFINITY;
   for (int e = 0; e < s->scene->nevent; e++) {
     const hg_event_spec *ev = &s->scene->event[e];
-    if (ev->trigger == HG_TRIGGER_TIME && !s->tl.fire_count[e] && ev->time > s->state.t && ev->time < tn)
+    if (ev->trigger == HG_TRIGGER_TIME && !s->tl.fire_count[e] && ev->time > s->state.t &&
+        ev->time < tn)
       tn = ev->time;
   }
   for (int k = 0; k < s->tl.ncmd; k++)
-    if (!s->tl.cmd_fired[k] && s->tl.cmd[k].t > s->state.t && s->tl.cmd[k].t < tn) tn = s->tl.cmd[k].t;
+    if (!s->tl.cmd_fired[k] && s->tl.cmd[k].t > s->state.t && s->tl.cmd[k].t < tn)
+      tn = s->tl.cmd[k].t;
   return tn;
 }

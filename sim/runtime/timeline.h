@@ -15,7 +15,7 @@
  *   root_hit       fire_roots (sim.c: the integrator's roots of the last stop)
  *   fire_count, captured, nfired, fired, cmd_fired   hg_sim_push_fired (timeline.c)
  *   nlog, log      hg_sim_push_log (timeline.c)
- *   ntopo, topo    hg_sim_push_topo (timeline.c); freed by hg_sim_free_topo
+ *   ntopo, topo    hg_sim_push_topo (timeline.c)
  *   ncmd, cmd      hg_sim_push_command (timeline.c)
  *   nrefused       the actions of hg_sim_fire (events.c)
  *   dt_out, k_out, k_ck, held   sim.c (k_out and k_ck also hg_ck_resume, checkpoint.c)
@@ -102,7 +102,6 @@ int hg_sim_push_fired(hg_sim *s, int kind, int index, double t);
 int hg_sim_push_log(hg_sim *s, const hg_sim_event *ev);
 /* the replay list of topology changes (copies of the names); 0 or -1 */
 int hg_sim_push_topo(hg_sim *s, const hg_topo_op *op);
-void hg_sim_free_topo(hg_topo_op *op);
 /* a copy of cmd at time t into the command list; its index, or -1 with a failure */
 int hg_sim_push_command(hg_sim *s, const hg_command *cmd, double t);
 /* the counts of the scene's events and captures fired; 0 or -1 */

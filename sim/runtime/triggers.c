@@ -145,7 +145,7 @@ void hg_sim_resolve_triggers(hg_sim *s) {
   }
 }
 
-/* the root function of one trigger (kinematics and loads of the state in s->d, s->rhs.qs, s->rhs.tau) */
+/* the root function of one trigger (kinematics and loads of the state in s->d, rhs.qs, rhs.tau) */
 static double trig_value(hg_sim *s, const hg_trig *g) {
   double dist, angle, speed, tw[6];
   hg_se3 T;

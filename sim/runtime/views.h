@@ -10,8 +10,8 @@
  * Who writes each field:
  *   view_ok        set by view_state (views.c); cleared by sim_eval (rhs.c), hg_sim_pull_state and
  *                  hg_sim_advance (integration.c), hg_sim_fire (events.c), hg_ck_resume
- *                  (checkpoint.c), hg_sim_install_model (sim_model.c), hg_sim_run and hg_sim_command
- *                  (sim.c)
+ *                  (checkpoint.c), hg_sim_install_model (sim_model.c), hg_sim_run and
+ *                  hg_sim_command (sim.c)
  *   pv_*           scratch (preview.c)
  *   nobs, obs      hg_sim_observe, hg_sim_release_observers (observe.c)
  *   started, wall  sim.c */
