@@ -86,11 +86,11 @@ static void rhs_equals_eval(void **state) {
       fail_msg("%s: %s", all_scenes[k], hg_sim_error(s));
     int nv = s->m->nv;
     double *qdd = malloc(nv * sizeof *qdd), *tau = malloc(nv * sizeof *tau), p0, p1;
-    assert_int_equal(hg_sim_eval(s, s->t, s->q, s->v, &p0), 0);
+    assert_int_equal(hg_sim_eval(s, s->state.t, s->state.q, s->state.v, &p0), 0);
     assert_int_equal(s->d->local_pass, 0);
-    memcpy(qdd, s->qdd, nv * sizeof *qdd);
-    memcpy(tau, s->tau, nv * sizeof *tau);
-    assert_int_equal(hg_sim_rhs(s, s->t, s->q, s->v, &p1), 0);
+    memcpy(qdd, s->rhs.qdd, nv * sizeof *qdd);
+    memcpy(tau, s->rhs.tau, nv * sizeof *tau);
+    assert_int_equal(hg_sim_rhs(s, s->state.t, s->state.q, s->state.v, &p1), 0);
     int local = !strcmp(all_scenes[k], "pendulum") || !strcmp(all_scenes[k], "chain") ||
                 !strcmp(all_scenes[k], "dock") || !strcmp(all_scenes[k], "humanoid") ||
                 !strcmp(all_scenes[k], "release");
@@ -98,7 +98,7 @@ static void rhs_equals_eval(void **state) {
     double scale = 1, e = 0;
     for (int c = 0; c < nv; c++) {
       scale = fmax(scale, fmax(fabs(qdd[c]), fabs(tau[c])));
-      e = fmax(e, fmax(fabs(qdd[c] - s->qdd[c]), fabs(tau[c] - s->tau[c])));
+      e = fmax(e, fmax(fabs(qdd[c] - s->rhs.qdd[c]), fabs(tau[c] - s->rhs.tau[c])));
     }
     e = fmax(e / scale, fabs(p1 - p0) / fmax(1, fabs(p0)));
     printf("# %-12s %s pass: relative difference %.3g\n", all_scenes[k], local ? "body-local" : "tree-frame", e);

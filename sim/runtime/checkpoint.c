@@ -42,8 +42,8 @@ static void put_numbers(FILE *f, const double *x, int n) {
 static void write_history(FILE *f, const hg_sim *s) {
   static const char *const kind[] = {[HG_ACTION_DETACH] = "detach", [HG_ACTION_ATTACH] = "attach",
                                      [HG_ACTION_REMOVE] = "remove", [HG_ACTION_ADD] = "add"};
-  for (int k = 0; k < s->ntopo; k++) {
-    const hg_topo_op *op = &s->topo[k];
+  for (int k = 0; k < s->tl.ntopo; k++) {
+    const hg_topo_op *op = &s->tl.topo[k];
     fprintf(f, "topo %s", kind[op->type]);
     put_name(f, op->body);
     if (op->type == HG_ACTION_ATTACH) {
@@ -54,18 +54,18 @@ static void write_history(FILE *f, const hg_sim *s) {
     }
     fputc('\n', f);
   }
-  for (int k = 0; k < s->nfired; k++)
-    fprintf(f, "fired %d %d %.17g\n", s->fired[k].kind, s->fired[k].index, s->fired[k].t);
+  for (int k = 0; k < s->tl.nfired; k++)
+    fprintf(f, "fired %d %d %.17g\n", s->tl.fired[k].kind, s->tl.fired[k].index, s->tl.fired[k].t);
 }
 
 static void write_modes(FILE *f, const hg_sim *s) {
   const hg_model *m = s->m;
-  if (s->pull) {
-    const hg_force_spec *p = &s->pull_spec;
+  if (s->pull.forces) {
+    const hg_force_spec *p = &s->pull.spec;
     fprintf(f, "pull");
-    put_name(f, s->pull_marker[0].body);
-    put_numbers(f, s->pull_marker[0].pose.p, 3);
-    put_numbers(f, s->pull_marker[1].pose.p, 3);
+    put_name(f, s->pull.marker[0].body);
+    put_numbers(f, s->pull.marker[0].pose.p, 3);
+    put_numbers(f, s->pull.marker[1].pose.p, 3);
     put_numbers(f, &p->stiffness, 1);
     put_numbers(f, &p->damping, 1);
     fputc('\n', f);
@@ -76,7 +76,7 @@ static void write_modes(FILE *f, const hg_sim *s) {
     fprintf(f, " %d\n", hg_forces_enabled(s->forces, k));
   }
   for (int i = 1; i < m->nbody; i++) {
-    const hg_recipe *r = &s->recipe[i];
+    const hg_recipe *r = &s->state.recipe[i];
     if (s->d->mode[i] == HG_MODE_FREE) continue;
     fprintf(f, "mode");
     put_name(f, m->jnt_name[i]);
@@ -89,33 +89,34 @@ static void write_modes(FILE *f, const hg_sim *s) {
   }
 }
 
-int hg_ck_write(const hg_sim *s, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
-  int rc = hg_ck_fwrite(s, f);
-  return fclose(f) || rc ? -1 : 0;
-}
-
-int hg_ck_fwrite(const hg_sim *s, FILE *f) {
+/* the checkpoint into an open stream; 0 or -1 */
+static int ck_fwrite(const hg_sim *s, FILE *f) {
   fprintf(f, "%s %d\nscene", CK_MAGIC, CK_VERSION);
   put_name(f, s->scene->path ? s->scene->path : "?");
   fprintf(f, "\nt_start %.17g\nt %.17g\nmethod %s\nrtol %.17g\ncheckpoint_every %.17g\n",
-          s->t_start, s->t, hg_integ_method_name(s->integ.method), s->integ.rtol,
+          s->t_start, s->state.t, hg_integ_method_name(s->integ.method), s->integ.rtol,
           s->opt.checkpoint_every);
-  fprintf(f, "k_out %ld\nk_ck %ld\n", s->k_out, s->k_ck);
-  fprintf(f, "budget %.17g %.17g %.17g %.17g %.17g %.17g\n", s->e_lock, s->w_event, s->b0,
-          s->b_scale, s->max_drift, s->quad);
+  fprintf(f, "k_out %ld\nk_ck %ld\n", s->tl.k_out, s->tl.k_ck);
+  fprintf(f, "budget %.17g %.17g %.17g %.17g %.17g %.17g\n", s->budget.e_lock, s->budget.w_event,
+          s->budget.b0, s->budget.b_scale, s->budget.max_drift, s->state.quad);
   fprintf(f, "momentum");
-  put_numbers(f, s->h_ref, 6);
-  fprintf(f, " %.17g\n", s->mt.drift);
+  put_numbers(f, s->budget.h_ref, 6);
+  fprintf(f, " %.17g\n", s->budget.mt.drift);
   write_history(f, s);
   write_modes(f, s);
   fprintf(f, "q %d", s->m->nq);
-  put_numbers(f, s->q, s->m->nq);
+  put_numbers(f, s->state.q, s->m->nq);
   fprintf(f, "\nv %d", s->m->nv);
-  put_numbers(f, s->v, s->m->nv);
+  put_numbers(f, s->state.v, s->m->nv);
   fprintf(f, "\nend\n");
   return ferror(f) ? -1 : 0;
+}
+
+int hg_ck_write(const hg_sim *s, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  int rc = ck_fwrite(s, f);
+  return fclose(f) || rc ? -1 : 0;
 }
 
 /* ---- reading ---- */
@@ -219,7 +220,7 @@ static int ck_options(hg_sim *s, ck_reader *r) {
     long k;
     if (integer(r, 1, &k)) return -1;
     if (k < 0) return ck_error(r, "%s must be >= 0", w);
-    *(w[2] == 'o' ? &s->k_out : &s->k_ck) = k;
+    *(w[2] == 'o' ? &s->tl.k_out : &s->tl.k_ck) = k;
     return 0;
   }
   if (num(r, 1, &x)) return -1;
@@ -228,7 +229,7 @@ static int ck_options(hg_sim *s, ck_reader *r) {
   if (strcmp(w, "t") == 0) {
     if (!(x >= s->t_start && x <= s->t_end))
       return ck_error(r, "t %s is outside the scene's run (from its start to its end)", r->word[1]);
-    s->t = x;
+    s->state.t = x;
   } else if (strcmp(w, "rtol") == 0) {
     if (!(x > 0 && x < 1)) return ck_error(r, "rtol %s must be in (0, 1)", r->word[1]);
     s->integ.rtol = x;
@@ -243,12 +244,13 @@ static int ck_options(hg_sim *s, ck_reader *r) {
 
 static int ck_momentum(hg_sim *s, ck_reader *r) {
   for (int k = 0; k < 7; k++)
-    if (num(r, 1 + k, k < 6 ? &s->h_ref[k] : &s->mt.drift)) return -1;
+    if (num(r, 1 + k, k < 6 ? &s->budget.h_ref[k] : &s->budget.mt.drift)) return -1;
   return 0;
 }
 
 static int ck_budget(hg_sim *s, ck_reader *r) {
-  double *x[] = {&s->e_lock, &s->w_event, &s->b0, &s->b_scale, &s->max_drift, &s->quad};
+  double *x[] = {&s->budget.e_lock,    &s->budget.w_event,    &s->budget.b0,
+                 &s->budget.b_scale,   &s->budget.max_drift,  &s->state.quad};
   for (int k = 0; k < 6; k++)
     if (num(r, 1 + k, x[k])) return -1;
   return 0;
@@ -282,7 +284,7 @@ static int ck_fired(hg_sim *s, ck_reader *r) {
   if (integer(r, 1, &kind) || integer(r, 2, &index) || num(r, 3, &t)) return -1;
   int n = kind == HG_FIRED_EVENT     ? s->scene->nevent
           : kind == HG_FIRED_CAPTURE ? s->scene->ncapture
-                                     : s->ncmd;
+                                     : s->tl.ncmd;
   if (kind == HG_FIRED_COMMAND && (index < 0 || index >= n))
     return ck_error(r, "%s", "fired: a command of the run that wrote the checkpoint is missing; "
                              "give the same command file (--commands) to resume it");
@@ -316,7 +318,7 @@ static int ck_mode(hg_sim *s, ck_reader *r) {
   rec.src = (int)src;
   rec.idx = (int)idx;
   rec.act = (int)act;
-  s->recipe[i] = rec;
+  s->state.recipe[i] = rec;
   s->d->mode[i] = (uint8_t)mode;
   return hg_sim_build_profile(s, i) ? ck_error(r, "%.300s", s->err) : 0;
 }
@@ -336,7 +338,7 @@ static int ck_pull(hg_sim *s, ck_reader *r) {
 
 static int ck_state(hg_sim *s, ck_reader *r, int is_q) {
   int n = is_q ? s->m->nq : s->m->nv, got;
-  if (vector(r, 1, is_q ? s->q : s->v, n, &got) || got != n)
+  if (vector(r, 1, is_q ? s->state.q : s->state.v, n, &got) || got != n)
     return ck_error(r, "%s: the size does not fit the model", r->word[0]);
   return 0;
 }
@@ -382,8 +384,8 @@ static int ck_record(hg_sim *s, ck_reader *r) {
 static void clear_modes(hg_sim *s) {
   for (int i = 1; i < s->m->nbody; i++) {
     s->d->mode[i] = HG_MODE_FREE;
-    hg_profile_free(s->prof[i]);
-    s->prof[i] = NULL;
+    hg_profile_free(s->state.prof[i]);
+    s->state.prof[i] = NULL;
   }
 }
 
@@ -408,7 +410,7 @@ static int ck_read(hg_sim *s, ck_reader *r) {
 }
 
 int hg_ck_resume(hg_sim *s, const char *path, hg_error *err) {
-  s->view_ok = 0; /* a new state: the views evaluate it afresh */
+  s->views.view_ok = 0; /* a new state: the views evaluate it afresh */
   ck_reader r;
   memset(&r, 0, sizeof r);
   r.path = path;
@@ -419,11 +421,28 @@ int hg_ck_resume(hg_sim *s, const char *path, hg_error *err) {
   free(r.line);
   free(r.word);
   fclose(r.f);
-  if (rc) return -1;
-  /* the restart the uninterrupted run made at this time */
-  hg_sim_resolve_triggers(s);
-  s->restart = 0;
-  if (hg_sim_new_integrator(s) || hg_sim_restart(s))
-    return hg_error_set(err, "%.200s: %.300s", path, s->err), -1;
-  return 0;
+  return rc ? -1 : 0;
+}
+
+/* ---- the last good state ---- */
+
+void hg_ck_keep_good(hg_sim *s) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return;
+  int rc = ck_fwrite(s, f);
+  if (fclose(f) || rc) {
+    free(buf);
+    return;
+  }
+  free(s->ck.good);
+  s->ck.good = buf;
+  s->ck.good_len = len;
+  s->ck.good_t = s->state.t;
+}
+
+void hg_ck_free(hg_sim *s) {
+  free(s->ck.good);
+  s->ck.good = NULL;
 }

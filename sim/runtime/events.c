@@ -1,8 +1,9 @@
 /* events.c: the one path of every change a running simulation takes: scene events, docking
  * captures and commands fire here, apply their actions (modes, forces, impulses, topology
  * changes: detach, attach, undock, remove, add) and are logged with the momentum and energy
- * before and after. The mode switches of consecutive set_mode actions take effect together, in
- * one impulse (locking several moving joints at once is one plastic collision, not a sequence). */
+ * before and after (the observers are told by sim.c, which fires). The mode switches of
+ * consecutive set_mode actions take effect together, in one impulse (locking several moving
+ * joints at once is one plastic collision, not a sequence). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -10,17 +11,6 @@
 
 #include "sim_internal.h"
 #include "topology.h"
-
-/* ---- history ---- */
-
-int hg_sim_push_fired(hg_sim *s, int kind, int index, double t) {
-  if (hg_sim_grow((void **)&s->fired, s->nfired, &s->capfired, sizeof *s->fired)) return -1;
-  s->fired[s->nfired++] = (hg_fired){kind, index, t};
-  if (kind == HG_FIRED_EVENT) s->fire_count[index]++;
-  else if (kind == HG_FIRED_CAPTURE) s->captured[index] = 1;
-  else s->cmd_fired[index] = 1;
-  return 0;
-}
 
 /* ---- actions ---- */
 
@@ -75,8 +65,8 @@ static int apply_mode(hg_sim *s, fire_ctx *c, int i, const hg_mode_spec *ms, int
 static double profile_jump(const hg_sim *s, int i, double *qp) {
   const hg_model *m = s->m;
   double dq[HG_JOINT_MAXNV], jump = 0;
-  hg_profile_eval(s->prof[i], s->t, qp, NULL, NULL);
-  hg_joint_difference(&m->jnt[i], s->q + m->q_adr[i], qp, dq);
+  hg_profile_eval(s->state.prof[i], s->state.t, qp, NULL, NULL);
+  hg_joint_difference(&m->jnt[i], s->state.q + m->q_adr[i], qp, dq);
   for (int k = 0; k < m->jnt_nv[i]; k++) jump = fmax(jump, fabs(dq[k]));
   return jump;
 }
@@ -106,14 +96,14 @@ static int act_set_mode(hg_sim *s, fire_ctx *c, const hg_action *act, int a) {
   const hg_model *m = s->m;
   int leader = mimic_leader(m, i);
   if (leader > 0) {
-    s->nrefused++;
+    s->tl.nrefused++;
     return detail(c, "REFUSED set_mode of joint %s: it follows joint %s (mimic), whose mode it "
                      "takes", m->jnt_name[i], m->jnt_name[leader]), 0;
   }
   uint8_t mode0 = s->d->mode[i];
-  hg_recipe rec0 = s->recipe[i];
-  hg_profile *prof0 = s->prof[i];
-  s->prof[i] = NULL; /* kept aside until the new one is accepted */
+  hg_recipe rec0 = s->state.recipe[i];
+  hg_profile *prof0 = s->state.prof[i];
+  s->state.prof[i] = NULL; /* kept aside until the new one is accepted */
   if (hg_sim_set_mode(s, i, &act->mode, c->recipe_src, c->recipe_idx, a)) {
     hg_profile_free(prof0);
     return s->failed;
@@ -121,17 +111,17 @@ static int act_set_mode(hg_sim *s, fire_ctx *c, const hg_action *act, int a) {
   double qp[HG_JOINT_MAXNQ];
   /* a start within 1e-9 (rad or m) of the joint is where the joint is: splines through
    * measured samples round at ~1e-12 */
-  if (s->prof[i] && profile_jump(s, i, qp) > 1e-9) {
+  if (s->state.prof[i] && profile_jump(s, i, qp) > 1e-9) {
     char a_[160], b_[160];
     detail(c, "REFUSED set_mode of joint %s: its profile starts at %s but the joint is at %s "
               "(a prescribed motion must start where the joint is)",
            m->jnt_name[i], numbers(qp, m->jnt_nq[i], a_, sizeof a_),
-           numbers(s->q + m->q_adr[i], m->jnt_nq[i], b_, sizeof b_));
-    hg_profile_free(s->prof[i]);
-    s->prof[i] = prof0;
+           numbers(s->state.q + m->q_adr[i], m->jnt_nq[i], b_, sizeof b_));
+    hg_profile_free(s->state.prof[i]);
+    s->state.prof[i] = prof0;
     s->d->mode[i] = mode0;
-    s->recipe[i] = rec0;
-    s->nrefused++;
+    s->state.recipe[i] = rec0;
+    s->tl.nrefused++;
     return 0;
   }
   hg_profile_free(prof0);
@@ -154,7 +144,7 @@ static int act_impulse(hg_sim *s, fire_ctx *c, const hg_action *act) {
   hg_se3 M, Tm;
   double vel[3];
   if (i < 1) return detail(c, "impulse on %s absent: skipped", act->body ? act->body : "?"), 0;
-  hg_kinematics(m, s->d, s->q, s->v);
+  hg_kinematics(m, s->d, s->state.q, s->state.v);
   if (act->marker_a && !hg_sim_resolve_marker(s, act->marker_a, &mb, &M))
     hg_sim_marker_world(s, mb, &M, &Tm, vel);
   else Tm = s->d->T_world[i];
@@ -162,14 +152,14 @@ static int act_impulse(hg_sim *s, fire_ctx *c, const hg_action *act) {
    * others hold their velocities */
   double w[6];
   for (int k = 0; k < 3; k++) w[k] = act->angular[k], w[3 + k] = act->linear[k];
-  hg_sim_wrench_to_tau(s, s->d, i, Tm.p, w, s->imp);
+  hg_sim_wrench_to_tau(s, s->d, i, Tm.p, w, s->rhs.imp);
   for (int k = 0; k < m->nv; k++) {
-    if (s->d->mode[m->dof_body[k]] != HG_MODE_FREE) s->imp[k] = 0;
-    s->dv[k] = 0;
+    if (s->d->mode[m->dof_body[k]] != HG_MODE_FREE) s->rhs.imp[k] = 0;
+    s->rhs.dv[k] = 0;
   }
-  if (hg_hybrid_impulse(m, s->d, s->q, s->dv, s->imp))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->t, s->d->err);
-  for (int k = 0; k < m->nv; k++) s->v[k] += s->dv[k];
+  if (hg_hybrid_impulse(m, s->d, s->state.q, s->rhs.dv, s->rhs.imp))
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->state.t, s->d->err);
+  for (int k = 0; k < m->nv; k++) s->state.v[k] += s->rhs.dv[k];
   c->ev.conserves = 0;
   detail(c, "impulse on %s", act->body);
   return 0;
@@ -191,7 +181,7 @@ static void point_velocity(hg_sim *s, int i, const double p[3], double vel[3]) {
 static double normal_speed(hg_sim *s, const hg_forces_impact *im, const double n[3],
                            const double *v) {
   double va[3], vb[3];
-  hg_kinematics(s->m, s->d, s->q, v);
+  hg_kinematics(s->m, s->d, s->state.q, v);
   point_velocity(s, im->body_a, im->pa, va);
   point_velocity(s, im->body_b, im->pb, vb);
   for (int k = 0; k < 3; k++) vb[k] -= va[k];
@@ -208,33 +198,33 @@ static int act_touch(hg_sim *s, fire_ctx *c, int k) {
   const char *name = s->scene->force[k].name;
   hg_forces_impact im;
   double n[3], w[6] = {0, 0, 0, 0, 0, 0};
-  hg_kinematics(m, s->d, s->q, s->v);
+  hg_kinematics(m, s->d, s->state.q, s->state.v);
   if (hg_forces_contact_impact(s->forces, k, m, s->d, &im) || !(im.gap > 0))
     return detail(c, "%s: touch without a normal (already in contact): compliant", name), 0;
   for (int r = 0; r < 3; r++) n[r] = (im.pb[r] - im.pa[r]) / im.gap;
-  double u = normal_speed(s, &im, n, s->v);
+  double u = normal_speed(s, &im, n, s->state.v);
   if (!(-u > im.min_speed))
     return detail(c, "%s: %s touches %s at %.3g m/s: compliant", name, m->body_name[im.body_a],
                   m->body_name[im.body_b], -u), 0;
   /* the generalized impulse of +n on b at pb and -n on a at pa, at free joints */
   for (int r = 0; r < 3; r++) w[3 + r] = n[r];
-  hg_sim_wrench_to_tau(s, s->d, im.body_b, im.pb, w, s->imp);
+  hg_sim_wrench_to_tau(s, s->d, im.body_b, im.pb, w, s->rhs.imp);
   for (int r = 0; r < 3; r++) w[3 + r] = -n[r];
-  hg_sim_wrench_to_tau(s, s->d, im.body_a, im.pa, w, s->dv);
+  hg_sim_wrench_to_tau(s, s->d, im.body_a, im.pa, w, s->rhs.dv);
   for (int j = 0; j < m->nv; j++) {
-    s->imp[j] += s->dv[j];
-    if (s->d->mode[m->dof_body[j]] != HG_MODE_FREE) s->imp[j] = 0;
-    s->dv[j] = 0;
+    s->rhs.imp[j] += s->rhs.dv[j];
+    if (s->d->mode[m->dof_body[j]] != HG_MODE_FREE) s->rhs.imp[j] = 0;
+    s->rhs.dv[j] = 0;
   }
-  if (hg_hybrid_impulse(m, s->d, s->q, s->dv, s->imp))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impact: %s", s->t, s->d->err);
+  if (hg_hybrid_impulse(m, s->d, s->state.q, s->rhs.dv, s->rhs.imp))
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impact: %s", s->state.t, s->d->err);
   /* its normal speed change per unit impulse, and the impulse */
-  double G = normal_speed(s, &im, n, s->dv);
+  double G = normal_speed(s, &im, n, s->rhs.dv);
   if (!(G > 0))
     return detail(c, "%s: %s cannot move against %s: compliant", name, m->body_name[im.body_a],
                   m->body_name[im.body_b]), 0;
   double P = -(1 + im.restitution) * u / G;
-  for (int j = 0; j < m->nv; j++) s->v[j] += P * s->dv[j];
+  for (int j = 0; j < m->nv; j++) s->state.v[j] += P * s->rhs.dv[j];
   detail(c, "%s: %s strikes %s at %.9g m/s, restitution %g, impulse %.9g N s", name,
          m->body_name[im.body_a], m->body_name[im.body_b], -u, im.restitution, P);
   return 0;
@@ -269,12 +259,12 @@ static int dock(hg_sim *s, fire_ctx *c, const char *ma, const char *mb, const ch
   const char *blocker = hg_topology_reroot_blocker(s->m, ib);
   if (blocker) {
     int j = hg_model_joint(s->m, blocker);
-    s->nrefused++;
+    s->tl.nrefused++;
     return detail(c, "REFUSED attach %s to %s: docking would re-root its tree through %s joint "
                      "%s, which cannot reverse", mb, ma,
                   hg_joint_type_name(s->m->jnt[j].type), blocker), 0;
   }
-  hg_kinematics(s->m, s->d, s->q, s->v);
+  hg_kinematics(s->m, s->d, s->state.q, s->state.v);
   if (ia > 0) hg_se3_invmul(&s->d->T_world[ia], &s->d->T_world[ib], &T);
   else T = s->d->T_world[ib];
   if (jname) snprintf(joint, sizeof joint, "%s", jname);
@@ -352,19 +342,19 @@ static int act_set_state(hg_sim *s, fire_ctx *c, const hg_action *act) {
   if (i < 1) return detail(c, "set_state %s absent: skipped", act->joint ? act->joint : "?"), 0;
   int mode = s->d->mode[i], moving = 0, leader = mimic_leader(m, i);
   if (leader > 0) {
-    s->nrefused++;
+    s->tl.nrefused++;
     return detail(c, "REFUSED set_state of joint %s: it follows joint %s (mimic): set the leader",
                   m->jnt_name[i], m->jnt_name[leader]), 0;
   }
   for (int k = 0; act->has_v && k < m->jnt_nv[i]; k++) moving |= act->v[k] != 0;
   if (mode == HG_MODE_PRESCRIBED || (mode == HG_MODE_LOCKED && moving)) {
-    s->nrefused++;
+    s->tl.nrefused++;
     return detail(c, "REFUSED set_state of joint %s: it is %s (free it first)", m->jnt_name[i],
                   mode_name((hg_mode)mode)), 0;
   }
-  if (act->has_q) memcpy(s->q + m->q_adr[i], act->q, (size_t)m->jnt_nq[i] * sizeof(double));
-  if (act->has_v) memcpy(s->v + m->v_adr[i], act->v, (size_t)m->jnt_nv[i] * sizeof(double));
-  hg_mimic_project(m, s->q, s->v); /* a leader's followers come along */
+  if (act->has_q) memcpy(s->state.q + m->q_adr[i], act->q, (size_t)m->jnt_nq[i] * sizeof(double));
+  if (act->has_v) memcpy(s->state.v + m->v_adr[i], act->v, (size_t)m->jnt_nv[i] * sizeof(double));
+  hg_mimic_project(m, s->state.q, s->state.v); /* a leader's followers come along */
   c->ev.conserves = 0;
   return detail(c, "joint %s set%s%s", m->jnt_name[i], act->has_q ? " q" : "",
                 act->has_v ? " v" : ""), 0;
@@ -380,7 +370,7 @@ static int act_perturb(hg_sim *s, fire_ctx *c, const hg_action *act) {
 }
 
 static int act_release(hg_sim *s, fire_ctx *c) {
-  int was = s->pull != NULL;
+  int was = s->pull.forces != NULL;
   hg_sim_pull_release(s);
   c->ev.conserves = 0;
   return detail(c, was ? "release the pull" : "release: nothing pulls"), 0;
@@ -389,15 +379,15 @@ static int act_release(hg_sim *s, fire_ctx *c) {
 /* end stop k of the model: a free joint at its limit locks there (a plastic impact), a held one
  * is released */
 static int act_stop(hg_sim *s, fire_ctx *c, int k) {
-  int i = s->stop[k];
+  int i = s->tl.stop[k];
   const hg_joint_limits *l = &s->m->limits[i];
-  double q = s->q[s->m->q_adr[i]];
+  double q = s->state.q[s->m->q_adr[i]];
   const char *which = q - l->lower > l->upper - q ? "upper" : "lower";
-  if (s->d->mode[i] == HG_MODE_LOCKED && s->recipe[i].src == HG_RECIPE_STOP) {
+  if (s->d->mode[i] == HG_MODE_LOCKED && s->state.recipe[i].src == HG_RECIPE_STOP) {
     detail(c, "joint %s leaves its %s stop", s->m->jnt_name[i], which);
     return apply_mode(s, c, i, &free_spec, HG_RECIPE_KEEP, -1, -1);
   }
-  double v = s->v[s->m->v_adr[i]];
+  double v = s->state.v[s->m->v_adr[i]];
   /* a rebound below 1e-6 (rad or m per second) would only start a cascade of ever smaller
    * bounces: the joint then stays at the stop */
   if (l->restitution > 0 && l->restitution * fabs(v) > 1e-6) {
@@ -406,7 +396,7 @@ static int act_stop(hg_sim *s, fire_ctx *c, int k) {
     static const hg_mode_spec keep = {NULL, HG_MODE_PRESCRIBED, 0, {0}, {NULL, 0, 0}};
     detail(c, "joint %s bounces off its %s stop", s->m->jnt_name[i], which);
     if (hg_sim_set_mode(s, i, &keep, HG_RECIPE_KEEP, -1, -1)) return s->failed;
-    s->recipe[i].v0[0] = -l->restitution * v;
+    s->state.recipe[i].v0[0] = -l->restitution * v;
     if (hg_sim_build_profile(s, i)) return s->failed;
     c->pending = 1;
     int rc = flush_modes(s, c);
@@ -454,8 +444,8 @@ static int floating(const hg_sim *s) {
 /* momentum and energy of the current state into the log entry */
 static void measure(hg_sim *s, double h[6], double *e, double *scale) {
   double ke, pe, pel, sc[2];
-  hg_sim_momentum_scale(s, s->q, s->v, h, scale ? scale : sc);
-  hg_sim_energy(s, s->q, s->v, &ke, &pe, &pel);
+  hg_sim_momentum_scale(s, s->state.q, s->state.v, h, scale ? scale : sc);
+  hg_sim_energy(s, s->state.q, s->state.v, &ke, &pe, &pel);
   *e = ke + pe + pel;
 }
 
@@ -479,25 +469,22 @@ static int finish_fire(hg_sim *s, fire_ctx *c, int kind, int index) {
    * 80,000 random events in test_events_soak) */
   if (hg_sim_event_momentum_change(&c->ev) > 1e-12) c->ev.conserves = 0;
   c->ev.e_lock = c->e_lock;
-  s->e_lock += c->e_lock;
-  s->w_event += c->ev.e_after - c->ev.e_before + c->e_lock;
-  if ((kind != HG_FIRED_STOP && kind != HG_FIRED_TOUCH && hg_sim_push_fired(s, kind, index, s->t)) ||
-      hg_sim_grow((void **)&s->log, s->nlog, &s->caplog, sizeof *s->log))
+  hg_sim_budget_book(s, &c->ev, c->e_lock);
+  if ((kind != HG_FIRED_STOP && kind != HG_FIRED_TOUCH &&
+       hg_sim_push_fired(s, kind, index, s->state.t)) ||
+      hg_sim_push_log(s, &c->ev))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
-  s->log[s->nlog++] = c->ev;
-  /* momentum drift counts from here when the event changed the momentum on purpose */
-  if (!c->ev.conserves) memcpy(s->h_ref, c->ev.h_after, sizeof s->h_ref);
   hg_sim_resolve_triggers(s);
-  s->restart = 1;
-  return hg_sim_notify_event(s, &c->ev);
+  s->tl.restart = 1;
+  return 0;
 }
 
 int hg_sim_fire(hg_sim *s, int kind, int index) {
-  s->view_ok = 0; /* a new state: the views evaluate it afresh */
+  s->views.view_ok = 0; /* a new state: the views evaluate it afresh */
   fire_ctx c;
   int rc = 0;
   memset(&c, 0, sizeof c);
-  c.ev.t = s->t;
+  c.ev.t = s->state.t;
   c.ev.conserves = floating(s);
   if (kind == HG_FIRED_EVENT) {
     const hg_event_spec *e = &s->scene->event[index];
@@ -505,7 +492,7 @@ int hg_sim_fire(hg_sim *s, int kind, int index) {
     c.action = e->action, c.naction = e->naction;
     c.recipe_src = HG_RECIPE_ACTION, c.recipe_idx = index;
   } else if (kind == HG_FIRED_COMMAND) {
-    const hg_command *cmd = &s->cmd[index];
+    const hg_command *cmd = &s->tl.cmd[index];
     c.ev.name = cmd->text ? cmd->text : "command";
     c.action = cmd->action, c.naction = cmd->naction;
     c.recipe_src = HG_RECIPE_COMMAND, c.recipe_idx = index;
@@ -526,74 +513,4 @@ int hg_sim_fire(hg_sim *s, int kind, int index) {
               s->scene->capture[index].joint);
   if (rc) return rc;
   return finish_fire(s, &c, kind, index);
-}
-
-/* ---- time events ---- */
-
-double hg_sim_next_time_event(const hg_sim *s) {
-  double tn = INFINITY;
-  for (int e = 0; e < s->scene->nevent; e++) {
-    const hg_event_spec *ev = &s->scene->event[e];
-    if (ev->trigger == HG_TRIGGER_TIME && !s->fire_count[e] && ev->time > s->t && ev->time < tn)
-      tn = ev->time;
-  }
-  for (int k = 0; k < s->ncmd; k++)
-    if (!s->cmd_fired[k] && s->cmd[k].t > s->t && s->cmd[k].t < tn) tn = s->cmd[k].t;
-  return tn;
-}
-
-int hg_sim_fire_due(hg_sim *s) {
-  for (int e = 0; e < s->scene->nevent; e++) {
-    const hg_event_spec *ev = &s->scene->event[e];
-    if (ev->trigger != HG_TRIGGER_TIME || s->fire_count[e] || ev->time > s->t) continue;
-    int rc = hg_sim_fire(s, HG_FIRED_EVENT, e);
-    if (rc) return rc;
-  }
-  /* then the commands due, in the order given */
-  for (int k = 0; k < s->ncmd; k++) {
-    if (s->cmd_fired[k] || s->cmd[k].t > s->t) continue;
-    int rc = hg_sim_fire(s, HG_FIRED_COMMAND, k);
-    if (rc) return rc;
-  }
-  return 0;
-}
-
-/* ---- commands ---- */
-
-/* a copy of cmd at time t into the command list; its index, or -1 with a failure */
-static int push_command(hg_sim *s, const hg_command *cmd, double t) {
-  if (s->ncmd == s->capcmd) {
-    int cap = s->capcmd ? 2 * s->capcmd : 16;
-    hg_command *c = realloc(s->cmd, (size_t)cap * sizeof *c);
-    if (c) s->cmd = c;
-    unsigned char *f = c ? realloc(s->cmd_fired, (size_t)cap) : NULL;
-    if (f) s->cmd_fired = f;
-    if (!c || !f) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
-    s->capcmd = cap;
-  }
-  if (hg_command_copy(&s->cmd[s->ncmd], cmd))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
-  s->cmd[s->ncmd].t = t;
-  s->cmd_fired[s->ncmd] = 0;
-  return s->ncmd++;
-}
-
-int hg_sim_schedule(hg_sim *s, const hg_command *cmd) {
-  if (s->failed) return s->failed;
-  if (!(cmd->t >= s->t))
-    return hg_sim_fail(s, HG_SIM_ERR_INPUT, "t = %.17g: a command scheduled for t = %.17g is "
-                       "in the past", s->t, cmd->t);
-  return push_command(s, cmd, cmd->t) < 0 ? s->failed : HG_SIM_OK;
-}
-
-int hg_sim_command(hg_sim *s, const hg_command *cmd) {
-  if (s->failed) return s->failed;
-  /* what was due first: the state the command acts on is the one a run would have here */
-  int rc = hg_sim_fire_due(s);
-  int k = rc ? -1 : push_command(s, cmd, s->t);
-  if (k < 0) return s->failed;
-  rc = hg_sim_fire(s, HG_FIRED_COMMAND, k);
-  if (!rc) rc = hg_sim_stops_settle(s);
-  s->view_ok = 0;
-  return rc;
 }

@@ -5,11 +5,11 @@
 #include "sim_internal.h"
 
 int hg_sim_observe(hg_sim *s, const hg_sim_observer *obs) {
-  if (s->started || s->nobs == HG_SIM_MAX_OBSERVERS) {
+  if (s->views.started || s->views.nobs == HG_SIM_MAX_OBSERVERS) {
     if (obs->release) obs->release(obs->user);
     return -1;
   }
-  s->obs[s->nobs++] = *obs;
+  s->views.obs[s->views.nobs++] = *obs;
   return 0;
 }
 
@@ -20,37 +20,38 @@ static int observer_failed(hg_sim *s, const char *msg) {
 
 int hg_sim_notify_row(hg_sim *s) {
   int rc = 0;
-  for (int k = 0; k < s->nobs && !rc; k++)
-    if (s->obs[k].row) rc = observer_failed(s, s->obs[k].row(s->obs[k].user, s));
+  for (int k = 0; k < s->views.nobs && !rc; k++)
+    if (s->views.obs[k].row) rc = observer_failed(s, s->views.obs[k].row(s->views.obs[k].user, s));
   return rc;
 }
 
 int hg_sim_notify_event(hg_sim *s, const hg_sim_event *ev) {
   int rc = 0;
-  hg_sim_after_event(s, ev); /* the invariants and the last good state observe every event */
-  for (int k = 0; k < s->nobs && !rc; k++)
-    if (s->obs[k].event) rc = observer_failed(s, s->obs[k].event(s->obs[k].user, s, ev));
+  for (int k = 0; k < s->views.nobs && !rc; k++)
+    if (s->views.obs[k].event)
+      rc = observer_failed(s, s->views.obs[k].event(s->views.obs[k].user, s, ev));
   return rc;
 }
 
 void hg_sim_notify_progress(hg_sim *s, int final) {
-  for (int k = 0; k < s->nobs; k++)
-    if (s->obs[k].progress) s->obs[k].progress(s->obs[k].user, s, final);
+  for (int k = 0; k < s->views.nobs; k++)
+    if (s->views.obs[k].progress) s->views.obs[k].progress(s->views.obs[k].user, s, final);
 }
 
 int hg_sim_notify_finish(hg_sim *s) {
   int rc = 0;
-  for (int k = 0; k < s->nobs; k++) {
-    const char *msg = s->obs[k].finish ? s->obs[k].finish(s->obs[k].user, s) : NULL;
+  for (int k = 0; k < s->views.nobs; k++) {
+    const hg_sim_observer *o = &s->views.obs[k];
+    const char *msg = o->finish ? o->finish(o->user, s) : NULL;
     if (msg && !rc) rc = HG_SIM_ERR_OUTPUT, hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "%s", msg);
   }
   return rc;
 }
 
 void hg_sim_release_observers(hg_sim *s) {
-  for (int k = 0; k < s->nobs; k++)
-    if (s->obs[k].release) s->obs[k].release(s->obs[k].user);
-  s->nobs = 0;
+  for (int k = 0; k < s->views.nobs; k++)
+    if (s->views.obs[k].release) s->views.obs[k].release(s->views.obs[k].user);
+  s->views.nobs = 0;
 }
 
 void hg_sim_path(const hg_sim *s, const char *name, char *path, size_t len) {
@@ -64,4 +65,4 @@ void hg_sim_path(const hg_sim *s, const char *name, char *path, size_t len) {
 int hg_sim_status(const hg_sim *s) { return s->failed; }
 const hg_scene *hg_sim_scene(const hg_sim *s) { return s->scene; }
 const hg_integ_options *hg_sim_integ_options(const hg_sim *s) { return &s->integ; }
-const hg_sim_momentum_track *hg_sim_momentum_drift(const hg_sim *s) { return &s->mt; }
+const hg_sim_momentum_track *hg_sim_momentum_drift(const hg_sim *s) { return &s->budget.mt; }

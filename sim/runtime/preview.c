@@ -10,18 +10,26 @@
 /* the scratch workspace and arrays for the current model (allocated when the model changes) */
 static int scratch(hg_sim *s) {
   const hg_model *m = s->m;
-  if (s->pv_d && s->pv_version == s->model_version) return 0;
-  hg_data_free(s->pv_d);
-  free(s->pv_q);
-  free(s->pv_v);
-  s->pv_d = hg_data_new(m);
-  s->pv_q = malloc(((size_t)m->nq + 1) * sizeof(double));
-  s->pv_v = malloc((3 * (size_t)m->nv + 6 * (size_t)m->nbody + 1) * sizeof(double));
-  s->pv_version = s->model_version;
-  if (s->pv_d && s->pv_q && s->pv_v) return 0;
-  hg_data_free(s->pv_d);
-  s->pv_d = NULL;
+  if (s->views.pv_d && s->views.pv_version == s->model_version) return 0;
+  hg_data_free(s->views.pv_d);
+  free(s->views.pv_q);
+  free(s->views.pv_v);
+  s->views.pv_d = hg_data_new(m);
+  s->views.pv_q = malloc(((size_t)m->nq + 1) * sizeof(double));
+  s->views.pv_v = malloc((3 * (size_t)m->nv + 6 * (size_t)m->nbody + 1) * sizeof(double));
+  s->views.pv_version = s->model_version;
+  if (s->views.pv_d && s->views.pv_q && s->views.pv_v) return 0;
+  hg_data_free(s->views.pv_d);
+  s->views.pv_d = NULL;
   return -1;
+}
+
+void hg_sim_free_previews(hg_sim *s) {
+  hg_data_free(s->views.pv_d);
+  free(s->views.pv_q);
+  free(s->views.pv_v);
+  s->views.pv_d = NULL;
+  s->views.pv_q = s->views.pv_v = NULL;
 }
 
 /* world twist (angular velocity, velocity of the body origin) of body i for velocities V in d */
@@ -36,8 +44,8 @@ int hg_sim_preview(hg_sim *s, const hg_command *cmd, hg_sim_preview_view *out) {
   const hg_model *m = s->m;
   memset(out, 0, sizeof *out);
   if (scratch(s)) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
-  hg_data *d = s->pv_d;
-  double *dv = s->pv_v, *imp = dv + m->nv, *va = imp + m->nv, *tw = va + m->nv;
+  hg_data *d = s->views.pv_d;
+  double *dv = s->views.pv_v, *imp = dv + m->nv, *va = imp + m->nv, *tw = va + m->nv;
   /* the modes the command would set (other actions do not enter a preview) */
   memcpy(d->mode, s->d->mode, (size_t)m->nbody);
   int nset = 0;
@@ -56,17 +64,17 @@ int hg_sim_preview(hg_sim *s, const hg_command *cmd, hg_sim_preview_view *out) {
   for (int k = 0; k < m->nv; k++) {
     int b = m->dof_body[k];
     int held = d->mode[b] != HG_MODE_FREE, was = s->d->mode[b] != HG_MODE_FREE;
-    dv[k] = held && !was ? -s->v[k] : 0;
+    dv[k] = held && !was ? -s->state.v[k] : 0;
     imp[k] = 0;
   }
-  if (hg_hybrid_impulse(m, d, s->q, dv, imp))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: preview: %s", s->t, d->err), -1;
-  for (int k = 0; k < m->nv; k++) va[k] = s->v[k] + dv[k];
+  if (hg_hybrid_impulse(m, d, s->state.q, dv, imp))
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: preview: %s", s->state.t, d->err), -1;
+  for (int k = 0; k < m->nv; k++) va[k] = s->state.v[k] + dv[k];
   double ke0, ke1, pe;
-  hg_energy(m, d, s->q, s->v, &ke0, &pe);
-  hg_energy(m, d, s->q, va, &ke1, &pe);
+  hg_energy(m, d, s->state.q, s->state.v, &ke0, &pe);
+  hg_energy(m, d, s->state.q, va, &ke1, &pe);
   /* the bodies' twist jumps, world axes */
-  hg_kinematics(m, d, s->q, dv);
+  hg_kinematics(m, d, s->state.q, dv);
   memset(tw, 0, 6 * sizeof(double));
   for (int i = 1; i < m->nbody; i++) world_twist(m, d, i, tw + 6 * i);
   out->energy_removed = ke0 - ke1;
@@ -81,10 +89,10 @@ const hg_se3 *hg_sim_ghost(hg_sim *s, const double *delta, double eps) {
   if (scratch(s)) return NULL;
   /* q (+) eps delta, joint by joint on its group */
   for (int i = 1; i < m->nbody; i++)
-    hg_joint_integrate(&m->jnt[i], s->q + m->q_adr[i], delta + m->v_adr[i], eps,
-                       s->pv_q + m->q_adr[i]);
-  hg_kinematics(m, s->pv_d, s->pv_q, NULL);
-  return s->pv_d->T_world;
+    hg_joint_integrate(&m->jnt[i], s->state.q + m->q_adr[i], delta + m->v_adr[i], eps,
+                       s->views.pv_q + m->q_adr[i]);
+  hg_kinematics(m, s->views.pv_d, s->views.pv_q, NULL);
+  return s->views.pv_d->T_world;
 }
 
 /* ---- the docking gauge ---- */
@@ -137,13 +145,13 @@ static int solve6(double A[36], double b[6]) {
  * at b's origin) makes through the impulsive hybrid dynamics with the current modes. */
 static double capture_loss(hg_sim *s, int ia, int ib, const double pb[3], const double rel[6]) {
   const hg_model *m = s->m;
-  hg_data *d = s->pv_d;
-  double *dv = s->pv_v, *imp = dv + m->nv, *ta = imp + m->nv, Linv[36], x[6];
+  hg_data *d = s->views.pv_d;
+  double *dv = s->views.pv_v, *imp = dv + m->nv, *ta = imp + m->nv, Linv[36], x[6];
   memcpy(d->mode, s->d->mode, (size_t)m->nbody);
   for (int c = 0; c < 6; c++) {
     double w[6] = {0, 0, 0, 0, 0, 0};
     w[c] = 1;
-    hg_kinematics(m, d, s->q, NULL);
+    hg_kinematics(m, d, s->state.q, NULL);
     hg_sim_wrench_to_tau(s, d, ib, pb, w, imp);
     if (ia > 0) {
       hg_sim_wrench_to_tau(s, d, ia, pb, w, ta);
@@ -154,8 +162,8 @@ static double capture_loss(hg_sim *s, int ia, int ib, const double pb[3], const 
       if (held) imp[k] = 0;
       dv[k] = 0;
     }
-    if (hg_hybrid_impulse(m, d, s->q, dv, imp)) return NAN;
-    hg_kinematics(m, d, s->q, dv);
+    if (hg_hybrid_impulse(m, d, s->state.q, dv, imp)) return NAN;
+    hg_kinematics(m, d, s->state.q, dv);
     double r[6];
     relative_twist(m, d, ia, ib, pb, r);
     for (int k = 0; k < 6; k++) Linv[6 * k + c] = r[k];
@@ -179,7 +187,7 @@ int hg_sim_clearance(hg_sim *s, const char *const *a, int na, const char *const 
     if ((ia[ma] = hg_model_body(s->m, a[k])) > 0) ma++;
   for (int k = 0; k < nb && mb < 64; k++)
     if ((ib[mb] = hg_model_body(s->m, b[k])) > 0) mb++;
-  hg_kinematics(s->m, s->d, s->q, s->v);
+  hg_kinematics(s->m, s->d, s->state.q, s->state.v);
   return hg_collision_distance(s->coll, s->d->T_world, ia, ma, ib, mb, out);
 }
 
@@ -195,7 +203,7 @@ int hg_sim_gauge(hg_sim *s, const char *marker_a, const char *marker_b, hg_sim_g
   if (hg_sim_resolve_marker(s, marker_a, &ia, &Ma) || hg_sim_resolve_marker(s, marker_b, &ib, &Mb))
     return -1;
   if (scratch(s)) return -1;
-  hg_kinematics(m, s->d, s->q, s->v);
+  hg_kinematics(m, s->d, s->state.q, s->state.v);
   hg_sim_marker_world(s, ia, &Ma, &Ta, va);
   hg_sim_marker_world(s, ib, &Mb, &Tb, vb);
   g->present = 1;

@@ -15,27 +15,27 @@
 static void pull_input(hg_sim *s, hg_force_input *in) {
   memset(in, 0, sizeof *in);
   in->nforce = 1;
-  in->force = &s->pull_spec;
+  in->force = &s->pull.spec;
   in->nmarker = 2;
-  in->marker = s->pull_marker;
+  in->marker = s->pull.marker;
   in->lenient = 1; /* a pulled body that is removed makes the pull inert */
 }
 
 void hg_sim_pull_release(hg_sim *s) {
-  hg_forces_free(s->pull);
-  s->pull = NULL;
-  free(s->pull_marker[0].body);
-  s->pull_marker[0].body = NULL;
+  hg_forces_free(s->pull.forces);
+  s->pull.forces = NULL;
+  free(s->pull.marker[0].body);
+  s->pull.marker[0].body = NULL;
 }
 
 int hg_sim_pull_renew(hg_sim *s, const hg_model *m, hg_error *err) {
   hg_force_input in;
-  if (!s->pull) return 0;
+  if (!s->pull.forces) return 0;
   pull_input(s, &in);
-  hg_forces *f = hg_forces_build(&in, s->pull, m, err);
+  hg_forces *f = hg_forces_build(&in, s->pull.forces, m, err);
   if (!f) return -1;
-  hg_forces_free(s->pull);
-  s->pull = f;
+  hg_forces_free(s->pull.forces);
+  s->pull.forces = f;
   return 0;
 }
 
@@ -44,13 +44,13 @@ int hg_sim_pull_start(hg_sim *s, const hg_action *act) {
   char *body = hg_strdup(act->body);
   if (!body) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
   hg_sim_pull_release(s);
-  s->pull_marker[0] = (hg_marker){.name = "pull_point", .body = body};
-  hg_se3_identity(&s->pull_marker[0].pose);
-  memcpy(s->pull_marker[0].pose.p, act->point, sizeof act->point);
-  s->pull_marker[1] = (hg_marker){.name = "pull_target", .body = "world"};
-  hg_se3_identity(&s->pull_marker[1].pose);
-  memcpy(s->pull_marker[1].pose.p, act->target, sizeof act->target);
-  s->pull_spec = (hg_force_spec){.name = "pull",
+  s->pull.marker[0] = (hg_marker){.name = "pull_point", .body = body};
+  hg_se3_identity(&s->pull.marker[0].pose);
+  memcpy(s->pull.marker[0].pose.p, act->point, sizeof act->point);
+  s->pull.marker[1] = (hg_marker){.name = "pull_target", .body = "world"};
+  hg_se3_identity(&s->pull.marker[1].pose);
+  memcpy(s->pull.marker[1].pose.p, act->target, sizeof act->target);
+  s->pull.spec = (hg_force_spec){.name = "pull",
                                  .type = HG_FORCE_SPRING,
                                  .enabled = 1,
                                  .marker_a = "pull_target",
@@ -60,17 +60,17 @@ int hg_sim_pull_start(hg_sim *s, const hg_action *act) {
                                  .src = act->src};
   hg_force_input in;
   pull_input(s, &in);
-  s->pull = hg_forces_build(&in, NULL, s->m, &err);
-  if (!s->pull) {
+  s->pull.forces = hg_forces_build(&in, NULL, s->m, &err);
+  if (!s->pull.forces) {
     hg_sim_pull_release(s);
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: perturb: %s", s->t, err.msg), -1;
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: perturb: %s", s->state.t, err.msg), -1;
   }
   return 0;
 }
 
 int hg_sim_pull(hg_sim *s, hg_force_view *fv) {
-  if (!s->pull) return -1;
-  hg_kinematics(s->m, s->d, s->q, s->v);
-  hg_forces_view(s->pull, s->m, s->d, s->t, s->q, s->v, 0, fv);
+  if (!s->pull.forces) return -1;
+  hg_kinematics(s->m, s->d, s->state.q, s->state.v);
+  hg_forces_view(s->pull.forces, s->m, s->d, s->state.t, s->state.q, s->state.v, 0, fv);
   return 0;
 }

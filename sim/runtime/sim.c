@@ -1,5 +1,7 @@
-/* sim.c: the simulation runner: creation from a scene, the run loop over output times, time
- * events, roots and checkpoints. */
+/* sim.c: the simulation runner, the one file that calls the parts of the runtime (sim_internal.h)
+ * and the only one that tells the observers: creation from a scene, the run loop over output
+ * times, the firing of time events, commands, roots and end stops, the invariants and the last
+ * good state after each, checkpoints, failures. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -14,39 +16,10 @@ void hg_sim_default_options(hg_sim_options *o) {
   o->method = -1;
 }
 
-int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...) {
-  if (s->failed) return s->failed; /* the first failure is the one to report */
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(s->err, sizeof s->err, fmt, ap);
-  va_end(ap);
-  s->failed = status;
-  return status;
-}
-
-double hg_sim_out_time(const hg_sim *s, long k) {
-  double t = s->t_start + (double)k * s->dt_out;
-  return t < s->t_end ? t : s->t_end;
-}
-
-double hg_sim_ck_time(const hg_sim *s, long k) {
-  return s->t_start + (double)k * s->opt.checkpoint_every;
-}
-
 static double wall_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-int hg_sim_grow(void **arr, int n, int *cap, size_t size) {
-  if (n < *cap) return 0;
-  int nc = *cap ? 2 * *cap : 8;
-  void *p = realloc(*arr, (size_t)nc * size);
-  if (!p) return -1;
-  *arr = p;
-  *cap = nc;
-  return 0;
 }
 
 /* ---- creation ---- */
@@ -62,69 +35,19 @@ static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
   s->integ.t_stop = INFINITY; /* the runner stops where it must */
   s->t_start = sc->t_start;
   s->t_end = isnan(s->opt.t_end) ? sc->t_end : s->opt.t_end;
-  s->dt_out = sc->output.dt > 0 ? sc->output.dt : 0.01;
+  s->tl.dt_out = sc->output.dt > 0 ? sc->output.dt : 0.01;
   if (!(s->t_end > s->t_start) || !isfinite(s->t_end))
     return hg_error_set(err, "the end time %g must be finite and after the start time %g", s->t_end,
                    s->t_start), -1;
   if (!(s->opt.checkpoint_every >= 0) || !isfinite(s->opt.checkpoint_every))
     return hg_error_set(err, "the checkpoint interval must be finite and >= 0"), -1;
-  if (hg_sim_check_interval(s, s->dt_out, 1))
-    return hg_error_set(err, "the output step %g s gives more than %g samples over the run", s->dt_out,
-                   HG_SIM_MAX_SAMPLES), -1;
+  if (hg_sim_check_interval(s, s->tl.dt_out, 1))
+    return hg_error_set(err, "the output step %g s gives more than %g samples over the run",
+                        s->tl.dt_out, HG_SIM_MAX_SAMPLES), -1;
   if (hg_sim_check_interval(s, s->opt.checkpoint_every, 0))
     return hg_error_set(err, "the checkpoint interval %g s gives more than %g checkpoints over the "
                    "run", s->opt.checkpoint_every, HG_SIM_MAX_CHECKPOINTS), -1;
   return 0;
-}
-
-int hg_sim_check_interval(const hg_sim *s, double dt, int output) {
-  double span = s->t_end - s->t_start, most = output ? HG_SIM_MAX_SAMPLES : HG_SIM_MAX_CHECKPOINTS;
-  if (!output && dt == 0) return 0; /* no checkpoints */
-  return !(dt > 0 && isfinite(dt) && span / dt <= most);
-}
-
-/* one root per condition event, per capture and per contact element */
-static int sim_roots(hg_sim *s) {
-  const hg_scene *sc = s->scene;
-  int n = sc->ncapture;
-  for (int e = 0; e < sc->nevent; e++) n += sc->event[e].trigger != HG_TRIGGER_TIME;
-  for (int f = 0; f < sc->nforce; f++) n += sc->force[f].type == HG_FORCE_CONTACT;
-  s->nroot = n;
-  s->trig = calloc((size_t)n + 1, sizeof *s->trig);
-  s->root_dir = calloc((size_t)n + 1, sizeof(int));
-  s->root_hit = calloc((size_t)n + 1, sizeof(int));
-  s->fire_count = calloc((size_t)sc->nevent + 1, sizeof(int));
-  s->captured = calloc((size_t)sc->ncapture + 1, sizeof(int));
-  if (!s->trig || !s->root_dir || !s->root_hit || !s->fire_count || !s->captured) return -1;
-  n = 0;
-  for (int e = 0; e < sc->nevent; e++) {
-    if (sc->event[e].trigger == HG_TRIGGER_TIME) continue;
-    s->trig[n].kind = HG_FIRED_EVENT;
-    s->trig[n].index = e;
-    s->root_dir[n++] = sc->event[e].direction;
-  }
-  for (int c = 0; c < sc->ncapture; c++) {
-    s->trig[n].kind = HG_FIRED_CAPTURE;
-    s->trig[n].index = c;
-    s->root_dir[n++] = -1; /* the capture measure falls through zero */
-  }
-  for (int f = 0; f < sc->nforce; f++) {
-    if (sc->force[f].type != HG_FORCE_CONTACT) continue;
-    s->ncontact++;
-    s->trig[n].kind = HG_FIRED_TOUCH;
-    s->trig[n].index = f;
-    s->root_dir[n++] = -1; /* the gap closes */
-  }
-  return 0;
-}
-
-/* the atmosphere that defines altitude: the scene's, else the first drag element's */
-static void sim_atmosphere(hg_sim *s) {
-  if (s->scene->has_atmosphere) s->atm = &s->scene->atmosphere;
-  for (int k = 0; k < s->scene->nforce && !s->atm; k++) {
-    const hg_force_spec *f = &s->scene->force[k];
-    if (f->type == HG_FORCE_DRAG || f->type == HG_FORCE_PARACHUTE) s->atm = &f->atm;
-  }
 }
 
 /* model, state, modes, integrator and outputs */
@@ -132,15 +55,14 @@ static int sim_build(hg_sim *s, hg_error *err) {
   s->builder = hg_builder_copy(s->scene->builder, err);
   hg_model *m = s->builder ? hg_builder_compile(s->builder, err) : NULL;
   if (!m || hg_sim_install_model(s, m, err)) return -1;
-  s->t = s->t_start;
+  s->state.t = s->t_start;
   if (hg_sim_initial_state(s, err)) return -1;
-  s->b0 = hg_sim_budget_value(s);
-  hg_sim_momentum(s, s->h_ref);
+  hg_sim_budget_start(s);
   /* the work quadrature is held to rtol of the initial energy scale (fixed for the whole run,
    * so that restarts and resumed runs integrate alike) */
   if (!(s->integ.atol_quad > 0))
-    s->integ.atol_quad = s->integ.rtol * (s->b_scale > 0 ? s->b_scale : 1);
-  s->k_ck = 1;
+    s->integ.atol_quad = s->integ.rtol * (s->budget.b_scale > 0 ? s->budget.b_scale : 1);
+  s->tl.k_ck = 1;
   if (hg_sim_new_integrator(s)) return hg_error_set(err, "%s", s->err), -1;
   return 0;
 }
@@ -150,11 +72,10 @@ hg_sim *hg_sim_new(const hg_scene *sc, const hg_sim_options *opt, hg_error *err)
   if (!s) return hg_error_set(err, "out of memory"), NULL;
   s->scene = sc;
   if (sim_options(s, opt, err)) goto fail;
-  if (sim_roots(s)) {
+  if (hg_sim_timeline_new(s) || hg_sim_triggers_new(s)) {
     hg_error_set(err, "out of memory");
     goto fail;
   }
-  sim_atmosphere(s);
   if (sim_build(s, err)) goto fail;
   return s;
 fail:
@@ -165,52 +86,32 @@ fail:
 void hg_sim_free(hg_sim *s) {
   if (!s) return;
   hg_sim_release_observers(s);
-  hg_integrator_free(s->I);
-  for (int i = 0; s->m && i < s->m->nbody; i++) hg_profile_free(s->prof[i]);
-  hg_forces_free(s->forces);
-  hg_mimic_ws_free(s->mimic);
-  hg_collision_free(s->coll);
-  hg_data_free(s->pv_d);
-  free(s->pv_q);
-  free(s->pv_v);
+  hg_integrator_free(s->rhs.I);
+  hg_sim_free_previews(s);
   hg_sim_pull_release(s);
-  hg_data_free(s->d);
-  hg_model_free(s->m);
+  hg_sim_free_model(s);
   hg_builder_free(s->builder);
-  double *arrays[] = {s->q, s->v, s->qs, s->vs, s->qdd, s->tau, s->tau_el, s->fext, s->vdot,
-                      s->dv, s->imp, s->cache_q, s->cache_v, s->contact_tw};
-  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
-  for (int k = 0; k < s->ntopo; k++) hg_sim_free_topo(&s->topo[k]);
-  free(s->topo);
-  free(s->prof);
-  free(s->recipe);
-  for (int k = 0; s->trig && k < s->nroot; k++) free(s->trig[k].set[0]), free(s->trig[k].set[1]);
-  free(s->trig);
-  free(s->root_dir);
-  free(s->stop);
-  free(s->stop_g);
-  free(s->root_hit);
-  free(s->fire_count);
-  free(s->captured);
-  free(s->fired);
-  free(s->log);
-  free(s->good);
-  for (int k = 0; k < s->ncmd; k++) hg_command_free(&s->cmd[k]);
-  free(s->cmd);
-  free(s->cmd_fired);
+  hg_sim_free_timeline(s);
+  hg_ck_free(s);
   free(s);
 }
 
 int hg_sim_resume(hg_sim *s, const char *path, hg_error *err) {
-  s->started = 1; /* observers saw the scene's initial model: they come before this */
-  return hg_ck_resume(s, path, err) ? HG_SIM_ERR_INPUT : HG_SIM_OK;
+  s->views.started = 1; /* observers saw the scene's initial model: they come before this */
+  if (hg_ck_resume(s, path, err)) return HG_SIM_ERR_INPUT;
+  /* the restart the uninterrupted run made at this time */
+  hg_sim_resolve_triggers(s);
+  s->tl.restart = 0;
+  if (hg_sim_new_integrator(s) || hg_sim_restart(s))
+    return hg_error_set(err, "%.200s: %.300s", path, s->err), HG_SIM_ERR_INPUT;
+  return HG_SIM_OK;
 }
 
 /* ---- the run loop ---- */
 
 /* 1 when output row k lies within the run (the last one is at t_end) */
 static int row_exists(const hg_sim *s, long k) {
-  return k == 0 || s->t_start + (double)(k - 1) * s->dt_out < s->t_end;
+  return k == 0 || s->t_start + (double)(k - 1) * s->tl.dt_out < s->t_end;
 }
 
 /* 1 when checkpoint k lies inside the run */
@@ -221,8 +122,8 @@ static int ck_exists(const hg_sim *s, long k) {
 /* the next time the integration must stop at: an output, a time event, a checkpoint, the end */
 static double next_stop(const hg_sim *s, double tend) {
   double t = fmin(tend, hg_sim_next_time_event(s));
-  if (row_exists(s, s->k_out)) t = fmin(t, hg_sim_out_time(s, s->k_out));
-  if (ck_exists(s, s->k_ck)) t = fmin(t, hg_sim_ck_time(s, s->k_ck));
+  if (row_exists(s, s->tl.k_out)) t = fmin(t, hg_sim_out_time(s, s->tl.k_out));
+  if (ck_exists(s, s->tl.k_ck)) t = fmin(t, hg_sim_ck_time(s, s->tl.k_ck));
   return t;
 }
 
@@ -231,9 +132,9 @@ static double next_stop(const hg_sim *s, double tend) {
 /* 1 when every entry of q and v is finite; otherwise 0 with the first that is not (*is_v, *k) */
 static int first_nonfinite(const hg_sim *s, int *is_v, int *k) {
   for (*is_v = 0, *k = 0; *k < s->m->nq; ++*k)
-    if (!isfinite(s->q[*k])) return 0;
+    if (!isfinite(s->state.q[*k])) return 0;
   for (*is_v = 1, *k = 0; *k < s->m->nv; ++*k)
-    if (!isfinite(s->v[*k])) return 0;
+    if (!isfinite(s->state.v[*k])) return 0;
   return 1;
 }
 
@@ -253,7 +154,7 @@ static void describe_entry(const hg_sim *s, int is_v, int k, char *buf, size_t l
   const char *unit = "", *name = hg_joint_entry_name(m->jnt[i].type, is_v, e, &unit);
   snprintf(buf, len, "joint '%s' (%s, body '%s') %s.%s = %g %s", m->jnt_name[i],
            hg_joint_type_name(m->jnt[i].type), m->body_name[i], is_v ? "v" : "q",
-           name ? name : "?", is_v ? s->v[k] : s->q[k], unit);
+           name ? name : "?", is_v ? s->state.v[k] : s->state.q[k], unit);
 }
 
 static int nonfinite_failure(hg_sim *s) {
@@ -262,18 +163,8 @@ static int nonfinite_failure(hg_sim *s) {
   first_nonfinite(s, &is_v, &k);
   describe_entry(s, is_v, k, what, sizeof what);
   return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "the state is not finite at t = %.17g: %s is its "
-                     "first entry that is not", s->t, what);
+                     "first entry that is not", s->state.t, what);
 }
-
-/* the energy budget's drift at the current state, relative to its scale */
-static double budget_drift(hg_sim *s) {
-  double b = hg_sim_budget_value(s);
-  return fabs(b - s->b0) / (s->b_scale > 0 ? s->b_scale : 1);
-}
-
-/* A budget off by more than 1 % of its scale: the run has left the physics (a blow-up injects
- * energy; integration error at any tolerance a scene uses stays orders of magnitude below). */
-#define HG_DIVERGED 1e-2
 
 /* where a failed state went wrong: its first non-finite entry, or when the budget has diverged
  * its largest rate */
@@ -286,12 +177,12 @@ static void diagnose(hg_sim *s, char *buf, size_t len) {
     snprintf(buf, len, "; %.200s is the first entry of the state that is not finite", what);
     return;
   }
-  if (budget_drift(s) <= HG_DIVERGED || s->m->nv == 0) return; /* (NaN: diverged) */
+  if (hg_sim_budget_drift(s) <= HG_DIVERGED || s->m->nv == 0) return; /* (NaN: diverged) */
   int big = 0;
   for (int j = 1; j < s->m->nv; j++)
-    if (fabs(s->v[j]) > fabs(s->v[big])) big = j;
+    if (fabs(s->state.v[j]) > fabs(s->state.v[big])) big = j;
   describe_entry(s, 1, big, what, sizeof what);
-  double d = budget_drift(s);
+  double d = hg_sim_budget_drift(s);
   char off[64];
   if (isnan(d)) snprintf(off, sizeof off, "its energy is no longer finite");
   else snprintf(off, sizeof off, "energy budget off by %.3g of its scale", d);
@@ -307,11 +198,11 @@ static int integration_failure(hg_sim *s, int ic, double t0, double stop) {
   diagnose(s, why, sizeof why);
   if (ic != HG_INTEG_ERR_WORK)
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "integration failed: %s%s",
-                       hg_integrator_error_message(s->I), why);
-  double h = (s->t - t0) / (double)s->integ.max_steps;
+                       hg_integrator_error_message(s->rhs.I), why);
+  double h = (s->state.t - t0) / (double)s->integ.max_steps;
   int adams = s->integ.method == HG_INTEG_CVODE_ADAMS;
   const char *hint =
-      adams && h < 1e-2 * s->dt_out
+      adams && h < 1e-2 * s->tl.dt_out
           ? "the steps are far shorter than the output interval: the problem looks stiff (a "
             "stiff spring or damper, a fast mode); try method cvode-bdf (integrator: {method: "
             "cvode-bdf} in the scene, or --method cvode-bdf)"
@@ -320,25 +211,13 @@ static int integration_failure(hg_sim *s, int ic, double t0, double stop) {
           : "raise integrator.max_steps or the fixed step";
   return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "integration stopped at t = %.9g s: max_steps (%ld) "
                      "steps from t = %.9g s did not reach t = %.9g s (mean step %.3g s); %s%s",
-                     s->t, s->integ.max_steps, t0, stop, h, hint, why);
+                     s->state.t, s->integ.max_steps, t0, stop, h, hint, why);
 }
 
 /* keeps the current state as the last good one when it is finite and the budget still closes */
 static void keep_good_state(hg_sim *s) {
-  char *buf = NULL;
-  size_t len = 0;
-  if (!s->opt.out_dir || !finite_state(s) || !(budget_drift(s) <= HG_DIVERGED)) return;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) return;
-  int rc = hg_ck_fwrite(s, f);
-  if (fclose(f) || rc) {
-    free(buf);
-    return;
-  }
-  free(s->good);
-  s->good = buf;
-  s->good_len = len;
-  s->good_t = s->t;
+  if (s->opt.out_dir && finite_state(s) && hg_sim_budget_drift(s) <= HG_DIVERGED)
+    hg_ck_keep_good(s);
 }
 
 /* the last good state of a numerical failure, as a checkpoint (the failure's own state when no
@@ -348,13 +227,13 @@ static void write_failure_state(hg_sim *s) {
   if (!s->opt.out_dir) return;
   hg_sim_path(s, "failure-state.txt", path, sizeof path);
   size_t n = strlen(s->err);
-  if (s->good) {
+  if (s->ck.good) {
     FILE *f = fopen(path, "w");
-    int ok = f && fwrite(s->good, 1, s->good_len, f) == s->good_len;
+    int ok = f && fwrite(s->ck.good, 1, s->ck.good_len, f) == s->ck.good_len;
     if (f && fclose(f)) ok = 0;
     if (ok)
       snprintf(s->err + n, sizeof s->err - n, "; the last good state (t = %.9g s: finite, the "
-               "energy budget closing) is in %s", s->good_t, path);
+               "energy budget closing) is in %s", s->ck.good_t, path);
   } else if (finite_state(s) && hg_ck_write(s, path) == 0) {
     snprintf(s->err + n, sizeof s->err - n, "; its state is in %s", path);
   }
@@ -362,150 +241,85 @@ static void write_failure_state(hg_sim *s) {
 
 /* ---- invariants ---- */
 
-/* appends "; " and a printf-style reason to why (len bytes) */
-static void add_reason(char *why, size_t len, const char *fmt, ...) {
-  size_t n = strlen(why);
-  if (n + 3 >= len) return;
-  if (n) memcpy(why + n, "; ", 3), n += 2;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(why + n, len - n, fmt, ap);
-  va_end(ap);
-}
-
-static const char *const force_kind[] = {"central gravity", "joint spring", "spring", "drag",
-                                         "thrust", "parachute", "contact"};
-
-/* 1 when nothing acts on the system from outside now: zero uniform gravity, every tree on a free
- * joint in free mode to the world, and no enabled element that acts from outside (central
- * gravity, drag, thrust and parachutes always do; a spring does when it is anchored to the world
- * or sits on a joint to the world; contact never does by itself). Otherwise 0 with the reasons in why. Needs the kinematics of
- * the current state in s->d. */
-static int isolated(hg_sim *s, char *why, size_t len) {
-  const hg_model *m = s->m;
-  why[0] = 0;
-  if (m->gravity[0] != 0 || m->gravity[1] != 0 || m->gravity[2] != 0)
-    add_reason(why, len, "uniform gravity (%g, %g, %g) m/s^2", m->gravity[0], m->gravity[1],
-               m->gravity[2]);
-  for (int i = 1; i < m->nbody; i++)
-    if (m->parent[i] == 0 && (m->jnt[i].type != HG_JOINT_FREE || s->d->mode[i] != HG_MODE_FREE))
-      add_reason(why, len, "%s %s joint '%s' holds body '%s' to the world",
-                 s->d->mode[i] == HG_MODE_FREE ? "free" : s->d->mode[i] == HG_MODE_LOCKED
-                                                            ? "locked" : "prescribed",
-                 hg_joint_type_name(m->jnt[i].type), m->jnt_name[i], m->body_name[i]);
-  for (int k = 0; k < hg_forces_count(s->forces); k++) {
-    hg_force_view fv;
-    hg_forces_view(s->forces, m, s->d, s->t, s->q, s->v, k, &fv);
-    if (!fv.enabled || fv.inert) continue;
-    /* (contact forces are equal and opposite at one point: internal, like springs between
-     * bodies; contact with a body held to the world is caught by that body's joint) */
-    int outside = fv.type != HG_FORCE_JOINT_SPRING && fv.type != HG_FORCE_SPRING &&
-                  fv.type != HG_FORCE_CONTACT;
-    if (fv.type == HG_FORCE_JOINT_SPRING) outside = fv.body_a > 0 && m->parent[fv.body_a] == 0;
-    if (fv.type == HG_FORCE_SPRING) outside = fv.body_a == 0 || fv.body_b == 0;
-    if (outside)
-      add_reason(why, len, "%s '%s'", force_kind[fv.type], fv.name);
-  }
-  return why[0] == 0;
-}
-
-/* The drift of a stretch relative to its peak total momentum, angular and linear apart. A total
- * below 1e-6 of the momentum the bodies carry (their summed magnitudes) is zero for this purpose:
- * integration at the usual tolerances leaves errors of rtol times what the bodies carry, so a
- * total that small is mostly that error and any drift relative to it would read as order one
- * (a spacecraft at rest deploying its arrays). The bodies' peak summed momentum is the scale
- * then; zero_total[k] says so. */
-static double stretch_drift(const hg_sim_momentum_track *mt, double scale[2], int zero_total[2]) {
-  double r = 0;
-  for (int k = 0; k < 2; k++) {
-    zero_total[k] = !(mt->peak[k] >= 1e-6 * mt->bodies[k]);
-    scale[k] = zero_total[k] ? mt->bodies[k] : mt->peak[k];
-    if (scale[k] > 0) r = fmax(r, mt->dmax[k] / scale[k]);
-  }
-  return r;
-}
-
-/* momentum h (bodies' summed magnitudes sc) in the open stretch */
-static void stretch_add(hg_sim *s, const double h[6], const double sc[2]) {
-  hg_sim_momentum_track *mt = &s->mt;
-  double d[2] = {0, 0}, scale[2];
-  for (int k = 0; k < 3; k++) {
-    d[0] += (h[k] - mt->ref[k]) * (h[k] - mt->ref[k]);
-    d[1] += (h[3 + k] - mt->ref[3 + k]) * (h[3 + k] - mt->ref[3 + k]);
-  }
-  for (int k = 0; k < 2; k++) {
-    mt->peak[k] = fmax(mt->peak[k], hg_v3_norm(h + 3 * k));
-    mt->bodies[k] = fmax(mt->bodies[k], sc[k]);
-    mt->dmax[k] = fmax(mt->dmax[k], sqrt(d[k]));
-    mt->worst_abs[k] = fmax(mt->worst_abs[k], mt->dmax[k]);
-  }
-  int zero[2];
-  double r = stretch_drift(mt, scale, zero);
-  if (r > mt->drift || mt->nstretch == 1) {
-    mt->drift = fmax(r, mt->drift);
-    memcpy(mt->worst_peak, scale, sizeof scale);
-    memcpy(mt->worst_zero, zero, sizeof zero);
-  }
-}
-
-/* a new stretch from momentum h */
-static void stretch_begin(hg_sim *s, const double h[6], const double sc[2], const char *since) {
-  hg_sim_momentum_track *mt = &s->mt;
-  memcpy(mt->ref, h, sizeof mt->ref);
-  mt->isolated = 1;
-  mt->nstretch++;
-  mt->t0 = s->t;
-  memset(mt->peak, 0, sizeof mt->peak);
-  memset(mt->bodies, 0, sizeof mt->bodies);
-  memset(mt->dmax, 0, sizeof mt->dmax);
-  snprintf(mt->since, sizeof mt->since, "%s", since);
-  stretch_add(s, h, sc);
-}
-
-void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) {
-  hg_sim_momentum_track *mt = &s->mt;
-  double h[6], sc[2];
-  char why[sizeof mt->why], since[sizeof mt->since];
-  /* the integration up to the event belongs to the open stretch; or the system was not
-   * isolated up to the event (isolation changes only at events) */
-  if (ev && mt->isolated) stretch_add(s, ev->h_before, ev->h_scale);
-  else if (ev && mt->why[0]) mt->t_out = ev->t;
-  hg_sim_momentum_scale(s, s->q, s->v, h, sc);
-  if (!isolated(s, why, sizeof why)) {
-    mt->isolated = 0;
-    mt->t_out = s->t;
-    memcpy(mt->why, why, sizeof why);
-    return;
-  }
-  if (mt->isolated && (!ev || ev->conserves)) {
-    stretch_add(s, h, sc);
-    return;
-  }
-  if (ev) snprintf(since, sizeof since, "after '%s' at t = %.9g s", ev->name, ev->t);
-  else if (mt->nstretch == 0 && s->t == s->t_start) snprintf(since, sizeof since, "the start");
-  else snprintf(since, sizeof since, "t = %.9g s", s->t);
-  stretch_begin(s, h, sc, since);
-}
-
-/* the drift of the energy budget and of the momentum at the current state */
+/* the drift of the energy budget and of the momentum at an output row, and the last good state */
 static void track_invariants(hg_sim *s) {
-  double drift = budget_drift(s);
-  if (!(drift <= s->max_drift)) s->max_drift = drift;
-  hg_sim_track_momentum(s, NULL);
+  hg_sim_budget_track(s);
   keep_good_state(s);
 }
 
-void hg_sim_after_event(hg_sim *s, const hg_sim_event *ev) {
-  hg_sim_track_momentum(s, ev);
+/* ---- firing ---- */
+
+/* fires an event (events.c); then the invariants, the last good state and the observers see it */
+static int fire(hg_sim *s, int kind, int index) {
+  int rc = hg_sim_fire(s, kind, index);
+  if (rc) return rc;
+  hg_sim_event ev = s->tl.log[s->tl.nlog - 1];
+  hg_sim_track_momentum(s, &ev);
   keep_good_state(s);
+  return hg_sim_notify_event(s, &ev);
 }
+
+/* the time events and commands due now: scene events first, then the commands in the order
+ * given */
+static int fire_due(hg_sim *s) {
+  for (int e = 0; e < s->scene->nevent; e++) {
+    const hg_event_spec *ev = &s->scene->event[e];
+    if (ev->trigger != HG_TRIGGER_TIME || s->tl.fire_count[e] || ev->time > s->state.t) continue;
+    int rc = fire(s, HG_FIRED_EVENT, e);
+    if (rc) return rc;
+  }
+  for (int k = 0; k < s->tl.ncmd; k++) {
+    if (s->tl.cmd_fired[k] || s->tl.cmd[k].t > s->state.t) continue;
+    int rc = fire(s, HG_FIRED_COMMAND, k);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* the end stops whose roots were hit (hit: nstop flags) and act now; 0 or an error status */
+static int fire_stops(hg_sim *s, const int *hit) {
+  unsigned long version = s->model_version;
+  for (int k = 0; k < s->tl.nstop && s->model_version == version; k++) {
+    if (!hit[k] || !hg_sim_stop_hit_acts(s, k)) continue;
+    int rc = fire(s, HG_FIRED_STOP, k);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* after events: releases held joints whose stop would pull and stops free joints past a limit
+ * moving outward, at the present state; 0 or an error status */
+static int settle_stops(hg_sim *s) {
+  if (s->tl.nstop == 0 || hg_sim_stops_measure(s)) return 0;
+  unsigned long version = s->model_version;
+  for (int k = 0; k < s->tl.nstop && s->model_version == version; k++) {
+    if (!hg_sim_stop_settle_acts(s, k)) continue;
+    int rc = fire(s, HG_FIRED_STOP, k);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int hg_sim_command(hg_sim *s, const hg_command *cmd) {
+  if (s->failed) return s->failed;
+  /* what was due first: the state the command acts on is the one a run would have here */
+  int rc = fire_due(s);
+  int k = rc ? -1 : hg_sim_push_command(s, cmd, s->state.t);
+  if (k < 0) return s->failed;
+  rc = fire(s, HG_FIRED_COMMAND, k);
+  if (!rc) rc = settle_stops(s);
+  s->views.view_ok = 0;
+  return rc;
+}
+
+/* ---- output rows and checkpoints ---- */
 
 /* a checkpoint is a restart point: the integrator restarts here, then the state is written */
 static int checkpoint(hg_sim *s) {
   char name[64], path[4096];
   if (hg_sim_restart(s)) return s->failed;
-  snprintf(name, sizeof name, "checkpoint-%04ld.txt", s->k_ck);
-  s->k_ck++;
+  snprintf(name, sizeof name, "checkpoint-%04ld.txt", s->tl.k_ck);
+  s->tl.k_ck++;
   if (!s->opt.out_dir) return 0;
   hg_sim_path(s, name, path, sizeof path);
   if (hg_ck_write(s, path))
@@ -515,16 +329,17 @@ static int checkpoint(hg_sim *s) {
 
 /* everything due at the present time: time events, the output row, a checkpoint */
 static int present(hg_sim *s) {
-  int rc = hg_sim_fire_due(s);
-  if (!rc && s->restart) rc = hg_sim_stops_settle(s); /* what the events changed at once */
-  if (!rc && s->held) return 0; /* the caller's stop: the rest waits (step_to) */
-  if (!rc && s->restart) rc = hg_sim_restart(s) ? s->failed : 0;
-  if (!rc && row_exists(s, s->k_out) && hg_sim_out_time(s, s->k_out) <= s->t) {
+  int rc = fire_due(s);
+  if (!rc && s->tl.restart) rc = settle_stops(s); /* what the events changed at once */
+  if (!rc && s->tl.held) return 0; /* the caller's stop: the rest waits (step_to) */
+  if (!rc && s->tl.restart) rc = hg_sim_restart(s) ? s->failed : 0;
+  if (!rc && row_exists(s, s->tl.k_out) && hg_sim_out_time(s, s->tl.k_out) <= s->state.t) {
     track_invariants(s);
     rc = hg_sim_notify_row(s);
-    s->k_out++;
+    s->tl.k_out++;
   }
-  if (!rc && ck_exists(s, s->k_ck) && hg_sim_ck_time(s, s->k_ck) <= s->t) rc = checkpoint(s);
+  if (!rc && ck_exists(s, s->tl.k_ck) && hg_sim_ck_time(s, s->tl.k_ck) <= s->state.t)
+    rc = checkpoint(s);
   hg_sim_notify_progress(s, 0);
   return rc;
 }
@@ -532,53 +347,35 @@ static int present(hg_sim *s) {
 /* the events whose roots the integrator stopped at */
 static int fire_roots(hg_sim *s) {
   unsigned long version = s->model_version;
-  memcpy(s->root_hit, hg_integrator_roots(s->I), (size_t)(s->nroot + s->nstop) * sizeof(int));
-  for (int k = 0; k < s->nroot; k++) {
+  memcpy(s->tl.root_hit, hg_integrator_roots(s->rhs.I),
+         (size_t)(s->tl.nroot + s->tl.nstop) * sizeof(int));
+  for (int k = 0; k < s->tl.nroot; k++) {
     /* (a touch of a compliant contact element only ended the step) */
-    if (!s->root_hit[k] || !s->trig[k].active ||
-        (s->trig[k].kind == HG_FIRED_TOUCH && !s->scene->force[s->trig[k].index].impulsive))
+    if (!s->tl.root_hit[k] || !s->tl.trig[k].active ||
+        (s->tl.trig[k].kind == HG_FIRED_TOUCH && !s->scene->force[s->tl.trig[k].index].impulsive))
       continue;
-    int rc = hg_sim_fire(s, s->trig[k].kind, s->trig[k].index);
+    int rc = fire(s, s->tl.trig[k].kind, s->tl.trig[k].index);
     if (rc) return rc;
   }
   /* the end stops hit (unless a scene event changed the model: their roots were of the old one) */
-  int rc = s->model_version == version ? hg_sim_stops_fire(s, s->root_hit + s->nroot) : 0;
-  if (!rc && s->restart) rc = hg_sim_stops_settle(s);
+  int rc = s->model_version == version ? fire_stops(s, s->tl.root_hit + s->tl.nroot) : 0;
+  if (!rc && s->tl.restart) rc = settle_stops(s);
   if (rc) return rc;
-  return s->restart && hg_sim_restart(s) ? s->failed : 0;
-}
-
-/* The integration to stop when contact elements act: one step at a time, each bounded so that
- * no body crosses the thinnest collision shape it could touch (hg_forces_contact_step, at the
- * state the last step ended in, with the accelerations seen over that step). */
-static int advance_with_contact(hg_sim *s, double stop) {
-  hg_integrator *I = s->I;
-  int ic = HG_INTEG_OK;
-  while (ic == HG_INTEG_OK && hg_integrator_t(I) < stop) {
-    double t = hg_integrator_t(I), dt = t - s->contact_t;
-    hg_kinematics(s->m, s->d, hg_integrator_q(I), hg_integrator_v(I));
-    double h = hg_forces_contact_step(s->forces, s->m, s->d, s->contact_tw,
-                                      s->contact_t < t ? dt : 0);
-    s->contact_t = t;
-    hg_integrator_limit_step(I, h);
-    ic = hg_integrator_step(I, stop);
-  }
-  s->view_ok = 0; /* (d was used) */
-  return ic;
+  return s->tl.restart && hg_sim_restart(s) ? s->failed : 0;
 }
 
 /* One stretch of integration to the next stop, and what happens there. At the caller's own
  * stop (tend before the end of the run) the events due fire, but the restart, the output row and
- * the checkpoint of that instant wait for the next hg_sim_run (s->held): a command given there
+ * the checkpoint of that instant wait for the next hg_sim_run (s->tl.held): a command given there
  * acts before them, exactly as a command scheduled for that time does. */
 static int step_to(hg_sim *s, double tend) {
-  double t0 = s->t, stop = next_stop(s, tend);
-  int ic = s->ncontact ? advance_with_contact(s, stop) : hg_integrator_advance(s->I, stop);
+  double t0 = s->state.t, stop = next_stop(s, tend);
+  int ic = hg_sim_advance(s, stop);
   if (ic < 0) return integration_failure(s, ic, t0, stop);
   hg_sim_pull_state(s);
   if (!finite_state(s)) return nonfinite_failure(s);
   int rc = ic == HG_INTEG_ROOT ? fire_roots(s) : 0;
-  s->held = s->t >= tend && tend < s->t_end;
+  s->tl.held = s->state.t >= tend && tend < s->t_end;
   return rc ? rc : present(s);
 }
 
@@ -587,21 +384,21 @@ int hg_sim_run(hg_sim *s, double until) {
   double tend = fmin(until, s->t_end), w0 = wall_now();
   /* a run to where it is (the start, say) is a caller's stop too: the row of this instant waits,
    * so that a command given now acts before it, as one scheduled for this time does */
-  s->held = s->t >= tend && tend < s->t_end;
-  s->started = 1;
+  s->tl.held = s->state.t >= tend && tend < s->t_end;
+  s->views.started = 1;
   int rc = present(s);
-  while (!rc && s->t < tend) rc = step_to(s, tend);
-  s->wall += wall_now() - w0;
-  s->view_ok = 0;
+  while (!rc && s->state.t < tend) rc = step_to(s, tend);
+  s->views.wall += wall_now() - w0;
+  s->views.view_ok = 0;
   if (rc == HG_SIM_ERR_NUMERIC) write_failure_state(s);
   hg_sim_notify_progress(s, 1);
   return rc;
 }
 
 int hg_sim_finish(hg_sim *s) {
-  s->held = 0;
-  s->started = 1;
-  if (!s->failed && s->t < s->t_end) present(s); /* what is due where the run was left */
+  s->tl.held = 0;
+  s->views.started = 1;
+  if (!s->failed && s->state.t < s->t_end) present(s); /* what is due where the run was left */
   return hg_sim_notify_finish(s);
 }
 

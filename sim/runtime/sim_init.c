@@ -22,10 +22,10 @@ static int init_joints(hg_sim *s, hg_error *err) {
     int i = find_joint(s, ji->joint, &ji->src, err);
     if (i < 1) return -1;
     if (ji->has_q) {
-      memcpy(s->q + m->q_adr[i], ji->q, (size_t)m->jnt_nq[i] * sizeof(double));
-      hg_joint_normalize(&m->jnt[i], s->q + m->q_adr[i]);
+      memcpy(s->state.q + m->q_adr[i], ji->q, (size_t)m->jnt_nq[i] * sizeof(double));
+      hg_joint_normalize(&m->jnt[i], s->state.q + m->q_adr[i]);
     }
-    if (ji->has_v) memcpy(s->v + m->v_adr[i], ji->v, (size_t)m->jnt_nv[i] * sizeof(double));
+    if (ji->has_v) memcpy(s->state.v + m->v_adr[i], ji->v, (size_t)m->jnt_nv[i] * sizeof(double));
   }
   return 0;
 }
@@ -37,7 +37,7 @@ static void place_body(hg_sim *s, int i, const hg_body_init *bi) {
   hg_se3 Tp, Trel, Tj;
   double Vp[6] = {0, 0, 0, 0, 0, 0}, Vw[6], Vb[6], Vpb[6];
   int p = m->parent[i];
-  hg_kinematics(m, s->d, s->q, s->v);
+  hg_kinematics(m, s->d, s->state.q, s->state.v);
   if (p) {
     Tp = s->d->T_world[p];
     hg_body_twist(m, s->d, p, Vp);
@@ -52,7 +52,7 @@ static void place_body(hg_sim *s, int i, const hg_body_init *bi) {
     hg_se3_inv(&m->jnt_post[i], &Pi);
     hg_se3_mul(&Tj, &Pi, &Tj);
   }
-  double *q = s->q + m->q_adr[i], *v = s->v + m->v_adr[i];
+  double *q = s->state.q + m->q_adr[i], *v = s->state.v + m->v_adr[i];
   memcpy(q, Tj.p, sizeof Tj.p);
   hg_R_to_quat(Tj.R, q + 3);
   /* twist: the body twist minus the parent's twist seen in the body */
@@ -100,10 +100,11 @@ static int init_modes(hg_sim *s, hg_error *err) {
 int hg_sim_initial_state(hg_sim *s, hg_error *err) {
   double e_lock = 0;
   int external = 0;
-  hg_model_neutral(s->m, s->q);
-  memset(s->v, 0, (size_t)s->m->nv * sizeof(double));
+  hg_model_neutral(s->m, s->state.q);
+  memset(s->state.v, 0, (size_t)s->m->nv * sizeof(double));
   if (init_joints(s, err) || init_bodies(s, err) || init_modes(s, err)) return -1;
-  hg_mimic_project(s->m, s->q, s->v); /* mimic followers start where their leaders put them */
+  /* mimic followers start where their leaders put them */
+  hg_mimic_project(s->m, s->state.q, s->state.v);
   /* locked joints start at rest relative to their parents (momentum kept) */
   if (hg_sim_mode_impulse(s, &e_lock, &external)) {
     hg_error_set(err, "%s", s->err);

@@ -6,15 +6,16 @@
 
 #include "sim_internal.h"
 
-const hg_mode_spec *hg_sim_recipe_spec(const hg_sim *s, const hg_recipe *r) {
+/* the mode spec a recipe refers to, or NULL */
+static const hg_mode_spec *recipe_spec(const hg_sim *s, const hg_recipe *r) {
   const hg_scene *sc = s->scene;
   if (r->src == HG_RECIPE_INITIAL && r->idx >= 0 && r->idx < sc->nmode) return &sc->mode[r->idx];
   if (r->src == HG_RECIPE_ACTION && r->idx >= 0 && r->idx < sc->nevent &&
       r->act >= 0 && r->act < sc->event[r->idx].naction)
     return &sc->event[r->idx].action[r->act].mode;
-  if (r->src == HG_RECIPE_COMMAND && r->idx >= 0 && r->idx < s->ncmd && r->act >= 0 &&
-      r->act < s->cmd[r->idx].naction)
-    return &s->cmd[r->idx].action[r->act].mode;
+  if (r->src == HG_RECIPE_COMMAND && r->idx >= 0 && r->idx < s->tl.ncmd && r->act >= 0 &&
+      r->act < s->tl.cmd[r->idx].naction)
+    return &s->tl.cmd[r->idx].action[r->act].mode;
   return NULL;
 }
 
@@ -50,74 +51,77 @@ static hg_profile *make_profile(const hg_joint *j, const hg_mode_spec *ms, const
 int hg_sim_build_profile(hg_sim *s, int i) {
   const hg_model *m = s->m;
   const char *why = "";
-  hg_profile_free(s->prof[i]);
-  s->prof[i] = NULL;
+  hg_profile_free(s->state.prof[i]);
+  s->state.prof[i] = NULL;
   if (s->d->mode[i] != HG_MODE_PRESCRIBED) return 0;
-  s->prof[i] = make_profile(&m->jnt[i], hg_sim_recipe_spec(s, &s->recipe[i]), &s->recipe[i], &why);
-  if (s->prof[i]) return 0;
-  return hg_sim_fail(s, HG_SIM_ERR_INPUT, "t = %.17g: the profile of joint '%s': %s", s->t,
+  const hg_recipe *r = &s->state.recipe[i];
+  s->state.prof[i] = make_profile(&m->jnt[i], recipe_spec(s, r), r, &why);
+  if (s->state.prof[i]) return 0;
+  return hg_sim_fail(s, HG_SIM_ERR_INPUT, "t = %.17g: the profile of joint '%s': %s", s->state.t,
                      m->jnt_name[i], why), -1;
 }
 
 int hg_sim_set_mode(hg_sim *s, int i, const hg_mode_spec *ms, int src, int idx, int act) {
   const hg_model *m = s->m;
-  hg_recipe *r = &s->recipe[i];
+  hg_recipe *r = &s->state.recipe[i];
   s->d->mode[i] = (uint8_t)ms->mode;
   r->src = src;
   r->idx = idx;
   r->act = act;
-  r->t0 = s->t;
-  memcpy(r->q0, s->q + m->q_adr[i], (size_t)m->jnt_nq[i] * sizeof(double));
-  memcpy(r->v0, s->v + m->v_adr[i], (size_t)m->jnt_nv[i] * sizeof(double));
+  r->t0 = s->state.t;
+  memcpy(r->q0, s->state.q + m->q_adr[i], (size_t)m->jnt_nq[i] * sizeof(double));
+  memcpy(r->v0, s->state.v + m->v_adr[i], (size_t)m->jnt_nv[i] * sizeof(double));
   return hg_sim_build_profile(s, i);
 }
 
 /* 1 when dof k of a joint that is not free must jump (its target differs from v) */
 static int needs_jump(const hg_sim *s, const double *target) {
   for (int k = 0; k < s->m->nv; k++)
-    if (s->d->mode[s->m->dof_body[k]] != HG_MODE_FREE && target[k] != s->v[k]) return 1;
+    if (s->d->mode[s->m->dof_body[k]] != HG_MODE_FREE && target[k] != s->state.v[k]) return 1;
   return 0;
 }
 
 int hg_sim_mode_impulse(hg_sim *s, double *e_lock, int *external) {
   const hg_model *m = s->m;
   hg_data *d = s->d;
-  double *target = s->vdot, ke0, ke1, pe, removed;
+  double *target = s->rhs.vdot, ke0, ke1, pe, removed;
   int all_zero = 1, actuated = 0;
   /* profiles set q and the target velocities of the non-free joints */
-  memcpy(target, s->v, (size_t)m->nv * sizeof(double));
-  if (hg_profiles_apply(m, d, s->prof, s->t, s->q, target, NULL))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->t, d->err), -1;
-  if (m->nmimic) hg_mimic_follow(m, d, s->q, target, NULL); /* followers take their leaders' modes */
+  memcpy(target, s->state.v, (size_t)m->nv * sizeof(double));
+  if (hg_profiles_apply(m, d, s->state.prof, s->state.t, s->state.q, target, NULL))
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->state.t, d->err), -1;
+  /* followers take their leaders' modes */
+  if (m->nmimic) hg_mimic_follow(m, d, s->state.q, target, NULL);
   if (!needs_jump(s, target)) return 0;
   for (int k = 0; k < m->nv; k++) {
     int fixed = d->mode[m->dof_body[k]] != HG_MODE_FREE;
-    s->dv[k] = fixed ? target[k] - s->v[k] : 0;
-    s->imp[k] = 0;
+    s->rhs.dv[k] = fixed ? target[k] - s->state.v[k] : 0;
+    s->rhs.imp[k] = 0;
     if (fixed && target[k] != 0) all_zero = 0;
     /* a profile that starts at another velocity than the joint has */
-    if (d->mode[m->dof_body[k]] == HG_MODE_PRESCRIBED && s->dv[k] != 0) actuated = 1;
+    if (d->mode[m->dof_body[k]] == HG_MODE_PRESCRIBED && s->rhs.dv[k] != 0) actuated = 1;
   }
-  hg_energy(m, d, s->q, s->v, &ke0, &pe);
+  hg_energy(m, d, s->state.q, s->state.v, &ke0, &pe);
   /* every target at rest: the plastic lock; otherwise the general impulsive hybrid step */
-  int rc = all_zero ? hg_plastic_lock(m, d, s->q, s->v, target, s->imp, &removed)
-                    : hg_hybrid_impulse(m, d, s->q, s->dv, s->imp);
-  if (rc) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->t, d->err), -1;
+  int rc = all_zero ? hg_plastic_lock(m, d, s->state.q, s->state.v, target, s->rhs.imp, &removed)
+                    : hg_hybrid_impulse(m, d, s->state.q, s->rhs.dv, s->rhs.imp);
+  if (rc)
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->state.t, d->err), -1;
   if (!all_zero)
-    for (int k = 0; k < m->nv; k++) target[k] = s->v[k] + s->dv[k];
+    for (int k = 0; k < m->nv; k++) target[k] = s->state.v[k] + s->rhs.dv[k];
   /* the couplings with free leaders, which the impulse above did not see */
-  if (m->nmimic && hg_mimic_impulse(m, d, s->mimic, s->q, target))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->t, d->err), -1;
+  if (m->nmimic && hg_mimic_impulse(m, d, s->mimic, s->state.q, target))
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->state.t, d->err), -1;
   for (int k = 0; k < m->nv; k++) {
-    s->dv[k] = target[k] - s->v[k];
+    s->rhs.dv[k] = target[k] - s->state.v[k];
     int b = m->dof_body[k];
-    if (m->parent[b] == 0 && d->mode[b] != HG_MODE_FREE && s->dv[k] != 0) *external = 1;
+    if (m->parent[b] == 0 && d->mode[b] != HG_MODE_FREE && s->rhs.dv[k] != 0) *external = 1;
   }
-  memcpy(s->v, target, (size_t)m->nv * sizeof(double));
+  memcpy(s->state.v, target, (size_t)m->nv * sizeof(double));
   /* a plastic lock removes energy; a profile started at another velocity adds or removes what
    * its impulse does, which the event books as event work (prescribed joints already move on
    * their profiles, so only new ones make velocity jumps) */
-  hg_energy(m, d, s->q, s->v, &ke1, &pe);
+  hg_energy(m, d, s->state.q, s->state.v, &ke1, &pe);
   if (!actuated) *e_lock += ke0 - ke1;
   return 0;
 }

@@ -8,30 +8,6 @@
 #include "sim_internal.h"
 #include "topology.h"
 
-/* ---- the replay list ---- */
-
-int hg_sim_push_topo(hg_sim *s, const hg_topo_op *op) {
-  if (hg_sim_grow((void **)&s->topo, s->ntopo, &s->captopo, sizeof *s->topo)) return -1;
-  hg_topo_op *c = &s->topo[s->ntopo];
-  *c = *op;
-  c->body = hg_strdup(op->body);
-  c->parent = hg_strdup(op->parent);
-  c->joint = hg_strdup(op->joint);
-  if (!c->body || (op->parent && !c->parent) || (op->joint && !c->joint)) {
-    hg_sim_free_topo(c);
-    return -1;
-  }
-  s->ntopo++;
-  return 0;
-}
-
-void hg_sim_free_topo(hg_topo_op *op) {
-  free(op->body);
-  free(op->parent);
-  free(op->joint);
-  op->body = op->parent = op->joint = NULL;
-}
-
 /* ---- modes across a recompile ---- */
 
 /* a carried recipe of a prescribed joint that re-rooting reversed (rebuild_profiles resolves it) */
@@ -50,7 +26,7 @@ static int carry_modes(hg_sim *s, const hg_model *m1, hg_data *d1, hg_recipe *re
   for (int i = 1; !rc && i < m1->nbody; i++) {
     memset(&rec1[i], 0, sizeof rec1[i]);
     if (from[i] < 1) continue;
-    rec1[i] = s->recipe[from[i]];
+    rec1[i] = s->state.recipe[from[i]];
     int reversed = strcmp(m0->body_name[from[i]], m1->body_name[i]) != 0;
     if (reversed && d1->mode[i] == HG_MODE_PRESCRIBED) rec1[i].src = RECIPE_REVERSED;
   }
@@ -63,14 +39,14 @@ static int rebuild_profiles(hg_sim *s, const hg_data *d1, const hg_recipe *rec1)
   const hg_model *m = s->m;
   for (int i = 1; i < m->nbody; i++) {
     s->d->mode[i] = d1->mode[i];
-    s->recipe[i] = rec1[i];
+    s->state.recipe[i] = rec1[i];
     if (rec1[i].src == RECIPE_REVERSED) {
       /* reversed: keep the velocity it has now, in its new coordinates */
-      hg_recipe *r = &s->recipe[i];
+      hg_recipe *r = &s->state.recipe[i];
       r->src = HG_RECIPE_KEEP;
-      r->t0 = s->t;
-      memcpy(r->q0, s->q + m->q_adr[i], (size_t)m->jnt_nq[i] * sizeof(double));
-      memcpy(r->v0, s->v + m->v_adr[i], (size_t)m->jnt_nv[i] * sizeof(double));
+      r->t0 = s->state.t;
+      memcpy(r->q0, s->state.q + m->q_adr[i], (size_t)m->jnt_nq[i] * sizeof(double));
+      memcpy(r->v0, s->state.v + m->v_adr[i], (size_t)m->jnt_nv[i] * sizeof(double));
     }
     if (hg_sim_build_profile(s, i)) return -1;
   }
@@ -119,10 +95,10 @@ static void initial_joints(hg_sim *s, int r, int end) {
     int i = hg_model_joint(m, ji->joint);
     if (i < r || i >= end) continue;
     if (ji->has_q) {
-      memcpy(s->q + m->q_adr[i], ji->q, (size_t)m->jnt_nq[i] * sizeof(double));
-      hg_joint_normalize(&m->jnt[i], s->q + m->q_adr[i]);
+      memcpy(s->state.q + m->q_adr[i], ji->q, (size_t)m->jnt_nq[i] * sizeof(double));
+      hg_joint_normalize(&m->jnt[i], s->state.q + m->q_adr[i]);
     }
-    if (ji->has_v) memcpy(s->v + m->v_adr[i], ji->v, (size_t)m->jnt_nv[i] * sizeof(double));
+    if (ji->has_v) memcpy(s->state.v + m->v_adr[i], ji->v, (size_t)m->jnt_nv[i] * sizeof(double));
   }
 }
 
@@ -142,7 +118,7 @@ static void via_world(hg_sim *s, int b, const hg_se3 *M, const hg_se3 *pose, int
                       double Vrel[6]) {
   hg_se3 Tb, Tp, Tw;
   double Vb[6], Vp[6], Vr[6];
-  hg_kinematics(s->m, s->d, s->q, s->v);
+  hg_kinematics(s->m, s->d, s->state.q, s->state.v);
   body_motion(s, b, &Tb, Vb);
   body_motion(s, p, &Tp, Vp);
   hg_se3_mul(M, pose, Tpr);
@@ -178,10 +154,10 @@ static void place_root(hg_sim *s, const hg_action *act, int r) {
     hg_se3_inv(&m->jnt_post[r], &Pi);
     hg_se3_mul(&Tj, &Pi, &Tj);
   }
-  hg_joint_configuration(&m->jnt[r], &Tj, s->q + m->q_adr[r]);
+  hg_joint_configuration(&m->jnt[r], &Tj, s->state.q + m->q_adr[r]);
   if (m->has_post[r]) hg_Ad(&m->jnt_post[r], Vrel, Vj);
   else memcpy(Vj, Vrel, sizeof Vj);
-  hg_joint_velocity(&m->jnt[r], s->q + m->q_adr[r], Vj, s->v + m->v_adr[r]);
+  hg_joint_velocity(&m->jnt[r], s->state.q + m->q_adr[r], Vj, s->state.v + m->v_adr[r]);
 }
 
 /* the states of the bodies an add brought: initial joint states, then the root's placement */
@@ -223,22 +199,22 @@ int hg_sim_topology(hg_sim *s, const hg_topo_op *op, int with_state) {
   }
   /* the state: every body keeps its world pose and velocity; the modes by joint */
   if (!rc && with_state)
-    rc = hg_topology_map_state(s->m, s->d, s->q, s->v, m1, d1, q1, v1, &err) ||
+    rc = hg_topology_map_state(s->m, s->d, s->state.q, s->state.v, m1, d1, q1, v1, &err) ||
          carry_modes(s, m1, d1, rec1, &err);
   if (rc) {
-    hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s '%s': %s", s->t, what[op->type], op->body,
-                err.msg);
+    hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s '%s': %s", s->state.t, what[op->type],
+                op->body, err.msg);
     hg_model_free(m1);
     goto done;
   }
   /* the new model, then its state, modes and profiles, and a new integrator */
   if (hg_sim_install_model(s, m1, &err)) {
-    hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->t, err.msg);
+    hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->state.t, err.msg);
     goto done;
   }
   if (with_state) {
-    memcpy(s->q, q1, (size_t)s->m->nq * sizeof(double));
-    memcpy(s->v, v1, (size_t)s->m->nv * sizeof(double));
+    memcpy(s->state.q, q1, (size_t)s->m->nq * sizeof(double));
+    memcpy(s->state.v, v1, (size_t)s->m->nv * sizeof(double));
     if (rebuild_profiles(s, d1, rec1)) goto done;
     if (op->type == HG_ACTION_ADD && op->add) place_added(s, op);
   }

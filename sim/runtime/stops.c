@@ -12,7 +12,8 @@
  * A held joint's lock is marked by its recipe (HG_RECIPE_STOP), so it follows the joint across
  * topology changes and checkpoints like any mode. Root finding sees crossings between steps;
  * what an event changes at once (a force switched off that held a joint on its stop, a joint
- * set past its limit) is settled right after the event (hg_sim_stops_settle). */
+ * set past its limit) is settled right after the event. This file says when a stop acts; sim.c
+ * fires the stops that do (events.c, act_stop). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,36 +23,37 @@
 int hg_sim_stops_install(hg_sim *s) {
   const hg_model *m = s->m;
   int n = 0;
-  free(s->stop_g);
-  s->stop_g = NULL;
+  free(s->tl.stop_g);
+  s->tl.stop_g = NULL;
   for (int i = 1; i < m->nbody; i++) {
     const hg_joint_limits *l = &m->limits[i];
     int one = m->jnt_nv[i] == 1 && m->jnt_nq[i] == 1;
     if (one && l->has_position && l->lower < l->upper) n++;
   }
-  int *stop = realloc(s->stop, (size_t)(n + 1) * sizeof *stop);
-  int *dir = realloc(s->root_dir, (size_t)(s->nroot + n + 1) * sizeof *dir);
-  if (stop) s->stop = stop;
-  if (dir) s->root_dir = dir;
-  s->stop_g = malloc((size_t)(n + 1) * sizeof *s->stop_g);
-  if (!s->stop_g) return -1;
-  int *hit = dir ? realloc(s->root_hit, (size_t)(s->nroot + n + 1) * sizeof *hit) : NULL;
-  if (hit) s->root_hit = hit;
+  int *stop = realloc(s->tl.stop, (size_t)(n + 1) * sizeof *stop);
+  int *dir = realloc(s->tl.root_dir, (size_t)(s->tl.nroot + n + 1) * sizeof *dir);
+  if (stop) s->tl.stop = stop;
+  if (dir) s->tl.root_dir = dir;
+  s->tl.stop_g = malloc((size_t)(n + 1) * sizeof *s->tl.stop_g);
+  if (!s->tl.stop_g) return -1;
+  int *hit = dir ? realloc(s->tl.root_hit, (size_t)(s->tl.nroot + n + 1) * sizeof *hit) : NULL;
+  if (hit) s->tl.root_hit = hit;
   if (!stop || !dir || !hit) return -1;
-  s->nstop = 0;
+  s->tl.nstop = 0;
   for (int i = 1; i < m->nbody; i++) {
     const hg_joint_limits *l = &m->limits[i];
     int one = m->jnt_nv[i] == 1 && m->jnt_nq[i] == 1;
     if (!one || !l->has_position || !(l->lower < l->upper)) continue;
-    s->root_dir[s->nroot + s->nstop] = 0; /* hits fall, releases rise: both, sorted at firing */
-    s->stop[s->nstop++] = i;
+    /* hits fall, releases rise: both, sorted at firing */
+    s->tl.root_dir[s->tl.nroot + s->tl.nstop] = 0;
+    s->tl.stop[s->tl.nstop++] = i;
   }
   return 0;
 }
 
 /* 1 when joint i is held at a stop (a latching stop holds for good: 2) */
 static int held(const hg_sim *s, int i) {
-  int h = s->d->mode[i] == HG_MODE_LOCKED && s->recipe[i].src == HG_RECIPE_STOP;
+  int h = s->d->mode[i] == HG_MODE_LOCKED && s->state.recipe[i].src == HG_RECIPE_STOP;
   return h && s->m->limits[i].latch ? 2 : h;
 }
 
@@ -62,61 +64,42 @@ static int side(const hg_sim *s, int i, double q) {
 }
 
 int hg_sim_stops_held(const hg_sim *s) {
-  for (int k = 0; k < s->nstop; k++)
-    if (held(s, s->stop[k])) return 1;
+  for (int k = 0; k < s->tl.nstop; k++)
+    if (held(s, s->tl.stop[k])) return 1;
   return 0;
 }
 
 void hg_sim_stop_roots(hg_sim *s, double *g) {
   const hg_model *m = s->m;
-  for (int k = 0; k < s->nstop; k++) {
-    int i = s->stop[k];
+  for (int k = 0; k < s->tl.nstop; k++) {
+    int i = s->tl.stop[k];
     const hg_joint_limits *l = &m->limits[i];
-    double q = s->qs[m->q_adr[i]];
+    double q = s->rhs.qs[m->q_adr[i]];
     if (held(s, i) == 2) g[k] = -1; /* latched */
-    else if (held(s, i)) g[k] = side(s, i, q) * s->tau[m->v_adr[i]];
+    else if (held(s, i)) g[k] = side(s, i, q) * s->rhs.tau[m->v_adr[i]];
     else if (s->d->mode[i] != HG_MODE_FREE) g[k] = 1; /* held by a command: not a stop's */
     else g[k] = fmin(q - l->lower, l->upper - q);
   }
 }
 
-/* the stop of joint i acts now: a moving free joint at its limit stops, a held one whose stop
- * would pull is released; nothing otherwise (a root of the other kind, a graze) */
-static int act(hg_sim *s, int k) {
+int hg_sim_stop_hit_acts(const hg_sim *s, int k) {
   const hg_model *m = s->m;
-  int i = s->stop[k];
-  double q = s->q[m->q_adr[i]], v = s->v[m->v_adr[i]];
-  int sd = side(s, i, q);
-  if (held(s, i) == 2) return 0;
-  if (held(s, i)) return hg_sim_fire(s, HG_FIRED_STOP, k);
-  if (s->d->mode[i] != HG_MODE_FREE || sd * v <= 0) return 0; /* moving inward: no impact */
-  return hg_sim_fire(s, HG_FIRED_STOP, k);
+  int i = s->tl.stop[k], h = held(s, i);
+  if (h) return h == 1;
+  /* a free joint moving inward (or held by a command) takes no impact: a graze */
+  int sd = side(s, i, s->state.q[m->q_adr[i]]);
+  return s->d->mode[i] == HG_MODE_FREE && !(sd * s->state.v[m->v_adr[i]] <= 0);
 }
 
-int hg_sim_stops_fire(hg_sim *s, const int *hit) {
-  unsigned long version = s->model_version;
-  for (int k = 0; k < s->nstop && s->model_version == version; k++) {
-    if (!hit[k]) continue;
-    int rc = act(s, k);
-    if (rc) return rc;
-  }
+int hg_sim_stops_measure(hg_sim *s) {
+  if (hg_sim_eval(s, s->state.t, s->state.q, s->state.v, NULL)) return -1;
+  hg_sim_stop_roots(s, s->tl.stop_g);
   return 0;
 }
 
-int hg_sim_stops_settle(hg_sim *s) {
+int hg_sim_stop_settle_acts(const hg_sim *s, int k) {
   const hg_model *m = s->m;
-  if (s->nstop == 0) return 0;
-  /* the stops' functions at the present state (loads included) */
-  if (hg_sim_eval(s, s->t, s->q, s->v, NULL)) return 0;
-  hg_sim_stop_roots(s, s->stop_g);
-  unsigned long version = s->model_version;
-  for (int k = 0; k < s->nstop && s->model_version == version; k++) {
-    int i = s->stop[k], rc = 0;
-    int sd = side(s, i, s->q[m->q_adr[i]]);
-    if (held(s, i) == 1 && s->stop_g[k] > 0) rc = hg_sim_fire(s, HG_FIRED_STOP, k);
-    else if (s->d->mode[i] == HG_MODE_FREE && s->stop_g[k] <= 0 && sd * s->v[m->v_adr[i]] > 0)
-      rc = hg_sim_fire(s, HG_FIRED_STOP, k);
-    if (rc) return rc;
-  }
-  return 0;
+  int i = s->tl.stop[k], sd = side(s, i, s->state.q[m->q_adr[i]]);
+  if (held(s, i) == 1) return s->tl.stop_g[k] > 0;
+  return s->d->mode[i] == HG_MODE_FREE && s->tl.stop_g[k] <= 0 && sd * s->state.v[m->v_adr[i]] > 0;
 }

@@ -7,28 +7,11 @@
 
 #include "sim_internal.h"
 
-/* ---- markers and bodies in the world ---- */
-
-/* world pose of a marker frame and the world velocity of its origin (kinematics in s->d) */
-void hg_sim_marker_world(hg_sim *s, int body, const hg_se3 *M, hg_se3 *T, double vel[3]) {
-  double tw[6], r[3];
-  hg_se3 Tb;
-  if (body <= 0) {
-    *T = *M;
-    vel[0] = vel[1] = vel[2] = 0;
-    return;
-  }
-  hg_sim_body_world(s, body, &Tb, tw);
-  hg_se3_mul(&Tb, M, T);
-  /* v_point = v_origin + w x (p_point - p_origin) */
-  for (int k = 0; k < 3; k++) r[k] = T->p[k] - Tb.p[k];
-  hg_v3_cross(tw, r, vel);
-  for (int k = 0; k < 3; k++) vel[k] += tw[3 + k];
-}
+/* ---- what the conditions measure ---- */
 
 /* altitude of a world point in the atmosphere's convention (z without a planet) */
 static double altitude(const hg_sim *s, const double p[3]) {
-  const hg_atmosphere *a = s->atm;
+  const hg_atmosphere *a = s->tl.atm;
   if (!a || !(a->radius > 0)) return p[2];
   double r[3] = {p[0] - a->centre[0], p[1] - a->centre[1], p[2] - a->centre[2]};
   return hg_v3_norm(r) - a->radius;
@@ -59,19 +42,53 @@ static void marker_pair(hg_sim *s, const hg_trig *g, double *dist, double *angle
 
 /* ---- triggers ---- */
 
-/* a marker's body and frame in the current model; -1 when the marker or its body is absent */
-int hg_sim_resolve_marker(const hg_sim *s, const char *name, int *body, hg_se3 *M) {
-  const hg_marker *mk = name ? hg_scene_marker(s->scene, name) : NULL;
-  *body = mk ? hg_model_body(s->m, mk->body) : -1;
-  if (mk) *M = mk->pose;
-  return *body >= 0 ? 0 : -1;
+/* the atmosphere that defines altitude: the scene's, else the first drag element's */
+static void atmosphere(hg_sim *s) {
+  if (s->scene->has_atmosphere) s->tl.atm = &s->scene->atmosphere;
+  for (int k = 0; k < s->scene->nforce && !s->tl.atm; k++) {
+    const hg_force_spec *f = &s->scene->force[k];
+    if (f->type == HG_FORCE_DRAG || f->type == HG_FORCE_PARACHUTE) s->tl.atm = &f->atm;
+  }
+}
+
+int hg_sim_triggers_new(hg_sim *s) {
+  const hg_scene *sc = s->scene;
+  int n = sc->ncapture;
+  for (int e = 0; e < sc->nevent; e++) n += sc->event[e].trigger != HG_TRIGGER_TIME;
+  for (int f = 0; f < sc->nforce; f++) n += sc->force[f].type == HG_FORCE_CONTACT;
+  atmosphere(s);
+  s->tl.nroot = n;
+  s->tl.trig = calloc((size_t)n + 1, sizeof *s->tl.trig);
+  s->tl.root_dir = calloc((size_t)n + 1, sizeof(int));
+  s->tl.root_hit = calloc((size_t)n + 1, sizeof(int));
+  if (!s->tl.trig || !s->tl.root_dir || !s->tl.root_hit) return -1;
+  n = 0;
+  for (int e = 0; e < sc->nevent; e++) {
+    if (sc->event[e].trigger == HG_TRIGGER_TIME) continue;
+    s->tl.trig[n].kind = HG_FIRED_EVENT;
+    s->tl.trig[n].index = e;
+    s->tl.root_dir[n++] = sc->event[e].direction;
+  }
+  for (int c = 0; c < sc->ncapture; c++) {
+    s->tl.trig[n].kind = HG_FIRED_CAPTURE;
+    s->tl.trig[n].index = c;
+    s->tl.root_dir[n++] = -1; /* the capture measure falls through zero */
+  }
+  for (int f = 0; f < sc->nforce; f++) {
+    if (sc->force[f].type != HG_FORCE_CONTACT) continue;
+    s->tl.ncontact++;
+    s->tl.trig[n].kind = HG_FIRED_TOUCH;
+    s->tl.trig[n].index = f;
+    s->tl.root_dir[n++] = -1; /* the gap closes */
+  }
+  return 0;
 }
 
 /* an event's condition against the current model */
 static void resolve_event(hg_sim *s, hg_trig *g) {
   const hg_event_spec *e = &s->scene->event[g->index];
   int ok = 0, j;
-  g->active = !(e->once && s->fire_count[g->index] > 0);
+  g->active = !(e->once && s->tl.fire_count[g->index] > 0);
   switch (e->trigger) {
   case HG_TRIGGER_DISTANCE:
     ok = !hg_sim_resolve_marker(s, e->marker_a, &g->body_a, &g->mark_a) &&
@@ -83,7 +100,7 @@ static void resolve_event(hg_sim *s, hg_trig *g) {
     ok = j > 0 && e->dof >= 0 &&
          e->dof < (e->trigger == HG_TRIGGER_JOINT_Q ? s->m->jnt_nq[j] : s->m->jnt_nv[j]);
     if (ok) g->dof_q = s->m->q_adr[j] + e->dof, g->dof_v = s->m->v_adr[j] + e->dof;
-    if (ok && e->trigger == HG_TRIGGER_JOINT_LOAD) s->any_load_trigger = 1;
+    if (ok && e->trigger == HG_TRIGGER_JOINT_LOAD) s->tl.any_load_trigger = 1;
     break;
   case HG_TRIGGER_ALTITUDE:
   case HG_TRIGGER_SPEED:
@@ -113,22 +130,22 @@ static void resolve_event(hg_sim *s, hg_trig *g) {
 /* a capture: both ports present, in different trees, not captured yet */
 static void resolve_capture(hg_sim *s, hg_trig *g) {
   const hg_capture_spec *c = &s->scene->capture[g->index];
-  g->active = !s->captured[g->index] &&
+  g->active = !s->tl.captured[g->index] &&
               !hg_sim_resolve_marker(s, c->marker_a, &g->body_a, &g->mark_a) &&
               !hg_sim_resolve_marker(s, c->marker_b, &g->body_b, &g->mark_b) &&
               g->body_b > 0 && s->m->root[g->body_a] != s->m->root[g->body_b];
 }
 
 void hg_sim_resolve_triggers(hg_sim *s) {
-  s->any_load_trigger = 0;
-  for (int k = 0; k < s->nroot; k++) {
-    if (s->trig[k].kind == HG_FIRED_EVENT) resolve_event(s, &s->trig[k]);
-    else if (s->trig[k].kind == HG_FIRED_CAPTURE) resolve_capture(s, &s->trig[k]);
-    else s->trig[k].active = 1; /* touch: the element says when it cannot touch */
+  s->tl.any_load_trigger = 0;
+  for (int k = 0; k < s->tl.nroot; k++) {
+    if (s->tl.trig[k].kind == HG_FIRED_EVENT) resolve_event(s, &s->tl.trig[k]);
+    else if (s->tl.trig[k].kind == HG_FIRED_CAPTURE) resolve_capture(s, &s->tl.trig[k]);
+    else s->tl.trig[k].active = 1; /* touch: the element says when it cannot touch */
   }
 }
 
-/* the root function of one trigger (kinematics and loads of the state in s->d, s->qs, s->tau) */
+/* the root function of one trigger (kinematics and loads of the state in s->d, rhs.qs, rhs.tau) */
 static double trig_value(hg_sim *s, const hg_trig *g) {
   double dist, angle, speed, tw[6];
   hg_se3 T;
@@ -147,8 +164,8 @@ static double trig_value(hg_sim *s, const hg_trig *g) {
   case HG_TRIGGER_DISTANCE:
     marker_pair(s, g, &dist, NULL, &speed);
     return dist - e->value;
-  case HG_TRIGGER_JOINT_Q: return s->qs[g->dof_q] - e->value;
-  case HG_TRIGGER_JOINT_LOAD: return s->tau[g->dof_v] - e->value;
+  case HG_TRIGGER_JOINT_Q: return s->rhs.qs[g->dof_q] - e->value;
+  case HG_TRIGGER_JOINT_LOAD: return s->rhs.tau[g->dof_v] - e->value;
   case HG_TRIGGER_ALTITUDE:
     hg_sim_body_world(s, g->body_a, &T, tw);
     return altitude(s, T.p) - e->value;
@@ -170,15 +187,15 @@ int hg_sim_roots(void *user, double t, const double *q, const double *v, double 
   hg_sim *s = user;
   const hg_model *m = s->m;
   /* the state with the prescribed joints on their profiles (loads when a trigger needs them) */
-  if (s->any_load_trigger || hg_sim_stops_held(s)) {
+  if (s->tl.any_load_trigger || hg_sim_stops_held(s)) {
     if (hg_sim_eval(s, t, q, v, NULL)) return -1;
   } else {
-    memcpy(s->qs, q, (size_t)m->nq * sizeof(double));
-    memcpy(s->vs, v, (size_t)m->nv * sizeof(double));
-    if (hg_profiles_apply(m, s->d, s->prof, t, s->qs, s->vs, NULL)) return -1;
-    hg_kinematics(m, s->d, s->qs, s->vs);
+    memcpy(s->rhs.qs, q, (size_t)m->nq * sizeof(double));
+    memcpy(s->rhs.vs, v, (size_t)m->nv * sizeof(double));
+    if (hg_profiles_apply(m, s->d, s->state.prof, t, s->rhs.qs, s->rhs.vs, NULL)) return -1;
+    hg_kinematics(m, s->d, s->rhs.qs, s->rhs.vs);
   }
-  for (int k = 0; k < s->nroot; k++) g[k] = trig_value(s, &s->trig[k]);
-  hg_sim_stop_roots(s, g + s->nroot);
+  for (int k = 0; k < s->tl.nroot; k++) g[k] = trig_value(s, &s->tl.trig[k]);
+  hg_sim_stop_roots(s, g + s->tl.nroot);
   return 0;
 }

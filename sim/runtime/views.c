@@ -1,49 +1,49 @@
 /* views.c: what a viewer, a script or a report reads of the current state (sim.h, "views").
  * The kinematics and joint loads of the current state are evaluated once (view_state) and read
- * from s->d and s->tau until the state changes. */
+ * from s->d and s->rhs.tau until the state changes. */
 #include <math.h>
 #include <string.h>
 
 #include "sim_internal.h"
 
-/* the current state's kinematics, loads and joint wrenches in s->d and s->tau */
+/* the current state's kinematics, loads and joint wrenches in s->d and s->rhs.tau */
 static void view_state(hg_sim *s) {
-  if (s->view_ok) return;
-  int ok = hg_sim_eval(s, s->t, s->q, s->v, NULL) == 0;
-  s->view_ok = 1;
+  if (s->views.view_ok) return;
+  int ok = hg_sim_eval(s, s->state.t, s->state.q, s->state.v, NULL) == 0;
+  s->views.view_ok = 1;
   if (ok) return;
-  hg_kinematics(s->m, s->d, s->q, s->v); /* poses at least; the loads are unknown */
-  for (int k = 0; k < s->m->nv; k++) s->tau[k] = NAN;
+  hg_kinematics(s->m, s->d, s->state.q, s->state.v); /* poses at least; the loads are unknown */
+  for (int k = 0; k < s->m->nv; k++) s->rhs.tau[k] = NAN;
 }
 
 const char *hg_sim_error(const hg_sim *s) { return s->err; }
-double hg_sim_time(const hg_sim *s) { return s->t; }
+double hg_sim_time(const hg_sim *s) { return s->state.t; }
 double hg_sim_t_start(const hg_sim *s) { return s->t_start; }
 double hg_sim_t_end(const hg_sim *s) { return s->t_end; }
 const hg_model *hg_sim_model(const hg_sim *s) { return s->m; }
 unsigned long hg_sim_model_version(const hg_sim *s) { return s->model_version; }
-const double *hg_sim_q(const hg_sim *s) { return s->q; }
-const double *hg_sim_v(const hg_sim *s) { return s->v; }
-int hg_sim_nevents(const hg_sim *s) { return s->nlog; }
+const double *hg_sim_q(const hg_sim *s) { return s->state.q; }
+const double *hg_sim_v(const hg_sim *s) { return s->state.v; }
+int hg_sim_nevents(const hg_sim *s) { return s->tl.nlog; }
 const hg_sim_event *hg_sim_event_at(const hg_sim *s, int k) {
-  return k >= 0 && k < s->nlog ? &s->log[k] : NULL;
+  return k >= 0 && k < s->tl.nlog ? &s->tl.log[k] : NULL;
 }
-double hg_sim_wall_time(const hg_sim *s) { return s->wall; }
-int hg_sim_ncommands(const hg_sim *s) { return s->ncmd; }
+double hg_sim_wall_time(const hg_sim *s) { return s->views.wall; }
+int hg_sim_ncommands(const hg_sim *s) { return s->tl.ncmd; }
 const hg_command *hg_sim_command_at(const hg_sim *s, int k, int *applied) {
-  if (k < 0 || k >= s->ncmd) return NULL;
-  if (applied) *applied = s->cmd_fired[k];
-  return &s->cmd[k];
+  if (k < 0 || k >= s->tl.ncmd) return NULL;
+  if (applied) *applied = s->tl.cmd_fired[k];
+  return &s->tl.cmd[k];
 }
-int hg_sim_refused(const hg_sim *s) { return s->nrefused; }
+int hg_sim_refused(const hg_sim *s) { return s->tl.nrefused; }
 
 int hg_sim_write_commands(const hg_sim *s, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f) return HG_SIM_ERR_OUTPUT;
   fprintf(f, "# hinge session of %s: the commands applied, 'TIME COMMAND' (docs/commands.md)\n",
           s->scene->path ? s->scene->path : "a scene");
-  for (int k = 0; k < s->ncmd; k++)
-    if (s->cmd_fired[k]) fprintf(f, "%.17g %s\n", s->cmd[k].t, s->cmd[k].text);
+  for (int k = 0; k < s->tl.ncmd; k++)
+    if (s->tl.cmd_fired[k]) fprintf(f, "%.17g %s\n", s->tl.cmd[k].t, s->tl.cmd[k].text);
   int bad = ferror(f);
   return fclose(f) || bad ? HG_SIM_ERR_OUTPUT : HG_SIM_OK;
 }
@@ -73,9 +73,9 @@ void hg_sim_joint(hg_sim *s, int i, hg_sim_joint_view *jv) {
   jv->mode = s->d->mode[i];
   jv->nq = m->jnt_nq[i];
   jv->nv = m->jnt_nv[i];
-  jv->q = s->qs + m->q_adr[i]; /* the state with the prescribed joints on their profiles */
-  jv->v = s->vs + m->v_adr[i];
-  jv->load = s->tau + m->v_adr[i];
+  jv->q = s->rhs.qs + m->q_adr[i]; /* the state with the prescribed joints on their profiles */
+  jv->v = s->rhs.vs + m->v_adr[i];
+  jv->load = s->rhs.tau + m->v_adr[i];
   /* the transmitted wrench, child frame -> world axes (still about the child origin) */
   const hg_se3 *Tc = &s->d->T_world[i];
   hg_joint_wrench(m, s->d, i, F);
@@ -115,7 +115,7 @@ int hg_sim_nforce(const hg_sim *s) { return hg_forces_count(s->forces); }
 
 void hg_sim_force(hg_sim *s, int k, hg_force_view *fv) {
   view_state(s);
-  hg_forces_view(s->forces, s->m, s->d, s->t, s->q, s->v, k, fv);
+  hg_forces_view(s->forces, s->m, s->d, s->state.t, s->state.q, s->state.v, k, fv);
 }
 
 int hg_sim_npair(const hg_sim *s) { return s->scene->output.npair; }
@@ -154,24 +154,24 @@ void hg_sim_pair(hg_sim *s, int k, hg_sim_pair_view *pv) {
 
 /* ---- invariants and statistics ---- */
 
-void hg_sim_momentum(hg_sim *s, double h[6]) { hg_momentum(s->m, s->d, s->q, s->v, h); }
+void hg_sim_momentum(hg_sim *s, double h[6]) { hg_momentum(s->m, s->d, s->state.q, s->state.v, h); }
 
 void hg_sim_get_budget(hg_sim *s, hg_sim_budget *b) {
-  hg_sim_energy(s, s->q, s->v, &b->kinetic, &b->potential, &b->element);
-  b->e_lock = s->e_lock;
-  b->work = s->quad;
-  b->work_event = s->w_event;
+  hg_sim_energy(s, s->state.q, s->state.v, &b->kinetic, &b->potential, &b->element);
+  b->e_lock = s->budget.e_lock;
+  b->work = s->state.quad;
+  b->work_event = s->budget.w_event;
   b->value = hg_sim_budget_value(s);
-  b->initial = s->b0;
-  b->scale = s->b_scale;
-  b->max_drift = s->max_drift;
+  b->initial = s->budget.b0;
+  b->scale = s->budget.b_scale;
+  b->max_drift = s->budget.max_drift;
 }
 
 void hg_sim_stats(const hg_sim *s, hg_integ_stats *st) {
-  *st = s->stats_done;
-  if (s->I) {
+  *st = s->rhs.stats_done;
+  if (s->rhs.I) {
     hg_integ_stats cur;
-    hg_integrator_stats(s->I, &cur);
+    hg_integrator_stats(s->rhs.I, &cur);
     hg_sim_add_stats(st, &cur);
   }
 }

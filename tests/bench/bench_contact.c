@@ -98,17 +98,17 @@ static void bench(int n, int reps) {
   int npts = 0;
 
   /* the query, the right-hand side with and without contact, and ABA at the initial state */
-  hg_kinematics(m, s->d, s->q, s->v);
+  hg_kinematics(m, s->d, s->state.q, s->state.v);
   hg_collision_contacts(coll, m, s->d->T_world, a, na, b, nb, NULL, 0, &pts); /* (warm) */
-  hg_sim_eval(s, s->t, s->q, s->v, &p);
+  hg_sim_eval(s, s->state.t, s->state.q, s->state.v, &p);
   long alloc0 = hg_allocs();
   TIME(q_ns, reps, npts = hg_collision_contacts(coll, m, s->d->T_world, a, na, b, nb, NULL, 0, &pts));
   long q_allocs = hg_allocs() - alloc0;
-  TIME(on_ns, reps, hg_sim_eval(s, s->t, s->q, s->v, &p));
+  TIME(on_ns, reps, hg_sim_eval(s, s->state.t, s->state.q, s->state.v, &p));
   long allocs = hg_allocs() - alloc0 - q_allocs;
   hg_forces_set_enabled(s->forces, 0, 0);
-  TIME(off_ns, reps, hg_sim_eval(s, s->t, s->q, s->v, &p));
-  TIME(aba_ns, reps, hg_aba(m, s->d, s->q, s->v, tau, NULL, qdd));
+  TIME(off_ns, reps, hg_sim_eval(s, s->state.t, s->state.q, s->state.v, &p));
+  TIME(aba_ns, reps, hg_aba(m, s->d, s->state.q, s->state.v, tau, NULL, qdd));
   long pairs = (long)n * (n + 1) / 2;
   printf("%5d %6ld %6d %10.0f %9.0f %8.1f %11.0f %11.0f %9.0f %7.1f %8.2f %8.2f\n", n, pairs, npts,
          q_ns, q_ns / n, q_ns / pairs, on_ns, off_ns, aba_ns, on_ns / aba_ns,

@@ -43,9 +43,9 @@ static void bench(const char *dir, const char *name, int reps) {
   long alloc0 = hg_allocs();
   for (int round = 0; round < 5; round++) {
     double t0 = now_ns();
-    for (int k = 0; k < reps; k++) hg_sim_rhs(s, s->t, s->q, s->v, &p);
+    for (int k = 0; k < reps; k++) hg_sim_rhs(s, s->state.t, s->state.q, s->state.v, &p);
     double t1 = now_ns();
-    for (int k = 0; k < reps; k++) hg_aba(m, s->d, s->q, s->v, tau, NULL, qdd);
+    for (int k = 0; k < reps; k++) hg_aba(m, s->d, s->state.q, s->state.v, tau, NULL, qdd);
     double t2 = now_ns();
     best_rhs = fmin(best_rhs, (t1 - t0) / reps);
     best_aba = fmin(best_aba, (t2 - t1) / reps);

@@ -1,0 +1,192 @@
+/* budget.c: the energy budget and the momentum of a run (budget.h): energies and momenta of a
+ * state, the budget value and its drift, the events booked, and the stretches of isolation over
+ * which momentum must hold. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+void hg_sim_energy(hg_sim *s, const double *q, const double *v, double *ke, double *pe,
+                   double *pel) {
+  hg_energy(s->m, s->d, q, v, ke, pe);
+  *pel = hg_forces_potential(s->forces, s->m, s->d, q);
+  if (s->pull.forces) *pel += hg_forces_potential(s->pull.forces, s->m, s->d, q);
+}
+
+void hg_sim_momentum_scale(hg_sim *s, const double *q, const double *v, double h[6],
+                           double scale[2]) {
+  const hg_model *m = s->m;
+  hg_data *d = s->d;
+  hg_momentum(m, d, q, v, h);
+  scale[0] = scale[1] = 0;
+  /* each body's momentum about the world origin (hg_momentum's terms) */
+  for (int i = 1; i < m->nbody; i++) {
+    const double *p0 = d->T_world[m->root[i]].p;
+    double hb[6];
+    hg_inertia_mulv(&d->I[i], d->V[i], hb);
+    hg_v3_cross_add(p0, hb + 3, hb);
+    scale[0] += hg_v3_norm(hb);
+    scale[1] += hg_v3_norm(hb + 3);
+  }
+}
+
+double hg_sim_budget_value(hg_sim *s) {
+  double ke, pe, pel;
+  hg_sim_energy(s, s->state.q, s->state.v, &ke, &pe, &pel);
+  double b = ke + pe + pel + s->budget.e_lock - s->state.quad - s->budget.w_event;
+  double sc = fabs(ke) + fabs(pe) + fabs(pel) + fabs(s->budget.e_lock) + fabs(s->state.quad) +
+              fabs(s->budget.w_event);
+  if (sc > s->budget.b_scale) s->budget.b_scale = sc;
+  return b;
+}
+
+double hg_sim_budget_drift(hg_sim *s) {
+  double b = hg_sim_budget_value(s);
+  return fabs(b - s->budget.b0) / (s->budget.b_scale > 0 ? s->budget.b_scale : 1);
+}
+
+/* appends "; " and a printf-style reason to why (len bytes) */
+static void add_reason(char *why, size_t len, const char *fmt, ...) {
+  size_t n = strlen(why);
+  if (n + 3 >= len) return;
+  if (n) memcpy(why + n, "; ", 3), n += 2;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why + n, len - n, fmt, ap);
+  va_end(ap);
+}
+
+static const char *const force_kind[] = {"central gravity", "joint spring", "spring", "drag",
+                                         "thrust", "parachute", "contact"};
+
+/* 1 when nothing acts on the system from outside now: zero uniform gravity, every tree on a free
+ * joint in free mode to the world, and no enabled element that acts from outside (central
+ * gravity, drag, thrust and parachutes always do; a spring does when it is anchored to the world
+ * or sits on a joint to the world; contact never does by itself). Otherwise 0 with the reasons in why. Needs the kinematics of
+ * the current state in s->d. */
+static int isolated(hg_sim *s, char *why, size_t len) {
+  const hg_model *m = s->m;
+  why[0] = 0;
+  if (m->gravity[0] != 0 || m->gravity[1] != 0 || m->gravity[2] != 0)
+    add_reason(why, len, "uniform gravity (%g, %g, %g) m/s^2", m->gravity[0], m->gravity[1],
+               m->gravity[2]);
+  for (int i = 1; i < m->nbody; i++)
+    if (m->parent[i] == 0 && (m->jnt[i].type != HG_JOINT_FREE || s->d->mode[i] != HG_MODE_FREE))
+      add_reason(why, len, "%s %s joint '%s' holds body '%s' to the world",
+                 s->d->mode[i] == HG_MODE_FREE ? "free" : s->d->mode[i] == HG_MODE_LOCKED
+                                                            ? "locked" : "prescribed",
+                 hg_joint_type_name(m->jnt[i].type), m->jnt_name[i], m->body_name[i]);
+  for (int k = 0; k < hg_forces_count(s->forces); k++) {
+    hg_force_view fv;
+    hg_forces_view(s->forces, m, s->d, s->state.t, s->state.q, s->state.v, k, &fv);
+    if (!fv.enabled || fv.inert) continue;
+    /* (contact forces are equal and opposite at one point: internal, like springs between
+     * bodies; contact with a body held to the world is caught by that body's joint) */
+    int outside = fv.type != HG_FORCE_JOINT_SPRING && fv.type != HG_FORCE_SPRING &&
+                  fv.type != HG_FORCE_CONTACT;
+    if (fv.type == HG_FORCE_JOINT_SPRING) outside = fv.body_a > 0 && m->parent[fv.body_a] == 0;
+    if (fv.type == HG_FORCE_SPRING) outside = fv.body_a == 0 || fv.body_b == 0;
+    if (outside)
+      add_reason(why, len, "%s '%s'", force_kind[fv.type], fv.name);
+  }
+  return why[0] == 0;
+}
+
+/* The drift of a stretch relative to its peak total momentum, angular and linear apart. A total
+ * below 1e-6 of the momentum the bodies carry (their summed magnitudes) is zero for this purpose:
+ * integration at the usual tolerances leaves errors of rtol times what the bodies carry, so a
+ * total that small is mostly that error and any drift relative to it would read as order one
+ * (a spacecraft at rest deploying its arrays). The bodies' peak summed momentum is the scale
+ * then; zero_total[k] says so. */
+static double stretch_drift(const hg_sim_momentum_track *mt, double scale[2], int zero_total[2]) {
+  double r = 0;
+  for (int k = 0; k < 2; k++) {
+    zero_total[k] = !(mt->peak[k] >= 1e-6 * mt->bodies[k]);
+    scale[k] = zero_total[k] ? mt->bodies[k] : mt->peak[k];
+    if (scale[k] > 0) r = fmax(r, mt->dmax[k] / scale[k]);
+  }
+  return r;
+}
+
+/* momentum h (bodies' summed magnitudes sc) in the open stretch */
+static void stretch_add(hg_sim *s, const double h[6], const double sc[2]) {
+  hg_sim_momentum_track *mt = &s->budget.mt;
+  double d[2] = {0, 0}, scale[2];
+  for (int k = 0; k < 3; k++) {
+    d[0] += (h[k] - mt->ref[k]) * (h[k] - mt->ref[k]);
+    d[1] += (h[3 + k] - mt->ref[3 + k]) * (h[3 + k] - mt->ref[3 + k]);
+  }
+  for (int k = 0; k < 2; k++) {
+    mt->peak[k] = fmax(mt->peak[k], hg_v3_norm(h + 3 * k));
+    mt->bodies[k] = fmax(mt->bodies[k], sc[k]);
+    mt->dmax[k] = fmax(mt->dmax[k], sqrt(d[k]));
+    mt->worst_abs[k] = fmax(mt->worst_abs[k], mt->dmax[k]);
+  }
+  int zero[2];
+  double r = stretch_drift(mt, scale, zero);
+  if (r > mt->drift || mt->nstretch == 1) {
+    mt->drift = fmax(r, mt->drift);
+    memcpy(mt->worst_peak, scale, sizeof scale);
+    memcpy(mt->worst_zero, zero, sizeof zero);
+  }
+}
+
+/* a new stretch from momentum h */
+static void stretch_begin(hg_sim *s, const double h[6], const double sc[2], const char *since) {
+  hg_sim_momentum_track *mt = &s->budget.mt;
+  memcpy(mt->ref, h, sizeof mt->ref);
+  mt->isolated = 1;
+  mt->nstretch++;
+  mt->t0 = s->state.t;
+  memset(mt->peak, 0, sizeof mt->peak);
+  memset(mt->bodies, 0, sizeof mt->bodies);
+  memset(mt->dmax, 0, sizeof mt->dmax);
+  snprintf(mt->since, sizeof mt->since, "%s", since);
+  stretch_add(s, h, sc);
+}
+
+void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) {
+  hg_sim_momentum_track *mt = &s->budget.mt;
+  double h[6], sc[2];
+  char why[sizeof mt->why], since[sizeof mt->since];
+  /* the integration up to the event belongs to the open stretch; or the system was not
+   * isolated up to the event (isolation changes only at events) */
+  if (ev && mt->isolated) stretch_add(s, ev->h_before, ev->h_scale);
+  else if (ev && mt->why[0]) mt->t_out = ev->t;
+  hg_sim_momentum_scale(s, s->state.q, s->state.v, h, sc);
+  if (!isolated(s, why, sizeof why)) {
+    mt->isolated = 0;
+    mt->t_out = s->state.t;
+    memcpy(mt->why, why, sizeof why);
+    return;
+  }
+  if (mt->isolated && (!ev || ev->conserves)) {
+    stretch_add(s, h, sc);
+    return;
+  }
+  if (ev) snprintf(since, sizeof since, "after '%s' at t = %.9g s", ev->name, ev->t);
+  else if (mt->nstretch == 0 && s->state.t == s->t_start)
+    snprintf(since, sizeof since, "the start");
+  else snprintf(since, sizeof since, "t = %.9g s", s->state.t);
+  stretch_begin(s, h, sc, since);
+}
+
+void hg_sim_budget_track(hg_sim *s) {
+  double drift = hg_sim_budget_drift(s);
+  if (!(drift <= s->budget.max_drift)) s->budget.max_drift = drift;
+  hg_sim_track_momentum(s, NULL);
+}
+
+void hg_sim_budget_start(hg_sim *s) {
+  s->budget.b0 = hg_sim_budget_value(s);
+  hg_momentum(s->m, s->d, s->state.q, s->state.v, s->budget.h_ref);
+}
+
+void hg_sim_budget_book(hg_sim *s, const hg_sim_event *ev, double e_lock) {
+  s->budget.e_lock += e_lock;
+  s->budget.w_event += ev->e_after - ev->e_before + e_lock;
+  /* momentum drift counts from here when the event changed the momentum on purpose */
+  if (!ev->conserves) memcpy(s->budget.h_ref, ev->h_after, sizeof s->budget.h_ref);
+}
