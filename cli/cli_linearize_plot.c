@@ -9,46 +9,25 @@
 
 #include "cli.h"
 #include "linearize.h"
+#include "plot_style.h"
 
 #define TWO_PI 6.283185307179586476925
 
 #define NSHAPES 6
 
-/* white background, black axes, grey grid, then the line colours */
-static const PLINT cr[10] = {255, 0, 200, 31, 214, 44, 148, 255, 140, 23};
-static const PLINT cg[10] = {255, 0, 200, 119, 39, 160, 103, 127, 86, 190};
-static const PLINT cb[10] = {255, 0, 200, 180, 40, 44, 189, 14, 75, 207};
+/* the data's margins: 8 % of the span, a flat range 10 % of its magnitude */
+static const hg_plot_margin margin = {0.08, 1e-9, 0.1};
 
-/* a padded range of x[0..n) (both ends when flat) */
-static void range(const double *x, int n, double *lo, double *hi) {
-  *lo = INFINITY, *hi = -INFINITY;
-  for (int k = 0; k < n; k++)
-    if (isfinite(x[k])) *lo = fmin(*lo, x[k]), *hi = fmax(*hi, x[k]);
-  if (!(*lo <= *hi)) *lo = -1, *hi = 1;
-  double pad = 0.08 * (*hi - *lo), mag = fmax(fabs(*lo), fabs(*hi));
-  if (!(pad > 1e-9 * mag)) pad = mag > 0 ? 0.1 * mag : 1;
-  *lo -= pad, *hi += pad;
-}
-
-static void frame(double x0, double x1, double y0, double y1, const char *xl, const char *yl,
-                  const char *title) {
-  pladv(0);
-  plvpor(0.1, 0.95, 0.15, 0.88);
-  plwind(x0, x1, y0, y1);
-  plcol0(2);
-  plbox("g", 0, 0, "g", 0, 0);
-  plcol0(1);
-  plbox("bcnst", 0, 0, "bcnstv", 0, 0);
-  pllab(xl, yl, title);
-}
+/* the panels' viewport */
+static const double viewport[4] = {0.1, 0.95, 0.15, 0.88};
 
 /* the eigenvalues of A as points */
 static void eigen_panel(int n, const double *re, const double *im) {
   double x0, x1, y0, y1;
-  range(re, n, &x0, &x1);
-  range(im, n, &y0, &y1);
-  frame(x0, x1, y0, y1, "Re #gl [1/s]", "Im #gl [rad/s]", "eigenvalues of A");
-  plcol0(4);
+  hg_plot_range(re, n, margin, &x0, &x1);
+  hg_plot_range(im, n, margin, &y0, &y1);
+  hg_plot_frame(viewport, x0, x1, y0, y1, "Re #gl [1/s]", "Im #gl [rad/s]", "eigenvalues of A");
+  plcol0(HG_PLOT_LINE0 + 1);
   plssym(0, 1.5);
   for (int k = 0; k < n; k++) {
     PLFLT x = re[k], y = im[k];
@@ -71,16 +50,16 @@ static void shape_panel(int nf, const double *w2, const double *Phi) {
   if (!(pad > 1e-9 * fmax(fabs(lo), fabs(hi)))) pad = fmax(0.1 * fmax(fabs(lo), fabs(hi)), 1e-3);
   /* the labels get a band of their own above the shapes, one row per mode */
   double row = 0.1 * (hi - lo + 2 * pad), top = hi + pad + count * row;
-  frame(0.5, nf + 0.5, lo - pad, top, "free DoF (columns of modes_undamped.csv)",
-        "#gf (M-normalized)", count ? "elastic mode shapes, K #gf = #gw#u2#d M #gf" :
-                                      "no elastic modes");
+  hg_plot_frame(viewport, 0.5, nf + 0.5, lo - pad, top,
+                "free DoF (columns of modes_undamped.csv)", "#gf (M-normalized)",
+                count ? "elastic mode shapes, K #gf = #gw#u2#d M #gf" : "no elastic modes");
   PLFLT x[1024], y[1024];
   int n = nf < 1024 ? nf : 1024;
   for (int c = 0; c < count; c++) {
     char label[64];
     double w = sqrt(fabs(w2[first + c])) / (TWO_PI);
     for (int a = 0; a < n; a++) x[a] = a + 1, y[a] = Phi[(size_t)a * nf + first + c];
-    plcol0(3 + c % 7);
+    plcol0(HG_PLOT_LINE0 + c % HG_PLOT_NLINES);
     plwidth(2);
     plline(n, x, y);
     plpoin(n, x, y, 17);
@@ -94,18 +73,9 @@ int hg_cli_linearize_plot(const char *path, const hg_model *m, const hg_linear *
                           const double *re, const double *im, const double *w2,
                           const double *Phi) {
   (void)m;
-  /* PLplot exits the process on an unwritable file, so check first */
-  FILE *f = fopen(path, "wb");
-  if (!f) return -1;
-  fclose(f);
-  plsdev("pngcairo");
-  plsfnam(path);
-  plspage(0, 0, 1000, 900, 0, 0);
-  plscmap0(cr, cg, cb, 10);
-  plinit();
-  plssub(1, w2 ? 2 : 1);
+  if (hg_plot_open(path, 1000, 900, 1, w2 ? 2 : 1) < 0) return -1;
   eigen_panel(n, re, im);
   if (w2) shape_panel(L->nf, w2, Phi);
-  plend();
+  hg_plot_close();
   return 0;
 }

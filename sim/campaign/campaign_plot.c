@@ -9,40 +9,18 @@
 #include <plplot.h>
 
 #include "campaign.h"
+#include "plot_style.h"
 
 #define PAGE_W 1200
 #define PAGE_H 900
 #define NBIN 30
 
-/* white background, black axes, grey grid, blue bars and points */
-static const PLINT cmap_r[4] = {255, 0, 200, 31}, cmap_g[4] = {255, 0, 200, 119},
-                   cmap_b[4] = {255, 0, 200, 180};
-
-/* [lo, hi] of n values, padded when flat */
-static void range(const double *x, int n, double *lo, double *hi) {
-  *lo = INFINITY, *hi = -INFINITY;
-  for (int i = 0; i < n; i++) *lo = fmin(*lo, x[i]), *hi = fmax(*hi, x[i]);
-  double pad = 0.05 * (*hi - *lo), mag = fmax(fabs(*lo), fabs(*hi));
-  if (!(pad > 1e-12 * mag)) pad = mag > 0 ? 1e-3 * mag : 1;
-  *lo -= pad, *hi += pad;
-}
-
-/* axes of one panel */
-static void axes(double x0, double x1, double y0, double y1, const char *xl, const char *yl,
-                 const char *title) {
-  pladv(0);
-  plvsta();
-  plwind(x0, x1, y0, y1);
-  plcol0(2);
-  plbox("g", 0, 0, "g", 0, 0);
-  plcol0(1);
-  plbox("bcnst", 0, 0, "bcnstv", 0, 0);
-  pllab(xl, yl, title);
-}
+/* the data's margins: 5 % of the span, a flat range 0.1 % of its magnitude */
+static const hg_plot_margin margin = {0.05, 1e-12, 1e-3};
 
 static void histogram(const double *y, int n, const char *name) {
   double lo, hi, centre[NBIN], count[NBIN] = {0}, top = 1;
-  range(y, n, &lo, &hi);
+  hg_plot_range(y, n, margin, &lo, &hi);
   double w = (hi - lo) / NBIN;
   for (int i = 0; i < n; i++) {
     int b = (int)((y[i] - lo) / w);
@@ -51,8 +29,8 @@ static void histogram(const double *y, int n, const char *name) {
   for (int b = 0; b < NBIN; b++) centre[b] = lo + (b + 0.5) * w, top = fmax(top, count[b]);
   char title[160];
   snprintf(title, sizeof title, "%s: histogram of %d runs", name, n);
-  axes(lo, hi, 0, 1.1 * top, name, "runs", title);
-  plcol0(3);
+  hg_plot_frame(NULL, lo, hi, 0, 1.1 * top, name, "runs", title);
+  plcol0(HG_PLOT_LINE0);
   plwidth(2);
   plbin(NBIN, centre, count, PL_BIN_CENTRED);
   plwidth(1);
@@ -60,10 +38,10 @@ static void histogram(const double *y, int n, const char *name) {
 
 static void scatter(const double *x, const double *y, int n, const char *xl, const char *yl) {
   double x0, x1, y0, y1;
-  range(x, n, &x0, &x1);
-  range(y, n, &y0, &y1);
-  axes(x0, x1, y0, y1, xl, yl, "");
-  plcol0(3);
+  hg_plot_range(x, n, margin, &x0, &x1);
+  hg_plot_range(y, n, margin, &y0, &y1);
+  hg_plot_frame(NULL, x0, x1, y0, y1, xl, yl, "");
+  plcol0(HG_PLOT_LINE0);
   plpoin(n, x, y, 17);
 }
 
@@ -88,23 +66,14 @@ static int page(const hg_campaign *c, const hg_run_result *res, const unsigned c
   }
   remove(path);
   if (n < 2) return 0; /* nothing to draw */
-  /* PLplot exits the process on an unwritable file, so check first */
-  FILE *f = fopen(path, "wb");
-  if (!f) return -1;
-  fclose(f);
   int npanel = 1 + c->ndisp, ncol = (int)ceil(sqrt((double)npanel));
   int nrow = (npanel + ncol - 1) / ncol;
-  plsdev("pngcairo");
-  plsfnam(path);
-  plspage(0, 0, PAGE_W, PAGE_H, 0, 0);
-  plscmap0(cmap_r, cmap_g, cmap_b, 4);
-  plinit();
-  plssub(ncol, nrow);
+  if (hg_plot_open(path, PAGE_W, PAGE_H, ncol, nrow) < 0) return -1;
   plschr(0, npanel > 4 ? 0.7 : 0.9);
   histogram(y, n, c->metric[j].name);
   for (int i = 0; i < c->ndisp; i++)
     scatter(x + (size_t)i * (size_t)c->runs, y, n, c->disp[i].path, c->metric[j].name);
-  plend();
+  hg_plot_close();
   return 0;
 }
 

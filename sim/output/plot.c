@@ -12,22 +12,11 @@
 #include <plplot.h>
 
 #include "output_internal.h"
+#include "plot_style.h"
 
 #define PLOT_W 1000
 #define PLOT_H 720
 #define PLOT_MAXLINES 12
-
-/* colour map 0: white background, black axes, light grey grid, then the line colours */
-static const PLINT cmap_r[16] = {255, 0, 215, 31, 214, 44, 148, 255, 140, 23, 227, 188, 127,
-                                 0, 0, 0};
-static const PLINT cmap_g[16] = {255, 0, 215, 119, 39, 160, 103, 127, 86, 190, 119, 189, 127,
-                                 0, 0, 0};
-static const PLINT cmap_b[16] = {255, 0, 215, 180, 40, 44, 189, 14, 75, 207, 194, 34, 127,
-                                 0, 0, 0};
-#define COL_AXES 1
-#define COL_GRID 2
-#define COL_LINE0 3
-#define NCOL_LINES 10
 
 /* the lines of one panel: column cols[k] of series S against its column 0 */
 typedef struct panel {
@@ -54,10 +43,7 @@ static int panel_range(const panel *p, double *x0, double *x1, double *y0, doubl
   }
   if (!(*x0 <= *x1)) return 0;
   if (*x1 - *x0 <= 0) *x0 -= 0.5, *x1 += 0.5;
-  double pad = 0.05 * (*y1 - *y0), mag = fmax(fabs(*y0), fabs(*y1));
-  if (!(pad > 1e-12 * mag) || pad == 0) pad = mag > 0 ? 1e-6 * mag : 1;
-  *y0 -= pad;
-  *y1 += pad;
+  hg_plot_pad(y0, y1, (hg_plot_margin){0.05, 1e-12, 1e-6});
   return 1;
 }
 
@@ -83,34 +69,27 @@ static void draw_legend(const panel *p) {
   PLFLT lw[PLOT_MAXLINES], w, h;
   for (int l = 0; l < p->nline; l++) {
     opt[l] = PL_LEGEND_LINE;
-    tcol[l] = COL_AXES;
-    lcol[l] = COL_LINE0 + l % NCOL_LINES;
-    lsty[l] = 1 + (l / NCOL_LINES) % 8;
+    tcol[l] = HG_PLOT_AXES;
+    lcol[l] = HG_PLOT_LINE0 + l % HG_PLOT_NLINES;
+    lsty[l] = 1 + (l / HG_PLOT_NLINES) % 8;
     lw[l] = 2;
   }
   pllegend(&w, &h, PL_LEGEND_BACKGROUND, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE,
-           0.01, 0.0, 0.04, 0, COL_AXES, 1, 0, 0, p->nline, opt, 0.5, 0.6, 1.6, 0, tcol, p->labels,
+           0.01, 0.0, 0.04, 0, HG_PLOT_AXES, 1, 0, 0, p->nline, opt, 0.5, 0.6, 1.6, 0, tcol, p->labels,
            NULL, NULL, NULL, NULL, lcol, lsty, lw, NULL, NULL, NULL, NULL);
 }
 
 static void draw_panel(const panel *p) {
   double x0, x1, y0, y1;
-  pladv(0);
   /* room on the right for the legend */
-  if (p->nline > 1) plvpor(0.1, 0.8, 0.15, 0.85);
-  else plvsta();
+  static const double legend_room[4] = {0.1, 0.8, 0.15, 0.85};
   if (!panel_range(p, &x0, &x1, &y0, &y1)) x0 = 0, x1 = 1, y0 = -1, y1 = 1;
-  plwind(x0, x1, y0, y1);
-  plwidth(1);
-  plcol0(COL_GRID);
-  plbox("g", 0, 0, "g", 0, 0);
-  plcol0(COL_AXES);
-  plbox("bcnst", 0, 0, "bcnstv", 0, 0);
-  pllab("time [s]", p->ylabel, p->title);
+  hg_plot_frame(p->nline > 1 ? legend_room : NULL, x0, x1, y0, y1, "time [s]", p->ylabel,
+                p->title);
   plwidth(2);
   for (int l = 0; l < p->nline; l++) {
-    plcol0(COL_LINE0 + l % NCOL_LINES);
-    pllsty(1 + (l / NCOL_LINES) % 8);
+    plcol0(HG_PLOT_LINE0 + l % HG_PLOT_NLINES);
+    pllsty(1 + (l / HG_PLOT_NLINES) % 8);
     draw_line(p->S, p->cols[l]);
   }
   pllsty(1);
@@ -121,18 +100,9 @@ static void draw_panel(const panel *p) {
 static int draw_page(const hg_outputs *o, const char *name, const panel *panels, int npanel) {
   char path[4096];
   hg_out_path(o, name, path, sizeof path);
-  /* PLplot exits the process on an unwritable file, so check first */
-  FILE *f = fopen(path, "wb");
-  if (!f) return -1;
-  fclose(f);
-  plsdev("pngcairo");
-  plsfnam(path);
-  plspage(0, 0, PLOT_W, PLOT_H, 0, 0);
-  plscmap0(cmap_r, cmap_g, cmap_b, 16);
-  plinit();
-  plssub(1, npanel);
+  if (hg_plot_open(path, PLOT_W, PLOT_H, 1, npanel) < 0) return -1;
   for (int k = 0; k < npanel; k++) draw_panel(&panels[k]);
-  plend();
+  hg_plot_close();
   return 1;
 }
 
