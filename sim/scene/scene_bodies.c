@@ -213,7 +213,8 @@ static int body_present(hg_sctx *c, const hg_ynode *n, hg_sc_body *rec) {
 }
 
 /* one body: its spec goes to the builder, then its geometry and markers */
-static int body(hg_sctx *c, const hg_ynode *n, hg_sc_body *rec) {
+static int body(hg_sctx *c, const hg_ynode *n, int k) {
+  hg_sc_body *rec = &c->body[k];
   hg_body_spec spec;
   hg_error e;
   const hg_ynode *jn, *in, *gn, *mn;
@@ -251,15 +252,8 @@ static int reserve_refs(hg_sctx *c, const hg_ynode *list, int n) {
 }
 
 int hg_sc_bodies(hg_sctx *c, const hg_ynode *list) {
-  int n = hg_ydoc_len(list);
-  if (hg_ydoc_expect_seq(&c->doc, list, "'bodies'") || reserve_refs(c, list, n) ||
-      hg_sc_alloc(c, list, n, sizeof *c->body, (void **)&c->body))
-    return -1;
-  for (int k = 0; k < n; k++) {
-    c->nbody = k + 1;
-    if (body(c, hg_ydoc_item(&c->doc, list, k), &c->body[k])) return -1;
-  }
-  return 0;
+  if (reserve_refs(c, list, hg_ydoc_len(list))) return -1;
+  return hg_sc_seq(c, list, "'bodies'", sizeof *c->body, (void **)&c->body, &c->nbody, body);
 }
 
 /* ---- URDF includes ---- */

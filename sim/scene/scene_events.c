@@ -98,7 +98,8 @@ static const char *const capture_keys[] = {"ports",     "position_tol", "angle_t
                                            "speed_tol", "joint",        NULL};
 
 /* one capture: two ports of one type, tolerances, the joint it creates */
-static int capture(hg_sctx *c, const hg_ynode *n, hg_capture_spec *cap) {
+static int capture(hg_sctx *c, const hg_ynode *n, int k) {
+  hg_capture_spec *cap = &c->s->capture[k];
   const hg_ynode *pn;
   const hg_marker *a, *b;
   cap->position_tol = 0.01;
@@ -124,15 +125,8 @@ static int capture(hg_sctx *c, const hg_ynode *n, hg_capture_spec *cap) {
 }
 
 int hg_sc_capture(hg_sctx *c, const hg_ynode *list) {
-  int n = hg_ydoc_len(list);
-  if (hg_ydoc_expect_seq(&c->doc, list, "'capture'") ||
-      hg_sc_alloc(c, list, n, sizeof *c->s->capture, (void **)&c->s->capture))
-    return -1;
-  for (int k = 0; k < n; k++) {
-    c->s->ncapture = k + 1;
-    if (capture(c, hg_ydoc_item(&c->doc, list, k), &c->s->capture[k])) return -1;
-  }
-  return 0;
+  return hg_sc_seq(c, list, "'capture'", sizeof *c->s->capture, (void **)&c->s->capture,
+                   &c->s->ncapture, capture);
 }
 
 /* ---- actions ---- */
@@ -152,15 +146,23 @@ static const char *const add_keys[] = {"body", "at_marker", "pos",   "quat",
 static const char *const set_state_keys[] = {"joint", "q", "v", NULL};
 static const char *const perturb_keys[] = {"body", "point", "target", "stiffness", "damping", NULL};
 
+/* an action on a joint (set_mode, undock): its keys checked, its required 'joint' (name and joint)
+ * copied to a->joint */
+static int joint_action(hg_sctx *c, const hg_ynode *n, const char *action,
+                        const char *const *keys, hg_action *a, const char **joint, hg_joint *j) {
+  const hg_ynode *jn;
+  if (hg_ydoc_check_keys(&c->doc, n, action, keys) ||
+      !(jn = hg_sc_required(c, n, "joint", action)) ||
+      hg_sc_joint_ref(c, jn, "'joint'", joint, j) || hg_sc_strdup(c, jn, *joint, &a->joint))
+    return -1;
+  return 0;
+}
+
 /* set_mode: a joint and its new mode */
 static int set_mode(hg_sctx *c, const hg_ynode *n, hg_action *a) {
-  const hg_ynode *jn;
   const char *joint;
   hg_joint j;
-  if (hg_ydoc_check_keys(&c->doc, n, "set_mode", set_mode_keys) ||
-      !(jn = hg_sc_required(c, n, "joint", "set_mode")) ||
-      hg_sc_joint_ref(c, jn, "'joint'", &joint, &j) || hg_sc_strdup(c, jn, joint, &a->joint))
-    return -1;
+  if (joint_action(c, n, "set_mode", set_mode_keys, a, &joint, &j)) return -1;
   return hg_sc_mode(c, n, joint, &j, 1, &a->mode);
 }
 
@@ -218,13 +220,9 @@ static int attach(hg_sctx *c, const hg_ynode *n, hg_action *a) {
 
 /* undock: a joint (of the model or a docking one), detach or not */
 static int undock(hg_sctx *c, const hg_ynode *n, hg_action *a) {
-  const hg_ynode *jn;
   const char *joint;
   hg_joint j;
-  if (hg_ydoc_check_keys(&c->doc, n, "undock", undock_keys) ||
-      !(jn = hg_sc_required(c, n, "joint", "undock")) ||
-      hg_sc_joint_ref(c, jn, "'joint'", &joint, &j) || hg_sc_strdup(c, jn, joint, &a->joint))
-    return -1;
+  if (joint_action(c, n, "undock", undock_keys, a, &joint, &j)) return -1;
   return hg_yget_bool(&c->doc, n, "detach", &a->detach);
 }
 
@@ -545,13 +543,6 @@ static int event(hg_sctx *c, const hg_ynode *n, int k) {
 }
 
 int hg_sc_events(hg_sctx *c, const hg_ynode *list) {
-  int n = hg_ydoc_len(list);
-  if (hg_ydoc_expect_seq(&c->doc, list, "'events'") ||
-      hg_sc_alloc(c, list, n, sizeof *c->s->event, (void **)&c->s->event))
-    return -1;
-  for (int k = 0; k < n; k++) {
-    c->s->nevent = k + 1;
-    if (event(c, hg_ydoc_item(&c->doc, list, k), k)) return -1;
-  }
-  return 0;
+  return hg_sc_seq(c, list, "'events'", sizeof *c->s->event, (void **)&c->s->event,
+                   &c->s->nevent, event);
 }

@@ -293,13 +293,6 @@ static int force(hg_sctx *c, const hg_ynode *n, int k) {
 }
 
 int hg_sc_forces(hg_sctx *c, const hg_ynode *list) {
-  int n = hg_ydoc_len(list);
-  if (hg_ydoc_expect_seq(&c->doc, list, "'forces'") ||
-      hg_sc_alloc(c, list, n, sizeof *c->s->force, (void **)&c->s->force))
-    return -1;
-  for (int k = 0; k < n; k++) {
-    c->s->nforce = k + 1;
-    if (force(c, hg_ydoc_item(&c->doc, list, k), k)) return -1;
-  }
-  return 0;
+  return hg_sc_seq(c, list, "'forces'", sizeof *c->s->force, (void **)&c->s->force,
+                   &c->s->nforce, force);
 }

@@ -103,6 +103,11 @@ int hg_sc_twist(hg_sctx *c, const hg_ynode *map, double twist[6]);
 int hg_sc_strdup(hg_sctx *c, const hg_ynode *n, const char *str, char **out);
 /* a zeroed array of n items (n may be 0: NULL); -1 with "out of memory" at node */
 int hg_sc_alloc(hg_sctx *c, const hg_ynode *node, int n, size_t size, void **out);
+/* a section that is a sequence (what: its name in messages): *items gets one zeroed item of size
+ * bytes for each entry, and read(c, entry, k) reads entry k into item k; *count is the number of
+ * items begun, so that what a failure leaves is freed with them */
+int hg_sc_seq(hg_sctx *c, const hg_ynode *list, const char *what, size_t size, void **items,
+              int *count, int (*read)(hg_sctx *c, const hg_ynode *n, int k));
 
 /* ---- the sections (scene.c runs them in an order where names are known before use) ---- */
 

@@ -107,6 +107,17 @@ int hg_sc_alloc(hg_sctx *c, const hg_ynode *node, int n, size_t size, void **out
   return *out || n <= 0 ? 0 : hg_ydoc_fail(&c->doc, node, "out of memory");
 }
 
+int hg_sc_seq(hg_sctx *c, const hg_ynode *list, const char *what, size_t size, void **items,
+              int *count, int (*read)(hg_sctx *c, const hg_ynode *n, int k)) {
+  int n = hg_ydoc_len(list);
+  if (hg_ydoc_expect_seq(&c->doc, list, what) || hg_sc_alloc(c, list, n, size, items)) return -1;
+  for (int k = 0; k < n; k++) {
+    *count = k + 1;
+    if (read(c, hg_ydoc_item(&c->doc, list, k), k)) return -1;
+  }
+  return 0;
+}
+
 /* ---- files ---- */
 
 /* 1 when path opens and reads (a folder opens but does not read) */

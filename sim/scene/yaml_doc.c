@@ -440,47 +440,41 @@ int hg_ydoc_choice(hg_ydoc *d, const hg_ynode *n, const char *what, const char *
 
 /* ---- optional keys ---- */
 
-/* "'key'" for messages */
-static void quoted(const char *key, char *buf, size_t len) { snprintf(buf, len, "'%s'", key); }
+/* the value of key in map (NULL when it has none), and "'key'" into what[0..len) for messages */
+static const hg_ynode *optional(hg_ydoc *d, const hg_ynode *map, const char *key, char *what,
+                                size_t len) {
+  snprintf(what, len, "'%s'", key);
+  return hg_ydoc_get(d, map, key);
+}
 
 int hg_yget_number(hg_ydoc *d, const hg_ynode *map, const char *key, double *out) {
-  const hg_ynode *v = hg_ydoc_get(d, map, key);
   char what[80];
-  if (!v) return 0;
-  quoted(key, what, sizeof what);
-  return hg_ydoc_number(d, v, what, 0, out);
+  const hg_ynode *v = optional(d, map, key, what, sizeof what);
+  return v ? hg_ydoc_number(d, v, what, 0, out) : 0;
 }
 
 int hg_yget_integer(hg_ydoc *d, const hg_ynode *map, const char *key, int *out) {
-  const hg_ynode *v = hg_ydoc_get(d, map, key);
   char what[80];
-  if (!v) return 0;
-  quoted(key, what, sizeof what);
-  return hg_ydoc_integer(d, v, what, out);
+  const hg_ynode *v = optional(d, map, key, what, sizeof what);
+  return v ? hg_ydoc_integer(d, v, what, out) : 0;
 }
 
 int hg_yget_bool(hg_ydoc *d, const hg_ynode *map, const char *key, int *out) {
-  const hg_ynode *v = hg_ydoc_get(d, map, key);
   char what[80];
-  if (!v) return 0;
-  quoted(key, what, sizeof what);
-  return hg_ydoc_bool(d, v, what, out);
+  const hg_ynode *v = optional(d, map, key, what, sizeof what);
+  return v ? hg_ydoc_bool(d, v, what, out) : 0;
 }
 
 int hg_yget_name(hg_ydoc *d, const hg_ynode *map, const char *key, const char **out) {
-  const hg_ynode *v = hg_ydoc_get(d, map, key);
   char what[80];
-  if (!v) return 0;
-  quoted(key, what, sizeof what);
-  return hg_ydoc_name(d, v, what, out);
+  const hg_ynode *v = optional(d, map, key, what, sizeof what);
+  return v ? hg_ydoc_name(d, v, what, out) : 0;
 }
 
 int hg_yget_vec(hg_ydoc *d, const hg_ynode *map, const char *key, int count, double *out) {
-  const hg_ynode *v = hg_ydoc_get(d, map, key);
   char what[80];
-  if (!v) return 0;
-  quoted(key, what, sizeof what);
-  return hg_ydoc_numbers(d, v, what, count, out, NULL);
+  const hg_ynode *v = optional(d, map, key, what, sizeof what);
+  return v ? hg_ydoc_numbers(d, v, what, count, out, NULL) : 0;
 }
 
 int hg_yget_strdup(hg_ydoc *d, const hg_ynode *map, const char *key, char **out) {
