@@ -55,6 +55,9 @@ void hg_cli_view_usage(FILE *f);
  * text; returns the usage exit status. One error path for every command's options. */
 int hg_cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, const char *arg);
 
+/* *x = the number s holds: all of s, finite; 0, or -1 when s is not such a number */
+int hg_cli_number(const char *s, double *x);
+
 /* mkdir -p: path and its missing parents; 0, or -1 with errno */
 int hg_cli_make_dirs(const char *path);
 

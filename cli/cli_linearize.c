@@ -76,7 +76,6 @@ static int parse_args(int argc, char **argv, lin_args *a) {
   memset(a, 0, sizeof *a);
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
-    char *end;
     if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
       a->help = 1;
     } else if (!strcmp(s, "--rest")) {
@@ -85,8 +84,8 @@ static int parse_args(int argc, char **argv, lin_args *a) {
       a->equilibrium = a->rest = 1;
     } else if (!strcmp(s, "--at") || !strcmp(s, "--step") || !strcmp(s, "--tol")) {
       if (i + 1 >= argc) return usage_error("%s needs a number", s);
-      double x = strtod(argv[++i], &end);
-      if (!*argv[i] || *end || !isfinite(x) || (strcmp(s, "--at") && !(x > 0)))
+      double x;
+      if (hg_cli_number(argv[++i], &x) || (strcmp(s, "--at") && !(x > 0)))
         return usage_error("'%s' is not a valid number here", argv[i]);
       if (!strcmp(s, "--at")) a->at = x, a->has_at = 1;
       else if (!strcmp(s, "--tol")) a->tol = x;

@@ -1,7 +1,9 @@
 /* cli_model.c: what the subcommands share: loading a model file (the reader chosen by extension),
- * the usage-error path and creating output folders. */
+ * the usage-error path, reading a number option and creating output folders. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -65,6 +67,12 @@ int hg_cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, 
   fprintf(stderr, "\n");
   usage(stderr);
   return HG_EXIT_USAGE;
+}
+
+int hg_cli_number(const char *s, double *x) {
+  char *end;
+  *x = strtod(s, &end);
+  return *s && !*end && isfinite(*x) ? 0 : -1;
 }
 
 /* mkdir -p; 0 or -1 with errno */

@@ -78,9 +78,7 @@ static int usage_error(const char *fmt, const char *arg) {
 
 /* a finite number (positive when positive is set); 0 or -1 */
 static int parse_number(const char *s, int positive, double *x) {
-  char *end;
-  *x = strtod(s, &end);
-  return *s && !*end && isfinite(*x) && (!positive || *x > 0) ? 0 : -1;
+  return hg_cli_number(s, x) || (positive && !(*x > 0)) ? -1 : 0;
 }
 
 /* an option with a value: its value, or NULL after a usage error */

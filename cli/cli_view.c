@@ -66,18 +66,13 @@ static int parse_size(const char *s, int *w, int *h) {
   return 0;
 }
 
-static int number(const char *s, double *x) {
-  char *end;
-  *x = strtod(s, &end);
-  return *s && !*end && isfinite(*x) ? 0 : -1;
+/* "hinge render: " or "hinge view: " message, the usage, and the usage exit status */
+static int render_error(const char *fmt, const char *arg) {
+  return hg_cli_usage_error("render", hg_cli_render_usage, fmt, arg);
 }
 
-static int bad(const char *cmd, const char *fmt, const char *arg, void (*usage)(FILE *)) {
-  fprintf(stderr, "hinge %s: ", cmd);
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n");
-  usage(stderr);
-  return HG_EXIT_USAGE;
+static int view_error(const char *fmt, const char *arg) {
+  return hg_cli_usage_error("view", hg_cli_view_usage, fmt, arg);
 }
 
 /* the options both commands share; 1 when argv[*i] was one, 0 when not, or an exit status + 10 */
@@ -89,17 +84,19 @@ static int common_option(const char *cmd, int argc, char **argv, int *i, int *w,
   int takes = !strcmp(s, "--size") || !strcmp(s, "--camera") || !strcmp(s, "--track") ||
               !strcmp(s, "--overlays");
   if (!takes) return 0;
-  if (*i + 1 >= argc) return 10 + bad(cmd, "%s needs a value", s, usage);
+  if (*i + 1 >= argc) return 10 + hg_cli_usage_error(cmd, usage, "%s needs a value", s);
   const char *v = argv[++*i];
   if (!strcmp(s, "--size") && parse_size(v, w, h))
-    return 10 + bad(cmd, "--size '%s': expected WxH, 16..8192 pixels each", v, usage);
+    return 10 + hg_cli_usage_error(cmd, usage, "--size '%s': expected WxH, 16..8192 pixels each",
+                                   v);
   if (!strcmp(s, "--camera")) {
-    if (hg_camera_parse(v, cam, err, sizeof err)) return 10 + bad(cmd, "--camera: %s", err, usage);
+    if (hg_camera_parse(v, cam, err, sizeof err))
+      return 10 + hg_cli_usage_error(cmd, usage, "--camera: %s", err);
     *has_camera = 1;
   }
   if (!strcmp(s, "--track")) *track = v;
   if (!strcmp(s, "--overlays") && hg_overlay_parse(v, overlays, err, sizeof err))
-    return 10 + bad(cmd, "--overlays: %s", err, usage);
+    return 10 + hg_cli_usage_error(cmd, usage, "--overlays: %s", err);
   return 1;
 }
 
@@ -120,29 +117,28 @@ int hg_cli_render(int argc, char **argv) {
     if (!strcmp(s, "--no-video")) { o.video = 0; continue; }
     if (s[0] == '-' && s[1]) {
       double x;
-      if (i + 1 >= argc) return bad("render", "%s needs a value", s, hg_cli_render_usage);
+      if (i + 1 >= argc) return render_error("%s needs a value", s);
       const char *v = argv[++i];
       if (!strcmp(s, "--out")) { o.out = v; continue; }
-      if (number(v, &x)) return bad("render", "'%s' is not a number", v, hg_cli_render_usage);
+      if (hg_cli_number(v, &x)) return render_error("'%s' is not a number", v);
       if (!strcmp(s, "--fps") && x > 0 && x <= 1000) o.fps = x;
       else if (!strcmp(s, "--t-start")) o.t_start = x;
       else if (!strcmp(s, "--t-end")) o.t_end = x;
       else if (!strcmp(s, "--time")) o.time = x;
       else if (!strcmp(s, "--samples") && x >= 0 && x <= 16) o.samples = (int)x;
       else if (!strcmp(s, "--fps") || !strcmp(s, "--samples"))
-        return bad("render", "%s: out of range", s, hg_cli_render_usage);
-      else return bad("render", "unknown option '%s'", s, hg_cli_render_usage);
+        return render_error("%s: out of range", s);
+      else return render_error("unknown option '%s'", s);
     } else if (!scene) {
       scene = s;
     } else {
-      return bad("render", "unexpected argument '%s'", s, hg_cli_render_usage);
+      return render_error("unexpected argument '%s'", s);
     }
   }
-  if (!scene) return bad("render", "%s", "a scene file is needed", hg_cli_render_usage);
-  if (!o.out) return bad("render", "%s", "--out is needed", hg_cli_render_usage);
+  if (!scene) return render_error("%s", "a scene file is needed");
+  if (!o.out) return render_error("%s", "--out is needed");
   if (!isnan(o.time) && (!isnan(o.t_start) || !isnan(o.t_end)))
-    return bad("render", "%s", "--time renders one frame: do not give --t-start or --t-end",
-               hg_cli_render_usage);
+    return render_error("%s", "--time renders one frame: do not give --t-start or --t-end");
   int rc = hg_render_scene(scene, &o, err, sizeof err);
   if (rc) fprintf(stderr, "hinge render: %s\n", err);
   return rc == 2 ? HG_EXIT_USAGE : rc == 3 ? HG_EXIT_SINGULAR : rc ? HG_EXIT_FAILURE : HG_EXIT_OK;
@@ -164,7 +160,7 @@ int hg_cli_view(int argc, char **argv) {
     if (!strcmp(s, "--offscreen")) { o.offscreen = 1; continue; }
     if (s[0] == '-' && s[1]) {
       double x;
-      if (i + 1 >= argc) return bad("view", "%s needs a value", s, hg_cli_view_usage);
+      if (i + 1 >= argc) return view_error("%s needs a value", s);
       const char *v = argv[++i];
       if (!strcmp(s, "--commands")) o.commands = v;
       else if (!strcmp(s, "--script")) o.script = v;
@@ -172,17 +168,17 @@ int hg_cli_view(int argc, char **argv) {
       else if (!strcmp(s, "--ghost")) o.ghost = v;
       else if (!strcmp(s, "--mode")) o.mode = v;
       else if (!strcmp(s, "--speed")) {
-        if (number(v, &x) || !(x >= 1.0 / 64 && x <= 64))
-          return bad("view", "--speed '%s': expected 1/64 .. 64", v, hg_cli_view_usage);
+        if (hg_cli_number(v, &x) || !(x >= 1.0 / 64 && x <= 64))
+          return view_error("--speed '%s': expected 1/64 .. 64", v);
         o.speed = x;
-      } else return bad("view", "unknown option '%s'", s, hg_cli_view_usage);
+      } else return view_error("unknown option '%s'", s);
     } else if (!scene) {
       scene = s;
     } else {
-      return bad("view", "unexpected argument '%s'", s, hg_cli_view_usage);
+      return view_error("unexpected argument '%s'", s);
     }
   }
-  if (!scene) return bad("view", "%s", "a scene file is needed", hg_cli_view_usage);
+  if (!scene) return view_error("%s", "a scene file is needed");
   int rc = hg_viewer_run(scene, &o, err, sizeof err);
   if (rc) fprintf(stderr, "hinge view: %s\n", rc == 3 ? "the simulation failed" : err);
   return rc == 2 ? HG_EXIT_USAGE : rc == 3 ? HG_EXIT_SINGULAR : rc ? HG_EXIT_FAILURE : HG_EXIT_OK;

@@ -194,6 +194,20 @@ static int take(urdf_reader *r, const xmlNode *n, const xmlNode **slot) {
   return 0;
 }
 
+/* the child elements of n named names[k] (k < count; at most one of each) into *slots[k]; the
+ * other elements are skipped */
+static int take_children(urdf_reader *r, const xmlNode *n, int count, const char *const *names,
+                         const xmlNode **const *slots) {
+  for (const xmlNode *c = n->children; c; c = c->next) {
+    if (!is_element(c, NULL)) continue;
+    int k = 0;
+    while (k < count && !is_element(c, names[k])) k++;
+    if (k == count) skip(r, c);
+    else if (take(r, c, slots[k])) return -1;
+  }
+  return 0;
+}
+
 static const char *link_name(const urdf_reader *r, int i) { return (const char *)r->link[i].name; }
 
 static int find_link(const urdf_reader *r, const char *name) {
@@ -466,18 +480,9 @@ static int read_geom(urdf_reader *r, const xmlNode *n, int link, int collision) 
   urdf_geom *ug = reserve(r->geom, &r->capgeom, r->ngeom, sizeof *r->geom);
   if (!ug) return fail(r, n, "out of memory");
   r->geom = ug;
-  for (const xmlNode *c = n->children; c; c = c->next) {
-    if (!is_element(c, NULL)) continue;
-    if (is_element(c, "origin")) {
-      if (take(r, c, &origin)) return -1;
-    } else if (is_element(c, "geometry")) {
-      if (take(r, c, &geometry)) return -1;
-    } else if (is_element(c, "material")) {
-      if (take(r, c, &material)) return -1;
-    } else {
-      skip(r, c);
-    }
-  }
+  if (take_children(r, n, 3, (const char *const[]){"origin", "geometry", "material"},
+                    (const xmlNode **const[]){&origin, &geometry, &material}))
+    return -1;
   if (!geometry) return fail(r, n, "<%s> needs a <geometry>", (const char *)n->name);
   ug = &r->geom[r->ngeom];
   memset(ug, 0, sizeof *ug);
@@ -526,18 +531,9 @@ static int read_inertial(urdf_reader *r, const xmlNode *n, const char *link, hg_
   double m = 0, I[6], M[9], RM[9], Ic[9], Ic6[6];
   char why[256];
   hg_se3 T;
-  for (const xmlNode *c = n->children; c; c = c->next) {
-    if (!is_element(c, NULL)) continue;
-    if (is_element(c, "origin")) {
-      if (take(r, c, &origin)) return -1;
-    } else if (is_element(c, "mass")) {
-      if (take(r, c, &mass)) return -1;
-    } else if (is_element(c, "inertia")) {
-      if (take(r, c, &inertia)) return -1;
-    } else {
-      skip(r, c);
-    }
-  }
+  if (take_children(r, n, 3, (const char *const[]){"origin", "mass", "inertia"},
+                    (const xmlNode **const[]){&origin, &mass, &inertia}))
+    return -1;
   if (!mass) return fail(r, n, "<inertial> needs a <mass value=\"...\"/>");
   if (!inertia) return fail(r, n, "<inertial> needs an <inertia ixx=... iyz=.../>");
   if (read_origin(r, origin, &T) || attr_numbers(r, mass, "value", 1, 1, &m)) return -1;
