@@ -264,6 +264,21 @@ static xmlChar *attr_name(urdf_reader *r, const xmlNode *n, const char *attr, co
   return v;
 }
 
+/* the 'name' of n, a <kind>, that no earlier element of its kind has (earlier: the element with
+ * that name, or NULL); NULL after an error */
+static xmlChar *unique_name(urdf_reader *r, const xmlNode *n, const char *kind,
+                            const xmlNode *(*earlier)(const urdf_reader *r, const xmlChar *name)) {
+  char what[32];
+  snprintf(what, sizeof what, "<%s>", kind);
+  xmlChar *name = attr_name(r, n, "name", what);
+  const xmlNode *first = name ? earlier(r, name) : NULL;
+  if (!first) return name;
+  fail(r, n, "duplicate %s name '%s' (the first is on line %ld)", kind, (const char *)name,
+       xmlGetLineNo(first));
+  xmlFree(name);
+  return NULL;
+}
+
 /* T = the pose of an <origin> (xyz, rpy; identity when origin is NULL) */
 static int read_origin(urdf_reader *r, const xmlNode *origin, hg_se3 *T) {
   double rpy[3] = {0, 0, 0};
@@ -558,23 +573,21 @@ static int read_inertial(urdf_reader *r, const xmlNode *n, const char *link, hg_
   return 0;
 }
 
+/* the <link> named name, or NULL */
+static const xmlNode *link_named(const urdf_reader *r, const xmlChar *name) {
+  int k = find_link(r, (const char *)name);
+  return k >= 0 ? r->link[k].node : NULL;
+}
+
 /* a <link>: its unique name, inertia (massless without <inertial>) and geometry */
 static int read_link(urdf_reader *r, const xmlNode *n) {
   const xmlNode *inertial = NULL;
   urdf_link *l = reserve(r->link, &r->caplink, r->nlink, sizeof *r->link);
   xmlChar *name;
-  int i, k;
+  int i;
   if (!l) return fail(r, n, "out of memory");
   r->link = l;
-  name = attr_name(r, n, "name", "<link>");
-  if (!name) return -1;
-  k = find_link(r, (const char *)name);
-  if (k >= 0) {
-    fail(r, n, "duplicate link name '%s' (the first is on line %ld)", (const char *)name,
-         xmlGetLineNo(r->link[k].node));
-    xmlFree(name);
-    return -1;
-  }
+  if (!(name = unique_name(r, n, "link", link_named))) return -1;
   i = r->nlink++;
   l = &r->link[i];
   memset(l, 0, sizeof *l);
@@ -751,6 +764,13 @@ static int check_mimics(urdf_reader *r) {
   return 0;
 }
 
+/* the <joint> named name, or NULL */
+static const xmlNode *joint_named(const urdf_reader *r, const xmlChar *name) {
+  for (int k = 0; k < r->njoint; k++)
+    if (xmlStrEqual(r->joint[k].name, name)) return r->joint[k].node;
+  return NULL;
+}
+
 /* a <joint>: unique name, type, links, origin, axis (default x), limits and mimic */
 static int read_joint(urdf_reader *r, const xmlNode *n) {
   urdf_joint *J = reserve(r->joint, &r->capjoint, r->njoint, sizeof *r->joint);
@@ -761,15 +781,7 @@ static int read_joint(urdf_reader *r, const xmlNode *n) {
   int j, t;
   if (!J) return fail(r, n, "out of memory");
   r->joint = J;
-  name = attr_name(r, n, "name", "<joint>");
-  if (!name) return -1;
-  for (int k = 0; k < r->njoint; k++)
-    if (xmlStrEqual(r->joint[k].name, name)) {
-      fail(r, n, "duplicate joint name '%s' (the first is on line %ld)", (const char *)name,
-           xmlGetLineNo(r->joint[k].node));
-      xmlFree(name);
-      return -1;
-    }
+  if (!(name = unique_name(r, n, "joint", joint_named))) return -1;
   j = r->njoint++;
   J = &r->joint[j];
   memset(J, 0, sizeof *J);
