@@ -78,18 +78,6 @@ static hg_model *build(const body_def *defs, int n, double g_z) {
 
 /* ---- small algebra written out for the hand formulas ---- */
 
-/* c = a x b */
-static void cross(const double a[3], const double b[3], double c[3]) {
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* a . b */
-static double dot3(const double a[3], const double b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 /* y = I x for I stored (xx yy zz xy xz yz) */
 static void sym_mul(const double I[6], const double x[3], double y[3]) {
   y[0] = I[0] * x[0] + I[3] * x[1] + I[4] * x[2];
@@ -97,22 +85,15 @@ static void sym_mul(const double I[6], const double x[3], double y[3]) {
   y[2] = I[4] * x[0] + I[5] * x[1] + I[2] * x[2];
 }
 
-/* x = I^-1 y by Cramer's rule for a symmetric I */
+/* x = I^-1 y for a symmetric I stored (xx yy zz xy xz yz) */
 static void sym_solve(const double I[6], const double y[3], double x[3]) {
-  double c0[3] = {I[0], I[3], I[4]}, c1[3] = {I[3], I[1], I[5]}, c2[3] = {I[4], I[5], I[2]};
-  double c12[3], c20[3], c01[3];
-  cross(c1, c2, c12);
-  cross(c2, c0, c20);
-  cross(c0, c1, c01);
-  double det = dot3(c0, c12);
-  x[0] = dot3(y, c12) / det;
-  x[1] = dot3(y, c20) / det;
-  x[2] = dot3(y, c01) / det;
+  const double full[9] = {I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2]};
+  assert_int_equal(hg_m3_solve(full, y, x), 0);
 }
 
 /* I_o = I_c + m (|c|^2 1 - c c^T): the parallel-axis theorem */
 static void parallel_axis(const double Ic[6], double m, const double c[3], double Io[6]) {
-  double cc = dot3(c, c);
+  double cc = hg_v3_dot(c, c);
   Io[0] = Ic[0] + m * (cc - c[0] * c[0]);
   Io[1] = Ic[1] + m * (cc - c[1] * c[1]);
   Io[2] = Ic[2] + m * (cc - c[2] * c[2]);
@@ -135,7 +116,7 @@ static void random_unit(hg_rng *r, double u[3]) {
   double n;
   do {
     hg_test_random_vector(r, u, 3, -1, 1);
-    n = sqrt(dot3(u, u));
+    n = sqrt(hg_v3_dot(u, u));
   } while (n < 0.1 || n > 1);
   for (int i = 0; i < 3; i++) u[i] /= n;
 }
@@ -315,14 +296,14 @@ static void rigid_forward(const rigid *b, const double V[6], const double F[6], 
   const double *w = V, *v = V + 3;
   double Iw[3], t[3], n[3], wc[3], vc[3], u[3], wdc[3];
   sym_mul(b->Ic, w, Iw);
-  cross(w, Iw, t);
-  cross(b->c, F + 3, n);
+  hg_v3_cross(w, Iw, t);
+  hg_v3_cross(b->c, F + 3, n);
   for (int i = 0; i < 3; i++) n[i] = F[i] - n[i] - t[i];
   sym_solve(b->Ic, n, A);
-  cross(w, b->c, wc);
+  hg_v3_cross(w, b->c, wc);
   for (int i = 0; i < 3; i++) vc[i] = v[i] + wc[i];
-  cross(w, vc, u);
-  cross(A, b->c, wdc);
+  hg_v3_cross(w, vc, u);
+  hg_v3_cross(A, b->c, wdc);
   for (int i = 0; i < 3; i++) A[3 + i] = F[3 + i] / b->m + b->gb[i] - wdc[i] - u[i];
 }
 
@@ -331,16 +312,16 @@ static void rigid_inverse(const rigid *b, const double V[6], const double A[6], 
                           double tau[6]) {
   const double *w = V, *v = V + 3;
   double wc[3], vc[3], u[3], wdc[3], Iwd[3], Iw[3], t[3], fs[3], cf[3];
-  cross(w, b->c, wc);
+  hg_v3_cross(w, b->c, wc);
   for (int i = 0; i < 3; i++) vc[i] = v[i] + wc[i];
-  cross(w, vc, u);
-  cross(A, b->c, wdc);
+  hg_v3_cross(w, vc, u);
+  hg_v3_cross(A, b->c, wdc);
   for (int i = 0; i < 3; i++) tau[3 + i] = b->m * (A[3 + i] + wdc[i] + u[i] - b->gb[i]) - F[3 + i];
   sym_mul(b->Ic, A, Iwd);
   sym_mul(b->Ic, w, Iw);
-  cross(w, Iw, t);
+  hg_v3_cross(w, Iw, t);
   for (int i = 0; i < 3; i++) fs[i] = F[3 + i] + tau[3 + i];
-  cross(b->c, fs, cf);
+  hg_v3_cross(b->c, fs, cf);
   for (int i = 0; i < 3; i++) tau[i] = Iwd[i] + t[i] - F[i] + cf[i];
 }
 
@@ -432,11 +413,11 @@ static double helical_case(hg_rng *r, int vertical) {
   }
   hg_test_random_vector(r, def.offset.p, 3, -1, 1);
   hg_m3_mulv(def.offset.R, def.axis, aw);
-  cross(def.axis, def.c, axc);
+  hg_v3_cross(def.axis, def.c, axc);
   double Ia, Iax[3];
   sym_mul(def.Ic, def.axis, Iax);
-  Ia = dot3(def.axis, Iax);
-  double Meff = Ia + def.m * dot3(axc, axc) + def.m * def.pitch * def.pitch;
+  Ia = hg_v3_dot(def.axis, Iax);
+  double Meff = Ia + def.m * hg_v3_dot(axc, axc) + def.m * def.pitch * def.pitch;
   hg_model *m = build(&def, 1, G_ACC);
   hg_data *d = hg_data_new(m);
   for (int k = 0; k < NSTATE; k++) {
@@ -489,8 +470,8 @@ static void spherical_expected(const body_def *def, const double Io[6], const do
   hg_m3_mul(def->offset.R, Rq, R);
   hg_m3_mulTv(R, gv, gb);
   sym_mul(Io, w, Iw);
-  cross(w, Iw, wIw);
-  cross(def->c, gb, cg);
+  hg_v3_cross(w, Iw, wIw);
+  hg_v3_cross(def->c, gb, cg);
   for (int i = 0; i < 3; i++) rhs[i] = tau[i] + def->m * cg[i] - wIw[i];
   sym_solve(Io, rhs, wd);
   *tscale = 1;
