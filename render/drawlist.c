@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 static const char *const overlay_names[HG_OV_COUNT] = {
     "frames", "joints", "com", "markers", "inertia", "wrenches",
     "springs", "forces", "trails", "pairs", "momentum"};
@@ -51,14 +53,7 @@ void hg_draw_list_clear(hg_draw_list *dl) {
 }
 
 /* room for one more item of an array; 0 or -1 */
-static int grow(void **p, int n, int *cap, size_t sz) {
-  if (n < *cap) return 0;
-  int c = *cap ? 2 * *cap : 256;
-  void *q = realloc(*p, (size_t)c * sz);
-  if (!q) return -1;
-  *p = q, *cap = c;
-  return 0;
-}
+static int grow(void **p, int n, int *cap, size_t sz) { return hg_grow(p, n, cap, 256, sz); }
 
 int hg_draw_shape_add(hg_draw_list *dl, const hg_draw_shape *s) {
   if (grow((void **)&dl->shape, dl->nshape, &dl->capshape, sizeof *s)) return -1;

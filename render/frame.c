@@ -5,18 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 /* ---- string table ---- */
 
 int hg_history_intern(hg_history *h, const char *s) {
   if (!s) s = "";
   for (int k = h->nstr - 1; k >= 0; k--)
     if (!strcmp(h->str[k], s)) return k;
-  if (h->nstr == h->capstr) {
-    int cap = h->capstr ? 2 * h->capstr : 64;
-    char **p = realloc(h->str, (size_t)cap * sizeof *p);
-    if (!p) return 0;
-    h->str = p, h->capstr = cap;
-  }
+  if (hg_grow((void **)&h->str, h->nstr, &h->capstr, 64, sizeof *h->str)) return 0;
   char *c = malloc(strlen(s) + 1);
   if (!c) return 0;
   strcpy(c, s);
@@ -201,12 +198,7 @@ static void capture_elements(hg_history *h, hg_sim *sim, const hg_scene *sc, hg_
 static void capture_events(hg_history *h, hg_sim *sim) {
   int n = hg_sim_nevents(sim);
   for (int k = h->nevent; k < n; k++) {
-    if (h->nevent == h->capevent) {
-      int cap = h->capevent ? 2 * h->capevent : 16;
-      hg_hevent *p = realloc(h->event, (size_t)cap * sizeof *p);
-      if (!p) return;
-      h->event = p, h->capevent = cap;
-    }
+    if (hg_grow((void **)&h->event, h->nevent, &h->capevent, 16, sizeof *h->event)) return;
     const hg_sim_event *ev = hg_sim_event_at(sim, k);
     hg_hevent *o = &h->event[h->nevent++];
     o->t = ev->t;

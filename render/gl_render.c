@@ -11,6 +11,7 @@
 #include <stb_image_write.h>
 #include <stb_truetype.h>
 
+#include "grow.h"
 #include "mesh.h"
 
 #ifndef HG_FONT_FILE
@@ -187,12 +188,7 @@ typedef struct vbuf {
 } vbuf;
 
 static void vput(vbuf *b, float x, float y, float z, float nx, float ny, float nz) {
-  if (b->n == b->cap) {
-    int cap = b->cap ? 2 * b->cap : 1024;
-    float *p = realloc(b->v, (size_t)cap * 6 * sizeof(float));
-    if (!p) return;
-    b->v = p, b->cap = cap;
-  }
+  if (hg_grow((void **)&b->v, b->n, &b->cap, 1024, 6 * sizeof(float))) return;
   float *o = b->v + 6 * b->n++;
   o[0] = x, o[1] = y, o[2] = z, o[3] = nx, o[4] = ny, o[5] = nz;
 }
@@ -298,12 +294,7 @@ static const gl_mesh *file_mesh(hg_renderer *r, const hg_history *names, int id)
   const char *path = names ? hg_frame_name(names, id) : "";
   for (int k = 0; k < r->nmesh; k++)
     if (!strcmp(r->meshes[k].path, path)) return r->meshes[k].failed ? NULL : &r->meshes[k].m;
-  if (r->nmesh == r->capmesh) {
-    int cap = r->capmesh ? 2 * r->capmesh : 8;
-    mesh_cache *p = realloc(r->meshes, (size_t)cap * sizeof *p);
-    if (!p) return NULL;
-    r->meshes = p, r->capmesh = cap;
-  }
+  if (hg_grow((void **)&r->meshes, r->nmesh, &r->capmesh, 8, sizeof *r->meshes)) return NULL;
   mesh_cache *c = &r->meshes[r->nmesh++];
   memset(c, 0, sizeof *c);
   c->name = id;
@@ -679,12 +670,7 @@ static void draw_shape(hg_renderer *r, const hg_draw_shape *s, const hg_camera *
 
 /* queues a line segment, positions relative to the eye */
 static void line_put(hg_renderer *r, const double a[3], const double eye[3], const float c[4]) {
-  if (r->nlines == r->caplines) {
-    int cap = r->caplines ? 2 * r->caplines : 4096;
-    float *p = realloc(r->lines, (size_t)cap * 8 * sizeof(float));
-    if (!p) return;
-    r->lines = p, r->caplines = cap;
-  }
+  if (hg_grow((void **)&r->lines, r->nlines, &r->caplines, 4096, 8 * sizeof(float))) return;
   float *o = r->lines + 8 * r->nlines++;
   o[0] = (float)(a[0] - eye[0]), o[1] = (float)(a[1] - eye[1]), o[2] = (float)(a[2] - eye[2]), o[3] = 1;
   memcpy(o + 4, c, 4 * sizeof(float));
@@ -877,12 +863,7 @@ void hg_renderer_draw(hg_renderer *r, const hg_draw_list *dl, const hg_camera *c
 /* ---- 2-D ---- */
 
 static void ui_put(hg_renderer *r, float x, float y, float u, float v, const float c[4]) {
-  if (r->nui == r->capui) {
-    int cap = r->capui ? 2 * r->capui : 8192;
-    float *p = realloc(r->ui, (size_t)cap * 8 * sizeof(float));
-    if (!p) return;
-    r->ui = p, r->capui = cap;
-  }
+  if (hg_grow((void **)&r->ui, r->nui, &r->capui, 8192, 8 * sizeof(float))) return;
   float *o = r->ui + 8 * r->nui++;
   o[0] = x, o[1] = y, o[2] = u, o[3] = v;
   memcpy(o + 4, c, 4 * sizeof(float));

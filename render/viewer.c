@@ -19,6 +19,7 @@
 
 #include "context.h"
 #include "gl_render.h"
+#include "grow.h"
 #include "hud.h"
 #include "interact.h"
 #include "viewer.h"
@@ -648,12 +649,8 @@ static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
                       "'TIME mouseup', 'TIME screenshot FILE', 'TIME sleep SECONDS' or 'TIME quit', times "
                       "not decreasing", path, ln), -1;
     }
-    if (v->nscript == cap) {
-      cap = cap ? 2 * cap : 32;
-      script_event *p = realloc(v->script, (size_t)cap * sizeof *p);
-      if (!p) return fclose(f), snprintf(err, errlen, "out of memory"), -1;
-      v->script = p;
-    }
+    if (hg_grow((void **)&v->script, v->nscript, &cap, 32, sizeof *v->script))
+      return fclose(f), snprintf(err, errlen, "out of memory"), -1;
     v->script[v->nscript++] = ev;
   }
   fclose(f);

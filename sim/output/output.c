@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "grow.h"
 #include "output_internal.h"
 
 void hg_output_default_options(hg_output_options *o) {
@@ -24,13 +25,7 @@ static void series_init(hg_series *x, int width) {
 
 /* appends one row of width numbers; 0 or -1 */
 static int series_push(hg_series *x, const double *row) {
-  if (x->n == x->cap) {
-    int cap = x->cap ? 2 * x->cap : 256;
-    double *y = realloc(x->x, (size_t)cap * (size_t)x->width * sizeof(double));
-    if (!y) return -1;
-    x->x = y;
-    x->cap = cap;
-  }
+  if (hg_grow((void **)&x->x, x->n, &x->cap, 256, (size_t)x->width * sizeof(double))) return -1;
   memcpy(x->x + (size_t)x->n * (size_t)x->width, row, (size_t)x->width * sizeof(double));
   x->n++;
   return 0;
@@ -363,12 +358,7 @@ static int limit_exceeded(hg_outputs *o, const char *joint, int effort, double l
   for (int k = 0; k < o->nlimit && !r; k++)
     if (o->limit[k].effort == effort && !strcmp(o->limit[k].joint, joint)) r = &o->limit[k];
   if (!r) {
-    if (o->nlimit == o->caplimit) {
-      int cap = o->caplimit ? 2 * o->caplimit : 8;
-      hg_limit_record *p = realloc(o->limit, (size_t)cap * sizeof *p);
-      if (!p) return -1;
-      o->limit = p, o->caplimit = cap;
-    }
+    if (hg_grow((void **)&o->limit, o->nlimit, &o->caplimit, 8, sizeof *o->limit)) return -1;
     r = &o->limit[o->nlimit++];
     *r = (hg_limit_record){.joint = hg_strdup(joint), .effort = effort, .limit = limit};
     if (!r->joint) return o->nlimit--, -1;

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "grow.h"
+
 /* most vertices or triangles a mesh may have (keeps 3 * n and byte counts in range) */
 #define HG_MESH_MAX (INT_MAX / 4)
 
@@ -23,12 +25,8 @@ typedef struct mesh_buf {
 /* p with room for n + 1 items of size bytes (capacity *cap, updated); NULL when out of memory
  * (p is then still valid) */
 static void *mesh_grow(void *p, int *cap, int n, size_t size) {
-  if (n < *cap) return p;
-  if (*cap > HG_MESH_MAX / 2) return NULL;
-  int c = *cap ? 2 * *cap : 64;
-  void *q = realloc(p, (size_t)c * size);
-  if (q) *cap = c;
-  return q;
+  if (n >= *cap && *cap > HG_MESH_MAX / 2) return NULL;
+  return hg_grow(&p, n, cap, 64, size) ? NULL : p;
 }
 
 /* appends a vertex; -1 when out of memory */

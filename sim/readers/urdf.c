@@ -26,6 +26,7 @@
 #include <libxml/tree.h>
 
 #include "dynamics.h"
+#include "grow.h"
 
 /* a URDF link: its name, inertia, and parent joint (-1 for a root) */
 typedef struct urdf_link {
@@ -161,13 +162,7 @@ static void summarize(urdf_reader *r) {
 /* arr with room for one more element after its n (capacity *cap, updated), or NULL when out of
  * memory (arr is then still valid) */
 static void *reserve(void *arr, int *cap, int n, size_t size) {
-  void *p;
-  int c;
-  if (n < *cap) return arr;
-  c = *cap ? 2 * *cap : 8;
-  p = realloc(arr, (size_t)c * size);
-  if (p) *cap = c;
-  return p;
+  return hg_grow(&arr, n, cap, 8, size) ? NULL : arr;
 }
 
 /* a + b + c in new memory (NULL when out of memory) */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "sim_internal.h"
 
 #define CK_MAGIC "hinge-checkpoint"
@@ -161,13 +162,7 @@ static int next_line(ck_reader *r) {
   r->lineno++;
   r->nword = 0;
   for (char *p = strtok(r->line, " \t\r\n"); p; p = strtok(NULL, " \t\r\n")) {
-    if (r->nword == r->capword) {
-      int cap = r->capword ? 2 * r->capword : 32;
-      char **w = realloc(r->word, (size_t)cap * sizeof *w);
-      if (!w) return -1;
-      r->word = w;
-      r->capword = cap;
-    }
+    if (hg_grow((void **)&r->word, r->nword, &r->capword, 32, sizeof *r->word)) return -1;
     decode(p);
     r->word[r->nword++] = p;
   }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "grow.h"
 #include "sim_internal.h"
 
 /* ---- the records ---- */
@@ -43,15 +44,7 @@ void hg_sim_free_timeline(hg_sim *s) {
 }
 
 /* makes room for one more of n items of size in *arr (capacity *cap); 0 or -1 */
-static int grow(void **arr, int n, int *cap, size_t size) {
-  if (n < *cap) return 0;
-  int nc = *cap ? 2 * *cap : 8;
-  void *p = realloc(*arr, (size_t)nc * size);
-  if (!p) return -1;
-  *arr = p;
-  *cap = nc;
-  return 0;
-}
+static int grow(void **arr, int n, int *cap, size_t size) { return hg_grow(arr, n, cap, 8, size); }
 
 int hg_sim_push_fired(hg_sim *s, int kind, int index, double t) {
   if (grow((void **)&s->tl.fired, s->tl.nfired, &s->tl.capfired, sizeof *s->tl.fired)) return -1;

@@ -2,6 +2,7 @@
  * and the state mapping that keeps every body's world pose and velocity across a recompile. */
 #include "topology.h"
 
+#include "grow.h"
 #include "names.h"
 
 #include <float.h>
@@ -69,13 +70,7 @@ typedef struct spec_path {
 } spec_path;
 
 static int path_push(spec_path *p, hg_body_spec *s) {
-  if (p->n == p->cap) {
-    int cap = p->cap ? 2 * p->cap : 16;
-    hg_body_spec **ns = realloc(p->spec, (size_t)cap * sizeof *ns);
-    if (!ns) return -1;
-    p->spec = ns;
-    p->cap = cap;
-  }
+  if (hg_grow((void **)&p->spec, p->n, &p->cap, 16, sizeof *p->spec)) return -1;
   p->spec[p->n++] = s;
   return 0;
 }
