@@ -233,13 +233,24 @@ static int act_touch(hg_sim *s, fire_ctx *c, int k) {
 static const hg_mode_spec free_spec = {NULL, HG_MODE_FREE, 0, {0}, {NULL, 0, 0}};
 static const hg_mode_spec locked_spec = {NULL, HG_MODE_LOCKED, 0, {0}, {NULL, 0, 0}};
 
-static int act_detach(hg_sim *s, fire_ctx *c, const char *body) {
-  hg_topo_op op = {HG_ACTION_DETACH, (char *)body, NULL, NULL, {{0}, {0}}, NULL};
+/* detaches or removes body (type; verb in the log), skipped when it is absent; *done = 1 when it
+ * happened; 0 or a failure status */
+static int body_op(hg_sim *s, fire_ctx *c, hg_action_type type, const char *verb,
+                   const char *body, int *done) {
+  hg_topo_op op = {type, (char *)body, NULL, NULL, {{0}, {0}}, NULL};
+  *done = 0;
   if (!body || hg_model_body(s->m, body) < 1)
-    return detail(c, "detach %s absent: skipped", body ? body : "?"), 0;
+    return detail(c, "%s %s absent: skipped", verb, body ? body : "?"), 0;
   int rc = hg_sim_topology(s, &op, 1);
   if (rc) return rc;
-  detail(c, "detach %s", body);
+  *done = 1;
+  detail(c, "%s %s", verb, body);
+  return 0;
+}
+
+static int act_detach(hg_sim *s, fire_ctx *c, const char *body) {
+  int done, rc = body_op(s, c, HG_ACTION_DETACH, "detach", body, &done);
+  if (rc || !done) return rc;
   /* the new free joint to the world moves freely */
   return apply_mode(s, c, hg_model_body(s->m, body), &free_spec, HG_RECIPE_KEEP, -1, -1);
 }
@@ -294,14 +305,9 @@ static int act_undock(hg_sim *s, fire_ctx *c, const hg_action *act) {
 }
 
 static int act_remove(hg_sim *s, fire_ctx *c, const char *body) {
-  hg_topo_op op = {HG_ACTION_REMOVE, (char *)body, NULL, NULL, {{0}, {0}}, NULL};
-  if (!body || hg_model_body(s->m, body) < 1)
-    return detail(c, "remove %s absent: skipped", body ? body : "?"), 0;
-  int rc = hg_sim_topology(s, &op, 1);
-  if (rc) return rc;
-  c->ev.conserves = 0;
-  detail(c, "remove %s", body);
-  return 0;
+  int done, rc = body_op(s, c, HG_ACTION_REMOVE, "remove", body, &done);
+  if (done) c->ev.conserves = 0;
+  return rc;
 }
 
 /* 1 when an add cannot happen now (a body it brings is present; its parent or its marker is
