@@ -39,15 +39,8 @@ static double dist3(const double a[3], const double b[3]) {
 
 /* a simulation of a shipped scene, stepped to t */
 static hg_sim *sim_of(const char *name, double t, hg_scene **sc) {
-  char path[256];
-  hg_error err;
-  snprintf(path, sizeof path, "../scenes/%s.yaml", name);
-  *sc = hg_scene_load(path, &err);
-  assert_non_null(*sc);
-  hg_sim_options o;
-  hg_sim_default_options(&o);
-  hg_sim *sim = hg_sim_new(*sc, &o, &err);
-  assert_non_null(sim);
+  *sc = hg_test_shipped(name);
+  hg_sim *sim = hg_test_sim(*sc, NAN, NULL);
   assert_int_equal(hg_sim_run(sim, t), HG_SIM_OK);
   return sim;
 }
@@ -204,21 +197,11 @@ static void test_frame_views(void **state) {
 static void test_history_matches_trajectory(void **state) {
   (void)state;
   char dir_a[256], dir_b[256], path[512];
-  hg_error err;
   assert_int_equal(hg_test_temp_dir("render_a", dir_a, sizeof dir_a), 0);
   assert_int_equal(hg_test_temp_dir("render_b", dir_b, sizeof dir_b), 0);
-  hg_scene *sc = hg_scene_load("../scenes/dock.yaml", &err);
-  assert_non_null(sc);
-  hg_sim_options o;
-  hg_sim_default_options(&o);
-  o.t_end = 12;
-  hg_sim *a = hg_sim_new(sc, &o, &err);
-  hg_test_outputs(a, dir_a);
-  assert_int_equal(hg_sim_run(a, INFINITY), HG_SIM_OK);
-  assert_int_equal(hg_sim_finish(a), HG_SIM_OK);
-  hg_sim_free(a);
-  hg_sim *b = hg_sim_new(sc, &o, &err);
-  hg_test_outputs(b, dir_b);
+  hg_scene *sc = hg_test_shipped("dock");
+  hg_test_run(sc, 12, dir_a);
+  hg_sim *b = hg_test_sim(sc, 12, dir_b);
   hg_history h;
   hg_history_init(&h, 4096);
   double dt = sc->output.dt;

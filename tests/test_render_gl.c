@@ -18,6 +18,7 @@
 #include "context.h"
 #include "drawlist.h"
 #include "gl_render.h"
+#include "sims.h"
 
 #define W 320
 #define H 240
@@ -125,15 +126,8 @@ static void test_id_pass(void **state) {
 
 /* a frame of a shipped scene after a few output steps */
 static void scene_frame(const char *name, double t, hg_history *h, hg_scene **sc) {
-  char path[256];
-  hg_error err;
-  snprintf(path, sizeof path, "../scenes/%s.yaml", name);
-  *sc = hg_scene_load(path, &err);
-  assert_non_null(*sc);
-  hg_sim_options o;
-  hg_sim_default_options(&o);
-  hg_sim *sim = hg_sim_new(*sc, &o, &err);
-  assert_non_null(sim);
+  *sc = hg_test_shipped(name);
+  hg_sim *sim = hg_test_sim(*sc, NAN, NULL);
   hg_history_init(h, 64);
   for (int k = 1; k <= 5; k++) {
     assert_int_equal(hg_sim_run(sim, t * k / 5), HG_SIM_OK);

@@ -129,18 +129,10 @@ static void test_reload_broken_scene(void **state) {
 static void test_viewed_run_writes_same_outputs(void **state) {
   (void)state;
   char da[256], db[256], script[300], p1[320], p2[320], err[512];
-  hg_error e;
   assert_int_equal(hg_test_temp_dir("viewer_run_a", da, sizeof da), 0);
   assert_int_equal(hg_test_temp_dir("viewer_run_b", db, sizeof db), 0);
-  hg_scene *sc = hg_scene_load("../scenes/dock.yaml", &e);
-  assert_non_null(sc);
-  hg_sim_options so;
-  hg_sim_default_options(&so);
-  hg_sim *sim = hg_sim_new(sc, &so, &e);
-  hg_test_outputs(sim, da);
-  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
-  assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
-  hg_sim_free(sim);
+  hg_scene *sc = hg_test_shipped("dock");
+  hg_test_run(sc, NAN, da);
   hg_scene_free(sc);
   snprintf(script, sizeof script, "%s/script.txt", db);
   write_file(script, "0.0 key =\n0.0 key =\n0.0 key =\n0.5 key space\n0.6 key Right\n0.7 key Right\n"

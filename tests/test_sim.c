@@ -30,12 +30,6 @@ static const char *const zero_g_scenes[] = {"undock", "dock", "freeze_thaw", "hu
 
 /* ---- helpers ---- */
 
-static hg_scene *load(const char *name) {
-  char path[256];
-  snprintf(path, sizeof path, "../scenes/%s.yaml", name);
-  return hg_test_scene(path);
-}
-
 /* writes text to dir/name and returns the path in buf */
 static const char *write_file(const char *dir, const char *name, const char *text, char *buf,
                               size_t len) {
@@ -58,7 +52,7 @@ static double dist3(const double *a, const double *b) {
 /* each shipped scene runs (headless, no outputs) to its end time */
 static void every_scene_runs_to_its_end(void **state) {
   for (int k = 0; k < NSCENES; k++) {
-    hg_scene *s = load(all_scenes[k]);
+    hg_scene *s = hg_test_shipped(all_scenes[k]);
     hg_sim *sim = hg_test_sim(s, NAN, NULL);
     int rc = hg_sim_run(sim, INFINITY);
     if (rc) fail_msg("%s: %s", all_scenes[k], hg_sim_error(sim));
@@ -80,7 +74,7 @@ static void every_scene_runs_to_its_end(void **state) {
 static void rhs_equals_eval(void **state) {
   (void)state;
   for (int k = 0; k < NSCENES; k++) {
-    hg_scene *sc = load(all_scenes[k]);
+    hg_scene *sc = hg_test_shipped(all_scenes[k]);
     hg_sim *s = hg_test_sim(sc, NAN, NULL);
     if (hg_sim_run(s, s->t_start + 0.25 * (s->t_end - s->t_start)))
       fail_msg("%s: %s", all_scenes[k], hg_sim_error(s));
@@ -114,7 +108,7 @@ static void rhs_equals_eval(void **state) {
  * bodies' summed momentum magnitudes (angular and linear separately) */
 static void momentum_conserved_across_events(void **state) {
   for (size_t k = 0; k < sizeof zero_g_scenes / sizeof zero_g_scenes[0]; k++) {
-    hg_scene *s = load(zero_g_scenes[k]);
+    hg_scene *s = hg_test_shipped(zero_g_scenes[k]);
     hg_sim *sim = hg_test_sim(s, NAN, NULL);
     assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
     assert_true(hg_sim_nevents(sim) >= 1);
@@ -145,7 +139,7 @@ static void momentum_conserved_across_events(void **state) {
  * rtol 1e-10; a lock event changes the energy by exactly what it books as removed */
 static void energy_budget_closes(void **state) {
   for (int k = 0; k < NSCENES; k++) {
-    hg_scene *s = load(all_scenes[k]);
+    hg_scene *s = hg_test_shipped(all_scenes[k]);
     hg_sim *sim = hg_test_sim_ck(s, 1e-10, NULL, 0);
     assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
     hg_sim_budget b;
@@ -175,7 +169,7 @@ static double separation(hg_sim *sim, hg_data **d, const char *a, const char *b)
 }
 
 static void heatshield_clearance_grows(void **state) {
-  hg_scene *s = load("heatshield");
+  hg_scene *s = hg_test_shipped("heatshield");
   hg_sim *sim = hg_test_sim(s, NAN, NULL);
   hg_data *d = NULL;
   double t_release = -1, last = -1;
@@ -208,7 +202,7 @@ static void heatshield_clearance_grows(void **state) {
 /* runs scene name to its end writing checkpoints every ck into dir */
 static void run_with_checkpoints(const char *name, const char *dir, double ck, double *q,
                                  double *v, int *nq, int *nv) {
-  hg_scene *s = load(name);
+  hg_scene *s = hg_test_shipped(name);
   hg_sim *sim = hg_test_sim_ck(s, 0, dir, ck);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
@@ -235,7 +229,7 @@ static void checkpoint_resume_bit_identical(void **state) {
     char dir_a[64];
     assert_int_equal(0, hg_test_temp_dir("sim", dir_a, sizeof dir_a));
     run_with_checkpoints(cases[k].scene, dir_a, cases[k].every, q, v, &nq, &nv);
-    hg_scene *s = load(cases[k].scene);
+    hg_scene *s = hg_test_shipped(cases[k].scene);
     for (int j = 0; j < 2; j++)
       hg_test_resume_matches(s, cases[k].scene, dir_a, cases[k].ck[j], q, v, nq, nv);
     hg_scene_free(s);
@@ -251,7 +245,7 @@ static void resume_rejects_other_scene(void **state) {
   assert_int_equal(0, hg_test_temp_dir("sim", dir, sizeof dir));
   run_with_checkpoints("dock", dir, 5, q, v, &nq, &nv);
   snprintf(ck, sizeof ck, "%s/checkpoint-0001.txt", dir);
-  hg_scene *s = load("freeze_thaw");
+  hg_scene *s = hg_test_shipped("freeze_thaw");
   hg_sim *sim = hg_test_sim(s, NAN, NULL);
   hg_error err;
   assert_int_equal(hg_sim_resume(sim, ck, &err), HG_SIM_ERR_INPUT);
@@ -265,7 +259,7 @@ static void resume_rejects_other_scene(void **state) {
 
 /* time events fire at exactly their time; the undock release detaches the client */
 static void time_events_fire_exactly(void **state) {
-  hg_scene *s = load("undock");
+  hg_scene *s = hg_test_shipped("undock");
   hg_sim *sim = hg_test_sim(s, NAN, NULL);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_nevents(sim), 2);
@@ -280,7 +274,7 @@ static void time_events_fire_exactly(void **state) {
 
 /* the capture docks the chaser by a locked free joint at rest */
 static void capture_docks_and_locks(void **state) {
-  hg_scene *s = load("dock");
+  hg_scene *s = hg_test_shipped("dock");
   hg_sim *sim = hg_test_sim(s, NAN, NULL);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_nevents(sim), 1);
@@ -341,7 +335,7 @@ static void impulse_changes_momentum_by_the_impulse(void **state) {
 
 /* a prescribed joint follows its profile exactly, from the moment its mode is set */
 static void prescribed_joint_follows_profile(void **state) {
-  hg_scene *s = load("freeze_thaw");
+  hg_scene *s = hg_test_shipped("freeze_thaw");
   hg_sim *sim = hg_test_sim(s, NAN, NULL);
   assert_int_equal(hg_sim_run(sim, 4.0), HG_SIM_OK);
   const hg_model *m = hg_sim_model(sim);

@@ -19,6 +19,12 @@ hg_scene *hg_test_scene(const char *path) {
   return s;
 }
 
+hg_scene *hg_test_shipped(const char *name) {
+  char path[256];
+  snprintf(path, sizeof path, "../scenes/%s.yaml", name);
+  return hg_test_scene(path);
+}
+
 hg_scene *hg_test_scene_text(const char *dir, const char *name, const char *text) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -56,6 +62,13 @@ void hg_test_outputs(hg_sim *sim, const char *dir) {
 
 hg_sim *hg_test_sim(const hg_scene *s, double t_end, const char *out_dir) {
   return make_sim(s, 0, t_end, out_dir, 0);
+}
+
+void hg_test_run(const hg_scene *s, double t_end, const char *out_dir) {
+  hg_sim *sim = make_sim(s, 0, t_end, out_dir, 0);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
+  hg_sim_free(sim);
 }
 
 hg_sim *hg_test_sim_ck(const hg_scene *s, double rtol, const char *out_dir,

@@ -7,12 +7,16 @@
 
 /* a scene read from path */
 hg_scene *hg_test_scene(const char *path);
+/* the shipped scene name: ../scenes/NAME.yaml (the tests run in tests/) */
+hg_scene *hg_test_shipped(const char *name);
 /* a scene written from text into dir/name, then read */
 hg_scene *hg_test_scene_text(const char *dir, const char *name, const char *text);
 /* the outputs of sim (output.h) into dir, no plots */
 void hg_test_outputs(hg_sim *sim, const char *dir);
 /* a simulation of s to t_end (NaN: the scene's), writing into out_dir (NULL: nothing), no plots */
 hg_sim *hg_test_sim(const hg_scene *s, double t_end, const char *out_dir);
+/* a whole run of s to t_end (NaN: the scene's) writing into out_dir, finished and freed */
+void hg_test_run(const hg_scene *s, double t_end, const char *out_dir);
 /* a simulation of s with rtol (0: the scene's), writing into out_dir (NULL: nothing) with
  * checkpoints every checkpoint_every seconds (0: none), to the scene's end, no plots */
 hg_sim *hg_test_sim_ck(const hg_scene *s, double rtol, const char *out_dir,
