@@ -261,8 +261,7 @@ static const char approach_scene[] =
 static void clearance_event_fires_on_time(void **state) {
   (void)state;
   char dir[256];
-  assert_int_equal(hg_test_temp_dir("clearance", dir, sizeof dir), 0);
-  hg_scene *s = hg_test_scene_text(dir, "approach.yaml", approach_scene);
+  hg_scene *s = hg_test_scene_temp("clearance", "approach.yaml", approach_scene, dir, sizeof dir);
   hg_sim *sim = hg_test_sim(s, NAN, NULL);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_nevents(sim), 1);
@@ -357,8 +356,7 @@ static const char pass_scene[] =
 static void clearance_outputs(void **state) {
   (void)state;
   char dir[256], path[320], line[4096];
-  assert_int_equal(hg_test_temp_dir("clearance_out", dir, sizeof dir), 0);
-  hg_scene *s = hg_test_scene_text(dir, "pass.yaml", pass_scene);
+  hg_scene *s = hg_test_scene_temp("clearance_out", "pass.yaml", pass_scene, dir, sizeof dir);
   hg_sim *sim = hg_test_sim(s, NAN, dir);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);

@@ -39,8 +39,7 @@ static const char scene_text[] =
 static void stops_hold_and_release(void **state) {
   (void)state;
   char dir[256];
-  assert_int_equal(hg_test_temp_dir("stops", dir, sizeof dir), 0);
-  hg_scene *s = hg_test_scene_text(dir, "panel.yaml", scene_text);
+  hg_scene *s = hg_test_scene_temp("stops", "panel.yaml", scene_text, dir, sizeof dir);
   hg_sim *sim = hg_test_sim(s, NAN, NULL);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   /* the inertia about the hinge axis: I_zz + m c^2 = 0.1 + 2 * 0.25 */
@@ -106,8 +105,7 @@ static const char bounce_text[] =
 static void restitution_and_latch(void **state) {
   (void)state;
   char dir[256];
-  assert_int_equal(hg_test_temp_dir("stops", dir, sizeof dir), 0);
-  hg_scene *s = hg_test_scene_text(dir, "bounce.yaml", bounce_text);
+  hg_scene *s = hg_test_scene_temp("stops", "bounce.yaml", bounce_text, dir, sizeof dir);
   hg_sim *sim = hg_test_sim(s, NAN, NULL);
   const hg_model *m = hg_sim_model(sim);
   int latch = hg_model_joint(m, "latch");
@@ -195,8 +193,7 @@ static void effort_and_velocity_limits_counted(void **state) {
       "time: {start: 0, end: 1}\n"
       "output: {dt: 0.01}\n";
   char dir[256], path[320];
-  assert_int_equal(hg_test_temp_dir("limits", dir, sizeof dir), 0);
-  hg_scene *s = hg_test_scene_text(dir, "limits.yaml", text);
+  hg_scene *s = hg_test_scene_temp("limits", "limits.yaml", text, dir, sizeof dir);
   hg_sim *sim = hg_test_sim(s, NAN, dir);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
   assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);

@@ -157,6 +157,13 @@ static void subspace_twist(const hg_joint *j, const double *q, const double *v, 
     for (int r = 0; r < 6; r++) V[r] += S[6 * k + r] * v[k];
 }
 
+/* j: a random joint of type t at a random configuration q, with random rates v (v NULL: none) */
+static void random_joint_state(hg_rng *r, hg_joint_type t, hg_joint *j, double *q, double *v) {
+  hg_test_random_joint(r, t, j);
+  hg_joint_random(j, r, q);
+  if (v) hg_test_random_vector(r, v, hg_joint_nv(t), -2, 2);
+}
+
 static void test_joint_configuration(void **state) {
   hg_rng r;
   double emax = 0, eq = 0;
@@ -167,8 +174,7 @@ static void test_joint_configuration(void **state) {
       hg_joint j;
       hg_se3 T;
       double q[HG_JOINT_MAXNQ], qs[HG_JOINT_MAXNQ];
-      hg_test_random_joint(&r, (hg_joint_type)t, &j);
-      hg_joint_random(&j, &r, q);
+      random_joint_state(&r, (hg_joint_type)t, &j, q, NULL);
       /* helical angles beyond one turn are recovered from the slide */
       if (t == HG_JOINT_HELICAL) q[0] *= 4;
       hg_joint_transform(&j, q, &T);
@@ -226,9 +232,7 @@ static void test_joint_velocity(void **state) {
       hg_joint j;
       double q[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV], vs[HG_JOINT_MAXNV], V[6], W[6], S[36];
       int nv = hg_joint_nv((hg_joint_type)t);
-      hg_test_random_joint(&r, (hg_joint_type)t, &j);
-      hg_joint_random(&j, &r, q);
-      hg_test_random_vector(&r, v, nv, -2, 2);
+      random_joint_state(&r, (hg_joint_type)t, &j, q, v);
       /* exact for a twist in the motion subspace */
       subspace_twist(&j, q, v, V);
       hg_joint_velocity(&j, q, V, vs);
@@ -253,9 +257,7 @@ static void check_reverse(hg_rng *r, hg_joint_type type, double *et, double *ev,
   double q[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV], qr[HG_JOINT_MAXNQ], vr[HG_JOINT_MAXNV];
   double qrr[HG_JOINT_MAXNQ], vrr[HG_JOINT_MAXNV], V[6], AV[6], Vr[6];
   int nv = hg_joint_nv(type);
-  hg_test_random_joint(r, type, &j);
-  hg_joint_random(&j, r, q);
-  hg_test_random_vector(r, v, nv, -2, 2);
+  random_joint_state(r, type, &j, q, v);
   assert_int_equal(hg_joint_reverse(&j, q, v, &jr, qr, vr), 0);
   hg_joint_transform(&j, q, &T);
   hg_se3_inv(&T, &Ti);

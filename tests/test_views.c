@@ -72,8 +72,7 @@ static void views_match_closed_forms(void **state) {
   (void)state;
   char dir[256];
   hg_error err;
-  assert_int_equal(hg_test_temp_dir("views", dir, sizeof dir), 0);
-  hg_scene *s = hg_test_scene_text(dir, "views.yaml", scene_text);
+  hg_scene *s = hg_test_scene_temp("views", "views.yaml", scene_text, dir, sizeof dir);
   hg_sim_options opt;
   hg_sim_default_options(&opt);
   hg_sim *sim = hg_sim_new(s, &opt, &err);

@@ -35,6 +35,12 @@ hg_scene *hg_test_scene_text(const char *dir, const char *name, const char *text
   return hg_test_scene(path);
 }
 
+hg_scene *hg_test_scene_temp(const char *tag, const char *name, const char *text, char *dir,
+                             size_t len) {
+  assert_int_equal(hg_test_temp_dir(tag, dir, len), 0);
+  return hg_test_scene_text(dir, name, text);
+}
+
 /* a simulation without plots: the scene's settings with these overrides */
 static hg_sim *make_sim(const hg_scene *s, double rtol, double t_end, const char *out_dir,
                         double checkpoint_every) {

@@ -11,6 +11,10 @@ hg_scene *hg_test_scene(const char *path);
 hg_scene *hg_test_shipped(const char *name);
 /* a scene written from text into dir/name, then read */
 hg_scene *hg_test_scene_text(const char *dir, const char *name, const char *text);
+/* a scene written from text into name in a fresh temporary folder (tag names it; its path into
+ * dir[0..len)), then read */
+hg_scene *hg_test_scene_temp(const char *tag, const char *name, const char *text, char *dir,
+                             size_t len);
 /* the outputs of sim (output.h) into dir, no plots */
 void hg_test_outputs(hg_sim *sim, const char *dir);
 /* a simulation of s to t_end (NaN: the scene's), writing into out_dir (NULL: nothing), no plots */
