@@ -387,26 +387,29 @@ static const char *at(const char *root, const char *rel) {
   return buf;
 }
 
+/* the assets: how each is made, its file, its object name and its description */
+static const struct {
+  void (*make)(gen_mesh *m);
+  const char *path, *name, *what;
+} assets[] = {
+    {make_capsule, "assets/capsule.obj", "capsule",
+     "entry capsule: 5 m diameter, heat-shield nose at the origin, axis +z to the apex"},
+    {make_heat_shield, "assets/heat_shield.obj", "heat_shield",
+     "heat shield: 5 m diameter, 0.3 m thick, outer nose at the origin, axis +z"},
+    {make_bus, "assets/bus.obj", "bus",
+     "spacecraft bus: 1.5 x 1.5 x 2 m (z long), 0.08 m chamfers, centred on the origin"},
+    {make_docking_ring, "assets/docking_ring.obj", "docking_ring",
+     "docking ring: radii 0.40-0.55 m, 0.25 m tall, base on z = 0, axis +z"},
+};
+
 int main(int argc, char **argv) {
   const char *root = argc > 1 ? argv[1] : ".";
   gen_mesh *m = &g_mesh;
-  /* assets */
-  memset(m, 0, sizeof *m);
-  make_capsule(m);
-  write_obj(m, at(root, "assets/capsule.obj"), "capsule",
-            "entry capsule: 5 m diameter, heat-shield nose at the origin, axis +z to the apex");
-  memset(m, 0, sizeof *m);
-  make_heat_shield(m);
-  write_obj(m, at(root, "assets/heat_shield.obj"), "heat_shield",
-            "heat shield: 5 m diameter, 0.3 m thick, outer nose at the origin, axis +z");
-  memset(m, 0, sizeof *m);
-  make_bus(m);
-  write_obj(m, at(root, "assets/bus.obj"), "bus",
-            "spacecraft bus: 1.5 x 1.5 x 2 m (z long), 0.08 m chamfers, centred on the origin");
-  memset(m, 0, sizeof *m);
-  make_docking_ring(m);
-  write_obj(m, at(root, "assets/docking_ring.obj"), "docking_ring",
-            "docking ring: radii 0.40-0.55 m, 0.25 m tall, base on z = 0, axis +z");
+  for (size_t k = 0; k < sizeof assets / sizeof assets[0]; k++) {
+    memset(m, 0, sizeof *m);
+    assets[k].make(m);
+    write_obj(m, at(root, assets[k].path), assets[k].name, assets[k].what);
+  }
   /* test data: one body as ASCII and binary STL, and a truncated binary STL */
   memset(m, 0, sizeof *m);
   make_house(m);
