@@ -43,14 +43,6 @@ static hg_command parse(const hg_scene *s, const char *text) {
   return c;
 }
 
-/* freeze_thaw (ending at t_end) run to 0.5 s; its scene in *s */
-static hg_sim *freeze_thaw_at_half(double t_end, hg_scene **s) {
-  *s = hg_test_scene("../scenes/freeze_thaw.yaml");
-  hg_sim *sim = hg_test_sim(*s, t_end, NULL);
-  assert_int_equal(hg_sim_run(sim, 0.5), HG_SIM_OK);
-  return sim;
-}
-
 /* 1 when two simulations hold the same model, state and event log, bit for bit */
 static int same_run(const hg_sim *a, const hg_sim *b) {
   const hg_model *ma = hg_sim_model(a), *mb = hg_sim_model(b);
@@ -216,7 +208,7 @@ static void session_replays_byte_for_byte(void **state) {
 static void simultaneous_lock_is_one_impulse(void **state) {
   (void)state;
   hg_scene *s;
-  hg_sim *sim = freeze_thaw_at_half(10, &s);
+  hg_sim *sim = hg_test_shipped_at("freeze_thaw", 10, 0.5, &s);
   /* the expected outcome: both joints locked at once by hg_plastic_lock on a copy of the state */
   const hg_model *m = hg_sim_model(sim);
   hg_data *d = hg_data_new(m);
@@ -259,7 +251,7 @@ static void simultaneous_lock_is_one_impulse(void **state) {
 static void jumping_profile_is_refused(void **state) {
   (void)state;
   hg_scene *s;
-  hg_sim *sim = freeze_thaw_at_half(3, &s);
+  hg_sim *sim = hg_test_shipped_at("freeze_thaw", 3, 0.5, &s);
   /* b1 is near 0.3 rad, the spline starts at 1.4 rad */
   hg_command c = parse(s, "prescribe b1 {type: spline, times: [0, 1], samples: [[1.4], [1.5]]}");
   const hg_model *m = hg_sim_model(sim);

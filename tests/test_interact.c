@@ -23,9 +23,8 @@
 
 static void lock_preview_matches_the_lock(void **state) {
   (void)state;
-  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
-  hg_sim *sim = hg_test_sim(s, 3, NULL);
-  assert_int_equal(hg_sim_run(sim, 0.4), HG_SIM_OK);
+  hg_scene *s;
+  hg_sim *sim = hg_test_shipped_at("freeze_thaw", 3, 0.4, &s);
   const hg_model *m = hg_sim_model(sim);
   hg_command c;
   hg_error err;
@@ -58,9 +57,8 @@ static void lock_preview_matches_the_lock(void **state) {
 static void gauge_loss_is_the_capture_loss(void **state) {
   (void)state;
   /* dock.yaml: a chaser closes on a target; capture happens later, attach it by hand now */
-  hg_scene *s = hg_test_scene("../scenes/dock.yaml");
-  hg_sim *sim = hg_test_sim(s, 20, NULL);
-  assert_int_equal(hg_sim_run(sim, 1.0), HG_SIM_OK);
+  hg_scene *s;
+  hg_sim *sim = hg_test_shipped_at("dock", 20, 1.0, &s);
   hg_sim_gauge_view g;
   assert_int_equal(hg_sim_gauge(sim, "target_port", "chaser_port", &g), 0);
   assert_true(g.present && g.capture == 0);
@@ -80,9 +78,8 @@ static void gauge_loss_is_the_capture_loss(void **state) {
 
 static void ghosts_sit_where_set_puts_the_bodies(void **state) {
   (void)state;
-  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
-  hg_sim *sim = hg_test_sim(s, 3, NULL);
-  assert_int_equal(hg_sim_run(sim, 0.5), HG_SIM_OK);
+  hg_scene *s;
+  hg_sim *sim = hg_test_shipped_at("freeze_thaw", 3, 0.5, &s);
   const hg_model *m = hg_sim_model(sim);
   int b1 = hg_model_joint(m, "b1");
   double *delta = calloc((size_t)m->nv, sizeof(double));
@@ -112,9 +109,8 @@ static void ghosts_sit_where_set_puts_the_bodies(void **state) {
 
 static void pull_work_closes_the_budget(void **state) {
   (void)state;
-  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
-  hg_sim *sim = hg_test_sim(s, 3, NULL);
-  assert_int_equal(hg_sim_run(sim, 0.5), HG_SIM_OK);
+  hg_scene *s;
+  hg_sim *sim = hg_test_shipped_at("freeze_thaw", 3, 0.5, &s);
   double h0[6], h1[6];
   hg_sim_momentum(sim, h0);
   const hg_sim_event *ev = hg_test_apply(sim, "perturb b3 0.1 0 0  1 2 0.5  30 2");
@@ -147,9 +143,8 @@ static void pull_work_closes_the_budget(void **state) {
 
 static void set_refuses_held_joints(void **state) {
   (void)state;
-  hg_scene *s = hg_test_scene("../scenes/freeze_thaw.yaml");
-  hg_sim *sim = hg_test_sim(s, 5, NULL);
-  assert_int_equal(hg_sim_run(sim, 1.5), HG_SIM_OK); /* a1 locked at 1 s */
+  hg_scene *s;
+  hg_sim *sim = hg_test_shipped_at("freeze_thaw", 5, 1.5, &s); /* a1 locked at 1 s */
   const hg_sim_event *ev = hg_test_apply(sim, "set a1 {v: [1]}");
   assert_non_null(strstr(ev->details, "REFUSED set_state of joint a1"));
   ev = hg_test_apply(sim, "set a1 {q: [0.1]}"); /* a locked joint may be moved while still */

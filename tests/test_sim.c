@@ -30,14 +30,6 @@ static const char *const zero_g_scenes[] = {"undock", "dock", "freeze_thaw", "hu
 
 /* ---- helpers ---- */
 
-/* the shipped scene name (into *s) run to its end */
-static hg_sim *run_shipped(const char *name, hg_scene **s) {
-  *s = hg_test_shipped(name);
-  hg_sim *sim = hg_test_sim(*s, NAN, NULL);
-  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
-  return sim;
-}
-
 /* writes text to dir/name and returns the path in buf */
 static const char *write_file(const char *dir, const char *name, const char *text, char *buf,
                               size_t len) {
@@ -117,7 +109,7 @@ static void rhs_equals_eval(void **state) {
 static void momentum_conserved_across_events(void **state) {
   for (size_t k = 0; k < sizeof zero_g_scenes / sizeof zero_g_scenes[0]; k++) {
     hg_scene *s;
-    hg_sim *sim = run_shipped(zero_g_scenes[k], &s);
+    hg_sim *sim = hg_test_shipped_at(zero_g_scenes[k], NAN, INFINITY, &s);
     assert_true(hg_sim_nevents(sim) >= 1);
     double worst = 0;
     for (int e = 0; e < hg_sim_nevents(sim); e++) {
@@ -267,7 +259,7 @@ static void resume_rejects_other_scene(void **state) {
 /* time events fire at exactly their time; the undock release detaches the client */
 static void time_events_fire_exactly(void **state) {
   hg_scene *s;
-  hg_sim *sim = run_shipped("undock", &s);
+  hg_sim *sim = hg_test_shipped_at("undock", NAN, INFINITY, &s);
   assert_int_equal(hg_sim_nevents(sim), 2);
   for (int e = 0; e < 2; e++) assert_true(hg_sim_event_at(sim, e)->t == 10.0);
   const hg_model *m = hg_sim_model(sim);
@@ -281,7 +273,7 @@ static void time_events_fire_exactly(void **state) {
 /* the capture docks the chaser by a locked free joint at rest */
 static void capture_docks_and_locks(void **state) {
   hg_scene *s;
-  hg_sim *sim = run_shipped("dock", &s);
+  hg_sim *sim = hg_test_shipped_at("dock", NAN, INFINITY, &s);
   assert_int_equal(hg_sim_nevents(sim), 1);
   const hg_sim_event *ev = hg_sim_event_at(sim, 0);
   assert_string_equal(ev->name, "capture");

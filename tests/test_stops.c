@@ -220,9 +220,8 @@ static void effort_and_velocity_limits_counted(void **state) {
  * at rest: the system's momentum is zero) */
 static void deployment_latches(void **state) {
   (void)state;
-  hg_scene *s = hg_test_scene("../scenes/deploy.yaml");
-  hg_sim *sim = hg_test_sim(s, NAN, NULL);
-  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  hg_scene *s;
+  hg_sim *sim = hg_test_shipped_at("deploy", NAN, INFINITY, &s);
   assert_int_equal(hg_sim_nevents(sim), 3);
   for (int k = 1; k < 3; k++) {
     const hg_sim_event *ev = hg_sim_event_at(sim, k);

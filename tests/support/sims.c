@@ -70,6 +70,13 @@ hg_sim *hg_test_sim(const hg_scene *s, double t_end, const char *out_dir) {
   return make_sim(s, 0, t_end, out_dir, 0);
 }
 
+hg_sim *hg_test_shipped_at(const char *name, double t_end, double t, hg_scene **s) {
+  *s = hg_test_shipped(name);
+  hg_sim *sim = make_sim(*s, 0, t_end, NULL, 0);
+  assert_int_equal(hg_sim_run(sim, t), HG_SIM_OK);
+  return sim;
+}
+
 void hg_test_run(const hg_scene *s, double t_end, const char *out_dir) {
   hg_sim *sim = make_sim(s, 0, t_end, out_dir, 0);
   assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);

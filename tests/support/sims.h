@@ -19,6 +19,8 @@ hg_scene *hg_test_scene_temp(const char *tag, const char *name, const char *text
 void hg_test_outputs(hg_sim *sim, const char *dir);
 /* a simulation of s to t_end (NaN: the scene's), writing into out_dir (NULL: nothing), no plots */
 hg_sim *hg_test_sim(const hg_scene *s, double t_end, const char *out_dir);
+/* the shipped scene name (into *s) simulated to t_end (NaN: the scene's end), run to t */
+hg_sim *hg_test_shipped_at(const char *name, double t_end, double t, hg_scene **s);
 /* a whole run of s to t_end (NaN: the scene's) writing into out_dir, finished and freed */
 void hg_test_run(const hg_scene *s, double t_end, const char *out_dir);
 /* a simulation of s with rtol (0: the scene's), writing into out_dir (NULL: nothing) with
