@@ -62,6 +62,16 @@ static hg_model *model_of(int nbody, const hg_geom *geoms, int ngeom) {
   return m;
 }
 
+/* the collision geometry of model_of(nbody, geoms, ngeom), the model into *m; fails the test when
+ * it is refused */
+static hg_collision *collision_of(int nbody, const hg_geom *geoms, int ngeom, hg_model **m) {
+  hg_error err;
+  *m = model_of(nbody, geoms, ngeom);
+  hg_collision *c = hg_collision_new(*m, &err);
+  if (!c) fail_msg("%s", err.msg);
+  return c;
+}
+
 static hg_geom shape(int body, hg_geom_type type, double s0, double s1, double s2) {
   hg_geom g;
   memset(&g, 0, sizeof g);
@@ -91,9 +101,8 @@ static hg_clearance query(const hg_collision *c, const hg_se3 *T) {
 static void spheres(void **state) {
   (void)state;
   hg_geom g[2] = {shape(1, HG_GEOM_SPHERE, 0.5, 0, 0), shape(2, HG_GEOM_SPHERE, 0.3, 0, 0)};
-  hg_model *m = model_of(3, g, 2);
-  hg_error err;
-  hg_collision *c = hg_collision_new(m, &err);
+  hg_model *m;
+  hg_collision *c = collision_of(3, g, 2, &m);
   assert_non_null(c);
   hg_se3 T[3] = {at(0, 0, 0), at(1, 2, 3), at(1, 2, 3)};
   /* apart along a diagonal: 2 - 0.8 */
@@ -117,9 +126,8 @@ static void spheres(void **state) {
 static void box_and_sphere(void **state) {
   (void)state;
   hg_geom g[2] = {shape(1, HG_GEOM_BOX, 2, 1, 0.5), shape(2, HG_GEOM_SPHERE, 0.2, 0, 0)};
-  hg_model *m = model_of(3, g, 2);
-  hg_error err;
-  hg_collision *c = hg_collision_new(m, &err);
+  hg_model *m;
+  hg_collision *c = collision_of(3, g, 2, &m);
   hg_se3 T[3] = {at(0, 0, 0), at(0, 0, 0), at(0, 0, 0)};
   /* over the +x face, beyond the edge (x, y), beyond the corner */
   const double pos[3][3] = {{1.5, 0.1, 0}, {1.3, 0.9, 0}, {1.3, 0.9, 0.6}};
@@ -143,9 +151,8 @@ static void capsules_and_cone(void **state) {
   hg_geom g[3] = {shape(1, HG_GEOM_CAPSULE, 0.1, 1.0, 0), shape(2, HG_GEOM_CAPSULE, 0.2, 2.0, 0),
                   shape(2, HG_GEOM_CONE, 0.5, 1.0, 0)};
   /* the second capsule along z too, 1 m to the side: the axes are 1 m apart */
-  hg_model *m = model_of(3, g, 3);
-  hg_error err;
-  hg_collision *c = hg_collision_new(m, &err);
+  hg_model *m;
+  hg_collision *c = collision_of(3, g, 3, &m);
   hg_se3 T[3] = {at(0, 0, 0), at(0, 0, 0), at(1, 0, 100)};
   /* far up: only the cone (base at the origin of body 2, apex at +1 m) is near... put body 2 so
    * that capsule 2 is far and the cone's apex is under body 1's capsule end */
@@ -186,10 +193,8 @@ static void mesh_cube_like_the_box(void **state) {
                   shape(2, HG_GEOM_BOX, 0.1, 0.1, 0.1)};
   g[0].mesh = path; /* scaled to 2 x 1 x 0.5, as the box above */
   g[2].pose.p[0] = 50; /* a second shape of body 2, far away: the minimum is the sphere's */
-  hg_model *m = model_of(3, g, 3);
-  hg_error err;
-  hg_collision *c = hg_collision_new(m, &err);
-  if (!c) fail_msg("%s", err.msg);
+  hg_model *m;
+  hg_collision *c = collision_of(3, g, 3, &m);
   assert_int_equal(hg_collision_count(c, 1), 1);
   assert_int_equal(hg_collision_count(c, 2), 2);
   hg_se3 T[3] = {at(0, 0, 0), at(0, 0, 0), at(1.3, 0.9, 0)};
@@ -205,6 +210,7 @@ static void mesh_cube_like_the_box(void **state) {
   assert_true(isinf(e.distance));
   /* a missing mesh file is an error naming the body */
   g[0].mesh = "no_such_mesh.obj";
+  hg_error err;
   hg_model *m2 = model_of(3, g, 1);
   assert_null(hg_collision_new(m2, &err));
   assert_non_null(strstr(err.msg, "body 'b1'"));
@@ -218,9 +224,8 @@ static void mesh_cube_like_the_box(void **state) {
 static void cone_stands_on_its_base(void **state) {
   (void)state;
   hg_geom g[2] = {shape(1, HG_GEOM_SPHERE, 0.1, 0, 0), shape(2, HG_GEOM_CONE, 0.5, 1.0, 0)};
-  hg_model *m = model_of(3, g, 2);
-  hg_error err;
-  hg_collision *c = hg_collision_new(m, &err);
+  hg_model *m;
+  hg_collision *c = collision_of(3, g, 2, &m);
   hg_se3 T[3] = {at(0, 0, 0), at(0, 0, 1.5), at(0, 0, 0)};
   hg_clearance r = query(c, T);
   if (!(fabs(r.distance - 0.4) <= TOL)) fail_msg("over the apex: %g, expected 0.4", r.distance);
@@ -306,9 +311,8 @@ static void broad_phase_matches_every_pair(void **state) {
                          : shape(i, HG_GEOM_CONE, 0.2 + 0.3 * u[3], 0.5 + u[4], 0);
     g[2 * i - 1].pose = at(0.5 * u[5], 0.5 * u[6], 0.5 * u[7]);
   }
-  hg_model *m = model_of(N + 1, g, 2 * N);
-  hg_error err;
-  hg_collision *c = hg_collision_new(m, &err);
+  hg_model *m;
+  hg_collision *c = collision_of(N + 1, g, 2 * N, &m);
   assert_non_null(c);
   hg_se3 T[N + 1];
   hg_se3_identity(&T[0]);

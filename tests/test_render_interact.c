@@ -139,6 +139,17 @@ static void workspace_new(workspace *w, const char *tag, const char *other) {
   assert_int_equal(mkdir(w->other, 0777), 0);
 }
 
+/* the session the viewer wrote into w, replayed headless, writes the same events.csv and
+ * trajectory.csv byte for byte; then w's folder goes */
+static void replays_byte_for_byte(const workspace *w) {
+  char session[320];
+  snprintf(session, sizeof session, "%s/hinge-session.txt", w->dir);
+  headless(w->scene, session, w->other);
+  same_file(w->out, w->other, "events.csv");
+  same_file(w->out, w->other, "trajectory.csv");
+  hg_test_remove_dir(w->dir);
+}
+
 /* the number of pixels of the error colour (red text) in a PNG */
 static int red_pixels(const char *path) {
   int w, h, n, red = 0;
@@ -200,7 +211,7 @@ static double summary_value(const char *dir, const char *key) {
 static void mouse_pull_is_in_the_budget_and_replays(void **state) {
   (void)state;
   workspace w;
-  char session[320], text[1024];
+  char text[1024];
   workspace_new(&w, "interact_pull", "replay");
   int x, y;
   project((double[3]){0, 0, 0.5}, &x, &y); /* the bus's top face */
@@ -213,11 +224,7 @@ static void mouse_pull_is_in_the_budget_and_replays(void **state) {
   printf("# pull: work %.6g J, budget drift %.3g\n", work, drift);
   assert_true(fabs(work) > 1e-4); /* the pull did work on the bus */
   assert_true(drift < 1e-7);      /* and the budget closes with it (rtol 1e-9) */
-  snprintf(session, sizeof session, "%s/hinge-session.txt", w.dir);
-  headless(w.scene, session, w.other);
-  same_file(w.out, w.other, "events.csv");
-  same_file(w.out, w.other, "trajectory.csv");
-  hg_test_remove_dir(w.dir);
+  replays_byte_for_byte(&w);
 }
 
 /* the angle of the rotation between two quaternions (w x y z) */
@@ -231,7 +238,7 @@ static double quat_angle(const double *a, const double *b) {
 static void turning_pull_turns_the_bus(void **state) {
   (void)state;
   workspace w;
-  char session[320], text[1024];
+  char text[1024];
   workspace_new(&w, "interact_turn", "replay");
   int x, y;
   project((double[3]){0.4, 0.4, 0.5}, &x, &y); /* near a corner of the bus's top face */
@@ -260,11 +267,7 @@ static void turning_pull_turns_the_bus(void **state) {
   printf("# turning pull: the bus turned %.3f rad, budget drift %.3g\n", angle, drift);
   assert_true(angle > 0.2);
   assert_true(drift < 1e-7);
-  snprintf(session, sizeof session, "%s/hinge-session.txt", w.dir);
-  headless(w.scene, session, w.other);
-  same_file(w.out, w.other, "events.csv");
-  same_file(w.out, w.other, "trajectory.csv");
-  hg_test_remove_dir(w.dir);
+  replays_byte_for_byte(&w);
 }
 
 /* while paused, the q slider of the selected boom's hinge, dragged to three quarters of its
@@ -292,10 +295,7 @@ static void slider_sets_the_configuration(void **state) {
   printf("# slider: hinge q set to %.9f (expected about %.9f)\n", q, 0.01 + 3.14159265358979 / 2);
   assert_true(fabs(q - (0.01 + 3.14159265358979 / 2)) < 1e-6);
   free(cmds);
-  headless(w.scene, session, w.other);
-  same_file(w.out, w.other, "events.csv");
-  same_file(w.out, w.other, "trajectory.csv");
-  hg_test_remove_dir(w.dir);
+  replays_byte_for_byte(&w);
 }
 
 /* a command at the start time acts before the start's output row, as the same command scheduled
@@ -303,15 +303,10 @@ static void slider_sets_the_configuration(void **state) {
 static void command_at_the_start_replays(void **state) {
   (void)state;
   workspace w;
-  char session[320];
   workspace_new(&w, "interact_start", "replay");
   write_text(w.script, "0.0 type lock hinge\n0.0 key Return\n0.02 quit\n");
   view(w.scene, w.script, w.out, w.dir);
-  snprintf(session, sizeof session, "%s/hinge-session.txt", w.dir);
-  headless(w.scene, session, w.other);
-  same_file(w.out, w.other, "events.csv");
-  same_file(w.out, w.other, "trajectory.csv");
-  hg_test_remove_dir(w.dir);
+  replays_byte_for_byte(&w);
 }
 
 int main(void) {
