@@ -19,13 +19,8 @@ int mkstemps(char *template_, int suffixlen); /* (POSIX leaves it out of _POSIX_
 
 #include "allocs.h"
 #include "sim_internal.h"
+#include "timing.h"
 
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
-}
 
 /* a scene of n bodies in a square grid of pitch 0.19 m, resting 1 mm deep in the ground and in
  * each other (spheres of radius 0.1, boxes of 0.2 m), written to path */
@@ -61,9 +56,9 @@ static void write_pile(const char *path, int n) {
   do {                                                           \
     best = INFINITY;                                             \
     for (int round_ = 0; round_ < 5; round_++) {                 \
-      double t0_ = now_ns();                                     \
+      double t0_ = hg_test_now_ns();                                     \
       for (int k_ = 0; k_ < (reps); k_++) call;                  \
-      best = fmin(best, (now_ns() - t0_) / (reps));              \
+      best = fmin(best, (hg_test_now_ns() - t0_) / (reps));              \
     }                                                            \
   } while (0)
 

@@ -29,6 +29,7 @@
 #include "hinge.h"
 #include "models.h"
 #include "merge.h"
+#include "timing.h"
 #include "urdf.h"
 
 /* ---- heap allocations, counted by interposing the allocator (glibc) ---- */
@@ -42,17 +43,6 @@ void *calloc(size_t n, size_t s) { allocations++; return __libc_calloc(n, s); }
 void *realloc(void *p, size_t n) { allocations++; return __libc_realloc(p, n); }
 
 /* ---- timing ---- */
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* RHS2 and RHS1: a right-hand side as the runtime evaluates one, hg_kinematics (which force
  * elements read) then hybrid dynamics with every joint free, walking the tree twice (hg_hybrid)
@@ -145,20 +135,20 @@ static void set_modes(bench_state *b, alg g) {
 static double time_alg(bench_state *b, alg g, int repeats, long *allocs) {
   set_modes(b, g);
   /* calls per repeat: aim at ~2 ms per repeat */
-  double t0 = now_ns();
+  double t0 = hg_test_now_ns();
   for (int k = 0; k < 8; k++) call(b, g, k & 1);
-  double per = (now_ns() - t0) / 8;
+  double per = (hg_test_now_ns() - t0) / 8;
   long calls = (long)(2e6 / (per > 1 ? per : 1));
   if (calls < 2) calls = 2;
   double *samples = malloc((size_t)repeats * sizeof(double));
   long before = allocations;
   for (int r = 0; r < repeats; r++) {
-    double start = now_ns();
+    double start = hg_test_now_ns();
     for (long k = 0; k < calls; k++) call(b, g, (int)(k & 1));
-    samples[r] = (now_ns() - start) / (double)calls;
+    samples[r] = (hg_test_now_ns() - start) / (double)calls;
   }
   *allocs += allocations - before - 0;
-  qsort(samples, (size_t)repeats, sizeof(double), cmp_double);
+  qsort(samples, (size_t)repeats, sizeof(double), hg_test_cmp_double);
   double med = samples[repeats / 2];
   free(samples);
   return med;
@@ -317,9 +307,9 @@ int main(int argc, char **argv) {
     }
     /* model compilation (what a topology change costs) scales linearly: ns per body */
     for (int n = 1000; n <= 8000; n *= 2) {
-      double t0 = now_ns();
+      double t0 = hg_test_now_ns();
       hg_model *m = hg_test_chain(n);
-      printf("BENCH chain%d COMPILE_per_body %.0f\n", n, (now_ns() - t0) / n);
+      printf("BENCH chain%d COMPILE_per_body %.0f\n", n, (hg_test_now_ns() - t0) / n);
       hg_model_free(m);
     }
   }

@@ -12,13 +12,8 @@
 
 #include "allocs.h"
 #include "sim_internal.h"
+#include "timing.h"
 
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
-}
 
 /* ns per call of the RHS and of ABA at the state the scene reaches at t = 1 s */
 static void bench(const char *dir, const char *name, int reps) {
@@ -42,11 +37,11 @@ static void bench(const char *dir, const char *name, int reps) {
   double best_rhs = INFINITY, best_aba = INFINITY, p;
   long alloc0 = hg_allocs();
   for (int round = 0; round < 5; round++) {
-    double t0 = now_ns();
+    double t0 = hg_test_now_ns();
     for (int k = 0; k < reps; k++) hg_sim_rhs(s, s->state.t, s->state.q, s->state.v, &p);
-    double t1 = now_ns();
+    double t1 = hg_test_now_ns();
     for (int k = 0; k < reps; k++) hg_aba(m, s->d, s->state.q, s->state.v, tau, NULL, qdd);
-    double t2 = now_ns();
+    double t2 = hg_test_now_ns();
     best_rhs = fmin(best_rhs, (t1 - t0) / reps);
     best_aba = fmin(best_aba, (t2 - t1) / reps);
   }

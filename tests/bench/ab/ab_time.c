@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "model.h"
+#include "timing.h"
 
 typedef hg_model *(*make0_t)(void);
 typedef hg_model *(*make1_t)(int);
@@ -34,17 +35,6 @@ typedef struct {
   rnea_t rnea;
   hybrid_t hybrid;
 } build;
-
-static double now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 static void *sym(void *h, const char *lib, const char *name) {
   void *f = dlsym(h, name);
@@ -119,7 +109,7 @@ int main(int argc, char **argv) {
   for (int r = 0; r < rounds; r++) {
     for (int w = 0; w < 2; w++) {
       build *x = w ? &B : &A;
-      double t0 = now_ns();
+      double t0 = hg_test_now_ns();
       for (int k = 0; k < K; k++) {
         int s = k & 1;
         if (alg[0] == 'A') x->aba(x->m, x->d, q[s], v[s], u[s], NULL, out);
@@ -129,13 +119,13 @@ int main(int argc, char **argv) {
           x->hybrid(x->m, x->d, q[s], v[s], out, tau, NULL);
         }
       }
-      (w ? tb : ta)[r] = (now_ns() - t0) / K;
+      (w ? tb : ta)[r] = (hg_test_now_ns() - t0) / K;
     }
     ratio[r] = tb[r] / ta[r];
   }
-  qsort(ta, (size_t)rounds, sizeof(double), cmp_double);
-  qsort(tb, (size_t)rounds, sizeof(double), cmp_double);
-  qsort(ratio, (size_t)rounds, sizeof(double), cmp_double);
+  qsort(ta, (size_t)rounds, sizeof(double), hg_test_cmp_double);
+  qsort(tb, (size_t)rounds, sizeof(double), hg_test_cmp_double);
+  qsort(ratio, (size_t)rounds, sizeof(double), hg_test_cmp_double);
   printf("%s %s: A min %.0f med %.0f ns, B min %.0f med %.0f ns, B/A median %.3f (quartiles "
          "%.3f, %.3f) over %d rounds of %d calls\n", argv[3], alg, ta[0], ta[rounds / 2], tb[0],
          tb[rounds / 2], ratio[rounds / 2], ratio[rounds / 4], ratio[3 * rounds / 4], rounds, K);
