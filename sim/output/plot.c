@@ -74,8 +74,8 @@ static void draw_legend(const panel *p) {
     lsty[l] = 1 + (l / HG_PLOT_NLINES) % 8;
     lw[l] = 2;
   }
-  pllegend(&w, &h, PL_LEGEND_BACKGROUND, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE,
-           0.01, 0.0, 0.04, 0, HG_PLOT_AXES, 1, 0, 0, p->nline, opt, 0.5, 0.6, 1.6, 0, tcol, p->labels,
+  pllegend(&w, &h, PL_LEGEND_BACKGROUND, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.01, 0.0,
+           0.04, 0, HG_PLOT_AXES, 1, 0, 0, p->nline, opt, 0.5, 0.6, 1.6, 0, tcol, p->labels,
            NULL, NULL, NULL, NULL, lcol, lsty, lw, NULL, NULL, NULL, NULL);
 }
 

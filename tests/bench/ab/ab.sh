@@ -24,8 +24,8 @@ for w in 0 1; do
     -o "$work/lib$w.so" "$src"/dynamics/*.c "$src/tests/support/models.c" \
     $(pkg-config --libs libxml-2.0 lapacke assimp) -lm
 done
-gcc -O2 -std=c11 -I"$work/src0/dynamics" -I"$here/../../support" -o "$work/ab_time" "$here/ab_time.c" \
-  "$here/../../support/timing.c" -ldl
+gcc -O2 -std=c11 -I"$work/src0/dynamics" -I"$here/../../support" -o "$work/ab_time" \
+  "$here/ab_time.c" "$here/../../support/timing.c" -ldl
 for m in $models; do
   "$work/ab_time" "$work/lib0.so" "$work/lib1.so" "$m" "${ALG:-ABA}" "${ROUNDS:-300}"
 done
