@@ -37,14 +37,6 @@ static double dist3(const double a[3], const double b[3]) {
   return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
 
-/* a simulation of a shipped scene, stepped to t */
-static hg_sim *sim_of(const char *name, double t, hg_scene **sc) {
-  *sc = hg_test_shipped(name);
-  hg_sim *sim = hg_test_sim(*sc, NAN, NULL);
-  assert_int_equal(hg_sim_run(sim, t), HG_SIM_OK);
-  return sim;
-}
-
 /* the pixel a point projects to, and the ray back through that pixel, passes through the point
  * (to 1e-12 of the distance: double precision through one division and one normalization); also
  * 7,000 km from the origin */
@@ -160,7 +152,7 @@ static void test_overlay_parse(void **state) {
 static void test_frame_views(void **state) {
   (void)state;
   hg_scene *sc;
-  hg_sim *sim = sim_of("dock", 3, &sc);
+  hg_sim *sim = hg_test_shipped_at("dock", NAN, 3, &sc);
   hg_history h;
   hg_history_init(&h, 16);
   hg_frame *f = hg_history_capture(&h, sim, sc);
@@ -261,7 +253,7 @@ static void test_draw_list_overlays(void **state) {
       {"dock", 1, HG_OV_PAIRS},      {"dock", 1, HG_OV_MOMENTUM}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     hg_scene *sc;
-    hg_sim *sim = sim_of(cases[c].scene, 0, &sc);
+    hg_sim *sim = hg_test_shipped_at(cases[c].scene, NAN, 0, &sc);
     hg_history h;
     hg_history_init(&h, 64);
     for (int k = 1; k <= 5; k++) { /* a few frames: trails need a past */
@@ -292,7 +284,7 @@ static void test_draw_list_overlays(void **state) {
 static void test_pick(void **state) {
   (void)state;
   hg_scene *sc;
-  hg_sim *sim = sim_of("dock", 0, &sc);
+  hg_sim *sim = hg_test_shipped_at("dock", NAN, 0, &sc);
   hg_history h;
   hg_history_init(&h, 4);
   hg_frame *f = hg_history_capture(&h, sim, sc);
@@ -324,7 +316,7 @@ static void test_pick(void **state) {
 static void test_ghosts_where_set_puts_them(void **state) {
   (void)state;
   hg_scene *sc;
-  hg_sim *sim = sim_of("freeze_thaw", 0.5, &sc);
+  hg_sim *sim = hg_test_shipped_at("freeze_thaw", NAN, 0.5, &sc);
   hg_history h;
   hg_draw_list dl;
   hg_interact ia;
@@ -375,7 +367,7 @@ static void test_mode_ghosts(void **state) {
   fputs("mode,re,im,omega_n,freq_hz,damping,a1.dq0,a1.dq0.im\n1,0,6.28,6.28,2,0,1,0\n", f);
   fclose(f);
   hg_scene *sc;
-  hg_sim *sim = sim_of("freeze_thaw", 0.1, &sc);
+  hg_sim *sim = hg_test_shipped_at("freeze_thaw", NAN, 0.1, &sc);
   hg_interact ia;
   hg_interact_init(&ia);
   assert_int_equal(hg_interact_ghost_mode(&ia, sim, path, 2, err, sizeof err), -1);
