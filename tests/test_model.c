@@ -72,25 +72,24 @@ static const char *compile_error(const char *(*names)[2], int n, hg_error *err) 
   return err->msg;
 }
 
+/* compiling bodies (name, parent) fails with a message that contains what */
+static void expect_compile_error(const char *(*names)[2], int n, const char *what) {
+  hg_error err;
+  const char *msg = compile_error(names, n, &err);
+  assert_non_null(msg);
+  assert_non_null(strstr(msg, what));
+}
+
 static void builder_errors(void **state) {
   hg_error err;
   const char *unknown[][2] = {{"a", "world"}, {"b", "ghost"}};
   const char *cycle[][2] = {{"a", "world"}, {"b", "c"}, {"c", "b"}};
   const char *dup[][2] = {{"a", "world"}, {"a", "world"}};
   const char *world[][2] = {{"world", "world"}};
-  const char *msg;
-  msg = compile_error(unknown, 2, &err);
-  assert_non_null(msg);
-  assert_non_null(strstr(msg, "unknown parent 'ghost'"));
-  msg = compile_error(cycle, 3, &err);
-  assert_non_null(msg);
-  assert_non_null(strstr(msg, "cycle"));
-  msg = compile_error(dup, 2, &err);
-  assert_non_null(msg);
-  assert_non_null(strstr(msg, "duplicate body name 'a'"));
-  msg = compile_error(world, 1, &err);
-  assert_non_null(msg);
-  assert_non_null(strstr(msg, "'world'"));
+  expect_compile_error(unknown, 2, "unknown parent 'ghost'");
+  expect_compile_error(cycle, 3, "cycle");
+  expect_compile_error(dup, 2, "duplicate body name 'a'");
+  expect_compile_error(world, 1, "'world'");
 
   /* duplicate joint names */
   hg_builder *b = hg_builder_new();
