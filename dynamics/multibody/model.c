@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aba_local.h"
+#include "body_frames.h"
 #include "dynamics.h"
 #include "names.h"
 
