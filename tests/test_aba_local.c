@@ -1,5 +1,6 @@
-/* test_aba_local.c: the body-local ABA (dynamics/algorithms/aba_local.h), both ways of transforming, against
- * a long double oracle (reference.h: Newton-Euler, composite rigid bodies and a Cholesky solve) on
+/* test_aba_local.c: the body-local ABA (dynamics/algorithms/aba_local.h) and its plain second
+ * implementation (local_oracle.h: dense 6x6 transforms, the same frames) against a long double
+ * oracle (reference.h: Newton-Euler, composite rigid bodies and a Cholesky solve) on
  * the revolute benchmark models and random revolute and revolute-prismatic chains and forests
  * with random axes and joint origins, with gravity, random states, forces and external wrenches;
  * its hybrid and impulsive forms against the oracle's hybrid form with random joint modes. */
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "aba_local.h"
+#include "local_oracle.h"
 #include "models.h"
 #include "reference.h"
 
@@ -33,15 +35,18 @@ static int oracle_takes(const hg_model *m) {
   return 1;
 }
 
+/* the pass variants: 0, the plain pass of local_oracle.h; 1, aba_local.h's sweeps */
+static const char *const variant[2] = {"plain", "sweeps"};
+
 /* the largest |qdd_local - qdd_ref| over max(1, |qdd_ref|_inf) over nstates random states of m
  * (q, v in [-2, 2], tau in [-5, 5]; fext random when with_fext), for one variant, qdd_ref from
  * the long double oracle. hg_aba is not the reference: working about each tree's root it loses
  * digits on bodies far from it (random prismatic chain 36: 1.01e-12 off the oracle where both
  * local variants are within 5e-16); it only guards the oracle (to 1e-11). On a floating base
  * qdd_ref is hg_aba's (the tree-frame pass). */
-static double worst_error(const hg_model *m, int factored, int nstates, int with_fext, hg_rng *r) {
+static double worst_error(const hg_model *m, int sweeps, int nstates, int with_fext, hg_rng *r) {
   hg_error err;
-  hg_local_model *lm = hg_local_compile(m, factored, &err);
+  hg_local_model *lm = hg_local_compile(m, 1, &err);
   if (!lm) fail_msg("hg_local_compile: %s", err.msg);
   hg_local_data *ld = hg_local_data_new(lm);
   hg_data *d = hg_data_new(m);
@@ -60,7 +65,8 @@ static double worst_error(const hg_model *m, int factored, int nstates, int with
     assert_int_equal(hg_aba(m, d, q, v, tau, fe, qa), 0);
     if (oracle_takes(m)) assert_int_equal(hg_test_forward_ld(m, q, v, tau, fe, qr), 0);
     else memcpy(qr, qa, (size_t)nv * sizeof *qr);
-    assert_int_equal(hg_local_aba(lm, ld, q, v, tau, fe, ql), 0);
+    if (sweeps) assert_int_equal(hg_local_aba(lm, ld, q, v, tau, fe, ql), 0);
+    else assert_int_equal(hg_test_local_aba(lm, q, v, tau, fe, ql), 0);
     double scale = 1, e = 0, ea = 0;
     for (int i = 0; i < nv; i++) scale = fmax(scale, fabs(qr[i]));
     for (int i = 0; i < nv; i++)
@@ -77,11 +83,11 @@ static double worst_error(const hg_model *m, int factored, int nstates, int with
 
 /* both variants on m, with and without external wrenches, to 1e-12 relative */
 static void check_model(const hg_model *m, const char *name, hg_rng *r) {
-  for (int factored = 0; factored < 2; factored++)
+  for (int w = 0; w < 2; w++)
     for (int fe = 0; fe < 2; fe++) {
-      double e = worst_error(m, factored, 20, fe, r);
+      double e = worst_error(m, w, 20, fe, r);
       if (!(e <= 1e-12))
-        fail_msg("%s, factored %d, fext %d: relative qdd error %.3g", name, factored, fe, e);
+        fail_msg("%s, %s, fext %d: relative qdd error %.3g", name, variant[w], fe, e);
     }
 }
 
@@ -177,8 +183,8 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
   double *ql = calloc(nv, sizeof *ql), *tl = calloc(nv, sizeof *tl);
   double *qr = calloc(nv, sizeof *qr), *tr = calloc(nv, sizeof *tr);
   double *fext = calloc(6 * (size_t)nb, sizeof *fext);
-  for (int factored = 0; factored < 2; factored++) {
-    hg_local_model *lm = hg_local_compile(m, factored, &err);
+  for (int w = 0; w < 2; w++) {
+    hg_local_model *lm = hg_local_compile(m, 1, &err);
     if (!lm) fail_msg("hg_local_compile: %s", err.msg);
     hg_local_data *ld = hg_local_data_new(lm);
     for (int k = 0; k < nstates; k++) {
@@ -198,10 +204,12 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
       for (int i = 0; i < nv; i++) qa[i] = ql[i] = qr[i] = qdd0[i], ta[i] = tl[i] = tr[i] = tau0[i];
       if (impulse) {
         assert_int_equal(hg_hybrid_impulse(m, d, q, qa, ta), 0);
-        assert_int_equal(hg_local_hybrid_impulse(lm, ld, d->mode, q, ql, tl), 0);
+        if (w) assert_int_equal(hg_local_hybrid_impulse(lm, ld, d->mode, q, ql, tl), 0);
+        else assert_int_equal(hg_test_local_hybrid_impulse(lm, d->mode, q, ql, tl), 0);
       } else {
         assert_int_equal(hg_hybrid(m, d, q, v, qa, ta, fe), 0);
-        assert_int_equal(hg_local_hybrid(lm, ld, d->mode, q, v, ql, tl, fe), 0);
+        if (w) assert_int_equal(hg_local_hybrid(lm, ld, d->mode, q, v, ql, tl, fe), 0);
+        else assert_int_equal(hg_test_local_hybrid(lm, d->mode, q, v, ql, tl, fe), 0);
       }
       /* the reference: the oracle, or on a floating base the tree-frame pass */
       if (oracle_takes(m))
@@ -214,8 +222,8 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
       double ga = fmax(rel_diff(qa, qr, tr, nv), rel_diff(ta, tr, qr, nv));
       if (!(ga <= 1e-11)) fail_msg("%s: the oracle is %.3g off hg_hybrid", name, ga);
       if (!(eq <= 1e-12) || !(et <= 1e-12))
-        fail_msg("%s, %s, factored %d, state %d: relative error qdd %.3g, tau %.3g", name,
-                 impulse ? "impulse" : "hybrid", factored, k, eq, et);
+        fail_msg("%s, %s, %s, state %d: relative error qdd %.3g, tau %.3g", name,
+                 impulse ? "impulse" : "hybrid", variant[w], k, eq, et);
     }
     hg_local_data_free(ld);
     hg_local_model_free(lm);
@@ -364,8 +372,8 @@ static void fast_prismatic_roots(void **state) {
     d->tree_pass = 1; /* the reference: hg_aba's tree-frame pass (Galilean, like the local one) */
     int nv = m->nv;
     double q[12], v[12], tau[12], qa[12], ql[12];
-    for (int factored = 0; factored < 2; factored++) {
-      hg_local_model *lm = hg_local_compile(m, factored, &err);
+    for (int w = 0; w < 2; w++) {
+      hg_local_model *lm = hg_local_compile(m, 1, &err);
       hg_local_data *ld = hg_local_data_new(lm);
       hg_test_random_vector(&r, q, nv, -2, 2);
       hg_test_random_vector(&r, v, nv, -2, 2);
@@ -373,9 +381,10 @@ static void fast_prismatic_roots(void **state) {
       for (int i = 1; i < m->nbody; i++)
         if (m->parent[i] == 0 && m->jnt[i].type == HG_JOINT_PRISMATIC) v[m->v_adr[i]] = 1e6;
       assert_int_equal(hg_aba(m, d, q, v, tau, NULL, qa), 0);
-      assert_int_equal(hg_local_aba(lm, ld, q, v, tau, NULL, ql), 0);
+      if (w) assert_int_equal(hg_local_aba(lm, ld, q, v, tau, NULL, ql), 0);
+      else assert_int_equal(hg_test_local_aba(lm, q, v, tau, NULL, ql), 0);
       double e = rel_diff(ql, qa, NULL, nv);
-      if (!(e <= 1e-12)) fail_msg("model %d, factored %d: relative qdd error %.3g", k, factored, e);
+      if (!(e <= 1e-12)) fail_msg("model %d, %s: relative qdd error %.3g", k, variant[w], e);
       hg_local_data_free(ld);
       hg_local_model_free(lm);
     }
