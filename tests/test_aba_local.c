@@ -46,7 +46,7 @@ static const char *const variant[2] = {"plain", "sweeps"};
  * qdd_ref is hg_aba's (the tree-frame pass). */
 static double worst_error(const hg_model *m, int sweeps, int nstates, int with_fext, hg_rng *r) {
   hg_error err;
-  hg_local_model *lm = hg_local_compile(m, 1, &err);
+  hg_local_model *lm = hg_local_compile(m, &err);
   if (!lm) fail_msg("hg_local_compile: %s", err.msg);
   hg_local_data *ld = hg_local_data_new(lm);
   hg_data *d = hg_data_new(m);
@@ -184,7 +184,7 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
   double *qr = calloc(nv, sizeof *qr), *tr = calloc(nv, sizeof *tr);
   double *fext = calloc(6 * (size_t)nb, sizeof *fext);
   for (int w = 0; w < 2; w++) {
-    hg_local_model *lm = hg_local_compile(m, 1, &err);
+    hg_local_model *lm = hg_local_compile(m, &err);
     if (!lm) fail_msg("hg_local_compile: %s", err.msg);
     hg_local_data *ld = hg_local_data_new(lm);
     for (int k = 0; k < nstates; k++) {
@@ -282,19 +282,35 @@ static hg_model *random_aligned(hg_rng *r, int nbody, int chain) {
   return hg_test_compile(b);
 }
 
-/* axis-aligned joints behind turned origins (URDF-style chains and forests): every factor shape
- * of HG_LOCAL_SHAPES, which the factored pass compiles as its own copy, turns up and agrees with
- * the oracle, in ABA and in the hybrid and impulsive forms */
+/* axis-aligned joints behind turned origins (URDF-style chains and forests): every kind of
+ * HG_LOCAL_KINDS with factors (body_frames.h; each a copy of every sweep's step) turns up, and
+ * agrees with the oracle, in ABA and in the hybrid and impulsive forms; a joint takes the kind of
+ * exactly its factors, or its axis's HG_LOCAL_ANY kind when no kind has them */
 static void aligned_shapes(void **state) {
   (void)state;
   hg_rng r;
   hg_rng_seed(&r, 19);
-  int seen[64] = {0};
+  int seen[64] = {0}, kinds[HG_KIND_COUNT] = {0};
+  static const int kind_shape[] = {
+#define SHAPE(kind, k, shape) shape,
+      HG_LOCAL_KINDS(SHAPE)
+#undef SHAPE
+  };
   for (int k = 0; k < 80; k++) {
     int chain = k % 3 == 0, nbody = 1 + (int)(hg_rng_uniform(&r) * 20);
     hg_model *m = random_aligned(&r, nbody, chain);
     assert_non_null(m->local);
-    for (int i = 1; i < m->nbody; i++) seen[m->local->link[i].dh_flags & 63]++;
+    for (int i = 1; i < m->nbody; i++) {
+      const hg_local_link *l = &m->local->link[i];
+      seen[l->factors & 63]++;
+      kinds[l->kind]++;
+      /* the kind of exactly the joint's factors, or the HG_LOCAL_ANY kind when none has them */
+      assert_true(l->kind < HG_KIND_FLOATING);
+      int listed = 0;
+      for (int t = 0; t < HG_KIND_FLOATING; t++) listed |= kind_shape[t] == l->factors;
+      if (kind_shape[l->kind] == HG_LOCAL_ANY) assert_false(listed);
+      else assert_int_equal(kind_shape[l->kind], l->factors);
+    }
     char name[64];
     snprintf(name, sizeof name, "aligned %s %d (%d bodies)", chain ? "chain" : "forest", k, nbody);
     check_model(m, name, &r);
@@ -302,13 +318,63 @@ static void aligned_shapes(void **state) {
     check_hybrid(m, name, 3, 1, &r);
     hg_model_free(m);
   }
-  printf("# aligned_shapes: joints per dh_flags shape:");
+  printf("# aligned_shapes: joints per factors:");
   for (int f = 0; f < 64; f++)
     if (seen[f]) printf(" %d:%d", f, seen[f]);
+  printf("\n# joints per kind:");
+  for (int t = 0; t < HG_KIND_COUNT; t++) printf(" %d:%d", t, kinds[t]);
   printf("\n");
-#define SEEN(shape) if (!seen[shape]) fail_msg("shape %d never compiled", shape);
-  HG_LOCAL_SHAPES(SEEN)
+#define SEEN(kind, k, shape)                                                                       \
+  if (!((shape) & HG_LOCAL_RP) && !kinds[kind]) fail_msg("kind %s never compiled", #kind);
+  HG_LOCAL_KINDS(SEEN)
 #undef SEEN
+}
+
+/* a random chain of nbody joints, each axis turned by eps from its parent's about an axis normal
+ * to both the parent's axis and the joint's offset, so the two axes nearly meet far away (the
+ * common normal's foot at ~|offset| / eps); about half prismatic */
+static hg_model *nearly_parallel(hg_rng *r, int nbody, double eps) {
+  hg_builder *b = hg_builder_new();
+  for (int i = 0; i < nbody; i++) {
+    static const double z[3] = {0, 0, 1};
+    double axis[3] = {sin(eps), 0, cos(eps)};
+    hg_se3 T;
+    hg_se3_identity(&T);
+    T.p[0] = hg_rng_range(r, 0.2, 0.5), T.p[2] = hg_rng_range(r, -0.3, 0.3);
+    hg_inertia G;
+    hg_test_random_inertia(r, &G);
+    char name[16], parent[16];
+    snprintf(name, sizeof name, "n%d", i);
+    snprintf(parent, sizeof parent, "n%d", i - 1);
+    hg_joint_type type = hg_rng_uniform(r) < 0.5 ? HG_JOINT_PRISMATIC : HG_JOINT_REVOLUTE;
+    hg_test_add_body(b, name, i ? parent : "world", type, i ? axis : z, NULL, 0, &T, &G);
+  }
+  return hg_test_compile(b);
+}
+
+/* nearly parallel axes: long b and d that cancel would lose digits in the factors, so such
+ * joints take the (R, p) kinds (both axes turn up), which agree with the oracle in ABA and in
+ * the hybrid and impulsive forms */
+static void parallel_axes(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 21);
+  int kinds[HG_KIND_COUNT] = {0};
+  for (int k = 0; k < 12; k++) {
+    double eps = k % 3 == 0 ? 0.05 : k % 3 == 1 ? 0.02 : 0.01;
+    hg_model *m = nearly_parallel(&r, 3 + k % 5, eps);
+    assert_non_null(m->local);
+    for (int i = 1; i < m->nbody; i++) kinds[m->local->link[i].kind]++;
+    char name[64];
+    snprintf(name, sizeof name, "nearly parallel %d (eps %g)", k, eps);
+    check_model(m, name, &r);
+    check_hybrid(m, name, 5, 0, &r);
+    check_hybrid(m, name, 3, 1, &r);
+    hg_model_free(m);
+  }
+  printf("# parallel_axes: (R, p) joints: revolute %d, prismatic %d\n", kinds[HG_KIND_REV_RP],
+         kinds[HG_KIND_PRI_RP]);
+  assert_true(kinds[HG_KIND_REV_RP] > 0 && kinds[HG_KIND_PRI_RP] > 0);
 }
 
 /* lm->order on random forests with floating trees among fixed ones: each range between
@@ -373,7 +439,7 @@ static void fast_prismatic_roots(void **state) {
     int nv = m->nv;
     double q[12], v[12], tau[12], qa[12], ql[12];
     for (int w = 0; w < 2; w++) {
-      hg_local_model *lm = hg_local_compile(m, 1, &err);
+      hg_local_model *lm = hg_local_compile(m, &err);
       hg_local_data *ld = hg_local_data_new(lm);
       hg_test_random_vector(&r, q, nv, -2, 2);
       hg_test_random_vector(&r, v, nv, -2, 2);
@@ -687,7 +753,7 @@ static void refuses_other_joints(void **state) {
   hg_error err;
   for (int k = 0; k < 2; k++) {
     hg_model *m = other_joints(k);
-    assert_null(hg_local_compile(m, 1, &err));
+    assert_null(hg_local_compile(m, &err));
     hg_model_free(m);
   }
 }
@@ -700,6 +766,7 @@ int main(void) {
       cmocka_unit_test(random_prismatic_models),
       cmocka_unit_test(hybrid_modes),
       cmocka_unit_test(aligned_shapes),
+      cmocka_unit_test(parallel_axes),
       cmocka_unit_test(sweep_order),
       cmocka_unit_test(fast_prismatic_roots),
       cmocka_unit_test(refuses_other_joints),

@@ -1,20 +1,17 @@
 /* aba_local.h: the body-local articulated pass (forward, hybrid and impulsive dynamics) for models
- * of 1-DoF revolute and prismatic joints on fixed or floating (free-joint) bases.
+ * of 1-DoF revolute and prismatic joints on fixed or floating (free-joint) bases, on the frames,
+ * constants and kinds that body_frames.h compiles.
  *
  * hg_aba (dynamics.h) works in each tree's world-aligned frame: inertias are rotated into it on
  * every call and the motion subspace S is a general 6-vector. Here every quantity of body i is
- * instead kept in its joint frame J_i (z along the joint axis, fixed in body i), where S = e_k
- * (revolute: k = 2, angular z; prismatic: k = 5, linear z), U = IA S is IA's column k and the
- * body inertia is constant (RBDA ch. 7 and 10). The pose of J_i in its parent's joint frame J_p is
- *   P_i(q) = C_i Rz(q_i)  (revolute)   or   C_i Tz(q_i)  (prismatic)   (J_0 is the world frame)
- * with C_i constant. Two ways of applying X_i = Ad_{P_i^-1} (motion J_p -> J_i; its transpose
- * takes wrenches and, as X^T M X, articulated inertias back to J_p) are compiled:
- *   factored 0: P = (R, p) as one rotation matrix and a vector;
- *   factored 1: C_i = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Tz(d) Rz(theta0), the joint's motion
- *               merged into the last two (revolute: Rz(theta0 + q); prismatic: Tz(d + q)), each
- *               factor a rotation about or translation along one coordinate axis, which mixes
- *               only two rows/columns of a symmetric 6x6 (Khalil-Kleinfinger: J_p's x axis lies
- *               on the common normal to its first child's axis, so that child has gamma = b = 0).
+ * instead kept in its joint frame J_i (body_frames.h), where S = e_k (revolute: k = 2, angular z;
+ * prismatic: k = 5, linear z), U = IA S is IA's column k and the body inertia is constant
+ * (Featherstone, Rigid Body Dynamics Algorithms, ch. 7 and 10). X_i = Ad_{P_i^-1} (motion
+ * J_p -> J_i; its transpose takes wrenches and, as X^T M X, articulated inertias back to J_p) is
+ * applied as the body's kind says: factor by factor (Khalil and Kleinfinger's Rz(gamma) Tz(b)
+ * Rx(alpha) Tx(a) Tz(d) Rz(theta0), the joint's motion merged into the last two), each factor
+ * mixing only two rows and columns of a symmetric 6x6; or, for nearly parallel axes, as one
+ * rotation matrix and a vector, P = (R, p).
  * A tree whose root joint is prismatic is seen from the inertial frame moving with the root's
  * joint origin, as hg_kinematics does (model.h, hg_joint_galilean): the slide's velocity is left
  * out of the root body's twist (the accelerations are the same, xi = 0 for prismatic joints).
@@ -25,11 +22,11 @@
  * acceleration). Its 6x6 articulated inertia is factored (hg_sym6_solve) once every child has
  * been projected onto it, which gives its acceleration a_i = a_i' + qg_i right there; the real
  * qdd_i = qg_i - xi_i (xi_i = (0, w x v_lin), the transport term).
- * hg_builder_compile compiles the factored form into m->local for the models it takes (model.h);
- * hg_aba, hg_hybrid and hg_hybrid_impulse then run it on d->local (dynamics.h), and the views
- * hg_body_twist, hg_body_acceleration and hg_joint_wrench read v, a, IA and pA below. It writes
- * nothing in hg_data's tree-frame fields (no d->U, d->Dinv, d->a). The unfactored form (factored
- * 0) is there for the tests and benchmarks, as a second way to the same results.
+ * hg_builder_compile compiles the frames into m->local for the models it takes (model.h);
+ * hg_aba, hg_hybrid and hg_hybrid_impulse then run the pass on d->local (dynamics.h), and the
+ * views hg_body_twist, hg_body_acceleration and hg_joint_wrench read v, a, IA and pA there. It
+ * writes nothing in hg_data's tree-frame fields (no d->U, d->Dinv, d->a). The tests check it
+ * against a plain second implementation (tests/support/local_oracle.h).
  */
 #ifndef HINGE_ABA_LOCAL_H
 #define HINGE_ABA_LOCAL_H

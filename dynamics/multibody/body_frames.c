@@ -166,7 +166,26 @@ static double factor(const hg_se3 *C, double *dh, double *cs0, uint8_t *flags) {
   return err;
 }
 
-hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err) {
+/* the kinds of HG_LOCAL_KINDS: axis and shape, by kind */
+static const struct { uint8_t k, shape; } kind_table[] = {
+#define KIND_ROW(kind, k, shape) {k, shape},
+    HG_LOCAL_KINDS(KIND_ROW)
+#undef KIND_ROW
+};
+
+/* the kind of a joint of axis k whose transform needs exactly the factors f (or HG_LOCAL_RP):
+ * the one of that shape, else the axis's HG_LOCAL_ANY kind */
+static int kind_of(int k, int f) {
+  int other = -1;
+  for (int t = 0; t < (int)(sizeof kind_table / sizeof kind_table[0]); t++) {
+    if (kind_table[t].k != k) continue;
+    if (kind_table[t].shape == f) return t;
+    if (kind_table[t].shape == HG_LOCAL_ANY) other = t;
+  }
+  return other;
+}
+
+hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
   int n = m->nbody;
   for (int i = 1; i < n; i++) {
     int k = hg_joint_local_axis(&m->jnt[i]);
@@ -182,7 +201,7 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
     hg_error_set(err, "out of memory");
     return NULL;
   }
-  lm->nbody = n, lm->factored = factored, lm->parent = m->parent;
+  lm->nbody = n, lm->parent = m->parent;
   lm->gravity = m->gravity;
   lm->v_adr = m->v_adr, lm->q_adr = m->q_adr, lm->nv = m->nv, lm->jnt = m->jnt;
   lm->floating = calloc(n, 1);
@@ -217,26 +236,32 @@ hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err)
     hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->link[i].I);
     hg_inertia_sym6(&lm->link[i].I, lm->link[i].Isym);
     if (lm->floating[i]) {
-      /* no factors: C's rotation only (floating_setup), flagged when it is not the identity */
+      /* no factors: C's rotation only (the pass's floating_setup), turned when it is not the
+       * identity */
       lm->floating_list[++lm->nfloating] = i;
+      lm->link[i].kind = HG_KIND_FLOATING;
       for (int e = 0; e < 9; e++)
-        if (lm->C[i].R[e] != (e % 4 == 0)) lm->link[i].dh_flags = HG_LOCAL_GENERAL;
+        if (lm->C[i].R[e] != (e % 4 == 0)) lm->link[i].kind = HG_KIND_FLOATING_TURNED;
       continue;
     }
-    double e = factor(&lm->C[i], lm->link[i].dh, lm->link[i].cs0, &lm->link[i].dh_flags);
+    uint8_t f;
+    double e = factor(&lm->C[i], lm->link[i].dh, lm->link[i].cs0, &f);
     /* a prismatic joint's slide is Tz(d + q): its factor is always there; its hg_turn theta0 is
      * constant */
-    lm->link[i].prism = hg_joint_local_axis(&m->jnt[i]) == 5;
-    if (lm->link[i].prism) lm->link[i].dh_flags |= HG_LOCAL_D;
+    int k = hg_joint_local_axis(&m->jnt[i]);
+    if (k == 5) f |= HG_LOCAL_D;
     /* nearly parallel axes: long b and d that cancel lose digits in every product of the chain
      * (factor errors to 8.8e-14, qdd 7e-13 off a dense solve): such a joint goes as (R, p) */
     const double *dh = lm->link[i].dh;
     if (fabs(dh[2]) + fabs(dh[6]) > 2 * (1 + hg_v3_norm(lm->C[i].p)))
-      lm->link[i].dh_flags |= HG_LOCAL_GENERAL;
-    for (int k = 0; k < 2; k++) {
-      const double *cs = lm->link[i].dh + (k ? 0 : 3);
+      f = HG_LOCAL_RP;
+    lm->link[i].factors = f;
+    lm->link[i].kind = (uint8_t)kind_of(k, f);
+    /* alpha's and gamma's turns, once */
+    for (int r = 0; r < 2; r++) {
+      const double *cs = lm->link[i].dh + (r ? 0 : 3);
       hg_turn t = hg_turn_make(cs[0], cs[1]);
-      double *o = lm->link[i].dh_turn + 6 * k;
+      double *o = lm->link[i].dh_turn + 6 * r;
       o[0] = t.c, o[1] = t.s, o[2] = t.ss, o[3] = t.cs, o[4] = t.C2, o[5] = t.S2;
     }
     if (e > 1e-12) {

@@ -223,7 +223,7 @@ int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_er
  * refuses the rest); returns -1 only when out of memory */
 static int compile_local(hg_model *m, hg_error *err) {
   hg_error why = {{0}};
-  m->local = hg_local_compile(m, 1, &why);
+  m->local = hg_local_compile(m, &why);
   if (m->local || !strstr(why.msg, "out of memory")) return 0;
   hg_error_set(err, "out of memory");
   return -1;

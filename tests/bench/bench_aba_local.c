@@ -60,7 +60,7 @@ int main(int argc, char **argv) {
   }
   hg_model *m = model_named(argv[1]);
   hg_error err;
-  hg_local_model *lf = hg_local_compile(m, 1, &err);
+  hg_local_model *lf = hg_local_compile(m, &err);
   if (!lf) {
     fprintf(stderr, "%s\n", err.msg);
     return 1;
@@ -112,7 +112,7 @@ int main(int argc, char **argv) {
   }
   int nfac[6] = {0};
   for (int i = 1; i < m->nbody; i++)
-    for (int b = 0; b < 5; b++) nfac[b] += (lf->link[i].dh_flags >> b) & 1;
+    for (int b = 0; b < 5; b++) nfac[b] += (lf->link[i].factors >> b) & 1;
   fprintf(stderr, "%s: %d bodies, max relative qdd difference %.2g; factors gamma %d b %d alpha %d "
           "a %d d %d\n", argv[1], m->nbody - 1, e / s, nfac[0], nfac[1], nfac[2], nfac[3], nfac[4]);
 
