@@ -1,5 +1,6 @@
-/* test_aba_local.c: the body-local ABA (dynamics/algorithms/aba_local.h), both ways of transforming, against
- * a long double oracle (reference.h: Newton-Euler, composite rigid bodies and a Cholesky solve) on
+/* test_aba_local.c: the body-local ABA (dynamics/algorithms/aba_local.h) and its plain second
+ * implementation (local_oracle.h: dense 6x6 transforms, the same frames) against a long double
+ * oracle (reference.h: Newton-Euler, composite rigid bodies and a Cholesky solve) on
  * the revolute benchmark models and random revolute and revolute-prismatic chains and forests
  * with random axes and joint origins, with gravity, random states, forces and external wrenches;
  * its hybrid and impulsive forms against the oracle's hybrid form with random joint modes. */
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "aba_local.h"
+#include "local_oracle.h"
 #include "models.h"
 #include "reference.h"
 
@@ -36,15 +38,18 @@ static int oracle_takes(const hg_model *m) {
   return 1;
 }
 
+/* the pass variants: 0, the plain pass of local_oracle.h; 1, aba_local.h's sweeps */
+static const char *const variant[2] = {"plain", "sweeps"};
+
 /* the largest |qdd_local - qdd_ref| over max(1, |qdd_ref|_inf) over nstates random states of m
  * (q, v in [-2, 2], tau in [-5, 5]; fext random when with_fext), for one variant, qdd_ref from
  * the long double oracle. hg_aba is not the reference: working about each tree's root it loses
  * digits on bodies far from it (random prismatic chain 36: 1.01e-12 off the oracle where both
  * local variants are within 5e-16); it only guards the oracle (to 1e-11). On a floating base
  * qdd_ref is hg_aba's (the tree-frame pass). */
-static double worst_error(const hg_model *m, int factored, int nstates, int with_fext, hg_rng *r) {
+static double worst_error(const hg_model *m, int sweeps, int nstates, int with_fext, hg_rng *r) {
   hg_error err;
-  hg_local_model *lm = hg_local_compile(m, factored, &err);
+  hg_local_model *lm = hg_local_compile(m, &err);
   if (!lm) fail_msg("hg_local_compile: %s", err.msg);
   hg_local_data *ld = hg_local_data_new(lm);
   hg_data *d = hg_data_new(m);
@@ -62,7 +67,8 @@ static double worst_error(const hg_model *m, int factored, int nstates, int with
     assert_int_equal(hg_aba_opt(m, d, &tree_frame, q, v, tau, fe, qa), 0);
     if (oracle_takes(m)) assert_int_equal(hg_test_forward_ld(m, q, v, tau, fe, qr), 0);
     else memcpy(qr, qa, (size_t)nv * sizeof *qr);
-    assert_int_equal(hg_local_aba(lm, ld, q, v, tau, fe, ql), 0);
+    if (sweeps) assert_int_equal(hg_local_aba(lm, ld, q, v, tau, fe, ql), 0);
+    else assert_int_equal(hg_test_local_aba(lm, q, v, tau, fe, ql), 0);
     double scale = 1, e = 0, ea = 0;
     for (int i = 0; i < nv; i++) scale = fmax(scale, fabs(qr[i]));
     for (int i = 0; i < nv; i++)
@@ -79,11 +85,11 @@ static double worst_error(const hg_model *m, int factored, int nstates, int with
 
 /* both variants on m, with and without external wrenches, to 1e-12 relative */
 static void check_model(const hg_model *m, const char *name, hg_rng *r) {
-  for (int factored = 0; factored < 2; factored++)
+  for (int w = 0; w < 2; w++)
     for (int fe = 0; fe < 2; fe++) {
-      double e = worst_error(m, factored, 20, fe, r);
+      double e = worst_error(m, w, 20, fe, r);
       if (!(e <= 1e-12))
-        fail_msg("%s, factored %d, fext %d: relative qdd error %.3g", name, factored, fe, e);
+        fail_msg("%s, %s, fext %d: relative qdd error %.3g", name, variant[w], fe, e);
     }
 }
 
@@ -178,8 +184,8 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
   double *ql = calloc(nv, sizeof *ql), *tl = calloc(nv, sizeof *tl);
   double *qr = calloc(nv, sizeof *qr), *tr = calloc(nv, sizeof *tr);
   double *fext = calloc(6 * (size_t)nb, sizeof *fext);
-  for (int factored = 0; factored < 2; factored++) {
-    hg_local_model *lm = hg_local_compile(m, factored, &err);
+  for (int w = 0; w < 2; w++) {
+    hg_local_model *lm = hg_local_compile(m, &err);
     if (!lm) fail_msg("hg_local_compile: %s", err.msg);
     hg_local_data *ld = hg_local_data_new(lm);
     for (int k = 0; k < nstates; k++) {
@@ -199,10 +205,12 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
       for (int i = 0; i < nv; i++) qa[i] = ql[i] = qr[i] = qdd0[i], ta[i] = tl[i] = tr[i] = tau0[i];
       if (impulse) {
         assert_int_equal(hg_hybrid_impulse_opt(m, d, &tree_frame, q, qa, ta), 0);
-        assert_int_equal(hg_local_hybrid_impulse(lm, ld, d->mode, q, ql, tl), 0);
+        if (w) assert_int_equal(hg_local_hybrid_impulse(lm, ld, d->mode, q, ql, tl), 0);
+        else assert_int_equal(hg_test_local_hybrid_impulse(lm, d->mode, q, ql, tl), 0);
       } else {
         assert_int_equal(hg_hybrid_opt(m, d, &tree_frame, q, v, qa, ta, fe), 0);
-        assert_int_equal(hg_local_hybrid(lm, ld, d->mode, q, v, ql, tl, fe), 0);
+        if (w) assert_int_equal(hg_local_hybrid(lm, ld, d->mode, q, v, ql, tl, fe), 0);
+        else assert_int_equal(hg_test_local_hybrid(lm, d->mode, q, v, ql, tl, fe), 0);
       }
       /* the reference: the oracle, or on a floating base the tree-frame pass */
       if (oracle_takes(m))
@@ -215,8 +223,8 @@ static void check_hybrid(const hg_model *m, const char *name, int nstates, int i
       double ga = fmax(rel_diff(qa, qr, tr, nv), rel_diff(ta, tr, qr, nv));
       if (!(ga <= 1e-11)) fail_msg("%s: the oracle is %.3g off hg_hybrid", name, ga);
       if (!(eq <= 1e-12) || !(et <= 1e-12))
-        fail_msg("%s, %s, factored %d, state %d: relative error qdd %.3g, tau %.3g", name,
-                 impulse ? "impulse" : "hybrid", factored, k, eq, et);
+        fail_msg("%s, %s, %s, state %d: relative error qdd %.3g, tau %.3g", name,
+                 impulse ? "impulse" : "hybrid", variant[w], k, eq, et);
     }
     hg_local_data_free(ld);
     hg_local_model_free(lm);
@@ -275,19 +283,35 @@ static hg_model *random_aligned(hg_rng *r, int nbody, int chain) {
   return hg_test_compile(b);
 }
 
-/* axis-aligned joints behind turned origins (URDF-style chains and forests): every factor shape
- * of HG_LOCAL_SHAPES, which the factored pass compiles as its own copy, turns up and agrees with
- * the oracle, in ABA and in the hybrid and impulsive forms */
+/* axis-aligned joints behind turned origins (URDF-style chains and forests): every kind of
+ * HG_LOCAL_KINDS with factors (body_frames.h; each a copy of every sweep's step) turns up, and
+ * agrees with the oracle, in ABA and in the hybrid and impulsive forms; a joint takes the kind of
+ * exactly its factors, or its axis's HG_LOCAL_ANY kind when no kind has them */
 static void aligned_shapes(void **state) {
   (void)state;
   hg_rng r;
   hg_rng_seed(&r, 19);
-  int seen[64] = {0};
+  int seen[64] = {0}, kinds[HG_KIND_COUNT] = {0};
+  static const int kind_shape[] = {
+#define SHAPE(kind, k, shape) shape,
+      HG_LOCAL_KINDS(SHAPE)
+#undef SHAPE
+  };
   for (int k = 0; k < 80; k++) {
     int chain = k % 3 == 0, nbody = 1 + (int)(hg_rng_uniform(&r) * 20);
     hg_model *m = random_aligned(&r, nbody, chain);
     assert_non_null(m->local);
-    for (int i = 1; i < m->nbody; i++) seen[m->local->link[i].dh_flags & 63]++;
+    for (int i = 1; i < m->nbody; i++) {
+      const hg_local_link *l = &m->local->link[i];
+      seen[l->factors & 63]++;
+      kinds[l->kind]++;
+      /* the kind of exactly the joint's factors, or the HG_LOCAL_ANY kind when none has them */
+      assert_true(l->kind < HG_KIND_FLOATING);
+      int listed = 0;
+      for (int t = 0; t < HG_KIND_FLOATING; t++) listed |= kind_shape[t] == l->factors;
+      if (kind_shape[l->kind] == HG_LOCAL_ANY) assert_false(listed);
+      else assert_int_equal(kind_shape[l->kind], l->factors);
+    }
     char name[64];
     snprintf(name, sizeof name, "aligned %s %d (%d bodies)", chain ? "chain" : "forest", k, nbody);
     check_model(m, name, &r);
@@ -295,13 +319,63 @@ static void aligned_shapes(void **state) {
     check_hybrid(m, name, 3, 1, &r);
     hg_model_free(m);
   }
-  printf("# aligned_shapes: joints per dh_flags shape:");
+  printf("# aligned_shapes: joints per factors:");
   for (int f = 0; f < 64; f++)
     if (seen[f]) printf(" %d:%d", f, seen[f]);
+  printf("\n# joints per kind:");
+  for (int t = 0; t < HG_KIND_COUNT; t++) printf(" %d:%d", t, kinds[t]);
   printf("\n");
-#define SEEN(shape) if (!seen[shape]) fail_msg("shape %d never compiled", shape);
-  HG_LOCAL_SHAPES(SEEN)
+#define SEEN(kind, k, shape)                                                                       \
+  if (!((shape) & HG_LOCAL_RP) && !kinds[kind]) fail_msg("kind %s never compiled", #kind);
+  HG_LOCAL_KINDS(SEEN)
 #undef SEEN
+}
+
+/* a random chain of nbody joints, each axis turned by eps from its parent's about an axis normal
+ * to both the parent's axis and the joint's offset, so the two axes nearly meet far away (the
+ * common normal's foot at ~|offset| / eps); about half prismatic */
+static hg_model *nearly_parallel(hg_rng *r, int nbody, double eps) {
+  hg_builder *b = hg_builder_new();
+  for (int i = 0; i < nbody; i++) {
+    static const double z[3] = {0, 0, 1};
+    double axis[3] = {sin(eps), 0, cos(eps)};
+    hg_se3 T;
+    hg_se3_identity(&T);
+    T.p[0] = hg_rng_range(r, 0.2, 0.5), T.p[2] = hg_rng_range(r, -0.3, 0.3);
+    hg_inertia G;
+    hg_test_random_inertia(r, &G);
+    char name[16], parent[16];
+    snprintf(name, sizeof name, "n%d", i);
+    snprintf(parent, sizeof parent, "n%d", i - 1);
+    hg_joint_type type = hg_rng_uniform(r) < 0.5 ? HG_JOINT_PRISMATIC : HG_JOINT_REVOLUTE;
+    hg_test_add_body(b, name, i ? parent : "world", type, i ? axis : z, NULL, 0, &T, &G);
+  }
+  return hg_test_compile(b);
+}
+
+/* nearly parallel axes: long b and d that cancel would lose digits in the factors, so such
+ * joints take the (R, p) kinds (both axes turn up), which agree with the oracle in ABA and in
+ * the hybrid and impulsive forms */
+static void parallel_axes(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 21);
+  int kinds[HG_KIND_COUNT] = {0};
+  for (int k = 0; k < 12; k++) {
+    double eps = k % 3 == 0 ? 0.05 : k % 3 == 1 ? 0.02 : 0.01;
+    hg_model *m = nearly_parallel(&r, 3 + k % 5, eps);
+    assert_non_null(m->local);
+    for (int i = 1; i < m->nbody; i++) kinds[m->local->link[i].kind]++;
+    char name[64];
+    snprintf(name, sizeof name, "nearly parallel %d (eps %g)", k, eps);
+    check_model(m, name, &r);
+    check_hybrid(m, name, 5, 0, &r);
+    check_hybrid(m, name, 3, 1, &r);
+    hg_model_free(m);
+  }
+  printf("# parallel_axes: (R, p) joints: revolute %d, prismatic %d\n", kinds[HG_KIND_REV_RP],
+         kinds[HG_KIND_PRI_RP]);
+  assert_true(kinds[HG_KIND_REV_RP] > 0 && kinds[HG_KIND_PRI_RP] > 0);
 }
 
 /* lm->order on random forests with floating trees among fixed ones: each range between
@@ -364,8 +438,8 @@ static void fast_prismatic_roots(void **state) {
     hg_data *d = hg_data_new(m);
     int nv = m->nv;
     double q[12], v[12], tau[12], qa[12], ql[12];
-    for (int factored = 0; factored < 2; factored++) {
-      hg_local_model *lm = hg_local_compile(m, factored, &err);
+    for (int w = 0; w < 2; w++) {
+      hg_local_model *lm = hg_local_compile(m, &err);
       hg_local_data *ld = hg_local_data_new(lm);
       hg_test_random_vector(&r, q, nv, -2, 2);
       hg_test_random_vector(&r, v, nv, -2, 2);
@@ -373,9 +447,10 @@ static void fast_prismatic_roots(void **state) {
       for (int i = 1; i < m->nbody; i++)
         if (m->parent[i] == 0 && m->jnt[i].type == HG_JOINT_PRISMATIC) v[m->v_adr[i]] = 1e6;
       assert_int_equal(hg_aba_opt(m, d, &tree_frame, q, v, tau, NULL, qa), 0);
-      assert_int_equal(hg_local_aba(lm, ld, q, v, tau, NULL, ql), 0);
+      if (w) assert_int_equal(hg_local_aba(lm, ld, q, v, tau, NULL, ql), 0);
+      else assert_int_equal(hg_test_local_aba(lm, q, v, tau, NULL, ql), 0);
       double e = rel_diff(ql, qa, NULL, nv);
-      if (!(e <= 1e-12)) fail_msg("model %d, factored %d: relative qdd error %.3g", k, factored, e);
+      if (!(e <= 1e-12)) fail_msg("model %d, %s: relative qdd error %.3g", k, variant[w], e);
       hg_local_data_free(ld);
       hg_local_model_free(lm);
     }
@@ -676,7 +751,7 @@ static void refuses_other_joints(void **state) {
   hg_error err;
   for (int k = 0; k < 2; k++) {
     hg_model *m = other_joints(k);
-    assert_null(hg_local_compile(m, 1, &err));
+    assert_null(hg_local_compile(m, &err));
     hg_model_free(m);
   }
 }
@@ -689,6 +764,7 @@ int main(void) {
       cmocka_unit_test(random_prismatic_models),
       cmocka_unit_test(hybrid_modes),
       cmocka_unit_test(aligned_shapes),
+      cmocka_unit_test(parallel_axes),
       cmocka_unit_test(sweep_order),
       cmocka_unit_test(fast_prismatic_roots),
       cmocka_unit_test(refuses_other_joints),

@@ -1,32 +1,37 @@
 /* aba_local.c: the body-local articulated pass of aba_local.h (revolute and prismatic joints,
- * fixed or floating bases).
+ * fixed or floating bases), on the frames and kinds of body_frames.h.
  *
- * Per body i, in its joint frame J_i (S = e_z for a revolute joint, as written here; a prismatic
- * joint's S = e_5 takes row and column 5 where these take 2):
- *   forward:  v_i = X_i v_p + e_z qd_i,  c_i = v_i x (e_z qd_i),  pA_i = v_i x* (I_i v_i) - fext_i,
+ * Per body i, in its joint frame J_i, with S = e_k (k = 2 revolute, 5 prismatic; Featherstone,
+ * Rigid Body Dynamics Algorithms, ch. 7, table 7.1):
+ *   forward:  v_i = X_i v_p + e_k qd_i,  c_i = v_i x (e_k qd_i),  pA_i = v_i x* (I_i v_i) - fext_i,
  *             IA_i = I_i
- *   backward: U = IA e_z, D = IA_22, u = tau_i - pA_2, Pi = IA - U U^T / D,
+ *   backward: U = IA e_k, D = IA_kk, u = tau_i - pA_k, Pi = IA - U U^T / D,
  *             beta = pA + Pi c + U u / D;  IA_p += X^T Pi X, pA_p += X^T beta
- *   forward:  a_i = X_i a_p + c_i, qdd_i = (u - U^T a_i) / D, a_i += e_z qdd_i   (a_0 = (0, -g))
- * Pi annihilates e_z, so its third row and column are zero; rotations about and translations
- * along J_i's z axis keep them zero, which the reduced forms below skip. */
+ *   forward:  a_i = X_i a_p + c_i, qdd_i = (u - U^T a_i) / D, a_i += e_k qdd_i   (a_0 = (0, -g))
+ * and for prescribed and locked joints the hybrid form (ch. 9.2): Pi = IA, beta = pA + IA (c +
+ * e_k qdd_i), tau_i = e_k^T (IA a_i + pA). Pi annihilates e_k, so its row and column k are zero;
+ * rotations about and translations along J_i's z axis keep them zero, which the reduced forms
+ * below skip.
+ * Each body's kind (body_frames.h) fixes its axis k and the factors of X_i; every sweep switches
+ * once per body on the kind, into a copy of its step with those constants (HG_LOCAL_KINDS). */
 #include "aba_local.h"
 #include "axis.h"
 #include "lanes.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define AI static inline __attribute__((always_inline))
 /* entry (r, s) of a packed symmetric 6x6 */
 #define P6(r, s) hg_sym6_index(r, s)
 
-/* ---- the factored chain: C P_q = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Tz(dz) Rz(th) ----
- * revolute: th = theta0 + q, dz = d; prismatic: th = theta0, dz = d + q (Tz and Rz commute) */
+/* ---- X_i as factors (Khalil and Kleinfinger): C P_q = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Tz(dz)
+ * Rz(th); revolute th = theta0 + q, dz = d; prismatic th = theta0, dz = d + q (Tz and Rz
+ * commute). f: the factors the kind applies (HG_LOCAL_* bits, a constant in each kind's copy but
+ * the HG_LOCAL_ANY kinds', which test them one by one) ---- */
 
-/* V := X V (parent J_p -> child J_i); turn 0 leaves out the last factor, Rz(th) */
-AI void mot_chain(const double *dh, int f, double dz, double c, double s, double *V, int turn) {
+/* V := X V (parent J_p -> child J_i), the factors in order; turn 0 leaves out the last, Rz(th) */
+HG_INLINE void mot_factors(const double *dh, int f, double dz, double c, double s, double *V,
+                           int turn) {
   if (f & HG_LOCAL_GAMMA) hg_mot_rot_axis(2, dh[0], dh[1], V);
   if (f & HG_LOCAL_B) hg_mot_trans_axis(2, dh[2], V);
   if (f & HG_LOCAL_ALPHA) hg_mot_rot_axis(0, dh[3], dh[4], V);
@@ -34,8 +39,8 @@ AI void mot_chain(const double *dh, int f, double dz, double c, double s, double
   if (f & HG_LOCAL_D) hg_mot_trans_axis(2, dz, V);
   if (turn) hg_mot_rot_axis(2, c, s, V);
 }
-/* F := X^T F (child -> parent) */
-AI void frc_chain(const double *dh, int f, double dz, double c, double s, double *F) {
+/* F := X^T F (child -> parent), the factors in reverse */
+HG_INLINE void frc_factors(const double *dh, int f, double dz, double c, double s, double *F) {
   hg_frc_rot_axis(2, c, s, F);
   if (f & HG_LOCAL_D) hg_frc_trans_axis(2, dz, F);
   if (f & HG_LOCAL_A) hg_frc_trans_axis(0, dh[5], F);
@@ -43,16 +48,16 @@ AI void frc_chain(const double *dh, int f, double dz, double c, double s, double
   if (f & HG_LOCAL_B) hg_frc_trans_axis(2, dh[2], F);
   if (f & HG_LOCAL_GAMMA) hg_frc_rot_axis(2, dh[0], dh[1], F);
 }
-/* M := X^T M X (child -> parent). red: M is a revolute joint's projected Pi (row and column 2
- * zero), whose reduced forms skip those terms; else M is any symmetric 6x6. Tz(dz) commutes with
- * Rz, so it goes first while M is still reduced. */
-AI void sym_chain(const double *dh, const double *dt, int f, double dz, double c, double s,
-                  double *M, int red) {
+/* M := X^T M X (child -> parent), the factors in reverse. red: M is a revolute joint's projected
+ * Pi (row and column 2 zero), whose reduced forms skip those terms; else M is any symmetric 6x6.
+ * Tz(dz) commutes with Rz, so it goes first while M is still reduced. The constant turns come
+ * precomputed (dt: alpha's, then gamma's). */
+HG_INLINE void sym_factors(const double *dh, const double *dt, int f, double dz, double c,
+                           double s, double *M, int red) {
   hg_turn q = hg_turn_make(c, s);
   if (f & HG_LOCAL_D) hg_sym6_trans_axis(2, dz, M, red, 0);
   hg_sym6_rot_axis(2, &q, M, red);
   if (f & HG_LOCAL_A) hg_sym6_trans_axis(0, dh[5], M, 0, red);
-  /* the constant turns come precomputed (dt: alpha's, then gamma's) */
   if (f & HG_LOCAL_ALPHA) {
     hg_turn t = {dt[0], dt[1], dt[2], dt[3], dt[4], dt[5]};
     hg_sym6_rot_axis(0, &t, M, 0);
@@ -64,46 +69,51 @@ AI void sym_chain(const double *dh, const double *dt, int f, double dz, double c
   }
 }
 
-/* ---- the general form: P = (R, p) (ld->P); revolute R = R_C Rz(q), p = p_C; prismatic
- * R = R_C, p = p_C + q R_C e_z ---- */
+/* ---- X_i as (R, p) (ld->P): revolute R = R_C Rz(q), p = p_C; prismatic R = R_C,
+ * p = p_C + q R_C e_z ---- */
 
 /* V := Ad_{P^-1} V */
-AI void mot_general(const hg_se3 *P, double *V) {
+HG_INLINE void mot_rp(const hg_se3 *P, double *V) {
   double t[6];
   hg_Ad_inv(P, V, t);
-  #pragma GCC unroll 8
+  HG_UNROLL(8)
   for (int r = 0; r < 6; r++) V[r] = t[r];
 }
 /* F := Ad_{P^-1}^T F */
-AI void frc_general(const hg_se3 *P, double *F) {
+HG_INLINE void frc_rp(const hg_se3 *P, double *F) {
   double t[6];
   hg_coAd_inv(P, F, t);
-  #pragma GCC unroll 8
+  HG_UNROLL(8)
   for (int r = 0; r < 6; r++) F[r] = t[r];
 }
 
-/* ---- one joint's transform, either form ---- */
+/* ---- one joint's transform, by its kind's axis k and factors f ---- */
 
-/* the factors of a first child whose axis is skew to its parent's: alpha, a and d; a later
- * child's (trees) adds gamma and b */
-#define COMMON (HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)
-#define LATER (COMMON | HG_LOCAL_GAMMA | HG_LOCAL_B)
-/* the copies of HG_LOCAL_SHAPES, in optimized builds only: at -O0 (Debug, the sanitizers) a
- * copy's constant flags are not folded, and the copies took this file's sanitized build past 6 GB
- * and 6 minutes; there every shape but COMMON and LATER tests its flags */
-#ifdef __OPTIMIZE__
-#define SHAPE_COPIES(X) HG_LOCAL_SHAPES(X)
+/* A joint's transform is compiled as a unit of its own, as it was when the shapes had a switch
+ * inside each step: TRANSFORM_BEGIN(l) and TRANSFORM_END(l) bound it with empty asm gotos (a
+ * basic block of its own), and SEALED(x) hands each result of X V or X^T F on as one scalar in a
+ * register. gcc then fuses its products (fused multiply-adds, -ffp-contract=fast) and vectorizes
+ * it alike in every kind's copy of every step, whatever code surrounds it: the pass rounds as it
+ * did before the kinds (the shipped scenes' trajectories bit for bit), and vectorization that
+ * reaches from the step into a transform, which cost instructions, stays out (chain30 ABA 29,417
+ * -> 27,574 instructions per call). Both compile to nothing. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define TRANSFORM_BEGIN(l) __asm__ goto("" :::: l); l:;
+#define TRANSFORM_END(l) __asm__ goto("" :::: l); l:;
+#define SEALED(x) __asm__("" : "+x"(x))
 #else
-#define SHAPE_COPIES(X)
+#define TRANSFORM_BEGIN(l)
+#define TRANSFORM_END(l)
+#define SEALED(x) ((void)0)
 #endif
-/* body i's joint transform at q_i (axis k: 2 revolute, 5 prismatic): factored, the hg_turn
- * (cs) and dz of ld->b[i]; general, R and p (ld->P) */
-AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, int k, double qi,
-                    int factored) {
-  int pr = k == 5;
-  if (factored && !(lm->link[i].dh_flags & HG_LOCAL_GENERAL)) {
+
+/* body i's joint transform at q_i: factored, the last turn (cs) and slide (dz) of ld->b[i]
+ * (revolute: Rz(theta0 + q), d; prismatic: Rz(theta0), d + q); (R, p), ld->P[i] */
+HG_INLINE void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, int k, int f,
+                           double qi) {
+  if (!(f & HG_LOCAL_RP)) {
     const double *dh = lm->link[i].dh;
-    if (pr) {
+    if (k == 5) {
       ld->b[i].cs[0] = lm->link[i].cs0[0], ld->b[i].cs[1] = lm->link[i].cs0[1];
       ld->b[i].dz = dh[6] + qi;
     } else {
@@ -115,16 +125,16 @@ AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, int k, d
   } else {
     const double *Rc = lm->C[i].R, *pc = lm->C[i].p;
     double *R = ld->P[i].R, *p = ld->P[i].p;
-    if (pr) {
+    if (k == 5) {
       /* R = R_C, p = p_C + q R_C e_z */
-      #pragma GCC unroll 8
+      HG_UNROLL(8)
       for (int r = 0; r < 3; r++) R[3 * r] = Rc[3 * r], R[3 * r + 1] = Rc[3 * r + 1],
                                    R[3 * r + 2] = Rc[3 * r + 2], p[r] = pc[r] + qi * Rc[3 * r + 2];
     } else {
-      /* R = R_C Rz(q): columns 0 and 1 hg_turn, column 2 stays; p = p_C */
+      /* R = R_C Rz(q): columns 0 and 1 turn, column 2 stays; p = p_C */
       double c, s;
       hg_sincos(qi, &s, &c);
-      #pragma GCC unroll 8
+      HG_UNROLL(8)
       for (int r = 0; r < 3; r++) {
         double x = Rc[3 * r], y = Rc[3 * r + 1];
         R[3 * r] = c * x + s * y, R[3 * r + 1] = c * y - s * x, R[3 * r + 2] = Rc[3 * r + 2];
@@ -134,91 +144,67 @@ AI void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, int k, d
   }
 }
 
-/* V := X_i V. HG_LOCAL_SHAPES (aba_local.h) get copies of the chain without flag tests; COMMON
- * and LATER, the shapes of every joint of a chain or tree with skew axes, are tested before the
- * switch (a switch alone cost chain30 2% more instructions). turn 0 (factored, not
- * HG_LOCAL_GENERAL): all but the last turn, as mot_chain's. */
-AI void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *V, int factored,
-              int turn) {
-  if (factored) {
-    int f = lm->link[i].dh_flags;
-    const double *dh = lm->link[i].dh, *cs = ld->b[i].cs;
-    if (f == COMMON) mot_chain(dh, COMMON, ld->b[i].dz, cs[0], cs[1], V, turn);
-    else if (f == LATER) mot_chain(dh, LATER, ld->b[i].dz, cs[0], cs[1], V, turn);
-    else switch (f) {
-#define MOT(shape) case shape: mot_chain(dh, shape, ld->b[i].dz, cs[0], cs[1], V, turn); break;
-      SHAPE_COPIES(MOT)
-#undef MOT
-    default:
-      if (f & HG_LOCAL_GENERAL) mot_general(&ld->P[i], V);
-      else mot_chain(dh, f, ld->b[i].dz, cs[0], cs[1], V, turn);
-    }
+/* V := X_i V; turn 0 (factored): all but the last turn, as mot_factors'. f HG_LOCAL_ANY: the
+ * joint's own factors, tested one by one */
+HG_INLINE void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, int f, double *V,
+                     int turn) {
+  const double *dh = lm->link[i].dh, *cs = ld->b[i].cs;
+  if (f & HG_LOCAL_ANY) f = lm->link[i].factors;
+  TRANSFORM_BEGIN(in)
+  if (f & HG_LOCAL_RP) {
+    mot_rp(&ld->P[i], V);
   } else {
-    mot_general(&ld->P[i], V);
+    mot_factors(dh, f, ld->b[i].dz, cs[0], cs[1], V, turn);
   }
+  HG_UNROLL(8)
+  for (int r = 0; r < 6; r++) SEALED(V[r]);
+  TRANSFORM_END(out)
 }
-/* (M, F) := (X_i^T M X_i, X_i^T F); red as sym_chain */
-AI void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, double *M, double *F,
-               int factored, int red) {
-  if (factored) {
-    int f = lm->link[i].dh_flags;
-    const double *dh = lm->link[i].dh, *dt = lm->link[i].dh_turn, *cs = ld->b[i].cs;
-    double dz = ld->b[i].dz;
-    if (f == COMMON) {
-      sym_chain(dh, dt, COMMON, dz, cs[0], cs[1], M, red);
-      frc_chain(dh, COMMON, dz, cs[0], cs[1], F);
-    } else if (f == LATER) {
-      sym_chain(dh, dt, LATER, dz, cs[0], cs[1], M, red);
-      frc_chain(dh, LATER, dz, cs[0], cs[1], F);
-    } else switch (f) {
-#define BACK(shape)                                                                                \
-  case shape:                                                                                      \
-    sym_chain(dh, dt, shape, dz, cs[0], cs[1], M, red);                                            \
-    frc_chain(dh, shape, dz, cs[0], cs[1], F);                                                     \
-    break;
-      SHAPE_COPIES(BACK)
-#undef BACK
-    default:
-      if (f & HG_LOCAL_GENERAL) {
-        hg_sym6_congruence(&ld->P[i], M, red);
-        frc_general(&ld->P[i], F);
-      } else {
-        sym_chain(dh, dt, f, dz, cs[0], cs[1], M, red);
-        frc_chain(dh, f, dz, cs[0], cs[1], F);
-      }
-    }
-  } else {
+/* (M, F) := (X_i^T M X_i, X_i^T F); red as sym_factors, f as mot_x */
+HG_INLINE void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, int f, double *M,
+                      double *F, int red) {
+  const double *dh = lm->link[i].dh, *dt = lm->link[i].dh_turn, *cs = ld->b[i].cs;
+  double dz = ld->b[i].dz;
+  if (f & HG_LOCAL_ANY) f = lm->link[i].factors;
+  TRANSFORM_BEGIN(in)
+  if (f & HG_LOCAL_RP) {
     hg_sym6_congruence(&ld->P[i], M, red);
-    frc_general(&ld->P[i], F);
+    frc_rp(&ld->P[i], F);
+  } else {
+    sym_factors(dh, dt, f, dz, cs[0], cs[1], M, red);
+    frc_factors(dh, f, dz, cs[0], cs[1], F);
   }
+  HG_UNROLL(8)
+  for (int r = 0; r < 6; r++) SEALED(F[r]);
+  TRANSFORM_END(out)
 }
 
-/* ---- the pass ---- */
+/* ---- the steps ---- */
 
 /* the rows of c's four stored entries (revolute: 0, 1, 3, 4; prismatic: 3, 4 with 0, 1 zero) */
 static const int crow[4] = {0, 1, 3, 4};
 
-/* body i's own terms in J_i: c_i = v x (S qd) (S = e_k: revolute k = 2, (w x e_z qd,
- * v x e_z qd); prismatic k = 5, (0, w x e_z qd)), pA_i = v x* (I v) - fext (with (w, v) = V:
- * (w x h_w + v x h_v, w x h_v) for h = I V) and IA_i = I_i, with k as joint_setup. bias 0
- * (impulsive form): c and pA zero. turn 1: V = (w, 0) (a floating root's, relative to its
- * Galilean frame), whose pA drops the terms in v and whose c the caller sets (zero). */
-AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, int k, const double *V,
-                  double qd, const double *fext, int bias, int turn) {
+/* body i's own terms in J_i, IA_i = I_i and, with (w, v) = V and h = I V:
+ *   c_i = v_i x (e_k qd):  revolute (w x e_z qd, v x e_z qd), prismatic (0, w x e_z qd)
+ *   pA_i = v_i x* h - fext_i = (w x h_w + v x h_v, w x h_v) - fext_i
+ * bias 0 (impulsive form): c and pA zero. floating: V = (w, 0) (a floating root's, relative to
+ * its Galilean frame), whose pA drops the terms in v and whose c the caller sets (zero). */
+HG_INLINE void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, int k,
+                         const double *V, double qd, const double *fext, int bias, int floating) {
   double h[6], *pA = ld->b[i].pA, *c = ld->b[i].c;
   /* IA_i = I_i: 21 numbers, five 4-lane copies and one more */
   double *IA = ld->b[i].IA;
   const double *Is = lm->link[i].Isym;
-  #pragma GCC unroll 8
+  HG_UNROLL(8)
   for (int e = 0; e < 20; e += 4) HG_ST4(IA + e, HG_LD4(Is + e));
   IA[20] = Is[20];
   if (!bias) {
     c[0] = c[1] = c[2] = c[3] = 0;
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int r = 0; r < 6; r++) pA[r] = 0;
     return;
   }
-  if (turn) {
+  if (floating) {
     hg_inertia_mulw(&lm->link[i].I, V, h);
     hg_v3_cross(V, h, pA);
   } else {
@@ -232,38 +218,43 @@ AI void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, int k, con
   if (fext) {
     double fe[6];
     hg_coAd_inv(&lm->T_JB[i], fext + 6 * i, fe);
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int r = 0; r < 6; r++) pA[r] -= fe[r];
   }
 }
 
-/* projection of body i across its free joint (S = e_k): Dinv, u, and (Pi, beta) in J_i with
+/* body i's projection across its free joint (S = e_k): D = IA_kk, u = tau - pA_k, U = IA e_k,
+ *   Pi = IA - U U^T / D,  beta = pA + Pi c + U u / D,
  * Pi's row and column k zero. Returns 0, or -1 when D is not positive and finite. */
-AI int project_free(hg_local_data *ld, int i, int k, double tau, double *Pi, double *beta) {
+HG_INLINE int project_free(hg_local_data *ld, int i, int k, double tau, double *Pi,
+                           double *beta) {
   const double *IA = ld->b[i].IA, *pA = ld->b[i].pA, *c = ld->b[i].c;
   double D = IA[P6(k, k)];
   if (!(D > 0) || !isfinite(D)) return -1;
   double Dinv = 1 / D, u = tau - pA[k];
   ld->b[i].Dinv = Dinv, ld->b[i].u = u;
   /* rr: the five rows other than k */
-  const int rr[5] = {0, 1, k == 2 ? 3 : 2, k == 2 ? 4 : 3, k == 2 ? 5 : 4};
+  int rr[5];
+  HG_UNROLL(8)
+  for (int r = 0, e = 0; r < 6; r++)
+    if (r != k) rr[e++] = r;
   double U[6], W[6];
-  #pragma GCC unroll 8
+  HG_UNROLL(8)
   for (int e = 0; e < 5; e++) U[rr[e]] = IA[P6(rr[e], k)], W[rr[e]] = U[rr[e]] * Dinv;
   /* Pi = IA - W U^T on the five rows and columns other than k */
-  #pragma GCC unroll 8
+  HG_UNROLL(8)
   for (int e = 0; e < 5; e++)
-    #pragma GCC unroll 8
-    for (int f = e; f < 5; f++)
-      Pi[P6(rr[e], rr[f])] = IA[P6(rr[e], rr[f])] - W[rr[e]] * U[rr[f]];
-  #pragma GCC unroll 8
+    HG_UNROLL(8)
+    for (int g = e; g < 5; g++)
+      Pi[P6(rr[e], rr[g])] = IA[P6(rr[e], rr[g])] - W[rr[e]] * U[rr[g]];
+  HG_UNROLL(8)
   for (int r = 0; r < 6; r++) Pi[P6(r, k)] = 0;
   /* beta = pA + Pi c + W u (c on rows 0, 1, 3, 4; beta_k = pA_k + u = tau) */
-  #pragma GCC unroll 8
+  HG_UNROLL(8)
   for (int e = 0; e < 5; e++) {
     int r = rr[e];
     double t = pA[r] + W[r] * u;
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int l = 0; l < 4; l++) t += Pi[P6(r, crow[l])] * c[l];
     beta[r] = t;
   }
@@ -271,17 +262,17 @@ AI int project_free(hg_local_data *ld, int i, int k, double tau, double *Pi, dou
   return 0;
 }
 
-/* the step across prescribed (or locked) joint i with qdd_i given: Pi = IA,
- * beta = pA + IA (c + e_k qdd_i) */
-AI void project_prescribed(const hg_local_data *ld, int i, int k, double qddi, double *Pi,
-                           double *beta) {
+/* the step across prescribed (or locked) joint i with qdd_i given:
+ *   Pi = IA,  beta = pA + IA (c + e_k qdd_i) */
+HG_INLINE void project_prescribed(const hg_local_data *ld, int i, int k, double qddi, double *Pi,
+                                  double *beta) {
   const double *IA = ld->b[i].IA, *pA = ld->b[i].pA, *c = ld->b[i].c;
   double ce[6] = {c[0], c[1], 0, c[2], c[3], 0};
   ce[k] += qddi;
-  #pragma GCC unroll 24
+  HG_UNROLL(24)
   for (int e = 0; e < 21; e++) Pi[e] = IA[e];
   hg_sym6_mulv(IA, ce, beta);
-  #pragma GCC unroll 8
+  HG_UNROLL(8)
   for (int r = 0; r < 6; r++) beta[r] += pA[r];
 }
 
@@ -297,7 +288,7 @@ HG_HOT __attribute__((noinline)) static void floating_setup(const hg_local_model
   int va = lm->v_adr[i];
   hg_se3 Tj;
   hg_joint_transform(&lm->jnt[i], q + lm->q_adr[i], &Tj);
-  if (lm->link[i].dh_flags) hg_m3_mul(lm->C[i].R, Tj.R, ld->P[i].R);
+  if (lm->link[i].kind == HG_KIND_FLOATING_TURNED) hg_m3_mul(lm->C[i].R, Tj.R, ld->P[i].R);
   else memcpy(ld->P[i].R, Tj.R, sizeof Tj.R);
   double vr[6] = {0, 0, 0, 0, 0, 0}, *xi = ld->xi[i];
   if (bias) hg_joint_galilean(&lm->jnt[i], v + va, vr, xi);
@@ -332,31 +323,31 @@ HG_HOT __attribute__((noinline)) static int floating_root(const hg_local_model *
   if (!mode || mode[i] == HG_MODE_FREE) {
     /* IA qg = tau - pA - IA a' (a' is zero in its angular rows) */
     double w[6];
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int r = 0; r < 6; r++) {
       double t = tau[va + r] - pA[r];
-      #pragma GCC unroll 8
+      HG_UNROLL(8)
       for (int c = 3; c < 6; c++) t -= IA[P6(r, c)] * A[c];
       w[r] = t;
     }
     if (hg_sym6_solve(IA, w, qg)) return -1;
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int r = 0; r < 6; r++) {
       qdd[va + r] = qg[r] - xi[r];
       A[r] += qg[r];
     }
   } else {
     double F[6];
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int r = 0; r < 6; r++) {
       if (bias && mode[i] == HG_MODE_LOCKED) qdd[va + r] = 0;
       A[r] += qdd[va + r] + xi[r];
     }
     hg_sym6_mulv(IA, A, F);
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int r = 0; r < 6; r++) tau[va + r] = F[r] + pA[r];
   }
-  #pragma GCC unroll 8
+  HG_UNROLL(8)
   for (int r = 0; r < 6; r++) ld->b[i].a[r] = A[r];
   return 0;
 }
@@ -364,46 +355,46 @@ HG_HOT __attribute__((noinline)) static int floating_root(const hg_local_model *
 /* X := parent p's twist or acceleration (src, in p's hg_local_body): from last, that of prev
  * (the body the sweep stepped before), when p is prev (a chain: registers rather than a store and
  * its reload) */
-AI void from_parent(const double *src, const double *last, int p, int prev, double *X) {
+HG_INLINE void from_parent(const double *src, const double *last, int p, int prev, double *X) {
   /* two copies, not one through a chosen pointer: that would keep last in memory */
   if (p == prev)
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int r = 0; r < 6; r++) X[r] = last[r];
   else
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int r = 0; r < 6; r++) X[r] = src[r];
 }
 
-/* body i's joint transform, velocity v_i = X_i v_p + e_k qd_i (k = 2 revolute, 5 prismatic) and
- * own terms */
-AI void vel_step(const hg_local_model *lm, hg_local_data *ld, int i, int k, const double *q,
-                 const double *v, const double *fext, int factored, int bias, double *last,
-                 int prev) {
+/* body i's joint transform, velocity v_i = X_i v_p + e_k qd_i and own terms (kind: axis k,
+ * factors f) */
+HG_INLINE void vel_step(const hg_local_model *lm, hg_local_data *ld, int i, int k, int f,
+                        const double *q, const double *v, const double *fext, int bias,
+                        double *last, int prev) {
   int p = lm->parent[i], va = lm->v_adr[i];
-  joint_setup(lm, ld, i, k, q[lm->q_adr[i]], factored);
+  joint_setup(lm, ld, i, k, f, q[lm->q_adr[i]]);
   double V[6] = {0, 0, 0, 0, 0, 0}, qd = 0;
   if (bias) {
     qd = v[va];
     if (p) {
       from_parent(ld->b[p].v, last, p, prev, V);
-      mot_x(lm, ld, i, V, factored, 1);
+      mot_x(lm, ld, i, f, V, 1);
     }
     /* a prismatic root's slide is left out: its tree is seen from the inertial frame moving
      * with the root's joint origin (hg_joint_galilean; the accelerations are the same) */
     if (k == 2) V[2] += qd;
     else if (p) V[5] += qd;
     else ld->vt[i][2] = qd; /* the frame's velocity, along J_i's z */
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int r = 0; r < 6; r++) ld->b[i].v[r] = last[r] = V[r];
   }
   if (!bias && !p) ld->vt[i][2] = 0;
   own_terms(lm, ld, i, k, V, qd, fext, bias, 0);
 }
 
-/* body i's projection across its joint (axis k) and the hand of (X^T Pi X, X^T beta) to its
- * parent. Returns -1 when D is not positive and finite. */
-AI int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i, int k,
-                 double *qdd, double *tau, int factored, int bias) {
+/* body i's projection across its joint and the hand of (X^T Pi X, X^T beta) to its parent.
+ * Returns -1 when D is not positive and finite. */
+HG_INLINE int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i,
+                        int k, int f, double *qdd, double *tau, int bias) {
   int p = lm->parent[i], va = lm->v_adr[i];
   double Pi[21], beta[6];
   int free_joint = !mode || mode[i] == HG_MODE_FREE;
@@ -416,16 +407,16 @@ AI int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mod
   if (!p) return 0;
   /* a free revolute joint's Pi keeps its row and column 2 zero across the chain's first
    * factors (the reduced forms); any other is a full 6x6 */
-  if (free_joint && k == 2) back_x(lm, ld, i, Pi, beta, factored, 1);
-  else back_x(lm, ld, i, Pi, beta, factored, 0);
+  if (free_joint && k == 2) back_x(lm, ld, i, f, Pi, beta, 1);
+  else back_x(lm, ld, i, f, Pi, beta, 0);
   double *IAp = ld->b[p].IA, *pAp = ld->b[p].pA;
   HG_OPAQUE(IAp);
   HG_OPAQUE(pAp);
-  /* unrolled in full: a loop left with a variable index keeps Pi in memory, and each body's
-   * projection then waits on stores and their reloads */
-  #pragma GCC unroll 24
+  /* IA_p += X^T Pi X, pA_p += X^T beta, unrolled in full: a loop left with a variable index
+   * keeps Pi in memory, and each body's projection then waits on stores and their reloads */
+  HG_UNROLL(24)
   for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
-  #pragma GCC unroll 8
+  HG_UNROLL(8)
   for (int r = 0; r < 6; r++) pAp[r] += beta[r];
   return 0;
 }
@@ -434,15 +425,15 @@ AI int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mod
  * form) and, at a free joint, qdd_i = (u - U^T (X_i a_p + c_i)) / D; at a prescribed or locked
  * one tau_i = e_k^T (IA a_i + pA).
  * chain (a range of lm->chain): each body waits on its parent's a, and the sweep runs at the pace
- * of that wait. A free joint of the factored form (not HG_LOCAL_GENERAL) there splits X_i into
- * Rz(th) Y and takes qdd_i from Y a_p, with weights that do not depend on a_p:
+ * of that wait. A free joint of a factored kind there splits X_i into Rz(th) Y and takes qdd_i
+ * from Y a_p, with weights that do not depend on a_p:
  *   qdd_i = Dinv (u - U^T c_i) - w^T Y a_p,  w = Rz^T U Dinv (w_k = 1),
  * which the CPU computes ahead: the next body waits on Y a_p, a dot product and a subtraction,
  * not also on Rz, the sum with c_i and the scaling. A branched order overlaps its steps anyway,
  * and the split costs 24 flops per body, so only chains take it. */
-AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i, int k,
-                   double *qdd, double *tau, int factored, int bias, double *last, int prev,
-                   int chain) {
+HG_INLINE void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i,
+                          int k, int f, double *qdd, double *tau, int bias, double *last,
+                          int prev, int chain) {
   int p = lm->parent[i], va = lm->v_adr[i];
   const double *c = ld->b[i].c, *IA = ld->b[i].IA;
   double A[6];
@@ -453,18 +444,18 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
   else
     A[0] = A[1] = A[2] = A[3] = A[4] = A[5] = 0;
   int free_joint = !mode || mode[i] == HG_MODE_FREE;
-  if (chain && p && factored && !(lm->link[i].dh_flags & HG_LOCAL_GENERAL) && free_joint) {
+  if (chain && p && !(f & HG_LOCAL_RP) && free_joint) {
     /* w = Rz^T U Dinv and q0 = Dinv (u - U^T c_i), both ahead of a_p */
     const double *cs = ld->b[i].cs;
     double Dinv = ld->b[i].Dinv, w[6], q0 = Dinv * ld->b[i].u;
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int r = 0; r < 6; r++) w[r] = r == k ? 1 : IA[P6(r, k)] * Dinv;
-    #pragma GCC unroll 8
+    HG_UNROLL(8)
     for (int l = 0; l < 4; l++) q0 -= w[crow[l]] * c[l];
     hg_frc_rot_axis(2, cs[0], cs[1], w);
-    /* Y a_p, then qdd_i (o: the row of w other than k that the turn leaves alone) */
-    mot_x(lm, ld, i, A, factored, 0);
-    int o = k == 2 ? 5 : 2;
+    /* Y a_p, then qdd_i (o = 7 - k: the row of w other than k that the turn leaves alone) */
+    mot_x(lm, ld, i, f, A, 0);
+    int o = 7 - k;
     double qi = q0 - (((w[0] * A[0] + w[1] * A[1]) + (w[3] * A[3] + w[4] * A[4])) +
                       (A[k] + w[o] * A[o]));
     hg_mot_rot_axis(2, cs[0], cs[1], A);
@@ -472,7 +463,7 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
     A[k] += qi;
     qdd[va] = qi;
   } else {
-    mot_x(lm, ld, i, A, factored, 1);
+    mot_x(lm, ld, i, f, A, 1);
     A[0] += c[0], A[1] += c[1], A[3] += c[2], A[4] += c[3];
     /* U^T a = row k of IA times a, summed in pairs (each body's qdd waits on it) */
     double Ua = (IA[P6(0, k)] * A[0] + IA[P6(1, k)] * A[1]) +
@@ -489,15 +480,19 @@ AI void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *m
       A[k] += qi;
     }
   }
-  #pragma GCC unroll 8
+  HG_UNROLL(8)
   for (int r = 0; r < 6; r++) ld->b[i].a[r] = last[r] = A[r];
 }
 
+/* ---- the pass ---- */
+
 /* the pass: mode NULL, every joint free (hg_aba); else hg_hybrid's modes (qdd and tau in/out);
- * bias 0, the impulsive form (v, fext unused; qdd, tau are dv, imp; locked dv as given) */
-AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
-                  const double *q, const double *v, double *qdd, double *tau, const double *fext,
-                  int factored, int bias) {
+ * bias 0, the impulsive form (v, fext unused; qdd, tau are dv, imp; locked dv as given). Each
+ * sweep switches on body i's kind into its step's copy for that kind (HG_LOCAL_KINDS: the kind,
+ * its axis k and factors f as constants); floating roots are no sweep's. */
+HG_INLINE int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                         const double *q, const double *v, double *qdd, double *tau,
+                         const double *fext, int bias) {
   /* forward: transforms, velocities and each body's own terms */
   /* floating roots first (their children read their v); the sweeps below skip them by running
    * over the ranges between them in lm->order (nfloating = 0: one range, the loops of a fixed
@@ -511,12 +506,17 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
   for (int f = 0; f <= nf; f++) {
     int prev = fl[f];
     if (prev)
-      #pragma GCC unroll 8
+      HG_UNROLL(8)
       for (int r = 0; r < 6; r++) last[r] = ld->b[prev].v[r];
     for (int n = fl[f] + 1, end = fl[f + 1]; n < end; n++) {
       int i = order[n];
-      if (lm->link[i].prism) vel_step(lm, ld, i, 5, q, v, fext, factored, bias, last, prev);
-      else vel_step(lm, ld, i, 2, q, v, fext, factored, bias, last, prev);
+      switch (lm->link[i].kind) {
+#define VEL_CASE(kind, k, shape)                                                                   \
+  case kind: vel_step(lm, ld, i, k, shape, q, v, fext, bias, last, prev); break;
+        HG_LOCAL_KINDS(VEL_CASE)
+#undef VEL_CASE
+      default: __builtin_unreachable();
+      }
       prev = i;
     }
   }
@@ -524,29 +524,37 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
   /* backward: project each body and hand (X^T Pi X, X^T beta) to its parent */
   for (int f = nf; f >= 0; f--)
     for (int n = fl[f + 1] - 1, stop = fl[f]; n > stop; n--) {
-      int i = order[n];
-      if (lm->link[i].prism ? back_step(lm, ld, mode, i, 5, qdd, tau, factored, bias)
-                            : back_step(lm, ld, mode, i, 2, qdd, tau, factored, bias))
-        return -1;
+      int i = order[n], bad = 0;
+      switch (lm->link[i].kind) {
+#define BACK_CASE(kind, k, shape)                                                                  \
+  case kind: bad = back_step(lm, ld, mode, i, k, shape, qdd, tau, bias); break;
+        HG_LOCAL_KINDS(BACK_CASE)
+#undef BACK_CASE
+      default: __builtin_unreachable();
+      }
+      if (bad) return -1;
     }
 
   /* floating roots, their subtrees projected: their accelerations (the forward sweep skips them) */
   for (int f = 1; f <= nf; f++)
     if (floating_root(lm, ld, mode, fl[f], qdd, tau, bias)) return -1;
 
-  /* forward: accelerations from a_0 = (0, -g) (zero in the impulsive form), each joint's
-   * axis k a constant in its copy of the step */
+  /* forward: accelerations from a_0 = (0, -g) (zero in the impulsive form) */
   for (int f = 0; f <= nf; f++) {
     int prev = fl[f];
     if (prev)
-      #pragma GCC unroll 8
+      HG_UNROLL(8)
       for (int r = 0; r < 6; r++) last[r] = ld->b[prev].a[r];
     int chain = lm->chain[f];
     for (int n = fl[f] + 1, end = fl[f + 1]; n < end; n++) {
       int i = order[n];
-      if (lm->link[i].prism)
-        accel_step(lm, ld, mode, i, 5, qdd, tau, factored, bias, last, prev, chain);
-      else accel_step(lm, ld, mode, i, 2, qdd, tau, factored, bias, last, prev, chain);
+      switch (lm->link[i].kind) {
+#define ACCEL_CASE(kind, k, shape)                                                                 \
+  case kind: accel_step(lm, ld, mode, i, k, shape, qdd, tau, bias, last, prev, chain); break;
+        HG_LOCAL_KINDS(ACCEL_CASE)
+#undef ACCEL_CASE
+      default: __builtin_unreachable();
+      }
       prev = i;
     }
   }
@@ -558,340 +566,36 @@ AI int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mo
 }
 
 /* the pass compiled for each form: every joint free (ABA), any modes, impulsive */
-HG_HOT static int aba_factored(const hg_local_model *lm, hg_local_data *ld, const double *q,
-                               const double *v, const double *tau, const double *fext,
-                               double *qdd) {
-  return local_pass(lm, ld, NULL, q, v, qdd, (double *)tau, fext, 1, 1);
+HG_HOT static int aba_pass(const hg_local_model *lm, hg_local_data *ld, const double *q,
+                           const double *v, const double *tau, const double *fext, double *qdd) {
+  return local_pass(lm, ld, NULL, q, v, qdd, (double *)tau, fext, 1);
 }
-HG_HOT static int aba_general(const hg_local_model *lm, hg_local_data *ld, const double *q,
-                              const double *v, const double *tau, const double *fext,
-                              double *qdd) {
-  return local_pass(lm, ld, NULL, q, v, qdd, (double *)tau, fext, 0, 1);
-}
-HG_HOT static int hybrid_factored(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
-                                  const double *q, const double *v, double *qdd, double *tau,
-                                  const double *fext) {
+HG_HOT static int hybrid_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                              const double *q, const double *v, double *qdd, double *tau,
+                              const double *fext) {
   if (!mode) __builtin_unreachable();
-  return local_pass(lm, ld, mode, q, v, qdd, tau, fext, 1, 1);
+  return local_pass(lm, ld, mode, q, v, qdd, tau, fext, 1);
 }
-HG_HOT static int hybrid_general(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
-                                 const double *q, const double *v, double *qdd, double *tau,
-                                 const double *fext) {
+static int impulse_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
+                        const double *q, double *dv, double *imp) {
   if (!mode) __builtin_unreachable();
-  return local_pass(lm, ld, mode, q, v, qdd, tau, fext, 0, 1);
-}
-static int impulse_any(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
-                       const double *q, double *dv, double *imp) {
-  if (!mode) __builtin_unreachable();
-  if (lm->factored) return local_pass(lm, ld, mode, q, NULL, dv, imp, NULL, 1, 0);
-  return local_pass(lm, ld, mode, q, NULL, dv, imp, NULL, 0, 0);
+  return local_pass(lm, ld, mode, q, NULL, dv, imp, NULL, 0);
 }
 
 int hg_local_aba(const hg_local_model *lm, hg_local_data *ld, const double *q, const double *v,
                  const double *tau, const double *fext, double *qdd) {
-  return lm->factored ? aba_factored(lm, ld, q, v, tau, fext, qdd)
-                      : aba_general(lm, ld, q, v, tau, fext, qdd);
+  return aba_pass(lm, ld, q, v, tau, fext, qdd);
 }
 
 int hg_local_hybrid(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
                     const double *q, const double *v, double *qdd, double *tau,
                     const double *fext) {
-  return lm->factored ? hybrid_factored(lm, ld, mode, q, v, qdd, tau, fext)
-                      : hybrid_general(lm, ld, mode, q, v, qdd, tau, fext);
+  return hybrid_pass(lm, ld, mode, q, v, qdd, tau, fext);
 }
 
 int hg_local_hybrid_impulse(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
                             const double *q, double *dv, double *imp) {
-  return impulse_any(lm, ld, mode, q, dv, imp);
-}
-
-/* ---- compiling the joint frames ---- */
-
-static void v3_scale(double *x, double s) { x[0] *= s, x[1] *= s, x[2] *= s; }
-
-/* x := a unit vector perpendicular to the unit z (from the axis z has least of) */
-static void any_perpendicular(const double *z, double *x) {
-  int k = 0;
-  for (int r = 1; r < 3; r++)
-    if (fabs(z[r]) < fabs(z[k])) k = r;
-  for (int r = 0; r < 3; r++) x[r] = (r == k) - z[k] * z[r];
-  v3_scale(x, 1 / hg_v3_norm(x));
-}
-
-/* J_i in body i's frame: z along the axis, origin and x on the common normal to the axis of
- * body i's first child (ch > 0), else at the body origin with any x */
-static void joint_frame(const hg_model *m, int i, int ch, hg_se3 *J) {
-  const double *z = m->jnt[i].axis;
-  double x[3], y[3], o[3] = {0, 0, 0};
-  if (ch) {
-    /* the child's axis line: point pc, direction dc (body i's frame, q_i = 0 does not matter:
-     * the child's offset is fixed in body i) */
-    const hg_se3 *off = &m->jnt_offset[ch];
-    double dc[3], nrm[3];
-    const double *pc = off->p;
-    hg_m3_mulv(off->R, m->jnt[ch].axis, dc);
-    double b = hg_v3_dot(z, dc), d1 = hg_v3_dot(z, pc), e = hg_v3_dot(dc, pc);
-    double den = 1 - b * b, t = 0, uu = 0;
-    if (den > 1e-12) t = (d1 - b * e) / den, uu = t * b - e;
-    else t = 0, uu = -e; /* parallel: the normal through the body origin */
-    /* nearly parallel axes put the foot of the normal far away, and an inertia about a far
-     * point loses digits: beyond twice the child's distance the origin stays at the body's
-     * (x still along the normal, so the child's factors are exact but b and d large) */
-    int far = fabs(t) > 2 * hg_v3_norm(pc);
-    if (far) t = 0;
-    for (int r = 0; r < 3; r++) o[r] = t * z[r], nrm[r] = pc[r] + uu * dc[r] - o[r];
-    if (den <= 1e-12) /* parallel: keep only the part normal to z */
-      for (int r = 0; r < 3; r++) nrm[r] = pc[r] - d1 * z[r];
-    double len = hg_v3_norm(nrm);
-    if (den > 1e-12) {
-      /* skew or meeting axes: the normal's direction is z x dc, exact to round-off however short
-       * the normal is (nrm / len loses digits as len -> 0: a normal of 7e-5 left the child's
-       * gamma at ~1e-12, which the factoring dropped); the sign makes a >= 0 */
-      hg_v3_cross(z, dc, x);
-      v3_scale(x, 1 / hg_v3_norm(x));
-      if (!far && hg_v3_dot(x, nrm) < 0) v3_scale(x, -1);
-    } else if (len > 1e-12 * (1 + hg_v3_norm(pc))) {
-      for (int r = 0; r < 3; r++) x[r] = nrm[r] / len;
-    } else {
-      any_perpendicular(z, x);
-    }
-  } else {
-    any_perpendicular(z, x);
-  }
-  hg_v3_cross(z, x, y);
-  for (int r = 0; r < 3; r++) J->R[3 * r] = x[r], J->R[3 * r + 1] = y[r], J->R[3 * r + 2] = z[r];
-  for (int r = 0; r < 3; r++) J->p[r] = o[r];
-}
-
-/* lm->order: each index range between floating_list's entries sorted by depth (a counting
- * sort, stable: index order within a depth), and lm->chain. Returns -1 when out of memory. */
-static int breadth_first(hg_local_model *lm) {
-  int n = lm->nbody, *depth = calloc(n, sizeof *depth), *start = calloc(n + 1, sizeof *start);
-  lm->order = calloc(n, sizeof *lm->order);
-  lm->chain = calloc(lm->nfloating + 1, sizeof *lm->chain);
-  if (!depth || !start || !lm->order || !lm->chain) {
-    free(depth), free(start);
-    return -1;
-  }
-  for (int i = 1; i < n; i++) depth[i] = depth[lm->parent[i]] + 1;
-  const int *fl = lm->floating_list;
-  for (int f = 0; f <= lm->nfloating; f++) {
-    int lo = fl[f] + 1, hi = fl[f + 1];
-    lm->order[fl[f]] = fl[f];
-    /* start[d]: where depth d begins, from the counts of the depths before it */
-    memset(start, 0, (n + 1) * sizeof *start);
-    for (int i = lo; i < hi; i++) start[depth[i]]++;
-    for (int d = 0, pos = lo; d <= n; d++) {
-      int c = start[d];
-      start[d] = pos, pos += c;
-    }
-    for (int i = lo; i < hi; i++) lm->order[start[depth[i]]++] = i;
-    /* a chain: each body after the range's first is the child of the one before */
-    lm->chain[f] = 1;
-    for (int t = lo + 1; t < hi; t++)
-      if (lm->parent[lm->order[t]] != lm->order[t - 1]) lm->chain[f] = 0;
-  }
-  free(depth), free(start);
-  return 0;
-}
-
-/* C = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Rz(theta0) Tz(d): the factors of C (dh as in
- * hg_local_model) and the flags of those that are not the identity; returns the largest error
- * of the rebuilt C */
-static double factor(const hg_se3 *C, double *dh, double *cs0, uint8_t *flags) {
-  const double *R = C->R, *o = C->p;
-  double n[3] = {R[2], R[5], R[8]}, sa, ca = n[2], a, b, d, cg, sg;
-  double sxy = hypot(n[0], n[1]), scale = 1 + hg_v3_norm(o);
-  if (sxy > 1e-12) {
-    /* n = Rz(g) Rx(alpha) e_z = (sg sa, -cg sa, ca): gamma in (-pi/2, pi/2], alpha of either
-     * sign, so a first child (n_x = 0) gets gamma = 0; cos and sin from n itself (exact for a
-     * coordinate axis) */
-    cg = -n[1] / sxy, sg = n[0] / sxy;
-    if (cg < 0 || (cg == 0 && sg < 0)) cg = -cg, sg = -sg;
-    sa = sg * n[0] - cg * n[1];
-    double xp[3] = {cg, sg, 0};
-    a = hg_v3_dot(o, xp);
-    /* o - a x' = b e_z + d n: the 2x2 normal equations */
-    double w[3] = {o[0] - a * xp[0], o[1] - a * xp[1], o[2]};
-    double wn = hg_v3_dot(w, n), det = sxy * sxy;
-    b = (w[2] - ca * wn) / det;
-    d = (wn - ca * w[2]) / det;
-  } else {
-    /* parallel axes: the normal through J_p's origin (b = 0) */
-    sa = 0, ca = ca > 0 ? 1 : -1;
-    double oxy = hypot(o[0], o[1]);
-    int far = oxy > 1e-15 * scale;
-    cg = far ? o[0] / oxy : 1, sg = far ? o[1] / oxy : 0;
-    a = oxy, b = 0, d = o[2] * ca;
-  }
-  /* what is left of the rotation is Rz(theta0). The cosines and sines come from the axis
-   * components themselves, not from cos and sin of the angles: a right angle (as between the
-   * coordinate axes of most URDF joints) then gives an exact 0 and 1, where cos(pi / 2) is 6e-17
-   * and would leak gravity into a joint at right angles to it */
-  hg_se3 G = {{0}, {0}}, Gi;
-  double ha = hypot(sa, ca), c_a = ca / ha, s_a = sa / ha;
-  /* Rz(gamma) Rx(alpha) */
-  G.R[0] = cg, G.R[1] = -sg * c_a, G.R[2] = sg * s_a;
-  G.R[3] = sg, G.R[4] = cg * c_a, G.R[5] = -cg * s_a;
-  G.R[6] = 0, G.R[7] = s_a, G.R[8] = c_a;
-  double Rr[9];
-  hg_m3_mulT(G.R, R, Rr);
-  double th = atan2(Rr[3], Rr[0]), h0 = hypot(Rr[0], Rr[3]), c0 = Rr[0] / h0, s0 = Rr[3] / h0;
-  /* the flags: factors that are not the identity (those below 1e-12 are round-off of zeros
-   * that the joint frames make exact, such as gamma and b of a first child) */
-  *flags = 0;
-  if (fabs(sg) > 1e-12 || cg < 0) *flags |= HG_LOCAL_GAMMA;
-  else cg = 1, sg = 0;
-  if (fabs(b) > 1e-12 * scale) *flags |= HG_LOCAL_B;
-  else b = 0;
-  if (fabs(s_a) > 1e-12 || c_a < 0) *flags |= HG_LOCAL_ALPHA;
-  else c_a = 1, s_a = 0;
-  if (fabs(a) > 1e-12 * scale) *flags |= HG_LOCAL_A;
-  else a = 0;
-  if (fabs(d) > 1e-12 * scale) *flags |= HG_LOCAL_D;
-  else d = 0;
-  dh[0] = cg, dh[1] = sg, dh[2] = b, dh[3] = c_a, dh[4] = s_a, dh[5] = a, dh[6] = d, dh[7] = th;
-  cs0[0] = c0, cs0[1] = s0;
-  /* rebuild: origin b e_z + a Rz(gamma) e_x + d n', rotation Rz(gamma) Rx(alpha) Rz(theta0) */
-  G.R[0] = cg, G.R[1] = -sg * c_a, G.R[2] = sg * s_a;
-  G.R[3] = sg, G.R[4] = cg * c_a, G.R[5] = -cg * s_a;
-  G.R[6] = 0, G.R[7] = s_a, G.R[8] = c_a;
-  double Rz[9] = {c0, -s0, 0, s0, c0, 0, 0, 0, 1};
-  hg_m3_mul(G.R, Rz, Gi.R);
-  for (int r = 0; r < 3; r++) Gi.p[r] = (r == 2) * b + a * G.R[3 * r] + d * G.R[3 * r + 2];
-  /* the origin's error relative to the factors' lengths: nearly parallel axes (the "far" case
-   * of joint_frame) give large b and d that cancel, and o can be no more exact than they */
-  double err = 0, lscale = scale + fabs(a) + fabs(b) + fabs(d);
-  for (int e = 0; e < 9; e++) err = fmax(err, fabs(Gi.R[e] - R[e]));
-  for (int r = 0; r < 3; r++) err = fmax(err, fabs(Gi.p[r] - o[r]) / lscale);
-  return err;
-}
-
-hg_local_model *hg_local_compile(const hg_model *m, int factored, hg_error *err) {
-  int n = m->nbody;
-  for (int i = 1; i < n; i++) {
-    int k = hg_joint_local_axis(&m->jnt[i]);
-    if (k < 0 || (k == 6 && m->parent[i] != 0) || m->has_post[i]) {
-      hg_error_set(err, "joint '%s' is not a revolute or prismatic joint (or a free root joint) "
-                        "without post-offset: the body-local ABA takes such models only",
-                   m->jnt_name[i]);
-      return NULL;
-    }
-  }
-  hg_local_model *lm = calloc(1, sizeof *lm);
-  if (!lm) {
-    hg_error_set(err, "out of memory");
-    return NULL;
-  }
-  lm->nbody = n, lm->factored = factored, lm->parent = m->parent;
-  lm->gravity = m->gravity;
-  lm->v_adr = m->v_adr, lm->q_adr = m->q_adr, lm->nv = m->nv, lm->jnt = m->jnt;
-  lm->floating = calloc(n, 1);
-  lm->floating_list = calloc(n + 1, sizeof *lm->floating_list);
-  lm->C = calloc(n, sizeof *lm->C);
-  lm->link = calloc(n, sizeof *lm->link);
-  lm->T_JB = calloc(n, sizeof *lm->T_JB);
-  hg_se3 *J = calloc(n, sizeof *J);
-  if (!lm->C || !lm->link || !lm->T_JB || !lm->floating || !lm->floating_list || !J) {
-    free(J);
-    hg_local_model_free(lm);
-    hg_error_set(err, "out of memory");
-    return NULL;
-  }
-  /* joint frames (J_0: the world frame) */
-  hg_se3_identity(&J[0]);
-  for (int i = 1; i < n; i++) {
-    int ch = i + 1 < n && m->parent[i + 1] == i ? i + 1 : 0;
-    /* a floating root's: its body frame (S the identity) */
-    lm->floating[i] = hg_joint_local_axis(&m->jnt[i]) == 6;
-    /* a floating or prismatic root: its tree is seen from a Galilean frame */
-    lm->galilean |= m->parent[i] == 0 && hg_joint_local_axis(&m->jnt[i]) >= 5;
-    if (lm->floating[i]) hg_se3_identity(&J[i]);
-    else joint_frame(m, i, ch, &J[i]);
-  }
-  for (int i = 1; i < n; i++) {
-    /* C_i = J_p^-1 offset_i J_i; the inertia and fext move by T_JB = J_i^-1 */
-    hg_se3 OJ;
-    hg_se3_mul(&m->jnt_offset[i], &J[i], &OJ);
-    hg_se3_invmul(&J[m->parent[i]], &OJ, &lm->C[i]);
-    hg_se3_inv(&J[i], &lm->T_JB[i]);
-    hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->link[i].I);
-    hg_inertia_sym6(&lm->link[i].I, lm->link[i].Isym);
-    if (lm->floating[i]) {
-      /* no factors: C's rotation only (floating_setup), flagged when it is not the identity */
-      lm->floating_list[++lm->nfloating] = i;
-      for (int e = 0; e < 9; e++)
-        if (lm->C[i].R[e] != (e % 4 == 0)) lm->link[i].dh_flags = HG_LOCAL_GENERAL;
-      continue;
-    }
-    double e = factor(&lm->C[i], lm->link[i].dh, lm->link[i].cs0, &lm->link[i].dh_flags);
-    /* a prismatic joint's slide is Tz(d + q): its factor is always there; its hg_turn theta0 is
-     * constant */
-    lm->link[i].prism = hg_joint_local_axis(&m->jnt[i]) == 5;
-    if (lm->link[i].prism) lm->link[i].dh_flags |= HG_LOCAL_D;
-    /* nearly parallel axes: long b and d that cancel lose digits in every product of the chain
-     * (factor errors to 8.8e-14, qdd 7e-13 off a dense solve): such a joint goes as (R, p) */
-    const double *dh = lm->link[i].dh;
-    if (fabs(dh[2]) + fabs(dh[6]) > 2 * (1 + hg_v3_norm(lm->C[i].p)))
-      lm->link[i].dh_flags |= HG_LOCAL_GENERAL;
-    for (int k = 0; k < 2; k++) {
-      const double *cs = lm->link[i].dh + (k ? 0 : 3);
-      hg_turn t = hg_turn_make(cs[0], cs[1]);
-      double *o = lm->link[i].dh_turn + 6 * k;
-      o[0] = t.c, o[1] = t.s, o[2] = t.ss, o[3] = t.cs, o[4] = t.C2, o[5] = t.S2;
-    }
-    if (e > 1e-12) {
-      hg_error_set(err, "joint '%s': factoring its constant transform left an error of %g",
-                   m->jnt_name[i], e);
-      free(J);
-      hg_local_model_free(lm);
-      return NULL;
-    }
-  }
-  lm->floating_list[lm->nfloating + 1] = n;
-  free(J);
-  if (breadth_first(lm)) {
-    hg_local_model_free(lm);
-    hg_error_set(err, "out of memory");
-    return NULL;
-  }
-  return lm;
-}
-
-void hg_local_model_free(hg_local_model *lm) {
-  if (!lm) return;
-  free(lm->order);
-  free(lm->chain);
-  free(lm->C);
-  free(lm->link);
-  free(lm->T_JB);
-  free(lm->floating);
-  free(lm->floating_list);
-  free(lm);
-}
-
-hg_local_data *hg_local_data_new(const hg_local_model *lm) {
-  int n = lm->nbody;
-  hg_local_data *ld = calloc(1, sizeof *ld);
-  if (!ld) return NULL;
-  ld->b = calloc(n, sizeof *ld->b);
-  ld->P = calloc(n, sizeof *ld->P);
-  ld->vt = calloc(n, sizeof *ld->vt);
-  ld->xi = calloc(n, sizeof *ld->xi);
-  if (!ld->b || !ld->P || !ld->vt || !ld->xi) {
-    hg_local_data_free(ld);
-    return NULL;
-  }
-  return ld;
-}
-
-void hg_local_data_free(hg_local_data *ld) {
-  if (!ld) return;
-  free(ld->b);
-  free(ld->P);
-  free(ld->vt);
-  free(ld->xi);
-  free(ld);
+  return impulse_pass(lm, ld, mode, q, dv, imp);
 }
 
 void hg_local_galilean(const hg_local_model *lm, const hg_local_data *ld, int i, double u[3]) {
@@ -903,7 +607,12 @@ void hg_local_galilean(const hg_local_model *lm, const hg_local_data *ld, int i,
   /* the parent's, moved across joint i (a pure linear velocity: X_i turns it) */
   double V[6] = {0, 0, 0, 0, 0, 0};
   hg_local_galilean(lm, ld, p, V + 3);
-  if (lm->factored) mot_x(lm, ld, i, V, 1, 1);
-  else mot_x(lm, ld, i, V, 0, 1);
+  switch (lm->link[i].kind) {
+#define MOT_CASE(kind, k, shape)                                                                   \
+  case kind: mot_x(lm, ld, i, shape, V, 1); break;
+    HG_LOCAL_KINDS(MOT_CASE)
+#undef MOT_CASE
+  default: break; /* a floating root has no parent */
+  }
   for (int r = 0; r < 3; r++) u[r] = V[3 + r];
 }

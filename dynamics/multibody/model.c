@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aba_local.h"
+#include "body_frames.h"
 #include "names.h"
 
 static const char *spec_name(const void *items, int i) { return ((const hg_body_spec *)items)[i].name; }
@@ -214,7 +214,7 @@ int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_er
  * refuses the rest); returns -1 only when out of memory */
 static int compile_local(hg_model *m, hg_error *err) {
   hg_error why = {{0}};
-  m->local = hg_local_compile(m, 1, &why);
+  m->local = hg_local_compile(m, &why);
   if (m->local || !strstr(why.msg, "out of memory")) return 0;
   hg_error_set(err, "out of memory");
   return -1;

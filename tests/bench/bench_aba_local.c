@@ -1,5 +1,6 @@
 /* bench_aba_local: the tree-frame pass (hg_aba_opt, hg_hybrid_opt with tree_frame set) against the
- * body-local pass (dynamics/algorithms/aba_local.h, both variants) on one model.
+ * body-local pass (dynamics/algorithms/aba_local.h) and its plain second implementation
+ * (tests/support/local_oracle.h: dense 6x6 transforms, "general") on one model.
  *
  *   bench_aba_local MODEL cg FUNC [CALLS]   FUNC (aba, general, factored; hybrid, hgeneral,
  *                                           hfactored: hg_hybrid / hg_local_hybrid with random
@@ -23,6 +24,7 @@
 #include <time.h>
 
 #include "aba_local.h"
+#include "local_oracle.h"
 #include "models.h"
 
 /* the tree-frame pass, the reference the body-local pass is checked against */
@@ -61,13 +63,13 @@ int main(int argc, char **argv) {
   }
   hg_model *m = model_named(argv[1]);
   hg_error err;
-  hg_local_model *lg = hg_local_compile(m, 0, &err), *lf = hg_local_compile(m, 1, &err);
-  if (!lg || !lf) {
+  hg_local_model *lf = hg_local_compile(m, &err);
+  if (!lf) {
     fprintf(stderr, "%s\n", err.msg);
     return 1;
   }
   hg_data *d = hg_data_new(m);
-  hg_local_data *dg = hg_local_data_new(lg), *df = hg_local_data_new(lf);
+  hg_local_data *df = hg_local_data_new(lf);
   int nv = m->nv, nq = m->nq;
   /* two states, A and B (q of a floating base: hg_model_random) */
   double *q = malloc(2 * nq * sizeof *q), *v = malloc(2 * nv * sizeof *v);
@@ -81,7 +83,7 @@ int main(int argc, char **argv) {
   /* the three agree (relative to max |qdd|) */
   double e = 0, s = 1;
   hg_aba_opt(m, d, &tree_frame, q, v, tau, NULL, qdd);
-  hg_local_aba(lg, dg, q, v, tau, NULL, qdd + nv);
+  hg_test_local_aba(lf, q, v, tau, NULL, qdd + nv);
   hg_local_aba(lf, df, q, v, tau, NULL, qdd + 2 * nv);
   for (int k = 0; k < nv; k++) s = fmax(s, fabs(qdd[k]));
   for (int k = 0; k < nv; k++)
@@ -101,7 +103,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 3; k++)
       for (int j = 0; j < nv; j++) hq[k * nv + j] = hq[j], ht[k * nv + j] = tau[j];
     hg_hybrid_opt(m, d, &tree_frame, q, v, hq, ht, NULL);
-    hg_local_hybrid(lg, dg, d->mode, q, v, hq + nv, ht + nv, NULL);
+    hg_test_local_hybrid(lf, d->mode, q, v, hq + nv, ht + nv, NULL);
     hg_local_hybrid(lf, df, d->mode, q, v, hq + 2 * nv, ht + 2 * nv, NULL);
     double eh = 0, sh = 1;
     for (int k = 0; k < nv; k++) sh = fmax(sh, fmax(fabs(hq[k]), fabs(ht[k])));
@@ -112,7 +114,7 @@ int main(int argc, char **argv) {
   }
   int nfac[6] = {0};
   for (int i = 1; i < m->nbody; i++)
-    for (int b = 0; b < 5; b++) nfac[b] += (lf->link[i].dh_flags >> b) & 1;
+    for (int b = 0; b < 5; b++) nfac[b] += (lf->link[i].factors >> b) & 1;
   fprintf(stderr, "%s: %d bodies, max relative qdd difference %.2g; factors gamma %d b %d alpha %d "
           "a %d d %d\n", argv[1], m->nbody - 1, e / s, nfac[0], nfac[1], nfac[2], nfac[3], nfac[4]);
 
@@ -122,11 +124,11 @@ int main(int argc, char **argv) {
     for (int k = 0; k < calls; k++) {
       int o = (k & 1) * nv, oq = (k & 1) * nq;
       if (!strcmp(f, "aba")) hg_aba_opt(m, d, &tree_frame, q + oq, v + o, tau + o, NULL, qdd);
-      else if (!strcmp(f, "general")) hg_local_aba(lg, dg, q + oq, v + o, tau + o, NULL, qdd);
+      else if (!strcmp(f, "general")) hg_test_local_aba(lf, q + oq, v + o, tau + o, NULL, qdd);
       else if (!strcmp(f, "factored")) hg_local_aba(lf, df, q + oq, v + o, tau + o, NULL, qdd);
       else if (!strcmp(f, "hybrid")) hg_hybrid_opt(m, d, &tree_frame, q + oq, v + o, hq, ht, NULL);
       else if (!strcmp(f, "hgeneral"))
-        hg_local_hybrid(lg, dg, d->mode, q + oq, v + o, hq + nv, ht + nv, NULL);
+        hg_test_local_hybrid(lf, d->mode, q + oq, v + o, hq + nv, ht + nv, NULL);
       else hg_local_hybrid(lf, df, d->mode, q + oq, v + o, hq + 2 * nv, ht + 2 * nv, NULL);
     }
   } else {
@@ -141,11 +143,11 @@ int main(int argc, char **argv) {
           int o = (k & 1) * nv, oq = (k & 1) * nq;
           if (hyb) {
             if (f == 0) hg_hybrid_opt(m, d, &tree_frame, q + oq, v + o, hq, ht, NULL);
-            else if (f == 1) hg_local_hybrid(lg, dg, d->mode, q + oq, v + o, hq + nv, ht + nv, NULL);
+            else if (f == 1) hg_test_local_hybrid(lf, d->mode, q + oq, v + o, hq + nv, ht + nv, NULL);
             else hg_local_hybrid(lf, df, d->mode, q + oq, v + o, hq + 2 * nv, ht + 2 * nv, NULL);
           } else {
             if (f == 0) hg_aba_opt(m, d, &tree_frame, q + oq, v + o, tau + o, NULL, qdd);
-            else if (f == 1) hg_local_aba(lg, dg, q + oq, v + o, tau + o, NULL, qdd);
+            else if (f == 1) hg_test_local_aba(lf, q + oq, v + o, tau + o, NULL, qdd);
             else hg_local_aba(lf, df, q + oq, v + o, tau + o, NULL, qdd);
           }
         }
@@ -165,7 +167,7 @@ int main(int argc, char **argv) {
     free(rg), free(rf);
   }
   free(q), free(v), free(tau), free(qdd), free(hq), free(ht);
-  hg_local_data_free(dg), hg_local_data_free(df), hg_data_free(d);
-  hg_local_model_free(lg), hg_local_model_free(lf), hg_model_free(m);
+  hg_local_data_free(df), hg_data_free(d);
+  hg_local_model_free(lf), hg_model_free(m);
   return 0;
 }

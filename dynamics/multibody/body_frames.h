@@ -1,0 +1,152 @@
+/* body_frames.h: the body-local frames of a model of 1-DoF revolute and prismatic joints on fixed
+ * or floating (free-joint) bases, compiled once (hg_local_compile) for the body-local articulated
+ * pass (aba_local.h): each body's joint frame J_i, its constants there, its kind, and the pass's
+ * workspace.
+ *
+ * Every quantity of body i is kept in its joint frame J_i (z along the joint axis, fixed in body
+ * i), where the motion subspace is S = e_k (revolute: k = 2, angular z; prismatic: k = 5, linear
+ * z) and the body inertia is constant (Featherstone, Rigid Body Dynamics Algorithms, ch. 7 and
+ * 10). The pose of J_i in its parent's joint frame J_p is
+ *   P_i(q) = C_i Rz(q_i)  (revolute)   or   C_i Tz(q_i)  (prismatic)   (J_0 is the world frame)
+ * with C_i constant, factored as in Khalil and Kleinfinger, "A new geometric notation for open
+ * and closed-loop robots":
+ *   C_i = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Tz(d) Rz(theta0),
+ * J_p's x axis on the common normal to its first child's axis, so that child has gamma = b = 0.
+ * The joint's motion merges into the last two factors (revolute: Rz(theta0 + q); prismatic:
+ * Tz(d + q)); each factor turns about or slides along one coordinate axis, which mixes only two
+ * rows and columns of a symmetric 6x6. Nearly parallel axes give long b and d that cancel; such
+ * a joint keeps C_i as one rotation and one vector, (R, p).
+ * A free root joint (a floating base) has J_i = the body frame, where its S is the identity.
+ *
+ * Each body gets one kind when the model is compiled (hg_local_link.kind): its axis (revolute or
+ * prismatic) and the factors its transform applies, or the (R, p) form, or the floating root.
+ * HG_LOCAL_KINDS lists the kinds of the swept bodies (all but floating roots); the pass compiles
+ * one copy of each sweep's step per kind, with the axis and factors as constants. */
+#ifndef HINGE_BODY_FRAMES_H
+#define HINGE_BODY_FRAMES_H
+
+#include <stdint.h>
+
+#include "model.h"
+
+/* the factors of C_i other than Rz(theta0) (always applied), as bits of a kind's shape;
+ * HG_LOCAL_RP: no factors, C_i as (R, p); HG_LOCAL_ANY: the joint's own factors
+ * (hg_local_link.factors), each tested where it applies */
+enum { HG_LOCAL_GAMMA = 1, HG_LOCAL_B = 2, HG_LOCAL_ALPHA = 4, HG_LOCAL_A = 8, HG_LOCAL_D = 16,
+       HG_LOCAL_RP = 32, HG_LOCAL_ANY = 64 };
+
+/* X(kind, k, shape): the kinds of a swept body, S = e_k and the factors of shape. A first
+ * child's every shape (any of alpha, a and d: the joint origins of URDF arms and legs, which turn
+ * by 90 degrees and slide along one axis), a later child's usual two (a floating root's legs, a
+ * tree's branches: gamma with alpha, a and d, and with b too), the same with a prismatic joint
+ * (whose slide is always a factor, d + q), any other shape of either axis (its factors tested
+ * one by one) and the (R, p) form of either axis. */
+#define HG_LOCAL_KINDS(X)                                                                          \
+  X(HG_KIND_REV, 2, 0)                                                                             \
+  X(HG_KIND_REV_ALPHA, 2, HG_LOCAL_ALPHA)                                                          \
+  X(HG_KIND_REV_A, 2, HG_LOCAL_A)                                                                  \
+  X(HG_KIND_REV_D, 2, HG_LOCAL_D)                                                                  \
+  X(HG_KIND_REV_ALPHA_A, 2, HG_LOCAL_ALPHA | HG_LOCAL_A)                                           \
+  X(HG_KIND_REV_ALPHA_D, 2, HG_LOCAL_ALPHA | HG_LOCAL_D)                                           \
+  X(HG_KIND_REV_A_D, 2, HG_LOCAL_A | HG_LOCAL_D)                                                   \
+  X(HG_KIND_REV_ALPHA_A_D, 2, HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)                            \
+  X(HG_KIND_REV_GAMMA_ALPHA_A_D, 2, HG_LOCAL_GAMMA | HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)     \
+  X(HG_KIND_REV_ALL, 2, HG_LOCAL_GAMMA | HG_LOCAL_B | HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)   \
+  X(HG_KIND_PRI_D, 5, HG_LOCAL_D)                                                                  \
+  X(HG_KIND_PRI_ALPHA_D, 5, HG_LOCAL_ALPHA | HG_LOCAL_D)                                           \
+  X(HG_KIND_PRI_A_D, 5, HG_LOCAL_A | HG_LOCAL_D)                                                   \
+  X(HG_KIND_PRI_ALPHA_A_D, 5, HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)                            \
+  X(HG_KIND_PRI_GAMMA_ALPHA_A_D, 5, HG_LOCAL_GAMMA | HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)     \
+  X(HG_KIND_PRI_ALL, 5, HG_LOCAL_GAMMA | HG_LOCAL_B | HG_LOCAL_ALPHA | HG_LOCAL_A | HG_LOCAL_D)   \
+  X(HG_KIND_REV_OTHER, 2, HG_LOCAL_ANY)                                                            \
+  X(HG_KIND_PRI_OTHER, 5, HG_LOCAL_ANY)                                                            \
+  X(HG_KIND_REV_RP, 2, HG_LOCAL_RP)                                                                \
+  X(HG_KIND_PRI_RP, 5, HG_LOCAL_RP)
+
+/* the kinds: those of HG_LOCAL_KINDS in order, then a floating root's two (its offset's rotation
+ * the identity or not) */
+enum {
+#define HG_KIND_ENUM(kind, k, shape) kind,
+  HG_LOCAL_KINDS(HG_KIND_ENUM)
+#undef HG_KIND_ENUM
+  HG_KIND_FLOATING,
+  HG_KIND_FLOATING_TURNED,
+  HG_KIND_COUNT
+};
+
+/* one body's compiled constants, side by side (a step finds them from one index) */
+typedef struct hg_local_link {
+  hg_sym6 Isym;       /* body inertia about J_i's origin in J_i's axes, as a symmetric 6x6 (each
+                       * pass starts IA_i from it) */
+  hg_inertia I;       /* the same as mass, first moment and rotational inertia */
+  double dh[8];       /* cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */
+  double dh_turn[12]; /* alpha's then gamma's c, s, s^2, c s, cos 2t, sin 2t */
+  double cs0[2];      /* cos, sin theta0 (the prismatic joint's constant turn) */
+  uint8_t kind;       /* HG_KIND_* */
+  uint8_t factors;    /* the factors that are not the identity (HG_LOCAL_* bits: the kind's shape,
+                       * or any for HG_KIND_*_OTHER; HG_LOCAL_RP when the joint goes as (R, p));
+                       * 0 at floating roots */
+} hg_local_link;
+
+/* the compiled constants (written once by hg_local_compile, read by the pass) */
+typedef struct hg_local_model {
+  int nbody;
+  const double *gravity; /* m->gravity (read at every call: callers may change it) */
+  const int *parent;  /* m->parent (the model must outlive this) */
+  int *v_adr;         /* m->v_adr */
+  const int *q_adr;   /* m->q_adr */
+  int nv;             /* m->nv */
+  const hg_joint *jnt;/* m->jnt */
+  uint8_t *floating;  /* nbody: 1 for a free root joint (J_i = body frame, S = the identity) */
+  int nfloating;      /* how many */
+  int *floating_list; /* nfloating + 2: 0, those bodies in index order, nbody (the bounds of the
+                       * index ranges between them, which the sweeps run over) */
+  int *order;         /* nbody: the sweeps' order of the bodies between floating_list's entries:
+                       * each such index range breadth-first (by depth, index order within one),
+                       * so that consecutive steps are mostly on different branches, which the
+                       * CPU overlaps; a chain keeps index order. order[fl] = fl for each entry */
+  uint8_t *chain;     /* nfloating + 1: 1 when range f of floating_list is a chain (each body in
+                       * order after the first is the child of the one before); the acceleration
+                       * sweep then takes qdd off the wait on the parent (accel_step) */
+  int galilean;       /* 1 when some root is floating (its tree is seen from a moving frame) */
+  hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */
+  hg_local_link *link; /* nbody: each body's hg_local_link */
+  hg_se3 *T_JB;       /* nbody: body frame in J_i (moves fext into J_i) */
+} hg_local_model;
+
+/* one body's part of the workspace, in J_i: what the three sweeps write and read at body i,
+ * side by side (a step finds it from one index) */
+typedef struct hg_local_body {
+  double IA[21];   /* articulated inertia (packed symmetric, hg_sym6_index) */
+  double pA[6];    /* articulated bias wrench */
+  double v[6];     /* spatial velocity */
+  double a[6];     /* spatial acceleration, gravity offset (a_0 = (0, -g)); in a floating root's
+                    * tree relative to its Galilean frame (the real one plus (0, w x u)) */
+  double c[4];     /* v x (S qd): entries 0, 1, 3, 4 (the others are zero; prismatic: 0, 1 too) */
+  double cs[2];    /* factored kinds: cos, sin of the last turn (revolute theta0 + q, prismatic
+                    * theta0) */
+  double dz;       /* factored kinds: the last slide (revolute d, prismatic d + q) */
+  double Dinv, u;  /* free joints: 1 / IA_kk, tau - pA_k (not at floating roots) */
+} hg_local_body;
+
+/* the workspace of one hg_local_model (every array nbody long; each in J_i) */
+typedef struct hg_local_data {
+  hg_local_body *b; /* each body's terms above */
+  hg_se3 *P;        /* the (R, p) kinds: the pose P of J_i in J_p (revolute (R_C Rz(q), p_C),
+                     * prismatic (R_C, p_C + q R_C e_z)); a floating root's rotation R_offset
+                     * R(quaternion) */
+  double (*vt)[3];  /* at a floating root: the velocity u of its tree's Galilean frame, body axes
+                     * (v_lin; zero after the impulsive form); zero elsewhere. v and a are seen
+                     * from that frame: v relative to it, the real twist v + (0, u) */
+  hg_vec6 *xi;      /* at a floating root: its transport term (hg_joint_galilean; zero in the
+                     * impulsive form), qdd = qg - xi */
+} hg_local_data;
+
+/* The local model of m, or NULL with err set when some joint is neither revolute nor prismatic
+ * nor a free root joint, or has a post-offset (other joint types: use the tree-frame pass). */
+hg_local_model *hg_local_compile(const hg_model *m, hg_error *err);
+void hg_local_model_free(hg_local_model *lm);
+hg_local_data *hg_local_data_new(const hg_local_model *lm);
+void hg_local_data_free(hg_local_data *ld);
+
+#endif
