@@ -144,9 +144,10 @@ typedef struct hg_model {
   int *mimic_follower, *mimic_leader; /* joint (body) indices */
   double *mimic_mult, *mimic_offset;
 
-  /* the body-local articulated pass (aba_local.h), compiled by hg_builder_compile when every
-   * joint is revolute or prismatic without post-offset, except root joints, which may also be
-   * free (fixed-base arms, chains and trees; floating bases such as humanoids); NULL otherwise.
+  /* the body-local articulated pass's frames (body_frames.h; the pass: aba_local.h), compiled
+   * by hg_builder_compile when every joint is revolute or prismatic without post-offset, except
+   * root joints, which may also be free (fixed-base arms, chains and trees; floating bases such
+   * as humanoids); NULL otherwise.
    * hg_aba, hg_hybrid and hg_hybrid_impulse run it when it is there, the tree-frame pass
    * (articulated.c) when not. */
   struct hg_local_model *local;
