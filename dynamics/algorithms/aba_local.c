@@ -90,22 +90,13 @@ HG_INLINE void frc_rp(const hg_se3 *P, double *F) {
 /* ---- one joint's transform, by its kind's axis k and factors f ---- */
 
 /* A joint's transform is compiled as a unit of its own, as it was when the shapes had a switch
- * inside each step: TRANSFORM_BEGIN(l) and TRANSFORM_END(l) bound it with empty asm gotos (a
- * basic block of its own), and SEALED(x) hands each result of X V or X^T F on as one scalar in a
- * register. gcc then fuses its products (fused multiply-adds, -ffp-contract=fast) and vectorizes
- * it alike in every kind's copy of every step, whatever code surrounds it: the pass rounds as it
- * did before the kinds (the shipped scenes' trajectories bit for bit), and vectorization that
- * reaches from the step into a transform, which cost instructions, stays out (chain30 ABA 29,417
- * -> 27,574 instructions per call). Both compile to nothing. */
-#if defined(__GNUC__) && defined(__x86_64__)
-#define TRANSFORM_BEGIN(l) __asm__ goto("" :::: l); l:;
-#define TRANSFORM_END(l) __asm__ goto("" :::: l); l:;
-#define SEALED(x) __asm__("" : "+x"(x))
-#else
-#define TRANSFORM_BEGIN(l)
-#define TRANSFORM_END(l)
-#define SEALED(x) ((void)0)
-#endif
+ * inside each step: HG_BLOCK (hot.h) bounds it with empty asm gotos (a basic block of its own),
+ * and HG_SEALED hands each result of X V or X^T F on as one scalar in a register. gcc then fuses
+ * its products (fused multiply-adds, -ffp-contract=fast) and vectorizes it alike in every kind's
+ * copy of every step, whatever code surrounds it: the pass rounds as it did before the kinds (the
+ * shipped scenes' trajectories bit for bit), and vectorization that reaches from the step into a
+ * transform, which cost instructions, stays out (chain30 ABA 29,417 -> 27,574 instructions per
+ * call). Both compile to nothing. */
 
 /* body i's joint transform at q_i: factored, the last turn (cs) and slide (dz) of ld->b[i]
  * (revolute: Rz(theta0 + q), d; prismatic: Rz(theta0), d + q); (R, p), ld->P[i] */
@@ -150,15 +141,15 @@ HG_INLINE void mot_x(const hg_local_model *lm, const hg_local_data *ld, int i, i
                      int turn) {
   const double *dh = lm->link[i].dh, *cs = ld->b[i].cs;
   if (f & HG_LOCAL_ANY) f = lm->link[i].factors;
-  TRANSFORM_BEGIN(in)
+  HG_BLOCK(in)
   if (f & HG_LOCAL_RP) {
     mot_rp(&ld->P[i], V);
   } else {
     mot_factors(dh, f, ld->b[i].dz, cs[0], cs[1], V, turn);
   }
   HG_UNROLL(8)
-  for (int r = 0; r < 6; r++) SEALED(V[r]);
-  TRANSFORM_END(out)
+  for (int r = 0; r < 6; r++) HG_SEALED(V[r]);
+  HG_BLOCK(out)
 }
 /* (M, F) := (X_i^T M X_i, X_i^T F); red as sym_factors, f as mot_x */
 HG_INLINE void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, int f, double *M,
@@ -166,7 +157,7 @@ HG_INLINE void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, 
   const double *dh = lm->link[i].dh, *dt = lm->link[i].dh_turn, *cs = ld->b[i].cs;
   double dz = ld->b[i].dz;
   if (f & HG_LOCAL_ANY) f = lm->link[i].factors;
-  TRANSFORM_BEGIN(in)
+  HG_BLOCK(in)
   if (f & HG_LOCAL_RP) {
     hg_sym6_congruence(&ld->P[i], M, red);
     frc_rp(&ld->P[i], F);
@@ -175,8 +166,8 @@ HG_INLINE void back_x(const hg_local_model *lm, const hg_local_data *ld, int i, 
     frc_factors(dh, f, dz, cs[0], cs[1], F);
   }
   HG_UNROLL(8)
-  for (int r = 0; r < 6; r++) SEALED(F[r]);
-  TRANSFORM_END(out)
+  for (int r = 0; r < 6; r++) HG_SEALED(F[r]);
+  HG_BLOCK(out)
 }
 
 /* ---- the steps ---- */

@@ -68,7 +68,7 @@ int hg_joint_type_from_name(const char *name);
  * S = (e_k, 0)); -1 for every other joint. */
 int hg_joint_axis_index(const hg_joint *j);
 
-/* The joint's body-local form (aba_local.h), decided once when a model is compiled: in a joint
+/* The joint's body-local form (body_frames.h), decided once when a model is compiled: in a joint
  * frame with z on the joint's axis its motion subspace is S = e_k, k = 2 (a turn about z) for a
  * revolute joint and k = 5 (a slide along z) for a prismatic one; 6 for a free joint, whose S is
  * the identity in its child's (body) frame (v is the body twist, hg_joint_motion); -1 for every
