@@ -11,11 +11,12 @@ FUZZBUILD ?= build-fuzz
 FUZZ_TIME ?= 60
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-# Debian 12 packages hinge builds, tests and runs with (ffmpeg: hinge render's video.mp4)
+# Debian 12 packages hinge builds, tests and runs with (ffmpeg: hinge render's video.mp4;
+# python3: the structure test, tests/tools/structure.py)
 DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev libcmocka-dev \
        libplplot-dev plplot-driver-cairo libfcl-dev libassimp-dev libsdl2-dev libepoxy-dev \
        libcglm-dev libstb-dev fonts-dejavu-core xvfb xauth liblapacke-dev libegl1 libegl-mesa0 \
-       libgl1-mesa-dri ffmpeg libopenmpi-dev openmpi-bin
+       libgl1-mesa-dri ffmpeg libopenmpi-dev openmpi-bin python3
 # and for make fuzz: clang with its libFuzzer runtime
 FUZZ_DEPS = clang libclang-rt-14-dev
 FUZZ_TARGETS = urdf mesh dynamics scene checkpoint commands
