@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "grow.h"
-#include "output_internal.h"
+#include "run_outputs.h"
 
 void hg_output_default_options(hg_output_options *o) {
   memset(o, 0, sizeof *o);

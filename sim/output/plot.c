@@ -11,7 +11,7 @@
 
 #include <plplot.h>
 
-#include "output_internal.h"
+#include "run_outputs.h"
 #include "plot_style.h"
 
 #define PLOT_W 1000

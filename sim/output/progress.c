@@ -2,7 +2,7 @@
  * advances (the outputs' progress callback). */
 #include <time.h>
 
-#include "output_internal.h"
+#include "run_outputs.h"
 
 static double wall_clock(void) {
   struct timespec ts;

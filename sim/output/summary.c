@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "output_internal.h"
+#include "run_outputs.h"
 
 static void summary_integrator(FILE *f, const hg_sim *s) {
   const hg_integ_options *io = hg_sim_integ_options(s);

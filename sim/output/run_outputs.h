@@ -1,7 +1,8 @@
-/* output_internal.h: what the parts of the outputs share (output.c, summary.c, plot.c,
- * progress.c); not a public header. */
-#ifndef HINGE_OUTPUT_INTERNAL_H
-#define HINGE_OUTPUT_INTERNAL_H
+/* run_outputs.h: one run's output files (hg_outputs: the folder, the columns, the series the
+ * plots draw) and the functions that output.c, summary.c, plot.c and progress.c share; not a
+ * public header. */
+#ifndef HINGE_RUN_OUTPUTS_H
+#define HINGE_RUN_OUTPUTS_H
 
 #include <stdio.h>
 #include <string.h>
