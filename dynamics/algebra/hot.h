@@ -18,20 +18,6 @@
 #define HG_HOT __attribute__((target_clones("default", "arch=x86-64-v3")))
 #else
 #define HG_HOT
-/* HG_BLOCK(label): an empty asm goto to the label that follows it, so the code after it starts a
- * basic block of its own; code between two of them is scheduled, contracted (fused
- * multiply-adds) and vectorized as a unit, whatever surrounds it. HG_SEALED(x): the double x
- * passes through an empty asm in a vector register, so its value is computed before the asm and
- * used as it is after (no product of it is fused or vectorized across). Both compile to nothing;
- * they bound code whose rounding must not depend on where it is inlined (the body-local pass) */
-#if defined(__GNUC__) && defined(__x86_64__)
-#define HG_BLOCK(l) __asm__ goto("" :::: l); l:;
-#define HG_SEALED(x) __asm__("" : "+x"(x))
-#else
-#define HG_BLOCK(l)
-#define HG_SEALED(x) ((void)0)
-#endif
-
 #endif
 
 /* HG_INLINE marks a static inline function that must be inlined wherever it is called, so that
@@ -40,20 +26,6 @@
 #define HG_INLINE static inline __attribute__((always_inline))
 #else
 #define HG_INLINE static inline
-/* HG_BLOCK(label): an empty asm goto to the label that follows it, so the code after it starts a
- * basic block of its own; code between two of them is scheduled, contracted (fused
- * multiply-adds) and vectorized as a unit, whatever surrounds it. HG_SEALED(x): the double x
- * passes through an empty asm in a vector register, so its value is computed before the asm and
- * used as it is after (no product of it is fused or vectorized across). Both compile to nothing;
- * they bound code whose rounding must not depend on where it is inlined (the body-local pass) */
-#if defined(__GNUC__) && defined(__x86_64__)
-#define HG_BLOCK(l) __asm__ goto("" :::: l); l:;
-#define HG_SEALED(x) __asm__("" : "+x"(x))
-#else
-#define HG_BLOCK(l)
-#define HG_SEALED(x) ((void)0)
-#endif
-
 #endif
 
 /* HG_OPAQUE(x): an empty asm through which the pointer x passes, so the compiler holds it as one
@@ -63,20 +35,6 @@
 #define HG_OPAQUE(x) __asm__("" : "+r"(x))
 #else
 #define HG_OPAQUE(x) ((void)0)
-/* HG_BLOCK(label): an empty asm goto to the label that follows it, so the code after it starts a
- * basic block of its own; code between two of them is scheduled, contracted (fused
- * multiply-adds) and vectorized as a unit, whatever surrounds it. HG_SEALED(x): the double x
- * passes through an empty asm in a vector register, so its value is computed before the asm and
- * used as it is after (no product of it is fused or vectorized across). Both compile to nothing;
- * they bound code whose rounding must not depend on where it is inlined (the body-local pass) */
-#if defined(__GNUC__) && defined(__x86_64__)
-#define HG_BLOCK(l) __asm__ goto("" :::: l); l:;
-#define HG_SEALED(x) __asm__("" : "+x"(x))
-#else
-#define HG_BLOCK(l)
-#define HG_SEALED(x) ((void)0)
-#endif
-
 #endif
 
 /* HG_UNROLL(n): unroll the next loop, of at most n iterations, in full (gcc's pragma, which
@@ -86,20 +44,6 @@
 #define HG_UNROLL(n) HG_PRAGMA(GCC unroll n)
 #else
 #define HG_UNROLL(n)
-/* HG_BLOCK(label): an empty asm goto to the label that follows it, so the code after it starts a
- * basic block of its own; code between two of them is scheduled, contracted (fused
- * multiply-adds) and vectorized as a unit, whatever surrounds it. HG_SEALED(x): the double x
- * passes through an empty asm in a vector register, so its value is computed before the asm and
- * used as it is after (no product of it is fused or vectorized across). Both compile to nothing;
- * they bound code whose rounding must not depend on where it is inlined (the body-local pass) */
-#if defined(__GNUC__) && defined(__x86_64__)
-#define HG_BLOCK(l) __asm__ goto("" :::: l); l:;
-#define HG_SEALED(x) __asm__("" : "+x"(x))
-#else
-#define HG_BLOCK(l)
-#define HG_SEALED(x) ((void)0)
-#endif
-
 #endif
 
 /* HG_BLOCK(label): an empty asm goto to the label that follows it, so the code after it starts a
