@@ -18,13 +18,20 @@ for w in 0 1; do
   src="$work/src$w"
   rm -rf "$src" && mkdir -p "$src"
   git -C "$repo" archive "$rev" dynamics tests/support | tar -x -C "$src"
-  # the flags of libhinge's Release build, position-independent for dlopen
+  # dynamics/ flat (before the three floors) or in algebra/, multibody/, algorithms/: every
+  # folder of it with headers is an include folder, every source of it is compiled
+  incs=() srcs=()
+  while IFS= read -r d; do incs+=(-I"$d"); done < <(find "$src/dynamics" -name '*.h' -printf '%h\n' | sort -u)
+  while IFS= read -r f; do srcs+=("$f"); done < <(find "$src/dynamics" -name '*.c' | sort)
+  # the flags of libhinge's Release build, position-independent for dlopen (libxml2 and assimp
+  # for the revisions whose dynamics/ still held the URDF and mesh readers)
   gcc -O3 -DNDEBUG -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=fast -fPIC -shared \
-    -I"$src/dynamics" -I"$src/tests/support" $(pkg-config --cflags libxml-2.0 lapacke assimp) \
-    -o "$work/lib$w.so" "$src"/dynamics/*.c "$src/tests/support/models.c" \
+    "${incs[@]}" -I"$src/tests/support" $(pkg-config --cflags libxml-2.0 lapacke assimp) \
+    -o "$work/lib$w.so" "${srcs[@]}" "$src/tests/support/models.c" \
     $(pkg-config --libs libxml-2.0 lapacke assimp) -lm
+  [ $w = 0 ] && ab_incs=("${incs[@]}")
 done
-gcc -O2 -std=c11 -I"$work/src0/dynamics" -I"$here/../../support" -o "$work/ab_time" \
+gcc -O2 -std=c11 "${ab_incs[@]}" -I"$here/../../support" -o "$work/ab_time" \
   "$here/ab_time.c" "$here/../../support/timing.c" -ldl
 for m in $models; do
   "$work/ab_time" "$work/lib0.so" "$work/lib1.so" "$m" "${ALG:-ABA}" "${ROUNDS:-300}"

@@ -1,8 +1,10 @@
 /* inertia_cmp.c: each moving body's mass, COM and inertia about the COM (body frame), hinge (URDF
  * read by hg_urdf_load, fixed links merged) against MuJoCo 2.2.2's URDF importer, by body name.
  * Not part of the build; from the repository's root after a CMake build:
- *   gcc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Idynamics -o /tmp/inertia_cmp \
- *       tests/bench/peers_robots/inertia_cmp.c build/dynamics/libhinge.a -lmujoco -lxml2 -lm
+ *   gcc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Idynamics/algebra -Idynamics/multibody \
+ *       -Idynamics/algorithms -Isim/readers -o /tmp/inertia_cmp tests/bench/peers_robots/inertia_cmp.c \
+ *       build/sim/libhinge_readers.a build/dynamics/libhinge.a build/dynamics/libhinge_multibody.a \
+ *       build/dynamics/libhinge_algebra.a -lmujoco -lxml2 -lassimp -llapacke -lm
  *   /tmp/inertia_cmp assets/robots/ur5_style.urdf assets/robots/panda_style.urdf ... */
 #include <math.h>
 #include <stdio.h>
