@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "body_frames.h"
+#include "grow.h"
 #include "names.h"
 
 static const char *spec_name(const void *items, int i) { return ((const hg_body_spec *)items)[i].name; }
@@ -150,20 +151,9 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
     hg_error_set(err, "body '%s' has an unknown joint type", spec->name);
     return -1;
   }
-  if (b->nbody == b->cap) {
-    int cap = b->cap ? 2 * b->cap : 16;
-    hg_body_spec *nb = realloc(b->body, (size_t)cap * sizeof *nb);
-    if (!nb) {
-      hg_error_set(err, "out of memory");
-      return -1;
-    }
-    b->body = nb;
-    b->cap = cap;
-    if (builder_reindex(b)) {
-      hg_error_set(err, "out of memory");
-      return -1;
-    }
-  }
+  if (b->nbody == b->cap &&
+      (hg_grow((void **)&b->body, b->nbody, &b->cap, 16, sizeof *b->body) || builder_reindex(b)))
+    return hg_error_fail(err, "out of memory");
   hg_body_spec *s = &b->body[b->nbody];
   *s = *spec;
   s->name = hg_strdup(spec->name);
@@ -185,16 +175,8 @@ int hg_builder_add_geom(hg_builder *b, const char *body, const hg_geom *g, hg_er
     hg_error_set(err, "geometry for unknown body '%s'", body);
     return -1;
   }
-  if (b->ngeom == b->gcap) {
-    int cap = b->gcap ? 2 * b->gcap : 16;
-    hg_geom *ng = realloc(b->geom, (size_t)cap * sizeof *ng);
-    if (!ng) {
-      hg_error_set(err, "out of memory");
-      return -1;
-    }
-    b->geom = ng;
-    b->gcap = cap;
-  }
+  if (hg_grow((void **)&b->geom, b->ngeom, &b->gcap, 16, sizeof *b->geom))
+    return hg_error_fail(err, "out of memory");
   hg_geom *s = &b->geom[b->ngeom];
   *s = *g;
   s->body = i;

@@ -31,7 +31,9 @@ static int weld_cmp(const void *pa, const void *pb) {
   return (a->i > b->i) - (a->i < b->i);
 }
 
-int *hg_mesh_weld_map(const hg_mesh *m) {
+/* rep[i] = the first vertex with exactly the coordinates of vertex i (new memory, nvert entries;
+ * NULL when out of memory) */
+static int *weld_map(const hg_mesh *m) {
   int n = m->nvert;
   weld_key *key = malloc((size_t)(n ? n : 1) * sizeof *key);
   int *rep = malloc((size_t)(n ? n : 1) * sizeof *rep);
@@ -56,7 +58,7 @@ int *hg_mesh_weld_map(const hg_mesh *m) {
 }
 
 int hg_mesh_weld(hg_mesh *m) {
-  int *rep = hg_mesh_weld_map(m), nv = 0, nt = 0;
+  int *rep = weld_map(m), nv = 0, nt = 0;
   if (!rep) return -1;
   /* renumber the representatives in order, compacting the vertex array */
   for (int i = 0; i < m->nvert; i++) {
@@ -169,7 +171,7 @@ static int mesh_check_edges(const mesh_edge *e, int n, hg_error *err) {
 
 int hg_mesh_check(const hg_mesh *m, hg_error *err) {
   if (mesh_check_indices(m, err)) return -1;
-  int *rep = hg_mesh_weld_map(m);
+  int *rep = weld_map(m);
   mesh_edge *e = malloc(3 * (size_t)m->ntri * sizeof *e);
   if (!rep || !e) {
     free(rep);

@@ -39,9 +39,6 @@ int hg_mesh_load_assimp(const char *path, hg_mesh *out, hg_error *err);
 /* frees the arrays and zeroes the mesh (NULL or a zeroed mesh is fine) */
 void hg_mesh_free(hg_mesh *m);
 
-/* rep[i] = the first vertex with exactly the coordinates of vertex i (new memory, nvert entries;
- * NULL when out of memory) */
-int *hg_mesh_weld_map(const hg_mesh *m);
 /* merges vertices with exactly equal coordinates (keeping first-seen order) and drops the
  * triangles that collapse; -1 when out of memory (the mesh is then unchanged) */
 int hg_mesh_weld(hg_mesh *m);
