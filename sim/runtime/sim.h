@@ -238,6 +238,31 @@ typedef struct hg_sim_marker_view {
 int hg_sim_nmarker(const hg_sim *sim);
 void hg_sim_marker(hg_sim *sim, int k, hg_sim_marker_view *mv);
 
+/* closed loops, k < hg_sim_nloop: the scene's loops, then those an attach between bodies of one
+ * tree made (named dock_A_B, as a docking joint would be), in the order they appeared */
+typedef struct hg_sim_loop_view {
+  const char *name;
+  const char *type;          /* the joint type's name, or "coupling" */
+  int present;               /* its bodies (or joints) are in the simulation */
+  int active;                /* closed: its constraint acts */
+  int nrow;                  /* constraint rows (6 - nv of its joint; 1 for a coupling) */
+  const char *marker_a, *marker_b; /* joint loops: the markers (NULL for a coupling) */
+  hg_se3 frame_a, frame_b;   /* joint loops: world poses of frames A and B */
+  double wrench[6];          /* what a's side applies to b's side: moment about A's origin, force;
+                                A's axes (N m, N); zero when open; for a coupling wrench[0] is
+                                the coupling's force or torque on the follower */
+  double wrench_world[6];    /* the same in world axes, moment about A's origin */
+  double distance, angle;    /* position violation now: m, rad (coupling: distance alone) */
+  double speed;              /* velocity violation now: |G_k v| (m/s and rad/s rows) */
+} hg_sim_loop_view;
+int hg_sim_nloop(const hg_sim *sim);
+void hg_sim_loop(hg_sim *sim, int k, hg_sim_loop_view *lv);
+/* the largest position and velocity violation of any active loop over the output rows so far
+ * (summary.txt), and the smallest rank deficiency seen (rows - rank of the constraint solve;
+ * > 0: redundant or singular loops, solved in least squares) */
+void hg_sim_loop_stats(const hg_sim *sim, double *max_position, double *max_velocity,
+                       int *redundant);
+
 /* force elements, k < hg_sim_nforce (forces.h says what each field means) */
 int hg_sim_nforce(const hg_sim *sim);
 void hg_sim_force(hg_sim *sim, int k, hg_force_view *fv);

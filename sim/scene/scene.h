@@ -172,7 +172,9 @@ typedef enum hg_action_type {
   HG_ACTION_ADD,          /* add a body absent at the start (present: false) with its subtree */
   HG_ACTION_SET_STATE,    /* set a joint's configuration and/or velocity (a perturbed state) */
   HG_ACTION_PERTURB,      /* pull a point of a body towards a world target by a spring-damper */
-  HG_ACTION_RELEASE       /* end the pull */
+  HG_ACTION_RELEASE,      /* end the pull */
+  HG_ACTION_CLOSE_LOOP,   /* close a loop (loops:) by its name, with a plastic impulse */
+  HG_ACTION_OPEN_LOOP     /* open a loop: its constraint no longer acts, velocities kept */
 } hg_action_type;
 
 typedef struct hg_action {
@@ -194,6 +196,7 @@ typedef struct hg_action {
   double point[3];      /* perturb: the pulled point in the body frame */
   double target[3];     /* perturb: where it is pulled to, world frame */
   double stiffness, damping; /* perturb: N/m and N s/m */
+  char *loop;           /* close_loop, open_loop: the loop's name */
   hg_src src;
 } hg_action;
 
@@ -224,6 +227,25 @@ typedef struct hg_capture_spec {
   char *joint;         /* name of the docking joint a capture creates (default dock_A_B) */
   hg_src src;
 } hg_capture_spec;
+
+/* ---- closed loops (docs/constraints.md) ----
+ * A loop is a joint of the joint table between two markers (frame A of marker[0], frame B of
+ * marker[1]; the axes in A's frame), or a coupling between two 1-DoF joints (type: coupling,
+ * q_follower = ratio q_leader + offset). Active loops are exact constraints from the start;
+ * close/open actions switch them while the simulation runs. */
+typedef struct hg_loop_spec {
+  char *name;
+  int coupling;          /* 1: type coupling (joint[], ratio, offset); 0: a joint loop */
+  hg_joint_type type;    /* joint loop: the joint's type (fixed: a weld) */
+  char *marker[2];       /* joint loop: 'between: [A, B]' */
+  double axis[3], axis2[3], pitch; /* joint loop: as a body's joint (defaults alike) */
+  char *joint[2];        /* coupling: 'joints: [leader, follower]' */
+  double ratio, offset;  /* coupling: default 1 and 0 */
+  int active;            /* default 1 */
+  double tol[2];         /* 'assembly: [m, rad]': how far apart the markers may be at the start
+                            and still be projected together (default 1e-3 m, 1e-3 rad) */
+  hg_src src;
+} hg_loop_spec;
 
 /* ---- outputs ---- */
 
@@ -271,6 +293,7 @@ typedef struct hg_scene {
   int nmode;     hg_mode_spec *mode;
   int nevent;    hg_event_spec *event;
   int ncapture;  hg_capture_spec *capture;
+  int nloop;     hg_loop_spec *loop;
 
   hg_integ_options integ;
   double t_start, t_end;
