@@ -412,6 +412,14 @@ static int act_stop(hg_sim *s, fire_ctx *c, int k) {
   return apply_mode(s, c, i, &locked_spec, HG_RECIPE_STOP, -1, -1);
 }
 
+/* close or open a loop (WIP: the runtime's loops come next) */
+static int act_loop(hg_sim *s, fire_ctx *c, const hg_action *act, int close) {
+  (void)c;
+  snprintf(s->err, sizeof s->err, "%s %s: loops are not in the runtime yet",
+           close ? "close" : "open", act->loop ? act->loop : "?");
+  return s->failed = HG_SIM_ERR_INPUT;
+}
+
 static int apply_action(hg_sim *s, fire_ctx *c, int a) {
   const hg_action *act = &c->action[a];
   if (act->type != HG_ACTION_SET_MODE) {
@@ -431,6 +439,8 @@ static int apply_action(hg_sim *s, fire_ctx *c, int a) {
   case HG_ACTION_SET_STATE: return act_set_state(s, c, act);
   case HG_ACTION_PERTURB: return act_perturb(s, c, act);
   case HG_ACTION_RELEASE: return act_release(s, c);
+  case HG_ACTION_CLOSE_LOOP: return act_loop(s, c, act, 1);
+  case HG_ACTION_OPEN_LOOP: return act_loop(s, c, act, 0);
   }
   return 0;
 }
