@@ -78,6 +78,13 @@ typedef int (*hg_root_fn)(void *user, double t, const double *q, const double *v
  * non-conservative forces, say); non-zero return means failure */
 typedef int (*hg_quad_fn)(void *user, double t, const double *q, const double *v, double *wdot);
 
+/* Projection onto an invariant manifold (closed kinematic loops: constraint rows c(q) = 0 and
+ * G(q) v = 0). Projects (q, v) in place: q on its group onto c(q) = 0, v onto G v = 0; eq and ev
+ * (nv each, or NULL) are tangent vectors (an error estimate's position part, in tangent
+ * coordinates at q, and its velocity part) to project onto the tangent spaces at the projected
+ * state. Returns 0; > 0 for a recoverable failure (the step is retried shorter); < 0 fatal. */
+typedef int (*hg_project_fn)(void *user, double t, double *q, double *v, double *eq, double *ev);
+
 typedef struct hg_system {
   const hg_model *m;   /* for the joint groups and dimensions (not modified) */
   hg_accel_fn accel;   /* required */
@@ -88,6 +95,11 @@ typedef struct hg_system {
   void *user;          /* passed to accel, roots and quad */
   int nquad;           /* number of quadratures w (0: none); they start at zero */
   hg_quad_fn quad;     /* required when nquad > 0 */
+  hg_project_fn project; /* NULL: none. CVODE BDF projects after every step through CVODE's own
+                          projection (CVodeSetProjFn: error control sees the projected step);
+                          CVODE Adams, which CVODE cannot project, at the end of every advance
+                          or step call, restarting there; the fixed-step methods after every
+                          step (and every partial step of an event search) */
 } hg_system;
 
 typedef struct hg_integ_options {
