@@ -314,7 +314,7 @@ static void events_between_outputs(void **state) {
  * of re-centrings returned */
 static long run_with_radius(plant *p, hg_integ_method method, double rtol, double r, double T,
                             double *q, double *v) {
-  hg_system sys = {p->m, plant_accel, 0, NULL, NULL, p, 0, NULL};
+  hg_system sys = {p->m, plant_accel, 0, NULL, NULL, p, 0, NULL, NULL};
   hg_integ_options o;
   hg_error err;
   hg_integ_default_options(&o, method);
@@ -585,7 +585,7 @@ static void failing_root_function_stops(void **state) {
 static void stop_time_and_single_steps(void **state) {
   for (int method = HG_INTEG_CVODE_BDF; method <= HG_INTEG_LIE_EULER; method++) {
     plant p = pendulum(1.0);
-    hg_system sys = {p.m, plant_accel, 0, NULL, NULL, &p, 0, NULL};
+    hg_system sys = {p.m, plant_accel, 0, NULL, NULL, &p, 0, NULL, NULL};
     hg_integ_options o;
     hg_error err;
     hg_integ_default_options(&o, (hg_integ_method)method);
@@ -632,7 +632,7 @@ static void output_times_do_not_change_the_run(void **state) {
 /* Bad options and systems are refused with a reason. */
 static void bad_input_is_refused(void **state) {
   plant p = pendulum(1.0);
-  hg_system sys = {p.m, plant_accel, 0, NULL, NULL, &p, 0, NULL};
+  hg_system sys = {p.m, plant_accel, 0, NULL, NULL, &p, 0, NULL, NULL};
   hg_integ_options o;
   hg_error err;
   hg_integ_default_options(&o, HG_INTEG_CVODE_BDF);

@@ -73,7 +73,7 @@ static void energy_budget_closes(void **state) {
   };
   for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
     pend p = make();
-    hg_system sys = {p.m, accel, 0, NULL, NULL, &p, 1, dissipation};
+    hg_system sys = {p.m, accel, 0, NULL, NULL, &p, 1, dissipation, NULL};
     hg_integ_options o;
     hg_error err;
     hg_integ_default_options(&o, runs[r].method);

@@ -124,7 +124,7 @@ typedef struct result {
 /* one run of p over [0, T]; the final state in (q, v) */
 static result run(plant *p, hg_integ_method method, double setting, double T, double *q,
                   double *v) {
-  hg_system sys = {p->m, plant_accel, 0, NULL, NULL, p, 0, NULL};
+  hg_system sys = {p->m, plant_accel, 0, NULL, NULL, p, 0, NULL, NULL};
   hg_integ_options o;
   hg_error err;
   result r;
