@@ -257,15 +257,51 @@ static int act_detach(hg_sim *s, fire_ctx *c, const char *body) {
 
 /* docks marker b's body to marker a's body by a locked free joint (named jname, or
  * dock_<ma>_<mb>) at their present relative pose */
+/* closes loop r (a plastic impulse: its energy loss is booked as a lock's) or says why not */
+static int close_loop(hg_sim *s, fire_ctx *c, int r) {
+  double e = 0;
+  char why[300];
+  int rc = hg_sim_loop_close(s, r, &e, why, sizeof why);
+  if (rc < 0) return s->failed;
+  if (rc > 0) {
+    s->tl.nrefused++;
+    return detail(c, "REFUSED close %s: %s", s->loops.loop[r].name, why), 0;
+  }
+  c->e_lock += e;
+  detail(c, "close loop %s (%.6g J removed)", s->loops.loop[r].name, e);
+  return 0;
+}
+
+static int act_loop(hg_sim *s, fire_ctx *c, const hg_action *act, int close) {
+  int r = hg_sim_loop_find(s, act->loop);
+  if (r < 0) return detail(c, "%s %s: no such loop, skipped", close ? "close" : "open",
+                           act->loop ? act->loop : "?"), 0;
+  if (close) return close_loop(s, c, r);
+  if (hg_sim_loop_open(s, r)) return detail(c, "open %s: not closed, skipped", act->loop), 0;
+  detail(c, "open loop %s", act->loop);
+  return 0;
+}
+
+/* docking two bodies of one tree closes a loop: a weld that holds the ports as they are */
+static int dock_loop(hg_sim *s, fire_ctx *c, const char *ma, const char *mb, const char *name) {
+  int r = hg_sim_loop_find(s, name);
+  if (r >= 0 && s->loops.loop[r].active)
+    return detail(c, "attach %s to %s: already docked, skipped", mb, ma), 0;
+  if ((r = hg_sim_loop_dock(s, name, ma, mb)) < 0) return s->failed;
+  detail(c, "dock %s to %s within one tree", mb, ma);
+  return close_loop(s, c, r);
+}
+
 static int dock(hg_sim *s, fire_ctx *c, const char *ma, const char *mb, const char *jname) {
   int ia, ib;
   hg_se3 Ma, Mb, T;
   char joint[256];
   if (hg_sim_resolve_marker(s, ma, &ia, &Ma) || hg_sim_resolve_marker(s, mb, &ib, &Mb) || ib < 1)
     return detail(c, "attach %s to %s absent: skipped", mb ? mb : "?", ma ? ma : "?"), 0;
-  /* docking within one tree would close a loop */
-  if (ia > 0 && s->m->root[ia] == s->m->root[ib])
-    return detail(c, "attach %s to %s: already connected, skipped", mb, ma), 0;
+  if (jname) snprintf(joint, sizeof joint, "%s", jname);
+  else snprintf(joint, sizeof joint, "dock_%s_%s", ma, mb);
+  /* docking within one tree closes a loop */
+  if (ia > 0 && s->m->root[ia] == s->m->root[ib]) return dock_loop(s, c, ma, mb, joint);
   /* re-rooting the child's tree must reverse every joint on the way up */
   const char *blocker = hg_topology_reroot_blocker(s->m, ib);
   if (blocker) {
@@ -278,8 +314,6 @@ static int dock(hg_sim *s, fire_ctx *c, const char *ma, const char *mb, const ch
   hg_kinematics(s->m, s->d, s->state.q, s->state.v);
   if (ia > 0) hg_se3_invmul(&s->d->T_world[ia], &s->d->T_world[ib], &T);
   else T = s->d->T_world[ib];
-  if (jname) snprintf(joint, sizeof joint, "%s", jname);
-  else snprintf(joint, sizeof joint, "dock_%s_%s", ma, mb);
   hg_topo_op op = {HG_ACTION_ATTACH, s->m->body_name[ib], s->m->body_name[ia], joint, T, NULL};
   char *child = hg_strdup(op.body), *parent = hg_strdup(op.parent);
   op.body = child;
@@ -294,6 +328,12 @@ static int dock(hg_sim *s, fire_ctx *c, const char *ma, const char *mb, const ch
 }
 
 static int act_undock(hg_sim *s, fire_ctx *c, const hg_action *act) {
+  /* a dock that closed a loop opens it */
+  int r = hg_sim_loop_find(s, act->joint);
+  if (r >= 0 && !s->loops.loop[r].spec) {
+    if (hg_sim_loop_open(s, r)) return detail(c, "undock %s: not docked, skipped", act->joint), 0;
+    return detail(c, "undock %s: loop opened", act->joint), 0;
+  }
   int i = act->joint ? hg_model_joint(s->m, act->joint) : -1;
   if (i < 1) return detail(c, "undock %s absent: skipped", act->joint ? act->joint : "?"), 0;
   if (!act->detach) return apply_mode(s, c, i, &free_spec, HG_RECIPE_KEEP, -1, -1);
@@ -410,14 +450,6 @@ static int act_stop(hg_sim *s, fire_ctx *c, int k) {
   }
   detail(c, "joint %s %s its %s stop", s->m->jnt_name[i], l->latch ? "latches at" : "hits", which);
   return apply_mode(s, c, i, &locked_spec, HG_RECIPE_STOP, -1, -1);
-}
-
-/* close or open a loop (WIP: the runtime's loops come next) */
-static int act_loop(hg_sim *s, fire_ctx *c, const hg_action *act, int close) {
-  (void)c;
-  snprintf(s->err, sizeof s->err, "%s %s: loops are not in the runtime yet",
-           close ? "close" : "open", act->loop ? act->loop : "?");
-  return s->failed = HG_SIM_ERR_INPUT;
 }
 
 static int apply_action(hg_sim *s, fire_ctx *c, int a) {

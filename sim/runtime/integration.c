@@ -41,6 +41,9 @@ int hg_sim_new_integrator(hg_sim *s) {
   s->rhs.sys.user = s;
   s->rhs.sys.nquad = 1;
   s->rhs.sys.quad = hg_sim_quad;
+  /* a run with loops keeps its state on their manifold (a run without has no projection, and
+   * integrates as it always did) */
+  s->rhs.sys.project = s->loops.n ? hg_sim_loops_project : NULL;
   s->rhs.cache_ok = 0;
   s->rhs.contact_t = NAN;
   s->rhs.I = hg_integrator_new(&s->rhs.sys, &s->integ, s->state.t, s->state.q, s->state.v, &err);

@@ -14,7 +14,8 @@ static int sim_eval(hg_sim *s, double t, const double *q, const double *v, doubl
   const hg_model *m = s->m;
   hg_data *d = s->d;
   hg_rt_rhs *w = &s->rhs;
-  int local = !kin && m->local && !m->nmimic && !hg_forces_need_kinematics(s->forces) &&
+  int loops = hg_sim_loops_on(&s->loops);
+  int local = !kin && !loops && m->local && !m->nmimic && !hg_forces_need_kinematics(s->forces) &&
               !(s->pull.forces && hg_forces_need_kinematics(s->pull.forces));
   size_t nq = (size_t)m->nq, nv = (size_t)m->nv;
   /* the prescribed part of the state and its accelerations from the profiles */
@@ -38,10 +39,15 @@ static int sim_eval(hg_sim *s, double t, const double *q, const double *v, doubl
    * joints becomes the load the joint carries; no body wrenches (fext all zero) are passed as
    * none, which spares the pass their transformation at every body */
   const double *fext = wrenches ? w->fext : NULL;
-  int rc = local       ? hg_hybrid(m, d, w->qs, w->vs, w->qdd, w->tau, fext)
+  /* with closed loops, the constrained pass (loops.h; it enforces the mimic couplings too) */
+  s->loops.lambda_ok = 0;
+  int rc = loops       ? hg_loops_hybrid(s->loops.L, d, w->qs, w->vs, s->loops.active, w->qdd,
+                                         w->tau, fext, s->loops.lambda)
+           : local     ? hg_hybrid(m, d, w->qs, w->vs, w->qdd, w->tau, fext)
            : m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, w->qdd, w->tau, fext)
                        : hg_hybrid_on_kinematics(m, d, w->qdd, w->tau, fext);
   if (rc) return -1;
+  s->loops.lambda_ok = loops;
   for (int i = 1; i < m->nbody; i++) {
     if (d->mode[i] == HG_MODE_FREE) continue;
     for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) {

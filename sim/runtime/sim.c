@@ -53,10 +53,11 @@ static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
 /* model, state, modes, integrator and outputs */
 static int sim_build(hg_sim *s, hg_error *err) {
   s->builder = hg_builder_copy(s->scene->builder, err);
+  if (s->builder && hg_sim_loops_init(s, err)) return -1;
   hg_model *m = s->builder ? hg_builder_compile(s->builder, err) : NULL;
   if (!m || hg_sim_install_model(s, m, err)) return -1;
   s->state.t = s->t_start;
-  if (hg_sim_initial_state(s, err)) return -1;
+  if (hg_sim_initial_state(s, err) || hg_sim_loops_start(s, err)) return -1;
   hg_sim_budget_start(s);
   /* the work quadrature is held to rtol of the initial energy scale (fixed for the whole run,
    * so that restarts and resumed runs integrate alike) */
@@ -90,6 +91,7 @@ void hg_sim_free(hg_sim *s) {
   hg_sim_free_previews(s);
   hg_sim_pull_release(s);
   hg_sim_free_model(s);
+  hg_sim_loops_free(s);
   hg_builder_free(s->builder);
   hg_sim_free_timeline(s);
   hg_ck_free(s);
@@ -335,6 +337,7 @@ static int present(hg_sim *s) {
   if (!rc && s->tl.restart) rc = hg_sim_restart(s) ? s->failed : 0;
   if (!rc && row_exists(s, s->tl.k_out) && hg_sim_out_time(s, s->tl.k_out) <= s->state.t) {
     track_invariants(s);
+    hg_sim_loops_row(s);
     rc = hg_sim_notify_row(s);
     s->tl.k_out++;
   }

@@ -12,6 +12,7 @@
  *   views.h       views: views, previews and observers
  *   checkpoint.h  ck: the last good state (checkpoints themselves are files)
  *   pull.h        pull: the perturbation spring
+ *   sim_loops.h   loops: the closed loops, which are closed, and their compiled constraints
  *   sim_model.h   the model and what is compiled against it (the fields m to model_version)
  * sim.c orchestrates: it alone fires events, settles end stops, tells the observers and keeps the
  * last good state; a file calls only files below it (never sim.c, never one that calls it back):
@@ -30,6 +31,7 @@
 #include "collision.h"
 #include "integrator.h"
 #include "mimic.h"
+#include "sim_loops.h"
 #include "sim_model.h"
 #include "pull.h"
 #include "rhs.h"
@@ -61,6 +63,7 @@ struct hg_sim {
   hg_rt_views views;
   hg_rt_checkpoint ck;
   hg_rt_pull pull;
+  hg_rt_loops loops;
 
   int failed;             /* the status of a failure (0: none) */
   char err[512];          /* the first failure (as long as hg_error.msg) */

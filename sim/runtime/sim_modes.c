@@ -109,8 +109,11 @@ int hg_sim_mode_impulse(hg_sim *s, double *e_lock, int *external) {
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->state.t, d->err), -1;
   if (!all_zero)
     for (int k = 0; k < m->nv; k++) target[k] = s->state.v[k] + s->rhs.dv[k];
-  /* the couplings with free leaders, which the impulse above did not see */
-  if (m->nmimic && hg_mimic_impulse(m, d, s->mimic, s->state.q, target))
+  /* the closed loops (with the couplings), or the couplings with free leaders alone, which the
+   * impulse above did not see */
+  if (hg_sim_loops_on(&s->loops)) {
+    if (hg_sim_loops_impulse(s, target, NULL)) return -1;
+  } else if (m->nmimic && hg_mimic_impulse(m, d, s->mimic, s->state.q, target))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->state.t, d->err), -1;
   for (int k = 0; k < m->nv; k++) {
     s->rhs.dv[k] = target[k] - s->state.v[k];

@@ -127,13 +127,13 @@ static void resolve_event(hg_sim *s, hg_trig *g) {
   if (!ok) g->active = 0;
 }
 
-/* a capture: both ports present, in different trees, not captured yet */
+/* a capture: both ports present on two bodies, not captured yet (ports on one tree close a loop) */
 static void resolve_capture(hg_sim *s, hg_trig *g) {
   const hg_capture_spec *c = &s->scene->capture[g->index];
   g->active = !s->tl.captured[g->index] &&
               !hg_sim_resolve_marker(s, c->marker_a, &g->body_a, &g->mark_a) &&
               !hg_sim_resolve_marker(s, c->marker_b, &g->body_b, &g->mark_b) &&
-              g->body_b > 0 && s->m->root[g->body_a] != s->m->root[g->body_b];
+              g->body_b > 0 && g->body_a != g->body_b;
 }
 
 void hg_sim_resolve_triggers(hg_sim *s) {

@@ -175,3 +175,61 @@ void hg_sim_stats(const hg_sim *s, hg_integ_stats *st) {
     hg_sim_add_stats(st, &cur);
   }
 }
+
+/* ---- closed loops ---- */
+
+int hg_sim_nloop(const hg_sim *s) { return s->loops.n; }
+
+void hg_sim_loop(hg_sim *s, int k, hg_sim_loop_view *lv) {
+  memset(lv, 0, sizeof *lv);
+  if (k < 0 || k >= s->loops.n) return;
+  view_state(s);
+  hg_rt_loops *l = &s->loops;
+  const hg_rt_loop *r = &l->loop[k];
+  const hg_loop_spec *sp = r->spec;
+  lv->name = r->name;
+  lv->type = sp && sp->coupling ? "coupling" : hg_joint_type_name(sp ? sp->type : HG_JOINT_FIXED);
+  lv->active = r->active;
+  lv->present = r->k >= 0;
+  lv->nrow = sp && sp->coupling ? 1 : 6 - hg_joint_nv(sp ? sp->type : HG_JOINT_FIXED);
+  lv->marker_a = sp ? (sp->coupling ? NULL : sp->marker[0]) : r->marker[0];
+  lv->marker_b = sp ? (sp->coupling ? NULL : sp->marker[1]) : r->marker[1];
+  hg_se3_identity(&lv->frame_a);
+  hg_se3_identity(&lv->frame_b);
+  if (!lv->present) return;
+  const double *q = s->rhs.qs, *v = s->rhs.vs;
+  int c = r->k;
+  /* where the frames are */
+  for (int side = 0; side < 2 && lv->marker_a; side++) {
+    int b;
+    hg_se3 M;
+    if (hg_sim_resolve_marker(s, side ? lv->marker_b : lv->marker_a, &b, &M)) continue;
+    if (b > 0) hg_se3_mul(&s->d->T_world[b], &M, side ? &lv->frame_b : &lv->frame_a);
+    else *(side ? &lv->frame_b : &lv->frame_a) = M;
+  }
+  hg_loops_violation(l->L, s->d, q, c, &lv->distance, &lv->angle);
+  /* the velocity violation |G_k v| of this loop's rows alone */
+  memset(l->mask, 0, (size_t)l->nl);
+  l->mask[c] = 1;
+  int nr = hg_loops_rows(l->L, s->d, q, v, l->mask, l->G, NULL, NULL), nv = s->m->nv;
+  double g2 = 0;
+  for (int i = 0; i < nr; i++) {
+    double gi = 0;
+    for (int j = 0; j < nv; j++) gi += l->G[(size_t)i * (size_t)nv + (size_t)j] * v[j];
+    g2 += gi * gi;
+  }
+  lv->speed = sqrt(g2);
+  /* its wrench: its rows of the multipliers, stacked by closed loop */
+  if (!r->active || !l->lambda_ok) return;
+  int off = 0;
+  for (int j = 0; j < c; j++)
+    if (l->active[j]) off += hg_loops_nrow(l->L, j);
+  hg_loops_wrench(l->L, s->d, c, l->lambda + off, lv->wrench);
+  if (sp && sp->coupling) {
+    lv->wrench[0] = l->lambda[off];
+    memcpy(lv->wrench_world, lv->wrench, sizeof lv->wrench);
+    return;
+  }
+  hg_m3_mulv(lv->frame_a.R, lv->wrench, lv->wrench_world);
+  hg_m3_mulv(lv->frame_a.R, lv->wrench + 3, lv->wrench_world + 3);
+}
