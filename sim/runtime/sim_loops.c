@@ -310,18 +310,10 @@ int hg_sim_loop_open(hg_sim *s, int r) {
   return 0;
 }
 
-int hg_sim_loop_dock(hg_sim *s, const char *name, const char *ma, const char *mb) {
+int hg_sim_loop_restore(hg_sim *s, const char *name, const char *ma, const char *mb,
+                        const hg_se3 *hold, int active) {
   hg_rt_loops *l = &s->loops;
   int r = hg_sim_loop_find(s, name);
-  int ia, ib;
-  hg_se3 Ma, Mb, A, B;
-  if (hg_sim_resolve_marker(s, ma, &ia, &Ma) || hg_sim_resolve_marker(s, mb, &ib, &Mb))
-    return hg_sim_fail(s, HG_SIM_ERR_INPUT, "dock %s: a marker is absent", name), -1;
-  hg_kinematics(s->m, s->d, s->state.q, s->state.v);
-  s->views.view_ok = 0;
-  if (ia > 0) hg_se3_mul(&s->d->T_world[ia], &Ma, &A);
-  else A = Ma;
-  hg_se3_mul(&s->d->T_world[ib], &Mb, &B);
   if (r < 0) {
     if (loops_grow(l)) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
     hg_rt_loop *n = &l->loop[l->n];
@@ -338,12 +330,32 @@ int hg_sim_loop_dock(hg_sim *s, const char *name, const char *ma, const char *mb
   } else if (l->loop[r].spec) {
     return hg_sim_fail(s, HG_SIM_ERR_INPUT, "dock: '%s' names a loop of the scene", name), -1;
   }
-  /* the weld holds B where it is now, seen from A */
-  hg_se3_invmul(&A, &B, &l->loop[r].hold);
-  l->loop[r].active = 0;
+  l->loop[r].hold = *hold;
+  l->loop[r].active = active;
   hg_error err;
   if (hg_sim_loops_compile(s, &err)) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "%s", err.msg), -1;
   return r;
+}
+
+int hg_sim_loop_dock(hg_sim *s, const char *name, const char *ma, const char *mb) {
+  int ia, ib;
+  hg_se3 Ma, Mb, A, B, hold;
+  if (hg_sim_resolve_marker(s, ma, &ia, &Ma) || hg_sim_resolve_marker(s, mb, &ib, &Mb))
+    return hg_sim_fail(s, HG_SIM_ERR_INPUT, "dock %s: a marker is absent", name), -1;
+  hg_kinematics(s->m, s->d, s->state.q, s->state.v);
+  s->views.view_ok = 0;
+  if (ia > 0) hg_se3_mul(&s->d->T_world[ia], &Ma, &A);
+  else A = Ma;
+  hg_se3_mul(&s->d->T_world[ib], &Mb, &B);
+  /* the weld holds B where it is now, seen from A */
+  hg_se3_invmul(&A, &B, &hold);
+  return hg_sim_loop_restore(s, name, ma, mb, &hold, 0);
+}
+
+int hg_sim_loop_set(hg_sim *s, int r, int active) {
+  set_active(&s->loops, r, active);
+  s->views.view_ok = 0;
+  return 0;
 }
 
 /* ---- statistics ---- */

@@ -81,6 +81,13 @@ int hg_sim_loop_open(hg_sim *s, int r);
  * named name; closed by hg_sim_loop_close. The loop's index, or -1 (s->err) out of memory. */
 int hg_sim_loop_dock(hg_sim *s, const char *name, const char *ma, const char *mb);
 
+/* the attach-made loop name (made if new) holding B at hold seen from A, closed or not (a
+ * checkpoint's record); its index or -1 (s->err) */
+int hg_sim_loop_restore(hg_sim *s, const char *name, const char *ma, const char *mb,
+                        const hg_se3 *hold, int active);
+/* sets loop r closed or open without an impulse (a checkpoint's record); 0 */
+int hg_sim_loop_set(hg_sim *s, int r, int active);
+
 /* after an impulse that ignored the loops: the plastic impulse onto G v = 0 (v of the current
  * model); *e_removed (may be NULL) its kinetic energy loss. 0 or -1 (s->err) */
 int hg_sim_loops_impulse(hg_sim *s, double *v, double *e_removed);
