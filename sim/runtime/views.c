@@ -2,6 +2,7 @@
  * The kinematics and joint loads of the current state are evaluated once (view_state) and read
  * from s->d and s->rhs.tau until the state changes. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim_internal.h"
@@ -50,8 +51,19 @@ int hg_sim_write_commands(const hg_sim *s, const char *path) {
 
 int hg_sim_parse_command(const hg_sim *s, const char *text, hg_command *cmd, hg_error *err) {
   const hg_model *m = s->m;
-  return hg_command_parse(s->scene, text, (const char *const *)m->jnt_name + 1, m->nbody - 1, cmd,
-                          err);
+  if (!s->loops.n)
+    return hg_command_parse(s->scene, text, (const char *const *)m->jnt_name + 1, m->nbody - 1,
+                            cmd, err);
+  /* the model's joints and the loops docking made (names that are not joints: loops) */
+  int n = 0;
+  const char **names = malloc((size_t)(m->nbody + s->loops.n) * sizeof *names);
+  if (!names) return hg_error_set(err, "out of memory"), -1;
+  for (int i = 1; i < m->nbody; i++) names[n++] = m->jnt_name[i];
+  for (int k = 0; k < s->loops.n; k++)
+    if (!s->loops.loop[k].spec) names[n++] = s->loops.loop[k].name;
+  int rc = hg_command_parse(s->scene, text, names, n, cmd, err);
+  free(names);
+  return rc;
 }
 
 /* ---- bodies and joints ---- */
