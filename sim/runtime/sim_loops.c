@@ -360,21 +360,6 @@ int hg_sim_loop_set(hg_sim *s, int r, int active) {
 
 /* ---- statistics ---- */
 
-void hg_sim_loops_row(hg_sim *s) {
-  hg_rt_loops *l = &s->loops;
-  if (!hg_sim_loops_on(l)) return;
-  int nloop = hg_sim_nloop(s);
-  for (int k = 0; k < nloop; k++) {
-    hg_sim_loop_view lv;
-    hg_sim_loop(s, k, &lv);
-    if (!lv.active || !lv.present) continue;
-    l->max_pos = fmax(l->max_pos, fmax(lv.distance, lv.angle));
-    l->max_vel = fmax(l->max_vel, lv.speed);
-  }
-  int rows, rank = hg_loops_rank(l->L, &rows);
-  if (rows - rank > l->redundant) l->redundant = rows - rank;
-}
-
 void hg_sim_loop_stats(const hg_sim *s, double *max_position, double *max_velocity,
                        int *redundant) {
   if (max_position) *max_position = s->loops.max_pos;

@@ -19,7 +19,7 @@
  *   L, nl, rt, active   hg_sim_loops_compile, at every hg_sim_install_model (sim_model.c); active
  *                       and nactive also hg_sim_loop_close and hg_sim_loop_open
  *   lambda, lambda_ok   sim_eval (rhs.c) at every evaluation with closed loops
- *   max_pos, max_vel, redundant   hg_sim_loops_row (sim.c, at every output row) */
+ *   max_pos, max_vel, redundant   hg_sim_loops_row (views.c; sim.c calls it at every output row) */
 #ifndef HINGE_RT_SIM_LOOPS_H
 #define HINGE_RT_SIM_LOOPS_H
 

@@ -245,3 +245,19 @@ void hg_sim_loop(hg_sim *s, int k, hg_sim_loop_view *lv) {
   hg_m3_mulv(lv->frame_a.R, lv->wrench, lv->wrench_world);
   hg_m3_mulv(lv->frame_a.R, lv->wrench + 3, lv->wrench_world + 3);
 }
+
+/* the loops' violations at an output row (sim_loops.h) */
+void hg_sim_loops_row(hg_sim *s) {
+  hg_rt_loops *l = &s->loops;
+  if (!hg_sim_loops_on(l)) return;
+  int nloop = hg_sim_nloop(s);
+  for (int k = 0; k < nloop; k++) {
+    hg_sim_loop_view lv;
+    hg_sim_loop(s, k, &lv);
+    if (!lv.active || !lv.present) continue;
+    l->max_pos = fmax(l->max_pos, fmax(lv.distance, lv.angle));
+    l->max_vel = fmax(l->max_vel, lv.speed);
+  }
+  int rows, rank = hg_loops_rank(l->L, &rows);
+  if (rows - rank > l->redundant) l->redundant = rows - rank;
+}
