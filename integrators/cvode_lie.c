@@ -8,7 +8,23 @@
  *
  * Output: advance drives CVODE one internal step at a time (CV_ONE_STEP), re-centring between
  * steps, and interpolates (CVodeGetDky) back to tout once a step has passed it, so output times
- * never constrain the step size. A root found beyond tout is kept pending until it is reached. */
+ * never constrain the step size. A root found beyond tout is kept pending until it is reached.
+ *
+ * Projection (sys.project, closed kinematic loops):
+ *   BDF    CVODE's own projection (CVodeSetProjFn, every step): after each step's corrector,
+ *          cv_project maps y = (xi, v) to (q_ref (+) xi, v), projects it together with the error
+ *          estimate's (xi, v) parts, maps the projected q back into the chart
+ *          (xi' = q_ref^-1 q' in tangent coordinates) and hands CVODE the correction y' - y, so the
+ *          error test and the history see the projected step. CVodeReInit keeps the projection
+ *          function (re-centring and resets restart with it). An output interpolated between
+ *          steps (and a root) is projected too, for the caller only: the steps already lie on the
+ *          manifold. A positive return of the projection makes CVODE retry a shorter step.
+ *   Adams  CVODE cannot project Adams steps, so the state is projected at the end of every
+ *          advance or step call (at tout, at one step, at a root, at t_stop) and, when that moved
+ *          it, CVODE restarts there (the restart of a reset), so each stretch between calls starts
+ *          on the manifold; the drift within a stretch is the integration error's. A restart
+ *          costs a return to order 1, so frequent outputs cost steps.
+ * Without a projection none of this runs and the steps are those of an unprojected run. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +32,7 @@
 #include <string.h>
 
 #include <cvode/cvode.h>
+#include <cvode/cvode_proj.h>
 #include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
@@ -43,6 +60,8 @@ typedef struct cvode_impl {
   N_Vector atol;           /* absolute tolerance per component */
   double *qref;            /* nq: the chart centre */
   double *qc;              /* nq: the configuration at a callback */
+  double *qp, *vp;         /* nq, nv: the state being projected */
+  double *eq, *ev;         /* nv each: the error estimate being projected */
   int *rootinfo;           /* nroot: CVODE's root report */
   double tn;               /* CVODE's internal time (end of the last step) */
   int pending;             /* a root at troot > the last output, not yet delivered */
@@ -121,6 +140,37 @@ static int cv_roots(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
   return hg_integ_roots(I, t, c->qc, xi + I->nv, g) ? -1 : 0;
 }
 
+/* BDF projection: y = (xi, v, w) -> corr = y' - y with (q_ref (+) xi', v') = project(q_ref (+) xi,
+ * v); err's (xi, v) parts projected in place (when CVODE passes it); 0, 1 (retry shorter) or -1 */
+static int cv_project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps, N_Vector err,
+                      void *ud) {
+  (void)eps;
+  hg_integrator *I = ud;
+  cvode_impl *c = I->impl;
+  int nv = I->nv;
+  const double *xi = ydata(ycur);
+  double *dc = ydata(corr), *de = err ? ydata(err) : NULL;
+  hg_model_integrate(I->m, c->qref, xi, 1.0, c->qp);
+  memcpy(c->vp, xi + nv, (size_t)nv * sizeof(double));
+  if (de) {
+    memcpy(c->eq, de, (size_t)nv * sizeof(double));
+    memcpy(c->ev, de + nv, (size_t)nv * sizeof(double));
+  }
+  int rc = hg_integ_project(I, t, c->qp, c->vp, de ? c->eq : NULL, de ? c->ev : NULL);
+  if (rc) return rc > 0 ? 1 : -1;
+  hg_model_difference(I->m, c->qref, c->qp, dc); /* xi' */
+  for (int k = 0; k < nv; k++) {
+    dc[k] -= xi[k];
+    dc[nv + k] = c->vp[k] - xi[nv + k];
+  }
+  for (int k = 0; k < I->nquad; k++) dc[2 * nv + k] = 0;
+  if (de) {
+    memcpy(de, c->eq, (size_t)nv * sizeof(double));
+    memcpy(de + nv, c->ev, (size_t)nv * sizeof(double));
+  }
+  return 0;
+}
+
 /* keeps CVODE's error messages instead of printing them; warnings (such as t + h == t) are
  * dropped because an error return follows when they matter */
 static void cv_error_handler(int code, const char *module, const char *function, char *msg,
@@ -142,7 +192,23 @@ static void cv_output(hg_integrator *I, double t, N_Vector y) {
   I->t = t;
 }
 
-/* the output state at t within the last internal step, by CVODE's interpolant */
+/* projects the output state (I->q, I->v) at I->t in place: 1 when that moved it, 0 when not, or
+ * the failure (the output left as it was) */
+static int cv_project_output(hg_integrator *I) {
+  cvode_impl *c = I->impl;
+  size_t nq = (size_t)I->nq * sizeof(double), nv = (size_t)I->nv * sizeof(double);
+  memcpy(c->qp, I->q, nq);
+  memcpy(c->vp, I->v, nv);
+  if (hg_integ_project(I, I->t, I->q, I->v, NULL, NULL)) {
+    memcpy(I->q, c->qp, nq);
+    memcpy(I->v, c->vp, nv);
+    return hg_integ_fail_project(I);
+  }
+  return memcmp(c->qp, I->q, nq) != 0 || memcmp(c->vp, I->v, nv) != 0;
+}
+
+/* the output state at t within the last internal step, by CVODE's interpolant (with a BDF
+ * projection: projected, the interpolant being off the manifold between the projected steps) */
 static int cv_interpolate(hg_integrator *I, double t) {
   cvode_impl *c = I->impl;
   int flag = CVodeGetDky(c->mem, t, 0, c->yout);
@@ -150,6 +216,10 @@ static int cv_interpolate(hg_integrator *I, double t) {
     return hg_integ_fail(I, HG_INTEG_ERR_SOLVER, "CVODE could not interpolate at t = %.17g: %s",
                          t, c->cv_msg);
   cv_output(I, t, c->yout);
+  if (I->sys.project && I->opt.method == HG_INTEG_CVODE_BDF) {
+    int rc = cv_project_output(I);
+    if (rc < 0) return rc;
+  }
   return HG_INTEG_OK;
 }
 
@@ -222,6 +292,9 @@ static int cv_failure(hg_integrator *I, int flag) {
     return hg_integ_fail_rhs(I);
   case CV_RTFUNC_FAIL:
     return I->failed ? I->failed : hg_integ_fail(I, HG_INTEG_ERR_ROOTFN, "root function failed");
+  case CV_PROJFUNC_FAIL:
+  case CV_REPTD_PROJFUNC_ERR:
+    return hg_integ_fail_project(I);
   default: {
     char *name = CVodeGetReturnFlagName(flag);
     hg_integ_fail(I, HG_INTEG_ERR_SOLVER, "CVODE failed after t = %.17g (%s): %s", c->tn,
@@ -232,12 +305,22 @@ static int cv_failure(hg_integrator *I, int flag) {
   }
 }
 
-/* hands out the pending root: the output at troot, then a restart in a chart centred there */
+static int cv_reset(hg_integrator *I);
+
+/* hands out the pending root: the output at troot (projected, with a projection), then a restart
+ * in a chart centred there */
 static int cv_deliver_root(hg_integrator *I) {
   cvode_impl *c = I->impl;
   cv_output(I, c->troot, c->yroot);
   for (int k = 0; k < I->nroot; k++) I->roots_found[k] = c->rootinfo[k];
-  int rc = cv_recentre(I, c->troot, c->yroot);
+  int rc;
+  if (I->sys.project) {
+    rc = cv_project_output(I);
+    if (rc < 0) return rc;
+    rc = cv_reset(I);
+  } else {
+    rc = cv_recentre(I, c->troot, c->yroot);
+  }
   return rc == HG_INTEG_OK ? HG_INTEG_ROOT : rc;
 }
 
@@ -279,7 +362,7 @@ static int cv_one_step(hg_integrator *I) {
   return HG_INTEG_OK;
 }
 
-static int cv_advance(hg_integrator *I, double tout, int one_step) {
+static int cv_advance_steps(hg_integrator *I, double tout, int one_step) {
   cvode_impl *c = I->impl;
   /* a root found by an earlier step past the last output */
   if (c->pending) return c->troot <= tout ? cv_deliver_root(I) : cv_interpolate(I, tout);
@@ -303,6 +386,21 @@ static int cv_advance(hg_integrator *I, double tout, int one_step) {
     return HG_INTEG_OK;
   }
   return cv_interpolate(I, tout);
+}
+
+/* the steps to tout, and with an Adams projection the projection of the result: a restart from it
+ * when that moved it (roots are projected and restarted from by cv_deliver_root) */
+static int cv_advance(hg_integrator *I, double tout, int one_step) {
+  int rc = cv_advance_steps(I, tout, one_step);
+  if (!I->sys.project || I->opt.method != HG_INTEG_CVODE_ADAMS || rc < 0 || rc == HG_INTEG_ROOT)
+    return rc;
+  int moved = cv_project_output(I);
+  if (moved < 0) return moved;
+  if (moved) {
+    int rr = cv_reset(I);
+    if (rr != HG_INTEG_OK) return rr;
+  }
+  return rc;
 }
 
 /* y = (0, v, w) in the chart centred on the current q */
@@ -343,6 +441,10 @@ static void cv_release(hg_integrator *I) {
   if (c->ctx) SUNContext_Free(&c->ctx);
   free(c->qref);
   free(c->qc);
+  free(c->qp);
+  free(c->vp);
+  free(c->eq);
+  free(c->ev);
   free(c->rootinfo);
   free(c);
   I->impl = NULL;
@@ -423,8 +525,13 @@ static int cv_alloc(hg_integrator *I, hg_error *err) {
   c->atol = N_VNew_Serial(n, c->ctx);
   c->qref = malloc((size_t)I->nq * sizeof(double));
   c->qc = malloc((size_t)I->nq * sizeof(double));
+  c->qp = malloc((size_t)I->nq * sizeof(double));
+  c->vp = malloc((size_t)I->nv * sizeof(double));
+  c->eq = malloc((size_t)I->nv * sizeof(double));
+  c->ev = malloc((size_t)I->nv * sizeof(double));
   c->rootinfo = calloc((size_t)I->nroot + 1, sizeof(int));
-  if (!c->y || !c->yout || !c->yroot || !c->atol || !c->qref || !c->qc || !c->rootinfo)
+  if (!c->y || !c->yout || !c->yroot || !c->atol || !c->qref || !c->qc || !c->qp || !c->vp ||
+      !c->eq || !c->ev || !c->rootinfo)
     return cv_check(-1, "allocation", c, err);
   return 0;
 }
@@ -454,5 +561,10 @@ int hg_integ_cvode_init(hg_integrator *I, hg_error *err) {
   if (isfinite(I->opt.t_stop) && I->opt.t_stop > I->t &&
       cv_check(CVodeSetStopTime(c->mem, I->opt.t_stop), "CVodeSetStopTime", c, err))
     return -1;
-  return cv_solvers(I, err) || cv_root_setup(I, err) ? -1 : 0;
+  if (cv_solvers(I, err) || cv_root_setup(I, err)) return -1;
+  /* BDF: CVODE projects every step (CVodeReInit keeps it); Adams projects in cv_advance */
+  if (I->sys.project && I->opt.method == HG_INTEG_CVODE_BDF &&
+      cv_check(CVodeSetProjFn(c->mem, cv_project), "CVodeSetProjFn", c, err))
+    return -1;
+  return 0;
 }

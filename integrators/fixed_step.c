@@ -12,7 +12,11 @@
  * for every allowed sign change the partial step s in (0, h] that reaches the zero is found by the
  * Illinois (modified regula falsi) iteration, each trial a step of length s from the step start,
  * to ~1e-14 (|t| + h). The integrator stops at the earliest, on the side where g has changed
- * sign. */
+ * sign.
+ *
+ * Projection: with sys.project, every step's end state (q1, v1) is projected onto the manifold
+ * before anything looks at it, and so is every trial partial step of the event search: the root
+ * functions and the caller only ever see projected states. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,10 +90,16 @@ static int rkmk4_step(hg_integrator *I, double t, const double *q, const double 
   return 0;
 }
 
-/* one step of the chosen method from the current state (I->t, I->q, I->v) */
+/* one step of the chosen method from the current state (I->t, I->q, I->v), projected onto the
+ * manifold when the system has a projection; 0 or the error (the integrator failed) */
 static int fx_step(hg_integrator *I, double h, double *q1, double *v1, double *w1) {
-  if (I->opt.method == HG_INTEG_LIE_EULER) return lie_euler_step(I, I->t, I->q, I->v, h, q1, v1, w1);
-  return rkmk4_step(I, I->t, I->q, I->v, h, q1, v1, w1);
+  int rc = I->opt.method == HG_INTEG_LIE_EULER ? lie_euler_step(I, I->t, I->q, I->v, h, q1, v1, w1)
+                                               : rkmk4_step(I, I->t, I->q, I->v, h, q1, v1, w1);
+  if (rc) return hg_integ_fail_rhs(I);
+  /* a recoverable failure too is final: the fixed step is not shortened */
+  if (I->sys.project && hg_integ_project(I, I->t + h, q1, v1, NULL, NULL))
+    return hg_integ_fail_project(I);
+  return 0;
 }
 
 /* ---- events ---- */
@@ -107,7 +117,8 @@ static int crossed(double g0, double g) { return g0 < 0 ? g >= 0 : g <= 0; }
 /* the state and roots after a partial step of length s: (qt, vt, gt) */
 static int fx_trial(hg_integrator *I, double s) {
   fixed_impl *f = I->impl;
-  if (fx_step(I, s, f->qt, f->vt, f->wt)) return hg_integ_fail_rhs(I);
+  int rc = fx_step(I, s, f->qt, f->vt, f->wt);
+  if (rc) return rc;
   if (hg_integ_roots(I, I->t + s, f->qt, f->vt, f->gt)) return I->failed;
   return 0;
 }
@@ -177,7 +188,8 @@ static int fx_advance(hg_integrator *I, double tout, int one_step) {
     int on_grid = !(t1 >= tout - 1e-6 * h);
     if (!on_grid) t1 = tout;
     h = t1 - I->t;
-    if (fx_step(I, h, f->q1, f->v1, f->w1)) return hg_integ_fail_rhs(I);
+    int rc = fx_step(I, h, f->q1, f->v1, f->w1);
+    if (rc) return rc;
     if (I->nroot) {
       if (hg_integ_roots(I, t1, f->q1, f->v1, f->g1)) return I->failed;
       for (int k = 0; k < I->nroot; k++)

@@ -55,6 +55,11 @@ int hg_integ_rates(hg_integrator *I, double t, const double *q, const double *v,
                    double *wdot);
 /* g = roots(t, q, v), counted; -1 with the error message set when it fails or is not finite */
 int hg_integ_roots(hg_integrator *I, double t, const double *q, const double *v, double *g);
+/* sys.project(t, q, v, eq, ev), counted: 0, the callback's non-zero return, or -1 when the
+ * projected state is not finite; on failure fail_t and fail_why are set */
+int hg_integ_project(hg_integrator *I, double t, double *q, double *v, double *eq, double *ev);
+/* HG_INTEG_ERR_SOLVER with "projection failed at t = ...: why" */
+int hg_integ_fail_project(hg_integrator *I);
 /* xidot = dexp^-1_xi(v) joint by joint: the rate of the chart coordinate xi (q = q_ref (+) xi)
  * that realizes the joint velocities v */
 void hg_integ_chart_rate(const hg_model *m, const double *xi, const double *v, double *xidot);

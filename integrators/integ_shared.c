@@ -26,6 +26,11 @@ int hg_integ_fail_rhs(hg_integrator *I) {
                        I->fail_t, I->fail_why, I->t);
 }
 
+int hg_integ_fail_project(hg_integrator *I) {
+  return hg_integ_fail(I, HG_INTEG_ERR_SOLVER, "projection failed at t = %.17g: %s", I->fail_t,
+                       I->fail_why);
+}
+
 /* ---- guarded evaluations ---- */
 
 int hg_integ_accel(hg_integrator *I, double t, const double *q, const double *v, double *vdot) {
@@ -75,6 +80,25 @@ int hg_integ_roots(hg_integrator *I, double t, const double *q, const double *v,
       return -1;
     }
   return 0;
+}
+
+int hg_integ_project(hg_integrator *I, double t, double *q, double *v, double *eq, double *ev) {
+  I->stats.projections++;
+  int rc = I->sys.project(I->sys.user, t, q, v, eq, ev);
+  if (rc) {
+    I->fail_t = t;
+    snprintf(I->fail_why, sizeof I->fail_why, "the projection returned %d", rc);
+    return rc;
+  }
+  for (int k = 0; k < I->nq; k++)
+    if (!isfinite(q[k])) rc = -1;
+  for (int k = 0; k < I->nv; k++)
+    if (!isfinite(v[k])) rc = -1;
+  if (rc) {
+    I->fail_t = t;
+    snprintf(I->fail_why, sizeof I->fail_why, "the projected state is not finite");
+  }
+  return rc;
 }
 
 /* ---- chart ---- */

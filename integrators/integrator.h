@@ -96,7 +96,8 @@ typedef struct hg_system {
   int nquad;           /* number of quadratures w (0: none); they start at zero */
   hg_quad_fn quad;     /* required when nquad > 0 */
   hg_project_fn project; /* NULL: none. CVODE BDF projects after every step through CVODE's own
-                          projection (CVodeSetProjFn: error control sees the projected step);
+                          projection (CVodeSetProjFn: error control sees the projected step),
+                          and the outputs it interpolates between steps;
                           CVODE Adams, which CVODE cannot project, at the end of every advance
                           or step call, restarting there; the fixed-step methods after every
                           step (and every partial step of an event search) */
@@ -131,6 +132,7 @@ typedef struct hg_integ_stats {
   long events;         /* HG_INTEG_ROOT returns */
   long resets;         /* hg_integrator_reset calls */
   long rhs_retries;    /* accelerations that failed and were retried with a smaller step */
+  long projections;    /* calls of sys.project (0 without one) */
 } hg_integ_stats;
 
 typedef struct hg_integrator hg_integrator;

@@ -17,6 +17,7 @@ void hg_sim_add_stats(hg_integ_stats *a, const hg_integ_stats *b) {
   a->events += b->events;
   a->resets += b->resets;
   a->rhs_retries += b->rhs_retries;
+  a->projections += b->projections;
 }
 
 /* frees the integrator, keeping its statistics */
