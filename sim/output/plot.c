@@ -2,7 +2,8 @@
  *   energy.png      kinetic, potential (gravity + elements) and total energy; budget drift
  *   momentum.png    total angular and linear momentum (world axes)
  *   separation.png  distance and relative speed of the output pairs (scene output.pairs)
- *   loads.png       the loads of joints that were prescribed or locked at some output
+ *   loads.png       the loads of joints that were prescribed or locked at some output, and the
+ *                   force and moment magnitudes of the scene's closed loops (loop_out.c)
  * A plot with nothing to draw (fewer than two samples, no pairs, no prescribed joints) is not
  * written; flat or partly missing (NaN) series are drawn with a padded range. */
 #include <math.h>
@@ -163,18 +164,38 @@ static void load_lines(const hg_outputs *o, int group, panel *p, char (*labels)[
     }
 }
 
+/* the scene's loops that were closed at some output: |force| and |moment| (a coupling: |force
+ * or torque|), gaps while open or absent */
+static void loop_lines(const hg_outputs *o, hg_sim *s, panel *p, char (*labels)[96]) {
+  const hg_scene *sc = hg_sim_scene(s);
+  for (int k = 0; k < o->nloopcol && k < o->nloop; k++) {
+    if (o->loop[k].closed_rows == 0) continue;
+    const hg_loop_spec *sp = &sc->loop[k];
+    for (int j = 0; j < (sp->coupling ? 1 : 2) && p->nline < PLOT_MAXLINES; j++) {
+      snprintf(labels[p->nline], sizeof labels[0], "%.60s %s", sp->name,
+               sp->coupling ? "|force| [N or N m]" : j ? "|moment| [N m]" : "|force| [N]");
+      p->labels[p->nline] = labels[p->nline];
+      p->cols[p->nline++] = 1 + 2 * k + j;
+    }
+  }
+}
+
 static int page_loads(const hg_outputs *o, hg_sim *s) {
-  (void)s;
-  static char labels[2][PLOT_MAXLINES][96];
-  panel p[2] = {{&o->load, 0, {0}, {0}, "load [N m or N]",
+  static char labels[3][PLOT_MAXLINES][96];
+  panel p[3] = {{&o->load, 0, {0}, {0}, "load [N m or N]",
                  "Loads of prescribed and locked 1-DoF joints"},
                 {&o->load, 0, {0}, {0}, "load [N m, N]",
-                 "Loads of prescribed and locked multi-DoF joints (child body frame)"}};
+                 "Loads of prescribed and locked multi-DoF joints (child body frame)"},
+                {&o->loopser, 0, {0}, {0}, "[N, N m]",
+                 "Closed loops: force and moment they transmit (gaps: open)"}};
   load_lines(o, 0, &p[0], labels[0]);
   load_lines(o, 1, &p[1], labels[1]);
-  if (p[0].nline == 0 && p[1].nline == 0) return 0;
-  if (p[0].nline == 0) return draw_page(o, "loads.png", &p[1], 1);
-  return draw_page(o, "loads.png", p, p[1].nline ? 2 : 1);
+  loop_lines(o, s, &p[2], labels[2]);
+  panel drawn[3];
+  int n = 0;
+  for (int k = 0; k < 3; k++)
+    if (p[k].nline) drawn[n++] = p[k];
+  return n ? draw_page(o, "loads.png", drawn, n) : 0;
 }
 
 int hg_plot_all(const hg_outputs *o, hg_sim *s) {
