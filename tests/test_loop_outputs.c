@@ -35,7 +35,7 @@
 typedef struct table {
   int ncol, nrow;
   char **name;      /* ncol */
-  double *x;        /* nrow x ncol; NaN for an empty field */
+  double *x;        /* nrow x ncol; NaN for an empty or text field */
   unsigned char *empty; /* nrow x ncol */
 } table;
 
@@ -70,6 +70,10 @@ static void table_read(const char *dir, table *t) {
         t->x[i] = NAN, t->empty[i] = 1, end = p;
       } else {
         t->x[i] = strtod(p, &end);
+        if (end == p) { /* text (a joint's mode) */
+          t->x[i] = NAN;
+          end = p + strcspn(p, ",\n");
+        }
       }
       assert_true(*end == (c + 1 < t->ncol ? ',' : '\n'));
       p = end + 1;
