@@ -471,7 +471,7 @@ void hg_response_free(hg_response *r) {
  * a free joint u = f - S^T pA, beta = pA + U D^-1 u (c = 0); across a prescribed one beta = pA.
  * Bodies off every loaded path keep pA = 0, u = 0 and are not visited. Forward, a free joint's
  * qdd = D^-1 (u - U^T a_p), a = a_p + S qdd; a prescribed one's qdd = 0, a = a_p and its load
- * tau = S^T (IA a + pA). */
+ * tau = S^T (IA a + pA) - f, f the force applied at the DoF itself. */
 void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
                         int nload, int ncol, int all, hg_response *r) {
   const int nb = m->nbody, nv = m->nv, nc = ncol;
@@ -552,7 +552,11 @@ void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_l
         hg_sym6_mulv(d->IA[i], a, F);
         if (on[i])
           for (int e = 0; e < 6; e++) F[e] += pA[(size_t)i * nc + c][e];
-        for (int k = 0; k < n; k++) qdd[va + k] = 0, tau[va + k] = hg_dot6(d->S[va + k], F);
+        for (int k = 0; k < n; k++) {
+          /* less the force applied at the DoF itself (held in u, untouched backward here) */
+          double f = on[i] ? u[(size_t)(va + k) * nc + c] : 0;
+          qdd[va + k] = 0, tau[va + k] = hg_dot6(d->S[va + k], F) - f;
+        }
       }
     }
   }

@@ -140,7 +140,7 @@ typedef struct hg_response_load {
 } hg_response_load;
 
 /* the workspace and results of hg_hybrid_response for up to ncol right-hand sides (entry i of
- * right-hand side c at i * ncol + c, of pA, a and u) */
+ * right-hand side c at i * n + c, of pA, a and u, for a response to n right-hand sides) */
 typedef struct hg_response {
   int ncol;
   hg_vec6 *pA; /* nbody x ncol: the response biases */

@@ -48,6 +48,7 @@ struct hg_loops {
   double *GY, *fac, *eig; /* maxrows^2, maxrows^2 (Cholesky or eigenvectors), maxrows */
   double *tmp;            /* maxrows^2: dsyevr's copy of G Y */
   int use_eig, rank, rows;
+  int refine;             /* 1: G Y's condition above 1e4, the solve is refined once */
   double *lambda;        /* maxrows */
   /* dsyevr's workspace, sized once */
   double *work;
@@ -485,25 +486,31 @@ static int row_loads(hg_loops *L, const double *x, int one_col) {
   return nl;
 }
 
-/* row j applied to right-hand side c of the last response: W_b^T a_b - W_a^T a_a, or
- * qdd_f - ratio qdd_l */
-static double row_of_response(const hg_loops *L, int j, int c) {
+/* row j applied to right-hand side c of the last response (one per row): W_b^T a_b - W_a^T a_a,
+ * or qdd_f - ratio qdd_l; *mag gets the sum of the terms' magnitudes (within one tree the
+ * common path's share cancels, to round-off of that size) */
+static double row_of_response(const hg_loops *L, int j, int c, double *mag) {
   const hg_response *R = L->resp;
-  int nc = R->ncol, nv = L->m->nv;
+  int nc = L->nc, nv = L->m->nv;
   if (L->rdof[j][0] >= 0) {
     const double *qdd = R->qdd + (size_t)c * nv;
-    return qdd[L->rdof[j][0]] - L->rratio[j] * qdd[L->rdof[j][1]];
+    double f = qdd[L->rdof[j][0]], l = L->rratio[j] * qdd[L->rdof[j][1]];
+    *mag = fabs(f) + fabs(l);
+    return f - l;
   }
-  double t = 0;
+  double tb = 0, ta = 0;
   int b = L->rbody[j][0], a = L->rbody[j][1];
-  if (b) t += hg_dot6(L->W[j][0], R->a[(size_t)b * nc + c]);
-  if (a) t -= hg_dot6(L->W[j][1], R->a[(size_t)a * nc + c]);
-  return t;
+  if (b) tb = hg_dot6(L->W[j][0], R->a[(size_t)b * nc + c]);
+  if (a) ta = hg_dot6(L->W[j][1], R->a[(size_t)a * nc + c]);
+  *mag = fabs(tb) + fabs(ta);
+  return tb - ta;
 }
 
 /* G Y from one response to every row's unit load (the loop bodies' paths only), then its
  * factor: Cholesky when its pivots stay above 1e-9 of its largest diagonal, else the
- * eigen-decomposition with eigenvalues below 1e-10 of the largest dropped (rank in L->rank) */
+ * eigen-decomposition with eigenvalues below 1e-10 of the largest dropped (rank in L->rank).
+ * Both also drop what is below 1e-13 of the largest term the entries were summed from: the
+ * round-off of a common path's cancellation (a row that no free DoF moves) */
 static int factor(hg_loops *L, hg_data *d) {
   const hg_model *m = L->m;
   int n = L->nc;
@@ -515,15 +522,20 @@ static int factor(hg_loops *L, hg_data *d) {
   int nl = row_loads(L, NULL, 0);
   hg_hybrid_response(m, d, L->load, nl, n, 0, L->resp);
   /* (G Y)_ij = G_i Y_j, symmetric */
-  double *S = L->GY, dmax = 0;
+  double *S = L->GY, dmax = 0, mag = 0;
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) S[i * n + j] = row_of_response(L, i, j);
+    for (int j = 0; j < n; j++) {
+      double t;
+      S[i * n + j] = row_of_response(L, i, j, &t);
+      if (t > mag) mag = t;
+    }
+  double floor = 1e-13 * mag;
   for (int i = 0; i < n; i++) {
     for (int j = 0; j < i; j++) S[i * n + j] = S[j * n + i] = 0.5 * (S[i * n + j] + S[j * n + i]);
     if (S[i * n + i] > dmax) dmax = S[i * n + i];
   }
-  if (!(dmax > 0) || !isfinite(dmax)) {
-    L->rank = 0, L->use_eig = 1;
+  if (!(dmax > floor) || !isfinite(dmax)) {
+    L->rank = 0, L->use_eig = 1, L->refine = 0;
     for (int i = 0; i < n; i++) L->eig[i] = 0;
     if (!isfinite(dmax)) {
       snprintf(d->err, sizeof d->err, "loops: non-finite constraint mass G M^-1 G^T");
@@ -537,7 +549,7 @@ static int factor(hg_loops *L, hg_data *d) {
   for (int j = 0; j < n && ok; j++) {
     double t = S[j * n + j];
     for (int k = 0; k < j; k++) t -= F[j * n + k] * F[j * n + k];
-    if (!(t > 1e-9 * dmax)) {
+    if (!(t > 1e-9 * dmax && t > floor)) {
       ok = 0;
       break;
     }
@@ -550,7 +562,12 @@ static int factor(hg_loops *L, hg_data *d) {
     }
   }
   if (ok) {
-    L->use_eig = 0, L->rank = n;
+    double fmin = F[0], fmax = F[0];
+    for (int j = 1; j < n; j++) {
+      if (F[j * n + j] < fmin) fmin = F[j * n + j];
+      if (F[j * n + j] > fmax) fmax = F[j * n + j];
+    }
+    L->use_eig = 0, L->rank = n, L->refine = fmax > 100 * fmin;
     return 0;
   }
   /* eigen-decomposition (column-major: G Y is symmetric; eigenvector k at fac + k n) */
@@ -563,9 +580,9 @@ static int factor(hg_loops *L, hg_data *d) {
     return -1;
   }
   double emax = L->eig[n - 1];
-  L->use_eig = 1, L->rank = 0;
+  L->use_eig = 1, L->rank = 0, L->refine = 1;
   for (int k = 0; k < n; k++)
-    if (L->eig[k] > 1e-10 * emax) L->rank++;
+    if (L->eig[k] > 1e-10 * emax && L->eig[k] > floor) L->rank++;
     else L->eig[k] = 0;
   return 0;
 }
@@ -602,7 +619,8 @@ static void solve(hg_loops *L, const double *y, double *x) {
   }
   for (int i = 0; i < n; i++) {
     double u = 0;
-    for (int k = 0; k < n; k++) u += Z[k * n + i] * t[k];
+    for (int k = 0; k < n; k++)
+      if (L->eig[k] > 0) u += Z[k * n + i] * t[k];
     x[i] = u;
   }
 }
@@ -640,6 +658,18 @@ int hg_loops_hybrid(hg_loops *L, hg_data *d, const double *q, const double *v,
   for (int k = 0; k < nv; k++) {
     qdd[k] += L->resp->qdd[k];
     if (d->mode[m->dof_body[k]] != HG_MODE_FREE) tau[k] += L->resp->tau[k];
+  }
+  if (L->refine) {
+    /* G Y ill-conditioned (the square of G's condition): one step of iterative refinement
+     * on the residual gamma - G qdd, which G and the response give to round-off */
+    for (int i = 0; i < nc; i++) L->x[i] = L->gamma[i] - row_dot(L, i, qdd);
+    solve(L, L->x, L->x);
+    apply_Y(L, d, L->x);
+    for (int k = 0; k < nv; k++) {
+      qdd[k] += L->resp->qdd[k];
+      if (d->mode[m->dof_body[k]] != HG_MODE_FREE) tau[k] += L->resp->tau[k];
+    }
+    for (int i = 0; i < nc; i++) L->lambda[i] += L->x[i];
   }
   if (lambda) memcpy(lambda, L->lambda, (size_t)nc * sizeof(double));
   return 0;
