@@ -560,7 +560,6 @@ static int run_cid(const dyn_args *a) {
     goto out;
   }
   double fd_res = 0;
-  if (getenv("HG_DBG")) for (int k = 0; k < nv; k++) fprintf(stderr, "fd %d %g lam %g\n", k, qdd_fd[k], lam_fd[k]);
   for (int k = 0; k < nv; k++) fd_res = fmax(fd_res, fabs(qdd_fd[k] - qdd[k]));
   /* the report */
   char name[300];
@@ -578,8 +577,7 @@ static int run_cid(const dyn_args *a) {
   for (int k = 0; k < nel; k++)
     if (hg_forces_enabled(forces, k) && !hg_forces_inert(forces, k))
       printf("%s%s", shown++ ? ", " : "; force elements ", hg_forces_name(forces, k));
-  printf("\nqdd max|G qdd - gamma| %.3g%s\n", res_qdd,
-         undetermined ? "" : "");
+  printf("\nqdd max|G qdd - gamma| %.3g\n", res_qdd);
   if (undetermined)
     printf("note %d DoFs of qdd are fixed neither by --qdd nor by the loops: minimum norm\n",
            undetermined);
@@ -593,6 +591,9 @@ static int run_cid(const dyn_args *a) {
   }
   printf("norm tau %.17g\n", norm2(tau_a, na));
   hg_kinematics(m, d, q, v);
+  if (cl.nactive)
+    printf("# wrench LOOP mx my mz fx fy fz: what marker A's side applies to B's side, moment\n"
+           "# about A's origin then force, A's axes (N m, N); a coupling: its force or torque\n");
   for (int k = 0, off = 0; k < cl.n; k++) {
     if (!cl.active[k]) continue;
     double w[6];
