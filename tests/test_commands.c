@@ -11,7 +11,9 @@
  *  - a profile that would make its joint jump is refused and logged, the joint keeps its mode;
  *  - detaching a body whose joint carries a spring turns the spring off (it used to keep
  *    pulling the free body towards the world origin, adding 50 J);
- *  - command files: every action reads, and bad lines give FILE:LINE with a suggestion.
+ *  - command files: every action reads, and bad lines give FILE:LINE with a suggestion;
+ *  - close and open name a loop of the scene, a docking joint's name or a loop the running
+ *    simulation passes, with the same checks in command files and typed commands.
  *
  * Runs in the tests folder (CTest's working directory): scenes are ../scenes/NAME.yaml. */
 #include <stdarg.h>
@@ -424,6 +426,70 @@ static void bad_lines_name_file_and_line(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* close and open: a loop of the scene, a docking joint's name (an attach between bodies of one
+ * tree closes a loop of that name), or a loop name the running simulation passes */
+static void loop_commands(void **state) {
+  (void)state;
+  char dir[256];
+  hg_command_list cl;
+  hg_error err;
+  hg_command c;
+  hg_scene *s = hg_test_scene("data/scenes/loops.yaml");
+  c = parse(s, "close pin_c");
+  assert_int_equal(c.naction, 1);
+  assert_int_equal(c.action[0].type, HG_ACTION_CLOSE_LOOP);
+  assert_string_equal(c.action[0].loop, "pin_c");
+  hg_command_free(&c);
+  c = parse(s, "open gears");
+  assert_int_equal(c.action[0].type, HG_ACTION_OPEN_LOOP);
+  assert_string_equal(c.action[0].loop, "gears");
+  hg_command copy;
+  assert_int_equal(hg_command_copy(&copy, &c), 0);
+  assert_string_equal(copy.action[0].loop, "gears");
+  hg_command_free(&copy);
+  hg_command_free(&c);
+  /* the scene's attach makes dock_coupler_tip_plate_ball */
+  c = parse(s, "open dock_coupler_tip_plate_ball");
+  assert_string_equal(c.action[0].loop, "dock_coupler_tip_plate_ball");
+  hg_command_free(&c);
+  /* a loop the simulation made: known only when passed */
+  const char *const made[] = {"crank_j", "dock_crank_ball_probe_tip"};
+  assert_int_not_equal(hg_command_parse(s, "close dock_crank_ball_probe_tip", NULL, 0, &c, &err), 0);
+  assert_non_null(strstr(err.msg, "command:1: unknown loop 'dock_crank_ball_probe_tip'"));
+  if (hg_command_parse(s, "close dock_crank_ball_probe_tip", made, 2, &c, &err))
+    fail_msg("%s", err.msg);
+  assert_int_equal(c.action[0].type, HG_ACTION_CLOSE_LOOP);
+  hg_command_free(&c);
+  /* a joint of the model is no loop */
+  assert_int_not_equal(hg_command_parse(s, "close crank_j", made, 2, &c, &err), 0);
+  assert_non_null(strstr(err.msg, "unknown loop 'crank_j'"));
+  assert_int_not_equal(hg_command_parse(s, "open pn_c", NULL, 0, &c, &err), 0);
+  assert_string_equal(err.msg, "command:1: unknown loop 'pn_c' (did you mean 'pin_c'?)");
+  assert_int_not_equal(hg_command_parse(s, "close", NULL, 0, &c, &err), 0);
+  assert_string_equal(err.msg, "command:1: close and open take one loop name");
+  assert_int_not_equal(hg_command_parse(s, "open pin_c weld", NULL, 0, &c, &err), 0);
+  assert_string_equal(err.msg, "command:1: close and open take one loop name");
+  /* command files: an attach command's docking joint is a loop name for later lines */
+  assert_int_equal(hg_test_temp_dir("commands", dir, sizeof dir), 0);
+  if (load_commands(s, dir,
+                    "1 close weld\n2 attach coupler_tip rocker_tip\n3 open "
+                    "dock_coupler_tip_rocker_tip\n",
+                    &cl, &err))
+    fail_msg("%s", err.msg);
+  assert_int_equal(cl.n, 3);
+  assert_int_equal(cl.cmd[0].action[0].type, HG_ACTION_CLOSE_LOOP);
+  assert_string_equal(cl.cmd[0].action[0].loop, "weld");
+  assert_int_equal(cl.cmd[2].action[0].type, HG_ACTION_OPEN_LOOP);
+  assert_string_equal(cl.cmd[2].action[0].loop, "dock_coupler_tip_rocker_tip");
+  hg_commands_free(&cl);
+  assert_int_not_equal(load_commands(s, dir, "1 close weld\n\n2 open wld\n", &cl, &err), 0);
+  assert_non_null(strstr(err.msg, "cmds.txt:3: unknown loop 'wld' (did you mean 'weld'?)"));
+  assert_int_not_equal(load_commands(s, dir, "1 clse weld\n", &cl, &err), 0);
+  assert_non_null(strstr(err.msg, "cmds.txt:1: unknown action 'clse' (did you mean 'close')"));
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(runs_repeat_bit_for_bit),
@@ -434,6 +500,7 @@ int main(void) {
       cmocka_unit_test(detach_turns_the_joint_spring_off),
       cmocka_unit_test(every_action_reads),
       cmocka_unit_test(bad_lines_name_file_and_line),
+      cmocka_unit_test(loop_commands),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

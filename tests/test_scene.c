@@ -395,6 +395,98 @@ static void library_and_add(void **state) {
   hg_scene_free(s);
 }
 
+/* ---- closed loops ---- */
+
+static const hg_loop_spec *loop_named(const hg_scene *s, const char *name) {
+  for (int k = 0; k < s->nloop; k++)
+    if (strcmp(s->loop[k].name, name) == 0) return &s->loop[k];
+  fail_msg("no loop '%s'", name);
+  return NULL;
+}
+
+/* every form of loop, its defaults, and close/open actions (also on a docking joint's name) */
+static void loops_read(void **state) {
+  (void)state;
+  hg_scene *s = hg_test_scene("data/scenes/loops.yaml");
+  const double z[3] = {0, 0, 1}, x[3] = {1, 0, 0};
+  assert_int_equal(s->nloop, 5);
+  const hg_loop_spec *pin = loop_named(s, "pin_c"), *weld = loop_named(s, "weld");
+  const hg_loop_spec *ball = loop_named(s, "ball"), *gears = loop_named(s, "gears");
+  const hg_loop_spec *grab = loop_named(s, "grab");
+  assert_ptr_equal(pin, &s->loop[0]);
+  /* a revolute loop: its axis normalized as a joint's, active by default, default tolerances */
+  assert_false(pin->coupling);
+  assert_int_equal(pin->type, HG_JOINT_REVOLUTE);
+  assert_string_equal(pin->marker[0], "coupler_tip");
+  assert_string_equal(pin->marker[1], "rocker_tip");
+  assert_vec_near(pin->axis, z, 3, TOL);
+  assert_true(pin->active);
+  assert_near(pin->tol[0], 1e-3, 0);
+  assert_near(pin->tol[1], 1e-3, 0);
+  assert_null(pin->joint[0]);
+  assert_string_equal(pin->src.file, "data/scenes/loops.yaml");
+  assert_int_equal(pin->src.line, 40);
+  assert_int_equal(pin->src.column, 5);
+  /* a weld, open at the start, with its own assembly tolerances */
+  assert_int_equal(weld->type, HG_JOINT_FIXED);
+  assert_false(weld->active);
+  assert_near(weld->tol[0], 0.01, 0);
+  assert_near(weld->tol[1], 0.02, 0);
+  assert_int_equal(ball->type, HG_JOINT_SPHERICAL);
+  assert_string_equal(ball->marker[0], "crank_ball");
+  assert_string_equal(ball->marker[1], "plate_ball");
+  /* the coupling: leader, follower, ratio and offset */
+  assert_true(gears->coupling);
+  assert_string_equal(gears->joint[0], "gear_a");
+  assert_string_equal(gears->joint[1], "gear_b");
+  assert_near(gears->ratio, -2, 0);
+  assert_near(gears->offset, 0.1, 0);
+  assert_true(gears->active);
+  assert_null(gears->marker[0]);
+  /* a loop to a body absent at the start */
+  assert_int_equal(grab->type, HG_JOINT_PRISMATIC);
+  assert_vec_near(grab->axis, x, 3, TOL);
+  assert_string_equal(grab->marker[0], "probe_tip");
+  /* close and open actions */
+  assert_int_equal(s->nevent, 3);
+  assert_int_equal(s->event[0].action[0].type, HG_ACTION_CLOSE_LOOP);
+  assert_string_equal(s->event[0].action[0].loop, "weld");
+  assert_int_equal(s->event[0].action[1].type, HG_ACTION_OPEN_LOOP);
+  assert_string_equal(s->event[0].action[1].loop, "pin_c");
+  assert_int_equal(s->event[2].action[0].type, HG_ACTION_OPEN_LOOP);
+  assert_string_equal(s->event[2].action[0].loop, "dock_coupler_tip_plate_ball");
+  /* an action's copy owns its loop name */
+  hg_action a;
+  assert_int_equal(hg_action_copy(&a, &s->event[0].action[0]), 0);
+  assert_ptr_not_equal(a.loop, s->event[0].action[0].loop);
+  assert_string_equal(a.loop, "weld");
+  hg_action_free(&a);
+  assert_null(a.loop);
+  hg_scene_free(s);
+}
+
+/* overrides reach a loop's numbers by its name (Monte Carlo campaigns) */
+static void loops_override(void **state) {
+  (void)state;
+  hg_error err;
+  double nominal;
+  const hg_scene_override ov[] = {
+      {"loops.gears.ratio", 3.5}, {"loops.gears.offset", -0.25}, {"loops.weld.assembly.1", 0.5}};
+  assert_int_equal(hg_scene_value("data/scenes/loops.yaml", "loops.gears.ratio", &nominal, &err),
+                   0);
+  assert_near(nominal, -2, 0);
+  hg_scene *s = hg_scene_load_overrides("data/scenes/loops.yaml", ov, 3, &err);
+  if (!s) fail_msg("%s", err.msg);
+  assert_near(loop_named(s, "gears")->ratio, 3.5, 0);
+  assert_near(loop_named(s, "gears")->offset, -0.25, 0);
+  assert_near(loop_named(s, "weld")->tol[1], 0.5, 0);
+  hg_scene_free(s);
+  /* and the loop's checks apply to the replaced value */
+  const hg_scene_override neg = {"loops.weld.assembly.0", -1};
+  assert_null(hg_scene_load_overrides("data/scenes/loops.yaml", &neg, 1, &err));
+  assert_non_null(strstr(err.msg, "'assembly' ([m, rad]) must be positive, got -1"));
+}
+
 static void missing_file(void **state) {
   hg_error err;
   assert_null(hg_scene_load("data/scenes/no_such_scene.yaml", &err));
@@ -502,6 +594,26 @@ static const struct bad_scene {
     {"limits_on_free", 6, 7, "'limits' does not apply to a free joint"},
     {"limits_reversed", 4, 72, "joint limits: 'upper' (-1) is below 'lower' (1)"},
     {"marker_unknown_body", 7, 23, "unknown body 'armm' (did you mean 'arm'?)"},
+    {"coupling_between", 15, 61, "'between' does not apply to a coupling (it joins 'joints')"},
+    {"coupling_not_one_dof", 15, 52,
+     "joint 'rocker' is a spherical joint: a coupling joins two 1-DoF joints (revolute, "
+     "prismatic or helical)"},
+    {"coupling_same_joint", 15, 52, "a coupling needs two different joints, got 'crank_j' twice"},
+    {"coupling_unknown_joint", 15, 43, "unknown joint 'crank_k' (did you mean 'crank_j'?)"},
+    {"event_unknown_loop", 18, 18, "unknown loop 'pn' (did you mean 'pin'?)"},
+    {"loop_axis_on_spherical", 15, 69, "'axis' does not apply to a spherical joint"},
+    {"loop_between_three", 15, 42, "expected two markers for 'between', got 3"},
+    {"loop_duplicate_name", 16, 12, "duplicate loop name 'pin' (first at line 15)"},
+    {"loop_free", 15, 23, "a free loop constrains nothing: give the joint the loop closes"},
+    {"loop_joints_on_joint_loop", 15, 67,
+     "'joints' does not apply to a joint loop (a coupling's key)"},
+    {"loop_name_of_body", 15, 12, "loop name 'rocker' is taken by a body"},
+    {"loop_name_of_joint", 15, 12, "loop name 'crank_j' is taken by a joint"},
+    {"loop_same_body", 15, 54,
+     "markers 'crank_tip' and 'crank_mid' are both on body 'crank': a loop joins two bodies"},
+    {"loop_unknown_marker", 15, 54, "unknown marker 'rocker_tp' (did you mean 'rocker_tip'?)"},
+    {"loop_unknown_type", 15, 23, "unknown loop type 'revolut' (did you mean 'revolute'?)"},
+    {"loop_zero_axis", 15, 73, "loop 'pin': axis is zero or not finite"},
     {"massless_leaf", 8, 35, "articulated inertia is singular at joint 'wrist'"},
     {"mesh_and_com", 5, 62, "'com' does not apply to a mesh inertia"},
     {"mesh_missing", 5, 21, "cannot open 'nowhere.obj'"},
@@ -617,6 +729,8 @@ int main(void) {
       cmocka_unit_test(mesh_inertia),
       cmocka_unit_test(documented_example),
       cmocka_unit_test(library_and_add),
+      cmocka_unit_test(loops_read),
+      cmocka_unit_test(loops_override),
       cmocka_unit_test(missing_file),
       cmocka_unit_test(bad_scenes_all_listed),
   };

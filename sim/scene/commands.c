@@ -115,8 +115,9 @@ static int join_mapping(buf *b, const words *ws, int k, size_t len) {
 
 static const char *const actions[] = {"lock",   "free",   "prescribe", "enable",  "disable",
                                       "impulse", "detach", "attach",    "undock",  "remove",
-                                      "add",     "set",    "perturb",   "release", NULL};
-#define NACTIONS 14
+                                      "add",     "set",    "perturb",   "release", "close",
+                                      "open",    NULL};
+#define NACTIONS 16
 
 const char *const *hg_command_actions(void) { return actions; }
 
@@ -145,6 +146,13 @@ static const char *to_yaml(hg_sctx *c, const words *ws, int k0, size_t len, buf 
   } else if (is(ws, k0, "enable") || is(ws, k0, "disable") || is(ws, k0, "detach") ||
              is(ws, k0, "remove")) {
     if (n != 2) return "enable, disable, detach and remove take one name";
+    puts_(b, "[{");
+    put(b, ws->w[k0], ws->len[k0]);
+    puts_(b, ": ");
+    put_word_name(b, ws, k0 + 1);
+    puts_(b, "}]");
+  } else if (is(ws, k0, "close") || is(ws, k0, "open")) {
+    if (n != 2) return "close and open take one loop name";
     puts_(b, "[{");
     put(b, ws->w[k0], ws->len[k0]);
     puts_(b, ": ");
@@ -217,7 +225,7 @@ static const char *to_yaml(hg_sctx *c, const words *ws, int k0, size_t len, buf 
     snprintf(msg, msglen, "unknown action '%.40s'%s%s%s", w ? w : "?",
              near ? " (did you mean '" : " (lock, free, prescribe, enable, disable, impulse, "
                                          "detach, attach, undock, remove, add, set, perturb, "
-                                         "release)",
+                                         "release, close, open)",
              near ? near : "", near ? "')" : "");
     free(w);
     return msg;
@@ -334,7 +342,8 @@ static int read_commands(const hg_scene *s, const char *text, size_t len, const 
     hg_error_set(err, "%s: the scene keeps no names to check commands against", path);
     goto done;
   }
-  /* joints a running simulation made (docking joints) are free joints to the reader */
+  /* joints a running simulation made (docking joints) are free joints to the reader, and loop
+   * names close and open may use (an attach between bodies of one tree makes a loop dock_A_B) */
   for (int k = 0; k < njoints; k++)
     if (hg_model_joint(c.m, joints[k]) < 0 && hg_sc_add_dock(&c, hg_strdup(joints[k]))) {
       hg_error_set(err, "%s: out of memory", path);

@@ -1,6 +1,6 @@
 /* scene.c: reading a scene file (docs/scene-format.md): the top level, freeing and lookups.
  * The sections are read by scene_bodies.c, scene_library.c, scene_inertia.c, scene_geometry.c,
- * scene_forces.c, scene_state.c, scene_events.c and scene_run.c, over the typed YAML reads of
+ * scene_forces.c, scene_state.c, scene_events.c, scene_loops.c and scene_run.c, over the typed YAML reads of
  * yaml_doc.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,8 @@
 /* the keys of the top-level mapping */
 static const char *const top_keys[] = {
     "title",   "description", "gravity", "atmosphere", "bodies",     "urdf", "markers", "forces",
-    "initial", "modes",       "events",  "capture",    "integrator", "time", "output",  NULL};
+    "initial", "modes",       "events",  "capture",    "integrator", "time", "output",  "loops",
+    NULL};
 
 /* ---- the top level ---- */
 
@@ -40,7 +41,7 @@ static int structure(hg_sctx *c, const hg_ynode *root) {
 /* every section, in an order where each one's names are known before they are referred to */
 static int read_scene(hg_sctx *c) {
   const hg_ynode *root = hg_ydoc_root(&c->doc);
-  const hg_ynode *fn, *in, *mn, *cn, *en;
+  const hg_ynode *fn, *in, *mn, *cn, *en, *ln;
   if (hg_ydoc_check_keys(&c->doc, root, "the scene", top_keys) || hg_sc_header(c, root) ||
       structure(c, root))
     return -1;
@@ -49,8 +50,10 @@ static int read_scene(hg_sctx *c) {
   mn = hg_ydoc_get(&c->doc, root, "modes");
   cn = hg_ydoc_get(&c->doc, root, "capture");
   en = hg_ydoc_get(&c->doc, root, "events");
+  ln = hg_ydoc_get(&c->doc, root, "loops");
   if ((fn && hg_sc_forces(c, fn)) || (in && hg_sc_initial(c, in)) || (mn && hg_sc_modes(c, mn)) ||
-      (cn && hg_sc_capture(c, cn)) || hg_sc_run(c, root) || hg_sc_docks(c, en))
+      (cn && hg_sc_capture(c, cn)) || hg_sc_run(c, root) || hg_sc_docks(c, en) ||
+      (ln && hg_sc_loops(c, ln)))
     return -1;
   return en ? hg_sc_events(c, en) : 0;
 }
@@ -212,6 +215,7 @@ void hg_action_free(hg_action *a) {
   free(a->body);
   free(a->marker_a);
   free(a->marker_b);
+  free(a->loop);
   memset(a, 0, sizeof *a);
 }
 
@@ -235,11 +239,12 @@ int hg_action_copy(hg_action *d, const hg_action *a) {
   d->body = hg_strdup(a->body);
   d->marker_a = hg_strdup(a->marker_a);
   d->marker_b = hg_strdup(a->marker_b);
+  d->loop = hg_strdup(a->loop);
   int bad = copy_doubles(&d->mode.profile.times, p->times, ns) ||
             copy_doubles(&d->mode.profile.samples, p->samples, ns * (size_t)(p->sample_width > 0 ? p->sample_width : 0));
   if (!bad && (!a->joint || d->joint) && (!a->mode.joint || d->mode.joint) &&
       (!a->force || d->force) && (!a->body || d->body) && (!a->marker_a || d->marker_a) &&
-      (!a->marker_b || d->marker_b))
+      (!a->marker_b || d->marker_b) && (!a->loop || d->loop))
     return 0;
   hg_action_free(d);
   return -1;
@@ -258,6 +263,15 @@ static void event_free(hg_event_spec *e) {
   free(e->marker_b);
   free(e->joint);
   free(e->body);
+}
+
+/* the strings of one loop */
+static void loop_free(hg_loop_spec *L) {
+  free(L->name);
+  for (int k = 0; k < 2; k++) {
+    free(L->marker[k]);
+    free(L->joint[k]);
+  }
 }
 
 /* markers, initial state, captures and output pairs */
@@ -291,6 +305,8 @@ void hg_scene_free(hg_scene *s) {
   for (int k = 0; k < s->nforce; k++) force_free(&s->force[k]);
   for (int k = 0; k < s->nmode; k++) hg_sc_free_mode(&s->mode[k]);
   for (int k = 0; k < s->nevent; k++) event_free(&s->event[k]);
+  for (int k = 0; k < s->nloop; k++) loop_free(&s->loop[k]);
+  free(s->loop);
   free(s->force);
   free(s->mode);
   free(s->event);

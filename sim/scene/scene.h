@@ -345,11 +345,18 @@ typedef struct hg_command_list {
 } hg_command_list;
 
 /* Reads a command file of scene s: one command per line, 'TIME ACTION ARGUMENTS', '#' starts a
- * comment. 0, or -1 with err = "FILE:LINE: what was expected". */
+ * comment. close and open name a loop of the scene or a docking joint the scene or an earlier
+ * attach command creates (an attach between bodies of one tree closes a loop of that name).
+ * 0, or -1 with err = "FILE:LINE: what was expected". */
 int hg_commands_load(const hg_scene *s, const char *path, hg_command_list *out, hg_error *err);
 /* Reads one command without a time, 'ACTION ARGUMENTS' (a viewer's command line). joints (may
- * be NULL) are further joint names a command may use: the docking joints a running simulation
- * made (hg_sim_parse_command passes them). 0, or -1 with err = "command:1: ...". */
+ * be NULL) are further names a command may use: the docking joints a running simulation made
+ * (hg_sim_parse_command passes them), and the loops it made (an attach between bodies already in
+ * one tree closes a loop dock_A_B instead of adding a joint). Each name of joints that is not a
+ * joint of the scene's model is taken as both a docking joint (free) and a loop name, so one list
+ * carries both; names of the scene's model are ignored. close and open accept a loop of the
+ * scene, a docking joint's name the scene or earlier commands create, or such a name.
+ * 0, or -1 with err = "command:1: ...". */
 int hg_command_parse(const hg_scene *s, const char *text, const char *const *joints, int njoints,
                      hg_command *out, hg_error *err);
 int hg_command_copy(hg_command *dst, const hg_command *src);

@@ -24,8 +24,7 @@ static int joint_key_applies(const char *key, hg_joint_type t) {
   return 1;
 }
 
-/* the joint type of a name node, with a did-you-mean among the type names */
-static int joint_type(hg_sctx *c, const hg_ynode *n, hg_joint_type *t) {
+int hg_sc_joint_type(hg_sctx *c, const hg_ynode *n, hg_joint_type *t) {
   const char *names[HG_JOINT_NTYPES];
   int k;
   for (k = 0; k < HG_JOINT_NTYPES; k++) names[k] = hg_joint_type_name((hg_joint_type)k);
@@ -65,8 +64,7 @@ static int joint_limits(hg_sctx *c, const hg_ynode *n, hg_joint_limits *L) {
   return 0;
 }
 
-/* every key of a joint mapping has a meaning for its type */
-static int joint_keys_apply(hg_sctx *c, const hg_ynode *n, hg_joint_type t) {
+int hg_sc_joint_keys_apply(hg_sctx *c, const hg_ynode *n, hg_joint_type t) {
   for (int k = 0; k < hg_ydoc_len(n); k++) {
     const hg_ynode *key = hg_ydoc_pair_key(&c->doc, n, k);
     if (!joint_key_applies(hg_ydoc_text(key), t))
@@ -76,9 +74,8 @@ static int joint_keys_apply(hg_sctx *c, const hg_ynode *n, hg_joint_type t) {
   return 0;
 }
 
-/* axes, pitch and hg_joint_init */
-static int joint_axes(hg_sctx *c, const hg_ynode *n, hg_joint_type t, const char *body,
-                      hg_joint *j) {
+int hg_sc_joint_axes(hg_sctx *c, const hg_ynode *n, hg_joint_type t, const char *what,
+                     hg_joint *j) {
   double axis[3] = {0, 0, 1}, axis2[3], pitch = 0;
   const char *why = NULL;
   const hg_ynode *a2 = hg_ydoc_get(&c->doc, n, "axis2"), *a = hg_ydoc_get(&c->doc, n, "axis");
@@ -89,7 +86,7 @@ static int joint_axes(hg_sctx *c, const hg_ynode *n, hg_joint_type t, const char
   if (hg_joint_init(j, t, axis, a2 ? axis2 : NULL, pitch, &why) == 0) return 0;
   where = a ? a : n;
   if (a2 && t == HG_JOINT_UNIVERSAL && !strstr(why, "axis is zero")) where = a2;
-  return hg_ydoc_fail(&c->doc, where, "joint of body '%s': %s", body, why);
+  return hg_ydoc_fail(&c->doc, where, "%s: %s", what, why);
 }
 
 /* the joint of a body: a type name alone, or a mapping */
@@ -99,12 +96,12 @@ static int body_joint(hg_sctx *c, const hg_ynode *n, const char *body, hg_body_s
   const hg_ynode *type;
   snprintf(what, sizeof what, "joint of body '%s'", body);
   if (hg_ydoc_is_scalar(n)) {
-    if (joint_type(c, n, &t)) return -1;
-    return joint_axes(c, n, t, body, &spec->joint);
+    if (hg_sc_joint_type(c, n, &t)) return -1;
+    return hg_sc_joint_axes(c, n, t, what, &spec->joint);
   }
   if (hg_ydoc_check_keys(&c->doc, n, what, joint_keys) ||
-      !(type = hg_sc_required(c, n, "type", what)) || joint_type(c, type, &t) ||
-      joint_keys_apply(c, n, t) || joint_axes(c, n, t, body, &spec->joint) ||
+      !(type = hg_sc_required(c, n, "type", what)) || hg_sc_joint_type(c, type, &t) ||
+      hg_sc_joint_keys_apply(c, n, t) || hg_sc_joint_axes(c, n, t, what, &spec->joint) ||
       hg_yget_name(&c->doc, n, "name", &spec->joint_name) || hg_sc_pose(c, n, &spec->offset))
     return -1;
   if (hg_ydoc_get(&c->doc, n, "limits"))

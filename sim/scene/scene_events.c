@@ -73,6 +73,11 @@ static int dock_joint(hg_sctx *c, const hg_ynode *n, const char *a, const char *
     return hg_ydoc_fail(&c->doc, jn ? jn : n,
                         "the docking joint's name '%s' is taken by a joint of the model%s", *out,
                         jn ? "" : "; name it with 'joint'");
+  for (int k = 0; k < c->s->nloop; k++)
+    if (strcmp(c->s->loop[k].name, *out) == 0)
+      return hg_ydoc_fail(&c->doc, jn ? jn : n,
+                          "the docking joint's name '%s' is taken by a loop%s", *out,
+                          jn ? "" : "; name it with 'joint'");
   return 0;
 }
 
@@ -134,7 +139,8 @@ int hg_sc_capture(hg_sctx *c, const hg_ynode *list) {
 /* in hg_action_type order */
 static const char *const action_names[] = {"set_mode", "enable",    "disable", "impulse",
                                            "detach",   "attach",    "undock",  "remove",
-                                           "add",      "set_state", "perturb", "release"};
+                                           "add",      "set_state", "perturb", "release",
+                                           "close",    "open"};
 #define NACTION ((int)(sizeof action_names / sizeof action_names[0]))
 /* the keys of the actions that take a mapping */
 static const char *const set_mode_keys[] = {"joint", "mode", "profile", NULL};
@@ -317,11 +323,20 @@ static int release(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   return 0;
 }
 
+/* close, open: a loop by name (of the scene, or a docking joint's, which an attach between bodies
+ * of one tree makes a loop) */
+static int loop_switch(hg_sctx *c, const hg_ynode *n, hg_action *a) {
+  const char *name;
+  if (hg_sc_loop_ref(c, n, "a loop", &name) || hg_sc_strdup(c, n, name, &a->loop)) return -1;
+  return 0;
+}
+
 /* one action: a mapping with a single key naming it */
 int hg_sc_action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   static int (*const read[])(hg_sctx *, const hg_ynode *, hg_action *) = {
       set_mode, force_switch, force_switch, impulse, body_action, attach,
-      undock,   body_action,  add,          set_state, perturb,   release};
+      undock,   body_action,  add,          set_state, perturb,   release,
+      loop_switch, loop_switch};
   const hg_ynode *key;
   int t;
   a->src = hg_sc_src(c, n);
@@ -330,7 +345,8 @@ int hg_sc_action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   if (hg_ydoc_len(n) != 1)
     return hg_ydoc_fail(&c->doc, n,
                         "an action is a mapping with one key (set_mode, enable, disable, impulse, "
-                        "detach, attach, undock, remove, add, set_state, perturb or release), got "
+                        "detach, attach, undock, remove, add, set_state, perturb, release, close or "
+                        "open), got "
                         "%d keys",
                         hg_ydoc_len(n));
   key = hg_ydoc_pair_key(&c->doc, n, 0);

@@ -119,6 +119,14 @@ int hg_sc_bodies(hg_sctx *c, const hg_ynode *list);
 int hg_sc_markers(hg_sctx *c, const hg_ynode *list, const char *body);
 int hg_sc_urdf(hg_sctx *c, const hg_ynode *list);
 int hg_sc_compile(hg_sctx *c, const hg_ynode *root);
+/* A joint's type and axes as a body's joint reads them (loops read theirs the same way): the type
+ * of a name node, with a did-you-mean; every key of the mapping n has a meaning for type t
+ * ('axis' on a spherical joint is an error); axis, axis2 and pitch of n (defaults: axis z, no
+ * pitch) through hg_joint_init, whose complaint is reported after what. */
+int hg_sc_joint_type(hg_sctx *c, const hg_ynode *n, hg_joint_type *t);
+int hg_sc_joint_keys_apply(hg_sctx *c, const hg_ynode *n, hg_joint_type t);
+int hg_sc_joint_axes(hg_sctx *c, const hg_ynode *n, hg_joint_type t, const char *what,
+                     hg_joint *j);
 /* scene_library.c: the bodies absent at the start move from the builder to the library (with
  * their checks). Lookups on them: 1 when body i of c->m, or the body of a joint, is absent at the
  * start; -1 with an error at n unless body i is one an add action may name (absent, its parent
@@ -149,6 +157,11 @@ int hg_sc_add_dock(hg_sctx *c, char *name);
 /* one action of an event's 'do' list */
 int hg_sc_action(hg_sctx *c, const hg_ynode *n, hg_action *a);
 int hg_sc_events(hg_sctx *c, const hg_ynode *list);
+/* scene_loops.c: the closed loops (after the docking joints' names are known, before the events
+ * that close and open them); a loop name an action or a command may use: a loop of the scene or
+ * a docking joint's name (an attach between bodies of one tree closes a loop of that name) */
+int hg_sc_loops(hg_sctx *c, const hg_ynode *list);
+int hg_sc_loop_ref(hg_sctx *c, const hg_ynode *n, const char *what, const char **name);
 /* scene_run.c: integrator, time, output */
 int hg_sc_run(hg_sctx *c, const hg_ynode *root);
 
