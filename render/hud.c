@@ -164,7 +164,7 @@ static const char *const help_lines[] = {
     "r            tracking keeps the body's orientation",
     "overlays:    f frames  j joints  c com  m markers",
     "             i inertia  w wrenches  k springs  g forces",
-    "             t trails  s separations  h momentum  o all/none",
+    "             t trails  s separations  h momentum  e loops  o all/none",
     "q, esc       quit (esc first cancels a preview, then the selection)",
 };
 
@@ -179,13 +179,50 @@ static void help(hg_renderer *r) {
   text_panel(r, (w - pw) / 2, 60, pw, lines, n, NULL);
 }
 
+/* The closed loops under the HUD panel's n0 lines: a title, then one line per loop in the
+ * simulation (name, type, closed or open, |F| of a closed one, the gap of an open one), as many as
+ * fit in the top half of the image (the selection panel and the bar grow up from the bottom), the
+ * rest counted. The number of lines (at most max). */
+static int loop_lines(hg_renderer *r, const hg_frame *f, const hg_history *h, char (*lines)[128],
+                      const float **cols, int max, int n0, int hh) {
+  static const float closed[4] = {0.62f, 1, 0.05f, 1};
+  int present = 0, n = 0;
+  for (int k = 0; k < f->nloop; k++) present += f->loop[k].present;
+  if (!h || present == 0) return 0;
+  int fit = (int)(0.5f * (float)hh / hg_renderer_line_height(r)) - n0 - 1;
+  if (fit > max) fit = max;
+  if (fit < 2) return 0;
+  snprintf(lines[n], 128, "loops");
+  cols[n++] = accent;
+  for (int k = 0, shown = 0; k < f->nloop; k++) {
+    const hg_floop *L = &f->loop[k];
+    if (!L->present) continue;
+    if (n == fit - 1 && present - shown > 1) {
+      snprintf(lines[n], 128, "  ... %d more", present - shown);
+      cols[n++] = dim;
+      break;
+    }
+    const char *name = hg_frame_name(h, L->name), *type = hg_frame_name(h, L->type);
+    if (L->active && L->joint_type < 0)
+      snprintf(lines[n], 128, "  %-12.12s %-11.11s closed  load %.3g", name, type, fabs(L->wrench[0]));
+    else if (L->active)
+      snprintf(lines[n], 128, "  %-12.12s %-11.11s closed  |F| %.3g N", name, type,
+               sqrt(L->wrench[3] * L->wrench[3] + L->wrench[4] * L->wrench[4] + L->wrench[5] * L->wrench[5]));
+    else
+      snprintf(lines[n], 128, "  %-12.12s %-11.11s open    gap %.3g m", name, type, L->distance);
+    cols[n++] = L->active ? closed : dim;
+    shown++;
+  }
+  return n;
+}
+
 void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int frame_index,
                  const hg_hud_state *s) {
-  char lines[16][128];
-  const float *cols[16];
+  char lines[24][128];
+  const float *cols[24];
   int n = 0, w, hh;
   hg_renderer_size(r, &w, &hh);
-  for (int k = 0; k < 16; k++) cols[k] = white;
+  for (int k = 0; k < 24; k++) cols[k] = white;
   snprintf(lines[n++], 128, "%s", s->title ? s->title : "");
   cols[n - 1] = accent;
   snprintf(lines[n++], 128, "t = %.4f s   %s%s", f->t, s->paused ? "PAUSED" : "running",
@@ -205,6 +242,7 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
   cols[n - 1] = dim;
   snprintf(lines[n++], 128, "F1 help");
   cols[n - 1] = dim;
+  n += loop_lines(r, f, h, lines + n, cols + n, 24 - n, n, hh);
   text_panel(r, 12, 12, 0, lines, n, cols);
 
   /* the last events, with the energy they removed */
