@@ -202,14 +202,14 @@ static int loop_lines(hg_renderer *r, const hg_frame *f, const hg_history *h, ch
       cols[n++] = dim;
       break;
     }
-    const char *name = hg_frame_name(h, L->name), *type = hg_frame_name(h, L->type);
-    if (L->active && L->joint_type < 0)
-      snprintf(lines[n], 128, "  %-12.12s %-11.11s closed  load %.3g", name, type, fabs(L->wrench[0]));
+    const char *name = hg_frame_name(h, L->name);
+    if (L->active && L->joint_type < 0) /* a coupling's force or torque */
+      snprintf(lines[n], 128, "  %-14.14s closed  load %.3g", name, fabs(L->wrench[0]));
     else if (L->active)
-      snprintf(lines[n], 128, "  %-12.12s %-11.11s closed  |F| %.3g N", name, type,
+      snprintf(lines[n], 128, "  %-14.14s closed  |F| %.3g N", name,
                sqrt(L->wrench[3] * L->wrench[3] + L->wrench[4] * L->wrench[4] + L->wrench[5] * L->wrench[5]));
     else
-      snprintf(lines[n], 128, "  %-12.12s %-11.11s open    gap %.3g m", name, type, L->distance);
+      snprintf(lines[n], 128, "  %-14.14s open    gap %.3g m", name, L->distance);
     cols[n++] = L->active ? closed : dim;
     shown++;
   }
@@ -235,15 +235,25 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
   snprintf(lines[n++], 128, "p  %+.4g %+.4g %+.4g", f->h[3], f->h[4], f->h[5]);
   snprintf(lines[n++], 128, "L  %+.4g %+.4g %+.4g", f->h[0], f->h[1], f->h[2]);
   if (s->tracked) snprintf(lines[n++], 128, "tracking %s", s->tracked);
+  /* the overlays, wrapped at 40 characters so that the panel stays narrow */
   char ov[128] = "overlays:";
-  for (int k = 0; k < HG_OV_COUNT; k++)
-    if (s->overlays & (1 << k)) snprintf(ov + strlen(ov), sizeof ov - strlen(ov), " %s", hg_overlay_name(k));
+  for (int k = 0; k < HG_OV_COUNT; k++) {
+    if (!(s->overlays & (1 << k))) continue;
+    if (strlen(ov) + 1 + strlen(hg_overlay_name(k)) > 40 && n < 20) {
+      snprintf(lines[n++], 128, "%s", ov);
+      cols[n - 1] = dim;
+      snprintf(ov, sizeof ov, "         ");
+    }
+    snprintf(ov + strlen(ov), sizeof ov - strlen(ov), " %s", hg_overlay_name(k));
+  }
   snprintf(lines[n++], 128, "%s", ov);
   cols[n - 1] = dim;
   snprintf(lines[n++], 128, "F1 help");
   cols[n - 1] = dim;
   n += loop_lines(r, f, h, lines + n, cols + n, 24 - n, n, hh);
-  text_panel(r, 12, 12, 0, lines, n, cols);
+  float hud_w = 0;
+  for (int k = 0; k < n; k++) hud_w = fmaxf(hud_w, hg_renderer_text_width(r, lines[k]) + 16);
+  text_panel(r, 12, 12, hud_w, lines, n, cols);
 
   /* the last events, with the energy they removed */
   if (h && f->nevents > 0) {
@@ -258,8 +268,13 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
                e->de, e->e_removed, e->dh);
       ec[m++] = white;
     }
-    float pw = 0;
-    for (int k = 0; k < m; k++) pw = fmaxf(pw, hg_renderer_text_width(r, ev[k]) + 16);
+    /* cut at the right to stay clear of the HUD panel (12 .. 12 + hud_w) */
+    float pw = 0, room = (float)w - 12 - (12 + hud_w + 8);
+    for (int k = 0; k < m; k++) {
+      size_t len = strlen(ev[k]);
+      while (len > 8 && hg_renderer_text_width(r, ev[k]) + 16 > room) ev[k][--len] = 0;
+      pw = fmaxf(pw, hg_renderer_text_width(r, ev[k]) + 16);
+    }
     text_panel(r, w - pw - 12, 12, pw, ev, m, ec);
   }
   if (s->plots && h && h->n > 1) plots(r, f, h, frame_index, s);
