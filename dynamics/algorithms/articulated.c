@@ -26,6 +26,7 @@
  * reported at the first joint where the pass meets it. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "aba_local.h"
@@ -437,4 +438,126 @@ int hg_plastic_lock(const hg_model *m, hg_data *d, const double *q, const double
   *energy_removed = 0.5 * e;
   for (int k = 0; k < m->nv; k++) v_after[k] += v[k];
   return 0;
+}
+
+/* ---- responses of the factored articulated inertias (several right-hand sides) ---- */
+
+hg_response *hg_response_new(const hg_model *m, int ncol) {
+  hg_response *r = calloc(1, sizeof *r);
+  size_t nb = (size_t)m->nbody, nv = (size_t)m->nv + 1, nc = (size_t)(ncol > 0 ? ncol : 1);
+  if (!r) return NULL;
+  r->ncol = (int)nc;
+  r->pA = malloc(nb * nc * sizeof(hg_vec6));
+  r->a = calloc(nb * nc, sizeof(hg_vec6));
+  r->u = malloc(nv * nc * sizeof(double));
+  r->qdd = calloc(nv * nc, sizeof(double));
+  r->tau = calloc(nv * nc, sizeof(double));
+  r->on = calloc(nb, 1);
+  if (!r->pA || !r->a || !r->u || !r->qdd || !r->tau || !r->on) {
+    hg_response_free(r);
+    return NULL;
+  }
+  return r;
+}
+
+void hg_response_free(hg_response *r) {
+  if (!r) return;
+  free(r->pA), free(r->a), free(r->u), free(r->qdd), free(r->tau), free(r->on);
+  free(r);
+}
+
+/* With no velocity, gravity or force but the loads, the articulated pass keeps its factors and
+ * only its biases change: backward, pA_i = -(loads on i) + sum of the children's beta, and across
+ * a free joint u = f - S^T pA, beta = pA + U D^-1 u (c = 0); across a prescribed one beta = pA.
+ * Bodies off every loaded path keep pA = 0, u = 0 and are not visited. Forward, a free joint's
+ * qdd = D^-1 (u - U^T a_p), a = a_p + S qdd; a prescribed one's qdd = 0, a = a_p and its load
+ * tau = S^T (IA a + pA) - f, f the force applied at the DoF itself. */
+void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
+                        int nload, int ncol, int all, hg_response *r) {
+  const int nb = m->nbody, nv = m->nv, nc = ncol;
+  uint8_t *on = r->on;
+  hg_vec6 *pA = r->pA, *A = r->a;
+  double *u = r->u;
+
+  /* the loaded bodies' paths to their roots, their biases and DoF forces zero, then the loads */
+  memset(on, 0, (size_t)nb);
+  for (int l = 0; l < nload; l++)
+    for (int b = load[l].body; b > 0 && !on[b]; b = m->parent[b]) {
+      on[b] = 1;
+      memset(pA + (size_t)b * nc, 0, (size_t)nc * sizeof(hg_vec6));
+      memset(u + (size_t)m->v_adr[b] * nc, 0, (size_t)(m->jnt_nv[b] * nc) * sizeof(double));
+    }
+  for (int l = 0; l < nload; l++) {
+    const hg_response_load *L = &load[l];
+    if (L->dof >= 0) u[(size_t)L->dof * nc + L->col] += L->w[0];
+    else if (L->body > 0)
+      for (int k = 0; k < 6; k++) pA[(size_t)L->body * nc + L->col][k] -= L->w[k];
+  }
+
+  /* backward along the paths (decreasing index: children before parents) */
+  for (int i = nb - 1; i > 0; i--) {
+    if (!on[i]) continue;
+    int n = m->jnt_nv[i], va = m->v_adr[i], p = m->parent[i];
+    int free_joint = n > 0 && d->mode[i] == HG_MODE_FREE;
+    const double *Dinv = d->Dinv + m->D_adr[i];
+    for (int c = 0; c < nc; c++) {
+      double *pa = pA[(size_t)i * nc + c], beta[6];
+      for (int k = 0; k < 6; k++) beta[k] = pa[k];
+      if (free_joint) {
+        /* u = f - S^T pA;  beta = pA + U D^-1 u */
+        double uk[HG_JOINT_MAXNV], x[HG_JOINT_MAXNV];
+        for (int k = 0; k < n; k++) {
+          double *uc = &u[(size_t)(va + k) * nc + c];
+          *uc -= hg_dot6(d->S[va + k], pa);
+          uk[k] = *uc;
+        }
+        for (int k = 0; k < n; k++) {
+          double t = 0;
+          for (int l = 0; l < n; l++) t += Dinv[k * n + l] * uk[l];
+          x[k] = t;
+        }
+        for (int k = 0; k < n; k++)
+          for (int e = 0; e < 6; e++) beta[e] += d->U[va + k][e] * x[k];
+      }
+      if (p)
+        for (int e = 0; e < 6; e++) pA[(size_t)p * nc + c][e] += beta[e];
+    }
+  }
+
+  /* forward: every body (all), or the paths only */
+  static const double zero[6] = {0, 0, 0, 0, 0, 0};
+  for (int i = 1; i < nb; i++) {
+    if (!all && !on[i]) continue;
+    int n = m->jnt_nv[i], va = m->v_adr[i], p = m->parent[i];
+    int free_joint = n > 0 && d->mode[i] == HG_MODE_FREE;
+    const double *Dinv = d->Dinv + m->D_adr[i];
+    for (int c = 0; c < nc; c++) {
+      const double *ap = p ? A[(size_t)p * nc + c] : zero;
+      double *a = A[(size_t)i * nc + c], *qdd = r->qdd + (size_t)c * nv, *tau = r->tau + (size_t)c * nv;
+      for (int e = 0; e < 6; e++) a[e] = ap[e];
+      if (free_joint) {
+        /* qdd = D^-1 (u - U^T a_p);  a = a_p + S qdd */
+        double w[HG_JOINT_MAXNV];
+        for (int k = 0; k < n; k++)
+          w[k] = (on[i] ? u[(size_t)(va + k) * nc + c] : 0) - hg_dot6(d->U[va + k], ap);
+        for (int k = 0; k < n; k++) {
+          double t = 0;
+          for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
+          qdd[va + k] = t, tau[va + k] = 0;
+          for (int e = 0; e < 6; e++) a[e] += d->S[va + k][e] * t;
+        }
+      } else if (n > 0) {
+        /* the load F = IA a + pA, tau = S^T F */
+        double F[6];
+        hg_sym6_mulv(d->IA[i], a, F);
+        if (on[i])
+          for (int e = 0; e < 6; e++) F[e] += pA[(size_t)i * nc + c][e];
+        for (int k = 0; k < n; k++) {
+          /* less the force applied at the DoF itself (held in u, untouched backward here) */
+          double f = on[i] ? u[(size_t)(va + k) * nc + c] : 0;
+          qdd[va + k] = 0, tau[va + k] = hg_dot6(d->S[va + k], F) - f;
+        }
+      }
+    }
+  }
 }

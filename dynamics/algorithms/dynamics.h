@@ -122,6 +122,44 @@ int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv
 int hg_hybrid_impulse_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt,
                           const double *q, double *dv, double *imp);
 
+/* Responses of the articulated factors the last tree-frame pass left in d (d->IA, d->U, d->Dinv:
+ * hg_hybrid_on_kinematics, hg_aba_opt or hg_hybrid_opt with tree_frame, hg_hybrid_impulse_opt
+ * with tree_frame) to loads with zero velocity, zero gravity and zero forces otherwise: for each
+ * right-hand side c, qdd_c = M_h^-1 tau_c, where tau_c are the joint forces of its loads and
+ * M_h the mass matrix of the free DoFs (prescribed and locked DoFs do not move), and the change
+ * of the load each non-free DoF carries. Featherstone's articulated-body method for several
+ * right-hand sides at once: the backward sweep walks only the loaded bodies' paths to their
+ * roots (a load on body b changes the biases there alone), the forward sweep every body (all)
+ * or only those paths (all = 0: the accelerations of the loaded bodies, O(depth) each). */
+
+/* a load of one right-hand side: the wrench w on body `body` (tree frame, moment about its
+ * origin; as fext, what acts on the body), or with dof >= 0 the force w[0] at that DoF */
+typedef struct hg_response_load {
+  int col, body, dof;
+  double w[6];
+} hg_response_load;
+
+/* the workspace and results of hg_hybrid_response for up to ncol right-hand sides (entry i of
+ * right-hand side c at i * n + c, of pA, a and u, for a response to n right-hand sides) */
+typedef struct hg_response {
+  int ncol;
+  hg_vec6 *pA; /* nbody x ncol: the response biases */
+  hg_vec6 *a;  /* nbody x ncol: the response accelerations, tree frame (0 at the world) */
+  double *u;   /* nv x ncol: the DoF forces, then u = f - S^T pA */
+  double *qdd; /* ncol x nv (right-hand side c at c * nv): the accelerations */
+  double *tau; /* ncol x nv: the load changes at non-free DoFs (0 at free ones) */
+  uint8_t *on; /* nbody: 1 on a loaded body's path */
+} hg_response;
+
+/* allocates r for ncol right-hand sides (NULL when out of memory); frees it */
+hg_response *hg_response_new(const hg_model *m, int ncol);
+void hg_response_free(hg_response *r);
+
+/* ncol (<= r->ncol) responses to the nload loads (modes in d->mode); with all = 0, qdd, tau and
+ * a are written only on the paths of the loaded bodies (r->on) */
+void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
+                        int nload, int ncol, int all, hg_response *r);
+
 /* The perfectly plastic lock of every joint whose mode is not free: the momentum-conserving
  * impulse that brings those joints to rest relative to their parents. Writes the velocity after
  * the lock (v_after), the impulse at every DoF (imp: zero at free joints) and returns through
