@@ -294,11 +294,14 @@ int hg_sim_loop_close(hg_sim *s, int r, double *e_removed, char *msg, size_t len
   }
   set_active(l, r, 1);
   /* onto the closed configuration (a no-op to round-off where the markers met), then the
-   * plastic impulse that removes the relative velocity the loop forbids */
-  if (hg_loops_project(l->L, s->d, s->state.q, NULL, l->active, HG_LOOP_PROJECT_TOL, 50) < 0) {
+   * plastic impulse that removes the relative velocity the loop forbids; a refusal leaves q as
+   * it was */
+  memcpy(s->rhs.qs, s->state.q, (size_t)m->nq * sizeof(double));
+  if (hg_loops_project(l->L, s->d, s->rhs.qs, NULL, l->active, HG_LOOP_PROJECT_TOL, 50) < 0) {
     set_active(l, r, 0);
     return snprintf(msg, len, "loop %s: no projection closes it (%s)", lp->name, s->d->err), 1;
   }
+  memcpy(s->state.q, s->rhs.qs, (size_t)m->nq * sizeof(double));
   if (hg_sim_loops_impulse(s, s->state.v, e_removed)) return -1;
   return 0;
 }
