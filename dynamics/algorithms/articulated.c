@@ -447,13 +447,14 @@ hg_response *hg_response_new(const hg_model *m, int ncol) {
   size_t nb = (size_t)m->nbody, nv = (size_t)m->nv + 1, nc = (size_t)(ncol > 0 ? ncol : 1);
   if (!r) return NULL;
   r->ncol = (int)nc;
-  r->pA = malloc(nb * nc * sizeof(hg_vec6));
+  r->pA = calloc(nb * nc, sizeof(hg_vec6));
   r->a = calloc(nb * nc, sizeof(hg_vec6));
-  r->u = malloc(nv * nc * sizeof(double));
+  r->u = calloc(nv * nc, sizeof(double));
   r->qdd = calloc(nv * nc, sizeof(double));
   r->tau = calloc(nv * nc, sizeof(double));
   r->on = calloc(nb, 1);
-  if (!r->pA || !r->a || !r->u || !r->qdd || !r->tau || !r->on) {
+  r->live = calloc(nb, sizeof(uint64_t));
+  if (!r->pA || !r->a || !r->u || !r->qdd || !r->tau || !r->on || !r->live) {
     hg_response_free(r);
     return NULL;
   }
@@ -462,30 +463,45 @@ hg_response *hg_response_new(const hg_model *m, int ncol) {
 
 void hg_response_free(hg_response *r) {
   if (!r) return;
-  free(r->pA), free(r->a), free(r->u), free(r->qdd), free(r->tau), free(r->on);
+  free(r->pA), free(r->a), free(r->u), free(r->qdd), free(r->tau), free(r->on), free(r->live);
   free(r);
+}
+
+/* 1 when right-hand side c has a load in the subtree of the body whose mask is live (more than
+ * 64 right-hand sides: always) */
+static inline int col_live(uint64_t live, int c, int nc) {
+  return nc > 64 || (live >> c & 1);
 }
 
 /* With no velocity, gravity or force but the loads, the articulated pass keeps its factors and
  * only its biases change: backward, pA_i = -(loads on i) + sum of the children's beta, and across
  * a free joint u = f - S^T pA, beta = pA + U D^-1 u (c = 0); across a prescribed one beta = pA.
- * Bodies off every loaded path keep pA = 0, u = 0 and are not visited. Forward, a free joint's
+ * Bodies off every loaded path keep pA = 0, u = 0 and are not visited, nor is a right-hand side
+ * at a body with none of its loads below (r->live). Forward, a free joint's
  * qdd = D^-1 (u - U^T a_p), a = a_p + S qdd; a prescribed one's qdd = 0, a = a_p and its load
  * tau = S^T (IA a + pA) - f, f the force applied at the DoF itself. */
-void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
+HG_HOT void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
                         int nload, int ncol, int all, hg_response *r) {
   const int nb = m->nbody, nv = m->nv, nc = ncol;
   uint8_t *on = r->on;
+  uint64_t *live = r->live;
   hg_vec6 *pA = r->pA, *A = r->a;
   double *u = r->u;
 
-  /* the loaded bodies' paths to their roots, their biases and DoF forces zero, then the loads */
+  /* the loaded bodies' paths to their roots, their biases and DoF forces zero, then the loads;
+   * live[i]: the right-hand sides with a load in i's subtree */
   memset(on, 0, (size_t)nb);
   for (int l = 0; l < nload; l++)
-    for (int b = load[l].body; b > 0 && !on[b]; b = m->parent[b]) {
-      on[b] = 1;
-      memset(pA + (size_t)b * nc, 0, (size_t)nc * sizeof(hg_vec6));
-      memset(u + (size_t)m->v_adr[b] * nc, 0, (size_t)(m->jnt_nv[b] * nc) * sizeof(double));
+    for (int b = load[l].body; b > 0; b = m->parent[b]) {
+      uint64_t bit = nc > 64 ? 0 : (uint64_t)1 << load[l].col;
+      if (!on[b]) {
+        on[b] = 1, live[b] = 0;
+        memset(pA + (size_t)b * nc, 0, (size_t)nc * sizeof(hg_vec6));
+        memset(u + (size_t)m->v_adr[b] * nc, 0, (size_t)(m->jnt_nv[b] * nc) * sizeof(double));
+      } else if (live[b] & bit && bit) {
+        break; /* the rest of the path has it already */
+      }
+      live[b] |= bit;
     }
   for (int l = 0; l < nload; l++) {
     const hg_response_load *L = &load[l];
@@ -500,8 +516,26 @@ void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_l
     int n = m->jnt_nv[i], va = m->v_adr[i], p = m->parent[i];
     int free_joint = n > 0 && d->mode[i] == HG_MODE_FREE;
     const double *Dinv = d->Dinv + m->D_adr[i];
+    uint64_t lv = live[i];
+    hg_vec6 *pai = pA + (size_t)i * nc, *pap = pA + (size_t)p * nc;
+    if (free_joint && n == 1) {
+      /* u = f - s^T pA;  beta = pA + U u / D */
+      const double *s = d->S[va], *U = d->U[va];
+      double *ui = u + (size_t)va * nc, Di = Dinv[0];
+      for (int c = 0; c < nc; c++) {
+        if (!col_live(lv, c, nc)) continue;
+        double *pa = pai[c];
+        double uk = ui[c] - hg_dot6(s, pa);
+        ui[c] = uk;
+        double x = Di * uk;
+        if (p)
+          for (int e = 0; e < 6; e++) pap[c][e] += pa[e] + U[e] * x;
+      }
+      continue;
+    }
     for (int c = 0; c < nc; c++) {
-      double *pa = pA[(size_t)i * nc + c], beta[6];
+      if (!col_live(lv, c, nc)) continue;
+      double *pa = pai[c], beta[6];
       for (int k = 0; k < 6; k++) beta[k] = pa[k];
       if (free_joint) {
         /* u = f - S^T pA;  beta = pA + U D^-1 u */
@@ -520,7 +554,7 @@ void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_l
           for (int e = 0; e < 6; e++) beta[e] += d->U[va + k][e] * x[k];
       }
       if (p)
-        for (int e = 0; e < 6; e++) pA[(size_t)p * nc + c][e] += beta[e];
+        for (int e = 0; e < 6; e++) pap[c][e] += beta[e];
     }
   }
 
@@ -531,15 +565,32 @@ void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_l
     int n = m->jnt_nv[i], va = m->v_adr[i], p = m->parent[i];
     int free_joint = n > 0 && d->mode[i] == HG_MODE_FREE;
     const double *Dinv = d->Dinv + m->D_adr[i];
+    uint64_t lv = on[i] ? live[i] : 0;
+    hg_vec6 *Ai = A + (size_t)i * nc, *Ap = A + (size_t)p * nc;
+    if (free_joint && n == 1) {
+      /* qdd = (u - U^T a_p) / D;  a = a_p + s qdd */
+      const double *s = d->S[va], *U = d->U[va];
+      const double *ui = u + (size_t)va * nc;
+      double Di = Dinv[0];
+      for (int c = 0; c < nc; c++) {
+        const double *ap = p ? Ap[c] : zero;
+        double w = (on[i] && col_live(lv, c, nc) ? ui[c] : 0) - hg_dot6(U, ap);
+        double qk = Di * w;
+        r->qdd[(size_t)c * nv + va] = qk, r->tau[(size_t)c * nv + va] = 0;
+        for (int e = 0; e < 6; e++) Ai[c][e] = ap[e] + s[e] * qk;
+      }
+      continue;
+    }
     for (int c = 0; c < nc; c++) {
-      const double *ap = p ? A[(size_t)p * nc + c] : zero;
-      double *a = A[(size_t)i * nc + c], *qdd = r->qdd + (size_t)c * nv, *tau = r->tau + (size_t)c * nv;
+      const double *ap = p ? Ap[c] : zero;
+      double *a = Ai[c], *qdd = r->qdd + (size_t)c * nv, *tau = r->tau + (size_t)c * nv;
+      int lc = on[i] && col_live(lv, c, nc);
       for (int e = 0; e < 6; e++) a[e] = ap[e];
       if (free_joint) {
         /* qdd = D^-1 (u - U^T a_p);  a = a_p + S qdd */
         double w[HG_JOINT_MAXNV];
         for (int k = 0; k < n; k++)
-          w[k] = (on[i] ? u[(size_t)(va + k) * nc + c] : 0) - hg_dot6(d->U[va + k], ap);
+          w[k] = (lc ? u[(size_t)(va + k) * nc + c] : 0) - hg_dot6(d->U[va + k], ap);
         for (int k = 0; k < n; k++) {
           double t = 0;
           for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
@@ -550,11 +601,11 @@ void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_l
         /* the load F = IA a + pA, tau = S^T F */
         double F[6];
         hg_sym6_mulv(d->IA[i], a, F);
-        if (on[i])
+        if (lc)
           for (int e = 0; e < 6; e++) F[e] += pA[(size_t)i * nc + c][e];
         for (int k = 0; k < n; k++) {
           /* less the force applied at the DoF itself (held in u, untouched backward here) */
-          double f = on[i] ? u[(size_t)(va + k) * nc + c] : 0;
+          double f = lc ? u[(size_t)(va + k) * nc + c] : 0;
           qdd[va + k] = 0, tau[va + k] = hg_dot6(d->S[va + k], F) - f;
         }
       }

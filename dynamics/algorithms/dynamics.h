@@ -149,6 +149,7 @@ typedef struct hg_response {
   double *qdd; /* ncol x nv (right-hand side c at c * nv): the accelerations */
   double *tau; /* ncol x nv: the load changes at non-free DoFs (0 at free ones) */
   uint8_t *on; /* nbody: 1 on a loaded body's path */
+  uint64_t *live; /* nbody: bit c set when right-hand side c has a load in the body's subtree */
 } hg_response;
 
 /* allocates r for ncol right-hand sides (NULL when out of memory); frees it */
