@@ -454,7 +454,11 @@ hg_response *hg_response_new(const hg_model *m, int ncol) {
   r->tau = calloc(nv * nc, sizeof(double));
   r->on = calloc(nb, 1);
   r->live = calloc(nb, sizeof(uint64_t));
-  if (!r->pA || !r->a || !r->u || !r->qdd || !r->tau || !r->on || !r->live) {
+  r->path = calloc(nb, sizeof(int));
+  r->order = calloc(2 * nc, sizeof(int));
+  r->col = calloc(2 * nc, sizeof(hg_vec6));
+  if (!r->pA || !r->a || !r->u || !r->qdd || !r->tau || !r->on || !r->live || !r->path ||
+      !r->order || !r->col) {
     hg_response_free(r);
     return NULL;
   }
@@ -464,6 +468,7 @@ hg_response *hg_response_new(const hg_model *m, int ncol) {
 void hg_response_free(hg_response *r) {
   if (!r) return;
   free(r->pA), free(r->a), free(r->u), free(r->qdd), free(r->tau), free(r->on), free(r->live);
+  free(r->path), free(r->order), free(r->col);
   free(r);
 }
 
@@ -611,4 +616,143 @@ HG_HOT void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_res
       }
     }
   }
+}
+
+/* Omega <- K Omega K^T + S D^-1 S^T across free joint i, K = 1 - S D^-1 U^T (packed symmetric):
+ * with T = Omega U and X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T + X S^T */
+static void omega_step(const hg_model *m, const hg_data *d, int i, double *Om) {
+  int n = m->jnt_nv[i], va = m->v_adr[i];
+  const double *Dinv = d->Dinv + m->D_adr[i];
+  if (n == 1) {
+    const double *s = d->S[va], *U = d->U[va];
+    double t[6], Di = Dinv[0];
+    hg_sym6_mulv(Om, U, t);
+    double g = Di * Di * hg_dot6(U, t) + Di;
+    for (int r = 0; r < 6; r++)
+      for (int c = r; c < 6; c++)
+        Om[hg_sym6_index(r, c)] += g * s[r] * s[c] - Di * (s[r] * t[c] + t[r] * s[c]);
+    return;
+  }
+  double T[6][HG_JOINT_MAXNV], X[6][HG_JOINT_MAXNV], UT[HG_JOINT_MAXNV][HG_JOINT_MAXNV];
+  double XB[6][HG_JOINT_MAXNV];
+  for (int k = 0; k < n; k++) {
+    double t[6];
+    hg_sym6_mulv(Om, d->U[va + k], t);
+    for (int r = 0; r < 6; r++) T[r][k] = t[r];
+  }
+  for (int r = 0; r < 6; r++)
+    for (int k = 0; k < n; k++) {
+      double x = 0;
+      for (int l = 0; l < n; l++) x += d->S[va + l][r] * Dinv[l * n + k];
+      X[r][k] = x;
+    }
+  for (int k = 0; k < n; k++)
+    for (int l = 0; l < n; l++) {
+      double t = 0;
+      for (int r = 0; r < 6; r++) t += d->U[va + k][r] * T[r][l];
+      UT[k][l] = t;
+    }
+  if (n == 6) {
+    /* S spans every motion: K = 0 exactly, Omega = S D^-1 S^T (no cancellation) */
+    for (int r = 0; r < 6; r++)
+      for (int c = r; c < 6; c++) {
+        double t = 0;
+        for (int k = 0; k < 6; k++) t += X[r][k] * d->S[va + k][c];
+        Om[hg_sym6_index(r, c)] = t;
+      }
+    return;
+  }
+  /* XB = X (U^T T) - T + S: then Omega += XB X^T - X T^T, symmetric by construction */
+  for (int r = 0; r < 6; r++)
+    for (int k = 0; k < n; k++) {
+      double t = 0;
+      for (int l = 0; l < n; l++) t += X[r][l] * UT[l][k];
+      XB[r][k] = t - T[r][k] + d->S[va + k][r];
+    }
+  for (int r = 0; r < 6; r++)
+    for (int c = r; c < 6; c++) {
+      double t = 0;
+      for (int k = 0; k < n; k++) t += XB[r][k] * X[c][k] - X[r][k] * T[c][k];
+      Om[hg_sym6_index(r, c)] += t;
+    }
+}
+
+/* a <- K a = a - S D^-1 (U^T a) across free joint i */
+static void k_step(const hg_model *m, const hg_data *d, int i, double *a) {
+  int n = m->jnt_nv[i], va = m->v_adr[i];
+  const double *Dinv = d->Dinv + m->D_adr[i];
+  double w[HG_JOINT_MAXNV];
+  if (n == 6) {
+    for (int e = 0; e < 6; e++) a[e] = 0; /* K = 0 */
+    return;
+  }
+  for (int k = 0; k < n; k++) w[k] = hg_dot6(d->U[va + k], a);
+  for (int k = 0; k < n; k++) {
+    double x = 0;
+    for (int l = 0; l < n; l++) x += Dinv[k * n + l] * w[l];
+    for (int e = 0; e < 6; e++) a[e] -= d->S[va + k][e] * x;
+  }
+}
+
+HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
+                                   const hg_response_load *load, int nload, int ncol,
+                                   hg_response *r, double *Q, double *scale) {
+  int *ord = r->order, nl = 0;
+  /* the wrench loads on moving bodies, by tree then body (insertion sort: a few loads) */
+  for (int l = 0; l < nload; l++) {
+    if (load[l].dof >= 0) return -1;
+    if (load[l].body <= 0) continue;
+    int b = load[l].body, key = m->root[b], k = nl++;
+    while (k > 0) {
+      int c = load[ord[k - 1]].body, kc = m->root[c];
+      if (kc < key || (kc == key && c <= b)) break;
+      ord[k] = ord[k - 1], k--;
+    }
+    ord[k] = l;
+  }
+  /* in each tree, every loaded body below the one before it */
+  for (int k = 1; k < nl; k++) {
+    int p = load[ord[k - 1]].body, b = load[ord[k]].body;
+    if (m->root[p] == m->root[b] && !(b >= p && b < m->subtree_end[p])) return -1;
+  }
+  memset(Q, 0, (size_t)ncol * ncol * sizeof(double));
+  double big = 0;
+  for (int k0 = 0; k0 < nl;) {
+    /* one tree: loads k0 .. k1 - 1, the deepest body last */
+    int k1 = k0 + 1, root = m->root[load[ord[k0]].body];
+    while (k1 < nl && m->root[load[ord[k1]].body] == root) k1++;
+    int np = 0;
+    for (int b = load[ord[k1 - 1]].body; b > 0; b = m->parent[b]) r->path[np++] = b;
+    double Om[21] = {0};
+    int next = k0, done = k0; /* loads whose responses are carried: k0 .. done - 1 */
+    for (int o = np - 1; o >= 0; o--) {
+      int i = r->path[o];
+      if (m->jnt_nv[i] > 0 && d->mode[i] == HG_MODE_FREE) {
+        omega_step(m, d, i, Om);
+        for (int k = k0; k < done; k++) k_step(m, d, i, r->col[k]);
+      }
+      if (next >= k1 || load[ord[next]].body != i) continue;
+      /* the loads on body i: their responses Omega_i w, and their work against every response
+       * carried so far (from above: both orders, Omega is symmetric) and against each other */
+      int first = next;
+      while (next < k1 && load[ord[next]].body == i) {
+        hg_sym6_mulv(Om, load[ord[next]].w, r->col[next]);
+        next++;
+      }
+      for (int a = first; a < next; a++) {
+        const hg_response_load *A = &load[ord[a]];
+        for (int b = k0; b < next; b++) {
+          const hg_response_load *B = &load[ord[b]];
+          double t = hg_dot6(A->w, r->col[b]);
+          if (fabs(t) > big) big = fabs(t);
+          Q[A->col * ncol + B->col] += t;
+          if (b < first) Q[B->col * ncol + A->col] += t;
+        }
+      }
+      done = next;
+    }
+    k0 = k1;
+  }
+  *scale = big;
+  return 0;
 }

@@ -541,15 +541,19 @@ static int factor(hg_loops *L, hg_data *d) {
     return 0;
   }
   int nl = row_loads(L, NULL, 0);
-  hg_hybrid_response(m, d, L->load, nl, n, 0, L->resp);
-  /* (G Y)_ij = G_i Y_j, symmetric */
   double *S = L->GY, dmax = 0, mag = 0;
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      double t;
-      S[i * n + j] = row_of_response(L, i, j, &t);
-      if (t > mag) mag = t;
-    }
+  if (hg_hybrid_response_gram(m, d, L->load, nl, n, L->resp, S, &mag) == 0) {
+    /* G Y through the operational-space inertias (the loop bodies on one path per tree) */
+  } else {
+    /* (G Y)_ij = G_i Y_j from one response per row */
+    hg_hybrid_response(m, d, L->load, nl, n, 0, L->resp);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        double t;
+        S[i * n + j] = row_of_response(L, i, j, &t);
+        if (t > mag) mag = t;
+      }
+  }
   double floor = 1e-13 * mag;
   for (int i = 0; i < n; i++) {
     for (int j = 0; j < i; j++) S[i * n + j] = S[j * n + i] = 0.5 * (S[i * n + j] + S[j * n + i]);
