@@ -485,7 +485,7 @@ static inline int col_live(uint64_t live, int c, int nc) {
  * at a body with none of its loads below (r->live). Forward, a free joint's
  * qdd = D^-1 (u - U^T a_p), a = a_p + S qdd; a prescribed one's qdd = 0, a = a_p and its load
  * tau = S^T (IA a + pA) - f, f the force applied at the DoF itself. */
-HG_HOT void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
+HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_load *load,
                         int nload, int ncol, int all, hg_response *r) {
   const int nb = m->nbody, nv = m->nv, nc = ncol;
   uint8_t *on = r->on;
@@ -618,19 +618,30 @@ HG_HOT void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_res
   }
 }
 
+/* the responses, compiled apart for one right-hand side (Y lambda: no loop over columns) */
+HG_HOT void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
+                               int nload, int ncol, int all, hg_response *r) {
+  if (ncol == 1) response(m, d, load, nload, 1, all, r);
+  else response(m, d, load, nload, ncol, all, r);
+}
+
 /* Omega <- K Omega K^T + S D^-1 S^T across free joint i, K = 1 - S D^-1 U^T (packed symmetric):
  * with T = Omega U and X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T + X S^T */
-static void omega_step(const hg_model *m, const hg_data *d, int i, double *Om) {
+HG_INLINE void omega_step(const hg_model *m, const hg_data *d, int i, double *Om) {
   int n = m->jnt_nv[i], va = m->v_adr[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
   if (n == 1) {
     const double *s = d->S[va], *U = d->U[va];
     double t[6], Di = Dinv[0];
     hg_sym6_mulv(Om, U, t);
-    double g = Di * Di * hg_dot6(U, t) + Di;
+    double g = Di * Di * hg_dot6(U, t) + Di, gs[6], dt[6];
+    for (int r = 0; r < 6; r++) gs[r] = g * s[r] - Di * t[r], dt[r] = Di * t[r];
+    /* Omega += (g s - D^-1 t) s^T - D^-1 s t^T (its upper triangle, row by row as packed) */
+    double *o = Om;
+HG_UNROLL(6)
     for (int r = 0; r < 6; r++)
-      for (int c = r; c < 6; c++)
-        Om[hg_sym6_index(r, c)] += g * s[r] * s[c] - Di * (s[r] * t[c] + t[r] * s[c]);
+HG_UNROLL(6)
+      for (int c = r; c < 6; c++) *o++ += gs[r] * s[c] - s[r] * dt[c];
     return;
   }
   double T[6][HG_JOINT_MAXNV], X[6][HG_JOINT_MAXNV], UT[HG_JOINT_MAXNV][HG_JOINT_MAXNV];
@@ -678,7 +689,7 @@ static void omega_step(const hg_model *m, const hg_data *d, int i, double *Om) {
 }
 
 /* a <- K a = a - S D^-1 (U^T a) across free joint i */
-static void k_step(const hg_model *m, const hg_data *d, int i, double *a) {
+HG_INLINE void k_step(const hg_model *m, const hg_data *d, int i, double *a) {
   int n = m->jnt_nv[i], va = m->v_adr[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
   double w[HG_JOINT_MAXNV];
