@@ -16,11 +16,13 @@
  * by ad_{(0, vt)} S_j v_j), and gamma follows loops.h:
  *   gamma = C (c_J(q*, v*) - A_rel0),  A_rel0 = A_B0 - A_A0' - ad_{V_B} V_rel.
  *
- * Dynamics. a0 from the tree-frame hybrid pass (its factors stay in d), then one multi-column
- * response (hg_hybrid_response) to the rows' unit loads, walked only along the loop bodies' paths,
- * gives G Y through the response accelerations of the loop bodies: (G Y)_rc = W_b,r^T a_b,c -
- * W_a,r^T a_a,c. After the nc x nc solve, one full response to the combined load G^T lambda gives
- * Y lambda and the loads it adds at non-free joints. */
+ * Dynamics. a0 from the tree-frame hybrid pass (its factors stay in d); the right-hand side
+ * gamma - G a0 = C (c_J - A_rel) with A_rel from the pass's own body accelerations (d->a less the
+ * gravity offset and the Galilean share), so G is not formed. G Y comes from the operational-space
+ * inertias (hg_hybrid_response_gram) when the loop bodies lie on one root path per tree, else
+ * from one multi-column response (hg_hybrid_response) walked along the loop bodies' paths:
+ * (G Y)_rc = W_b,r^T a_b,c - W_a,r^T a_a,c. After the nc x nc solve, one response to the
+ * combined load G^T lambda gives Y lambda and the loads it adds at non-free joints. */
 #include "loops.h"
 
 #include <lapacke.h>
