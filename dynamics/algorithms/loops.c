@@ -2,7 +2,8 @@
  *
  * Frames. Marker frame A is on body a, B on body b. Each side is walked in its own tree's frame
  * (model.h): F_b = T_tree,b M_B is B seen from b's tree frame, F_a' = T_tree,a M_A T_AB is B seen
- * from a's tree frame, and T_AB = A^-1 B from the world poses. A row c (a 6-vector acting on twists
+ * from a's tree frame, and T_AB = A^-1 B from the tree-frame poses within one tree, the world
+ * poses across trees. A row c (a 6-vector acting on twists
  * of B, in frame B) becomes on each side the tree-frame wrench W = Ad_{F^-1}^T c, so that
  *   G_row = W_b^T J_b - W_a^T J_a  (J the tree-frame columns S_k of each path),
  * the constraint force G^T lambda is the wrench lambda c (frame B) on b and its opposite on a.
@@ -279,9 +280,12 @@ typedef struct loop_frames {
 static void frames(const hg_model *m, const hg_data *d, const hg_loop *l, loop_frames *f) {
   int a = l->body[0], b = l->body[1];
   hg_se3 A, B, Ja;
-  /* A = T_0a M_A, B = T_0b M_B; T_AB = A^-1 B */
-  hg_se3_mul(a ? &d->T_world[a] : &identity, &l->M[0], &A);
-  hg_se3_mul(b ? &d->T_world[b] : &identity, &l->M[1], &B);
+  /* A = T_0a M_A, B = T_0b M_B; T_AB = A^-1 B, within one tree from the tree-frame poses (one
+   * frame per tree, its origin at the root body), which keep their digits at orbital distances
+   * from the world's origin where the world poses lose them */
+  int tree = a > 0 && b > 0 && m->root[a] == m->root[b];
+  hg_se3_mul(a ? (tree ? &d->T_tree[a] : &d->T_world[a]) : &identity, &l->M[0], &A);
+  hg_se3_mul(b ? (tree ? &d->T_tree[b] : &d->T_world[b]) : &identity, &l->M[1], &B);
   hg_se3_invmul(&A, &B, &f->Tab);
   /* F_b = T_tree,b M_B;  F_a' = T_tree,a M_A T_AB */
   hg_se3_mul(b ? &d->T_tree[b] : &identity, &l->M[1], &f->Fb);
