@@ -1,6 +1,7 @@
-/* cli_dynamics.c: `hinge dynamics MODEL ACTION`: a model's layout (info), and its dynamics on
+/* cli_dynamics.c: `hinge dynamics MODEL ACTION`: a model's layout (info), its dynamics on
  * states read line by line from standard input (fd, id, mass, bias, hybrid, lock), one line of
- * results per state, numbers printed with %.17g. */
+ * results per state, numbers printed with %.17g; and the constrained inverse dynamics of a
+ * scene's closed mechanism at its initial state (cid). */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,15 +9,19 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_loops.h"
 #include "derivatives.h"
+#include "forces.h"
 #include "dynamics.h"
 #include "merge.h"
 #include "mimic.h"
+#include "sim.h"
 
 /* the command line */
 typedef struct dyn_args {
   const char *model, *action, *prescribed;
-  int floating, has_gravity, help;
+  const char *active, *qdd; /* cid: --active, --qdd */
+  int floating, has_gravity, help, min_force;
   hg_urdf_options urdf; /* --fix-inertia, --package-path, --verbose */
   double gravity[3];
 } dyn_args;
@@ -125,6 +130,8 @@ void hg_cli_dynamics_usage(FILE *f) {
           "       hinge dynamics MODEL did|dfd|minv [--floating] [--gravity GX GY GZ]\n"
           "       hinge dynamics MODEL hybrid|lock|dhybrid [--prescribed NAME[,NAME...]]\n"
           "                                        [--floating] [--gravity GX GY GZ]\n"
+          "       hinge dynamics SCENE cid --active NAME[,NAME...] [--min-force]\n"
+          "                                [--qdd NAME=VALUE[,NAME=VALUE...]]\n"
           "\n"
           "MODEL is a URDF file (.urdf or .xml) or a scene (.yaml or .yml: its bodies at the\n"
           "start). info prints nq, nv and one line per joint:\n"
@@ -141,6 +148,18 @@ void hg_cli_dynamics_usage(FILE *f) {
           "  lock    q v       ->  v_after impulse energy_removed   plastic lock of the\n"
           "                                              prescribed joints (2*nv+1 numbers)\n");
   hg_cli_derivatives_usage(f);
+  fprintf(f,
+          "cid: constrained inverse dynamics of a scene's closed mechanism at its initial state\n"
+          "(projected onto the closed loops, as a run starts): the accelerations of --qdd are\n"
+          "given (NAME=VALUE for a 1-DoF joint, NAME.K=VALUE for DoF K of a joint; none: every\n"
+          "DoF), the others follow from the loops (G qdd = gamma, least squares of minimum norm);\n"
+          "prints the torques of the --active joints' DoFs and each closed loop's wrench that\n"
+          "produce them with gravity and the scene's force elements (M qdd + b - Q = S_a tau +\n"
+          "G^T lambda), the ranks, and the residual of constrained forward dynamics run with\n"
+          "those torques. More actuators than the mechanism's DoFs: the torques of least norm,\n"
+          "or with --min-force the loop forces of least norm. Fewer (rank(N^T S_a) < DoFs):\n"
+          "refused (status 2). The scene's joint modes are not used (every DoF is active or\n"
+          "passive). See docs/commands.md.\n");
   fprintf(f,
           "q holds each joint's configuration (a free joint: x y z qw qx qy qz), v the tangent\n"
           "velocities (a free joint: the body twist wx wy wz vx vy vz in its own frame).\n"
@@ -196,6 +215,11 @@ static int parse_args(int argc, char **argv, dyn_args *a) {
     } else if (strcmp(s, "--package-path") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a list of folders", s);
       a->urdf.package_path = argv[++i];
+    } else if (strcmp(s, "--active") == 0 || strcmp(s, "--qdd") == 0) {
+      if (i + 1 >= argc) return usage_error("%s needs a list", s);
+      *(s[2] == 'a' ? &a->active : &a->qdd) = argv[++i];
+    } else if (strcmp(s, "--min-force") == 0) {
+      a->min_force = 1;
     } else if (strcmp(s, "--prescribed") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a list of joint names", s);
       a->prescribed = argv[++i];
@@ -329,6 +353,277 @@ static int run_states(dyn_ctx *c, const dyn_action *a) {
   return status;
 }
 
+
+/* ---- cid: constrained inverse dynamics of a scene ---- */
+
+/* the DoF named by name (len chars): "JOINT" (all its DoFs: first, count) or "JOINT.K"; the
+ * joint's body, or -1 */
+static int find_dofs(const hg_model *m, const char *name, size_t len, int *first, int *count) {
+  for (int i = 1; i < m->nbody; i++) {
+    size_t n = strlen(m->jnt_name[i]);
+    if (n > len || strncmp(m->jnt_name[i], name, n) != 0) continue;
+    if (n == len) {
+      *first = m->v_adr[i], *count = m->jnt_nv[i];
+      return i;
+    }
+    if (name[n] == '.') {
+      char *end;
+      long k = strtol(name + n + 1, &end, 10);
+      if (end == name + len && n + 1 < len && k >= 0 && k < m->jnt_nv[i]) {
+        *first = m->v_adr[i] + (int)k, *count = 1;
+        return i;
+      }
+    }
+  }
+  return -1;
+}
+
+/* the name of DoF k: the joint's, or JOINT.K for a multi-DoF joint */
+static void dof_name(const hg_model *m, int k, char *s, size_t n) {
+  int i = m->dof_body[k];
+  if (m->jnt_nv[i] == 1) snprintf(s, n, "%s", m->jnt_name[i]);
+  else snprintf(s, n, "%s.%d", m->jnt_name[i], k - m->v_adr[i]);
+}
+
+static void list_joints(const hg_model *m) {
+  fprintf(stderr, "; the joints are:");
+  for (int i = 1, c = 0; i < m->nbody; i++)
+    if (m->jnt_nv[i] > 0) fprintf(stderr, "%s %s", c++ ? "," : "", m->jnt_name[i]);
+  fprintf(stderr, "\n");
+}
+
+/* --active: the actuated DoFs into act (na of them); 0 or an exit status */
+static int parse_active(const hg_model *m, const char *list, int *act, int *na) {
+  unsigned char *seen = calloc((size_t)m->nv + 1, 1);
+  if (!seen) return HG_EXIT_FAILURE;
+  *na = 0;
+  for (const char *p = list; p && *p;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    int first, count;
+    if (len && find_dofs(m, p, len, &first, &count) < 0) {
+      fprintf(stderr, "hinge: --active: unknown joint or DoF '%.*s'", (int)len, p);
+      list_joints(m);
+      return free(seen), HG_EXIT_USAGE;
+    }
+    for (int k = 0; len && k < count; k++)
+      if (!seen[first + k]) seen[first + k] = 1, act[(*na)++] = first + k;
+    p = comma ? comma + 1 : NULL;
+  }
+  free(seen);
+  if (*na == 0) {
+    fprintf(stderr, "hinge: --active names no DoF (fixed joints have none)\n");
+    return HG_EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* --qdd: the given accelerations; 0 or an exit status */
+static int parse_qdd(const hg_model *m, const char *list, unsigned char *given, double *qdd) {
+  for (const char *p = list; p && *p;) {
+    const char *comma = strchr(p, ','), *eq;
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    double x;
+    int first, count;
+    eq = memchr(p, '=', len);
+    if (!eq || parse_number(eq + 1, len - (size_t)(eq + 1 - p), &x)) {
+      fprintf(stderr, "hinge: --qdd: '%.*s' is not NAME=VALUE with a finite VALUE\n", (int)len, p);
+      return HG_EXIT_USAGE;
+    }
+    if (find_dofs(m, p, (size_t)(eq - p), &first, &count) < 0 || count != 1) {
+      fprintf(stderr, "hinge: --qdd: '%.*s' names no single DoF (a multi-DoF joint: NAME.K)",
+              (int)(eq - p), p);
+      list_joints(m);
+      return HG_EXIT_USAGE;
+    }
+    given[first] = 1, qdd[first] = x;
+    p = comma ? comma + 1 : NULL;
+  }
+  return 0;
+}
+
+static double norm2(const double *x, int n) {
+  double s = 0;
+  for (int k = 0; k < n; k++) s += x[k] * x[k];
+  return sqrt(s);
+}
+
+/* the whole of cid; returns the exit status */
+static int run_cid(const dyn_args *a) {
+  hg_error err;
+  hg_sim_options opt;
+  hg_cli_loops cl;
+  hg_scene *sc = NULL;
+  hg_sim *sim = NULL;
+  hg_forces *forces = NULL;
+  hg_data *d = NULL;
+  hg_loops *L0 = NULL;
+  int status = HG_EXIT_FAILURE;
+  double *buf = NULL;
+  int *act = NULL;
+  unsigned char *given = NULL;
+  memset(&cl, 0, sizeof cl);
+  const char *ext = strrchr(a->model, '.');
+  if (!ext || (strcmp(ext, ".yaml") && strcmp(ext, ".yml")))
+    return usage_error("cid needs a scene (.yaml or .yml), not '%s'", a->model);
+  if (!(sc = hg_scene_load(a->model, &err))) {
+    fprintf(stderr, "hinge: %s\n", err.msg);
+    return HG_EXIT_USAGE;
+  }
+  hg_sim_default_options(&opt);
+  if (!(sim = hg_sim_new(sc, &opt, &err))) {
+    fprintf(stderr, "hinge: %s\n", err.msg);
+    hg_scene_free(sc);
+    return HG_EXIT_USAGE;
+  }
+  const hg_model *m = hg_sim_model(sim);
+  int nv = m->nv, nq = m->nq;
+  if (hg_cli_loops_build(sc, m, &cl, &err)) {
+    fprintf(stderr, "hinge: %s\n", err.msg);
+    status = HG_EXIT_USAGE;
+    goto out;
+  }
+  hg_loops *L = cl.L ? cl.L : (L0 = hg_loops_new(m, NULL, 0, &err));
+  int mr = L ? hg_loops_maxrows(L) : 0;
+  size_t nb = 6 * (size_t)m->nbody;
+  d = hg_data_new(m);
+  buf = calloc((size_t)nq + 6 * (size_t)nv + 2 * nb + 2 * (size_t)mr + 8, sizeof(double));
+  act = calloc((size_t)nv + 1, sizeof(int));
+  given = calloc((size_t)nv + 1, 1);
+  if (!L || !d || !buf || !act || !given) {
+    fprintf(stderr, "hinge: %s\n", L ? "out of memory" : err.msg);
+    goto out;
+  }
+  double *q = buf, *v = q + nq, *qdd = v + nv, *tau_ext = qdd + nv, *tau = tau_ext + nv,
+         *qdd_fd = tau + nv, *tau_a = qdd_fd + nv, *fext = tau_a + nv, *fext2 = fext + nb,
+         *lam = fext2 + nb, *lam_fd = lam + mr;
+  memcpy(q, hg_sim_q(sim), (size_t)nq * sizeof(double));
+  memcpy(v, hg_sim_v(sim), (size_t)nv * sizeof(double));
+  int na;
+  if ((status = parse_active(m, a->active, act, &na)) || (status = parse_qdd(m, a->qdd, given, qdd)))
+    goto out;
+  status = HG_EXIT_SINGULAR;
+  /* the accelerations: the given ones, the rest from the loops */
+  double res_qdd;
+  int undetermined;
+  if (hg_loops_complete_qdd(m, L, d, q, v, cl.active, given, qdd, &res_qdd, &undetermined)) {
+    fprintf(stderr, "hinge: %s\n", d->err);
+    goto out;
+  }
+  double scale = 1;
+  for (int k = 0; k < nv; k++) scale = fmax(scale, fabs(qdd[k]));
+  if (res_qdd > 1e-9 * scale) {
+    fprintf(stderr, "hinge: the given accelerations are not ones the closed loops allow: "
+            "max|G qdd - gamma| = %.3g after the others were fitted\n", res_qdd);
+    status = HG_EXIT_USAGE;
+    goto out;
+  }
+  /* the applied forces at the start: gravity (in the model) and the enabled force elements */
+  hg_force_input in;
+  hg_forces_input_of(sc, &in);
+  in.lenient = 1;
+  if (!(forces = hg_forces_build(&in, NULL, m, &err))) {
+    fprintf(stderr, "hinge: %s\n", err.msg);
+    status = HG_EXIT_USAGE;
+    goto out;
+  }
+  for (int k = 0; k < hg_sim_nforce(sim); k++) {
+    hg_force_view fv;
+    hg_sim_force(sim, k, &fv);
+    int e = hg_forces_find(forces, fv.name);
+    if (e >= 0) hg_forces_set_enabled(forces, e, fv.enabled);
+  }
+  double t = hg_sim_time(sim);
+  hg_kinematics(m, d, q, v);
+  hg_forces_apply(forces, m, d, t, q, v, fext, tau_ext);
+  hg_loops_id_info info;
+  int rc = hg_loops_inverse(m, L, d, q, v, qdd, cl.active, act, na, a->min_force, fext, tau_ext,
+                            tau_a, lam, &info);
+  if (rc == 1) {
+    fprintf(stderr, "hinge: under-actuated: the %d active DoFs drive rank(N^T S_a) = %d of the "
+            "mechanism's %d DoFs (nv %d, rank G %d); actuate more joints\n",
+            na, info.rank_act, info.dof, nv, info.rank_G);
+    status = HG_EXIT_USAGE;
+    goto out;
+  }
+  if (rc) {
+    fprintf(stderr, "hinge: %s\n", d->err);
+    goto out;
+  }
+  /* the check: constrained forward dynamics with these torques */
+  memcpy(tau, tau_ext, (size_t)nv * sizeof(double));
+  for (int j = 0; j < na; j++) tau[act[j]] += tau_a[j];
+  memcpy(fext2, fext, nb * sizeof(double));
+  hg_kinematics(m, d, q, v);
+  if (hg_loops_hybrid(L, d, q, v, cl.active, qdd_fd, tau, fext2, lam_fd)) {
+    fprintf(stderr, "hinge: forward dynamics: %s\n", d->err);
+    goto out;
+  }
+  double fd_res = 0;
+  for (int k = 0; k < nv; k++) fd_res = fmax(fd_res, fabs(qdd_fd[k] - qdd[k]));
+  /* the report */
+  char name[300];
+  printf("scene %s at t = %.9g (its initial state, projected onto the closed loops)\n", a->model,
+         t);
+  printf("loops %d closed, rows %d, rank G %d; mechanism DoFs %d (nv %d)\n", cl.nactive,
+         info.nc, info.rank_G, info.dof, nv);
+  printf("actuation %d active DoFs, rank(N^T S_a) %d of %d DoFs: %s", na, info.rank_act,
+         info.dof, info.redundant ? "redundant" : "exact");
+  if (info.redundant)
+    printf(" (%d extra), %s", info.redundant,
+           a->min_force ? "minimum loop force (--min-force)" : "minimum-norm torques");
+  printf("\napplied gravity %g %g %g", m->gravity[0], m->gravity[1], m->gravity[2]);
+  int nel = hg_forces_count(forces), shown = 0;
+  for (int k = 0; k < nel; k++)
+    if (hg_forces_enabled(forces, k) && !hg_forces_inert(forces, k))
+      printf("%s%s", shown++ ? ", " : "; force elements ", hg_forces_name(forces, k));
+  printf("\nqdd max|G qdd - gamma| %.3g\n", res_qdd);
+  if (undetermined)
+    printf("note %d DoFs of qdd are fixed neither by --qdd nor by the loops: minimum norm\n",
+           undetermined);
+  for (int k = 0; k < nv; k++) {
+    dof_name(m, k, name, sizeof name);
+    printf("qdd %s %.17g%s\n", name, qdd[k], given[k] ? " given" : "");
+  }
+  for (int j = 0; j < na; j++) {
+    dof_name(m, act[j], name, sizeof name);
+    printf("tau %s %.17g\n", name, tau_a[j]);
+  }
+  printf("norm tau %.17g\n", norm2(tau_a, na));
+  hg_kinematics(m, d, q, v);
+  if (cl.nactive)
+    printf("# wrench LOOP mx my mz fx fy fz: what marker A's side applies to B's side, moment\n"
+           "# about A's origin then force, A's axes (N m, N); a coupling: its force or torque\n");
+  for (int k = 0, off = 0; k < cl.n; k++) {
+    if (!cl.active[k]) continue;
+    double w[6];
+    hg_loops_wrench(L, d, k, lam + off, w);
+    if (cl.spec[k]->coupling)
+      printf("wrench %s coupling %.17g\n", cl.spec[k]->name, lam[off]);
+    else
+      printf("wrench %s %.17g %.17g %.17g %.17g %.17g %.17g\n", cl.spec[k]->name, w[0], w[1],
+             w[2], w[3], w[4], w[5]);
+    off += hg_loops_nrow(L, k);
+  }
+  printf("norm lambda %.17g\n", norm2(lam, info.nc));
+  printf("residual equations %.3g\n", info.residual);
+  printf("residual forward %.3g\n", fd_res);
+  status = HG_EXIT_OK;
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "hinge: error writing the output\n");
+    status = HG_EXIT_FAILURE;
+  }
+out:
+  free(buf), free(act), free(given);
+  hg_data_free(d);
+  hg_forces_free(forces);
+  hg_loops_free(L0);
+  hg_cli_loops_free(&cl);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+  return status;
+}
+
 /* ---- the subcommand ---- */
 
 static const dyn_action *find_action(const char *name) {
@@ -392,6 +687,16 @@ int hg_cli_dynamics(int argc, char **argv) {
   if (args.help) {
     hg_cli_dynamics_usage(stdout);
     return HG_EXIT_OK;
+  }
+  int cid = strcmp(args.action, "cid") == 0;
+  if ((args.active || args.qdd || args.min_force) && !cid)
+    return usage_error("--active, --qdd and --min-force apply to cid, not %s", args.action);
+  if (cid) {
+    if (!args.active) return usage_error("%s", "cid needs --active NAME[,NAME...]");
+    if (args.has_gravity || args.floating || args.prescribed)
+      return usage_error("%s", "cid takes the scene's gravity and joints: no --gravity, "
+                               "--floating or --prescribed");
+    return run_cid(&args);
   }
   if (strcmp(args.action, "info") != 0 && !(a = find_action(args.action)))
     return usage_error("unknown action '%s'", args.action);

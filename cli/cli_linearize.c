@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_loops.h"
 #include "forces.h"
 #include "linearize.h"
 #include "sim.h"
@@ -50,6 +51,11 @@ void hg_cli_linearize_usage(FILE *f) {
           "                        joints' mass matrix): w^2, w, Hz, and M-orthonormal shapes\n"
           "  modes.png             the eigenvalues of A in the complex plane, and the shapes of\n"
           "                        the first elastic modes of K phi = w^2 M phi\n"
+          "With closed loops (loops: in the scene) the states are independent coordinates\n"
+          "z = N^T (q (-) q0) and zdot = N^T v (z1.., zdot1..), N an orthonormal basis of the\n"
+          "null space of the loops' rows at the free DoFs (written to N.csv: dq = N z), A and\n"
+          "B by central differences of the constrained dynamics, inputs the free DoFs' forces;\n"
+          "--equilibrium runs Newton's method in z (docs/linearization.md).\n"
           "options:\n"
           "  --at T     linearize at time T (the scene runs from its start to T)\n"
           "  --rest     about the configuration at T with every velocity and prescribed\n"
@@ -116,6 +122,8 @@ typedef struct lin_point {
   hg_forces *forces;
   double t, *q, *v, *qdd;
   int qdd_note; /* 1: prescribed accelerations could not be differenced (set to zero) */
+  hg_cli_loops loops; /* the scene's loops, compiled against m (loops.L NULL: none) */
+  hg_loops_linear *Z; /* with closed loops: the linearization in independent coordinates */
 } lin_point;
 
 typedef struct force_ctx {
@@ -128,6 +136,13 @@ static void numeric_forces(void *ctx, const hg_model *m, const hg_data *d, const
                            const double *v, double *fext, double *tau) {
   const force_ctx *c = ctx;
   hg_forces_apply_part(c->f, m, d, c->t, q, v, HG_FORCES_NUMERIC, fext, tau);
+}
+
+/* every enabled element (the closed-loop linearization differences them all) */
+static void all_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                       const double *v, double *fext, double *tau) {
+  const force_ctx *c = ctx;
+  hg_forces_apply(c->f, m, d, c->t, q, v, fext, tau);
 }
 
 static void analytic_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
@@ -198,6 +213,12 @@ static int load_point(const lin_args *a, lin_point *p) {
     int e = hg_forces_find(p->forces, fv.name);
     if (e >= 0) hg_forces_set_enabled(p->forces, e, fv.enabled);
   }
+  /* the closed loops: compiled as the run compiles them, closed as at the start */
+  if (hg_cli_loops_build(p->scene, p->m, &p->loops, &err)) {
+    fprintf(stderr, "hinge: %s\n", err.msg);
+    return HG_EXIT_USAGE;
+  }
+  if (p->loops.nactive && !(p->Z = hg_loops_linear_new(p->m, p->loops.L))) return HG_EXIT_FAILURE;
   if (a->rest) {
     memset(p->v, 0, (size_t)nv * sizeof(double));
     return 0;
@@ -216,6 +237,8 @@ static int load_point(const lin_args *a, lin_point *p) {
 }
 
 static void free_point(lin_point *p) {
+  hg_loops_linear_free(p->Z);
+  hg_cli_loops_free(&p->loops);
   hg_forces_free(p->forces);
   hg_data_free(p->d);
   hg_sim_free(p->sim);
@@ -225,9 +248,14 @@ static void free_point(lin_point *p) {
 
 /* ---- names and tables ---- */
 
-/* the name of free DoF a's state (part 0: dq, 1: dv) or input (part 2: tau) */
+/* the name of free DoF a's state (part 0: dq, 1: dv) or input (part 2: tau); with closed loops
+ * (L->dof NULL) the independent coordinates za and their rates zdota */
 static void state_name(const hg_model *m, const hg_linear *L, int a, int part, char *s, size_t n) {
   static const char *const what[] = {"dq", "dv", "tau"};
+  if (!L->dof) {
+    snprintf(s, n, "%s%d", part ? "zdot" : "z", a + 1);
+    return;
+  }
   int k = L->dof[a], i = m->dof_body[k];
   snprintf(s, n, "%s.%s%d", m->jnt_name[i], what[part], k - m->v_adr[i]);
 }
@@ -249,6 +277,49 @@ static int write_matrix(const char *path, const hg_model *m, const hg_linear *L,
     state_name(m, L, r % nf, r / nf, name, sizeof name);
     fprintf(f, "%s", name);
     for (int c = 0; c < ncol; c++) fprintf(f, ",%.17g", X[(size_t)r * ncol + c]);
+    fputc('\n', f);
+  }
+  int bad = ferror(f);
+  return fclose(f) == 0 && !bad ? 0 : -1;
+}
+
+/* the name of model DoF k as a tangent of q or a force: JOINT.dqK, JOINT.tauK */
+static void dof_name(const hg_model *m, int k, const char *what, char *s, size_t n) {
+  int i = m->dof_body[k];
+  snprintf(s, n, "%s.%s%d", m->jnt_name[i], what, k - m->v_adr[i]);
+}
+
+/* with closed loops: B (rows z, zdot; columns the free DoFs' forces) and the basis N (rows the
+ * model's DoFs, columns z1..zf): dq = N z maps the coordinates back to the joints */
+static int write_loops_B(const char *path, const hg_model *m, const hg_linear *Ls,
+                         const hg_loops_linear *Z) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  char name[256];
+  fprintf(f, "state");
+  for (int c = 0; c < Z->nfree; c++) dof_name(m, Z->dof[c], "tau", name, sizeof name), fprintf(f, ",%s", name);
+  fputc('\n', f);
+  for (int r = 0; r < 2 * Z->f; r++) {
+    state_name(m, Ls, r % Z->f, r / Z->f, name, sizeof name);
+    fprintf(f, "%s", name);
+    for (int c = 0; c < Z->nfree; c++) fprintf(f, ",%.17g", Z->B[(size_t)r * Z->nfree + c]);
+    fputc('\n', f);
+  }
+  int bad = ferror(f);
+  return fclose(f) == 0 && !bad ? 0 : -1;
+}
+
+static int write_basis(const char *path, const hg_model *m, const hg_loops_linear *Z) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  char name[256];
+  fprintf(f, "dof");
+  for (int c = 0; c < Z->f; c++) fprintf(f, ",z%d", c + 1);
+  fputc('\n', f);
+  for (int k = 0; k < m->nv; k++) {
+    dof_name(m, k, "dq", name, sizeof name);
+    fprintf(f, "%s", name);
+    for (int c = 0; c < Z->f; c++) fprintf(f, ",%.17g", Z->N[(size_t)k * Z->f + c]);
     fputc('\n', f);
   }
   int bad = ferror(f);
@@ -355,24 +426,38 @@ static void print_summary(FILE *f, const lin_args *a, const lin_point *p, const 
           a->equilibrium ? " (an equilibrium found from its configuration)"
           : a->rest ? " (at rest)" : "");
   if (a->equilibrium) {
-    fprintf(f, "equilibrium: %d Newton iterations, residual max|vdot| %.3g (tolerance %.3g), ",
-            eq->iterations, eq->residual, a->tol > 0 ? a->tol : 1e-10);
+    fprintf(f, "equilibrium: %d Newton iterations, residual max|%s| %.3g (tolerance %.3g), ",
+            eq->iterations, p->Z ? "zddot" : "vdot", eq->residual, a->tol > 0 ? a->tol : 1e-10);
     if (eq->rank < 0) fprintf(f, "balanced at the start\n");
     else fprintf(f, "Jacobian rank %d of %d%s\n", eq->rank, eq->nf,
                  eq->rank < eq->nf ? " (the rest: neutral directions, left where they were)" : "");
   }
-  fprintf(f, "states 2 x %d free DoFs (of %d), inputs %d\n", nf, p->m->nv, nf);
+  if (p->Z) {
+    int rows;
+    hg_loops_rank(p->loops.L, &rows);
+    fprintf(f, "closed loops %d (rank G %d at the free DoFs): states 2 x %d independent "
+            "coordinates z = N^T (q (-) q0) of the closed mechanism (N.csv), of %d free DoFs "
+            "(of %d), inputs %d (the free DoFs' forces)\n",
+            p->loops.nactive, p->Z->rank_G, nf, p->Z->nfree, p->m->nv, p->Z->nfree);
+  } else {
+    fprintf(f, "states 2 x %d free DoFs (of %d), inputs %d\n", nf, p->m->nv, nf);
+  }
   fprintf(f, "drift max |xdot0| %.3g (%s)\n", drift,
           drift == 0 ? "an equilibrium"
           : a->equilibrium && eq->converged ? "an equilibrium to the search's tolerance"
           : "not an equilibrium: A describes perturbations");
-  fprintf(f, "dynamics derivatives: analytic\n");
+  if (p->Z)
+    fprintf(f, "dynamics derivatives: central differences of the constrained dynamics in z, "
+            "h = %g\n", p->Z->h);
+  else
+    fprintf(f, "dynamics derivatives: analytic\n");
   int nel = hg_forces_count(p->forces);
   if (nel > 0) fprintf(f, "force elements' derivatives:\n");
   for (int k = 0; k < nel; k++) {
     fprintf(f, "  %s: ", hg_forces_name(p->forces, k));
     if (!hg_forces_enabled(p->forces, k)) fprintf(f, "disabled at T\n");
     else if (hg_forces_inert(p->forces, k)) fprintf(f, "inert (its body or joint is absent)\n");
+    else if (p->Z) fprintf(f, "with the dynamics, central differences in z\n");
     else if (hg_forces_analytic(p->forces, p->m, k)) fprintf(f, "analytic\n");
     else fprintf(f, "central differences on the group, h = %g (lengths: h max(1, |position|))\n",
                  step);
@@ -431,7 +516,12 @@ static int write_outputs(const char *dir, const lin_point *p, const hg_linear *L
   }
 #define OUT(name) (snprintf(path, sizeof path, "%s/%s", dir, name), path)
   rc |= write_matrix(OUT("A.csv"), p->m, L, L->A, 0);
-  rc |= write_matrix(OUT("B.csv"), p->m, L, L->B, 1);
+  if (p->Z) {
+    rc |= write_loops_B(OUT("B.csv"), p->m, L, p->Z);
+    rc |= write_basis(OUT("N.csv"), p->m, p->Z);
+  } else {
+    rc |= write_matrix(OUT("B.csv"), p->m, L, L->B, 1);
+  }
   rc |= write_point(OUT("point.csv"), p);
   rc |= write_modes(OUT("modes.csv"), p->m, L, md);
   if (md->sym_ok) rc |= write_undamped(OUT("modes_undamped.csv"), p->m, L, md);
@@ -461,23 +551,48 @@ int hg_cli_linearize(int argc, char **argv) {
   }
   status = load_point(&a, &p);
   hg_deriv *w = status ? NULL : hg_deriv_new(p.m);
-  hg_linear *L = status ? NULL : hg_linear_new(p.m);
+  hg_linear *L = status ? NULL : hg_linear_new(p.m), *L0 = L;
   lin_modes md = {0};
   double step = a.step > 0 ? a.step : 1e-6;
   if (!status && (!w || !L)) status = HG_EXIT_FAILURE;
   force_ctx fc = {p.forces, p.t};
   hg_force_elements fe = {numeric_forces, analytic_forces, analytic_derivatives, &fc};
   hg_equilibrium_info eq = {0};
-  if (!status && a.equilibrium &&
-      hg_equilibrium(p.m, p.d, w, L, p.q, &fe, step, a.tol, 0, &eq)) {
-    fprintf(stderr, "hinge: the equilibrium search from t = %g: %s\n", p.t, p.d->err);
-    status = HG_EXIT_SINGULAR;
-  }
-  if (!status && hg_linearize(p.m, p.d, w, L, p.q, p.v, p.qdd, &fe, step)) {
-    fprintf(stderr, "hinge: linearizing at t = %g: %s\n", p.t, p.d->err);
-    status = HG_EXIT_SINGULAR;
+  /* with closed loops: the same in the independent coordinates z, and a shell of L that holds
+   * the matrices of z for the summary, the modes and the plot */
+  hg_loops_forces lfe = {all_forces, &fc};
+  hg_linear shell;
+  hg_linear *Lz = L;
+  if (!status && p.Z) {
+    const hg_loops_linear *Z = p.Z;
+    if (a.equilibrium &&
+        hg_loops_equilibrium(p.Z, p.loops.L, p.d, p.loops.active, p.q, &lfe, step, a.tol, 0,
+                             &eq)) {
+      fprintf(stderr, "hinge: the equilibrium search from t = %g: %s\n", p.t, p.d->err);
+      status = HG_EXIT_SINGULAR;
+    } else if (hg_loops_linearize(p.Z, p.loops.L, p.d, p.loops.active, p.q, p.v, p.qdd, &lfe,
+                                  step)) {
+      fprintf(stderr, "hinge: linearizing at t = %g: %s\n", p.t, p.d->err);
+      status = HG_EXIT_SINGULAR;
+    }
+    memset(&shell, 0, sizeof shell);
+    shell.nv = Z->nv, shell.nf = Z->f, shell.dof = NULL;
+    shell.A = Z->A, shell.B = Z->B, shell.M = Z->M, shell.K = Z->K, shell.C = Z->C;
+    shell.xdot0 = Z->xdot0;
+    Lz = &shell;
+  } else {
+    if (!status && a.equilibrium &&
+        hg_equilibrium(p.m, p.d, w, L, p.q, &fe, step, a.tol, 0, &eq)) {
+      fprintf(stderr, "hinge: the equilibrium search from t = %g: %s\n", p.t, p.d->err);
+      status = HG_EXIT_SINGULAR;
+    }
+    if (!status && hg_linearize(p.m, p.d, w, L, p.q, p.v, p.qdd, &fe, step)) {
+      fprintf(stderr, "hinge: linearizing at t = %g: %s\n", p.t, p.d->err);
+      status = HG_EXIT_SINGULAR;
+    }
   }
   if (!status) {
+    L = Lz;
     int nf = L->nf, n = 2 * nf;
     md.n = n, md.nf = nf;
     md.re = calloc((size_t)n + 1, sizeof(double));
@@ -499,7 +614,7 @@ int hg_cli_linearize(int argc, char **argv) {
     if (fflush(stdout) || ferror(stdout)) status = HG_EXIT_FAILURE;
   }
   free(md.re); free(md.im); free(md.V); free(md.w2); free(md.Phi);
-  hg_linear_free(L);
+  hg_linear_free(L0);
   hg_deriv_free(w);
   free_point(&p);
   return status;

@@ -10,7 +10,7 @@
 
 static const char *const overlay_names[HG_OV_COUNT] = {
     "frames", "joints", "com", "markers", "inertia", "wrenches",
-    "springs", "forces", "trails", "pairs", "momentum"};
+    "springs", "forces", "trails", "pairs", "momentum", "loops"};
 
 const char *hg_overlay_name(int k) { return k >= 0 && k < HG_OV_COUNT ? overlay_names[k] : ""; }
 
@@ -226,36 +226,54 @@ static int inertia_boxes(hg_draw_list *dl, const hg_frame *f) {
   return 0;
 }
 
-/* constraint wrenches of locked and prescribed joints, the largest force and moment drawn at
- * 1.5 x the body's size (each kind scaled by its largest) */
-static int wrenches(hg_draw_list *dl, const hg_frame *f, const hg_history *h, const double *bs) {
+/* constraint wrenches of locked and prescribed joints and of closed loops, the largest force and
+ * moment drawn at 1.5 x the body's size (loops: the overlay scale; each kind scaled by its largest
+ * over joints and loops together) */
+static double norm3(const double *x) { return sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]); }
+
+/* one wrench (moment, force; world) at p: its arrows and a label at the force's tip */
+static int wrench_arrows(hg_draw_list *dl, const hg_history *h, const double p[3], const double w[6],
+                         double s, double size, double fmax_, double mmax) {
   static const float cf[4] = {0.95f, 0.2f, 0.85f, 1}, cm[4] = {0.6f, 0.3f, 1, 1};
+  double vf[3], vm[3], nf = norm3(w + 3), nm = norm3(w);
+  for (int k = 0; k < 3; k++) {
+    vf[k] = fmax_ > 0 ? s * w[3 + k] / fmax_ : 0;
+    vm[k] = mmax > 0 ? s * w[k] / mmax : 0;
+  }
+  /* a moment below 1e-4 of the force times the body's size is round-off: not drawn */
+  if (!(nm > 1e-4 * nf * size)) vm[0] = vm[1] = vm[2] = 0;
+  if (hg_draw_arrow(dl, p, vf, 0.03 * size, cf) || hg_draw_arrow(dl, p, vm, 0.03 * size, cm)) return -1;
+  char txt[64];
+  snprintf(txt, sizeof txt, "%.3g N  %.3g N m", nf, nm);
+  double q[3];
+  for (int k = 0; k < 3; k++) q[k] = p[k] + vf[k];
+  return h ? hg_draw_label_add(dl, q, txt, cf) : 0;
+}
+
+/* a loop whose constraint wrench is drawn: a closed joint loop in the simulation */
+static int loop_loaded(const hg_floop *L) { return L->present && L->active && L->joint_type >= 0; }
+
+static int wrenches(hg_draw_list *dl, const hg_frame *f, const hg_history *h, const double *bs,
+                    double scale) {
   double fmax_ = 0, mmax = 0;
   for (int j = 0; j < f->njoint; j++) {
     const hg_fjoint *J = &f->joint[j];
     if (J->mode == HG_MODE_FREE) continue;
-    fmax_ = fmax(fmax_, sqrt(J->wrench[3] * J->wrench[3] + J->wrench[4] * J->wrench[4] + J->wrench[5] * J->wrench[5]));
-    mmax = fmax(mmax, sqrt(J->wrench[0] * J->wrench[0] + J->wrench[1] * J->wrench[1] + J->wrench[2] * J->wrench[2]));
+    fmax_ = fmax(fmax_, norm3(J->wrench + 3)), mmax = fmax(mmax, norm3(J->wrench));
   }
+  for (int k = 0; k < f->nloop; k++)
+    if (loop_loaded(&f->loop[k]))
+      fmax_ = fmax(fmax_, norm3(f->loop[k].wrench + 3)), mmax = fmax(mmax, norm3(f->loop[k].wrench));
   for (int j = 0; j < f->njoint; j++) {
     const hg_fjoint *J = &f->joint[j];
     if (J->mode == HG_MODE_FREE) continue;
-    const double *p = f->body[J->body].pose.p;
-    double s = 1.5 * bs[J->body], vf[3], vm[3], nf = 0, nm = 0;
-    for (int k = 0; k < 3; k++) {
-      vf[k] = fmax_ > 0 ? s * J->wrench[3 + k] / fmax_ : 0, nf += J->wrench[3 + k] * J->wrench[3 + k];
-      vm[k] = mmax > 0 ? s * J->wrench[k] / mmax : 0, nm += J->wrench[k] * J->wrench[k];
-    }
-    /* a moment below 1e-4 of the force times the body's size is round-off: not drawn */
-    if (!(sqrt(nm) > 1e-4 * sqrt(nf) * bs[J->body])) vm[0] = vm[1] = vm[2] = 0;
-    if (hg_draw_arrow(dl, p, vf, 0.03 * bs[J->body], cf) || hg_draw_arrow(dl, p, vm, 0.03 * bs[J->body], cm))
+    if (wrench_arrows(dl, h, f->body[J->body].pose.p, J->wrench, 1.5 * bs[J->body], bs[J->body], fmax_, mmax))
       return -1;
-    char txt[64];
-    snprintf(txt, sizeof txt, "%.3g N  %.3g N m", sqrt(nf), sqrt(nm));
-    double q[3];
-    for (int k = 0; k < 3; k++) q[k] = p[k] + vf[k];
-    if (h && hg_draw_label_add(dl, q, txt, cf)) return -1;
   }
+  for (int k = 0; k < f->nloop; k++) /* at A's origin, about which the moment is taken */
+    if (loop_loaded(&f->loop[k]) &&
+        wrench_arrows(dl, h, f->loop[k].frame_a.p, f->loop[k].wrench, 1.5 * scale, scale, fmax_, mmax))
+      return -1;
   return 0;
 }
 
@@ -379,6 +397,73 @@ static int momentum(hg_draw_list *dl, const hg_frame *f, double s) {
   return small_sphere(dl, f->com, 0.08 * s, ca);
 }
 
+const float hg_loop_closed_rgba[4] = {0.62f, 1, 0.05f, 1}, hg_loop_open_rgba[4] = {0.6f, 0.6f, 0.62f, 1};
+
+/* a dashed line from a to b (n dashes) */
+static int dashed(hg_draw_list *dl, const double a[3], const double b[3], int n, const float c[4]) {
+  for (int d = 0; d < 2 * n; d += 2) {
+    double p[3], q[3];
+    for (int i = 0; i < 3; i++)
+      p[i] = a[i] + (b[i] - a[i]) * d / (2.0 * n), q[i] = a[i] + (b[i] - a[i]) * (d + 1) / (2.0 * n);
+    if (hg_draw_line_add(dl, p, q, c)) return -1;
+  }
+  return 0;
+}
+
+/* the joint frame of a joint by name (its world origin), or NULL */
+static const double *joint_origin(const hg_frame *f, int name) {
+  for (int j = 0; j < f->njoint; j++)
+    if (f->joint[j].name == name) return f->joint[j].frame.p;
+  return NULL;
+}
+
+/* Closed loops: frames A and B as small triads and, at A, a glyph of the loop's joint: a disc
+ * along the axis (revolute, helical, cylindrical, universal), a bar along it (prismatic), a ball
+ * (spherical), a cube in A's axes (fixed), a slab normal to it (planar). Closed loops are drawn
+ * in hg_loop_closed_rgba; open ones in hg_loop_open_rgba with a dashed line from A to B showing
+ * the gap. A coupling is a dashed line between its two joints' frames. Their wrenches are drawn
+ * with the joints' (HG_OV_WRENCHES). */
+static int loops(hg_draw_list *dl, const hg_frame *f, double s) {
+  for (int k = 0; k < f->nloop; k++) {
+    const hg_floop *L = &f->loop[k];
+    if (!L->present) continue;
+    const float *c = L->active ? hg_loop_closed_rgba : hg_loop_open_rgba;
+    if (L->joint_type < 0) { /* a coupling */
+      const double *a = L->jnt[0] >= 0 ? joint_origin(f, L->jnt[0]) : NULL;
+      const double *b = L->jnt[1] >= 0 ? joint_origin(f, L->jnt[1]) : NULL;
+      if (a && b && dashed(dl, a, b, 12, c)) return -1;
+      continue;
+    }
+    if (axes(dl, L->frame_a.p, L->frame_a.R, 0.45 * s, 0.012 * s) ||
+        axes(dl, L->frame_b.p, L->frame_b.R, 0.45 * s, 0.012 * s))
+      return -1;
+    if (!L->active && dashed(dl, L->frame_a.p, L->frame_b.p, 8, c)) return -1;
+    hg_draw_shape g = {.mesh = -1, .overlay = 1, .pose = L->frame_a};
+    memcpy(g.rgba, c, sizeof g.rgba);
+    double n = norm3(L->axis);
+    if (n > 0) {
+      double z[3] = {L->axis[0] / n, L->axis[1] / n, L->axis[2] / n};
+      frame_from_z(z, g.pose.R);
+    }
+    switch (L->joint_type) {
+    case HG_JOINT_FIXED: g.type = HG_GEOM_BOX, g.size[0] = g.size[1] = g.size[2] = 0.3 * s; break;
+    case HG_JOINT_PRISMATIC:
+      g.type = HG_GEOM_BOX, g.size[0] = g.size[1] = 0.1 * s, g.size[2] = 1.2 * s;
+      break;
+    case HG_JOINT_PLANAR:
+      g.type = HG_GEOM_BOX, g.size[0] = g.size[1] = 0.6 * s, g.size[2] = 0.06 * s;
+      break;
+    case HG_JOINT_SPHERICAL: g.type = HG_GEOM_SPHERE, g.size[0] = 0.2 * s; break;
+    default:
+      if (n > 0) g.type = HG_GEOM_CYLINDER, g.size[0] = 0.16 * s, g.size[1] = 0.3 * s;
+      else g.type = HG_GEOM_SPHERE, g.size[0] = 0.2 * s;
+      break;
+    }
+    if (hg_draw_shape_add(dl, &g)) return -1;
+  }
+  return 0;
+}
+
 int hg_draw_list_build(hg_draw_list *dl, const hg_frame *f, const hg_draw_options *o) {
   hg_draw_list_clear(dl);
   hg_frame_bounds(f, dl->centre, &dl->radius);
@@ -415,7 +500,8 @@ int hg_draw_list_build(hg_draw_list *dl, const hg_frame *f, const hg_draw_option
   if (!rc && (ov & HG_OV_JOINTS)) rc = joints(dl, f, bs);
   if (!rc && (ov & HG_OV_MARKERS)) rc = markers(dl, f, o->hist, scale);
   if (!rc && (ov & HG_OV_INERTIA)) rc = inertia_boxes(dl, f);
-  if (!rc && (ov & HG_OV_WRENCHES)) rc = wrenches(dl, f, o->hist, bs);
+  if (!rc && (ov & HG_OV_WRENCHES)) rc = wrenches(dl, f, o->hist, bs, scale);
+  if (!rc && (ov & HG_OV_LOOPS)) rc = loops(dl, f, scale);
   if (!rc && (ov & (HG_OV_SPRINGS | HG_OV_FORCES))) rc = forces(dl, f, o->hist, ov, scale);
   if (!rc && (ov & HG_OV_TRAILS)) rc = trails(dl, f, o);
   if (!rc && (ov & HG_OV_PAIRS)) rc = pairs(dl, f);

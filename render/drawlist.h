@@ -20,10 +20,14 @@ enum {
   HG_OV_TRAILS = 1 << 8,   /* trails of the tracked body (or of every root body) */
   HG_OV_PAIRS = 1 << 9,    /* separation lines of the scene's pairs, with their distance */
   HG_OV_MOMENTUM = 1 << 10,/* the total linear and angular momentum at the centre of mass */
-  HG_OV_COUNT = 11,
-  HG_OV_ALL = (1 << 11) - 1,
-  HG_OV_DEFAULT = HG_OV_JOINTS | HG_OV_MARKERS | HG_OV_SPRINGS | HG_OV_FORCES | HG_OV_PAIRS
+  HG_OV_LOOPS = 1 << 11,   /* closed loops: frames A and B, a glyph of the loop's joint */
+  HG_OV_COUNT = 12,
+  HG_OV_ALL = (1 << 12) - 1,
+  HG_OV_DEFAULT = HG_OV_JOINTS | HG_OV_MARKERS | HG_OV_SPRINGS | HG_OV_FORCES | HG_OV_PAIRS |
+                  HG_OV_LOOPS
 };
+/* the colours of a loop's glyph: closed (its constraint acts) and open */
+extern const float hg_loop_closed_rgba[4], hg_loop_open_rgba[4];
 /* the name of overlay bit k (k < HG_OV_COUNT): "frames", "joints", ... */
 const char *hg_overlay_name(int k);
 /* "frames,joints,..." or "all" or "none" or "default" into a mask; 0 or -1 with err */

@@ -28,7 +28,7 @@ const char *hg_frame_name(const hg_history *h, int id) {
 /* ---- frames ---- */
 
 void hg_frame_free(hg_frame *f) {
-  free(f->body), free(f->geom), free(f->joint), free(f->marker), free(f->force), free(f->pair);
+  free(f->body), free(f->geom), free(f->joint), free(f->marker), free(f->force), free(f->pair), free(f->loop);
   memset(f, 0, sizeof *f);
 }
 
@@ -43,14 +43,16 @@ static int dup_array(void **dst, const void *src, int n, size_t sz) {
 
 int hg_frame_copy(hg_frame *dst, const hg_frame *src) {
   *dst = *src;
-  void *b, *g, *j, *m, *f, *p;
+  void *b, *g, *j, *m, *f, *p, *l;
   int rc = dup_array(&b, src->body, src->nbody, sizeof *src->body) |
+           dup_array(&l, src->loop, src->nloop, sizeof *src->loop) |
            dup_array(&g, src->geom, src->ngeom, sizeof *src->geom) |
            dup_array(&j, src->joint, src->njoint, sizeof *src->joint) |
            dup_array(&m, src->marker, src->nmarker, sizeof *src->marker) |
            dup_array(&f, src->force, src->nforce, sizeof *src->force) |
            dup_array(&p, src->pair, src->npair, sizeof *src->pair);
   dst->body = b, dst->geom = g, dst->joint = j, dst->marker = m, dst->force = f, dst->pair = p;
+  dst->loop = l;
   if (rc) hg_frame_free(dst);
   return rc ? -1 : 0;
 }
@@ -122,7 +124,8 @@ static int frame_alloc(hg_frame *f) {
   f->marker = calloc((size_t)(f->nmarker > 0 ? f->nmarker : 1), sizeof *f->marker);
   f->force = calloc((size_t)(f->nforce > 0 ? f->nforce : 1), sizeof *f->force);
   f->pair = calloc((size_t)(f->npair > 0 ? f->npair : 1), sizeof *f->pair);
-  return f->body && f->geom && f->joint && f->marker && f->force && f->pair ? 0 : -1;
+  f->loop = calloc((size_t)(f->nloop > 0 ? f->nloop : 1), sizeof *f->loop);
+  return f->body && f->geom && f->joint && f->marker && f->force && f->pair && f->loop ? 0 : -1;
 }
 
 /* bodies, their geometry and joints */
@@ -194,6 +197,38 @@ static void capture_elements(hg_history *h, hg_sim *sim, const hg_scene *sc, hg_
   }
 }
 
+/* closed loops: their frames, the joint's axis (the scene's, in A's axes) and wrench */
+static void capture_loops(hg_history *h, hg_sim *sim, hg_frame *f) {
+  const hg_scene *sc = hg_sim_scene(sim);
+  for (int k = 0; k < f->nloop; k++) {
+    hg_sim_loop_view lv;
+    hg_floop *o = &f->loop[k];
+    hg_sim_loop(sim, k, &lv);
+    const hg_loop_spec *sp = NULL;
+    for (int i = 0; sc && lv.name && i < sc->nloop && !sp; i++)
+      if (sc->loop[i].name && !strcmp(sc->loop[i].name, lv.name)) sp = &sc->loop[i];
+    int coupling = lv.type && !strcmp(lv.type, "coupling");
+    o->name = hg_history_intern(h, lv.name);
+    o->type = hg_history_intern(h, lv.type);
+    o->joint_type = coupling ? -1 : hg_joint_type_from_name(lv.type ? lv.type : "");
+    o->present = lv.present, o->active = lv.active;
+    o->frame_a = lv.frame_a, o->frame_b = lv.frame_b;
+    o->jnt[0] = o->jnt[1] = -1;
+    if (coupling && sp)
+      for (int s = 0; s < 2; s++) o->jnt[s] = hg_history_intern(h, sp->joint[s]);
+    memcpy(o->wrench, lv.wrench_world, sizeof o->wrench);
+    o->distance = lv.distance, o->angle = lv.angle;
+    /* the axis: the scene's (A's axes), or A's z for a loop made by an attach */
+    double ax[3] = {0, 0, 1};
+    if (sp) memcpy(ax, sp->axis, sizeof ax);
+    double n = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+    for (int r = 0; r < 3; r++) {
+      o->axis[r] = 0;
+      for (int c = 0; c < 3 && n > 0 && !coupling; c++) o->axis[r] += lv.frame_a.R[3 * r + c] * ax[c] / n;
+    }
+  }
+}
+
 /* the events logged since the history last looked */
 static void capture_events(hg_history *h, hg_sim *sim) {
   int n = hg_sim_nevents(sim);
@@ -231,9 +266,11 @@ hg_frame *hg_history_capture(hg_history *h, hg_sim *sim, const hg_scene *sc) {
   f.model_version = hg_sim_model_version(sim);
   f.nbody = m->nbody, f.ngeom = m->ngeom, f.njoint = m->nbody - 1;
   f.nmarker = hg_sim_nmarker(sim), f.nforce = hg_sim_nforce(sim), f.npair = hg_sim_npair(sim);
+  f.nloop = hg_sim_nloop(sim);
   if (frame_alloc(&f)) return hg_frame_free(&f), NULL;
   capture_bodies(h, sim, &f);
   capture_elements(h, sim, sc, &f);
+  capture_loops(h, sim, &f);
   capture_events(h, sim);
   f.nevents = h->nevent;
   hg_sim_momentum(sim, f.h);

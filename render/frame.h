@@ -56,17 +56,31 @@ typedef struct hg_fpair {
   double pa[3], pb[3], distance, speed;
 } hg_fpair;
 
+/* a closed loop (sim.h, hg_sim_loop_view) */
+typedef struct hg_floop {
+  int name, type;    /* string table indices; type: the joint type's name, or "coupling" */
+  int joint_type;    /* hg_joint_type of a joint loop (-1 for a coupling) */
+  int present, active;
+  hg_se3 frame_a, frame_b; /* joint loops: frames A and B, world */
+  int jnt[2];        /* couplings: leader and follower joint names (string indices), else -1 */
+  double axis[3];    /* joint loops: the joint's first axis, world (A's axes; 0 when none) */
+  double wrench[6];  /* what a's side applies to b's side: moment about A's origin, force; world
+                        axes (zero when open); a coupling's force or torque in wrench[0] */
+  double distance, angle; /* position violation: m, rad */
+} hg_floop;
+
 typedef struct hg_frame {
   double t;
   unsigned long model_version;
   int nevents;       /* events logged up to this frame */
-  int nbody, ngeom, njoint, nmarker, nforce, npair;
+  int nbody, ngeom, njoint, nmarker, nforce, npair, nloop;
   hg_fbody *body;    /* bodies 1 .. nbody-1 of the model (index 0 unused: the world) */
   hg_fgeom *geom;
   hg_fjoint *joint;  /* njoint = nbody - 1 */
   hg_fmarker *marker;
   hg_fforce *force;
   hg_fpair *pair;
+  hg_floop *loop;
   double h[6];       /* total momentum (angular about the origin, linear), world */
   double com[3];     /* centre of mass of all bodies, world */
   double energy;     /* kinetic + potentials */

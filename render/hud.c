@@ -164,7 +164,7 @@ static const char *const help_lines[] = {
     "r            tracking keeps the body's orientation",
     "overlays:    f frames  j joints  c com  m markers",
     "             i inertia  w wrenches  k springs  g forces",
-    "             t trails  s separations  h momentum  o all/none",
+    "             t trails  s separations  h momentum  e loops  o all/none",
     "q, esc       quit (esc first cancels a preview, then the selection)",
 };
 
@@ -179,13 +179,50 @@ static void help(hg_renderer *r) {
   text_panel(r, (w - pw) / 2, 60, pw, lines, n, NULL);
 }
 
+/* The closed loops under the HUD panel's n0 lines: a title, then one line per loop in the
+ * simulation (name, type, closed or open, |F| of a closed one, the gap of an open one), as many as
+ * fit in the top half of the image (the selection panel and the bar grow up from the bottom), the
+ * rest counted. The number of lines (at most max). */
+static int loop_lines(hg_renderer *r, const hg_frame *f, const hg_history *h, char (*lines)[128],
+                      const float **cols, int max, int n0, int hh) {
+  static const float closed[4] = {0.62f, 1, 0.05f, 1};
+  int present = 0, n = 0;
+  for (int k = 0; k < f->nloop; k++) present += f->loop[k].present;
+  if (!h || present == 0) return 0;
+  int fit = (int)(0.5f * (float)hh / hg_renderer_line_height(r)) - n0 - 1;
+  if (fit > max) fit = max;
+  if (fit < 2) return 0;
+  snprintf(lines[n], 128, "loops");
+  cols[n++] = accent;
+  for (int k = 0, shown = 0; k < f->nloop; k++) {
+    const hg_floop *L = &f->loop[k];
+    if (!L->present) continue;
+    if (n == fit - 1 && present - shown > 1) {
+      snprintf(lines[n], 128, "  ... %d more", present - shown);
+      cols[n++] = dim;
+      break;
+    }
+    const char *name = hg_frame_name(h, L->name);
+    if (L->active && L->joint_type < 0) /* a coupling's force or torque */
+      snprintf(lines[n], 128, "  %-14.14s closed  load %.3g", name, fabs(L->wrench[0]));
+    else if (L->active)
+      snprintf(lines[n], 128, "  %-14.14s closed  |F| %.3g N", name,
+               sqrt(L->wrench[3] * L->wrench[3] + L->wrench[4] * L->wrench[4] + L->wrench[5] * L->wrench[5]));
+    else
+      snprintf(lines[n], 128, "  %-14.14s open    gap %.3g m", name, L->distance);
+    cols[n++] = L->active ? closed : dim;
+    shown++;
+  }
+  return n;
+}
+
 void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int frame_index,
                  const hg_hud_state *s) {
-  char lines[16][128];
-  const float *cols[16];
+  char lines[24][128];
+  const float *cols[24];
   int n = 0, w, hh;
   hg_renderer_size(r, &w, &hh);
-  for (int k = 0; k < 16; k++) cols[k] = white;
+  for (int k = 0; k < 24; k++) cols[k] = white;
   snprintf(lines[n++], 128, "%s", s->title ? s->title : "");
   cols[n - 1] = accent;
   snprintf(lines[n++], 128, "t = %.4f s   %s%s", f->t, s->paused ? "PAUSED" : "running",
@@ -198,14 +235,25 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
   snprintf(lines[n++], 128, "p  %+.4g %+.4g %+.4g", f->h[3], f->h[4], f->h[5]);
   snprintf(lines[n++], 128, "L  %+.4g %+.4g %+.4g", f->h[0], f->h[1], f->h[2]);
   if (s->tracked) snprintf(lines[n++], 128, "tracking %s", s->tracked);
+  /* the overlays, wrapped at 40 characters so that the panel stays narrow */
   char ov[128] = "overlays:";
-  for (int k = 0; k < HG_OV_COUNT; k++)
-    if (s->overlays & (1 << k)) snprintf(ov + strlen(ov), sizeof ov - strlen(ov), " %s", hg_overlay_name(k));
+  for (int k = 0; k < HG_OV_COUNT; k++) {
+    if (!(s->overlays & (1 << k))) continue;
+    if (strlen(ov) + 1 + strlen(hg_overlay_name(k)) > 40 && n < 20) {
+      snprintf(lines[n++], 128, "%s", ov);
+      cols[n - 1] = dim;
+      snprintf(ov, sizeof ov, "         ");
+    }
+    snprintf(ov + strlen(ov), sizeof ov - strlen(ov), " %s", hg_overlay_name(k));
+  }
   snprintf(lines[n++], 128, "%s", ov);
   cols[n - 1] = dim;
   snprintf(lines[n++], 128, "F1 help");
   cols[n - 1] = dim;
-  text_panel(r, 12, 12, 0, lines, n, cols);
+  n += loop_lines(r, f, h, lines + n, cols + n, 24 - n, n, hh);
+  float hud_w = 0;
+  for (int k = 0; k < n; k++) hud_w = fmaxf(hud_w, hg_renderer_text_width(r, lines[k]) + 16);
+  text_panel(r, 12, 12, hud_w, lines, n, cols);
 
   /* the last events, with the energy they removed */
   if (h && f->nevents > 0) {
@@ -220,8 +268,13 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
                e->de, e->e_removed, e->dh);
       ec[m++] = white;
     }
-    float pw = 0;
-    for (int k = 0; k < m; k++) pw = fmaxf(pw, hg_renderer_text_width(r, ev[k]) + 16);
+    /* cut at the right to stay clear of the HUD panel (12 .. 12 + hud_w) */
+    float pw = 0, room = (float)w - 12 - (12 + hud_w + 8);
+    for (int k = 0; k < m; k++) {
+      size_t len = strlen(ev[k]);
+      while (len > 8 && hg_renderer_text_width(r, ev[k]) + 16 > room) ev[k][--len] = 0;
+      pw = fmaxf(pw, hg_renderer_text_width(r, ev[k]) + 16);
+    }
     text_panel(r, w - pw - 12, 12, pw, ev, m, ec);
   }
   if (s->plots && h && h->n > 1) plots(r, f, h, frame_index, s);

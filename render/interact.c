@@ -171,6 +171,11 @@ static int candidates(hg_sim *sim, const char *p, size_t n, int first_word, cons
     hg_sim_force(sim, i, &fv);
     TRY(fv.name);
   }
+  for (int i = 0; i < hg_sim_nloop(sim); i++) { /* close and open name loops */
+    hg_sim_loop_view lv;
+    hg_sim_loop(sim, i, &lv);
+    TRY(lv.name);
+  }
 #undef TRY
   return k;
 }

@@ -82,7 +82,7 @@ void hg_interact_walk(hg_interact *ia, hg_sim *sim, hg_history *h, int dir);
  * saying why (the simulation is unchanged); the result line says what the event did. */
 int hg_interact_apply(hg_interact *ia, hg_sim *sim, const char *text);
 /* Tab on the command line: completes the word under the end of the line to the longest common
- * prefix of the command words or of the joint, body, marker and force names that fit; the
+ * prefix of the command words or of the joint, body, marker, force and loop names that fit; the
  * candidates (when several) into ia->result */
 void hg_interact_complete(hg_interact *ia, hg_sim *sim);
 

@@ -488,11 +488,360 @@ static void test_hybrid_with_mimic(void **state) {
          w.tau);
 }
 
+/* a slender link of mass m and length l along x */
+static void link(double m, double l, hg_inertia *G) {
+  double c[3] = {0.5 * l, 0, 0}, r = 0.04;
+  double Ic[6] = {0.5 * m * r * r, m * (3 * r * r + l * l) / 12, m * (3 * r * r + l * l) / 12, 0, 0, 0};
+  hg_inertia_from_com(m, c, Ic, G, NULL, 0);
+}
+
+/* A planar four-bar: a chain of four links turning about z (lengths 1, 0.6, 0.9, 0.5), the last
+ * one's tip welded to the world where it is at q (random angles). Closed at q. */
+static const double bar_len[4] = {1.0, 0.6, 0.9, 0.5};
+static loop_case four_bar(hg_rng *r, double far) {
+  static const double Z[3] = {0, 0, 1};
+  hg_builder *b = hg_builder_new();
+  char name[16], parent[16];
+  for (int i = 0; i < 4; i++) {
+    hg_se3 off;
+    hg_inertia G;
+    hg_se3_identity(&off);
+    off.p[0] = i ? bar_len[i - 1] : 0;
+    link(1 + 0.3 * i, bar_len[i], &G);
+    snprintf(name, sizeof name, "bar%d", i + 1);
+    snprintf(parent, sizeof parent, "bar%d", i);
+    hg_test_add_body(b, name, i ? parent : "world", HG_JOINT_REVOLUTE, Z, NULL, 0, &off, &G);
+  }
+  loop_case c;
+  memset(&c, 0, sizeof c);
+  c.m = hg_test_compile(b);
+  c.d = hg_data_new(c.m);
+  c.nv = c.m->nv, c.nq = c.m->nq;
+  c.q = vec(c.nq), c.v = vec(c.nv);
+  hg_test_random_vector(r, c.q, 4, -1.2, 1.2);
+  hg_kinematics(c.m, c.d, c.q, NULL);
+  hg_loop *l = &c.loop[0];
+  memset(l, 0, sizeof *l);
+  l->kind = HG_LOOP_JOINT;
+  const char *why;
+  assert_int_equal(hg_joint_init(&l->joint, HG_JOINT_FIXED, Z, NULL, 0, &why), 0);
+  l->body[0] = 0, l->body[1] = 4;
+  hg_se3_identity(&l->M[1]);
+  l->M[1].p[0] = bar_len[3];
+  hg_se3_mul(&c.d->T_world[4], &l->M[1], &l->M[0]);
+  l->M[0].p[0] += far; /* far > 0: out of reach */
+  c.nloops = 1;
+  hg_error err;
+  c.L = hg_loops_new(c.m, c.loop, 1, &err);
+  assert_non_null(c.L);
+  c.maxrows = hg_loops_maxrows(c.L);
+  return c;
+}
+
+/* hybrid dynamics with rows G (nc x nv) only, all DoFs free: the dense KKT solution */
+static void dense_kkt(loop_case *c, const double *G, const double *gam, int nc, const double *tau,
+                      double *qdd, double *lam) {
+  int nv = c->nv, n = nv + nc;
+  double *M = vec(nv * nv), *b = vec(nv), *K = vec(n * n), *kr = vec(n), *x = vec(n);
+  hg_crba(c->m, c->d, c->q, M);
+  hg_bias(c->m, c->d, c->q, c->v, NULL, b);
+  for (int i = 0; i < nv; i++) {
+    kr[i] = tau[i] - b[i];
+    for (int j = 0; j < nv; j++) K[i * n + j] = M[i * nv + j];
+    for (int j = 0; j < nc; j++) K[i * n + nv + j] = -G[j * nv + i];
+  }
+  for (int i = 0; i < nc; i++) {
+    kr[nv + i] = gam[i];
+    for (int j = 0; j < nv; j++) K[(nv + i) * n + j] = G[i * nv + j];
+  }
+  lstsq(K, n, n, kr, x);
+  memcpy(qdd, x, (size_t)nv * sizeof(double));
+  memcpy(lam, x + nv, (size_t)nc * sizeof(double));
+  free(M), free(b), free(K), free(kr), free(x);
+}
+
+/* A planar four-bar closed by a weld: of its six rows only the in-plane ones (moment z, forces x
+ * and y) act, rank 3; the solve equals the one with those three rows alone, the others' lambda
+ * zero */
+static void test_redundant_four_bar(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 404);
+  double worst = 0;
+  for (int trial = 0; trial < 10; trial++) {
+    loop_case c = four_bar(&r, 0);
+    int nv = c.nv;
+    double G[6 * 4], gam[6], Gm[3 * 4], gm[3], qdd[4], tau[4], lam[6], qref[4], lref[3];
+    hg_kinematics(c.m, c.d, c.q, NULL);
+    int nc = hg_loops_rows(c.L, c.d, c.q, NULL, NULL, G, NULL, NULL);
+    assert_int_equal(nc, 6);
+    random_null(&r, G, nc, nv, c.v);
+    hg_kinematics(c.m, c.d, c.q, c.v);
+    hg_loops_rows(c.L, c.d, c.q, c.v, NULL, G, gam, NULL);
+    hg_test_random_vector(&r, tau, nv, -3, 3);
+    memset(qdd, 0, sizeof qdd);
+    double tau_in[4];
+    memcpy(tau_in, tau, sizeof tau);
+    assert_int_equal(hg_loops_hybrid(c.L, c.d, c.q, c.v, NULL, qdd, tau, NULL, lam), 0);
+    int rows, rank = hg_loops_rank(c.L, &rows);
+    assert_int_equal(rows, 6);
+    assert_int_equal(rank, 3);
+    /* the minimal rows: moment z, force x, force y (rows 2, 3, 4) */
+    for (int i = 0; i < 3; i++) {
+      memcpy(Gm + i * nv, G + (2 + i) * nv, (size_t)nv * sizeof(double));
+      gm[i] = gam[2 + i];
+    }
+    dense_kkt(&c, Gm, gm, 3, tau_in, qref, lref);
+    double e = hg_test_rel_err(qdd, qref, nv);
+    double el = hg_test_rel_err(lam + 2, lref, 3);
+    double ez = fabs(lam[0]) + fabs(lam[1]) + fabs(lam[5]);
+    double eg = 0;
+    for (int i = 0; i < nc; i++) {
+      double t = -gam[i];
+      for (int k = 0; k < nv; k++) t += G[i * nv + k] * qdd[k];
+      if (fabs(t) > eg) eg = fabs(t);
+    }
+    if (!(e < 1e-10 && el < 1e-10 && ez < 1e-10 * (1 + norm_inf(lref, 3)) && eg < 1e-10))
+      fail_msg("four-bar trial %d: qdd %.3g, lambda %.3g, out-of-plane lambda %.3g, G qdd - gamma %.3g",
+               trial, e, el, ez, eg);
+    if (e > worst) worst = e;
+    if (el > worst) worst = el;
+    release(&c);
+  }
+  printf("four-bar closed by a weld: rank 3 of 6, against the 3 minimal rows %.2e\n", worst);
+}
+
+/* Two welds between one rigid pair (a body floating on another): 12 rows of rank 6; the motion
+ * and the generalized force G^T lambda equal those of one weld */
+static void test_redundant_two_welds(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 505);
+  double worst = 0;
+  for (int trial = 0; trial < 10; trial++) {
+    hg_builder *b = hg_builder_new();
+    double axis[3];
+    hg_se3 off;
+    hg_inertia G1, G2;
+    hg_test_random_vector(&r, axis, 3, -1, 1);
+    hg_test_random_pose(&r, &off);
+    hg_test_random_inertia(&r, &G1);
+    hg_test_random_inertia(&r, &G2);
+    hg_test_add_body(b, "base", "world", HG_JOINT_REVOLUTE, axis, NULL, 0, &off, &G1);
+    hg_test_add_body(b, "dock", "base", HG_JOINT_FREE, axis, NULL, 0, NULL, &G2);
+    hg_model *m = hg_test_compile(b);
+    loop_case two = make_case_on(&r, m, 0, 0, 0);
+    /* two welds base -> dock, closed at q */
+    for (int k = 0; k < 2; k++) {
+      close_loop(&two, &r, k, HG_JOINT_FIXED);
+      two.loop[k].body[0] = 1, two.loop[k].body[1] = 2;
+      hg_se3 A, B;
+      hg_se3_mul(&two.d->T_world[1], &two.loop[k].M[0], &A);
+      hg_se3_invmul(&two.d->T_world[2], &A, &two.loop[k].M[1]);
+      (void)B;
+    }
+    hg_error err;
+    hg_loops_free(two.L);
+    two.L = hg_loops_new(m, two.loop, 2, &err);
+    hg_loops *one = hg_loops_new(m, two.loop, 1, &err);
+    assert_non_null(two.L);
+    assert_non_null(one);
+    int nv = two.nv;
+    double G[12 * 7], gam[12], Gs[6 * 7], qdd[7] = {0}, qdd1[7] = {0}, tau[7], tau1[7], lam[12], lam1[6];
+    hg_kinematics(m, two.d, two.q, NULL);
+    int nc = hg_loops_rows(two.L, two.d, two.q, NULL, NULL, G, NULL, NULL);
+    assert_int_equal(nc, 12);
+    random_null(&r, G, nc, nv, two.v);
+    hg_test_random_vector(&r, tau, nv, -3, 3);
+    memcpy(tau1, tau, sizeof tau);
+    hg_kinematics(m, two.d, two.q, two.v);
+    hg_loops_rows(two.L, two.d, two.q, two.v, NULL, G, gam, NULL);
+    assert_int_equal(hg_loops_hybrid(two.L, two.d, two.q, two.v, NULL, qdd, tau, NULL, lam), 0);
+    int rows, rank = hg_loops_rank(two.L, &rows);
+    assert_int_equal(rows, 12);
+    assert_int_equal(rank, 6);
+    hg_kinematics(m, two.d, two.q, two.v);
+    hg_loops_rows(one, two.d, two.q, two.v, NULL, Gs, NULL, NULL);
+    assert_int_equal(hg_loops_hybrid(one, two.d, two.q, two.v, NULL, qdd1, tau1, NULL, lam1), 0);
+    assert_int_equal(hg_loops_rank(one, &rows), 6);
+    /* the motions, and the generalized constraint forces G^T lambda */
+    double f2[7] = {0}, f1[7] = {0}, eg = 0;
+    for (int k = 0; k < nv; k++) {
+      for (int i = 0; i < 12; i++) f2[k] += G[i * nv + k] * lam[i];
+      for (int i = 0; i < 6; i++) f1[k] += Gs[i * nv + k] * lam1[i];
+    }
+    for (int i = 0; i < nc; i++) {
+      double t = -gam[i];
+      for (int k = 0; k < nv; k++) t += G[i * nv + k] * qdd[k];
+      if (fabs(t) > eg) eg = fabs(t);
+    }
+    double e = hg_test_rel_err(qdd, qdd1, nv), ef = hg_test_rel_err(f2, f1, nv);
+    if (!(e < 1e-10 && ef < 1e-10 && eg < 1e-10 * (1 + norm_inf(gam, nc))))
+      fail_msg("two welds, trial %d: qdd %.3g, G^T lambda %.3g, G qdd - gamma %.3g", trial, e, ef, eg);
+    if (e > worst) worst = e;
+    if (ef > worst) worst = ef;
+    hg_loops_free(one);
+    release(&two);
+  }
+  printf("two welds on one pair: rank 6 of 12, against one weld %.2e\n", worst);
+}
+
+/* The closing impulse of a weld between two floating bodies (two trees, and one tree): momentum
+ * kept, G v = 0 after, the energy it reports removed is what the kinetic energy lost */
+static void test_impulse_closes_weld(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 606);
+  double wm = 0, wg = 0, we = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    hg_builder *b = hg_builder_new();
+    double axis[3] = {0, 0, 1};
+    hg_se3 off;
+    hg_inertia G1, G2;
+    hg_test_random_pose(&r, &off);
+    hg_test_random_inertia(&r, &G1);
+    hg_test_random_inertia(&r, &G2);
+    hg_test_add_body(b, "one", "world", HG_JOINT_FREE, axis, NULL, 0, NULL, &G1);
+    hg_test_add_body(b, "two", trial % 2 ? "one" : "world", HG_JOINT_FREE, axis, NULL, 0, &off, &G2);
+    loop_case c = make_case_on(&r, hg_test_compile(b), 0, 0, 0);
+    close_loop(&c, &r, 0, HG_JOINT_FIXED);
+    c.loop[0].body[0] = 1, c.loop[0].body[1] = 2;
+    hg_se3 A;
+    hg_se3_mul(&c.d->T_world[1], &c.loop[0].M[0], &A);
+    hg_se3_invmul(&c.d->T_world[2], &A, &c.loop[0].M[1]);
+    hg_error err;
+    hg_loops_free(c.L);
+    c.L = hg_loops_new(c.m, c.loop, 1, &err);
+    int nv = c.nv;
+    hg_test_random_vector(&r, c.v, nv, -2, 2);
+    for (int k = 3; k < 6; k++) c.v[k] += 50; /* a common drift: momentum large */
+    double h0[6], h1[6], k0, k1, p, removed, mu[6], G[6 * 12];
+    hg_momentum(c.m, c.d, c.q, c.v, h0);
+    hg_energy(c.m, c.d, c.q, c.v, &k0, &p);
+    assert_int_equal(hg_loops_impulse(c.L, c.d, c.q, c.v, NULL, mu, &removed), 0);
+    hg_momentum(c.m, c.d, c.q, c.v, h1);
+    hg_energy(c.m, c.d, c.q, c.v, &k1, &p);
+    hg_kinematics(c.m, c.d, c.q, NULL);
+    int nc = hg_loops_rows(c.L, c.d, c.q, NULL, NULL, G, NULL, NULL);
+    double gv = 0, vs = norm_inf(c.v, nv);
+    for (int i = 0; i < nc; i++) {
+      double t = 0;
+      for (int k = 0; k < nv; k++) t += G[i * nv + k] * c.v[k];
+      if (fabs(t) > gv) gv = fabs(t);
+    }
+    double em = hg_test_max_diff(h1, h0, 6) / norm_inf(h0, 6), eg = gv / vs;
+    double ee = fabs(removed - (k0 - k1)) / k0;
+    if (!(em <= 1e-12 && eg <= 1e-12 && removed >= 0 && ee <= 1e-12))
+      fail_msg("impulse trial %d: momentum %.3g, G v %.3g, energy removed %.6g vs %.6g (%.3g)",
+               trial, em, eg, removed, k0 - k1, ee);
+    if (em > wm) wm = em;
+    if (eg > wg) wg = eg;
+    if (ee > we) we = ee;
+    release(&c);
+  }
+  printf("closing impulse: momentum %.2e, G v %.2e, energy bookkeeping %.2e (relative)\n", wm, wg,
+         we);
+}
+
+/* Projection of a perturbed four-bar state onto the manifold, and of an impossible one */
+static void test_project_four_bar(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 707);
+  double wr = 0, wv = 0;
+  for (int trial = 0; trial < 10; trial++) {
+    loop_case c = four_bar(&r, 0);
+    int nv = c.nv;
+    double dq[4], G[24], res[6];
+    hg_test_random_vector(&r, dq, nv, -1e-3, 1e-3);
+    hg_model_integrate(c.m, c.q, dq, 1, c.q);
+    hg_test_random_vector(&r, c.v, nv, -1, 1);
+    int steps = hg_loops_project(c.L, c.d, c.q, c.v, NULL, 1e-13, 20);
+    if (steps < 1) fail_msg("project: %d steps (%s)", steps, c.d->err);
+    hg_kinematics(c.m, c.d, c.q, NULL);
+    int nc = hg_loops_rows(c.L, c.d, c.q, NULL, NULL, G, NULL, res);
+    double gv = 0;
+    for (int i = 0; i < nc; i++) {
+      double t = 0;
+      for (int k = 0; k < nv; k++) t += G[i * nv + k] * c.v[k];
+      if (fabs(t) > gv) gv = fabs(t);
+    }
+    double er = norm_inf(res, nc);
+    if (!(er <= 1e-12 && gv <= 1e-12)) fail_msg("project trial %d: residual %.3g, G v %.3g", trial, er, gv);
+    if (er > wr) wr = er;
+    if (gv > wv) wv = gv;
+    /* the tangent projection of a vector, and again: idempotent */
+    double e1[4], e2[4];
+    hg_test_random_vector(&r, e1, nv, -1, 1);
+    hg_loops_project_tangent(c.L, c.d, NULL, e1);
+    memcpy(e2, e1, sizeof e1);
+    hg_loops_project_tangent(c.L, c.d, NULL, e2);
+    assert_true(hg_test_max_diff(e1, e2, nv) < 1e-12);
+    release(&c);
+  }
+  /* out of reach: the links cannot close */
+  loop_case c = four_bar(&r, 10);
+  int steps = hg_loops_project(c.L, c.d, c.q, c.v, NULL, 1e-12, 30);
+  assert_int_equal(steps, -1);
+  assert_non_null(strstr(c.d->err, "residual"));
+  printf("projection: residual %.2e, G v %.2e; out of reach: %s\n", wr, wv, c.d->err);
+  release(&c);
+}
+
+/* hg_loops_wrench: the wrench w (on b's side, about A's origin, A's axes) applied to body b and
+ * its opposite to body a does the virtual work of G^T lambda: J_b^T Ad_{T_Ab}^T w -
+ * J_a^T Ad_{T_Aa}^T w = G^T lambda, for loops of every joint type on random trees */
+static void test_wrench_frames(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 808);
+  double worst = 0;
+  for (int trial = 0; trial < 40; trial++) {
+    int type = trial % HG_JOINT_NTYPES;
+    loop_case c = make_case(&r, 6, trial % 2, 1, type);
+    int nv = c.nv, nr = hg_loops_nrow(c.L, 0);
+    double lam[6], w[6], *G = vec(6 * nv), *f = vec(nv), *g = vec(nv);
+    hg_test_random_vector(&r, lam, 6, -2, 2);
+    hg_kinematics(c.m, c.d, c.q, NULL);
+    int nc = hg_loops_rows(c.L, c.d, c.q, NULL, NULL, G, NULL, NULL);
+    assert_int_equal(nc, nr);
+    hg_loops_wrench(c.L, c.d, 0, lam, w);
+    for (int k = 0; k < nv; k++)
+      for (int i = 0; i < nc; i++) g[k] += G[i * nv + k] * lam[i];
+    /* A in the world; the wrench on each body in its frame */
+    const hg_loop *l = &c.loop[0];
+    static const hg_se3 world = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+    hg_se3 A, TAb, TAa;
+    hg_se3_mul(l->body[0] ? &c.d->T_world[l->body[0]] : &world, &l->M[0], &A);
+    for (int side = 0; side < 2; side++) {
+      int body = l->body[1 - side];
+      if (!body) continue;
+      double F[6];
+      hg_se3_invmul(&A, &c.d->T_world[body], side ? &TAa : &TAb);
+      hg_coAd(side ? &TAa : &TAb, w, F);
+      if (side)
+        for (int k = 0; k < 6; k++) F[k] = -F[k];
+      hg_jacobian_transpose(c.m, c.d, body, F, f);
+    }
+    double e = hg_test_rel_err(f, g, nv);
+    if (!(e < 1e-12)) fail_msg("wrench, trial %d (%s): %.3g", trial, hg_joint_type_name((hg_joint_type)type), e);
+    if (e > worst) worst = e;
+    free(G), free(f), free(g);
+    release(&c);
+  }
+  printf("loop wrench vs G^T lambda: %.2e\n", worst);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rows_match_differences),
       cmocka_unit_test(test_hybrid_matches_kkt),
       cmocka_unit_test(test_hybrid_with_mimic),
+      cmocka_unit_test(test_redundant_four_bar),
+      cmocka_unit_test(test_redundant_two_welds),
+      cmocka_unit_test(test_impulse_closes_weld),
+      cmocka_unit_test(test_project_four_bar),
+      cmocka_unit_test(test_wrench_frames),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

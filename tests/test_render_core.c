@@ -3,7 +3,8 @@
  * orbit, zoom and fit keep what they promise; overlay lists parse; frames copy the simulation's
  * views; the viewer's way of stepping (stops only at output times) reproduces trajectory.csv bit
  * for bit; draw lists hold each body's geometry and each overlay's items; a ray through a body's
- * projected centre picks that body.
+ * projected centre picks that body; a closed loop's glyph sits at its frame A in the closed
+ * colour and turns to the open colour, with the gap drawn, when the loop is opened.
  *
  * Runs in the tests folder (CTest's working directory): the scenes are ../scenes/NAME.yaml. */
 #include <stdarg.h>
@@ -407,6 +408,89 @@ static void test_mode_ghosts(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* the loop glyph of frame f: the shape at loop k's frame A in one of the loop colours (NULL when
+ * none) */
+static const hg_draw_shape *loop_glyph(const hg_draw_list *dl, const hg_frame *f, int k) {
+  for (int i = 0; i < dl->nshape; i++) {
+    const hg_draw_shape *s = &dl->shape[i];
+    if (dist3(s->pose.p, f->loop[k].frame_a.p) < 1e-12 &&
+        (!memcmp(s->rgba, hg_loop_closed_rgba, sizeof s->rgba) || !memcmp(s->rgba, hg_loop_open_rgba, sizeof s->rgba)))
+      return s;
+  }
+  return NULL;
+}
+
+/* the four-bar's revolute loop: captured with its frames on the markers, drawn as a disc along
+ * z in the closed colour; a preview of 'open' and 'close' changes nothing (it previews mode
+ * switches only) and does not fail; after 'open pin_c' the disc is grey and a dashed line shows
+ * the gap; the loops overlay off draws none of it */
+static void test_loop_glyph(void **state) {
+  (void)state;
+  hg_scene *sc = hg_test_scene("data/scenes/fourbar.yaml");
+  hg_sim *sim = hg_test_sim(sc, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 0.05), HG_SIM_OK);
+  hg_history h;
+  hg_history_init(&h, 16);
+  hg_frame *f = hg_history_capture(&h, sim, sc);
+  assert_non_null(f);
+  assert_int_equal(f->nloop, 1);
+  assert_string_equal(hg_frame_name(&h, f->loop[0].name), "pin_c");
+  assert_string_equal(hg_frame_name(&h, f->loop[0].type), "revolute");
+  assert_true(f->loop[0].present && f->loop[0].active);
+  for (int k = 0; k < hg_sim_nmarker(sim); k++) {
+    hg_sim_marker_view mv;
+    hg_sim_marker(sim, k, &mv);
+    if (!strcmp(mv.name, "coupler_tip")) assert_true(dist3(mv.pose.p, f->loop[0].frame_a.p) < 1e-12);
+    if (!strcmp(mv.name, "rocker_tip")) assert_true(dist3(mv.pose.p, f->loop[0].frame_b.p) < 1e-12);
+  }
+  hg_draw_list dl;
+  hg_draw_list_init(&dl);
+  hg_draw_options o = {.overlays = HG_OV_LOOPS, .track = -1, .hist = &h, .frame_index = h.n - 1};
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  const hg_draw_shape *g = loop_glyph(&dl, f, 0);
+  assert_non_null(g);
+  assert_int_equal(g->type, HG_GEOM_CYLINDER);
+  assert_memory_equal(g->rgba, hg_loop_closed_rgba, sizeof g->rgba);
+  assert_true(fabs(fabs(g->pose.R[8]) - 1) < 1e-9); /* its axis (the third column) is z */
+  assert_int_equal(dl.nline, 0);
+  /* previews of close and open: nothing to preview, nothing changed */
+  const char *verbs[2] = {"open pin_c", "close pin_c"};
+  for (int k = 0; k < 2; k++) {
+    hg_command cmd;
+    hg_error err;
+    hg_sim_preview_view pv;
+    assert_int_equal(hg_sim_parse_command(sim, verbs[k], &cmd, &err), 0);
+    int rc = hg_sim_preview(sim, &cmd, &pv);
+    if (rc == 0) assert_true(pv.energy_removed == 0);
+    hg_command_free(&cmd);
+  }
+  hg_interact ia;
+  hg_interact_init(&ia);
+  snprintf(ia.line, sizeof ia.line, "open pin");
+  hg_interact_complete(&ia, sim);
+  assert_string_equal(ia.line, "open pin_c ");
+  assert_int_equal(hg_interact_apply(&ia, sim, "open pin_c"), 0);
+  hg_interact_free(&ia);
+  assert_int_equal(hg_sim_run(sim, 0.3), HG_SIM_OK);
+  f = hg_history_capture(&h, sim, sc);
+  assert_false(f->loop[0].active);
+  assert_true(f->loop[0].wrench[3] == 0 && f->loop[0].wrench[4] == 0 && f->loop[0].wrench[5] == 0);
+  o.overlays = HG_OV_LOOPS | HG_OV_WRENCHES;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  g = loop_glyph(&dl, f, 0);
+  assert_non_null(g);
+  assert_memory_equal(g->rgba, hg_loop_open_rgba, sizeof g->rgba);
+  assert_int_equal(dl.nline, 8); /* the gap, dashed */
+  assert_int_equal(dl.nlabel, 0); /* no wrench at an open loop */
+  o.overlays = HG_OV_DEFAULT & ~HG_OV_LOOPS;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_null(loop_glyph(&dl, f, 0));
+  hg_draw_list_free(&dl);
+  hg_history_free(&h);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_project_ray_inverse), cmocka_unit_test(test_fov),
@@ -414,7 +498,7 @@ int main(void) {
       cmocka_unit_test(test_overlay_parse),       cmocka_unit_test(test_frame_views),
       cmocka_unit_test(test_history_matches_trajectory), cmocka_unit_test(test_draw_list_overlays),
       cmocka_unit_test(test_pick), cmocka_unit_test(test_ghosts_where_set_puts_them),
-      cmocka_unit_test(test_mode_ghosts),
+      cmocka_unit_test(test_mode_ghosts), cmocka_unit_test(test_loop_glyph),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

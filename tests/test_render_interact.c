@@ -7,7 +7,10 @@
  *  - the command line: a misspelt command shows its error and the viewer goes on; the right one
  *    gives the same events.csv again;
  *  - a ctrl-drag pulls the bus: its work enters the energy budget, which still closes, and the
- *    session the viewer writes replays headless to the same events.csv and trajectory.csv.
+ *    session the viewer writes replays headless to the same events.csv and trajectory.csv;
+ *  - a four-bar closed by a revolute loop (tests/data/scenes/fourbar.yaml) shows the loop's glyph
+ *    in the closed colour; 'open pin_c' typed on the command line (the name Tab-completed) turns
+ *    it to the open colour; the session replays byte for byte.
  *
  * Runs in the tests folder (CTest's working directory). */
 #include <stdarg.h>
@@ -309,6 +312,68 @@ static void command_at_the_start_replays(void **state) {
   replays_byte_for_byte(&w);
 }
 
+/* pixels near (x, y) (within r) that are the loop's closed colour (lime: green high, red about
+ * 0.6 of it, little blue) and a neutral grey (its open colour), in a PNG */
+static void loop_pixels(const char *path, int x0, int y0, int r, int *lime, int *grey) {
+  int w, h, n;
+  unsigned char *p = stbi_load(path, &w, &h, &n, 4);
+  assert_non_null(p);
+  *lime = *grey = 0;
+  for (int y = y0 - r; y <= y0 + r; y++)
+    for (int x = x0 - r; x <= x0 + r; x++) {
+      if (x < 0 || y < 0 || x >= w || y >= h) continue;
+      const unsigned char *q = p + 4 * (y * w + x);
+      int R = q[0], G = q[1], B = q[2];
+      *lime += G > 120 && 10 * R > 4 * G && 10 * R < 8 * G && 10 * B < 3 * G;
+      *grey += abs(R - G) < 10 && abs(G - B) < 10 && R > 90;
+    }
+  stbi_image_free(p);
+}
+
+static void loop_opens_on_the_command_line(void **state) {
+  (void)state;
+  workspace w;
+  workspace_new(&w, "interact_loop", "replay");
+  snprintf(w.scene, sizeof w.scene, "data/scenes/fourbar.yaml");
+  char closed[320], opened[320], text[1024];
+  snprintf(closed, sizeof closed, "%s/closed.png", w.dir);
+  snprintf(opened, sizeof opened, "%s/open.png", w.dir);
+  snprintf(text, sizeof text,
+           "0.05 screenshot %s\n0.1 type open pin\n0.1 key Tab\n0.1 key Return\n0.15 screenshot %s\n"
+           "0.2 key space\n0.4 quit\n", closed, opened);
+  write_text(w.script, text);
+  view(w.scene, w.script, w.out, w.dir);
+  /* the loop's frame A, the coupler's tip at the start */
+  const double a[3] = {2.1723064575841753, 0.9850433922801537, 0};
+  int x, y, lime[2], grey[2];
+  project(a, &x, &y);
+  loop_pixels(closed, x, y, 30, &lime[0], &grey[0]);
+  loop_pixels(opened, x, y, 30, &lime[1], &grey[1]);
+  printf("# loop glyph at (%d, %d): lime %d -> %d pixels, grey %d -> %d\n", x, y, lime[0], lime[1],
+         grey[0], grey[1]);
+  assert_true(lime[0] > 150);
+  assert_true(lime[1] < 10);
+  assert_true(grey[1] > 150 && grey[1] > 4 * grey[0]);
+  const char *keep = getenv("HINGE_TEST_IMAGES"); /* a folder to keep the screenshots in */
+  for (int k = 0; keep && k < 2; k++) {
+    size_t len;
+    char *png = hg_test_read_file(k ? opened : closed, &len), to[512];
+    snprintf(to, sizeof to, "%s/loop_%s.png", keep, k ? "open" : "closed");
+    FILE *out = fopen(to, "wb");
+    if (png && out) fwrite(png, 1, len, out);
+    if (out) fclose(out);
+    free(png);
+  }
+  size_t n;
+  char session[320];
+  snprintf(session, sizeof session, "%s/hinge-session.txt", w.dir);
+  char *cmds = hg_test_read_file(session, &n);
+  assert_non_null(cmds);
+  assert_non_null(strstr(cmds, " open pin_c"));
+  free(cmds);
+  replays_byte_for_byte(&w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(click_selects_and_lock_matches_scene_event),
@@ -317,6 +382,7 @@ int main(void) {
       cmocka_unit_test(turning_pull_turns_the_bus),
       cmocka_unit_test(slider_sets_the_configuration),
       cmocka_unit_test(command_at_the_start_replays),
+      cmocka_unit_test(loop_opens_on_the_command_line),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -447,13 +447,18 @@ hg_response *hg_response_new(const hg_model *m, int ncol) {
   size_t nb = (size_t)m->nbody, nv = (size_t)m->nv + 1, nc = (size_t)(ncol > 0 ? ncol : 1);
   if (!r) return NULL;
   r->ncol = (int)nc;
-  r->pA = malloc(nb * nc * sizeof(hg_vec6));
+  r->pA = calloc(nb * nc, sizeof(hg_vec6));
   r->a = calloc(nb * nc, sizeof(hg_vec6));
-  r->u = malloc(nv * nc * sizeof(double));
+  r->u = calloc(nv * nc, sizeof(double));
   r->qdd = calloc(nv * nc, sizeof(double));
   r->tau = calloc(nv * nc, sizeof(double));
   r->on = calloc(nb, 1);
-  if (!r->pA || !r->a || !r->u || !r->qdd || !r->tau || !r->on) {
+  r->live = calloc(nb, sizeof(uint64_t));
+  r->path = calloc(nb, sizeof(int));
+  r->order = calloc(2 * nc, sizeof(int));
+  r->col = calloc(2 * nc, sizeof(hg_vec6));
+  if (!r->pA || !r->a || !r->u || !r->qdd || !r->tau || !r->on || !r->live || !r->path ||
+      !r->order || !r->col) {
     hg_response_free(r);
     return NULL;
   }
@@ -462,30 +467,46 @@ hg_response *hg_response_new(const hg_model *m, int ncol) {
 
 void hg_response_free(hg_response *r) {
   if (!r) return;
-  free(r->pA), free(r->a), free(r->u), free(r->qdd), free(r->tau), free(r->on);
+  free(r->pA), free(r->a), free(r->u), free(r->qdd), free(r->tau), free(r->on), free(r->live);
+  free(r->path), free(r->order), free(r->col);
   free(r);
+}
+
+/* 1 when right-hand side c has a load in the subtree of the body whose mask is live (more than
+ * 64 right-hand sides: always) */
+static inline int col_live(uint64_t live, int c, int nc) {
+  return nc > 64 || (live >> c & 1);
 }
 
 /* With no velocity, gravity or force but the loads, the articulated pass keeps its factors and
  * only its biases change: backward, pA_i = -(loads on i) + sum of the children's beta, and across
  * a free joint u = f - S^T pA, beta = pA + U D^-1 u (c = 0); across a prescribed one beta = pA.
- * Bodies off every loaded path keep pA = 0, u = 0 and are not visited. Forward, a free joint's
+ * Bodies off every loaded path keep pA = 0, u = 0 and are not visited, nor is a right-hand side
+ * at a body with none of its loads below (r->live). Forward, a free joint's
  * qdd = D^-1 (u - U^T a_p), a = a_p + S qdd; a prescribed one's qdd = 0, a = a_p and its load
  * tau = S^T (IA a + pA) - f, f the force applied at the DoF itself. */
-void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
+HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_load *load,
                         int nload, int ncol, int all, hg_response *r) {
   const int nb = m->nbody, nv = m->nv, nc = ncol;
   uint8_t *on = r->on;
+  uint64_t *live = r->live;
   hg_vec6 *pA = r->pA, *A = r->a;
   double *u = r->u;
 
-  /* the loaded bodies' paths to their roots, their biases and DoF forces zero, then the loads */
+  /* the loaded bodies' paths to their roots, their biases and DoF forces zero, then the loads;
+   * live[i]: the right-hand sides with a load in i's subtree */
   memset(on, 0, (size_t)nb);
   for (int l = 0; l < nload; l++)
-    for (int b = load[l].body; b > 0 && !on[b]; b = m->parent[b]) {
-      on[b] = 1;
-      memset(pA + (size_t)b * nc, 0, (size_t)nc * sizeof(hg_vec6));
-      memset(u + (size_t)m->v_adr[b] * nc, 0, (size_t)(m->jnt_nv[b] * nc) * sizeof(double));
+    for (int b = load[l].body; b > 0; b = m->parent[b]) {
+      uint64_t bit = nc > 64 ? 0 : (uint64_t)1 << load[l].col;
+      if (!on[b]) {
+        on[b] = 1, live[b] = 0;
+        memset(pA + (size_t)b * nc, 0, (size_t)nc * sizeof(hg_vec6));
+        memset(u + (size_t)m->v_adr[b] * nc, 0, (size_t)(m->jnt_nv[b] * nc) * sizeof(double));
+      } else if (live[b] & bit && bit) {
+        break; /* the rest of the path has it already */
+      }
+      live[b] |= bit;
     }
   for (int l = 0; l < nload; l++) {
     const hg_response_load *L = &load[l];
@@ -500,8 +521,26 @@ void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_l
     int n = m->jnt_nv[i], va = m->v_adr[i], p = m->parent[i];
     int free_joint = n > 0 && d->mode[i] == HG_MODE_FREE;
     const double *Dinv = d->Dinv + m->D_adr[i];
+    uint64_t lv = live[i];
+    hg_vec6 *pai = pA + (size_t)i * nc, *pap = pA + (size_t)p * nc;
+    if (free_joint && n == 1) {
+      /* u = f - s^T pA;  beta = pA + U u / D */
+      const double *s = d->S[va], *U = d->U[va];
+      double *ui = u + (size_t)va * nc, Di = Dinv[0];
+      for (int c = 0; c < nc; c++) {
+        if (!col_live(lv, c, nc)) continue;
+        double *pa = pai[c];
+        double uk = ui[c] - hg_dot6(s, pa);
+        ui[c] = uk;
+        double x = Di * uk;
+        if (p)
+          for (int e = 0; e < 6; e++) pap[c][e] += pa[e] + U[e] * x;
+      }
+      continue;
+    }
     for (int c = 0; c < nc; c++) {
-      double *pa = pA[(size_t)i * nc + c], beta[6];
+      if (!col_live(lv, c, nc)) continue;
+      double *pa = pai[c], beta[6];
       for (int k = 0; k < 6; k++) beta[k] = pa[k];
       if (free_joint) {
         /* u = f - S^T pA;  beta = pA + U D^-1 u */
@@ -520,7 +559,7 @@ void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_l
           for (int e = 0; e < 6; e++) beta[e] += d->U[va + k][e] * x[k];
       }
       if (p)
-        for (int e = 0; e < 6; e++) pA[(size_t)p * nc + c][e] += beta[e];
+        for (int e = 0; e < 6; e++) pap[c][e] += beta[e];
     }
   }
 
@@ -531,15 +570,32 @@ void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_l
     int n = m->jnt_nv[i], va = m->v_adr[i], p = m->parent[i];
     int free_joint = n > 0 && d->mode[i] == HG_MODE_FREE;
     const double *Dinv = d->Dinv + m->D_adr[i];
+    uint64_t lv = on[i] ? live[i] : 0;
+    hg_vec6 *Ai = A + (size_t)i * nc, *Ap = A + (size_t)p * nc;
+    if (free_joint && n == 1) {
+      /* qdd = (u - U^T a_p) / D;  a = a_p + s qdd */
+      const double *s = d->S[va], *U = d->U[va];
+      const double *ui = u + (size_t)va * nc;
+      double Di = Dinv[0];
+      for (int c = 0; c < nc; c++) {
+        const double *ap = p ? Ap[c] : zero;
+        double w = (on[i] && col_live(lv, c, nc) ? ui[c] : 0) - hg_dot6(U, ap);
+        double qk = Di * w;
+        r->qdd[(size_t)c * nv + va] = qk, r->tau[(size_t)c * nv + va] = 0;
+        for (int e = 0; e < 6; e++) Ai[c][e] = ap[e] + s[e] * qk;
+      }
+      continue;
+    }
     for (int c = 0; c < nc; c++) {
-      const double *ap = p ? A[(size_t)p * nc + c] : zero;
-      double *a = A[(size_t)i * nc + c], *qdd = r->qdd + (size_t)c * nv, *tau = r->tau + (size_t)c * nv;
+      const double *ap = p ? Ap[c] : zero;
+      double *a = Ai[c], *qdd = r->qdd + (size_t)c * nv, *tau = r->tau + (size_t)c * nv;
+      int lc = on[i] && col_live(lv, c, nc);
       for (int e = 0; e < 6; e++) a[e] = ap[e];
       if (free_joint) {
         /* qdd = D^-1 (u - U^T a_p);  a = a_p + S qdd */
         double w[HG_JOINT_MAXNV];
         for (int k = 0; k < n; k++)
-          w[k] = (on[i] ? u[(size_t)(va + k) * nc + c] : 0) - hg_dot6(d->U[va + k], ap);
+          w[k] = (lc ? u[(size_t)(va + k) * nc + c] : 0) - hg_dot6(d->U[va + k], ap);
         for (int k = 0; k < n; k++) {
           double t = 0;
           for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
@@ -550,14 +606,164 @@ void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_l
         /* the load F = IA a + pA, tau = S^T F */
         double F[6];
         hg_sym6_mulv(d->IA[i], a, F);
-        if (on[i])
+        if (lc)
           for (int e = 0; e < 6; e++) F[e] += pA[(size_t)i * nc + c][e];
         for (int k = 0; k < n; k++) {
           /* less the force applied at the DoF itself (held in u, untouched backward here) */
-          double f = on[i] ? u[(size_t)(va + k) * nc + c] : 0;
+          double f = lc ? u[(size_t)(va + k) * nc + c] : 0;
           qdd[va + k] = 0, tau[va + k] = hg_dot6(d->S[va + k], F) - f;
         }
       }
     }
   }
+}
+
+/* the responses, compiled apart for one right-hand side (Y lambda: no loop over columns) */
+HG_HOT void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
+                               int nload, int ncol, int all, hg_response *r) {
+  if (ncol == 1) response(m, d, load, nload, 1, all, r);
+  else response(m, d, load, nload, ncol, all, r);
+}
+
+/* Omega <- K Omega K^T + S D^-1 S^T across free joint i, K = 1 - S D^-1 U^T (packed symmetric):
+ * with T = Omega U and X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T + X S^T */
+HG_INLINE void omega_step(const hg_model *m, const hg_data *d, int i, double *Om) {
+  int n = m->jnt_nv[i], va = m->v_adr[i];
+  const double *Dinv = d->Dinv + m->D_adr[i];
+  if (n == 1) {
+    const double *s = d->S[va], *U = d->U[va];
+    double t[6], Di = Dinv[0];
+    hg_sym6_mulv(Om, U, t);
+    double g = Di * Di * hg_dot6(U, t) + Di, gs[6], dt[6];
+    for (int r = 0; r < 6; r++) gs[r] = g * s[r] - Di * t[r], dt[r] = Di * t[r];
+    /* Omega += (g s - D^-1 t) s^T - D^-1 s t^T (its upper triangle, row by row as packed) */
+    double *o = Om;
+HG_UNROLL(6)
+    for (int r = 0; r < 6; r++)
+HG_UNROLL(6)
+      for (int c = r; c < 6; c++) *o++ += gs[r] * s[c] - s[r] * dt[c];
+    return;
+  }
+  double T[6][HG_JOINT_MAXNV], X[6][HG_JOINT_MAXNV], UT[HG_JOINT_MAXNV][HG_JOINT_MAXNV];
+  double XB[6][HG_JOINT_MAXNV];
+  for (int k = 0; k < n; k++) {
+    double t[6];
+    hg_sym6_mulv(Om, d->U[va + k], t);
+    for (int r = 0; r < 6; r++) T[r][k] = t[r];
+  }
+  for (int r = 0; r < 6; r++)
+    for (int k = 0; k < n; k++) {
+      double x = 0;
+      for (int l = 0; l < n; l++) x += d->S[va + l][r] * Dinv[l * n + k];
+      X[r][k] = x;
+    }
+  for (int k = 0; k < n; k++)
+    for (int l = 0; l < n; l++) {
+      double t = 0;
+      for (int r = 0; r < 6; r++) t += d->U[va + k][r] * T[r][l];
+      UT[k][l] = t;
+    }
+  if (n == 6) {
+    /* S spans every motion: K = 0 exactly, Omega = S D^-1 S^T (no cancellation) */
+    for (int r = 0; r < 6; r++)
+      for (int c = r; c < 6; c++) {
+        double t = 0;
+        for (int k = 0; k < 6; k++) t += X[r][k] * d->S[va + k][c];
+        Om[hg_sym6_index(r, c)] = t;
+      }
+    return;
+  }
+  /* XB = X (U^T T) - T + S: then Omega += XB X^T - X T^T, symmetric by construction */
+  for (int r = 0; r < 6; r++)
+    for (int k = 0; k < n; k++) {
+      double t = 0;
+      for (int l = 0; l < n; l++) t += X[r][l] * UT[l][k];
+      XB[r][k] = t - T[r][k] + d->S[va + k][r];
+    }
+  for (int r = 0; r < 6; r++)
+    for (int c = r; c < 6; c++) {
+      double t = 0;
+      for (int k = 0; k < n; k++) t += XB[r][k] * X[c][k] - X[r][k] * T[c][k];
+      Om[hg_sym6_index(r, c)] += t;
+    }
+}
+
+/* a <- K a = a - S D^-1 (U^T a) across free joint i */
+HG_INLINE void k_step(const hg_model *m, const hg_data *d, int i, double *a) {
+  int n = m->jnt_nv[i], va = m->v_adr[i];
+  const double *Dinv = d->Dinv + m->D_adr[i];
+  double w[HG_JOINT_MAXNV];
+  if (n == 6) {
+    for (int e = 0; e < 6; e++) a[e] = 0; /* K = 0 */
+    return;
+  }
+  for (int k = 0; k < n; k++) w[k] = hg_dot6(d->U[va + k], a);
+  for (int k = 0; k < n; k++) {
+    double x = 0;
+    for (int l = 0; l < n; l++) x += Dinv[k * n + l] * w[l];
+    for (int e = 0; e < 6; e++) a[e] -= d->S[va + k][e] * x;
+  }
+}
+
+HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
+                                   const hg_response_load *load, int nload, int ncol,
+                                   hg_response *r, double *Q, double *scale) {
+  int *ord = r->order, nl = 0;
+  /* the wrench loads on moving bodies, by tree then body (insertion sort: a few loads) */
+  for (int l = 0; l < nload; l++) {
+    if (load[l].dof >= 0) return -1;
+    if (load[l].body <= 0) continue;
+    int b = load[l].body, key = m->root[b], k = nl++;
+    while (k > 0) {
+      int c = load[ord[k - 1]].body, kc = m->root[c];
+      if (kc < key || (kc == key && c <= b)) break;
+      ord[k] = ord[k - 1], k--;
+    }
+    ord[k] = l;
+  }
+  /* in each tree, every loaded body below the one before it */
+  for (int k = 1; k < nl; k++) {
+    int p = load[ord[k - 1]].body, b = load[ord[k]].body;
+    if (m->root[p] == m->root[b] && !(b >= p && b < m->subtree_end[p])) return -1;
+  }
+  memset(Q, 0, (size_t)ncol * ncol * sizeof(double));
+  double big = 0;
+  for (int k0 = 0; k0 < nl;) {
+    /* one tree: loads k0 .. k1 - 1, the deepest body last */
+    int k1 = k0 + 1, root = m->root[load[ord[k0]].body];
+    while (k1 < nl && m->root[load[ord[k1]].body] == root) k1++;
+    int np = 0;
+    for (int b = load[ord[k1 - 1]].body; b > 0; b = m->parent[b]) r->path[np++] = b;
+    double Om[21] = {0};
+    int next = k0, done = k0; /* loads whose responses are carried: k0 .. done - 1 */
+    for (int o = np - 1; o >= 0; o--) {
+      int i = r->path[o];
+      if (m->jnt_nv[i] > 0 && d->mode[i] == HG_MODE_FREE) {
+        omega_step(m, d, i, Om);
+        for (int k = k0; k < done; k++) k_step(m, d, i, r->col[k]);
+      }
+      if (next >= k1 || load[ord[next]].body != i) continue;
+      /* the loads on body i: their responses Omega_i w, and their work against every response
+       * carried so far (from above: both orders, Omega is symmetric) and against each other */
+      int first = next;
+      while (next < k1 && load[ord[next]].body == i) {
+        hg_sym6_mulv(Om, load[ord[next]].w, r->col[next]);
+        next++;
+      }
+      for (int a = first; a < next; a++) {
+        const hg_response_load *A = &load[ord[a]];
+        for (int b = k0; b < next; b++) {
+          const hg_response_load *B = &load[ord[b]];
+          double t = hg_dot6(A->w, r->col[b]);
+          if (fabs(t) > big) big = fabs(t);
+          Q[A->col * ncol + B->col] += t;
+          if (b < first) Q[B->col * ncol + A->col] += t;
+        }
+      }
+      done = next;
+    }
+    k0 = k1;
+  }
+  *scale = big;
+  return 0;
 }

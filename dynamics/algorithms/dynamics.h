@@ -149,6 +149,9 @@ typedef struct hg_response {
   double *qdd; /* ncol x nv (right-hand side c at c * nv): the accelerations */
   double *tau; /* ncol x nv: the load changes at non-free DoFs (0 at free ones) */
   uint8_t *on; /* nbody: 1 on a loaded body's path */
+  uint64_t *live; /* nbody: bit c set when right-hand side c has a load in the body's subtree */
+  int *path, *order; /* nbody, 2 ncol: hg_hybrid_response_gram's walk and sort */
+  hg_vec6 *col;      /* 2 ncol: hg_hybrid_response_gram's propagated responses */
 } hg_response;
 
 /* allocates r for ncol right-hand sides (NULL when out of memory); frees it */
@@ -159,6 +162,19 @@ void hg_response_free(hg_response *r);
  * a are written only on the paths of the loaded bodies (r->on) */
 void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
                         int nload, int ncol, int all, hg_response *r);
+
+/* The Gram matrix of the same responses, Q = W^T M_h^-1 W (ncol x ncol, row-major): Q_jc the
+ * work of right-hand side c's response against the loads of j, each load read as its wrench
+ * (nload <= 2 ncol wrench loads, no DoF forces). Through the inverse operational-space inertias
+ * Omega_i = K_i Omega_p K_i^T + S_i D_i^-1 S_i^T, K_i = 1 - S_i D_i^-1 U_i^T (K = 1 and no
+ * second term across a prescribed joint; Chang and Khatib's recursion on the factors in d),
+ * walked down to the deepest loaded body of each tree, each load's response carried further
+ * down by K: O(depth) 6 x 6 updates, no sweep per right-hand side. Serves loads whose bodies
+ * lie on one path from the root in each tree; returns -1 (Q unwritten) for any other set, 0
+ * when Q is written, with *scale the largest term summed into it (what its round-off is
+ * relative to, where loads on one tree cancel). */
+int hg_hybrid_response_gram(const hg_model *m, const hg_data *d, const hg_response_load *load,
+                            int nload, int ncol, hg_response *r, double *Q, double *scale);
 
 /* The perfectly plastic lock of every joint whose mode is not free: the momentum-conserving
  * impulse that brings those joints to rest relative to their parents. Writes the velocity after

@@ -2,7 +2,8 @@
  *
  * Frames. Marker frame A is on body a, B on body b. Each side is walked in its own tree's frame
  * (model.h): F_b = T_tree,b M_B is B seen from b's tree frame, F_a' = T_tree,a M_A T_AB is B seen
- * from a's tree frame, and T_AB = A^-1 B from the world poses. A row c (a 6-vector acting on twists
+ * from a's tree frame, and T_AB = A^-1 B from the tree-frame poses within one tree, the world
+ * poses across trees. A row c (a 6-vector acting on twists
  * of B, in frame B) becomes on each side the tree-frame wrench W = Ad_{F^-1}^T c, so that
  *   G_row = W_b^T J_b - W_a^T J_a  (J the tree-frame columns S_k of each path),
  * the constraint force G^T lambda is the wrench lambda c (frame B) on b and its opposite on a.
@@ -16,11 +17,13 @@
  * by ad_{(0, vt)} S_j v_j), and gamma follows loops.h:
  *   gamma = C (c_J(q*, v*) - A_rel0),  A_rel0 = A_B0 - A_A0' - ad_{V_B} V_rel.
  *
- * Dynamics. a0 from the tree-frame hybrid pass (its factors stay in d), then one multi-column
- * response (hg_hybrid_response) to the rows' unit loads, walked only along the loop bodies' paths,
- * gives G Y through the response accelerations of the loop bodies: (G Y)_rc = W_b,r^T a_b,c -
- * W_a,r^T a_a,c. After the nc x nc solve, one full response to the combined load G^T lambda gives
- * Y lambda and the loads it adds at non-free joints. */
+ * Dynamics. a0 from the tree-frame hybrid pass (its factors stay in d); the right-hand side
+ * gamma - G a0 = C (c_J - A_rel) with A_rel from the pass's own body accelerations (d->a less the
+ * gravity offset and the Galilean share), so G is not formed. G Y comes from the operational-space
+ * inertias (hg_hybrid_response_gram) when the loop bodies lie on one root path per tree, else
+ * from one multi-column response (hg_hybrid_response) walked along the loop bodies' paths:
+ * (G Y)_rc = W_b,r^T a_b,c - W_a,r^T a_a,c. After the nc x nc solve, one response to the
+ * combined load G^T lambda gives Y lambda and the loads it adds at non-free joints. */
 #include "loops.h"
 
 #include <lapacke.h>
@@ -277,9 +280,12 @@ typedef struct loop_frames {
 static void frames(const hg_model *m, const hg_data *d, const hg_loop *l, loop_frames *f) {
   int a = l->body[0], b = l->body[1];
   hg_se3 A, B, Ja;
-  /* A = T_0a M_A, B = T_0b M_B; T_AB = A^-1 B */
-  hg_se3_mul(a ? &d->T_world[a] : &identity, &l->M[0], &A);
-  hg_se3_mul(b ? &d->T_world[b] : &identity, &l->M[1], &B);
+  /* A = T_0a M_A, B = T_0b M_B; T_AB = A^-1 B, within one tree from the tree-frame poses (one
+   * frame per tree, its origin at the root body), which keep their digits at orbital distances
+   * from the world's origin where the world poses lose them */
+  int tree = a > 0 && b > 0 && m->root[a] == m->root[b];
+  hg_se3_mul(a ? (tree ? &d->T_tree[a] : &d->T_world[a]) : &identity, &l->M[0], &A);
+  hg_se3_mul(b ? (tree ? &d->T_tree[b] : &d->T_world[b]) : &identity, &l->M[1], &B);
   hg_se3_invmul(&A, &B, &f->Tab);
   /* F_b = T_tree,b M_B;  F_a' = T_tree,a M_A T_AB */
   hg_se3_mul(b ? &d->T_tree[b] : &identity, &l->M[1], &f->Fb);
@@ -350,10 +356,25 @@ static void path_row(const hg_model *m, const hg_data *d, int i, int stop, const
       Grow[k] += sign * hg_dot6(W, d->S[k]);
 }
 
-/* Stacks the active rows into L (rows' loads and, when asked, G, gamma (v not NULL) and r).
- * Returns nc. */
+/* body i's real spatial acceleration (tree frame) from the last articulated pass: d->a less the
+ * gravity offset (0, -g) and the Galilean frame's share (0, w x vt) (model.h); zero at the world */
+static void real_acceleration(const hg_model *m, const hg_data *d, int i, double A[6]) {
+  if (!i) {
+    for (int r = 0; r < 6; r++) A[r] = 0;
+    return;
+  }
+  double wv[3];
+  hg_v3_cross(d->V[i], d->vt[m->root[i]], wv);
+  for (int r = 0; r < 3; r++) A[r] = d->a[i][r], A[3 + r] = d->a[i][3 + r] + m->gravity[r] - wv[r];
+}
+
+/* Stacks the active rows into L (rows' loads and, when asked, G, r and in L->gamma: gamma
+ * (want_gamma 1, v not NULL), or gamma - G a0 (want_gamma 2: a0 the accelerations of the
+ * articulated pass just run on d's kinematics, whose body accelerations d->a give G a0 without
+ * G: C (c_J - A_rel) with the pass's A_rel). Returns nc. */
 static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v,
-                 const unsigned char *active, int want_G, int want_gamma, int want_r) {
+                 const double *a0, const unsigned char *active, int want_G, int want_gamma,
+                 int want_r) {
   const hg_model *m = L->m;
   int nv = m->nv, nc = 0;
   for (int k = 0; k < L->n; k++) {
@@ -370,7 +391,7 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
         memset(Gr, 0, (size_t)nv * sizeof(double));
         Gr[m->v_adr[f]] += 1, Gr[m->v_adr[g]] -= l->ratio;
       }
-      if (want_gamma) L->gamma[nc] = 0;
+      if (want_gamma) L->gamma[nc] = want_gamma == 2 ? l->ratio * a0[m->v_adr[g]] - a0[m->v_adr[f]] : 0;
       if (want_r) L->r[nc] = q[m->q_adr[f]] - l->ratio * q[m->q_adr[g]] - l->offset;
       nc++;
       continue;
@@ -387,8 +408,14 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
       double VB[6] = {0}, VA[6] = {0}, cb[6], ca[6], Ab[6] = {0}, Aa[6] = {0}, adv[6];
       if (b) hg_Ad_inv(&fr.Fb, d->V[b], VB);
       if (a) hg_Ad_inv(&fr.Fa, d->V[a], VA);
-      path_bias(m, d, q, v, b, stop, cb);
-      path_bias(m, d, q, v, a, stop, ca);
+      if (want_gamma == 2) {
+        /* the pass's real accelerations of both bodies, whole paths */
+        real_acceleration(m, d, b, cb);
+        real_acceleration(m, d, a, ca);
+      } else {
+        path_bias(m, d, q, v, b, stop, cb);
+        path_bias(m, d, q, v, a, stop, ca);
+      }
       hg_Ad_inv(&fr.Fb, cb, Ab);
       hg_Ad_inv(&fr.Fa, ca, Aa);
       for (int r = 0; r < 6; r++) Vrel[r] = VB[r] - VA[r];
@@ -433,7 +460,7 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
       memset(Gr, 0, (size_t)nv * sizeof(double));
       Gr[m->v_adr[f]] += 1, Gr[m->v_adr[g]] -= mu;
     }
-    if (want_gamma) L->gamma[nc] = 0;
+    if (want_gamma) L->gamma[nc] = want_gamma == 2 ? mu * a0[m->v_adr[g]] - a0[m->v_adr[f]] : 0;
     if (want_r) L->r[nc] = q[m->q_adr[f]] - mu * q[m->q_adr[g]] - m->mimic_offset[k];
     nc++;
   }
@@ -446,7 +473,7 @@ int hg_loops_rows(const hg_loops *L, const hg_data *d, const double *q, const do
   /* the rows' scratch is workspace: a const view of L stacks into it */
   hg_loops *W = (hg_loops *)L;
   int nv = L->m->nv;
-  int nc = stack(W, d, q, v, active, G != NULL, gamma != NULL && v != NULL, r != NULL);
+  int nc = stack(W, d, q, v, NULL, active, G != NULL, gamma != NULL && v != NULL, r != NULL);
   if (G) memcpy(G, L->G, (size_t)nc * nv * sizeof(double));
   if (gamma) {
     if (v) memcpy(gamma, L->gamma, (size_t)nc * sizeof(double));
@@ -520,15 +547,19 @@ static int factor(hg_loops *L, hg_data *d) {
     return 0;
   }
   int nl = row_loads(L, NULL, 0);
-  hg_hybrid_response(m, d, L->load, nl, n, 0, L->resp);
-  /* (G Y)_ij = G_i Y_j, symmetric */
   double *S = L->GY, dmax = 0, mag = 0;
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      double t;
-      S[i * n + j] = row_of_response(L, i, j, &t);
-      if (t > mag) mag = t;
-    }
+  if (hg_hybrid_response_gram(m, d, L->load, nl, n, L->resp, S, &mag) == 0) {
+    /* G Y through the operational-space inertias (the loop bodies on one path per tree) */
+  } else {
+    /* (G Y)_ij = G_i Y_j from one response per row */
+    hg_hybrid_response(m, d, L->load, nl, n, 0, L->resp);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        double t;
+        S[i * n + j] = row_of_response(L, i, j, &t);
+        if (t > mag) mag = t;
+      }
+  }
   double floor = 1e-13 * mag;
   for (int i = 0; i < n; i++) {
     for (int j = 0; j < i; j++) S[i * n + j] = S[j * n + i] = 0.5 * (S[i * n + j] + S[j * n + i]);
@@ -647,12 +678,12 @@ int hg_loops_hybrid(hg_loops *L, hg_data *d, const double *q, const double *v,
   int nv = m->nv;
   /* a0 = hybrid(q, v, tau, fext): the tree-frame pass, whose factors stay in d */
   if (hg_hybrid_on_kinematics(m, d, qdd, tau, fext)) return -1;
-  int nc = stack(L, d, q, v, active, 1, 1, 0);
+  /* the rows and gamma - G a0, from the pass's accelerations */
+  int nc = stack(L, d, q, v, qdd, active, 0, 2, 0);
   if (factor(L, d)) return -1;
   if (nc == 0) return 0;
   /* (G Y) lambda = gamma - G a0 */
-  for (int i = 0; i < nc; i++) L->x[i] = L->gamma[i] - row_dot(L, i, qdd);
-  solve(L, L->x, L->lambda);
+  solve(L, L->gamma, L->lambda);
   /* vdot = a0 + Y lambda; the loads at non-free joints gain the loops' share */
   apply_Y(L, d, L->lambda);
   for (int k = 0; k < nv; k++) {
@@ -662,6 +693,7 @@ int hg_loops_hybrid(hg_loops *L, hg_data *d, const double *q, const double *v,
   if (L->refine) {
     /* G Y ill-conditioned (the square of G's condition): one step of iterative refinement
      * on the residual gamma - G qdd, which G and the response give to round-off */
+    stack(L, d, q, v, NULL, active, 1, 1, 0);
     for (int i = 0; i < nc; i++) L->x[i] = L->gamma[i] - row_dot(L, i, qdd);
     solve(L, L->x, L->x);
     apply_Y(L, d, L->x);
@@ -687,7 +719,7 @@ int hg_loops_impulse(hg_loops *L, hg_data *d, const double *q, double *v,
                      const unsigned char *active, double *mu, double *energy_removed) {
   int nv = L->m->nv;
   if (factors_at(L, d, q)) return -1;
-  int nc = stack(L, d, q, NULL, active, 1, 0, 0);
+  int nc = stack(L, d, q, NULL, NULL, active, 1, 0, 0);
   if (factor(L, d)) return -1;
   /* (G Y) mu = -G v;  v += Y mu; the energy removed is mu^T (G Y) mu / 2 */
   for (int i = 0; i < nc; i++) L->x[i] = -row_dot(L, i, v);
@@ -724,7 +756,7 @@ int hg_loops_project(hg_loops *L, hg_data *d, double *q, double *v, const unsign
   int it = 0;
   for (;; it++) {
     if (factors_at(L, d, q)) return -1;
-    int nc = stack(L, d, q, NULL, active, 1, 0, 1);
+    int nc = stack(L, d, q, NULL, NULL, active, 1, 0, 1);
     worst = 0;
     for (int i = 0; i < nc; i++)
       if (!(fabs(L->r[i]) <= worst)) worst = fabs(L->r[i]);
@@ -747,7 +779,7 @@ int hg_loops_project(hg_loops *L, hg_data *d, double *q, double *v, const unsign
 }
 
 void hg_loops_project_tangent(hg_loops *L, hg_data *d, const unsigned char *active, double *e) {
-  stack(L, d, NULL, NULL, active, 1, 0, 0);
+  stack(L, d, NULL, NULL, NULL, active, 1, 0, 0);
   if (factor(L, d)) return;
   tangent(L, d, e);
 }

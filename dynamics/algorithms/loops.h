@@ -125,4 +125,106 @@ void hg_loops_wrench(const hg_loops *L, const hg_data *d, int k, const double *l
  * loops, solved in least squares) */
 int hg_loops_rank(const hg_loops *L, int *nrows);
 
+
+/* ==== constrained inverse dynamics and linearization with loops (loops_inverse.c,
+ * loops_linear.c) ====
+ *
+ * Inverse dynamics of a closed chain driven by some of its DoFs (the active ones, selection S_a,
+ * nv x na) with the others passive: given (q, v) on the manifold and qdd with G qdd = gamma, the
+ * torques tau_a and the loop multipliers lambda solve
+ *     M qdd + b - Q = tau_id = S_a tau_a + G^T lambda,
+ * tau_id = RNEA(q, v, qdd, fext) - tau_ext (gravity in the model; fext, tau_ext the applied
+ * forces). With N (nv x f) an orthonormal basis of the null space of G (f = nv - rank G, the
+ * mechanism's DoFs), lambda drops out: N^T S_a tau_a = N^T tau_id. rank(N^T S_a) < f: the active
+ * DoFs cannot drive every motion (under-actuated, refused); na > rank = f: redundant actuation,
+ * solved by the minimum-norm torques, or (min_force) by the loop forces of least norm: lambda of
+ * least norm solving the passive rows G_p^T lambda = tau_id,p, then tau_a from the active rows.
+ * Ranks: singular values below 1e-9 of the largest (and of 1) count as zero. m is the model L
+ * was compiled against. */
+
+#include "linearize.h"
+
+/* what one inverse-dynamics solve found */
+typedef struct hg_loops_id_info {
+  int nc;          /* stacked rows */
+  int rank_G;      /* rank of G */
+  int dof;         /* f = nv - rank_G */
+  int rank_act;    /* rank of N^T S_a (< dof: under-actuated) */
+  int redundant;   /* na - rank_act: extra actuators (0: exact actuation) */
+  double residual; /* max |tau_id - S_a tau_a - G^T lambda| of the returned solution */
+} hg_loops_id_info;
+
+/* Fills the DoFs of qdd where given[k] == 0 from G qdd = gamma (least squares, minimum norm over
+ * those DoFs) at the kinematics of (q, v), the given ones kept. *residual gets max |G qdd -
+ * gamma| afterwards (given values the loops do not allow leave it large), *undetermined the
+ * number of filled DoFs that neither the loops nor the given values fix (chosen by minimum norm).
+ * Runs hg_kinematics. 0, or -1 with d->err (LAPACK, memory). */
+int hg_loops_complete_qdd(const hg_model *m, hg_loops *L, hg_data *d, const double *q,
+                          const double *v, const unsigned char *active,
+                          const unsigned char *given, double *qdd, double *residual,
+                          int *undetermined);
+
+/* Constrained inverse dynamics at (q, v, qdd): act (na model DoFs) the actuated DoFs; fext (6 per
+ * body, body frames) and tau_ext (nv) the applied forces (either may be NULL). Writes tau_a (na)
+ * and lambda (hg_loops_maxrows entries; the stacked rows of the active loops, then mimic rows)
+ * and info. Returns 0; 1 when under-actuated (info->rank_act < info->dof; nothing written but
+ * info); -1 with d->err on a LAPACK or memory failure. */
+int hg_loops_inverse(const hg_model *m, hg_loops *L, hg_data *d, const double *q,
+                     const double *v, const double *qdd, const unsigned char *active,
+                     const int *act, int na, int min_force, const double *fext,
+                     const double *tau_ext, double *tau_a, double *lambda,
+                     hg_loops_id_info *info);
+
+/* ---- linearization in independent coordinates ----
+ * About (q0, v0) on the manifold with the modes in d->mode, the state is (z, zdot) in R^2f:
+ * z = N^T (q (-) q0), zdot = N^T v, N (nv x f) an orthonormal basis of the null space of G(q0)
+ * restricted to the free DoFs (zero rows elsewhere). The state (z, zdot) maps to
+ *     q(z) = hg_loops_project(q0 (+) N z),
+ *     v(z, zdot) = N zdot + W y with G(q(z)) v = 0 (W: the free DoFs' complement of N),
+ * so that N^T v = zdot exactly, and zddot = N^T vdot with vdot from hg_loops_hybrid under the
+ * force elements. A = [[0, 1], [dzddot/dz, dzddot/dzdot]] and B = [[0], [N^T dvdot/dtau_F]] (the
+ * inputs: the forces of the nfree free DoFs) by central differences of step h. The second-order
+ * form uses M_z = N^T M N (the mass matrix in z at q0), K = -M_z dzddot/dz, C = -M_z dzddot/dzdot. */
+typedef struct hg_loops_linear {
+  int nv, nfree, f;
+  int *dof;          /* nfree: the model DoF of free DoF a */
+  double *N;         /* nv x f, row-major */
+  double *A, *B;     /* 2f x 2f, 2f x nfree */
+  double *M, *K, *C; /* f x f */
+  double *xdot0;     /* 2f: (zdot0, zddot0) */
+  int rank_G;        /* rank of G's free columns at the last basis */
+  double h;          /* the step used */
+  /* private: the model and scratch */
+  const hg_model *m;
+  double *W, *ws;
+} hg_loops_linear;
+
+hg_loops_linear *hg_loops_linear_new(const hg_model *m, hg_loops *L);
+void hg_loops_linear_free(hg_loops_linear *Z);
+
+/* The force elements of a linearization with loops: fn adds fext and tau at (q, v) (d holds their
+ * kinematics); NULL: gravity alone. */
+typedef struct hg_loops_forces {
+  hg_force_fn fn;
+  void *ctx;
+} hg_loops_forces;
+
+/* Linearizes at (q0, v0) (on the manifold: hg_loops_project first), qdd0 the prescribed DoFs'
+ * accelerations (NULL: zero), modes in d->mode, step h (<= 0: 1e-6). Fills Z. 0, or -1 with
+ * d->err (a projection that fails, a singular inertia, LAPACK). */
+int hg_loops_linearize(hg_loops_linear *Z, hg_loops *L, hg_data *d, const unsigned char *active,
+                       const double *q0, const double *v0, const double *qdd0,
+                       const hg_loops_forces *fe, double h);
+
+/* An equilibrium of the closed mechanism near q (in: the start, out: the last iterate, on the
+ * manifold): Newton's method in z with v = 0, J = dzddot/dz by central differences, the step
+ * delta = -J^+ zddot (minimum norm; singular values below 1e-9 of the largest dropped),
+ * q <- project(q (+) s N delta) with s = 1, 1/2, ... until |zddot| falls; N is recomputed at
+ * every iterate. Stops when max |zddot| <= tol (<= 0: 1e-10) or after max_iter (<= 0: 50).
+ * info as for hg_equilibrium (residual: max |zddot|; rank of J of f). 0 when converged, -1
+ * otherwise with d->err. */
+int hg_loops_equilibrium(hg_loops_linear *Z, hg_loops *L, hg_data *d,
+                         const unsigned char *active, double *q, const hg_loops_forces *fe,
+                         double h, double tol, int max_iter, hg_equilibrium_info *info);
+
 #endif

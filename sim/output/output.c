@@ -87,12 +87,14 @@ static void header_joint(FILE *f, const hg_col *c) {
       fprintf(f, ",%s.%s.%s", c->joint, part[w], hg_joint_entry_name(c->type, w, k, NULL));
 }
 
-static void write_headers(hg_outputs *o, const hg_scene *sc) {
+static void write_headers(hg_outputs *o, hg_sim *s) {
+  const hg_scene *sc = hg_sim_scene(s);
   FILE *f = o->traj;
   fprintf(f, "time");
   for (int c = 0; c < o->ncol; c++)
     for (int k = 0; k < 13; k++) fprintf(f, ",%s.%s", o->col[c].body, pose_names[k]);
   for (int c = 0; c < o->ncol; c++) header_joint(f, &o->col[c]);
+  hg_out_loops_header(o, s, f);
   for (int p = 0; p < sc->output.npair; p++) {
     const hg_pair_spec *ps = &sc->output.pair[p];
     static const char *const part[] = {"distance", "speed", "clearance", "clearance_ax",
@@ -167,6 +169,7 @@ static void outputs_free(void *user) {
   free(o->pair.x);
   free(o->load.x);
   free(o->clear);
+  hg_out_loops_free(o);
   for (int k = 0; k < o->nlimit; k++) free(o->limit[k].joint);
   free(o->limit);
   free(o->dir);
@@ -227,10 +230,10 @@ int hg_output_attach(hg_sim *s, const hg_output_options *opt, hg_error *err) {
     series_init(&o->load, 1 + o->nload);
     o->row_load = calloc((size_t)o->nload + 1, sizeof(double));
     o->row_pair = calloc((size_t)o->pair.width, sizeof(double));
-    if (!o->row_load || !o->row_pair)
+    if (!o->row_load || !o->row_pair || hg_out_loops_init(o, s))
       return outputs_free(o), hg_error_set(err, "out of memory"), -1;
     if (open_files(o)) return hg_error_set(err, "%s", o->msg), outputs_free(o), -1;
-    write_headers(o, sc);
+    write_headers(o, s);
   }
   hg_sim_observer obs = {.user = o,
                          .row = o->dir ? on_row : NULL,
@@ -449,8 +452,9 @@ static const char *on_row(void *user, hg_sim *s) {
     for (int k = 0; k < o->col[c].nv; k++)
       if (loads[at + k] != 0 && !isnan(loads[at + k])) o->load_used[at - 1 + k] = 1;
   }
+  int bad = hg_out_loops_row(o, s, o->traj);
   row_pairs(o, o->traj, s, pr);
-  int bad = row_limits(o, s);
+  bad = row_limits(o, s) || bad;
   row_joints_file(o->joints, s);
   int rc = bad || row_invariants(o, s) || series_push(&o->pair, pr) || series_push(&o->load, loads);
   o->rows++;

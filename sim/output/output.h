@@ -1,10 +1,12 @@
 /* output.h: the files of a run, written by an observer of the simulation (sim.h, hg_sim_observe)
  * that reads it only through the simulation's views:
  *   trajectory.csv  one row per output time: bodies' world poses and twists, the scene's joints
- *                   (mode, q, v, load), separations of the output pairs, energy budget, momentum
+ *                   (mode, q, v, load), the scene's closed loops (closed, wrench, violations),
+ *                   separations of the output pairs, energy budget, momentum
  *   joints.csv      every joint of the current model at each output time (docking joints too)
  *   events.csv      one row per event, with momentum and energy before and after
- *   summary.txt     status, integrator statistics, events, invariants, energy budget, timing
+ *   summary.txt     status, integrator statistics, events, invariants, closed loops, energy
+ *                   budget, timing
  *   energy.png, momentum.png, separation.png, loads.png   the plots (plot.c, PLplot)
  * and a progress bar. docs/outputs.md describes every column and its unit. */
 #ifndef HINGE_OUTPUT_H

@@ -2,7 +2,8 @@
  *   energy.png      kinetic, potential (gravity + elements) and total energy; budget drift
  *   momentum.png    total angular and linear momentum (world axes)
  *   separation.png  distance and relative speed of the output pairs (scene output.pairs)
- *   loads.png       the loads of joints that were prescribed or locked at some output
+ *   loads.png       the loads of joints that were prescribed or locked at some output, and the
+ *                   force and moment magnitudes of the scene's closed loops (loop_out.c)
  * A plot with nothing to draw (fewer than two samples, no pairs, no prescribed joints) is not
  * written; flat or partly missing (NaN) series are drawn with a padded range. */
 #include <math.h>
@@ -25,6 +26,8 @@ typedef struct panel {
   int cols[PLOT_MAXLINES];
   const char *labels[PLOT_MAXLINES];
   const char *ylabel, *title;
+  int full_time;  /* the time axis spans every row, not only those with values (gaps at the ends
+                     show) */
 } panel;
 
 /* the finite range of the panel's lines (padded when flat); 0 when there is none */
@@ -36,6 +39,7 @@ static int panel_range(const panel *p, double *x0, double *x1, double *y0, doubl
     const double *row = S->x + (size_t)r * (size_t)S->width;
     for (int l = 0; l < p->nline; l++) {
       double y = row[p->cols[l]];
+      if (p->full_time && isfinite(row[0])) *x0 = fmin(*x0, row[0]), *x1 = fmax(*x1, row[0]);
       if (!isfinite(y) || !isfinite(row[0])) continue;
       *x0 = fmin(*x0, row[0]), *x1 = fmax(*x1, row[0]);
       *y0 = fmin(*y0, y), *y1 = fmax(*y1, y);
@@ -111,28 +115,28 @@ static int draw_page(const hg_outputs *o, const char *name, const panel *panels,
 static int page_energy(const hg_outputs *o, hg_sim *s) {
   (void)s;
   panel p[2] = {{&o->energy, 3, {1, 2, 3}, {"kinetic", "potential", "total"}, "energy [J]",
-                 "Mechanical energy (potential: gravity and force elements)"},
+                 "Mechanical energy (potential: gravity and force elements)", 0},
                 {&o->energy, 1, {4}, {"drift"}, "B - B0 [J]",
-                 "Energy budget drift (kinetic + potential + removed by locks - work)"}};
+                 "Energy budget drift (kinetic + potential + removed by locks - work)", 0}};
   return draw_page(o, "energy.png", p, 2);
 }
 
 static int page_momentum(const hg_outputs *o, hg_sim *s) {
   (void)s;
   panel p[2] = {{&o->momentum, 3, {1, 2, 3}, {"Lx", "Ly", "Lz"}, "L [N m s]",
-                 "Angular momentum about the world origin"},
+                 "Angular momentum about the world origin", 0},
                 {&o->momentum, 3, {4, 5, 6}, {"px", "py", "pz"}, "p [N s]",
-                 "Linear momentum"}};
+                 "Linear momentum", 0}};
   return draw_page(o, "momentum.png", p, 2);
 }
 
 static int page_pairs(const hg_outputs *o, hg_sim *s) {
   const hg_output_spec *os = &hg_sim_scene(s)->output;
   static char labels[PLOT_MAXLINES][96];
-  panel p[3] = {{&o->pair, 0, {0}, {0}, "distance [m]", "Separation of the body origins"},
-                {&o->pair, 0, {0}, {0}, "speed [m/s]", "Relative speed of the body origins"},
+  panel p[3] = {{&o->pair, 0, {0}, {0}, "distance [m]", "Separation of the body origins", 0},
+                {&o->pair, 0, {0}, {0}, "speed [m/s]", "Relative speed of the body origins", 0},
                 {&o->pair, 0, {0}, {0}, "clearance [m]",
-                 "Clearance of the collision geometry (< 0: overlapping)"}};
+                 "Clearance of the collision geometry (< 0: overlapping)", 0}};
   int clear = 0;
   for (int k = 0; k < os->npair && k < PLOT_MAXLINES; k++) {
     snprintf(labels[k], sizeof labels[k], "%s - %s", os->pair[k].body_a, os->pair[k].body_b);
@@ -163,18 +167,48 @@ static void load_lines(const hg_outputs *o, int group, panel *p, char (*labels)[
     }
 }
 
+/* the scene's loops that were closed at some output: |force| and |moment| (a coupling: |force
+ * or torque|), gaps while open or absent */
+static void loop_lines(const hg_outputs *o, hg_sim *s, panel *p, char (*labels)[96]) {
+  const hg_scene *sc = hg_sim_scene(s);
+  for (int k = 0; k < o->nloopcol && k < o->nloop; k++) {
+    if (o->loop[k].closed_rows == 0) continue;
+    const hg_loop_spec *sp = &sc->loop[k];
+    /* a coupling's force is its follower's load: torque [N m] or force [N] */
+    const char *unit = "N or N m", *what = "force";
+    if (sp->coupling) {
+      const hg_model *m = hg_sim_model(s);
+      int i = hg_model_joint(m, sp->joint[1]);
+      if (i > 0) what = hg_joint_entry_name(m->jnt[i].type, 2, 0, &unit);
+    }
+    for (int j = 0; j < (sp->coupling ? 1 : 2) && p->nline < PLOT_MAXLINES; j++) {
+      if (sp->coupling)
+        snprintf(labels[p->nline], sizeof labels[0], "%.40s |%s| [%s]", sp->name, what, unit);
+      else
+        snprintf(labels[p->nline], sizeof labels[0], "%.40s %s", sp->name,
+                 j ? "|M| [N m]" : "|F| [N]");
+      p->labels[p->nline] = labels[p->nline];
+      p->cols[p->nline++] = 1 + 2 * k + j;
+    }
+  }
+}
+
 static int page_loads(const hg_outputs *o, hg_sim *s) {
-  (void)s;
-  static char labels[2][PLOT_MAXLINES][96];
-  panel p[2] = {{&o->load, 0, {0}, {0}, "load [N m or N]",
-                 "Loads of prescribed and locked 1-DoF joints"},
+  static char labels[3][PLOT_MAXLINES][96];
+  panel p[3] = {{&o->load, 0, {0}, {0}, "load [N m or N]",
+                 "Loads of prescribed and locked 1-DoF joints", 0},
                 {&o->load, 0, {0}, {0}, "load [N m, N]",
-                 "Loads of prescribed and locked multi-DoF joints (child body frame)"}};
+                 "Loads of prescribed and locked multi-DoF joints (child body frame)", 0},
+                {&o->loopser, 0, {0}, {0}, "force [N], moment [N m]",
+                 "Closed loops: force |F| and moment |M| transmitted (gaps: open)", 1}};
   load_lines(o, 0, &p[0], labels[0]);
   load_lines(o, 1, &p[1], labels[1]);
-  if (p[0].nline == 0 && p[1].nline == 0) return 0;
-  if (p[0].nline == 0) return draw_page(o, "loads.png", &p[1], 1);
-  return draw_page(o, "loads.png", p, p[1].nline ? 2 : 1);
+  loop_lines(o, s, &p[2], labels[2]);
+  panel drawn[3];
+  int n = 0;
+  for (int k = 0; k < 3; k++)
+    if (p[k].nline) drawn[n++] = p[k];
+  return n ? draw_page(o, "loads.png", drawn, n) : 0;
 }
 
 int hg_plot_all(const hg_outputs *o, hg_sim *s) {

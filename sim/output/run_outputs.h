@@ -43,6 +43,18 @@ typedef struct hg_limit_record {
   double worst, t_worst;  /* the largest |load| or |v| beyond it, and its time */
 } hg_limit_record;
 
+/* one closed loop of the run over the output rows (loop_out.c, for the summary): by its index
+ * among hg_sim_nloop (the scene's loops, then those an attach made) */
+typedef struct hg_loop_record {
+  long present_rows;      /* output rows where its bodies (joints) were in the simulation */
+  long closed_rows;       /* rows where it was closed */
+  double max_distance, max_angle, max_speed; /* largest violations while closed: m (coupling: m
+                                                or rad), rad, |G v| */
+  double t_max;           /* the time of the largest of max_distance and max_angle */
+  double max_force, max_moment; /* largest |force| (N; coupling: |force or torque|) and |moment|
+                                   (N m) while closed */
+} hg_loop_record;
+
 typedef struct hg_outputs {
   hg_output_options opt;
   char *dir;                       /* opt.dir, owned */
@@ -58,6 +70,13 @@ typedef struct hg_outputs {
   hg_pair_clearance *clear;        /* per output pair */
   int nlimit, caplimit;            /* limits exceeded at some output row */
   hg_limit_record *limit;
+  /* closed loops: the scene's loops have trajectory columns and plot lines (loop_out.c); every
+   * loop of the run (attach-made too) has a record */
+  int nloopcol;                    /* the scene's loops */
+  int nloop, caploop;              /* records */
+  hg_loop_record *loop;
+  hg_series loopser;               /* time, then |force| and |moment| per scene loop (NaN open) */
+  double *row_loop;                /* one row of loopser */
   double progress_wall;            /* wall time of the last progress update (progress.c) */
   int finished;                    /* summary and plots written, files closed */
   char msg[4200];                  /* the message of a failure */
@@ -73,6 +92,14 @@ static inline void hg_out_path(const hg_outputs *o, const char *name, char *path
 int hg_out_summary(const hg_outputs *o, hg_sim *sim, const char *path);
 /* the PNG plots (plot.c); the number written, -1 on an error */
 int hg_plot_all(const hg_outputs *o, hg_sim *sim);
+/* closed loops (loop_out.c): the series and header columns of the scene's loops (0 or -1),
+ * one row's loop blocks with the records of every loop (0 or -1, out of memory), and
+ * summary.txt's closed_loops lines (nothing when the run has no loops) */
+int hg_out_loops_init(hg_outputs *o, hg_sim *sim);
+void hg_out_loops_header(const hg_outputs *o, hg_sim *sim, FILE *f);
+int hg_out_loops_row(hg_outputs *o, hg_sim *sim, FILE *f);
+void hg_out_loops_summary(const hg_outputs *o, hg_sim *sim, FILE *f);
+void hg_out_loops_free(hg_outputs *o);
 /* the progress bar (progress.c): an observer's progress callback on an hg_outputs */
 void hg_out_progress(void *user, hg_sim *sim, int final);
 

@@ -122,6 +122,7 @@ int hg_out_summary(const hg_outputs *o, hg_sim *s, const char *path) {
   fprintf(f, "refused_actions: %d\n", hg_sim_refused(s));
   summary_clearance(f, o, s);
   summary_limits(f, o);
+  hg_out_loops_summary(o, s, f);
   summary_budget(f, s);
   fprintf(f, "wall_time: %.3f s\nreal_time_factor: %.4g\n", wall, wall > 0 ? (t - t0) / wall : 0);
   fprintf(f, "trajectory_rows: %ld\n", o->rows);

@@ -71,6 +71,20 @@ static void write_modes(FILE *f, const hg_sim *s) {
     put_numbers(f, &p->damping, 1);
     fputc('\n', f);
   }
+  /* the loops: closed or not; an attach-made one with its ports and held pose */
+  for (int k = 0; k < s->loops.n; k++) {
+    const hg_rt_loop *lp = &s->loops.loop[k];
+    fprintf(f, lp->spec ? "loop" : "dockloop");
+    put_name(f, lp->name);
+    fprintf(f, " %d", lp->active);
+    if (!lp->spec) {
+      put_name(f, lp->marker[0]);
+      put_name(f, lp->marker[1]);
+      put_numbers(f, lp->hold.R, 9);
+      put_numbers(f, lp->hold.p, 3);
+    }
+    fputc('\n', f);
+  }
   for (int k = 0; k < hg_forces_count(s->forces); k++) {
     fprintf(f, "force");
     put_name(f, s->scene->force[k].name);
@@ -318,6 +332,25 @@ static int ck_mode(hg_sim *s, ck_reader *r) {
   return hg_sim_build_profile(s, i) ? ck_error(r, "%.300s", s->err) : 0;
 }
 
+/* a loop: NAME ACTIVE, or (attach-made) NAME ACTIVE MARKER_A MARKER_B R(9) p(3) */
+static int ck_loop(hg_sim *s, ck_reader *r, int dock) {
+  long on;
+  if (r->nword != (dock ? 17 : 3) || integer(r, 2, &on))
+    return ck_error(r, "%s", dock ? "dockloop: expected NAME 0|1 MARKER MARKER and 12 numbers"
+                                  : "loop: expected NAME and 0 or 1");
+  if (!dock) {
+    int k = hg_sim_loop_find(s, r->word[1]);
+    if (k < 0 || !s->loops.loop[k].spec) return ck_error(r, "unknown loop '%s'", r->word[1]);
+    return hg_sim_loop_set(s, k, on != 0);
+  }
+  hg_se3 hold;
+  for (int k = 0; k < 12; k++)
+    if (num(r, 5 + k, k < 9 ? &hold.R[k] : &hold.p[k - 9])) return -1;
+  if (hg_sim_loop_restore(s, r->word[1], r->word[3], r->word[4], &hold, on != 0) < 0)
+    return ck_error(r, "%.300s", s->err);
+  return 0;
+}
+
 /* the pull of a perturb action: BODY point target stiffness damping */
 static int ck_pull(hg_sim *s, ck_reader *r) {
   hg_action a;
@@ -363,6 +396,7 @@ static int ck_record(hg_sim *s, ck_reader *r) {
   if (strcmp(w, "force") == 0) return ck_force(s, r);
   if (strcmp(w, "mode") == 0) return ck_mode(s, r);
   if (strcmp(w, "pull") == 0) return ck_pull(s, r);
+  if (strcmp(w, "loop") == 0 || strcmp(w, "dockloop") == 0) return ck_loop(s, r, w[0] == 'd');
   if (strcmp(w, "q") == 0 || strcmp(w, "v") == 0) {
     *(w[0] == 'q' ? &r->got_q : &r->got_v) = 1;
     return ck_state(s, r, w[0] == 'q');

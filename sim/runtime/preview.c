@@ -59,7 +59,22 @@ int hg_sim_preview(hg_sim *s, const hg_command *cmd, hg_sim_preview_view *out) {
       d->mode[i] = HG_MODE_LOCKED;
     nset++;
   }
-  if (nset == 0) return 0;
+  /* the loops it would close or open */
+  hg_rt_loops *l = &s->loops;
+  unsigned char *closed = l->L ? malloc((size_t)l->nl) : NULL;
+  int nclosed = 0;
+  if (l->L && !closed) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
+  if (closed) memcpy(closed, l->active, (size_t)l->nl);
+  for (int a = 0; closed && a < cmd->naction; a++) {
+    const hg_action *act = &cmd->action[a];
+    int r = act->type == HG_ACTION_CLOSE_LOOP || act->type == HG_ACTION_OPEN_LOOP
+                ? hg_sim_loop_find(s, act->loop) : -1;
+    if (r < 0 || l->loop[r].k < 0) continue;
+    closed[l->loop[r].k] = act->type == HG_ACTION_CLOSE_LOOP;
+    nset++;
+  }
+  for (int c = 0; closed && c < l->nl; c++) nclosed += closed[c];
+  if (nset == 0) return free(closed), 0;
   /* the impulse: joints that were not free keep their velocity, newly held ones stop */
   for (int k = 0; k < m->nv; k++) {
     int b = m->dof_body[k];
@@ -67,9 +82,16 @@ int hg_sim_preview(hg_sim *s, const hg_command *cmd, hg_sim_preview_view *out) {
     dv[k] = held && !was ? -s->state.v[k] : 0;
     imp[k] = 0;
   }
-  if (hg_hybrid_impulse(m, d, s->state.q, dv, imp))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: preview: %s", s->state.t, d->err), -1;
+  int rc = hg_hybrid_impulse(m, d, s->state.q, dv, imp);
   for (int k = 0; k < m->nv; k++) va[k] = s->state.v[k] + dv[k];
+  /* the closed loops' plastic impulse on top (the one the run would apply) */
+  if (!rc && nclosed) {
+    rc = hg_loops_impulse(l->L, d, s->state.q, va, closed, NULL, NULL);
+    for (int k = 0; k < m->nv; k++) dv[k] = va[k] - s->state.v[k];
+  }
+  free(closed);
+  if (rc)
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: preview: %s", s->state.t, d->err), -1;
   double ke0, ke1, pe;
   hg_energy(m, d, s->state.q, s->state.v, &ke0, &pe);
   hg_energy(m, d, s->state.q, va, &ke1, &pe);

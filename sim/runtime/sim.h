@@ -285,11 +285,13 @@ void hg_sim_pair(hg_sim *sim, int k, hg_sim_pair_view *pv);
 
 /* ---- previews: what-if views that change nothing ---- */
 
-/* What the mode switches of cmd (its set_mode actions: lock, free, prescribe) would do now: the
- * kinetic energy the impulse would remove (J, >= 0), the velocity jump and the impulse at every
- * DoF (nv each; impulses at the joints that hold), and each body's twist jump (6 per body:
- * angular velocity, velocity of the origin; world axes) for drawing arrows. A newly prescribed
- * joint is previewed as holding still. Arrays stay valid until the next preview. 0 or -1. */
+/* What the mode switches and loop closures of cmd (its set_mode, close and open actions) would
+ * do now: the kinetic energy the impulse would remove (J, >= 0), the velocity jump and the
+ * impulse at every DoF (nv each; impulses at the joints that hold; the closed loops' share of the
+ * jump is in dv, not in impulse), and each body's twist jump (6 per body: angular velocity,
+ * velocity of the origin; world axes) for drawing arrows. A newly prescribed joint is previewed
+ * as holding still; a loop closing as if its markers met. Arrays stay valid until the next
+ * preview. 0 or -1. */
 typedef struct hg_sim_preview {
   double energy_removed;
   const double *dv, *impulse;  /* nv */

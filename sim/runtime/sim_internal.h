@@ -22,7 +22,7 @@
  *   integration.c sim_model.c  (the integrator; installing a model)
  *   sim_init.c triggers.c      (the initial state; the root functions)
  *   observe.c preview.c pull.c sim_modes.c stops.c timeline.c
- *   budget.c failure.c frames.c rhs.c topology.c */
+ *   budget.c failure.c frames.c rhs.c sim_loops.c topology.c */
 #ifndef HINGE_SIM_INTERNAL_H
 #define HINGE_SIM_INTERNAL_H
 

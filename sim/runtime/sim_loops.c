@@ -294,11 +294,14 @@ int hg_sim_loop_close(hg_sim *s, int r, double *e_removed, char *msg, size_t len
   }
   set_active(l, r, 1);
   /* onto the closed configuration (a no-op to round-off where the markers met), then the
-   * plastic impulse that removes the relative velocity the loop forbids */
-  if (hg_loops_project(l->L, s->d, s->state.q, NULL, l->active, HG_LOOP_PROJECT_TOL, 50) < 0) {
+   * plastic impulse that removes the relative velocity the loop forbids; a refusal leaves q as
+   * it was */
+  memcpy(s->rhs.qs, s->state.q, (size_t)m->nq * sizeof(double));
+  if (hg_loops_project(l->L, s->d, s->rhs.qs, NULL, l->active, HG_LOOP_PROJECT_TOL, 50) < 0) {
     set_active(l, r, 0);
     return snprintf(msg, len, "loop %s: no projection closes it (%s)", lp->name, s->d->err), 1;
   }
+  memcpy(s->state.q, s->rhs.qs, (size_t)m->nq * sizeof(double));
   if (hg_sim_loops_impulse(s, s->state.v, e_removed)) return -1;
   return 0;
 }
@@ -310,18 +313,10 @@ int hg_sim_loop_open(hg_sim *s, int r) {
   return 0;
 }
 
-int hg_sim_loop_dock(hg_sim *s, const char *name, const char *ma, const char *mb) {
+int hg_sim_loop_restore(hg_sim *s, const char *name, const char *ma, const char *mb,
+                        const hg_se3 *hold, int active) {
   hg_rt_loops *l = &s->loops;
   int r = hg_sim_loop_find(s, name);
-  int ia, ib;
-  hg_se3 Ma, Mb, A, B;
-  if (hg_sim_resolve_marker(s, ma, &ia, &Ma) || hg_sim_resolve_marker(s, mb, &ib, &Mb))
-    return hg_sim_fail(s, HG_SIM_ERR_INPUT, "dock %s: a marker is absent", name), -1;
-  hg_kinematics(s->m, s->d, s->state.q, s->state.v);
-  s->views.view_ok = 0;
-  if (ia > 0) hg_se3_mul(&s->d->T_world[ia], &Ma, &A);
-  else A = Ma;
-  hg_se3_mul(&s->d->T_world[ib], &Mb, &B);
   if (r < 0) {
     if (loops_grow(l)) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
     hg_rt_loop *n = &l->loop[l->n];
@@ -338,30 +333,35 @@ int hg_sim_loop_dock(hg_sim *s, const char *name, const char *ma, const char *mb
   } else if (l->loop[r].spec) {
     return hg_sim_fail(s, HG_SIM_ERR_INPUT, "dock: '%s' names a loop of the scene", name), -1;
   }
-  /* the weld holds B where it is now, seen from A */
-  hg_se3_invmul(&A, &B, &l->loop[r].hold);
-  l->loop[r].active = 0;
+  l->loop[r].hold = *hold;
+  l->loop[r].active = active;
   hg_error err;
   if (hg_sim_loops_compile(s, &err)) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "%s", err.msg), -1;
   return r;
 }
 
-/* ---- statistics ---- */
-
-void hg_sim_loops_row(hg_sim *s) {
-  hg_rt_loops *l = &s->loops;
-  if (!hg_sim_loops_on(l)) return;
-  int nloop = hg_sim_nloop(s);
-  for (int k = 0; k < nloop; k++) {
-    hg_sim_loop_view lv;
-    hg_sim_loop(s, k, &lv);
-    if (!lv.active || !lv.present) continue;
-    l->max_pos = fmax(l->max_pos, fmax(lv.distance, lv.angle));
-    l->max_vel = fmax(l->max_vel, lv.speed);
-  }
-  int rows, rank = hg_loops_rank(l->L, &rows);
-  if (rows - rank > l->redundant) l->redundant = rows - rank;
+int hg_sim_loop_dock(hg_sim *s, const char *name, const char *ma, const char *mb) {
+  int ia, ib;
+  hg_se3 Ma, Mb, A, B, hold;
+  if (hg_sim_resolve_marker(s, ma, &ia, &Ma) || hg_sim_resolve_marker(s, mb, &ib, &Mb))
+    return hg_sim_fail(s, HG_SIM_ERR_INPUT, "dock %s: a marker is absent", name), -1;
+  hg_kinematics(s->m, s->d, s->state.q, s->state.v);
+  s->views.view_ok = 0;
+  if (ia > 0) hg_se3_mul(&s->d->T_world[ia], &Ma, &A);
+  else A = Ma;
+  hg_se3_mul(&s->d->T_world[ib], &Mb, &B);
+  /* the weld holds B where it is now, seen from A */
+  hg_se3_invmul(&A, &B, &hold);
+  return hg_sim_loop_restore(s, name, ma, mb, &hold, 0);
 }
+
+int hg_sim_loop_set(hg_sim *s, int r, int active) {
+  set_active(&s->loops, r, active);
+  s->views.view_ok = 0;
+  return 0;
+}
+
+/* ---- statistics ---- */
 
 void hg_sim_loop_stats(const hg_sim *s, double *max_position, double *max_velocity,
                        int *redundant) {

@@ -19,7 +19,7 @@
  *   L, nl, rt, active   hg_sim_loops_compile, at every hg_sim_install_model (sim_model.c); active
  *                       and nactive also hg_sim_loop_close and hg_sim_loop_open
  *   lambda, lambda_ok   sim_eval (rhs.c) at every evaluation with closed loops
- *   max_pos, max_vel, redundant   hg_sim_loops_row (sim.c, at every output row) */
+ *   max_pos, max_vel, redundant   hg_sim_loops_row (views.c; sim.c calls it at every output row) */
 #ifndef HINGE_RT_SIM_LOOPS_H
 #define HINGE_RT_SIM_LOOPS_H
 
@@ -80,6 +80,13 @@ int hg_sim_loop_open(hg_sim *s, int r);
 /* A weld between ports ma and mb (on bodies of one tree) holding their relative pose now,
  * named name; closed by hg_sim_loop_close. The loop's index, or -1 (s->err) out of memory. */
 int hg_sim_loop_dock(hg_sim *s, const char *name, const char *ma, const char *mb);
+
+/* the attach-made loop name (made if new) holding B at hold seen from A, closed or not (a
+ * checkpoint's record); its index or -1 (s->err) */
+int hg_sim_loop_restore(hg_sim *s, const char *name, const char *ma, const char *mb,
+                        const hg_se3 *hold, int active);
+/* sets loop r closed or open without an impulse (a checkpoint's record); 0 */
+int hg_sim_loop_set(hg_sim *s, int r, int active);
 
 /* after an impulse that ignored the loops: the plastic impulse onto G v = 0 (v of the current
  * model); *e_removed (may be NULL) its kinetic energy loss. 0 or -1 (s->err) */

@@ -2,6 +2,7 @@
  * The kinematics and joint loads of the current state are evaluated once (view_state) and read
  * from s->d and s->rhs.tau until the state changes. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim_internal.h"
@@ -50,8 +51,19 @@ int hg_sim_write_commands(const hg_sim *s, const char *path) {
 
 int hg_sim_parse_command(const hg_sim *s, const char *text, hg_command *cmd, hg_error *err) {
   const hg_model *m = s->m;
-  return hg_command_parse(s->scene, text, (const char *const *)m->jnt_name + 1, m->nbody - 1, cmd,
-                          err);
+  if (!s->loops.n)
+    return hg_command_parse(s->scene, text, (const char *const *)m->jnt_name + 1, m->nbody - 1,
+                            cmd, err);
+  /* the model's joints and the loops docking made (names that are not joints: loops) */
+  int n = 0;
+  const char **names = malloc((size_t)(m->nbody + s->loops.n) * sizeof *names);
+  if (!names) return hg_error_set(err, "out of memory"), -1;
+  for (int i = 1; i < m->nbody; i++) names[n++] = m->jnt_name[i];
+  for (int k = 0; k < s->loops.n; k++)
+    if (!s->loops.loop[k].spec) names[n++] = s->loops.loop[k].name;
+  int rc = hg_command_parse(s->scene, text, names, n, cmd, err);
+  free(names);
+  return rc;
 }
 
 /* ---- bodies and joints ---- */
@@ -232,4 +244,20 @@ void hg_sim_loop(hg_sim *s, int k, hg_sim_loop_view *lv) {
   }
   hg_m3_mulv(lv->frame_a.R, lv->wrench, lv->wrench_world);
   hg_m3_mulv(lv->frame_a.R, lv->wrench + 3, lv->wrench_world + 3);
+}
+
+/* the loops' violations at an output row (sim_loops.h) */
+void hg_sim_loops_row(hg_sim *s) {
+  hg_rt_loops *l = &s->loops;
+  if (!hg_sim_loops_on(l)) return;
+  int nloop = hg_sim_nloop(s);
+  for (int k = 0; k < nloop; k++) {
+    hg_sim_loop_view lv;
+    hg_sim_loop(s, k, &lv);
+    if (!lv.active || !lv.present) continue;
+    l->max_pos = fmax(l->max_pos, fmax(lv.distance, lv.angle));
+    l->max_vel = fmax(l->max_vel, lv.speed);
+  }
+  int rows, rank = hg_loops_rank(l->L, &rows);
+  if (rows - rank > l->redundant) l->redundant = rows - rank;
 }
