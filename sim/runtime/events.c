@@ -160,6 +160,10 @@ static int act_impulse(hg_sim *s, fire_ctx *c, const hg_action *act) {
   if (hg_hybrid_impulse(m, s->d, s->state.q, s->rhs.dv, s->rhs.imp))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impulse: %s", s->state.t, s->d->err);
   for (int k = 0; k < m->nv; k++) s->state.v[k] += s->rhs.dv[k];
+  /* the closed loops carry their share: the constrained response is the tree's projected onto
+   * G v = 0 in the mass metric (the constraint impulses do no work of their own: the event's
+   * energy change is the impulse's work) */
+  if (hg_sim_loops_impulse(s, s->state.v, NULL)) return s->failed;
   c->ev.conserves = 0;
   detail(c, "impulse on %s", act->body);
   return 0;
@@ -218,6 +222,8 @@ static int act_touch(hg_sim *s, fire_ctx *c, int k) {
   }
   if (hg_hybrid_impulse(m, s->d, s->state.q, s->rhs.dv, s->rhs.imp))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: impact: %s", s->state.t, s->d->err);
+  /* with closed loops, the response they allow (the mass-metric projection onto G v = 0) */
+  if (hg_sim_loops_impulse(s, s->rhs.dv, NULL)) return s->failed;
   /* its normal speed change per unit impulse, and the impulse */
   double G = normal_speed(s, &im, n, s->rhs.dv);
   if (!(G > 0))

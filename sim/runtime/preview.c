@@ -65,6 +65,7 @@ int hg_sim_preview(hg_sim *s, const hg_command *cmd, hg_sim_preview_view *out) {
   int nclosed = 0;
   if (l->L && !closed) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
   if (closed) memcpy(closed, l->active, (size_t)l->nl);
+  /* (a closed loop whose path the preview's modes leave without a free DoF adds nothing) */
   for (int a = 0; closed && a < cmd->naction; a++) {
     const hg_action *act = &cmd->action[a];
     int r = act->type == HG_ACTION_CLOSE_LOOP || act->type == HG_ACTION_OPEN_LOOP

@@ -14,7 +14,7 @@ static int sim_eval(hg_sim *s, double t, const double *q, const double *v, doubl
   const hg_model *m = s->m;
   hg_data *d = s->d;
   hg_rt_rhs *w = &s->rhs;
-  int loops = hg_sim_loops_on(&s->loops);
+  int loops = hg_sim_loops_solve(s) > 0;
   int local = !kin && !loops && m->local && !m->nmimic && !hg_forces_need_kinematics(s->forces) &&
               !(s->pull.forces && hg_forces_need_kinematics(s->pull.forces));
   size_t nq = (size_t)m->nq, nv = (size_t)m->nv;
@@ -41,7 +41,7 @@ static int sim_eval(hg_sim *s, double t, const double *q, const double *v, doubl
   const double *fext = wrenches ? w->fext : NULL;
   /* with closed loops, the constrained pass (loops.h; it enforces the mimic couplings too) */
   s->loops.lambda_ok = 0;
-  int rc = loops       ? hg_loops_hybrid(s->loops.L, d, w->qs, w->vs, s->loops.active, w->qdd,
+  int rc = loops       ? hg_loops_hybrid(s->loops.L, d, w->qs, w->vs, s->loops.eff, w->qdd,
                                          w->tau, fext, s->loops.lambda)
            : local     ? hg_hybrid(m, d, w->qs, w->vs, w->qdd, w->tau, fext)
            : m->nmimic ? hg_mimic_hybrid(m, d, s->mimic, w->qdd, w->tau, fext)

@@ -48,6 +48,11 @@ static void loops_free_compiled(hg_rt_loops *l) {
   free(l->lambda);
   free(l->G);
   free(l->mask);
+  free(l->end);
+  free(l->eff);
+  l->end = NULL;
+  l->eff = NULL;
+  l->neff = 0;
   l->G = NULL;
   l->mask = NULL;
   l->rt = NULL;
@@ -114,7 +119,9 @@ int hg_sim_loops_compile(hg_sim *s, hg_error *err) {
   hg_loop *def = calloc((size_t)l->n, sizeof *def);
   l->rt = calloc((size_t)l->n, sizeof *l->rt);
   l->active = calloc((size_t)l->n, 1);
-  if (!def || !l->rt || !l->active) {
+  l->eff = calloc((size_t)l->n, 1);
+  l->end = calloc(2 * (size_t)l->n, sizeof *l->end);
+  if (!def || !l->rt || !l->active || !l->eff || !l->end) {
     free(def);
     return hg_error_set(err, "out of memory"), -1;
   }
@@ -124,6 +131,9 @@ int hg_sim_loops_compile(hg_sim *s, hg_error *err) {
     if (rc) continue;
     l->loop[k].k = l->nl;
     l->rt[l->nl] = k;
+    int coupling = def[l->nl].kind == HG_LOOP_COUPLING;
+    l->end[2 * l->nl] = coupling ? def[l->nl].jnt[0] : def[l->nl].body[0];
+    l->end[2 * l->nl + 1] = coupling ? def[l->nl].jnt[1] : def[l->nl].body[1];
     l->active[l->nl] = (unsigned char)l->loop[k].active;
     l->nactive += l->loop[k].active;
     l->nl++;
@@ -141,6 +151,35 @@ int hg_sim_loops_compile(hg_sim *s, hg_error *err) {
   return 0;
 }
 
+/* 1 when a DoF that joins bodies a and b (the joints between them and their last common
+ * ancestor, or the world) is free */
+static int path_free(const hg_model *m, const hg_data *d, int a, int b) {
+  for (int side = 0; side < 2; side++)
+    for (int i = side ? b : a; i > 0; i = m->parent[i]) {
+      int common = 0;
+      for (int j = side ? a : b; j > 0 && !common; j = m->parent[j]) common = j == i;
+      if (common) break;
+      if (m->jnt_nv[i] > 0 && d->mode[i] == HG_MODE_FREE) return 1;
+    }
+  return 0;
+}
+
+int hg_sim_loops_solve(hg_sim *s) {
+  hg_rt_loops *l = &s->loops;
+  l->neff = 0;
+  if (!hg_sim_loops_on(l)) return 0;
+  const hg_model *m = s->m;
+  for (int c = 0; c < l->nl; c++) {
+    int a = l->end[2 * c], b = l->end[2 * c + 1];
+    int coupling = l->loop[l->rt[c]].spec && l->loop[l->rt[c]].spec->coupling;
+    int acts = coupling ? s->d->mode[a] == HG_MODE_FREE || s->d->mode[b] == HG_MODE_FREE
+                        : path_free(m, s->d, a, b);
+    l->eff[c] = (unsigned char)(l->active[c] && acts);
+    l->neff += l->eff[c];
+  }
+  return l->neff;
+}
+
 /* ---- the constrained state ---- */
 
 /* q with the prescribed joints on their profiles at t into rhs.qs, v likewise into rhs.vs */
@@ -156,27 +195,27 @@ static int profiled(hg_sim *s, double t, const double *q, const double *v) {
 int hg_sim_loops_project(void *user, double t, double *q, double *v, double *eq, double *ev) {
   hg_sim *s = user;
   hg_rt_loops *l = &s->loops;
-  if (!hg_sim_loops_on(l)) return 0;
+  if (!hg_sim_loops_solve(s)) return 0;
   s->views.view_ok = 0;
   s->rhs.cache_ok = 0;
   const hg_model *m = s->m;
   /* the profiles fix the prescribed joints; the projection moves only the free ones */
   if (profiled(s, t, q, v)) return -1;
-  int rc = hg_loops_project(l->L, s->d, s->rhs.qs, s->rhs.vs, l->active, HG_LOOP_PROJECT_TOL, 20);
+  int rc = hg_loops_project(l->L, s->d, s->rhs.qs, s->rhs.vs, l->eff, HG_LOOP_PROJECT_TOL, 20);
   if (rc < 0) return 1; /* recoverable: a shorter step starts nearer the manifold */
   memcpy(q, s->rhs.qs, (size_t)m->nq * sizeof(double));
   memcpy(v, s->rhs.vs, (size_t)m->nv * sizeof(double));
-  if (eq) hg_loops_project_tangent(l->L, s->d, l->active, eq);
-  if (ev) hg_loops_project_tangent(l->L, s->d, l->active, ev);
+  if (eq) hg_loops_project_tangent(l->L, s->d, l->eff, eq);
+  if (ev) hg_loops_project_tangent(l->L, s->d, l->eff, ev);
   return 0;
 }
 
 int hg_sim_loops_impulse(hg_sim *s, double *v, double *e_removed) {
   hg_rt_loops *l = &s->loops;
   if (e_removed) *e_removed = 0;
-  if (!hg_sim_loops_on(l)) return 0;
+  if (!hg_sim_loops_solve(s)) return 0;
   s->views.view_ok = 0;
-  if (hg_loops_impulse(l->L, s->d, s->state.q, v, l->active, NULL, e_removed))
+  if (hg_loops_impulse(l->L, s->d, s->state.q, v, l->eff, NULL, e_removed))
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: loop impulse: %s", s->state.t,
                        s->d->err), -1;
   return 0;
@@ -231,7 +270,8 @@ int hg_sim_loops_start(hg_sim *s, hg_error *err) {
                         sp->marker[0], sp->marker[1], dist, ang * HG_DEG, sp->tol[0],
                         sp->tol[1], joints[0] ? joints : "the bodies between them"), -1;
   }
-  int rc = hg_loops_project(l->L, s->d, s->rhs.qs, s->rhs.vs, l->active, HG_LOOP_PROJECT_TOL, 50);
+  hg_sim_loops_solve(s);
+  int rc = hg_loops_project(l->L, s->d, s->rhs.qs, s->rhs.vs, l->eff, HG_LOOP_PROJECT_TOL, 50);
   if (rc < 0) {
     const hg_loop_spec *sp = NULL;
     for (int c = 0; c < l->nl && !sp; c++)
@@ -297,7 +337,8 @@ int hg_sim_loop_close(hg_sim *s, int r, double *e_removed, char *msg, size_t len
    * plastic impulse that removes the relative velocity the loop forbids; a refusal leaves q as
    * it was */
   memcpy(s->rhs.qs, s->state.q, (size_t)m->nq * sizeof(double));
-  if (hg_loops_project(l->L, s->d, s->rhs.qs, NULL, l->active, HG_LOOP_PROJECT_TOL, 50) < 0) {
+  hg_sim_loops_solve(s);
+  if (hg_loops_project(l->L, s->d, s->rhs.qs, NULL, l->eff, HG_LOOP_PROJECT_TOL, 50) < 0) {
     set_active(l, r, 0);
     return snprintf(msg, len, "loop %s: no projection closes it (%s)", lp->name, s->d->err), 1;
   }

@@ -16,8 +16,10 @@
  *                       attach-made), hg_ck_resume through the replayed events
  *   loop[].active       hg_sim_loops_init (the scene's 'active'), hg_sim_loop_close and
  *                       hg_sim_loop_open (the close, open, attach and undock actions of events.c)
- *   L, nl, rt, active   hg_sim_loops_compile, at every hg_sim_install_model (sim_model.c); active
- *                       and nactive also hg_sim_loop_close and hg_sim_loop_open
+ *   L, nl, rt, active, end   hg_sim_loops_compile, at every hg_sim_install_model (sim_model.c);
+ *                       active and nactive also hg_sim_loop_close and hg_sim_loop_open
+ *   eff, neff           hg_sim_loops_solve, before every use of the compiled loops (the joint
+ *                       modes decide it)
  *   lambda, lambda_ok   sim_eval (rhs.c) at every evaluation with closed loops
  *   max_pos, max_vel, redundant   hg_sim_loops_row (views.c; sim.c calls it at every output row) */
 #ifndef HINGE_RT_SIM_LOOPS_H
@@ -48,6 +50,12 @@ typedef struct hg_rt_loops {
   int *rt;                   /* nl: the run's loop of each compiled loop */
   unsigned char *active;     /* nl: closed */
   int nactive;
+  int *end;                  /* 2 nl: the bodies of each compiled loop (a coupling's joints) */
+  unsigned char *eff;        /* nl: closed and able to act: some DoF between its ends is free
+                                (a loop whose path is all locked or prescribed holds nothing the
+                                locks do not; the solve leaves it out, as its least-squares
+                                multipliers would be zero) */
+  int neff;
   double *lambda;            /* the multipliers of the last evaluation, stacked by active loop */
   int lambda_ok;             /* lambda holds the current state's (with rhs.tau) */
   double *G;                 /* scratch: one loop's rows (maxrows x nv) */
@@ -61,8 +69,11 @@ int hg_sim_loops_init(hg_sim *s, hg_error *err);
 void hg_sim_loops_free(hg_sim *s);
 /* compiles the present loops against s->m (from hg_sim_install_model); 0 or -1 with err */
 int hg_sim_loops_compile(hg_sim *s, hg_error *err);
-/* 1 when a closed loop acts on the current model */
+/* 1 when a closed loop is compiled against the current model (hg_sim_loops_solve says whether
+ * one can act now) */
 static inline int hg_sim_loops_on(const hg_rt_loops *l) { return l->L && l->nactive > 0; }
+/* the closed loops that can act under the current joint modes into eff; their number */
+int hg_sim_loops_solve(hg_sim *s);
 /* the run's loop named name, or -1 */
 int hg_sim_loop_find(const hg_sim *s, const char *name);
 

@@ -231,11 +231,12 @@ void hg_sim_loop(hg_sim *s, int k, hg_sim_loop_view *lv) {
     g2 += gi * gi;
   }
   lv->speed = sqrt(g2);
-  /* its wrench: its rows of the multipliers, stacked by closed loop */
-  if (!r->active || !l->lambda_ok) return;
+  /* its wrench: its rows of the multipliers, stacked by closed loop that can act (one whose
+   * path is all locked holds nothing: zero) */
+  if (!r->active || !l->lambda_ok || !l->eff[c]) return;
   int off = 0;
   for (int j = 0; j < c; j++)
-    if (l->active[j]) off += hg_loops_nrow(l->L, j);
+    if (l->eff[j]) off += hg_loops_nrow(l->L, j);
   hg_loops_wrench(l->L, s->d, c, l->lambda + off, lv->wrench);
   if (sp && sp->coupling) {
     lv->wrench[0] = l->lambda[off];
