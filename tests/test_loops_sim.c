@@ -502,6 +502,58 @@ static void array_ccl_deploys_together(void **state) {
 
 /* ---- a loop apart at the start ---- */
 
+/* the largest velocity violation |G_k v| of the present, closed loops now */
+static double speed_now(hg_sim *sim) {
+  double worst = 0;
+  for (int k = 0; k < hg_sim_nloop(sim); k++) {
+    hg_sim_loop_view lv;
+    hg_sim_loop(sim, k, &lv);
+    if (lv.present && lv.active) worst = fmax(worst, lv.speed);
+  }
+  return worst;
+}
+
+/* An impulse on a body of a closed loop moves the whole loop (the constrained response), and a
+ * preview of opening and re-closing the loop says what the close would dissipate: the kinetic
+ * energy of the relative motion the weld stops, which the run then removes exactly. */
+static void impulse_and_preview_respect_loops(void **state) {
+  (void)state;
+  hg_scene *sc = hg_test_shipped("two_latch_dock");
+  hg_sim *sim = hg_test_sim(sc, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 9.0), HG_SIM_OK);
+  const char *const steps[] = {"impulse chaser 0 0 0.001  0.02 0 0", "open dock_target_port2_chaser_port2"};
+  hg_command cmd;
+  hg_error err;
+  /* the impulse with the loop closed: the velocities stay on the loop */
+  assert_int_equal(hg_sim_parse_command(sim, steps[0], &cmd, &err), 0);
+  assert_int_equal(hg_sim_command(sim, &cmd), HG_SIM_OK);
+  hg_command_free(&cmd);
+  double vs = speed_now(sim);
+  printf("# after an impulse on the chaser: loop velocity violation %.3g\n", vs);
+  assert_true(vs <= 1e-12);
+  /* opened, the pair drifts apart; the preview of closing it again */
+  assert_int_equal(hg_sim_parse_command(sim, steps[1], &cmd, &err), 0);
+  assert_int_equal(hg_sim_command(sim, &cmd), HG_SIM_OK);
+  hg_command_free(&cmd);
+  assert_int_equal(hg_sim_parse_command(sim, "impulse chaser 0 0 0.002  0 0.01 0", &cmd, &err), 0);
+  assert_int_equal(hg_sim_command(sim, &cmd), HG_SIM_OK);
+  hg_command_free(&cmd);
+  assert_int_equal(hg_sim_parse_command(sim, "close dock_target_port2_chaser_port2", &cmd, &err),
+                   0);
+  hg_sim_preview_view pv;
+  assert_int_equal(hg_sim_preview(sim, &cmd, &pv), 0);
+  printf("# preview of re-closing: %.9g J\n", pv.energy_removed);
+  assert_true(pv.energy_removed > 0);
+  assert_int_equal(hg_sim_command(sim, &cmd), HG_SIM_OK);
+  hg_command_free(&cmd);
+  const hg_sim_event *e = hg_sim_event_at(sim, hg_sim_nevents(sim) - 1);
+  printf("# closed: %s; %.9g J removed\n", e->details, e->e_lock);
+  assert_true(fabs(e->e_lock - pv.energy_removed) <= 1e-12 * fmax(1, pv.energy_removed));
+  assert_true(speed_now(sim) <= 1e-12);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
 static void loop_apart_at_start_is_refused(void **state) {
   (void)state;
   hg_scene *sc = hg_test_scene("data/loops_apart.yaml");
@@ -526,6 +578,7 @@ int main(void) {
       cmocka_unit_test(projection_keeps_the_manifold),
       cmocka_unit_test(loop_scenes_run_on_the_manifold),
       cmocka_unit_test(array_ccl_deploys_together),
+      cmocka_unit_test(impulse_and_preview_respect_loops),
       cmocka_unit_test(loop_apart_at_start_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
