@@ -31,6 +31,7 @@
 
 #include "aba_local.h"
 #include "dynamics.h"
+#include "lanes.h"
 
 /* body i's own share of its articulated inertia and bias: IA_i = I_i (packed) plus what is
  * given, pA_i = -ad*_{V_i} I_i V_i - fext_i plus what is given (zero without bias: then c_i = 0
@@ -625,25 +626,28 @@ HG_HOT void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_res
   else response(m, d, load, nload, ncol, all, r);
 }
 
-/* Omega <- K Omega K^T + S D^-1 S^T across free joint i, K = 1 - S D^-1 U^T (packed symmetric):
- * with T = Omega U and X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T + X S^T */
-HG_INLINE void omega_step(const hg_model *m, const hg_data *d, int i, double *Om) {
+/* Omega, symmetric 6 x 6, held whole as six rows of lanes (lanes.h): row r's entries 0..3 in
+ * o4[r], 4..5 in o2[r]; by symmetry row r is also column r */
+typedef struct omega_rows {
+  hg_v4 o4[6];
+  hg_v2 o2[6];
+} omega_rows;
+
+/* y = Omega x: the sum of Omega's rows (its columns) weighted by x */
+HG_INLINE void omega_mulv(const omega_rows *O, const double x[6], double y[6]) {
+  hg_v4 y4 = O->o4[0] * x[0];
+  hg_v2 y2 = O->o2[0] * x[0];
+HG_UNROLL(5)
+  for (int k = 1; k < 6; k++) y4 += O->o4[k] * x[k], y2 += O->o2[k] * x[k];
+  HG_ST4(y, y4);
+  HG_ST2(y + 4, y2);
+}
+
+/* the same step across a joint of n > 1 DoFs, on Omega packed symmetric: with T = Omega U and
+ * X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T + X S^T */
+static void omega_step_n(const hg_model *m, const hg_data *d, int i, double *Om) {
   int n = m->jnt_nv[i], va = m->v_adr[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
-  if (n == 1) {
-    const double *s = d->S[va], *U = d->U[va];
-    double t[6], Di = Dinv[0];
-    hg_sym6_mulv(Om, U, t);
-    double g = Di * Di * hg_dot6(U, t) + Di, gs[6], dt[6];
-    for (int r = 0; r < 6; r++) gs[r] = g * s[r] - Di * t[r], dt[r] = Di * t[r];
-    /* Omega += (g s - D^-1 t) s^T - D^-1 s t^T (its upper triangle, row by row as packed) */
-    double *o = Om;
-HG_UNROLL(6)
-    for (int r = 0; r < 6; r++)
-HG_UNROLL(6)
-      for (int c = r; c < 6; c++) *o++ += gs[r] * s[c] - s[r] * dt[c];
-    return;
-  }
   double T[6][HG_JOINT_MAXNV], X[6][HG_JOINT_MAXNV], UT[HG_JOINT_MAXNV][HG_JOINT_MAXNV];
   double XB[6][HG_JOINT_MAXNV];
   for (int k = 0; k < n; k++) {
@@ -688,11 +692,55 @@ HG_UNROLL(6)
     }
 }
 
+/* Omega <- K Omega K^T + S D^-1 S^T across free joint i, K = 1 - S D^-1 U^T. One DoF: with
+ * t = Omega U and g = D^-2 U^T t + D^-1, Omega += (g s - D^-1 t) s^T - D^-1 s t^T, row by row
+ * on the lanes; more DoFs: the packed step above */
+HG_INLINE void omega_step(const hg_model *m, const hg_data *d, int i, omega_rows *O) {
+  int va = m->v_adr[i];
+  if (m->jnt_nv[i] == 1) {
+    const double *s = d->S[va], *U = d->U[va], Di = d->Dinv[m->D_adr[i]];
+    hg_v4 t4 = O->o4[0] * U[0];
+    hg_v2 t2 = O->o2[0] * U[0];
+HG_UNROLL(5)
+    for (int k = 1; k < 6; k++) t4 += O->o4[k] * U[k], t2 += O->o2[k] * U[k];
+    hg_v4 ut4 = HG_LD4(U) * t4;
+    hg_v2 ut2 = HG_LD2(U + 4) * t2;
+    double g = Di * Di * (ut4[0] + ut4[1] + ut4[2] + ut4[3] + ut2[0] + ut2[1]) + Di;
+    hg_v4 s4 = HG_LD4(s), dt4 = t4 * Di;
+    hg_v2 s2 = HG_LD2(s + 4), dt2 = t2 * Di;
+    double dt[6] = {dt4[0], dt4[1], dt4[2], dt4[3], dt2[0], dt2[1]};
+HG_UNROLL(6)
+    for (int r = 0; r < 6; r++) {
+      double gr = g * s[r] - dt[r];
+      O->o4[r] += gr * s4 - s[r] * dt4;
+      O->o2[r] += gr * s2 - s[r] * dt2;
+    }
+    return;
+  }
+  /* packed, the generic step, and back */
+  double P[21];
+  for (int r = 0; r < 6; r++)
+    for (int c = r; c < 6; c++) P[hg_sym6_index(r, c)] = c < 4 ? O->o4[r][c] : O->o2[r][c - 4];
+  omega_step_n(m, d, i, P);
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 6; c++) {
+      double e = P[hg_sym6_index(r < c ? r : c, r < c ? c : r)];
+      if (c < 4) O->o4[r][c] = e;
+      else O->o2[r][c - 4] = e;
+    }
+}
+
 /* a <- K a = a - S D^-1 (U^T a) across free joint i */
 HG_INLINE void k_step(const hg_model *m, const hg_data *d, int i, double *a) {
   int n = m->jnt_nv[i], va = m->v_adr[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
   double w[HG_JOINT_MAXNV];
+  if (n == 1) {
+    /* a -= s D^-1 (U^T a) */
+    const double *s = d->S[va], x = Dinv[0] * hg_dot6(d->U[va], a);
+    for (int e = 0; e < 6; e++) a[e] -= s[e] * x;
+    return;
+  }
   if (n == 6) {
     for (int e = 0; e < 6; e++) a[e] = 0; /* K = 0 */
     return;
@@ -734,12 +782,13 @@ HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
     while (k1 < nl && m->root[load[ord[k1]].body] == root) k1++;
     int np = 0;
     for (int b = load[ord[k1 - 1]].body; b > 0; b = m->parent[b]) r->path[np++] = b;
-    double Om[21] = {0};
+    omega_rows Om;
+    memset(&Om, 0, sizeof Om);
     int next = k0, done = k0; /* loads whose responses are carried: k0 .. done - 1 */
     for (int o = np - 1; o >= 0; o--) {
       int i = r->path[o];
       if (m->jnt_nv[i] > 0 && d->mode[i] == HG_MODE_FREE) {
-        omega_step(m, d, i, Om);
+        omega_step(m, d, i, &Om);
         for (int k = k0; k < done; k++) k_step(m, d, i, r->col[k]);
       }
       if (next >= k1 || load[ord[next]].body != i) continue;
@@ -747,7 +796,7 @@ HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
        * carried so far (from above: both orders, Omega is symmetric) and against each other */
       int first = next;
       while (next < k1 && load[ord[next]].body == i) {
-        hg_sym6_mulv(Om, load[ord[next]].w, r->col[next]);
+        omega_mulv(&Om, load[ord[next]].w, r->col[next]);
         next++;
       }
       for (int a = first; a < next; a++) {
