@@ -497,18 +497,28 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
   /* the loaded bodies' paths to their roots, their biases and DoF forces zero, then the loads;
    * live[i]: the right-hand sides with a load in i's subtree */
   memset(on, 0, (size_t)nb);
-  for (int l = 0; l < nload; l++)
-    for (int b = load[l].body; b > 0; b = m->parent[b]) {
-      uint64_t bit = nc > 64 ? 0 : (uint64_t)1 << load[l].col;
-      if (!on[b]) {
-        on[b] = 1, live[b] = 0;
-        memset(pA + (size_t)b * nc, 0, (size_t)nc * sizeof(hg_vec6));
-        memset(u + (size_t)m->v_adr[b] * nc, 0, (size_t)(m->jnt_nv[b] * nc) * sizeof(double));
-      } else if (live[b] & bit && bit) {
-        break; /* the rest of the path has it already */
+  if (nc == 1) {
+    /* one right-hand side: every DoF force zero (none is read unset), every path live */
+    memset(u, 0, (size_t)nv * sizeof(double));
+    for (int l = 0; l < nload; l++)
+      for (int b = load[l].body; b > 0 && !on[b]; b = m->parent[b]) {
+        on[b] = 1, live[b] = 1;
+        for (int k = 0; k < 6; k++) pA[b][k] = 0;
       }
-      live[b] |= bit;
-    }
+  } else {
+    for (int l = 0; l < nload; l++)
+      for (int b = load[l].body; b > 0; b = m->parent[b]) {
+        uint64_t bit = nc > 64 ? 0 : (uint64_t)1 << load[l].col;
+        if (!on[b]) {
+          on[b] = 1, live[b] = 0;
+          memset(pA + (size_t)b * nc, 0, (size_t)nc * sizeof(hg_vec6));
+          memset(u + (size_t)m->v_adr[b] * nc, 0, (size_t)(m->jnt_nv[b] * nc) * sizeof(double));
+        } else if (live[b] & bit && bit) {
+          break; /* the rest of the path has it already */
+        }
+        live[b] |= bit;
+      }
+  }
   for (int l = 0; l < nload; l++) {
     const hg_response_load *L = &load[l];
     if (L->dof >= 0) u[(size_t)L->dof * nc + L->col] += L->w[0];
@@ -580,7 +590,7 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
       double Di = Dinv[0];
       for (int c = 0; c < nc; c++) {
         const double *ap = p ? Ap[c] : zero;
-        double w = (on[i] && col_live(lv, c, nc) ? ui[c] : 0) - hg_dot6(U, ap);
+        double w = (nc == 1 || (on[i] && col_live(lv, c, nc)) ? ui[c] : 0) - hg_dot6(U, ap);
         double qk = Di * w;
         r->qdd[(size_t)c * nv + va] = qk, r->tau[(size_t)c * nv + va] = 0;
         for (int e = 0; e < 6; e++) Ai[c][e] = ap[e] + s[e] * qk;
