@@ -457,7 +457,7 @@ hg_response *hg_response_new(const hg_model *m, int ncol) {
   r->live = calloc(nb, sizeof(uint64_t));
   r->path = calloc(nb, sizeof(int));
   r->order = calloc(2 * nc, sizeof(int));
-  r->col = calloc(2 * nc, sizeof(hg_vec6));
+  r->col = calloc(2 * nc + 4, sizeof(hg_vec6));
   if (!r->pA || !r->a || !r->u || !r->qdd || !r->tau || !r->on || !r->live || !r->path ||
       !r->order || !r->col) {
     hg_response_free(r);
@@ -636,21 +636,31 @@ HG_HOT void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_res
   else response(m, d, load, nload, ncol, all, r);
 }
 
-/* Omega, symmetric 6 x 6, held whole as six rows of lanes (lanes.h): row r's entries 0..3 in
- * o4[r], 4..5 in o2[r]; by symmetry row r is also column r */
-typedef struct omega_rows {
-  hg_v4 o4[6];
-  hg_v2 o2[6];
-} omega_rows;
+/* Omega, symmetric 6 x 6, in seven lanes (lanes.h): A4[r] row r's entries 0..3 (r = 0..5: rows 4
+ * and 5 hold, by symmetry, the entries 4 and 5 of rows 0..3), C the corner (O44, O45, O54, O55) */
+typedef struct omega_lanes {
+  hg_v4 A4[6];
+  hg_v4 C;
+} omega_lanes;
 
-/* y = Omega x: the sum of Omega's rows (its columns) weighted by x */
-HG_INLINE void omega_mulv(const omega_rows *O, const double x[6], double y[6]) {
-  hg_v4 y4 = O->o4[0] * x[0];
-  hg_v2 y2 = O->o2[0] * x[0];
+/* entry (r, c) of Omega, read and written (the packed step of more DoFs) */
+HG_INLINE double *omega_at(omega_lanes *O, int r, int c) {
+  if (c < 4) return (double *)&O->A4[r] + c;
+  if (r < 4) return (double *)&O->A4[c] + r;
+  return (double *)&O->C + 2 * (r - 4) + (c - 4);
+}
+
+/* y = Omega x: entries 0..3 the columns' sum weighted by x, entries 4 and 5 rows 4 and 5 dotted
+ * with x */
+HG_INLINE void omega_mulv(const omega_lanes *O, const double x[6], double y[6]) {
+  hg_v4 x03 = HG_LD4(x), y4 = O->A4[0] * x[0];
 HG_UNROLL(5)
-  for (int k = 1; k < 6; k++) y4 += O->o4[k] * x[k], y2 += O->o2[k] * x[k];
+  for (int k = 1; k < 6; k++) y4 += O->A4[k] * x[k];
+  hg_v4 p4 = O->A4[4] * x03, p5 = O->A4[5] * x03, x45 = {x[4], x[5], x[4], x[5]};
+  hg_v4 c = O->C * x45;
   HG_ST4(y, y4);
-  HG_ST2(y + 4, y2);
+  y[4] = (p4[0] + p4[1]) + (p4[2] + p4[3]) + (c[0] + c[1]);
+  y[5] = (p5[0] + p5[1]) + (p5[2] + p5[3]) + (c[2] + c[3]);
 }
 
 /* the same step across a joint of n > 1 DoFs, on Omega packed symmetric: with T = Omega U and
@@ -703,41 +713,40 @@ static void omega_step_n(const hg_model *m, const hg_data *d, int i, double *Om)
 }
 
 /* Omega <- K Omega K^T + S D^-1 S^T across free joint i, K = 1 - S D^-1 U^T. One DoF: with
- * t = Omega U and g = D^-2 U^T t + D^-1, Omega += (g s - D^-1 t) s^T - D^-1 s t^T, row by row
- * on the lanes; more DoFs: the packed step above */
-HG_INLINE void omega_step(const hg_model *m, const hg_data *d, int i, omega_rows *O) {
+ * t = Omega U and g = D^-2 U^T t + D^-1, Omega += (g s - D^-1 t) s^T - D^-1 s t^T, on the lanes;
+ * more DoFs: the packed step above */
+HG_INLINE void omega_step(const hg_model *m, const hg_data *d, int i, omega_lanes *O) {
   int va = m->v_adr[i];
   if (m->jnt_nv[i] == 1) {
     const double *s = d->S[va], *U = d->U[va], Di = d->Dinv[m->D_adr[i]];
-    hg_v4 t4 = O->o4[0] * U[0];
-    hg_v2 t2 = O->o2[0] * U[0];
+    /* t = Omega U: entries 0..3 by columns, 4 and 5 by rows */
+    hg_v4 U03 = HG_LD4(U), t03 = O->A4[0] * U[0];
 HG_UNROLL(5)
-    for (int k = 1; k < 6; k++) t4 += O->o4[k] * U[k], t2 += O->o2[k] * U[k];
-    hg_v4 ut4 = HG_LD4(U) * t4;
-    hg_v2 ut2 = HG_LD2(U + 4) * t2;
-    double g = Di * Di * (ut4[0] + ut4[1] + ut4[2] + ut4[3] + ut2[0] + ut2[1]) + Di;
-    hg_v4 s4 = HG_LD4(s), dt4 = t4 * Di;
-    hg_v2 s2 = HG_LD2(s + 4), dt2 = t2 * Di;
-    double dt[6] = {dt4[0], dt4[1], dt4[2], dt4[3], dt2[0], dt2[1]};
+    for (int k = 1; k < 6; k++) t03 += O->A4[k] * U[k];
+    hg_v4 p4 = O->A4[4] * U03, p5 = O->A4[5] * U03, U45 = {U[4], U[5], U[4], U[5]};
+    hg_v4 c = O->C * U45, ut = U03 * t03;
+    double t4 = (p4[0] + p4[1]) + (p4[2] + p4[3]) + (c[0] + c[1]);
+    double t5 = (p5[0] + p5[1]) + (p5[2] + p5[3]) + (c[2] + c[3]);
+    /* g = D^-2 U^T t + D^-1 */
+    double g = Di * Di * ((ut[0] + ut[1]) + (ut[2] + ut[3]) + U[4] * t4 + U[5] * t5) + Di;
+    /* Omega += (g s - D^-1 t) s^T - D^-1 s t^T, its rows' entries 0..3 then the corner */
+    hg_v4 s03 = HG_LD4(s), dt03 = t03 * Di;
+    double dt[6] = {dt03[0], dt03[1], dt03[2], dt03[3], Di * t4, Di * t5};
 HG_UNROLL(6)
-    for (int r = 0; r < 6; r++) {
-      double gr = g * s[r] - dt[r];
-      O->o4[r] += gr * s4 - s[r] * dt4;
-      O->o2[r] += gr * s2 - s[r] * dt2;
-    }
+    for (int r = 0; r < 6; r++) O->A4[r] += (g * s[r] - dt[r]) * s03 - s[r] * dt03;
+    double gs4 = g * s[4] - dt[4], gs5 = g * s[5] - dt[5];
+    hg_v4 gs = {gs4, gs4, gs5, gs5}, sc = {s[4], s[5], s[4], s[5]};
+    hg_v4 ss = {s[4], s[4], s[5], s[5]}, dc = {dt[4], dt[5], dt[4], dt[5]};
+    O->C += gs * sc - ss * dc;
     return;
   }
   /* packed, the generic step, and back */
   double P[21];
   for (int r = 0; r < 6; r++)
-    for (int c = r; c < 6; c++) P[hg_sym6_index(r, c)] = c < 4 ? O->o4[r][c] : O->o2[r][c - 4];
+    for (int c = r; c < 6; c++) P[hg_sym6_index(r, c)] = *omega_at(O, r, c);
   omega_step_n(m, d, i, P);
   for (int r = 0; r < 6; r++)
-    for (int c = 0; c < 6; c++) {
-      double e = P[hg_sym6_index(r < c ? r : c, r < c ? c : r)];
-      if (c < 4) O->o4[r][c] = e;
-      else O->o2[r][c - 4] = e;
-    }
+    for (int c = 0; c < 6; c++) *omega_at(O, r, c) = P[hg_sym6_index(r < c ? r : c, r < c ? c : r)];
 }
 
 /* a <- K a = a - S D^-1 (U^T a) across free joint i */
@@ -760,6 +769,33 @@ HG_INLINE void k_step(const hg_model *m, const hg_data *d, int i, double *a) {
     double x = 0;
     for (int l = 0; l < n; l++) x += Dinv[k * n + l] * w[l];
     for (int e = 0; e < 6; e++) a[e] -= d->S[va + k][e] * x;
+  }
+}
+
+/* the carried responses k0 .. done - 1 (rows of lanes, stride cs) across free joint i: a <- K a.
+ * One DoF: four responses a lane, from the lane that holds k0 (the lanes it shares, earlier
+ * trees' finished responses or ones not yet written, take the same harmless step) */
+HG_INLINE void carry(const hg_model *m, const hg_data *d, int i, double *col, int cs, int k0,
+                     int done) {
+  int va = m->v_adr[i];
+  if (m->jnt_nv[i] == 1) {
+    const double *s = d->S[va], *U = d->U[va], Di = d->Dinv[m->D_adr[i]];
+    for (int g = k0 & ~3; g < done; g += 4) {
+      /* x = D^-1 U^T a;  a -= s x */
+      hg_v4 w = U[0] * HG_LD4(col + g);
+HG_UNROLL(5)
+      for (int e = 1; e < 6; e++) w += U[e] * HG_LD4(col + e * cs + g);
+      hg_v4 x = w * Di;
+HG_UNROLL(6)
+      for (int e = 0; e < 6; e++) HG_ST4(col + e * cs + g, HG_LD4(col + e * cs + g) - s[e] * x);
+    }
+    return;
+  }
+  for (int k = k0; k < done; k++) {
+    double a[6];
+    for (int e = 0; e < 6; e++) a[e] = col[e * cs + k];
+    k_step(m, d, i, a);
+    for (int e = 0; e < 6; e++) col[e * cs + k] = a[e];
   }
 }
 
@@ -786,37 +822,50 @@ HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
   }
   memset(Q, 0, (size_t)ncol * ncol * sizeof(double));
   double big = 0;
+  /* the carried responses by rows of lanes: entry e of load k's at col[e cs + k] */
+  double *col = r->col[0];
+  int cs = (nl + 3) & ~3;
   for (int k0 = 0; k0 < nl;) {
     /* one tree: loads k0 .. k1 - 1, the deepest body last */
     int k1 = k0 + 1, root = m->root[load[ord[k0]].body];
     while (k1 < nl && m->root[load[ord[k1]].body] == root) k1++;
     int np = 0;
     for (int b = load[ord[k1 - 1]].body; b > 0; b = m->parent[b]) r->path[np++] = b;
-    omega_rows Om;
+    omega_lanes Om;
     memset(&Om, 0, sizeof Om);
     int next = k0, done = k0; /* loads whose responses are carried: k0 .. done - 1 */
     for (int o = np - 1; o >= 0; o--) {
       int i = r->path[o];
       if (m->jnt_nv[i] > 0 && d->mode[i] == HG_MODE_FREE) {
         omega_step(m, d, i, &Om);
-        for (int k = k0; k < done; k++) k_step(m, d, i, r->col[k]);
+        carry(m, d, i, col, cs, k0, done);
       }
       if (next >= k1 || load[ord[next]].body != i) continue;
       /* the loads on body i: their responses Omega_i w, and their work against every response
        * carried so far (from above: both orders, Omega is symmetric) and against each other */
       int first = next;
       while (next < k1 && load[ord[next]].body == i) {
-        omega_mulv(&Om, load[ord[next]].w, r->col[next]);
+        double y[6];
+        omega_mulv(&Om, load[ord[next]].w, y);
+        for (int e = 0; e < 6; e++) col[e * cs + next] = y[e];
         next++;
       }
       for (int a = first; a < next; a++) {
         const hg_response_load *A = &load[ord[a]];
-        for (int b = k0; b < next; b++) {
-          const hg_response_load *B = &load[ord[b]];
-          double t = hg_dot6(A->w, r->col[b]);
-          if (fabs(t) > big) big = fabs(t);
-          Q[A->col * ncol + B->col] += t;
-          if (b < first) Q[B->col * ncol + A->col] += t;
+        /* w_A^T (response b), four b a lane: those of k0 .. next - 1 summed into Q */
+        for (int g = k0 & ~3; g < next; g += 4) {
+          hg_v4 t4 = A->w[0] * HG_LD4(col + g);
+HG_UNROLL(5)
+          for (int e = 1; e < 6; e++) t4 += A->w[e] * HG_LD4(col + e * cs + g);
+          for (int l = 0; l < 4; l++) {
+            int b = g + l;
+            if (b < k0 || b >= next) continue;
+            double t = t4[l];
+            int bc = load[ord[b]].col;
+            if (fabs(t) > big) big = fabs(t);
+            Q[A->col * ncol + bc] += t;
+            if (b < first) Q[bc * ncol + A->col] += t;
+          }
         }
       }
       done = next;

@@ -151,7 +151,8 @@ typedef struct hg_response {
   uint8_t *on; /* nbody: 1 on a loaded body's path */
   uint64_t *live; /* nbody: bit c set when right-hand side c has a load in the body's subtree */
   int *path, *order; /* nbody, 2 ncol: hg_hybrid_response_gram's walk and sort */
-  hg_vec6 *col;      /* 2 ncol: hg_hybrid_response_gram's propagated responses */
+  hg_vec6 *col;      /* 2 ncol + 4: hg_hybrid_response_gram's propagated responses, as six rows of
+                      * 2 ncol rounded up to 4 doubles */
 } hg_response;
 
 /* allocates r for ncol right-hand sides (NULL when out of memory); frees it */
