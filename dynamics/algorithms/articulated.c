@@ -574,8 +574,8 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
     }
   }
 
-  /* forward: every body (all), or the paths only */
-  static const double zero[6] = {0, 0, 0, 0, 0, 0};
+  /* forward: every body (all), or the paths only, from the world's a = 0 */
+  memset(A, 0, (size_t)nc * sizeof(hg_vec6));
   for (int i = 1; i < nb; i++) {
     if (!all && !on[i]) continue;
     int n = m->jnt_nv[i], va = m->v_adr[i], p = m->parent[i];
@@ -589,7 +589,7 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
       const double *ui = u + (size_t)va * nc;
       double Di = Dinv[0];
       for (int c = 0; c < nc; c++) {
-        const double *ap = p ? Ap[c] : zero;
+        const double *ap = Ap[c];
         double w = (nc == 1 || (on[i] && col_live(lv, c, nc)) ? ui[c] : 0) - hg_dot6(U, ap);
         double qk = Di * w;
         r->qdd[(size_t)c * nv + va] = qk, r->tau[(size_t)c * nv + va] = 0;
@@ -598,7 +598,7 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
       continue;
     }
     for (int c = 0; c < nc; c++) {
-      const double *ap = p ? Ap[c] : zero;
+      const double *ap = Ap[c];
       double *a = Ai[c], *qdd = r->qdd + (size_t)c * nv, *tau = r->tau + (size_t)c * nv;
       int lc = on[i] && col_live(lv, c, nc);
       for (int e = 0; e < 6; e++) a[e] = ap[e];
@@ -632,7 +632,8 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
 /* the responses, compiled apart for one right-hand side (Y lambda: no loop over columns) */
 HG_HOT void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
                                int nload, int ncol, int all, hg_response *r) {
-  if (ncol == 1) response(m, d, load, nload, 1, all, r);
+  if (ncol == 1 && all) response(m, d, load, nload, 1, 1, r);
+  else if (ncol == 1) response(m, d, load, nload, 1, 0, r);
   else response(m, d, load, nload, ncol, all, r);
 }
 
