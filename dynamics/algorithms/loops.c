@@ -417,7 +417,7 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
         path_bias(m, d, q, v, a, stop, ca);
       }
       hg_Ad_inv(&fr.Fb, cb, Ab);
-      hg_Ad_inv(&fr.Fa, ca, Aa);
+      if (a) hg_Ad_inv(&fr.Fa, ca, Aa);
       for (int r = 0; r < 6; r++) Vrel[r] = VB[r] - VA[r];
       hg_ad(VB, Vrel, adv);
       for (int r = 0; r < 6; r++) Arel[r] = Ab[r] - Aa[r] - adv[r];
@@ -433,7 +433,8 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
       L->rdof[nc][0] = L->rdof[nc][1] = -1;
       /* W = Ad_{F^-1}^T c on each side */
       hg_coAd_inv(&fr.Fb, c, L->W[nc][0]);
-      hg_coAd_inv(&fr.Fa, c, L->W[nc][1]);
+      if (a) hg_coAd_inv(&fr.Fa, c, L->W[nc][1]);
+      else memset(L->W[nc][1], 0, sizeof(hg_vec6)); /* the world takes no load */
       if (want_G) {
         double *Gr = L->G + (size_t)nc * nv;
         memset(Gr, 0, (size_t)nv * sizeof(double));
