@@ -544,8 +544,11 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
         double uk = ui[c] - hg_dot6(s, pa);
         ui[c] = uk;
         double x = Di * uk;
-        if (p)
-          for (int e = 0; e < 6; e++) pap[c][e] += pa[e] + U[e] * x;
+        if (p) {
+          /* on the lanes: pA_p += pA + U x */
+          HG_ST4(pap[c], HG_LD4(pap[c]) + HG_LD4(pa) + HG_LD4(U) * x);
+          HG_ST2(pap[c] + 4, HG_LD2(pap[c] + 4) + HG_LD2(pa + 4) + HG_LD2(U + 4) * x);
+        }
       }
       continue;
     }
@@ -593,7 +596,8 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
         double w = (nc == 1 || (on[i] && col_live(lv, c, nc)) ? ui[c] : 0) - hg_dot6(U, ap);
         double qk = Di * w;
         r->qdd[(size_t)c * nv + va] = qk, r->tau[(size_t)c * nv + va] = 0;
-        for (int e = 0; e < 6; e++) Ai[c][e] = ap[e] + s[e] * qk;
+        HG_ST4(Ai[c], HG_LD4(ap) + HG_LD4(s) * qk);
+        HG_ST2(Ai[c] + 4, HG_LD2(ap + 4) + HG_LD2(s + 4) * qk);
       }
       continue;
     }
