@@ -857,19 +857,20 @@ HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
       }
       for (int a = first; a < next; a++) {
         const hg_response_load *A = &load[ord[a]];
-        /* w_A^T (response b), four b a lane: those of k0 .. next - 1 summed into Q */
-        for (int g = k0 & ~3; g < next; g += 4) {
+        /* w_A^T (response b), four b a lane: those of k0 .. a summed into Q in both orders
+         * (Q exactly symmetric) */
+        for (int g = k0 & ~3; g <= a; g += 4) {
           hg_v4 t4 = A->w[0] * HG_LD4(col + g);
 HG_UNROLL(5)
           for (int e = 1; e < 6; e++) t4 += A->w[e] * HG_LD4(col + e * cs + g);
           for (int l = 0; l < 4; l++) {
             int b = g + l;
-            if (b < k0 || b >= next) continue;
+            if (b < k0 || b > a) continue;
             double t = t4[l];
             int bc = load[ord[b]].col;
             if (fabs(t) > big) big = fabs(t);
             Q[A->col * ncol + bc] += t;
-            if (b < first) Q[bc * ncol + A->col] += t;
+            if (b < a) Q[bc * ncol + A->col] += t;
           }
         }
       }

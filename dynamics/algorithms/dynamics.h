@@ -172,8 +172,9 @@ void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_l
  * walked down to the deepest loaded body of each tree, each load's response carried further
  * down by K: O(depth) 6 x 6 updates, no sweep per right-hand side. Serves loads whose bodies
  * lie on one path from the root in each tree; returns -1 (Q unwritten) for any other set, 0
- * when Q is written, with *scale the largest term summed into it (what its round-off is
- * relative to, where loads on one tree cancel). */
+ * when Q is written, exactly symmetric (each pair of loads' work summed once into both
+ * entries), with *scale the largest term summed into it (what its round-off is relative to,
+ * where loads on one tree cancel). */
 int hg_hybrid_response_gram(const hg_model *m, const hg_data *d, const hg_response_load *load,
                             int nload, int ncol, hg_response *r, double *Q, double *scale);
 

@@ -549,8 +549,10 @@ static int factor(hg_loops *L, hg_data *d) {
   }
   int nl = row_loads(L, NULL, 0);
   double *S = L->GY, dmax = 0, mag = 0;
-  if (hg_hybrid_response_gram(m, d, L->load, nl, n, L->resp, S, &mag) == 0) {
-    /* G Y through the operational-space inertias (the loop bodies on one path per tree) */
+  int sym = hg_hybrid_response_gram(m, d, L->load, nl, n, L->resp, S, &mag) == 0;
+  if (sym) {
+    /* G Y through the operational-space inertias (the loop bodies on one path per tree),
+     * symmetric as written */
   } else {
     /* (G Y)_ij = G_i Y_j from one response per row */
     hg_hybrid_response(m, d, L->load, nl, n, 0, L->resp);
@@ -563,7 +565,8 @@ static int factor(hg_loops *L, hg_data *d) {
   }
   double floor = 1e-13 * mag;
   for (int i = 0; i < n; i++) {
-    for (int j = 0; j < i; j++) S[i * n + j] = S[j * n + i] = 0.5 * (S[i * n + j] + S[j * n + i]);
+    if (!sym)
+      for (int j = 0; j < i; j++) S[i * n + j] = S[j * n + i] = 0.5 * (S[i * n + j] + S[j * n + i]);
     if (S[i * n + i] > dmax) dmax = S[i * n + i];
   }
   if (!(dmax > floor) || !isfinite(dmax)) {
