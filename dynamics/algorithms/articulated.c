@@ -668,8 +668,9 @@ HG_UNROLL(5)
   y[5] = (p5[0] + p5[1]) + (p5[2] + p5[3]) + (c[2] + c[3]);
 }
 
-/* the same step across a joint of n > 1 DoFs, on Omega packed symmetric: with T = Omega U and
- * X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T + X S^T */
+/* Omega <- K Omega K^T + S D^-1 S^T (omega_step below) across a joint of n > 1 DoFs, on Omega
+ * packed symmetric: with T = Omega U and X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T
+ * + X S^T */
 static void omega_step_n(const hg_model *m, const hg_data *d, int i, double *Om) {
   int n = m->jnt_nv[i], va = m->v_adr[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
@@ -754,17 +755,11 @@ HG_UNROLL(6)
     for (int c = 0; c < 6; c++) *omega_at(O, r, c) = P[hg_sym6_index(r < c ? r : c, r < c ? c : r)];
 }
 
-/* a <- K a = a - S D^-1 (U^T a) across free joint i */
+/* a <- K a = a - S D^-1 (U^T a) across free joint i (more than one DoF: carry does one) */
 HG_INLINE void k_step(const hg_model *m, const hg_data *d, int i, double *a) {
   int n = m->jnt_nv[i], va = m->v_adr[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
   double w[HG_JOINT_MAXNV];
-  if (n == 1) {
-    /* a -= s D^-1 (U^T a) */
-    const double *s = d->S[va], x = Dinv[0] * hg_dot6(d->U[va], a);
-    for (int e = 0; e < 6; e++) a[e] -= s[e] * x;
-    return;
-  }
   if (n == 6) {
     for (int e = 0; e < 6; e++) a[e] = 0; /* K = 0 */
     return;
