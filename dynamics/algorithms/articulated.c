@@ -31,6 +31,7 @@
 
 #include "aba_local.h"
 #include "dynamics.h"
+#include "lanes.h"
 
 /* body i's own share of its articulated inertia and bias: IA_i = I_i (packed) plus what is
  * given, pA_i = -ad*_{V_i} I_i V_i - fext_i plus what is given (zero without bias: then c_i = 0
@@ -456,7 +457,7 @@ hg_response *hg_response_new(const hg_model *m, int ncol) {
   r->live = calloc(nb, sizeof(uint64_t));
   r->path = calloc(nb, sizeof(int));
   r->order = calloc(2 * nc, sizeof(int));
-  r->col = calloc(2 * nc, sizeof(hg_vec6));
+  r->col = calloc(2 * nc + 4, sizeof(hg_vec6));
   if (!r->pA || !r->a || !r->u || !r->qdd || !r->tau || !r->on || !r->live || !r->path ||
       !r->order || !r->col) {
     hg_response_free(r);
@@ -496,18 +497,28 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
   /* the loaded bodies' paths to their roots, their biases and DoF forces zero, then the loads;
    * live[i]: the right-hand sides with a load in i's subtree */
   memset(on, 0, (size_t)nb);
-  for (int l = 0; l < nload; l++)
-    for (int b = load[l].body; b > 0; b = m->parent[b]) {
-      uint64_t bit = nc > 64 ? 0 : (uint64_t)1 << load[l].col;
-      if (!on[b]) {
-        on[b] = 1, live[b] = 0;
-        memset(pA + (size_t)b * nc, 0, (size_t)nc * sizeof(hg_vec6));
-        memset(u + (size_t)m->v_adr[b] * nc, 0, (size_t)(m->jnt_nv[b] * nc) * sizeof(double));
-      } else if (live[b] & bit && bit) {
-        break; /* the rest of the path has it already */
+  if (nc == 1) {
+    /* one right-hand side: every DoF force zero (none is read unset), every path live */
+    memset(u, 0, (size_t)nv * sizeof(double));
+    for (int l = 0; l < nload; l++)
+      for (int b = load[l].body; b > 0 && !on[b]; b = m->parent[b]) {
+        on[b] = 1, live[b] = 1;
+        for (int k = 0; k < 6; k++) pA[b][k] = 0;
       }
-      live[b] |= bit;
-    }
+  } else {
+    for (int l = 0; l < nload; l++)
+      for (int b = load[l].body; b > 0; b = m->parent[b]) {
+        uint64_t bit = nc > 64 ? 0 : (uint64_t)1 << load[l].col;
+        if (!on[b]) {
+          on[b] = 1, live[b] = 0;
+          memset(pA + (size_t)b * nc, 0, (size_t)nc * sizeof(hg_vec6));
+          memset(u + (size_t)m->v_adr[b] * nc, 0, (size_t)(m->jnt_nv[b] * nc) * sizeof(double));
+        } else if (live[b] & bit && bit) {
+          break; /* the rest of the path has it already */
+        }
+        live[b] |= bit;
+      }
+  }
   for (int l = 0; l < nload; l++) {
     const hg_response_load *L = &load[l];
     if (L->dof >= 0) u[(size_t)L->dof * nc + L->col] += L->w[0];
@@ -533,8 +544,11 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
         double uk = ui[c] - hg_dot6(s, pa);
         ui[c] = uk;
         double x = Di * uk;
-        if (p)
-          for (int e = 0; e < 6; e++) pap[c][e] += pa[e] + U[e] * x;
+        if (p) {
+          /* on the lanes: pA_p += pA + U x */
+          HG_ST4(pap[c], HG_LD4(pap[c]) + HG_LD4(pa) + HG_LD4(U) * x);
+          HG_ST2(pap[c] + 4, HG_LD2(pap[c] + 4) + HG_LD2(pa + 4) + HG_LD2(U + 4) * x);
+        }
       }
       continue;
     }
@@ -563,8 +577,8 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
     }
   }
 
-  /* forward: every body (all), or the paths only */
-  static const double zero[6] = {0, 0, 0, 0, 0, 0};
+  /* forward: every body (all), or the paths only, from the world's a = 0 */
+  memset(A, 0, (size_t)nc * sizeof(hg_vec6));
   for (int i = 1; i < nb; i++) {
     if (!all && !on[i]) continue;
     int n = m->jnt_nv[i], va = m->v_adr[i], p = m->parent[i];
@@ -578,16 +592,17 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
       const double *ui = u + (size_t)va * nc;
       double Di = Dinv[0];
       for (int c = 0; c < nc; c++) {
-        const double *ap = p ? Ap[c] : zero;
-        double w = (on[i] && col_live(lv, c, nc) ? ui[c] : 0) - hg_dot6(U, ap);
+        const double *ap = Ap[c];
+        double w = (nc == 1 || (on[i] && col_live(lv, c, nc)) ? ui[c] : 0) - hg_dot6(U, ap);
         double qk = Di * w;
         r->qdd[(size_t)c * nv + va] = qk, r->tau[(size_t)c * nv + va] = 0;
-        for (int e = 0; e < 6; e++) Ai[c][e] = ap[e] + s[e] * qk;
+        HG_ST4(Ai[c], HG_LD4(ap) + HG_LD4(s) * qk);
+        HG_ST2(Ai[c] + 4, HG_LD2(ap + 4) + HG_LD2(s + 4) * qk);
       }
       continue;
     }
     for (int c = 0; c < nc; c++) {
-      const double *ap = p ? Ap[c] : zero;
+      const double *ap = Ap[c];
       double *a = Ai[c], *qdd = r->qdd + (size_t)c * nv, *tau = r->tau + (size_t)c * nv;
       int lc = on[i] && col_live(lv, c, nc);
       for (int e = 0; e < 6; e++) a[e] = ap[e];
@@ -621,29 +636,44 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
 /* the responses, compiled apart for one right-hand side (Y lambda: no loop over columns) */
 HG_HOT void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_load *load,
                                int nload, int ncol, int all, hg_response *r) {
-  if (ncol == 1) response(m, d, load, nload, 1, all, r);
+  if (ncol == 1 && all) response(m, d, load, nload, 1, 1, r);
+  else if (ncol == 1) response(m, d, load, nload, 1, 0, r);
   else response(m, d, load, nload, ncol, all, r);
 }
 
-/* Omega <- K Omega K^T + S D^-1 S^T across free joint i, K = 1 - S D^-1 U^T (packed symmetric):
- * with T = Omega U and X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T + X S^T */
-HG_INLINE void omega_step(const hg_model *m, const hg_data *d, int i, double *Om) {
+/* Omega, symmetric 6 x 6, in seven lanes (lanes.h): A4[r] row r's entries 0..3 (r = 0..5: rows 4
+ * and 5 hold, by symmetry, the entries 4 and 5 of rows 0..3), C the corner (O44, O45, O54, O55) */
+typedef struct omega_lanes {
+  hg_v4 A4[6];
+  hg_v4 C;
+} omega_lanes;
+
+/* entry (r, c) of Omega, read and written (the packed step of more DoFs) */
+HG_INLINE double *omega_at(omega_lanes *O, int r, int c) {
+  if (c < 4) return (double *)&O->A4[r] + c;
+  if (r < 4) return (double *)&O->A4[c] + r;
+  return (double *)&O->C + 2 * (r - 4) + (c - 4);
+}
+
+/* y = Omega x: entries 0..3 the columns' sum weighted by x, entries 4 and 5 rows 4 and 5 dotted
+ * with x */
+HG_INLINE void omega_mulv(const omega_lanes *O, const double x[6], double y[6]) {
+  hg_v4 x03 = HG_LD4(x), y4 = O->A4[0] * x[0];
+HG_UNROLL(5)
+  for (int k = 1; k < 6; k++) y4 += O->A4[k] * x[k];
+  hg_v4 p4 = O->A4[4] * x03, p5 = O->A4[5] * x03, x45 = {x[4], x[5], x[4], x[5]};
+  hg_v4 c = O->C * x45;
+  HG_ST4(y, y4);
+  y[4] = (p4[0] + p4[1]) + (p4[2] + p4[3]) + (c[0] + c[1]);
+  y[5] = (p5[0] + p5[1]) + (p5[2] + p5[3]) + (c[2] + c[3]);
+}
+
+/* Omega <- K Omega K^T + S D^-1 S^T (omega_step below) across a joint of n > 1 DoFs, on Omega
+ * packed symmetric: with T = Omega U and X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T
+ * + X S^T */
+static void omega_step_n(const hg_model *m, const hg_data *d, int i, double *Om) {
   int n = m->jnt_nv[i], va = m->v_adr[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
-  if (n == 1) {
-    const double *s = d->S[va], *U = d->U[va];
-    double t[6], Di = Dinv[0];
-    hg_sym6_mulv(Om, U, t);
-    double g = Di * Di * hg_dot6(U, t) + Di, gs[6], dt[6];
-    for (int r = 0; r < 6; r++) gs[r] = g * s[r] - Di * t[r], dt[r] = Di * t[r];
-    /* Omega += (g s - D^-1 t) s^T - D^-1 s t^T (its upper triangle, row by row as packed) */
-    double *o = Om;
-HG_UNROLL(6)
-    for (int r = 0; r < 6; r++)
-HG_UNROLL(6)
-      for (int c = r; c < 6; c++) *o++ += gs[r] * s[c] - s[r] * dt[c];
-    return;
-  }
   double T[6][HG_JOINT_MAXNV], X[6][HG_JOINT_MAXNV], UT[HG_JOINT_MAXNV][HG_JOINT_MAXNV];
   double XB[6][HG_JOINT_MAXNV];
   for (int k = 0; k < n; k++) {
@@ -688,7 +718,44 @@ HG_UNROLL(6)
     }
 }
 
-/* a <- K a = a - S D^-1 (U^T a) across free joint i */
+/* Omega <- K Omega K^T + S D^-1 S^T across free joint i, K = 1 - S D^-1 U^T. One DoF: with
+ * t = Omega U and g = D^-2 U^T t + D^-1, Omega += (g s - D^-1 t) s^T - D^-1 s t^T, on the lanes;
+ * more DoFs: the packed step above */
+HG_INLINE void omega_step(const hg_model *m, const hg_data *d, int i, omega_lanes *O) {
+  int va = m->v_adr[i];
+  if (m->jnt_nv[i] == 1) {
+    const double *s = d->S[va], *U = d->U[va], Di = d->Dinv[m->D_adr[i]];
+    /* t = Omega U: entries 0..3 by columns, 4 and 5 by rows */
+    hg_v4 U03 = HG_LD4(U), t03 = O->A4[0] * U[0];
+HG_UNROLL(5)
+    for (int k = 1; k < 6; k++) t03 += O->A4[k] * U[k];
+    hg_v4 p4 = O->A4[4] * U03, p5 = O->A4[5] * U03, U45 = {U[4], U[5], U[4], U[5]};
+    hg_v4 c = O->C * U45, ut = U03 * t03;
+    double t4 = (p4[0] + p4[1]) + (p4[2] + p4[3]) + (c[0] + c[1]);
+    double t5 = (p5[0] + p5[1]) + (p5[2] + p5[3]) + (c[2] + c[3]);
+    /* g = D^-2 U^T t + D^-1 */
+    double g = Di * Di * ((ut[0] + ut[1]) + (ut[2] + ut[3]) + U[4] * t4 + U[5] * t5) + Di;
+    /* Omega += (g s - D^-1 t) s^T - D^-1 s t^T, its rows' entries 0..3 then the corner */
+    hg_v4 s03 = HG_LD4(s), dt03 = t03 * Di;
+    double dt[6] = {dt03[0], dt03[1], dt03[2], dt03[3], Di * t4, Di * t5};
+HG_UNROLL(6)
+    for (int r = 0; r < 6; r++) O->A4[r] += (g * s[r] - dt[r]) * s03 - s[r] * dt03;
+    double gs4 = g * s[4] - dt[4], gs5 = g * s[5] - dt[5];
+    hg_v4 gs = {gs4, gs4, gs5, gs5}, sc = {s[4], s[5], s[4], s[5]};
+    hg_v4 ss = {s[4], s[4], s[5], s[5]}, dc = {dt[4], dt[5], dt[4], dt[5]};
+    O->C += gs * sc - ss * dc;
+    return;
+  }
+  /* packed, the generic step, and back */
+  double P[21];
+  for (int r = 0; r < 6; r++)
+    for (int c = r; c < 6; c++) P[hg_sym6_index(r, c)] = *omega_at(O, r, c);
+  omega_step_n(m, d, i, P);
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 6; c++) *omega_at(O, r, c) = P[hg_sym6_index(r < c ? r : c, r < c ? c : r)];
+}
+
+/* a <- K a = a - S D^-1 (U^T a) across free joint i (more than one DoF: carry does one) */
 HG_INLINE void k_step(const hg_model *m, const hg_data *d, int i, double *a) {
   int n = m->jnt_nv[i], va = m->v_adr[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
@@ -702,6 +769,33 @@ HG_INLINE void k_step(const hg_model *m, const hg_data *d, int i, double *a) {
     double x = 0;
     for (int l = 0; l < n; l++) x += Dinv[k * n + l] * w[l];
     for (int e = 0; e < 6; e++) a[e] -= d->S[va + k][e] * x;
+  }
+}
+
+/* the carried responses k0 .. done - 1 (rows of lanes, stride cs) across free joint i: a <- K a.
+ * One DoF: four responses a lane, from the lane that holds k0 (the lanes it shares, earlier
+ * trees' finished responses or ones not yet written, take the same harmless step) */
+HG_INLINE void carry(const hg_model *m, const hg_data *d, int i, double *col, int cs, int k0,
+                     int done) {
+  int va = m->v_adr[i];
+  if (m->jnt_nv[i] == 1) {
+    const double *s = d->S[va], *U = d->U[va], Di = d->Dinv[m->D_adr[i]];
+    for (int g = k0 & ~3; g < done; g += 4) {
+      /* x = D^-1 U^T a;  a -= s x */
+      hg_v4 w = U[0] * HG_LD4(col + g);
+HG_UNROLL(5)
+      for (int e = 1; e < 6; e++) w += U[e] * HG_LD4(col + e * cs + g);
+      hg_v4 x = w * Di;
+HG_UNROLL(6)
+      for (int e = 0; e < 6; e++) HG_ST4(col + e * cs + g, HG_LD4(col + e * cs + g) - s[e] * x);
+    }
+    return;
+  }
+  for (int k = k0; k < done; k++) {
+    double a[6];
+    for (int e = 0; e < 6; e++) a[e] = col[e * cs + k];
+    k_step(m, d, i, a);
+    for (int e = 0; e < 6; e++) col[e * cs + k] = a[e];
   }
 }
 
@@ -728,36 +822,51 @@ HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
   }
   memset(Q, 0, (size_t)ncol * ncol * sizeof(double));
   double big = 0;
+  /* the carried responses by rows of lanes: entry e of load k's at col[e cs + k] */
+  double *col = r->col[0];
+  int cs = (nl + 3) & ~3;
   for (int k0 = 0; k0 < nl;) {
     /* one tree: loads k0 .. k1 - 1, the deepest body last */
     int k1 = k0 + 1, root = m->root[load[ord[k0]].body];
     while (k1 < nl && m->root[load[ord[k1]].body] == root) k1++;
     int np = 0;
     for (int b = load[ord[k1 - 1]].body; b > 0; b = m->parent[b]) r->path[np++] = b;
-    double Om[21] = {0};
+    omega_lanes Om;
+    memset(&Om, 0, sizeof Om);
     int next = k0, done = k0; /* loads whose responses are carried: k0 .. done - 1 */
     for (int o = np - 1; o >= 0; o--) {
       int i = r->path[o];
       if (m->jnt_nv[i] > 0 && d->mode[i] == HG_MODE_FREE) {
-        omega_step(m, d, i, Om);
-        for (int k = k0; k < done; k++) k_step(m, d, i, r->col[k]);
+        omega_step(m, d, i, &Om);
+        carry(m, d, i, col, cs, k0, done);
       }
       if (next >= k1 || load[ord[next]].body != i) continue;
       /* the loads on body i: their responses Omega_i w, and their work against every response
        * carried so far (from above: both orders, Omega is symmetric) and against each other */
       int first = next;
       while (next < k1 && load[ord[next]].body == i) {
-        hg_sym6_mulv(Om, load[ord[next]].w, r->col[next]);
+        double y[6];
+        omega_mulv(&Om, load[ord[next]].w, y);
+        for (int e = 0; e < 6; e++) col[e * cs + next] = y[e];
         next++;
       }
       for (int a = first; a < next; a++) {
         const hg_response_load *A = &load[ord[a]];
-        for (int b = k0; b < next; b++) {
-          const hg_response_load *B = &load[ord[b]];
-          double t = hg_dot6(A->w, r->col[b]);
-          if (fabs(t) > big) big = fabs(t);
-          Q[A->col * ncol + B->col] += t;
-          if (b < first) Q[B->col * ncol + A->col] += t;
+        /* w_A^T (response b), four b a lane: those of k0 .. a summed into Q in both orders
+         * (Q exactly symmetric) */
+        for (int g = k0 & ~3; g <= a; g += 4) {
+          hg_v4 t4 = A->w[0] * HG_LD4(col + g);
+HG_UNROLL(5)
+          for (int e = 1; e < 6; e++) t4 += A->w[e] * HG_LD4(col + e * cs + g);
+          for (int l = 0; l < 4; l++) {
+            int b = g + l;
+            if (b < k0 || b > a) continue;
+            double t = t4[l];
+            int bc = load[ord[b]].col;
+            if (fabs(t) > big) big = fabs(t);
+            Q[A->col * ncol + bc] += t;
+            if (b < a) Q[bc * ncol + A->col] += t;
+          }
         }
       }
       done = next;

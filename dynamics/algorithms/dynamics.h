@@ -151,7 +151,8 @@ typedef struct hg_response {
   uint8_t *on; /* nbody: 1 on a loaded body's path */
   uint64_t *live; /* nbody: bit c set when right-hand side c has a load in the body's subtree */
   int *path, *order; /* nbody, 2 ncol: hg_hybrid_response_gram's walk and sort */
-  hg_vec6 *col;      /* 2 ncol: hg_hybrid_response_gram's propagated responses */
+  hg_vec6 *col;      /* 2 ncol + 4: hg_hybrid_response_gram's propagated responses, as six rows of
+                      * 2 ncol rounded up to 4 doubles */
 } hg_response;
 
 /* allocates r for ncol right-hand sides (NULL when out of memory); frees it */
@@ -171,8 +172,9 @@ void hg_hybrid_response(const hg_model *m, const hg_data *d, const hg_response_l
  * walked down to the deepest loaded body of each tree, each load's response carried further
  * down by K: O(depth) 6 x 6 updates, no sweep per right-hand side. Serves loads whose bodies
  * lie on one path from the root in each tree; returns -1 (Q unwritten) for any other set, 0
- * when Q is written, with *scale the largest term summed into it (what its round-off is
- * relative to, where loads on one tree cancel). */
+ * when Q is written, exactly symmetric (each pair of loads' work summed once into both
+ * entries), with *scale the largest term summed into it (what its round-off is relative to,
+ * where loads on one tree cancel). */
 int hg_hybrid_response_gram(const hg_model *m, const hg_data *d, const hg_response_load *load,
                             int nload, int ncol, hg_response *r, double *Q, double *scale);
 

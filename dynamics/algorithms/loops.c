@@ -417,7 +417,7 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
         path_bias(m, d, q, v, a, stop, ca);
       }
       hg_Ad_inv(&fr.Fb, cb, Ab);
-      hg_Ad_inv(&fr.Fa, ca, Aa);
+      if (a) hg_Ad_inv(&fr.Fa, ca, Aa);
       for (int r = 0; r < 6; r++) Vrel[r] = VB[r] - VA[r];
       hg_ad(VB, Vrel, adv);
       for (int r = 0; r < 6; r++) Arel[r] = Ab[r] - Aa[r] - adv[r];
@@ -433,7 +433,8 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
       L->rdof[nc][0] = L->rdof[nc][1] = -1;
       /* W = Ad_{F^-1}^T c on each side */
       hg_coAd_inv(&fr.Fb, c, L->W[nc][0]);
-      hg_coAd_inv(&fr.Fa, c, L->W[nc][1]);
+      if (a) hg_coAd_inv(&fr.Fa, c, L->W[nc][1]);
+      else memset(L->W[nc][1], 0, sizeof(hg_vec6)); /* the world takes no load */
       if (want_G) {
         double *Gr = L->G + (size_t)nc * nv;
         memset(Gr, 0, (size_t)nv * sizeof(double));
@@ -548,8 +549,10 @@ static int factor(hg_loops *L, hg_data *d) {
   }
   int nl = row_loads(L, NULL, 0);
   double *S = L->GY, dmax = 0, mag = 0;
-  if (hg_hybrid_response_gram(m, d, L->load, nl, n, L->resp, S, &mag) == 0) {
-    /* G Y through the operational-space inertias (the loop bodies on one path per tree) */
+  int sym = hg_hybrid_response_gram(m, d, L->load, nl, n, L->resp, S, &mag) == 0;
+  if (sym) {
+    /* G Y through the operational-space inertias (the loop bodies on one path per tree),
+     * symmetric as written */
   } else {
     /* (G Y)_ij = G_i Y_j from one response per row */
     hg_hybrid_response(m, d, L->load, nl, n, 0, L->resp);
@@ -562,7 +565,8 @@ static int factor(hg_loops *L, hg_data *d) {
   }
   double floor = 1e-13 * mag;
   for (int i = 0; i < n; i++) {
-    for (int j = 0; j < i; j++) S[i * n + j] = S[j * n + i] = 0.5 * (S[i * n + j] + S[j * n + i]);
+    if (!sym)
+      for (int j = 0; j < i; j++) S[i * n + j] = S[j * n + i] = 0.5 * (S[i * n + j] + S[j * n + i]);
     if (S[i * n + i] > dmax) dmax = S[i * n + i];
   }
   if (!(dmax > floor) || !isfinite(dmax)) {
