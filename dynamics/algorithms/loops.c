@@ -578,10 +578,18 @@ static int factor(hg_loops *L, hg_data *d) {
     }
     return 0;
   }
-  /* Cholesky, G Y = F F^T (F lower, row-major in fac) */
-  double *F = L->fac;
-  int ok = 1;
+  /* Cholesky, G Y = F F^T (F lower, row-major in fac). A row no force can act along (a planar
+   * loop's out-of-plane rows: G Y's diagonal there is zero to round-off, and so, G Y being
+   * semi-definite, is its whole row and column) is left out with a zero pivot: its multiplier is
+   * 0, which is the minimum-norm solution's, and the others solve the definite rest. Any other
+   * small pivot (rows that depend on each other) goes to the eigen-decomposition below. */
+  double *F = L->fac, fmin = INFINITY, fmax = 0;
+  int ok = 1, rank = 0;
   for (int j = 0; j < n && ok; j++) {
+    if (S[j * n + j] <= 1e-12 * dmax) {
+      for (int i = j; i < n; i++) F[i * n + j] = 0;
+      continue;
+    }
     double t = S[j * n + j];
     for (int k = 0; k < j; k++) t -= F[j * n + k] * F[j * n + k];
     if (!(t > 1e-9 * dmax && t > floor)) {
@@ -590,6 +598,9 @@ static int factor(hg_loops *L, hg_data *d) {
     }
     double f = sqrt(t);
     F[j * n + j] = f;
+    rank++;
+    fmin = fmin < f ? fmin : f;
+    fmax = fmax > f ? fmax : f;
     for (int i = j + 1; i < n; i++) {
       double u = S[i * n + j];
       for (int k = 0; k < j; k++) u -= F[i * n + k] * F[j * n + k];
@@ -597,12 +608,7 @@ static int factor(hg_loops *L, hg_data *d) {
     }
   }
   if (ok) {
-    double fmin = F[0], fmax = F[0];
-    for (int j = 1; j < n; j++) {
-      if (F[j * n + j] < fmin) fmin = F[j * n + j];
-      if (F[j * n + j] > fmax) fmax = F[j * n + j];
-    }
-    L->use_eig = 0, L->rank = n, L->refine = fmax > 100 * fmin;
+    L->use_eig = 0, L->rank = rank, L->refine = fmax > 100 * fmin;
     return 0;
   }
   /* eigen-decomposition (column-major: G Y is symmetric; eigenvector k at fac + k n) */
@@ -628,16 +634,16 @@ static void solve(hg_loops *L, const double *y, double *x) {
   double *t = L->rhs;
   if (!L->use_eig) {
     const double *F = L->fac;
-    /* F z = y, F^T x = z */
+    /* F z = y, F^T x = z (a left-out row, zero pivot: its multiplier is 0) */
     for (int i = 0; i < n; i++) {
       double u = y[i];
       for (int k = 0; k < i; k++) u -= F[i * n + k] * t[k];
-      t[i] = u / F[i * n + i];
+      t[i] = F[i * n + i] != 0 ? u / F[i * n + i] : 0;
     }
     for (int i = n - 1; i >= 0; i--) {
       double u = t[i];
       for (int k = i + 1; k < n; k++) u -= F[k * n + i] * t[k];
-      t[i] = u / F[i * n + i];
+      t[i] = F[i * n + i] != 0 ? u / F[i * n + i] : 0;
     }
     memcpy(x, t, (size_t)n * sizeof(double));
     return;
