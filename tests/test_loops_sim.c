@@ -570,6 +570,23 @@ static void loop_apart_at_start_is_refused(void **state) {
   hg_scene_free(sc);
 }
 
+/* markers within a loose assembly tolerance of a linkage that cannot close: refused at the
+ * loop's position, saying how far the projection got */
+static void loop_unreachable_is_refused(void **state) {
+  (void)state;
+  hg_scene *sc = hg_test_scene("data/loops_unreachable.yaml");
+  hg_sim_options opt;
+  hg_error err;
+  hg_sim_default_options(&opt);
+  hg_sim *sim = hg_sim_new(sc, &opt, &err);
+  assert_null(sim);
+  printf("# %s\n", err.msg);
+  assert_non_null(strstr(err.msg, "loops_unreachable.yaml:34:5:"));
+  assert_non_null(strstr(err.msg, "no projection reaches"));
+  assert_non_null(strstr(err.msg, "residual is still"));
+  hg_scene_free(sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fourbar_reference_is_consistent),
@@ -580,6 +597,7 @@ int main(void) {
       cmocka_unit_test(array_ccl_deploys_together),
       cmocka_unit_test(impulse_and_preview_respect_loops),
       cmocka_unit_test(loop_apart_at_start_is_refused),
+      cmocka_unit_test(loop_unreachable_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
