@@ -8,7 +8,7 @@
  * An attach between bodies of one tree closes a weld loop (named like a docking joint), which
  * an undock opens again; the test keeps at most MAX_LOOPS loops closed (a tree held by dozens of
  * redundant welds is not what it tests), undocking one instead of attaching when it has that many.
- * 10,000 events (1,000 with HG_TEST_QUICK set, as the sanitizer build does). Prints the run time. */
+ * 10,000 events (1,000 with HINGE_TEST_QUICK set, as the sanitizer build does). Prints the run time. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,7 +94,7 @@ static void random_command(hg_sim *sim, hg_rng *r, int k, char *text, size_t len
 
 static void thousands_of_events(void **state) {
   (void)state;
-  int nev = getenv("HG_TEST_QUICK") ? 1000 : 10000;
+  int nev = getenv("HINGE_TEST_QUICK") ? 1000 : 10000;
   hg_error err;
   hg_scene *s = hg_scene_load("data/scenes/every_joint_tree.yaml", &err);
   if (!s) fail_msg("%s", err.msg);

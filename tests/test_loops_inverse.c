@@ -235,7 +235,7 @@ static void test_under_actuated(void **state) {
   (void)state;
   five_bar f;
   five_bar_load(&f);
-  double qdd[4], tau[1] = {42}, lam[8];
+  double qdd[4], tau[2] = {42, 0}, lam[8];
   five_bar_qdd(&f, qdd);
   int act[1] = {f.dof[1]};
   hg_loops_id_info info;

@@ -432,8 +432,10 @@ static void projection_keeps_the_manifold(void **state) {
   assert_true(with_rk <= 1e-10);
   assert_true(without_adams > 100 * 1e-10);
   assert_true(without_rk > with_rk);
-  /* and hinge itself, 1000 s at the scene's rtol 1e-10 */
-  for (double t = 1; t <= 1000 + 1e-9; t += 1) {
+  /* and hinge itself, 1000 s at the scene's rtol 1e-10 (100 s with HINGE_TEST_QUICK, as the
+   * sanitizer build runs, where the 1000 s take three minutes) */
+  double t_end = getenv("HINGE_TEST_QUICK") ? 100 : 1000;
+  for (double t = 1; t <= t_end + 1e-9; t += 1) {
     int rc = hg_sim_run(sim, t);
     if (rc) fail_msg("t = %g: %s", t, hg_sim_error(sim));
     viol = fmax(viol, violation_now(sim));
@@ -441,9 +443,9 @@ static void projection_keeps_the_manifold(void **state) {
   double maxp, maxv;
   int red;
   hg_sim_loop_stats(sim, &maxp, &maxv, &red);
-  printf("# five-bar, 1000 s through hinge: violation <= %.3g (stats %.3g m, %.3g m/s; %d "
+  printf("# five-bar, %g s through hinge: violation <= %.3g (stats %.3g m, %.3g m/s; %d "
          "redundant rows)\n",
-         viol, maxp, maxv, red);
+         t_end, viol, maxp, maxv, red);
   assert_true(viol <= 1e-10);
   hg_sim_free(sim);
   hg_scene_free(sc);
