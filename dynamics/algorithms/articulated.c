@@ -671,27 +671,16 @@ HG_UNROLL(5)
 /* Omega <- K Omega K^T + S D^-1 S^T (omega_step below) across a joint of n > 1 DoFs, on Omega
  * packed symmetric: with T = Omega U and X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T
  * + X S^T */
-static void omega_step_n(const hg_model *m, const hg_data *d, int i, double *Om) {
+HG_INLINE void omega_step_n(const hg_model *m, const hg_data *d, int i, double *Om) {
   int n = m->jnt_nv[i], va = m->v_adr[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
   double T[6][HG_JOINT_MAXNV], X[6][HG_JOINT_MAXNV], UT[HG_JOINT_MAXNV][HG_JOINT_MAXNV];
   double XB[6][HG_JOINT_MAXNV];
-  for (int k = 0; k < n; k++) {
-    double t[6];
-    hg_sym6_mulv(Om, d->U[va + k], t);
-    for (int r = 0; r < 6; r++) T[r][k] = t[r];
-  }
   for (int r = 0; r < 6; r++)
     for (int k = 0; k < n; k++) {
       double x = 0;
       for (int l = 0; l < n; l++) x += d->S[va + l][r] * Dinv[l * n + k];
       X[r][k] = x;
-    }
-  for (int k = 0; k < n; k++)
-    for (int l = 0; l < n; l++) {
-      double t = 0;
-      for (int r = 0; r < 6; r++) t += d->U[va + k][r] * T[r][l];
-      UT[k][l] = t;
     }
   if (n == 6) {
     /* S spans every motion: K = 0 exactly, Omega = S D^-1 S^T (no cancellation) */
@@ -703,6 +692,17 @@ static void omega_step_n(const hg_model *m, const hg_data *d, int i, double *Om)
       }
     return;
   }
+  for (int k = 0; k < n; k++) {
+    double t[6];
+    hg_sym6_mulv(Om, d->U[va + k], t);
+    for (int r = 0; r < 6; r++) T[r][k] = t[r];
+  }
+  for (int k = 0; k < n; k++)
+    for (int l = 0; l < n; l++) {
+      double t = 0;
+      for (int r = 0; r < 6; r++) t += d->U[va + k][r] * T[r][l];
+      UT[k][l] = t;
+    }
   /* XB = X (U^T T) - T + S: then Omega += XB X^T - X T^T, symmetric by construction */
   for (int r = 0; r < 6; r++)
     for (int k = 0; k < n; k++) {
