@@ -277,7 +277,15 @@ typedef struct loop_frames {
   hg_se3 E;              /* T_joint(q*)^-1 T_AB */
 } loop_frames;
 
-static void frames(const hg_model *m, const hg_data *d, const hg_loop *l, loop_frames *f) {
+/* 1 when the loop joint's rows or bias depend on q* (C of a universal joint, c_J of a universal
+ * or planar one): the others need the fit only for the position residual */
+static int needs_fit(const hg_joint *j) {
+  return j->type == HG_JOINT_UNIVERSAL || j->type == HG_JOINT_PLANAR;
+}
+
+/* the loop's frames; q* and E only when fit (else qs is left unset) */
+static void frames(const hg_model *m, const hg_data *d, const hg_loop *l, int fit,
+                   loop_frames *f) {
   int a = l->body[0], b = l->body[1];
   hg_se3 A, B, Ja;
   /* A = T_0a M_A, B = T_0b M_B; T_AB = A^-1 B, within one tree from the tree-frame poses (one
@@ -291,6 +299,7 @@ static void frames(const hg_model *m, const hg_data *d, const hg_loop *l, loop_f
   hg_se3_mul(b ? &d->T_tree[b] : &identity, &l->M[1], &f->Fb);
   hg_se3_mul(a ? &d->T_tree[a] : &identity, &l->M[0], &Ja);
   hg_se3_mul(&Ja, &f->Tab, &f->Fa);
+  if (!fit) return;
   /* q* fitted to T_AB, E = T_joint(q*)^-1 T_AB */
   hg_se3 Tj;
   hg_joint_configuration(&l->joint, &f->Tab, f->qs);
@@ -310,7 +319,7 @@ void hg_loops_violation(const hg_loops *L, const hg_data *d, const double *q, in
   }
   loop_frames fr;
   double w[3];
-  frames(m, d, l, &fr);
+  frames(m, d, l, 1, &fr);
   /* B's origin seen from the fitted child frame, and the rotation between them */
   *dist = hg_v3_norm(fr.E.p);
   hg_so3_log(fr.E.R, w);
@@ -399,7 +408,8 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
     int a = l->body[0], b = l->body[1], stop = L->stop[k];
     loop_frames fr;
     double C[36], xi[6], Vrel[6], Arel[6], cJ[6];
-    frames(m, d, l, &fr);
+    int fit = want_r || needs_fit(&l->joint);
+    frames(m, d, l, fit, &fr);
     int nr = complement(&l->joint, fr.qs, C);
     if (want_r) hg_se3_log(&fr.E, xi);
     if (want_gamma) {
@@ -421,10 +431,15 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
       for (int r = 0; r < 6; r++) Vrel[r] = VB[r] - VA[r];
       hg_ad(VB, Vrel, adv);
       for (int r = 0; r < 6; r++) Arel[r] = Ab[r] - Aa[r] - adv[r];
-      /* the joint's bias at v* = S^+ V_rel: c_J = S'(q*, v*) v* */
+      /* the joint's bias at v* = S^+ V_rel: c_J = S'(q*, v*) v* (zero but for universal and
+       * planar joints) */
       double vs[HG_JOINT_MAXNV];
-      hg_joint_velocity(&l->joint, fr.qs, Vrel, vs);
-      hg_joint_bias(&l->joint, fr.qs, vs, cJ);
+      if (needs_fit(&l->joint)) {
+        hg_joint_velocity(&l->joint, fr.qs, Vrel, vs);
+        hg_joint_bias(&l->joint, fr.qs, vs, cJ);
+      } else {
+        for (int r = 0; r < 6; r++) cJ[r] = 0;
+      }
     }
     for (int s = 0; s < nr; s++) {
       const double *c = C + 6 * s;
@@ -800,7 +815,7 @@ void hg_loops_wrench(const hg_loops *L, const hg_data *d, int k, const double *l
   if (l->kind == HG_LOOP_COUPLING) return;
   loop_frames fr;
   double C[36], fB[6] = {0, 0, 0, 0, 0, 0};
-  frames(L->m, d, l, &fr);
+  frames(L->m, d, l, needs_fit(&l->joint), &fr);
   int nr = complement(&l->joint, fr.qs, C);
   /* f_B = C^T lam (frame B), then moved to A: Ad_{T_AB^-1}^T f_B */
   for (int s = 0; s < nr; s++)
