@@ -502,28 +502,49 @@ int hg_loops_rows(const hg_loops *L, const hg_data *d, const double *q, const do
 /* ---- the solve of (G Y) x = y ---- */
 
 /* the loads of the stacked rows, row j's scaled by x[j] (x NULL: 1), on right-hand side j, or
- * all on right-hand side 0 (one_col) */
+ * all on right-hand side 0 (one_col). The rows of one joint loop act on the same two bodies:
+ * their loads come side by side, the side first in the Gram walk's order (tree, then body)
+ * first, and on one right-hand side they add into one load a side */
 static int row_loads(hg_loops *L, const double *x, int one_col) {
+  const hg_model *m = L->m;
   int nl = 0;
-  for (int j = 0; j < L->nc; j++) {
-    double s = x ? x[j] : 1;
-    int col = one_col ? 0 : j;
-    if (L->rdof[j][0] >= 0) {
+  for (int j0 = 0, j1; j0 < L->nc; j0 = j1) {
+    j1 = j0 + 1;
+    if (L->rdof[j0][0] >= 0) {
       /* a coupling: the force pair e_f - ratio e_l */
+      double s = x ? x[j0] : 1;
+      int col = one_col ? 0 : j0;
       hg_response_load *f = &L->load[nl++], *g = &L->load[nl++];
       f->col = g->col = col;
-      f->body = L->rbody[j][0], f->dof = L->rdof[j][0], f->w[0] = s;
-      g->body = L->rbody[j][1], g->dof = L->rdof[j][1], g->w[0] = -s * L->rratio[j];
+      f->body = L->rbody[j0][0], f->dof = L->rdof[j0][0], f->w[0] = s;
+      g->body = L->rbody[j0][1], g->dof = L->rdof[j0][1], g->w[0] = -s * L->rratio[j0];
       continue;
     }
-    /* a joint row: W_b on b, -W_a on a (none on the world) */
-    for (int side = 0; side < 2; side++) {
-      int body = L->rbody[j][side];
+    /* a joint loop's rows j0 .. j1 - 1: W_b on b, -W_a on a (none on the world) */
+    while (j1 < L->nc && L->rloop[j1] == L->rloop[j0]) j1++;
+    int b = L->rbody[j0][0], a = L->rbody[j0][1];
+    int first = a && (!b || m->root[a] < m->root[b] || (m->root[a] == m->root[b] && a < b));
+    for (int o = 0; o < 2; o++) {
+      int side = o ^ first, body = L->rbody[j0][side];
       if (!body) continue;
-      hg_response_load *l = &L->load[nl++];
-      double sg = side ? -s : s;
-      l->col = col, l->body = body, l->dof = -1;
-      for (int r = 0; r < 6; r++) l->w[r] = sg * L->W[j][side][r];
+      double sg = side ? -1 : 1;
+      if (one_col) {
+        /* sum_j x_j W_j on this side */
+        hg_response_load *l = &L->load[nl++];
+        l->col = 0, l->body = body, l->dof = -1;
+        for (int r = 0; r < 6; r++) l->w[r] = 0;
+        for (int j = j0; j < j1; j++) {
+          double s = sg * (x ? x[j] : 1);
+          for (int r = 0; r < 6; r++) l->w[r] += s * L->W[j][side][r];
+        }
+        continue;
+      }
+      for (int j = j0; j < j1; j++) {
+        hg_response_load *l = &L->load[nl++];
+        double s = sg * (x ? x[j] : 1);
+        l->col = j, l->body = body, l->dof = -1;
+        for (int r = 0; r < 6; r++) l->w[r] = s * L->W[j][side][r];
+      }
     }
   }
   return nl;
