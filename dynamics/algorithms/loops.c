@@ -297,8 +297,13 @@ static void frames(const hg_model *m, const hg_data *d, const hg_loop *l, int fi
   hg_se3_invmul(&A, &B, &f->Tab);
   /* F_b = T_tree,b M_B;  F_a' = T_tree,a M_A T_AB */
   hg_se3_mul(b ? &d->T_tree[b] : &identity, &l->M[1], &f->Fb);
-  hg_se3_mul(a ? &d->T_tree[a] : &identity, &l->M[0], &Ja);
-  hg_se3_mul(&Ja, &f->Tab, &f->Fa);
+  if (tree) {
+    /* one tree: F_a' = A A^-1 B = F_b, exactly */
+    f->Fa = f->Fb;
+  } else {
+    hg_se3_mul(a ? &d->T_tree[a] : &identity, &l->M[0], &Ja);
+    hg_se3_mul(&Ja, &f->Tab, &f->Fa);
+  }
   if (!fit) return;
   /* q* fitted to T_AB, E = T_joint(q*)^-1 T_AB */
   hg_se3 Tj;
@@ -446,9 +451,10 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
       L->rloop[nc] = k;
       L->rbody[nc][0] = b, L->rbody[nc][1] = a;
       L->rdof[nc][0] = L->rdof[nc][1] = -1;
-      /* W = Ad_{F^-1}^T c on each side */
+      /* W = Ad_{F^-1}^T c on each side (one tree: the same W) */
       hg_coAd_inv(&fr.Fb, c, L->W[nc][0]);
-      if (a) hg_coAd_inv(&fr.Fa, c, L->W[nc][1]);
+      if (a && stop) memcpy(L->W[nc][1], L->W[nc][0], sizeof(hg_vec6));
+      else if (a) hg_coAd_inv(&fr.Fa, c, L->W[nc][1]);
       else memset(L->W[nc][1], 0, sizeof(hg_vec6)); /* the world takes no load */
       if (want_G) {
         double *Gr = L->G + (size_t)nc * nv;
