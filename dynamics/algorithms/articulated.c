@@ -676,22 +676,32 @@ HG_INLINE void omega_step_n(const hg_model *m, const hg_data *d, int i, double *
   const double *Dinv = d->Dinv + m->D_adr[i];
   double T[6][HG_JOINT_MAXNV], X[6][HG_JOINT_MAXNV], UT[HG_JOINT_MAXNV][HG_JOINT_MAXNV];
   double XB[6][HG_JOINT_MAXNV];
+  if (n == 6) {
+    /* S spans every motion: K = 0 exactly, Omega = S D^-1 S^T (no cancellation); X = S D^-1
+     * with the sizes fixed, so that the products unroll */
+    double X6[6][6];
+    for (int r = 0; r < 6; r++)
+      for (int k = 0; k < 6; k++) {
+        double x = 0;
+HG_UNROLL(6)
+        for (int l = 0; l < 6; l++) x += d->S[va + l][r] * Dinv[l * 6 + k];
+        X6[r][k] = x;
+      }
+    for (int r = 0; r < 6; r++)
+      for (int c = r; c < 6; c++) {
+        double t = 0;
+HG_UNROLL(6)
+        for (int k = 0; k < 6; k++) t += X6[r][k] * d->S[va + k][c];
+        Om[hg_sym6_index(r, c)] = t;
+      }
+    return;
+  }
   for (int r = 0; r < 6; r++)
     for (int k = 0; k < n; k++) {
       double x = 0;
       for (int l = 0; l < n; l++) x += d->S[va + l][r] * Dinv[l * n + k];
       X[r][k] = x;
     }
-  if (n == 6) {
-    /* S spans every motion: K = 0 exactly, Omega = S D^-1 S^T (no cancellation) */
-    for (int r = 0; r < 6; r++)
-      for (int c = r; c < 6; c++) {
-        double t = 0;
-        for (int k = 0; k < 6; k++) t += X[r][k] * d->S[va + k][c];
-        Om[hg_sym6_index(r, c)] = t;
-      }
-    return;
-  }
   for (int k = 0; k < n; k++) {
     double t[6];
     hg_sym6_mulv(Om, d->U[va + k], t);
