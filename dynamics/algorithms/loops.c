@@ -537,12 +537,13 @@ static int row_loads(hg_loops *L, const double *x, int one_col) {
       if (one_col) {
         /* sum_j x_j W_j on this side */
         hg_response_load *l = &L->load[nl++];
-        l->col = 0, l->body = body, l->dof = -1;
-        for (int r = 0; r < 6; r++) l->w[r] = 0;
+        double w[6] = {0, 0, 0, 0, 0, 0};
         for (int j = j0; j < j1; j++) {
           double s = sg * (x ? x[j] : 1);
-          for (int r = 0; r < 6; r++) l->w[r] += s * L->W[j][side][r];
+          for (int r = 0; r < 6; r++) w[r] += s * L->W[j][side][r];
         }
+        l->col = 0, l->body = body, l->dof = -1;
+        for (int r = 0; r < 6; r++) l->w[r] = w[r];
         continue;
       }
       for (int j = j0; j < j1; j++) {
