@@ -382,6 +382,21 @@ static void real_acceleration(const hg_model *m, const hg_data *d, int i, double
   for (int r = 0; r < 3; r++) A[r] = d->a[i][r], A[3 + r] = d->a[i][3 + r] + m->gravity[r] - wv[r];
 }
 
+/* W = Ad_{F^-1}^T c = (R c_m + p x R c_f, R c_f) (hg_coAd_inv), the products of a zero half
+ * skipped: most rows are a pure moment or a pure force */
+static void row_wrench(const hg_se3 *F, const double c[6], double W[6]) {
+  int no_m = c[0] == 0 && c[1] == 0 && c[2] == 0, no_f = c[3] == 0 && c[4] == 0 && c[5] == 0;
+  if (no_f) {
+    hg_m3_mulv(F->R, c, W);
+    W[3] = W[4] = W[5] = 0;
+  } else if (no_m) {
+    hg_m3_mulv(F->R, c + 3, W + 3);
+    hg_v3_cross(F->p, W + 3, W);
+  } else {
+    hg_coAd_inv(F, c, W);
+  }
+}
+
 /* Stacks the active rows into L (rows' loads and, when asked, G, r and in L->gamma: gamma
  * (want_gamma 1, v not NULL), or gamma - G a0 (want_gamma 2: a0 the accelerations of the
  * articulated pass just run on d's kinematics, whose body accelerations d->a give G a0 without
@@ -452,9 +467,9 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
       L->rbody[nc][0] = b, L->rbody[nc][1] = a;
       L->rdof[nc][0] = L->rdof[nc][1] = -1;
       /* W = Ad_{F^-1}^T c on each side (one tree: the same W) */
-      hg_coAd_inv(&fr.Fb, c, L->W[nc][0]);
+      row_wrench(&fr.Fb, c, L->W[nc][0]);
       if (a && stop) memcpy(L->W[nc][1], L->W[nc][0], sizeof(hg_vec6));
-      else if (a) hg_coAd_inv(&fr.Fa, c, L->W[nc][1]);
+      else if (a) row_wrench(&fr.Fa, c, L->W[nc][1]);
       else memset(L->W[nc][1], 0, sizeof(hg_vec6)); /* the world takes no load */
       if (want_G) {
         double *Gr = L->G + (size_t)nc * nv;
