@@ -452,13 +452,12 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
       hg_ad(VB, Vrel, adv);
       for (int r = 0; r < 6; r++) Arel[r] = Ab[r] - Aa[r] - adv[r];
       /* the joint's bias at v* = S^+ V_rel: c_J = S'(q*, v*) v* (zero but for universal and
-       * planar joints) */
+       * planar joints), taken into A_rel0 <- A_rel0 - c_J */
       double vs[HG_JOINT_MAXNV];
       if (needs_fit(&l->joint)) {
         hg_joint_velocity(&l->joint, fr.qs, Vrel, vs);
         hg_joint_bias(&l->joint, fr.qs, vs, cJ);
-      } else {
-        for (int r = 0; r < 6; r++) cJ[r] = 0;
+        for (int r = 0; r < 6; r++) Arel[r] -= cJ[r];
       }
     }
     for (int s = 0; s < nr; s++) {
@@ -477,8 +476,8 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
         path_row(m, d, b, stop, L->W[nc][0], 1, Gr);
         path_row(m, d, a, stop, L->W[nc][1], -1, Gr);
       }
-      /* gamma = C (c_J - A_rel0);  r = C log(T_joint(q*)^-1 T_AB) */
-      if (want_gamma) L->gamma[nc] = hg_dot6(c, cJ) - hg_dot6(c, Arel);
+      /* gamma = C (c_J - A_rel0) = -C A_rel0 with c_J taken in;  r = C log(T_joint(q*)^-1 T_AB) */
+      if (want_gamma) L->gamma[nc] = -hg_dot6(c, Arel);
       if (want_r) L->r[nc] = hg_dot6(c, xi);
       nc++;
     }
