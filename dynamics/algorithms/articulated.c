@@ -756,10 +756,11 @@ HG_UNROLL(6)
     O->C += gs * sc - ss * dc;
     return;
   }
-  /* packed, the generic step, and back */
+  /* packed, the generic step, and back (six DoFs do not read Omega) */
   double P[21];
-  for (int r = 0; r < 6; r++)
-    for (int c = r; c < 6; c++) P[hg_sym6_index(r, c)] = *omega_at(O, r, c);
+  if (m->jnt_nv[i] < 6)
+    for (int r = 0; r < 6; r++)
+      for (int c = r; c < 6; c++) P[hg_sym6_index(r, c)] = *omega_at(O, r, c);
   omega_step_n(m, d, i, P);
   for (int r = 0; r < 6; r++)
     for (int c = 0; c < 6; c++) *omega_at(O, r, c) = P[hg_sym6_index(r < c ? r : c, r < c ? c : r)];
@@ -843,12 +844,15 @@ HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
     for (int b = load[ord[k1 - 1]].body; b > 0; b = m->parent[b]) r->path[np++] = b;
     omega_lanes Om;
     memset(&Om, 0, sizeof Om);
-    int next = k0, done = k0; /* loads whose responses are carried: k0 .. done - 1 */
+    /* loads whose responses are carried: k0 .. done - 1, zero below k (a 6-DoF joint's K = 0
+     * ends every response from above it: their work against the loads below is 0) */
+    int next = k0, done = k0, k = k0;
     for (int o = np - 1; o >= 0; o--) {
       int i = r->path[o];
       if (m->jnt_nv[i] > 0 && d->mode[i] == HG_MODE_FREE) {
         omega_step(m, d, i, &Om);
-        carry(m, d, i, col, cs, k0, done);
+        if (m->jnt_nv[i] == 6) k = done;
+        else carry(m, d, i, col, cs, k, done);
       }
       if (next >= k1 || load[ord[next]].body != i) continue;
       /* the loads on body i: their responses Omega_i w, and their work against every response
@@ -862,15 +866,15 @@ HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
       }
       for (int a = first; a < next; a++) {
         const hg_response_load *A = &load[ord[a]];
-        /* w_A^T (response b), four b a lane: those of k0 .. a summed into Q in both orders
+        /* w_A^T (response b), four b a lane: those of k .. a summed into Q in both orders
          * (Q exactly symmetric) */
-        for (int g = k0 & ~3; g <= a; g += 4) {
+        for (int g = k & ~3; g <= a; g += 4) {
           hg_v4 t4 = A->w[0] * HG_LD4(col + g);
 HG_UNROLL(5)
           for (int e = 1; e < 6; e++) t4 += A->w[e] * HG_LD4(col + e * cs + g);
           for (int l = 0; l < 4; l++) {
             int b = g + l;
-            if (b < k0 || b > a) continue;
+            if (b < k || b > a) continue;
             double t = t4[l];
             int bc = load[ord[b]].col;
             if (fabs(t) > big) big = fabs(t);
