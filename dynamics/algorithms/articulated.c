@@ -479,6 +479,24 @@ static inline int col_live(uint64_t live, int c, int nc) {
   return nc > 64 || (live >> c & 1);
 }
 
+/* x = D^-1 w across a joint of n DoFs (n = 6, a free joint's: sizes fixed, so that it unrolls) */
+HG_INLINE void dinv_mulv(const double *Dinv, int n, const double *w, double *x) {
+  if (n == 6) {
+    for (int k = 0; k < 6; k++) {
+      double t = 0;
+HG_UNROLL(6)
+      for (int l = 0; l < 6; l++) t += Dinv[k * 6 + l] * w[l];
+      x[k] = t;
+    }
+    return;
+  }
+  for (int k = 0; k < n; k++) {
+    double t = 0;
+    for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
+    x[k] = t;
+  }
+}
+
 /* With no velocity, gravity or force but the loads, the articulated pass keeps its factors and
  * only its biases change: backward, pA_i = -(loads on i) + sum of the children's beta, and across
  * a free joint u = f - S^T pA, beta = pA + U D^-1 u (c = 0); across a prescribed one beta = pA.
@@ -564,11 +582,7 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
           *uc -= hg_dot6(d->S[va + k], pa);
           uk[k] = *uc;
         }
-        for (int k = 0; k < n; k++) {
-          double t = 0;
-          for (int l = 0; l < n; l++) t += Dinv[k * n + l] * uk[l];
-          x[k] = t;
-        }
+        dinv_mulv(Dinv, n, uk, x);
         for (int k = 0; k < n; k++)
           for (int e = 0; e < 6; e++) beta[e] += d->U[va + k][e] * x[k];
       }
@@ -608,12 +622,12 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
       for (int e = 0; e < 6; e++) a[e] = ap[e];
       if (free_joint) {
         /* qdd = D^-1 (u - U^T a_p);  a = a_p + S qdd */
-        double w[HG_JOINT_MAXNV];
+        double w[HG_JOINT_MAXNV], x[HG_JOINT_MAXNV];
         for (int k = 0; k < n; k++)
           w[k] = (lc ? u[(size_t)(va + k) * nc + c] : 0) - hg_dot6(d->U[va + k], ap);
+        dinv_mulv(Dinv, n, w, x);
         for (int k = 0; k < n; k++) {
-          double t = 0;
-          for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
+          double t = x[k];
           qdd[va + k] = t, tau[va + k] = 0;
           for (int e = 0; e < 6; e++) a[e] += d->S[va + k][e] * t;
         }
