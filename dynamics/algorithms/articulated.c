@@ -479,6 +479,24 @@ static inline int col_live(uint64_t live, int c, int nc) {
   return nc > 64 || (live >> c & 1);
 }
 
+/* x = D^-1 w across a joint of n DoFs (n = 6, a free joint's: sizes fixed, so that it unrolls) */
+HG_INLINE void dinv_mulv(const double *Dinv, int n, const double *w, double *x) {
+  if (n == 6) {
+    for (int k = 0; k < 6; k++) {
+      double t = 0;
+HG_UNROLL(6)
+      for (int l = 0; l < 6; l++) t += Dinv[k * 6 + l] * w[l];
+      x[k] = t;
+    }
+    return;
+  }
+  for (int k = 0; k < n; k++) {
+    double t = 0;
+    for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
+    x[k] = t;
+  }
+}
+
 /* With no velocity, gravity or force but the loads, the articulated pass keeps its factors and
  * only its biases change: backward, pA_i = -(loads on i) + sum of the children's beta, and across
  * a free joint u = f - S^T pA, beta = pA + U D^-1 u (c = 0); across a prescribed one beta = pA.
@@ -564,11 +582,7 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
           *uc -= hg_dot6(d->S[va + k], pa);
           uk[k] = *uc;
         }
-        for (int k = 0; k < n; k++) {
-          double t = 0;
-          for (int l = 0; l < n; l++) t += Dinv[k * n + l] * uk[l];
-          x[k] = t;
-        }
+        dinv_mulv(Dinv, n, uk, x);
         for (int k = 0; k < n; k++)
           for (int e = 0; e < 6; e++) beta[e] += d->U[va + k][e] * x[k];
       }
@@ -608,12 +622,12 @@ HG_INLINE void response(const hg_model *m, const hg_data *d, const hg_response_l
       for (int e = 0; e < 6; e++) a[e] = ap[e];
       if (free_joint) {
         /* qdd = D^-1 (u - U^T a_p);  a = a_p + S qdd */
-        double w[HG_JOINT_MAXNV];
+        double w[HG_JOINT_MAXNV], x[HG_JOINT_MAXNV];
         for (int k = 0; k < n; k++)
           w[k] = (lc ? u[(size_t)(va + k) * nc + c] : 0) - hg_dot6(d->U[va + k], ap);
+        dinv_mulv(Dinv, n, w, x);
         for (int k = 0; k < n; k++) {
-          double t = 0;
-          for (int l = 0; l < n; l++) t += Dinv[k * n + l] * w[l];
+          double t = x[k];
           qdd[va + k] = t, tau[va + k] = 0;
           for (int e = 0; e < 6; e++) a[e] += d->S[va + k][e] * t;
         }
@@ -671,15 +685,30 @@ HG_UNROLL(5)
 /* Omega <- K Omega K^T + S D^-1 S^T (omega_step below) across a joint of n > 1 DoFs, on Omega
  * packed symmetric: with T = Omega U and X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T
  * + X S^T */
-static void omega_step_n(const hg_model *m, const hg_data *d, int i, double *Om) {
+HG_INLINE void omega_step_n(const hg_model *m, const hg_data *d, int i, double *Om) {
   int n = m->jnt_nv[i], va = m->v_adr[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
   double T[6][HG_JOINT_MAXNV], X[6][HG_JOINT_MAXNV], UT[HG_JOINT_MAXNV][HG_JOINT_MAXNV];
   double XB[6][HG_JOINT_MAXNV];
-  for (int k = 0; k < n; k++) {
-    double t[6];
-    hg_sym6_mulv(Om, d->U[va + k], t);
-    for (int r = 0; r < 6; r++) T[r][k] = t[r];
+  if (n == 6) {
+    /* S spans every motion: K = 0 exactly, Omega = S D^-1 S^T (no cancellation); X = S D^-1
+     * with the sizes fixed, so that the products unroll */
+    double X6[6][6];
+    for (int r = 0; r < 6; r++)
+      for (int k = 0; k < 6; k++) {
+        double x = 0;
+HG_UNROLL(6)
+        for (int l = 0; l < 6; l++) x += d->S[va + l][r] * Dinv[l * 6 + k];
+        X6[r][k] = x;
+      }
+    for (int r = 0; r < 6; r++)
+      for (int c = r; c < 6; c++) {
+        double t = 0;
+HG_UNROLL(6)
+        for (int k = 0; k < 6; k++) t += X6[r][k] * d->S[va + k][c];
+        Om[hg_sym6_index(r, c)] = t;
+      }
+    return;
   }
   for (int r = 0; r < 6; r++)
     for (int k = 0; k < n; k++) {
@@ -687,22 +716,17 @@ static void omega_step_n(const hg_model *m, const hg_data *d, int i, double *Om)
       for (int l = 0; l < n; l++) x += d->S[va + l][r] * Dinv[l * n + k];
       X[r][k] = x;
     }
+  for (int k = 0; k < n; k++) {
+    double t[6];
+    hg_sym6_mulv(Om, d->U[va + k], t);
+    for (int r = 0; r < 6; r++) T[r][k] = t[r];
+  }
   for (int k = 0; k < n; k++)
     for (int l = 0; l < n; l++) {
       double t = 0;
       for (int r = 0; r < 6; r++) t += d->U[va + k][r] * T[r][l];
       UT[k][l] = t;
     }
-  if (n == 6) {
-    /* S spans every motion: K = 0 exactly, Omega = S D^-1 S^T (no cancellation) */
-    for (int r = 0; r < 6; r++)
-      for (int c = r; c < 6; c++) {
-        double t = 0;
-        for (int k = 0; k < 6; k++) t += X[r][k] * d->S[va + k][c];
-        Om[hg_sym6_index(r, c)] = t;
-      }
-    return;
-  }
   /* XB = X (U^T T) - T + S: then Omega += XB X^T - X T^T, symmetric by construction */
   for (int r = 0; r < 6; r++)
     for (int k = 0; k < n; k++) {
@@ -746,10 +770,11 @@ HG_UNROLL(6)
     O->C += gs * sc - ss * dc;
     return;
   }
-  /* packed, the generic step, and back */
+  /* packed, the generic step, and back (six DoFs do not read Omega) */
   double P[21];
-  for (int r = 0; r < 6; r++)
-    for (int c = r; c < 6; c++) P[hg_sym6_index(r, c)] = *omega_at(O, r, c);
+  if (m->jnt_nv[i] < 6)
+    for (int r = 0; r < 6; r++)
+      for (int c = r; c < 6; c++) P[hg_sym6_index(r, c)] = *omega_at(O, r, c);
   omega_step_n(m, d, i, P);
   for (int r = 0; r < 6; r++)
     for (int c = 0; c < 6; c++) *omega_at(O, r, c) = P[hg_sym6_index(r < c ? r : c, r < c ? c : r)];
@@ -833,12 +858,15 @@ HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
     for (int b = load[ord[k1 - 1]].body; b > 0; b = m->parent[b]) r->path[np++] = b;
     omega_lanes Om;
     memset(&Om, 0, sizeof Om);
-    int next = k0, done = k0; /* loads whose responses are carried: k0 .. done - 1 */
+    /* loads whose responses are carried: k0 .. done - 1, zero below k (a 6-DoF joint's K = 0
+     * ends every response from above it: their work against the loads below is 0) */
+    int next = k0, done = k0, k = k0;
     for (int o = np - 1; o >= 0; o--) {
       int i = r->path[o];
       if (m->jnt_nv[i] > 0 && d->mode[i] == HG_MODE_FREE) {
         omega_step(m, d, i, &Om);
-        carry(m, d, i, col, cs, k0, done);
+        if (m->jnt_nv[i] == 6) k = done;
+        else carry(m, d, i, col, cs, k, done);
       }
       if (next >= k1 || load[ord[next]].body != i) continue;
       /* the loads on body i: their responses Omega_i w, and their work against every response
@@ -852,15 +880,15 @@ HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
       }
       for (int a = first; a < next; a++) {
         const hg_response_load *A = &load[ord[a]];
-        /* w_A^T (response b), four b a lane: those of k0 .. a summed into Q in both orders
+        /* w_A^T (response b), four b a lane: those of k .. a summed into Q in both orders
          * (Q exactly symmetric) */
-        for (int g = k0 & ~3; g <= a; g += 4) {
+        for (int g = k & ~3; g <= a; g += 4) {
           hg_v4 t4 = A->w[0] * HG_LD4(col + g);
 HG_UNROLL(5)
           for (int e = 1; e < 6; e++) t4 += A->w[e] * HG_LD4(col + e * cs + g);
           for (int l = 0; l < 4; l++) {
             int b = g + l;
-            if (b < k0 || b > a) continue;
+            if (b < k || b > a) continue;
             double t = t4[l];
             int bc = load[ord[b]].col;
             if (fabs(t) > big) big = fabs(t);

@@ -277,7 +277,15 @@ typedef struct loop_frames {
   hg_se3 E;              /* T_joint(q*)^-1 T_AB */
 } loop_frames;
 
-static void frames(const hg_model *m, const hg_data *d, const hg_loop *l, loop_frames *f) {
+/* 1 when the loop joint's rows or bias depend on q* (C of a universal joint, c_J of a universal
+ * or planar one): the others need the fit only for the position residual */
+static int needs_fit(const hg_joint *j) {
+  return j->type == HG_JOINT_UNIVERSAL || j->type == HG_JOINT_PLANAR;
+}
+
+/* the loop's frames; q* and E only when fit (else qs is left unset) */
+static void frames(const hg_model *m, const hg_data *d, const hg_loop *l, int fit,
+                   loop_frames *f) {
   int a = l->body[0], b = l->body[1];
   hg_se3 A, B, Ja;
   /* A = T_0a M_A, B = T_0b M_B; T_AB = A^-1 B, within one tree from the tree-frame poses (one
@@ -289,8 +297,14 @@ static void frames(const hg_model *m, const hg_data *d, const hg_loop *l, loop_f
   hg_se3_invmul(&A, &B, &f->Tab);
   /* F_b = T_tree,b M_B;  F_a' = T_tree,a M_A T_AB */
   hg_se3_mul(b ? &d->T_tree[b] : &identity, &l->M[1], &f->Fb);
-  hg_se3_mul(a ? &d->T_tree[a] : &identity, &l->M[0], &Ja);
-  hg_se3_mul(&Ja, &f->Tab, &f->Fa);
+  if (tree) {
+    /* one tree: F_a' = A A^-1 B = F_b, exactly */
+    f->Fa = f->Fb;
+  } else {
+    hg_se3_mul(a ? &d->T_tree[a] : &identity, &l->M[0], &Ja);
+    hg_se3_mul(&Ja, &f->Tab, &f->Fa);
+  }
+  if (!fit) return;
   /* q* fitted to T_AB, E = T_joint(q*)^-1 T_AB */
   hg_se3 Tj;
   hg_joint_configuration(&l->joint, &f->Tab, f->qs);
@@ -310,7 +324,7 @@ void hg_loops_violation(const hg_loops *L, const hg_data *d, const double *q, in
   }
   loop_frames fr;
   double w[3];
-  frames(m, d, l, &fr);
+  frames(m, d, l, 1, &fr);
   /* B's origin seen from the fitted child frame, and the rotation between them */
   *dist = hg_v3_norm(fr.E.p);
   hg_so3_log(fr.E.R, w);
@@ -368,6 +382,21 @@ static void real_acceleration(const hg_model *m, const hg_data *d, int i, double
   for (int r = 0; r < 3; r++) A[r] = d->a[i][r], A[3 + r] = d->a[i][3 + r] + m->gravity[r] - wv[r];
 }
 
+/* W = Ad_{F^-1}^T c = (R c_m + p x R c_f, R c_f) (hg_coAd_inv), the products of a zero half
+ * skipped: most rows are a pure moment or a pure force */
+static void row_wrench(const hg_se3 *F, const double c[6], double W[6]) {
+  int no_m = c[0] == 0 && c[1] == 0 && c[2] == 0, no_f = c[3] == 0 && c[4] == 0 && c[5] == 0;
+  if (no_f) {
+    hg_m3_mulv(F->R, c, W);
+    W[3] = W[4] = W[5] = 0;
+  } else if (no_m) {
+    hg_m3_mulv(F->R, c + 3, W + 3);
+    hg_v3_cross(F->p, W + 3, W);
+  } else {
+    hg_coAd_inv(F, c, W);
+  }
+}
+
 /* Stacks the active rows into L (rows' loads and, when asked, G, r and in L->gamma: gamma
  * (want_gamma 1, v not NULL), or gamma - G a0 (want_gamma 2: a0 the accelerations of the
  * articulated pass just run on d's kinematics, whose body accelerations d->a give G a0 without
@@ -399,7 +428,8 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
     int a = l->body[0], b = l->body[1], stop = L->stop[k];
     loop_frames fr;
     double C[36], xi[6], Vrel[6], Arel[6], cJ[6];
-    frames(m, d, l, &fr);
+    int fit = want_r || needs_fit(&l->joint);
+    frames(m, d, l, fit, &fr);
     int nr = complement(&l->joint, fr.qs, C);
     if (want_r) hg_se3_log(&fr.E, xi);
     if (want_gamma) {
@@ -421,19 +451,24 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
       for (int r = 0; r < 6; r++) Vrel[r] = VB[r] - VA[r];
       hg_ad(VB, Vrel, adv);
       for (int r = 0; r < 6; r++) Arel[r] = Ab[r] - Aa[r] - adv[r];
-      /* the joint's bias at v* = S^+ V_rel: c_J = S'(q*, v*) v* */
+      /* the joint's bias at v* = S^+ V_rel: c_J = S'(q*, v*) v* (zero but for universal and
+       * planar joints), taken into A_rel0 <- A_rel0 - c_J */
       double vs[HG_JOINT_MAXNV];
-      hg_joint_velocity(&l->joint, fr.qs, Vrel, vs);
-      hg_joint_bias(&l->joint, fr.qs, vs, cJ);
+      if (needs_fit(&l->joint)) {
+        hg_joint_velocity(&l->joint, fr.qs, Vrel, vs);
+        hg_joint_bias(&l->joint, fr.qs, vs, cJ);
+        for (int r = 0; r < 6; r++) Arel[r] -= cJ[r];
+      }
     }
     for (int s = 0; s < nr; s++) {
       const double *c = C + 6 * s;
       L->rloop[nc] = k;
       L->rbody[nc][0] = b, L->rbody[nc][1] = a;
       L->rdof[nc][0] = L->rdof[nc][1] = -1;
-      /* W = Ad_{F^-1}^T c on each side */
-      hg_coAd_inv(&fr.Fb, c, L->W[nc][0]);
-      if (a) hg_coAd_inv(&fr.Fa, c, L->W[nc][1]);
+      /* W = Ad_{F^-1}^T c on each side (one tree: the same W) */
+      row_wrench(&fr.Fb, c, L->W[nc][0]);
+      if (a && stop) memcpy(L->W[nc][1], L->W[nc][0], sizeof(hg_vec6));
+      else if (a) row_wrench(&fr.Fa, c, L->W[nc][1]);
       else memset(L->W[nc][1], 0, sizeof(hg_vec6)); /* the world takes no load */
       if (want_G) {
         double *Gr = L->G + (size_t)nc * nv;
@@ -441,8 +476,8 @@ static int stack(hg_loops *L, const hg_data *d, const double *q, const double *v
         path_row(m, d, b, stop, L->W[nc][0], 1, Gr);
         path_row(m, d, a, stop, L->W[nc][1], -1, Gr);
       }
-      /* gamma = C (c_J - A_rel0);  r = C log(T_joint(q*)^-1 T_AB) */
-      if (want_gamma) L->gamma[nc] = hg_dot6(c, cJ) - hg_dot6(c, Arel);
+      /* gamma = C (c_J - A_rel0) = -C A_rel0 with c_J taken in;  r = C log(T_joint(q*)^-1 T_AB) */
+      if (want_gamma) L->gamma[nc] = -hg_dot6(c, Arel);
       if (want_r) L->r[nc] = hg_dot6(c, xi);
       nc++;
     }
@@ -487,28 +522,50 @@ int hg_loops_rows(const hg_loops *L, const hg_data *d, const double *q, const do
 /* ---- the solve of (G Y) x = y ---- */
 
 /* the loads of the stacked rows, row j's scaled by x[j] (x NULL: 1), on right-hand side j, or
- * all on right-hand side 0 (one_col) */
+ * all on right-hand side 0 (one_col). The rows of one joint loop act on the same two bodies:
+ * their loads come side by side, the side first in the Gram walk's order (tree, then body)
+ * first, and on one right-hand side they add into one load a side */
 static int row_loads(hg_loops *L, const double *x, int one_col) {
+  const hg_model *m = L->m;
   int nl = 0;
-  for (int j = 0; j < L->nc; j++) {
-    double s = x ? x[j] : 1;
-    int col = one_col ? 0 : j;
-    if (L->rdof[j][0] >= 0) {
+  for (int j0 = 0, j1; j0 < L->nc; j0 = j1) {
+    j1 = j0 + 1;
+    if (L->rdof[j0][0] >= 0) {
       /* a coupling: the force pair e_f - ratio e_l */
+      double s = x ? x[j0] : 1;
+      int col = one_col ? 0 : j0;
       hg_response_load *f = &L->load[nl++], *g = &L->load[nl++];
       f->col = g->col = col;
-      f->body = L->rbody[j][0], f->dof = L->rdof[j][0], f->w[0] = s;
-      g->body = L->rbody[j][1], g->dof = L->rdof[j][1], g->w[0] = -s * L->rratio[j];
+      f->body = L->rbody[j0][0], f->dof = L->rdof[j0][0], f->w[0] = s;
+      g->body = L->rbody[j0][1], g->dof = L->rdof[j0][1], g->w[0] = -s * L->rratio[j0];
       continue;
     }
-    /* a joint row: W_b on b, -W_a on a (none on the world) */
-    for (int side = 0; side < 2; side++) {
-      int body = L->rbody[j][side];
+    /* a joint loop's rows j0 .. j1 - 1: W_b on b, -W_a on a (none on the world) */
+    while (j1 < L->nc && L->rloop[j1] == L->rloop[j0]) j1++;
+    int b = L->rbody[j0][0], a = L->rbody[j0][1];
+    int first = a && (!b || m->root[a] < m->root[b] || (m->root[a] == m->root[b] && a < b));
+    for (int o = 0; o < 2; o++) {
+      int side = o ^ first, body = L->rbody[j0][side];
       if (!body) continue;
-      hg_response_load *l = &L->load[nl++];
-      double sg = side ? -s : s;
-      l->col = col, l->body = body, l->dof = -1;
-      for (int r = 0; r < 6; r++) l->w[r] = sg * L->W[j][side][r];
+      double sg = side ? -1 : 1;
+      if (one_col) {
+        /* sum_j x_j W_j on this side */
+        hg_response_load *l = &L->load[nl++];
+        double w[6] = {0, 0, 0, 0, 0, 0};
+        for (int j = j0; j < j1; j++) {
+          double s = sg * (x ? x[j] : 1);
+          for (int r = 0; r < 6; r++) w[r] += s * L->W[j][side][r];
+        }
+        l->col = 0, l->body = body, l->dof = -1;
+        for (int r = 0; r < 6; r++) l->w[r] = w[r];
+        continue;
+      }
+      for (int j = j0; j < j1; j++) {
+        hg_response_load *l = &L->load[nl++];
+        double s = sg * (x ? x[j] : 1);
+        l->col = j, l->body = body, l->dof = -1;
+        for (int r = 0; r < 6; r++) l->w[r] = s * L->W[j][side][r];
+      }
     }
   }
   return nl;
@@ -800,7 +857,7 @@ void hg_loops_wrench(const hg_loops *L, const hg_data *d, int k, const double *l
   if (l->kind == HG_LOOP_COUPLING) return;
   loop_frames fr;
   double C[36], fB[6] = {0, 0, 0, 0, 0, 0};
-  frames(L->m, d, l, &fr);
+  frames(L->m, d, l, needs_fit(&l->joint), &fr);
   int nr = complement(&l->joint, fr.qs, C);
   /* f_B = C^T lam (frame B), then moved to A: Ad_{T_AB^-1}^T f_B */
   for (int s = 0; s < nr; s++)
