@@ -122,7 +122,7 @@ int hg_hybrid_impulse(const hg_model *m, hg_data *d, const double *q, double *dv
 int hg_hybrid_impulse_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt,
                           const double *q, double *dv, double *imp);
 
-/* Responses of the articulated factors the last tree-frame pass left in d (d->IA, d->U, d->Dinv:
+/* Responses (response.c) of the articulated factors the last tree-frame pass left in d (d->IA, d->U, d->Dinv:
  * hg_hybrid_on_kinematics, hg_aba_opt or hg_hybrid_opt with tree_frame, hg_hybrid_impulse_opt
  * with tree_frame) to loads with zero velocity, zero gravity and zero forces otherwise: for each
  * right-hand side c, qdd_c = M_h^-1 tau_c, where tau_c are the joint forces of its loads and
