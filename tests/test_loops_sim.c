@@ -589,6 +589,26 @@ static void loop_unreachable_is_refused(void **state) {
   hg_scene_free(sc);
 }
 
+/* a loop whose body an add brings closes as a close action would, where its markers meet;
+ * closing an absent loop is refused and logged */
+static void add_completes_a_loop(void **state) {
+  (void)state;
+  hg_scene *sc = hg_test_scene("data/loops_add.yaml");
+  hg_sim *sim = hg_test_sim(sc, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_nevents(sim), 3);
+  const char *d0 = hg_sim_event_at(sim, 0)->details, *d2 = hg_sim_event_at(sim, 2)->details;
+  printf("# %s\n# %s\n", d0, d2);
+  assert_non_null(strstr(d0, "close loop pin_c"));
+  assert_non_null(strstr(d2, "REFUSED close pin_c"));
+  double maxp, maxv;
+  int red;
+  hg_sim_loop_stats(sim, &maxp, &maxv, &red);
+  assert_true(maxp <= 1e-10 && maxv <= 1e-10);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fourbar_reference_is_consistent),
@@ -600,6 +620,7 @@ int main(void) {
       cmocka_unit_test(impulse_and_preview_respect_loops),
       cmocka_unit_test(loop_apart_at_start_is_refused),
       cmocka_unit_test(loop_unreachable_is_refused),
+      cmocka_unit_test(add_completes_a_loop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

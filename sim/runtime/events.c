@@ -379,11 +379,25 @@ static int add_blocked(hg_sim *s, fire_ctx *c, const hg_action *act) {
 static int act_add(hg_sim *s, fire_ctx *c, const hg_action *act) {
   hg_topo_op op = {HG_ACTION_ADD, act->body, NULL, NULL, {{0}, {0}}, act};
   if (add_blocked(s, c, act)) return 0;
+  /* the closed loops the added bodies complete: they close as a close action would (where their
+   * markers meet, with the plastic impulse), not by appearing */
+  int n = s->loops.n, *waiting = n ? calloc((size_t)n, sizeof *waiting) : NULL;
+  if (n && !waiting) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
+  for (int r = 0; r < n; r++)
+    if ((waiting[r] = s->loops.loop[r].k < 0 && s->loops.loop[r].active))
+      s->loops.loop[r].active = 0; /* (absent: nothing compiled to update) */
   int rc = hg_sim_topology(s, &op, 1);
-  if (rc) return rc;
-  c->ev.conserves = 0;
-  detail(c, "add %s", act->body);
-  return 0;
+  if (!rc) {
+    c->ev.conserves = 0;
+    detail(c, "add %s", act->body);
+  }
+  for (int r = 0; r < n; r++) {
+    if (!waiting[r]) continue;
+    if (!rc && s->loops.loop[r].k >= 0) rc = close_loop(s, c, r);
+    else if (s->loops.loop[r].k < 0) s->loops.loop[r].active = 1; /* still waiting */
+  }
+  free(waiting);
+  return rc;
 }
 
 /* a joint's configuration and/or velocity set by hand (a perturbed state). A prescribed joint's
