@@ -609,6 +609,27 @@ static void add_completes_a_loop(void **state) {
   hg_scene_free(sc);
 }
 
+/* a scene loop closed across a gap its markers' capture tolerates: projected together first, the
+ * projection's energy change logged, then on the manifold */
+static void close_within_capture_projects(void **state) {
+  (void)state;
+  hg_scene *sc = hg_test_scene("data/loops_capture.yaml");
+  hg_sim *sim = hg_test_sim(sc, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_true(hg_sim_nevents(sim) >= 1);
+  const hg_sim_event *e = hg_sim_event_at(sim, 0);
+  printf("# %s\n", e->details);
+  assert_non_null(strstr(e->details, "close loop pin_c"));
+  assert_non_null(strstr(e->details, "projected from 0.0149984 m"));
+  assert_non_null(strstr(e->details, "energy change"));
+  double maxp, maxv;
+  int red;
+  hg_sim_loop_stats(sim, &maxp, &maxv, &red);
+  assert_true(maxp <= 1e-10 && maxv <= 1e-10);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fourbar_reference_is_consistent),
@@ -621,6 +642,7 @@ int main(void) {
       cmocka_unit_test(loop_apart_at_start_is_refused),
       cmocka_unit_test(loop_unreachable_is_refused),
       cmocka_unit_test(add_completes_a_loop),
+      cmocka_unit_test(close_within_capture_projects),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -274,7 +274,8 @@ static int close_loop(hg_sim *s, fire_ctx *c, int r) {
     return detail(c, "REFUSED close %s: %s", s->loops.loop[r].name, why), 0;
   }
   c->e_lock += e;
-  detail(c, "close loop %s (%.6g J removed)", s->loops.loop[r].name, e);
+  detail(c, "close loop %s (%.6g J removed%s%s)", s->loops.loop[r].name, e, why[0] ? "; " : "",
+         why);
   return 0;
 }
 

@@ -315,6 +315,7 @@ int hg_sim_loop_close(hg_sim *s, int r, double *e_removed, char *msg, size_t len
   hg_rt_loops *l = &s->loops;
   hg_rt_loop *lp = &l->loop[r];
   *e_removed = 0;
+  msg[0] = 0;
   if (lp->active) return snprintf(msg, len, "loop %s is already closed", lp->name), 1;
   if (lp->k < 0) return snprintf(msg, len, "loop %s is absent (a body of it is not here)", lp->name), 1;
   const hg_model *m = s->m;
@@ -341,6 +342,15 @@ int hg_sim_loop_close(hg_sim *s, int r, double *e_removed, char *msg, size_t len
   if (hg_loops_project(l->L, s->d, s->rhs.qs, NULL, l->eff, HG_LOOP_PROJECT_TOL, 50) < 0) {
     set_active(l, r, 0);
     return snprintf(msg, len, "loop %s: no projection closes it (%s)", lp->name, s->d->err), 1;
+  }
+  /* a gap a capture's tolerance let close: the projection moved the bodies, and what that did to
+   * the energy is logged (the event's energy before and after include it) */
+  if (dist > HG_LOOP_MEET || ang > HG_LOOP_MEET) {
+    double k0, p0, e0, k1, p1, e1;
+    hg_sim_energy(s, s->state.q, s->state.v, &k0, &p0, &e0);
+    hg_sim_energy(s, s->rhs.qs, s->state.v, &k1, &p1, &e1);
+    snprintf(msg, len, "projected from %.6g m and %.6g deg apart (energy change %.6g J)", dist,
+             ang * HG_DEG, (k1 + p1 + e1) - (k0 + p0 + e0));
   }
   memcpy(s->state.q, s->rhs.qs, (size_t)m->nq * sizeof(double));
   if (hg_sim_loops_impulse(s, s->state.v, e_removed)) return -1;

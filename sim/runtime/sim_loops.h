@@ -83,8 +83,9 @@ int hg_sim_loop_find(const hg_sim *s, const char *name);
 int hg_sim_loops_start(hg_sim *s, hg_error *err);
 
 /* Closes loop r now: refused (1, why in msg) when absent or apart; else the state is projected
- * (where a capture's tolerance allowed the gap) and the plastic impulse applied; *e_removed gets
- * its kinetic energy loss. 0, 1, or -1 on a numerical failure (s->err). */
+ * (where a capture's tolerance allowed the gap: msg then says how far and the projection's energy
+ * change; else msg is empty) and the plastic impulse applied; *e_removed gets its kinetic energy
+ * loss. 0, 1, or -1 on a numerical failure (s->err). */
 int hg_sim_loop_close(hg_sim *s, int r, double *e_removed, char *msg, size_t len);
 /* opens loop r (velocities kept); 0, or 1 when it was not closed */
 int hg_sim_loop_open(hg_sim *s, int r);
