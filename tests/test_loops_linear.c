@@ -95,16 +95,7 @@ static void fourbar_load(fourbar *f) {
   f->rocker = f->m->v_adr[hg_model_joint(f->m, "rocker_j")];
   memcpy(f->q, hg_sim_q(f->sim), 3 * sizeof(double));
   hg_loop lp;
-  memset(&lp, 0, sizeof lp);
-  const hg_loop_spec *sp = &f->sc->loop[0];
-  lp.kind = HG_LOOP_JOINT;
-  for (int s = 0; s < 2; s++) {
-    const hg_marker *mk = hg_scene_marker(f->sc, sp->marker[s]);
-    lp.body[s] = hg_model_body(f->m, mk->body);
-    lp.M[s] = mk->pose;
-  }
-  const char *why;
-  assert_int_equal(hg_joint_init(&lp.joint, sp->type, sp->axis, sp->axis2, sp->pitch, &why), 0);
+  assert_int_equal(hg_loop_spec_resolve(f->sc, &f->sc->loop[0], f->m, &lp, &err), 0);
   f->L = hg_loops_new(f->m, &lp, 1, &err);
   assert_non_null(f->L);
   f->d = hg_data_new(f->m);

@@ -82,32 +82,24 @@ int hg_sim_loop_find(const hg_sim *s, const char *name) {
 
 /* loop r of the run in the terms of the current model; 0, or -1 when it is absent */
 static int loop_resolve(const hg_sim *s, const hg_rt_loop *r, hg_loop *out, hg_error *err) {
-  memset(out, 0, sizeof *out);
-  const hg_loop_spec *sp = r->spec;
-  if (sp && sp->coupling) {
-    out->kind = HG_LOOP_COUPLING;
-    out->jnt[0] = hg_model_joint(s->m, sp->joint[0]);
-    out->jnt[1] = hg_model_joint(s->m, sp->joint[1]);
-    out->ratio = sp->ratio;
-    out->offset = sp->offset;
-    return out->jnt[0] > 0 && out->jnt[1] > 0 ? 0 : -1;
+  if (r->spec) {
+    int rc = hg_loop_spec_resolve(s->scene, r->spec, s->m, out, err);
+    return rc < 0 ? -2 : rc ? -1 : 0;
   }
-  const char *ma = sp ? sp->marker[0] : r->marker[0], *mb = sp ? sp->marker[1] : r->marker[1];
+  /* an attach-made weld between two ports holds B at A hold: B' = B hold^-1 meets A */
+  memset(out, 0, sizeof *out);
   out->kind = HG_LOOP_JOINT;
-  if (hg_sim_resolve_marker(s, ma, &out->body[0], &out->M[0]) ||
-      hg_sim_resolve_marker(s, mb, &out->body[1], &out->M[1]) || out->body[0] == out->body[1])
+  if (hg_sim_resolve_marker(s, r->marker[0], &out->body[0], &out->M[0]) ||
+      hg_sim_resolve_marker(s, r->marker[1], &out->body[1], &out->M[1]) ||
+      out->body[0] == out->body[1])
     return -1;
   const char *why = NULL;
   static const double z[3] = {0, 0, 1}, x[3] = {1, 0, 0};
-  int rc = sp ? hg_joint_init(&out->joint, sp->type, sp->axis, sp->axis2, sp->pitch, &why)
-              : hg_joint_init(&out->joint, HG_JOINT_FIXED, z, x, 0, &why);
-  if (rc) return hg_error_set(err, "loop '%s': %s", r->name, why ? why : "bad joint"), -2;
-  /* an attach-made weld holds B at A hold: B' = B hold^-1 meets A */
-  if (!sp) {
-    hg_se3 Hi;
-    hg_se3_inv(&r->hold, &Hi);
-    hg_se3_mul(&out->M[1], &Hi, &out->M[1]);
-  }
+  if (hg_joint_init(&out->joint, HG_JOINT_FIXED, z, x, 0, &why))
+    return hg_error_set(err, "loop '%s': %s", r->name, why ? why : "bad joint"), -2;
+  hg_se3 Hi;
+  hg_se3_inv(&r->hold, &Hi);
+  hg_se3_mul(&out->M[1], &Hi, &out->M[1]);
   return 0;
 }
 
@@ -243,7 +235,8 @@ int hg_sim_loops_start(hg_sim *s, hg_error *err) {
   hg_rt_loops *l = &s->loops;
   if (!hg_sim_loops_on(l)) return 0;
   const hg_model *m = s->m;
-  if (profiled(s, s->state.t, s->state.q, s->state.v)) return hg_error_set(err, "%s", s->d->err), -1;
+  if (profiled(s, s->state.t, s->state.q, s->state.v))
+    return hg_error_set(err, "%s", s->d->err), -1;
   hg_kinematics(m, s->d, s->rhs.qs, s->rhs.vs);
   for (int c = 0; c < l->nl; c++) {
     if (!l->active[c]) continue;
@@ -317,7 +310,8 @@ int hg_sim_loop_close(hg_sim *s, int r, double *e_removed, char *msg, size_t len
   *e_removed = 0;
   msg[0] = 0;
   if (lp->active) return snprintf(msg, len, "loop %s is already closed", lp->name), 1;
-  if (lp->k < 0) return snprintf(msg, len, "loop %s is absent (a body of it is not here)", lp->name), 1;
+  if (lp->k < 0)
+    return snprintf(msg, len, "loop %s is absent (a body of it is not here)", lp->name), 1;
   const hg_model *m = s->m;
   s->views.view_ok = 0;
   double dist, ang;

@@ -13,6 +13,7 @@
 
 #include "hinge.h"
 #include "integrator.h"
+#include "loops.h"
 
 /* where a value came from, for messages: file:line:column (1-based) */
 typedef struct hg_src {
@@ -247,6 +248,7 @@ typedef struct hg_loop_spec {
   hg_src src;
 } hg_loop_spec;
 
+
 /* ---- outputs ---- */
 
 typedef struct hg_pair_spec {
@@ -306,6 +308,12 @@ typedef struct hg_scene {
  * keys are errors with a did-you-mean suggestion. URDF subtrees are read through hg_urdf_add. */
 hg_scene *hg_scene_load(const char *path, hg_error *err);
 void hg_scene_free(hg_scene *s);
+/* Loop sp of scene s in the terms of model m (loops.h's hg_loop: marker frames and bodies, or a
+ * coupling's joints, by name): 0; 1 when a body or joint of it is not in m (absent: not added
+ * yet, or removed); -1 with err when its joint cannot be made (hg_joint_init). The one way the
+ * runtime and the command line turn a scene's loop into the constraint core's. */
+int hg_loop_spec_resolve(const hg_scene *s, const hg_loop_spec *sp, const hg_model *m,
+                         hg_loop *out, hg_error *err);
 
 /* A value of the scene file replaced before the scene is read: path addresses a numeric scalar
  * ("bodies.shield.inertia.mass", "forces.pushoff_1.stiffness", "bodies.shield.inertia.com.2":

@@ -168,3 +168,30 @@ int hg_sc_loops(hg_sctx *c, const hg_ynode *list) {
   return hg_sc_seq(c, list, "'loops'", sizeof *c->s->loop, (void **)&c->s->loop, &c->s->nloop,
                    loop);
 }
+
+/* ---- a loop in a model's terms ---- */
+
+int hg_loop_spec_resolve(const hg_scene *s, const hg_loop_spec *sp, const hg_model *m,
+                         hg_loop *out, hg_error *err) {
+  memset(out, 0, sizeof *out);
+  if (sp->coupling) {
+    out->kind = HG_LOOP_COUPLING;
+    out->jnt[0] = hg_model_joint(m, sp->joint[0]);
+    out->jnt[1] = hg_model_joint(m, sp->joint[1]);
+    out->ratio = sp->ratio;
+    out->offset = sp->offset;
+    return out->jnt[0] > 0 && out->jnt[1] > 0 ? 0 : 1;
+  }
+  out->kind = HG_LOOP_JOINT;
+  for (int k = 0; k < 2; k++) {
+    const hg_marker *mk = hg_scene_marker(s, sp->marker[k]);
+    out->body[k] = mk ? hg_model_body(m, mk->body) : -1;
+    if (out->body[k] < 0) return 1;
+    out->M[k] = mk->pose;
+  }
+  if (out->body[0] == out->body[1]) return 1;
+  const char *why = NULL;
+  if (hg_joint_init(&out->joint, sp->type, sp->axis, sp->axis2, sp->pitch, &why))
+    return hg_error_set(err, "loop '%s': %s", sp->name, why ? why : "bad joint"), -1;
+  return 0;
+}
