@@ -143,16 +143,21 @@ int hg_sim_loops_compile(hg_sim *s, hg_error *err) {
   return 0;
 }
 
-/* 1 when a DoF that joins bodies a and b (the joints between them and their last common
- * ancestor, or the world) is free */
+/* The bodies whose joints join bodies a and b, one per call: those between each of them and their
+ * last common ancestor (or the world). Bodies come after their parents (parent[i] < i), so the
+ * larger index of the two is never the other's ancestor: step it to its parent. 0 when the two
+ * walks meet. */
+static int path_next(const hg_model *m, int *a, int *b) {
+  if (*a == *b) return 0;
+  int *up = *a > *b ? a : b, i = *up;
+  *up = m->parent[i];
+  return i;
+}
+
+/* 1 when a DoF that joins bodies a and b is free */
 static int path_free(const hg_model *m, const hg_data *d, int a, int b) {
-  for (int side = 0; side < 2; side++)
-    for (int i = side ? b : a; i > 0; i = m->parent[i]) {
-      int common = 0;
-      for (int j = side ? a : b; j > 0 && !common; j = m->parent[j]) common = j == i;
-      if (common) break;
-      if (m->jnt_nv[i] > 0 && d->mode[i] == HG_MODE_FREE) return 1;
-    }
+  for (int i; (i = path_next(m, &a, &b));)
+    if (m->jnt_nv[i] > 0 && d->mode[i] == HG_MODE_FREE) return 1;
   return 0;
 }
 
@@ -217,17 +222,11 @@ int hg_sim_loops_impulse(hg_sim *s, double *v, double *e_removed) {
 static void path_joints(const hg_model *m, int a, int b, char *buf, size_t len) {
   size_t n = 0;
   buf[0] = 0;
-  for (int side = 0; side < 2; side++) {
-    int i = side ? b : a, o = side ? a : b;
-    for (; i > 0; i = m->parent[i]) {
-      int common = 0; /* i is also an ancestor of (or is) the other body */
-      for (int j = o; j > 0; j = m->parent[j]) common |= j == i;
-      if (common) break;
-      if (m->jnt_nv[i] == 0) continue;
-      int w = snprintf(buf + n, len - n, "%s%s", n ? ", " : "", m->jnt_name[i]);
-      if (w < 0 || (size_t)w >= len - n) return;
-      n += (size_t)w;
-    }
+  for (int i; (i = path_next(m, &a, &b));) {
+    if (m->jnt_nv[i] == 0) continue;
+    int w = snprintf(buf + n, len - n, "%s%s", n ? ", " : "", m->jnt_name[i]);
+    if (w < 0 || (size_t)w >= len - n) return;
+    n += (size_t)w;
   }
 }
 
