@@ -22,6 +22,7 @@ FLOORS = [
     "dynamics/algorithms",
     "integrators",
     "sim/readers",
+    "sim/control",
     "sim/scene",
     "sim/collision",
     "sim/forces",
