@@ -73,6 +73,8 @@ typedef struct hg_sim_options {
   const char *out_dir;     /* checkpoints and failure-state.txt; NULL: none (the folder must
                               exist) */
   double checkpoint_every; /* 0: no checkpoints */
+  int has_seed;            /* 1: noise_seed replaces the scene's (hinge run --seed, campaigns) */
+  uint64_t noise_seed;     /* the sensors' noise streams (scene.h) */
 } hg_sim_options;
 
 /* one logged event (events.csv) */
@@ -170,6 +172,10 @@ typedef struct hg_sim_observer {
   void (*progress)(void *user, hg_sim *sim, int final);
   const char *(*finish)(void *user, hg_sim *sim);
   void (*release)(void *user); /* by hg_sim_free */
+  /* at every instant sensors were sampled and controllers stepped (control in the loop; after
+   * the events of that instant, before its output row): hg_sim_sensor's t tells which sensors
+   * sampled now (NULL: not wanted) */
+  const char *(*sample)(void *user, hg_sim *sim);
 } hg_sim_observer;
 #define HG_SIM_MAX_OBSERVERS 8
 /* Adds an observer (copied), before hg_sim_resume and the first hg_sim_run: it sees the model
@@ -262,6 +268,66 @@ void hg_sim_loop(hg_sim *sim, int k, hg_sim_loop_view *lv);
  * > 0: redundant or singular loops, solved in least squares) */
 void hg_sim_loop_stats(const hg_sim *sim, double *max_position, double *max_velocity,
                        int *redundant);
+
+/* ---- control in the loop (docs/control.md) ----
+ * actuators, k < hg_sim_nactuator, in the scene's order: what each does now and has done */
+typedef struct hg_sim_actuator_view {
+  const char *name;
+  hg_actuator_type type;
+  int present;               /* its joint or body is in the simulation */
+  int body;                  /* the body it pushes (thruster) or is mounted on (wheel), -1 */
+  int joint;                 /* motor, servo, wheel: the body whose joint it drives, -1 */
+  int ncommand;
+  double command[2];         /* the command held now (motor, wheel: N m or N; servo: the
+                                setpoint; thruster: level and on-time, s) */
+  double output;             /* what it applies now: the joint force or torque (motor, servo,
+                                wheel: drive less friction), the thrust (N) */
+  int saturated;             /* held at a limit now (effort, rate, back-EMF, wheel speed) */
+  double speed;              /* the joint's rate (wheel: relative to its body), rad/s or m/s */
+  double momentum;           /* wheel: the rotor's axial angular momentum, N m s */
+  double point[3], dir[3];   /* thruster: where the force acts and its direction; wheel: its
+                                centre and axis (world) */
+  double level;              /* thruster: thrust now / full thrust */
+  long firings;              /* thruster: the pulses begun so far */
+  double on_time, impulse;   /* thruster: the time open (s) and the impulse (N s) so far */
+  double propellant;         /* thruster: its tank's propellant now, kg (NaN: no tank) */
+  double work, loss;         /* J so far: the drive's work on the system, and friction's
+                                (<= 0) */
+  double saturated_time;     /* s spent saturated so far */
+} hg_sim_actuator_view;
+int hg_sim_nactuator(const hg_sim *sim);
+void hg_sim_actuator(hg_sim *sim, int k, hg_sim_actuator_view *av);
+
+/* sensors, k < hg_sim_nsensor: the latest sample (held between samples) */
+typedef struct hg_sim_sensor_view {
+  const char *name;
+  hg_sensor_type type;
+  int n;                     /* its numbers (scene.h's hg_sensor_type says which) */
+  const double *value;       /* n: the measurement (NaN before the first sample) */
+  const char *const *channel;/* n: each number's name ("x", "qw", "valid", ...) */
+  int valid;                 /* 0: dropped out or out of view (value holds the last valid) */
+  double t;                  /* when it was sampled (NaN: not yet) */
+  long samples;              /* samples so far */
+} hg_sim_sensor_view;
+int hg_sim_nsensor(const hg_sim *sim);
+void hg_sim_sensor(hg_sim *sim, int k, hg_sim_sensor_view *sv);
+
+/* controllers, k < hg_sim_ncontroller */
+typedef struct hg_sim_controller_view {
+  const char *name;
+  hg_controller_type type;
+  int enabled;
+  long steps;                /* steps so far */
+  double wall_total, wall_max; /* wall-clock seconds its steps took: total and longest */
+  /* what it reports of itself now: attitude_pd: the pointing error (truth, deg: the angle
+   * between its body and the target attitude), its rate (deg/s, body axes), the torque demand
+   * (N m, body axes) */
+  int ntelemetry;
+  const char *const *telemetry_name;
+  const double *telemetry;
+} hg_sim_controller_view;
+int hg_sim_ncontroller(const hg_sim *sim);
+void hg_sim_controller(hg_sim *sim, int k, hg_sim_controller_view *cv);
 
 /* force elements, k < hg_sim_nforce (forces.h says what each field means) */
 int hg_sim_nforce(const hg_sim *sim);

@@ -11,6 +11,8 @@
 #ifndef HINGE_SCENE_H
 #define HINGE_SCENE_H
 
+#include <stdint.h>
+
 #include "hinge.h"
 #include "integrator.h"
 #include "loops.h"
@@ -175,7 +177,11 @@ typedef enum hg_action_type {
   HG_ACTION_PERTURB,      /* pull a point of a body towards a world target by a spring-damper */
   HG_ACTION_RELEASE,      /* end the pull */
   HG_ACTION_CLOSE_LOOP,   /* close a loop (loops:) by its name, with a plastic impulse */
-  HG_ACTION_OPEN_LOOP     /* open a loop: its constraint no longer acts, velocities kept */
+  HG_ACTION_OPEN_LOOP,    /* open a loop: its constraint no longer acts, velocities kept */
+  HG_ACTION_ACTUATE,      /* set an actuator's command (held until a controller or command
+                             writes it again) */
+  HG_ACTION_SET_GAIN,     /* set a controller's parameter */
+  HG_ACTION_CONTROLLER    /* turn a controller on or off (off: its outputs are zero) */
 } hg_action_type;
 
 typedef struct hg_action {
@@ -198,6 +204,11 @@ typedef struct hg_action {
   double target[3];     /* perturb: where it is pulled to, world frame */
   double stiffness, damping; /* perturb: N/m and N s/m */
   char *loop;           /* close_loop, open_loop: the loop's name */
+  char *target;         /* actuate: the actuator; set_gain, controller: the controller */
+  char *param;          /* set_gain: the parameter's name */
+  int nvalue;           /* actuate: the command; set_gain: the parameter's numbers */
+  double *values;
+  int on;               /* controller: 1 on, 0 off */
   hg_src src;
 } hg_action;
 
@@ -249,6 +260,165 @@ typedef struct hg_loop_spec {
 } hg_loop_spec;
 
 
+/* ---- control in the loop (docs/control.md) ----
+ * Actuators act on joints and bodies; sensors measure the state at their own rates; controllers
+ * read sensors (and other controllers' outputs) and write actuator commands at their own rates,
+ * held between samples. Everything is named, so a scene's control survives topology changes. */
+
+typedef enum hg_actuator_type {
+  HG_ACT_MOTOR = 0,     /* torque/force on one DoF of a joint (command: N m or N at the joint) */
+  HG_ACT_SERVO,         /* a motor with its own PD(+I) loop (command: the setpoint) */
+  HG_ACT_WHEEL,         /* a reaction wheel: a rotor body the reader adds on a revolute joint
+                           named as the actuator (command: the torque on the rotor, N m) */
+  HG_ACT_THRUSTER       /* a force along a direction at a point of a body (command: level in
+                           [0, 1] and on-time, s) */
+} hg_actuator_type;
+
+typedef struct hg_actuator_spec {
+  char *name;           /* unique among actuators, sensors, controllers (and, for a wheel,
+                           bodies and joints: the wheel's body and joint take its name) */
+  hg_actuator_type type;
+  hg_src src;
+
+  /* motor, servo: the joint and its DoF; wheel: the wheel's own joint (= name) */
+  char *joint;
+  int dof;
+  double effort;        /* |output| limit at the joint, N m or N (inf: none) */
+  double rate_limit;    /* |d output/dt| limit, N m/s or N/s (inf: none); the output ramps */
+  double gear;          /* N: joint speed = motor speed / N (default 1) */
+  double rotor_inertia; /* J_r, kg m^2 at the motor: N^2 J_r is the joint's armature */
+  double viscous;       /* N m s/rad (N s/m) at the joint */
+  double coulomb;       /* N m (N) at the joint, regularized below stiction_velocity */
+  double stiction_velocity; /* rad/s or m/s, default 1e-3 */
+  double no_load_speed; /* back-EMF: the joint speed at which no torque is left to drive
+                           further (inf: none); the torque available falls linearly to it */
+
+  /* servo: PD(+I) on the joint position (or velocity) at its own rate */
+  int velocity_loop;    /* 'loop: velocity' (default: position) */
+  double kp, kd, ki;    /* N m/rad, N m s/rad, N m/(rad s) */
+  double i_limit;       /* |integral term| limit, N m (anti-windup; inf: none) */
+  double rate;          /* Hz (servo sample rate) */
+  int has_profile;      /* the setpoint follows this profile from the start (else the initial
+                           q, until a controller or command writes it) */
+  hg_profile_spec profile;
+
+  /* wheel: rotor on 'body' about 'axis' (body frame, unit) centred at 'position' */
+  char *body;
+  double axis[3], position[3];
+  double inertia;       /* axial moment, kg m^2 */
+  double transverse_inertia; /* kg m^2 (default inertia / 2: a disc) */
+  double mass;          /* kg */
+  double max_torque;    /* N m (the wheel's effort) */
+  double max_speed;     /* rad/s relative to the body (inf: none): no drive beyond it */
+  double speed;         /* initial relative speed, rad/s */
+
+  /* thruster on 'body' (or at 'marker'): force thrust * level along 'direction' at 'position'
+   * (body frame; a marker gives both: its origin and its +z axis) */
+  char *marker;
+  double direction[3];
+  double thrust;        /* N at full level */
+  int proportional;     /* 0: on/off (level > 0 is full thrust) */
+  double min_on;        /* s: the shortest pulse (minimum impulse bit / thrust); shorter
+                           commanded pulses last this long */
+  double max_on;        /* s: continuous firing is cut after this long (inf: none) */
+  double rise, fall;    /* s: linear ramps of the thrust after opening and closing */
+  double isp;           /* s: specific impulse (0: no mass flow) */
+  char *tank;           /* the tank (tanks:) it draws from, or NULL */
+
+  double misalignment[3]; /* rad: a rotation vector applied to axis/direction (dispersions) */
+} hg_actuator_spec;
+
+/* propellant in a body: a uniform solid sphere of the propellant's mass at 'position' (body
+ * frame) of radius 'radius', added to the body's dry inertia and draining as thrusters fire */
+typedef struct hg_tank_spec {
+  char *name, *body;
+  double propellant;    /* kg at the start */
+  double position[3];   /* m, body frame */
+  double radius;        /* m (0: a point mass) */
+  hg_src src;
+} hg_tank_spec;
+
+typedef enum hg_sensor_type {
+  HG_SENSOR_ENCODER = 0,  /* joint coordinate dof, quantized: 1 number */
+  HG_SENSOR_JOINT_STATE,  /* truth q and v of a joint: nq + nv numbers */
+  HG_SENSOR_GYRO,         /* angular velocity, sensor axes, rad/s: 3 */
+  HG_SENSOR_ACCELEROMETER,/* specific force (acceleration less gravity), sensor axes, m/s^2: 3 */
+  HG_SENSOR_STAR_TRACKER, /* attitude quaternion (w, x, y, z) world <- sensor and valid: 5 */
+  HG_SENSOR_SUN,          /* unit vector to the sun, sensor axes, and valid: 4 */
+  HG_SENSOR_EARTH,        /* unit vector to the planet centre, sensor axes, and valid: 4 */
+  HG_SENSOR_FORCE_TORQUE, /* the wrench the joint (or marker's body) transmits: force then
+                             torque, sensor axes, about the sensor origin: 6 */
+  HG_SENSOR_POSE,         /* truth: position (world) and quaternion world <- sensor: 7 */
+  HG_SENSOR_TWIST         /* truth: angular and linear velocity of the sensor origin, sensor
+                             axes: 6 */
+} hg_sensor_type;
+
+typedef struct hg_sensor_spec {
+  char *name;
+  hg_sensor_type type;
+  hg_src src;
+  double rate;          /* Hz */
+  char *body, *marker;  /* where it sits: a marker (its frame) or a body (its frame) */
+  char *joint;          /* encoder, joint_state, force_torque at a joint */
+  int dof;              /* encoder */
+  /* encoder */
+  double resolution;    /* rad or m per count (0: none) */
+  /* every sensor: white noise (per sample, sensor units) and a constant bias (3) */
+  double noise[3];      /* star tracker: about x, y, z (rad); sun/earth: [angle]; f/t: [force,
+                           torque]; encoder: [q] */
+  double bias[3];
+  /* gyro and accelerometer (IMU): densities and stabilities */
+  double density;       /* white noise density: angle random walk rad/sqrt(s) (gyro), velocity
+                           random walk m/s/sqrt(s) (accelerometer) */
+  double random_walk;   /* bias random walk density (rad/s/sqrt(s), m/s^2/sqrt(s)) */
+  double bias_instability; /* rad/s or m/s^2 (the Allan floor / 0.664) ... */
+  double correlation_time; /* ... of a Gauss-Markov bias with this correlation time, s */
+  double scale_factor[3];  /* relative errors */
+  double misalignment[3];  /* rad: rotation vector of the sensing axes */
+  double range;         /* saturation, sensor units (0: none) */
+  double lsb;           /* quantization step (0: none) */
+  double dropout;       /* star tracker: probability that a sample is invalid */
+  double fov;           /* sun/earth: half-angle of the field of view about +z, rad (0: all) */
+  double sun[3];        /* sun: the direction to the sun, world (unit) */
+} hg_sensor_spec;
+
+/* one entry of a controller's params: n numbers, or a string (n = 0) */
+typedef struct hg_param_spec {
+  char *name;
+  int n;
+  double *value;
+  char *text;
+  hg_src src;
+} hg_param_spec;
+
+typedef enum hg_controller_type {
+  HG_CTL_ATTITUDE_PD = 0, /* quaternion-error PD on a body: inputs attitude then rate sources;
+                             outputs wheels, or one thruster_logic controller (torque demand) */
+  HG_CTL_JOINT_PD,        /* PD on joints tracking profiles: inputs joint measurements; outputs
+                             motors */
+  HG_CTL_THRUSTER_LOGIC,  /* Schmitt triggers mapping a demand to thrusters: input a demand;
+                             outputs thrusters */
+  HG_CTL_LIBRARY,         /* the user's shared library (hinge/control.h) */
+  HG_CTL_EXTERNAL         /* an external process driven line by line (hinge/control.h) */
+} hg_controller_type;
+
+typedef struct hg_controller_spec {
+  char *name;
+  hg_controller_type type;
+  hg_src src;
+  double rate;          /* Hz */
+  int enabled;          /* at the start (default 1) */
+  int ninput;  char **input;   /* sensors or controllers, in the order of the input vector */
+  int noutput; char **output;  /* actuators or controllers (a controller's input) */
+  int nparam;  hg_param_spec *param;
+  int has_profile;      /* joint_pd: the reference (every output joint), from the start */
+  hg_profile_spec profile;
+  char *library, *symbol; /* library: the path (resolved against the scene's folder) and the
+                             step function's name */
+  char *command;        /* external: the shell command */
+  double timeout;       /* external: s per step (default 10) */
+} hg_controller_spec;
+
 /* ---- outputs ---- */
 
 typedef struct hg_pair_spec {
@@ -296,6 +466,11 @@ typedef struct hg_scene {
   int nevent;    hg_event_spec *event;
   int ncapture;  hg_capture_spec *capture;
   int nloop;     hg_loop_spec *loop;
+  int nactuator; hg_actuator_spec *actuator;
+  int ntank;     hg_tank_spec *tank;
+  int nsensor;   hg_sensor_spec *sensor;
+  int ncontroller; hg_controller_spec *controller;
+  uint64_t noise_seed;  /* the sensors' noise streams (default 1; runs and campaigns override) */
 
   hg_integ_options integ;
   double t_start, t_end;
