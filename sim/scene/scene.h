@@ -204,7 +204,7 @@ typedef struct hg_action {
   double target[3];     /* perturb: where it is pulled to, world frame */
   double stiffness, damping; /* perturb: N/m and N s/m */
   char *loop;           /* close_loop, open_loop: the loop's name */
-  char *target;         /* actuate: the actuator; set_gain, controller: the controller */
+  char *device;         /* actuate: the actuator; set_gain, controller: the controller */
   char *param;          /* set_gain: the parameter's name */
   int nvalue;           /* actuate: the command; set_gain: the parameter's numbers */
   double *values;
