@@ -91,6 +91,10 @@ static int isolated(hg_sim *s, char *why, size_t len) {
     if (outside)
       add_reason(why, len, "%s '%s'", force_kind[fv.type], fv.name);
   }
+  /* actuators: thrusters push from outside, motors on a joint to the world react on it (wheels
+   * and motors between bodies are internal) */
+  char act[160];
+  if (hg_sim_control_external(s, act, sizeof act)) add_reason(why, len, "%s", act);
   return why[0] == 0;
 }
 

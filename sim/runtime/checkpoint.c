@@ -104,6 +104,54 @@ static void write_modes(FILE *f, const hg_sim *s) {
   }
 }
 
+/* control in the loop: the actuators' quadratures, what each actuator holds, each sensor's
+ * latest sample and noise state, each controller's schedule, signals, outputs and own state
+ * (through its save, when it has one) */
+static void write_control(FILE *f, const hg_sim *s) {
+  const hg_rt_control *c = &s->ctl;
+  if (!c->any) return;
+  fprintf(f, "actq %d", c->nquad);
+  put_numbers(f, c->quad + 1, c->nquad);
+  fputc('\n', f);
+  for (int k = 0; k < c->nact; k++) {
+    const hg_rt_actuator *a = &c->act[k];
+    const double x[] = {a->cmd[0],     a->cmd[1],      a->demand,       a->drive.v0,
+                        a->drive.t0,   a->drive.target, a->drive.rate,  a->setpoint,
+                        a->integral,   (double)a->k_servo, a->open,     a->locked_out,
+                        a->t_open,     a->t_close,     a->level,        (double)a->firings,
+                        a->on_before,  a->impulse_before};
+    fprintf(f, "act");
+    put_name(f, a->spec->name);
+    put_numbers(f, x, (int)(sizeof x / sizeof x[0]));
+    fputc('\n', f);
+  }
+  for (int k = 0; k < c->nsensor; k++) {
+    const hg_rt_sensor *se = &c->sensor[k];
+    fprintf(f, "sensor");
+    put_name(f, se->spec->name);
+    fprintf(f, " %ld %d %.17g %d", se->k, se->valid, se->t, se->n);
+    put_numbers(f, se->value, se->n);
+    fprintf(f, " %d", HG_SENSOR_STATE);
+    put_numbers(f, se->model_state, HG_SENSOR_STATE);
+    fputc('\n', f);
+  }
+  for (int k = 0; k < c->nctl; k++) {
+    const hg_rt_controller *r = &c->ctl[k];
+    fprintf(f, "ctl");
+    put_name(f, r->spec->name);
+    fprintf(f, " %ld %d %d", r->k, r->enabled, r->nin);
+    put_numbers(f, r->signal, r->nin);
+    fprintf(f, " %d", r->nout);
+    put_numbers(f, r->out, r->nout);
+    double buf[256];
+    int n = hg_ctl_save(r->ctl, buf, 256);
+    if (n < 0 || n > 256) n = 0; /* (a state too big for a checkpoint line: not kept) */
+    fprintf(f, " %d", n);
+    put_numbers(f, buf, n);
+    fputc('\n', f);
+  }
+}
+
 /* the checkpoint into an open stream; 0 or -1 */
 static int ck_fwrite(const hg_sim *s, FILE *f) {
   fprintf(f, "%s %d\nscene", CK_MAGIC, CK_VERSION);
@@ -119,6 +167,7 @@ static int ck_fwrite(const hg_sim *s, FILE *f) {
   fprintf(f, " %.17g\n", s->budget.mt.drift);
   write_history(f, s);
   write_modes(f, s);
+  write_control(f, s);
   fprintf(f, "q %d", s->m->nq);
   put_numbers(f, s->state.q, s->m->nq);
   fprintf(f, "\nv %d", s->m->nv);
@@ -364,6 +413,90 @@ static int ck_pull(hg_sim *s, ck_reader *r) {
   return hg_sim_pull_start(s, &a) ? ck_error(r, "%.300s", s->err) : 0;
 }
 
+/* any number, inf and nan included (control records hold times that never come: inf) */
+static int anynum(ck_reader *r, int k, double *x) {
+  char *end;
+  if (k >= r->nword) return ck_error(r, "%s: too few numbers", r->word[0]);
+  *x = strtod(r->word[k], &end);
+  if (*end || end == r->word[k]) return ck_error(r, "'%s' is not a number", r->word[k]);
+  return 0;
+}
+
+/* "N x1 ... xN" at word *k into x (exactly want numbers unless want < 0: at most max) */
+static int anyvec(ck_reader *r, int *k, double *x, int want, int max, int *n) {
+  long c;
+  if (integer(r, *k, &c)) return -1;
+  if ((want >= 0 && c != want) || c < 0 || c > max || *k + 1 + c > r->nword)
+    return ck_error(r, "%s: a vector's length does not fit the scene", r->word[0]);
+  for (int j = 0; j < c; j++)
+    if (anynum(r, *k + 1 + j, &x[j])) return -1;
+  *k += 1 + (int)c;
+  if (n) *n = (int)c;
+  return 0;
+}
+
+static int find_name(const char *name, int n, const void *base, size_t stride) {
+  for (int k = 0; k < n; k++) {
+    const char *const *nm = (const char *const *)((const char *)base + (size_t)k * stride);
+    if (strcmp(*nm, name) == 0) return k;
+  }
+  return -1;
+}
+
+/* actq N x...; act NAME x(18); sensor NAME k valid t N x... M state...; ctl NAME k enabled N
+ * signal... M out... L saved... */
+static int ck_control(hg_sim *s, ck_reader *r) {
+  hg_rt_control *c = &s->ctl;
+  const char *w = r->word[0];
+  int at = 1;
+  if (strcmp(w, "actq") == 0) return anyvec(r, &at, c->quad + 1, c->nquad, c->nquad, NULL);
+  if (r->nword < 2) return ck_error(r, "%s: expected a name", w);
+  if (strcmp(w, "act") == 0) {
+    int k = c->act ? find_name(r->word[1], c->nact, &c->act[0].spec, sizeof *c->act) : -1;
+    double x[18];
+    if (k < 0) return ck_error(r, "unknown actuator '%s'", r->word[1]);
+    if (r->nword != 20) return ck_error(r, "%s", "act: expected NAME and 18 numbers");
+    for (int j = 0; j < 18; j++)
+      if (anynum(r, 2 + j, &x[j])) return -1;
+    hg_rt_actuator *a = &c->act[k];
+    a->cmd[0] = x[0], a->cmd[1] = x[1], a->demand = x[2];
+    a->drive = (hg_ramp){x[3], x[4], x[5], x[6]};
+    a->setpoint = x[7], a->integral = x[8], a->k_servo = (long)x[9];
+    a->open = x[10] != 0, a->locked_out = x[11] != 0, a->t_open = x[12], a->t_close = x[13];
+    a->level = x[14], a->firings = (long)x[15], a->on_before = x[16], a->impulse_before = x[17];
+    return 0;
+  }
+  if (strcmp(w, "sensor") == 0) {
+    int k = c->sensor ? find_name(r->word[1], c->nsensor, &c->sensor[0].spec, sizeof *c->sensor)
+                      : -1;
+    long n, valid;
+    if (k < 0) return ck_error(r, "unknown sensor '%s'", r->word[1]);
+    hg_rt_sensor *se = &c->sensor[k];
+    at = 5;
+    if (integer(r, 2, &n) || integer(r, 3, &valid) || anynum(r, 4, &se->t) ||
+        anyvec(r, &at, se->value, se->n, se->n, NULL) ||
+        anyvec(r, &at, se->model_state, HG_SENSOR_STATE, HG_SENSOR_STATE, NULL))
+      return -1;
+    se->k = n, se->valid = (int)valid;
+    return 0;
+  }
+  int k = c->ctl ? find_name(r->word[1], c->nctl, &c->ctl[0].spec, sizeof *c->ctl) : -1;
+  long n, on;
+  if (k < 0) return ck_error(r, "unknown controller '%s'", r->word[1]);
+  hg_rt_controller *q = &c->ctl[k];
+  double saved[256];
+  int nsaved;
+  char err[256] = "";
+  at = 4;
+  if (integer(r, 2, &n) || integer(r, 3, &on) || anyvec(r, &at, q->signal, q->nin, q->nin, NULL) ||
+      anyvec(r, &at, q->out, q->nout, q->nout, NULL) || anyvec(r, &at, saved, -1, 256, &nsaved))
+    return -1;
+  q->k = n, q->enabled = on != 0;
+  if (nsaved && hg_ctl_load(q->ctl, saved, nsaved, err, sizeof err))
+    return ck_error(r, "controller's state: %s", err);
+  return 0;
+}
+
 static int ck_state(hg_sim *s, ck_reader *r, int is_q) {
   int n = is_q ? s->m->nq : s->m->nv, got;
   if (vector(r, 1, is_q ? s->state.q : s->state.v, n, &got) || got != n)
@@ -397,6 +530,9 @@ static int ck_record(hg_sim *s, ck_reader *r) {
   if (strcmp(w, "mode") == 0) return ck_mode(s, r);
   if (strcmp(w, "pull") == 0) return ck_pull(s, r);
   if (strcmp(w, "loop") == 0 || strcmp(w, "dockloop") == 0) return ck_loop(s, r, w[0] == 'd');
+  if (strcmp(w, "actq") == 0 || strcmp(w, "act") == 0 || strcmp(w, "sensor") == 0 ||
+      strcmp(w, "ctl") == 0)
+    return ck_control(s, r);
   if (strcmp(w, "q") == 0 || strcmp(w, "v") == 0) {
     *(w[0] == 'q' ? &r->got_q : &r->got_v) = 1;
     return ck_state(s, r, w[0] == 'q');

@@ -473,6 +473,19 @@ static int act_stop(hg_sim *s, fire_ctx *c, int k) {
   return apply_mode(s, c, i, &locked_spec, HG_RECIPE_STOP, -1, -1);
 }
 
+/* actuate, set_gain, controller (sampling.c): commands and gains change what the actuators
+ * apply from now on, never the state; a refused one is logged so */
+static int act_control(hg_sim *s, fire_ctx *c, const hg_action *act) {
+  char buf[400];
+  int rc = hg_sim_control_action(s, act, buf, sizeof buf);
+  if (rc == 1) {
+    s->tl.nrefused++;
+    return detail(c, "REFUSED %s", buf), 0;
+  }
+  if (rc) return rc;
+  return detail(c, "%s", buf), 0;
+}
+
 static int apply_action(hg_sim *s, fire_ctx *c, int a) {
   const hg_action *act = &c->action[a];
   if (act->type != HG_ACTION_SET_MODE) {
@@ -494,6 +507,9 @@ static int apply_action(hg_sim *s, fire_ctx *c, int a) {
   case HG_ACTION_RELEASE: return act_release(s, c);
   case HG_ACTION_CLOSE_LOOP: return act_loop(s, c, act, 1);
   case HG_ACTION_OPEN_LOOP: return act_loop(s, c, act, 0);
+  case HG_ACTION_ACTUATE:
+  case HG_ACTION_SET_GAIN:
+  case HG_ACTION_CONTROLLER: return act_control(s, c, act);
   }
   return 0;
 }

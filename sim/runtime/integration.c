@@ -40,7 +40,7 @@ int hg_sim_new_integrator(hg_sim *s) {
   s->rhs.sys.roots = s->rhs.sys.nroot ? hg_sim_roots : NULL;
   s->rhs.sys.root_dir = s->tl.root_dir;
   s->rhs.sys.user = s;
-  s->rhs.sys.nquad = 1;
+  s->rhs.sys.nquad = 1 + s->ctl.nquad; /* W, then the actuators' (sim_control.h) */
   s->rhs.sys.quad = hg_sim_quad;
   /* a run with loops keeps its state on their manifold (a run without has no projection, and
    * integrates as it always did) */
@@ -50,7 +50,8 @@ int hg_sim_new_integrator(hg_sim *s) {
   s->rhs.I = hg_integrator_new(&s->rhs.sys, &s->integ, s->state.t, s->state.q, s->state.v, &err);
   if (!s->rhs.I)
     return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->state.t, err.msg), -1;
-  hg_integrator_set_quad(s->rhs.I, &s->state.quad);
+  s->ctl.quad[0] = s->state.quad; /* (ctl.quad: W, then the actuators') */
+  hg_integrator_set_quad(s->rhs.I, s->ctl.quad);
   return 0;
 }
 
@@ -93,7 +94,8 @@ void hg_sim_pull_state(hg_sim *s) {
   s->state.t = hg_integrator_t(s->rhs.I);
   memcpy(s->state.q, hg_integrator_q(s->rhs.I), (size_t)s->m->nq * sizeof(double));
   memcpy(s->state.v, hg_integrator_v(s->rhs.I), (size_t)s->m->nv * sizeof(double));
-  s->state.quad = hg_integrator_quad(s->rhs.I)[0];
+  memcpy(s->ctl.quad, hg_integrator_quad(s->rhs.I), (size_t)(1 + s->ctl.nquad) * sizeof(double));
+  s->state.quad = s->ctl.quad[0];
   hg_profiles_apply(s->m, s->d, s->state.prof, s->state.t, s->state.q, s->state.v, NULL);
   if (s->m->nmimic) hg_mimic_follow(s->m, s->d, s->state.q, s->state.v, NULL);
 }

@@ -25,6 +25,14 @@ int hg_sim_notify_row(hg_sim *s) {
   return rc;
 }
 
+int hg_sim_notify_sample(hg_sim *s) {
+  int rc = 0;
+  for (int k = 0; k < s->views.nobs && !rc; k++)
+    if (s->views.obs[k].sample)
+      rc = observer_failed(s, s->views.obs[k].sample(s->views.obs[k].user, s));
+  return rc;
+}
+
 int hg_sim_notify_event(hg_sim *s, const hg_sim_event *ev) {
   int rc = 0;
   for (int k = 0; k < s->views.nobs && !rc; k++)

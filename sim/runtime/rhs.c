@@ -16,7 +16,8 @@ static int sim_eval(hg_sim *s, double t, const double *q, const double *v, doubl
   hg_rt_rhs *w = &s->rhs;
   int loops = hg_sim_loops_solve(s) > 0;
   int local = !kin && !loops && m->local && !m->nmimic && !hg_forces_need_kinematics(s->forces) &&
-              !(s->pull.forces && hg_forces_need_kinematics(s->pull.forces));
+              !(s->pull.forces && hg_forces_need_kinematics(s->pull.forces)) &&
+              !s->ctl.need_kinematics;
   size_t nq = (size_t)m->nq, nv = (size_t)m->nv;
   /* the prescribed part of the state and its accelerations from the profiles */
   memcpy(w->qs, q, nq * sizeof(double));
@@ -25,6 +26,8 @@ static int sim_eval(hg_sim *s, double t, const double *q, const double *v, doubl
   if (hg_profiles_apply(m, d, s->state.prof, t, w->qs, w->vs, w->qdd)) return -1;
   /* followers move with leaders */
   if (m->nmimic) hg_mimic_follow(m, d, w->qs, w->vs, w->qdd);
+  /* the tanks' propellant at t, in their bodies' inertias before the walk reads them */
+  if (s->ctl.ntank) hg_sim_control_tanks(s, t);
   /* force elements on the kinematics of that state */
   if (!local) hg_kinematics(m, d, w->qs, w->vs);
   memset(w->fext, 0, 6 * (size_t)m->nbody * sizeof(double));
@@ -33,6 +36,9 @@ static int sim_eval(hg_sim *s, double t, const double *q, const double *v, doubl
   int wrenches = hg_forces_apply_power(s->forces, m, d, t, w->qs, w->vs, w->fext, w->tau, &p);
   if (s->pull.forces)
     wrenches |= hg_forces_apply_power(s->pull.forces, m, d, t, w->qs, w->vs, w->fext, w->tau, &pp);
+  /* the actuators: joint forces beside the elements', thrust among the body wrenches */
+  if (s->ctl.nact || s->ctl.ntank) pp += hg_sim_control_apply(s, t, w->qs, w->vs, w->tau, w->fext,
+                                                             &wrenches);
   memcpy(w->tau_el, w->tau, nv * sizeof(double));
   p += pp;
   /* hybrid dynamics on the same kinematics (one tree walk per evaluation): tau at prescribed
@@ -76,19 +82,26 @@ int hg_sim_accel(void *user, double t, const double *q, const double *v, double 
   s->rhs.cache_ok = 1;
   s->rhs.cache_t = t;
   s->rhs.cache_power = p;
+  if (s->ctl.nquad)
+    memcpy(s->ctl.cache_rate, s->ctl.rate, (size_t)s->ctl.nquad * sizeof(double));
   memcpy(s->rhs.cache_q, q, (size_t)s->m->nq * sizeof(double));
   memcpy(s->rhs.cache_v, v, (size_t)s->m->nv * sizeof(double));
   return 0;
 }
 
-/* Wdot = power of the non-conservative forces and prescribed joints */
+/* Wdot = power of the non-conservative forces, prescribed joints and actuators, then each
+ * actuator's work, friction loss and saturated time (sim_control.h) */
 int hg_sim_quad(void *user, double t, const double *q, const double *v, double *wdot) {
   hg_sim *s = user;
+  size_t nc = (size_t)s->ctl.nquad;
   if (s->rhs.cache_ok && s->rhs.cache_t == t &&
       memcmp(s->rhs.cache_q, q, (size_t)s->m->nq * sizeof(double)) == 0 &&
       memcmp(s->rhs.cache_v, v, (size_t)s->m->nv * sizeof(double)) == 0) {
     *wdot = s->rhs.cache_power;
+    if (nc) memcpy(wdot + 1, s->ctl.cache_rate, nc * sizeof(double));
     return 0;
   }
-  return hg_sim_rhs(s, t, q, v, wdot);
+  int rc = hg_sim_rhs(s, t, q, v, wdot);
+  if (nc) memcpy(wdot + 1, s->ctl.rate, nc * sizeof(double));
+  return rc;
 }

@@ -53,11 +53,12 @@ static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
 /* model, state, modes, integrator and outputs */
 static int sim_build(hg_sim *s, hg_error *err) {
   s->builder = hg_builder_copy(s->scene->builder, err);
-  if (s->builder && hg_sim_loops_init(s, err)) return -1;
+  if (s->builder && (hg_sim_loops_init(s, err) || hg_sim_control_new(s, err))) return -1;
   hg_model *m = s->builder ? hg_builder_compile(s->builder, err) : NULL;
   if (!m || hg_sim_install_model(s, m, err)) return -1;
   s->state.t = s->t_start;
-  if (hg_sim_initial_state(s, err) || hg_sim_loops_start(s, err)) return -1;
+  if (hg_sim_initial_state(s, err) || hg_sim_loops_start(s, err) || hg_sim_control_open(s, err))
+    return -1;
   hg_sim_budget_start(s);
   /* the work quadrature is held to rtol of the initial energy scale (fixed for the whole run,
    * so that restarts and resumed runs integrate alike) */
@@ -92,6 +93,8 @@ void hg_sim_free(hg_sim *s) {
   hg_sim_pull_release(s);
   hg_sim_free_model(s);
   hg_sim_loops_free(s);
+  hg_sim_control_close(s);
+  hg_sim_control_free(s);
   hg_builder_free(s->builder);
   hg_sim_free_timeline(s);
   hg_ck_free(s);
@@ -124,6 +127,7 @@ static int ck_exists(const hg_sim *s, long k) {
 /* the next time the integration must stop at: an output, a time event, a checkpoint, the end */
 static double next_stop(const hg_sim *s, double tend) {
   double t = fmin(tend, hg_sim_next_time_event(s));
+  if (s->ctl.any) t = fmin(t, hg_sim_control_next_time(s));
   if (row_exists(s, s->tl.k_out)) t = fmin(t, hg_sim_out_time(s, s->tl.k_out));
   if (ck_exists(s, s->tl.k_ck)) t = fmin(t, hg_sim_ck_time(s, s->tl.k_ck));
   return t;
@@ -334,6 +338,10 @@ static int present(hg_sim *s) {
   int rc = fire_due(s);
   if (!rc && s->tl.restart) rc = settle_stops(s); /* what the events changed at once */
   if (!rc && s->tl.held) return 0; /* the caller's stop: the rest waits (step_to) */
+  /* control in the loop: sensors sample the state the events left, controllers then command */
+  int sampled = 0;
+  if (!rc && s->ctl.any) rc = hg_sim_control_due(s, &sampled);
+  if (!rc && sampled) rc = hg_sim_notify_sample(s);
   if (!rc && s->tl.restart) rc = hg_sim_restart(s) ? s->failed : 0;
   if (!rc && row_exists(s, s->tl.k_out) && hg_sim_out_time(s, s->tl.k_out) <= s->state.t) {
     track_invariants(s);

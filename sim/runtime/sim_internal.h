@@ -13,6 +13,7 @@
  *   checkpoint.h  ck: the last good state (checkpoints themselves are files)
  *   pull.h        pull: the perturbation spring
  *   sim_loops.h   loops: the closed loops, which are closed, and their compiled constraints
+ *   sim_control.h ctl: actuators, tanks, sensors and controllers (control in the loop)
  *   sim_model.h   the model and what is compiled against it (the fields m to model_version)
  * sim.c orchestrates: it alone fires events, settles end stops, tells the observers and keeps the
  * last good state; a file calls only files below it (never sim.c, never one that calls it back):
@@ -22,7 +23,8 @@
  *   integration.c sim_model.c  (the integrator; installing a model)
  *   sim_init.c triggers.c      (the initial state; the root functions)
  *   observe.c preview.c pull.c sim_modes.c stops.c timeline.c
- *   budget.c failure.c frames.c rhs.c sim_loops.c topology.c */
+ *   sampling.c                 (sensors, servos and controllers at their instants)
+ *   budget.c failure.c frames.c rhs.c sim_loops.c topology.c actuation.c */
 #ifndef HINGE_SIM_INTERNAL_H
 #define HINGE_SIM_INTERNAL_H
 
@@ -31,6 +33,7 @@
 #include "collision.h"
 #include "integrator.h"
 #include "mimic.h"
+#include "sim_control.h"
 #include "sim_loops.h"
 #include "sim_model.h"
 #include "pull.h"
@@ -64,6 +67,7 @@ struct hg_sim {
   hg_rt_checkpoint ck;
   hg_rt_pull pull;
   hg_rt_loops loops;
+  hg_rt_control ctl;
 
   int failed;             /* the status of a failure (0: none) */
   char err[512];          /* the first failure (as long as hg_error.msg) */

@@ -103,6 +103,7 @@ int hg_sim_install_model(hg_sim *s, hg_model *m, hg_error *err) {
   if (sim_alloc_work(s, m) || hg_sim_stops_install(s))
     return hg_error_set(err, "out of memory"), -1;
   if (hg_sim_loops_compile(s, err)) return -1;
+  hg_sim_control_compile(s);
   hg_sim_resolve_triggers(s);
   return 0;
 }

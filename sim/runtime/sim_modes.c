@@ -31,21 +31,26 @@ static hg_profile *spline_from(const hg_joint *j, double t0, const hg_profile_sp
   return p;
 }
 
-/* the profile a spec describes, from (t0, q0); without one the joint keeps velocity v0 */
-static hg_profile *make_profile(const hg_joint *j, const hg_mode_spec *ms, const hg_recipe *r,
-                                const char **why) {
-  const hg_profile_spec *ps = ms ? &ms->profile : NULL;
-  if (!ms || !ms->has_profile) return hg_profile_velocity(j, r->t0, r->q0, r->v0, why);
+hg_profile *hg_sim_profile_new(const hg_joint *j, const hg_profile_spec *ps, double t0,
+                               const double *q0, const double *v0, const char **why) {
+  if (!ps) return hg_profile_velocity(j, t0, q0, v0, why);
   switch (ps->kind) {
-  case HG_PROFILE_HOLD: return hg_profile_hold(j, r->t0, r->q0, why);
-  case HG_PROFILE_VELOCITY: return hg_profile_velocity(j, r->t0, r->q0, ps->velocity, why);
-  case HG_PROFILE_MOVE: return hg_profile_move(j, r->t0, r->q0, ps->target, ps->duration, why);
+  case HG_PROFILE_HOLD: return hg_profile_hold(j, t0, q0, why);
+  case HG_PROFILE_VELOCITY: return hg_profile_velocity(j, t0, q0, ps->velocity, why);
+  case HG_PROFILE_MOVE: return hg_profile_move(j, t0, q0, ps->target, ps->duration, why);
   case HG_PROFILE_SINUSOID:
-    return hg_profile_sinusoid(j, r->t0, r->q0, ps->amplitude, ps->omega, ps->phase, why);
-  case HG_PROFILE_SPLINE: return spline_from(j, r->t0, ps, why);
+    return hg_profile_sinusoid(j, t0, q0, ps->amplitude, ps->omega, ps->phase, why);
+  case HG_PROFILE_SPLINE: return spline_from(j, t0, ps, why);
   }
   *why = "unknown profile kind";
   return NULL;
+}
+
+/* the profile a mode spec describes, from (t0, q0); without one the joint keeps velocity v0 */
+static hg_profile *make_profile(const hg_joint *j, const hg_mode_spec *ms, const hg_recipe *r,
+                                const char **why) {
+  return hg_sim_profile_new(j, ms && ms->has_profile ? &ms->profile : NULL, r->t0, r->q0, r->v0,
+                            why);
 }
 
 int hg_sim_build_profile(hg_sim *s, int i) {

@@ -48,6 +48,11 @@ typedef struct hg_rt_state {
 } hg_rt_state;
 
 /* ---- sim_modes.c: joint modes and profiles ---- */
+/* the profile ps describes for joint j from (t0, q0); ps NULL: the joint keeps velocity v0. NULL
+ * with *why when it cannot be made (the one way a profile spec becomes a profile: modes, servos'
+ * setpoints, joint_pd references) */
+hg_profile *hg_sim_profile_new(const hg_joint *j, const hg_profile_spec *ps, double t0,
+                               const double *q0, const double *v0, const char **why);
 /* (re)builds joint i's profile from its recipe; 0 or -1 with s->err */
 int hg_sim_build_profile(hg_sim *s, int i);
 /* sets joint i's mode from a spec starting now; recipe source src/idx/act; 0 or -1 */

@@ -262,3 +262,83 @@ void hg_sim_loops_row(hg_sim *s) {
   int rows, rank = hg_loops_rank(l->L, &rows);
   if (rows - rank > l->redundant) l->redundant = rows - rank;
 }
+
+/* ---- control in the loop ---- */
+
+int hg_sim_nactuator(const hg_sim *s) { return s->ctl.nact; }
+
+void hg_sim_actuator(hg_sim *s, int k, hg_sim_actuator_view *av) {
+  const hg_rt_actuator *a = &s->ctl.act[k];
+  const hg_actuator_spec *sp = a->spec;
+  double t = s->state.t;
+  memset(av, 0, sizeof *av);
+  av->name = sp->name;
+  av->type = sp->type;
+  av->present = a->present;
+  av->body = a->present ? a->body : -1;
+  av->joint = a->present ? a->jbody : -1;
+  av->ncommand = sp->type == HG_ACT_THRUSTER ? 2 : 1;
+  memcpy(av->command, a->cmd, sizeof av->command);
+  av->propellant = NAN;
+  const double *q = s->ctl.quad + 1 + 3 * k;
+  av->work = q[0], av->loss = q[1], av->saturated_time = q[2];
+  if (sp->type == HG_ACT_THRUSTER) {
+    av->firings = a->firings;
+    av->on_time = a->on_before + (a->open ? t - a->t_open : 0);
+    av->impulse = a->impulse_before + hg_ramp_integral(&a->drive, t);
+    if (a->tank >= 0) av->propellant = hg_sim_control_propellant(s, a->tank, t);
+  }
+  if (!a->present) return;
+  view_state(s);
+  av->output = hg_sim_control_output(s, k, t, s->state.v);
+  av->saturated = a->saturated;
+  if (sp->type == HG_ACT_THRUSTER) {
+    const hg_se3 *T = &s->d->T_world[a->body];
+    hg_m3_mulv(T->R, a->p, av->point);
+    for (int e = 0; e < 3; e++) av->point[e] += T->p[e];
+    hg_m3_mulv(T->R, a->u, av->dir);
+    av->level = sp->thrust > 0 ? av->output / sp->thrust : 0;
+    return;
+  }
+  av->speed = s->state.v[a->va];
+  if (sp->type == HG_ACT_WHEEL) {
+    /* its centre and axis in the world, and its axial momentum J (w_bus . a + Omega) */
+    const hg_se3 *T = &s->d->T_world[a->jbody], *Tb = &s->d->T_world[a->body];
+    memcpy(av->point, T->p, sizeof av->point);
+    hg_m3_mulv(Tb->R, sp->axis, av->dir);
+    double V[6];
+    hg_body_twist(s->m, s->d, a->body, V);
+    av->momentum = sp->inertia * (hg_v3_dot(V, sp->axis) / hg_v3_norm(sp->axis) + av->speed);
+  }
+}
+
+int hg_sim_nsensor(const hg_sim *s) { return s->ctl.nsensor; }
+
+void hg_sim_sensor(hg_sim *s, int k, hg_sim_sensor_view *sv) {
+  const hg_rt_sensor *se = &s->ctl.sensor[k];
+  memset(sv, 0, sizeof *sv);
+  sv->name = se->spec->name;
+  sv->type = se->spec->type;
+  sv->n = se->n;
+  sv->value = se->value;
+  sv->channel = se->channel;
+  sv->valid = se->valid;
+  sv->t = se->t;
+  sv->samples = se->k;
+}
+
+int hg_sim_ncontroller(const hg_sim *s) { return s->ctl.nctl; }
+
+void hg_sim_controller(hg_sim *s, int k, hg_sim_controller_view *cv) {
+  const hg_rt_controller *r = &s->ctl.ctl[k];
+  static const char *const att[] = {"pointing_error", "rate_x", "rate_y", "rate_z",
+                                    "torque_x", "torque_y", "torque_z"};
+  memset(cv, 0, sizeof *cv);
+  cv->name = r->spec->name;
+  cv->type = r->spec->type;
+  cv->enabled = r->enabled;
+  hg_ctl_stats(r->ctl, &cv->steps, &cv->wall_total, &cv->wall_max);
+  cv->ntelemetry = r->ntelemetry;
+  cv->telemetry_name = att;
+  cv->telemetry = r->telemetry;
+}

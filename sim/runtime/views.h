@@ -37,6 +37,8 @@ typedef struct hg_rt_views {
 /* each observer's row, event, progress, finish; 0 or the status */
 int hg_sim_notify_row(hg_sim *s);
 int hg_sim_notify_event(hg_sim *s, const hg_sim_event *ev);
+/* the observers' sample callback (an instant of control in the loop) */
+int hg_sim_notify_sample(hg_sim *s);
 void hg_sim_notify_progress(hg_sim *s, int final);
 int hg_sim_notify_finish(hg_sim *s);
 void hg_sim_release_observers(hg_sim *s);

@@ -1,0 +1,760 @@
+/* sampling.c: control in the loop at its instants (sim_control.h): the sensors sample the state
+ * (its truth through their models), the servos run their loops, the controllers step, and the
+ * commands they write are held until their next step. Each sensor, servo and controller samples
+ * at t_start + k / rate exactly, k = 0, 1, ...; the integrator stops at each such time. At one
+ * instant the order is: the actuators' breakpoints, the sensors, the servos, the controllers in
+ * the scene's order (a controller sees what one before it wrote at the same instant). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "builtin.h"
+#include "controller_lib.h"
+#include "controller_proc.h"
+#include "sensor_models.h"
+#include "sim_internal.h"
+
+/* the time of sample k at rate r */
+static double sample_time(const hg_sim *s, long k, double rate) {
+  return s->t_start + (double)k / rate;
+}
+
+/* ---- sensors: the truth ---- */
+
+/* the numbers a sensor of this type gives */
+static int sensor_size(const hg_sim *s, const hg_sensor_spec *sp) {
+  switch (sp->type) {
+  case HG_SENSOR_ENCODER: return 1;
+  case HG_SENSOR_JOINT_STATE: {
+    int i = hg_model_joint(s->m, sp->joint);
+    return i > 0 ? s->m->jnt_nq[i] + s->m->jnt_nv[i] : 2;
+  }
+  case HG_SENSOR_GYRO:
+  case HG_SENSOR_ACCELEROMETER: return 3;
+  case HG_SENSOR_STAR_TRACKER: return 5;
+  case HG_SENSOR_SUN:
+  case HG_SENSOR_EARTH: return 4;
+  case HG_SENSOR_FORCE_TORQUE:
+  case HG_SENSOR_TWIST: return 6;
+  case HG_SENSOR_POSE: return 7;
+  }
+  return 0;
+}
+
+/* where sensor sp sits in the current model: its body and its frame in that body (a marker's, or
+ * the body's own; a joint's sensors sit on the joint's child body); -1 when absent */
+static int sensor_frame(const hg_sim *s, const hg_sensor_spec *sp, hg_se3 *M) {
+  int b = -1;
+  *M = (hg_se3){{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+  if (sp->marker) return hg_sim_resolve_marker(s, sp->marker, &b, M) ? -1 : b;
+  if (sp->body) return (b = hg_model_body(s->m, sp->body)) >= 1 ? b : -1;
+  if (sp->joint) return (b = hg_model_joint(s->m, sp->joint)) >= 1 ? b : -1;
+  return -1;
+}
+
+/* the specific force at point p of body b (body frame): the classical acceleration of the point
+ * less gravity, a_p - g = (a + w x v) + wdot x p + w x (w x p) from the body's spatial
+ * acceleration (wdot, a) in its own frame, which carries the uniform gravity as the base's
+ * acceleration -g (dynamics.h), less the central gravity field at the point */
+static void specific_force(hg_sim *s, int b, const double p[3], double out[3]) {
+  double A[6], V[6], t1[3], t2[3];
+  hg_body_acceleration(s->m, s->d, b, A);
+  hg_body_twist(s->m, s->d, b, V);
+  hg_v3_cross(V, V + 3, t1); /* w x v */
+  for (int a = 0; a < 3; a++) out[a] = A[3 + a] + t1[a];
+  hg_v3_cross(A, p, t1); /* wdot x p */
+  hg_v3_cross(V, p, t2);
+  double t3[3];
+  hg_v3_cross(V, t2, t3); /* w x (w x p) */
+  for (int a = 0; a < 3; a++) out[a] += t1[a] + t3[a];
+  /* the central gravity fields at the point: g = -mu r / |r|^3 (world), into the body frame */
+  const hg_se3 *T = &s->d->T_world[b];
+  double x[3];
+  hg_m3_mulv(T->R, p, x);
+  for (int a = 0; a < 3; a++) x[a] += T->p[a];
+  for (int e = 0; e < s->scene->nforce; e++) {
+    const hg_force_spec *f = &s->scene->force[e];
+    int k = f->type == HG_FORCE_CENTRAL_GRAVITY ? hg_forces_find(s->forces, f->name) : -1;
+    if (k < 0 || !hg_forces_enabled(s->forces, k)) continue;
+    double r[3] = {x[0] - f->centre[0], x[1] - f->centre[1], x[2] - f->centre[2]};
+    double n = hg_v3_norm(r), gw[3], gb[3];
+    for (int a = 0; a < 3; a++) gw[a] = -f->mu * r[a] / (n * n * n);
+    hg_m3_mulTv(T->R, gw, gb);
+    for (int a = 0; a < 3; a++) out[a] -= gb[a];
+  }
+}
+
+/* the direction from world point x to the planet: the first enabled central gravity's centre,
+ * else the world origin */
+static void planet_centre(const hg_sim *s, double c[3]) {
+  c[0] = c[1] = c[2] = 0;
+  for (int e = 0; e < s->scene->nforce; e++) {
+    const hg_force_spec *f = &s->scene->force[e];
+    int k = f->type == HG_FORCE_CENTRAL_GRAVITY ? hg_forces_find(s->forces, f->name) : -1;
+    if (k >= 0 && hg_forces_enabled(s->forces, k)) {
+      memcpy(c, f->centre, 3 * sizeof(double));
+      return;
+    }
+  }
+}
+
+/* the truth sensor k measures now (kinematics, accelerations and joint wrenches of the present
+ * state in s->d); 0, or -1 when its body or joint is absent */
+static int sensor_truth(hg_sim *s, int k, double *truth) {
+  const hg_sensor_spec *sp = s->ctl.sensor[k].spec;
+  const hg_model *m = s->m;
+  hg_se3 M, Tb, Ts;
+  int b = sensor_frame(s, sp, &M);
+  if (b < 1) return -1;
+  Tb = s->d->T_world[b];
+  hg_se3_mul(&Tb, &M, &Ts); /* the sensor frame in the world */
+  double V[6], w[3], v[3];
+  hg_body_twist(m, s->d, b, V);
+  switch (sp->type) {
+  case HG_SENSOR_ENCODER:
+    truth[0] = s->state.q[m->q_adr[b] + sp->dof];
+    return 0;
+  case HG_SENSOR_JOINT_STATE:
+    memcpy(truth, s->state.q + m->q_adr[b], (size_t)m->jnt_nq[b] * sizeof(double));
+    memcpy(truth + m->jnt_nq[b], s->state.v + m->v_adr[b], (size_t)m->jnt_nv[b] * sizeof(double));
+    return 0;
+  case HG_SENSOR_GYRO:
+    hg_m3_mulTv(M.R, V, truth); /* w in the sensor axes */
+    return 0;
+  case HG_SENSOR_ACCELEROMETER: {
+    double f[3];
+    specific_force(s, b, M.p, f);
+    hg_m3_mulTv(M.R, f, truth);
+    return 0;
+  }
+  case HG_SENSOR_STAR_TRACKER:
+    hg_R_to_quat(Ts.R, truth);
+    truth[4] = 1;
+    return 0;
+  case HG_SENSOR_SUN:
+  case HG_SENSOR_EARTH: {
+    double dir[3];
+    if (sp->type == HG_SENSOR_SUN) {
+      memcpy(dir, sp->sun, sizeof dir);
+    } else {
+      planet_centre(s, dir);
+      for (int a = 0; a < 3; a++) dir[a] -= Ts.p[a];
+    }
+    double n = hg_v3_norm(dir);
+    for (int a = 0; a < 3; a++) dir[a] /= n > 0 ? n : 1;
+    hg_m3_mulTv(Ts.R, dir, truth);
+    truth[3] = 1;
+    return 0;
+  }
+  case HG_SENSOR_FORCE_TORQUE: {
+    /* the wrench the body's joint transmits (moment about the body origin, force; body frame),
+     * moved to the sensor origin (n_s = n_o - p x f) and into its axes: force, then torque */
+    double F[6], n[3], pxf[3];
+    hg_joint_wrench(m, s->d, b, F);
+    hg_v3_cross(M.p, F + 3, pxf);
+    for (int a = 0; a < 3; a++) n[a] = F[a] - pxf[a];
+    hg_m3_mulTv(M.R, F + 3, truth);
+    hg_m3_mulTv(M.R, n, truth + 3);
+    return 0;
+  }
+  case HG_SENSOR_POSE:
+    memcpy(truth, Ts.p, 3 * sizeof(double));
+    hg_R_to_quat(Ts.R, truth + 3);
+    return 0;
+  case HG_SENSOR_TWIST:
+    /* (w, v of the sensor origin = v_o + w x p) in the sensor axes */
+    hg_v3_cross(V, M.p, v);
+    for (int a = 0; a < 3; a++) v[a] += V[3 + a];
+    memcpy(w, V, sizeof w);
+    hg_m3_mulTv(M.R, w, truth);
+    hg_m3_mulTv(M.R, v, truth + 3);
+    return 0;
+  }
+  return -1;
+}
+
+/* ---- sensors: the measurement ---- */
+
+/* sensor k samples now: its truth through its model into value (valid unless it dropped out) */
+static int sensor_sample(hg_sim *s, int k) {
+  hg_rt_sensor *se = &s->ctl.sensor[k];
+  double truth[16];
+  long n = se->k++;
+  if (sensor_truth(s, k, truth)) return 0; /* (absent: it keeps its last sample) */
+  se->valid = hg_sensor_measure(se->spec, s->ctl.seed, (uint32_t)k, n, 1 / se->spec->rate,
+                                truth, se->model_state, se->value);
+  se->t = s->state.t;
+  return 1;
+}
+
+/* ---- servos ---- */
+
+/* servo k's loop at its sample: a PD(+I) on the joint's position (or rate) towards its setpoint
+ * (its profile's, when it has one), the integral held while the drive saturates in the direction
+ * it would grow (conditional integration); 1 when the drive changed */
+static int servo_step(hg_sim *s, int k) {
+  hg_rt_actuator *a = &s->ctl.act[k];
+  const hg_actuator_spec *sp = a->spec;
+  a->k_servo++;
+  if (!a->present) return 0;
+  const hg_model *m = s->m;
+  double q = s->state.q[m->q_adr[a->jbody] + sp->dof], v = s->state.v[a->va];
+  double qr = a->setpoint, vr = 0, dt = 1 / sp->rate;
+  if (s->ctl.servo_prof && s->ctl.servo_prof[k]) {
+    double qp[HG_JOINT_MAXNQ], vp[HG_JOINT_MAXNV];
+    hg_profile_eval(s->ctl.servo_prof[k], s->state.t, qp, vp, NULL);
+    qr = qp[0], vr = vp[0];
+  }
+  /* position loop: u = kp (q_r - q) + kd (v_r - v) + I; velocity loop: u = kp (v_r - v) + I,
+   * with I += ki e dt */
+  double e = sp->velocity_loop ? (sp->has_profile ? vr : qr) - v : qr - q;
+  double pd = sp->velocity_loop ? sp->kp * e : sp->kp * e + sp->kd * (vr - v);
+  double I = a->integral + sp->ki * e * dt;
+  double lim = isfinite(sp->i_limit) ? sp->i_limit : INFINITY;
+  I = fmax(-lim, fmin(lim, I));
+  double u = pd + I;
+  if (!(fabs(u) > sp->effort && u * e > 0)) a->integral = I; /* (anti-windup) */
+  u = pd + a->integral;
+  return hg_sim_control_drive(s, k, u);
+}
+
+/* ---- controllers ---- */
+
+/* the index of name among sensors (>= 0), controllers (-1 - index) or actuators (>= 0, with
+ * *is_act); -2^30 when none */
+static int port_target(const hg_sim *s, const char *name, int *is_act) {
+  const hg_scene *sc = s->scene;
+  *is_act = 0;
+  for (int k = 0; k < sc->nsensor; k++)
+    if (strcmp(sc->sensor[k].name, name) == 0) return k;
+  for (int k = 0; k < sc->ncontroller; k++)
+    if (strcmp(sc->controller[k].name, name) == 0) return -1 - k;
+  for (int k = 0; k < sc->nactuator; k++)
+    if (strcmp(sc->actuator[k].name, name) == 0) return *is_act = 1, k;
+  return -(1 << 30);
+}
+
+/* a controller-to-controller signal: a torque demand (N m, body axes) */
+#define HG_SIGNAL_SIZE 3
+
+/* the offset in consumer j's input vector of the port that names controller c */
+static int signal_offset(const hg_sim *s, int j, int c) {
+  const hg_rt_controller *r = &s->ctl.ctl[j];
+  for (int p = 0; p < r->spec->ninput; p++)
+    if (r->in_src[p] == -1 - c) return r->in_off[p];
+  return -1;
+}
+
+/* the truth the controller reports of itself: attitude_pd's pointing error (deg) between its
+ * body and its target, the body's rate (deg/s, body axes) and the torque it asks for (N m) */
+static void telemetry(hg_sim *s, int c) {
+  hg_rt_controller *r = &s->ctl.ctl[c];
+  if (r->spec->type != HG_CTL_ATTITUDE_PD || r->body < 1 || r->body >= s->m->nbody) return;
+  double q[4], qe[4], qt_inv[4] = {r->target[0], -r->target[1], -r->target[2], -r->target[3]};
+  double V[6];
+  hg_R_to_quat(s->d->T_world[r->body].R, q);
+  hg_quat_mul(qt_inv, q, qe);
+  double deg = 180 / M_PI;
+  r->telemetry[0] = 2 * atan2(sqrt(qe[1] * qe[1] + qe[2] * qe[2] + qe[3] * qe[3]), fabs(qe[0])) *
+                    deg;
+  hg_body_twist(s->m, s->d, r->body, V);
+  for (int a = 0; a < 3; a++) r->telemetry[1 + a] = V[a] * deg;
+  /* the torque demand: what it wrote to a consumer, or what its wheels' commands put on the
+   * body (-sum tau_k a_k) */
+  double u[3] = {0, 0, 0};
+  for (int p = 0; p < r->spec->noutput; p++) {
+    const double *o = r->out + r->out_off[p];
+    if (r->out_dst[p] < 0) {
+      for (int a = 0; a < 3; a++) u[a] = o[a];
+    } else if (r->out_is_act[p]) {
+      const hg_rt_actuator *w = &s->ctl.act[r->out_dst[p]];
+      if (w->spec->type == HG_ACT_WHEEL && !isnan(o[0]))
+        for (int a = 0; a < 3; a++) u[a] -= o[0] * w->spec->axis[a];
+    }
+  }
+  for (int a = 0; a < 3; a++) r->telemetry[4 + a] = u[a];
+  r->ntelemetry = 7;
+}
+
+/* controller c steps now; 1 when an actuator's command changed, 0, or an error status */
+static int controller_step(hg_sim *s, int c, int *changed) {
+  hg_rt_controller *r = &s->ctl.ctl[c];
+  const hg_controller_spec *sp = r->spec;
+  r->k++;
+  if (!r->enabled) return 0;
+  /* the input vector: sensors' latest samples, what producers wrote, profile references */
+  for (int p = 0; p < sp->ninput; p++) {
+    double *in = r->in + r->in_off[p];
+    int src = r->in_src[p];
+    if (src >= 0) {
+      const hg_rt_sensor *se = &s->ctl.sensor[src];
+      memcpy(in, se->value, (size_t)r->in_n[p] * sizeof(double));
+    } else {
+      memcpy(in, r->signal + r->in_off[p], (size_t)r->in_n[p] * sizeof(double));
+    }
+    if (r->ref && r->ref[p]) { /* joint_pd: the reference follows the joint's port */
+      double qp[HG_JOINT_MAXNQ], vp[HG_JOINT_MAXNV];
+      hg_profile_eval(r->ref[p], s->state.t, qp, vp, NULL);
+      in[r->in_n[p]] = qp[0], in[r->in_n[p] + 1] = vp[0];
+    }
+  }
+  char err[512] = "";
+  if (hg_ctl_step(r->ctl, s->state.t, r->in, r->out, err, sizeof err))
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "%s:%d:%d: controller '%s' at t = %.9g s: %s",
+                       sp->src.file, sp->src.line, sp->src.column, sp->name, s->state.t, err);
+  for (int p = 0; p < sp->noutput; p++) {
+    const double *o = r->out + r->out_off[p];
+    int dst = r->out_dst[p];
+    if (r->out_is_act[p]) {
+      *changed |= hg_sim_control_command(s, dst, o, r->out_n[p]);
+    } else {
+      int j = -1 - dst, off = signal_offset(s, j, c);
+      if (off >= 0) memcpy(s->ctl.ctl[j].signal + off, o, (size_t)r->out_n[p] * sizeof(double));
+    }
+  }
+  telemetry(s, c);
+  return 0;
+}
+
+/* a controller off commands nothing: its actuators' commands go to zero, its consumers' demands
+ * too */
+static int controller_silence(hg_sim *s, int c) {
+  hg_rt_controller *r = &s->ctl.ctl[c];
+  int changed = 0;
+  static const double zero[2] = {0, 0};
+  for (int p = 0; p < r->spec->noutput; p++) {
+    memset(r->out + r->out_off[p], 0, (size_t)r->out_n[p] * sizeof(double));
+    if (r->out_is_act[p]) {
+      const hg_rt_actuator *a = &s->ctl.act[r->out_dst[p]];
+      if (a->spec->type != HG_ACT_SERVO) changed |= hg_sim_control_command(s, r->out_dst[p], zero, 2);
+    } else {
+      int j = -1 - r->out_dst[p], off = signal_offset(s, j, c);
+      if (off >= 0) memset(s->ctl.ctl[j].signal + off, 0, (size_t)r->out_n[p] * sizeof(double));
+    }
+  }
+  return changed;
+}
+
+/* ---- the instants ---- */
+
+double hg_sim_control_next_time(const hg_sim *s) {
+  const hg_rt_control *c = &s->ctl;
+  double next = hg_sim_control_next_breakpoint(s);
+  for (int k = 0; k < c->nsensor; k++)
+    next = fmin(next, sample_time(s, c->sensor[k].k, c->sensor[k].spec->rate));
+  for (int k = 0; k < c->nact; k++)
+    if (c->act[k].spec->type == HG_ACT_SERVO)
+      next = fmin(next, sample_time(s, c->act[k].k_servo, c->act[k].spec->rate));
+  for (int k = 0; k < c->nctl; k++)
+    next = fmin(next, sample_time(s, c->ctl[k].k, c->ctl[k].spec->rate));
+  return next;
+}
+
+/* 1 when sample k at rate r is due at t; a sample left behind (a run resumed between two) is
+ * skipped to the first one after t */
+static int due(const hg_sim *s, long *k, double rate) {
+  double t = s->state.t;
+  if (sample_time(s, *k, rate) > t) return 0;
+  if (sample_time(s, *k, rate) < t) {
+    long j = (long)floor((t - s->t_start) * rate);
+    while (sample_time(s, j, rate) < t) j++;
+    if (sample_time(s, j, rate) > t) return *k = j, 0;
+    *k = j;
+  }
+  return 1;
+}
+
+int hg_sim_control_due(hg_sim *s, int *sampled) {
+  hg_rt_control *c = &s->ctl;
+  int changed = hg_sim_control_breakpoints(s), any = 0;
+  /* the state now, with its accelerations and joint wrenches, for the sensors */
+  for (int k = 0; k < c->nsensor && !any; k++) any = due(s, &c->sensor[k].k, c->sensor[k].spec->rate);
+  if (any) {
+    double p;
+    if (hg_sim_eval(s, s->state.t, s->state.q, s->state.v, &p))
+      return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: the sensors cannot evaluate the state",
+                         s->state.t);
+    if (c->need_accel)
+      hg_rnea(s->m, s->d, s->rhs.qs, s->rhs.vs, s->rhs.qdd, NULL, s->rhs.dv);
+    for (int k = 0; k < c->nsensor; k++)
+      if (due(s, &c->sensor[k].k, c->sensor[k].spec->rate)) *sampled |= sensor_sample(s, k);
+    s->views.view_ok = 0;
+  }
+  for (int k = 0; k < c->nact; k++)
+    if (c->act[k].spec->type == HG_ACT_SERVO && due(s, &c->act[k].k_servo, c->act[k].spec->rate))
+      changed |= servo_step(s, k);
+  for (int k = 0; k < c->nctl; k++) {
+    if (!due(s, &c->ctl[k].k, c->ctl[k].spec->rate)) continue;
+    if (!any) { /* (the telemetry reads the kinematics of the present state) */
+      hg_kinematics(s->m, s->d, s->state.q, s->state.v);
+      s->views.view_ok = 0;
+      any = 1;
+    }
+    int rc = controller_step(s, k, &changed);
+    if (rc) return rc;
+    *sampled = 1;
+  }
+  if (changed) s->tl.restart = 1;
+  return 0;
+}
+
+/* ---- actions ---- */
+
+static int find_named(const char *name, int n, const void *base, size_t stride) {
+  for (int k = 0; k < n; k++) {
+    const char *const *nm = (const char *const *)((const char *)base + (size_t)k * stride);
+    if (*nm && strcmp(*nm, name) == 0) return k;
+  }
+  return -1;
+}
+
+int hg_sim_control_action(hg_sim *s, const hg_action *a, char *buf, size_t len) {
+  const hg_scene *sc = s->scene;
+  hg_rt_control *c = &s->ctl;
+  if (a->type == HG_ACTION_ACTUATE) {
+    int k = find_named(a->device, sc->nactuator, &sc->actuator[0].name, sizeof *sc->actuator);
+    if (k < 0 || !c->act[k].present)
+      return snprintf(buf, len, "actuate %s: not in the simulation", a->device), 1;
+    if (hg_sim_control_command(s, k, a->values, a->nvalue)) s->tl.restart = 1;
+    if (a->nvalue > 1)
+      return snprintf(buf, len, "actuate %s %.9g %.9g", a->device, a->values[0], a->values[1]), 0;
+    return snprintf(buf, len, "actuate %s %.9g", a->device, a->nvalue ? a->values[0] : NAN), 0;
+  }
+  int k = find_named(a->device, sc->ncontroller, &sc->controller[0].name, sizeof *sc->controller);
+  if (k < 0) return snprintf(buf, len, "controller %s: no such controller", a->device), 1;
+  hg_rt_controller *r = &c->ctl[k];
+  if (a->type == HG_ACTION_CONTROLLER) {
+    r->enabled = a->on;
+    if (!a->on && controller_silence(s, k)) s->tl.restart = 1;
+    return snprintf(buf, len, "controller %s %s", a->device, a->on ? "on" : "off"), 0;
+  }
+  char err[256] = "";
+  if (hg_ctl_set(r->ctl, a->param, a->nvalue, a->values, err, sizeof err))
+    return snprintf(buf, len, "set_gain %s %s: %s", a->device, a->param, err), 1;
+  return snprintf(buf, len, "set_gain %s %s %.9g%s", a->device, a->param,
+                  a->nvalue ? a->values[0] : NAN, a->nvalue > 1 ? " ..." : ""), 0;
+}
+
+/* ---- opening and closing ---- */
+
+/* the names of sensor k's numbers (hg_sim_sensor_view's channel) */
+static int sensor_channels(hg_sim *s, int k) {
+  hg_rt_sensor *se = &s->ctl.sensor[k];
+  static const char *const enc[] = {"q"}, *const vec[] = {"x", "y", "z"},
+                           *const quat[] = {"qw", "qx", "qy", "qz", "valid"},
+                           *const dir[] = {"x", "y", "z", "valid"},
+                           *const ft[] = {"fx", "fy", "fz", "tx", "ty", "tz"},
+                           *const pose[] = {"x", "y", "z", "qw", "qx", "qy", "qz"},
+                           *const tw[] = {"wx", "wy", "wz", "vx", "vy", "vz"},
+                           *const js[] = {"q0", "q1", "q2", "q3", "q4", "q5", "q6",
+                                          "v0", "v1", "v2", "v3", "v4", "v5"};
+  const char *const *src = enc;
+  se->channel = malloc((size_t)se->n * sizeof *se->channel);
+  if (!se->channel) return -1;
+  switch (se->spec->type) {
+  case HG_SENSOR_ENCODER: src = enc; break;
+  case HG_SENSOR_GYRO:
+  case HG_SENSOR_ACCELEROMETER: src = vec; break;
+  case HG_SENSOR_STAR_TRACKER: src = quat; break;
+  case HG_SENSOR_SUN:
+  case HG_SENSOR_EARTH: src = dir; break;
+  case HG_SENSOR_FORCE_TORQUE: src = ft; break;
+  case HG_SENSOR_POSE: src = pose; break;
+  case HG_SENSOR_TWIST: src = tw; break;
+  case HG_SENSOR_JOINT_STATE: {
+    int i = hg_model_joint(s->m, se->spec->joint), nq = i > 0 ? s->m->jnt_nq[i] : 1;
+    for (int e = 0; e < se->n; e++) se->channel[e] = e < nq ? js[e] : js[7 + e - nq];
+    return 0;
+  }
+  }
+  for (int e = 0; e < se->n; e++) se->channel[e] = src[e];
+  return 0;
+}
+
+static const char *sensor_kind(hg_sensor_type t) {
+  static const char *const names[] = {"encoder", "joint_state", "gyro", "accelerometer",
+                                      "star_tracker", "sun_sensor", "earth_sensor",
+                                      "force_torque", "pose", "twist"};
+  return names[t];
+}
+
+static const char *actuator_kind(hg_actuator_type t) {
+  static const char *const names[] = {"motor", "servo", "reaction_wheel", "thruster"};
+  return names[t];
+}
+
+static const char *controller_kind(hg_controller_type t) {
+  static const char *const names[] = {"attitude_pd", "joint_pd", "thruster_logic", "library",
+                                      "external"};
+  return names[t];
+}
+
+/* the joint's configuration at the start (the state after the initial one is set) */
+static const double *joint_q(const hg_sim *s, const char *joint, int *i) {
+  *i = hg_model_joint(s->m, joint);
+  return *i > 0 ? s->state.q + s->m->q_adr[*i] : NULL;
+}
+
+/* a parameter the runtime derives for a built-in controller */
+typedef struct derived {
+  int n;
+  hg_control_param param[4];
+  double *value[4];
+} derived;
+
+static int derive(derived *dv, const char *name, int n) {
+  double *x = calloc((size_t)(n > 0 ? n : 1), sizeof *x);
+  if (!x) return -1;
+  dv->param[dv->n] = (hg_control_param){name, n, x, NULL};
+  dv->value[dv->n++] = x;
+  return 0;
+}
+
+/* the frame of sensor sp in its body, from the scene (marker pose, or the identity) */
+static void sensor_mount(const hg_sim *s, const hg_sensor_spec *sp, double q[4]) {
+  const hg_marker *mk = sp->marker ? hg_scene_marker(s->scene, sp->marker) : NULL;
+  q[0] = 1, q[1] = q[2] = q[3] = 0;
+  if (mk) hg_R_to_quat(mk->pose.R, q);
+}
+
+/* the nominal force (N) and torque about the body origin (N m) of thruster sp, body frame */
+static void thruster_nominal(const hg_sim *s, const hg_actuator_spec *sp, double f[3],
+                             double n[3]) {
+  double p[3], u[3];
+  const hg_marker *mk = sp->marker ? hg_scene_marker(s->scene, sp->marker) : NULL;
+  if (mk) {
+    memcpy(p, mk->pose.p, sizeof p);
+    u[0] = mk->pose.R[2], u[1] = mk->pose.R[5], u[2] = mk->pose.R[8];
+  } else {
+    memcpy(p, sp->position, sizeof p);
+    memcpy(u, sp->direction, sizeof u);
+  }
+  for (int a = 0; a < 3; a++) f[a] = sp->thrust * u[a];
+  hg_v3_cross(p, f, n);
+}
+
+/* the ports of controller c and their vectors; 0 or -1 with err */
+static int controller_ports(hg_sim *s, int c, hg_control_port **inp, hg_control_port **outp,
+                            int *npin, hg_error *err) {
+  hg_rt_controller *r = &s->ctl.ctl[c];
+  const hg_controller_spec *sp = r->spec;
+  int ni = sp->ninput, no = sp->noutput, refs = sp->type == HG_CTL_JOINT_PD && sp->has_profile;
+  r->in_src = calloc((size_t)ni + 1, sizeof(int));
+  r->in_off = calloc((size_t)ni + 1, sizeof(int));
+  r->in_n = calloc((size_t)ni + 1, sizeof(int));
+  r->ref = calloc((size_t)ni + 1, sizeof *r->ref);
+  r->out_dst = calloc((size_t)no + 1, sizeof(int));
+  r->out_is_act = calloc((size_t)no + 1, sizeof(int));
+  r->out_off = calloc((size_t)no + 1, sizeof(int));
+  r->out_n = calloc((size_t)no + 1, sizeof(int));
+  *inp = calloc((size_t)(2 * ni + 1), sizeof **inp);
+  *outp = calloc((size_t)no + 1, sizeof **outp);
+  if (!r->in_src || !r->in_off || !r->in_n || !r->ref || !r->out_dst || !r->out_is_act ||
+      !r->out_off || !r->out_n || !*inp || !*outp)
+    return hg_error_set(err, "out of memory"), -1;
+  int off = 0, np = 0, is_act;
+  for (int p = 0; p < ni; p++) {
+    int src = port_target(s, sp->input[p], &is_act);
+    r->in_src[p] = src;
+    r->in_off[p] = off;
+    r->in_n[p] = src >= 0 ? s->ctl.sensor[src].n : HG_SIGNAL_SIZE;
+    (*inp)[np++] = (hg_control_port){sp->input[p],
+                                     src >= 0 ? sensor_kind(s->scene->sensor[src].type)
+                                              : "controller",
+                                     off, r->in_n[p]};
+    off += r->in_n[p];
+    if (refs && p < no) {
+      /* joint_pd: the reference of output p's joint from its profile, after the joint's port */
+      int a = port_target(s, sp->output[p], &is_act), i;
+      const char *jn = is_act && a >= 0 ? s->scene->actuator[a].joint : NULL;
+      const double *q0 = jn ? joint_q(s, jn, &i) : NULL;
+      const char *why = "";
+      if (!q0 || !(r->ref[p] = hg_sim_profile_new(&s->m->jnt[i], &sp->profile, s->t_start, q0,
+                                                   NULL, &why)))
+        return hg_error_set(err, "%s:%d:%d: controller '%s': the profile of output '%s': %s",
+                            sp->src.file, sp->src.line, sp->src.column, sp->name, sp->output[p],
+                            q0 ? why : "its joint is not in the simulation at the start"),
+               -1;
+      (*inp)[np++] = (hg_control_port){"reference", "reference", off, 2};
+      off += 2;
+    }
+  }
+  r->nin = off;
+  *npin = np;
+  off = 0;
+  for (int p = 0; p < no; p++) {
+    int dst = port_target(s, sp->output[p], &is_act);
+    r->out_dst[p] = dst;
+    r->out_is_act[p] = is_act;
+    r->out_off[p] = off;
+    r->out_n[p] = is_act ? (s->scene->actuator[dst].type == HG_ACT_THRUSTER ? 2 : 1)
+                         : HG_SIGNAL_SIZE;
+    (*outp)[p] = (hg_control_port){sp->output[p],
+                                   is_act ? actuator_kind(s->scene->actuator[dst].type)
+                                          : "controller",
+                                   off, r->out_n[p]};
+    off += r->out_n[p];
+  }
+  r->nout = off;
+  r->in = calloc((size_t)r->nin + 2, sizeof(double));
+  r->out = calloc((size_t)r->nout + 1, sizeof(double));
+  r->signal = calloc((size_t)r->nin + 1, sizeof(double));
+  if (!r->in || !r->out || !r->signal) return hg_error_set(err, "out of memory"), -1;
+  return 0;
+}
+
+/* the parameters the runtime derives for built-in controller c from the scene */
+static int controller_derived(hg_sim *s, int c, derived *dv) {
+  hg_rt_controller *r = &s->ctl.ctl[c];
+  const hg_controller_spec *sp = r->spec;
+  const hg_scene *sc = s->scene;
+  int is_act;
+  if (sp->type == HG_CTL_ATTITUDE_PD) {
+    int nw = 0;
+    for (int p = 0; p < sp->noutput; p++)
+      nw += r->out_is_act[p] && sc->actuator[r->out_dst[p]].type == HG_ACT_WHEEL;
+    if (derive(dv, "wheel_axes", 3 * nw) || derive(dv, "input_frames", 4 * sp->ninput)) return -1;
+    for (int p = 0, w = 0; p < sp->noutput; p++)
+      if (r->out_is_act[p] && sc->actuator[r->out_dst[p]].type == HG_ACT_WHEEL)
+        memcpy(dv->value[0] + 3 * w++, sc->actuator[r->out_dst[p]].axis, 3 * sizeof(double));
+    for (int p = 0; p < sp->ninput; p++)
+      if (r->in_src[p] >= 0) sensor_mount(s, &sc->sensor[r->in_src[p]], dv->value[1] + 4 * p);
+    /* the body it points: its attitude sensor's */
+    r->body = -1;
+    if (sp->ninput > 0 && r->in_src[0] >= 0) {
+      hg_se3 M;
+      r->body = sensor_frame(s, &sc->sensor[r->in_src[0]], &M);
+    }
+    r->target[0] = 1, r->target[1] = r->target[2] = r->target[3] = 0;
+    for (int k = 0; k < sp->nparam; k++)
+      if (strcmp(sp->param[k].name, "target") == 0 && sp->param[k].n == 4)
+        memcpy(r->target, sp->param[k].value, sizeof r->target);
+  } else if (sp->type == HG_CTL_THRUSTER_LOGIC) {
+    if (derive(dv, "thruster_force", 3 * sp->noutput) ||
+        derive(dv, "thruster_torque", 3 * sp->noutput))
+      return -1;
+    for (int p = 0; p < sp->noutput; p++) {
+      int a = port_target(s, sp->output[p], &is_act);
+      if (is_act && a >= 0)
+        thruster_nominal(s, &sc->actuator[a], dv->value[0] + 3 * p, dv->value[1] + 3 * p);
+    }
+  }
+  return 0;
+}
+
+/* opens controller c (its instance, through its kind's operations); 0 or -1 with err */
+static int controller_open(hg_sim *s, int c, hg_error *err) {
+  hg_rt_controller *r = &s->ctl.ctl[c];
+  const hg_controller_spec *sp = r->spec;
+  hg_control_port *inp = NULL, *outp = NULL;
+  hg_control_param *par = NULL;
+  derived dv = {0};
+  int npin = 0, rc = -1;
+  char msg[512] = "";
+  r->enabled = sp->enabled;
+  r->body = -1;
+  if (controller_ports(s, c, &inp, &outp, &npin, err)) goto out;
+  if (controller_derived(s, c, &dv)) {
+    hg_error_set(err, "out of memory");
+    goto out;
+  }
+  par = calloc((size_t)(sp->nparam + dv.n + 1), sizeof *par);
+  if (!par) {
+    hg_error_set(err, "out of memory");
+    goto out;
+  }
+  for (int k = 0; k < sp->nparam; k++)
+    par[k] = (hg_control_param){sp->param[k].name, sp->param[k].n, sp->param[k].value,
+                                sp->param[k].text};
+  for (int k = 0; k < dv.n; k++) par[sp->nparam + k] = dv.param[k];
+  hg_control_setup setup = {HG_CONTROL_ABI, sp->name, sp->rate, s->t_start,
+                            sp->nparam + dv.n, par, npin, inp, r->nin,
+                            sp->noutput, outp, r->nout};
+  int bad;
+  if (sp->type == HG_CTL_LIBRARY)
+    bad = hg_ctl_open_library(sp->library, sp->symbol, &setup, &r->ctl, msg, sizeof msg);
+  else if (sp->type == HG_CTL_EXTERNAL)
+    bad = hg_ctl_open_process(sp->command, sp->timeout > 0 ? sp->timeout : 10, &setup, &r->ctl,
+                              msg, sizeof msg);
+  else
+    bad = hg_ctl_new(&hg_builtin_find(controller_kind(sp->type))->ops, &setup, &r->ctl, msg,
+                     sizeof msg);
+  if (bad) {
+    hg_error_set(err, "%s:%d:%d: controller '%s': %s", sp->src.file, sp->src.line,
+                 sp->src.column, sp->name, msg);
+    goto out;
+  }
+  rc = 0;
+out:
+  for (int k = 0; k < dv.n; k++) free(dv.value[k]);
+  free(par);
+  free(inp);
+  free(outp);
+  return rc;
+}
+
+int hg_sim_control_open(hg_sim *s, hg_error *err) {
+  hg_rt_control *c = &s->ctl;
+  const hg_scene *sc = s->scene;
+  c->sensor = c->nsensor ? calloc((size_t)c->nsensor, sizeof *c->sensor) : NULL;
+  c->ctl = c->nctl ? calloc((size_t)c->nctl, sizeof *c->ctl) : NULL;
+  c->servo_prof = c->nact ? calloc((size_t)c->nact, sizeof *c->servo_prof) : NULL;
+  if ((c->nsensor && !c->sensor) || (c->nctl && !c->ctl) || (c->nact && !c->servo_prof))
+    return hg_error_set(err, "out of memory"), -1;
+  for (int k = 0; k < c->nsensor; k++) {
+    hg_rt_sensor *se = &c->sensor[k];
+    se->spec = &sc->sensor[k];
+    se->n = sensor_size(s, se->spec);
+    se->t = NAN;
+    if (se->spec->type == HG_SENSOR_ACCELEROMETER) c->need_accel = 1;
+    if (!(se->value = malloc((size_t)se->n * sizeof(double))) || sensor_channels(s, k))
+      return hg_error_set(err, "out of memory"), -1;
+    for (int e = 0; e < se->n; e++) se->value[e] = NAN;
+    hg_sensor_init(se->spec, c->seed, (uint32_t)k, 1 / se->spec->rate, se->model_state);
+  }
+  for (int k = 0; k < c->nact; k++) {
+    hg_rt_actuator *a = &c->act[k];
+    const hg_actuator_spec *sp = a->spec;
+    if (sp->type != HG_ACT_SERVO) continue;
+    int i;
+    const double *q0 = joint_q(s, sp->joint, &i);
+    a->setpoint = q0 ? q0[sp->dof] : 0; /* a servo holds where it starts */
+    a->cmd[0] = a->setpoint;
+    const char *why = "";
+    if (sp->has_profile && q0 &&
+        !(c->servo_prof[k] = hg_sim_profile_new(&s->m->jnt[i], &sp->profile, s->t_start, q0,
+                                                NULL, &why)))
+      return hg_error_set(err, "%s:%d:%d: servo '%s': its profile: %s", sp->src.file,
+                          sp->src.line, sp->src.column, sp->name, why),
+             -1;
+  }
+  for (int k = 0; k < c->nctl; k++) {
+    c->ctl[k].spec = &sc->controller[k];
+    if (controller_open(s, k, err)) return -1;
+  }
+  return 0;
+}
+
+void hg_sim_control_close(hg_sim *s) {
+  hg_rt_control *c = &s->ctl;
+  for (int k = 0; c->sensor && k < c->nsensor; k++) {
+    free(c->sensor[k].value);
+    free(c->sensor[k].channel);
+  }
+  for (int k = 0; c->ctl && k < c->nctl; k++) {
+    hg_rt_controller *r = &c->ctl[k];
+    hg_ctl_free(r->ctl);
+    for (int p = 0; r->ref && p < r->spec->ninput; p++) hg_profile_free(r->ref[p]);
+    free(r->ref);
+    free(r->in_src), free(r->in_off), free(r->in_n);
+    free(r->out_dst), free(r->out_is_act), free(r->out_off), free(r->out_n);
+    free(r->in), free(r->out), free(r->signal);
+  }
+  for (int k = 0; c->servo_prof && k < c->nact; k++) hg_profile_free(c->servo_prof[k]);
+  free(c->servo_prof);
+  free(c->sensor);
+  free(c->ctl);
+  c->sensor = NULL, c->ctl = NULL, c->servo_prof = NULL;
+}
