@@ -118,7 +118,8 @@ static void write_headers(hg_outputs *o, hg_sim *s) {
 static const char *const output_files[] = {"trajectory.csv", "joints.csv", "events.csv",
                                            "summary.txt", "energy.png", "momentum.png",
                                            "separation.png", "loads.png", "failure-state.txt",
-                                           NULL};
+                                           "actuators.csv", "sensors.csv", "controllers.csv",
+                                           "control.png", NULL};
 
 /* 1 for checkpoint-NNNN.txt (four or more digits) */
 static int is_checkpoint_name(const char *name) {
@@ -170,6 +171,7 @@ static void outputs_free(void *user) {
   free(o->load.x);
   free(o->clear);
   hg_out_loops_free(o);
+  hg_out_control_free(o);
   for (int k = 0; k < o->nlimit; k++) free(o->limit[k].joint);
   free(o->limit);
   free(o->dir);
@@ -192,6 +194,9 @@ static int open_files(hg_outputs *o) {
 static const char *on_row(void *user, hg_sim *s);
 static const char *on_event(void *user, hg_sim *s, const hg_sim_event *ev);
 
+/* an instant sensors sampled or controllers stepped (control_out.c) */
+static const char *on_sample(void *user, hg_sim *s) { return hg_out_control_sample(user, s); }
+
 /* summary.txt and the plots, then the files are closed; NULL or the message */
 static const char *on_finish(void *user, hg_sim *s) {
   hg_outputs *o = user;
@@ -207,6 +212,7 @@ static const char *on_finish(void *user, hg_sim *s) {
     if (*f[k] && fclose(*f[k])) bad = 1;
     *f[k] = NULL;
   }
+  if (hg_out_control_close(o)) bad = 1;
   if (!bad) return NULL;
   snprintf(o->msg, sizeof o->msg, "cannot write the outputs in %s", o->dir);
   return o->msg;
@@ -232,12 +238,14 @@ int hg_output_attach(hg_sim *s, const hg_output_options *opt, hg_error *err) {
     o->row_pair = calloc((size_t)o->pair.width, sizeof(double));
     if (!o->row_load || !o->row_pair || hg_out_loops_init(o, s))
       return outputs_free(o), hg_error_set(err, "out of memory"), -1;
-    if (open_files(o)) return hg_error_set(err, "%s", o->msg), outputs_free(o), -1;
+    if (open_files(o) || hg_out_control_init(o, s))
+      return hg_error_set(err, "%s", o->msg), outputs_free(o), -1;
     write_headers(o, s);
   }
   hg_sim_observer obs = {.user = o,
                          .row = o->dir ? on_row : NULL,
                          .event = o->dir ? on_event : NULL,
+                         .sample = o->ctl ? on_sample : NULL,
                          .progress = o->opt.progress ? hg_out_progress : NULL,
                          .finish = on_finish,
                          .release = outputs_free};
@@ -458,6 +466,7 @@ static const char *on_row(void *user, hg_sim *s) {
   row_joints_file(o->joints, s);
   int rc = bad || row_invariants(o, s) || series_push(&o->pair, pr) || series_push(&o->load, loads);
   o->rows++;
+  if (!rc && hg_out_control_row(o, s)) return o->msg;
   if (!rc && !ferror(o->traj) && !ferror(o->joints)) return NULL;
   snprintf(o->msg, sizeof o->msg, "cannot write trajectory.csv or joints.csv in %s", o->dir);
   return o->msg;

@@ -8,6 +8,8 @@
  *   summary.txt     status, integrator statistics, events, invariants, closed loops, energy
  *                   budget, timing
  *   energy.png, momentum.png, separation.png, loads.png   the plots (plot.c, PLplot)
+ *   actuators.csv, sensors.csv, controllers.csv, control.png   control in the loop, when the
+ *                   scene has actuators, sensors or controllers (control_out.c)
  * and a progress bar. docs/outputs.md describes every column and its unit. */
 #ifndef HINGE_OUTPUT_H
 #define HINGE_OUTPUT_H
@@ -31,9 +33,9 @@ void hg_output_default_options(hg_output_options *o);
 int hg_output_attach(hg_sim *sim, const hg_output_options *o, hg_error *err);
 
 /* Removes from folder dir the files a run writes there (trajectory.csv, joints.csv, events.csv,
- * summary.txt, the plots, failure-state.txt, checkpoint-NNNN.txt) and nothing else, except the
- * file keep (NULL: none; a checkpoint being resumed). 0, or -1 when the folder cannot be read or
- * a file cannot be removed. */
+ * summary.txt, the plots, the control files, failure-state.txt, checkpoint-NNNN.txt) and nothing
+ * else, except the file keep (NULL: none; a checkpoint being resumed). 0, or -1 when the folder
+ * cannot be read or a file cannot be removed. */
 int hg_output_clear(const char *dir, const char *keep);
 
 #endif

@@ -4,6 +4,8 @@
  *   separation.png  distance and relative speed of the output pairs (scene output.pairs)
  *   loads.png       the loads of joints that were prescribed or locked at some output, and the
  *                   force and moment magnitudes of the scene's closed loops (loop_out.c)
+ *   control.png     attitude errors, body rates, wheel speeds, thruster firings and joint drives
+ *                   of control in the loop (control_out.c)
  * A plot with nothing to draw (fewer than two samples, no pairs, no prescribed joints) is not
  * written; flat or partly missing (NaN) series are drawn with a padded range. */
 #include <math.h>
@@ -213,7 +215,7 @@ static int page_loads(const hg_outputs *o, hg_sim *s) {
 
 int hg_plot_all(const hg_outputs *o, hg_sim *s) {
   int (*pages[])(const hg_outputs *, hg_sim *) = {page_energy, page_momentum, page_pairs,
-                                                  page_loads};
+                                                  page_loads, hg_out_control_plot};
   int written = 0;
   if (o->energy.n < 2) return 0;
   for (size_t k = 0; k < sizeof pages / sizeof pages[0]; k++) {

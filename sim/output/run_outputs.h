@@ -55,6 +55,9 @@ typedef struct hg_loop_record {
                                    (N m) while closed */
 } hg_loop_record;
 
+/* control in the loop: its files, series and records (control_out.c) */
+typedef struct hg_ctl_out hg_ctl_out;
+
 typedef struct hg_outputs {
   hg_output_options opt;
   char *dir;                       /* opt.dir, owned */
@@ -77,6 +80,7 @@ typedef struct hg_outputs {
   hg_loop_record *loop;
   hg_series loopser;               /* time, then |force| and |moment| per scene loop (NaN open) */
   double *row_loop;                /* one row of loopser */
+  hg_ctl_out *ctl;                 /* actuators, sensors, controllers (NULL: the scene has none) */
   double progress_wall;            /* wall time of the last progress update (progress.c) */
   int finished;                    /* summary and plots written, files closed */
   char msg[4200];                  /* the message of a failure */
@@ -100,6 +104,19 @@ void hg_out_loops_header(const hg_outputs *o, hg_sim *sim, FILE *f);
 int hg_out_loops_row(hg_outputs *o, hg_sim *sim, FILE *f);
 void hg_out_loops_summary(const hg_outputs *o, hg_sim *sim, FILE *f);
 void hg_out_loops_free(hg_outputs *o);
+/* control in the loop (control_out.c): opens actuators.csv, sensors.csv and controllers.csv
+ * with their headers when the scene has such devices (0, or -1 with o->msg); the observer's
+ * sample (a sensors.csv row when a sensor sampled now; NULL or the message); one output row of
+ * actuators.csv and controllers.csv (0, or -1 with o->msg); control.png (1 written, 0 nothing
+ * to draw, -1); summary.txt's control lines (nothing without devices); closing the files (0 or
+ * -1); freeing */
+int hg_out_control_init(hg_outputs *o, hg_sim *sim);
+const char *hg_out_control_sample(hg_outputs *o, hg_sim *sim);
+int hg_out_control_row(hg_outputs *o, hg_sim *sim);
+int hg_out_control_plot(const hg_outputs *o, hg_sim *sim);
+void hg_out_control_summary(const hg_outputs *o, hg_sim *sim, FILE *f);
+int hg_out_control_close(hg_outputs *o);
+void hg_out_control_free(hg_outputs *o);
 /* the progress bar (progress.c): an observer's progress callback on an hg_outputs */
 void hg_out_progress(void *user, hg_sim *sim, int final);
 

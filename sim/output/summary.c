@@ -123,6 +123,7 @@ int hg_out_summary(const hg_outputs *o, hg_sim *s, const char *path) {
   summary_clearance(f, o, s);
   summary_limits(f, o);
   hg_out_loops_summary(o, s, f);
+  hg_out_control_summary(o, s, f);
   summary_budget(f, s);
   fprintf(f, "wall_time: %.3f s\nreal_time_factor: %.4g\n", wall, wall > 0 ? (t - t0) / wall : 0);
   fprintf(f, "trajectory_rows: %ld\n", o->rows);

@@ -1,0 +1,612 @@
+/* control_out.c: control in the loop in a run's outputs, read through the simulation's views of
+ * actuators, sensors and controllers (sim.h, hg_sim_actuator, hg_sim_sensor, hg_sim_controller):
+ *   actuators.csv    one row per output time: each actuator's command, what it applies, whether it
+ *                    saturates, its speed, and what it has done so far (work, friction, pulses,
+ *                    impulse, propellant)
+ *   sensors.csv      one row per instant at which a sensor sampled (the observers' sample): every
+ *                    sensor's latest sample, held for those that did not sample then
+ *   controllers.csv  one row per output time: each controller's state, steps and telemetry
+ *   control.png      attitude error, body rates, wheel speeds, thruster firings, joint drives
+ *   summary.txt      the control lines: pointing after settling, saturation, firings, impulse,
+ *                    propellant, step timing, work and friction of each actuator
+ * Each CSV is written only when the scene has that kind of device; a scene without actuators,
+ * sensors and controllers writes nothing of this. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <plplot.h>
+
+#include "grow.h"
+#include "plot_style.h"
+#include "run_outputs.h"
+
+/* what control_out keeps of a run */
+struct hg_ctl_out {
+  FILE *act, *sen, *ctl;   /* actuators.csv, sensors.csv, controllers.csv (NULL: none) */
+  int nact, nsen, nctl;
+  long sensor_rows;        /* rows of sensors.csv */
+  double t_sensor_row;     /* the time of its last row */
+  /* plots, per output row: time, then per actuator one number (a wheel's speed, a thruster's
+   * level, a motor's or servo's output; NaN while absent), and per controller four (attitude_pd:
+   * pointing error, body rates x y z in deg/s; NaN for other types and before the first step) */
+  hg_series actser, ctlser;
+  double *row_act, *row_ctl;
+  /* summary: per controller, (t, pointing error) at each of its steps (attitude_pd) */
+  hg_series *err;
+  long *steps_seen;
+};
+
+static void put(FILE *f, double x) { fprintf(f, ",%.17g", x); }
+
+static void put_empty(FILE *f, int n) {
+  for (int k = 0; k < n; k++) fputc(',', f);
+}
+
+/* appends one row of S's width; 0 or -1 */
+static int push(hg_series *S, const double *row) {
+  if (hg_grow((void **)&S->x, S->n, &S->cap, 256, (size_t)S->width * sizeof(double))) return -1;
+  memcpy(S->x + (size_t)S->n * (size_t)S->width, row, (size_t)S->width * sizeof(double));
+  S->n++;
+  return 0;
+}
+
+/* the telemetry columns of a controller (attitude_pd reports 7 from its first step on) */
+static int telemetry_width(const hg_sim_controller_view *cv) {
+  return cv->type == HG_CTL_ATTITUDE_PD ? 7 : 0;
+}
+
+/* a sensor that can drop out (or lose its target) whose channels do not say so gets a valid
+ * column of its own */
+static int extra_valid(const hg_sim_sensor_view *sv) {
+  int can = sv->type == HG_SENSOR_STAR_TRACKER || sv->type == HG_SENSOR_SUN ||
+            sv->type == HG_SENSOR_EARTH;
+  for (int e = 0; e < sv->n && can; e++)
+    if (!strcmp(sv->channel[e], "valid")) can = 0;
+  return can;
+}
+
+/* ---- headers ---- */
+
+static void header_actuators(hg_sim *s, FILE *f, int n) {
+  const hg_scene *sc = hg_sim_scene(s);
+  fprintf(f, "t");
+  for (int k = 0; k < n; k++) {
+    const hg_actuator_spec *sp = &sc->actuator[k];
+    const char *a = sp->name;
+    if (sp->type == HG_ACT_THRUSTER) {
+      fprintf(f, ",%s.level,%s.on,%s.firings,%s.on_time,%s.impulse", a, a, a, a, a);
+      if (sp->tank) fprintf(f, ",%s.propellant", a);
+      fprintf(f, ",%s.work", a);
+      continue;
+    }
+    fprintf(f, ",%s.command,%s.output,%s.saturated,%s.speed", a, a, a, a);
+    if (sp->type == HG_ACT_WHEEL) fprintf(f, ",%s.momentum", a);
+    fprintf(f, ",%s.work,%s.loss", a, a);
+  }
+  fputc('\n', f);
+}
+
+static void header_sensors(hg_sim *s, FILE *f, int n) {
+  fprintf(f, "t");
+  for (int k = 0; k < n; k++) {
+    hg_sim_sensor_view sv;
+    hg_sim_sensor(s, k, &sv);
+    for (int e = 0; e < sv.n; e++) fprintf(f, ",%s.%s", sv.name, sv.channel[e]);
+    if (extra_valid(&sv)) fprintf(f, ",%s.valid", sv.name);
+  }
+  fputc('\n', f);
+}
+
+static void header_controllers(hg_sim *s, FILE *f, int n) {
+  fprintf(f, "t");
+  for (int k = 0; k < n; k++) {
+    hg_sim_controller_view cv;
+    hg_sim_controller(s, k, &cv);
+    fprintf(f, ",%s.enabled,%s.steps", cv.name, cv.name);
+    for (int j = 0; j < telemetry_width(&cv); j++)
+      fprintf(f, ",%s.%s", cv.name, cv.telemetry_name[j]);
+  }
+  fputc('\n', f);
+}
+
+/* ---- opening and closing ---- */
+
+/* name in the output folder for writing into *f; 0 or -1 with o->msg */
+static int open_file(hg_outputs *o, const char *name, FILE **f) {
+  char path[4096];
+  hg_out_path(o, name, path, sizeof path);
+  if ((*f = fopen(path, "w"))) return 0;
+  snprintf(o->msg, sizeof o->msg, "cannot write %s", path);
+  return -1;
+}
+
+int hg_out_control_init(hg_outputs *o, hg_sim *s) {
+  int na = hg_sim_nactuator(s), ns = hg_sim_nsensor(s), nc = hg_sim_ncontroller(s);
+  if (!na && !ns && !nc) return 0;
+  hg_ctl_out *c = calloc(1, sizeof *c);
+  if (!c) return snprintf(o->msg, sizeof o->msg, "out of memory"), -1;
+  o->ctl = c;
+  c->nact = na, c->nsen = ns, c->nctl = nc;
+  c->t_sensor_row = NAN;
+  c->actser.width = 1 + na;
+  c->ctlser.width = 1 + 4 * nc;
+  c->row_act = calloc((size_t)c->actser.width, sizeof(double));
+  c->row_ctl = calloc((size_t)c->ctlser.width, sizeof(double));
+  c->err = calloc((size_t)nc + 1, sizeof *c->err);
+  c->steps_seen = calloc((size_t)nc + 1, sizeof *c->steps_seen);
+  if (!c->row_act || !c->row_ctl || !c->err || !c->steps_seen)
+    return snprintf(o->msg, sizeof o->msg, "out of memory"), -1;
+  for (int k = 0; k < nc; k++) c->err[k].width = 2;
+  if ((na && open_file(o, "actuators.csv", &c->act)) ||
+      (ns && open_file(o, "sensors.csv", &c->sen)) ||
+      (nc && open_file(o, "controllers.csv", &c->ctl)))
+    return -1;
+  if (c->act) header_actuators(s, c->act, na);
+  if (c->sen) header_sensors(s, c->sen, ns);
+  if (c->ctl) header_controllers(s, c->ctl, nc);
+  return 0;
+}
+
+int hg_out_control_close(hg_outputs *o) {
+  hg_ctl_out *c = o->ctl;
+  int bad = 0;
+  if (!c) return 0;
+  FILE **f[3] = {&c->act, &c->sen, &c->ctl};
+  for (int k = 0; k < 3; k++) {
+    if (*f[k] && fclose(*f[k])) bad = 1;
+    *f[k] = NULL;
+  }
+  return bad ? -1 : 0;
+}
+
+void hg_out_control_free(hg_outputs *o) {
+  hg_ctl_out *c = o->ctl;
+  if (!c) return;
+  hg_out_control_close(o);
+  free(c->actser.x);
+  free(c->ctlser.x);
+  free(c->row_act);
+  free(c->row_ctl);
+  for (int k = 0; c->err && k < c->nctl; k++) free(c->err[k].x);
+  free(c->err);
+  free(c->steps_seen);
+  free(c);
+  o->ctl = NULL;
+}
+
+/* ---- the instants sensors sampled ---- */
+
+/* sensor k's block: its latest sample (empty before the first) */
+static void row_sensor(FILE *f, const hg_sim_sensor_view *sv) {
+  int extra = extra_valid(sv);
+  if (isnan(sv->t)) {
+    put_empty(f, sv->n + extra);
+    return;
+  }
+  for (int e = 0; e < sv->n; e++) {
+    if (!strcmp(sv->channel[e], "valid")) fprintf(f, ",%d", sv->valid ? 1 : 0);
+    else put(f, sv->value[e]);
+  }
+  if (extra) fprintf(f, ",%d", sv->valid ? 1 : 0);
+}
+
+const char *hg_out_control_sample(hg_outputs *o, hg_sim *s) {
+  hg_ctl_out *c = o->ctl;
+  double t = hg_sim_time(s);
+  if (!c) return NULL;
+  /* the controllers' steps: the pointing error each reported (for the summary) */
+  for (int k = 0; k < c->nctl; k++) {
+    hg_sim_controller_view cv;
+    hg_sim_controller(s, k, &cv);
+    if (cv.steps == c->steps_seen[k]) continue;
+    c->steps_seen[k] = cv.steps;
+    if (cv.type != HG_CTL_ATTITUDE_PD || cv.ntelemetry < 1) continue;
+    double pt[2] = {t, cv.telemetry[0]};
+    if (push(&c->err[k], pt)) return snprintf(o->msg, sizeof o->msg, "out of memory"), o->msg;
+  }
+  /* a row when a sensor sampled now (once per instant) */
+  if (!c->sen || (c->sensor_rows && t == c->t_sensor_row)) return NULL;
+  int now = 0;
+  for (int k = 0; k < c->nsen && !now; k++) {
+    hg_sim_sensor_view sv;
+    hg_sim_sensor(s, k, &sv);
+    now = sv.t == t;
+  }
+  if (!now) return NULL;
+  fprintf(c->sen, "%.17g", t);
+  for (int k = 0; k < c->nsen; k++) {
+    hg_sim_sensor_view sv;
+    hg_sim_sensor(s, k, &sv);
+    row_sensor(c->sen, &sv);
+  }
+  fputc('\n', c->sen);
+  c->sensor_rows++;
+  c->t_sensor_row = t;
+  if (!ferror(c->sen)) return NULL;
+  snprintf(o->msg, sizeof o->msg, "cannot write sensors.csv in %s", o->dir);
+  return o->msg;
+}
+
+/* ---- output rows ---- */
+
+/* actuator k's block; its number for the plots */
+static double row_actuator(FILE *f, const hg_actuator_spec *sp, const hg_sim_actuator_view *av) {
+  if (sp->type == HG_ACT_THRUSTER) {
+    if (av->present) put(f, av->level);
+    else put_empty(f, 1);
+    put(f, av->command[0]);
+    fprintf(f, ",%ld", av->firings);
+    put(f, av->on_time);
+    put(f, av->impulse);
+    if (sp->tank) put(f, av->propellant);
+    put(f, av->work);
+    return av->present ? av->level : NAN;
+  }
+  put(f, av->command[0]);
+  if (av->present) {
+    put(f, av->output);
+    fprintf(f, ",%d", av->saturated ? 1 : 0);
+    put(f, av->speed);
+    if (sp->type == HG_ACT_WHEEL) put(f, av->momentum);
+  } else {
+    put_empty(f, sp->type == HG_ACT_WHEEL ? 4 : 3);
+  }
+  put(f, av->work);
+  put(f, av->loss);
+  if (!av->present) return NAN;
+  return sp->type == HG_ACT_WHEEL ? av->speed : av->output;
+}
+
+/* controller k's block; its four plot numbers into pl */
+static void row_controller(FILE *f, const hg_sim_controller_view *cv, double *pl) {
+  int w = telemetry_width(cv);
+  fprintf(f, ",%d,%ld", cv->enabled ? 1 : 0, cv->steps);
+  for (int j = 0; j < w; j++) {
+    if (j < cv->ntelemetry) put(f, cv->telemetry[j]);
+    else fputc(',', f);
+  }
+  for (int j = 0; j < 4; j++) pl[j] = w && j < cv->ntelemetry ? cv->telemetry[j] : NAN;
+}
+
+int hg_out_control_row(hg_outputs *o, hg_sim *s) {
+  hg_ctl_out *c = o->ctl;
+  const hg_scene *sc = hg_sim_scene(s);
+  double t = hg_sim_time(s);
+  if (!c) return 0;
+  c->row_act[0] = c->row_ctl[0] = t;
+  if (c->act) {
+    fprintf(c->act, "%.17g", t);
+    for (int k = 0; k < c->nact; k++) {
+      hg_sim_actuator_view av;
+      hg_sim_actuator(s, k, &av);
+      c->row_act[1 + k] = row_actuator(c->act, &sc->actuator[k], &av);
+    }
+    fputc('\n', c->act);
+  }
+  if (c->ctl) {
+    fprintf(c->ctl, "%.17g", t);
+    for (int k = 0; k < c->nctl; k++) {
+      hg_sim_controller_view cv;
+      hg_sim_controller(s, k, &cv);
+      row_controller(c->ctl, &cv, c->row_ctl + 1 + 4 * k);
+    }
+    fputc('\n', c->ctl);
+  }
+  if (push(&c->actser, c->row_act) || push(&c->ctlser, c->row_ctl)) {
+    snprintf(o->msg, sizeof o->msg, "out of memory");
+    return -1;
+  }
+  if ((c->act && ferror(c->act)) || (c->ctl && ferror(c->ctl))) {
+    snprintf(o->msg, sizeof o->msg, "cannot write actuators.csv or controllers.csv in %s",
+             o->dir);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- summary.txt ---- */
+
+/* the largest pointing error of controller k's steps from t_from on; its count into *n */
+static double error_max_from(const hg_series *E, double t_from, long *n) {
+  double worst = NAN;
+  *n = 0;
+  for (int r = 0; r < E->n; r++) {
+    const double *p = E->x + 2 * (size_t)r;
+    if (p[0] < t_from) continue;
+    (*n)++;
+    if (!(p[1] <= worst)) worst = p[1];
+  }
+  return worst;
+}
+
+static void summary_controllers(const hg_ctl_out *c, hg_sim *s, FILE *f) {
+  double t0 = hg_sim_t_start(s), t = hg_sim_time(s);
+  /* settling: the last half of the run */
+  double t_from = t0 + 0.5 * (t - t0);
+  for (int k = 0; k < c->nctl; k++) {
+    hg_sim_controller_view cv;
+    hg_sim_controller(s, k, &cv);
+    const char *n = cv.name;
+    if (cv.type == HG_CTL_ATTITUDE_PD) {
+      const hg_series *E = &c->err[k];
+      long m;
+      double worst = error_max_from(E, t_from, &m);
+      if (m)
+        fprintf(f, "%s.pointing_error_max_after_settling_deg: %.6g (max of the truth pointing "
+                   "error at its %ld steps from t = %.9g s, the last half of the run)\n",
+                n, worst, m, t_from);
+      else
+        fprintf(f, "%s.pointing_error_max_after_settling_deg: n/a (no step from t = %.9g s)\n",
+                n, t_from);
+      if (E->n)
+        fprintf(f, "%s.pointing_error_final_deg: %.6g (at its last step, t = %.9g s)\n", n,
+                E->x[2 * (size_t)(E->n - 1) + 1], E->x[2 * (size_t)(E->n - 1)]);
+      else
+        fprintf(f, "%s.pointing_error_final_deg: n/a (it never stepped)\n", n);
+    }
+    /* mean and longest wall-clock time of a step, microseconds */
+    double mean = cv.steps ? 1e6 * cv.wall_total / (double)cv.steps : 0;
+    fprintf(f, "%s.steps: %ld\n%s.step_wall_mean_us: %.4g\n%s.step_wall_max_us: %.4g\n", n,
+            cv.steps, n, mean, n, 1e6 * cv.wall_max);
+  }
+}
+
+static void summary_actuators(hg_sim *s, FILE *f) {
+  const hg_scene *sc = hg_sim_scene(s);
+  int n = hg_sim_nactuator(s);
+  for (int k = 0; k < n; k++) {
+    hg_sim_actuator_view av;
+    hg_sim_actuator(s, k, &av);
+    const char *a = av.name;
+    fprintf(f, "%s.saturated_time_s: %.9g\n", a, av.saturated_time);
+    if (av.type == HG_ACT_THRUSTER)
+      fprintf(f, "%s.firings: %ld\n%s.impulse_Ns: %.9g\n%s.on_time_s: %.9g\n", a, av.firings, a,
+              av.impulse, a, av.on_time);
+    fprintf(f, "%s.work_J: %.9g (the drive's work on the system)\n", a, av.work);
+    if (av.type != HG_ACT_THRUSTER)
+      fprintf(f, "%s.friction_loss_J: %.9g (friction's work, <= 0)\n", a, av.loss);
+  }
+  /* a tank's propellant now: that of a thruster drawing from it */
+  for (int t = 0; t < sc->ntank; t++) {
+    const hg_tank_spec *tk = &sc->tank[t];
+    double now = NAN;
+    for (int k = 0; k < n && isnan(now); k++) {
+      if (!sc->actuator[k].tank || strcmp(sc->actuator[k].tank, tk->name)) continue;
+      hg_sim_actuator_view av;
+      hg_sim_actuator(s, k, &av);
+      now = av.propellant;
+    }
+    if (isnan(now))
+      fprintf(f, "%s.propellant_used_kg: 0 (no thruster draws from it; %.9g kg left)\n",
+              tk->name, tk->propellant);
+    else
+      fprintf(f, "%s.propellant_used_kg: %.9g (of %.9g kg; %.9g kg left)\n", tk->name,
+              tk->propellant - now, tk->propellant, now);
+  }
+}
+
+void hg_out_control_summary(const hg_outputs *o, hg_sim *s, FILE *f) {
+  const hg_ctl_out *c = o->ctl;
+  const hg_scene *sc = hg_sim_scene(s);
+  if (!c) return;
+  fprintf(f, "control: %d actuator%s, %d tank%s, %d sensor%s, %d controller%s\n", c->nact,
+          c->nact == 1 ? "" : "s", sc->ntank, sc->ntank == 1 ? "" : "s", c->nsen,
+          c->nsen == 1 ? "" : "s", c->nctl, c->nctl == 1 ? "" : "s");
+  summary_controllers(c, s, f);
+  summary_actuators(s, f);
+  if (c->nsen) fprintf(f, "sensor_instants: %ld (rows of sensors.csv)\n", c->sensor_rows);
+}
+
+/* ---- control.png ---- */
+
+#define CTL_PLOT_W 1000
+#define CTL_PLOT_MAXLINES 12
+
+/* a line of a panel: column col of S, dashed lines at +-level (NaN: none) */
+typedef struct ctl_line {
+  const hg_series *S;
+  int col;
+  double level;
+  char label[96];
+} ctl_line;
+
+typedef struct ctl_panel {
+  int nline;
+  ctl_line line[CTL_PLOT_MAXLINES];
+  const char *ylabel, *title;
+  int raster;      /* thrusters: a row per line, a bar while its value is > 0 */
+  int maylog;      /* a log axis when the values span more than two decades ... */
+  int logscale;    /* ... which panel_range decides */
+} ctl_panel;
+
+/* the panel's world window; sets p->logscale (y is then log10) */
+static void panel_range(ctl_panel *p, double *x0, double *x1, double *y0, double *y1) {
+  double lo = INFINITY, hi = -INFINITY, pos = INFINITY;
+  *x0 = INFINITY, *x1 = -INFINITY;
+  for (int l = 0; l < p->nline; l++) {
+    const hg_series *S = p->line[l].S;
+    for (int r = 0; r < S->n; r++) {
+      const double *row = S->x + (size_t)r * (size_t)S->width;
+      *x0 = fmin(*x0, row[0]), *x1 = fmax(*x1, row[0]);
+      double y = row[p->line[l].col];
+      if (!isfinite(y)) continue;
+      lo = fmin(lo, y), hi = fmax(hi, y);
+      if (y > 0) pos = fmin(pos, y);
+    }
+    double lv = p->line[l].level;
+    if (isfinite(lv)) lo = fmin(lo, -lv), hi = fmax(hi, lv);
+  }
+  if (!(*x0 < *x1)) *x0 = 0, *x1 = 1;
+  if (p->raster) {
+    *y0 = 0, *y1 = p->nline;
+    return;
+  }
+  /* a positive quantity spanning more than two decades: a log10 axis from its smallest positive
+   * value */
+  p->logscale = p->maylog && lo >= 0 && isfinite(pos) && hi > 100 * pos;
+  if (p->logscale) {
+    *y0 = log10(pos), *y1 = log10(hi);
+    hg_plot_pad(y0, y1, (hg_plot_margin){0.05, 1e-12, 1e-6});
+    return;
+  }
+  if (!(lo <= hi)) lo = -1, hi = 1;
+  *y0 = lo, *y1 = hi;
+  hg_plot_pad(y0, y1, (hg_plot_margin){0.05, 1e-12, 1e-6});
+}
+
+/* one line in pieces between missing samples (log10 of it on a log axis; values <= 0 are
+ * missing there) */
+static void draw_series(const hg_series *S, int col, int logscale) {
+  PLFLT x[512], y[512];
+  int n = 0;
+  for (int r = 0; r <= S->n; r++) {
+    const double *row = r < S->n ? S->x + (size_t)r * (size_t)S->width : NULL;
+    double v = row ? row[col] : NAN;
+    int ok = row && isfinite(v) && (!logscale || v > 0);
+    if (ok) x[n] = row[0], y[n] = logscale ? log10(v) : v, n++;
+    if ((!ok || n == 512) && n > 0) {
+      if (n == 1) plpoin(1, x, y, 1);
+      else plline(n, x, y);
+      if (ok) x[0] = x[n - 1], y[0] = y[n - 1], n = 1;
+      else n = 0;
+    }
+  }
+}
+
+/* a thruster's bars in row `at` of the raster: from each output row where its level is > 0 to
+ * the next */
+static void draw_bars(const hg_series *S, int col, int at) {
+  for (int r = 0; r < S->n; r++) {
+    const double *row = S->x + (size_t)r * (size_t)S->width;
+    if (!(row[col] > 0)) continue;
+    int e = r;
+    while (e + 1 < S->n && S->x[(size_t)(e + 1) * (size_t)S->width + (size_t)col] > 0) e++;
+    double ta = row[0];
+    double tb = e + 1 < S->n ? S->x[(size_t)(e + 1) * (size_t)S->width] : row[0];
+    PLFLT x[4] = {ta, tb, tb, ta}, y[4] = {at + 0.2, at + 0.2, at + 0.8, at + 0.8};
+    if (tb > ta) plfill(4, x, y);
+    else plline(2, x, y + 1);
+    r = e;
+  }
+}
+
+static void draw_legend(const ctl_panel *p) {
+  PLINT opt[CTL_PLOT_MAXLINES], tcol[CTL_PLOT_MAXLINES], lcol[CTL_PLOT_MAXLINES];
+  PLINT lsty[CTL_PLOT_MAXLINES], bcol[CTL_PLOT_MAXLINES], bpat[CTL_PLOT_MAXLINES];
+  PLFLT lw[CTL_PLOT_MAXLINES], bscale[CTL_PLOT_MAXLINES], bw[CTL_PLOT_MAXLINES], w, h;
+  const char *labels[CTL_PLOT_MAXLINES];
+  /* the raster lists its rows top down */
+  for (int l = 0; l < p->nline; l++) {
+    int i = p->raster ? p->nline - 1 - l : l;
+    opt[l] = p->raster ? PL_LEGEND_COLOR_BOX : PL_LEGEND_LINE;
+    tcol[l] = HG_PLOT_AXES;
+    lcol[l] = bcol[l] = HG_PLOT_LINE0 + i % HG_PLOT_NLINES;
+    lsty[l] = 1;
+    lw[l] = 2, bscale[l] = 0.6, bw[l] = 1, bpat[l] = 0;
+    labels[l] = p->line[i].label;
+  }
+  pllegend(&w, &h, PL_LEGEND_BACKGROUND, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.01, 0.0,
+           0.04, 0, HG_PLOT_AXES, 1, 0, 0, p->nline, opt, 0.5, 0.6, 1.6, 0, tcol, labels, bcol,
+           bpat, bscale, bw, lcol, lsty, lw, NULL, NULL, NULL, NULL);
+}
+
+static void draw_panel(ctl_panel *p) {
+  double x0, x1, y0, y1;
+  static const double legend_room[4] = {0.1, 0.75, 0.15, 0.82};
+  panel_range(p, &x0, &x1, &y0, &y1);
+  pladv(0);
+  plvpor(legend_room[0], legend_room[1], legend_room[2], legend_room[3]);
+  plwind(x0, x1, y0, y1);
+  plwidth(1);
+  /* (the house frame of hg_plot_frame, with a log y axis or none for the raster) */
+  const char *yopt = p->raster ? "bc" : p->logscale ? "bcnstvl" : "bcnstv";
+  plcol0(HG_PLOT_GRID);
+  plbox("g", 0, 0, p->raster ? "" : "g", 0, 0);
+  plcol0(HG_PLOT_AXES);
+  plbox("bcnst", 0, 0, yopt, 0, 0);
+  pllab("time [s]", p->ylabel, p->title);
+  plwidth(2);
+  for (int l = 0; l < p->nline; l++) {
+    const ctl_line *ln = &p->line[l];
+    plcol0(HG_PLOT_LINE0 + l % HG_PLOT_NLINES);
+    if (p->raster) {
+      draw_bars(ln->S, ln->col, l);
+      continue;
+    }
+    pllsty(1);
+    draw_series(ln->S, ln->col, p->logscale);
+    if (!isfinite(ln->level)) continue;
+    /* the limit: dashed at +-level */
+    pllsty(2);
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+      PLFLT x[2] = {x0, x1}, y[2] = {sgn * ln->level, sgn * ln->level};
+      plline(2, x, y);
+    }
+  }
+  pllsty(1);
+  plwidth(1);
+  draw_legend(p);
+}
+
+/* adds a line to p (a label of up to 95 characters) */
+static void add_line(ctl_panel *p, const hg_series *S, int col, double level, const char *label) {
+  if (p->nline == CTL_PLOT_MAXLINES) return;
+  ctl_line *l = &p->line[p->nline++];
+  l->S = S, l->col = col, l->level = level;
+  snprintf(l->label, sizeof l->label, "%s", label);
+}
+
+int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
+  const hg_ctl_out *c = o->ctl;
+  if (!c || c->actser.n < 2) return 0;
+  const hg_scene *sc = hg_sim_scene(s);
+  static ctl_panel p[5];
+  memset(p, 0, sizeof p);
+  p[0] = (ctl_panel){.ylabel = "error [deg]", .title = "Attitude error (truth, at the controllers' steps)",
+                     .maylog = 1};
+  p[1] = (ctl_panel){.ylabel = "rate [deg/s]", .title = "Body rates (body axes)"};
+  p[2] = (ctl_panel){.ylabel = "speed [rad/s]", .title = "Reaction wheel speeds relative to their bodies (dashed: max speed)"};
+  p[3] = (ctl_panel){.ylabel = "", .title = "Thruster firings (bars: level > 0 at the output rows)", .raster = 1};
+  p[4] = (ctl_panel){.ylabel = "output [N m or N]", .title = "Joint motor and servo outputs (dashed: effort limit)"};
+  char label[96];
+  static const char *const axis[3] = {"x", "y", "z"};
+  for (int k = 0; k < c->nctl; k++) {
+    hg_sim_controller_view cv;
+    hg_sim_controller(s, k, &cv);
+    if (cv.type != HG_CTL_ATTITUDE_PD) continue;
+    snprintf(label, sizeof label, "%.80s", cv.name);
+    add_line(&p[0], &c->ctlser, 1 + 4 * k, NAN, label);
+    for (int a = 0; a < 3; a++) {
+      snprintf(label, sizeof label, "%.80s %s", cv.name, axis[a]);
+      add_line(&p[1], &c->ctlser, 2 + 4 * k + a, NAN, label);
+    }
+  }
+  for (int k = 0; k < c->nact; k++) {
+    hg_sim_actuator_view av;
+    const hg_actuator_spec *sp = &sc->actuator[k];
+    switch (sp->type) {
+    case HG_ACT_WHEEL:
+      add_line(&p[2], &c->actser, 1 + k, sp->max_speed, sp->name);
+      break;
+    case HG_ACT_THRUSTER:
+      hg_sim_actuator(s, k, &av);
+      snprintf(label, sizeof label, "%.70s (%ld pulse%s)", sp->name, av.firings,
+               av.firings == 1 ? "" : "s");
+      add_line(&p[3], &c->actser, 1 + k, NAN, label);
+      break;
+    default:
+      add_line(&p[4], &c->actser, 1 + k, sp->effort, sp->name);
+    }
+  }
+  int n = 0;
+  for (int k = 0; k < 5; k++)
+    if (p[k].nline) p[n++] = p[k];
+  if (!n) return 0;
+  char path[4096];
+  hg_out_path(o, "control.png", path, sizeof path);
+  /* 260 pixels a panel, at least 400 */
+  if (hg_plot_open(path, CTL_PLOT_W, n < 2 ? 400 : 260 * n, 1, n) < 0) return -1;
+  for (int k = 0; k < n; k++) draw_panel(&p[k]);
+  hg_plot_close();
+  return 1;
+}
