@@ -560,14 +560,16 @@ int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
   const hg_ctl_out *c = o->ctl;
   if (!c || c->actser.n < 2) return 0;
   const hg_scene *sc = hg_sim_scene(s);
-  static ctl_panel p[5];
-  memset(p, 0, sizeof p);
-  p[0] = (ctl_panel){.ylabel = "error [deg]", .title = "Attitude error (truth, at the controllers' steps)",
-                     .maylog = 1};
+  ctl_panel p[5];
+  p[0] = (ctl_panel){.ylabel = "error [deg]", .maylog = 1,
+                     .title = "Attitude error (truth, at the controllers' steps)"};
   p[1] = (ctl_panel){.ylabel = "rate [deg/s]", .title = "Body rates (body axes)"};
-  p[2] = (ctl_panel){.ylabel = "speed [rad/s]", .title = "Reaction wheel speeds relative to their bodies (dashed: max speed)"};
-  p[3] = (ctl_panel){.ylabel = "", .title = "Thruster firings (bars: level > 0 at the output rows)", .raster = 1};
-  p[4] = (ctl_panel){.ylabel = "output [N m or N]", .title = "Joint motor and servo outputs (dashed: effort limit)"};
+  p[2] = (ctl_panel){.ylabel = "speed [rad/s]",
+                     .title = "Reaction wheel speeds relative to their bodies (dashed: max speed)"};
+  p[3] = (ctl_panel){.ylabel = "", .raster = 1,
+                     .title = "Thruster firings (bars: level > 0 at the output rows)"};
+  p[4] = (ctl_panel){.ylabel = "output [N m or N]",
+                     .title = "Joint motor and servo outputs (dashed: effort limit)"};
   char label[96];
   static const char *const axis[3] = {"x", "y", "z"};
   for (int k = 0; k < c->nctl; k++) {
