@@ -379,7 +379,7 @@ static void summary_actuators(hg_sim *s, FILE *f) {
     if (isnan(now))
       fprintf(f, "%s.propellant_used_kg: 0 (no thruster draws from it; %.9g kg left)\n",
               tk->name, tk->propellant);
-    else
+    else /* used: what it held at the start less what is left */
       fprintf(f, "%s.propellant_used_kg: %.9g (of %.9g kg; %.9g kg left)\n", tk->name,
               tk->propellant - now, tk->propellant, now);
   }
