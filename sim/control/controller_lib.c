@@ -398,7 +398,7 @@ void hg_ctl_timing_line(const hg_ctl *c, char *buf, size_t len)
 {
   const hg_ctl_timing *t = &c->timing;
   double mean = t->count > 0 ? t->total / (double)t->count : 0.0;
-  snprintf(buf, len, "controller '%s': %ld steps, mean %.3g us, max %.3g us", c->name, t->count,
+  snprintf(buf, len, "controller '%s': %ld steps, mean %.1f us, max %.1f us", c->name, t->count,
            1e6 * mean, 1e6 * t->max);
 }
 
