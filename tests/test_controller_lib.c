@@ -148,6 +148,23 @@ static void proc_pd_exact(void **state)
   hg_ctl_free(c);
 }
 
+/* a library written in C++ */
+static void lib_cxx(void **state)
+{
+  (void)state;
+  hg_ctl_lib *lib = open_lib(HG_CXX_CTL, "gain_step");
+  pd_setup p;
+  pd_setup_make(&p, "gain", 2);
+  hg_ctl *c = NULL;
+  char err[1024] = "";
+  assert_int_equal(hg_ctl_new(hg_ctl_lib_ops(lib), &p.s, &c, err, sizeof err), 0);
+  double in[2] = {2.0, -1.0 / 3.0}, out[2] = {NAN, NAN};
+  assert_int_equal(hg_ctl_step(c, 0.0, in, out, err, sizeof err), 0);
+  assert_true(same_bits(out[0], p.target * in[0]) && same_bits(out[1], p.target * in[1]));
+  hg_ctl_free(c);
+  hg_ctl_lib_close(lib);
+}
+
 static void lib_open_errors(void **state)
 {
   (void)state;
@@ -379,7 +396,8 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lib_pd_exact),      cmocka_unit_test(proc_pd_exact),
-      cmocka_unit_test(lib_open_errors),   cmocka_unit_test(lib_failures),
+      cmocka_unit_test(lib_cxx),           cmocka_unit_test(lib_open_errors),
+      cmocka_unit_test(lib_failures),
       cmocka_unit_test(lib_set_save_load), cmocka_unit_test(proc_failures),
       cmocka_unit_test(proc_write_timeout),
   };
