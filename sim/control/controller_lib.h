@@ -39,6 +39,9 @@ typedef struct hg_ctl_ops {
 typedef struct hg_ctl_lib hg_ctl_lib;
 
 /* Opens the shared library at path (dlopen with RTLD_NOW | RTLD_LOCAL) and finds its functions.
+ * path is used as given: a path without '/' is searched as dlopen searches (LD_LIBRARY_PATH, the
+ * system's folders), never in the working directory, so the caller resolves a scene's relative
+ * path against the scene's folder first.
  * It must define hg_control_abi equal to HG_CONTROL_ABI (HG_CONTROL_DECLARE_ABI) and the step
  * function step_symbol. init_symbol and finish_symbol name the init and finish functions; NULL
  * derives them from step_symbol (its trailing "step" replaced by "init" and "finish", or "_init"
