@@ -2,7 +2,8 @@
  * a library (tests/control/pd_ctl.c, built as a module) and an external process
  * (tests/control/pd_ctl.py) give the PD law bit for bit; a library that cannot load, an init or
  * step that fails, an output that is inf and a process that dies, hangs, or writes garbage give
- * the documented messages, within the timeout; set, save and load. */
+ * the documented messages, within the timeout; set, save and load; instances on several
+ * threads at once. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -392,6 +394,60 @@ static void proc_write_timeout(void **state)
   free(in);
 }
 
+/* instances on several threads at once, as a campaign's runs make them: a library's and a
+ * process's, each with its own gains; the number of wrong samples and errors of one thread */
+typedef struct thread_job {
+  hg_ctl_lib *lib;
+  int id;
+  int bad;
+} thread_job;
+
+static void *thread_run(void *arg)
+{
+  thread_job *job = arg;
+  pd_setup p;
+  pd_setup_make(&p, "pd", 1);
+  p.kp = 1.0 + job->id;
+  hg_ctl *c[2] = {NULL, NULL};
+  char err[1024];
+  if (hg_ctl_new(hg_ctl_lib_ops(job->lib), &p.s, &c[0], err, sizeof err) != 0 ||
+      hg_ctl_proc_new(PD_PY, NULL, 0, &p.s, &c[1], err, sizeof err) != 0) {
+    job->bad = -1;
+    hg_ctl_free(c[0]);
+    return NULL;
+  }
+  for (int k = 0; k < 200; ++k) {
+    double in[2], out[2] = {NAN, NAN};
+    sample(k + job->id, &in[0], &in[1]);
+    double tau = p.kp * (p.target - in[0]) + p.kd * (0.0 - in[1]);
+    for (int i = 0; i < 2; ++i)
+      if (hg_ctl_step(c[i], 0.01 * k, in, &out[i], err, sizeof err) != 0 ||
+          !same_bits(out[i], tau))
+        job->bad++;
+  }
+  hg_ctl_free(c[0]);
+  hg_ctl_free(c[1]);
+  return NULL;
+}
+
+static void threads(void **state)
+{
+  (void)state;
+  hg_ctl_lib *lib = open_lib(PD_LIB, "pd_step");
+  enum { N = 4 };
+  thread_job job[N];
+  pthread_t th[N];
+  for (int i = 0; i < N; ++i) {
+    job[i] = (thread_job){lib, i, 0};
+    assert_int_equal(pthread_create(&th[i], NULL, thread_run, &job[i]), 0);
+  }
+  for (int i = 0; i < N; ++i) {
+    pthread_join(th[i], NULL);
+    assert_int_equal(job[i].bad, 0);
+  }
+  hg_ctl_lib_close(lib);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -399,7 +455,7 @@ int main(void)
       cmocka_unit_test(lib_cxx),           cmocka_unit_test(lib_open_errors),
       cmocka_unit_test(lib_failures),
       cmocka_unit_test(lib_set_save_load), cmocka_unit_test(proc_failures),
-      cmocka_unit_test(proc_write_timeout),
+      cmocka_unit_test(proc_write_timeout), cmocka_unit_test(threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,7 @@
 /* controller_proc.c: an external process as a controller, in lockstep through pipes. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE  /* pipe2: pipes born close-on-exec, so no other thread's child inherits them */
+#endif
 #include "controller_proc.h"
 
 #include <errno.h>
@@ -446,7 +449,11 @@ static char *setup_text(const hg_control_setup *s, size_t *len)
 /* a pipe whose two ends are above stderr and close on exec */
 static int make_pipe(int fd[2])
 {
+#if defined(__linux__)
+  if (pipe2(fd, O_CLOEXEC) != 0) return -1;
+#else
   if (pipe(fd) != 0) return -1;
+#endif
   for (int i = 0; i < 2; ++i) {
     if (fd[i] <= 2) {
       int d = fcntl(fd[i], F_DUPFD_CLOEXEC, 3);
