@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "controller_lib.h"
 #include "sim_internal.h"
 
 #define CK_MAGIC "hinge-checkpoint"
@@ -110,6 +111,7 @@ static void write_modes(FILE *f, const hg_sim *s) {
 static void write_control(FILE *f, const hg_sim *s) {
   const hg_rt_control *c = &s->ctl;
   if (!c->any) return;
+  fprintf(f, "noise_seed %llu\n", (unsigned long long)c->seed);
   fprintf(f, "actq %d", c->nquad);
   put_numbers(f, c->quad + 1, c->nquad);
   fputc('\n', f);
@@ -144,7 +146,8 @@ static void write_control(FILE *f, const hg_sim *s) {
     fprintf(f, " %d", r->nout);
     put_numbers(f, r->out, r->nout);
     double buf[256];
-    int n = hg_ctl_save(r->ctl, buf, 256);
+    char err[64];
+    int n = hg_ctl_save(r->ctl, buf, 256, err, sizeof err);
     if (n < 0 || n > 256) n = 0; /* (a state too big for a checkpoint line: not kept) */
     fprintf(f, " %d", n);
     put_numbers(f, buf, n);
@@ -450,6 +453,12 @@ static int ck_control(hg_sim *s, ck_reader *r) {
   const char *w = r->word[0];
   int at = 1;
   if (strcmp(w, "actq") == 0) return anyvec(r, &at, c->quad + 1, c->nquad, c->nquad, NULL);
+  if (strcmp(w, "noise_seed") == 0) {
+    char *end;
+    if (r->nword != 2) return ck_error(r, "%s", "noise_seed: expected one number");
+    c->seed = strtoull(r->word[1], &end, 10);
+    return *end ? ck_error(r, "'%s' is not a seed", r->word[1]) : 0;
+  }
   if (r->nword < 2) return ck_error(r, "%s: expected a name", w);
   if (strcmp(w, "act") == 0) {
     int k = c->act ? find_name(r->word[1], c->nact, &c->act[0].spec, sizeof *c->act) : -1;
@@ -531,7 +540,7 @@ static int ck_record(hg_sim *s, ck_reader *r) {
   if (strcmp(w, "pull") == 0) return ck_pull(s, r);
   if (strcmp(w, "loop") == 0 || strcmp(w, "dockloop") == 0) return ck_loop(s, r, w[0] == 'd');
   if (strcmp(w, "actq") == 0 || strcmp(w, "act") == 0 || strcmp(w, "sensor") == 0 ||
-      strcmp(w, "ctl") == 0)
+      strcmp(w, "ctl") == 0 || strcmp(w, "noise_seed") == 0)
     return ck_control(s, r);
   if (strcmp(w, "q") == 0 || strcmp(w, "v") == 0) {
     *(w[0] == 'q' ? &r->got_q : &r->got_v) = 1;

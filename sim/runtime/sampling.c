@@ -302,8 +302,8 @@ static int controller_step(hg_sim *s, int c, int *changed) {
   }
   char err[512] = "";
   if (hg_ctl_step(r->ctl, s->state.t, r->in, r->out, err, sizeof err))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "%s:%d:%d: controller '%s' at t = %.9g s: %s",
-                       sp->src.file, sp->src.line, sp->src.column, sp->name, s->state.t, err);
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "%s:%d:%d: %s", sp->src.file, sp->src.line,
+                       sp->src.column, err);
   for (int p = 0; p < sp->noutput; p++) {
     const double *o = r->out + r->out_off[p];
     int dst = r->out_dst[p];
@@ -673,12 +673,18 @@ static int controller_open(hg_sim *s, int c, hg_error *err) {
                             sp->nparam + dv.n, par, npin, inp, r->nin,
                             sp->noutput, outp, r->nout};
   int bad;
-  if (sp->type == HG_CTL_LIBRARY)
-    bad = hg_ctl_open_library(sp->library, sp->symbol, &setup, &r->ctl, msg, sizeof msg);
-  else if (sp->type == HG_CTL_EXTERNAL)
-    bad = hg_ctl_open_process(sp->command, sp->timeout > 0 ? sp->timeout : 10, &setup, &r->ctl,
-                              msg, sizeof msg);
-  else
+  if (sp->type == HG_CTL_LIBRARY) {
+    bad = hg_ctl_lib_open(sp->library, sp->symbol, NULL, NULL, &r->lib, msg, sizeof msg) ||
+          hg_ctl_new(hg_ctl_lib_ops(r->lib), &setup, &r->ctl, msg, sizeof msg);
+  } else if (sp->type == HG_CTL_EXTERNAL) {
+    /* the process runs in the scene's folder */
+    char folder[4096];
+    const char *path = s->scene->path ? s->scene->path : ".", *slash = strrchr(path, '/');
+    snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - path) : 1,
+             slash ? path : ".");
+    bad = hg_ctl_proc_new(sp->command, folder, sp->timeout > 0 ? sp->timeout : HG_CTL_PROC_TIMEOUT,
+                          &setup, &r->ctl, msg, sizeof msg);
+  } else
     bad = hg_ctl_new(&hg_builtin_find(controller_kind(sp->type))->ops, &setup, &r->ctl, msg,
                      sizeof msg);
   if (bad) {
@@ -746,6 +752,7 @@ void hg_sim_control_close(hg_sim *s) {
   for (int k = 0; c->ctl && k < c->nctl; k++) {
     hg_rt_controller *r = &c->ctl[k];
     hg_ctl_free(r->ctl);
+    hg_ctl_lib_close(r->lib);
     for (int p = 0; r->ref && p < r->spec->ninput; p++) hg_profile_free(r->ref[p]);
     free(r->ref);
     free(r->in_src), free(r->in_off), free(r->in_n);
