@@ -58,7 +58,8 @@ static void allan_definition(void **state) {
   (void)state;
   enum { n = 1000 };
   double y[n];
-  for (int i = 0; i < n; i++) y[i] = 9.81 + 0.01 * hg_stream_normal_at(5, 0, 0, (uint64_t)i) + 1e-3 * sin(0.05 * i);
+  for (int i = 0; i < n; i++)
+    y[i] = 9.81 + 0.01 * hg_stream_normal_at(5, 0, 0, (uint64_t)i) + 1e-3 * sin(0.05 * i);
   size_t m[] = {1, 3, 10, 50, 499, 500, 0};
   double adev[7];
   assert_int_equal(hg_allan_deviation(y, n, 0.1, m, 7, adev), 0);
@@ -96,7 +97,8 @@ static void allan_white(void **state) {
     tau[j] = m[j] * HOUR_DT;
     double expect = p.white_density / sqrt(tau[j]);
     double se = 1 / sqrt(2.0 * ((double)HOUR_N / m[j] - 1));
-    printf("white: tau %6.2f s  adev / (N / sqrt(tau)) = %.4f (4 se %.4f)\n", tau[j], adev[j] / expect, 4 * se);
+    printf("white: tau %6.2f s  adev / (N / sqrt(tau)) = %.4f (4 se %.4f)\n", tau[j],
+           adev[j] / expect, 4 * se);
     assert_true(fabs(adev[j] / expect - 1) < 4 * se);
   }
   assert_true(fabs(hg_allan_slope(tau, adev, 5, 0.01, 36) + 0.5) < 0.02);
@@ -131,8 +133,9 @@ static void gauss_markov_exact(void **state) {
     tau[j] = m[j] * dt;
     adev[j] = sqrt(var[j]);
     double mm = (double)m[j];
-    double exact = s * sqrt((mm - 3 * phi - mm * phi * phi + 4 * pow(phi, mm + 1) - pow(phi, 2 * mm + 1)) /
-                            (mm * mm * (1 - phi) * (1 - phi)));
+    double exact =
+        s * sqrt((mm - 3 * phi - mm * phi * phi + 4 * pow(phi, mm + 1) - pow(phi, 2 * mm + 1)) /
+                 (mm * mm * (1 - phi) * (1 - phi)));
     if (exact > peak) peak = exact;
     if (tau[j] >= 0.1 && tau[j] <= 4) {
       printf("gauss-markov: tau %6.3f s  adev / exact = %.4f\n", tau[j], adev[j] / exact);
@@ -142,7 +145,8 @@ static void gauss_markov_exact(void **state) {
   /* the closed form's peak is 0.664 B (the sampled process's to 1e-4 at dt = Tc / 50) */
   assert_true(fabs(peak / (0.664 * b) - 1) < 2e-3);
   double flat, read = hg_allan_bias_instability(tau, adev, nm, 0.2, 4, 0, &flat);
-  printf("gauss-markov: B read %.4f of specified, flat at %.3f s (1.89 Tc = %.3f s)\n", read / b, flat, 1.8926 * tc);
+  printf("gauss-markov: B read %.4f of specified, flat at %.3f s (1.89 Tc = %.3f s)\n", read / b,
+         flat, 1.8926 * tc);
   assert_true(fabs(read / b - 1) < 0.03);
   free(y);
 }
@@ -162,7 +166,8 @@ static void gauss_markov_start(void **state) {
     double m[3];
     hg_inertial_measure(&p, &st, 5, (uint32_t)i, 0, 2, truth, m);
     sq0 += m[0] * m[0] / n;
-    for (uint64_t k = 1; k <= 100; k++) hg_inertial_measure(&p, &st, 5, (uint32_t)i, k, 2, truth, m);
+    for (uint64_t k = 1; k <= 100; k++)
+      hg_inertial_measure(&p, &st, 5, (uint32_t)i, k, 2, truth, m);
     sq1 += m[0] * m[0] / n;
   }
   assert_true(fabs(sqrt(sq0) / s - 1) < 5 / sqrt(2.0 * n));
@@ -182,7 +187,9 @@ static void allan_static_gyro(void **state) {
   double *y = malloc(HOUR_N * sizeof *y);
   assert_non_null(y);
   const double n_arw = 0.01 * DEG / 60, b = 1 * DEG / 3600, tc = 5;
-  hg_inertial_params p = {.white_density = n_arw, .bias_instability = b, .correlation_time = tc,
+  hg_inertial_params p = {.white_density = n_arw,
+                          .bias_instability = b,
+                          .correlation_time = tc,
                           .bias = {1e-3, -2e-3, 5e-4}};
   size_t m[128];
   size_t nm = hg_allan_cluster_sizes(HOUR_N, 8, m, 128);
@@ -194,8 +201,10 @@ static void allan_static_gyro(void **state) {
     double slope = hg_allan_slope(tau, adev, nm, 0.01, 0.3);
     double arw = hg_allan_arw(tau, adev, nm, 0.01, 0.3), flat;
     double bi = hg_allan_bias_instability(tau, adev, nm, 0.5 * tc, 8 * tc, arw, &flat);
-    printf("static gyro axis %d: slope %.3f  N %.4f deg/sqrt(h) (spec 0.01)  B %.4f deg/h (spec 1), "
-           "flat at %.1f s\n", axis, slope, arw / DEG * 60, bi / DEG * 3600, flat);
+    printf(
+        "static gyro axis %d: slope %.3f  N %.4f deg/sqrt(h) (spec 0.01)  B %.4f deg/h (spec 1), "
+        "flat at %.1f s\n",
+        axis, slope, arw / DEG * 60, bi / DEG * 3600, flat);
     assert_true(fabs(slope + 0.5) < 0.05);
     assert_true(fabs(arw / n_arw - 1) < 0.10);
     assert_true(fabs(bi / b - 1) < 0.10);
@@ -219,7 +228,8 @@ static void allan_random_walk(void **state) {
   }
   for (int j = 0; j < 3; j++) {
     double tau = m[j] * HOUR_DT, expect = p.random_walk * sqrt(tau / 3);
-    printf("random walk: tau %5.1f s  adev / (K sqrt(tau / 3)) = %.4f\n", tau, sqrt(var[j]) / expect);
+    printf("random walk: tau %5.1f s  adev / (K sqrt(tau / 3)) = %.4f\n", tau,
+           sqrt(var[j]) / expect);
     assert_true(fabs(sqrt(var[j]) / expect - 1) < 0.10);
   }
   free(y);
@@ -230,8 +240,11 @@ static void allan_random_walk(void **state) {
 static void reproducible(void **state) {
   (void)state;
   enum { n = 4000, cut = 1733 };
-  hg_inertial_params p = {.white_density = 1e-4, .bias_instability = 1e-4, .correlation_time = 3,
-                          .random_walk = 1e-5, .scale_factor = {1e-3, 0, -1e-3},
+  hg_inertial_params p = {.white_density = 1e-4,
+                          .bias_instability = 1e-4,
+                          .correlation_time = 3,
+                          .random_walk = 1e-5,
+                          .scale_factor = {1e-3, 0, -1e-3},
                           .misalignment = {1e-3, 2e-3, -1e-3}};
   static double a[n][3], b[n][3];
   hg_inertial_state s, saved, fresh;
@@ -246,7 +259,8 @@ static void reproducible(void **state) {
   /* resumed at cut from a fresh struct holding the saved numbers */
   memset(&fresh, 0xff, sizeof fresh);
   memcpy(&fresh, &saved, sizeof fresh);
-  for (int k = cut; k < n; k++) hg_inertial_measure(&p, &fresh, 11, 3, (uint64_t)k, 0.01, truth, b[k]);
+  for (int k = cut; k < n; k++)
+    hg_inertial_measure(&p, &fresh, 11, 3, (uint64_t)k, 0.01, truth, b[k]);
   assert_memory_equal(a[cut], b[cut], sizeof(double[3]) * (n - cut));
 
   /* the star tracker resumed likewise (its state: the last valid quaternion) */
@@ -259,7 +273,8 @@ static void reproducible(void **state) {
     hg_star_tracker_measure(&st, &ss, 8, 1, (uint64_t)k, q, qa[k], &va[k]);
     if (k == cut - 1) ssaved = ss;
   }
-  for (int k = cut; k < n; k++) hg_star_tracker_measure(&st, &ssaved, 8, 1, (uint64_t)k, q, qb[k], &vb[k]);
+  for (int k = cut; k < n; k++)
+    hg_star_tracker_measure(&st, &ssaved, 8, 1, (uint64_t)k, q, qb[k], &vb[k]);
   assert_memory_equal(qa[cut], qb[cut], sizeof(double[4]) * (n - cut));
   assert_memory_equal(va + cut, vb + cut, sizeof(int) * (n - cut));
 
@@ -275,7 +290,8 @@ static void reproducible(void **state) {
     hg_inertial_measure(&w, &s, 1, 0, (uint64_t)k, 0.01, zero, m1);
     hg_inertial_measure(&w, &fresh, 2, 0, (uint64_t)k, 0.01, zero, m2);
     same += m1[0] == m2[0];
-    mean[0] += m1[0] / nw, mean[1] += m2[0] / nw, sq[0] += m1[0] * m1[0] / nw, sq[1] += m2[0] * m2[0] / nw;
+    mean[0] += m1[0] / nw, mean[1] += m2[0] / nw, sq[0] += m1[0] * m1[0] / nw,
+        sq[1] += m2[0] * m2[0] / nw;
   }
   assert_int_equal(same, 0);
   for (int i = 0; i < 2; i++) {
@@ -317,8 +333,8 @@ static void encoder(void **state) {
 static void inertial_deterministic(void **state) {
   (void)state;
   const double a = 0.01;
-  hg_inertial_params p = {.scale_factor = {0.02, -0.01, 0}, .misalignment = {0, 0, a},
-                          .bias = {0.1, 0.2, 0.3}};
+  hg_inertial_params p = {
+      .scale_factor = {0.02, -0.01, 0}, .misalignment = {0, 0, a}, .bias = {0.1, 0.2, 0.3}};
   hg_inertial_state s;
   const double truth[3] = {1, 0, 2};
   double m[3];
@@ -380,7 +396,8 @@ static void star_tracker(void **state) {
     assert_true(fabs(sqrt(sq[i] / good) / want[i] - 1) < 0.03);
   }
   double sd = sqrt(n * p.dropout * (1 - p.dropout));
-  printf("star tracker: dropped %d of %d (expected %.0f +- %.0f)\n", dropped, n, n * p.dropout, 3 * sd);
+  printf("star tracker: dropped %d of %d (expected %.0f +- %.0f)\n", dropped, n, n * p.dropout,
+         3 * sd);
   assert_true(fabs(dropped - n * p.dropout) < 3 * sd);
   /* no dropout, no noise: the truth with w >= 0 */
   hg_star_tracker_params z = {0};
@@ -397,8 +414,8 @@ static void direction(void **state) {
   hg_direction_params p = {.sigma = 1e-3, .fov_half_angle = 20 * DEG};
   double out[3];
   int valid;
-  const double in_view[3] = {sin(19 * DEG), 0, cos(19 * DEG)}, out_view[3] = {0, sin(21 * DEG), cos(21 * DEG)},
-               behind[3] = {0, 0, -1};
+  const double in_view[3] = {sin(19 * DEG), 0, cos(19 * DEG)},
+               out_view[3] = {0, sin(21 * DEG), cos(21 * DEG)}, behind[3] = {0, 0, -1};
   hg_direction_measure(&p, 1, 0, 0, in_view, out, &valid);
   assert_true(valid);
   hg_direction_measure(&p, 1, 0, 0, out_view, out, &valid);
@@ -414,7 +431,8 @@ static void direction(void **state) {
     assert_true(valid);
     assert_true(fabs(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] - 1) < 1e-14);
     double c = out[0] * u[0] + out[1] * u[1] + out[2] * u[2];
-    double cx[3] = {out[1] * u[2] - out[2] * u[1], out[2] * u[0] - out[0] * u[2], out[0] * u[1] - out[1] * u[0]};
+    double cx[3] = {out[1] * u[2] - out[2] * u[1], out[2] * u[0] - out[0] * u[2],
+                    out[0] * u[1] - out[1] * u[0]};
     double ang = atan2(sqrt(cx[0] * cx[0] + cx[1] * cx[1] + cx[2] * cx[2]), c);
     sq += ang * ang / n;
   }
@@ -450,13 +468,19 @@ static void force_torque(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(stream_at),          cmocka_unit_test(allan_definition),
-      cmocka_unit_test(allan_white),        cmocka_unit_test(gauss_markov_exact),
+      cmocka_unit_test(stream_at),
+      cmocka_unit_test(allan_definition),
+      cmocka_unit_test(allan_white),
+      cmocka_unit_test(gauss_markov_exact),
       cmocka_unit_test(gauss_markov_start),
-      cmocka_unit_test(allan_static_gyro),  cmocka_unit_test(allan_random_walk),
-      cmocka_unit_test(reproducible),       cmocka_unit_test(encoder),
-      cmocka_unit_test(inertial_deterministic), cmocka_unit_test(star_tracker),
-      cmocka_unit_test(direction),          cmocka_unit_test(force_torque),
+      cmocka_unit_test(allan_static_gyro),
+      cmocka_unit_test(allan_random_walk),
+      cmocka_unit_test(reproducible),
+      cmocka_unit_test(encoder),
+      cmocka_unit_test(inertial_deterministic),
+      cmocka_unit_test(star_tracker),
+      cmocka_unit_test(direction),
+      cmocka_unit_test(force_torque),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

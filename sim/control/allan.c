@@ -17,7 +17,8 @@ size_t hg_allan_cluster_sizes(size_t n, int per_octave, size_t *m, size_t cap) {
   return count;
 }
 
-int hg_allan_deviation(const double *y, size_t n, double dt, const size_t *m, size_t nm, double *adev) {
+int hg_allan_deviation(const double *y, size_t n, double dt, const size_t *m, size_t nm,
+                       double *adev) {
   double *x = malloc((n + 1) * sizeof *x);
   if (!x) return -1;
   /* the mean, taken out: the Allan variance of y - c is that of y */
@@ -53,16 +54,19 @@ int hg_allan_deviation(const double *y, size_t n, double dt, const size_t *m, si
   return 0;
 }
 
-double hg_allan_arw(const double *tau, const double *adev, size_t nm, double tau_lo, double tau_hi) {
+double hg_allan_arw(const double *tau, const double *adev, size_t nm, double tau_lo,
+                    double tau_hi) {
   /* ln sigma = ln N - ln(tau) / 2: ln N is the mean of ln sigma + ln(tau) / 2 */
   double acc = 0;
   size_t count = 0;
   for (size_t j = 0; j < nm; j++)
-    if (tau[j] >= tau_lo && tau[j] <= tau_hi && adev[j] > 0) acc += log(adev[j]) + 0.5 * log(tau[j]), count++;
+    if (tau[j] >= tau_lo && tau[j] <= tau_hi && adev[j] > 0)
+      acc += log(adev[j]) + 0.5 * log(tau[j]), count++;
   return count ? exp(acc / (double)count) : NAN;
 }
 
-double hg_allan_slope(const double *tau, const double *adev, size_t nm, double tau_lo, double tau_hi) {
+double hg_allan_slope(const double *tau, const double *adev, size_t nm, double tau_lo,
+                      double tau_hi) {
   /* least squares line through (ln tau, ln sigma) */
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   size_t count = 0;
@@ -120,7 +124,8 @@ double hg_allan_bias_instability(const double *tau, const double *adev, size_t n
       for (int q = 0; q < 3; q++) b[r][q] = q == k ? t[r] : a[r][q];
     c[k] = (b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) -
             b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
-            b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0])) / det;
+            b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0])) /
+           det;
   }
   /* the vertex u* = -c1 / (2 c2), kept within the points used; else the fit's value at u = 0 */
   double u = c[2] != 0 ? -c[1] / (2 * c[2]) : 0;

@@ -26,7 +26,8 @@ size_t hg_allan_cluster_sizes(size_t n, int per_octave, size_t *m, size_t cap);
  * (the Allan variance ignores a constant) and the sums are compensated (Kahan), so an offset as
  * large as gravity costs no precision. Allocates n + 1 doubles; returns 0, or -1 when that
  * allocation fails. */
-int hg_allan_deviation(const double *y, size_t n, double dt, const size_t *m, size_t nm, double *adev);
+int hg_allan_deviation(const double *y, size_t n, double dt, const size_t *m, size_t nm,
+                       double *adev);
 
 /* the angle random walk N (unit of y times sqrt(s); rad/sqrt(s) for a gyro): the line
  * sigma(tau) = N / sqrt(tau) fitted (least squares in log-log, slope held at -1/2) to the points
@@ -36,7 +37,8 @@ double hg_allan_arw(const double *tau, const double *adev, size_t nm, double tau
 
 /* the slope of ln sigma against ln tau fitted (least squares) over tau in [tau_lo, tau_hi]:
  * -1/2 for white noise, 0 for flicker, +1/2 for rate random walk; NaN with fewer than 2 points */
-double hg_allan_slope(const double *tau, const double *adev, size_t nm, double tau_lo, double tau_hi);
+double hg_allan_slope(const double *tau, const double *adev, size_t nm, double tau_lo,
+                      double tau_hi);
 
 /* the bias instability B (unit of y): the Allan deviation in its flat region, divided by 0.664.
  * The flat region is where the log-log slope is nearest zero within [tau_lo, tau_hi]: the floor

@@ -42,7 +42,8 @@ static void rotation_exp(const double v[3], double r[3][3]) {
 }
 
 int hg_inertial_measure(const hg_inertial_params *p, hg_inertial_state *s, uint64_t seed,
-                        uint32_t sensor, uint64_t k, double dt, const double truth[3], double out[3]) {
+                        uint32_t sensor, uint64_t k, double dt, const double truth[3],
+                        double out[3]) {
   double gm_sigma = HG_GAUSS_MARKOV_SIGMA_PER_B * p->bias_instability;
   int gauss_markov = gm_sigma > 0 && p->correlation_time > 0;
   /* the biases of sample k */
@@ -59,7 +60,8 @@ int hg_inertial_measure(const hg_inertial_params *p, hg_inertial_state *s, uint6
     for (int i = 0; i < 3; i++) {
       /* b_gm <- e^(-dt/Tc) b_gm + s_gm sqrt(1 - e^(-2 dt/Tc)) w */
       if (gauss_markov)
-        s->gauss_markov[i] = phi * s->gauss_markov[i] + innovation * normal(seed, sensor, 3 + (uint32_t)i, k);
+        s->gauss_markov[i] =
+            phi * s->gauss_markov[i] + innovation * normal(seed, sensor, 3 + (uint32_t)i, k);
       /* b_rw <- b_rw + K sqrt(dt) w */
       if (p->random_walk > 0)
         s->random_walk[i] += p->random_walk * sqrt(dt) * normal(seed, sensor, 6 + (uint32_t)i, k);
@@ -71,8 +73,9 @@ int hg_inertial_measure(const hg_inertial_params *p, hg_inertial_state *s, uint6
   int clipped = 0;
   for (int i = 0; i < 3; i++) {
     /* m_i = (1 + sf_i) (M_mis truth)_i + b0_i + b_gm_i + b_rw_i + (N / sqrt(dt)) w */
-    double m = (1 + p->scale_factor[i]) * (r[i][0] * truth[0] + r[i][1] * truth[1] + r[i][2] * truth[2]) +
-               p->bias[i] + s->gauss_markov[i] + s->random_walk[i];
+    double m =
+        (1 + p->scale_factor[i]) * (r[i][0] * truth[0] + r[i][1] * truth[1] + r[i][2] * truth[2]) +
+        p->bias[i] + s->gauss_markov[i] + s->random_walk[i];
     if (white > 0) m += white * normal(seed, sensor, (uint32_t)i, k);
     m = quantize(m, p->lsb);
     /* |m_i| <= range */
@@ -102,7 +105,8 @@ void hg_star_tracker_measure(const hg_star_tracker_params *p, hg_star_tracker_st
     return;
   }
   /* dtheta ~ N(0, diag(sc^2, sc^2, sb^2)) in the sensor frame */
-  double d[3] = {p->sigma_cross * normal(seed, sensor, 0, k), p->sigma_cross * normal(seed, sensor, 1, k),
+  double d[3] = {p->sigma_cross * normal(seed, sensor, 0, k),
+                 p->sigma_cross * normal(seed, sensor, 1, k),
                  p->sigma_boresight * normal(seed, sensor, 2, k)};
   /* exp(dtheta / 2) = (cos(a/2), sin(a/2) dtheta / a), a = |dtheta| */
   double a = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -129,12 +133,15 @@ void hg_direction_measure(const hg_direction_params *p, uint64_t seed, uint32_t 
   if (fov > 0 && fov < HG_PI && acos(fmax(-1.0, fmin(1.0, u[2]))) > fov) return;
   /* e1 = normalize(a x u), a the axis of u's smallest component; e2 = u x e1 */
   double ax[3] = {0, 0, 0};
-  int small = fabs(u[0]) <= fabs(u[1]) ? (fabs(u[0]) <= fabs(u[2]) ? 0 : 2) : (fabs(u[1]) <= fabs(u[2]) ? 1 : 2);
+  int small = fabs(u[0]) <= fabs(u[1]) ? (fabs(u[0]) <= fabs(u[2]) ? 0 : 2)
+                                       : (fabs(u[1]) <= fabs(u[2]) ? 1 : 2);
   ax[small] = 1;
-  double e1[3] = {ax[1] * u[2] - ax[2] * u[1], ax[2] * u[0] - ax[0] * u[2], ax[0] * u[1] - ax[1] * u[0]};
+  double e1[3] = {ax[1] * u[2] - ax[2] * u[1], ax[2] * u[0] - ax[0] * u[2],
+                  ax[0] * u[1] - ax[1] * u[0]};
   double l = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
   for (int i = 0; i < 3; i++) e1[i] /= l;
-  double e2[3] = {u[1] * e1[2] - u[2] * e1[1], u[2] * e1[0] - u[0] * e1[2], u[0] * e1[1] - u[1] * e1[0]};
+  double e2[3] = {u[1] * e1[2] - u[2] * e1[1], u[2] * e1[0] - u[0] * e1[2],
+                  u[0] * e1[1] - u[1] * e1[0]};
   /* d = sigma (w0 e1 + w1 e2), perpendicular to u */
   double w0 = p->sigma * normal(seed, sensor, 0, k), w1 = p->sigma * normal(seed, sensor, 1, k);
   double d[3] = {w0 * e1[0] + w1 * e2[0], w0 * e1[1] + w1 * e2[1], w0 * e1[2] + w1 * e2[2]};

@@ -22,10 +22,10 @@
 
 /* channels: 0 the position noise, 1 the rate noise */
 typedef struct hg_encoder_params {
-  double resolution;     /* one count, rad (revolute) or m (prismatic); 0: not quantized */
-  double noise;          /* sigma of white noise on the position, rad or m, added before the
-                            quantization (the reading stays a whole number of counts); 0: none */
-  double rate_noise;     /* sigma of white noise on the rate, rad/s or m/s; 0: none */
+  double resolution; /* one count, rad (revolute) or m (prismatic); 0: not quantized */
+  double noise;      /* sigma of white noise on the position, rad or m, added before the
+                        quantization (the reading stays a whole number of counts); 0: none */
+  double rate_noise; /* sigma of white noise on the rate, rad/s or m/s; 0: none */
 } hg_encoder_params;
 
 /* position = round((q + noise w0) / resolution) * resolution (ties away from zero);
@@ -52,29 +52,29 @@ void hg_encoder_measure(const hg_encoder_params *p, uint64_t seed, uint32_t sens
  * 0..2 the white noise of axes x, y, z; 3..5 the Gauss-Markov bias (the stationary draw at k = 0,
  * the innovation after); 6..8 the rate random walk. */
 typedef struct hg_inertial_params {
-  double scale_factor[3];   /* per-axis scale-factor errors, dimensionless: gain 1 + s_i */
-  double misalignment[3];   /* rotation vector, rad: M_mis = exp(skew(misalignment)) turns the
-                               truth (in the sensor's nominal frame) into the axes' frame */
-  double bias[3];           /* constant bias b0, u */
-  double white_density;     /* N, u sqrt(s) (gyro: angle random walk, rad/s/sqrt(Hz) =
-                               rad/sqrt(s)); sample sigma N / sqrt(dt); 0: none */
-  double bias_instability;  /* B, u: the Gauss-Markov bias has stationary sigma
-                               HG_GAUSS_MARKOV_SIGMA_PER_B * B; 0: none */
-  double correlation_time;  /* Tc of the Gauss-Markov bias, s (> 0 when B > 0) */
-  double random_walk;       /* K, u / sqrt(s) (gyro: rate random walk, rad/s/sqrt(s)); 0: none */
-  double range;             /* saturation |m_i| <= range, u; 0: none */
-  double lsb;               /* quantization step, u; 0: none */
+  double scale_factor[3];  /* per-axis scale-factor errors, dimensionless: gain 1 + s_i */
+  double misalignment[3];  /* rotation vector, rad: M_mis = exp(skew(misalignment)) turns the
+                              truth (in the sensor's nominal frame) into the axes' frame */
+  double bias[3];          /* constant bias b0, u */
+  double white_density;    /* N, u sqrt(s) (gyro: angle random walk, rad/s/sqrt(Hz) =
+                              rad/sqrt(s)); sample sigma N / sqrt(dt); 0: none */
+  double bias_instability; /* B, u: the Gauss-Markov bias has stationary sigma
+                              HG_GAUSS_MARKOV_SIGMA_PER_B * B; 0: none */
+  double correlation_time; /* Tc of the Gauss-Markov bias, s (> 0 when B > 0) */
+  double random_walk;      /* K, u / sqrt(s) (gyro: rate random walk, rad/s/sqrt(s)); 0: none */
+  double range;            /* saturation |m_i| <= range, u; 0: none */
+  double lsb;              /* quantization step, u; 0: none */
 } hg_inertial_params;
 
 typedef struct hg_inertial_state {
-  double gauss_markov[3];   /* b_gm at the last sample, u */
-  double random_walk[3];    /* b_rw at the last sample, u (0 at k = 0) */
+  double gauss_markov[3]; /* b_gm at the last sample, u */
+  double random_walk[3];  /* b_rw at the last sample, u (0 at k = 0) */
 } hg_inertial_state;
 
 /* m = sat(quant((I + diag(scale_factor)) M_mis truth + b0 + b_gm + b_rw + white)), in the
  * sensor's axes, where truth is the sensor-frame angular rate (gyro) or specific force
- * (accelerometer), u. Per sample (dt, s, the interval since sample k - 1 and the white noise's
- * bandwidth):
+ * (accelerometer), u. Per sample (dt > 0, s: the interval since sample k - 1, and the white
+ * noise's sampling interval):
  *   white_i = (N / sqrt(dt)) w                                  (w standard normal)
  *   b_gm: at k = 0 a draw from its stationary law s_gm w; after, the exact discretization
  *         b_gm <- e^(-dt/Tc) b_gm + s_gm sqrt(1 - e^(-2 dt/Tc)) w
@@ -82,19 +82,20 @@ typedef struct hg_inertial_state {
  * quant rounds to a multiple of lsb, sat clips each axis to [-range, range]. Returns the set of
  * axes that clipped (bit i for axis i), 0 when none. */
 int hg_inertial_measure(const hg_inertial_params *p, hg_inertial_state *s, uint64_t seed,
-                        uint32_t sensor, uint64_t k, double dt, const double truth[3], double out[3]);
+                        uint32_t sensor, uint64_t k, double dt, const double truth[3],
+                        double out[3]);
 
 /* ---- star tracker: an attitude quaternion ----------------------------------------------- */
 
 /* channels: 0..2 the error about the sensor's x, y, z; 3 the dropout draw */
 typedef struct hg_star_tracker_params {
-  double sigma_cross;       /* sigma of the error angle about x and about y (cross-boresight), rad */
-  double sigma_boresight;   /* sigma of the error angle about z (the boresight, +z), rad */
-  double dropout;           /* probability that a sample is invalid, in [0, 1] */
+  double sigma_cross;     /* sigma of the error angle about x and about y (cross-boresight), rad */
+  double sigma_boresight; /* sigma of the error angle about z (the boresight, +z), rad */
+  double dropout;         /* probability that a sample is invalid, in [0, 1] */
 } hg_star_tracker_params;
 
 typedef struct hg_star_tracker_state {
-  double last[4];           /* the last valid measurement (w, x, y, z); (1, 0, 0, 0) until one */
+  double last[4]; /* the last valid measurement (w, x, y, z); (1, 0, 0, 0) until one */
 } hg_star_tracker_state;
 
 /* truth: the sensor frame's attitude, the unit quaternion q whose rotation takes sensor-frame
@@ -111,9 +112,9 @@ void hg_star_tracker_measure(const hg_star_tracker_params *p, hg_star_tracker_st
 
 /* channels: 0, 1 the error angles about two axes perpendicular to the direction */
 typedef struct hg_direction_params {
-  double sigma;             /* sigma of the error angle about each of two perpendicular axes, rad
-                               (the total angle is Rayleigh, mean sigma sqrt(pi / 2)) */
-  double fov_half_angle;    /* the field of view's half-angle about +z, rad; 0 or >= pi: all sky */
+  double sigma;          /* sigma of the error angle about each of two perpendicular axes, rad
+                            (the total angle is Rayleigh, mean sigma sqrt(pi / 2)) */
+  double fov_half_angle; /* the field of view's half-angle about +z, rad; 0 or >= pi: all sky */
 } hg_direction_params;
 
 /* truth: the direction of the Sun (or Earth) in the sensor frame (normalized here). The
@@ -127,9 +128,9 @@ void hg_direction_measure(const hg_direction_params *p, uint64_t seed, uint32_t 
 
 /* channels: 0..5 the white noise of the six components, in the order of the wrench */
 typedef struct hg_force_torque_params {
-  double sigma_torque;      /* sigma of white noise on each moment component, N m */
-  double sigma_force;       /* sigma of white noise on each force component, N */
-  double bias[6];           /* constant bias, moment first (N m, N m, N m, N, N, N) */
+  double sigma_torque; /* sigma of white noise on each moment component, N m */
+  double sigma_force;  /* sigma of white noise on each force component, N */
+  double bias[6];      /* constant bias, moment first (N m, N m, N m, N, N, N) */
 } hg_force_torque_params;
 
 /* truth: the wrench (moment, force) in the sensor frame, moment about its origin (hinge's order,
