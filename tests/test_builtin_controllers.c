@@ -177,6 +177,14 @@ static void test_attitude_sign_90(void **unused) {
   double tel[7];
   hg_attitude_pd_telemetry(st, tel);
   assert_true(fabs(tel[0] - TEST_PI / 2) < 1e-14);
+  /* the body at target (x) (30 deg about x): qe = conj(target) (x) q is 30 deg about body x
+   * (q (x) conj(target) would be about y) */
+  double tq[4] = {c, 0, 0, c}, qx[4] = {cos(TEST_PI / 12), sin(TEST_PI / 12), 0, 0}, qb0[4];
+  qmul(tq, qx, qb0);
+  double in3[8] = {qb0[0], qb0[1], qb0[2], qb0[3], 1, 0, 0, 0};
+  step(A, st, 0.1, in3, out);
+  assert_true(fabs(out[0] + kp * 2 * sin(TEST_PI / 12)) < 1e-15);
+  assert_true(fabs(out[1]) < 1e-15 && fabs(out[2]) < 1e-15);
   A->finish(st);
   /* a star tracker mounted 90 deg about x, and a gyro mounted 90 deg about y: the same body
    * attitude and rate give the same command as sensors on the body frame */
@@ -337,6 +345,16 @@ static void test_attitude_dropout(void **unused) {
   step(A, st, 0.3, bad, out);
   assert_true(fabs(out[2] - (-kp * e2 - kd * wz)) < 1e-15);
   assert_true(fabs(e2 - 2 * sin(wz * 2 * dt / 2)) < 1e-4);
+  /* about x by 0.5 rad, turning about z: q (x) dq, not dq (x) q */
+  double qa[4] = {cos(0.25), sin(0.25), 0, 0};
+  double ga[8] = {qa[0], qa[1], qa[2], qa[3], 1, 0, 0, wz}, ba[8] = {0, 0, 0, 0, 0, 0, 0, wz};
+  step(A, st, 0.35, ga, out);
+  step(A, st, 0.36, ba, out);
+  double qp[4];
+  qmul(qa, q, qp);
+  double np = sqrt(qp[0] * qp[0] + qp[1] * qp[1] + qp[2] * qp[2] + qp[3] * qp[3]);
+  for (int i = 0; i < 3; i++)
+    assert_true(fabs(out[i] - (-kp * 2 * qp[1 + i] / np - (i == 2 ? kd * wz : 0))) < 1e-15);
   /* a good sample again replaces the estimate */
   step(A, st, 0.4, good, out);
   assert_true(same_bits(out[2], -kd * wz));
@@ -404,12 +422,13 @@ static void test_joint_pd_encoder(void **unused) {
 
 /* ---- thruster_logic ---- */
 
-/* four thrusters: T0 torque +z, T1 -z, T2 +x, T3 (0.6, 0, 0.8) (serves +x and +z) */
+/* four thrusters: T0 torque +z, T1 -z, T2 (1, 0, 0.3) (serves +x only: 0.3 < 0.5 |c|), T3 (0.6,
+ * 0, 0.8) (serves +x and +z) */
 static void thruster_setup(setup *x, double rate) {
   su_init(x, rate);
   su_in(x, "controller", 3);
   for (int k = 0; k < 4; k++) su_out(x, "thruster", 2);
-  su_param(x, "thruster_torque", 12, 0.0, 0.0, 1.0, 0.0, 0.0, -1.0, 1.0, 0.0, 0.0, 0.6, 0.0, 0.8);
+  su_param(x, "thruster_torque", 12, 0.0, 0.0, 1.0, 0.0, 0.0, -1.0, 1.0, 0.0, 0.3, 0.6, 0.0, 0.8);
   su_param(x, "on", 1, 0.2);
 }
 
@@ -519,6 +538,9 @@ static void round_trip(const hg_builtin_ops *ops, const setup *x, int nin, int n
     step(ops, b, k * 0.1, in, ob);
     assert_memory_equal(oa, ob, (size_t)nout * sizeof(double));
   }
+  if (ops == hg_builtin_find("thruster_logic"))
+    for (int k = 0; k < nout / 2; k++)
+      assert_int_equal(hg_thruster_logic_pulses(a, k), hg_thruster_logic_pulses(b, k));
   (void)nin;
   ops->finish(a), ops->finish(b);
 }
@@ -542,6 +564,7 @@ static void test_save_load(void **unused) {
   attitude_setup(&x, 1.5, 2.5);
   su_param(&x, "max_rate", 1, 0.05);
   round_trip(hg_builtin_find("attitude_pd"), &x, 8, 3, attitude_input, 5, 8);
+  round_trip(hg_builtin_find("attitude_pd"), &x, 8, 3, attitude_input, 7, 6);
   su_init(&x, 10);
   su_in(&x, "encoder", 1);
   su_out(&x, "motor", 1);

@@ -29,9 +29,12 @@ static const hg_control_param *find_param(const hg_control_setup *s, const char 
   return NULL;
 }
 
-/* every parameter of the setup is one of names (NULL-terminated) and given once */
+/* the setup is of this ABI, and every parameter is one of names (NULL-terminated), given once */
 static int check_names(const char *type, const hg_control_setup *s, const char *const *names,
                        char *err, size_t errlen) {
+  if (s->abi != HG_CONTROL_ABI)
+    return fail(err, errlen, "%s: setup for controller ABI %d (this is ABI %d)", type, s->abi,
+                HG_CONTROL_ABI);
   for (int i = 0; i < s->nparam; i++) {
     const char *name = s->param[i].name ? s->param[i].name : "(null)";
     int known = 0;
@@ -227,12 +230,12 @@ int hg_attitude_pd_init(const hg_control_setup *s, void **state, char *err, size
   /* the sensors' mountings */
   const hg_control_param *fr = find_param(s, "input_frames");
   if (fr) {
-    if (fr->n != 4 * s->ninput || check_values(T, fr->name, fr->n, fr->value, -INFINITY, 0, 0, err, errlen)) {
-      if (fr->n != 4 * s->ninput)
-        fail(err, errlen, "%s: parameter 'input_frames' has %d numbers (expected 4 per input: %d)",
-             T, fr->n, 4 * s->ninput);
+    if (fr->n != 4 * s->ninput) {
+      fail(err, errlen, "%s: parameter 'input_frames' has %d numbers (expected 4 per input: %d)",
+           T, fr->n, 4 * s->ninput);
       goto bad;
     }
+    if (check_values(T, fr->name, fr->n, fr->value, -INFINITY, 0, 0, err, errlen)) goto bad;
     double *dst[2] = {a->q_bs_att, a->q_bs_rate};
     for (int k = 0; k < 2; k++) {
       memcpy(dst[k], fr->value + 4 * k, 4 * sizeof(double));
@@ -764,7 +767,8 @@ int hg_thruster_logic_init(const hg_control_setup *s, void **state, char *err, s
   c->firing = c->cabs + (size_t)nt * m, c->t_begin = c->firing + nt, c->pulses = c->t_begin + nt;
   for (int k = 0; k < nt; k++) c->out_off[k] = s->output[k].offset;
   /* the thrusters' geometry */
-  const hg_control_param *tq = find_param(s, "thruster_torque"), *fo = find_param(s, "thruster_force");
+  const hg_control_param *tq = find_param(s, "thruster_torque");
+  const hg_control_param *fo = find_param(s, "thruster_force");
   if (!tq || tq->n != 3 * nt) {
     fail(err, errlen, "%s: parameter 'thruster_torque' has %d numbers (expected 3 per thruster: "
          "%d)", T, tq ? tq->n : 0, 3 * nt);
