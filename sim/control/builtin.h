@@ -56,18 +56,26 @@
  * body axis e = 2 sin(theta/2) ~ theta and I theta'' + kd theta' + kp theta = 0. The rate-limited
  * form u = -kd (w - w_c), w_c = -sat(kp/kd e, max_rate), is the PD law written as a rate loop
  * whose commanded rate is saturated (Wie, "Space Vehicle Dynamics and Control", quaternion
- * feedback with slew-rate limit after Wie & Lu; Markley & Crassidis, "Fundamentals of Spacecraft
- * Attitude Determination and Control", the quaternion PD law with e = 2 qe_vec sgn(qe_w)).
+ * feedback u = -K qe_vec - C w (K = 2 kp here) and its slew-rate-limited form after Wie & Lu,
+ * "Feedback control logic for spacecraft eigenaxis rotations under slew rate and control
+ * constraints"; checked against Markley & Crassidis, "Fundamentals of Spacecraft Attitude
+ * Determination and Control", the quaternion PD law). sgn(qe_w) picks the shorter of the two
+ * rotations to the target (Mayhew, Sanfelice & Teel, "Quaternion-based hybrid control for robust
+ * global attitude tracking", on q and -q). Markley & Crassidis write quaternion products in the
+ * opposite order (Shuster's convention); the orders here are Hamilton's (docs/conventions.md).
  * A measured quaternion is used as given when its norm is within 1e-9 of 1, else rescaled.
  *
  * Star tracker dropout: when the attitude sample is invalid (valid == 0, or a NaN) the last
  * attitude estimate is propagated over one sample period dt = 1/rate with the current body rate,
- * first order: q <- q (x) (1, w_b dt/2), then normalized (the kinematics q' = q (x) (0, w)/2,
- * Markley & Crassidis; Wie). Successive dropouts keep propagating the estimate. Before the first
- * valid sample every output is NaN (no command).
+ * first order: q <- q (x) (1, w_b dt/2), then normalized (the kinematics q' = q (x) (0, w_b)/2
+ * of a body rate in Hamilton's order: Sola, "Quaternion kinematics for the error-state Kalman
+ * filter"; Markley & Crassidis in Shuster's order). Successive dropouts keep propagating the
+ * estimate. Before the first valid sample every output is NaN (no command).
  *
  * Wheels: A = [a_1 ... a_n] (3 x n). The body feels -A tau, so tau = -A^+ u with the
- * minimum-norm pseudo-inverse A^+ = A^T (A A^T)^-1 (then A tau = -u exactly up to rounding).
+ * minimum-norm pseudo-inverse A^+ = A^T (A A^T)^-1 (then A tau = -u up to rounding; Markley &
+ * Crassidis, reaction wheel torque distribution; Sidi, "Spacecraft Dynamics and Control",
+ * four-wheel pyramid).
  * rank(A) < 3 (det(A A^T) <= 1e-9 (trace/3)^3) is an init error.
  *
  * ---- joint_pd: PD (+ reference feedforward) on 1-DoF joints ----
