@@ -361,6 +361,29 @@ static void test_attitude_dropout(void **unused) {
   A->finish(st);
 }
 
+/* pose and twist sources give the command of star_tracker and gyro */
+static void test_attitude_pose_twist(void **unused) {
+  const hg_builtin_ops *A = hg_builtin_find("attitude_pd");
+  double q[4] = {cos(0.4), sin(0.4) * 0.36, sin(0.4) * 0.48, sin(0.4) * 0.8};
+  setup x;
+  attitude_setup(&x, 1.7, 0.9);
+  void *st = make(A, &x);
+  double in[8] = {q[0], q[1], q[2], q[3], 1, 0.01, 0.02, -0.03}, u[3];
+  step(A, st, 0, in, u);
+  A->finish(st);
+  su_init(&x, 10);
+  su_in(&x, "pose", 7);
+  su_in(&x, "twist", 6);
+  su_out(&x, "controller", 3);
+  su_param(&x, "kp", 1, 1.7);
+  su_param(&x, "kd", 1, 0.9);
+  st = make(A, &x);
+  double in2[13] = {5, 6, 7, q[0], q[1], q[2], q[3], 0.01, 0.02, -0.03, 9, 9, 9}, u2[3];
+  step(A, st, 0, in2, u2);
+  assert_memory_equal(u, u2, sizeof u);
+  A->finish(st);
+}
+
 /* ---- joint_pd ---- */
 
 static void test_joint_pd_bits(void **unused) {
@@ -508,6 +531,33 @@ static void test_thruster_pwm(void **unused) {
   su_param(&x, "pwm", 1, 1.0);
   su_param(&x, "min_on", 1, 0.2);
   expect_init_error(L, &x, "min_on");
+}
+
+/* a 6-number demand: force axes served by the thrusters' forces, torque axes by their torques */
+static void test_thruster_six(void **unused) {
+  const hg_builtin_ops *L = hg_builtin_find("thruster_logic");
+  setup x;
+  su_init(&x, 10);
+  su_in(&x, "controller", 6);
+  su_out(&x, "thruster", 2);
+  su_out(&x, "thruster", 2);
+  /* T0: force +x, torque +z; T1: force -x, torque -z (0.5 >= 0.5 |c|: both dominant) */
+  su_param(&x, "thruster_torque", 6, 0.0, 0.0, 0.5, 0.0, 0.0, -0.5);
+  su_param(&x, "on", 1, 1.0);
+  setup bad = x;
+  bad.s.input = bad.in, bad.s.output = bad.out, bad.s.param = bad.p;
+  for (int k = 0; k < bad.s.nparam; k++) bad.p[k].value = bad.val[k];
+  expect_init_error(L, &bad, "needs parameter 'thruster_force'");
+  su_param(&x, "thruster_force", 6, 1.0, 0.0, 0.0, -1.0, 0.0, 0.0);
+  void *st = make(L, &x);
+  double out[4];
+  double f[6] = {2, 0, 0, 0, 0, 0}, tz[6] = {0, 0, 0, 0, 0, -2}, none[6] = {0};
+  step(L, st, 0, f, out);
+  assert_true(out[0] == 1 && out[2] == 0);
+  step(L, st, 0.1, none, out);
+  step(L, st, 0.2, tz, out);
+  assert_true(out[0] == 0 && out[2] == 1);
+  L->finish(st);
 }
 
 /* ---- checkpoints ---- */
@@ -720,10 +770,12 @@ int main(void) {
       cmocka_unit_test(test_attitude_wheels),
       cmocka_unit_test(test_attitude_max_rate),
       cmocka_unit_test(test_attitude_dropout),
+      cmocka_unit_test(test_attitude_pose_twist),
       cmocka_unit_test(test_joint_pd_bits),
       cmocka_unit_test(test_joint_pd_encoder),
       cmocka_unit_test(test_thruster_count),
       cmocka_unit_test(test_thruster_pwm),
+      cmocka_unit_test(test_thruster_six),
       cmocka_unit_test(test_save_load),
       cmocka_unit_test(test_set),
       cmocka_unit_test(test_init_errors),
