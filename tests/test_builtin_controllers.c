@@ -384,6 +384,31 @@ static void test_attitude_pose_twist(void **unused) {
   A->finish(st);
 }
 
+/* closed loop, one axis, small angle: I theta'' = u follows I theta'' + kd theta' + kp theta = 0
+ * (I = 2, kp = 2, kd = 2: omega_n = 1 rad/s, zeta = 0.5), sampled at 1 kHz with the torque held */
+static void test_attitude_closed_loop(void **unused) {
+  const hg_builtin_ops *A = hg_builtin_find("attitude_pd");
+  double I = 2, kp = 2, kd = 2, rate = 1000, dt = 1 / rate, th = 0.01, w = 0;
+  setup x;
+  attitude_setup(&x, kp, kd);
+  x.s.rate = rate;
+  void *st = make(A, &x);
+  int n = 3000;
+  for (int k = 0; k < n; k++) {
+    double in[8] = {cos(th / 2), 0, sin(th / 2), 0, 1, 0, w, 0}, u[3];
+    step(A, st, k * dt, in, u);
+    /* the torque held over the sample: exact for a constant acceleration */
+    double a = u[1] / I;
+    th += w * dt + 0.5 * a * dt * dt;
+    w += a * dt;
+  }
+  A->finish(st);
+  double wn = sqrt(kp / I), z = kd / (2 * sqrt(kp * I)), wd = wn * sqrt(1 - z * z), t = n * dt;
+  double ref = 0.01 * exp(-z * wn * t) * (cos(wd * t) + z * wn / wd * sin(wd * t));
+  assert_true(fabs(th - ref) < 2e-3 * 0.01);
+  assert_true(fabs(ref) > 1e-3 * 0.01 * 10);
+}
+
 /* ---- joint_pd ---- */
 
 static void test_joint_pd_bits(void **unused) {
@@ -771,6 +796,7 @@ int main(void) {
       cmocka_unit_test(test_attitude_max_rate),
       cmocka_unit_test(test_attitude_dropout),
       cmocka_unit_test(test_attitude_pose_twist),
+      cmocka_unit_test(test_attitude_closed_loop),
       cmocka_unit_test(test_joint_pd_bits),
       cmocka_unit_test(test_joint_pd_encoder),
       cmocka_unit_test(test_thruster_count),
