@@ -177,14 +177,73 @@ static int sensor_truth(hg_sim *s, int k, double *truth) {
 
 /* ---- sensors: the measurement ---- */
 
+/* sample n of sensor k (index id of the noise streams): its truth through its error model
+ * (sensor_models.h) into out; 1 when valid, 0 when it dropped out or looks outside its view */
+static int sensor_measure(hg_rt_sensor *se, uint64_t seed, uint32_t id, uint64_t n,
+                          const double *truth, double *out) {
+  const hg_sensor_spec *sp = se->spec;
+  double dt = 1 / sp->rate;
+  int valid = 1;
+  switch (sp->type) {
+  case HG_SENSOR_ENCODER: {
+    hg_encoder_params p = {sp->resolution, sp->noise[0], 0};
+    double rate;
+    hg_encoder_measure(&p, seed, id, n, truth[0], 0, out, &rate);
+    return 1;
+  }
+  case HG_SENSOR_GYRO:
+  case HG_SENSOR_ACCELEROMETER: {
+    hg_inertial_params p;
+    memcpy(p.scale_factor, sp->scale_factor, sizeof p.scale_factor);
+    memcpy(p.misalignment, sp->misalignment, sizeof p.misalignment);
+    memcpy(p.bias, sp->bias, sizeof p.bias);
+    p.white_density = sp->density, p.bias_instability = sp->bias_instability;
+    p.correlation_time = sp->correlation_time, p.random_walk = sp->random_walk;
+    p.range = sp->range, p.lsb = sp->lsb;
+    hg_inertial_measure(&p, (hg_inertial_state *)se->model_state, seed, id, n, dt, truth, out);
+    return 1;
+  }
+  case HG_SENSOR_STAR_TRACKER: {
+    /* noise: about x and y (across the boresight: the first), about z (the boresight) */
+    hg_star_tracker_params p = {sp->noise[0], sp->noise[2], sp->dropout};
+    hg_star_tracker_measure(&p, (hg_star_tracker_state *)se->model_state, seed, id, n, truth, out,
+                            &valid);
+    out[4] = valid;
+    return valid;
+  }
+  case HG_SENSOR_SUN:
+  case HG_SENSOR_EARTH: {
+    hg_direction_params p = {sp->noise[0], sp->fov};
+    hg_direction_measure(&p, seed, id, n, truth, out, &valid);
+    out[3] = valid;
+    return valid;
+  }
+  case HG_SENSOR_FORCE_TORQUE: {
+    /* the model's wrenches are (moment, force); the sensor's numbers force, then torque */
+    hg_force_torque_params p = {sp->noise[1], sp->noise[0], {0, 0, 0, 0, 0, 0}};
+    double w[6], m[6];
+    memcpy(p.bias + 3, sp->bias, 3 * sizeof(double));
+    memcpy(w, truth + 3, 3 * sizeof(double));
+    memcpy(w + 3, truth, 3 * sizeof(double));
+    hg_force_torque_measure(&p, seed, id, n, w, m);
+    memcpy(out, m + 3, 3 * sizeof(double));
+    memcpy(out + 3, m, 3 * sizeof(double));
+    return 1;
+  }
+  case HG_SENSOR_JOINT_STATE:
+  case HG_SENSOR_POSE:
+  case HG_SENSOR_TWIST: hg_truth_measure(truth, se->n, out); return 1;
+  }
+  return 1;
+}
+
 /* sensor k samples now: its truth through its model into value (valid unless it dropped out) */
 static int sensor_sample(hg_sim *s, int k) {
   hg_rt_sensor *se = &s->ctl.sensor[k];
   double truth[16];
   long n = se->k++;
   if (sensor_truth(s, k, truth)) return 0; /* (absent: it keeps its last sample) */
-  se->valid = hg_sensor_measure(se->spec, s->ctl.seed, (uint32_t)k, n, 1 / se->spec->rate,
-                                truth, se->model_state, se->value);
+  se->valid = sensor_measure(se, s->ctl.seed, (uint32_t)k, (uint64_t)n, truth, se->value);
   se->t = s->state.t;
   return 1;
 }
@@ -615,12 +674,13 @@ static int controller_derived(hg_sim *s, int c, derived *dv) {
     int nw = 0;
     for (int p = 0; p < sp->noutput; p++)
       nw += r->out_is_act[p] && sc->actuator[r->out_dst[p]].type == HG_ACT_WHEEL;
-    if (derive(dv, "wheel_axes", 3 * nw) || derive(dv, "input_frames", 4 * sp->ninput)) return -1;
+    if (derive(dv, "input_frames", 4 * sp->ninput) || (nw && derive(dv, "wheel_axes", 3 * nw)))
+      return -1;
+    for (int p = 0; p < sp->ninput; p++)
+      if (r->in_src[p] >= 0) sensor_mount(s, &sc->sensor[r->in_src[p]], dv->value[0] + 4 * p);
     for (int p = 0, w = 0; p < sp->noutput; p++)
       if (r->out_is_act[p] && sc->actuator[r->out_dst[p]].type == HG_ACT_WHEEL)
-        memcpy(dv->value[0] + 3 * w++, sc->actuator[r->out_dst[p]].axis, 3 * sizeof(double));
-    for (int p = 0; p < sp->ninput; p++)
-      if (r->in_src[p] >= 0) sensor_mount(s, &sc->sensor[r->in_src[p]], dv->value[1] + 4 * p);
+        memcpy(dv->value[1] + 3 * w++, sc->actuator[r->out_dst[p]].axis, 3 * sizeof(double));
     /* the body it points: its attitude sensor's */
     r->body = -1;
     if (sp->ninput > 0 && r->in_src[0] >= 0) {
@@ -718,7 +778,6 @@ int hg_sim_control_open(hg_sim *s, hg_error *err) {
     if (!(se->value = malloc((size_t)se->n * sizeof(double))) || sensor_channels(s, k))
       return hg_error_set(err, "out of memory"), -1;
     for (int e = 0; e < se->n; e++) se->value[e] = NAN;
-    hg_sensor_init(se->spec, c->seed, (uint32_t)k, 1 / se->spec->rate, se->model_state);
   }
   for (int k = 0; k < c->nact; k++) {
     hg_rt_actuator *a = &c->act[k];
