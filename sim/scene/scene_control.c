@@ -172,6 +172,22 @@ static int drive(hg_sctx *c, const hg_ynode *n, hg_actuator_spec *a) {
   return 0;
 }
 
+/* the rotor's reflected inertia gear^2 J_r joins the armature of the joint's DoF (it adds to
+ * what other motors on that DoF put there) */
+static int armature(hg_sctx *c, const hg_ynode *n, const hg_actuator_spec *a) {
+  const hg_ynode *rn = hg_ydoc_get(&c->doc, n, "rotor_inertia");
+  int i = hg_model_joint(c->m, a->joint);
+  const hg_body_spec *b = i > 0 ? hg_builder_body(c->s->builder, c->m->body_name[i]) : NULL;
+  hg_error e;
+  if (!b)
+    return hg_ydoc_fail(&c->doc, rn, "joint '%s' is not in the model at the start (absent or a "
+                        "docking joint): a rotor inertia cannot join its armature", a->joint);
+  if (hg_builder_set_armature(c->s->builder, a->joint, a->dof,
+                              b->armature[a->dof] + a->gear * a->gear * a->rotor_inertia, &e))
+    return hg_ydoc_fail(&c->doc, rn, "%s", e.msg);
+  return 0;
+}
+
 /* a motor's or a servo's joint and DoF, gear and rotor (the joint's armature) */
 static int motor_joint(hg_sctx *c, const hg_ynode *n, hg_actuator_spec *a, hg_joint *j) {
   const hg_ynode *jn = hg_sc_required(c, n, "joint", actuator_types[a->type]);
@@ -193,9 +209,7 @@ static int motor_joint(hg_sctx *c, const hg_ynode *n, hg_actuator_spec *a, hg_jo
   if (hg_sc_positive(c, n, "gear", &a->gear) ||
       hg_sc_nonneg(c, n, "rotor_inertia", &a->rotor_inertia))
     return -1;
-  /* the rotor's reflected inertia gear^2 J_r joins the joint's armature once the dynamics core
-   * has hg_builder_set_armature; until then the runtime adds it (docs/scene-format.md) */
-  return 0;
+  return a->rotor_inertia > 0 ? armature(c, n, a) : 0;
 }
 
 /* a motor: torque or force on one DoF of a joint */
