@@ -1000,7 +1000,7 @@ int hg_sc_noise_seed(hg_sctx *c, const hg_ynode *root) {
   if (!t || !t[0] || t[0] == '-' || t[0] == '+' || !numeric(n))
     return hg_ydoc_fail(&c->doc, n, "expected a non-negative integer for 'noise_seed', got '%s'",
                         t ? t : "a list or a mapping");
-  c->s->noise_seed = (uint64_t)strtoull(t, &end, 0);
+  c->s->noise_seed = (uint64_t)strtoull(t, &end, 10);
   if (*end)
     return hg_ydoc_fail(&c->doc, n, "expected a non-negative integer for 'noise_seed', got '%s'",
                         t);
