@@ -206,6 +206,7 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
   lm->nbody = n, lm->parent = m->parent;
   lm->gravity = m->gravity;
   lm->v_adr = m->v_adr, lm->q_adr = m->q_adr, lm->nv = m->nv, lm->jnt = m->jnt;
+  lm->armature = m->armature, lm->has_armature = m->has_armature;
   lm->floating = calloc(n, 1);
   lm->floating_list = calloc(n + 1, sizeof *lm->floating_list);
   lm->C = calloc(n, sizeof *lm->C);
