@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sim_internal.h"
+int hg_model_set_body_inertia(hg_model *m, int body, const hg_inertia *I); /* TMP */
 
 /* standard gravity, m/s^2 (the definition of specific impulse) */
 #define HG_G0 9.80665
@@ -170,6 +171,8 @@ void hg_sim_control_compile(hg_sim *s) {
     if (tk->body >= 1) tk->dry = m->inertia[tk->body];
     tk->mass_set = NAN;
   }
+  /* the propellant of now back in at once: the energy of the state must not jump */
+  if (c->ntank) hg_sim_control_tanks(s, s->state.t);
 }
 
 /* ---- what an actuator applies ---- */
@@ -247,8 +250,12 @@ void hg_sim_control_tanks(hg_sim *s, double t) {
     tk->mass = mass;
     hg_inertia I;
     if (mass != tk->mass_set && tank_inertia(tk, mass, &I) == 0 &&
-        hg_model_set_body_inertia(s->m, tk->body, &I) == 0)
+        hg_model_set_body_inertia(s->m, tk->body, &I) == 0) {
       tk->mass_set = mass;
+      /* (central gravity holds the bodies' mass properties) */
+      hg_forces_body_inertia(s->forces, s->m, tk->body);
+      hg_forces_body_inertia(s->pull.forces, s->m, tk->body);
+    }
   }
 }
 
