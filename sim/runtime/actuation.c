@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "sim_internal.h"
-int hg_model_set_body_inertia(hg_model *m, int body, const hg_inertia *I); /* TMP */
 
 /* standard gravity, m/s^2 (the definition of specific impulse) */
 #define HG_G0 9.80665
