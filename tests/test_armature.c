@@ -83,6 +83,8 @@ static void release(fixture *f) {
 }
 
 static double maxd(double a, double b) { return a > b ? a : b; }
+/* n zeros (one more, so that n = 0 allocates) */
+static double *vec(int n) { return calloc((size_t)n + 1, sizeof(double)); }
 
 /* (a) every algorithm on random trees mixing every joint type, fixed and floating bases */
 static void random_trees(void **state) {
@@ -121,7 +123,7 @@ static void random_trees(void **state) {
     /* M^-1 (minv.c, from the articulated factors) times M = 1 */
     {
       hg_deriv *w = hg_deriv_new(m);
-      double *Mi = calloc((size_t)nv * nv + 1, sizeof(double)), *P = calloc((size_t)nv * nv + 1, sizeof(double));
+      double *Mi = vec(nv * nv), *P = vec(nv * nv);
       assert_int_equal(hg_minv(m, f.d, w, f.q, Mi), 0);
       hg_test_matmul(nv, Mi, f.M, P);
       for (int k = 0; k < nv; k++) P[k * nv + k] -= 1;
@@ -132,7 +134,7 @@ static void random_trees(void **state) {
     /* hybrid: some joints prescribed (their qdd given), the others free; RNEA of the complete
      * qdd gives the complete tau */
     {
-      double *qh = calloc((size_t)nv + 1, sizeof(double)), *th = calloc((size_t)nv + 1, sizeof(double));
+      double *qh = vec(nv), *th = vec(nv);
       hg_test_random_vector(&r, qh, nv, -3, 3);
       memcpy(th, f.tau, (size_t)nv * sizeof(double));
       for (int i = 1; i < m->nbody; i++)
@@ -186,8 +188,8 @@ static void local_pass(void **state) {
     assert_non_null(m->local);
     fixture f = make(m, &r);
     int nv = m->nv;
-    double *qt = calloc((size_t)nv + 1, sizeof(double)), *tl = calloc((size_t)nv + 1, sizeof(double));
-    double *tt = calloc((size_t)nv + 1, sizeof(double));
+    double *qt = vec(nv), *tl = vec(nv);
+    double *tt = vec(nv);
     /* forward */
     assert_int_equal(hg_aba(m, f.d, f.q, f.v, f.tau, f.fext, f.qdd), 0);
     assert_int_equal(f.d->local_pass, 1);
@@ -335,14 +337,13 @@ static void derivatives(void **state) {
     fixture f = make(hg_test_random_tree(&r, 2 + t % 8, t % 2), &r);
     hg_model *m = f.m;
     int nv = m->nv;
-    size_t n2 = (size_t)nv * nv + 1;
     hg_deriv *w = hg_deriv_new(m);
-    double *A = calloc(n2, sizeof(double)), *B = calloc(n2, sizeof(double)), *C = calloc(n2, sizeof(double));
-    double *Mr = calloc(n2, sizeof(double)), *Dq = calloc(n2, sizeof(double)), *Dv = calloc(n2, sizeof(double));
-    double *J = calloc(n2, sizeof(double)), *qp = calloc((size_t)m->nq + 1, sizeof(double));
-    double *yp = calloc((size_t)nv + 1, sizeof(double)), *ym = calloc((size_t)nv + 1, sizeof(double));
-    double *vp = calloc((size_t)nv + 1, sizeof(double)), *up = calloc((size_t)nv + 1, sizeof(double));
-    double *dk = calloc((size_t)nv + 1, sizeof(double));
+    double *A = vec(nv * nv), *B = vec(nv * nv), *C = vec(nv * nv);
+    double *Mr = vec(nv * nv), *Dq = vec(nv * nv), *Dv = vec(nv * nv);
+    double *J = vec(nv * nv), *qp = vec(m->nq);
+    double *yp = vec(nv), *ym = vec(nv);
+    double *vp = vec(nv), *up = vec(nv);
+    double *dk = vec(nv);
     assert_int_equal(hg_aba_derivatives(m, f.d, w, f.q, f.v, f.tau, f.fext, f.qdd, A, B, C), 0);
     /* dtau/dqdd = M (with the armature) */
     hg_rnea_derivatives(m, f.d, w, f.q, f.v, f.qdd, f.fext, Dq, Dv, Mr);
@@ -381,15 +382,15 @@ static void derivatives(void **state) {
     /* hybrid with some prescribed joints: dy/du against central differences in u (the
      * prescribed columns carry M with the armature) */
     {
-      double *u = calloc((size_t)nv + 1, sizeof(double)), *y = calloc((size_t)nv + 1, sizeof(double));
+      double *u = vec(nv), *y = vec(nv);
       for (int i = 1; i < m->nbody; i++)
         f.d->mode[i] = hg_rng_uniform(&r) < 0.4 ? HG_MODE_PRESCRIBED : HG_MODE_FREE;
       hg_test_random_vector(&r, u, nv, -2, 2);
       assert_int_equal(hg_hybrid_derivatives(m, f.d, w, f.q, f.v, u, f.fext, y, NULL, NULL, A), 0);
       for (int k = 0; k < nv; k++) {
         for (int s = 0; s < 2; s++) {
-          double *o = s ? ym : yp, *qh = calloc((size_t)nv + 1, sizeof(double));
-          double *th = calloc((size_t)nv + 1, sizeof(double));
+          double *o = s ? ym : yp, *qh = vec(nv);
+          double *th = vec(nv);
           memcpy(up, u, (size_t)nv * sizeof(double));
           up[k] += s ? -h : h;
           for (int l = 0; l < nv; l++) {
@@ -438,7 +439,7 @@ static void response_gram(void **state) {
     hg_test_random_vector(&r, load[0].w, 6, -1, 1);
     hg_test_random_vector(&r, load[1].w, 6, -1, 1);
     /* the factors at q (no velocity), every joint free */
-    double *dv = calloc((size_t)nv + 1, sizeof(double)), *imp = calloc((size_t)nv + 1, sizeof(double));
+    double *dv = vec(nv), *imp = vec(nv);
     assert_int_equal(hg_hybrid_impulse_opt(m, f.d, &tree, f.q, dv, imp), 0);
     hg_response *rs = hg_response_new(m, 2);
     double Q[4], Qr[4], scale;
@@ -460,11 +461,12 @@ static void response_gram(void **state) {
   assert_true(worst < 1e-12);
 }
 
-/* (d) a model built from seed with body k's inertia Gk (NULL: its random one): revolute bodies
- * (the body-local pass) or every joint type on a floating root (the tree-frame pass) */
-static hg_model *build(uint64_t seed, int n, int revolute, int k, const hg_inertia *Gk) {
+/* (d) a model drawn from random stream s with body k's inertia Gk (NULL: its random one):
+ * revolute bodies (the body-local pass) or every joint type on a floating root (the tree-frame
+ * pass) */
+static hg_model *build(uint64_t s, int n, int revolute, int k, const hg_inertia *Gk) {
   hg_rng r;
-  hg_rng_seed(&r, seed);
+  hg_rng_seed(&r, s);
   hg_builder *b = hg_builder_new();
   static const hg_joint_type types[] = {HG_JOINT_REVOLUTE,   HG_JOINT_PRISMATIC, HG_JOINT_HELICAL,
                                         HG_JOINT_CYLINDRICAL, HG_JOINT_UNIVERSAL, HG_JOINT_PLANAR,
@@ -521,9 +523,9 @@ static void set_body_inertia(void **state) {
     hg_model *f = build(100 + (uint64_t)t, n, revolute, k, &G);
     hg_data *dm = hg_data_new(m), *df = hg_data_new(f);
     int nv = m->nv;
-    double *q = calloc((size_t)m->nq + 1, sizeof(double)), *v = calloc((size_t)nv + 1, sizeof(double));
-    double *tau = calloc((size_t)nv + 1, sizeof(double)), *a1 = calloc((size_t)nv + 1, sizeof(double));
-    double *a2 = calloc((size_t)nv + 1, sizeof(double));
+    double *q = vec(m->nq), *v = vec(nv);
+    double *tau = vec(nv), *a1 = vec(nv);
+    double *a2 = vec(nv);
     hg_model_random(m, &r, q);
     hg_test_random_vector(&r, v, nv, -2, 2);
     hg_test_random_vector(&r, tau, nv, -5, 5);
