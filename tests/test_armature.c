@@ -26,6 +26,7 @@
 #include "derivatives.h"
 #include "merge.h"
 #include "models.h"
+#include "topology.h"
 
 #define NTREES 120
 
@@ -325,6 +326,38 @@ static void builder_paths(void **state) {
   hg_model_free(m), hg_model_free(m2), hg_model_free(mm);
 }
 
+/* re-rooting at a docking (topology.c) moves each reversed joint's armature with it (a universal
+ * joint's two swap), drops the old root joint's with that joint, and gives the docking's new
+ * free joint none */
+static void docking(void **state) {
+  (void)state;
+  hg_builder *b = hg_builder_new();
+  hg_inertia G = {1, {0, 0, 0}, {0.1, 0.2, 0.3, 0, 0, 0}};
+  const double x[3] = {1, 0, 0}, y[3] = {0, 1, 0};
+  hg_se3 off, T;
+  hg_se3_identity(&off);
+  hg_se3_identity(&T);
+  off.p[0] = 0.3;
+  T.p[1] = 2;
+  hg_test_add_body(b, "base", NULL, HG_JOINT_FREE, NULL, NULL, 0, NULL, &G);
+  hg_test_add_body(b, "a", NULL, HG_JOINT_REVOLUTE, x, NULL, 0, NULL, &G);
+  hg_test_add_body(b, "c", "a", HG_JOINT_UNIVERSAL, x, y, 0, &off, &G);
+  hg_error err;
+  assert_int_equal(hg_builder_set_armature(b, "a", 0, 0.3, &err), 0);
+  assert_int_equal(hg_builder_set_armature(b, "c", 0, 0.1, &err), 0);
+  assert_int_equal(hg_builder_set_armature(b, "c", 1, 0.2, &err), 0);
+  /* dock c to base: the tree re-roots at c, a hangs from c on joint "c" reversed */
+  assert_int_equal(hg_topology_attach(b, "base", "c", "dock", &T, &err), 0);
+  hg_model *m = hg_test_compile(b);
+  int jc = hg_model_joint(m, "c"), jd = hg_model_joint(m, "dock"), ja = hg_model_joint(m, "a");
+  assert_true(jc > 0 && jd > 0 && ja < 0);
+  assert_int_equal(m->jnt[jc].type, HG_JOINT_UNIVERSAL);
+  assert_true(m->armature[m->v_adr[jc]] == 0.2 && m->armature[m->v_adr[jc] + 1] == 0.1);
+  for (int k = 0; k < 6; k++) assert_true(m->armature[m->v_adr[jd] + k] == 0);
+  assert_int_equal(m->has_armature, 1);
+  hg_model_free(m);
+}
+
 /* (c) the derivatives of ABA, RNEA (M) and hybrid dynamics with armature against central
  * differences (step 1e-6: truncation ~1e-12, round-off ~eps / h ~ 1e-10, relative) */
 static void derivatives(void **state) {
@@ -549,6 +582,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(random_trees),     cmocka_unit_test(local_pass),
       cmocka_unit_test(closed_form),      cmocka_unit_test(builder_paths),
+      cmocka_unit_test(docking),
       cmocka_unit_test(derivatives),      cmocka_unit_test(response_gram),
       cmocka_unit_test(set_body_inertia),
   };
