@@ -20,14 +20,14 @@
 /* the command line */
 typedef struct run_args {
   const char *scene, *out, *resume, *commands, *script;
-  double t_end, rtol, checkpoint_every;
-  int method, headless, offscreen, quiet, no_plots, help;
+  double t_end, rtol, checkpoint_every, seed;
+  int method, headless, offscreen, quiet, no_plots, help, has_seed;
 } run_args;
 
 void hg_cli_run_usage(FILE *f) {
   fprintf(f,
           "usage: hinge run [SCENE] [--t-end T] [--out DIR] [--headless] [--rtol R]\n"
-          "                 [--method M] [--checkpoint-every DT] [--resume FILE]\n"
+          "                 [--method M] [--checkpoint-every DT] [--resume FILE] [--seed N]\n"
           "                 [--commands FILE] [--script FILE] [--offscreen]\n"
           "                 [--no-plots] [--quiet]\n"
           "\n"
@@ -53,6 +53,7 @@ void hg_cli_run_usage(FILE *f) {
           "  --script FILE          drive the viewer by timed input events (docs/viewer.md)\n"
           "  --offscreen            draw the viewer offscreen, without a window (with --script)\n"
           "  --rtol R               relative tolerance (default: the scene's)\n"
+          "  --seed N               the sensors' noise seed (default: the scene's noise_seed)\n"
           "  --method M             cvode-adams, cvode-bdf, rkmk4 or lie-euler (default: the\n"
           "                         scene's)\n"
           "  --checkpoint-every DT  stop every DT seconds, restart the integrator there and write\n"
@@ -106,6 +107,13 @@ static int parse_option(int argc, char **argv, int *i, run_args *a) {
   else if (!strcmp(s, "--no-plots")) a->no_plots = 1;
   else if (!strcmp(s, "--t-end")) return number_option(argc, argv, i, 0, &a->t_end);
   else if (!strcmp(s, "--rtol")) return number_option(argc, argv, i, 1, &a->rtol);
+  else if (!strcmp(s, "--seed")) {
+    int rc = number_option(argc, argv, i, 0, &a->seed);
+    if (rc) return rc;
+    if (!(a->seed >= 0 && a->seed < 9007199254740992.0 && a->seed == floor(a->seed)))
+      return usage_error("--seed '%s' must be a whole number from 0 to 2^53", argv[*i]);
+    a->has_seed = 1;
+  }
   else if (!strcmp(s, "--checkpoint-every"))
     return number_option(argc, argv, i, 1, &a->checkpoint_every);
   else if (!strcmp(s, "--method")) {
@@ -137,9 +145,10 @@ static int parse_args(int argc, char **argv, run_args *a) {
       return usage_error("unexpected argument '%s'", argv[i]);
     }
   }
-  if (a->resume && (a->rtol > 0 || a->method >= 0 || a->checkpoint_every > 0))
-    return usage_error("%s", "--resume takes the method, rtol and checkpoint interval from the "
-                             "checkpoint; do not give --rtol, --method or --checkpoint-every");
+  if (a->resume && (a->rtol > 0 || a->method >= 0 || a->checkpoint_every > 0 || a->has_seed))
+    return usage_error("%s", "--resume takes the method, rtol, checkpoint interval and noise seed "
+                             "from the checkpoint; do not give --rtol, --method, "
+                             "--checkpoint-every or --seed");
   return 0;
 }
 
@@ -190,6 +199,7 @@ static int run_viewer(const run_args *a, const char *out) {
   hg_viewer_default_options(&vo);
   vo.sim.t_end = a->t_end, vo.sim.rtol = a->rtol, vo.sim.method = a->method;
   vo.sim.out_dir = out, vo.sim.checkpoint_every = a->checkpoint_every;
+  vo.sim.has_seed = a->has_seed, vo.sim.noise_seed = (uint64_t)a->seed;
   vo.out.dir = out, vo.out.plots = !a->no_plots;
   vo.commands = a->commands, vo.script = a->script, vo.offscreen = a->offscreen, vo.finish = 1;
   int rc = hg_viewer_run(a->scene, &vo, err, sizeof err);
@@ -213,6 +223,7 @@ static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
   opt.method = a->method;
   opt.out_dir = out;
   opt.checkpoint_every = a->checkpoint_every;
+  opt.has_seed = a->has_seed, opt.noise_seed = (uint64_t)a->seed;
   hg_output_options oo;
   hg_output_default_options(&oo);
   oo.dir = out;

@@ -490,6 +490,78 @@ static void loop_commands(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* actuate, set_gain and controller: the words, their name checks, copies */
+static void control_commands(void **state) {
+  (void)state;
+  hg_error err;
+  hg_command c, copy;
+  hg_scene *s = hg_test_scene("data/scenes/control.yaml");
+  c = parse(s, "actuate m1 2.5");
+  assert_int_equal(c.naction, 1);
+  assert_int_equal(c.action[0].type, HG_ACTION_ACTUATE);
+  assert_string_equal(c.action[0].device, "m1");
+  assert_int_equal(c.action[0].nvalue, 1);
+  assert_true(c.action[0].values[0] == 2.5);
+  hg_command_free(&c);
+  c = parse(s, "actuate t1 1 0.25");
+  assert_int_equal(c.action[0].nvalue, 2);
+  assert_true(c.action[0].values[0] == 1 && c.action[0].values[1] == 0.25);
+  assert_int_equal(hg_command_copy(&copy, &c), 0);
+  assert_string_equal(copy.action[0].device, "t1");
+  assert_true(copy.action[0].values != c.action[0].values && copy.action[0].values[1] == 0.25);
+  hg_command_free(&copy);
+  hg_command_free(&c);
+  c = parse(s, "set_gain adcs target 1 0 0 0");
+  assert_int_equal(c.action[0].type, HG_ACTION_SET_GAIN);
+  assert_string_equal(c.action[0].device, "adcs");
+  assert_string_equal(c.action[0].param, "target");
+  assert_int_equal(c.action[0].nvalue, 4);
+  assert_int_equal(hg_command_copy(&copy, &c), 0);
+  assert_string_equal(copy.action[0].param, "target");
+  assert_true(copy.action[0].param != c.action[0].param);
+  hg_command_free(&copy);
+  hg_command_free(&c);
+  c = parse(s, "set_gain mine gains 3 2 1");
+  assert_int_equal(c.action[0].nvalue, 3);
+  hg_command_free(&c);
+  c = parse(s, "controller adcs on");
+  assert_int_equal(c.action[0].type, HG_ACTION_CONTROLLER);
+  assert_string_equal(c.action[0].device, "adcs");
+  assert_int_equal(c.action[0].on, 1);
+  hg_command_free(&c);
+  c = parse(s, "controller ext off");
+  assert_int_equal(c.action[0].on, 0);
+  hg_command_free(&c);
+  /* the words are listed */
+  int found = 0;
+  for (const char *const *w = hg_command_actions(); *w; w++)
+    found += !strcmp(*w, "actuate") + !strcmp(*w, "set_gain") + !strcmp(*w, "controller");
+  assert_int_equal(found, 3);
+  /* the same name checks as a scene's events */
+  static const struct {
+    const char *text, *expect;
+  } bad[] = {
+      {"actuate m3 1", "command:1: unknown actuator 'm3' (did you mean 'm1'?)"},
+      {"actuate m1", "command:1: actuate ACTUATOR V [V]"},
+      {"actuate m1 1 2", "command:1: a motor's command is 1 number, got 2"},
+      {"actuate t1 2", "command:1: a thruster's level is in [0, 1], got 2"},
+      {"actuate m1 fast", "command:1: expected a number for 'command', got 'fast'"},
+      {"set_gain adcs kpp 1", "command:1: unknown attitude_pd parameter 'kpp' (did you mean 'kp'?)"},
+      {"set_gain mine gain 1", "command:1: unknown parameter 'gain' (did you mean 'gains'?)"},
+      {"set_gain acds kp 1", "command:1: unknown controller 'acds' (did you mean 'adcs'?)"},
+      {"set_gain adcs kp", "command:1: set_gain CONTROLLER PARAM V [V...]"},
+      {"controller adcs maybe", "command:1: controller NAME on|off"},
+      {"controller jet on", "command:1: unknown controller 'jet' (did you mean 'jets'?)"},
+      {"actuat m1 1", "command:1: unknown action 'actuat' (did you mean 'actuate')"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    if (hg_command_parse(s, bad[k].text, NULL, 0, &c, &err) == 0)
+      fail_msg("accepted: %s", bad[k].text);
+    if (!strstr(err.msg, bad[k].expect)) fail_msg("'%s' for '%s'", err.msg, bad[k].text);
+  }
+  hg_scene_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(runs_repeat_bit_for_bit),
@@ -501,6 +573,7 @@ int main(void) {
       cmocka_unit_test(every_action_reads),
       cmocka_unit_test(bad_lines_name_file_and_line),
       cmocka_unit_test(loop_commands),
+      cmocka_unit_test(control_commands),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -495,6 +495,329 @@ static void missing_file(void **state) {
   hg_scene_free(NULL);
 }
 
+/* ---- control in the loop (data/scenes/control.yaml) ---- */
+
+static const hg_actuator_spec *actuator_named(const hg_scene *s, const char *name) {
+  for (int k = 0; k < s->nactuator; k++)
+    if (strcmp(s->actuator[k].name, name) == 0) return &s->actuator[k];
+  fail_msg("no actuator '%s'", name);
+  return NULL;
+}
+
+static const hg_sensor_spec *sensor_named(const hg_scene *s, const char *name) {
+  for (int k = 0; k < s->nsensor; k++)
+    if (strcmp(s->sensor[k].name, name) == 0) return &s->sensor[k];
+  fail_msg("no sensor '%s'", name);
+  return NULL;
+}
+
+static const hg_controller_spec *controller_named(const hg_scene *s, const char *name) {
+  for (int k = 0; k < s->ncontroller; k++)
+    if (strcmp(s->controller[k].name, name) == 0) return &s->controller[k];
+  fail_msg("no controller '%s'", name);
+  return NULL;
+}
+
+static const hg_param_spec *param_named(const hg_controller_spec *c, const char *name) {
+  for (int k = 0; k < c->nparam; k++)
+    if (strcmp(c->param[k].name, name) == 0) return &c->param[k];
+  fail_msg("no parameter '%s' in controller '%s'", name, c->name);
+  return NULL;
+}
+
+static hg_scene *control_scene(void) {
+  hg_error err;
+  hg_scene *s = hg_scene_load("data/scenes/control.yaml", &err);
+  if (!s) fail_msg("%s", err.msg);
+  return s;
+}
+
+/* motors, servos, thrusters and the tank, every key read back */
+static void control_actuators(void **state) {
+  (void)state;
+  hg_scene *s = control_scene();
+  const double zero3[3] = {0, 0, 0};
+  assert_int_equal(s->nactuator, 7);
+  assert_int_equal(s->noise_seed, 7);
+  const hg_actuator_spec *a = actuator_named(s, "m1");
+  assert_int_equal(a->type, HG_ACT_MOTOR);
+  assert_string_equal(a->joint, "shoulder");
+  assert_int_equal(a->dof, 0);
+  assert_near(a->effort, 50, 0);
+  assert_near(a->rate_limit, 500, 0);
+  assert_near(a->gear, 100, 0);
+  assert_near(a->rotor_inertia, 1.2e-5, 0);
+  assert_near(a->viscous, 0.1, 0);
+  assert_near(a->coulomb, 0.3, 0);
+  assert_near(a->stiction_velocity, 2e-3, 0);
+  assert_near(a->no_load_speed, 3, 0);
+  assert_vec_near(a->misalignment, (double[]){0, 0, 0.01}, 3, 0);
+  assert_int_equal(a->src.line, 30);
+  /* the defaults */
+  a = actuator_named(s, "m2");
+  assert_string_equal(a->joint, "wrist");
+  assert_int_equal(a->dof, 2);
+  assert_true(isinf(a->effort) && isinf(a->rate_limit) && isinf(a->no_load_speed));
+  assert_near(a->gear, 1, 0);
+  assert_near(a->rotor_inertia, 0, 0);
+  assert_near(a->stiction_velocity, 1e-3, 0);
+  /* servo */
+  a = actuator_named(s, "s1");
+  assert_int_equal(a->type, HG_ACT_SERVO);
+  assert_string_equal(a->joint, "elbow");
+  assert_near(a->kp, 200, 0);
+  assert_near(a->kd, 20, 0);
+  assert_near(a->ki, 5, 0);
+  assert_near(a->i_limit, 10, 0);
+  assert_near(a->rate, 1000, 0);
+  assert_int_equal(a->velocity_loop, 1);
+  assert_near(a->effort, 40, 0);
+  assert_near(a->gear, 50, 0);
+  assert_int_equal(a->has_profile, 1);
+  assert_int_equal(a->profile.kind, HG_PROFILE_MOVE);
+  assert_near(a->profile.target[0], 1, 0);
+  assert_near(a->profile.duration, 5, 0);
+  /* thrusters: on a body (direction normalized, min_on from min_impulse) and at a marker */
+  a = actuator_named(s, "t1");
+  assert_int_equal(a->type, HG_ACT_THRUSTER);
+  assert_string_equal(a->body, "bus");
+  assert_null(a->marker);
+  assert_vec_near(a->position, (double[]){1, 0, 0}, 3, 0);
+  assert_vec_near(a->direction, (double[]){0, 1, 0}, 3, 0);
+  assert_near(a->thrust, 10, 0);
+  assert_int_equal(a->proportional, 1);
+  assert_near(a->min_on, 0.02, TOL);
+  assert_near(a->max_on, 60, 0);
+  assert_near(a->rise, 0.005, 0);
+  assert_near(a->fall, 0.006, 0);
+  assert_near(a->isp, 220, 0);
+  assert_string_equal(a->tank, "main");
+  assert_vec_near(a->misalignment, (double[]){0.001, 0, 0}, 3, 0);
+  a = actuator_named(s, "t2");
+  assert_string_equal(a->marker, "jet");
+  assert_string_equal(a->body, "bus");
+  assert_vec_near(a->position, (double[]){-1, 0, 0}, 3, 1e-15);
+  assert_vec_near(a->direction, (double[]){-1, 0, 0}, 3, 1e-15); /* +z pitched by -90 deg */
+  assert_near(a->min_on, 0.02, 0);
+  assert_true(isinf(a->max_on));
+  assert_int_equal(a->proportional, 0);
+  assert_null(a->tank);
+  assert_vec_near(a->misalignment, zero3, 3, 0);
+  /* the tank */
+  assert_int_equal(s->ntank, 1);
+  assert_string_equal(s->tank[0].name, "main");
+  assert_string_equal(s->tank[0].body, "bus");
+  assert_near(s->tank[0].propellant, 20, 0);
+  assert_vec_near(s->tank[0].position, (double[]){0, 0, 0.1}, 3, 0);
+  assert_near(s->tank[0].radius, 0.25, 0);
+  hg_scene_free(s);
+}
+
+/* a wheel is a body and a revolute joint of its name, with its inertia, and starts at its speed
+ * unless 'initial' names its joint; motors' rotors join their joints' armature */
+static void control_wheels(void **state) {
+  (void)state;
+  hg_error err;
+  hg_scene *s = control_scene();
+  const hg_actuator_spec *a = actuator_named(s, "rw1");
+  assert_int_equal(a->type, HG_ACT_WHEEL);
+  assert_string_equal(a->body, "bus");
+  assert_string_equal(a->joint, "rw1");
+  assert_vec_near(a->axis, (double[]){1, 0, 0}, 3, 0);
+  assert_vec_near(a->position, (double[]){0.2, 0, 0}, 3, 0);
+  assert_near(a->inertia, 0.05, 0);
+  assert_near(a->transverse_inertia, 0.03, 0);
+  assert_near(a->mass, 1.2, 0);
+  assert_near(a->max_torque, 0.2, 0);
+  assert_near(a->max_speed, 600, 0);
+  assert_near(a->viscous, 1e-5, 0);
+  assert_near(a->coulomb, 1e-4, 0);
+  assert_near(a->speed, 10, 0);
+  a = actuator_named(s, "rw2");
+  assert_near(a->transverse_inertia, 0.025, 0); /* default: inertia / 2 */
+  assert_true(isinf(a->max_torque) && isinf(a->max_speed));
+  hg_model *m = hg_builder_compile(s->builder, &err);
+  if (!m) fail_msg("%s", err.msg);
+  int i = hg_model_body(m, "rw1");
+  assert_true(i > 0);
+  assert_int_equal(hg_model_joint(m, "rw1"), i);
+  assert_int_equal(m->parent[i], hg_model_body(m, "bus"));
+  assert_int_equal(m->jnt[i].type, HG_JOINT_REVOLUTE);
+  assert_vec_near(m->jnt[i].axis, (double[]){1, 0, 0}, 3, TOL);
+  const hg_body_spec *b = body(s, "rw1");
+  assert_vec_near(b->offset.p, (double[]){0.2, 0, 0}, 3, 0);
+  assert_near(b->inertia.m, 1.2, 0);
+  assert_vec_near(b->inertia.h, (double[]){0, 0, 0}, 3, 0);
+  assert_vec_near(b->inertia.I, (double[]){0.05, 0.03, 0.03, 0, 0, 0}, 6, TOL);
+  b = body(s, "rw2");
+  assert_vec_near(b->inertia.I, (double[]){0.025, 0.05, 0.025, 0, 0, 0}, 6, TOL);
+  /* armature: gear^2 rotor_inertia on the motor's and the servo's DoF */
+  assert_near(m->armature[m->v_adr[hg_model_joint(m, "shoulder")]], 100 * 100 * 1.2e-5, 1e-15);
+  assert_near(m->armature[m->v_adr[hg_model_joint(m, "elbow")]], 50 * 50 * 1e-5, 1e-15);
+  assert_near(m->armature[m->v_adr[hg_model_joint(m, "wrist")] + 2], 0, 0);
+  hg_model_free(m);
+  /* speeds: rw1's joins the initial state, rw2's is the one 'initial' gives */
+  int seen = 0;
+  for (int k = 0; k < s->njinit; k++) {
+    const hg_joint_init_spec *ji = &s->jinit[k];
+    if (strcmp(ji->joint, "rw1") == 0) {
+      assert_true(ji->has_v && !ji->has_q);
+      assert_near(ji->v[0], 10, 0);
+      seen |= 1;
+    }
+    if (strcmp(ji->joint, "rw2") == 0) {
+      assert_near(ji->v[0], 5, 0);
+      seen |= 2;
+    }
+  }
+  assert_int_equal(seen, 3);
+  assert_int_equal(s->njinit, 2);
+  hg_scene_free(s);
+}
+
+/* every sensor type and key */
+static void control_sensors(void **state) {
+  (void)state;
+  hg_scene *s = control_scene();
+  assert_int_equal(s->nsensor, 13);
+  const hg_sensor_spec *e = sensor_named(s, "enc1");
+  assert_int_equal(e->type, HG_SENSOR_ENCODER);
+  assert_string_equal(e->joint, "shoulder");
+  assert_int_equal(e->dof, 0);
+  assert_near(e->rate, 100, 0);
+  assert_near(e->resolution, 1e-4, 0);
+  assert_near(e->noise[0], 1e-5, 0);
+  assert_near(e->bias[0], 0.001, 0);
+  assert_int_equal(sensor_named(s, "js1")->type, HG_SENSOR_JOINT_STATE);
+  e = sensor_named(s, "gyro");
+  assert_int_equal(e->type, HG_SENSOR_GYRO);
+  assert_string_equal(e->body, "bus");
+  assert_null(e->marker);
+  assert_near(e->density, 1e-6, 0);
+  assert_near(e->random_walk, 1e-8, 0);
+  assert_vec_near(e->bias, (double[]){1e-4, 2e-4, 3e-4}, 3, 0);
+  assert_near(e->bias_instability, 1e-6, 0);
+  assert_near(e->correlation_time, 30, 0);
+  assert_vec_near(e->scale_factor, (double[]){1e-4, 0, 0}, 3, 0);
+  assert_vec_near(e->misalignment, (double[]){0, 1e-3, 0}, 3, 0);
+  assert_near(e->range, 5, 0);
+  assert_near(e->lsb, 1e-6, 0);
+  e = sensor_named(s, "acc");
+  assert_int_equal(e->type, HG_SENSOR_ACCELEROMETER);
+  assert_string_equal(e->marker, "imu");
+  assert_null(e->body);
+  assert_near(e->rate, 200, 0);
+  e = sensor_named(s, "st");
+  assert_int_equal(e->type, HG_SENSOR_STAR_TRACKER);
+  assert_vec_near(e->noise, (double[]){1e-5, 2e-5, 5e-5}, 3, 0);
+  assert_vec_near(e->bias, (double[]){0, 0, 1e-6}, 3, 0);
+  assert_near(e->dropout, 0.01, 0);
+  assert_vec_near(sensor_named(s, "st2")->noise, (double[]){3e-5, 3e-5, 3e-5}, 3, 0);
+  e = sensor_named(s, "sun");
+  assert_int_equal(e->type, HG_SENSOR_SUN);
+  assert_vec_near(e->sun, (double[]){0, 1, 0}, 3, 0);
+  assert_near(e->noise[0], 1e-3, 0);
+  assert_near(e->fov, 1, 0);
+  e = sensor_named(s, "earth");
+  assert_int_equal(e->type, HG_SENSOR_EARTH);
+  assert_string_equal(e->marker, "nadir");
+  assert_near(e->noise[0], 2e-3, 0);
+  assert_near(e->fov, 0.5, 0);
+  e = sensor_named(s, "ft");
+  assert_int_equal(e->type, HG_SENSOR_FORCE_TORQUE);
+  assert_string_equal(e->joint, "wrist");
+  assert_vec_near(e->noise, (double[]){0.1, 0.01}, 2, 0);
+  assert_vec_near(e->bias, (double[]){1, 2, 3, 4, 5, 6}, 6, 0);
+  e = sensor_named(s, "ft2");
+  assert_string_equal(e->marker, "imu");
+  assert_null(e->joint);
+  assert_int_equal(sensor_named(s, "truth")->type, HG_SENSOR_POSE);
+  assert_int_equal(sensor_named(s, "rates")->type, HG_SENSOR_TWIST);
+  assert_string_equal(sensor_named(s, "rates")->marker, "imu");
+  hg_scene_free(s);
+}
+
+/* every controller type, its inputs, outputs and params; the control actions of an event */
+static void control_controllers(void **state) {
+  (void)state;
+  hg_scene *s = control_scene();
+  assert_int_equal(s->ncontroller, 6);
+  const hg_controller_spec *c = controller_named(s, "adcs");
+  assert_int_equal(c->type, HG_CTL_ATTITUDE_PD);
+  assert_near(c->rate, 10, 0);
+  assert_int_equal(c->enabled, 0);
+  assert_int_equal(c->ninput, 2);
+  assert_string_equal(c->input[0], "st");
+  assert_string_equal(c->input[1], "gyro");
+  assert_int_equal(c->noutput, 2);
+  assert_string_equal(c->output[1], "rw2");
+  assert_int_equal(c->nparam, 5);
+  assert_int_equal(param_named(c, "target")->n, 4);
+  assert_vec_near(param_named(c, "target")->value, (double[]){1, 0, 0, 0}, 4, 0);
+  assert_near(param_named(c, "max_torque")->value[0], 0.1, 0);
+  c = controller_named(s, "adcs2");
+  assert_int_equal(c->enabled, 1);
+  assert_string_equal(c->output[0], "jets");
+  c = controller_named(s, "jets");
+  assert_int_equal(c->type, HG_CTL_THRUSTER_LOGIC);
+  assert_near(param_named(c, "on")->value[0], 0.05, 0);
+  assert_near(param_named(c, "pwm")->value[0], 1, 0);
+  c = controller_named(s, "arm");
+  assert_int_equal(c->type, HG_CTL_JOINT_PD);
+  assert_int_equal(c->has_profile, 1);
+  assert_near(c->profile.target[0], 0.5, 0);
+  assert_near(c->profile.duration, 4, 0);
+  c = controller_named(s, "mine");
+  assert_int_equal(c->type, HG_CTL_LIBRARY);
+  assert_string_equal(c->library, "data/scenes/ctl/libadcs.so");
+  assert_string_equal(c->symbol, "adcs_step");
+  assert_int_equal(param_named(c, "gains")->n, 3);
+  assert_int_equal(param_named(c, "mode")->n, 0);
+  assert_string_equal(param_named(c, "mode")->text, "fine");
+  assert_int_equal(param_named(c, "mode")->src.line, 56);
+  c = controller_named(s, "ext");
+  assert_int_equal(c->type, HG_CTL_EXTERNAL);
+  assert_string_equal(c->command, "python3 ctl.py");
+  assert_near(c->timeout, 2.5, 0);
+  assert_near(c->rate, 20, 0);
+  assert_near(controller_named(s, "jets")->timeout, 10, 0); /* the default */
+  /* the event's actions, and their copies */
+  assert_int_equal(s->nevent, 1);
+  const hg_event_spec *e = &s->event[0];
+  assert_int_equal(e->naction, 6);
+  assert_int_equal(e->action[0].type, HG_ACTION_ACTUATE);
+  assert_string_equal(e->action[0].device, "m1");
+  assert_int_equal(e->action[0].nvalue, 1);
+  assert_near(e->action[0].values[0], 2.5, 0);
+  assert_int_equal(e->action[1].nvalue, 2);
+  assert_vec_near(e->action[1].values, (double[]){0.5, 0.1}, 2, 0);
+  assert_int_equal(e->action[2].type, HG_ACTION_SET_GAIN);
+  assert_string_equal(e->action[2].device, "adcs");
+  assert_string_equal(e->action[2].param, "kp");
+  assert_near(e->action[2].values[0], 0.7, 0);
+  assert_int_equal(e->action[3].nvalue, 3);
+  assert_int_equal(e->action[4].type, HG_ACTION_CONTROLLER);
+  assert_string_equal(e->action[4].device, "adcs");
+  assert_int_equal(e->action[4].on, 1);
+  assert_int_equal(e->action[5].on, 0);
+  for (int k = 0; k < e->naction; k++) {
+    hg_action copy;
+    assert_int_equal(hg_action_copy(&copy, &e->action[k]), 0);
+    assert_int_equal(copy.type, e->action[k].type);
+    assert_string_equal(copy.device, e->action[k].device);
+    assert_true(copy.device != e->action[k].device);
+    assert_int_equal(copy.nvalue, e->action[k].nvalue);
+    if (copy.nvalue) {
+      assert_true(copy.values != e->action[k].values);
+      assert_vec_near(copy.values, e->action[k].values, copy.nvalue, 0);
+    }
+    if (e->action[k].param) assert_string_equal(copy.param, e->action[k].param);
+    hg_action_free(&copy);
+    assert_null(copy.device);
+  }
+  hg_scene_free(s);
+}
+
 /* ---- malformed scenes ---- */
 
 /* file (in data/scenes_bad, without .yaml), line, column (0: not checked), part of the message */
@@ -661,6 +984,74 @@ static const struct bad_scene {
     {"urdf_missing", 3, 12, "cannot open 'missing.urdf'"},
     {"zero_axis", 4, 35, "joint of body 'arm': axis is zero or not finite"},
     {"zero_quat", 4, 52, "a quaternion (w, x, y, z) must not be zero"},
+    {"ctl_actuate_unknown", 21, 29,
+     "unknown actuator 'm2' (did you mean 'm1'?)"},
+    {"ctl_attitude_inputs", 22, 55,
+     "an attitude_pd controller's inputs are [attitude, rate]: a star_tracke"},
+    {"ctl_controller_self", 17, 70,
+     "controller 'ext' cannot name itself in its outputs"},
+    {"ctl_duplicate_name", 19, 12,
+     "duplicate name 'm1': the actuator at line 17 has it (actuators, tanks,"},
+    {"ctl_effort_negative", 17, 54,
+     "'effort' must be positive, got -1"},
+    {"ctl_external_no_command", 17, 5,
+     "missing key 'command' in external controller"},
+    {"ctl_ft_noise", 17, 68,
+     "expected a list of 1 to 2 numbers for 'noise', got 3"},
+    {"ctl_joint_pd_mismatch", 21, 53,
+     "input 'enc' measures joint 'wrist' (dof 0), but output 'm1' drives joi"},
+    {"ctl_key_not_for_type", 17, 46,
+     "'thrust' does not apply to a motor"},
+    {"ctl_library_no_symbol", 17, 5,
+     "missing key 'symbol' in library controller"},
+    {"ctl_logic_outputs", 20, 75,
+     "a thruster_logic controller's outputs are thrusters"},
+    {"ctl_motor_dof", 17, 51,
+     "'dof' must be in [0, 0] for joint 'shoulder', got 1"},
+    {"ctl_motor_unknown_joint", 17, 36,
+     "unknown joint 'sholder' (did you mean 'shoulder'?)"},
+    {"ctl_noise_seed", 16, 13,
+     "expected a non-negative integer for 'noise_seed', got '-3'"},
+    {"ctl_param_unknown", 21, 83,
+     "unknown joint_pd parameter 'kpp' (did you mean 'kp'?)"},
+    {"ctl_rate_zero", 17, 55,
+     "'rate' must be positive, got 0"},
+    {"ctl_sensor_body_and_marker", 17, 41,
+     "give a sensor a 'body' or a 'marker', not both"},
+    {"ctl_servo_spherical", 17, 36,
+     "a servo drives a 1-DoF joint, and 'wrist' is a spherical joint (3 DoF)"},
+    {"ctl_set_gain_param", 25, 44,
+     "unknown joint_pd parameter 'kd_' (did you mean 'kd'?)"},
+    {"ctl_star_tracker_noise", 17, 64,
+     "a star_tracker sensor's 'noise' is 3 numbers (x, y, z, rad) or 1 (ever"},
+    {"ctl_tank_unknown_body", 17, 24,
+     "unknown body 'buss' (did you mean 'bus'?)"},
+    {"ctl_thruster_both", 17, 45,
+     "give a thruster a 'marker' (its origin and +z) or 'body' with 'directi"},
+    {"ctl_thruster_min_both", 17, 89,
+     "give 'min_on' (s) or 'min_impulse' (N s), not both"},
+    {"ctl_thruster_min_on", 17, 84,
+     "the shortest pulse (2 s) is longer than 'max_on' (1 s)"},
+    {"ctl_thruster_no_direction", 17, 5,
+     "missing key 'direction' in thruster on a body"},
+    {"ctl_thruster_unknown_tank", 19, 82,
+     "unknown tank 'mian' (did you mean 'main'?)"},
+    {"ctl_unknown_input", 22, 60,
+     "unknown input (a sensor or a controller) 'gyr' (did you mean 'gyro'?)"},
+    {"ctl_unknown_key", 17, 46,
+     "unknown key 'gera' in actuator (did you mean 'gear'?)"},
+    {"ctl_wheel_gear", 17, 91,
+     "'gear' does not apply to a reaction_wheel"},
+    {"ctl_wheel_name_body", 17, 12,
+     "wheel name 'upper' is taken by a body (a wheel is a body and a joint o"},
+    {"ctl_wheel_name_joint", 17, 12,
+     "wheel name 'shoulder' is taken by a joint (a wheel is a body and a joi"},
+    {"ctl_wheel_transverse", 17, 76,
+     "wheel 'rw1': principal moments 0.01 0.01 0.05 violate the triangle ine"},
+    {"ctl_wheel_unknown_body", 17, 45,
+     "unknown body 'buss' (did you mean 'bus'?)"},
+    {"ctl_wheel_zero_axis", 17, 56,
+     "'axis' must be a nonzero vector"},
 };
 #define NBAD ((int)(sizeof bad / sizeof bad[0]))
 
@@ -732,6 +1123,10 @@ int main(void) {
       cmocka_unit_test(loops_read),
       cmocka_unit_test(loops_override),
       cmocka_unit_test(missing_file),
+      cmocka_unit_test(control_actuators),
+      cmocka_unit_test(control_wheels),
+      cmocka_unit_test(control_sensors),
+      cmocka_unit_test(control_controllers),
       cmocka_unit_test(bad_scenes_all_listed),
   };
   enum { NFIXED = sizeof fixed / sizeof fixed[0] };

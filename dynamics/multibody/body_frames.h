@@ -112,6 +112,8 @@ typedef struct hg_local_model {
   hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */
   hg_local_link *link; /* nbody: each body's hg_local_link */
   hg_se3 *T_JB;       /* nbody: body frame in J_i (moves fext into J_i) */
+  const double *armature; /* m->armature (per DoF, added to D = IA_kk of the DoF's joint) */
+  int has_armature;       /* m->has_armature: 0 keeps every step in its armature-free form */
 } hg_local_model;
 
 /* one body's part of the workspace, in J_i: what the three sweeps write and read at body i,
@@ -146,6 +148,9 @@ typedef struct hg_local_data {
  * nor a free root joint, or has a post-offset (other joint types: use the tree-frame pass). */
 hg_local_model *hg_local_compile(const hg_model *m, hg_error *err);
 void hg_local_model_free(hg_local_model *lm);
+/* recomputes body i's inertia constants (link[i].I and Isym, in J_i) from m->inertia[i]
+ * (hg_model_set_body_inertia) */
+void hg_local_set_inertia(hg_local_model *lm, const hg_model *m, int i);
 hg_local_data *hg_local_data_new(const hg_local_model *lm);
 void hg_local_data_free(hg_local_data *ld);
 

@@ -58,6 +58,8 @@ hg_model *hg_model_merge_fixed(const hg_model *m, int *frame_body, hg_se3 *frame
     s.post = m->jnt_post[i];
     s.inertia = total[i];
     s.limits = m->limits[i];
+    /* the moving joint keeps its DoFs' armature (fixed joints have none) */
+    for (int e = 0; e < m->jnt_nv[i]; e++) s.armature[e] = m->armature[m->v_adr[i] + e];
     if (hg_builder_add_body(b, &s, err)) goto done;
   }
   /* geometry on its carrier */

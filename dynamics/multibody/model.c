@@ -1,6 +1,7 @@
 /* model.c: building a model from named bodies, compiling it to flat arrays, and its workspace. */
 #include "model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,21 @@ fail:
   return NULL;
 }
 
+int hg_builder_set_armature(hg_builder *b, const char *joint, int dof, double value,
+                            hg_error *err) {
+  int i = -1;
+  for (int k = 0; k < b->nbody && i < 0; k++)
+    if (strcmp(b->body[k].joint_name, joint ? joint : "") == 0) i = k;
+  if (i < 0) return hg_error_set(err, "unknown joint '%s'", joint ? joint : "(null)"), -1;
+  int nv = hg_joint_nv(b->body[i].joint.type);
+  if (dof < 0 || dof >= nv)
+    return hg_error_set(err, "joint '%s' has no DoF %d (it has %d)", joint, dof, nv), -1;
+  if (!(value >= 0) || !isfinite(value))
+    return hg_error_set(err, "armature %g of joint '%s' must be finite and >= 0", value, joint), -1;
+  b->body[i].armature[dof] = value;
+  return 0;
+}
+
 hg_body_spec *hg_builder_body(hg_builder *b, const char *name) {
   int i = builder_find(b, name);
   return i < 0 ? NULL : &b->body[i];
@@ -151,6 +167,12 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
     hg_error_set(err, "body '%s' has an unknown joint type", spec->name);
     return -1;
   }
+  for (int k = 0; k < hg_joint_nv(spec->joint.type); k++)
+    if (!(spec->armature[k] >= 0) || !isfinite(spec->armature[k])) {
+      hg_error_set(err, "body '%s' has an invalid armature %g at DoF %d (must be finite, >= 0)",
+                   spec->name, spec->armature[k], k);
+      return -1;
+    }
   if (b->nbody == b->cap &&
       (hg_grow((void **)&b->body, b->nbody, &b->cap, 16, sizeof *b->body) || builder_reindex(b)))
     return hg_error_fail(err, "out of memory");
@@ -159,6 +181,8 @@ int hg_builder_add_body(hg_builder *b, const hg_body_spec *spec, hg_error *err) 
   s->name = hg_strdup(spec->name);
   s->parent = hg_strdup(spec->parent && spec->parent[0] ? spec->parent : "world");
   s->joint_name = hg_strdup(spec->joint_name && spec->joint_name[0] ? spec->joint_name : spec->name);
+  /* entries past the joint's DoFs are unread: keep them zero */
+  for (int k = hg_joint_nv(spec->joint.type); k < HG_JOINT_MAXNV; k++) s->armature[k] = 0;
   if (!s->name || !s->parent || !s->joint_name) {
     free((char *)s->name); free((char *)s->parent); free((char *)s->joint_name);
     hg_error_set(err, "out of memory");
@@ -218,7 +242,7 @@ void hg_model_free(hg_model *m) {
   free(m->parent); free(m->subtree_end); free(m->by_depth); free(m->root); free(m->jnt); free(m->jnt_offset); free(m->offset_pure); free(m->jnt_post); free(m->has_post);
   free(m->q_adr); free(m->v_adr); free(m->jnt_nq); free(m->jnt_nv); free(m->D_adr);
   free(m->inertia); free(m->inertia_c); free(m->jnt_walk); free(m->jnt_axis); free(m->jnt_fold); free(m->limits); free(m->body_name); free(m->jnt_name);
-  free(m->dof_body); free(m->dof_parent); free(m->geom);
+  free(m->dof_body); free(m->dof_parent); free(m->armature); free(m->geom);
   free(m->mimic_follower); free(m->mimic_leader); free(m->mimic_mult); free(m->mimic_offset);
   hg_local_model_free(m->local);
   free(m);
@@ -436,6 +460,7 @@ hg_model *hg_builder_assemble(const hg_builder *b, hg_error *err) {
   int fail = 0;
   m->dof_body = alloc_array((size_t)m->nv, sizeof(int), &fail);
   m->dof_parent = alloc_array((size_t)m->nv, sizeof(int), &fail);
+  m->armature = alloc_array((size_t)m->nv, sizeof(double), &fail);
   if (fail) {
     hg_error_set(err, "out of memory");
     hg_model_free(m);
@@ -444,6 +469,13 @@ hg_model *hg_builder_assemble(const hg_builder *b, hg_error *err) {
   }
   for (int i = 1; i <= n; i++)
     for (int k = 0; k < m->jnt_nv[i]; k++) m->dof_body[m->v_adr[i] + k] = i;
+  /* armature per DoF, from each body's spec (order[i - 1] is body i's spec) */
+  for (int i = 1; i <= n; i++)
+    for (int k = 0; k < m->jnt_nv[i]; k++) {
+      double a = b->body[order[i - 1]].armature[k];
+      m->armature[m->v_adr[i] + k] = a;
+      if (a != 0) m->has_armature = 1;
+    }
   /* DoF parents: the last DoF on the path from each body to the world (-1: none), in last */
   {
     int *last = stack; /* reused: n + 1 entries, no longer needed */
@@ -474,6 +506,32 @@ hg_model *hg_builder_assemble(const hg_builder *b, hg_error *err) {
 done:
   free(par); free(order); free(stack); free(newidx); free(head); free(next); free(joints.slot);
   return m;
+}
+
+int hg_model_set_body_inertia(hg_model *m, int body, const hg_inertia *I) {
+  if (!m || !I || body < 1 || body >= m->nbody) return -1;
+  /* physical: finite, positive mass, I_c about the centre of mass positive definite (the
+   * builder's test, hg_builder_add_body, with its tolerance for the recovery of I_c) */
+  double c[3], Ic[6];
+  char why[200];
+  if (!(I->m > 0) || !isfinite(I->m)) return -1;
+  for (int r = 0; r < 3; r++)
+    if (!isfinite(I->h[r])) return -1;
+  for (int r = 0; r < 6; r++)
+    if (!isfinite(I->I[r])) return -1;
+  hg_inertia_com(I, c, Ic);
+  if (hg_inertia_check(I->m, Ic, 1e-12 * I->m * hg_v3_dot(c, c), why, sizeof why)) return -1;
+  /* positive definite (Sylvester: the leading minors of I_c positive) */
+  double m2 = Ic[0] * Ic[1] - Ic[3] * Ic[3];
+  double m3 = Ic[0] * (Ic[1] * Ic[2] - Ic[5] * Ic[5]) - Ic[3] * (Ic[3] * Ic[2] - Ic[5] * Ic[4]) +
+              Ic[4] * (Ic[3] * Ic[5] - Ic[1] * Ic[4]);
+  if (!(Ic[0] > 0 && m2 > 0 && m3 > 0)) return -1;
+  /* what the compiler derives from it: the walk's inertia about the centre of mass and the
+   * body-local pass's constants (the hg_data inertias are recomputed at every walk) */
+  m->inertia[body] = *I;
+  hg_inertia_to_c(I, &m->inertia_c[body]);
+  if (m->local) hg_local_set_inertia(m->local, m, body);
+  return 0;
 }
 
 /* ---- model queries and joint-by-joint group operations ---- */

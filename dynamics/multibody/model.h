@@ -60,6 +60,11 @@ typedef struct hg_body_spec {
   hg_se3 post;            /* with has_post: child frame in the moved joint frame */
   hg_inertia inertia;     /* about the body frame (see inertia.h) */
   hg_joint_limits limits;
+  /* reflected rotor inertia ("armature") of each of the joint's DoFs, >= 0 (zero: none): a motor
+   * with gear ratio N and rotor inertia J_r adds N^2 J_r to the DoF's diagonal of the mass
+   * matrix (kg m^2 for a rotation, kg for a translation). The rotor's own gyroscopic torque and
+   * momentum are neglected, as in MuJoCo and Pinocchio. Entries past the joint's nv are unread. */
+  double armature[HG_JOINT_MAXNV];
 } hg_body_spec;
 
 typedef struct hg_builder hg_builder;
@@ -86,6 +91,12 @@ struct hg_model *hg_builder_assemble(const hg_builder *b, hg_error *err);
  * already follows another. Checked at compile time: both joints exist and have one DoF. */
 int hg_builder_add_mimic(hg_builder *b, const char *follower, const char *leader,
                          double multiplier, double offset, hg_error *err);
+
+/* Sets the armature (reflected rotor inertia, see hg_body_spec) of DoF dof of a named joint to
+ * value (it replaces, it does not add). Returns 0, or -1 with err set when the joint is unknown,
+ * dof is not in [0, the joint's nv) or value is negative or not finite. */
+int hg_builder_set_armature(hg_builder *b, const char *joint, int dof, double value,
+                            hg_error *err);
 
 /* allow != 0: hg_builder_compile accepts a singular articulated inertia (a reader that has
  * already told the user; hg_aba and hg_hybrid then fail at that joint, the other algorithms
@@ -132,6 +143,10 @@ typedef struct hg_model {
   int *dof_body; /* the body whose joint owns the DoF */
   int *dof_parent; /* the next DoF towards the root: the one before it in its joint, else the
                     * last DoF of the nearest ancestor joint that has any; -1 at a tree's first */
+  double *armature; /* the DoF's reflected rotor inertia (hg_body_spec.armature; zeros when none):
+                     * added to the diagonal of the joint-space mass matrix, M + diag(armature),
+                     * by every algorithm; written by the compiler only */
+  int has_armature; /* 1 when some armature entry is non-zero (the passes skip the term when 0) */
 
   /* geometry */
   int ngeom;
@@ -154,6 +169,15 @@ typedef struct hg_model {
 } hg_model;
 
 void hg_model_free(hg_model *m);
+/* Replaces body's inertia (about the body frame, inertia.h) in a compiled model at run time, e.g.
+ * a propellant tank whose mass decreases, and everything derived from it: m->inertia,
+ * m->inertia_c and the body-local pass's frames (m->local). Every later algorithm sees the new
+ * inertia; an hg_data keeps no inertia between calls. When the model merged fixed links
+ * (merge.h), body is the merged body and I is the merged body's total inertia about its frame.
+ * Returns 0, or -1 (the model unchanged) for a body index not in [1, nbody) or a non-physical
+ * inertia (mass <= 0 or not finite, rotational inertia about the centre of mass not positive
+ * definite or violating the triangle inequality). */
+int hg_model_set_body_inertia(hg_model *m, int body, const hg_inertia *I);
 /* index of a body / joint by name, or -1 */
 int hg_model_body(const hg_model *m, const char *name);
 int hg_model_joint(const hg_model *m, const char *name);

@@ -46,8 +46,10 @@ typedef enum {
   HG_METRIC_ENERGY_DRIFT, /* the energy budget's relative drift */
   HG_METRIC_MIN_CLEARANCE,/* smallest signed distance between two bodies' collision geometry
                              (hg_sim_clearance), sampled at outputs, m */
-  HG_METRIC_RATE          /* |angular velocity| of a body where its window opens (after an event
+  HG_METRIC_RATE,         /* |angular velocity| of a body where its window opens (after an event
                              and a delay: a tip-off rate), deg/s */
+  HG_METRIC_POINTING      /* largest pointing error (truth) of an attitude_pd controller,
+                             sampled at outputs, deg */
 } hg_metric_kind;
 
 typedef struct hg_metric {

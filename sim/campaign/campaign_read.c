@@ -19,8 +19,8 @@ static const char *const uniform_keys[] = {"min", "max", NULL};
 static const char *const metric_keys[] = {"name",        "min_distance", "event_time",
                                           "event_count", "final_rate",   "final_speed",
                                           "peak_load",   "energy_drift", "min_clearance",
-                                          "rate",        "after",
-                                          "delay",       NULL};
+                                          "rate",        "pointing_error",
+                                          "after",       "delay",       NULL};
 static const char *const fail_keys[] = {"name", "metric", "below", "above", NULL};
 
 static char *dupstr(const char *s) {
@@ -144,14 +144,15 @@ static int read_disp(hg_ydoc *d, const hg_ynode *n, hg_campaign *c, hg_dispersio
 static int read_metric(hg_ydoc *d, const hg_ynode *n, hg_metric *m) {
   static const char *const kinds[] = {"min_distance", "event_time",   "event_count",
                                       "final_rate",   "final_speed",  "peak_load",
-                                      "energy_drift", "min_clearance", "rate"};
+                                      "energy_drift", "min_clearance", "rate",
+                                      "pointing_error"};
   const char *name;
   if (hg_ydoc_check_keys(d, n, "metric", metric_keys) || hg_ydoc_require(d, n, "name", "metric") ||
       hg_yget_name(d, n, "name", &name))
     return -1;
   if (!(m->name = dupstr(name))) return hg_ydoc_fail(d, n, "out of memory");
   int found = -1;
-  for (int k = 0; k < 9; k++)
+  for (int k = 0; k < 10; k++)
     if (hg_ydoc_get(d, n, kinds[k])) {
       if (found >= 0) return hg_ydoc_fail(d, n, "a metric needs exactly one kind");
       found = k;
@@ -159,16 +160,16 @@ static int read_metric(hg_ydoc *d, const hg_ynode *n, hg_metric *m) {
   if (found < 0)
     return hg_ydoc_fail(d, n, "metric '%s' needs one of min_distance, min_clearance, event_time, "
                               "event_count, rate, final_rate, final_speed, peak_load, "
-                              "energy_drift", name);
+                              "pointing_error, energy_drift", name);
   m->kind = (hg_metric_kind)found;
   const char *after = NULL;
   if (hg_yget_name(d, n, "after", &after) || hg_yget_number(d, n, "delay", &m->delay)) return -1;
   if (after && !(m->after = dupstr(after))) return hg_ydoc_fail(d, n, "out of memory");
   if ((after || hg_ydoc_get(d, n, "delay")) && m->kind != HG_METRIC_MIN_DISTANCE &&
       m->kind != HG_METRIC_PEAK_LOAD && m->kind != HG_METRIC_MIN_CLEARANCE &&
-      m->kind != HG_METRIC_RATE)
-    return hg_ydoc_fail(d, n, "'after' and 'delay' apply to min_distance, min_clearance, rate and "
-                              "peak_load only");
+      m->kind != HG_METRIC_RATE && m->kind != HG_METRIC_POINTING)
+    return hg_ydoc_fail(d, n, "'after' and 'delay' apply to min_distance, min_clearance, rate, "
+                              "pointing_error and peak_load only");
   if (m->delay < 0) return hg_ydoc_fail(d, hg_ydoc_get(d, n, "delay"), "'delay' must be >= 0");
   const hg_ynode *v = hg_ydoc_get(d, n, kinds[found]);
   if (m->kind == HG_METRIC_MIN_DISTANCE || m->kind == HG_METRIC_MIN_CLEARANCE) {

@@ -111,6 +111,14 @@ static void sample(const hg_campaign *c, hg_sim *sim, double *metric) {
       double tw[6];
       hg_sim_body(sim, a, &T, tw);
       metric[k] = norm3(tw) * 180.0 / HG_PI;
+    } else if (mt->kind == HG_METRIC_POINTING) {
+      /* the controller's truth pointing error (its first telemetry value) */
+      for (int j = 0; j < hg_sim_ncontroller(sim); j++) {
+        hg_sim_controller_view cv;
+        hg_sim_controller(sim, j, &cv);
+        if (strcmp(cv.name, mt->a) || cv.type != HG_CTL_ATTITUDE_PD || cv.ntelemetry < 1) continue;
+        if (isnan(metric[k]) || cv.telemetry[0] > metric[k]) metric[k] = cv.telemetry[0];
+      }
     } else if (mt->kind == HG_METRIC_PEAK_LOAD) {
       int a = hg_model_body(m, mt->a);
       if (a <= 0) continue;
@@ -205,6 +213,14 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
   hg_sim_default_options(&opt);
   opt.t_end = c->t_end;
   opt.out_dir = out_dir;
+  /* each run's own sensor noise: a key mixed from the campaign's seed and the run's number
+   * (splitmix64's finalizer, Steele, Lea and Flood, "Fast splittable pseudorandom number
+   * generators"), so that a run is reproducible alone */
+  uint64_t z = c->seed + 0x9e3779b97f4a7c15ull * (uint64_t)(k + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  opt.has_seed = 1;
+  opt.noise_seed = z ^ (z >> 31);
   hg_sim *sim = hg_sim_new(s, &opt, &err);
   hg_output_options oo;
   hg_output_default_options(&oo);

@@ -59,3 +59,24 @@ double hg_stream_normal(hg_stream *r) {
   double u1 = 1.0 - to_unit(w[0], w[1]), u2 = to_unit(w[2], w[3]);
   return sqrt(-2.0 * log(u1)) * cos(2.0 * HG_PI * u2);
 }
+
+/* the block of counter (a, b, k) under the key seed */
+static void block_at(uint64_t seed, uint32_t a, uint32_t b, uint64_t k, uint32_t out[4]) {
+  uint32_t ctr[4] = {a, b, (uint32_t)k, (uint32_t)(k >> 32)};
+  uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+  hg_philox4x32(ctr, key, out);
+}
+
+double hg_stream_uniform_at(uint64_t seed, uint32_t a, uint32_t b, uint64_t k) {
+  uint32_t w[4];
+  block_at(seed, a, b, k, w);
+  return to_unit(w[0], w[1]);
+}
+
+double hg_stream_normal_at(uint64_t seed, uint32_t a, uint32_t b, uint64_t k) {
+  uint32_t w[4];
+  block_at(seed, a, b, k, w);
+  /* Box-Muller as hg_stream_normal: u1 in (0, 1], u2 in [0, 1) */
+  double u1 = 1.0 - to_unit(w[0], w[1]), u2 = to_unit(w[2], w[3]);
+  return sqrt(-2.0 * log(u1)) * cos(2.0 * HG_PI * u2);
+}

@@ -24,4 +24,13 @@ double hg_stream_uniform(hg_stream *r);
 /* standard normal by Box-Muller on two uniforms (one counter block per draw) */
 double hg_stream_normal(hg_stream *r);
 
+/* Draws addressed by their counter alone, with no state: the block of counter (a, b, k's low 32
+ * bits, k's high 32 bits) under the key seed. A sensor numbers them (sensor, channel, sample), so
+ * a run resumed at sample k draws what the uninterrupted run drew. For k < 2^32 they equal the
+ * k-th draw of hg_stream_init(seed, a, b): the same block, the same arithmetic. */
+/* uniform on [0, 1) with 53 random bits */
+double hg_stream_uniform_at(uint64_t seed, uint32_t a, uint32_t b, uint64_t k);
+/* standard normal by Box-Muller, both uniforms from the one block */
+double hg_stream_normal_at(uint64_t seed, uint32_t a, uint32_t b, uint64_t k);
+
 #endif

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "controller_lib.h"
 #include "sim_internal.h"
 
 #define CK_MAGIC "hinge-checkpoint"
@@ -110,6 +111,7 @@ static void write_modes(FILE *f, const hg_sim *s) {
 static void write_control(FILE *f, const hg_sim *s) {
   const hg_rt_control *c = &s->ctl;
   if (!c->any) return;
+  fprintf(f, "noise_seed %llu\n", (unsigned long long)c->seed);
   fprintf(f, "actq %d", c->nquad);
   put_numbers(f, c->quad + 1, c->nquad);
   fputc('\n', f);
@@ -144,7 +146,8 @@ static void write_control(FILE *f, const hg_sim *s) {
     fprintf(f, " %d", r->nout);
     put_numbers(f, r->out, r->nout);
     double buf[256];
-    int n = hg_ctl_save(r->ctl, buf, 256);
+    char err[64];
+    int n = hg_ctl_save(r->ctl, buf, 256, err, sizeof err);
     if (n < 0 || n > 256) n = 0; /* (a state too big for a checkpoint line: not kept) */
     fprintf(f, " %d", n);
     put_numbers(f, buf, n);
@@ -435,10 +438,14 @@ static int anyvec(ck_reader *r, int *k, double *x, int want, int max, int *n) {
   return 0;
 }
 
-static int find_name(const char *name, int n, const void *base, size_t stride) {
+/* the index of the actuator, sensor or controller of that name in the scene (-1: none) */
+static int find_name(const hg_scene *sc, int kind, const char *name) {
+  int n = kind == 0 ? sc->nactuator : kind == 1 ? sc->nsensor : sc->ncontroller;
   for (int k = 0; k < n; k++) {
-    const char *const *nm = (const char *const *)((const char *)base + (size_t)k * stride);
-    if (strcmp(*nm, name) == 0) return k;
+    const char *nm = kind == 0   ? sc->actuator[k].name
+                     : kind == 1 ? sc->sensor[k].name
+                                 : sc->controller[k].name;
+    if (strcmp(nm, name) == 0) return k;
   }
   return -1;
 }
@@ -450,9 +457,15 @@ static int ck_control(hg_sim *s, ck_reader *r) {
   const char *w = r->word[0];
   int at = 1;
   if (strcmp(w, "actq") == 0) return anyvec(r, &at, c->quad + 1, c->nquad, c->nquad, NULL);
+  if (strcmp(w, "noise_seed") == 0) {
+    char *end;
+    if (r->nword != 2) return ck_error(r, "%s", "noise_seed: expected one number");
+    c->seed = strtoull(r->word[1], &end, 10);
+    return *end ? ck_error(r, "'%s' is not a seed", r->word[1]) : 0;
+  }
   if (r->nword < 2) return ck_error(r, "%s: expected a name", w);
   if (strcmp(w, "act") == 0) {
-    int k = c->act ? find_name(r->word[1], c->nact, &c->act[0].spec, sizeof *c->act) : -1;
+    int k = find_name(s->scene, 0, r->word[1]);
     double x[18];
     if (k < 0) return ck_error(r, "unknown actuator '%s'", r->word[1]);
     if (r->nword != 20) return ck_error(r, "%s", "act: expected NAME and 18 numbers");
@@ -467,8 +480,7 @@ static int ck_control(hg_sim *s, ck_reader *r) {
     return 0;
   }
   if (strcmp(w, "sensor") == 0) {
-    int k = c->sensor ? find_name(r->word[1], c->nsensor, &c->sensor[0].spec, sizeof *c->sensor)
-                      : -1;
+    int k = find_name(s->scene, 1, r->word[1]);
     long n, valid;
     if (k < 0) return ck_error(r, "unknown sensor '%s'", r->word[1]);
     hg_rt_sensor *se = &c->sensor[k];
@@ -480,7 +492,7 @@ static int ck_control(hg_sim *s, ck_reader *r) {
     se->k = n, se->valid = (int)valid;
     return 0;
   }
-  int k = c->ctl ? find_name(r->word[1], c->nctl, &c->ctl[0].spec, sizeof *c->ctl) : -1;
+  int k = find_name(s->scene, 2, r->word[1]);
   long n, on;
   if (k < 0) return ck_error(r, "unknown controller '%s'", r->word[1]);
   hg_rt_controller *q = &c->ctl[k];
@@ -531,7 +543,7 @@ static int ck_record(hg_sim *s, ck_reader *r) {
   if (strcmp(w, "pull") == 0) return ck_pull(s, r);
   if (strcmp(w, "loop") == 0 || strcmp(w, "dockloop") == 0) return ck_loop(s, r, w[0] == 'd');
   if (strcmp(w, "actq") == 0 || strcmp(w, "act") == 0 || strcmp(w, "sensor") == 0 ||
-      strcmp(w, "ctl") == 0)
+      strcmp(w, "ctl") == 0 || strcmp(w, "noise_seed") == 0)
     return ck_control(s, r);
   if (strcmp(w, "q") == 0 || strcmp(w, "v") == 0) {
     *(w[0] == 'q' ? &r->got_q : &r->got_v) = 1;

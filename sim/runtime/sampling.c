@@ -177,14 +177,74 @@ static int sensor_truth(hg_sim *s, int k, double *truth) {
 
 /* ---- sensors: the measurement ---- */
 
+/* sample n of sensor k (index id of the noise streams): its truth through its error model
+ * (sensor_models.h) into out; 1 when valid, 0 when it dropped out or looks outside its view */
+static int sensor_measure(hg_rt_sensor *se, uint64_t seed, uint32_t id, uint64_t n,
+                          const double *truth, double *out) {
+  const hg_sensor_spec *sp = se->spec;
+  double dt = 1 / sp->rate;
+  int valid = 1;
+  switch (sp->type) {
+  case HG_SENSOR_ENCODER: {
+    hg_encoder_params p = {sp->resolution, sp->noise[0], 0};
+    double rate;
+    hg_encoder_measure(&p, seed, id, n, truth[0], 0, out, &rate);
+    return 1;
+  }
+  case HG_SENSOR_GYRO:
+  case HG_SENSOR_ACCELEROMETER: {
+    hg_inertial_params p;
+    memcpy(p.scale_factor, sp->scale_factor, sizeof p.scale_factor);
+    memcpy(p.misalignment, sp->misalignment, sizeof p.misalignment);
+    memcpy(p.bias, sp->bias, sizeof p.bias);
+    p.white_density = sp->density, p.bias_instability = sp->bias_instability;
+    p.correlation_time = sp->correlation_time, p.random_walk = sp->random_walk;
+    p.range = sp->range, p.lsb = sp->lsb;
+    hg_inertial_measure(&p, (hg_inertial_state *)se->model_state, seed, id, n, dt, truth, out);
+    return 1;
+  }
+  case HG_SENSOR_STAR_TRACKER: {
+    /* noise: about x and y (across the boresight: the first), about z (the boresight) */
+    hg_star_tracker_params p = {sp->noise[0], sp->noise[2], sp->dropout};
+    hg_star_tracker_measure(&p, (hg_star_tracker_state *)se->model_state, seed, id, n, truth, out,
+                            &valid);
+    out[4] = valid;
+    return valid;
+  }
+  case HG_SENSOR_SUN:
+  case HG_SENSOR_EARTH: {
+    hg_direction_params p = {sp->noise[0], sp->fov};
+    hg_direction_measure(&p, seed, id, n, truth, out, &valid);
+    out[3] = valid;
+    return valid;
+  }
+  case HG_SENSOR_FORCE_TORQUE: {
+    /* the model's wrenches are (moment, force); the sensor's numbers force, then torque */
+    hg_force_torque_params p = {sp->noise[1], sp->noise[0], {0, 0, 0, 0, 0, 0}};
+    double w[6], m[6];
+    memcpy(p.bias, sp->bias + 3, 3 * sizeof(double));
+    memcpy(p.bias + 3, sp->bias, 3 * sizeof(double));
+    memcpy(w, truth + 3, 3 * sizeof(double));
+    memcpy(w + 3, truth, 3 * sizeof(double));
+    hg_force_torque_measure(&p, seed, id, n, w, m);
+    memcpy(out, m + 3, 3 * sizeof(double));
+    memcpy(out + 3, m, 3 * sizeof(double));
+    return 1;
+  }
+  case HG_SENSOR_JOINT_STATE:
+  case HG_SENSOR_POSE:
+  case HG_SENSOR_TWIST: hg_truth_measure(truth, se->n, out); return 1;
+  }
+  return 1;
+}
+
 /* sensor k samples now: its truth through its model into value (valid unless it dropped out) */
 static int sensor_sample(hg_sim *s, int k) {
   hg_rt_sensor *se = &s->ctl.sensor[k];
   double truth[16];
   long n = se->k++;
   if (sensor_truth(s, k, truth)) return 0; /* (absent: it keeps its last sample) */
-  se->valid = hg_sensor_measure(se->spec, s->ctl.seed, (uint32_t)k, n, 1 / se->spec->rate,
-                                truth, se->model_state, se->value);
+  se->valid = sensor_measure(se, s->ctl.seed, (uint32_t)k, (uint64_t)n, truth, se->value);
   se->t = s->state.t;
   return 1;
 }
@@ -256,7 +316,7 @@ static void telemetry(hg_sim *s, int c) {
   double V[6];
   hg_R_to_quat(s->d->T_world[r->body].R, q);
   hg_quat_mul(qt_inv, q, qe);
-  double deg = 180 / M_PI;
+  double deg = 180 / 3.14159265358979323846;
   r->telemetry[0] = 2 * atan2(sqrt(qe[1] * qe[1] + qe[2] * qe[2] + qe[3] * qe[3]), fabs(qe[0])) *
                     deg;
   hg_body_twist(s->m, s->d, r->body, V);
@@ -302,8 +362,8 @@ static int controller_step(hg_sim *s, int c, int *changed) {
   }
   char err[512] = "";
   if (hg_ctl_step(r->ctl, s->state.t, r->in, r->out, err, sizeof err))
-    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "%s:%d:%d: controller '%s' at t = %.9g s: %s",
-                       sp->src.file, sp->src.line, sp->src.column, sp->name, s->state.t, err);
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "%s:%d:%d: %s", sp->src.file, sp->src.line,
+                       sp->src.column, err);
   for (int p = 0; p < sp->noutput; p++) {
     const double *o = r->out + r->out_off[p];
     int dst = r->out_dst[p];
@@ -402,11 +462,11 @@ int hg_sim_control_due(hg_sim *s, int *sampled) {
 
 /* ---- actions ---- */
 
-static int find_named(const char *name, int n, const void *base, size_t stride) {
-  for (int k = 0; k < n; k++) {
-    const char *const *nm = (const char *const *)((const char *)base + (size_t)k * stride);
-    if (*nm && strcmp(*nm, name) == 0) return k;
-  }
+/* the actuator (controllers 0) or controller (1) of that name in the scene; -1: none */
+static int find_named(const hg_scene *sc, int controllers, const char *name) {
+  int n = controllers ? sc->ncontroller : sc->nactuator;
+  for (int k = 0; name && k < n; k++)
+    if (strcmp(controllers ? sc->controller[k].name : sc->actuator[k].name, name) == 0) return k;
   return -1;
 }
 
@@ -414,7 +474,7 @@ int hg_sim_control_action(hg_sim *s, const hg_action *a, char *buf, size_t len) 
   const hg_scene *sc = s->scene;
   hg_rt_control *c = &s->ctl;
   if (a->type == HG_ACTION_ACTUATE) {
-    int k = find_named(a->device, sc->nactuator, &sc->actuator[0].name, sizeof *sc->actuator);
+    int k = find_named(sc, 0, a->device);
     if (k < 0 || !c->act[k].present)
       return snprintf(buf, len, "actuate %s: not in the simulation", a->device), 1;
     if (hg_sim_control_command(s, k, a->values, a->nvalue)) s->tl.restart = 1;
@@ -422,7 +482,7 @@ int hg_sim_control_action(hg_sim *s, const hg_action *a, char *buf, size_t len) 
       return snprintf(buf, len, "actuate %s %.9g %.9g", a->device, a->values[0], a->values[1]), 0;
     return snprintf(buf, len, "actuate %s %.9g", a->device, a->nvalue ? a->values[0] : NAN), 0;
   }
-  int k = find_named(a->device, sc->ncontroller, &sc->controller[0].name, sizeof *sc->controller);
+  int k = find_named(sc, 1, a->device);
   if (k < 0) return snprintf(buf, len, "controller %s: no such controller", a->device), 1;
   hg_rt_controller *r = &c->ctl[k];
   if (a->type == HG_ACTION_CONTROLLER) {
@@ -615,12 +675,13 @@ static int controller_derived(hg_sim *s, int c, derived *dv) {
     int nw = 0;
     for (int p = 0; p < sp->noutput; p++)
       nw += r->out_is_act[p] && sc->actuator[r->out_dst[p]].type == HG_ACT_WHEEL;
-    if (derive(dv, "wheel_axes", 3 * nw) || derive(dv, "input_frames", 4 * sp->ninput)) return -1;
+    if (derive(dv, "input_frames", 4 * sp->ninput) || (nw && derive(dv, "wheel_axes", 3 * nw)))
+      return -1;
+    for (int p = 0; p < sp->ninput; p++)
+      if (r->in_src[p] >= 0) sensor_mount(s, &sc->sensor[r->in_src[p]], dv->value[0] + 4 * p);
     for (int p = 0, w = 0; p < sp->noutput; p++)
       if (r->out_is_act[p] && sc->actuator[r->out_dst[p]].type == HG_ACT_WHEEL)
-        memcpy(dv->value[0] + 3 * w++, sc->actuator[r->out_dst[p]].axis, 3 * sizeof(double));
-    for (int p = 0; p < sp->ninput; p++)
-      if (r->in_src[p] >= 0) sensor_mount(s, &sc->sensor[r->in_src[p]], dv->value[1] + 4 * p);
+        memcpy(dv->value[1] + 3 * w++, sc->actuator[r->out_dst[p]].axis, 3 * sizeof(double));
     /* the body it points: its attitude sensor's */
     r->body = -1;
     if (sp->ninput > 0 && r->in_src[0] >= 0) {
@@ -673,14 +734,22 @@ static int controller_open(hg_sim *s, int c, hg_error *err) {
                             sp->nparam + dv.n, par, npin, inp, r->nin,
                             sp->noutput, outp, r->nout};
   int bad;
-  if (sp->type == HG_CTL_LIBRARY)
-    bad = hg_ctl_open_library(sp->library, sp->symbol, &setup, &r->ctl, msg, sizeof msg);
-  else if (sp->type == HG_CTL_EXTERNAL)
-    bad = hg_ctl_open_process(sp->command, sp->timeout > 0 ? sp->timeout : 10, &setup, &r->ctl,
-                              msg, sizeof msg);
-  else
-    bad = hg_ctl_new(&hg_builtin_find(controller_kind(sp->type))->ops, &setup, &r->ctl, msg,
-                     sizeof msg);
+  if (sp->type == HG_CTL_LIBRARY) {
+    bad = hg_ctl_lib_open(sp->library, sp->symbol, NULL, NULL, &r->lib, msg, sizeof msg) ||
+          hg_ctl_new(hg_ctl_lib_ops(r->lib), &setup, &r->ctl, msg, sizeof msg);
+  } else if (sp->type == HG_CTL_EXTERNAL) {
+    /* the process runs in the scene's folder */
+    char folder[4096];
+    const char *path = s->scene->path ? s->scene->path : ".", *slash = strrchr(path, '/');
+    snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - path) : 1,
+             slash ? path : ".");
+    bad = hg_ctl_proc_new(sp->command, folder, sp->timeout > 0 ? sp->timeout : HG_CTL_PROC_TIMEOUT,
+                          &setup, &r->ctl, msg, sizeof msg);
+  } else {
+    const hg_builtin_ops *b = hg_builtin_find(controller_kind(sp->type));
+    hg_ctl_ops ops = {b->init, b->step, b->finish, b->set, b->save, b->load};
+    bad = hg_ctl_new(&ops, &setup, &r->ctl, msg, sizeof msg);
+  }
   if (bad) {
     hg_error_set(err, "%s:%d:%d: controller '%s': %s", sp->src.file, sp->src.line,
                  sp->src.column, sp->name, msg);
@@ -712,7 +781,6 @@ int hg_sim_control_open(hg_sim *s, hg_error *err) {
     if (!(se->value = malloc((size_t)se->n * sizeof(double))) || sensor_channels(s, k))
       return hg_error_set(err, "out of memory"), -1;
     for (int e = 0; e < se->n; e++) se->value[e] = NAN;
-    hg_sensor_init(se->spec, c->seed, (uint32_t)k, 1 / se->spec->rate, se->model_state);
   }
   for (int k = 0; k < c->nact; k++) {
     hg_rt_actuator *a = &c->act[k];
@@ -746,6 +814,7 @@ void hg_sim_control_close(hg_sim *s) {
   for (int k = 0; c->ctl && k < c->nctl; k++) {
     hg_rt_controller *r = &c->ctl[k];
     hg_ctl_free(r->ctl);
+    hg_ctl_lib_close(r->lib);
     for (int p = 0; r->ref && p < r->spec->ninput; p++) hg_profile_free(r->ref[p]);
     free(r->ref);
     free(r->in_src), free(r->in_off), free(r->in_n);

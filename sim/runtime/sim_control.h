@@ -37,6 +37,7 @@
 #include "sim.h"
 
 struct hg_ctl;
+struct hg_ctl_lib;
 
 /* room for a sensor model's state (biases, random walks), doubles */
 #define HG_SENSOR_STATE 16
@@ -104,6 +105,7 @@ typedef struct hg_rt_sensor {
 typedef struct hg_rt_controller {
   const hg_controller_spec *spec;
   struct hg_ctl *ctl;     /* the instance (controller_lib.h) */
+  struct hg_ctl_lib *lib; /* a user's library it runs (NULL: built in, or a process) */
   int enabled;
   long k;                 /* next step */
   int nin, nout;

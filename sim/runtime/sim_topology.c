@@ -63,6 +63,8 @@ static hg_body_spec library_spec(const hg_library *lib, int i) {
                        .offset = L->jnt_offset[i],   .has_post = L->has_post[i],
                        .post = L->jnt_post[i],       .inertia = L->inertia[i],
                        .limits = L->limits[i]};
+  /* the joint's armature, per DoF */
+  for (int k = 0; k < L->jnt_nv[i]; k++) spec.armature[k] = L->armature[L->v_adr[i] + k];
   return spec;
 }
 

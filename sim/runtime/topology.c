@@ -113,6 +113,7 @@ typedef struct new_spec {
   hg_se3 offset, post;
   int has_post;
   hg_joint_limits limits;
+  double armature[HG_JOINT_MAXNV]; /* per DoF of the new joint (hg_body_spec.armature) */
   char *parent;           /* owned until applied */
   const char *joint_name; /* moved from the body below, or owned (the new joint) */
 } new_spec;
@@ -139,6 +140,12 @@ static int plan_reversed(const hg_body_spec *s, new_spec *ns, hg_error *err) {
   hg_se3_inv(&s->offset, &ns->post);
   ns->has_post = !is_identity(&s->offset);
   ns->limits = reverse_limits(&s->joint, s->limits);
+  /* the armature goes with its DoF: qr = -q keeps each DoF's (M_kk is unchanged by a sign);
+   * universal swaps its axes; spherical and free rotate their rates (vr = -R w), which keeps a
+   * diagonal armature exactly only when it is the same on the rotated DoFs: kept as is */
+  memcpy(ns->armature, s->armature, sizeof ns->armature);
+  if (s->joint.type == HG_JOINT_UNIVERSAL)
+    ns->armature[0] = s->armature[1], ns->armature[1] = s->armature[0];
   ns->joint_name = s->joint_name;
   ns->parent = hg_strdup(s->name);
   if (!ns->parent) hg_error_set(err, "out of memory");
@@ -159,6 +166,7 @@ static int plan_dock(const char *parent, const char *joint_name, const hg_se3 *T
   hg_se3_identity(&ns->post);
   ns->has_post = 0;
   memset(&ns->limits, 0, sizeof ns->limits);
+  memset(ns->armature, 0, sizeof ns->armature); /* a docking joint has no rotor */
   ns->parent = hg_strdup(parent);
   ns->joint_name = hg_strdup(joint_name);
   if (ns->parent && ns->joint_name) return 0;
@@ -176,6 +184,7 @@ static void apply_plan(spec_path *p, new_spec *plan) {
     s->post = plan[i].post;
     s->has_post = plan[i].has_post;
     s->limits = plan[i].limits;
+    memcpy(s->armature, plan[i].armature, sizeof s->armature);
     s->joint_name = plan[i].joint_name;
     replace_string(&s->parent, plan[i].parent);
   }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller_lib.h"
 #include "sim_internal.h"
 
 /* the current state's kinematics, loads and joint wrenches in s->d and s->rhs.tau */
@@ -337,7 +338,8 @@ void hg_sim_controller(hg_sim *s, int k, hg_sim_controller_view *cv) {
   cv->name = r->spec->name;
   cv->type = r->spec->type;
   cv->enabled = r->enabled;
-  hg_ctl_stats(r->ctl, &cv->steps, &cv->wall_total, &cv->wall_max);
+  hg_ctl_timing tm = hg_ctl_get_timing(r->ctl);
+  cv->steps = tm.count, cv->wall_total = tm.total, cv->wall_max = tm.max;
   cv->ntelemetry = r->ntelemetry;
   cv->telemetry_name = att;
   cv->telemetry = r->telemetry;

@@ -116,8 +116,8 @@ static int join_mapping(buf *b, const words *ws, int k, size_t len) {
 static const char *const actions[] = {"lock",   "free",   "prescribe", "enable",  "disable",
                                       "impulse", "detach", "attach",    "undock",  "remove",
                                       "add",     "set",    "perturb",   "release", "close",
-                                      "open",    NULL};
-#define NACTIONS 16
+                                      "open",    "actuate", "set_gain", "controller", NULL};
+#define NACTIONS 19
 
 const char *const *hg_command_actions(void) { return actions; }
 
@@ -216,6 +216,32 @@ static const char *to_yaml(hg_sctx *c, const words *ws, int k0, size_t len, buf 
     put(b, ws->w[k0 + 8], ws->len[k0 + 8]);
     if (n == 10) puts_(b, ", damping: "), put(b, ws->w[k0 + 9], ws->len[k0 + 9]);
     puts_(b, "}}]");
+  } else if (is(ws, k0, "actuate")) {
+    if (n != 3 && n != 4) return "actuate ACTUATOR V [V]: an actuator and its command";
+    puts_(b, "[{actuate: {actuator: ");
+    put_word_name(b, ws, k0 + 1);
+    puts_(b, ", command: [");
+    for (int k = k0 + 2; k < ws->n; k++) {
+      put(b, ws->w[k], ws->len[k]);
+      puts_(b, k + 1 < ws->n ? ", " : "]}}]");
+    }
+  } else if (is(ws, k0, "set_gain")) {
+    if (n < 4) return "set_gain CONTROLLER PARAM V [V...]: a controller, a parameter, numbers";
+    puts_(b, "[{set_gain: {controller: ");
+    put_word_name(b, ws, k0 + 1);
+    puts_(b, ", param: ");
+    put_word_name(b, ws, k0 + 2);
+    puts_(b, ", value: [");
+    for (int k = k0 + 3; k < ws->n; k++) {
+      put(b, ws->w[k], ws->len[k]);
+      puts_(b, k + 1 < ws->n ? ", " : "]}}]");
+    }
+  } else if (is(ws, k0, "controller")) {
+    if (n != 3 || !(is(ws, k0 + 2, "on") || is(ws, k0 + 2, "off")))
+      return "controller NAME on|off";
+    puts_(b, "[{controller: {name: ");
+    put_word_name(b, ws, k0 + 1);
+    puts_(b, is(ws, k0 + 2, "on") ? ", on: true}}]" : ", on: false}}]");
   } else if (is(ws, k0, "release")) {
     if (n != 1) return "release takes no arguments";
     puts_(b, "[{release: {}}]");
@@ -225,7 +251,7 @@ static const char *to_yaml(hg_sctx *c, const words *ws, int k0, size_t len, buf 
     snprintf(msg, msglen, "unknown action '%.40s'%s%s%s", w ? w : "?",
              near ? " (did you mean '" : " (lock, free, prescribe, enable, disable, impulse, "
                                          "detach, attach, undock, remove, add, set, perturb, "
-                                         "release, close, open)",
+                                         "release, close, open, actuate, set_gain, controller)",
              near ? near : "", near ? "')" : "");
     free(w);
     return msg;

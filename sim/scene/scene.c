@@ -1,6 +1,7 @@
 /* scene.c: reading a scene file (docs/scene-format.md): the top level, freeing and lookups.
  * The sections are read by scene_bodies.c, scene_library.c, scene_inertia.c, scene_geometry.c,
- * scene_forces.c, scene_state.c, scene_events.c, scene_loops.c and scene_run.c, over the typed YAML reads of
+ * scene_forces.c, scene_state.c, scene_events.c, scene_loops.c, scene_control.c and scene_run.c,
+ * over the typed YAML reads of
  * yaml_doc.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 static const char *const top_keys[] = {
     "title",   "description", "gravity", "atmosphere", "bodies",     "urdf", "markers", "forces",
     "initial", "modes",       "events",  "capture",    "integrator", "time", "output",  "loops",
-    NULL};
+    "actuators", "tanks",     "sensors", "controllers", "noise_seed", NULL};
 
 /* ---- the top level ---- */
 
@@ -26,22 +27,24 @@ int hg_sc_header(hg_sctx *c, const hg_ynode *root) {
   return an ? hg_sc_atmosphere(c, an, &c->s->atmosphere) : 0;
 }
 
-/* the bodies: written ones, URDF includes, then the model compiled from them */
+/* the bodies: written ones, URDF includes, reaction wheels (bodies the actuators add), then the
+ * model compiled from them */
 static int structure(hg_sctx *c, const hg_ynode *root) {
   const hg_ynode *bn = hg_ydoc_get(&c->doc, root, "bodies"),
                  *un = hg_ydoc_get(&c->doc, root, "urdf");
   const hg_ynode *mn = hg_ydoc_get(&c->doc, root, "markers");
+  const hg_ynode *an = hg_ydoc_get(&c->doc, root, "actuators");
   if ((bn && hg_sc_bodies(c, bn)) || (un && hg_sc_urdf(c, un))) return -1;
   if (hg_ydoc_len(bn) == 0 && hg_ydoc_len(un) == 0)
     return hg_ydoc_fail(&c->doc, root, "a scene needs at least one body ('bodies' or 'urdf')");
-  if (hg_sc_compile(c, root) || (mn && hg_sc_markers(c, mn, NULL))) return -1;
+  if ((an && hg_sc_wheels(c, an)) || hg_sc_compile(c, root) || (mn && hg_sc_markers(c, mn, NULL))) return -1;
   return 0;
 }
 
 /* every section, in an order where each one's names are known before they are referred to */
 static int read_scene(hg_sctx *c) {
   const hg_ynode *root = hg_ydoc_root(&c->doc);
-  const hg_ynode *fn, *in, *mn, *cn, *en, *ln;
+  const hg_ynode *fn, *in, *mn, *cn, *en, *ln, *tn, *an, *sn, *kn;
   if (hg_ydoc_check_keys(&c->doc, root, "the scene", top_keys) || hg_sc_header(c, root) ||
       structure(c, root))
     return -1;
@@ -54,6 +57,15 @@ static int read_scene(hg_sctx *c) {
   if ((fn && hg_sc_forces(c, fn)) || (in && hg_sc_initial(c, in)) || (mn && hg_sc_modes(c, mn)) ||
       (cn && hg_sc_capture(c, cn)) || hg_sc_run(c, root) || hg_sc_docks(c, en) ||
       (ln && hg_sc_loops(c, ln)))
+    return -1;
+  /* control: tanks before the thrusters that draw from them, sensors and actuators before the
+   * controllers that name them, all before the events that act on them */
+  tn = hg_ydoc_get(&c->doc, root, "tanks");
+  an = hg_ydoc_get(&c->doc, root, "actuators");
+  sn = hg_ydoc_get(&c->doc, root, "sensors");
+  kn = hg_ydoc_get(&c->doc, root, "controllers");
+  if (hg_sc_noise_seed(c, root) || (tn && hg_sc_tanks(c, tn)) || (an && hg_sc_actuators(c, an)) ||
+      (sn && hg_sc_sensors(c, sn)) || (kn && hg_sc_controllers(c, kn)))
     return -1;
   return en ? hg_sc_events(c, en) : 0;
 }
@@ -72,6 +84,7 @@ static hg_scene *scene_new(const char *path) {
   s->t_end = 10;
   s->output.dt = 0.01;
   s->output.plots = 1;
+  s->noise_seed = 1;
   if (s->path && s->builder) return s;
   hg_scene_free(s);
   return NULL;
@@ -216,6 +229,9 @@ void hg_action_free(hg_action *a) {
   free(a->marker_a);
   free(a->marker_b);
   free(a->loop);
+  free(a->device);
+  free(a->param);
+  free(a->values);
   memset(a, 0, sizeof *a);
 }
 
@@ -240,11 +256,16 @@ int hg_action_copy(hg_action *d, const hg_action *a) {
   d->marker_a = hg_strdup(a->marker_a);
   d->marker_b = hg_strdup(a->marker_b);
   d->loop = hg_strdup(a->loop);
-  int bad = copy_doubles(&d->mode.profile.times, p->times, ns) ||
-            copy_doubles(&d->mode.profile.samples, p->samples, ns * (size_t)(p->sample_width > 0 ? p->sample_width : 0));
+  d->device = hg_strdup(a->device);
+  d->param = hg_strdup(a->param);
+  /* (each copy_doubles runs, so that no pointer of a is left in d to be freed twice) */
+  int bad = copy_doubles(&d->values, a->values, (size_t)(a->nvalue > 0 ? a->nvalue : 0));
+  bad |= copy_doubles(&d->mode.profile.times, p->times, ns);
+  bad |= copy_doubles(&d->mode.profile.samples, p->samples, ns * (size_t)(p->sample_width > 0 ? p->sample_width : 0));
   if (!bad && (!a->joint || d->joint) && (!a->mode.joint || d->mode.joint) &&
       (!a->force || d->force) && (!a->body || d->body) && (!a->marker_a || d->marker_a) &&
-      (!a->marker_b || d->marker_b) && (!a->loop || d->loop))
+      (!a->marker_b || d->marker_b) && (!a->loop || d->loop) && (!a->device || d->device) &&
+      (!a->param || d->param))
     return 0;
   hg_action_free(d);
   return -1;
@@ -306,6 +327,7 @@ void hg_scene_free(hg_scene *s) {
   for (int k = 0; k < s->nmode; k++) hg_sc_free_mode(&s->mode[k]);
   for (int k = 0; k < s->nevent; k++) event_free(&s->event[k]);
   for (int k = 0; k < s->nloop; k++) loop_free(&s->loop[k]);
+  hg_sc_free_control(s);
   free(s->loop);
   free(s->force);
   free(s->mode);

@@ -206,7 +206,9 @@ typedef struct hg_action {
   char *loop;           /* close_loop, open_loop: the loop's name */
   char *device;         /* actuate: the actuator; set_gain, controller: the controller */
   char *param;          /* set_gain: the parameter's name */
-  int nvalue;           /* actuate: the command; set_gain: the parameter's numbers */
+  int nvalue;           /* actuate: the command (a thruster: level in [0, 1], then optionally
+                           its on-time in s; the others: 1 number); set_gain: the parameter's
+                           numbers */
   double *values;
   int on;               /* controller: 1 on, 0 off */
   hg_src src;
@@ -304,7 +306,7 @@ typedef struct hg_actuator_spec {
 
   /* wheel: rotor on 'body' about 'axis' (body frame, unit) centred at 'position' */
   char *body;
-  double axis[3], position[3];
+  double axis[3], position[3]; /* axis scaled to unit length by the reader */
   double inertia;       /* axial moment, kg m^2 */
   double transverse_inertia; /* kg m^2 (default inertia / 2: a disc) */
   double mass;          /* kg */
@@ -312,8 +314,9 @@ typedef struct hg_actuator_spec {
   double max_speed;     /* rad/s relative to the body (inf: none): no drive beyond it */
   double speed;         /* initial relative speed, rad/s */
 
-  /* thruster on 'body' (or at 'marker'): force thrust * level along 'direction' at 'position'
-   * (body frame; a marker gives both: its origin and its +z axis) */
+  /* thruster on 'body' (or at 'marker'): force thrust * level along 'direction' (unit) at
+   * 'position' (body frame; a marker gives both: its origin and its +z axis, and the reader fills
+   * body, position and direction from it) */
   char *marker;
   double direction[3];
   double thrust;        /* N at full level */
@@ -325,7 +328,10 @@ typedef struct hg_actuator_spec {
   double isp;           /* s: specific impulse (0: no mass flow) */
   char *tank;           /* the tank (tanks:) it draws from, or NULL */
 
-  double misalignment[3]; /* rad: a rotation vector applied to axis/direction (dispersions) */
+  double misalignment[3]; /* rad: a rotation vector applied to axis/direction (dispersions); a
+                             wheel's: the reader builds its joint and inertia about the rotated
+                             axis (axis above stays the nominal one), so the runtime does not
+                             apply it again; a motor's and a servo's: no effect */
 } hg_actuator_spec;
 
 /* propellant in a body: a uniform solid sphere of the propellant's mass at 'position' (body
@@ -364,9 +370,10 @@ typedef struct hg_sensor_spec {
   /* encoder */
   double resolution;    /* rad or m per count (0: none) */
   /* every sensor: white noise (per sample, sensor units) and a constant bias (3) */
-  double noise[3];      /* star tracker: about x, y, z (rad); sun/earth: [angle]; f/t: [force,
-                           torque]; encoder: [q] */
-  double bias[3];
+  double noise[3];      /* star tracker: about x, y, z (rad; one number given: all three);
+                           sun/earth: [angle]; f/t: [force, torque]; encoder: [q] */
+  double bias[6];       /* encoder: [q]; gyro, accelerometer, star tracker: x, y, z; f/t: force
+                           then torque (6); zeros when not given */
   /* gyro and accelerometer (IMU): densities and stabilities */
   double density;       /* white noise density: angle random walk rad/sqrt(s) (gyro), velocity
                            random walk m/s/sqrt(s) (accelerometer) */

@@ -140,7 +140,8 @@ int hg_sc_capture(hg_sctx *c, const hg_ynode *list) {
 static const char *const action_names[] = {"set_mode", "enable",    "disable", "impulse",
                                            "detach",   "attach",    "undock",  "remove",
                                            "add",      "set_state", "perturb", "release",
-                                           "close",    "open"};
+                                           "close",    "open",      "actuate", "set_gain",
+                                           "controller"};
 #define NACTION ((int)(sizeof action_names / sizeof action_names[0]))
 /* the keys of the actions that take a mapping */
 static const char *const set_mode_keys[] = {"joint", "mode", "profile", NULL};
@@ -336,7 +337,7 @@ int hg_sc_action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   static int (*const read[])(hg_sctx *, const hg_ynode *, hg_action *) = {
       set_mode, force_switch, force_switch, impulse, body_action, attach,
       undock,   body_action,  add,          set_state, perturb,   release,
-      loop_switch, loop_switch};
+      loop_switch, loop_switch, hg_sc_actuate, hg_sc_set_gain, hg_sc_controller_switch};
   const hg_ynode *key;
   int t;
   a->src = hg_sc_src(c, n);
@@ -345,9 +346,8 @@ int hg_sc_action(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   if (hg_ydoc_len(n) != 1)
     return hg_ydoc_fail(&c->doc, n,
                         "an action is a mapping with one key (set_mode, enable, disable, impulse, "
-                        "detach, attach, undock, remove, add, set_state, perturb, release, close or "
-                        "open), got "
-                        "%d keys",
+                        "detach, attach, undock, remove, add, set_state, perturb, release, close, "
+                        "open, actuate, set_gain or controller), got %d keys",
                         hg_ydoc_len(n));
   key = hg_ydoc_pair_key(&c->doc, n, 0);
   if (hg_ydoc_choice(&c->doc, key, "action", action_names, NACTION, &t)) return -1;

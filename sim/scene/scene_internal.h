@@ -148,6 +148,8 @@ int hg_sc_initial(hg_sctx *c, const hg_ynode *map);
 int hg_sc_modes(hg_sctx *c, const hg_ynode *map);
 int hg_sc_mode(hg_sctx *c, const hg_ynode *n, const char *joint, const hg_joint *jnt,
                int with_joint, hg_mode_spec *out);
+/* a profile mapping ({type: move, target, duration}, ...) for joint j, as modes read it */
+int hg_sc_profile(hg_sctx *c, const hg_ynode *n, const hg_joint *j, hg_profile_spec *p);
 /* scene_events.c: captures; the names of the docking joints that captures (already read) and
  * attach actions create; the events */
 int hg_sc_capture(hg_sctx *c, const hg_ynode *list);
@@ -162,11 +164,26 @@ int hg_sc_events(hg_sctx *c, const hg_ynode *list);
  * a docking joint's name (an attach between bodies of one tree closes a loop of that name) */
 int hg_sc_loops(hg_sctx *c, const hg_ynode *list);
 int hg_sc_loop_ref(hg_sctx *c, const hg_ynode *n, const char *what, const char **name);
+/* scene_control.c: control in the loop. hg_sc_wheels adds each reaction wheel of 'actuators'
+ * to the builder as a body (before the model is compiled); the others read their sections once
+ * the model, markers and initial state are known, in the order tanks, actuators, sensors,
+ * controllers (each one's names are known before use; a wheel's initial speed joins the initial
+ * joint states); noise_seed (default 1). The actions actuate, set_gain and controller. */
+int hg_sc_wheels(hg_sctx *c, const hg_ynode *list);
+int hg_sc_tanks(hg_sctx *c, const hg_ynode *list);
+int hg_sc_actuators(hg_sctx *c, const hg_ynode *list);
+int hg_sc_sensors(hg_sctx *c, const hg_ynode *list);
+int hg_sc_controllers(hg_sctx *c, const hg_ynode *list);
+int hg_sc_noise_seed(hg_sctx *c, const hg_ynode *root);
+int hg_sc_actuate(hg_sctx *c, const hg_ynode *n, hg_action *a);
+int hg_sc_set_gain(hg_sctx *c, const hg_ynode *n, hg_action *a);
+int hg_sc_controller_switch(hg_sctx *c, const hg_ynode *n, hg_action *a);
 /* scene_run.c: integrator, time, output */
 int hg_sc_run(hg_sctx *c, const hg_ynode *root);
 
 /* freeing the parts of a scene */
 void hg_sc_free_mode(hg_mode_spec *m);
 void hg_sc_free_library(hg_library *lib);
+void hg_sc_free_control(hg_scene *s);
 
 #endif

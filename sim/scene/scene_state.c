@@ -109,7 +109,7 @@ static int profile_check(hg_sctx *c, const hg_ynode *n, const hg_joint *j,
 }
 
 /* a profile: kind, its keys, its values, then a trial construction */
-static int profile(hg_sctx *c, const hg_ynode *n, const hg_joint *j, hg_profile_spec *p) {
+int hg_sc_profile(hg_sctx *c, const hg_ynode *n, const hg_joint *j, hg_profile_spec *p) {
   const hg_ynode *tn;
   int kind;
   if (hg_ydoc_check_keys(&c->doc, n, "profile", profile_keys) ||
@@ -148,7 +148,7 @@ int hg_sc_mode(hg_sctx *c, const hg_ynode *n, const char *joint, const hg_joint 
     return hg_ydoc_fail(&c->doc, hg_ydoc_key(&c->doc, n, "profile"),
                         "a profile needs mode 'prescribed', not '%s'", mode_names[mode]);
   out->has_profile = 1;
-  return profile(c, pn, jnt, &out->profile);
+  return hg_sc_profile(c, pn, jnt, &out->profile);
 }
 
 int hg_sc_modes(hg_sctx *c, const hg_ynode *map) {

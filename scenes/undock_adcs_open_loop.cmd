@@ -1,0 +1,2 @@
+# the tip-off without attitude control: scenes/undock_adcs.yaml with its controller off
+0 controller adcs off
