@@ -506,7 +506,7 @@ static void draw_legend(const ctl_panel *p) {
     labels[l] = p->line[i].label;
   }
   pllegend(&w, &h, PL_LEGEND_BACKGROUND, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.01, 0.0,
-           0.04, 0, HG_PLOT_AXES, 1, 0, 0, p->nline, opt, 0.5, 0.6, 1.6, 0, tcol, labels, bcol,
+           0.04, 0, HG_PLOT_AXES, 1, 0, 0, p->nline, opt, 0.5, 0.8, 1.6, 0, tcol, labels, bcol,
            bpat, bscale, bw, lcol, lsty, lw, NULL, NULL, NULL, NULL);
 }
 
@@ -556,6 +556,24 @@ static void add_line(ctl_panel *p, const hg_series *S, int col, double level, co
   snprintf(l->label, sizeof l->label, "%s", label);
 }
 
+/* a line with a limit (unit its unit): the dashed limit is drawn when the line comes within a
+ * quarter of it; further off, it would squash the line, and the label gives it instead */
+static void add_limited(ctl_panel *p, const hg_series *S, int col, double level,
+                        const char *name, const char *unit) {
+  double peak = 0;
+  char label[96];
+  for (int r = 0; r < S->n; r++) {
+    double y = fabs(S->x[(size_t)r * (size_t)S->width + (size_t)col]);
+    if (isfinite(y)) peak = fmax(peak, y);
+  }
+  if (!isfinite(level) || peak >= 0.25 * level) {
+    add_line(p, S, col, level, name);
+    return;
+  }
+  snprintf(label, sizeof label, "%.50s (max %.3g %s, off scale)", name, level, unit);
+  add_line(p, S, col, NAN, label);
+}
+
 int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
   const hg_ctl_out *c = o->ctl;
   if (!c || c->actser.n < 2) return 0;
@@ -565,11 +583,11 @@ int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
                      .title = "Attitude error (truth, at the controllers' steps)"};
   p[1] = (ctl_panel){.ylabel = "rate [deg/s]", .title = "Body rates (body axes)"};
   p[2] = (ctl_panel){.ylabel = "speed [rad/s]",
-                     .title = "Reaction wheel speeds relative to their bodies (dashed: max speed)"};
+                     .title = "Reaction wheel speeds relative to their bodies (dashed: +-max speed)"};
   p[3] = (ctl_panel){.ylabel = "", .raster = 1,
                      .title = "Thruster firings (bars: level > 0 at the output rows)"};
   p[4] = (ctl_panel){.ylabel = "output [N m or N]",
-                     .title = "Joint motor and servo outputs (dashed: effort limit)"};
+                     .title = "Joint motor and servo outputs (dashed: +-effort)"};
   char label[96];
   static const char *const axis[3] = {"x", "y", "z"};
   for (int k = 0; k < c->nctl; k++) {
@@ -588,7 +606,7 @@ int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
     const hg_actuator_spec *sp = &sc->actuator[k];
     switch (sp->type) {
     case HG_ACT_WHEEL:
-      add_line(&p[2], &c->actser, 1 + k, sp->max_speed, sp->name);
+      add_limited(&p[2], &c->actser, 1 + k, sp->max_speed, sp->name, "rad/s");
       break;
     case HG_ACT_THRUSTER:
       hg_sim_actuator(s, k, &av);
@@ -597,7 +615,7 @@ int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
       add_line(&p[3], &c->actser, 1 + k, NAN, label);
       break;
     default:
-      add_line(&p[4], &c->actser, 1 + k, sp->effort, sp->name);
+      add_limited(&p[4], &c->actser, 1 + k, sp->effort, sp->name, "N m or N");
     }
   }
   int n = 0;
