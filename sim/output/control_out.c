@@ -442,10 +442,10 @@ static void panel_range(ctl_panel *p, double *x0, double *x1, double *y0, double
     return;
   }
   /* a positive quantity spanning more than two decades: a log10 axis from its smallest positive
-   * value */
+   * value, at most five decades below its peak (smaller values fall below the axis) */
   p->logscale = p->maylog && lo >= 0 && isfinite(pos) && hi > 100 * pos;
   if (p->logscale) {
-    *y0 = log10(pos), *y1 = log10(hi);
+    *y0 = fmax(log10(pos), log10(hi) - 5), *y1 = log10(hi);
     hg_plot_pad(y0, y1, (hg_plot_margin){0.05, 1e-12, 1e-6});
     return;
   }
@@ -512,7 +512,7 @@ static void draw_legend(const ctl_panel *p) {
 
 static void draw_panel(ctl_panel *p) {
   double x0, x1, y0, y1;
-  static const double legend_room[4] = {0.1, 0.75, 0.15, 0.82};
+  static const double legend_room[4] = {0.1, 0.72, 0.15, 0.82};
   panel_range(p, &x0, &x1, &y0, &y1);
   pladv(0);
   plvpor(legend_room[0], legend_room[1], legend_room[2], legend_room[3]);
@@ -553,25 +553,32 @@ static void add_line(ctl_panel *p, const hg_series *S, int col, double level, co
   if (p->nline == CTL_PLOT_MAXLINES) return;
   ctl_line *l = &p->line[p->nline++];
   l->S = S, l->col = col, l->level = level;
-  snprintf(l->label, sizeof l->label, "%s", label);
+  snprintf(l->label, sizeof l->label, "%.70s", label);
 }
 
-/* a line with a limit (unit its unit): the dashed limit is drawn when the line comes within a
- * quarter of it; further off, it would squash the line, and the label gives it instead */
-static void add_limited(ctl_panel *p, const hg_series *S, int col, double level,
-                        const char *name, const char *unit) {
+/* the peak |value| of line l */
+static double line_peak(const ctl_line *l) {
   double peak = 0;
-  char label[96];
-  for (int r = 0; r < S->n; r++) {
-    double y = fabs(S->x[(size_t)r * (size_t)S->width + (size_t)col]);
+  for (int r = 0; r < l->S->n; r++) {
+    double y = fabs(l->S->x[(size_t)r * (size_t)l->S->width + (size_t)l->col]);
     if (isfinite(y)) peak = fmax(peak, y);
   }
-  if (!isfinite(level) || peak >= 0.25 * level) {
-    add_line(p, S, col, level, name);
-    return;
+  return peak;
+}
+
+/* The limits of a panel's lines are drawn (dashed) when they are within twice the panel's
+ * largest value; a limit further off would squash every line, and its line's label gives it
+ * instead. */
+static void panel_limits(ctl_panel *p) {
+  double peak = 0;
+  for (int l = 0; l < p->nline; l++) peak = fmax(peak, line_peak(&p->line[l]));
+  for (int l = 0; l < p->nline; l++) {
+    ctl_line *ln = &p->line[l];
+    if (!isfinite(ln->level) || ln->level <= 2 * peak) continue;
+    size_t n = strlen(ln->label);
+    snprintf(ln->label + n, sizeof ln->label - n, " (max %.3g off scale)", ln->level);
+    ln->level = NAN;
   }
-  snprintf(label, sizeof label, "%.50s (max %.3g %s, off scale)", name, level, unit);
-  add_line(p, S, col, NAN, label);
 }
 
 int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
@@ -606,7 +613,7 @@ int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
     const hg_actuator_spec *sp = &sc->actuator[k];
     switch (sp->type) {
     case HG_ACT_WHEEL:
-      add_limited(&p[2], &c->actser, 1 + k, sp->max_speed, sp->name, "rad/s");
+      add_line(&p[2], &c->actser, 1 + k, sp->max_speed, sp->name);
       break;
     case HG_ACT_THRUSTER:
       hg_sim_actuator(s, k, &av);
@@ -615,9 +622,11 @@ int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
       add_line(&p[3], &c->actser, 1 + k, NAN, label);
       break;
     default:
-      add_limited(&p[4], &c->actser, 1 + k, sp->effort, sp->name, "N m or N");
+      add_line(&p[4], &c->actser, 1 + k, sp->effort, sp->name);
     }
   }
+  panel_limits(&p[2]);
+  panel_limits(&p[4]);
   int n = 0;
   for (int k = 0; k < 5; k++)
     if (p[k].nline) p[n++] = p[k];
