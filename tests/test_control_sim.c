@@ -74,8 +74,8 @@ static void motor_case(double u, double effort) {
          qdd * T * T / 2, v, qdd * T);
   /* the integrator at rtol 1e-12 on a polynomial motion: 1e-9 relative is far above its error
    * and far below the 33 % the missing armature would make */
-  assert_true(fabs(q - qdd * T * T / 2) <= 1e-9 * qdd * T * T / 2);
-  assert_true(fabs(v - qdd * T) <= 1e-9 * qdd * T);
+  assert_true(fabs(q - qdd * T * T / 2) <= 1e-9 * fabs(qdd) * T * T / 2);
+  assert_true(fabs(v - qdd * T) <= 1e-9 * fabs(qdd) * T);
   hg_sim_actuator_view av;
   hg_sim_actuator(sim, find_actuator(sim, "m1"), &av);
   assert_true(av.output == tau);

@@ -178,8 +178,9 @@ void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) {
 }
 
 void hg_sim_budget_track(hg_sim *s) {
-  double drift = hg_sim_budget_drift(s);
-  if (!(drift <= s->budget.max_drift)) s->budget.max_drift = drift;
+  double off = fabs(hg_sim_budget_value(s) - s->budget.b0);
+  if (!(off <= s->budget.max_abs)) s->budget.max_abs = off; /* (NaN stays) */
+  s->budget.max_drift = s->budget.max_abs / (s->budget.b_scale > 0 ? s->budget.b_scale : 1);
   hg_sim_track_momentum(s, NULL);
 }
 
