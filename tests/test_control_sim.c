@@ -17,6 +17,9 @@
 #include "files.h"
 #include "sims.h"
 
+#ifndef HG_TEST_SOURCE_DIR
+#define HG_TEST_SOURCE_DIR "."
+#endif
 #ifndef HG_TEST_PD_LIBRARY
 #define HG_TEST_PD_LIBRARY "pd_ctl.so"
 #endif
@@ -337,6 +340,19 @@ static void test_user_library_matches_builtin(void **state) {
   assert_true(fabs(qa - 0.7) < 0.2); /* (it got there, against gravity's sag) */
   assert_memory_equal(&qa, &qb, sizeof qa);
   assert_memory_equal(&va, &vb, sizeof va);
+  /* the same PD as an external process driven step by step (its numbers cross the pipes as
+   * %.17g text, which reads back to the same doubles) */
+  snprintf(ctl, sizeof ctl,
+           "  - {name: c, type: external, command: \"python3 %s/control/pd_ctl.py\", rate: 100,"
+           " inputs: [js], outputs: [m], params: {kp: 40, kd: 6, target: 0.7}}\n",
+           HG_TEST_SOURCE_DIR);
+  hg_scene *c = scene_f("ctl_pd_process", pend_scene, ctl);
+  double qc, vc;
+  run_to_end(c, &qc, &vc);
+  hg_scene_free(c);
+  printf("the process's q %.17g v %.17g\n", qc, vc);
+  assert_memory_equal(&qa, &qc, sizeof qa);
+  assert_memory_equal(&va, &vc, sizeof va);
 }
 
 static void test_user_library_errors(void **state) {
