@@ -296,6 +296,48 @@ static void test_thruster_pulses(void **state) {
   hg_scene_free(s);
 }
 
+/* A tank of 0.01 kg feeds a 10 N thruster of Isp 100 s fired without end: it runs dry when the
+ * impulse reaches m_p Isp g0 = 9.80665 N s, and the thruster stops there. The block (20 kg dry)
+ * loses mass as it accelerates, m v' = F with the propellant leaving at the body's velocity, so
+ * it ends at Tsiolkovsky's Isp g0 ln(m0 / m_dry) = 0.49021 m/s, whatever the thrust's rise and
+ * fall (the flow is proportional to the thrust), not at impulse / dry mass (0.49033 m/s). */
+static void test_tank_runs_dry(void **state) {
+  (void)state;
+  hg_scene *s = scene_f("ctl_dry",
+                        "gravity: [0, 0, 0]\n"
+                        "bodies:\n"
+                        "  - name: block\n"
+                        "    joint: free\n"
+                        "    inertia: {mass: 20, inertia: [1, 1, 1]}\n"
+                        "tanks:\n"
+                        "  - {name: tk, body: block, propellant: 0.01, position: [0.2, 0, 0],"
+                        " radius: 0.05}\n"
+                        "actuators:\n"
+                        "  - {name: t1, type: thruster, body: block, position: [0, 0, 0],"
+                        " direction: [1, 0, 0], thrust: 10, rise: 0.01, fall: 0.01, isp: 100,"
+                        " tank: tk}\n"
+                        "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+                        "time: {start: 0, end: 2}\n");
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 0.1), HG_SIM_OK);
+  hg_test_apply(sim, "actuate t1 1");
+  assert_int_equal(hg_sim_run(sim, 2), HG_SIM_OK);
+  hg_sim_actuator_view av;
+  hg_sim_actuator(sim, find_actuator(sim, "t1"), &av);
+  int b = hg_model_body(hg_sim_model(sim), "block");
+  hg_se3 T;
+  double tw[6], J = 0.01 * 100 * 9.80665, dv = 100 * 9.80665 * log(20.01 / 20);
+  hg_sim_body(sim, b, &T, tw);
+  printf("dry tank: impulse %.15g N s (m Isp g0 = %.15g), propellant %.3g kg, on %.9g s, level "
+         "%g, speed %.15g m/s (Tsiolkovsky %.15g)\n", av.impulse, J, av.propellant, av.on_time,
+         av.level, tw[3], dv);
+  assert_true(fabs(av.impulse - J) <= 1e-9 * J);
+  assert_true(av.propellant <= 1e-12 * 0.01 && av.level == 0);
+  assert_true(fabs(tw[3] - dv) <= 1e-9 * dv);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
 /* ---- a user's controller library against the built-in joint_pd ---- */
 
 static const char *pend_scene =
@@ -571,6 +613,7 @@ int main(void) {
       cmocka_unit_test(test_attitude_pd_continuous),
       cmocka_unit_test(test_attitude_pd_sampled),
       cmocka_unit_test(test_thruster_pulses),
+      cmocka_unit_test(test_tank_runs_dry),
       cmocka_unit_test(test_user_library_matches_builtin),
       cmocka_unit_test(test_user_library_errors),
       cmocka_unit_test(test_noise_reproducible),

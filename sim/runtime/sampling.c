@@ -477,7 +477,10 @@ int hg_sim_control_action(hg_sim *s, const hg_action *a, char *buf, size_t len) 
     int k = find_named(sc, 0, a->device);
     if (k < 0 || !c->act[k].present)
       return snprintf(buf, len, "actuate %s: not in the simulation", a->device), 1;
-    if (hg_sim_control_command(s, k, a->values, a->nvalue)) s->tl.restart = 1;
+    /* a thruster told only its level fires until told otherwise */
+    double cmd[2] = {a->nvalue > 0 ? a->values[0] : NAN, a->nvalue > 1 ? a->values[1] : NAN};
+    if (sc->actuator[k].type == HG_ACT_THRUSTER && a->nvalue == 1) cmd[1] = INFINITY;
+    if (hg_sim_control_command(s, k, cmd, 2)) s->tl.restart = 1;
     if (a->nvalue > 1)
       return snprintf(buf, len, "actuate %s %.9g %.9g", a->device, a->values[0], a->values[1]), 0;
     return snprintf(buf, len, "actuate %s %.9g", a->device, a->nvalue ? a->values[0] : NAN), 0;
