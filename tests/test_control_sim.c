@@ -17,6 +17,8 @@
 #include "files.h"
 #include "sims.h"
 
+#define M_PI_6 (3.14159265358979323846 / 6)
+
 #ifndef HG_TEST_SOURCE_DIR
 #define HG_TEST_SOURCE_DIR "."
 #endif
@@ -528,6 +530,99 @@ static void test_resume_with_control(void **state) {
   hg_test_remove_dir(da);
 }
 
+/* ---- what each sensor measures: its truth, in its frame ---- */
+
+/* The truth sensors see (no noise): a turntable spun at w = 2 rad/s about z under gravity g
+ * carries a marker at r = (0.5, 0, 0) turned 90 degrees about z (its x along the table's y):
+ * its gyro reads (0, 0, w), its accelerometer the specific force a - g = (-w^2 r) + (0, 0, g)
+ * in the marker's axes: (0, +w^2 r... ) rotated: table (-2, 0, 9.81) -> marker (0, 2, 9.81);
+ * a freely falling block's accelerometer reads zero; a star tracker on the table reads the
+ * table's attitude; a sun sensor on the block, the sun's direction in its axes; an encoder,
+ * the angle rounded to its resolution; the turntable's force/torque sensor, the weight it
+ * carries (the table: 3 kg). */
+static void test_sensor_truth(void **state) {
+  (void)state;
+  hg_scene *s = scene_f("ctl_truth",
+                        "gravity: [0, 0, -9.81]\n"
+                        "bodies:\n"
+                        "  - name: table\n"
+                        "    joint: {type: revolute, name: spin, axis: [0, 0, 1]}\n"
+                        "    inertia: {mass: 3, inertia: [0.1, 0.1, 0.2]}\n"
+                        "    markers: [{name: imu, pos: [0.5, 0, 0], rpy_deg: [0, 0, 90]}]\n"
+                        "  - {name: block, joint: free, inertia: {mass: 1, inertia: [1, 1, 1]}}\n"
+                        "modes:\n"
+                        "  spin: {profile: {type: velocity, velocity: [2]}}\n"
+                        "initial:\n"
+                        "  bodies:\n"
+                        "    block: {pos: [0, 0, 10], rpy_deg: [0, 0, 30]}\n"
+                        "sensors:\n"
+                        "  - {name: g, type: gyro, marker: imu, rate: 10}\n"
+                        "  - {name: a, type: accelerometer, marker: imu, rate: 10}\n"
+                        "  - {name: fall, type: accelerometer, body: block, rate: 10}\n"
+                        "  - {name: st, type: star_tracker, body: table, rate: 10, noise: 0}\n"
+                        "  - {name: sun, type: sun_sensor, body: block, rate: 10, sun: [1, 0, 0]}\n"
+                        "  - {name: enc, type: encoder, joint: spin, rate: 10, resolution: 0.01}\n"
+                        "  - {name: ft, type: force_torque, joint: spin, rate: 10}\n"
+                        "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+                        "time: {start: 0, end: 1}\n");
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 0.55), HG_SIM_OK); /* the samples of 0.5 s */
+  double th = 2 * 0.5, expect[7][7] = {
+      {0, 0, 2},                                              /* gyro, marker axes */
+      {0, 2, 9.81},                                           /* accelerometer */
+      {0, 0, 0},                                              /* free fall */
+      {cos(th / 2), 0, 0, sin(th / 2), 1},                    /* star tracker */
+      {cos(M_PI_6), -sin(M_PI_6), 0, 1},                      /* sun: (1, 0, 0) in a 30-degree yawed frame */
+      {round(th / 0.01) * 0.01},                              /* encoder */
+      {0, 0, 3 * 9.81, 0, 0, 0}};                             /* f/t: the table's weight, upwards */
+  const int n[7] = {3, 3, 3, 5, 4, 1, 6};
+  for (int k = 0; k < 7; k++) {
+    hg_sim_sensor_view sv;
+    hg_sim_sensor(sim, k, &sv);
+    assert_int_equal(sv.n, n[k]);
+    assert_true(sv.t == 0.5);
+    for (int e = 0; e < n[k]; e++) {
+      printf("%s.%s = %.15g (%.15g)\n", sv.name, sv.channel[e], sv.value[e], expect[k][e]);
+      assert_true(fabs(sv.value[e] - expect[k][e]) <= 1e-9);
+    }
+  }
+  hg_sim_free(sim);
+  hg_scene_free(s);
+  /* in orbit at 7.67 km/s, free fall reads zero: the accelerometer takes the central gravity at
+   * its own point out of the body's acceleration (8.7 m/s^2 of it) to round-off */
+  s = scene_f("ctl_orbit",
+              "gravity: [0, 0, 0]\n"
+              "bodies:\n"
+              "  - {name: sat, joint: free, inertia: {mass: 100, inertia: [10, 12, 9]},"
+              " markers: [{name: imu, pos: [0, 0, 0]}]}\n"
+              "forces:\n"
+              "  - {name: earth, type: central_gravity, mu: 3.986004418e14, centre: [0, 0, 0]}\n"
+              "initial:\n"
+              "  bodies:\n"
+              "    sat: {pos: [6771000, 0, 0], twist: [0, 0, 0.001, 0, 7672.598648385013, 0]}\n"
+              "sensors:\n"
+              "  - {name: a, type: accelerometer, marker: imu, rate: 1}\n"
+              "  - {name: g, type: gyro, marker: imu, rate: 1}\n"
+              "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+              "time: {start: 0, end: 60}\n");
+  sim = hg_test_sim(s, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 60), HG_SIM_OK);
+  hg_sim_sensor_view a, g;
+  hg_sim_sensor(sim, 0, &a);
+  hg_sim_sensor(sim, 1, &g);
+  /* (the gyro reads the body's rate in its own axes; the gravity gradient has changed it) */
+  hg_se3 Tb;
+  double tw[6], wb[3];
+  hg_sim_body(sim, 1, &Tb, tw);
+  hg_m3_mulTv(Tb.R, tw, wb);
+  printf("in orbit: accelerometer (%.3g, %.3g, %.3g) m/s^2, gyro z %.15g rad/s (body %.15g)\n",
+         a.value[0], a.value[1], a.value[2], g.value[2], wb[2]);
+  for (int e = 0; e < 3; e++) assert_true(fabs(a.value[e]) < 1e-9);
+  for (int e = 0; e < 3; e++) assert_true(fabs(g.value[e] - wb[e]) < 1e-15);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
 /* ---- the shipped scenes do what they say ---- */
 
 /* the angle (deg) between body b's attitude and the world axes */
@@ -614,6 +709,7 @@ int main(void) {
       cmocka_unit_test(test_attitude_pd_sampled),
       cmocka_unit_test(test_thruster_pulses),
       cmocka_unit_test(test_tank_runs_dry),
+      cmocka_unit_test(test_sensor_truth),
       cmocka_unit_test(test_user_library_matches_builtin),
       cmocka_unit_test(test_user_library_errors),
       cmocka_unit_test(test_noise_reproducible),
