@@ -188,7 +188,7 @@ static int sensor_measure(hg_rt_sensor *se, uint64_t seed, uint32_t id, uint64_t
   case HG_SENSOR_ENCODER: {
     hg_encoder_params p = {sp->resolution, sp->noise[0], 0};
     double rate;
-    hg_encoder_measure(&p, seed, id, n, truth[0], 0, out, &rate);
+    hg_encoder_measure(&p, seed, id, n, truth[0] + sp->bias[0], 0, out, &rate);
     return 1;
   }
   case HG_SENSOR_GYRO:
@@ -206,7 +206,11 @@ static int sensor_measure(hg_rt_sensor *se, uint64_t seed, uint32_t id, uint64_t
   case HG_SENSOR_STAR_TRACKER: {
     /* noise: about x and y (across the boresight: the first), about z (the boresight) */
     hg_star_tracker_params p = {sp->noise[0], sp->noise[2], sp->dropout};
-    hg_star_tracker_measure(&p, (hg_star_tracker_state *)se->model_state, seed, id, n, truth, out,
+    /* a constant bias: the truth turned by exp(bias) in the sensor's axes first */
+    double qb[4], qt[4];
+    hg_quat_exp(sp->bias, qb);
+    hg_quat_mul(truth, qb, qt);
+    hg_star_tracker_measure(&p, (hg_star_tracker_state *)se->model_state, seed, id, n, qt, out,
                             &valid);
     out[4] = valid;
     return valid;
