@@ -709,7 +709,7 @@ static void control_sensors(void **state) {
   assert_near(e->rate, 200, 0);
   e = sensor_named(s, "st");
   assert_int_equal(e->type, HG_SENSOR_STAR_TRACKER);
-  assert_vec_near(e->noise, (double[]){1e-5, 1e-5, 5e-5}, 3, 0);
+  assert_vec_near(e->noise, (double[]){1e-5, 2e-5, 5e-5}, 3, 0);
   assert_vec_near(e->bias, (double[]){0, 0, 1e-6}, 3, 0);
   assert_near(e->dropout, 0.01, 0);
   assert_vec_near(sensor_named(s, "st2")->noise, (double[]){3e-5, 3e-5, 3e-5}, 3, 0);

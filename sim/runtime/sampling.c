@@ -204,8 +204,8 @@ static int sensor_measure(hg_rt_sensor *se, uint64_t seed, uint32_t id, uint64_t
     return 1;
   }
   case HG_SENSOR_STAR_TRACKER: {
-    /* noise: about x and y (across the boresight: the first), about z (the boresight) */
-    hg_star_tracker_params p = {sp->noise[0], sp->noise[2], sp->dropout};
+    /* noise: about x and y (across the boresight), about z (the boresight) */
+    hg_star_tracker_params p = {{sp->noise[0], sp->noise[1], sp->noise[2]}, sp->dropout};
     /* a constant bias: the truth turned by exp(bias) in the sensor's axes first */
     double qb[4], qt[4];
     hg_quat_exp(sp->bias, qb);
