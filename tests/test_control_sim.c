@@ -296,6 +296,89 @@ static void test_thruster_pulses(void **state) {
   assert_true(fabs(av.work - 0.5 * 10 * tw[3] * tw[3]) <= 1e-9);
   hg_sim_free(sim);
   hg_scene_free(s);
+  /* max_on 0.3 s: a continuous firing from 0.1 s is cut at 0.4 s; told to fire again at 0.6 s it
+   * stays shut until told to close (0.7 s); then a 0.1 s pulse at 0.8 s: two firings, 0.4 s */
+  s = scene_f("ctl_maxon",
+              "gravity: [0, 0, 0]\n"
+              "bodies:\n"
+              "  - {name: block, joint: free, inertia: {mass: 10, inertia: [1, 1, 1]}}\n"
+              "actuators:\n"
+              "  - {name: t1, type: thruster, body: block, direction: [1, 0, 0], thrust: 4,"
+              " max_on: 0.3}\n"
+              "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+              "time: {start: 0, end: 1.2}\n");
+  sim = hg_test_sim(s, NAN, NULL);
+  const double when[4] = {0.1, 0.6, 0.7, 0.8};
+  const char *what[4] = {"actuate t1 1", "actuate t1 1", "actuate t1 0", "actuate t1 1 0.1"};
+  for (int k = 0; k < 4; k++) {
+    assert_int_equal(hg_sim_run(sim, when[k]), HG_SIM_OK);
+    hg_test_apply(sim, what[k]);
+  }
+  assert_int_equal(hg_sim_run(sim, 1.2), HG_SIM_OK);
+  hg_sim_actuator(sim, find_actuator(sim, "t1"), &av);
+  printf("max_on: %ld firings, on %.15g s (0.4), impulse %.15g N s (1.6)\n", av.firings,
+         av.on_time, av.impulse);
+  assert_int_equal(av.firings, 2);
+  assert_true(fabs(av.on_time - 0.4) <= 1e-12 && fabs(av.impulse - 1.6) <= 1e-12);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+/* Schmitt triggers counted by hand: a scripted demand about x (a process controller) drives
+ * thruster_logic (on at 0.5 N m, off below 0.25 N m, each firing held one 0.1 s period) and two
+ * pairs of 2 N thrusters 1 m off the axis (each pair gives 4 N m about x, no net force). The
+ * demands 0, 0.3, 0.6, 0.4, 0.2, 0.1, 0.7, 0, -0.6, -0.3, 0: the +x pair fires over samples 2-3
+ * (0.4 stays above the off level: one pulse each) and 6 (another), the -x pair over 8-9: six
+ * firings; the +x pair fires 3 periods, the -x pair 2, so the body (I = 2 about x) ends at
+ * w = 4 N m (3 - 2) 0.1 s / 2 = 0.2 rad/s, and the total impulse is 2 N x 2 x 5 x 0.1 s. */
+static void test_thruster_logic_counts(void **state) {
+  (void)state;
+  hg_scene *s = scene_f("ctl_schmitt",
+                        "gravity: [0, 0, 0]\n"
+                        "bodies:\n"
+                        "  - {name: sat, joint: free, inertia: {mass: 10, inertia: [2, 2, 2]}}\n"
+                        "actuators:\n"
+                        "  - {name: p1, type: thruster, body: sat, position: [0, 1, 0],"
+                        " direction: [0, 0, 1], thrust: 2}\n"
+                        "  - {name: p2, type: thruster, body: sat, position: [0, -1, 0],"
+                        " direction: [0, 0, -1], thrust: 2}\n"
+                        "  - {name: m1, type: thruster, body: sat, position: [0, 1, 0],"
+                        " direction: [0, 0, -1], thrust: 2}\n"
+                        "  - {name: m2, type: thruster, body: sat, position: [0, -1, 0],"
+                        " direction: [0, 0, 1], thrust: 2}\n"
+                        "controllers:\n"
+                        "  - {name: script, type: external, command: \"python3 %s/control/demand.py\","
+                        " rate: 10, outputs: [jets],"
+                        " params: {demand: [0, 0.3, 0.6, 0.4, 0.2, 0.1, 0.7, 0, -0.6, -0.3, 0]}}\n"
+                        "  - {name: jets, type: thruster_logic, rate: 10, inputs: [script],"
+                        " outputs: [p1, p2, m1, m2], params: {on: 0.5, off: 0.25}}\n"
+                        "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+                        "time: {start: 0, end: 1.5}\n",
+                        HG_TEST_SOURCE_DIR);
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 1.5), HG_SIM_OK);
+  long firings[4], total = 0;
+  double impulse = 0;
+  for (int k = 0; k < 4; k++) {
+    hg_sim_actuator_view av;
+    hg_sim_actuator(sim, k, &av);
+    firings[k] = av.firings, total += av.firings, impulse += av.impulse;
+  }
+  hg_se3 T;
+  double tw[6], wb[3];
+  hg_sim_body(sim, 1, &T, tw);
+  hg_m3_mulTv(T.R, tw, wb);
+  printf("Schmitt triggers: firings %ld %ld %ld %ld (hand: 2 2 1 1), impulse %.15g N s (2), "
+         "w_x %.15g rad/s (0.2)\n", firings[0], firings[1], firings[2], firings[3], impulse,
+         wb[0]);
+  assert_int_equal(firings[0], 2);
+  assert_int_equal(firings[1], 2);
+  assert_int_equal(firings[2], 1);
+  assert_int_equal(firings[3], 1);
+  assert_true(fabs(impulse - 2) <= 1e-12);
+  assert_true(fabs(wb[0] - 0.2) <= 1e-10);
+  hg_sim_free(sim);
+  hg_scene_free(s);
 }
 
 /* A tank of 0.01 kg feeds a 10 N thruster of Isp 100 s fired without end: it runs dry when the
@@ -709,6 +792,7 @@ int main(void) {
       cmocka_unit_test(test_attitude_pd_sampled),
       cmocka_unit_test(test_thruster_pulses),
       cmocka_unit_test(test_tank_runs_dry),
+      cmocka_unit_test(test_thruster_logic_counts),
       cmocka_unit_test(test_sensor_truth),
       cmocka_unit_test(test_user_library_matches_builtin),
       cmocka_unit_test(test_user_library_errors),
