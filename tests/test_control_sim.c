@@ -100,6 +100,39 @@ static void test_motor_closed_form(void **state) {
   motor_case(-50, 10);
 }
 
+/* ---- a servo holding a link against gravity ---- */
+
+/* A 2 kg link (centre of mass 0.5 m out) held level by a position servo (kp 200 N m/rad, kd 20,
+ * 1 kHz) sags to the angle where kp q = m g c cos q (0.0489 rad); with an integral term
+ * (ki 200) the sag is taken out. */
+static void test_servo_sag(void **state) {
+  (void)state;
+  const double mgc = 2 * 9.81 * 0.5, kp = 200;
+  for (int integral = 0; integral < 2; integral++) {
+    hg_scene *s = scene_f("ctl_servo",
+                          "gravity: [0, 0, -9.81]\n"
+                          "bodies:\n"
+                          "  - name: link\n"
+                          "    joint: {type: revolute, name: j, axis: [0, 1, 0]}\n"
+                          "    inertia: {mass: 2, com: [0.5, 0, 0], inertia: [0.01, 0.1, 0.1]}\n"
+                          "actuators:\n"
+                          "  - {name: s, type: servo, joint: j, kp: %g, kd: 20, ki: %g,"
+                          " rate: 1000, effort: 50}\n"
+                          "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+                          "time: {start: 0, end: 40}\n",
+                          kp, integral ? 200.0 : 0.0);
+    hg_sim *sim = hg_test_sim(s, NAN, NULL);
+    assert_int_equal(hg_sim_run(sim, 40), HG_SIM_OK);
+    double q = hg_sim_q(sim)[0], qs = 0;
+    for (int k = 0; k < 50; k++) qs -= (kp * qs - mgc * cos(qs)) / (kp + mgc * sin(qs));
+    printf("servo %s: q %.12g rad (%s %.12g)\n", integral ? "PD+I" : "PD", q,
+           integral ? "setpoint" : "sag", integral ? 0.0 : qs);
+    assert_true(fabs(q - (integral ? 0 : qs)) < 1e-9);
+    hg_sim_free(sim);
+    hg_scene_free(s);
+  }
+}
+
 /* ---- a reaction wheel: the bus turns back as the wheel spins up ---- */
 
 /* A bus (moment I_b about z) carries a wheel (axial moment J_w) about z at its centre of mass; the
@@ -787,6 +820,7 @@ static void test_shipped_scenes(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_motor_closed_form),
+      cmocka_unit_test(test_servo_sag),
       cmocka_unit_test(test_wheel_momentum),
       cmocka_unit_test(test_attitude_pd_continuous),
       cmocka_unit_test(test_attitude_pd_sampled),
