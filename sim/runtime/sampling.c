@@ -440,7 +440,9 @@ int hg_sim_control_due(hg_sim *s, int *sampled) {
     if (hg_sim_eval(s, s->state.t, s->state.q, s->state.v, &p))
       return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: the sensors cannot evaluate the state",
                          s->state.t);
-    if (c->need_accel)
+    /* the articulated pass leaves the bodies' accelerations in d->a; a constrained (closed-loop)
+     * pass need not, so there they are walked again from the complete qdd */
+    if (c->need_accel && s->loops.n)
       hg_rnea(s->m, s->d, s->rhs.qs, s->rhs.vs, s->rhs.qdd, NULL, s->rhs.dv);
     for (int k = 0; k < c->nsensor; k++)
       if (due(s, &c->sensor[k].k, c->sensor[k].spec->rate)) *sampled |= sensor_sample(s, k);
