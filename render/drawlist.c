@@ -466,8 +466,8 @@ static int loops(hg_draw_list *dl, const hg_frame *f, double s) {
 
 /* ---- control in the loop: thrusters and reaction wheels ---- */
 
-const float hg_plume_rgba[4] = {1.9f, 0.78f, 0.16f, 0.8f}, hg_plume_core_rgba[4] = {2.2f, 2.0f, 1.35f, 1},
-            hg_gauge_rgba[4] = {0.25f, 0.9f, 1, 1}, hg_gauge_high_rgba[4] = {1, 0.22f, 0.16f, 1},
+const float hg_plume_rgba[4] = {1.9f, 0.72f, 0.12f, 0.6f},
+            hg_plume_core_rgba[4] = {2.2f, 2.0f, 1.35f, 1}, hg_gauge_rgba[4] = {0.25f, 0.9f, 1, 1}, hg_gauge_high_rgba[4] = {1, 0.22f, 0.16f, 1},
             hg_wheel_ring_rgba[4] = {0.55f, 0.6f, 0.68f, 1};
 
 double hg_wheel_fill(const hg_frame *f, int k) {
@@ -491,21 +491,24 @@ static int glyph(hg_draw_list *dl, int type, const double p[3], const double z[3
 
 /* A thruster of glyph size s: a nozzle bell (a cone whose throat is at its point, opening along
  * -dir, where the exhaust goes) and, while it fires, a plume from the nozzle's exit along -dir:
- * an orange flame round a white-hot core, both tapering, as long as level x 1.1 s (at least a
- * short flame for the smallest level); red nozzle when saturated (cut at max_on). */
+ * a white-hot core tapering from the exit inside an orange flame widening from it (as plumes do
+ * in vacuum), both as long as level says ((0.15 + 0.95 level) s: a short flame for the smallest
+ * level); a red nozzle when saturated (cut at max_on). */
 static int thruster(hg_draw_list *dl, const hg_fact *A, double s) {
   static const float nozzle[4] = {0.72f, 0.74f, 0.78f, 1}, nozzle_sat[4] = {0.95f, 0.3f, 0.25f, 1};
   const double *u = A->dir;
   if (!(norm3(u) > 0)) return 0;
-  double ln = 0.16 * s, rn = 0.075 * s, exitp[3], mu[3] = {-u[0], -u[1], -u[2]};
+  double ln = 0.16 * s, rn = 0.09 * s, exitp[3], far[3], mu[3] = {-u[0], -u[1], -u[2]};
   for (int k = 0; k < 3; k++) exitp[k] = A->point[k] - ln * u[k];
   /* the bell: the cone's base (its wide end) at the exit, its apex at the throat */
   if (glyph(dl, HG_GEOM_CONE, exitp, u, rn, ln, A->saturated ? nozzle_sat : nozzle)) return -1;
   if (!(A->level > 0)) return 0;
   double level = fmin(A->level, 1), lp = (0.15 + 0.95 * level) * s;
-  /* flames: cones from the exit (their base) to their tip downstream */
-  if (glyph(dl, HG_GEOM_CONE, exitp, mu, 0.95 * rn, lp, hg_plume_rgba)) return -1;
-  return glyph(dl, HG_GEOM_CONE, exitp, mu, 0.55 * rn, 0.55 * lp, hg_plume_core_rgba);
+  for (int k = 0; k < 3; k++) far[k] = exitp[k] - lp * u[k];
+  /* the core first, so that the translucent flame blends over it */
+  if (glyph(dl, HG_GEOM_CONE, exitp, mu, 0.8 * rn, 0.6 * lp, hg_plume_core_rgba)) return -1;
+  /* the flame: its base far downstream, its apex at the exit */
+  return glyph(dl, HG_GEOM_CONE, far, u, fmax(0.3 * lp, rn), lp, hg_plume_rgba);
 }
 
 /* A reaction wheel of glyph size s: a ring of radius 0.3 s about its axis at its centre, the
@@ -562,9 +565,11 @@ static int wheel(hg_draw_list *dl, const hg_frame *f, int k, double s) {
   }
   /* the axis through the centre and the tick where the gauge starts */
   double a[3], b[3];
-  for (int j = 0; j < 3; j++) a[j] = A->point[j] - 0.22 * s * z[j], b[j] = A->point[j] + 0.22 * s * z[j];
+  for (int j = 0; j < 3; j++)
+    a[j] = A->point[j] - 0.22 * s * z[j], b[j] = A->point[j] + 0.22 * s * z[j];
   if (hg_draw_line_add(dl, a, b, hg_wheel_ring_rgba)) return -1;
-  for (int j = 0; j < 3; j++) a[j] = A->point[j] + 0.82 * rr * x[j], b[j] = A->point[j] + 1.18 * rr * x[j];
+  for (int j = 0; j < 3; j++)
+    a[j] = A->point[j] + 0.82 * rr * x[j], b[j] = A->point[j] + 1.18 * rr * x[j];
   return hg_draw_line_add(dl, a, b, tick);
 }
 

@@ -361,7 +361,8 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
   for (int k = 0; k < n; k++) hud_w = fmaxf(hud_w, hg_renderer_text_width(r, lines[k]) + 16);
   float hud_h = text_panel(r, 12, 12, hud_w, lines, n, cols);
   /* the control panel under it, clear of the selection panel growing up from the bottom */
-  if (s->overlays & HG_OV_ACTUATORS) hg_hud_control(r, f, h, 12, 12 + hud_h + 6, 0.68f * (float)hh - hud_h);
+  if (s->overlays & HG_OV_ACTUATORS)
+    hg_hud_control(r, f, h, 12, 12 + hud_h + 6, 0.68f * (float)hh - hud_h);
 
   /* the last events, with the energy they removed */
   if (h && f->nevents > 0) {

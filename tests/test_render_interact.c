@@ -466,9 +466,9 @@ static void actuators_draw_plumes_and_gauges(void **state) {
     hg_sim_actuator_view av;
     hg_sim_actuator(sim, k, &av);
     int x, y;
-    if (av.type == HG_ACT_THRUSTER) { /* 0.35 m below the nozzle, along -dir */
+    if (av.type == HG_ACT_THRUSTER) { /* 0.3 m below the nozzle, along -dir */
       double p[3];
-      for (int i = 0; i < 3; i++) p[i] = av.point[i] - 0.35 * av.dir[i];
+      for (int i = 0; i < 3; i++) p[i] = av.point[i] - 0.3 * av.dir[i];
       project_cam(side_camera, p, &x, &y);
       int t = av.name[1] - '1';
       plume[t] = count_ctl(shown, x, y, 12);
