@@ -12,6 +12,9 @@
  * e_k qdd_i), tau_i = e_k^T (IA a_i + pA). Pi annihilates e_k, so its row and column k are zero;
  * rotations about and translations along J_i's z axis keep them zero, which the reduced forms
  * below skip.
+ * A DoF with armature a_i (model.h) has D = IA_kk + a_i, and a prescribed joint's force gains
+ * a_i qdd_i; Pi then no longer annihilates e_k (Pi e_k = U a_i / D), so such a joint takes the
+ * full forms. A model without armature (lm->has_armature 0) never reads it.
  * Each body's kind (body_frames.h) fixes its axis k and the factors of X_i; every sweep switches
  * once per body on the kind, into a copy of its step with those constants (HG_LOCAL_KINDS). */
 #include "aba_local.h"
@@ -214,6 +217,32 @@ HG_INLINE void own_terms(const hg_local_model *lm, hg_local_data *ld, int i, int
   }
 }
 
+/* project_free with armature arm > 0 at the joint: D = IA_kk + arm, u = tau - pA_k, U = IA e_k,
+ *   Pi = IA - U U^T / D,  beta = pA + Pi c + U u / D,
+ * on all six rows and columns (Pi e_k = U arm / D is not zero). Out of line: a model without
+ * armature never calls it. */
+__attribute__((noinline)) static int project_free_armature(hg_local_data *ld, int i, int k,
+                                                           double tau, double arm, double *Pi,
+                                                           double *beta) {
+  const double *IA = ld->b[i].IA, *pA = ld->b[i].pA, *c = ld->b[i].c;
+  double D = IA[P6(k, k)] + arm;
+  if (!(D > 0) || !isfinite(D)) return -1;
+  double Dinv = 1 / D, u = tau - pA[k];
+  ld->b[i].Dinv = Dinv, ld->b[i].u = u;
+  double U[6], W[6];
+  for (int r = 0; r < 6; r++) U[r] = IA[P6(r, k)], W[r] = U[r] * Dinv;
+  /* Pi = IA - W U^T */
+  for (int r = 0; r < 6; r++)
+    for (int g = r; g < 6; g++) Pi[P6(r, g)] = IA[P6(r, g)] - W[r] * U[g];
+  /* beta = pA + Pi c + W u (c on rows 0, 1, 3, 4) */
+  for (int r = 0; r < 6; r++) {
+    double t = pA[r] + W[r] * u;
+    for (int l = 0; l < 4; l++) t += Pi[P6(r, crow[l])] * c[l];
+    beta[r] = t;
+  }
+  return 0;
+}
+
 /* body i's projection across its free joint (S = e_k): D = IA_kk, u = tau - pA_k, U = IA e_k,
  *   Pi = IA - U U^T / D,  beta = pA + Pi c + U u / D,
  * Pi's row and column k zero. Returns 0, or -1 when D is not positive and finite. */
@@ -321,7 +350,16 @@ HG_HOT __attribute__((noinline)) static int floating_root(const hg_local_model *
       for (int c = 3; c < 6; c++) t -= IA[P6(r, c)] * A[c];
       w[r] = t;
     }
-    if (hg_sym6_solve(IA, w, qg)) return -1;
+    if (lm->has_armature) {
+      /* (IA + diag(arm)) qg = tau - pA - IA a' + arm xi (the rotors see qdd = qg - xi) */
+      double IAa[21];
+      for (int e = 0; e < 21; e++) IAa[e] = IA[e];
+      for (int r = 0; r < 6; r++) {
+        IAa[P6(r, r)] += lm->armature[va + r];
+        w[r] += lm->armature[va + r] * xi[r];
+      }
+      if (hg_sym6_solve(IAa, w, qg)) return -1;
+    } else if (hg_sym6_solve(IA, w, qg)) return -1;
     HG_UNROLL(8)
     for (int r = 0; r < 6; r++) {
       qdd[va + r] = qg[r] - xi[r];
@@ -337,6 +375,9 @@ HG_HOT __attribute__((noinline)) static int floating_root(const hg_local_model *
     hg_sym6_mulv(IA, A, F);
     HG_UNROLL(8)
     for (int r = 0; r < 6; r++) tau[va + r] = F[r] + pA[r];
+    /* tau += arm qdd: the rotors' share */
+    if (lm->has_armature)
+      for (int r = 0; r < 6; r++) tau[va + r] += lm->armature[va + r] * qdd[va + r];
   }
   HG_UNROLL(8)
   for (int r = 0; r < 6; r++) ld->b[i].a[r] = A[r];
@@ -382,23 +423,28 @@ HG_INLINE void vel_step(const hg_local_model *lm, hg_local_data *ld, int i, int 
   own_terms(lm, ld, i, k, V, qd, fext, bias, 0);
 }
 
-/* body i's projection across its joint and the hand of (X^T Pi X, X^T beta) to its parent.
+/* body i's projection across its joint and the hand of (X^T Pi X, X^T beta) to its parent;
+ * arm (a constant in each copy of the pass): the model has armature (lm->has_armature).
  * Returns -1 when D is not positive and finite. */
 HG_INLINE int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i,
-                        int k, int f, double *qdd, double *tau, int bias) {
+                        int k, int f, double *qdd, double *tau, int bias, int arm_model) {
   int p = lm->parent[i], va = lm->v_adr[i];
   double Pi[21], beta[6];
   int free_joint = !mode || mode[i] == HG_MODE_FREE;
+  /* the armature of the joint's DoF (zero without: the reduced forms) */
+  double arm = arm_model ? lm->armature[va] : 0;
   if (free_joint) {
-    if (project_free(ld, i, k, tau[va], Pi, beta)) return -1;
+    if (arm != 0 ? project_free_armature(ld, i, k, tau[va], arm, Pi, beta)
+                 : project_free(ld, i, k, tau[va], Pi, beta))
+      return -1;
   } else {
     if (bias && mode[i] == HG_MODE_LOCKED) qdd[va] = 0;
     project_prescribed(ld, i, k, qdd[va], Pi, beta);
   }
   if (!p) return 0;
   /* a free revolute joint's Pi keeps its row and column 2 zero across the chain's first
-   * factors (the reduced forms); any other is a full 6x6 */
-  if (free_joint && k == 2) back_x(lm, ld, i, f, Pi, beta, 1);
+   * factors (the reduced forms), without armature; any other is a full 6x6 */
+  if (free_joint && k == 2 && arm == 0) back_x(lm, ld, i, f, Pi, beta, 1);
   else back_x(lm, ld, i, f, Pi, beta, 0);
   double *IAp = ld->b[p].IA, *pAp = ld->b[p].pA;
   HG_OPAQUE(IAp);
@@ -424,7 +470,7 @@ HG_INLINE int back_step(const hg_local_model *lm, hg_local_data *ld, const uint8
  * and the split costs 24 flops per body, so only chains take it. */
 HG_INLINE void accel_step(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode, int i,
                           int k, int f, double *qdd, double *tau, int bias, double *last,
-                          int prev, int chain) {
+                          int prev, int chain, int arm_model) {
   int p = lm->parent[i], va = lm->v_adr[i];
   const double *c = ld->b[i].c, *IA = ld->b[i].IA;
   double A[6];
@@ -435,7 +481,10 @@ HG_INLINE void accel_step(const hg_local_model *lm, hg_local_data *ld, const uin
   else
     A[0] = A[1] = A[2] = A[3] = A[4] = A[5] = 0;
   int free_joint = !mode || mode[i] == HG_MODE_FREE;
-  if (chain && p && !(f & HG_LOCAL_RP) && free_joint) {
+  /* the armature of the joint's DoF: D = IA_kk + arm, tau gains arm qdd (the split's w_k = 1
+   * holds without it only) */
+  double arm = arm_model ? lm->armature[va] : 0;
+  if (chain && p && !(f & HG_LOCAL_RP) && free_joint && arm == 0) {
     /* w = Rz^T U Dinv and q0 = Dinv (u - U^T c_i), both ahead of a_p */
     const double *cs = ld->b[i].cs;
     double Dinv = ld->b[i].Dinv, w[6], q0 = Dinv * ld->b[i].u;
@@ -465,9 +514,9 @@ HG_INLINE void accel_step(const hg_local_model *lm, hg_local_data *ld, const uin
       A[k] += qi;
       qdd[va] = qi;
     } else {
-      /* tau = e_k^T (IA a + pA) with a = a' + e_k qdd */
+      /* tau = e_k^T (IA a + pA) + arm qdd with a = a' + e_k qdd */
       double qi = qdd[va];
-      tau[va] = Ua + IA[P6(k, k)] * qi + ld->b[i].pA[k];
+      tau[va] = Ua + (IA[P6(k, k)] + arm) * qi + ld->b[i].pA[k];
       A[k] += qi;
     }
   }
@@ -478,12 +527,14 @@ HG_INLINE void accel_step(const hg_local_model *lm, hg_local_data *ld, const uin
 /* ---- the pass ---- */
 
 /* the pass: mode NULL, every joint free (hg_aba); else hg_hybrid's modes (qdd and tau in/out);
- * bias 0, the impulsive form (v, fext unused; qdd, tau are dv, imp; locked dv as given). Each
+ * bias 0, the impulsive form (v, fext unused; qdd, tau are dv, imp; locked dv as given); arm 1
+ * reads the armature (a model with some, lm->has_armature: its own copy of the pass, so that a
+ * model without runs the code it ran before armature existed). Each
  * sweep switches on body i's kind into its step's copy for that kind (HG_LOCAL_KINDS: the kind,
  * its axis k and factors f as constants); floating roots are no sweep's. */
 HG_INLINE int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
                          const double *q, const double *v, double *qdd, double *tau,
-                         const double *fext, int bias) {
+                         const double *fext, int bias, int arm) {
   /* forward: transforms, velocities and each body's own terms */
   /* floating roots first (their children read their v); the sweeps below skip them by running
    * over the ranges between them in lm->order (nfloating = 0: one range, the loops of a fixed
@@ -518,7 +569,7 @@ HG_INLINE int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint
       int i = order[n], bad = 0;
       switch (lm->link[i].kind) {
 #define BACK_CASE(kind, k, shape)                                                                  \
-  case kind: bad = back_step(lm, ld, mode, i, k, shape, qdd, tau, bias); break;
+  case kind: bad = back_step(lm, ld, mode, i, k, shape, qdd, tau, bias, arm); break;
         HG_LOCAL_KINDS(BACK_CASE)
 #undef BACK_CASE
       default: __builtin_unreachable();
@@ -541,7 +592,7 @@ HG_INLINE int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint
       int i = order[n];
       switch (lm->link[i].kind) {
 #define ACCEL_CASE(kind, k, shape)                                                                 \
-  case kind: accel_step(lm, ld, mode, i, k, shape, qdd, tau, bias, last, prev, chain); break;
+  case kind: accel_step(lm, ld, mode, i, k, shape, qdd, tau, bias, last, prev, chain, arm); break;
         HG_LOCAL_KINDS(ACCEL_CASE)
 #undef ACCEL_CASE
       default: __builtin_unreachable();
@@ -556,36 +607,58 @@ HG_INLINE int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint
   return bad ? -1 : 0;
 }
 
-/* the pass compiled for each form: every joint free (ABA), any modes, impulsive */
+/* the pass compiled for each form: every joint free (ABA), any modes, impulsive; each without
+ * armature and with (the _arm copies, chosen per call by lm->has_armature) */
 HG_HOT static int aba_pass(const hg_local_model *lm, hg_local_data *ld, const double *q,
                            const double *v, const double *tau, const double *fext, double *qdd) {
-  return local_pass(lm, ld, NULL, q, v, qdd, (double *)tau, fext, 1);
+  return local_pass(lm, ld, NULL, q, v, qdd, (double *)tau, fext, 1, 0);
 }
 HG_HOT static int hybrid_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
                               const double *q, const double *v, double *qdd, double *tau,
                               const double *fext) {
   if (!mode) __builtin_unreachable();
-  return local_pass(lm, ld, mode, q, v, qdd, tau, fext, 1);
+  return local_pass(lm, ld, mode, q, v, qdd, tau, fext, 1, 0);
 }
 static int impulse_pass(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
                         const double *q, double *dv, double *imp) {
   if (!mode) __builtin_unreachable();
-  return local_pass(lm, ld, mode, q, NULL, dv, imp, NULL, 0);
+  return local_pass(lm, ld, mode, q, NULL, dv, imp, NULL, 0, 0);
+}
+HG_HOT static int aba_pass_arm(const hg_local_model *lm, hg_local_data *ld, const double *q,
+                               const double *v, const double *tau, const double *fext,
+                               double *qdd) {
+  return local_pass(lm, ld, NULL, q, v, qdd, (double *)tau, fext, 1, 1);
+}
+HG_HOT static int hybrid_pass_arm(const hg_local_model *lm, hg_local_data *ld,
+                                  const uint8_t *mode, const double *q, const double *v,
+                                  double *qdd, double *tau, const double *fext) {
+  if (!mode) __builtin_unreachable();
+  return local_pass(lm, ld, mode, q, v, qdd, tau, fext, 1, 1);
+}
+__attribute__((noinline)) static int impulse_pass_arm(const hg_local_model *lm,
+                                                      hg_local_data *ld, const uint8_t *mode,
+                                                      const double *q, double *dv,
+                                                      double *imp) {
+  if (!mode) __builtin_unreachable();
+  return local_pass(lm, ld, mode, q, NULL, dv, imp, NULL, 0, 1);
 }
 
 int hg_local_aba(const hg_local_model *lm, hg_local_data *ld, const double *q, const double *v,
                  const double *tau, const double *fext, double *qdd) {
+  if (lm->has_armature) return aba_pass_arm(lm, ld, q, v, tau, fext, qdd);
   return aba_pass(lm, ld, q, v, tau, fext, qdd);
 }
 
 int hg_local_hybrid(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
                     const double *q, const double *v, double *qdd, double *tau,
                     const double *fext) {
+  if (lm->has_armature) return hybrid_pass_arm(lm, ld, mode, q, v, qdd, tau, fext);
   return hybrid_pass(lm, ld, mode, q, v, qdd, tau, fext);
 }
 
 int hg_local_hybrid_impulse(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
                             const double *q, double *dv, double *imp) {
+  if (lm->has_armature) return impulse_pass_arm(lm, ld, mode, q, dv, imp);
   return impulse_pass(lm, ld, mode, q, dv, imp);
 }
 

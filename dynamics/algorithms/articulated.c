@@ -5,9 +5,14 @@
  * each joint is either free (its force is given, its acceleration solved) or prescribed (its
  * acceleration is given, its force recovered). Backward, each body's articulated inertia IA_i and
  * bias pA_i are projected across its joint and passed to the parent:
- *   free:        Pi = IA - U D^-1 U^T,  beta = pA + Pi c + U D^-1 u,   U = IA S, D = S^T U,
- *                                                                       u = tau - S^T pA
+ *   free:        Pi = IA - U D^-1 U^T,  beta = pA + Pi c + U D^-1 u,   U = IA S,
+ *                D = S^T U + diag(armature),  u = tau - S^T pA
  *   prescribed:  Pi = IA,               beta = pA + IA (c + S qdd)
+ * The armature (model.h: reflected rotor inertia) adds to the joint-space mass matrix's diagonal,
+ * so it enters D only (Featherstone, "Rigid Body Dynamics Algorithms", 7.3, with the joint's
+ * own inertia), and a prescribed joint's force gains armature * qdd. At a root joint with a
+ * Galilean frame, where qdd = qg - xi, the armature's share armature * qdd moves into u as
+ * + armature * xi.
  * Forward, a_i = Ad_{T^-1} a_p + c_i + S_i qdd_i with qdd_i = D^-1 (u - U^T (Ad a_p + c)) for free
  * joints, and F_i = IA_i a_i + pA_i is the wrench the joint transmits; prescribed joints read
  * tau_i = S_i^T F_i (the pass forms F_i only there; hg_joint_wrench forms any joint's from the
@@ -114,8 +119,13 @@ HG_UNROLL(6)
     }
   }
   for (int r = 0; r < 6; r++) U[r] = Uw[2 * r], w[r] = Uw[2 * r + 1];
-  double D = hg_dot6(s, U);
-  double Dinv = 1 / D, u = tau[va] - hg_dot6(s, pA);
+  /* D = s^T U + armature; u = tau - s^T pA (+ armature xi at a Galilean root: see the top) */
+  double D = hg_dot6(s, U), u = tau[va] - hg_dot6(s, pA);
+  if (m->has_armature) {
+    D += m->armature[va];
+    if (!p && bias) u += m->armature[va] * d->xi[va];
+  }
+  double Dinv = 1 / D;
   for (int r = 0; r < 6; r++) d->U[va][r] = U[r];
   d->Dinv[m->D_adr[i]] = Dinv;
   d->u[va] = u;
@@ -137,6 +147,7 @@ HG_UNROLL(6)
   /* the singularity test, last (a failure stops the pass: nothing written above is read);
    * scale bounds D from above */
   for (int r = 0; r < 6; r++) scale += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
+  if (m->has_armature) scale += m->armature[va];
   if (!isfinite(D) || !isfinite(scale)) return -2;
   if (!(D > 1e-12 * scale)) return -1;
   return 0;
@@ -163,6 +174,13 @@ HG_INLINE int project_free_n(const hg_model *m, hg_data *d,
     for (int r = 0; r < 6; r++) scale[k] += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
     for (int l = 0; l <= k; l++) D[k * n + l] = D[l * n + k] = hg_dot6(d->S[va + l], U[k]);
   }
+  /* D += diag(armature); u += armature xi at a Galilean root (see the top) */
+  if (m->has_armature)
+    for (int k = 0; k < n; k++) {
+      D[k * n + k] += m->armature[va + k];
+      scale[k] += m->armature[va + k];
+      if (!p && bias) d->u[va + k] += m->armature[va + k] * d->xi[va + k];
+    }
   int rc = hg_spd_inverse(n, D, scale, Dinv);
   if (rc || p == 0) return rc;
 
@@ -301,6 +319,9 @@ HG_INLINE int articulated(const hg_model *m, hg_data *d,
       hg_sym6_mulv(d->IA[i], a, F);
       for (int r = 0; r < 6; r++) F[r] += d->pA[i][r];
       for (int k = 0; k < n; k++) tau[va + k] = hg_dot6(d->S[va + k], F);
+      /* tau += armature qdd: the rotors' share */
+      if (m->has_armature)
+        for (int k = 0; k < n; k++) tau[va + k] += m->armature[va + k] * qdd[va + k];
     }
   }
 

@@ -20,4 +20,7 @@ HG_HOT void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M) {
     hg_inertia_mulv(&d->I[m->dof_body[k]], d->S[k], f);
     for (int l = k; l >= 0; l = m->dof_parent[l]) M[k * nv + l] = M[l * nv + k] = hg_dot6(d->S[l], f);
   }
+  /* M_kk += armature_k: the reflected rotor inertia on the DoF's diagonal (model.h) */
+  if (m->has_armature)
+    for (int k = 0; k < nv; k++) M[k * nv + k] += m->armature[k];
 }

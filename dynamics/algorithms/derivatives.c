@@ -25,6 +25,8 @@
  * linearization of moving-base rigid robot dynamics") and of Carpentier and Mansard's RNEA
  * derivatives, written for every joint type with the trivialization of joint.h.
  *
+ * The armature (model.h) adds diag(armature) to M only: tau gains armature qdd, which depends on
+ * neither q nor v.
  * Forward dynamics: qdd = M^-1 (tau - b) gives dqdd/dx = -M^-1 dtau/dx at qdd (x = q, v).
  * Hybrid dynamics: with F the free and P the prescribed DoFs, tau = ID(q, v, qdd) splits into
  * dqdd_F = -M_FF^-1 (dID_F - dtau_F + M_FP dqdd_P) and dtau_P = dID_P + M_PF dqdd_F + M_PP dqdd_P;
@@ -499,6 +501,10 @@ HG_HOT static void rnea_derivatives_in_world(const hg_model *m, hg_data *d, hg_d
   /* the rows, with or without M */
   if (M) id_rows(m, d, w, 1, dtau_dq, dtau_dv, M);
   else id_rows(m, d, w, 0, dtau_dq, dtau_dv, NULL);
+  /* M_kk += armature_k (dtau/dqdd; the armature's term armature qdd depends on neither q nor
+   * v, so dtau/dq and dtau/dv keep the bodies' terms only) */
+  if (M && m->has_armature)
+    for (int k = 0; k < m->nv; k++) M[(size_t)k * m->nv + k] += m->armature[k];
 }
 
 /* Y = -Minv X for X an inverse-dynamics derivative (nv x nv), Minv symmetric, through its

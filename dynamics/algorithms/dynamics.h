@@ -56,7 +56,8 @@ void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]);
 void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6]);
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]);
 
-/* Inverse dynamics (RNEA): tau = M(q) qdd + b(q, v) - J^T fext. Also leaves the spatial
+/* Inverse dynamics (RNEA): tau = M(q) qdd + b(q, v) - J^T fext, where M includes the armature
+ * (model.h: tau_k gains armature_k qdd_k). Also leaves the spatial
  * accelerations in d->a and the joint wrenches in d->F. */
 void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
              const double *fext, double *tau);
@@ -75,10 +76,11 @@ void hg_jacobian_transpose(const hg_model *m, const hg_data *d, int i, const dou
 void hg_bias(const hg_model *m, hg_data *d, const double *q, const double *v, const double *fext,
              double *b);
 
-/* Joint-space mass matrix M(q) (CRBA), nv x nv row-major, both triangles filled. */
+/* Joint-space mass matrix M(q) (CRBA), nv x nv row-major, both triangles filled; its diagonal
+ * includes the armature (model.h). */
 void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M);
 
-/* Forward dynamics (ABA): qdd = M^-1 (tau - b).
+/* Forward dynamics (ABA): qdd = M^-1 (tau - b), M including the armature (model.h).
  * hg_aba, hg_hybrid and hg_hybrid_impulse run the body-local pass (aba_local.h) on a model that
  * has one (m->local: revolute and prismatic joints on revolute, prismatic or free roots) unless
  * the options of hg_aba_opt, hg_hybrid_opt or hg_hybrid_impulse_opt ask for the tree-frame pass
@@ -185,11 +187,16 @@ int hg_hybrid_response_gram(const hg_model *m, const hg_data *d, const hg_respon
 int hg_plastic_lock(const hg_model *m, hg_data *d, const double *q, const double *v,
                     double *v_after, double *imp, double *energy_removed);
 
-/* Kinetic and potential energy (potential of uniform gravity, zero at the world origin). */
+/* Kinetic and potential energy (potential of uniform gravity, zero at the world origin). The
+ * kinetic energy is v^T M v / 2 with the armature: the bodies' plus sum armature_k v_k^2 / 2. */
 void hg_energy(const hg_model *m, hg_data *d, const double *q, const double *v, double *kinetic,
                double *potential);
 
-/* Total spatial momentum (angular about the world origin, linear), world axes. */
+/* Total spatial momentum (angular about the world origin, linear), world axes: the bodies' only.
+ * The armature model neglects the rotors' own momentum and gyroscopic torque (as MuJoCo's and
+ * Pinocchio's do). Armature on joints between bodies adds to their rows of M only, so an
+ * isolated system still conserves this momentum; armature on a root joint's DoFs is inertia
+ * outside the bodies, and then it does not. */
 void hg_momentum(const hg_model *m, hg_data *d, const double *q, const double *v, double h[6]);
 
 /* Total mass and centre of mass in the world frame. */

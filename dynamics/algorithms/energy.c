@@ -15,10 +15,15 @@ void hg_energy(const hg_model *m, hg_data *d, const double *q, const double *v, 
     hg_m3_mulv(T->R, G->h, mc);
     for (int r = 0; r < 3; r++) pe -= m->gravity[r] * (mc[r] + G->m * T->p[r]);
   }
+  /* T += armature v^2 / 2: the rotors' (model.h) */
+  if (m->has_armature)
+    for (int k = 0; k < m->nv; k++) ke += 0.5 * m->armature[k] * v[k] * v[k];
   *kinetic = ke;
   *potential = pe;
 }
 
+/* the bodies' momentum only: the armature model neglects the rotors' own momentum (and their
+ * gyroscopic torque), as MuJoCo's and Pinocchio's do (model.h) */
 void hg_momentum(const hg_model *m, hg_data *d, const double *q, const double *v, double h[6]) {
   hg_kinematics(m, d, q, v);
   for (int r = 0; r < 6; r++) h[r] = 0;

@@ -4,7 +4,8 @@
  * velocity, gravity and joint forces, and G M^-1 G^T directly through the operational-space
  * inertias (K. W. Chang and O. Khatib, "Efficient Recursive Algorithm for the Operational Space
  * Inertia Matrix of Branching Mechanisms"). Both read the factors d->IA, d->U, d->Dinv, d->S and
- * d->T_tree that articulated.c's tree-frame pass leaves (dynamics.h says who writes them). */
+ * d->T_tree that articulated.c's tree-frame pass leaves (dynamics.h says who writes them). The
+ * armature (model.h) is in D; only K's vanishing across six DoFs needs it to be zero there. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -255,6 +256,16 @@ HG_UNROLL(5)
   y[5] = (p5[0] + p5[1]) + (p5[2] + p5[3]) + (c[2] + c[3]);
 }
 
+/* 1 when K = 1 - S D^-1 U^T is zero across joint i: six DoFs (S invertible) and no armature,
+ * D = S^T IA S; the armature A makes D = S^T IA S + A and K = S D^-1 A S^-1, not zero */
+static inline int k_zero(const hg_model *m, int i) {
+  if (m->jnt_nv[i] != 6) return 0;
+  if (!m->has_armature) return 1;
+  for (int k = 0; k < 6; k++)
+    if (m->armature[m->v_adr[i] + k] != 0) return 0;
+  return 1;
+}
+
 /* Omega <- K Omega K^T + S D^-1 S^T (omega_step below) across a joint of n > 1 DoFs, on Omega
  * packed symmetric: with T = Omega U and X = S D^-1, Omega - X T^T - T X^T + X (U^T T) X^T
  * + X S^T */
@@ -263,7 +274,7 @@ HG_INLINE void omega_step_n(const hg_model *m, const hg_data *d, int i, double *
   const double *Dinv = d->Dinv + m->D_adr[i];
   double T[6][HG_JOINT_MAXNV], X[6][HG_JOINT_MAXNV], UT[HG_JOINT_MAXNV][HG_JOINT_MAXNV];
   double XB[6][HG_JOINT_MAXNV];
-  if (n == 6) {
+  if (k_zero(m, i)) {
     /* S spans every motion: K = 0 exactly, Omega = S D^-1 S^T (no cancellation); X = S D^-1
      * with the sizes fixed, so that the products unroll */
     double X6[6][6];
@@ -343,9 +354,9 @@ HG_UNROLL(6)
     O->C += gs * sc - ss * dc;
     return;
   }
-  /* packed, the generic step, and back (six DoFs do not read Omega) */
+  /* packed, the generic step, and back (six DoFs without armature do not read Omega) */
   double P[21];
-  if (m->jnt_nv[i] < 6)
+  if (!k_zero(m, i))
     for (int r = 0; r < 6; r++)
       for (int c = r; c < 6; c++) P[hg_sym6_index(r, c)] = *omega_at(O, r, c);
   omega_step_n(m, d, i, P);
@@ -358,7 +369,7 @@ HG_INLINE void k_step(const hg_model *m, const hg_data *d, int i, double *a) {
   int n = m->jnt_nv[i], va = m->v_adr[i];
   const double *Dinv = d->Dinv + m->D_adr[i];
   double w[HG_JOINT_MAXNV];
-  if (n == 6) {
+  if (k_zero(m, i)) {
     for (int e = 0; e < 6; e++) a[e] = 0; /* K = 0 */
     return;
   }
@@ -431,14 +442,15 @@ HG_HOT int hg_hybrid_response_gram(const hg_model *m, const hg_data *d,
     for (int b = load[ord[k1 - 1]].body; b > 0; b = m->parent[b]) r->path[np++] = b;
     omega_lanes Om;
     memset(&Om, 0, sizeof Om);
-    /* loads whose responses are carried: k0 .. done - 1, zero below k (a 6-DoF joint's K = 0
-     * ends every response from above it: their work against the loads below is 0) */
+    /* loads whose responses are carried: k0 .. done - 1, zero below k (a 6-DoF joint's K = 0,
+     * without armature, ends every response from above it: their work against the loads
+     * below is 0) */
     int next = k0, done = k0, k = k0;
     for (int o = np - 1; o >= 0; o--) {
       int i = r->path[o];
       if (m->jnt_nv[i] > 0 && d->mode[i] == HG_MODE_FREE) {
         omega_step(m, d, i, &Om);
-        if (m->jnt_nv[i] == 6) k = done;
+        if (k_zero(m, i)) k = done;
         else carry(m, d, i, col, cs, k, done);
       }
       if (next >= k1 || load[ord[next]].body != i) continue;

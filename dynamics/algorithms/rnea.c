@@ -77,6 +77,10 @@ HG_HOT void hg_rnea_opt(const hg_model *m, hg_data *d, const hg_pass_options *op
       }
     }
   }
+  /* tau_k += armature_k qdd_k: the rotors' share (model.h; the Galilean xi of a root is a
+   * frame's, not the joint's: the real qdd is the one the rotor sees) */
+  if (m->has_armature)
+    for (int k = 0; k < m->nv; k++) tau[k] += m->armature[k] * qdd[k];
 }
 
 void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,

@@ -236,8 +236,7 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
     hg_se3_mul(&m->jnt_offset[i], &J[i], &OJ);
     hg_se3_invmul(&J[m->parent[i]], &OJ, &lm->C[i]);
     hg_se3_inv(&J[i], &lm->T_JB[i]);
-    hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->link[i].I);
-    hg_inertia_sym6(&lm->link[i].I, lm->link[i].Isym);
+    hg_local_set_inertia(lm, m, i);
     if (lm->floating[i]) {
       /* no factors: C's rotation only (the pass's floating_setup), turned when it is not the
        * identity */
@@ -283,6 +282,12 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
     return NULL;
   }
   return lm;
+}
+
+void hg_local_set_inertia(hg_local_model *lm, const hg_model *m, int i) {
+  /* I_J = T_JB . I_B (the inertia moved into J_i), and its symmetric 6x6 */
+  hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->link[i].I);
+  hg_inertia_sym6(&lm->link[i].I, lm->link[i].Isym);
 }
 
 void hg_local_model_free(hg_local_model *lm) {

@@ -148,6 +148,9 @@ typedef struct hg_local_data {
  * nor a free root joint, or has a post-offset (other joint types: use the tree-frame pass). */
 hg_local_model *hg_local_compile(const hg_model *m, hg_error *err);
 void hg_local_model_free(hg_local_model *lm);
+/* recomputes body i's inertia constants (link[i].I and Isym, in J_i) from m->inertia[i]
+ * (hg_model_set_body_inertia) */
+void hg_local_set_inertia(hg_local_model *lm, const hg_model *m, int i);
 hg_local_data *hg_local_data_new(const hg_local_model *lm);
 void hg_local_data_free(hg_local_data *ld);
 

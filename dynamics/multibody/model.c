@@ -508,6 +508,32 @@ done:
   return m;
 }
 
+int hg_model_set_body_inertia(hg_model *m, int body, const hg_inertia *I) {
+  if (!m || !I || body < 1 || body >= m->nbody) return -1;
+  /* physical: finite, positive mass, I_c about the centre of mass positive definite (the
+   * builder's test, hg_builder_add_body, with its tolerance for the recovery of I_c) */
+  double c[3], Ic[6];
+  char why[200];
+  if (!(I->m > 0) || !isfinite(I->m)) return -1;
+  for (int r = 0; r < 3; r++)
+    if (!isfinite(I->h[r])) return -1;
+  for (int r = 0; r < 6; r++)
+    if (!isfinite(I->I[r])) return -1;
+  hg_inertia_com(I, c, Ic);
+  if (hg_inertia_check(I->m, Ic, 1e-12 * I->m * hg_v3_dot(c, c), why, sizeof why)) return -1;
+  /* positive definite (Sylvester: the leading minors of I_c positive) */
+  double m2 = Ic[0] * Ic[1] - Ic[3] * Ic[3];
+  double m3 = Ic[0] * (Ic[1] * Ic[2] - Ic[5] * Ic[5]) - Ic[3] * (Ic[3] * Ic[2] - Ic[5] * Ic[4]) +
+              Ic[4] * (Ic[3] * Ic[5] - Ic[1] * Ic[4]);
+  if (!(Ic[0] > 0 && m2 > 0 && m3 > 0)) return -1;
+  /* what the compiler derives from it: the walk's inertia about the centre of mass and the
+   * body-local pass's constants (the hg_data inertias are recomputed at every walk) */
+  m->inertia[body] = *I;
+  hg_inertia_to_c(I, &m->inertia_c[body]);
+  if (m->local) hg_local_set_inertia(m->local, m, body);
+  return 0;
+}
+
 /* ---- model queries and joint-by-joint group operations ---- */
 
 int hg_model_body(const hg_model *m, const char *name) {

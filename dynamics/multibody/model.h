@@ -169,6 +169,15 @@ typedef struct hg_model {
 } hg_model;
 
 void hg_model_free(hg_model *m);
+/* Replaces body's inertia (about the body frame, inertia.h) in a compiled model at run time, e.g.
+ * a propellant tank whose mass decreases, and everything derived from it: m->inertia,
+ * m->inertia_c and the body-local pass's frames (m->local). Every later algorithm sees the new
+ * inertia; an hg_data keeps no inertia between calls. When the model merged fixed links
+ * (merge.h), body is the merged body and I is the merged body's total inertia about its frame.
+ * Returns 0, or -1 (the model unchanged) for a body index not in [1, nbody) or a non-physical
+ * inertia (mass <= 0 or not finite, rotational inertia about the centre of mass not positive
+ * definite or violating the triangle inequality). */
+int hg_model_set_body_inertia(hg_model *m, int body, const hg_inertia *I);
 /* index of a body / joint by name, or -1 */
 int hg_model_body(const hg_model *m, const char *name);
 int hg_model_joint(const hg_model *m, const char *name);

@@ -696,6 +696,12 @@ static int hg_forces_bodies(hg_forces *f, const hg_model *m) {
   return 0;
 }
 
+void hg_forces_body_inertia(hg_forces *f, const hg_model *m, int i) {
+  if (!f || i < 1 || i >= f->nbody) return;
+  f->mass[i] = m->inertia[i].m;
+  hg_inertia_com(&m->inertia[i], f->com + 3 * i, f->Ic + 6 * i);
+}
+
 /* 1 (err set) when a side of contact element e has present bodies and none of them has a
  * collision shape */
 static int hg_contact_shapeless(const hg_forces *f, const hg_force_spec *sp, const hg_force_elem *e,

@@ -40,6 +40,10 @@ void hg_forces_input_of(const hg_scene *s, hg_force_input *in);
 hg_forces *hg_forces_new(const hg_scene *s, const hg_model *m, hg_error *err);
 void hg_forces_free(hg_forces *f);
 
+/* Body i's inertia in m changed (a tank drains): the elements that hold its mass properties
+ * (central gravity: mass, centre of mass, central inertia) read them again. */
+void hg_forces_body_inertia(hg_forces *f, const hg_model *m, int i);
+
 /* number of elements, index by name (-1 if none), and enabling */
 int hg_forces_count(const hg_forces *f);
 int hg_forces_find(const hg_forces *f, const char *name);

@@ -170,6 +170,8 @@ void hg_sim_control_compile(hg_sim *s) {
     if (tk->body >= 1) tk->dry = m->inertia[tk->body];
     tk->mass_set = NAN;
   }
+  /* the propellant of now back in at once: the energy of the state must not jump */
+  if (c->ntank) hg_sim_control_tanks(s, s->state.t);
 }
 
 /* ---- what an actuator applies ---- */
@@ -247,8 +249,12 @@ void hg_sim_control_tanks(hg_sim *s, double t) {
     tk->mass = mass;
     hg_inertia I;
     if (mass != tk->mass_set && tank_inertia(tk, mass, &I) == 0 &&
-        hg_model_set_body_inertia(s->m, tk->body, &I) == 0)
+        hg_model_set_body_inertia(s->m, tk->body, &I) == 0) {
       tk->mass_set = mass;
+      /* (central gravity holds the bodies' mass properties) */
+      hg_forces_body_inertia(s->forces, s->m, tk->body);
+      hg_forces_body_inertia(s->pull.forces, s->m, tk->body);
+    }
   }
 }
 

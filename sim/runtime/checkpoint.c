@@ -438,10 +438,14 @@ static int anyvec(ck_reader *r, int *k, double *x, int want, int max, int *n) {
   return 0;
 }
 
-static int find_name(const char *name, int n, const void *base, size_t stride) {
+/* the index of the actuator, sensor or controller of that name in the scene (-1: none) */
+static int find_name(const hg_scene *sc, int kind, const char *name) {
+  int n = kind == 0 ? sc->nactuator : kind == 1 ? sc->nsensor : sc->ncontroller;
   for (int k = 0; k < n; k++) {
-    const char *const *nm = (const char *const *)((const char *)base + (size_t)k * stride);
-    if (strcmp(*nm, name) == 0) return k;
+    const char *nm = kind == 0   ? sc->actuator[k].name
+                     : kind == 1 ? sc->sensor[k].name
+                                 : sc->controller[k].name;
+    if (strcmp(nm, name) == 0) return k;
   }
   return -1;
 }
@@ -461,7 +465,7 @@ static int ck_control(hg_sim *s, ck_reader *r) {
   }
   if (r->nword < 2) return ck_error(r, "%s: expected a name", w);
   if (strcmp(w, "act") == 0) {
-    int k = c->act ? find_name(r->word[1], c->nact, &c->act[0].spec, sizeof *c->act) : -1;
+    int k = find_name(s->scene, 0, r->word[1]);
     double x[18];
     if (k < 0) return ck_error(r, "unknown actuator '%s'", r->word[1]);
     if (r->nword != 20) return ck_error(r, "%s", "act: expected NAME and 18 numbers");
@@ -476,8 +480,7 @@ static int ck_control(hg_sim *s, ck_reader *r) {
     return 0;
   }
   if (strcmp(w, "sensor") == 0) {
-    int k = c->sensor ? find_name(r->word[1], c->nsensor, &c->sensor[0].spec, sizeof *c->sensor)
-                      : -1;
+    int k = find_name(s->scene, 1, r->word[1]);
     long n, valid;
     if (k < 0) return ck_error(r, "unknown sensor '%s'", r->word[1]);
     hg_rt_sensor *se = &c->sensor[k];
@@ -489,7 +492,7 @@ static int ck_control(hg_sim *s, ck_reader *r) {
     se->k = n, se->valid = (int)valid;
     return 0;
   }
-  int k = c->ctl ? find_name(r->word[1], c->nctl, &c->ctl[0].spec, sizeof *c->ctl) : -1;
+  int k = find_name(s->scene, 2, r->word[1]);
   long n, on;
   if (k < 0) return ck_error(r, "unknown controller '%s'", r->word[1]);
   hg_rt_controller *q = &c->ctl[k];

@@ -96,6 +96,8 @@ void hg_sim_pull_state(hg_sim *s) {
   memcpy(s->state.v, hg_integrator_v(s->rhs.I), (size_t)s->m->nv * sizeof(double));
   memcpy(s->ctl.quad, hg_integrator_quad(s->rhs.I), (size_t)(1 + s->ctl.nquad) * sizeof(double));
   s->state.quad = s->ctl.quad[0];
+  /* the tanks' inertias of this time (the integrator's last evaluation may lie ahead of it) */
+  if (s->ctl.ntank) hg_sim_control_tanks(s, s->state.t);
   hg_profiles_apply(s->m, s->d, s->state.prof, s->state.t, s->state.q, s->state.v, NULL);
   if (s->m->nmimic) hg_mimic_follow(s->m, s->d, s->state.q, s->state.v, NULL);
 }

@@ -222,6 +222,7 @@ static int sensor_measure(hg_rt_sensor *se, uint64_t seed, uint32_t id, uint64_t
     /* the model's wrenches are (moment, force); the sensor's numbers force, then torque */
     hg_force_torque_params p = {sp->noise[1], sp->noise[0], {0, 0, 0, 0, 0, 0}};
     double w[6], m[6];
+    memcpy(p.bias, sp->bias + 3, 3 * sizeof(double));
     memcpy(p.bias + 3, sp->bias, 3 * sizeof(double));
     memcpy(w, truth + 3, 3 * sizeof(double));
     memcpy(w + 3, truth, 3 * sizeof(double));
@@ -315,7 +316,7 @@ static void telemetry(hg_sim *s, int c) {
   double V[6];
   hg_R_to_quat(s->d->T_world[r->body].R, q);
   hg_quat_mul(qt_inv, q, qe);
-  double deg = 180 / M_PI;
+  double deg = 180 / 3.14159265358979323846;
   r->telemetry[0] = 2 * atan2(sqrt(qe[1] * qe[1] + qe[2] * qe[2] + qe[3] * qe[3]), fabs(qe[0])) *
                     deg;
   hg_body_twist(s->m, s->d, r->body, V);
@@ -461,11 +462,11 @@ int hg_sim_control_due(hg_sim *s, int *sampled) {
 
 /* ---- actions ---- */
 
-static int find_named(const char *name, int n, const void *base, size_t stride) {
-  for (int k = 0; k < n; k++) {
-    const char *const *nm = (const char *const *)((const char *)base + (size_t)k * stride);
-    if (*nm && strcmp(*nm, name) == 0) return k;
-  }
+/* the actuator (controllers 0) or controller (1) of that name in the scene; -1: none */
+static int find_named(const hg_scene *sc, int controllers, const char *name) {
+  int n = controllers ? sc->ncontroller : sc->nactuator;
+  for (int k = 0; name && k < n; k++)
+    if (strcmp(controllers ? sc->controller[k].name : sc->actuator[k].name, name) == 0) return k;
   return -1;
 }
 
@@ -473,7 +474,7 @@ int hg_sim_control_action(hg_sim *s, const hg_action *a, char *buf, size_t len) 
   const hg_scene *sc = s->scene;
   hg_rt_control *c = &s->ctl;
   if (a->type == HG_ACTION_ACTUATE) {
-    int k = find_named(a->device, sc->nactuator, &sc->actuator[0].name, sizeof *sc->actuator);
+    int k = find_named(sc, 0, a->device);
     if (k < 0 || !c->act[k].present)
       return snprintf(buf, len, "actuate %s: not in the simulation", a->device), 1;
     if (hg_sim_control_command(s, k, a->values, a->nvalue)) s->tl.restart = 1;
@@ -481,7 +482,7 @@ int hg_sim_control_action(hg_sim *s, const hg_action *a, char *buf, size_t len) 
       return snprintf(buf, len, "actuate %s %.9g %.9g", a->device, a->values[0], a->values[1]), 0;
     return snprintf(buf, len, "actuate %s %.9g", a->device, a->nvalue ? a->values[0] : NAN), 0;
   }
-  int k = find_named(a->device, sc->ncontroller, &sc->controller[0].name, sizeof *sc->controller);
+  int k = find_named(sc, 1, a->device);
   if (k < 0) return snprintf(buf, len, "controller %s: no such controller", a->device), 1;
   hg_rt_controller *r = &c->ctl[k];
   if (a->type == HG_ACTION_CONTROLLER) {
@@ -744,9 +745,11 @@ static int controller_open(hg_sim *s, int c, hg_error *err) {
              slash ? path : ".");
     bad = hg_ctl_proc_new(sp->command, folder, sp->timeout > 0 ? sp->timeout : HG_CTL_PROC_TIMEOUT,
                           &setup, &r->ctl, msg, sizeof msg);
-  } else
-    bad = hg_ctl_new(&hg_builtin_find(controller_kind(sp->type))->ops, &setup, &r->ctl, msg,
-                     sizeof msg);
+  } else {
+    const hg_builtin_ops *b = hg_builtin_find(controller_kind(sp->type));
+    hg_ctl_ops ops = {b->init, b->step, b->finish, b->set, b->save, b->load};
+    bad = hg_ctl_new(&ops, &setup, &r->ctl, msg, sizeof msg);
+  }
   if (bad) {
     hg_error_set(err, "%s:%d:%d: controller '%s': %s", sp->src.file, sp->src.line,
                  sp->src.column, sp->name, msg);

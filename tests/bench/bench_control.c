@@ -127,9 +127,9 @@ static double run(int closed, double t_end, const char *dir) {
   double wall = now() - t0;
   hg_integ_stats st;
   hg_sim_stats(sim, &st);
-  printf("  %-11s %3d DoF: %.4f s wall per simulated second (%ld steps, %ld accelerations)\n",
+  printf("  %-11s %3d DoF: %.4f s wall per simulated second (%ld steps, %ld accelerations, %ld restarts)\n",
          closed ? "closed-loop" : "open-loop", hg_sim_model(sim)->nv, wall / t_end, st.steps,
-         st.accel_evals);
+         st.rhs_evals, st.resets);
   if (rc) fprintf(stderr, "%s\n", hg_sim_error(sim));
   hg_sim_free(sim);
   hg_scene_free(s);

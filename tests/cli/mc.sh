@@ -110,7 +110,7 @@ printf 'scene: %s\nruns: 2\nmetrics:\n  - {name: r, final_rate: shield, after: r
   "$(cd ../scenes && pwd)/heatshield.yaml" > "$tmp/b3.yaml"
 run mc "$tmp/b3.yaml" --out "$tmp/b"
 expect_status "after on final_rate" 2
-expect_has "after on final_rate" "$err" "apply to min_distance, min_clearance, rate and peak_load only"
+expect_has "after on final_rate" "$err" "apply to min_distance, min_clearance, rate, pointing_error and peak_load only"
 run mc
 expect_status "no campaign" 2
 run mc $small --threads 0
