@@ -468,7 +468,7 @@ static int loops(hg_draw_list *dl, const hg_frame *f, double s) {
 
 const float hg_plume_rgba[4] = {1.9f, 0.72f, 0.12f, 0.6f},
             hg_plume_core_rgba[4] = {2.2f, 2.0f, 1.35f, 1}, hg_gauge_rgba[4] = {0.25f, 0.9f, 1, 1}, hg_gauge_high_rgba[4] = {1, 0.22f, 0.16f, 1},
-            hg_wheel_ring_rgba[4] = {0.55f, 0.6f, 0.68f, 1};
+            hg_wheel_ring_rgba[4] = {0.78f, 0.8f, 0.86f, 1};
 
 double hg_wheel_fill(const hg_frame *f, int k) {
   const hg_fact *A = &f->act[k];
@@ -511,7 +511,7 @@ static int thruster(hg_draw_list *dl, const hg_fact *A, double s) {
   return glyph(dl, HG_GEOM_CONE, far, u, fmax(0.3 * lp, rn), lp, hg_plume_rgba);
 }
 
-/* A reaction wheel of glyph size s: a ring of radius 0.3 s about its axis at its centre, the
+/* A reaction wheel of glyph size s: a ring of radius 0.38 s about its axis at its centre, the
  * axis as a short line, and a gauge: a thicker arc over the ring from a mark fixed in its body
  * (a tick), filling |speed| / max_speed of the turn, counter-clockwise about the axis for a
  * positive speed; cyan, red from 90 % on or when saturated. */
@@ -540,7 +540,7 @@ static int wheel(hg_draw_list *dl, const hg_frame *f, int k, double s) {
     for (int i = 0; i < 3; i++) x[i] /= nx;
   }
   hg_v3_cross(z, x, y);
-  const double rr = 0.3 * s, two_pi = 2 * 3.14159265358979;
+  const double rr = 0.38 * s, two_pi = 2 * 3.14159265358979;
   const int n = 48;
   double fill = hg_wheel_fill(f, k), sign = A->speed < 0 ? -1 : 1;
   const float *gc = A->saturated || fill >= 0.9 ? hg_gauge_high_rgba : hg_gauge_rgba;
@@ -553,12 +553,13 @@ static int wheel(hg_draw_list *dl, const hg_frame *f, int k, double s) {
       p1[j] = A->point[j] + rr * (cos(a1) * x[j] + sin(a1) * y[j]);
       v[j] = p1[j] - p0[j];
     }
-    if (i < nfill) { /* the gauge: a thick segment (a shaft) */
-      hg_draw_shape g = {.type = HG_SHAPE_ARROW_SHAFT, .mesh = -1, .overlay = 1};
+    if (i < nfill) { /* the gauge: a thick segment (a capsule: the segments join smoothly) */
+      hg_draw_shape g = {.type = HG_GEOM_CAPSULE, .mesh = -1, .overlay = 1};
       double len = norm3(v), u[3] = {v[0] / len, v[1] / len, v[2] / len};
       frame_from_z(u, g.pose.R);
-      memcpy(g.pose.p, p0, sizeof g.pose.p), memcpy(g.rgba, gc, sizeof g.rgba);
-      g.size[0] = 0.035 * s, g.size[1] = len;
+      for (int j = 0; j < 3; j++) g.pose.p[j] = 0.5 * (p0[j] + p1[j]);
+      memcpy(g.rgba, gc, sizeof g.rgba);
+      g.size[0] = 0.05 * s, g.size[1] = len;
       if (hg_draw_shape_add(dl, &g)) return -1;
     }
     if (hg_draw_line_add(dl, p0, p1, hg_wheel_ring_rgba)) return -1;

@@ -86,8 +86,8 @@ float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, flo
   for (int k = 0; k < f->nact && firing && HG_ROOM(); k++) {
     const hg_fact *A = &f->act[k];
     if (!A->present || A->type != HG_ACT_THRUSTER || !(A->level > 0)) continue;
-    snprintf(lines[n], 128, "  %-12.12s firing %3.0f%%  %ld pulses", hg_frame_name(h, A->name),
-             100 * fmin(A->level, 1), A->firings);
+    snprintf(lines[n], 128, "  %-12.12s firing %3.0f%%  %ld pulse%s", hg_frame_name(h, A->name),
+             100 * fmin(A->level, 1), A->firings, A->firings == 1 ? "" : "s");
     cols[n++] = fire;
     shown++;
   }

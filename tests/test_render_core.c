@@ -560,8 +560,8 @@ static void test_control_glyphs(void **state) {
   assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, NULL), 8);
   assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, hg_plume_rgba), 2);
   assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, hg_plume_core_rgba), 2);
-  assert_int_equal(count_shapes(&dl, HG_SHAPE_ARROW_SHAFT, hg_gauge_rgba), 6 + 12 + 24);
-  assert_int_equal(count_shapes(&dl, HG_SHAPE_ARROW_SHAFT, hg_gauge_high_rgba), 46);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_rgba), 6 + 12 + 24);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_high_rgba), 46);
   double len[2];
   for (int k = 0, t = 0; k < f->nact; k++) {
     const hg_fact *A = &f->act[k];
@@ -583,7 +583,7 @@ static void test_control_glyphs(void **state) {
   o.overlays = HG_OV_DEFAULT & ~HG_OV_ACTUATORS;
   assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
   assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, hg_plume_rgba), 0);
-  assert_int_equal(count_shapes(&dl, HG_SHAPE_ARROW_SHAFT, hg_gauge_high_rgba), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_high_rgba), 0);
   /* the command line: completion of the control words and names */
   hg_interact ia;
   hg_interact_init(&ia);
