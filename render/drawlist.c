@@ -467,7 +467,8 @@ static int loops(hg_draw_list *dl, const hg_frame *f, double s) {
 /* ---- control in the loop: thrusters and reaction wheels ---- */
 
 const float hg_plume_rgba[4] = {1.9f, 0.72f, 0.12f, 0.6f},
-            hg_plume_core_rgba[4] = {2.2f, 2.0f, 1.35f, 1}, hg_gauge_rgba[4] = {0.25f, 0.9f, 1, 1}, hg_gauge_high_rgba[4] = {1, 0.22f, 0.16f, 1},
+            hg_plume_core_rgba[4] = {2.2f, 2.0f, 1.35f, 1},
+            hg_gauge_rgba[4] = {0.25f, 0.9f, 1, 1}, hg_gauge_high_rgba[4] = {1, 0.22f, 0.16f, 1},
             hg_wheel_ring_rgba[4] = {0.78f, 0.8f, 0.86f, 1};
 
 double hg_wheel_fill(const hg_frame *f, int k) {
