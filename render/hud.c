@@ -125,7 +125,7 @@ float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, flo
   return ph;
 }
 
-void hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const hg_history *h) {
+float hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const hg_history *h) {
   char lines[3][128];
   const float *cols[3] = {white, accent, dim};
   int n = 0;
@@ -135,10 +135,7 @@ void hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const 
     const hg_hevent *e = &h->event[f->nevents - 1];
     snprintf(lines[n++], 128, "%s at %.3f s", e->name, e->t);
   }
-  float ph = text_panel(r, 12, 12, 0, lines, n, cols);
-  int w, hh;
-  hg_renderer_size(r, &w, &hh);
-  hg_hud_control(r, f, h, 12, 12 + ph + 6, 0.6f * (float)hh - ph);
+  return text_panel(r, 12, 12, 0, lines, n, cols);
 }
 
 void hg_hud_timeline_rect(int w, int h, float *x0, float *x1, float *y0, float *y1) {

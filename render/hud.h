@@ -6,9 +6,9 @@
 #include "frame.h"
 #include "gl_render.h"
 
-/* the caption of rendered images: the scene's title, the time and the last event; under it the
- * control panel when the scene has actuators or controllers */
-void hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const hg_history *h);
+/* the caption of rendered images: the scene's title, the time and the last event; its height
+ * in pixels (hinge render draws the control panel under it) */
+float hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const hg_history *h);
 
 /* The control panel at (x, y), at most maxh pixels high: the controllers (name, on or off, an
  * attitude controller's pointing error in degrees), the reaction wheels (rpm, % of max_speed, a
