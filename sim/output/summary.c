@@ -99,7 +99,8 @@ static void summary_budget(FILE *f, hg_sim *s) {
           b.kinetic, b.potential, b.element, b.e_lock, b.work, b.work_event);
   fprintf(f, "energy_budget: initial %.12g J, final %.12g J, scale %.6g J\n", b.initial, b.value,
           b.scale);
-  fprintf(f, "energy_budget_drift: %.3g (max |B - B0| / scale over the outputs)\n", b.max_drift);
+  fprintf(f, "energy_budget_drift: %.3g (max |B - B0| over the outputs / the largest scale)\n",
+          b.max_drift);
 }
 
 int hg_out_summary(const hg_outputs *o, hg_sim *s, const char *path) {

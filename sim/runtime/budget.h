@@ -13,7 +13,7 @@
  *   b0, h_ref      hg_sim_budget_start (budget.c, at creation); h_ref also hg_sim_budget_book
  *   e_lock, w_event   hg_sim_budget_book (budget.c, for each event hg_sim_fire applies)
  *   b_scale        hg_sim_budget_value (budget.c: the largest scale seen)
- *   max_drift      hg_sim_budget_track (budget.c, at each output row)
+ *   max_abs, max_drift   hg_sim_budget_track (budget.c, at each output row)
  *   mt             hg_sim_track_momentum (budget.c) */
 #ifndef HINGE_RT_BUDGET_H
 #define HINGE_RT_BUDGET_H
@@ -25,7 +25,10 @@ typedef struct hg_rt_budget {
   double w_event;         /* energy the events changed on purpose (J) */
   double b0;              /* the initial budget value */
   double b_scale;         /* its scale: the largest sum of the terms' magnitudes seen */
-  double max_drift;       /* the largest |B - b0| / b_scale at output rows */
+  double max_abs;         /* the largest |B - b0| at output rows (J) */
+  double max_drift;       /* max_abs / b_scale: the drift relative to the run's scale so far (a
+                             run from rest is measured against the energies it reaches, never
+                             against the near-zero ones of its first rows) */
   /* momentum: the reference (the start of the current isolated stretch) and the stretches */
   double h_ref[6];
   hg_sim_momentum_track mt;

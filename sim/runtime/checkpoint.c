@@ -163,8 +163,9 @@ static int ck_fwrite(const hg_sim *s, FILE *f) {
           s->t_start, s->state.t, hg_integ_method_name(s->integ.method), s->integ.rtol,
           s->opt.checkpoint_every);
   fprintf(f, "k_out %ld\nk_ck %ld\n", s->tl.k_out, s->tl.k_ck);
-  fprintf(f, "budget %.17g %.17g %.17g %.17g %.17g %.17g\n", s->budget.e_lock, s->budget.w_event,
-          s->budget.b0, s->budget.b_scale, s->budget.max_drift, s->state.quad);
+  fprintf(f, "budget %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", s->budget.e_lock,
+          s->budget.w_event, s->budget.b0, s->budget.b_scale, s->budget.max_drift, s->state.quad,
+          s->budget.max_abs);
   fprintf(f, "momentum");
   put_numbers(f, s->budget.h_ref, 6);
   fprintf(f, " %.17g\n", s->budget.mt.drift);
@@ -311,8 +312,9 @@ static int ck_momentum(hg_sim *s, ck_reader *r) {
 
 static int ck_budget(hg_sim *s, ck_reader *r) {
   double *x[] = {&s->budget.e_lock,    &s->budget.w_event,    &s->budget.b0,
-                 &s->budget.b_scale,   &s->budget.max_drift,  &s->state.quad};
-  for (int k = 0; k < 6; k++)
+                 &s->budget.b_scale,   &s->budget.max_drift,  &s->state.quad,
+                 &s->budget.max_abs};
+  for (int k = 0; k < 7; k++)
     if (num(r, 1 + k, x[k])) return -1;
   return 0;
 }
