@@ -17,6 +17,11 @@
 #include "files.h"
 #include "sims.h"
 
+#define M_PI_6 (3.14159265358979323846 / 6)
+
+#ifndef HG_TEST_SOURCE_DIR
+#define HG_TEST_SOURCE_DIR "."
+#endif
 #ifndef HG_TEST_PD_LIBRARY
 #define HG_TEST_PD_LIBRARY "pd_ctl.so"
 #endif
@@ -93,6 +98,39 @@ static void test_motor_closed_form(void **state) {
   motor_case(2, 10);   /* within the effort */
   motor_case(50, 10);  /* clipped exactly at it */
   motor_case(-50, 10);
+}
+
+/* ---- a servo holding a link against gravity ---- */
+
+/* A 2 kg link (centre of mass 0.5 m out) held level by a position servo (kp 200 N m/rad, kd 20,
+ * 1 kHz) sags to the angle where kp q = m g c cos q (0.0489 rad); with an integral term
+ * (ki 200) the sag is taken out. */
+static void test_servo_sag(void **state) {
+  (void)state;
+  const double mgc = 2 * 9.81 * 0.5, kp = 200;
+  for (int integral = 0; integral < 2; integral++) {
+    hg_scene *s = scene_f("ctl_servo",
+                          "gravity: [0, 0, -9.81]\n"
+                          "bodies:\n"
+                          "  - name: link\n"
+                          "    joint: {type: revolute, name: j, axis: [0, 1, 0]}\n"
+                          "    inertia: {mass: 2, com: [0.5, 0, 0], inertia: [0.01, 0.1, 0.1]}\n"
+                          "actuators:\n"
+                          "  - {name: s, type: servo, joint: j, kp: %g, kd: 20, ki: %g,"
+                          " rate: 1000, effort: 50}\n"
+                          "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+                          "time: {start: 0, end: 40}\n",
+                          kp, integral ? 200.0 : 0.0);
+    hg_sim *sim = hg_test_sim(s, NAN, NULL);
+    assert_int_equal(hg_sim_run(sim, 40), HG_SIM_OK);
+    double q = hg_sim_q(sim)[0], qs = 0;
+    for (int k = 0; k < 50; k++) qs -= (kp * qs - mgc * cos(qs)) / (kp + mgc * sin(qs));
+    printf("servo %s: q %.12g rad (%s %.12g)\n", integral ? "PD+I" : "PD", q,
+           integral ? "setpoint" : "sag", integral ? 0.0 : qs);
+    assert_true(fabs(q - (integral ? 0 : qs)) < 1e-9);
+    hg_sim_free(sim);
+    hg_scene_free(s);
+  }
 }
 
 /* ---- a reaction wheel: the bus turns back as the wheel spins up ---- */
@@ -291,6 +329,131 @@ static void test_thruster_pulses(void **state) {
   assert_true(fabs(av.work - 0.5 * 10 * tw[3] * tw[3]) <= 1e-9);
   hg_sim_free(sim);
   hg_scene_free(s);
+  /* max_on 0.3 s: a continuous firing from 0.1 s is cut at 0.4 s; told to fire again at 0.6 s it
+   * stays shut until told to close (0.7 s); then a 0.1 s pulse at 0.8 s: two firings, 0.4 s */
+  s = scene_f("ctl_maxon",
+              "gravity: [0, 0, 0]\n"
+              "bodies:\n"
+              "  - {name: block, joint: free, inertia: {mass: 10, inertia: [1, 1, 1]}}\n"
+              "actuators:\n"
+              "  - {name: t1, type: thruster, body: block, direction: [1, 0, 0], thrust: 4,"
+              " max_on: 0.3}\n"
+              "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+              "time: {start: 0, end: 1.2}\n");
+  sim = hg_test_sim(s, NAN, NULL);
+  const double when[4] = {0.1, 0.6, 0.7, 0.8};
+  const char *what[4] = {"actuate t1 1", "actuate t1 1", "actuate t1 0", "actuate t1 1 0.1"};
+  for (int k = 0; k < 4; k++) {
+    assert_int_equal(hg_sim_run(sim, when[k]), HG_SIM_OK);
+    hg_test_apply(sim, what[k]);
+  }
+  assert_int_equal(hg_sim_run(sim, 1.2), HG_SIM_OK);
+  hg_sim_actuator(sim, find_actuator(sim, "t1"), &av);
+  printf("max_on: %ld firings, on %.15g s (0.4), impulse %.15g N s (1.6)\n", av.firings,
+         av.on_time, av.impulse);
+  assert_int_equal(av.firings, 2);
+  assert_true(fabs(av.on_time - 0.4) <= 1e-12 && fabs(av.impulse - 1.6) <= 1e-12);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+/* Schmitt triggers counted by hand: a scripted demand about x (a process controller) drives
+ * thruster_logic (on at 0.5 N m, off below 0.25 N m, each firing held one 0.1 s period) and two
+ * pairs of 2 N thrusters 1 m off the axis (each pair gives 4 N m about x, no net force). The
+ * demands 0, 0.3, 0.6, 0.4, 0.2, 0.1, 0.7, 0, -0.6, -0.3, 0: the +x pair fires over samples 2-3
+ * (0.4 stays above the off level: one pulse each) and 6 (another), the -x pair over 8-9: six
+ * firings; the +x pair fires 3 periods, the -x pair 2, so the body (I = 2 about x) ends at
+ * w = 4 N m (3 - 2) 0.1 s / 2 = 0.2 rad/s, and the total impulse is 2 N x 2 x 5 x 0.1 s. */
+static void test_thruster_logic_counts(void **state) {
+  (void)state;
+  hg_scene *s = scene_f("ctl_schmitt",
+                        "gravity: [0, 0, 0]\n"
+                        "bodies:\n"
+                        "  - {name: sat, joint: free, inertia: {mass: 10, inertia: [2, 2, 2]}}\n"
+                        "actuators:\n"
+                        "  - {name: p1, type: thruster, body: sat, position: [0, 1, 0],"
+                        " direction: [0, 0, 1], thrust: 2}\n"
+                        "  - {name: p2, type: thruster, body: sat, position: [0, -1, 0],"
+                        " direction: [0, 0, -1], thrust: 2}\n"
+                        "  - {name: m1, type: thruster, body: sat, position: [0, 1, 0],"
+                        " direction: [0, 0, -1], thrust: 2}\n"
+                        "  - {name: m2, type: thruster, body: sat, position: [0, -1, 0],"
+                        " direction: [0, 0, 1], thrust: 2}\n"
+                        "controllers:\n"
+                        "  - {name: script, type: external, command: \"python3 %s/control/demand.py\","
+                        " rate: 10, outputs: [jets],"
+                        " params: {demand: [0, 0.3, 0.6, 0.4, 0.2, 0.1, 0.7, 0, -0.6, -0.3, 0]}}\n"
+                        "  - {name: jets, type: thruster_logic, rate: 10, inputs: [script],"
+                        " outputs: [p1, p2, m1, m2], params: {on: 0.5, off: 0.25}}\n"
+                        "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+                        "time: {start: 0, end: 1.5}\n",
+                        HG_TEST_SOURCE_DIR);
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 1.5), HG_SIM_OK);
+  long firings[4], total = 0;
+  double impulse = 0;
+  for (int k = 0; k < 4; k++) {
+    hg_sim_actuator_view av;
+    hg_sim_actuator(sim, k, &av);
+    firings[k] = av.firings, total += av.firings, impulse += av.impulse;
+  }
+  hg_se3 T;
+  double tw[6], wb[3];
+  hg_sim_body(sim, 1, &T, tw);
+  hg_m3_mulTv(T.R, tw, wb);
+  printf("Schmitt triggers: firings %ld %ld %ld %ld (hand: 2 2 1 1), impulse %.15g N s (2), "
+         "w_x %.15g rad/s (0.2)\n", firings[0], firings[1], firings[2], firings[3], impulse,
+         wb[0]);
+  assert_int_equal(firings[0], 2);
+  assert_int_equal(firings[1], 2);
+  assert_int_equal(firings[2], 1);
+  assert_int_equal(firings[3], 1);
+  assert_true(fabs(impulse - 2) <= 1e-12);
+  assert_true(fabs(wb[0] - 0.2) <= 1e-10);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+/* A tank of 0.01 kg feeds a 10 N thruster of Isp 100 s fired without end: it runs dry when the
+ * impulse reaches m_p Isp g0 = 9.80665 N s, and the thruster stops there. The block (20 kg dry)
+ * loses mass as it accelerates, m v' = F with the propellant leaving at the body's velocity, so
+ * it ends at Tsiolkovsky's Isp g0 ln(m0 / m_dry) = 0.49021 m/s, whatever the thrust's rise and
+ * fall (the flow is proportional to the thrust), not at impulse / dry mass (0.49033 m/s). */
+static void test_tank_runs_dry(void **state) {
+  (void)state;
+  hg_scene *s = scene_f("ctl_dry",
+                        "gravity: [0, 0, 0]\n"
+                        "bodies:\n"
+                        "  - name: block\n"
+                        "    joint: free\n"
+                        "    inertia: {mass: 20, inertia: [1, 1, 1]}\n"
+                        "tanks:\n"
+                        "  - {name: tk, body: block, propellant: 0.01, position: [0.2, 0, 0],"
+                        " radius: 0.05}\n"
+                        "actuators:\n"
+                        "  - {name: t1, type: thruster, body: block, position: [0, 0, 0],"
+                        " direction: [1, 0, 0], thrust: 10, rise: 0.01, fall: 0.01, isp: 100,"
+                        " tank: tk}\n"
+                        "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+                        "time: {start: 0, end: 2}\n");
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 0.1), HG_SIM_OK);
+  hg_test_apply(sim, "actuate t1 1");
+  assert_int_equal(hg_sim_run(sim, 2), HG_SIM_OK);
+  hg_sim_actuator_view av;
+  hg_sim_actuator(sim, find_actuator(sim, "t1"), &av);
+  int b = hg_model_body(hg_sim_model(sim), "block");
+  hg_se3 T;
+  double tw[6], J = 0.01 * 100 * 9.80665, dv = 100 * 9.80665 * log(20.01 / 20);
+  hg_sim_body(sim, b, &T, tw);
+  printf("dry tank: impulse %.15g N s (m Isp g0 = %.15g), propellant %.3g kg, on %.9g s, level "
+         "%g, speed %.15g m/s (Tsiolkovsky %.15g)\n", av.impulse, J, av.propellant, av.on_time,
+         av.level, tw[3], dv);
+  assert_true(fabs(av.impulse - J) <= 1e-9 * J);
+  assert_true(av.propellant <= 1e-12 * 0.01 && av.level == 0);
+  assert_true(fabs(tw[3] - dv) <= 1e-9 * dv);
+  hg_sim_free(sim);
+  hg_scene_free(s);
 }
 
 /* ---- a user's controller library against the built-in joint_pd ---- */
@@ -337,6 +500,19 @@ static void test_user_library_matches_builtin(void **state) {
   assert_true(fabs(qa - 0.7) < 0.2); /* (it got there, against gravity's sag) */
   assert_memory_equal(&qa, &qb, sizeof qa);
   assert_memory_equal(&va, &vb, sizeof va);
+  /* the same PD as an external process driven step by step (its numbers cross the pipes as
+   * %.17g text, which reads back to the same doubles) */
+  snprintf(ctl, sizeof ctl,
+           "  - {name: c, type: external, command: \"python3 %s/control/pd_ctl.py\", rate: 100,"
+           " inputs: [js], outputs: [m], params: {kp: 40, kd: 6, target: 0.7}}\n",
+           HG_TEST_SOURCE_DIR);
+  hg_scene *c = scene_f("ctl_pd_process", pend_scene, ctl);
+  double qc, vc;
+  run_to_end(c, &qc, &vc);
+  hg_scene_free(c);
+  printf("the process's q %.17g v %.17g\n", qc, vc);
+  assert_memory_equal(&qa, &qc, sizeof qa);
+  assert_memory_equal(&va, &vc, sizeof va);
 }
 
 static void test_user_library_errors(void **state) {
@@ -470,6 +646,99 @@ static void test_resume_with_control(void **state) {
   hg_test_remove_dir(da);
 }
 
+/* ---- what each sensor measures: its truth, in its frame ---- */
+
+/* The truth sensors see (no noise): a turntable spun at w = 2 rad/s about z under gravity g
+ * carries a marker at r = (0.5, 0, 0) turned 90 degrees about z (its x along the table's y):
+ * its gyro reads (0, 0, w), its accelerometer the specific force a - g = (-w^2 r) + (0, 0, g)
+ * in the marker's axes: (0, +w^2 r... ) rotated: table (-2, 0, 9.81) -> marker (0, 2, 9.81);
+ * a freely falling block's accelerometer reads zero; a star tracker on the table reads the
+ * table's attitude; a sun sensor on the block, the sun's direction in its axes; an encoder,
+ * the angle rounded to its resolution; the turntable's force/torque sensor, the weight it
+ * carries (the table: 3 kg). */
+static void test_sensor_truth(void **state) {
+  (void)state;
+  hg_scene *s = scene_f("ctl_truth",
+                        "gravity: [0, 0, -9.81]\n"
+                        "bodies:\n"
+                        "  - name: table\n"
+                        "    joint: {type: revolute, name: spin, axis: [0, 0, 1]}\n"
+                        "    inertia: {mass: 3, inertia: [0.1, 0.1, 0.2]}\n"
+                        "    markers: [{name: imu, pos: [0.5, 0, 0], rpy_deg: [0, 0, 90]}]\n"
+                        "  - {name: block, joint: free, inertia: {mass: 1, inertia: [1, 1, 1]}}\n"
+                        "modes:\n"
+                        "  spin: {profile: {type: velocity, velocity: [2]}}\n"
+                        "initial:\n"
+                        "  bodies:\n"
+                        "    block: {pos: [0, 0, 10], rpy_deg: [0, 0, 30]}\n"
+                        "sensors:\n"
+                        "  - {name: g, type: gyro, marker: imu, rate: 10}\n"
+                        "  - {name: a, type: accelerometer, marker: imu, rate: 10}\n"
+                        "  - {name: fall, type: accelerometer, body: block, rate: 10}\n"
+                        "  - {name: st, type: star_tracker, body: table, rate: 10, noise: 0}\n"
+                        "  - {name: sun, type: sun_sensor, body: block, rate: 10, sun: [1, 0, 0]}\n"
+                        "  - {name: enc, type: encoder, joint: spin, rate: 10, resolution: 0.01}\n"
+                        "  - {name: ft, type: force_torque, joint: spin, rate: 10}\n"
+                        "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+                        "time: {start: 0, end: 1}\n");
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 0.55), HG_SIM_OK); /* the samples of 0.5 s */
+  double th = 2 * 0.5, expect[7][7] = {
+      {0, 0, 2},                                              /* gyro, marker axes */
+      {0, 2, 9.81},                                           /* accelerometer */
+      {0, 0, 0},                                              /* free fall */
+      {cos(th / 2), 0, 0, sin(th / 2), 1},                    /* star tracker */
+      {cos(M_PI_6), -sin(M_PI_6), 0, 1},                      /* sun: (1, 0, 0) in a 30-degree yawed frame */
+      {round(th / 0.01) * 0.01},                              /* encoder */
+      {0, 0, 3 * 9.81, 0, 0, 0}};                             /* f/t: the table's weight, upwards */
+  const int n[7] = {3, 3, 3, 5, 4, 1, 6};
+  for (int k = 0; k < 7; k++) {
+    hg_sim_sensor_view sv;
+    hg_sim_sensor(sim, k, &sv);
+    assert_int_equal(sv.n, n[k]);
+    assert_true(sv.t == 0.5);
+    for (int e = 0; e < n[k]; e++) {
+      printf("%s.%s = %.15g (%.15g)\n", sv.name, sv.channel[e], sv.value[e], expect[k][e]);
+      assert_true(fabs(sv.value[e] - expect[k][e]) <= 1e-9);
+    }
+  }
+  hg_sim_free(sim);
+  hg_scene_free(s);
+  /* in orbit at 7.67 km/s, free fall reads zero: the accelerometer takes the central gravity at
+   * its own point out of the body's acceleration (8.7 m/s^2 of it) to round-off */
+  s = scene_f("ctl_orbit",
+              "gravity: [0, 0, 0]\n"
+              "bodies:\n"
+              "  - {name: sat, joint: free, inertia: {mass: 100, inertia: [10, 12, 9]},"
+              " markers: [{name: imu, pos: [0, 0, 0]}]}\n"
+              "forces:\n"
+              "  - {name: earth, type: central_gravity, mu: 3.986004418e14, centre: [0, 0, 0]}\n"
+              "initial:\n"
+              "  bodies:\n"
+              "    sat: {pos: [6771000, 0, 0], twist: [0, 0, 0.001, 0, 7672.598648385013, 0]}\n"
+              "sensors:\n"
+              "  - {name: a, type: accelerometer, marker: imu, rate: 1}\n"
+              "  - {name: g, type: gyro, marker: imu, rate: 1}\n"
+              "integrator: {method: cvode-adams, rtol: 1e-12}\n"
+              "time: {start: 0, end: 60}\n");
+  sim = hg_test_sim(s, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 60), HG_SIM_OK);
+  hg_sim_sensor_view a, g;
+  hg_sim_sensor(sim, 0, &a);
+  hg_sim_sensor(sim, 1, &g);
+  /* (the gyro reads the body's rate in its own axes; the gravity gradient has changed it) */
+  hg_se3 Tb;
+  double tw[6], wb[3];
+  hg_sim_body(sim, 1, &Tb, tw);
+  hg_m3_mulTv(Tb.R, tw, wb);
+  printf("in orbit: accelerometer (%.3g, %.3g, %.3g) m/s^2, gyro z %.15g rad/s (body %.15g)\n",
+         a.value[0], a.value[1], a.value[2], g.value[2], wb[2]);
+  for (int e = 0; e < 3; e++) assert_true(fabs(a.value[e]) < 1e-9);
+  for (int e = 0; e < 3; e++) assert_true(fabs(g.value[e] - wb[e]) < 1e-15);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
 /* ---- the shipped scenes do what they say ---- */
 
 /* the angle (deg) between body b's attitude and the world axes */
@@ -551,10 +820,14 @@ static void test_shipped_scenes(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_motor_closed_form),
+      cmocka_unit_test(test_servo_sag),
       cmocka_unit_test(test_wheel_momentum),
       cmocka_unit_test(test_attitude_pd_continuous),
       cmocka_unit_test(test_attitude_pd_sampled),
       cmocka_unit_test(test_thruster_pulses),
+      cmocka_unit_test(test_tank_runs_dry),
+      cmocka_unit_test(test_thruster_logic_counts),
+      cmocka_unit_test(test_sensor_truth),
       cmocka_unit_test(test_user_library_matches_builtin),
       cmocka_unit_test(test_user_library_errors),
       cmocka_unit_test(test_noise_reproducible),

@@ -264,7 +264,7 @@ static void reproducible(void **state) {
   assert_memory_equal(a[cut], b[cut], sizeof(double[3]) * (n - cut));
 
   /* the star tracker resumed likewise (its state: the last valid quaternion) */
-  hg_star_tracker_params st = {.sigma_cross = 1e-4, .sigma_boresight = 5e-4, .dropout = 0.3};
+  hg_star_tracker_params st = {.sigma = {1e-4, 1e-4, 5e-4}, .dropout = 0.3};
   hg_star_tracker_state ss, ssaved;
   static double qa[n][4], qb[n][4];
   int va[n], vb[n];
@@ -368,7 +368,7 @@ static void rotation_between(const double q0[4], const double q1[4], double d[3]
  * the fraction of dropped samples is p within 3 binomial standard deviations */
 static void star_tracker(void **state) {
   (void)state;
-  hg_star_tracker_params p = {.sigma_cross = 2e-4, .sigma_boresight = 1e-3, .dropout = 0.1};
+  hg_star_tracker_params p = {.sigma = {2e-4, 3e-4, 1e-3}, .dropout = 0.1};
   hg_star_tracker_state s;
   const int n = 40000;
   double sq[3] = {0}, last[4] = {1, 0, 0, 0};
@@ -390,7 +390,7 @@ static void star_tracker(void **state) {
     for (int i = 0; i < 3; i++) sq[i] += d[i] * d[i];
   }
   int good = n - dropped;
-  double want[3] = {p.sigma_cross, p.sigma_cross, p.sigma_boresight};
+  double want[3] = {p.sigma[0], p.sigma[1], p.sigma[2]};
   for (int i = 0; i < 3; i++) {
     printf("star tracker: axis %d sigma / specified = %.4f\n", i, sqrt(sq[i] / good) / want[i]);
     assert_true(fabs(sqrt(sq[i] / good) / want[i] - 1) < 0.03);

@@ -105,9 +105,9 @@ void hg_star_tracker_measure(const hg_star_tracker_params *p, hg_star_tracker_st
     return;
   }
   /* dtheta ~ N(0, diag(sc^2, sc^2, sb^2)) in the sensor frame */
-  double d[3] = {p->sigma_cross * normal(seed, sensor, 0, k),
-                 p->sigma_cross * normal(seed, sensor, 1, k),
-                 p->sigma_boresight * normal(seed, sensor, 2, k)};
+  double d[3] = {p->sigma[0] * normal(seed, sensor, 0, k),
+                 p->sigma[1] * normal(seed, sensor, 1, k),
+                 p->sigma[2] * normal(seed, sensor, 2, k)};
   /* exp(dtheta / 2) = (cos(a/2), sin(a/2) dtheta / a), a = |dtheta| */
   double a = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   double sinc = a > 1e-8 ? sin(0.5 * a) / a : 0.5 - a * a / 48;

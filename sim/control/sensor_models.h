@@ -89,8 +89,8 @@ int hg_inertial_measure(const hg_inertial_params *p, hg_inertial_state *s, uint6
 
 /* channels: 0..2 the error about the sensor's x, y, z; 3 the dropout draw */
 typedef struct hg_star_tracker_params {
-  double sigma_cross;     /* sigma of the error angle about x and about y (cross-boresight), rad */
-  double sigma_boresight; /* sigma of the error angle about z (the boresight, +z), rad */
+  double sigma[3];        /* sigma of the error angle about x, y (across the boresight) and z (the
+                             boresight, +z), rad */
   double dropout;         /* probability that a sample is invalid, in [0, 1] */
 } hg_star_tracker_params;
 
@@ -100,7 +100,7 @@ typedef struct hg_star_tracker_state {
 
 /* truth: the sensor frame's attitude, the unit quaternion q whose rotation takes sensor-frame
  * coordinates to the reference frame's. The measurement is q ⊗ exp(dtheta / 2), dtheta ~
- * N(0, diag(sigma_cross^2, sigma_cross^2, sigma_boresight^2)) in the sensor frame (as a
+ * N(0, diag(sigma_x^2, sigma_y^2, sigma_z^2)) in the sensor frame (as a
  * configuration advances, q ⊕ dtheta, conventions.md), normalized and with w >= 0. With
  * probability dropout (a uniform draw u < dropout) the sample is invalid: out is the last valid
  * measurement and *valid = 0. */

@@ -696,6 +696,26 @@ static int hg_forces_bodies(hg_forces *f, const hg_model *m) {
   return 0;
 }
 
+double hg_forces_next_switch(const hg_forces *f, double t) {
+  double next = INFINITY;
+  for (int k = 0; f && k < f->n; k++) {
+    const hg_force_elem *e = &f->e[k];
+    if (e->type != HG_FORCE_THRUST || !e->enabled || e->body <= 0) continue;
+    if (e->t_on > t) next = fmin(next, e->t_on);
+    if (e->t_off > t) next = fmin(next, e->t_off);
+  }
+  return next;
+}
+
+int hg_forces_switches_at(const hg_forces *f, double t) {
+  for (int k = 0; f && k < f->n; k++) {
+    const hg_force_elem *e = &f->e[k];
+    if (e->type == HG_FORCE_THRUST && e->enabled && e->body > 0 && (e->t_on == t || e->t_off == t))
+      return 1;
+  }
+  return 0;
+}
+
 void hg_forces_body_inertia(hg_forces *f, const hg_model *m, int i) {
   if (!f || i < 1 || i >= f->nbody) return;
   f->mass[i] = m->inertia[i].m;

@@ -40,6 +40,13 @@ void hg_forces_input_of(const hg_scene *s, hg_force_input *in);
 hg_forces *hg_forces_new(const hg_scene *s, const hg_model *m, hg_error *err);
 void hg_forces_free(hg_forces *f);
 
+/* The first time after t at which an enabled thrust element switches on or off (inf: none): the
+ * force jumps there, so a simulation stops and restarts its integrator at that instant (an
+ * integrator stepping over a short pulse would otherwise never see it). */
+double hg_forces_next_switch(const hg_forces *f, double t);
+/* 1 when an enabled thrust element switches on or off exactly at t */
+int hg_forces_switches_at(const hg_forces *f, double t);
+
 /* Body i's inertia in m changed (a tank drains): the elements that hold its mass properties
  * (central gravity: mass, centre of mass, central inertia) read them again. */
 void hg_forces_body_inertia(hg_forces *f, const hg_model *m, int i);

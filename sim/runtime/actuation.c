@@ -321,6 +321,30 @@ double hg_sim_control_apply(hg_sim *s, double t, const double *qs, const double 
 
 /* ---- commands and breakpoints ---- */
 
+/* a tank holding less than this share of its initial propellant is empty (the breakpoints
+ * below approach the instant it empties geometrically) */
+#define HG_TANK_EMPTY 1e-12
+
+static int tank_empty(const hg_sim *s, int j, double t) {
+  const hg_tank_spec *sp = s->ctl.tank[j].spec;
+  return hg_sim_control_propellant(s, j, t) <= HG_TANK_EMPTY * sp->propellant;
+}
+
+/* the earliest instant tank j can run dry at the largest flow of its thrusters that fire or
+ * ramp (inf: none): m / sum(F_max / (Isp g0)); exact when they fire at full thrust, a lower
+ * bound otherwise (the next breakpoint then looks again) */
+static double tank_dry_bound(const hg_sim *s, int j, double t) {
+  const hg_rt_control *c = &s->ctl;
+  double flow = 0;
+  for (int k = 0; k < c->nact; k++) {
+    const hg_rt_actuator *a = &c->act[k];
+    if (a->tank == j && a->spec->isp > 0 && (a->open || hg_ramp_value(&a->drive, t) > 0))
+      flow += a->spec->thrust / (a->spec->isp * HG_G0);
+  }
+  if (!(flow > 0) || tank_empty(s, j, t)) return INFINITY;
+  return t + hg_sim_control_propellant(s, j, t) / flow;
+}
+
 /* opens thruster a at t at level L for on-time dur (s; inf: until told) */
 static int valve_open(hg_rt_actuator *a, double t, double L, double dur) {
   const hg_actuator_spec *sp = a->spec;
@@ -377,7 +401,7 @@ static int thruster_command(hg_sim *s, hg_rt_actuator *a, const double *cmd) {
   }
   if (a->locked_out) return 0;
   /* an empty tank gives nothing */
-  if (a->tank >= 0 && sp->isp > 0 && hg_sim_control_propellant(s, a->tank, t) <= 0) return 0;
+  if (a->tank >= 0 && sp->isp > 0 && tank_empty(s, a->tank, t)) return 0;
   double L = sp->proportional ? fmin(1, level) : 1;
   a->drive.rate = sp->rise > 0 ? sp->thrust / sp->rise : INFINITY;
   return valve_open(a, t, L, dur > 0 ? dur : isnan(dur) ? INFINITY : 0);
@@ -423,6 +447,7 @@ double hg_sim_control_next_breakpoint(const hg_sim *s) {
     if (te > t) next = fmin(next, te);
     if (a->open && a->t_close > t) next = fmin(next, a->t_close);
   }
+  for (int j = 0; j < c->ntank; j++) next = fmin(next, tank_dry_bound(s, j, t));
   return next;
 }
 
@@ -438,6 +463,14 @@ int hg_sim_control_breakpoints(hg_sim *s) {
       if (isfinite(a->spec->max_on) && a->t_close >= a->t_open + a->spec->max_on)
         a->locked_out = 1;
       valve_close(a, t);
+      changed = 1;
+    }
+    /* a tank run dry: its thrusters stop at once (their thrust falls to zero now) */
+    if (a->tank >= 0 && a->spec->isp > 0 && tank_empty(s, a->tank, t) &&
+        (a->open || a->drive.target > 0 || hg_ramp_value(&a->drive, t) > 0)) {
+      if (a->open) valve_close(a, t);
+      a->impulse_before += hg_ramp_integral(&a->drive, t);
+      a->drive = (hg_ramp){0, t, 0, INFINITY};
       changed = 1;
     }
   }

@@ -188,7 +188,7 @@ static int sensor_measure(hg_rt_sensor *se, uint64_t seed, uint32_t id, uint64_t
   case HG_SENSOR_ENCODER: {
     hg_encoder_params p = {sp->resolution, sp->noise[0], 0};
     double rate;
-    hg_encoder_measure(&p, seed, id, n, truth[0], 0, out, &rate);
+    hg_encoder_measure(&p, seed, id, n, truth[0] + sp->bias[0], 0, out, &rate);
     return 1;
   }
   case HG_SENSOR_GYRO:
@@ -204,9 +204,13 @@ static int sensor_measure(hg_rt_sensor *se, uint64_t seed, uint32_t id, uint64_t
     return 1;
   }
   case HG_SENSOR_STAR_TRACKER: {
-    /* noise: about x and y (across the boresight: the first), about z (the boresight) */
-    hg_star_tracker_params p = {sp->noise[0], sp->noise[2], sp->dropout};
-    hg_star_tracker_measure(&p, (hg_star_tracker_state *)se->model_state, seed, id, n, truth, out,
+    /* noise: about x and y (across the boresight), about z (the boresight) */
+    hg_star_tracker_params p = {{sp->noise[0], sp->noise[1], sp->noise[2]}, sp->dropout};
+    /* a constant bias: the truth turned by exp(bias) in the sensor's axes first */
+    double qb[4], qt[4];
+    hg_quat_exp(sp->bias, qb);
+    hg_quat_mul(truth, qb, qt);
+    hg_star_tracker_measure(&p, (hg_star_tracker_state *)se->model_state, seed, id, n, qt, out,
                             &valid);
     out[4] = valid;
     return valid;
@@ -477,7 +481,10 @@ int hg_sim_control_action(hg_sim *s, const hg_action *a, char *buf, size_t len) 
     int k = find_named(sc, 0, a->device);
     if (k < 0 || !c->act[k].present)
       return snprintf(buf, len, "actuate %s: not in the simulation", a->device), 1;
-    if (hg_sim_control_command(s, k, a->values, a->nvalue)) s->tl.restart = 1;
+    /* a thruster told only its level fires until told otherwise */
+    double cmd[2] = {a->nvalue > 0 ? a->values[0] : NAN, a->nvalue > 1 ? a->values[1] : NAN};
+    if (sc->actuator[k].type == HG_ACT_THRUSTER && a->nvalue == 1) cmd[1] = INFINITY;
+    if (hg_sim_control_command(s, k, cmd, 2)) s->tl.restart = 1;
     if (a->nvalue > 1)
       return snprintf(buf, len, "actuate %s %.9g %.9g", a->device, a->values[0], a->values[1]), 0;
     return snprintf(buf, len, "actuate %s %.9g", a->device, a->nvalue ? a->values[0] : NAN), 0;

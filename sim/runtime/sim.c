@@ -128,6 +128,8 @@ static int ck_exists(const hg_sim *s, long k) {
 static double next_stop(const hg_sim *s, double tend) {
   double t = fmin(tend, hg_sim_next_time_event(s));
   if (s->ctl.any) t = fmin(t, hg_sim_control_next_time(s));
+  /* a thrust element's pulse starts and ends where the integrator stops and restarts */
+  t = fmin(t, hg_forces_next_switch(s->forces, s->state.t));
   if (row_exists(s, s->tl.k_out)) t = fmin(t, hg_sim_out_time(s, s->tl.k_out));
   if (ck_exists(s, s->tl.k_ck)) t = fmin(t, hg_sim_ck_time(s, s->tl.k_ck));
   return t;
@@ -342,6 +344,7 @@ static int present(hg_sim *s) {
   int sampled = 0;
   if (!rc && s->ctl.any) rc = hg_sim_control_due(s, &sampled);
   if (!rc && sampled) rc = hg_sim_notify_sample(s);
+  if (hg_forces_switches_at(s->forces, s->state.t)) s->tl.restart = 1;
   if (!rc && s->tl.restart) rc = hg_sim_restart(s) ? s->failed : 0;
   if (!rc && row_exists(s, s->tl.k_out) && hg_sim_out_time(s, s->tl.k_out) <= s->state.t) {
     track_invariants(s);

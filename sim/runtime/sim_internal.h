@@ -21,10 +21,11 @@
  *   checkpoint.c events.c      (read back a run; fire events and apply their actions)
  *   sim_topology.c views.c     (topology changes; what the views read)
  *   integration.c sim_model.c  (the integrator; installing a model)
- *   sim_init.c triggers.c      (the initial state; the root functions)
+ *   sim_init.c triggers.c sampling.c (the initial state; the root functions; sensors, servos
+ *                              and controllers at their instants)
  *   observe.c preview.c pull.c sim_modes.c stops.c timeline.c
- *   sampling.c                 (sensors, servos and controllers at their instants)
- *   budget.c failure.c frames.c rhs.c sim_loops.c topology.c actuation.c */
+ *   budget.c failure.c frames.c rhs.c sim_loops.c topology.c
+ *   actuation.c                (the actuators in the right-hand side) */
 #ifndef HINGE_SIM_INTERNAL_H
 #define HINGE_SIM_INTERNAL_H
 

@@ -303,13 +303,16 @@ void hg_sim_actuator(hg_sim *s, int k, hg_sim_actuator_view *av) {
   }
   av->speed = s->state.v[a->va];
   if (sp->type == HG_ACT_WHEEL) {
-    /* its centre and axis in the world, and its axial momentum J (w_bus . a + Omega) */
-    const hg_se3 *T = &s->d->T_world[a->jbody], *Tb = &s->d->T_world[a->body];
-    memcpy(av->point, T->p, sizeof av->point);
-    hg_m3_mulv(Tb->R, sp->axis, av->dir);
-    double V[6];
-    hg_body_twist(s->m, s->d, a->body, V);
-    av->momentum = sp->inertia * (hg_v3_dot(V, sp->axis) / hg_v3_norm(sp->axis) + av->speed);
+    /* its centre and its true axis (misaligned or not) in the world, and its axial momentum
+     * J (w_bus . a + Omega) */
+    hg_sim_joint_view jv;
+    hg_sim_joint(s, a->jbody, &jv);
+    memcpy(av->point, s->d->T_world[a->jbody].p, sizeof av->point);
+    memcpy(av->dir, jv.axis, sizeof av->dir);
+    hg_se3 Tb;
+    double tw[6];
+    hg_sim_body(s, a->body, &Tb, tw);
+    av->momentum = sp->inertia * (hg_v3_dot(tw, jv.axis) + av->speed);
   }
 }
 

@@ -600,6 +600,7 @@ static int noise_bias(hg_sctx *c, const hg_ynode *n, hg_sensor_spec *s) {
       if (numbers(c, nn, "'noise'", 3, s->noise, &count)) return -1;
       ok = count == 1 || count == 3;
       if (count == 1) s->noise[1] = s->noise[2] = s->noise[0];
+
     } else {
       if (numbers(c, nn, "'noise'", len, s->noise, &count)) return -1;
       ok = count == len;
