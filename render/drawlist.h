@@ -21,13 +21,23 @@ enum {
   HG_OV_PAIRS = 1 << 9,    /* separation lines of the scene's pairs, with their distance */
   HG_OV_MOMENTUM = 1 << 10,/* the total linear and angular momentum at the centre of mass */
   HG_OV_LOOPS = 1 << 11,   /* closed loops: frames A and B, a glyph of the loop's joint */
-  HG_OV_COUNT = 12,
-  HG_OV_ALL = (1 << 12) - 1,
+  HG_OV_ACTUATORS = 1 << 12, /* control in the loop: thrusters (nozzles, plumes when firing) and
+                              reaction wheels (rings with speed gauges) */
+  HG_OV_COUNT = 13,
+  HG_OV_ALL = (1 << 13) - 1,
   HG_OV_DEFAULT = HG_OV_JOINTS | HG_OV_MARKERS | HG_OV_SPRINGS | HG_OV_FORCES | HG_OV_PAIRS |
-                  HG_OV_LOOPS
+                  HG_OV_LOOPS | HG_OV_ACTUATORS
 };
 /* the colours of a loop's glyph: closed (its constraint acts) and open */
 extern const float hg_loop_closed_rgba[4], hg_loop_open_rgba[4];
+/* the actuators overlay's colours: a thruster's plume (its outer flame; components above 1
+ * brighten it beyond the lighting: a glow) and its core, a wheel gauge's fill below 90 % of the
+ * wheel's max_speed and at or above it (or saturated), the wheel's ring */
+extern const float hg_plume_rgba[4], hg_plume_core_rgba[4], hg_gauge_rgba[4], hg_gauge_high_rgba[4],
+    hg_wheel_ring_rgba[4];
+/* a wheel gauge's fill: |speed| / max_speed, clamped to [0, 1] (a wheel without a max_speed: its
+ * |speed| over the fastest wheel's of the frame); 0 for other actuators */
+double hg_wheel_fill(const hg_frame *f, int k);
 /* the name of overlay bit k (k < HG_OV_COUNT): "frames", "joints", ... */
 const char *hg_overlay_name(int k);
 /* "frames,joints,..." or "all" or "none" or "default" into a mask; 0 or -1 with err */
@@ -41,7 +51,7 @@ typedef struct hg_draw_shape {
   int mesh;        /* string index of the mesh file (HG_GEOM_MESH), or -1 */
   double size[3];  /* as hg_geom.size */
   hg_se3 pose;     /* world */
-  float rgba[4];
+  float rgba[4];   /* colour components above 1 stay bright where the lighting darkens them */
   int id;          /* body index + 1 for a body's geometry, 0 for overlays (picking) */
   int overlay;     /* 1: drawn on top of nothing special, but never lit from the ID pass */
 } hg_draw_shape;

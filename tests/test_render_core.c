@@ -4,7 +4,10 @@
  * views; the viewer's way of stepping (stops only at output times) reproduces trajectory.csv bit
  * for bit; draw lists hold each body's geometry and each overlay's items; a ray through a body's
  * projected centre picks that body; a closed loop's glyph sits at its frame A in the closed
- * colour and turns to the open colour, with the gap drawn, when the loop is opened.
+ * colour and turns to the open colour, with the gap drawn, when the loop is opened; frames keep
+ * the actuators and controllers of their instant, and the actuators overlay draws a nozzle per
+ * thruster, a plume along -dir as long as its level says for a firing one, and a gauge per wheel
+ * filling with its speed; the command line completes actuator and controller words.
  *
  * Runs in the tests folder (CTest's working directory): the scenes are ../scenes/NAME.yaml. */
 #include <stdarg.h>
@@ -494,6 +497,131 @@ static void test_loop_glyph(void **state) {
   hg_scene_free(sc);
 }
 
+/* the shapes of a draw list of one type and colour */
+static int count_shapes(const hg_draw_list *dl, int type, const float *rgba) {
+  int n = 0;
+  for (int k = 0; k < dl->nshape; k++)
+    n += dl->shape[k].type == type && (!rgba || !memcmp(dl->shape[k].rgba, rgba, 4 * sizeof(float)));
+  return n;
+}
+
+/* the flame (outer plume cone) whose apex is nearest p, or NULL */
+static const hg_draw_shape *flame_near(const hg_draw_list *dl, const double p[3]) {
+  const hg_draw_shape *best = NULL;
+  for (int k = 0; k < dl->nshape; k++) {
+    const hg_draw_shape *s = &dl->shape[k];
+    if (s->type != HG_GEOM_CONE || memcmp(s->rgba, hg_plume_rgba, sizeof s->rgba)) continue;
+    double a[3], b[3];
+    for (int i = 0; i < 3; i++) a[i] = s->pose.p[i] + s->size[1] * s->pose.R[3 * i + 2];
+    if (best)
+      for (int i = 0; i < 3; i++) b[i] = best->pose.p[i] + best->size[1] * best->pose.R[3 * i + 2];
+    if (!best || dist3(a, p) < dist3(b, p)) best = s;
+  }
+  return best;
+}
+
+static void test_control_glyphs(void **state) {
+  (void)state;
+  hg_scene *sc = hg_test_scene("data/scenes/adcs_bus.yaml");
+  hg_sim *sim = hg_test_sim(sc, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 0.1), HG_SIM_OK);
+  hg_history h;
+  hg_history_init(&h, 16);
+  hg_frame *f = hg_history_capture(&h, sim, sc);
+  assert_non_null(f);
+  assert_int_equal(f->nact, 8);
+  assert_int_equal(f->nctl, 1);
+  assert_string_equal(hg_frame_name(&h, f->ctl[0].name), "adcs");
+  assert_string_equal(hg_frame_name(&h, f->ctl[0].telemetry), "pointing_error");
+  assert_true(f->ctl[0].enabled && f->ctl[0].value > 1); /* 20 degrees off at the start */
+  double level[4] = {0}, speed[4] = {0};
+  for (int k = 0; k < f->nact; k++) {
+    const hg_fact *A = &f->act[k];
+    const char *name = hg_frame_name(&h, A->name);
+    hg_sim_actuator_view av;
+    hg_sim_actuator(sim, k, &av);
+    assert_string_equal(name, av.name);
+    assert_true(A->present && A->body == 1);
+    assert_true(dist3(A->point, av.point) < 1e-12);
+    if (A->type == HG_ACT_THRUSTER) level[name[1] - '1'] = A->level;
+    if (A->type == HG_ACT_WHEEL) {
+      speed[name[2] - '1'] = A->speed;
+      assert_true(A->max_speed == 400);
+    }
+  }
+  assert_true(level[0] == 1 && fabs(level[2] - 0.5) < 1e-12 && level[1] == 0 && level[3] == 0);
+  assert_true(fabs(speed[0] - 50) < 1 && fabs(speed[3] - 380) < 1);
+  /* the overlay: four nozzles and two flames with their cores; gauges of 6, 12, 24 and 46 of 48
+   * segments (12.5, 25, 50 and 95 % of max_speed) */
+  hg_draw_list dl;
+  hg_draw_list_init(&dl);
+  hg_draw_options o = {.overlays = HG_OV_ACTUATORS, .track = -1, .hist = &h, .frame_index = h.n - 1};
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, NULL), 8);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, hg_plume_rgba), 2);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, hg_plume_core_rgba), 2);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_rgba), 6 + 12 + 24);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_high_rgba), 46);
+  double len[2];
+  for (int k = 0, t = 0; k < f->nact; k++) {
+    const hg_fact *A = &f->act[k];
+    if (A->type != HG_ACT_THRUSTER || !(A->level > 0)) continue;
+    const hg_draw_shape *fl = flame_near(&dl, A->point);
+    assert_non_null(fl);
+    /* it widens along -dir: its axis (the cone's z, the third column) along dir, from its base
+     * downstream to its apex at the nozzle's exit, just below the point */
+    const double *z = (double[3]){fl->pose.R[2], fl->pose.R[5], fl->pose.R[8]};
+    double apex[3], below[3];
+    for (int i = 0; i < 3; i++)
+      apex[i] = fl->pose.p[i] + fl->size[1] * z[i], below[i] = A->point[i] - fl->size[1] * A->dir[i];
+    assert_true(z[0] * A->dir[0] + z[1] * A->dir[1] + z[2] * A->dir[2] > 1 - 1e-9);
+    assert_true(dist3(apex, A->point) < 0.2 && dist3(fl->pose.p, below) < 0.2);
+    len[t++] = fl->size[1];
+  }
+  assert_true(len[0] > 1.5 * len[1]); /* t1 at full level, t3 at half */
+  /* off: none of it */
+  o.overlays = HG_OV_DEFAULT & ~HG_OV_ACTUATORS;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, hg_plume_rgba), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_high_rgba), 0);
+  /* the command line: completion of the control words and names */
+  hg_interact ia;
+  hg_interact_init(&ia);
+  static const char *const cases[][3] = {
+      {"contr", "controller ", ""},
+      {"controller ad", "controller adcs ", ""},
+      {"controller adcs o", "controller adcs o", "on  off"},
+      {"controller adcs of", "controller adcs off ", ""},
+      {"set_gain adcs k", "set_gain adcs k", "kp  kd"},
+      {"set_gain adcs max_t", "set_gain adcs max_torque ", ""},
+      {"actuate rw", "actuate rw", "rw1  rw2  rw3  rw4"},
+      {"actuate t3", "actuate t3 ", ""},
+      {"lock rw4", "lock rw4 ", ""}, /* a wheel's joint is named as the wheel */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    snprintf(ia.line, sizeof ia.line, "%s", cases[k][0]);
+    hg_interact_complete(&ia, sim);
+    assert_string_equal(ia.line, cases[k][1]);
+    assert_string_equal(ia.result, cases[k][2]);
+  }
+  /* a controller switched off: the new frame says so, the earlier one keeps its state */
+  assert_int_equal(hg_interact_apply(&ia, sim, "controller adcs off"), 0);
+  assert_non_null(strstr(ia.result, "controller adcs off"));
+  hg_interact_free(&ia);
+  assert_int_equal(hg_sim_run(sim, 0.2), HG_SIM_OK);
+  f = hg_history_capture(&h, sim, sc);
+  assert_false(f->ctl[0].enabled);
+  assert_true(h.frame[0].ctl[0].enabled);
+  hg_frame copy;
+  assert_int_equal(hg_frame_copy(&copy, &h.frame[0]), 0);
+  assert_true(copy.nact == 8 && copy.act[0].name == h.frame[0].act[0].name && copy.ctl[0].enabled);
+  hg_frame_free(&copy);
+  hg_draw_list_free(&dl);
+  hg_history_free(&h);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_project_ray_inverse), cmocka_unit_test(test_fov),
@@ -502,6 +630,7 @@ int main(void) {
       cmocka_unit_test(test_history_matches_trajectory), cmocka_unit_test(test_draw_list_overlays),
       cmocka_unit_test(test_pick), cmocka_unit_test(test_ghosts_where_set_puts_them),
       cmocka_unit_test(test_mode_ghosts), cmocka_unit_test(test_loop_glyph),
+      cmocka_unit_test(test_control_glyphs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
