@@ -433,9 +433,18 @@ static int due(const hg_sim *s, long *k, double rate) {
 int hg_sim_control_due(hg_sim *s, int *sampled) {
   hg_rt_control *c = &s->ctl;
   int changed = hg_sim_control_breakpoints(s), any = 0;
-  /* the state now, with its accelerations and joint wrenches, for the sensors */
-  for (int k = 0; k < c->nsensor && !any; k++) any = due(s, &c->sensor[k].k, c->sensor[k].spec->rate);
-  if (any) {
+  /* the state now for the sensors: its kinematics, and its accelerations and joint wrenches
+   * (a whole evaluation of the dynamics) only when an accelerometer or a force/torque sensor
+   * samples */
+  int loads = 0;
+  for (int k = 0; k < c->nsensor; k++) {
+    if (!due(s, &c->sensor[k].k, c->sensor[k].spec->rate)) continue;
+    any = 1;
+    hg_sensor_type t = c->sensor[k].spec->type;
+    loads |= t == HG_SENSOR_ACCELEROMETER || t == HG_SENSOR_FORCE_TORQUE;
+  }
+  if (any && !loads) hg_kinematics(s->m, s->d, s->state.q, s->state.v);
+  if (any && loads) {
     double p;
     if (hg_sim_eval(s, s->state.t, s->state.q, s->state.v, &p))
       return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: the sensors cannot evaluate the state",
@@ -444,6 +453,8 @@ int hg_sim_control_due(hg_sim *s, int *sampled) {
      * pass need not, so there they are walked again from the complete qdd */
     if (c->need_accel && s->loops.n)
       hg_rnea(s->m, s->d, s->rhs.qs, s->rhs.vs, s->rhs.qdd, NULL, s->rhs.dv);
+  }
+  if (any) {
     for (int k = 0; k < c->nsensor; k++)
       if (due(s, &c->sensor[k].k, c->sensor[k].spec->rate)) *sampled |= sensor_sample(s, k);
     s->views.view_ok = 0;
