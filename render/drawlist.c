@@ -469,7 +469,8 @@ static int loops(hg_draw_list *dl, const hg_frame *f, double s) {
 const float hg_plume_rgba[4] = {1.9f, 0.72f, 0.12f, 0.6f},
             hg_plume_core_rgba[4] = {2.2f, 2.0f, 1.35f, 1},
             hg_gauge_rgba[4] = {0.25f, 0.9f, 1, 1}, hg_gauge_high_rgba[4] = {1, 0.22f, 0.16f, 1},
-            hg_wheel_ring_rgba[4] = {0.78f, 0.8f, 0.86f, 1};
+            hg_wheel_ring_rgba[4] = {0.78f, 0.8f, 0.86f, 1},
+            hg_wheel_ring_sat_rgba[4] = {1, 0.55f, 0.1f, 1};
 
 double hg_wheel_fill(const hg_frame *f, int k) {
   const hg_fact *A = &f->act[k];
@@ -515,7 +516,9 @@ static int thruster(hg_draw_list *dl, const hg_fact *A, double s) {
 /* A reaction wheel of glyph size s: a ring of radius 0.38 s about its axis at its centre, the
  * axis as a short line, and a gauge: a thicker arc over the ring from a mark fixed in its body
  * (a tick), filling |speed| / max_speed of the turn, counter-clockwise about the axis for a
- * positive speed; cyan, red from 90 % on or when saturated. */
+ * positive speed; cyan, red from 90 % of its max_speed on (its speed alone: a wheel turning
+ * slowly whose torque is saturated keeps a cyan gauge). The ring is orange while the wheel is
+ * saturated (held at its torque or another limit), grey otherwise. */
 static int wheel(hg_draw_list *dl, const hg_frame *f, int k, double s) {
   static const float tick[4] = {0.95f, 0.96f, 0.98f, 1};
   const hg_fact *A = &f->act[k];
@@ -544,7 +547,8 @@ static int wheel(hg_draw_list *dl, const hg_frame *f, int k, double s) {
   const double rr = 0.38 * s, two_pi = 2 * 3.14159265358979;
   const int n = 48;
   double fill = hg_wheel_fill(f, k), sign = A->speed < 0 ? -1 : 1;
-  const float *gc = A->saturated || fill >= 0.9 ? hg_gauge_high_rgba : hg_gauge_rgba;
+  const float *gc = isfinite(A->max_speed) && fill >= 0.9 ? hg_gauge_high_rgba : hg_gauge_rgba;
+  const float *ring = A->saturated ? hg_wheel_ring_sat_rgba : hg_wheel_ring_rgba;
   int nfill = (int)lround(fill * n);
   if (fill > 0 && nfill == 0) nfill = 1; /* turning at all: a sliver */
   for (int i = 0; i < n; i++) {
@@ -563,13 +567,13 @@ static int wheel(hg_draw_list *dl, const hg_frame *f, int k, double s) {
       g.size[0] = 0.05 * s, g.size[1] = len;
       if (hg_draw_shape_add(dl, &g)) return -1;
     }
-    if (hg_draw_line_add(dl, p0, p1, hg_wheel_ring_rgba)) return -1;
+    if (hg_draw_line_add(dl, p0, p1, ring)) return -1;
   }
   /* the axis through the centre and the tick where the gauge starts */
   double a[3], b[3];
   for (int j = 0; j < 3; j++)
     a[j] = A->point[j] - 0.22 * s * z[j], b[j] = A->point[j] + 0.22 * s * z[j];
-  if (hg_draw_line_add(dl, a, b, hg_wheel_ring_rgba)) return -1;
+  if (hg_draw_line_add(dl, a, b, ring)) return -1;
   for (int j = 0; j < 3; j++)
     a[j] = A->point[j] + 0.82 * rr * x[j], b[j] = A->point[j] + 1.18 * rr * x[j];
   return hg_draw_line_add(dl, a, b, tick);

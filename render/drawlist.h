@@ -32,9 +32,10 @@ enum {
 extern const float hg_loop_closed_rgba[4], hg_loop_open_rgba[4];
 /* the actuators overlay's colours: a thruster's plume (its outer flame; components above 1
  * brighten it beyond the lighting: a glow) and its core, a wheel gauge's fill below 90 % of the
- * wheel's max_speed and at or above it (or saturated), the wheel's ring */
+ * wheel's max_speed and at or above it (speed alone: a wheel without a max_speed never turns it
+ * red), the wheel's ring, and its ring while its torque (or any limit) saturates it */
 extern const float hg_plume_rgba[4], hg_plume_core_rgba[4], hg_gauge_rgba[4], hg_gauge_high_rgba[4],
-    hg_wheel_ring_rgba[4];
+    hg_wheel_ring_rgba[4], hg_wheel_ring_sat_rgba[4];
 /* a wheel gauge's fill: |speed| / max_speed, clamped to [0, 1] (a wheel without a max_speed: its
  * |speed| over the fastest wheel's of the frame); 0 for other actuators */
 double hg_wheel_fill(const hg_frame *f, int k);

@@ -7,7 +7,8 @@
  * colour and turns to the open colour, with the gap drawn, when the loop is opened; frames keep
  * the actuators and controllers of their instant, and the actuators overlay draws a nozzle per
  * thruster, a plume along -dir as long as its level says for a firing one, and a gauge per wheel
- * filling with its speed; the command line completes actuator and controller words.
+ * filling with its speed (red from 90 % of max_speed, never for a saturated torque alone: the
+ * ring turns orange); the command line completes actuator and controller words.
  *
  * Runs in the tests folder (CTest's working directory): the scenes are ../scenes/NAME.yaml. */
 #include <stdarg.h>
@@ -505,6 +506,13 @@ static int count_shapes(const hg_draw_list *dl, int type, const float *rgba) {
   return n;
 }
 
+/* the lines of a draw list of one colour */
+static int count_lines(const hg_draw_list *dl, const float *rgba) {
+  int n = 0;
+  for (int k = 0; k < dl->nline; k++) n += !memcmp(dl->line[k].rgba, rgba, 4 * sizeof(float));
+  return n;
+}
+
 /* the flame (outer plume cone) whose apex is nearest p, or NULL */
 static const hg_draw_shape *flame_near(const hg_draw_list *dl, const double p[3]) {
   const hg_draw_shape *best = NULL;
@@ -579,6 +587,18 @@ static void test_control_glyphs(void **state) {
     len[t++] = fl->size[1];
   }
   assert_true(len[0] > 1.5 * len[1]); /* t1 at full level, t3 at half */
+  /* a wheel held at its torque limit at 12 % of max_speed: its gauge stays cyan (red says the
+   * speed, from 90 % on), its ring and axis turn orange (48 segments and the axis line); rw4 at
+   * 95 % stays red */
+  for (int k = 0; k < f->nact; k++) f->act[k].saturated = 0;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_lines(&dl, hg_wheel_ring_sat_rgba), 0);
+  for (int k = 0; k < f->nact; k++)
+    if (!strcmp(hg_frame_name(&h, f->act[k].name), "rw1")) f->act[k].saturated = 1;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_rgba), 6 + 12 + 24);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_high_rgba), 46);
+  assert_int_equal(count_lines(&dl, hg_wheel_ring_sat_rgba), 48 + 1);
   /* off: none of it */
   o.overlays = HG_OV_DEFAULT & ~HG_OV_ACTUATORS;
   assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
