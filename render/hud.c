@@ -268,9 +268,9 @@ static const char *const help_lines[] = {
     "a            fit the scene  1 3 7 9 / x y z  preset views",
     "tab          track the next body (shift: previous), n none",
     "r            tracking keeps the body's orientation",
-    "overlays:    f frames  j joints  c com  m markers  i inertia",
-    "             w wrenches  k springs  g forces  t trails  s separations",
-    "             h momentum  e loops  shift+A actuators  o all/none",
+    "overlays:    f frames  j joints  c com  m markers  i inertia  w wrenches",
+    "             k springs  g forces  t trails  s separations  h momentum",
+    "             e loops  shift+A actuators  shift+S sensors  o all/none",
     "q, esc       quit (esc first cancels a preview, then the selection)",
 };
 
