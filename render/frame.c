@@ -303,15 +303,16 @@ static void capture_sensors(hg_history *h, hg_sim *sim, hg_frame *f) {
     const hg_sensor_spec *sp = sc && k < sc->nsensor ? &sc->sensor[k] : NULL;
     if (!sp) continue;
     if (sp->marker) { /* its marker's frame, as captured for the markers overlay */
-      for (int i = 0; i < f->nmarker && i < sc->nmarker; i++)
-        if (sc->marker[i].name && !strcmp(sc->marker[i].name, sp->marker)) {
-          hg_sim_marker_view mv;
-          hg_sim_marker(sim, i, &mv);
+      for (int i = 0; i < f->nmarker; i++) {
+        hg_sim_marker_view mv;
+        hg_sim_marker(sim, i, &mv);
+        if (mv.name && !strcmp(mv.name, sp->marker)) {
           o->present = mv.present, o->pose = mv.pose;
           for (int b = 1; mv.body && b < m->nbody; b++)
             if (m->body_name[b] && !strcmp(m->body_name[b], mv.body)) o->body = b;
           break;
         }
+      }
     } else if (sp->body) {
       for (int b = 1; b < m->nbody; b++)
         if (m->body_name[b] && !strcmp(m->body_name[b], sp->body)) o->body = b;
@@ -321,7 +322,6 @@ static void capture_sensors(hg_history *h, hg_sim *sim, hg_frame *f) {
     }
     if (sp->joint && o->body >= 1) o->joint = o->body - 1; /* joint j is body j + 1's */
     if (!sp->marker && o->body >= 1) o->present = 1, o->pose = f->body[o->body].pose;
-    if (o->body < 1 && !sp->marker) o->body = -1;
   }
 }
 
