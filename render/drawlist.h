@@ -23,18 +23,28 @@ enum {
   HG_OV_LOOPS = 1 << 11,   /* closed loops: frames A and B, a glyph of the loop's joint */
   HG_OV_ACTUATORS = 1 << 12, /* control in the loop: thrusters (nozzles, plumes when firing) and
                               reaction wheels (rings with speed gauges) */
-  HG_OV_COUNT = 13,
-  HG_OV_ALL = (1 << 13) - 1,
+  HG_OV_SENSORS = 1 << 13,  /* control in the loop: sensor glyphs at their frames (trackers'
+                              baffles, sun and earth sensors' lines, IMU cubes, encoder rings,
+                              force/torque discs with the measured force) */
+  HG_OV_COUNT = 14,
+  HG_OV_ALL = (1 << 14) - 1,
   HG_OV_DEFAULT = HG_OV_JOINTS | HG_OV_MARKERS | HG_OV_SPRINGS | HG_OV_FORCES | HG_OV_PAIRS |
-                  HG_OV_LOOPS | HG_OV_ACTUATORS
+                  HG_OV_LOOPS | HG_OV_ACTUATORS | HG_OV_SENSORS
 };
 /* the colours of a loop's glyph: closed (its constraint acts) and open */
 extern const float hg_loop_closed_rgba[4], hg_loop_open_rgba[4];
 /* the actuators overlay's colours: a thruster's plume (its outer flame; components above 1
  * brighten it beyond the lighting: a glow) and its core, a wheel gauge's fill below 90 % of the
- * wheel's max_speed and at or above it (or saturated), the wheel's ring */
+ * wheel's max_speed and at or above it (speed alone: a wheel without a max_speed never turns it
+ * red), the wheel's ring, and its ring while its torque (or any limit) saturates it */
 extern const float hg_plume_rgba[4], hg_plume_core_rgba[4], hg_gauge_rgba[4], hg_gauge_high_rgba[4],
-    hg_wheel_ring_rgba[4];
+    hg_wheel_ring_rgba[4], hg_wheel_ring_sat_rgba[4];
+/* the sensors overlay's colours: a star tracker's baffle (valid last sample) and dimmed (its last
+ * sample dropped out), a sun sensor's plate and line, an earth sensor's, an IMU's cube (gyro and
+ * accelerometer), an encoder's ring, a force/torque sensor's disc and force arrow, a truth
+ * sensor's dot; an invalid sun or earth sensor draws its plate in hg_sensor_dim_rgba, no line */
+extern const float hg_tracker_rgba[4], hg_sensor_dim_rgba[4], hg_sun_sensor_rgba[4],
+    hg_earth_sensor_rgba[4], hg_imu_rgba[4], hg_encoder_rgba[4], hg_ft_rgba[4], hg_truth_rgba[4];
 /* a wheel gauge's fill: |speed| / max_speed, clamped to [0, 1] (a wheel without a max_speed: its
  * |speed| over the fastest wheel's of the frame); 0 for other actuators */
 double hg_wheel_fill(const hg_frame *f, int k);

@@ -26,10 +26,10 @@ static float text_panel(hg_renderer *r, float x, float y, float w, char lines[][
 
 /* The control panel at (x, y), at most maxh pixels high: a title, then the controllers (name, on
  * or off, the pointing error of an attitude controller, or another one's first telemetry value),
- * the reaction wheels (speed in rpm, % of max_speed, and a bar filling with it: red from 90 % on
- * or saturated), and the thrusters firing now (name, level, pulses so far; or one line saying
- * they are idle), as many lines as fit, the rest counted. Its height, 0 when the frame has no
- * actuator or controller. */
+ * the reaction wheels (speed in rpm, % of max_speed, and a bar filling with it: red from 90 % on;
+ * SAT and an orange line while held at a limit), and the thrusters firing now (name, level,
+ * pulses so far; or one line saying they are idle), as many lines as fit, the rest counted. Its
+ * height, 0 when the frame has no actuator or controller. */
 float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, float x, float y,
                      float maxh) {
   static const float on[4] = {0.62f, 1, 0.05f, 1}, fire[4] = {1, 0.7f, 0.2f, 1};
@@ -79,7 +79,11 @@ float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, flo
     else
       snprintf(lines[n], 128, "  %-12.12s %+7.0f rpm%s", hg_frame_name(h, A->name), rpm,
                A->saturated ? " SAT" : "");
-    cols[n] = A->saturated || (isfinite(A->max_speed) && fill >= 0.9) ? red : white;
+    /* red: the speed at 90 % of max_speed or more; orange: held at its torque (or another
+     * limit) below that, as the wheel's ring in the actuators overlay */
+    cols[n] = isfinite(A->max_speed) && fill >= 0.9 ? red
+              : A->saturated                         ? hg_wheel_ring_sat_rgba
+                                                     : white;
     wheel_of[n++] = k;
     shown++;
   }
@@ -112,7 +116,7 @@ float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, flo
     if (wheel_of[k] < 0) continue;
     const hg_fact *A = &f->act[wheel_of[k]];
     double fill = hg_wheel_fill(f, wheel_of[k]);
-    int high = A->saturated || (isfinite(A->max_speed) && fill >= 0.9);
+    int high = isfinite(A->max_speed) && fill >= 0.9; /* the speed alone, as the gauge */
     float bx = x + 8 + tw + 10, by = y + 5 + lh * (float)k + 0.3f * lh, bh = 0.45f * lh;
     float back[4] = {0.22f, 0.24f, 0.3f, 0.9f};
     hg_renderer_rect(r, bx, by, bar, bh, back);
@@ -264,9 +268,9 @@ static const char *const help_lines[] = {
     "a            fit the scene  1 3 7 9 / x y z  preset views",
     "tab          track the next body (shift: previous), n none",
     "r            tracking keeps the body's orientation",
-    "overlays:    f frames  j joints  c com  m markers  i inertia",
-    "             w wrenches  k springs  g forces  t trails  s separations",
-    "             h momentum  e loops  shift+A actuators  o all/none",
+    "overlays:    f frames  j joints  c com  m markers  i inertia  w wrenches",
+    "             k springs  g forces  t trails  s separations  h momentum",
+    "             e loops  shift+A actuators  shift+S sensors  o all/none",
     "q, esc       quit (esc first cancels a preview, then the selection)",
 };
 

@@ -12,7 +12,8 @@ float hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const
 
 /* The control panel at (x, y), at most maxh pixels high: the controllers (name, on or off, an
  * attitude controller's pointing error in degrees), the reaction wheels (rpm, % of max_speed, a
- * bar: red from 90 % on or saturated) and the thrusters firing now (name, level, pulses so far).
+ * bar: red from 90 % of max_speed on; SAT and orange text while held at its torque or another
+ * limit) and the thrusters firing now (name, level, pulses so far).
  * Its height in pixels; 0 (nothing drawn) when the frame has no actuator or controller. */
 float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, float x, float y,
                      float maxh);

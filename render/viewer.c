@@ -394,6 +394,10 @@ static void key(viewer *v, SDL_Keycode k, Uint16 mod) {
     toggle_overlay(v, HG_OV_ACTUATORS);
     return;
   }
+  if (k == SDLK_s && (mod & KMOD_SHIFT)) { /* shift+S: sensors ('s' alone: separations) */
+    toggle_overlay(v, HG_OV_SENSORS);
+    return;
+  }
   for (size_t n = 0; n < sizeof ov / sizeof ov[0]; n++)
     if (k == ov[n].key) {
       toggle_overlay(v, ov[n].bit);

@@ -7,7 +7,10 @@
  * colour and turns to the open colour, with the gap drawn, when the loop is opened; frames keep
  * the actuators and controllers of their instant, and the actuators overlay draws a nozzle per
  * thruster, a plume along -dir as long as its level says for a firing one, and a gauge per wheel
- * filling with its speed; the command line completes actuator and controller words.
+ * filling with its speed (red from 90 % of max_speed, never for a saturated torque alone: the
+ * ring turns orange); the command line completes actuator and controller words; frames keep
+ * the sensors' poses and samples of their instant and the sensors overlay draws a glyph per
+ * sensor at its frame (tests/data/scenes/sensor_bus.yaml).
  *
  * Runs in the tests folder (CTest's working directory): the scenes are ../scenes/NAME.yaml. */
 #include <stdarg.h>
@@ -505,6 +508,13 @@ static int count_shapes(const hg_draw_list *dl, int type, const float *rgba) {
   return n;
 }
 
+/* the lines of a draw list of one colour */
+static int count_lines(const hg_draw_list *dl, const float *rgba) {
+  int n = 0;
+  for (int k = 0; k < dl->nline; k++) n += !memcmp(dl->line[k].rgba, rgba, 4 * sizeof(float));
+  return n;
+}
+
 /* the flame (outer plume cone) whose apex is nearest p, or NULL */
 static const hg_draw_shape *flame_near(const hg_draw_list *dl, const double p[3]) {
   const hg_draw_shape *best = NULL;
@@ -579,6 +589,18 @@ static void test_control_glyphs(void **state) {
     len[t++] = fl->size[1];
   }
   assert_true(len[0] > 1.5 * len[1]); /* t1 at full level, t3 at half */
+  /* a wheel held at its torque limit at 12 % of max_speed: its gauge stays cyan (red says the
+   * speed, from 90 % on), its ring and axis turn orange (48 segments and the axis line); rw4 at
+   * 95 % stays red */
+  for (int k = 0; k < f->nact; k++) f->act[k].saturated = 0;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_lines(&dl, hg_wheel_ring_sat_rgba), 0);
+  for (int k = 0; k < f->nact; k++)
+    if (!strcmp(hg_frame_name(&h, f->act[k].name), "rw1")) f->act[k].saturated = 1;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_rgba), 6 + 12 + 24);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_high_rgba), 46);
+  assert_int_equal(count_lines(&dl, hg_wheel_ring_sat_rgba), 48 + 1);
   /* off: none of it */
   o.overlays = HG_OV_DEFAULT & ~HG_OV_ACTUATORS;
   assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
@@ -622,6 +644,108 @@ static void test_control_glyphs(void **state) {
   hg_scene_free(sc);
 }
 
+/* the shapes of a draw list of one type whose colour is rgb (any alpha) */
+static int count_rgb(const hg_draw_list *dl, int type, const float *rgb) {
+  int n = 0;
+  for (int k = 0; k < dl->nshape; k++)
+    n += dl->shape[k].type == type && !memcmp(dl->shape[k].rgba, rgb, 3 * sizeof(float));
+  return n;
+}
+
+/* the first line of a draw list of colour rgba, or NULL */
+static const hg_draw_line *line_of(const hg_draw_list *dl, const float *rgba) {
+  for (int k = 0; k < dl->nline; k++)
+    if (!memcmp(dl->line[k].rgba, rgba, 4 * sizeof(float))) return &dl->line[k];
+  return NULL;
+}
+
+/* frames keep each sensor's pose, valid flag and value of their instant; the sensors overlay
+ * draws one glyph per sensor in its colour, at its frame: a tracker's baffle (dimmed after a
+ * dropout), a sun sensor's plate and its line along the measured sun direction in the world
+ * (none, and a dim plate, once the sun has left its view), an IMU's cube, an encoder's ring of
+ * 16 ticks, a force/torque sensor's disc */
+static void test_sensor_glyphs(void **state) {
+  (void)state;
+  hg_scene *sc = hg_test_scene("data/scenes/sensor_bus.yaml");
+  hg_sim *sim = hg_test_sim(sc, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 0.2), HG_SIM_OK);
+  hg_history h;
+  hg_history_init(&h, 16);
+  hg_frame *f = hg_history_capture(&h, sim, sc);
+  assert_non_null(f);
+  assert_int_equal(f->nsens, 6);
+  static const char *const names[6] = {"st_top", "st_dark", "sun", "imu", "enc", "ft"};
+  static const char *const marker[6] = {"top", "side", "sun_face", "imu_mount", NULL, NULL};
+  for (int k = 0; k < 6; k++) {
+    const hg_fsens *S = &f->sens[k];
+    assert_string_equal(hg_frame_name(&h, S->name), names[k]);
+    assert_true(S->present && S->sampled);
+    assert_int_equal(S->body, k < 4 ? 1 : 2);
+    assert_int_equal(S->joint, k < 4 ? -1 : 1);
+    for (int m = 0; marker[k] && m < f->nmarker; m++)
+      if (!strcmp(hg_frame_name(&h, f->marker[m].name), marker[k]))
+        assert_true(dist3(S->pose.p, f->marker[m].pose.p) < 1e-12);
+    if (!marker[k]) assert_true(dist3(S->pose.p, f->body[2].pose.p) < 1e-12);
+  }
+  assert_true(f->sens[0].valid && !f->sens[1].valid && f->sens[2].valid);
+  hg_draw_list dl;
+  hg_draw_list_init(&dl);
+  hg_draw_options o = {.overlays = HG_OV_SENSORS, .track = -1, .hist = &h, .frame_index = h.n - 1};
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_rgb(&dl, HG_GEOM_CONE, hg_tracker_rgba), 1);
+  assert_int_equal(count_rgb(&dl, HG_GEOM_CONE, hg_sensor_dim_rgba), 1);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_BOX, hg_sun_sensor_rgba), 1);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_BOX, hg_imu_rgba), 1);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CYLINDER, hg_ft_rgba), 1);
+  assert_int_equal(count_lines(&dl, hg_encoder_rgba), 16);
+  /* the valid tracker's baffle opens along its boresight (+z of its frame: up) from its frame */
+  for (int k = 0; k < dl.nshape; k++) {
+    const hg_draw_shape *c = &dl.shape[k];
+    if (c->type != HG_GEOM_CONE || memcmp(c->rgba, hg_tracker_rgba, sizeof c->rgba)) continue;
+    double apex[3];
+    for (int i = 0; i < 3; i++) apex[i] = c->pose.p[i] + c->size[1] * c->pose.R[3 * i + 2];
+    assert_true(dist3(apex, f->sens[0].pose.p) < 1e-9);
+    assert_true(c->pose.p[2] > apex[2] + 0.5 * c->size[1]);
+  }
+  /* the sun line from the plate along the sun (+x in the world): the measured direction, in the
+   * sensor's axes, rotated by the sensor's pose */
+  const hg_draw_line *l = line_of(&dl, hg_sun_sensor_rgba);
+  assert_non_null(l);
+  double d[3] = {l->b[0] - l->a[0], l->b[1] - l->a[1], l->b[2] - l->a[2]};
+  double n = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  printf("# sun line from %.3g m off the plate, along (%.6f %.6f %.6f)\n",
+         dist3(l->a, f->sens[2].pose.p), d[0] / n, d[1] / n, d[2] / n);
+  /* (the sample held may be one period old: the bus turned 0.6 rad/s x 0.1 s since) */
+  assert_true(dist3(l->a, f->sens[2].pose.p) < 1e-12 && d[0] / n > cos(0.061));
+  /* one second in: the sun out of the sensor's 20-degree view, a dim plate and no line; the
+   * earlier frame (replay) keeps its valid sample */
+  assert_int_equal(hg_sim_run(sim, 1.0), HG_SIM_OK);
+  f = hg_history_capture(&h, sim, sc);
+  assert_false(f->sens[2].valid);
+  assert_true(h.frame[0].sens[2].valid);
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_BOX, hg_sun_sensor_rgba), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_BOX, hg_sensor_dim_rgba), 1);
+  assert_null(line_of(&dl, hg_sun_sensor_rgba));
+  o.frame_index = 0;
+  assert_int_equal(hg_draw_list_build(&dl, &h.frame[0], &o), 0);
+  assert_non_null(line_of(&dl, hg_sun_sensor_rgba));
+  hg_frame copy;
+  assert_int_equal(hg_frame_copy(&copy, &h.frame[0]), 0);
+  assert_true(copy.nsens == 6 && copy.sens[2].valid);
+  assert_true(copy.sens[2].name == h.frame[0].sens[2].name);
+  hg_frame_free(&copy);
+  /* off: none of it */
+  o.overlays = HG_OV_ALL & ~HG_OV_SENSORS;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_rgb(&dl, HG_GEOM_CONE, hg_tracker_rgba), 0);
+  assert_int_equal(count_lines(&dl, hg_encoder_rgba), 0);
+  hg_draw_list_free(&dl);
+  hg_history_free(&h);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_project_ray_inverse), cmocka_unit_test(test_fov),
@@ -630,7 +754,7 @@ int main(void) {
       cmocka_unit_test(test_history_matches_trajectory), cmocka_unit_test(test_draw_list_overlays),
       cmocka_unit_test(test_pick), cmocka_unit_test(test_ghosts_where_set_puts_them),
       cmocka_unit_test(test_mode_ghosts), cmocka_unit_test(test_loop_glyph),
-      cmocka_unit_test(test_control_glyphs),
+      cmocka_unit_test(test_control_glyphs), cmocka_unit_test(test_sensor_glyphs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,11 @@
  *    below its nozzle and an idle one none, the wheels' gauges fill with their speeds (red at
  *    95 % of max_speed), shift+A hides them; 'controller adcs off' (Tab-completed), 'set_gain'
  *    and 'actuate' typed on the command line are logged, turn the control panel's line off and
- *    replay byte for byte.
+ *    replay byte for byte;
+ *  - sensors (tests/data/scenes/sensor_bus.yaml): a star tracker's baffle, a sun sensor's plate
+ *    and line and an IMU's cube show where their frames project, a tracker whose samples drop out
+ *    is dimmed, the sun sensor's line goes when the sun leaves its view and comes back when the
+ *    viewer steps back to an earlier frame, shift+S hides them.
  *
  * Runs in the tests folder (CTest's working directory). */
 #include <stdarg.h>
@@ -405,8 +409,8 @@ static ctl_pixels count_ctl(const char *path, int x0, int y0, int r) {
   return c;
 }
 
-/* the viewer on the ADCS bus seen from the side (camera cam), script text, outputs in w */
-static void view_ctl(workspace *w, const char *cam, const char *text) {
+/* the viewer on scene seen by camera cam, script text, outputs in w */
+static void view_scene(workspace *w, const char *scene, const char *cam, const char *text) {
   hg_viewer_options o;
   char err[512];
   write_text(w->script, text);
@@ -416,7 +420,12 @@ static void view_ctl(workspace *w, const char *cam, const char *text) {
   assert_int_equal(hg_camera_parse(cam, &o.camera, err, sizeof err), 0);
   o.out.dir = w->out, o.out.plots = 0;
   o.screenshot_dir = w->dir;
-  if (hg_viewer_run(adcs_scene, &o, err, sizeof err)) fail_msg("%s", err);
+  if (hg_viewer_run(scene, &o, err, sizeof err)) fail_msg("%s", err);
+}
+
+/* the viewer on the ADCS bus seen from the side (camera cam), script text, outputs in w */
+static void view_ctl(workspace *w, const char *cam, const char *text) {
+  view_scene(w, adcs_scene, cam, text);
 }
 
 /* the pixel where camera cam sees p */
@@ -505,6 +514,104 @@ static void actuators_draw_plumes_and_gauges(void **state) {
   hg_test_remove_dir(w.dir);
 }
 
+/* ---- sensors ---- */
+
+static const char sens_scene[] = "data/scenes/sensor_bus.yaml";
+static const char sens_camera[] = "eye=3,-4,2.5 target=0,0,0 up=0,0,1 fov=35";
+
+/* counts of pixels within r of (x0, y0) in a PNG in the sensors overlay's colours: a valid star
+ * tracker's violet, a sun sensor's yellow, an IMU's pink */
+typedef struct sens_pixels { int violet, yellow, pink; } sens_pixels;
+static sens_pixels count_sens(const char *path, int x0, int y0, int r) {
+  int w, h, n;
+  sens_pixels c = {0, 0, 0};
+  unsigned char *p = stbi_load(path, &w, &h, &n, 4);
+  if (!p) fail_msg("cannot read %s", path);
+  for (int y = y0 - r; y <= y0 + r; y++)
+    for (int x = x0 - r; x <= x0 + r; x++) {
+      if (x < 0 || y < 0 || x >= w || y >= h) continue;
+      const unsigned char *q = p + 4 * (y * w + x);
+      int R = q[0], G = q[1], B = q[2];
+      c.violet += B > 120 && R > 0.55 * B && G < 0.8 * B && R > G + 25 && B > R + 15;
+      c.yellow += R > 150 && G > 0.78 * R && B < 0.45 * G; /* not the markers' orange */
+      c.pink += R > 170 && G > 50 && G < 170 && B > 100 && R > G + 60 && R > B + 30;
+    }
+  stbi_image_free(p);
+  return c;
+}
+
+/* where marker name is at time t of a headless run, projected by the sensors' camera */
+static void sens_marker_at(double t, const char *name, int *x, int *y) {
+  hg_scene *sc = hg_test_scene(sens_scene);
+  hg_sim *sim = hg_test_sim(sc, NAN, NULL);
+  if (t > 0) assert_int_equal(hg_sim_run(sim, t), HG_SIM_OK);
+  int found = 0;
+  for (int k = 0; k < hg_sim_nmarker(sim); k++) {
+    hg_sim_marker_view mv;
+    hg_sim_marker(sim, k, &mv);
+    if (strcmp(mv.name, name)) continue;
+    project_cam(sens_camera, mv.pose.p, x, y);
+    found = 1;
+  }
+  assert_true(found);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
+/* The sensors overlay on tests/data/scenes/sensor_bus.yaml: at t = 0.2 s the top tracker's
+ * violet baffle, the sun sensor's yellow plate and line (the sun within its field of view) and
+ * the IMU's pink cube show where their markers project, the tracker with dropout 1 shows no
+ * violet (dimmed); at 1 s the turn has taken the sun out of the sun sensor's view: no yellow;
+ * stepping back to 0.2 s shows the yellow again (the state captured then, not the sensor's
+ * latest); shift+S hides it all. */
+static void sensors_draw_and_replay(void **state) {
+  (void)state;
+  workspace w;
+  workspace_new(&w, "interact_sens", "replay");
+  char at02[320], at10[320], back[320], hidden[320], text[2048];
+  snprintf(at02, sizeof at02, "%s/sensors_0.2.png", w.dir);
+  snprintf(at10, sizeof at10, "%s/sensors_1.0.png", w.dir);
+  snprintf(back, sizeof back, "%s/sensors_back.png", w.dir);
+  snprintf(hidden, sizeof hidden, "%s/sensors_hidden.png", w.dir);
+  size_t at = (size_t)snprintf(text, sizeof text, "0.0 key u\n0.01 key Right\n0.02 key Right\n"
+                               "0.05 screenshot %s\n", at02);
+  for (int k = 0; k < 8; k++) /* on to 1.0 s */
+    at += (size_t)snprintf(text + at, sizeof text - at, "0.%d key Right\n", 10 + k);
+  at += (size_t)snprintf(text + at, sizeof text - at, "0.3 screenshot %s\n", at10);
+  for (int k = 0; k < 8; k++) /* back to 0.2 s */
+    at += (size_t)snprintf(text + at, sizeof text - at, "0.%d key Left\n", 40 + k);
+  snprintf(text + at, sizeof text - at, "0.6 screenshot %s\n0.7 key shift+S\n0.8 screenshot %s\n"
+           "0.9 quit\n", back, hidden);
+  view_scene(&w, sens_scene, sens_camera, text);
+  keep_image(at02, "sensors_0.2.png");
+  keep_image(at10, "sensors_1.0.png");
+  int tx, ty, dx, dy, sx, sy, ix, iy, sx1, sy1;
+  sens_marker_at(0.2, "top", &tx, &ty);
+  sens_marker_at(0.2, "side", &dx, &dy);
+  sens_marker_at(0.2, "sun_face", &sx, &sy);
+  sens_marker_at(0.2, "imu_mount", &ix, &iy);
+  sens_marker_at(1.0, "sun_face", &sx1, &sy1);
+  sens_pixels top = count_sens(at02, tx, ty - 15, 20), dark = count_sens(at02, dx, dy, 16),
+              sun = count_sens(at02, sx, sy, 14), imu = count_sens(at02, ix, iy, 12),
+              sun1 = count_sens(at10, sx1, sy1, 14), sunb = count_sens(back, sx, sy, 14),
+              topb = count_sens(back, tx, ty - 15, 20), off = count_sens(hidden, tx, ty - 15, 20),
+              offs = count_sens(hidden, sx, sy, 14), offi = count_sens(hidden, ix, iy, 12);
+  printf("# 0.2 s: tracker violet %d, dark tracker violet %d, sun yellow %d, imu pink %d\n",
+         top.violet, dark.violet, sun.yellow, imu.pink);
+  printf("# 1.0 s: sun yellow %d; back at 0.2 s: sun yellow %d, tracker violet %d\n", sun1.yellow,
+         sunb.yellow, topb.violet);
+  printf("# hidden: violet %d yellow %d pink %d\n", off.violet, offs.yellow, offi.pink);
+  assert_true(top.violet > 40);
+  assert_true(dark.violet < 5); /* dropped out: dimmed */
+  assert_true(sun.yellow > 15);
+  assert_true(imu.pink > 20);
+  assert_true(sun1.yellow < 5); /* out of view: a dim plate, no line */
+  assert_true(sunb.yellow > 15 && abs(sunb.yellow - sun.yellow) <= sun.yellow / 10);
+  assert_true(abs(topb.violet - top.violet) <= top.violet / 10);
+  assert_true(off.violet < 5 && offs.yellow < 5 && offi.pink < 5);
+  hg_test_remove_dir(w.dir);
+}
+
 /* the lime pixels (the control panel's "on") in the top-left quarter of a PNG */
 static int panel_lime(const char *path) {
   int lime, grey;
@@ -564,6 +671,7 @@ int main(void) {
       cmocka_unit_test(loop_opens_on_the_command_line),
       cmocka_unit_test(actuators_draw_plumes_and_gauges),
       cmocka_unit_test(control_commands_log_and_replay),
+      cmocka_unit_test(sensors_draw_and_replay),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
