@@ -10,7 +10,7 @@
 
 static const char *const overlay_names[HG_OV_COUNT] = {
     "frames", "joints", "com", "markers", "inertia", "wrenches",
-    "springs", "forces", "trails", "pairs", "momentum", "loops"};
+    "springs", "forces", "trails", "pairs", "momentum", "loops", "actuators", "sensors"};
 
 const char *hg_overlay_name(int k) { return k >= 0 && k < HG_OV_COUNT ? overlay_names[k] : ""; }
 
@@ -464,6 +464,251 @@ static int loops(hg_draw_list *dl, const hg_frame *f, double s) {
   return 0;
 }
 
+/* ---- control in the loop: thrusters and reaction wheels ---- */
+
+const float hg_plume_rgba[4] = {1.9f, 0.72f, 0.12f, 0.6f},
+            hg_plume_core_rgba[4] = {2.2f, 2.0f, 1.35f, 1},
+            hg_gauge_rgba[4] = {0.25f, 0.9f, 1, 1}, hg_gauge_high_rgba[4] = {1, 0.22f, 0.16f, 1},
+            hg_wheel_ring_rgba[4] = {0.78f, 0.8f, 0.86f, 1},
+            hg_wheel_ring_sat_rgba[4] = {1, 0.55f, 0.1f, 1};
+
+double hg_wheel_fill(const hg_frame *f, int k) {
+  const hg_fact *A = &f->act[k];
+  if (A->type != HG_ACT_WHEEL) return 0;
+  if (isfinite(A->max_speed) && A->max_speed > 0) return fmin(1, fabs(A->speed) / A->max_speed);
+  double top = 0; /* no limit: against the fastest wheel's speed */
+  for (int i = 0; i < f->nact; i++)
+    if (f->act[i].type == HG_ACT_WHEEL && f->act[i].present) top = fmax(top, fabs(f->act[i].speed));
+  return top > 0 ? fmin(1, fabs(A->speed) / top) : 0;
+}
+
+/* a shape of the overlay: type, size, colour, posed at p with its z axis along the unit z */
+static int glyph(hg_draw_list *dl, int type, const double p[3], const double z[3], double r,
+                 double len, const float rgba[4]) {
+  hg_draw_shape s = {.type = type, .mesh = -1, .overlay = 1, .size = {r, len, 0}};
+  frame_from_z(z, s.pose.R);
+  memcpy(s.pose.p, p, sizeof s.pose.p), memcpy(s.rgba, rgba, sizeof s.rgba);
+  return hg_draw_shape_add(dl, &s);
+}
+
+/* A thruster of glyph size s: a nozzle bell (a cone whose throat is at its point, opening along
+ * -dir, where the exhaust goes) and, while it fires, a plume from the nozzle's exit along -dir:
+ * a white-hot core tapering from the exit inside an orange flame widening from it (as plumes do
+ * in vacuum), both as long as level says ((0.15 + 0.95 level) s: a short flame for the smallest
+ * level); a red nozzle when saturated (cut at max_on). */
+static int thruster(hg_draw_list *dl, const hg_fact *A, double s) {
+  static const float nozzle[4] = {0.72f, 0.74f, 0.78f, 1}, nozzle_sat[4] = {0.95f, 0.3f, 0.25f, 1};
+  const double *u = A->dir;
+  if (!(norm3(u) > 0)) return 0;
+  double ln = 0.16 * s, rn = 0.09 * s, exitp[3], far[3], mu[3] = {-u[0], -u[1], -u[2]};
+  for (int k = 0; k < 3; k++) exitp[k] = A->point[k] - ln * u[k];
+  /* the bell: the cone's base (its wide end) at the exit, its apex at the throat */
+  if (glyph(dl, HG_GEOM_CONE, exitp, u, rn, ln, A->saturated ? nozzle_sat : nozzle)) return -1;
+  if (!(A->level > 0)) return 0;
+  double level = fmin(A->level, 1), lp = (0.15 + 0.95 * level) * s;
+  for (int k = 0; k < 3; k++) far[k] = exitp[k] - lp * u[k];
+  /* the core first, so that the translucent flame blends over it */
+  if (glyph(dl, HG_GEOM_CONE, exitp, mu, 0.8 * rn, 0.6 * lp, hg_plume_core_rgba)) return -1;
+  /* the flame: its base far downstream, its apex at the exit */
+  return glyph(dl, HG_GEOM_CONE, far, u, fmax(0.3 * lp, rn), lp, hg_plume_rgba);
+}
+
+/* A reaction wheel of glyph size s: a ring of radius 0.38 s about its axis at its centre, the
+ * axis as a short line, and a gauge: a thicker arc over the ring from a mark fixed in its body
+ * (a tick), filling |speed| / max_speed of the turn, counter-clockwise about the axis for a
+ * positive speed; cyan, red from 90 % of its max_speed on (its speed alone: a wheel turning
+ * slowly whose torque is saturated keeps a cyan gauge). The ring is orange while the wheel is
+ * saturated (held at its torque or another limit), grey otherwise. */
+static int wheel(hg_draw_list *dl, const hg_frame *f, int k, double s) {
+  static const float tick[4] = {0.95f, 0.96f, 0.98f, 1};
+  const hg_fact *A = &f->act[k];
+  const double *z = A->dir;
+  if (!(norm3(z) > 0)) return 0;
+  /* x: the body's axis least along the wheel's, made normal to it, so the gauge turns with the
+   * body; y = z x x */
+  double x[3] = {1, 0, 0}, y[3], best = 2;
+  if (A->body >= 1)
+    for (int c = 0; c < 3; c++) {
+      const double *R = f->body[A->body].pose.R;
+      double a[3] = {R[c], R[3 + c], R[6 + c]}, d = fabs(a[0] * z[0] + a[1] * z[1] + a[2] * z[2]);
+      if (d < best) best = d, memcpy(x, a, sizeof x);
+    }
+  double d = x[0] * z[0] + x[1] * z[1] + x[2] * z[2];
+  for (int i = 0; i < 3; i++) x[i] -= d * z[i];
+  double nx = norm3(x);
+  if (!(nx > 1e-9)) {
+    double R[9];
+    frame_from_z(z, R);
+    x[0] = R[0], x[1] = R[3], x[2] = R[6];
+  } else {
+    for (int i = 0; i < 3; i++) x[i] /= nx;
+  }
+  hg_v3_cross(z, x, y);
+  const double rr = 0.38 * s, two_pi = 2 * 3.14159265358979;
+  const int n = 48;
+  double fill = hg_wheel_fill(f, k), sign = A->speed < 0 ? -1 : 1;
+  const float *gc = isfinite(A->max_speed) && fill >= 0.9 ? hg_gauge_high_rgba : hg_gauge_rgba;
+  const float *ring = A->saturated ? hg_wheel_ring_sat_rgba : hg_wheel_ring_rgba;
+  int nfill = (int)lround(fill * n);
+  if (fill > 0 && nfill == 0) nfill = 1; /* turning at all: a sliver */
+  for (int i = 0; i < n; i++) {
+    double a0 = sign * two_pi * i / n, a1 = sign * two_pi * (i + 1) / n, p0[3], p1[3], v[3];
+    for (int j = 0; j < 3; j++) {
+      p0[j] = A->point[j] + rr * (cos(a0) * x[j] + sin(a0) * y[j]);
+      p1[j] = A->point[j] + rr * (cos(a1) * x[j] + sin(a1) * y[j]);
+      v[j] = p1[j] - p0[j];
+    }
+    if (i < nfill) { /* the gauge: a thick segment (a capsule: the segments join smoothly) */
+      hg_draw_shape g = {.type = HG_GEOM_CAPSULE, .mesh = -1, .overlay = 1};
+      double len = norm3(v), u[3] = {v[0] / len, v[1] / len, v[2] / len};
+      frame_from_z(u, g.pose.R);
+      for (int j = 0; j < 3; j++) g.pose.p[j] = 0.5 * (p0[j] + p1[j]);
+      memcpy(g.rgba, gc, sizeof g.rgba);
+      g.size[0] = 0.05 * s, g.size[1] = len;
+      if (hg_draw_shape_add(dl, &g)) return -1;
+    }
+    if (hg_draw_line_add(dl, p0, p1, ring)) return -1;
+  }
+  /* the axis through the centre and the tick where the gauge starts */
+  double a[3], b[3];
+  for (int j = 0; j < 3; j++)
+    a[j] = A->point[j] - 0.22 * s * z[j], b[j] = A->point[j] + 0.22 * s * z[j];
+  if (hg_draw_line_add(dl, a, b, ring)) return -1;
+  for (int j = 0; j < 3; j++)
+    a[j] = A->point[j] + 0.82 * rr * x[j], b[j] = A->point[j] + 1.18 * rr * x[j];
+  return hg_draw_line_add(dl, a, b, tick);
+}
+
+/* the actuators in the simulation: thrusters and reaction wheels (motors and servos show as their
+ * joints), sized by the body they sit on (at most the overlay scale) */
+static int actuators(hg_draw_list *dl, const hg_frame *f, const double *bs, double scale) {
+  for (int k = 0; k < f->nact; k++) {
+    const hg_fact *A = &f->act[k];
+    if (!A->present) continue;
+    double s = A->body >= 1 ? fmin(bs[A->body], scale) : scale;
+    if (A->type == HG_ACT_THRUSTER && thruster(dl, A, s)) return -1;
+    if (A->type == HG_ACT_WHEEL && wheel(dl, f, k, s)) return -1;
+  }
+  return 0;
+}
+
+/* ---- control in the loop: sensors ---- */
+
+const float hg_tracker_rgba[4] = {0.7f, 0.5f, 1, 1},
+            hg_sensor_dim_rgba[4] = {0.36f, 0.34f, 0.42f, 1},
+            hg_sun_sensor_rgba[4] = {1, 0.86f, 0.15f, 1},
+            hg_earth_sensor_rgba[4] = {0.2f, 0.8f, 0.7f, 1},
+            hg_imu_rgba[4] = {1, 0.45f, 0.72f, 1}, hg_encoder_rgba[4] = {0.95f, 0.95f, 0.6f, 1},
+            hg_ft_rgba[4] = {0.95f, 0.35f, 0.3f, 1}, hg_truth_rgba[4] = {0.8f, 0.8f, 0.8f, 1};
+
+/* column c of the rotation R (row-major) */
+static void column(const double R[9], int c, double v[3]) {
+  v[0] = R[c], v[1] = R[3 + c], v[2] = R[6 + c];
+}
+
+/* the line from p along the unit u, len long */
+static int ray(hg_draw_list *dl, const double p[3], const double u[3], double len,
+               const float c[4]) {
+  double b[3] = {p[0] + len * u[0], p[1] + len * u[1], p[2] + len * u[2]};
+  return hg_draw_line_add(dl, p, b, c);
+}
+
+/* a direction sensor (sun, earth) of glyph size s: a flat square plate facing +z of its frame
+ * and, when its last sample was valid, a line along the direction it measured (its value, in
+ * the sensor's axes, rotated into the world) */
+static int direction_sensor(hg_draw_list *dl, const hg_fsens *S, double s, const float c[4]) {
+  hg_draw_shape p = {.type = HG_GEOM_BOX, .mesh = -1, .overlay = 1, .pose = S->pose,
+                     .size = {0.2 * s, 0.2 * s, 0.02 * s}};
+  int ok = S->valid && S->sampled && isfinite(S->value[0]);
+  memcpy(p.rgba, ok ? c : hg_sensor_dim_rgba, sizeof p.rgba);
+  if (hg_draw_shape_add(dl, &p)) return -1;
+  if (!ok) return 0;
+  double u[3];
+  hg_m3_mulv(S->pose.R, S->value, u);
+  double n = norm3(u);
+  if (!(n > 0)) return 0;
+  for (int k = 0; k < 3; k++) u[k] /= n;
+  return ray(dl, S->pose.p, u, 0.9 * s, c);
+}
+
+/* one sensor of glyph size s (the body's size, at most the overlay scale) */
+static int sensor(hg_draw_list *dl, const hg_frame *f, const hg_fsens *S, double s, double fmax_) {
+  const double *p = S->pose.p;
+  double z[3];
+  column(S->pose.R, 2, z);
+  switch (S->type) {
+  case HG_SENSOR_STAR_TRACKER: { /* a baffle: a cone opening along the boresight, dimmed (dark
+                                    and translucent) after a dropout */
+    int ok = S->valid || !S->sampled;
+    float c[4];
+    memcpy(c, ok ? hg_tracker_rgba : hg_sensor_dim_rgba, sizeof c);
+    if (!ok) c[3] = 0.55f;
+    /* the cone's base (wide end) at the far end, its apex at the frame's origin */
+    double far[3], mz[3] = {-z[0], -z[1], -z[2]};
+    for (int k = 0; k < 3; k++) far[k] = p[k] + 0.3 * s * z[k];
+    if (glyph(dl, HG_GEOM_CONE, far, mz, 0.1 * s, 0.3 * s, c)) return -1;
+    return ray(dl, p, z, ok ? 0.55 * s : 0.4 * s, c); /* the boresight beyond it */
+  }
+  case HG_SENSOR_SUN: return direction_sensor(dl, S, s, hg_sun_sensor_rgba);
+  case HG_SENSOR_EARTH: return direction_sensor(dl, S, s, hg_earth_sensor_rgba);
+  case HG_SENSOR_GYRO:
+  case HG_SENSOR_ACCELEROMETER: { /* a cube and its three axes */
+    hg_draw_shape b = {.type = HG_GEOM_BOX, .mesh = -1, .overlay = 1, .pose = S->pose,
+                       .size = {0.12 * s, 0.12 * s, 0.12 * s}};
+    memcpy(b.rgba, hg_imu_rgba, sizeof b.rgba);
+    if (hg_draw_shape_add(dl, &b)) return -1;
+    return axes(dl, p, S->pose.R, 0.3 * s, 0.014 * s);
+  }
+  case HG_SENSOR_ENCODER:
+  case HG_SENSOR_JOINT_STATE: { /* a ring of ticks about the joint's axis at its frame */
+    if (S->joint < 0 || S->joint >= f->njoint) return 0;
+    const hg_fjoint *J = &f->joint[S->joint];
+    double a[3], R[9], n = norm3(J->axis);
+    if (n > 0) for (int k = 0; k < 3; k++) a[k] = J->axis[k] / n;
+    else column(J->frame.R, 2, a);
+    frame_from_z(a, R);
+    const double r = 0.2 * s, two_pi = 2 * 3.14159265358979;
+    const int nt = 16;
+    for (int i = 0; i < nt; i++) {
+      /* every fourth tick longer, so that the ring reads as a dial */
+      double ang = two_pi * i / nt, c = cos(ang), sn = sin(ang), r1 = (i % 4 ? 1.15 : 1.3) * r;
+      double u[3], q0[3], q1[3];
+      for (int k = 0; k < 3; k++) u[k] = c * R[3 * k] + sn * R[3 * k + 1];
+      for (int k = 0; k < 3; k++)
+        q0[k] = J->frame.p[k] + r * u[k], q1[k] = J->frame.p[k] + r1 * u[k];
+      if (hg_draw_line_add(dl, q0, q1, hg_encoder_rgba)) return -1;
+    }
+    return 0;
+  }
+  case HG_SENSOR_FORCE_TORQUE: { /* a disc facing +z and the force it measured (world) */
+    if (glyph(dl, HG_GEOM_CYLINDER, p, z, 0.09 * s, 0.025 * s, hg_ft_rgba)) return -1;
+    if (!S->sampled || !(fmax_ > 0) || !isfinite(S->value[0])) return 0;
+    double F[3], v[3];
+    hg_m3_mulv(S->pose.R, S->value, F);
+    for (int k = 0; k < 3; k++) v[k] = 1.5 * s * F[k] / fmax_;
+    return hg_draw_arrow(dl, p, v, 0.03 * s, hg_ft_rgba);
+  }
+  default: return small_sphere(dl, p, 0.025 * s, hg_truth_rgba); /* truth: a dot */
+  }
+}
+
+/* the sensors of the simulation; force/torque arrows share one scale (the largest measured force
+ * 1.5 x the glyph size, like the force overlay's arrows) */
+static int sensors(hg_draw_list *dl, const hg_frame *f, const double *bs, double scale) {
+  double fmax_ = 0;
+  for (int k = 0; k < f->nsens; k++)
+    if (f->sens[k].present && f->sens[k].type == HG_SENSOR_FORCE_TORQUE && f->sens[k].sampled &&
+        isfinite(f->sens[k].value[0]))
+      fmax_ = fmax(fmax_, norm3(f->sens[k].value));
+  for (int k = 0; k < f->nsens; k++) {
+    const hg_fsens *S = &f->sens[k];
+    if (!S->present) continue;
+    double s = S->body >= 1 && S->body < f->nbody ? fmin(bs[S->body], scale) : scale;
+    if (sensor(dl, f, S, s, fmax_)) return -1;
+  }
+  return 0;
+}
+
 int hg_draw_list_build(hg_draw_list *dl, const hg_frame *f, const hg_draw_options *o) {
   hg_draw_list_clear(dl);
   hg_frame_bounds(f, dl->centre, &dl->radius);
@@ -506,6 +751,8 @@ int hg_draw_list_build(hg_draw_list *dl, const hg_frame *f, const hg_draw_option
   if (!rc && (ov & HG_OV_TRAILS)) rc = trails(dl, f, o);
   if (!rc && (ov & HG_OV_PAIRS)) rc = pairs(dl, f);
   if (!rc && (ov & HG_OV_MOMENTUM)) rc = momentum(dl, f, scale);
+  if (!rc && (ov & HG_OV_ACTUATORS)) rc = actuators(dl, f, bs, scale);
+  if (!rc && (ov & HG_OV_SENSORS)) rc = sensors(dl, f, bs, scale);
   free(bs);
   return rc;
 }

@@ -21,13 +21,33 @@ enum {
   HG_OV_PAIRS = 1 << 9,    /* separation lines of the scene's pairs, with their distance */
   HG_OV_MOMENTUM = 1 << 10,/* the total linear and angular momentum at the centre of mass */
   HG_OV_LOOPS = 1 << 11,   /* closed loops: frames A and B, a glyph of the loop's joint */
-  HG_OV_COUNT = 12,
-  HG_OV_ALL = (1 << 12) - 1,
+  HG_OV_ACTUATORS = 1 << 12, /* control in the loop: thrusters (nozzles, plumes when firing) and
+                              reaction wheels (rings with speed gauges) */
+  HG_OV_SENSORS = 1 << 13,  /* control in the loop: sensor glyphs at their frames (trackers'
+                              baffles, sun and earth sensors' lines, IMU cubes, encoder rings,
+                              force/torque discs with the measured force) */
+  HG_OV_COUNT = 14,
+  HG_OV_ALL = (1 << 14) - 1,
   HG_OV_DEFAULT = HG_OV_JOINTS | HG_OV_MARKERS | HG_OV_SPRINGS | HG_OV_FORCES | HG_OV_PAIRS |
-                  HG_OV_LOOPS
+                  HG_OV_LOOPS | HG_OV_ACTUATORS | HG_OV_SENSORS
 };
 /* the colours of a loop's glyph: closed (its constraint acts) and open */
 extern const float hg_loop_closed_rgba[4], hg_loop_open_rgba[4];
+/* the actuators overlay's colours: a thruster's plume (its outer flame; components above 1
+ * brighten it beyond the lighting: a glow) and its core, a wheel gauge's fill below 90 % of the
+ * wheel's max_speed and at or above it (speed alone: a wheel without a max_speed never turns it
+ * red), the wheel's ring, and its ring while its torque (or any limit) saturates it */
+extern const float hg_plume_rgba[4], hg_plume_core_rgba[4], hg_gauge_rgba[4], hg_gauge_high_rgba[4],
+    hg_wheel_ring_rgba[4], hg_wheel_ring_sat_rgba[4];
+/* the sensors overlay's colours: a star tracker's baffle (valid last sample) and dimmed (its last
+ * sample dropped out), a sun sensor's plate and line, an earth sensor's, an IMU's cube (gyro and
+ * accelerometer), an encoder's ring, a force/torque sensor's disc and force arrow, a truth
+ * sensor's dot; an invalid sun or earth sensor draws its plate in hg_sensor_dim_rgba, no line */
+extern const float hg_tracker_rgba[4], hg_sensor_dim_rgba[4], hg_sun_sensor_rgba[4],
+    hg_earth_sensor_rgba[4], hg_imu_rgba[4], hg_encoder_rgba[4], hg_ft_rgba[4], hg_truth_rgba[4];
+/* a wheel gauge's fill: |speed| / max_speed, clamped to [0, 1] (a wheel without a max_speed: its
+ * |speed| over the fastest wheel's of the frame); 0 for other actuators */
+double hg_wheel_fill(const hg_frame *f, int k);
 /* the name of overlay bit k (k < HG_OV_COUNT): "frames", "joints", ... */
 const char *hg_overlay_name(int k);
 /* "frames,joints,..." or "all" or "none" or "default" into a mask; 0 or -1 with err */
@@ -41,7 +61,7 @@ typedef struct hg_draw_shape {
   int mesh;        /* string index of the mesh file (HG_GEOM_MESH), or -1 */
   double size[3];  /* as hg_geom.size */
   hg_se3 pose;     /* world */
-  float rgba[4];
+  float rgba[4];   /* colour components above 1 stay bright where the lighting darkens them */
   int id;          /* body index + 1 for a body's geometry, 0 for overlays (picking) */
   int overlay;     /* 1: drawn on top of nothing special, but never lit from the ID pass */
 } hg_draw_shape;

@@ -29,6 +29,7 @@ const char *hg_frame_name(const hg_history *h, int id) {
 
 void hg_frame_free(hg_frame *f) {
   free(f->body), free(f->geom), free(f->joint), free(f->marker), free(f->force), free(f->pair), free(f->loop);
+  free(f->act), free(f->ctl), free(f->sens);
   memset(f, 0, sizeof *f);
 }
 
@@ -43,8 +44,11 @@ static int dup_array(void **dst, const void *src, int n, size_t sz) {
 
 int hg_frame_copy(hg_frame *dst, const hg_frame *src) {
   *dst = *src;
-  void *b, *g, *j, *m, *f, *p, *l;
+  void *b, *g, *j, *m, *f, *p, *l, *a, *c, *se;
   int rc = dup_array(&b, src->body, src->nbody, sizeof *src->body) |
+           dup_array(&a, src->act, src->nact, sizeof *src->act) |
+           dup_array(&c, src->ctl, src->nctl, sizeof *src->ctl) |
+           dup_array(&se, src->sens, src->nsens, sizeof *src->sens) |
            dup_array(&l, src->loop, src->nloop, sizeof *src->loop) |
            dup_array(&g, src->geom, src->ngeom, sizeof *src->geom) |
            dup_array(&j, src->joint, src->njoint, sizeof *src->joint) |
@@ -52,7 +56,7 @@ int hg_frame_copy(hg_frame *dst, const hg_frame *src) {
            dup_array(&f, src->force, src->nforce, sizeof *src->force) |
            dup_array(&p, src->pair, src->npair, sizeof *src->pair);
   dst->body = b, dst->geom = g, dst->joint = j, dst->marker = m, dst->force = f, dst->pair = p;
-  dst->loop = l;
+  dst->loop = l, dst->act = a, dst->ctl = c, dst->sens = se;
   if (rc) hg_frame_free(dst);
   return rc ? -1 : 0;
 }
@@ -125,7 +129,13 @@ static int frame_alloc(hg_frame *f) {
   f->force = calloc((size_t)(f->nforce > 0 ? f->nforce : 1), sizeof *f->force);
   f->pair = calloc((size_t)(f->npair > 0 ? f->npair : 1), sizeof *f->pair);
   f->loop = calloc((size_t)(f->nloop > 0 ? f->nloop : 1), sizeof *f->loop);
-  return f->body && f->geom && f->joint && f->marker && f->force && f->pair && f->loop ? 0 : -1;
+  f->act = calloc((size_t)(f->nact > 0 ? f->nact : 1), sizeof *f->act);
+  f->ctl = calloc((size_t)(f->nctl > 0 ? f->nctl : 1), sizeof *f->ctl);
+  f->sens = calloc((size_t)(f->nsens > 0 ? f->nsens : 1), sizeof *f->sens);
+  return f->body && f->geom && f->joint && f->marker && f->force && f->pair && f->loop && f->act &&
+                 f->ctl && f->sens
+             ? 0
+             : -1;
 }
 
 /* bodies, their geometry and joints */
@@ -229,6 +239,92 @@ static void capture_loops(hg_history *h, hg_sim *sim, hg_frame *f) {
   }
 }
 
+/* a unit copy of v (zero stays zero) */
+static void unit3(const double v[3], double u[3]) {
+  double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  for (int k = 0; k < 3; k++) u[k] = n > 0 ? v[k] / n : 0;
+}
+
+/* control in the loop: the actuators (with their scene's wheel speed limits) and controllers,
+ * everything the actuators overlay and the control panel draw, so that a replayed instant shows
+ * the state it had */
+static void capture_control(hg_history *h, hg_sim *sim, hg_frame *f) {
+  const hg_scene *sc = hg_sim_scene(sim);
+  for (int k = 0; k < f->nact; k++) {
+    hg_sim_actuator_view av;
+    hg_fact *o = &f->act[k];
+    hg_sim_actuator(sim, k, &av);
+    o->name = hg_history_intern(h, av.name);
+    o->type = (int)av.type, o->present = av.present, o->saturated = av.saturated;
+    o->body = av.present && av.body >= 1 && av.body < f->nbody ? av.body : -1;
+    memcpy(o->point, av.point, sizeof o->point);
+    unit3(av.dir, o->dir);
+    o->level = av.level, o->firings = av.firings;
+    o->speed = av.speed, o->momentum = av.momentum, o->output = av.output;
+    o->ncommand = av.ncommand > 2 ? 2 : av.ncommand;
+    memcpy(o->command, av.command, sizeof o->command);
+    o->max_speed = INFINITY;
+    for (int i = 0; sc && av.name && i < sc->nactuator; i++)
+      if (sc->actuator[i].name && !strcmp(sc->actuator[i].name, av.name)) {
+        if (sc->actuator[i].max_speed > 0) o->max_speed = sc->actuator[i].max_speed;
+        break;
+      }
+  }
+  for (int k = 0; k < f->nctl; k++) {
+    hg_sim_controller_view cv;
+    hg_fctl *o = &f->ctl[k];
+    hg_sim_controller(sim, k, &cv);
+    o->name = hg_history_intern(h, cv.name);
+    o->type = (int)cv.type, o->enabled = cv.enabled, o->steps = cv.steps;
+    o->telemetry = -1, o->value = NAN;
+    if (cv.ntelemetry > 0 && cv.telemetry) {
+      o->telemetry = hg_history_intern(h, cv.telemetry_name ? cv.telemetry_name[0] : "");
+      o->value = cv.telemetry[0];
+    }
+  }
+}
+
+/* Control in the loop: the sensors, each with the world pose of its frame (as the simulation's
+ * sampling places it: a marker's frame, else its body's; a joint's sensors on the joint's child
+ * body) and its latest sample, so that a replayed instant shows what they read then. */
+static void capture_sensors(hg_history *h, hg_sim *sim, hg_frame *f) {
+  const hg_scene *sc = hg_sim_scene(sim);
+  const hg_model *m = hg_sim_model(sim);
+  for (int k = 0; k < f->nsens; k++) {
+    hg_sim_sensor_view sv;
+    hg_fsens *o = &f->sens[k];
+    hg_sim_sensor(sim, k, &sv);
+    o->name = hg_history_intern(h, sv.name);
+    o->type = (int)sv.type, o->valid = sv.valid, o->sampled = sv.samples > 0;
+    o->n = sv.n < 7 ? sv.n : 7;
+    for (int i = 0; i < 7; i++) o->value[i] = i < o->n && sv.value ? sv.value[i] : NAN;
+    o->body = o->joint = -1, o->present = 0;
+    hg_se3_identity(&o->pose);
+    const hg_sensor_spec *sp = sc && k < sc->nsensor ? &sc->sensor[k] : NULL;
+    if (!sp) continue;
+    if (sp->marker) { /* its marker's frame, as captured for the markers overlay */
+      for (int i = 0; i < f->nmarker; i++) {
+        hg_sim_marker_view mv;
+        hg_sim_marker(sim, i, &mv);
+        if (mv.name && !strcmp(mv.name, sp->marker)) {
+          o->present = mv.present, o->pose = mv.pose;
+          for (int b = 1; mv.body && b < m->nbody; b++)
+            if (m->body_name[b] && !strcmp(m->body_name[b], mv.body)) o->body = b;
+          break;
+        }
+      }
+    } else if (sp->body) {
+      for (int b = 1; b < m->nbody; b++)
+        if (m->body_name[b] && !strcmp(m->body_name[b], sp->body)) o->body = b;
+    } else if (sp->joint) {
+      for (int b = 1; b < m->nbody; b++)
+        if (m->jnt_name[b] && !strcmp(m->jnt_name[b], sp->joint)) o->body = b;
+    }
+    if (sp->joint && o->body >= 1) o->joint = o->body - 1; /* joint j is body j + 1's */
+    if (!sp->marker && o->body >= 1) o->present = 1, o->pose = f->body[o->body].pose;
+  }
+}
+
 /* the events logged since the history last looked */
 static void capture_events(hg_history *h, hg_sim *sim) {
   int n = hg_sim_nevents(sim);
@@ -267,10 +363,13 @@ hg_frame *hg_history_capture(hg_history *h, hg_sim *sim, const hg_scene *sc) {
   f.nbody = m->nbody, f.ngeom = m->ngeom, f.njoint = m->nbody - 1;
   f.nmarker = hg_sim_nmarker(sim), f.nforce = hg_sim_nforce(sim), f.npair = hg_sim_npair(sim);
   f.nloop = hg_sim_nloop(sim);
+  f.nact = hg_sim_nactuator(sim), f.nctl = hg_sim_ncontroller(sim), f.nsens = hg_sim_nsensor(sim);
   if (frame_alloc(&f)) return hg_frame_free(&f), NULL;
   capture_bodies(h, sim, &f);
   capture_elements(h, sim, sc, &f);
   capture_loops(h, sim, &f);
+  capture_control(h, sim, &f);
+  capture_sensors(h, sim, &f);
   capture_events(h, sim);
   f.nevents = h->nevent;
   hg_sim_momentum(sim, f.h);

@@ -69,11 +69,58 @@ typedef struct hg_floop {
   double distance, angle; /* position violation: m, rad */
 } hg_floop;
 
+/* an actuator (sim.h, hg_sim_actuator_view): what the actuators overlay and the control panel
+ * draw of it */
+typedef struct hg_fact {
+  int name;          /* string table index */
+  int type;          /* hg_actuator_type */
+  int present;       /* its joint or body is in the simulation */
+  int body;          /* the body it pushes (thruster) or is mounted on (wheel): index into the
+                        frame's bodies, -1 */
+  int saturated;     /* held at a limit now */
+  double point[3], dir[3]; /* thruster: where its force acts and its direction (unit); wheel: its
+                        centre and axis (unit); world */
+  double level;      /* thruster: thrust now / full thrust (> 0: firing) */
+  long firings;      /* thruster: the pulses begun so far */
+  double speed;      /* wheel (motor, servo): the joint's rate, rad/s (wheel: relative to its
+                        body) */
+  double max_speed;  /* wheel: the scene's max_speed, rad/s (inf: none) */
+  double momentum;   /* wheel: the rotor's axial angular momentum, N m s */
+  double output;     /* what it applies now: N m or N */
+  int ncommand;
+  double command[2]; /* the command held now (sim.h) */
+} hg_fact;
+
+/* a controller (sim.h, hg_sim_controller_view) */
+typedef struct hg_fctl {
+  int name, type;    /* string table index; hg_controller_type */
+  int enabled;
+  long steps;
+  int telemetry;     /* the name of its first telemetry value (string table index), -1: none */
+  double value;      /* that value (attitude_pd: the pointing error, deg) */
+} hg_fctl;
+
+/* a sensor (sim.h, hg_sim_sensor_view, and the scene's hg_sensor_spec): where its frame is and
+ * what it read last, as the sensors overlay draws it */
+typedef struct hg_fsens {
+  int name;          /* string table index */
+  int type;          /* hg_sensor_type */
+  int present;       /* its body (or marker's body, or joint) is in the simulation */
+  int body;          /* the body it sits on (a joint's sensors: the joint's child), -1 */
+  int joint;         /* encoder, joint state, force/torque at a joint: index into the frame's
+                        joints, else -1 */
+  hg_se3 pose;       /* its frame in the world (a marker's, else its body's) */
+  int valid;         /* its last sample was valid (0: dropped out or out of view) */
+  int sampled;       /* it has been sampled at least once */
+  int n;             /* its numbers held in value (at most 7) */
+  double value[7];   /* the latest sample, sensor axes (scene.h's hg_sensor_type) */
+} hg_fsens;
+
 typedef struct hg_frame {
   double t;
   unsigned long model_version;
   int nevents;       /* events logged up to this frame */
-  int nbody, ngeom, njoint, nmarker, nforce, npair, nloop;
+  int nbody, ngeom, njoint, nmarker, nforce, npair, nloop, nact, nctl, nsens;
   hg_fbody *body;    /* bodies 1 .. nbody-1 of the model (index 0 unused: the world) */
   hg_fgeom *geom;
   hg_fjoint *joint;  /* njoint = nbody - 1 */
@@ -81,6 +128,9 @@ typedef struct hg_frame {
   hg_fforce *force;
   hg_fpair *pair;
   hg_floop *loop;
+  hg_fact *act;      /* actuators, in the scene's order */
+  hg_fctl *ctl;      /* controllers, in the scene's order */
+  hg_fsens *sens;    /* sensors, in the scene's order */
   double h[6];       /* total momentum (angular about the origin, linear), world */
   double com[3];     /* centre of mass of all bodies, world */
   double energy;     /* kinetic + potentials */

@@ -22,8 +22,114 @@ static float text_panel(hg_renderer *r, float x, float y, float w, char lines[][
   return lh * n + 10;
 }
 
+/* ---- the control panel ---- */
 
-void hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const hg_history *h) {
+/* The control panel at (x, y), at most maxh pixels high: a title, then the controllers (name, on
+ * or off, the pointing error of an attitude controller, or another one's first telemetry value),
+ * the reaction wheels (speed in rpm, % of max_speed, and a bar filling with it: red from 90 % on;
+ * SAT and an orange line while held at a limit), and the thrusters firing now (name, level,
+ * pulses so far; or one line saying they are idle), as many lines as fit, the rest counted. Its
+ * height, 0 when the frame has no actuator or controller. */
+float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, float x, float y,
+                     float maxh) {
+  static const float on[4] = {0.62f, 1, 0.05f, 1}, fire[4] = {1, 0.7f, 0.2f, 1};
+  enum { MAXL = 24 };
+  char lines[MAXL][128];
+  const float *cols[MAXL];
+  int wheel_of[MAXL]; /* the actuator whose gauge a line has, -1 */
+  float lh = hg_renderer_line_height(r);
+  int fit = (int)((maxh - 10) / lh), n = 0, total = 0, firing = 0, thrusters = 0;
+  long pulses = 0;
+  if (!h || f->nact + f->nctl == 0) return 0;
+  if (fit > MAXL) fit = MAXL;
+  if (fit < 2) return 0;
+  for (int k = 0; k < f->nact; k++) {
+    const hg_fact *A = &f->act[k];
+    if (!A->present || A->type != HG_ACT_THRUSTER) continue;
+    thrusters++, pulses += A->firings;
+    firing += A->level > 0;
+  }
+  total = f->nctl + firing + (thrusters && !firing);
+  for (int k = 0; k < f->nact; k++) total += f->act[k].present && f->act[k].type == HG_ACT_WHEEL;
+  for (int k = 0; k < MAXL; k++) wheel_of[k] = -1;
+  snprintf(lines[n], 128, "control");
+  cols[n++] = accent;
+  int shown = 0;
+#define HG_ROOM() (n < fit - 1 || total - shown <= 1)
+  for (int k = 0; k < f->nctl && HG_ROOM(); k++, shown++) {
+    const hg_fctl *C = &f->ctl[k];
+    const char *name = hg_frame_name(h, C->name), *tn = hg_frame_name(h, C->telemetry);
+    if (!C->enabled)
+      snprintf(lines[n], 128, "  %-12.12s off", name);
+    else if (C->telemetry >= 0 && !strcmp(tn, "pointing_error") && isfinite(C->value))
+      snprintf(lines[n], 128, "  %-12.12s on   error %.3g deg", name, C->value);
+    else if (C->telemetry >= 0 && isfinite(C->value))
+      snprintf(lines[n], 128, "  %-12.12s on   %.20s %.3g", name, tn, C->value);
+    else
+      snprintf(lines[n], 128, "  %-12.12s on", name);
+    cols[n++] = C->enabled ? on : dim;
+  }
+  for (int k = 0; k < f->nact && HG_ROOM(); k++) {
+    const hg_fact *A = &f->act[k];
+    if (!A->present || A->type != HG_ACT_WHEEL) continue;
+    double rpm = A->speed * 60 / (2 * 3.14159265358979), fill = hg_wheel_fill(f, k);
+    if (isfinite(A->max_speed))
+      snprintf(lines[n], 128, "  %-12.12s %+7.0f rpm %4.0f%%%s", hg_frame_name(h, A->name), rpm,
+               100 * fill, A->saturated ? " SAT" : "");
+    else
+      snprintf(lines[n], 128, "  %-12.12s %+7.0f rpm%s", hg_frame_name(h, A->name), rpm,
+               A->saturated ? " SAT" : "");
+    /* red: the speed at 90 % of max_speed or more; orange: held at its torque (or another
+     * limit) below that, as the wheel's ring in the actuators overlay */
+    cols[n] = isfinite(A->max_speed) && fill >= 0.9 ? red
+              : A->saturated                         ? hg_wheel_ring_sat_rgba
+                                                     : white;
+    wheel_of[n++] = k;
+    shown++;
+  }
+  for (int k = 0; k < f->nact && firing && HG_ROOM(); k++) {
+    const hg_fact *A = &f->act[k];
+    if (!A->present || A->type != HG_ACT_THRUSTER || !(A->level > 0)) continue;
+    snprintf(lines[n], 128, "  %-12.12s firing %3.0f%%  %ld pulse%s", hg_frame_name(h, A->name),
+             100 * fmin(A->level, 1), A->firings, A->firings == 1 ? "" : "s");
+    cols[n++] = fire;
+    shown++;
+  }
+  if (thrusters && !firing && HG_ROOM()) {
+    snprintf(lines[n], 128, "  thrusters idle (%ld pulses so far)", pulses);
+    cols[n++] = dim;
+    shown++;
+  }
+#undef HG_ROOM
+  if (shown < total) {
+    snprintf(lines[n], 128, "  ... %d more", total - shown);
+    cols[n++] = dim;
+  }
+  /* the wheels' bars to the right of the text */
+  float tw = 0, bar = 64, wheels = 0;
+  for (int k = 0; k < n; k++) {
+    tw = fmaxf(tw, hg_renderer_text_width(r, lines[k]));
+    wheels += wheel_of[k] >= 0;
+  }
+  float pw = tw + 16 + (wheels > 0 ? bar + 10 : 0), ph = text_panel(r, x, y, pw, lines, n, cols);
+  for (int k = 0; k < n; k++) {
+    if (wheel_of[k] < 0) continue;
+    const hg_fact *A = &f->act[wheel_of[k]];
+    double fill = hg_wheel_fill(f, wheel_of[k]);
+    int high = isfinite(A->max_speed) && fill >= 0.9; /* the speed alone, as the gauge */
+    float bx = x + 8 + tw + 10, by = y + 5 + lh * (float)k + 0.3f * lh, bh = 0.45f * lh;
+    float back[4] = {0.22f, 0.24f, 0.3f, 0.9f};
+    hg_renderer_rect(r, bx, by, bar, bh, back);
+    hg_renderer_rect(r, bx, by, bar * (float)fill, bh, high ? hg_gauge_high_rgba : hg_gauge_rgba);
+    if (isfinite(A->max_speed)) { /* the 90 % mark */
+      float mark[4] = {1, 1, 1, 0.6f};
+      hg_renderer_rect(r, bx + 0.9f * bar, by - 1, 1, bh + 2, mark);
+    }
+  }
+  return ph;
+}
+
+float hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const hg_history *h) {
   char lines[3][128];
   const float *cols[3] = {white, accent, dim};
   int n = 0;
@@ -33,7 +139,7 @@ void hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const 
     const hg_hevent *e = &h->event[f->nevents - 1];
     snprintf(lines[n++], 128, "%s at %.3f s", e->name, e->t);
   }
-  text_panel(r, 12, 12, 0, lines, n, cols);
+  return text_panel(r, 12, 12, 0, lines, n, cols);
 }
 
 void hg_hud_timeline_rect(int w, int h, float *x0, float *x1, float *y0, float *y1) {
@@ -162,9 +268,9 @@ static const char *const help_lines[] = {
     "a            fit the scene  1 3 7 9 / x y z  preset views",
     "tab          track the next body (shift: previous), n none",
     "r            tracking keeps the body's orientation",
-    "overlays:    f frames  j joints  c com  m markers",
-    "             i inertia  w wrenches  k springs  g forces",
-    "             t trails  s separations  h momentum  e loops  o all/none",
+    "overlays:    f frames  j joints  c com  m markers  i inertia  w wrenches",
+    "             k springs  g forces  t trails  s separations  h momentum",
+    "             e loops  shift+A actuators  shift+S sensors  o all/none",
     "q, esc       quit (esc first cancels a preview, then the selection)",
 };
 
@@ -253,7 +359,10 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
   n += loop_lines(r, f, h, lines + n, cols + n, 24 - n, n, hh);
   float hud_w = 0;
   for (int k = 0; k < n; k++) hud_w = fmaxf(hud_w, hg_renderer_text_width(r, lines[k]) + 16);
-  text_panel(r, 12, 12, hud_w, lines, n, cols);
+  float hud_h = text_panel(r, 12, 12, hud_w, lines, n, cols);
+  /* the control panel under it, clear of the selection panel growing up from the bottom */
+  if (s->overlays & HG_OV_ACTUATORS)
+    hg_hud_control(r, f, h, 12, 12 + hud_h + 6, 0.68f * (float)hh - hud_h);
 
   /* the last events, with the energy they removed */
   if (h && f->nevents > 0) {

@@ -6,8 +6,17 @@
 #include "frame.h"
 #include "gl_render.h"
 
-/* the caption of rendered images: the scene's title, the time and the last event */
-void hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const hg_history *h);
+/* the caption of rendered images: the scene's title, the time and the last event; its height
+ * in pixels (hinge render draws the control panel under it) */
+float hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const hg_history *h);
+
+/* The control panel at (x, y), at most maxh pixels high: the controllers (name, on or off, an
+ * attitude controller's pointing error in degrees), the reaction wheels (rpm, % of max_speed, a
+ * bar: red from 90 % of max_speed on; SAT and orange text while held at its torque or another
+ * limit) and the thrusters firing now (name, level, pulses so far).
+ * Its height in pixels; 0 (nothing drawn) when the frame has no actuator or controller. */
+float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, float x, float y,
+                     float maxh);
 
 /* what the heads-up display shows besides the frame */
 typedef struct hg_hud_state {

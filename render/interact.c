@@ -152,17 +152,67 @@ static int listed(const char **cand, int k, const char *s) {
   return 0;
 }
 
-/* the names that complete the prefix p (length n) into cand (at most max, each once); the
- * count */
-static int candidates(hg_sim *sim, const char *p, size_t n, int first_word, const char **cand,
-                      int max) {
+/* the parameters of the built-in controller types (hg_controller_type order; the scene reader
+ * checks set_gain's against the same lists, sim/scene/scene_control.c) */
+static const char *const builtin_params[][6] = {
+    {"kp", "kd", "target", "max_rate", "max_torque", NULL}, /* attitude_pd */
+    {"kp", "kd", "target", "effort", NULL},                 /* joint_pd */
+    {"on", "off", "min_on", "pwm", NULL},                   /* thruster_logic */
+};
+
+/* the scene's controller named name, or NULL */
+static const hg_controller_spec *controller_spec(hg_sim *sim, const char *name) {
+  const hg_scene *sc = hg_sim_scene(sim);
+  for (int k = 0; sc && k < sc->ncontroller; k++)
+    if (sc->controller[k].name && !strcmp(sc->controller[k].name, name)) return &sc->controller[k];
+  return NULL;
+}
+
+/* The names that complete the prefix p (length n), word number `word` of the line whose earlier
+ * words are w[0], w[1] (empty when fewer), into cand (at most max, each once); the count. The
+ * first word: the actions; after actuate: the actuators; after controller and set_gain: the
+ * controllers, then on/off or the controller's parameters; elsewhere the joint, body, marker,
+ * force element, loop, actuator and controller names. */
+static int candidates(hg_sim *sim, const char *p, size_t n, int word, char w[2][64],
+                      const char **cand, int max) {
   const hg_model *m = hg_sim_model(sim);
   int k = 0;
 #define TRY(s) do { const char *s_ = (s); if (s_ && !strncmp(s_, p, n) && k < max && !listed(cand, k, s_)) cand[k++] = s_; } while (0)
-  if (first_word) {
+  if (word == 0) {
     for (const char *const *a = hg_command_actions(); *a; a++) TRY(*a);
     return k;
   }
+  int actuate = !strcmp(w[0], "actuate"), ctl = !strcmp(w[0], "controller"),
+      gain = !strcmp(w[0], "set_gain");
+  if (word == 1 && actuate) {
+    for (int i = 0; i < hg_sim_nactuator(sim); i++) {
+      hg_sim_actuator_view av;
+      hg_sim_actuator(sim, i, &av);
+      TRY(av.name);
+    }
+    return k;
+  }
+  if (word == 1 && (ctl || gain)) {
+    for (int i = 0; i < hg_sim_ncontroller(sim); i++) {
+      hg_sim_controller_view cv;
+      hg_sim_controller(sim, i, &cv);
+      TRY(cv.name);
+    }
+    return k;
+  }
+  if (word == 2 && ctl) {
+    TRY("on");
+    TRY("off");
+    return k;
+  }
+  if (word == 2 && gain) { /* the controller's own params, then its type's */
+    const hg_controller_spec *c = controller_spec(sim, w[1]);
+    for (int i = 0; c && i < c->nparam; i++) TRY(c->param[i].name);
+    if (c && (int)c->type < (int)(sizeof builtin_params / sizeof builtin_params[0]))
+      for (int i = 0; builtin_params[c->type][i]; i++) TRY(builtin_params[c->type][i]);
+    return k;
+  }
+  if ((actuate || ctl || gain) && word >= 2) return 0; /* numbers */
   for (int i = 1; i < m->nbody; i++) TRY(m->jnt_name[i]);
   for (int i = 1; i < m->nbody; i++) TRY(m->body_name[i]);
   for (int i = 0; i < hg_sim_nmarker(sim); i++) TRY(hg_sim_scene(sim)->marker[i].name);
@@ -176,6 +226,16 @@ static int candidates(hg_sim *sim, const char *p, size_t n, int first_word, cons
     hg_sim_loop(sim, i, &lv);
     TRY(lv.name);
   }
+  for (int i = 0; i < hg_sim_nactuator(sim); i++) {
+    hg_sim_actuator_view av;
+    hg_sim_actuator(sim, i, &av);
+    TRY(av.name);
+  }
+  for (int i = 0; i < hg_sim_ncontroller(sim); i++) {
+    hg_sim_controller_view cv;
+    hg_sim_controller(sim, i, &cv);
+    TRY(cv.name);
+  }
 #undef TRY
   return k;
 }
@@ -183,10 +243,26 @@ static int candidates(hg_sim *sim, const char *p, size_t n, int first_word, cons
 void hg_interact_complete(hg_interact *ia, hg_sim *sim) {
   size_t len = strlen(ia->line), start = len;
   while (start > 0 && ia->line[start - 1] != ' ') start--;
-  int first = 1;
-  for (size_t c = 0; c < start; c++) first &= ia->line[c] == ' ';
+  /* the words before the one completed: how many, and the first two */
+  char w[2][64] = {"", ""};
+  int word = 0;
+  for (size_t c = 0; c < start;) {
+    while (c < start && ia->line[c] == ' ') c++;
+    size_t b = c;
+    while (c < start && ia->line[c] != ' ') c++;
+    if (c == b) break;
+    if (word < 2) snprintf(w[word], sizeof w[word], "%.*s", (int)(c - b), ia->line + b);
+    word++;
+  }
   const char *cand[64];
-  int n = candidates(sim, ia->line + start, len - start, first, cand, 64);
+  int n = candidates(sim, ia->line + start, len - start, word, w, cand, 64);
+  if (n == 0 && word >= 2 && (!strcmp(w[0], "actuate") || !strcmp(w[0], "set_gain"))) {
+    ia->result_error = 0;
+    snprintf(ia->result, sizeof ia->result, "%s", !strcmp(w[0], "actuate")
+             ? "actuate ACTUATOR V [V]: a thruster's level in [0, 1] and on-time (s), else one number"
+             : "set_gain CONTROLLER PARAM V [V...]: the parameter's numbers");
+    return;
+  }
   if (n == 0) {
     ia->result_error = 1;
     snprintf(ia->result, sizeof ia->result, "no name starts with '%s'", ia->line + start);

@@ -98,8 +98,14 @@ static int draw_now(render_job *j) {
   hg_draw_options dopt = {.overlays = j->o->overlays, .track = -1, .hist = &j->hist, .frame_index = j->hist.n - 1};
   if (hg_draw_list_build(&j->dl, f, &dopt)) return -1;
   hg_renderer_draw(j->r, &j->dl, &j->cam, &j->hist, j->o->mode);
-  if (j->o->overlays && j->o->mode == HG_RENDER_SHADED)
-    hg_hud_caption(j->r, j->sc->title ? j->sc->title : j->sc->path, f, &j->hist);
+  if (j->o->overlays && j->o->mode == HG_RENDER_SHADED) {
+    float ch = hg_hud_caption(j->r, j->sc->title ? j->sc->title : j->sc->path, f, &j->hist);
+    if (j->o->overlays & HG_OV_ACTUATORS) { /* the control panel under the caption */
+      int w, hh;
+      hg_renderer_size(j->r, &w, &hh);
+      hg_hud_control(j->r, f, &j->hist, 12, 12 + ch + 6, 0.6f * (float)hh - ch);
+    }
+  }
   return 0;
 }
 

@@ -390,6 +390,14 @@ static void key(viewer *v, SDL_Keycode k, Uint16 mod) {
       {SDLK_f, HG_OV_FRAMES}, {SDLK_j, HG_OV_JOINTS},   {SDLK_c, HG_OV_COM},     {SDLK_m, HG_OV_MARKERS},
       {SDLK_i, HG_OV_INERTIA}, {SDLK_w, HG_OV_WRENCHES}, {SDLK_k, HG_OV_SPRINGS}, {SDLK_g, HG_OV_FORCES},
       {SDLK_t, HG_OV_TRAILS}, {SDLK_s, HG_OV_PAIRS},     {SDLK_h, HG_OV_MOMENTUM}, {SDLK_e, HG_OV_LOOPS}};
+  if (k == SDLK_a && (mod & KMOD_SHIFT)) { /* shift+A: actuators ('a' alone fits the view) */
+    toggle_overlay(v, HG_OV_ACTUATORS);
+    return;
+  }
+  if (k == SDLK_s && (mod & KMOD_SHIFT)) { /* shift+S: sensors ('s' alone: separations) */
+    toggle_overlay(v, HG_OV_SENSORS);
+    return;
+  }
   for (size_t n = 0; n < sizeof ov / sizeof ov[0]; n++)
     if (k == ov[n].key) {
       toggle_overlay(v, ov[n].bit);

@@ -4,7 +4,13 @@
  * views; the viewer's way of stepping (stops only at output times) reproduces trajectory.csv bit
  * for bit; draw lists hold each body's geometry and each overlay's items; a ray through a body's
  * projected centre picks that body; a closed loop's glyph sits at its frame A in the closed
- * colour and turns to the open colour, with the gap drawn, when the loop is opened.
+ * colour and turns to the open colour, with the gap drawn, when the loop is opened; frames keep
+ * the actuators and controllers of their instant, and the actuators overlay draws a nozzle per
+ * thruster, a plume along -dir as long as its level says for a firing one, and a gauge per wheel
+ * filling with its speed (red from 90 % of max_speed, never for a saturated torque alone: the
+ * ring turns orange); the command line completes actuator and controller words; frames keep
+ * the sensors' poses and samples of their instant and the sensors overlay draws a glyph per
+ * sensor at its frame (tests/data/scenes/sensor_bus.yaml).
  *
  * Runs in the tests folder (CTest's working directory): the scenes are ../scenes/NAME.yaml. */
 #include <stdarg.h>
@@ -494,6 +500,252 @@ static void test_loop_glyph(void **state) {
   hg_scene_free(sc);
 }
 
+/* the shapes of a draw list of one type and colour */
+static int count_shapes(const hg_draw_list *dl, int type, const float *rgba) {
+  int n = 0;
+  for (int k = 0; k < dl->nshape; k++)
+    n += dl->shape[k].type == type && (!rgba || !memcmp(dl->shape[k].rgba, rgba, 4 * sizeof(float)));
+  return n;
+}
+
+/* the lines of a draw list of one colour */
+static int count_lines(const hg_draw_list *dl, const float *rgba) {
+  int n = 0;
+  for (int k = 0; k < dl->nline; k++) n += !memcmp(dl->line[k].rgba, rgba, 4 * sizeof(float));
+  return n;
+}
+
+/* the flame (outer plume cone) whose apex is nearest p, or NULL */
+static const hg_draw_shape *flame_near(const hg_draw_list *dl, const double p[3]) {
+  const hg_draw_shape *best = NULL;
+  for (int k = 0; k < dl->nshape; k++) {
+    const hg_draw_shape *s = &dl->shape[k];
+    if (s->type != HG_GEOM_CONE || memcmp(s->rgba, hg_plume_rgba, sizeof s->rgba)) continue;
+    double a[3], b[3];
+    for (int i = 0; i < 3; i++) a[i] = s->pose.p[i] + s->size[1] * s->pose.R[3 * i + 2];
+    if (best)
+      for (int i = 0; i < 3; i++) b[i] = best->pose.p[i] + best->size[1] * best->pose.R[3 * i + 2];
+    if (!best || dist3(a, p) < dist3(b, p)) best = s;
+  }
+  return best;
+}
+
+static void test_control_glyphs(void **state) {
+  (void)state;
+  hg_scene *sc = hg_test_scene("data/scenes/adcs_bus.yaml");
+  hg_sim *sim = hg_test_sim(sc, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 0.1), HG_SIM_OK);
+  hg_history h;
+  hg_history_init(&h, 16);
+  hg_frame *f = hg_history_capture(&h, sim, sc);
+  assert_non_null(f);
+  assert_int_equal(f->nact, 8);
+  assert_int_equal(f->nctl, 1);
+  assert_string_equal(hg_frame_name(&h, f->ctl[0].name), "adcs");
+  assert_string_equal(hg_frame_name(&h, f->ctl[0].telemetry), "pointing_error");
+  assert_true(f->ctl[0].enabled && f->ctl[0].value > 1); /* 20 degrees off at the start */
+  double level[4] = {0}, speed[4] = {0};
+  for (int k = 0; k < f->nact; k++) {
+    const hg_fact *A = &f->act[k];
+    const char *name = hg_frame_name(&h, A->name);
+    hg_sim_actuator_view av;
+    hg_sim_actuator(sim, k, &av);
+    assert_string_equal(name, av.name);
+    assert_true(A->present && A->body == 1);
+    assert_true(dist3(A->point, av.point) < 1e-12);
+    if (A->type == HG_ACT_THRUSTER) level[name[1] - '1'] = A->level;
+    if (A->type == HG_ACT_WHEEL) {
+      speed[name[2] - '1'] = A->speed;
+      assert_true(A->max_speed == 400);
+    }
+  }
+  assert_true(level[0] == 1 && fabs(level[2] - 0.5) < 1e-12 && level[1] == 0 && level[3] == 0);
+  assert_true(fabs(speed[0] - 50) < 1 && fabs(speed[3] - 380) < 1);
+  /* the overlay: four nozzles and two flames with their cores; gauges of 6, 12, 24 and 46 of 48
+   * segments (12.5, 25, 50 and 95 % of max_speed) */
+  hg_draw_list dl;
+  hg_draw_list_init(&dl);
+  hg_draw_options o = {.overlays = HG_OV_ACTUATORS, .track = -1, .hist = &h, .frame_index = h.n - 1};
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, NULL), 8);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, hg_plume_rgba), 2);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, hg_plume_core_rgba), 2);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_rgba), 6 + 12 + 24);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_high_rgba), 46);
+  double len[2];
+  for (int k = 0, t = 0; k < f->nact; k++) {
+    const hg_fact *A = &f->act[k];
+    if (A->type != HG_ACT_THRUSTER || !(A->level > 0)) continue;
+    const hg_draw_shape *fl = flame_near(&dl, A->point);
+    assert_non_null(fl);
+    /* it widens along -dir: its axis (the cone's z, the third column) along dir, from its base
+     * downstream to its apex at the nozzle's exit, just below the point */
+    const double *z = (double[3]){fl->pose.R[2], fl->pose.R[5], fl->pose.R[8]};
+    double apex[3], below[3];
+    for (int i = 0; i < 3; i++)
+      apex[i] = fl->pose.p[i] + fl->size[1] * z[i], below[i] = A->point[i] - fl->size[1] * A->dir[i];
+    assert_true(z[0] * A->dir[0] + z[1] * A->dir[1] + z[2] * A->dir[2] > 1 - 1e-9);
+    assert_true(dist3(apex, A->point) < 0.2 && dist3(fl->pose.p, below) < 0.2);
+    len[t++] = fl->size[1];
+  }
+  assert_true(len[0] > 1.5 * len[1]); /* t1 at full level, t3 at half */
+  /* a wheel held at its torque limit at 12 % of max_speed: its gauge stays cyan (red says the
+   * speed, from 90 % on), its ring and axis turn orange (48 segments and the axis line); rw4 at
+   * 95 % stays red */
+  for (int k = 0; k < f->nact; k++) f->act[k].saturated = 0;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_lines(&dl, hg_wheel_ring_sat_rgba), 0);
+  for (int k = 0; k < f->nact; k++)
+    if (!strcmp(hg_frame_name(&h, f->act[k].name), "rw1")) f->act[k].saturated = 1;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_rgba), 6 + 12 + 24);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_high_rgba), 46);
+  assert_int_equal(count_lines(&dl, hg_wheel_ring_sat_rgba), 48 + 1);
+  /* off: none of it */
+  o.overlays = HG_OV_DEFAULT & ~HG_OV_ACTUATORS;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CONE, hg_plume_rgba), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CAPSULE, hg_gauge_high_rgba), 0);
+  /* the command line: completion of the control words and names */
+  hg_interact ia;
+  hg_interact_init(&ia);
+  static const char *const cases[][3] = {
+      {"contr", "controller ", ""},
+      {"controller ad", "controller adcs ", ""},
+      {"controller adcs o", "controller adcs o", "on  off"},
+      {"controller adcs of", "controller adcs off ", ""},
+      {"set_gain adcs k", "set_gain adcs k", "kp  kd"},
+      {"set_gain adcs max_t", "set_gain adcs max_torque ", ""},
+      {"actuate rw", "actuate rw", "rw1  rw2  rw3  rw4"},
+      {"actuate t3", "actuate t3 ", ""},
+      {"lock rw4", "lock rw4 ", ""}, /* a wheel's joint is named as the wheel */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    snprintf(ia.line, sizeof ia.line, "%s", cases[k][0]);
+    hg_interact_complete(&ia, sim);
+    assert_string_equal(ia.line, cases[k][1]);
+    assert_string_equal(ia.result, cases[k][2]);
+  }
+  /* a controller switched off: the new frame says so, the earlier one keeps its state */
+  assert_int_equal(hg_interact_apply(&ia, sim, "controller adcs off"), 0);
+  assert_non_null(strstr(ia.result, "controller adcs off"));
+  hg_interact_free(&ia);
+  assert_int_equal(hg_sim_run(sim, 0.2), HG_SIM_OK);
+  f = hg_history_capture(&h, sim, sc);
+  assert_false(f->ctl[0].enabled);
+  assert_true(h.frame[0].ctl[0].enabled);
+  hg_frame copy;
+  assert_int_equal(hg_frame_copy(&copy, &h.frame[0]), 0);
+  assert_true(copy.nact == 8 && copy.act[0].name == h.frame[0].act[0].name && copy.ctl[0].enabled);
+  hg_frame_free(&copy);
+  hg_draw_list_free(&dl);
+  hg_history_free(&h);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
+/* the shapes of a draw list of one type whose colour is rgb (any alpha) */
+static int count_rgb(const hg_draw_list *dl, int type, const float *rgb) {
+  int n = 0;
+  for (int k = 0; k < dl->nshape; k++)
+    n += dl->shape[k].type == type && !memcmp(dl->shape[k].rgba, rgb, 3 * sizeof(float));
+  return n;
+}
+
+/* the first line of a draw list of colour rgba, or NULL */
+static const hg_draw_line *line_of(const hg_draw_list *dl, const float *rgba) {
+  for (int k = 0; k < dl->nline; k++)
+    if (!memcmp(dl->line[k].rgba, rgba, 4 * sizeof(float))) return &dl->line[k];
+  return NULL;
+}
+
+/* frames keep each sensor's pose, valid flag and value of their instant; the sensors overlay
+ * draws one glyph per sensor in its colour, at its frame: a tracker's baffle (dimmed after a
+ * dropout), a sun sensor's plate and its line along the measured sun direction in the world
+ * (none, and a dim plate, once the sun has left its view), an IMU's cube, an encoder's ring of
+ * 16 ticks, a force/torque sensor's disc */
+static void test_sensor_glyphs(void **state) {
+  (void)state;
+  hg_scene *sc = hg_test_scene("data/scenes/sensor_bus.yaml");
+  hg_sim *sim = hg_test_sim(sc, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, 0.2), HG_SIM_OK);
+  hg_history h;
+  hg_history_init(&h, 16);
+  hg_frame *f = hg_history_capture(&h, sim, sc);
+  assert_non_null(f);
+  assert_int_equal(f->nsens, 6);
+  static const char *const names[6] = {"st_top", "st_dark", "sun", "imu", "enc", "ft"};
+  static const char *const marker[6] = {"top", "side", "sun_face", "imu_mount", NULL, NULL};
+  for (int k = 0; k < 6; k++) {
+    const hg_fsens *S = &f->sens[k];
+    assert_string_equal(hg_frame_name(&h, S->name), names[k]);
+    assert_true(S->present && S->sampled);
+    assert_int_equal(S->body, k < 4 ? 1 : 2);
+    assert_int_equal(S->joint, k < 4 ? -1 : 1);
+    for (int m = 0; marker[k] && m < f->nmarker; m++)
+      if (!strcmp(hg_frame_name(&h, f->marker[m].name), marker[k]))
+        assert_true(dist3(S->pose.p, f->marker[m].pose.p) < 1e-12);
+    if (!marker[k]) assert_true(dist3(S->pose.p, f->body[2].pose.p) < 1e-12);
+  }
+  assert_true(f->sens[0].valid && !f->sens[1].valid && f->sens[2].valid);
+  hg_draw_list dl;
+  hg_draw_list_init(&dl);
+  hg_draw_options o = {.overlays = HG_OV_SENSORS, .track = -1, .hist = &h, .frame_index = h.n - 1};
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_rgb(&dl, HG_GEOM_CONE, hg_tracker_rgba), 1);
+  assert_int_equal(count_rgb(&dl, HG_GEOM_CONE, hg_sensor_dim_rgba), 1);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_BOX, hg_sun_sensor_rgba), 1);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_BOX, hg_imu_rgba), 1);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_CYLINDER, hg_ft_rgba), 1);
+  assert_int_equal(count_lines(&dl, hg_encoder_rgba), 16);
+  /* the valid tracker's baffle opens along its boresight (+z of its frame: up) from its frame */
+  for (int k = 0; k < dl.nshape; k++) {
+    const hg_draw_shape *c = &dl.shape[k];
+    if (c->type != HG_GEOM_CONE || memcmp(c->rgba, hg_tracker_rgba, sizeof c->rgba)) continue;
+    double apex[3];
+    for (int i = 0; i < 3; i++) apex[i] = c->pose.p[i] + c->size[1] * c->pose.R[3 * i + 2];
+    assert_true(dist3(apex, f->sens[0].pose.p) < 1e-9);
+    assert_true(c->pose.p[2] > apex[2] + 0.5 * c->size[1]);
+  }
+  /* the sun line from the plate along the sun (+x in the world): the measured direction, in the
+   * sensor's axes, rotated by the sensor's pose */
+  const hg_draw_line *l = line_of(&dl, hg_sun_sensor_rgba);
+  assert_non_null(l);
+  double d[3] = {l->b[0] - l->a[0], l->b[1] - l->a[1], l->b[2] - l->a[2]};
+  double n = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  printf("# sun line from %.3g m off the plate, along (%.6f %.6f %.6f)\n",
+         dist3(l->a, f->sens[2].pose.p), d[0] / n, d[1] / n, d[2] / n);
+  /* (the sample held may be one period old: the bus turned 0.6 rad/s x 0.1 s since) */
+  assert_true(dist3(l->a, f->sens[2].pose.p) < 1e-12 && d[0] / n > cos(0.061));
+  /* one second in: the sun out of the sensor's 20-degree view, a dim plate and no line; the
+   * earlier frame (replay) keeps its valid sample */
+  assert_int_equal(hg_sim_run(sim, 1.0), HG_SIM_OK);
+  f = hg_history_capture(&h, sim, sc);
+  assert_false(f->sens[2].valid);
+  assert_true(h.frame[0].sens[2].valid);
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_BOX, hg_sun_sensor_rgba), 0);
+  assert_int_equal(count_shapes(&dl, HG_GEOM_BOX, hg_sensor_dim_rgba), 1);
+  assert_null(line_of(&dl, hg_sun_sensor_rgba));
+  o.frame_index = 0;
+  assert_int_equal(hg_draw_list_build(&dl, &h.frame[0], &o), 0);
+  assert_non_null(line_of(&dl, hg_sun_sensor_rgba));
+  hg_frame copy;
+  assert_int_equal(hg_frame_copy(&copy, &h.frame[0]), 0);
+  assert_true(copy.nsens == 6 && copy.sens[2].valid);
+  assert_true(copy.sens[2].name == h.frame[0].sens[2].name);
+  hg_frame_free(&copy);
+  /* off: none of it */
+  o.overlays = HG_OV_ALL & ~HG_OV_SENSORS;
+  assert_int_equal(hg_draw_list_build(&dl, f, &o), 0);
+  assert_int_equal(count_rgb(&dl, HG_GEOM_CONE, hg_tracker_rgba), 0);
+  assert_int_equal(count_lines(&dl, hg_encoder_rgba), 0);
+  hg_draw_list_free(&dl);
+  hg_history_free(&h);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_project_ray_inverse), cmocka_unit_test(test_fov),
@@ -502,6 +754,7 @@ int main(void) {
       cmocka_unit_test(test_history_matches_trajectory), cmocka_unit_test(test_draw_list_overlays),
       cmocka_unit_test(test_pick), cmocka_unit_test(test_ghosts_where_set_puts_them),
       cmocka_unit_test(test_mode_ghosts), cmocka_unit_test(test_loop_glyph),
+      cmocka_unit_test(test_control_glyphs), cmocka_unit_test(test_sensor_glyphs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,16 @@
  *    session the viewer writes replays headless to the same events.csv and trajectory.csv;
  *  - a four-bar closed by a revolute loop (tests/data/scenes/fourbar.yaml) shows the loop's glyph
  *    in the closed colour; 'open pin_c' typed on the command line (the name Tab-completed) turns
- *    it to the open colour; the session replays byte for byte.
+ *    it to the open colour; the session replays byte for byte;
+ *  - control in the loop (tests/data/scenes/adcs_bus.yaml): a firing thruster draws its plume
+ *    below its nozzle and an idle one none, the wheels' gauges fill with their speeds (red at
+ *    95 % of max_speed), shift+A hides them; 'controller adcs off' (Tab-completed), 'set_gain'
+ *    and 'actuate' typed on the command line are logged, turn the control panel's line off and
+ *    replay byte for byte;
+ *  - sensors (tests/data/scenes/sensor_bus.yaml): a star tracker's baffle, a sun sensor's plate
+ *    and line and an IMU's cube show where their frames project, a tracker whose samples drop out
+ *    is dimmed, the sun sensor's line goes when the sun leaves its view and comes back when the
+ *    viewer steps back to an earlier frame, shift+S hides them.
  *
  * Runs in the tests folder (CTest's working directory). */
 #include <stdarg.h>
@@ -374,6 +383,283 @@ static void loop_opens_on_the_command_line(void **state) {
   replays_byte_for_byte(&w);
 }
 
+/* ---- control in the loop ---- */
+
+static const char adcs_scene[] = "data/scenes/adcs_bus.yaml";
+static const char ctl_camera[] = "eye=1,-3,5 target=0,0,-0.2 up=0,0,1 fov=30";
+
+/* counts of pixels within r of (x0, y0) in a PNG: the plume's orange (red full, green about half,
+ * little blue), the gauge's cyan and its red (the saturated colour) */
+typedef struct ctl_pixels { int plume, cyan, red; } ctl_pixels;
+static ctl_pixels count_ctl(const char *path, int x0, int y0, int r) {
+  int w, h, n;
+  ctl_pixels c = {0, 0, 0};
+  unsigned char *p = stbi_load(path, &w, &h, &n, 4);
+  if (!p) fail_msg("cannot read %s", path);
+  for (int y = y0 - r; y <= y0 + r; y++)
+    for (int x = x0 - r; x <= x0 + r; x++) {
+      if (x < 0 || y < 0 || x >= w || y >= h) continue;
+      const unsigned char *q = p + 4 * (y * w + x);
+      int R = q[0], G = q[1], B = q[2];
+      c.plume += R > 200 && G > 70 && G < 200 && B < 90 && R - G > 70;
+      c.cyan += B > 150 && G > 120 && R < 130;
+      c.red += R > 170 && G < 90 && B < 90;
+    }
+  stbi_image_free(p);
+  return c;
+}
+
+/* the viewer on scene seen by camera cam, script text, outputs in w */
+static void view_scene(workspace *w, const char *scene, const char *cam, const char *text) {
+  hg_viewer_options o;
+  char err[512];
+  write_text(w->script, text);
+  hg_viewer_default_options(&o);
+  o.offscreen = 1, o.script = w->script, o.width = W, o.height = H, o.finish = 1, o.paused = 1;
+  o.has_camera = 1;
+  assert_int_equal(hg_camera_parse(cam, &o.camera, err, sizeof err), 0);
+  o.out.dir = w->out, o.out.plots = 0;
+  o.screenshot_dir = w->dir;
+  if (hg_viewer_run(scene, &o, err, sizeof err)) fail_msg("%s", err);
+}
+
+/* the viewer on the ADCS bus seen from the side (camera cam), script text, outputs in w */
+static void view_ctl(workspace *w, const char *cam, const char *text) {
+  view_scene(w, adcs_scene, cam, text);
+}
+
+/* the pixel where camera cam sees p */
+static void project_cam(const char *cam, const double p[3], int *x, int *y) {
+  hg_camera c;
+  char err[256];
+  double px[2];
+  hg_camera_default(&c);
+  assert_int_equal(hg_camera_parse(cam, &c, err, sizeof err), 0);
+  assert_true(hg_camera_project(&c, W, H, p, px));
+  *x = (int)lround(px[0]), *y = (int)lround(px[1]);
+}
+
+/* copies a screenshot into $HINGE_TEST_IMAGES (when set) as name */
+static void keep_image(const char *path, const char *name) {
+  const char *keep = getenv("HINGE_TEST_IMAGES");
+  if (!keep) return;
+  size_t len;
+  char *png = hg_test_read_file(path, &len), to[512];
+  snprintf(to, sizeof to, "%s/%s", keep, name);
+  FILE *out = fopen(to, "wb");
+  if (png && out) fwrite(png, 1, len, out);
+  if (out) fclose(out);
+  free(png);
+}
+
+static void actuators_draw_plumes_and_gauges(void **state) {
+  (void)state;
+  workspace w;
+  workspace_new(&w, "interact_ctl", "replay");
+  char wheels[320], shown[320], hidden[320], text[2048];
+  snprintf(wheels, sizeof wheels, "%s/wheels.png", w.dir);
+  snprintf(shown, sizeof shown, "%s/actuators.png", w.dir);
+  snprintf(hidden, sizeof hidden, "%s/hidden.png", w.dir);
+  /* without the HUD: the wheels at the start; ten steps of 0.01 s on, t1 firing at full level
+   * and t3 at half since 0.05 s; then shift+A (once the note of the screenshots has gone) */
+  size_t at = (size_t)snprintf(text, sizeof text, "0.0 key u\n0.03 screenshot %s\n", wheels);
+  for (int k = 0; k < 10; k++)
+    at += (size_t)snprintf(text + at, sizeof text - at, "0.%d key Right\n", 10 + k);
+  snprintf(text + at, sizeof text - at, "0.3 screenshot %s\n0.4 key shift+A\n3.5 screenshot %s\n"
+           "3.6 quit\n", shown, hidden);
+  view_ctl(&w, ctl_camera, text);
+  keep_image(wheels, "wheels.png");
+  keep_image(shown, "actuators.png");
+  /* where the wheels are at the start and the thrusters at t = 0.1 s, from a headless run */
+  hg_scene *sc = hg_test_scene(adcs_scene);
+  hg_sim *sim = hg_test_sim(sc, NAN, NULL);
+  ctl_pixels plume[4], gauge[4], offt[4], offw[4];
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) assert_int_equal(hg_sim_run(sim, 0.1), HG_SIM_OK);
+    for (int k = 0; k < hg_sim_nactuator(sim); k++) {
+      hg_sim_actuator_view av;
+      hg_sim_actuator(sim, k, &av);
+      int x, y;
+      if (pass && av.type == HG_ACT_THRUSTER) { /* 0.3 m below the nozzle, along -dir */
+        double p[3];
+        for (int i = 0; i < 3; i++) p[i] = av.point[i] - 0.3 * av.dir[i];
+        project_cam(ctl_camera, p, &x, &y);
+        int t = av.name[1] - '1';
+        plume[t] = count_ctl(shown, x, y, 12);
+        offt[t] = count_ctl(hidden, x, y, 12);
+        printf("# %s: level %.2f, plume pixels %d (hidden: %d)\n", av.name, av.level,
+               plume[t].plume, offt[t].plume);
+      } else if (!pass && av.type == HG_ACT_WHEEL) { /* the ring and its gauge */
+        project_cam(ctl_camera, av.point, &x, &y);
+        int r = av.name[2] - '1';
+        gauge[r] = count_ctl(wheels, x, y, 46);
+        offw[r] = count_ctl(hidden, x, y, 46);
+        printf("# %s: %.0f rad/s, gauge pixels cyan %d red %d (hidden: %d %d)\n", av.name,
+               av.speed, gauge[r].cyan, gauge[r].red, offw[r].cyan, offw[r].red);
+      }
+    }
+  }
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+  /* t1 (full) and t3 (half) fire: their plumes; t2 and t4 are idle */
+  assert_true(plume[0].plume > 40 && plume[2].plume > 20);
+  assert_true(plume[1].plume < 5 && plume[3].plume < 5);
+  assert_true(offt[0].plume < 5 && offt[2].plume < 5); /* shift+A hid them */
+  /* the gauges fill with the speeds: rw1 12 %, rw2 25 %, rw3 50 % (cyan), rw4 95 % (red) */
+  assert_true(gauge[0].cyan > 10);
+  assert_true(gauge[1].cyan > 1.4 * gauge[0].cyan && gauge[2].cyan > 1.4 * gauge[1].cyan);
+  assert_true(gauge[3].cyan < 10 && gauge[3].red > 1.4 * gauge[2].cyan); /* 95 % against 50 % */
+  for (int r = 0; r < 3; r++) assert_true(gauge[r].red < 10);
+  for (int r = 0; r < 4; r++) assert_true(offw[r].cyan < 5 && offw[r].red < 5);
+  hg_test_remove_dir(w.dir);
+}
+
+/* ---- sensors ---- */
+
+static const char sens_scene[] = "data/scenes/sensor_bus.yaml";
+static const char sens_camera[] = "eye=3,-4,2.5 target=0,0,0 up=0,0,1 fov=35";
+
+/* counts of pixels within r of (x0, y0) in a PNG in the sensors overlay's colours: a valid star
+ * tracker's violet, a sun sensor's yellow, an IMU's pink */
+typedef struct sens_pixels { int violet, yellow, pink; } sens_pixels;
+static sens_pixels count_sens(const char *path, int x0, int y0, int r) {
+  int w, h, n;
+  sens_pixels c = {0, 0, 0};
+  unsigned char *p = stbi_load(path, &w, &h, &n, 4);
+  if (!p) fail_msg("cannot read %s", path);
+  for (int y = y0 - r; y <= y0 + r; y++)
+    for (int x = x0 - r; x <= x0 + r; x++) {
+      if (x < 0 || y < 0 || x >= w || y >= h) continue;
+      const unsigned char *q = p + 4 * (y * w + x);
+      int R = q[0], G = q[1], B = q[2];
+      c.violet += B > 120 && R > 0.55 * B && G < 0.8 * B && R > G + 25 && B > R + 15;
+      c.yellow += R > 150 && G > 0.78 * R && B < 0.45 * G; /* not the markers' orange */
+      c.pink += R > 170 && G > 50 && G < 170 && B > 100 && R > G + 60 && R > B + 30;
+    }
+  stbi_image_free(p);
+  return c;
+}
+
+/* where marker name is at time t of a headless run, projected by the sensors' camera */
+static void sens_marker_at(double t, const char *name, int *x, int *y) {
+  hg_scene *sc = hg_test_scene(sens_scene);
+  hg_sim *sim = hg_test_sim(sc, NAN, NULL);
+  if (t > 0) assert_int_equal(hg_sim_run(sim, t), HG_SIM_OK);
+  int found = 0;
+  for (int k = 0; k < hg_sim_nmarker(sim); k++) {
+    hg_sim_marker_view mv;
+    hg_sim_marker(sim, k, &mv);
+    if (strcmp(mv.name, name)) continue;
+    project_cam(sens_camera, mv.pose.p, x, y);
+    found = 1;
+  }
+  assert_true(found);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
+/* The sensors overlay on tests/data/scenes/sensor_bus.yaml: at t = 0.2 s the top tracker's
+ * violet baffle, the sun sensor's yellow plate and line (the sun within its field of view) and
+ * the IMU's pink cube show where their markers project, the tracker with dropout 1 shows no
+ * violet (dimmed); at 1 s the turn has taken the sun out of the sun sensor's view: no yellow;
+ * stepping back to 0.2 s shows the yellow again (the state captured then, not the sensor's
+ * latest); shift+S hides it all. */
+static void sensors_draw_and_replay(void **state) {
+  (void)state;
+  workspace w;
+  workspace_new(&w, "interact_sens", "replay");
+  char at02[320], at10[320], back[320], hidden[320], text[2048];
+  snprintf(at02, sizeof at02, "%s/sensors_0.2.png", w.dir);
+  snprintf(at10, sizeof at10, "%s/sensors_1.0.png", w.dir);
+  snprintf(back, sizeof back, "%s/sensors_back.png", w.dir);
+  snprintf(hidden, sizeof hidden, "%s/sensors_hidden.png", w.dir);
+  size_t at = (size_t)snprintf(text, sizeof text, "0.0 key u\n0.01 key Right\n0.02 key Right\n"
+                               "0.05 screenshot %s\n", at02);
+  for (int k = 0; k < 8; k++) /* on to 1.0 s */
+    at += (size_t)snprintf(text + at, sizeof text - at, "0.%d key Right\n", 10 + k);
+  at += (size_t)snprintf(text + at, sizeof text - at, "0.3 screenshot %s\n", at10);
+  for (int k = 0; k < 8; k++) /* back to 0.2 s */
+    at += (size_t)snprintf(text + at, sizeof text - at, "0.%d key Left\n", 40 + k);
+  snprintf(text + at, sizeof text - at, "0.6 screenshot %s\n0.7 key shift+S\n0.8 screenshot %s\n"
+           "0.9 quit\n", back, hidden);
+  view_scene(&w, sens_scene, sens_camera, text);
+  keep_image(at02, "sensors_0.2.png");
+  keep_image(at10, "sensors_1.0.png");
+  int tx, ty, dx, dy, sx, sy, ix, iy, sx1, sy1;
+  sens_marker_at(0.2, "top", &tx, &ty);
+  sens_marker_at(0.2, "side", &dx, &dy);
+  sens_marker_at(0.2, "sun_face", &sx, &sy);
+  sens_marker_at(0.2, "imu_mount", &ix, &iy);
+  sens_marker_at(1.0, "sun_face", &sx1, &sy1);
+  sens_pixels top = count_sens(at02, tx, ty - 15, 20), dark = count_sens(at02, dx, dy, 16),
+              sun = count_sens(at02, sx, sy, 14), imu = count_sens(at02, ix, iy, 12),
+              sun1 = count_sens(at10, sx1, sy1, 14), sunb = count_sens(back, sx, sy, 14),
+              topb = count_sens(back, tx, ty - 15, 20), off = count_sens(hidden, tx, ty - 15, 20),
+              offs = count_sens(hidden, sx, sy, 14), offi = count_sens(hidden, ix, iy, 12);
+  printf("# 0.2 s: tracker violet %d, dark tracker violet %d, sun yellow %d, imu pink %d\n",
+         top.violet, dark.violet, sun.yellow, imu.pink);
+  printf("# 1.0 s: sun yellow %d; back at 0.2 s: sun yellow %d, tracker violet %d\n", sun1.yellow,
+         sunb.yellow, topb.violet);
+  printf("# hidden: violet %d yellow %d pink %d\n", off.violet, offs.yellow, offi.pink);
+  assert_true(top.violet > 40);
+  assert_true(dark.violet < 5); /* dropped out: dimmed */
+  assert_true(sun.yellow > 15);
+  assert_true(imu.pink > 20);
+  assert_true(sun1.yellow < 5); /* out of view: a dim plate, no line */
+  assert_true(sunb.yellow > 15 && abs(sunb.yellow - sun.yellow) <= sun.yellow / 10);
+  assert_true(abs(topb.violet - top.violet) <= top.violet / 10);
+  assert_true(off.violet < 5 && offs.yellow < 5 && offi.pink < 5);
+  hg_test_remove_dir(w.dir);
+}
+
+/* the lime pixels (the control panel's "on") in the top-left quarter of a PNG */
+static int panel_lime(const char *path) {
+  int lime, grey;
+  loop_pixels(path, 180, 150, 150, &lime, &grey);
+  return lime;
+}
+
+static void control_commands_log_and_replay(void **state) {
+  (void)state;
+  workspace w;
+  workspace_new(&w, "interact_ctlcmd", "replay");
+  snprintf(w.scene, sizeof w.scene, "%s", adcs_scene);
+  char on[320], offp[320], text[2048];
+  snprintf(on, sizeof on, "%s/on.png", w.dir);
+  snprintf(offp, sizeof offp, "%s/off.png", w.dir);
+  snprintf(text, sizeof text,
+           "0.02 key Right\n0.04 key Right\n0.05 screenshot %s\n"
+           "0.06 type controller ad\n0.07 key Tab\n0.08 type off\n0.09 key Return\n"
+           "0.1 type set_gain adcs kp 0.2\n0.11 key Return\n"
+           "0.12 type actuate t2 1 0.05\n0.13 key Return\n"
+           "0.14 key Right\n0.16 key Right\n0.18 screenshot %s\n0.2 key space\n0.5 quit\n",
+           on, offp);
+  view_ctl(&w, camera, text);
+  keep_image(offp, "control_off.png");
+  int lime_on = panel_lime(on), lime_off = panel_lime(offp);
+  printf("# control panel: lime (adcs on) %d -> %d pixels\n", lime_on, lime_off);
+  assert_true(lime_on > 30);
+  assert_true(lime_off < lime_on / 4);
+  /* the commands in the session and in the event log */
+  size_t n;
+  char path[320];
+  snprintf(path, sizeof path, "%s/hinge-session.txt", w.dir);
+  char *cmds = hg_test_read_file(path, &n);
+  assert_non_null(cmds);
+  assert_non_null(strstr(cmds, " controller adcs off"));
+  assert_non_null(strstr(cmds, " set_gain adcs kp 0.2"));
+  assert_non_null(strstr(cmds, " actuate t2 1 0.05"));
+  free(cmds);
+  snprintf(path, sizeof path, "%s/events.csv", w.out);
+  char *events = hg_test_read_file(path, &n);
+  assert_non_null(events);
+  assert_non_null(strstr(events, "controller adcs off"));
+  assert_non_null(strstr(events, "set_gain adcs kp 0.2"));
+  assert_non_null(strstr(events, "actuate t2 1 0.05"));
+  free(events);
+  replays_byte_for_byte(&w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(click_selects_and_lock_matches_scene_event),
@@ -383,6 +669,9 @@ int main(void) {
       cmocka_unit_test(slider_sets_the_configuration),
       cmocka_unit_test(command_at_the_start_replays),
       cmocka_unit_test(loop_opens_on_the_command_line),
+      cmocka_unit_test(actuators_draw_plumes_and_gauges),
+      cmocka_unit_test(control_commands_log_and_replay),
+      cmocka_unit_test(sensors_draw_and_replay),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* sampling.c: control in the loop at its instants (sim_control.h): the sensors sample the state
- * (its truth through their models), the servos run their loops, the controllers step, and the
+ * (sensing.c), the servos run their loops, the controllers step, and the
  * commands they write are held until their next step. Each sensor, servo and controller samples
  * at t_start + k / rate exactly, k = 0, 1, ...; the integrator stops at each such time. At one
  * instant the order is: the actuators' breakpoints, the sensors, the servos, the controllers in
@@ -13,244 +13,11 @@
 #include "builtin.h"
 #include "controller_lib.h"
 #include "controller_proc.h"
-#include "sensor_models.h"
 #include "sim_internal.h"
 
 /* the time of sample k at rate r */
 static double sample_time(const hg_sim *s, long k, double rate) {
   return s->t_start + (double)k / rate;
-}
-
-/* ---- sensors: the truth ---- */
-
-/* the numbers a sensor of this type gives */
-static int sensor_size(const hg_sim *s, const hg_sensor_spec *sp) {
-  switch (sp->type) {
-  case HG_SENSOR_ENCODER: return 1;
-  case HG_SENSOR_JOINT_STATE: {
-    int i = hg_model_joint(s->m, sp->joint);
-    return i > 0 ? s->m->jnt_nq[i] + s->m->jnt_nv[i] : 2;
-  }
-  case HG_SENSOR_GYRO:
-  case HG_SENSOR_ACCELEROMETER: return 3;
-  case HG_SENSOR_STAR_TRACKER: return 5;
-  case HG_SENSOR_SUN:
-  case HG_SENSOR_EARTH: return 4;
-  case HG_SENSOR_FORCE_TORQUE:
-  case HG_SENSOR_TWIST: return 6;
-  case HG_SENSOR_POSE: return 7;
-  }
-  return 0;
-}
-
-/* where sensor sp sits in the current model: its body and its frame in that body (a marker's, or
- * the body's own; a joint's sensors sit on the joint's child body); -1 when absent */
-static int sensor_frame(const hg_sim *s, const hg_sensor_spec *sp, hg_se3 *M) {
-  int b = -1;
-  *M = (hg_se3){{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
-  if (sp->marker) return hg_sim_resolve_marker(s, sp->marker, &b, M) ? -1 : b;
-  if (sp->body) return (b = hg_model_body(s->m, sp->body)) >= 1 ? b : -1;
-  if (sp->joint) return (b = hg_model_joint(s->m, sp->joint)) >= 1 ? b : -1;
-  return -1;
-}
-
-/* the specific force at point p of body b (body frame): the classical acceleration of the point
- * less gravity, a_p - g = (a + w x v) + wdot x p + w x (w x p) from the body's spatial
- * acceleration (wdot, a) in its own frame, which carries the uniform gravity as the base's
- * acceleration -g (dynamics.h), less the central gravity field at the point */
-static void specific_force(hg_sim *s, int b, const double p[3], double out[3]) {
-  double A[6], V[6], t1[3], t2[3];
-  hg_body_acceleration(s->m, s->d, b, A);
-  hg_body_twist(s->m, s->d, b, V);
-  hg_v3_cross(V, V + 3, t1); /* w x v */
-  for (int a = 0; a < 3; a++) out[a] = A[3 + a] + t1[a];
-  hg_v3_cross(A, p, t1); /* wdot x p */
-  hg_v3_cross(V, p, t2);
-  double t3[3];
-  hg_v3_cross(V, t2, t3); /* w x (w x p) */
-  for (int a = 0; a < 3; a++) out[a] += t1[a] + t3[a];
-  /* the central gravity fields at the point: g = -mu r / |r|^3 (world), into the body frame */
-  const hg_se3 *T = &s->d->T_world[b];
-  double x[3];
-  hg_m3_mulv(T->R, p, x);
-  for (int a = 0; a < 3; a++) x[a] += T->p[a];
-  for (int e = 0; e < s->scene->nforce; e++) {
-    const hg_force_spec *f = &s->scene->force[e];
-    int k = f->type == HG_FORCE_CENTRAL_GRAVITY ? hg_forces_find(s->forces, f->name) : -1;
-    if (k < 0 || !hg_forces_enabled(s->forces, k)) continue;
-    double r[3] = {x[0] - f->centre[0], x[1] - f->centre[1], x[2] - f->centre[2]};
-    double n = hg_v3_norm(r), gw[3], gb[3];
-    for (int a = 0; a < 3; a++) gw[a] = -f->mu * r[a] / (n * n * n);
-    hg_m3_mulTv(T->R, gw, gb);
-    for (int a = 0; a < 3; a++) out[a] -= gb[a];
-  }
-}
-
-/* the direction from world point x to the planet: the first enabled central gravity's centre,
- * else the world origin */
-static void planet_centre(const hg_sim *s, double c[3]) {
-  c[0] = c[1] = c[2] = 0;
-  for (int e = 0; e < s->scene->nforce; e++) {
-    const hg_force_spec *f = &s->scene->force[e];
-    int k = f->type == HG_FORCE_CENTRAL_GRAVITY ? hg_forces_find(s->forces, f->name) : -1;
-    if (k >= 0 && hg_forces_enabled(s->forces, k)) {
-      memcpy(c, f->centre, 3 * sizeof(double));
-      return;
-    }
-  }
-}
-
-/* the truth sensor k measures now (kinematics, accelerations and joint wrenches of the present
- * state in s->d); 0, or -1 when its body or joint is absent */
-static int sensor_truth(hg_sim *s, int k, double *truth) {
-  const hg_sensor_spec *sp = s->ctl.sensor[k].spec;
-  const hg_model *m = s->m;
-  hg_se3 M, Tb, Ts;
-  int b = sensor_frame(s, sp, &M);
-  if (b < 1) return -1;
-  Tb = s->d->T_world[b];
-  hg_se3_mul(&Tb, &M, &Ts); /* the sensor frame in the world */
-  double V[6], w[3], v[3];
-  hg_body_twist(m, s->d, b, V);
-  switch (sp->type) {
-  case HG_SENSOR_ENCODER:
-    truth[0] = s->state.q[m->q_adr[b] + sp->dof];
-    return 0;
-  case HG_SENSOR_JOINT_STATE:
-    memcpy(truth, s->state.q + m->q_adr[b], (size_t)m->jnt_nq[b] * sizeof(double));
-    memcpy(truth + m->jnt_nq[b], s->state.v + m->v_adr[b], (size_t)m->jnt_nv[b] * sizeof(double));
-    return 0;
-  case HG_SENSOR_GYRO:
-    hg_m3_mulTv(M.R, V, truth); /* w in the sensor axes */
-    return 0;
-  case HG_SENSOR_ACCELEROMETER: {
-    double f[3];
-    specific_force(s, b, M.p, f);
-    hg_m3_mulTv(M.R, f, truth);
-    return 0;
-  }
-  case HG_SENSOR_STAR_TRACKER:
-    hg_R_to_quat(Ts.R, truth);
-    truth[4] = 1;
-    return 0;
-  case HG_SENSOR_SUN:
-  case HG_SENSOR_EARTH: {
-    double dir[3];
-    if (sp->type == HG_SENSOR_SUN) {
-      memcpy(dir, sp->sun, sizeof dir);
-    } else {
-      planet_centre(s, dir);
-      for (int a = 0; a < 3; a++) dir[a] -= Ts.p[a];
-    }
-    double n = hg_v3_norm(dir);
-    for (int a = 0; a < 3; a++) dir[a] /= n > 0 ? n : 1;
-    hg_m3_mulTv(Ts.R, dir, truth);
-    truth[3] = 1;
-    return 0;
-  }
-  case HG_SENSOR_FORCE_TORQUE: {
-    /* the wrench the body's joint transmits (moment about the body origin, force; body frame),
-     * moved to the sensor origin (n_s = n_o - p x f) and into its axes: force, then torque */
-    double F[6], n[3], pxf[3];
-    hg_joint_wrench(m, s->d, b, F);
-    hg_v3_cross(M.p, F + 3, pxf);
-    for (int a = 0; a < 3; a++) n[a] = F[a] - pxf[a];
-    hg_m3_mulTv(M.R, F + 3, truth);
-    hg_m3_mulTv(M.R, n, truth + 3);
-    return 0;
-  }
-  case HG_SENSOR_POSE:
-    memcpy(truth, Ts.p, 3 * sizeof(double));
-    hg_R_to_quat(Ts.R, truth + 3);
-    return 0;
-  case HG_SENSOR_TWIST:
-    /* (w, v of the sensor origin = v_o + w x p) in the sensor axes */
-    hg_v3_cross(V, M.p, v);
-    for (int a = 0; a < 3; a++) v[a] += V[3 + a];
-    memcpy(w, V, sizeof w);
-    hg_m3_mulTv(M.R, w, truth);
-    hg_m3_mulTv(M.R, v, truth + 3);
-    return 0;
-  }
-  return -1;
-}
-
-/* ---- sensors: the measurement ---- */
-
-/* sample n of sensor k (index id of the noise streams): its truth through its error model
- * (sensor_models.h) into out; 1 when valid, 0 when it dropped out or looks outside its view */
-static int sensor_measure(hg_rt_sensor *se, uint64_t seed, uint32_t id, uint64_t n,
-                          const double *truth, double *out) {
-  const hg_sensor_spec *sp = se->spec;
-  double dt = 1 / sp->rate;
-  int valid = 1;
-  switch (sp->type) {
-  case HG_SENSOR_ENCODER: {
-    hg_encoder_params p = {sp->resolution, sp->noise[0], 0};
-    double rate;
-    hg_encoder_measure(&p, seed, id, n, truth[0] + sp->bias[0], 0, out, &rate);
-    return 1;
-  }
-  case HG_SENSOR_GYRO:
-  case HG_SENSOR_ACCELEROMETER: {
-    hg_inertial_params p;
-    memcpy(p.scale_factor, sp->scale_factor, sizeof p.scale_factor);
-    memcpy(p.misalignment, sp->misalignment, sizeof p.misalignment);
-    memcpy(p.bias, sp->bias, sizeof p.bias);
-    p.white_density = sp->density, p.bias_instability = sp->bias_instability;
-    p.correlation_time = sp->correlation_time, p.random_walk = sp->random_walk;
-    p.range = sp->range, p.lsb = sp->lsb;
-    hg_inertial_measure(&p, (hg_inertial_state *)se->model_state, seed, id, n, dt, truth, out);
-    return 1;
-  }
-  case HG_SENSOR_STAR_TRACKER: {
-    /* noise: about x and y (across the boresight), about z (the boresight) */
-    hg_star_tracker_params p = {{sp->noise[0], sp->noise[1], sp->noise[2]}, sp->dropout};
-    /* a constant bias: the truth turned by exp(bias) in the sensor's axes first */
-    double qb[4], qt[4];
-    hg_quat_exp(sp->bias, qb);
-    hg_quat_mul(truth, qb, qt);
-    hg_star_tracker_measure(&p, (hg_star_tracker_state *)se->model_state, seed, id, n, qt, out,
-                            &valid);
-    out[4] = valid;
-    return valid;
-  }
-  case HG_SENSOR_SUN:
-  case HG_SENSOR_EARTH: {
-    hg_direction_params p = {sp->noise[0], sp->fov};
-    hg_direction_measure(&p, seed, id, n, truth, out, &valid);
-    out[3] = valid;
-    return valid;
-  }
-  case HG_SENSOR_FORCE_TORQUE: {
-    /* the model's wrenches are (moment, force); the sensor's numbers force, then torque */
-    hg_force_torque_params p = {sp->noise[1], sp->noise[0], {0, 0, 0, 0, 0, 0}};
-    double w[6], m[6];
-    memcpy(p.bias, sp->bias + 3, 3 * sizeof(double));
-    memcpy(p.bias + 3, sp->bias, 3 * sizeof(double));
-    memcpy(w, truth + 3, 3 * sizeof(double));
-    memcpy(w + 3, truth, 3 * sizeof(double));
-    hg_force_torque_measure(&p, seed, id, n, w, m);
-    memcpy(out, m + 3, 3 * sizeof(double));
-    memcpy(out + 3, m, 3 * sizeof(double));
-    return 1;
-  }
-  case HG_SENSOR_JOINT_STATE:
-  case HG_SENSOR_POSE:
-  case HG_SENSOR_TWIST: hg_truth_measure(truth, se->n, out); return 1;
-  }
-  return 1;
-}
-
-/* sensor k samples now: its truth through its model into value (valid unless it dropped out) */
-static int sensor_sample(hg_sim *s, int k) {
-  hg_rt_sensor *se = &s->ctl.sensor[k];
-  double truth[16];
-  long n = se->k++;
-  if (sensor_truth(s, k, truth)) return 0; /* (absent: it keeps its last sample) */
-  se->valid = sensor_measure(se, s->ctl.seed, (uint32_t)k, (uint64_t)n, truth, se->value);
-  se->t = s->state.t;
-  return 1;
 }
 
 /* ---- servos ---- */
@@ -433,17 +200,30 @@ static int due(const hg_sim *s, long *k, double rate) {
 int hg_sim_control_due(hg_sim *s, int *sampled) {
   hg_rt_control *c = &s->ctl;
   int changed = hg_sim_control_breakpoints(s), any = 0;
-  /* the state now, with its accelerations and joint wrenches, for the sensors */
-  for (int k = 0; k < c->nsensor && !any; k++) any = due(s, &c->sensor[k].k, c->sensor[k].spec->rate);
-  if (any) {
+  /* the state now for the sensors: its kinematics, and its accelerations and joint wrenches
+   * (a whole evaluation of the dynamics) only when an accelerometer or a force/torque sensor
+   * samples */
+  int loads = 0;
+  for (int k = 0; k < c->nsensor; k++) {
+    if (!due(s, &c->sensor[k].k, c->sensor[k].spec->rate)) continue;
+    any = 1;
+    hg_sensor_type t = c->sensor[k].spec->type;
+    loads |= t == HG_SENSOR_ACCELEROMETER || t == HG_SENSOR_FORCE_TORQUE;
+  }
+  if (any && !loads) hg_kinematics(s->m, s->d, s->state.q, s->state.v);
+  if (any && loads) {
     double p;
     if (hg_sim_eval(s, s->state.t, s->state.q, s->state.v, &p))
       return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: the sensors cannot evaluate the state",
                          s->state.t);
-    if (c->need_accel)
+    /* the articulated pass leaves the bodies' accelerations in d->a; a constrained (closed-loop)
+     * pass need not, so there they are walked again from the complete qdd */
+    if (c->need_accel && s->loops.n)
       hg_rnea(s->m, s->d, s->rhs.qs, s->rhs.vs, s->rhs.qdd, NULL, s->rhs.dv);
+  }
+  if (any) {
     for (int k = 0; k < c->nsensor; k++)
-      if (due(s, &c->sensor[k].k, c->sensor[k].spec->rate)) *sampled |= sensor_sample(s, k);
+      if (due(s, &c->sensor[k].k, c->sensor[k].spec->rate)) *sampled |= hg_sim_sensor_sample(s, k);
     s->views.view_ok = 0;
   }
   for (int k = 0; k < c->nact; k++)
@@ -505,40 +285,6 @@ int hg_sim_control_action(hg_sim *s, const hg_action *a, char *buf, size_t len) 
 }
 
 /* ---- opening and closing ---- */
-
-/* the names of sensor k's numbers (hg_sim_sensor_view's channel) */
-static int sensor_channels(hg_sim *s, int k) {
-  hg_rt_sensor *se = &s->ctl.sensor[k];
-  static const char *const enc[] = {"q"}, *const vec[] = {"x", "y", "z"},
-                           *const quat[] = {"qw", "qx", "qy", "qz", "valid"},
-                           *const dir[] = {"x", "y", "z", "valid"},
-                           *const ft[] = {"fx", "fy", "fz", "tx", "ty", "tz"},
-                           *const pose[] = {"x", "y", "z", "qw", "qx", "qy", "qz"},
-                           *const tw[] = {"wx", "wy", "wz", "vx", "vy", "vz"},
-                           *const js[] = {"q0", "q1", "q2", "q3", "q4", "q5", "q6",
-                                          "v0", "v1", "v2", "v3", "v4", "v5"};
-  const char *const *src = enc;
-  se->channel = malloc((size_t)se->n * sizeof *se->channel);
-  if (!se->channel) return -1;
-  switch (se->spec->type) {
-  case HG_SENSOR_ENCODER: src = enc; break;
-  case HG_SENSOR_GYRO:
-  case HG_SENSOR_ACCELEROMETER: src = vec; break;
-  case HG_SENSOR_STAR_TRACKER: src = quat; break;
-  case HG_SENSOR_SUN:
-  case HG_SENSOR_EARTH: src = dir; break;
-  case HG_SENSOR_FORCE_TORQUE: src = ft; break;
-  case HG_SENSOR_POSE: src = pose; break;
-  case HG_SENSOR_TWIST: src = tw; break;
-  case HG_SENSOR_JOINT_STATE: {
-    int i = hg_model_joint(s->m, se->spec->joint), nq = i > 0 ? s->m->jnt_nq[i] : 1;
-    for (int e = 0; e < se->n; e++) se->channel[e] = e < nq ? js[e] : js[7 + e - nq];
-    return 0;
-  }
-  }
-  for (int e = 0; e < se->n; e++) se->channel[e] = src[e];
-  return 0;
-}
 
 static const char *sensor_kind(hg_sensor_type t) {
   static const char *const names[] = {"encoder", "joint_state", "gyro", "accelerometer",
@@ -693,7 +439,7 @@ static int controller_derived(hg_sim *s, int c, derived *dv) {
     r->body = -1;
     if (sp->ninput > 0 && r->in_src[0] >= 0) {
       hg_se3 M;
-      r->body = sensor_frame(s, &sc->sensor[r->in_src[0]], &M);
+      r->body = hg_sim_sensor_frame(s, &sc->sensor[r->in_src[0]], &M);
     }
     r->target[0] = 1, r->target[1] = r->target[2] = r->target[3] = 0;
     for (int k = 0; k < sp->nparam; k++)
@@ -782,10 +528,10 @@ int hg_sim_control_open(hg_sim *s, hg_error *err) {
   for (int k = 0; k < c->nsensor; k++) {
     hg_rt_sensor *se = &c->sensor[k];
     se->spec = &sc->sensor[k];
-    se->n = sensor_size(s, se->spec);
+    se->n = hg_sim_sensor_size(s, se->spec);
     se->t = NAN;
     if (se->spec->type == HG_SENSOR_ACCELEROMETER) c->need_accel = 1;
-    if (!(se->value = malloc((size_t)se->n * sizeof(double))) || sensor_channels(s, k))
+    if (!(se->value = malloc((size_t)se->n * sizeof(double))) || hg_sim_sensor_channels(s, k))
       return hg_error_set(err, "out of memory"), -1;
     for (int e = 0; e < se->n; e++) se->value[e] = NAN;
   }

@@ -25,7 +25,7 @@
  *   quad, rate     the integrator (through hg_sim_quad, rhs.c, and hg_sim_pull_state,
  *                  integration.c): work, friction loss and saturated time per actuator; rate by
  *                  hg_sim_control_apply at each evaluation
- *   sensor states, values   hg_sim_control_due (sampling.c)
+ *   sensor states, values   hg_sim_sensor_sample (sensing.c, called by hg_sim_control_due)
  *   controller instances, signals, enabled   hg_sim_control_new (sampling.c: instances opened),
  *                  hg_sim_control_due (steps), the set_gain and controller actions (events.c
  *                  through hg_sim_control_action)
@@ -175,6 +175,18 @@ double hg_sim_control_propellant(const hg_sim *s, int k, double t);
 /* 1 when the actuators may act on the system from outside (a thruster; a motor on a joint to
  * the world): momentum is then not tracked as conserved */
 int hg_sim_control_external(const hg_sim *s, char *why, size_t len);
+
+/* ---- sensing.c: the sensors ---- */
+/* the numbers sensor sp gives (scene.h's hg_sensor_type) in the current model */
+int hg_sim_sensor_size(const hg_sim *s, const hg_sensor_spec *sp);
+/* where sensor sp sits in the current model: its body (-1: absent) and its frame M in that body
+ * (a marker's, the body's own, or a joint's child body's) */
+int hg_sim_sensor_frame(const hg_sim *s, const hg_sensor_spec *sp, hg_se3 *M);
+/* sensor k samples the present state (its kinematics, and for accelerometers and force/torque
+ * sensors its accelerations and loads, in s->d): 1 when it sampled, 0 when it is absent */
+int hg_sim_sensor_sample(hg_sim *s, int k);
+/* the names of sensor k's numbers (sensor[k].channel); 0 or -1 when out of memory */
+int hg_sim_sensor_channels(hg_sim *s, int k);
 
 /* ---- sampling.c: sensors, servos and controllers at their instants ---- */
 /* opens the controllers (users' libraries and processes) and sizes the sensors; 0 or -1 with

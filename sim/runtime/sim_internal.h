@@ -24,7 +24,7 @@
  *   sim_init.c triggers.c sampling.c (the initial state; the root functions; sensors, servos
  *                              and controllers at their instants)
  *   observe.c preview.c pull.c sim_modes.c stops.c timeline.c
- *   budget.c failure.c frames.c rhs.c sim_loops.c topology.c
+ *   budget.c failure.c frames.c rhs.c sim_loops.c topology.c sensing.c
  *   actuation.c                (the actuators in the right-hand side) */
 #ifndef HINGE_SIM_INTERNAL_H
 #define HINGE_SIM_INTERNAL_H

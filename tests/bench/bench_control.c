@@ -11,7 +11,8 @@
  * the target is at most 1.3). One run of each, under CVODE Adams at rtol 1e-8 and under RKMK4 at
  * a fixed 5 ms step; 20 simulated seconds.
  *
- * usage: bench_control [SECONDS] */
+ * usage: bench_control [SECONDS [open|closed [adams|rkmk4]]]: one variant alone (for callgrind's
+ * instruction counts) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +147,10 @@ static double run(int closed, double t_end, const char *dir, const char *integ) 
 
 int main(int argc, char **argv) {
   double t_end = argc > 1 ? atof(argv[1]) : 20;
-  if (!(t_end > 0)) return fprintf(stderr, "usage: bench_control [SECONDS]\n"), 2;
+  const char *only = argc > 2 ? argv[2] : NULL, *integ_only = argc > 3 ? argv[3] : NULL;
+  if (!(t_end > 0) || (only && strcmp(only, "open") && strcmp(only, "closed")) ||
+      (integ_only && strcmp(integ_only, "adams") && strcmp(integ_only, "rkmk4")))
+    return fprintf(stderr, "usage: bench_control [SECONDS [open|closed [adams|rkmk4]]]\n"), 2;
   char dir[] = "/tmp/hinge_bench_control_XXXXXX";
   if (!mkdtemp(dir)) return perror("mkdtemp"), 1;
   printf("bench_control: 50-DoF spacecraft, 4 wheels, 12 thrusters, IMU and star tracker at "
@@ -158,7 +162,12 @@ int main(int argc, char **argv) {
       {"RKMK4, 5 ms step", "{method: rkmk4, step: 0.005}"}};
   int rc = 0;
   for (int k = 0; k < 2; k++) {
+    if (integ_only && (k == 0) != (strcmp(integ_only, "adams") == 0)) continue;
     printf(" %s:\n", integ[k][0]);
+    if (only) {
+      if (run(strcmp(only, "closed") == 0, t_end, dir, integ[k][1]) <= 0) rc = 1;
+      continue;
+    }
     double open = run(0, t_end, dir, integ[k][1]), closed = run(1, t_end, dir, integ[k][1]);
     if (open <= 0 || closed <= 0) {
       rc = 1;
