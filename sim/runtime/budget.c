@@ -99,16 +99,15 @@ static int isolated(hg_sim *s, char *why, size_t len) {
 }
 
 /* The drift of a stretch relative to its peak total momentum, angular and linear apart. A total
- * below 1e-3 of the momentum the bodies carry (their summed magnitudes) is zero for this purpose:
- * integration leaves errors of rtol times what the bodies carry at every step, and a run whose
- * controllers restart the integrator thousands of times (a servo loop at 200 Hz) piles them up to
- * 1e-6 of it and more, so a total that small is mostly cancellation and error, and any drift
- * relative to it would read as order one (a spacecraft at rest deploying its arrays, an arm on a
- * floating base). The bodies' peak summed momentum is the scale then; zero_total[k] says so. */
+ * below 1e-6 of the momentum the bodies carry (their summed magnitudes) is zero for this purpose:
+ * integration at the usual tolerances leaves errors of rtol times what the bodies carry, so a
+ * total that small is mostly that error and any drift relative to it would read as order one
+ * (a spacecraft at rest deploying its arrays). The bodies' peak summed momentum is the scale
+ * then; zero_total[k] says so. */
 static double stretch_drift(const hg_sim_momentum_track *mt, double scale[2], int zero_total[2]) {
   double r = 0;
   for (int k = 0; k < 2; k++) {
-    zero_total[k] = !(mt->peak[k] >= 1e-3 * mt->bodies[k]);
+    zero_total[k] = !(mt->peak[k] >= 1e-6 * mt->bodies[k]);
     scale[k] = zero_total[k] ? mt->bodies[k] : mt->peak[k];
     if (scale[k] > 0) r = fmax(r, mt->dmax[k] / scale[k]);
   }
