@@ -696,6 +696,26 @@ static int hg_forces_bodies(hg_forces *f, const hg_model *m) {
   return 0;
 }
 
+double hg_forces_central_field(const hg_forces *f, const double x[3], double g[3],
+                               double centre[3]) {
+  double phi = 0;
+  int first = 1;
+  if (g) g[0] = g[1] = g[2] = 0;
+  if (centre) centre[0] = centre[1] = centre[2] = 0;
+  for (int k = 0; f && k < f->n; k++) {
+    const hg_force_elem *e = &f->e[k];
+    if (e->type != HG_FORCE_CENTRAL_GRAVITY || !e->enabled) continue;
+    if (centre && first) memcpy(centre, e->centre, 3 * sizeof(double));
+    first = 0;
+    /* phi = -mu / |r|, g = -mu r / |r|^3, r = x - centre */
+    double r[3] = {x[0] - e->centre[0], x[1] - e->centre[1], x[2] - e->centre[2]};
+    double n = hg_v3_norm(r);
+    phi -= e->mu / n;
+    for (int a = 0; g && a < 3; a++) g[a] -= e->mu * r[a] / (n * n * n);
+  }
+  return phi;
+}
+
 double hg_forces_next_switch(const hg_forces *f, double t) {
   double next = INFINITY;
   for (int k = 0; f && k < f->n; k++) {

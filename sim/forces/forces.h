@@ -40,6 +40,12 @@ void hg_forces_input_of(const hg_scene *s, hg_force_input *in);
 hg_forces *hg_forces_new(const hg_scene *s, const hg_model *m, hg_error *err);
 void hg_forces_free(hg_forces *f);
 
+/* The enabled central-gravity elements at world point x, per unit mass: their potential
+ * (returned, J/kg), their field g (world axes, m/s^2; NULL: not wanted), and the first one's
+ * centre (world; NULL: not wanted; the world origin when there is none). */
+double hg_forces_central_field(const hg_forces *f, const double x[3], double g[3],
+                               double centre[3]);
+
 /* The first time after t at which an enabled thrust element switches on or off (inf: none): the
  * force jumps there, so a simulation stops and restarts its integrator at that instant (an
  * integrator stepping over a short pulse would otherwise never see it). */

@@ -110,9 +110,8 @@ void hg_sim_control_free(hg_sim *s) {
 
 /* R = exp([w]x), the rotation of a misalignment vector */
 static void misalign(const double w[3], const double u[3], double out[3]) {
-  double q[4], R[9];
-  hg_quat_exp(w, q);
-  hg_quat_to_R(q, R);
+  double R[9];
+  hg_so3_exp(w, R);
   hg_m3_mulv(R, u, out);
 }
 
@@ -227,15 +226,7 @@ double hg_sim_control_propellant(const hg_sim *s, int j, double t) {
 /* the gravitational potential per unit mass at world point x: uniform gravity and the enabled
  * central-gravity elements */
 static double potential(const hg_sim *s, const double x[3]) {
-  double phi = -hg_v3_dot(s->m->gravity, x);
-  for (int e = 0; e < s->scene->nforce; e++) {
-    const hg_force_spec *f = &s->scene->force[e];
-    int k = f->type == HG_FORCE_CENTRAL_GRAVITY ? hg_forces_find(s->forces, f->name) : -1;
-    if (k < 0 || !hg_forces_enabled(s->forces, k)) continue;
-    double r[3] = {x[0] - f->centre[0], x[1] - f->centre[1], x[2] - f->centre[2]};
-    phi -= f->mu / hg_v3_norm(r);
-  }
-  return phi;
+  return -hg_v3_dot(s->m->gravity, x) + hg_forces_central_field(s->forces, x, NULL, NULL);
 }
 
 /* tank j at t: its body's inertia set for the propellant then, and the power the propellant

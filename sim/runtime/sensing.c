@@ -62,30 +62,10 @@ static void specific_force(hg_sim *s, int b, const double p[3], double out[3]) {
   double x[3];
   hg_m3_mulv(T->R, p, x);
   for (int a = 0; a < 3; a++) x[a] += T->p[a];
-  for (int e = 0; e < s->scene->nforce; e++) {
-    const hg_force_spec *f = &s->scene->force[e];
-    int k = f->type == HG_FORCE_CENTRAL_GRAVITY ? hg_forces_find(s->forces, f->name) : -1;
-    if (k < 0 || !hg_forces_enabled(s->forces, k)) continue;
-    double r[3] = {x[0] - f->centre[0], x[1] - f->centre[1], x[2] - f->centre[2]};
-    double n = hg_v3_norm(r), gw[3], gb[3];
-    for (int a = 0; a < 3; a++) gw[a] = -f->mu * r[a] / (n * n * n);
-    hg_m3_mulTv(T->R, gw, gb);
-    for (int a = 0; a < 3; a++) out[a] -= gb[a];
-  }
-}
-
-/* the direction from world point x to the planet: the first enabled central gravity's centre,
- * else the world origin */
-static void planet_centre(const hg_sim *s, double c[3]) {
-  c[0] = c[1] = c[2] = 0;
-  for (int e = 0; e < s->scene->nforce; e++) {
-    const hg_force_spec *f = &s->scene->force[e];
-    int k = f->type == HG_FORCE_CENTRAL_GRAVITY ? hg_forces_find(s->forces, f->name) : -1;
-    if (k >= 0 && hg_forces_enabled(s->forces, k)) {
-      memcpy(c, f->centre, 3 * sizeof(double));
-      return;
-    }
-  }
+  double gw[3], gb[3];
+  hg_forces_central_field(s->forces, x, gw, NULL);
+  hg_m3_mulTv(T->R, gw, gb);
+  for (int a = 0; a < 3; a++) out[a] -= gb[a];
 }
 
 /* the truth sensor k measures now (kinematics, accelerations and joint wrenches of the present
@@ -127,7 +107,7 @@ static int sensor_truth(hg_sim *s, int k, double *truth) {
     if (sp->type == HG_SENSOR_SUN) {
       memcpy(dir, sp->sun, sizeof dir);
     } else {
-      planet_centre(s, dir);
+      hg_forces_central_field(s->forces, Ts.p, NULL, dir);
       for (int a = 0; a < 3; a++) dir[a] -= Ts.p[a];
     }
     double n = hg_v3_norm(dir);
