@@ -74,9 +74,12 @@ static int isolated(hg_sim *s, char *why, size_t len) {
                m->gravity[2]);
   for (int i = 1; i < m->nbody; i++)
     if (m->parent[i] == 0 && (m->jnt[i].type != HG_JOINT_FREE || s->d->mode[i] != HG_MODE_FREE))
-      add_reason(why, len, "%s %s joint '%s' holds body '%s' to the world",
-                 s->d->mode[i] == HG_MODE_FREE ? "free" : s->d->mode[i] == HG_MODE_LOCKED
-                                                            ? "locked" : "prescribed",
+      /* a fixed joint has no mode: it is named by its type alone */
+      add_reason(why, len, "%s%s%s joint '%s' holds body '%s' to the world",
+                 m->jnt[i].type == HG_JOINT_FIXED ? ""
+                 : s->d->mode[i] == HG_MODE_FREE  ? "free"
+                 : s->d->mode[i] == HG_MODE_LOCKED ? "locked" : "prescribed",
+                 m->jnt[i].type == HG_JOINT_FIXED ? "" : " ",
                  hg_joint_type_name(m->jnt[i].type), m->jnt_name[i], m->body_name[i]);
   for (int k = 0; k < hg_forces_count(s->forces); k++) {
     hg_force_view fv;

@@ -30,6 +30,11 @@ expect_has "heatshield: the parachute acts from outside" "$sum" "parachute 'main
 run run "$scenes/pendulum.yaml" --out "$tmp/pend" --t-end 0.2 --no-plots --quiet
 expect_has "pendulum: a joint to the world" "$(cat "$tmp/pend/summary.txt")" \
   "free revolute joint 'shoulder' holds body 'upper' to the world"
+# a body welded to the world: its fixed joint has no mode to name
+run run data/scenes/fourbar.yaml --out "$tmp/weld" --t-end 0.05 --no-plots --quiet
+sum=$(cat "$tmp/weld/summary.txt")
+expect_has "welded base: its joint" "$sum" "m/s^2; fixed joint 'base' holds body 'base' to the world"
+case "$sum" in *"free fixed"*) fail "welded base: summary.txt calls a fixed joint free" ;; *) pass ;; esac
 
 # an event that changes the momentum on purpose starts a new reference
 run run "$scenes/release.yaml" --out "$tmp/release" --no-plots --quiet
