@@ -490,32 +490,35 @@ static void draw_bars(const hg_series *S, int col, int at) {
   }
 }
 
-static void draw_legend(const ctl_panel *p) {
-  PLINT opt[CTL_PLOT_MAXLINES], tcol[CTL_PLOT_MAXLINES], lcol[CTL_PLOT_MAXLINES];
-  PLINT lsty[CTL_PLOT_MAXLINES], bcol[CTL_PLOT_MAXLINES], bpat[CTL_PLOT_MAXLINES];
-  PLFLT lw[CTL_PLOT_MAXLINES], bscale[CTL_PLOT_MAXLINES], bw[CTL_PLOT_MAXLINES], w, h;
+/* the legend inside the box, in the corner with the fewest of the lines' points */
+static void draw_legend(const ctl_panel *p, double x0, double x1, double y0, double y1) {
+  int col[CTL_PLOT_MAXLINES], sty[CTL_PLOT_MAXLINES];
   const char *labels[CTL_PLOT_MAXLINES];
+  long count[4] = {0, 0, 0, 0};
+  double xm = 0.5 * (x0 + x1), ym = 0.5 * (y0 + y1);
   /* the raster lists its rows top down */
   for (int l = 0; l < p->nline; l++) {
     int i = p->raster ? p->nline - 1 - l : l;
-    opt[l] = p->raster ? PL_LEGEND_COLOR_BOX : PL_LEGEND_LINE;
-    tcol[l] = HG_PLOT_AXES;
-    lcol[l] = bcol[l] = HG_PLOT_LINE0 + i % HG_PLOT_NLINES;
-    lsty[l] = 1;
-    lw[l] = 2, bscale[l] = 0.6, bw[l] = 1, bpat[l] = 0;
+    col[l] = HG_PLOT_LINE0 + i % HG_PLOT_NLINES, sty[l] = 1;
     labels[l] = p->line[i].label;
+    const hg_series *S = p->line[l].S;
+    for (int r = 0; r < S->n && !p->raster; r++) {
+      const double *row = S->x + (size_t)r * (size_t)S->width;
+      double y = p->logscale ? log10(row[p->line[l].col]) : row[p->line[l].col];
+      if (isfinite(y)) count[(y < ym ? 2 : 0) + (row[0] < xm)]++;
+    }
   }
-  pllegend(&w, &h, PL_LEGEND_BACKGROUND, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.01, 0.0,
-           0.04, 0, HG_PLOT_AXES, 1, 0, 0, p->nline, opt, 0.5, 0.8, 1.6, 0, tcol, labels, bcol,
-           bpat, bscale, bw, lcol, lsty, lw, NULL, NULL, NULL, NULL);
+  int corner = HG_LEGEND_TOP_RIGHT;
+  for (int c = 1; c < 4; c++)
+    if (count[c] < count[corner]) corner = c;
+  hg_plot_legend(corner, p->nline, labels, col, sty, p->raster);
 }
 
-static void draw_panel(ctl_panel *p) {
+static void draw_panel(ctl_panel *p, hg_sim *s) {
   double x0, x1, y0, y1;
-  static const double legend_room[4] = {0.1, 0.72, 0.15, 0.82};
   panel_range(p, &x0, &x1, &y0, &y1);
   pladv(0);
-  plvpor(legend_room[0], legend_room[1], legend_room[2], legend_room[3]);
+  plvsta();
   plwind(x0, x1, y0, y1);
   plwidth(1);
   /* (the house frame of hg_plot_frame, with a log y axis or none for the raster) */
@@ -545,7 +548,11 @@ static void draw_panel(ctl_panel *p) {
   }
   pllsty(1);
   plwidth(1);
-  draw_legend(p);
+  /* the run's events, dashed */
+  hg_run_events ev;
+  hg_out_events(s, &ev);
+  hg_plot_events(ev.t, ev.names, ev.n, x0, x1, y0, y1);
+  draw_legend(p, x0, x1, y0, y1);
 }
 
 /* adds a line to p (a label of up to 95 characters) */
@@ -635,7 +642,7 @@ int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
   hg_out_path(o, "control.png", path, sizeof path);
   /* 260 pixels a panel, at least 400 */
   if (hg_plot_open(path, CTL_PLOT_W, n < 2 ? 400 : 260 * n, 1, n) < 0) return -1;
-  for (int k = 0; k < n; k++) draw_panel(&p[k]);
+  for (int k = 0; k < n; k++) draw_panel(&p[k], s);
   hg_plot_close();
   return 1;
 }

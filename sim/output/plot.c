@@ -1,13 +1,15 @@
 /* plot.c: the PNG plots of a run, drawn with PLplot's cairo PNG device ("pngcairo"):
  *   energy.png      kinetic, potential (gravity + elements) and total energy; budget drift
  *   momentum.png    total angular and linear momentum (world axes)
- *   separation.png  distance and relative speed of the output pairs (scene output.pairs)
+ *   separation.png  distance and relative speed of the output pairs (scene output.pairs), and
+ *                   zooms on the first seconds after each event that starts a separation
  *   loads.png       the loads of joints that were prescribed or locked at some output, and the
  *                   force and moment magnitudes of the scene's closed loops (loop_out.c)
  *   control.png     attitude errors, body rates, wheel speeds, thruster firings and joint drives
  *                   of control in the loop (control_out.c)
  * A plot with nothing to draw (fewer than two samples, no pairs, no prescribed joints) is not
- * written; flat or partly missing (NaN) series are drawn with a padded range. */
+ * written; flat or partly missing (NaN) series are drawn with a padded range. Every time panel
+ * spans the run's output times, marks its events (dashed) and has a legend inside its box. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,50 +21,55 @@
 
 #define PLOT_W 1000
 #define PLOT_H 720
+#define PLOT_PANEL_H 240 /* pixels a panel on pages of more than three */
 #define PLOT_MAXLINES 12
 
-/* the lines of one panel: column cols[k] of series S against its column 0 */
+/* The lines of one panel: column cols[k] of series S against its column 0, the time. A zoom
+ * panel draws line k against the time since te[k] over [-HG_PLOT_ZOOM_PRE w, w] (relative: as
+ * the change from its value at te[k]; logy: on a log10 axis), with one event marker at 0. */
 typedef struct panel {
   const hg_series *S;
   int nline;
   int cols[PLOT_MAXLINES];
   const char *labels[PLOT_MAXLINES];
   const char *ylabel, *title;
-  int full_time;  /* the time axis spans every row, not only those with values (gaps at the ends
-                     show) */
+  int zoom, relative, logy;
+  double w, te[PLOT_MAXLINES];
 } panel;
 
-/* the finite range of the panel's lines (padded when flat); 0 when there is none */
-static int panel_range(const panel *p, double *x0, double *x1, double *y0, double *y1) {
-  const hg_series *S = p->S;
-  *x0 = *y0 = INFINITY;
-  *x1 = *y1 = -INFINITY;
-  for (int r = 0; r < S->n; r++) {
-    const double *row = S->x + (size_t)r * (size_t)S->width;
-    for (int l = 0; l < p->nline; l++) {
-      double y = row[p->cols[l]];
-      if (p->full_time && isfinite(row[0])) *x0 = fmin(*x0, row[0]), *x1 = fmax(*x1, row[0]);
-      if (!isfinite(y) || !isfinite(row[0])) continue;
-      *x0 = fmin(*x0, row[0]), *x1 = fmax(*x1, row[0]);
-      *y0 = fmin(*y0, y), *y1 = fmax(*y1, y);
+void hg_out_events(hg_sim *s, hg_run_events *ev) {
+  ev->n = 0;
+  for (int k = 0; k < hg_sim_nevents(s); k++) {
+    const hg_sim_event *e = hg_sim_event_at(s, k);
+    int last = ev->n - 1;
+    if (last >= 0 && fabs(e->t - ev->t[last]) <= 1e-9 * fmax(1, fabs(e->t))) {
+      size_t len = strlen(ev->name[last]);
+      snprintf(ev->name[last] + len, sizeof ev->name[last] - len, ", %s", e->name);
+      continue;
     }
+    if (ev->n == HG_OUT_MAXEVENTS) break;
+    ev->t[ev->n] = e->t;
+    snprintf(ev->name[ev->n], sizeof ev->name[0], "%s", e->name);
+    ev->names[ev->n] = ev->name[ev->n];
+    ev->n++;
   }
-  if (!(*x0 <= *x1)) return 0;
-  if (*x1 - *x0 <= 0) *x0 -= 0.5, *x1 += 0.5;
-  hg_plot_pad(y0, y1, (hg_plot_margin){0.05, 1e-12, 1e-6});
-  return 1;
 }
 
-/* one line, in pieces between missing samples */
-static void draw_line(const hg_series *S, int col) {
+/* one line, in pieces between missing samples: the rows with a <= t <= b, drawn at (t - shift,
+ * y - ref), or at (t - shift, log10(y - ref)) on a log axis (where y - ref > 0) */
+static void draw_line(const hg_series *S, int col, double a, double b, double shift, double ref,
+                      int logy) {
   PLFLT x[512], y[512];
   int n = 0;
   for (int r = 0; r <= S->n; r++) {
     const double *row = r < S->n ? S->x + (size_t)r * (size_t)S->width : NULL;
-    int ok = row && isfinite(row[0]) && isfinite(row[col]);
-    if (ok) x[n] = row[0], y[n] = row[col], n++;
+    double v = row ? row[col] - ref : NAN;
+    int ok = row && isfinite(row[0]) && isfinite(v) && row[0] >= a && row[0] <= b &&
+             (!logy || v > 0);
+    if (ok) x[n] = row[0] - shift, y[n] = logy ? log10(v) : v, n++;
     if ((!ok || n == 512) && n > 0) {
-      plline(n, x, y);
+      if (n == 1) plpoin(1, x, y, 1);
+      else plline(n, x, y);
       /* a full buffer continues from its last point */
       if (ok) x[0] = x[n - 1], y[0] = y[n - 1], n = 1;
       else n = 0;
@@ -70,44 +77,81 @@ static void draw_line(const hg_series *S, int col) {
   }
 }
 
-static void draw_legend(const panel *p) {
-  PLINT opt[PLOT_MAXLINES], tcol[PLOT_MAXLINES], lcol[PLOT_MAXLINES], lsty[PLOT_MAXLINES];
-  PLFLT lw[PLOT_MAXLINES], w, h;
-  for (int l = 0; l < p->nline; l++) {
-    opt[l] = PL_LEGEND_LINE;
-    tcol[l] = HG_PLOT_AXES;
-    lcol[l] = HG_PLOT_LINE0 + l % HG_PLOT_NLINES;
-    lsty[l] = 1 + (l / HG_PLOT_NLINES) % 8;
-    lw[l] = 2;
+/* the value of column col at the last row at or before t (the zoom's reference) */
+static double value_before(const hg_series *S, int col, double t) {
+  double v = NAN;
+  for (int r = 0; r < S->n; r++) {
+    const double *row = S->x + (size_t)r * (size_t)S->width;
+    if (row[0] <= t && isfinite(row[col])) v = row[col];
   }
-  pllegend(&w, &h, PL_LEGEND_BACKGROUND, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.01, 0.0,
-           0.04, 0, HG_PLOT_AXES, 1, 0, 0, p->nline, opt, 0.5, 0.6, 1.6, 0, tcol, p->labels,
-           NULL, NULL, NULL, NULL, lcol, lsty, lw, NULL, NULL, NULL, NULL);
+  return v;
 }
 
-static void draw_panel(const panel *p) {
-  double x0, x1, y0, y1;
-  /* room on the right for the legend */
-  static const double legend_room[4] = {0.1, 0.8, 0.15, 0.85};
-  if (!panel_range(p, &x0, &x1, &y0, &y1)) x0 = 0, x1 = 1, y0 = -1, y1 = 1;
-  hg_plot_frame(p->nline > 1 ? legend_room : NULL, x0, x1, y0, y1, "time [s]", p->ylabel,
-                p->title);
+/* a zoom panel's window and legend corner (the quarter with the fewest points) */
+static void zoom_plan(const panel *p, hg_plot_plan *pl) {
+  double lo = INFINITY, hi = -INFINITY;
+  pl->x0 = -HG_PLOT_ZOOM_PRE * p->w, pl->x1 = p->w;
+  for (int l = 0; l < p->nline; l++) {
+    double a, b;
+    if (hg_plot_zoom_range(p->S->x, p->S->n, p->S->width, p->cols[l], p->te[l], p->w,
+                           p->relative, p->logy, &a, &b))
+      lo = fmin(lo, a), hi = fmax(hi, b);
+  }
+  pl->data = lo <= hi;
+  pl->y0 = pl->data ? lo : -1, pl->y1 = pl->data ? hi : 1;
+  pl->legend = p->nline > 0;
+  long count[4] = {0, 0, 0, 0};
+  double xm = 0.5 * (pl->x0 + pl->x1), ym = 0.5 * (pl->y0 + pl->y1);
+  for (int l = 0; l < p->nline; l++) {
+    double ref = p->relative ? value_before(p->S, p->cols[l], p->te[l]) : 0;
+    for (int r = 0; r < p->S->n; r++) {
+      const double *row = p->S->x + (size_t)r * (size_t)p->S->width;
+      double x = row[0] - p->te[l], y = row[p->cols[l]] - ref;
+      if (p->logy) y = y > 0 ? log10(y) : NAN;
+      if (x >= pl->x0 && x <= pl->x1 && isfinite(y)) count[(y < ym ? 2 : 0) + (x < xm)]++;
+    }
+  }
+  pl->corner = HG_LEGEND_TOP_RIGHT;
+  for (int c = 1; c < 4; c++)
+    if (count[c] < count[pl->corner]) pl->corner = c;
+}
+
+static void draw_panel(const panel *p, const hg_run_events *ev) {
+  hg_plot_plan pl;
+  int col[PLOT_MAXLINES], sty[PLOT_MAXLINES];
+  if (p->zoom) zoom_plan(p, &pl);
+  else hg_plot_time_plan(p->S->x, p->S->n, p->S->width, p->cols, p->nline, &pl);
+  (p->logy ? hg_plot_frame_logy : hg_plot_frame)(NULL, pl.x0, pl.x1, pl.y0, pl.y1,
+                                                 p->zoom ? "time since the event [s]" : "time [s]",
+                                                 p->ylabel, p->title);
   plwidth(2);
   for (int l = 0; l < p->nline; l++) {
-    plcol0(HG_PLOT_LINE0 + l % HG_PLOT_NLINES);
-    pllsty(1 + (l / HG_PLOT_NLINES) % 8);
-    draw_line(p->S, p->cols[l]);
+    col[l] = HG_PLOT_LINE0 + l % HG_PLOT_NLINES;
+    sty[l] = 1 + (l / HG_PLOT_NLINES) % 8;
+    plcol0(col[l]);
+    pllsty(sty[l]);
+    if (p->zoom)
+      draw_line(p->S, p->cols[l], p->te[l] + pl.x0, p->te[l] + pl.x1, p->te[l],
+                p->relative ? value_before(p->S, p->cols[l], p->te[l]) : 0, p->logy);
+    else draw_line(p->S, p->cols[l], -INFINITY, INFINITY, 0, 0, 0);
   }
   pllsty(1);
-  if (p->nline > 1) draw_legend(p);
+  double zero = 0;
+  if (p->zoom) hg_plot_events(&zero, NULL, 1, pl.x0, pl.x1, pl.y0, pl.y1);
+  else hg_plot_events(ev->t, ev->names, ev->n, pl.x0, pl.x1, pl.y0, pl.y1);
+  if (pl.legend) hg_plot_legend(pl.corner, p->nline, p->labels, col, sty, 0);
 }
 
 /* a page of panels stacked vertically; 1 written, 0 skipped, -1 when the file is not writable */
-static int draw_page(const hg_outputs *o, const char *name, const panel *panels, int npanel) {
+static int draw_page(const hg_outputs *o, hg_sim *s, const char *name, const panel *panels,
+                     int npanel) {
   char path[4096];
+  hg_run_events ev;
+  hg_out_events(s, &ev);
   hg_out_path(o, name, path, sizeof path);
-  if (hg_plot_open(path, PLOT_W, PLOT_H, 1, npanel) < 0) return -1;
-  for (int k = 0; k < npanel; k++) draw_panel(&panels[k]);
+  int h = npanel > 3 ? PLOT_PANEL_H * npanel : PLOT_H;
+  if (hg_plot_open(path, PLOT_W, h, 1, npanel) < 0) return -1;
+  for (int k = 0; k < npanel; k++) draw_panel(&panels[k], &ev);
   hg_plot_close();
   return 1;
 }
@@ -115,30 +159,65 @@ static int draw_page(const hg_outputs *o, const char *name, const panel *panels,
 /* ---- the pages ---- */
 
 static int page_energy(const hg_outputs *o, hg_sim *s) {
-  (void)s;
-  panel p[2] = {{&o->energy, 3, {1, 2, 3}, {"kinetic", "potential", "total"}, "energy [J]",
-                 "Mechanical energy (potential: gravity and force elements)", 0},
-                {&o->energy, 1, {4}, {"drift"}, "B - B0 [J]",
-                 "Energy budget drift (kinetic + potential + removed by locks - work)", 0}};
-  return draw_page(o, "energy.png", p, 2);
+  panel p[2] = {{.S = &o->energy, .nline = 3, .cols = {1, 2, 3},
+                 .labels = {"kinetic", "potential", "total"}, .ylabel = "energy [J]",
+                 .title = "Mechanical energy (potential: gravity and force elements)"},
+                {.S = &o->energy, .nline = 1, .cols = {4}, .labels = {"drift"},
+                 .ylabel = "B - B0 [J]",
+                 .title = "Energy budget drift (kinetic + potential + removed by locks - work)"}};
+  return draw_page(o, s, "energy.png", p, 2);
 }
 
 static int page_momentum(const hg_outputs *o, hg_sim *s) {
-  (void)s;
-  panel p[2] = {{&o->momentum, 3, {1, 2, 3}, {"Lx", "Ly", "Lz"}, "L [N m s]",
-                 "Angular momentum about the world origin", 0},
-                {&o->momentum, 3, {4, 5, 6}, {"px", "py", "pz"}, "p [N s]",
-                 "Linear momentum", 0}};
-  return draw_page(o, "momentum.png", p, 2);
+  panel p[2] = {{.S = &o->momentum, .nline = 3, .cols = {1, 2, 3}, .labels = {"Lx", "Ly", "Lz"},
+                 .ylabel = "L [N m s]", .title = "Angular momentum about the world origin"},
+                {.S = &o->momentum, .nline = 3, .cols = {4, 5, 6}, .labels = {"px", "py", "pz"},
+                 .ylabel = "p [N s]", .title = "Linear momentum"}};
+  return draw_page(o, s, "momentum.png", p, 2);
+}
+
+/* the zoom panels of the pairs: distance change and relative speed in the first seconds after
+ * each event that starts or speeds up a pair's separation (hg_plot_separation_event), one line
+ * per pair and such event; 0 lines: no zoom */
+static int zoom_lines(const hg_outputs *o, hg_sim *s, panel *z, char (*labels)[96]) {
+  const hg_output_spec *os = &hg_sim_scene(s)->output;
+  double w = hg_plot_zoom_length(os->dt);
+  hg_run_events ev;
+  hg_out_events(s, &ev);
+  for (int e = 0; e < ev.n; e++) {
+    for (int k = 0; k < os->npair && k < PLOT_MAXLINES; k++) {
+      int col = 1 + 3 * k;
+      if (z[0].nline == PLOT_MAXLINES ||
+          !hg_plot_separation_event(o->pair.x, o->pair.n, o->pair.width, col, ev.t[e], w))
+        continue;
+      int l = z[0].nline;
+      char when[32];
+      snprintf(when, sizeof when, "%.4g", ev.t[e]);
+      snprintf(labels[l], sizeof labels[l], "%.20s - %.20s, %.24s at %.12s s", os->pair[k].body_a,
+               os->pair[k].body_b, ev.name[e], when);
+      for (int j = 0; j < 2; j++) {
+        z[j].cols[l] = col + j, z[j].te[l] = ev.t[e], z[j].labels[l] = labels[l];
+        z[j].nline++, z[j].w = w;
+      }
+    }
+  }
+  return z[0].nline;
 }
 
 static int page_pairs(const hg_outputs *o, hg_sim *s) {
   const hg_output_spec *os = &hg_sim_scene(s)->output;
-  static char labels[PLOT_MAXLINES][96];
-  panel p[3] = {{&o->pair, 0, {0}, {0}, "distance [m]", "Separation of the body origins", 0},
-                {&o->pair, 0, {0}, {0}, "speed [m/s]", "Relative speed of the body origins", 0},
-                {&o->pair, 0, {0}, {0}, "clearance [m]",
-                 "Clearance of the collision geometry (< 0: overlapping)", 0}};
+  static char labels[PLOT_MAXLINES][96], zlabels[PLOT_MAXLINES][96];
+  panel p[5] = {{.S = &o->pair, .ylabel = "distance [m]", .title = "Separation of the body origins"},
+                {.S = &o->pair, .ylabel = "speed [m/s]",
+                 .title = "Relative speed of the body origins"},
+                {.S = &o->pair, .ylabel = "clearance [m]",
+                 .title = "Clearance of the collision geometry (< 0: overlapping)"}};
+  panel z[2] = {{.S = &o->pair, .ylabel = "distance change [m]", .zoom = 1, .relative = 1,
+                 .logy = 1,
+                 .title = "Zoom: separation in the first seconds after each separation event "
+                          "(log axis)"},
+                {.S = &o->pair, .ylabel = "speed [m/s]", .zoom = 1,
+                 .title = "Zoom: relative speed in the first seconds after each separation event"}};
   int clear = 0;
   for (int k = 0; k < os->npair && k < PLOT_MAXLINES; k++) {
     snprintf(labels[k], sizeof labels[k], "%s - %s", os->pair[k].body_a, os->pair[k].body_b);
@@ -151,7 +230,9 @@ static int page_pairs(const hg_outputs *o, hg_sim *s) {
     clear |= o->clear[k].rows > 0;
   }
   if (os->npair == 0) return 0;
-  return draw_page(o, "separation.png", p, clear ? 3 : 2);
+  int n = clear ? 3 : 2;
+  if (zoom_lines(o, s, z, zlabels)) p[n++] = z[0], p[n++] = z[1];
+  return draw_page(o, s, "separation.png", p, n);
 }
 
 /* the load columns of joints with one DoF (group 0) or several (group 1) into a panel */
@@ -197,12 +278,12 @@ static void loop_lines(const hg_outputs *o, hg_sim *s, panel *p, char (*labels)[
 
 static int page_loads(const hg_outputs *o, hg_sim *s) {
   static char labels[3][PLOT_MAXLINES][96];
-  panel p[3] = {{&o->load, 0, {0}, {0}, "load [N m or N]",
-                 "Loads of prescribed and locked 1-DoF joints", 0},
-                {&o->load, 0, {0}, {0}, "load [N m, N]",
-                 "Loads of prescribed and locked multi-DoF joints (child body frame)", 0},
-                {&o->loopser, 0, {0}, {0}, "force [N], moment [N m]",
-                 "Closed loops: force |F| and moment |M| transmitted (gaps: open)", 1}};
+  panel p[3] = {{.S = &o->load, .ylabel = "load [N m or N]",
+                 .title = "Loads of prescribed and locked 1-DoF joints"},
+                {.S = &o->load, .ylabel = "load [N m, N]",
+                 .title = "Loads of prescribed and locked multi-DoF joints (child body frame)"},
+                {.S = &o->loopser, .ylabel = "force [N], moment [N m]",
+                 .title = "Closed loops: force |F| and moment |M| transmitted (gaps: open)"}};
   load_lines(o, 0, &p[0], labels[0]);
   load_lines(o, 1, &p[1], labels[1]);
   loop_lines(o, s, &p[2], labels[2]);
@@ -210,7 +291,7 @@ static int page_loads(const hg_outputs *o, hg_sim *s) {
   int n = 0;
   for (int k = 0; k < 3; k++)
     if (p[k].nline) drawn[n++] = p[k];
-  return n ? draw_page(o, "loads.png", drawn, n) : 0;
+  return n ? draw_page(o, s, "loads.png", drawn, n) : 0;
 }
 
 int hg_plot_all(const hg_outputs *o, hg_sim *s) {

@@ -28,6 +28,80 @@ void hg_plot_range(const double *x, int n, hg_plot_margin m, double *lo, double 
  * end the process on it). Each page started ends with hg_plot_close. */
 int hg_plot_open(const char *path, int width, int height, int ncol, int nrow);
 
+/* ---- what a panel shows (no drawing: these decide, the tests check them) ---- */
+
+/* the corner of the box a legend sits in, inside the box (a legend outside it is clipped at the
+ * page's edge by long labels) */
+enum { HG_LEGEND_TOP_RIGHT, HG_LEGEND_TOP_LEFT, HG_LEGEND_BOTTOM_RIGHT, HG_LEGEND_BOTTOM_LEFT };
+
+/* a time panel's world window and legend */
+typedef struct hg_plot_plan {
+  double x0, x1, y0, y1; /* the window: x the time axis, y the values (padded) */
+  int data;              /* 1 when some line has a finite value */
+  int legend;            /* 1: a legend (every panel with a line has one, one line too) */
+  int corner;            /* HG_LEGEND_*: the corner with the fewest of the lines' points */
+} hg_plot_plan;
+
+/* The plan of a panel drawing columns cols[0..ncol) of the row-major table rows (nrow x width,
+ * column 0 the time) against time. The time axis spans every row with a finite time (a line
+ * that ends, a load that stops at a release, leaves its gap visible, and every panel of a run
+ * shares one axis); y spans the lines' finite values, padded 5 % (a flat line: 1e-6 of its
+ * magnitude, or 1). */
+void hg_plot_time_plan(const double *rows, int nrow, int width, const int *cols, int ncol,
+                       hg_plot_plan *p);
+
+/* The zoom panels after an event show the window [te - HG_PLOT_ZOOM_PRE w, te + w]: at least
+ * HG_PLOT_ZOOM_ROWS output rows and at least HG_PLOT_ZOOM_S seconds, short enough that a
+ * spring's push-off stroke (a tenth of a second) is a visible part of it. */
+#define HG_PLOT_ZOOM_S 1.0
+#define HG_PLOT_ZOOM_ROWS 20
+#define HG_PLOT_ZOOM_PRE 0.1
+/* a log axis of the zoom spans at most this many decades below its largest value */
+#define HG_PLOT_ZOOM_DECADES 4
+
+/* the window's length w after an event for output rows dt apart (dt <= 0: HG_PLOT_ZOOM_S) */
+double hg_plot_zoom_length(double dt);
+
+/* The range [*lo, *hi] of column col of the table over the rows with te - HG_PLOT_ZOOM_PRE w <=
+ * t <= te + w: of the value itself (relative 0) or of its change from the value at the last row
+ * at or before te (relative 1), padded as hg_plot_time_plan pads; with logscale 1, of log10 of
+ * the positive values instead (a distance that grows from a centimetre stroke to metres shows
+ * both), at most HG_PLOT_ZOOM_DECADES below the largest, padded 5 %. 0 when no row has a
+ * (positive) finite value there. */
+int hg_plot_zoom_range(const double *rows, int nrow, int width, int col, double te, double w,
+                       int relative, int logscale, double *lo, double *hi);
+
+/* 1 when the event at te starts or speeds up a separation: the distance in column col grows
+ * over the window w after te by more than HG_PLOT_APART_M and by more than twice what it grew
+ * over the same length before te (values at a time: those of the last row at or before it) */
+#define HG_PLOT_APART_M 1e-3
+int hg_plot_separation_event(const double *rows, int nrow, int width, int col, double te,
+                             double w);
+
+/* The real axis of the eigenvalue plane for eigenvalues re + i im (n of them): it always holds
+ * Re = 0, the stability boundary, and at least +-5 % of the largest |lambda| on either side of
+ * it, so that real parts of rounding size (1e-16 of |lambda|, stable poles on the imaginary
+ * axis) sit on the boundary instead of filling an axis of +-1e-16 that makes them look unstable;
+ * real parts further out widen it, padded 8 %. [-1, 1] when every eigenvalue is 0. */
+void hg_plot_eigen_axis(const double *re, const double *im, int n, double *lo, double *hi);
+
+/* ---- drawing ---- */
+
+/* the legend of n lines (PLplot colour map 0 colours col[], line styles sty[]; boxes 1: colour
+ * boxes instead of lines), inside the current box in the given corner, on a white background */
+void hg_plot_legend(int corner, int n, const char *const *labels, const int *col,
+                    const int *sty, int boxes);
+
+/* vertical dashed markers at the times t[0..n) that lie in [x0, x1], over [y0, y1], each named
+ * by names[k] at the top of the box when n <= HG_PLOT_EVENT_NAMES (names may be NULL) */
+#define HG_PLOT_EVENT_NAMES 6
+void hg_plot_events(const double *t, const char *const *names, int n, double x0, double x1,
+                    double y0, double y1);
+
+/* hg_plot_frame with a log10 y axis (the world window's y0, y1 are log10 of the values) */
+void hg_plot_frame_logy(const double *viewport, double x0, double x1, double y0, double y1,
+                        const char *xlabel, const char *ylabel, const char *title);
+
 /* writes and ends the page hg_plot_open started */
 void hg_plot_close(void);
 

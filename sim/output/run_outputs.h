@@ -94,6 +94,16 @@ static inline void hg_out_path(const hg_outputs *o, const char *name, char *path
 }
 /* summary.txt at path (summary.c); 0 or -1 */
 int hg_out_summary(const hg_outputs *o, hg_sim *sim, const char *path);
+/* the run's events for the plots' markers (plot.c): events at one instant (a release and a
+ * command at the same event time) are one marker named "a, b"; at most HG_OUT_MAXEVENTS */
+#define HG_OUT_MAXEVENTS 256
+typedef struct hg_run_events {
+  int n;
+  double t[HG_OUT_MAXEVENTS];
+  const char *names[HG_OUT_MAXEVENTS]; /* into name */
+  char name[HG_OUT_MAXEVENTS][64];
+} hg_run_events;
+void hg_out_events(hg_sim *sim, hg_run_events *ev);
 /* the PNG plots (plot.c); the number written, -1 on an error */
 int hg_plot_all(const hg_outputs *o, hg_sim *sim);
 /* closed loops (loop_out.c): the series and header columns of the scene's loops (0 or -1),
