@@ -33,13 +33,14 @@ int hg_cli_dhybrid(const hg_model *m, hg_data *d, struct hg_deriv *w, const doub
 void hg_cli_derivatives_usage(FILE *f);
 
 /* `hinge linearize ...` (cli_linearize.c) and its usage text; its plot (cli_linearize_plot.c):
- * 0, or -1 when the file cannot be written */
+ * 0, or -1 when the file cannot be written. names[a] names state a (a < L->nf: the dq part, as
+ * modes_undamped.csv's columns), the mode shapes' axis. */
 struct hg_linear;
 int hg_cli_linearize(int argc, char **argv);
 void hg_cli_linearize_usage(FILE *f);
 int hg_cli_linearize_plot(const char *path, const hg_model *m, const struct hg_linear *L, int n,
                           const double *re, const double *im, const double *w2,
-                          const double *Phi);
+                          const double *Phi, const char *const *names);
 
 /* Loads a model file, choosing the reader by the file's extension (.urdf and .xml: URDF, read
  * with opt; a scene uses opt's floating and notes only). NULL with err on failure. */

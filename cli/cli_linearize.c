@@ -20,13 +20,13 @@
 typedef struct lin_args {
   const char *scene, *out;
   double at, step, tol;
-  int has_at, rest, equilibrium, help;
+  int has_at, rest, equilibrium, help, no_plots;
 } lin_args;
 
 void hg_cli_linearize_usage(FILE *f) {
   fprintf(f,
           "usage: hinge linearize SCENE [--at T] [--rest] [--equilibrium [--tol R]] [--out DIR]\n"
-          "                         [--step H]\n"
+          "                         [--step H] [--no-plots]\n"
           "\n"
           "Linearizes a scene's dynamics on the Lie group at time T (default: its start), after\n"
           "running it to T: d(dx)/dt = A dx + B du with dx = (q (-) q0, v - v0) over the joints\n"
@@ -41,7 +41,8 @@ void hg_cli_linearize_usage(FILE *f) {
           "                        per state: JOINT.dqK (tangent of q), JOINT.dvK, inputs\n"
           "                        JOINT.tauK\n"
           "  point.csv             the operating point: JOINT.qK, JOINT.vK, JOINT.vdotK (prescribed\n"
-          "                        joints) and JOINT.mode (0 free, 1 prescribed, 2 locked)\n"
+          "                        joints) and JOINT.mode (0 free, 1 prescribed, 2 locked); fixed\n"
+          "                        joints, which have none of these, are left out\n"
           "  modes.csv             eigenvalues of A (re, im), natural frequency |lambda|, damped\n"
           "                        frequency |im|/2pi (Hz), damping ratio -re/|lambda|, and the\n"
           "                        mode shape: the dq part of the eigenvector scaled so that its\n"
@@ -50,7 +51,8 @@ void hg_cli_linearize_usage(FILE *f) {
           "  modes_undamped.csv    K phi = w^2 M phi (K = -M dvdot/dq, symmetric part, M the free\n"
           "                        joints' mass matrix): w^2, w, Hz, and M-orthonormal shapes\n"
           "  modes.png             the eigenvalues of A in the complex plane, and the shapes of\n"
-          "                        the first elastic modes of K phi = w^2 M phi\n"
+          "                        the first elastic modes of K phi = w^2 M phi against the\n"
+          "                        states' names (not with --no-plots)\n"
           "With closed loops (loops: in the scene) the states are independent coordinates\n"
           "z = N^T (q (-) q0) and zdot = N^T v (z1.., zdot1..), N an orthonormal basis of the\n"
           "null space of the loops' rows at the free DoFs (written to N.csv: dq = N z), A and\n"
@@ -68,6 +70,7 @@ void hg_cli_linearize_usage(FILE *f) {
           "  --tol R    the equilibrium's tolerance on max |vdot| (default 1e-10)\n"
           "  --out DIR  write the files above into DIR\n"
           "  --step H   central-difference step of the force elements' derivatives\n"
+          "  --no-plots do not draw modes.png (the CSV files and summary.txt only)\n"
           "exit status: 0 success, 1 output error, 2 bad usage or an invalid scene,\n"
           "             3 numerical failure (simulation to T, singular inertia, LAPACK, no\n"
           "             equilibrium found)\n");
@@ -86,6 +89,8 @@ static int parse_args(int argc, char **argv, lin_args *a) {
       a->help = 1;
     } else if (!strcmp(s, "--rest")) {
       a->rest = 1;
+    } else if (!strcmp(s, "--no-plots")) {
+      a->no_plots = 1;
     } else if (!strcmp(s, "--equilibrium")) {
       a->equilibrium = a->rest = 1;
     } else if (!strcmp(s, "--at") || !strcmp(s, "--step") || !strcmp(s, "--tol")) {
@@ -337,6 +342,7 @@ static int write_point(const char *path, const lin_point *p) {
   for (int i = 1; i < m->nbody; i++) {
     const char *j = m->jnt_name[i];
     int va = m->v_adr[i];
+    if (m->jnt[i].type == HG_JOINT_FIXED) continue; /* no q, v or mode */
     for (int k = 0; k < m->jnt_nq[i]; k++) fprintf(f, "%s.q%d,%.17g\n", j, k, p->q[m->q_adr[i] + k]);
     for (int k = 0; k < m->jnt_nv[i]; k++) fprintf(f, "%s.v%d,%.17g\n", j, k, p->v[va + k]);
     if (p->d->mode[i] != HG_MODE_FREE)
@@ -505,6 +511,25 @@ static int make_folder(const char *path) {
   return 0;
 }
 
+/* modes.png, its shapes' axis named as modes_undamped.csv's columns; 0 or -1 */
+static int plot_modes(const char *path, const hg_model *m, const hg_linear *L,
+                      const lin_modes *md) {
+  int nf = L->nf, rc = -1;
+  char *text = calloc((size_t)nf + 1, 256);
+  const char **names = calloc((size_t)nf + 1, sizeof *names);
+  if (text && names) {
+    for (int a = 0; a < nf; a++) {
+      state_name(m, L, a, 0, text + (size_t)a * 256, 256);
+      names[a] = text + (size_t)a * 256;
+    }
+    rc = hg_cli_linearize_plot(path, m, L, md->n, md->re, md->im, md->sym_ok ? md->w2 : NULL,
+                               md->Phi, names);
+  }
+  free(text);
+  free(names);
+  return rc;
+}
+
 static int write_outputs(const char *dir, const lin_point *p, const hg_linear *L,
                          const lin_modes *md, const lin_args *a, double step,
                          const hg_equilibrium_info *eq) {
@@ -532,9 +557,7 @@ static int write_outputs(const char *dir, const lin_point *p, const hg_linear *L
   } else {
     rc = -1;
   }
-  if (hg_cli_linearize_plot(OUT("modes.png"), p->m, L, md->n, md->re, md->im,
-                            md->sym_ok ? md->w2 : NULL, md->Phi))
-    rc = -1;
+  if (!a->no_plots && plot_modes(OUT("modes.png"), p->m, L, md)) rc = -1;
 #undef OUT
   if (rc) fprintf(stderr, "hinge: error writing into %s\n", dir);
   return rc;

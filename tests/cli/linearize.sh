@@ -19,6 +19,17 @@ expect_near "undamped w^2" "$(tail -n +2 "$tmp/hp/modes_undamped.csv" | cut -d, 
 expect_eq "point" "$(cat "$tmp/hp/point.csv" | tr '\n' ' ')" \
   "quantity,value pivot.q0,0 pivot.v0,0 pivot.mode,0 "
 [ -s "$tmp/hp/modes.png" ] && pass || fail "modes.png missing"
+# --no-plots: the tables and the summary, no modes.png
+run linearize data/scenes/hanging_pendulum.yaml --out "$tmp/hp_np" --no-plots
+expect_status "--no-plots" 0
+[ -s "$tmp/hp_np/modes.csv" ] && [ -s "$tmp/hp_np/summary.txt" ] && pass || fail "--no-plots: no tables"
+[ ! -e "$tmp/hp_np/modes.png" ] && pass || fail "--no-plots wrote modes.png"
+
+# a fixed joint has no q, v or mode: point.csv leaves it out (j_d2 welds a body in this tree)
+run linearize data/scenes/every_joint_tree.yaml --out "$tmp/ejt" --no-plots
+expect_status "every joint" 0
+expect_eq "no fixed joint in point.csv" "$(grep -c '^j_d2\.' "$tmp/ejt/point.csv")" 0
+expect_has "a free joint's mode in point.csv" "$(cat "$tmp/ejt/point.csv")" ".mode,0"
 
 # ---- the solar-array spacecraft: 6 rigid modes, 4 wing modes; then the port root locked ----
 run linearize ../scenes/solar_array.yaml --out "$tmp/sa"
@@ -70,4 +81,5 @@ run linearize data/scenes/hanging_pendulum.yaml --out /proc/hinge_cannot_write_h
 expect_status "unwritable --out" 1
 run linearize --help
 expect_has "help" "$out" "usage: hinge linearize SCENE"
+expect_has "help: --no-plots" "$out" "--no-plots"
 finish
