@@ -14,7 +14,7 @@ void hg_cli_render_usage(FILE *f) {
           "usage: hinge render SCENE --out DIR [--size WxH] [--fps F] [--t-start A --t-end B]\n"
           "                    [--camera \"eye=X,Y,Z target=X,Y,Z up=X,Y,Z fov=DEG\"]\n"
           "                    [--track BODY] [--overlays LIST|none] [--flat] [--samples N]\n"
-          "                    [--no-video]\n"
+          "                    [--no-video] [--commands FILE]\n"
           "       hinge render SCENE --time T --out FILE.png [same options]\n"
           "\n"
           "Renders a scene offscreen (no display needed) to DIR/frame-NNNNN.png, one frame every\n"
@@ -37,6 +37,9 @@ void hg_cli_render_usage(FILE *f) {
           "  --flat           flat colours, no lighting or background (for measurements)\n"
           "  --samples N      multisampling (default 4; 0 off)\n"
           "  --no-video       no MP4 even when ffmpeg is installed\n"
+          "  --commands FILE  apply the commands of FILE at their times, one per line,\n"
+          "                   'TIME ACTION ARGUMENTS' (docs/commands.md), as hinge run does: a\n"
+          "                   session saved in the viewer renders as it was played\n"
           "exit status: 0 success, 1 an image could not be written or no OpenGL context,\n"
           "             2 bad usage or scene, 3 numerical failure of the simulation\n");
 }
@@ -121,6 +124,7 @@ int hg_cli_render(int argc, char **argv) {
       if (i + 1 >= argc) return render_error("%s needs a value", s);
       const char *v = argv[++i];
       if (!strcmp(s, "--out")) { o.out = v; continue; }
+      if (!strcmp(s, "--commands")) { o.commands = v; continue; }
       if (hg_cli_number(v, &x)) return render_error("'%s' is not a number", v);
       if (!strcmp(s, "--fps") && x > 0 && x <= 1000) o.fps = x;
       else if (!strcmp(s, "--t-start")) o.t_start = x;

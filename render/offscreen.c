@@ -159,6 +159,21 @@ static int frames(render_job *j, char *err, size_t errlen) {
   return 0;
 }
 
+/* the commands of the command file at path (NULL: none) scheduled at their times, as hinge run
+ * --commands does; 0, or -1 with err ("FILE:LINE: why") */
+static int schedule_commands(render_job *j, const char *path, char *err, size_t errlen) {
+  hg_command_list cl;
+  hg_error e;
+  if (!path) return 0;
+  if (hg_commands_load(j->sc, path, &cl, &e)) return snprintf(err, errlen, "%s", e.msg), -1;
+  int rc = 0;
+  for (int k = 0; k < cl.n && !rc; k++)
+    if ((rc = hg_sim_schedule(j->sim, &cl.cmd[k])))
+      snprintf(err, errlen, "%s:%d: %s", path, cl.cmd[k].src.line, hg_sim_error(j->sim));
+  hg_commands_free(&cl);
+  return rc ? -1 : 0;
+}
+
 int hg_render_scene(const char *path, const hg_render_options *o, char *err, size_t errlen) {
   render_job j;
   hg_error e;
@@ -173,6 +188,10 @@ int hg_render_scene(const char *path, const hg_render_options *o, char *err, siz
   hg_sim_default_options(&so);
   if (!(j.sim = hg_sim_new(j.sc, &so, &e))) {
     snprintf(err, errlen, "%s", e.msg);
+    job_free(&j);
+    return 2;
+  }
+  if (schedule_commands(&j, o->commands, err, errlen)) {
     job_free(&j);
     return 2;
   }

@@ -26,6 +26,7 @@ typedef struct hg_render_options {
   const char *out;       /* a folder for frame-NNNNN.png (and video.mp4), or a .png file */
   int video;             /* 1: also video.mp4 when ffmpeg is on the PATH */
   FILE *log;             /* progress and notes, or NULL */
+  const char *commands;  /* a command file scheduled at the start (docs/commands.md), or NULL */
 } hg_render_options;
 
 void hg_render_default_options(hg_render_options *o);

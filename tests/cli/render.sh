@@ -19,6 +19,23 @@ expect_status "camera, no overlays" 0
 if cmp -s "$tmp/a.png" "$tmp/c.png"; then fail "another camera gives the same image"; else pass; fi
 if [ -s "$tmp/c.png" ]; then pass; else fail "no image"; fi
 
+# ---- --commands: a command file acts on the rendered run as on hinge run's ----
+printf '0.5 lock shoulder elbow\n' > "$tmp/lock.cmd"
+run render ../scenes/pendulum.yaml --time 2 --size 200x120 --overlays none --out "$tmp/locked.png" \
+    --commands "$tmp/lock.cmd"
+expect_status "--commands" 0
+run render ../scenes/pendulum.yaml --time 0.5 --size 200x120 --overlays none --out "$tmp/at_lock.png"
+run render ../scenes/pendulum.yaml --time 2 --size 200x120 --overlays none --out "$tmp/swinging.png"
+# locked at 0.5 s, the pendulum at 2 s is where it was at 0.5 s, not where it swings to
+if cmp -s "$tmp/locked.png" "$tmp/at_lock.png"; then pass; else fail "--commands: not locked at 0.5 s"; fi
+if cmp -s "$tmp/locked.png" "$tmp/swinging.png"; then fail "--commands: no effect"; else pass; fi
+printf '0.5 lock nowhere\n' > "$tmp/bad.cmd"
+run render ../scenes/pendulum.yaml --time 2 --out "$tmp/x.png" --commands "$tmp/bad.cmd"
+expect_status "--commands: unknown joint" 2
+expect_has "--commands: unknown joint" "$err" "bad.cmd:1:"
+run render --help
+expect_has "render help: --commands" "$out" "--commands FILE"
+
 # ---- errors ----
 run render ../scenes/dock.yaml --time 1
 expect_status "no --out" 2
