@@ -12,30 +12,38 @@
 int hg_cli_run(int argc, char **argv);
 void hg_cli_run_usage(FILE *f);
 
-/* the subcommands; a new one (run, view, ...) is one more row */
+/* the subcommands, in the order of the README's table; a new one (run, view, ...) is one more
+ * row: its name, its entry and usage, its synopsis (what follows "hinge NAME") and summary */
 static const struct {
   const char *name;
   int (*run)(int argc, char **argv);
   void (*usage)(FILE *f);
-  const char *summary;
+  const char *synopsis, *summary;
 } hg_commands[] = {
-    {"dynamics", hg_cli_dynamics, hg_cli_dynamics_usage,
-     "evaluate a model's dynamics on states read from standard input"},
-    {"run", hg_cli_run, hg_cli_run_usage, "run a scene and write its trajectory, events and plots"},
-    {"linearize", hg_cli_linearize, hg_cli_linearize_usage,
-     "linearize a scene at an instant: A, B and the modes"},
-    {"view", hg_cli_view, hg_cli_view_usage, "open the interactive viewer on a scene, paused"},
-    {"mc", hg_cli_mc, hg_cli_mc_usage,
-     "run a Monte Carlo campaign: a scene with dispersed values, many times"},
-    {"render", hg_cli_render, hg_cli_render_usage, "render a scene offscreen to PNG frames and MP4"},
+    {"run", hg_cli_run, hg_cli_run_usage, "[SCENE]",
+     "run a scene: its trajectory, events and plots"},
+    {"view", hg_cli_view, hg_cli_view_usage, "SCENE",
+     "open the interactive viewer on a scene, paused"},
+    {"render", hg_cli_render, hg_cli_render_usage, "SCENE --out DIR",
+     "render a scene offscreen to PNG frames and MP4"},
+    {"dynamics", hg_cli_dynamics, hg_cli_dynamics_usage, "MODEL|SCENE ACTION",
+     "the dynamics of a URDF model or a scene, states on stdin"},
+    {"linearize", hg_cli_linearize, hg_cli_linearize_usage, "SCENE",
+     "linearize a scene: A, B and the modes"},
+    {"mc", hg_cli_mc, hg_cli_mc_usage, "CAMPAIGN",
+     "a Monte Carlo campaign: a scene with dispersed values"},
 };
 #define HG_NCOMMANDS ((int)(sizeof hg_commands / sizeof hg_commands[0]))
 
+/* the synopsis of every subcommand, then each one's usage */
 static void usage(FILE *f) {
   fprintf(f, "usage: hinge COMMAND [ARGS...]\n"
              "       hinge --help | --version\n\ncommands:\n");
-  for (int k = 0; k < HG_NCOMMANDS; k++)
-    fprintf(f, "  %-10s %s\n", hg_commands[k].name, hg_commands[k].summary);
+  for (int k = 0; k < HG_NCOMMANDS; k++) {
+    char line[48];
+    snprintf(line, sizeof line, "hinge %s %s", hg_commands[k].name, hg_commands[k].synopsis);
+    fprintf(f, "  %-33s  %s\n", line, hg_commands[k].summary);
+  }
   for (int k = 0; k < HG_NCOMMANDS; k++) {
     fputc('\n', f);
     hg_commands[k].usage(f);

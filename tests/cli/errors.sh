@@ -9,6 +9,11 @@ run --help
 expect_status "--help" 0
 expect_has "--help" "$out" "usage: hinge COMMAND"
 expect_has "--help lists dynamics" "$out" "hinge dynamics MODEL info"
+# the synopsis names every subcommand with its arguments; dynamics takes a scene too
+for synopsis in "hinge run [SCENE]" "hinge view SCENE" "hinge render SCENE --out DIR" \
+    "hinge dynamics MODEL|SCENE ACTION" "hinge linearize SCENE" "hinge mc CAMPAIGN"; do
+  expect_has "--help synopsis" "$(sed -n '/^commands:/,/^$/p' <<<"$out")" "  $synopsis  "
+done
 run
 expect_status "no command" 2
 expect_has "no command" "$err" "usage: hinge"
