@@ -979,6 +979,10 @@ static const struct bad_scene {
     {"unknown_joint_type", 4, 19, "unknown joint type 'revolut' (did you mean 'revolute'?)"},
     {"unknown_parent", 7, 13, "unknown parent body 'armm' (did you mean 'arm'?)"},
     {"unknown_top_key", 2, 1, "unknown key 'bodys' in the scene (did you mean 'bodies'?)"},
+    {"unquoted_colon", 2, 19,
+     "mapping values are not allowed in this context (quote the value: a plain value cannot "
+     "hold ': ', write key: \"a: b\")"},
+    {"unquoted_colon_flow", 3, 15, "(quote the value: a plain value cannot hold ': '"},
     {"urdf_error", 3, 12,
      "in URDF include: data/scenes_bad/../urdf_bad/negative_mass.urdf:6: mass must be"},
     {"urdf_missing", 3, 12, "cannot open 'missing.urdf'"},

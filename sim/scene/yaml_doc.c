@@ -107,6 +107,41 @@ static int tab_at(const char *path, int line, int column) {
   return ch == '\t';
 }
 
+/* line `line` (1-based) of the document, without its newline, into buf; 0, or -1 when there is
+ * no such line */
+static int line_text(const hg_ydoc *d, int line, char *buf, size_t size) {
+  FILE *f = d->from_text ? NULL : fopen(d->path, "rb");
+  size_t at = 0, n = 0;
+  int l = 1, ch;
+  if (!f && !d->text) return -1;
+  for (;;) {
+    if (f) ch = fgetc(f);
+    else ch = at < d->len ? (unsigned char)d->text[at++] : EOF;
+    if (ch == EOF || (l == line && ch == '\n')) break;
+    if (ch == '\n') l++;
+    else if (l == line && n + 1 < size) buf[n++] = (char)ch;
+  }
+  if (f) fclose(f);
+  buf[n] = 0;
+  return l == line ? 0 : -1;
+}
+
+/* 1 when the parser stopped at a colon that ends a second "key: " on its line, as in
+ * `title: Heat shield: separation` or `{name: a: b}`: a plain value holding ": " (libyaml says
+ * "mapping values are not allowed in this context", or in a flow mapping "did not find expected
+ * ',' or '}'") */
+static int colon_in_value(const hg_ydoc *d, int line, int column) {
+  char text[1024];
+  if (line_text(d, line, text, sizeof text) || column < 2 || (size_t)column > strlen(text))
+    return 0;
+  const char *at = text + column - 1;
+  if (*at != ':' || (at[1] != 0 && at[1] != ' ' && at[1] != '\t')) return 0;
+  /* an earlier ": " on the line, after the last '{', '[' or ',' of a flow collection */
+  for (const char *p = at - 1; p >= text && *p != '{' && *p != '[' && *p != ','; p--)
+    if (p[0] == ':' && (p[1] == ' ' || p[1] == '\t')) return 1;
+  return 0;
+}
+
 /* a syntax or reading error of the parser */
 static int parser_fail(hg_ydoc *d, const yaml_parser_t *p) {
   const char *problem = p->problem ? p->problem : "unreadable YAML";
@@ -119,6 +154,11 @@ static int parser_fail(hg_ydoc *d, const yaml_parser_t *p) {
     return fail_at(d, line, col, "cannot read the YAML: %s", problem);
   if (!d->from_text && tab_at(d->path, line, col))
     return fail_at(d, line, col, "YAML syntax error: %s (a tab: YAML indents with spaces only)",
+                   problem);
+  if (colon_in_value(d, line, col))
+    return fail_at(d, line, col,
+                   "YAML syntax error: %s (quote the value: a plain value cannot hold ': ', "
+                   "write key: \"a: b\")",
                    problem);
   if (p->context)
     return fail_at(d, line, col, "YAML syntax error: %s %s (started at line %d)", problem,
@@ -174,10 +214,12 @@ int hg_ydoc_load_text(hg_ydoc *d, const char *text, size_t len, const char *path
   d->path = path;
   d->err = err;
   d->from_text = 1;
+  d->text = text, d->len = len;
   if (!yaml_parser_initialize(&p)) return fail_at(d, 1, 1, "out of memory");
   yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
   int rc = load_from(d, &p);
   yaml_parser_delete(&p);
+  d->text = NULL, d->len = 0;
   return rc;
 }
 

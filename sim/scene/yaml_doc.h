@@ -18,6 +18,8 @@ typedef struct hg_ydoc {
   int loaded;       /* doc holds a document to delete */
   const char *path; /* for messages (not owned) */
   int from_text;    /* read from a string (hg_ydoc_load_text): path is only a name */
+  const char *text; /* that string while it is read (syntax errors quote its lines), or NULL */
+  size_t len;
   hg_error *err;    /* where failures are written (may be NULL) */
 } hg_ydoc;
 
