@@ -3,7 +3,8 @@
  *     real parts are rounding (1e-16) sit on the boundary, not on an axis of +-1e-16 that shows
  *     them as unstable; real parts further out (stable, unstable) stay inside the axis;
  *   - a time panel has a legend with one line too, spans every output time (a load that stops
- *     at a release leaves its gap, the axis goes on), and puts its legend in the emptiest corner;
+ *     at a release leaves its gap, the axis goes on), puts its legend in a corner its lines
+ *     leave free, and when none is free raises its axis until the lines pass under it;
  *   - separation.png's zoom after a spring push-off: a heat-shield-like separation (a 1 m/s
  *     stroke over 0.07 s, then 5 m/s^2 of differential drag to 17 m/s, 300 m apart at the end)
  *     is invisible on the run's linear axes and a visible part of the zoom's axes; the release
@@ -84,6 +85,29 @@ static void time_plan(void **state) {
   free(x);
 }
 
+/* an energy page: the potential and total near the top and the kinetic near the bottom all the
+ * run long leave no corner free; the axis is raised so that the lines pass under the legend */
+static void legend_headroom(void **state) {
+  (void)state;
+  enum { N = 401 };
+  static double x[4 * N];
+  const int cols[3] = {1, 2, 3};
+  for (int k = 0; k < N; k++) {
+    double t = 0.1 * k;
+    x[4 * k] = t, x[4 * k + 1] = 1e4 * t;                        /* kinetic, ~0 to 4e5 */
+    x[4 * k + 2] = 8.7e7 - 3.75e5 * t, x[4 * k + 3] = 8.7e7 - 3.65e5 * t; /* potential, total */
+  }
+  hg_plot_plan p;
+  hg_plot_time_plan(x, N, 4, cols, 3, &p);
+  double fw, fh, top = 8.7e7;
+  hg_plot_legend_size(3, &fw, &fh);
+  assert_true(p.corner == HG_LEGEND_TOP_RIGHT || p.corner == HG_LEGEND_TOP_LEFT);
+  /* the highest point of the legend's band lies below the legend's bottom edge; at the right
+   * that is the lines' value at the end of the run */
+  if (p.corner == HG_LEGEND_TOP_RIGHT) top = 8.7e7 - 3.65e5 * 40 * (1 - fw);
+  assert_true((top - p.y0) / (p.y1 - p.y0) <= 1 - fh + 1e-12);
+}
+
 /* ---- separation.png's zoom ---- */
 
 #define T_RELEASE 16.98
@@ -150,6 +174,7 @@ int main(void) {
       cmocka_unit_test(eigen_axis_rounding),
       cmocka_unit_test(eigen_axis_spread),
       cmocka_unit_test(time_plan),
+      cmocka_unit_test(legend_headroom),
       cmocka_unit_test(zoom_shows_stroke),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,7 +87,7 @@ static double value_before(const hg_series *S, int col, double t) {
   return v;
 }
 
-/* a zoom panel's window and legend corner (the quarter with the fewest points) */
+/* a zoom panel's window and legend (hg_plot_place_legend) */
 static void zoom_plan(const panel *p, hg_plot_plan *pl) {
   double lo = INFINITY, hi = -INFINITY;
   pl->x0 = -HG_PLOT_ZOOM_PRE * p->w, pl->x1 = p->w;
@@ -100,20 +100,11 @@ static void zoom_plan(const panel *p, hg_plot_plan *pl) {
   pl->data = lo <= hi;
   pl->y0 = pl->data ? lo : -1, pl->y1 = pl->data ? hi : 1;
   pl->legend = p->nline > 0;
-  long count[4] = {0, 0, 0, 0};
-  double xm = 0.5 * (pl->x0 + pl->x1), ym = 0.5 * (pl->y0 + pl->y1);
-  for (int l = 0; l < p->nline; l++) {
-    double ref = p->relative ? value_before(p->S, p->cols[l], p->te[l]) : 0;
-    for (int r = 0; r < p->S->n; r++) {
-      const double *row = p->S->x + (size_t)r * (size_t)p->S->width;
-      double x = row[0] - p->te[l], y = row[p->cols[l]] - ref;
-      if (p->logy) y = y > 0 ? log10(y) : NAN;
-      if (x >= pl->x0 && x <= pl->x1 && isfinite(y)) count[(y < ym ? 2 : 0) + (x < xm)]++;
-    }
-  }
-  pl->corner = HG_LEGEND_TOP_RIGHT;
-  for (int c = 1; c < 4; c++)
-    if (count[c] < count[pl->corner]) pl->corner = c;
+  double ref[PLOT_MAXLINES];
+  for (int l = 0; l < p->nline; l++)
+    ref[l] = p->relative ? value_before(p->S, p->cols[l], p->te[l]) : 0;
+  hg_plot_place_legend(pl, p->nline, p->S->x, p->S->n, p->S->width, p->cols, p->te, ref,
+                       p->logy);
 }
 
 static void draw_panel(const panel *p, const hg_run_events *ev) {
@@ -207,7 +198,8 @@ static int zoom_lines(const hg_outputs *o, hg_sim *s, panel *z, char (*labels)[9
 static int page_pairs(const hg_outputs *o, hg_sim *s) {
   const hg_output_spec *os = &hg_sim_scene(s)->output;
   static char labels[PLOT_MAXLINES][96], zlabels[PLOT_MAXLINES][96];
-  panel p[5] = {{.S = &o->pair, .ylabel = "distance [m]", .title = "Separation of the body origins"},
+  panel p[5] = {{.S = &o->pair, .ylabel = "distance [m]",
+                 .title = "Separation of the body origins"},
                 {.S = &o->pair, .ylabel = "speed [m/s]",
                  .title = "Relative speed of the body origins"},
                 {.S = &o->pair, .ylabel = "clearance [m]",

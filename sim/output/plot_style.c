@@ -51,21 +51,50 @@ void hg_plot_time_plan(const double *rows, int nrow, int width, const int *cols,
   p->y0 = lo, p->y1 = hi;
   hg_plot_pad(&p->y0, &p->y1, time_margin);
   p->legend = ncol > 0;
-  /* the quarter of the box with the fewest points takes the legend (ties: the order of
-   * HG_LEGEND_*, top right first) */
+  hg_plot_place_legend(p, ncol, rows, nrow, width, cols, NULL, NULL, 0);
+}
+
+/* the legend's columns for n lines: more than four lines in two, more than eight in three (a
+ * legend of many lines in one column would cover half of a short panel) */
+static int legend_columns(int n) { return n > 8 ? 3 : n > 4 ? 2 : 1; }
+
+void hg_plot_legend_size(int n, double *fw, double *fh) {
+  int nc = legend_columns(n), nr = (n + nc - 1) / nc;
+  *fw = fmin(0.95, 0.32 * nc);
+  *fh = fmin(0.7, 0.05 + 0.09 * nr);
+}
+
+void hg_plot_place_legend(hg_plot_plan *p, int n, const double *rows, int nrow, int width,
+                          const int *cols, const double *shift, const double *ref, int logy) {
+  double fw, fh, sx = p->x1 - p->x0, sy = p->y1 - p->y0;
   long count[4] = {0, 0, 0, 0};
-  double xm = 0.5 * (p->x0 + p->x1), ym = 0.5 * (p->y0 + p->y1);
-  for (int r = 0; r < nrow; r++) {
-    const double *row = rows + (size_t)r * (size_t)width;
-    for (int l = 0; l < ncol; l++) {
-      double y = row[cols[l]];
-      if (!isfinite(row[0]) || !isfinite(y)) continue;
-      count[(y < ym ? 2 : 0) + (row[0] < xm ? 1 : 0)]++;
+  double top[2] = {-INFINITY, -INFINITY}; /* the highest point in the right and left bands */
+  hg_plot_legend_size(n, &fw, &fh);
+  for (int l = 0; l < n; l++)
+    for (int r = 0; r < nrow; r++) {
+      const double *row = rows + (size_t)r * (size_t)width;
+      double x = row[0] - (shift ? shift[l] : 0), y = row[cols[l]] - (ref ? ref[l] : 0);
+      if (logy) y = y > 0 ? log10(y) : NAN;
+      if (!isfinite(x) || !isfinite(y) || x < p->x0 || x > p->x1) continue;
+      int right = x >= p->x1 - fw * sx, left = x <= p->x0 + fw * sx;
+      int high = y >= p->y1 - fh * sy, low = y <= p->y0 + fh * sy;
+      count[HG_LEGEND_TOP_RIGHT] += right && high;
+      count[HG_LEGEND_TOP_LEFT] += left && high;
+      count[HG_LEGEND_BOTTOM_RIGHT] += right && low;
+      count[HG_LEGEND_BOTTOM_LEFT] += left && low;
+      if (right) top[0] = fmax(top[0], y);
+      if (left) top[1] = fmax(top[1], y);
     }
-  }
-  p->corner = HG_LEGEND_TOP_RIGHT;
-  for (int c = 1; c < 4; c++)
-    if (count[c] < count[p->corner]) p->corner = c;
+  for (int c = 0; c < 4; c++)
+    if (count[c] == 0) {
+      p->corner = c;
+      return;
+    }
+  /* raise y1 so that the band's highest point is a 2 % margin below the legend:
+   * (ymax - y0) / (y1 - y0) = 1 - fh - 0.02 */
+  int c = top[1] < top[0];
+  p->corner = c ? HG_LEGEND_TOP_LEFT : HG_LEGEND_TOP_RIGHT;
+  p->y1 = p->y0 + (top[c] - p->y0) / (1 - fh - 0.02);
 }
 
 double hg_plot_zoom_length(double dt) {
@@ -137,9 +166,7 @@ void hg_plot_legend(int corner, int n, const char *const *labels, const int *col
   PLFLT lw[MAXL], bscale[MAXL], bw[MAXL], w, h;
   if (n > MAXL) n = MAXL;
   if (n < 1) return;
-  /* more than four lines in two columns, more than eight in three: a legend of many lines in
-   * one column would cover half of a short panel */
-  PLINT ncolumn = n > 8 ? 3 : n > 4 ? 2 : 1, nrow = (n + ncolumn - 1) / ncolumn;
+  PLINT ncolumn = legend_columns(n), nrow = (n + ncolumn - 1) / ncolumn;
   for (int l = 0; l < n; l++) {
     opt[l] = boxes ? PL_LEGEND_COLOR_BOX : PL_LEGEND_LINE;
     tcol[l] = HG_PLOT_AXES;
@@ -153,8 +180,8 @@ void hg_plot_legend(int corner, int n, const char *const *labels, const int *col
   pos |= corner == HG_LEGEND_TOP_RIGHT || corner == HG_LEGEND_BOTTOM_RIGHT ? PL_POSITION_RIGHT
                                                                            : PL_POSITION_LEFT;
   pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX | PL_LEGEND_ROW_MAJOR, pos,
-           0.01, 0.02, 0.05, 0, HG_PLOT_GRID, 1, nrow, ncolumn, n, opt, 0.5, 0.6, 1.4, 0, tcol, labels, lcol, bpat, bscale, bw,
-           lcol, lsty, lw, NULL, NULL, NULL, NULL);
+           0.01, 0.02, 0.05, 0, HG_PLOT_GRID, 1, nrow, ncolumn, n, opt, 0.5, 0.75, 1.4, 0,
+           tcol, labels, lcol, bpat, bscale, bw, lcol, lsty, lw, NULL, NULL, NULL, NULL);
 }
 
 void hg_plot_events(const double *t, const char *const *names, int n, double x0, double x1,

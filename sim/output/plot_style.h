@@ -39,16 +39,29 @@ typedef struct hg_plot_plan {
   double x0, x1, y0, y1; /* the window: x the time axis, y the values (padded) */
   int data;              /* 1 when some line has a finite value */
   int legend;            /* 1: a legend (every panel with a line has one, one line too) */
-  int corner;            /* HG_LEGEND_*: the corner with the fewest of the lines' points */
+  int corner;            /* HG_LEGEND_*: where it covers none of the lines (hg_plot_place_legend) */
 } hg_plot_plan;
 
 /* The plan of a panel drawing columns cols[0..ncol) of the row-major table rows (nrow x width,
  * column 0 the time) against time. The time axis spans every row with a finite time (a line
  * that ends, a load that stops at a release, leaves its gap visible, and every panel of a run
  * shares one axis); y spans the lines' finite values, padded 5 % (a flat line: 1e-6 of its
- * magnitude, or 1). */
+ * magnitude, or 1), then the legend is placed (hg_plot_place_legend). */
 void hg_plot_time_plan(const double *rows, int nrow, int width, const int *cols, int ncol,
                        hg_plot_plan *p);
+
+/* the part of the box's width and height a legend of n lines is given (hg_plot_legend: up to
+ * four lines in one column, then two, beyond eight three; about 0.09 of a short panel a row) */
+void hg_plot_legend_size(int n, double *fw, double *fh);
+
+/* Places the legend of the lines of p (n of them): line l is column cols[l] of the table rows
+ * drawn at (t - shift[l], y - ref[l]) (shift, ref NULL: 0), y as log10 when logy. The first
+ * corner, in HG_LEGEND_* order, whose legend box (hg_plot_legend_size) holds no point of the
+ * lines takes it. When every corner holds some, the top corner whose band (the legend's width
+ * from the box's side) has the lower highest point takes it, and y1 is raised until that point
+ * lies below the legend: the lines keep clear of it, at the cost of some height. */
+void hg_plot_place_legend(hg_plot_plan *p, int n, const double *rows, int nrow, int width,
+                          const int *cols, const double *shift, const double *ref, int logy);
 
 /* The zoom panels after an event show the window [te - HG_PLOT_ZOOM_PRE w, te + w]: at least
  * HG_PLOT_ZOOM_ROWS output rows and at least HG_PLOT_ZOOM_S seconds, short enough that a
