@@ -100,11 +100,11 @@ static void zoom_plan(const panel *p, hg_plot_plan *pl) {
   pl->data = lo <= hi;
   pl->y0 = pl->data ? lo : -1, pl->y1 = pl->data ? hi : 1;
   pl->legend = p->nline > 0;
-  double ref[PLOT_MAXLINES];
+  hg_plot_line line[PLOT_MAXLINES];
   for (int l = 0; l < p->nline; l++)
-    ref[l] = p->relative ? value_before(p->S, p->cols[l], p->te[l]) : 0;
-  hg_plot_place_legend(pl, p->nline, p->S->x, p->S->n, p->S->width, p->cols, p->te, ref,
-                       p->logy);
+    line[l] = (hg_plot_line){p->S->x, p->S->n, p->S->width, p->cols[l], p->te[l],
+                             p->relative ? value_before(p->S, p->cols[l], p->te[l]) : 0};
+  hg_plot_place_legend(pl, line, p->nline, p->logy);
 }
 
 static void draw_panel(const panel *p, const hg_run_events *ev) {

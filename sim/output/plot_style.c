@@ -51,7 +51,11 @@ void hg_plot_time_plan(const double *rows, int nrow, int width, const int *cols,
   p->y0 = lo, p->y1 = hi;
   hg_plot_pad(&p->y0, &p->y1, time_margin);
   p->legend = ncol > 0;
-  hg_plot_place_legend(p, ncol, rows, nrow, width, cols, NULL, NULL, 0);
+  enum { MAXL = 64 };
+  hg_plot_line line[MAXL];
+  for (int l = 0; l < ncol && l < MAXL; l++)
+    line[l] = (hg_plot_line){rows, nrow, width, cols[l], 0, 0};
+  hg_plot_place_legend(p, line, ncol < MAXL ? ncol : MAXL, 0);
 }
 
 /* the legend's columns for n lines: more than four lines in two, more than eight in three (a
@@ -64,16 +68,15 @@ void hg_plot_legend_size(int n, double *fw, double *fh) {
   *fh = fmin(0.7, 0.05 + 0.09 * nr);
 }
 
-void hg_plot_place_legend(hg_plot_plan *p, int n, const double *rows, int nrow, int width,
-                          const int *cols, const double *shift, const double *ref, int logy) {
+void hg_plot_place_legend(hg_plot_plan *p, const hg_plot_line *lines, int n, int logy) {
   double fw, fh, sx = p->x1 - p->x0, sy = p->y1 - p->y0;
   long count[4] = {0, 0, 0, 0};
   double top[2] = {-INFINITY, -INFINITY}; /* the highest point in the right and left bands */
   hg_plot_legend_size(n, &fw, &fh);
   for (int l = 0; l < n; l++)
-    for (int r = 0; r < nrow; r++) {
-      const double *row = rows + (size_t)r * (size_t)width;
-      double x = row[0] - (shift ? shift[l] : 0), y = row[cols[l]] - (ref ? ref[l] : 0);
+    for (int r = 0; r < lines[l].nrow; r++) {
+      const double *row = lines[l].rows + (size_t)r * (size_t)lines[l].width;
+      double x = row[0] - lines[l].shift, y = row[lines[l].col] - lines[l].ref;
       if (logy) y = y > 0 ? log10(y) : NAN;
       if (!isfinite(x) || !isfinite(y) || x < p->x0 || x > p->x1) continue;
       int right = x >= p->x1 - fw * sx, left = x <= p->x0 + fw * sx;

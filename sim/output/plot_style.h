@@ -54,14 +54,20 @@ void hg_plot_time_plan(const double *rows, int nrow, int width, const int *cols,
  * four lines in one column, then two, beyond eight three; about 0.09 of a short panel a row) */
 void hg_plot_legend_size(int n, double *fw, double *fh);
 
-/* Places the legend of the lines of p (n of them): line l is column cols[l] of the table rows
- * drawn at (t - shift[l], y - ref[l]) (shift, ref NULL: 0), y as log10 when logy. The first
- * corner, in HG_LEGEND_* order, whose legend box (hg_plot_legend_size) holds no point of the
- * lines takes it. When every corner holds some, the top corner whose band (the legend's width
- * from the box's side) has the lower highest point takes it, and y1 is raised until that point
- * lies below the legend: the lines keep clear of it, at the cost of some height. */
-void hg_plot_place_legend(hg_plot_plan *p, int n, const double *rows, int nrow, int width,
-                          const int *cols, const double *shift, const double *ref, int logy);
+/* one line of a panel, for placing its legend: column col of the row-major table rows (nrow x
+ * width, column 0 the time), drawn at (t - shift, y - ref) */
+typedef struct hg_plot_line {
+  const double *rows;
+  int nrow, width, col;
+  double shift, ref;
+} hg_plot_line;
+
+/* Places the legend of the n lines of p (y as log10 when logy). The first corner, in HG_LEGEND_*
+ * order, whose legend box (hg_plot_legend_size) holds no point of the lines takes it. When every
+ * corner holds some, the top corner whose band (the legend's width from the box's side) has the
+ * lower highest point takes it, and y1 is raised until that point lies below the legend: the
+ * lines keep clear of it, at the cost of some height. */
+void hg_plot_place_legend(hg_plot_plan *p, const hg_plot_line *lines, int n, int logy);
 
 /* The zoom panels after an event show the window [te - HG_PLOT_ZOOM_PRE w, te + w]: at least
  * HG_PLOT_ZOOM_ROWS output rows and at least HG_PLOT_ZOOM_S seconds, short enough that a
