@@ -94,7 +94,7 @@ static inline void hg_out_path(const hg_outputs *o, const char *name, char *path
 }
 /* summary.txt at path (summary.c); 0 or -1 */
 int hg_out_summary(const hg_outputs *o, hg_sim *sim, const char *path);
-/* the run's events for the plots' markers (plot.c): events at one instant (a release and a
+/* the run's events for the plots' markers (plot_events.c): events at one instant (a release and a
  * command at the same event time) are one marker named "a, b"; at most HG_OUT_MAXEVENTS */
 #define HG_OUT_MAXEVENTS 256
 typedef struct hg_run_events {

@@ -12,7 +12,7 @@ run run --help
 expect_status "run --help" 0
 expect_has "run --help" "$out" "usage: hinge run [SCENE] [--t-end T] [--out DIR] [--headless]"
 run --help
-expect_has "hinge --help lists run" "$out" "run        run a scene"
+expect_has "hinge --help lists run" "$out" "  hinge run [SCENE]                  run a scene"
 run run "$scenes/dock.yaml" --wobble
 expect_status "unknown option" 2
 expect_has "unknown option" "$err" "hinge run: unknown option '--wobble'"
