@@ -71,6 +71,8 @@ typedef struct hg_force_elem {
   double force[3], torque[3], t_on, t_off;
   int nside[2], *side[2]; /* contact: the bodies of each side present in the model */
   int nskip, *skip;       /* contact: body pairs never in contact (2 nskip) */
+  int pair[2];            /* contact: (parent, child) when its sides name one body each and one
+                             is the other's parent (hg_contact_names_pair); -1 otherwise */
   double expo, diss, mu_f, v_s;
   int impulsive;          /* contact: impacts are Newton impulses of restitution e_imp */
   double e_imp, v_min;
@@ -439,14 +441,27 @@ typedef struct hg_contact_sum {
   int body_a, body_b; /* its bodies (-1: no contact) */
 } hg_contact_sum;
 
+/* The parent-child pair contact element e tests all the same (collision.h's keep): the pair it
+ * names alone on its sides while the joint between them moves (not fixed, not locked in
+ * d->mode). 1 with the pair in keep[0..2), or 0. */
+static int hg_contact_keep(const hg_model *m, const hg_data *d, const hg_force_elem *e,
+                           int keep[2]) {
+  int child = e->pair[1];
+  if (child < 1 || child >= m->nbody || m->jnt_nv[child] == 0 || d->mode[child] == HG_MODE_LOCKED)
+    return 0;
+  keep[0] = e->pair[0], keep[1] = child;
+  return 1;
+}
+
 /* every contact point's Hunt-Crossley and friction forces, added to fext when not NULL */
 static void hg_contact_eval(const hg_forces *f, const hg_model *m, const hg_data *d,
                             const hg_force_elem *e, double *fext, hg_contact_sum *sum) {
   const hg_contact *pts;
+  int keep[2], nkeep = hg_contact_keep(m, d, e, keep);
   memset(sum, 0, sizeof *sum);
   sum->body_a = sum->body_b = -1;
   sum->n = hg_collision_contacts(f->coll, m, d->T_world, e->side[0], e->nside[0], e->side[1],
-                                 e->nside[1], e->skip, e->nskip, &pts);
+                                 e->nside[1], e->skip, e->nskip, keep, nkeep, &pts);
   for (int k = 0; k < sum->n; k++) {
     const hg_contact *c = &pts[k];
     double va[3], vb[3], vr[3], vt[3], F[3], Fa[3];
@@ -609,11 +624,18 @@ static int hg_resolve_bodies(const hg_resolve *rs, char *const *names, int n, in
   return 0;
 }
 
-/* contact: the two sides' bodies, and the excluded pairs of which both bodies are present */
+/* contact: the two sides' bodies, the excluded pairs of which both bodies are present, and the
+ * parent and child it names alone on its sides */
 static int hg_resolve_contact(const hg_resolve *rs, hg_force_elem *e) {
   const hg_force_spec *sp = rs->spec;
   for (int k = 0; k < 2; k++)
     if (hg_resolve_bodies(rs, sp->side[k], sp->nside[k], &e->side[k], &e->nside[k])) return -1;
+  e->pair[0] = e->pair[1] = -1;
+  if (hg_contact_names_pair(sp) && e->nside[0] == 1 && e->nside[1] == 1) {
+    int i = e->side[0][0], j = e->side[1][0];
+    if (j > 0 && rs->m->parent[j] == i) e->pair[0] = i, e->pair[1] = j;
+    if (i > 0 && rs->m->parent[i] == j) e->pair[0] = j, e->pair[1] = i;
+  }
   e->nskip = 0;
   if (!(e->skip = malloc((size_t)(2 * sp->nexclude + 1) * sizeof *e->skip)))
     return hg_resolve_fail(rs, "out of memory", NULL);
@@ -1037,9 +1059,11 @@ int hg_forces_contact_impact(const hg_forces *f, int k, const hg_model *m, const
                              hg_forces_impact *out) {
   const hg_force_elem *e = k >= 0 && k < f->n ? &f->e[k] : NULL;
   hg_clearance cl;
+  int keep[2];
   if (!e || e->type != HG_FORCE_CONTACT || !e->enabled || e->inert ||
       hg_collision_contact_gap(f->coll, m, d->T_world, e->side[0], e->nside[0], e->side[1],
-                               e->nside[1], e->skip, e->nskip, &cl))
+                               e->nside[1], e->skip, e->nskip, keep,
+                               hg_contact_keep(m, d, e, keep), &cl))
     return -1;
   out->gap = cl.distance;
   out->body_a = cl.body_a;
@@ -1050,6 +1074,41 @@ int hg_forces_contact_impact(const hg_forces *f, int k, const hg_model *m, const
   out->restitution = e->e_imp;
   out->min_speed = e->v_min;
   return 0;
+}
+
+/* 1 when body i is on side s of contact element e */
+static int hg_contact_on_side(const hg_force_elem *e, int s, int i) {
+  for (int b = 0; b < e->nside[s]; b++)
+    if (e->side[s][b] == i) return 1;
+  return 0;
+}
+
+/* 1 when the body at place b of side s of contact element e is listed earlier on that side */
+static int hg_contact_listed_before(const hg_force_elem *e, int s, int b) {
+  for (int r = 0; r < b; r++)
+    if (e->side[s][r] == e->side[s][b]) return 1;
+  return 0;
+}
+
+int hg_forces_contact_held(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
+                           int *pairs, int max) {
+  const hg_force_elem *e = k >= 0 && k < f->n ? &f->e[k] : NULL;
+  int keep[2], nkeep, n = 0;
+  if (!e || e->type != HG_FORCE_CONTACT || e->inert) return 0;
+  nkeep = hg_contact_keep(m, d, e, keep);
+  for (int a = 0; a < e->nside[0]; a++)
+    for (int b = 0; b < e->nside[1]; b++) {
+      int i = e->side[0][a], j = e->side[1][b], child = m->parent[j] == i ? j : i;
+      if (i < 1 || j < 1 || i == j || (m->parent[i] != j && m->parent[j] != i) ||
+          !hg_collision_excluded(m, i, j, NULL, 0, keep, nkeep))
+        continue;
+      /* (a pile lists the pair both ways: once, as i < j; a body listed twice: once) */
+      if (i > j && hg_contact_on_side(e, 0, j) && hg_contact_on_side(e, 1, i)) continue;
+      if (hg_contact_listed_before(e, 0, a) || hg_contact_listed_before(e, 1, b)) continue;
+      if (n < max) pairs[2 * n] = m->parent[child], pairs[2 * n + 1] = child;
+      n++;
+    }
+  return n;
 }
 
 /* bounds of the speed and acceleration of the points of body i's collision geometry (reach r

@@ -157,6 +157,14 @@ typedef struct hg_forces_impact {
 int hg_forces_contact_impact(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
                              hg_forces_impact *out);
 
+/* Contact element k's pairs of bodies, one on each side, that are parent and child in m and that
+ * it leaves out for that: every such pair but the one it names alone on its sides while the joint
+ * between them is neither fixed nor locked in d->mode (scene.h's hg_contact_names_pair). Returns
+ * how many (each pair once), and the first max of them as (parent, child) in pairs[0..2 max). 0
+ * when k is not a contact element or is inert. */
+int hg_forces_contact_held(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
+                           int *pairs, int max);
+
 /* The longest time step in which no enabled contact element's bodies close by more than half
  * the thinnest collision shape of its sides, at their present speeds (kinematics and velocities
  * in d) and at the accelerations seen since the last call (tw: 6 per body of the model, the world
