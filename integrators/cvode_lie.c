@@ -450,10 +450,22 @@ static void cv_release(hg_integrator *I) {
   I->impl = NULL;
 }
 
-/* CVODE's largest step (0: unbounded) */
+/* CVODE's largest step (0: unbounded) for a bound h found at the state of I->t, from the next
+ * step on. CVODE's hmax holds only the steps it sizes after its next one (that one was sized
+ * with the last step), so a next step that would pass I->t + h is held by a stop time there
+ * (CVODE shortens a step that would pass its stop time; the stop time is set only then, since
+ * CVODE also shortens the step after it to end there). When an output left I->t inside the last
+ * step and the bound ends before that step's end tn, the stop time is tn itself: the next step
+ * call takes no step and gives the state at tn, where the caller bounds again. Otherwise the
+ * stop time is t_stop. */
 static void cv_limit_step(hg_integrator *I, double h) {
   cvode_impl *c = I->impl;
+  double stop = I->opt.t_stop, next = 0;
+  CVodeGetCurrentStep(c->mem, &next);
+  if (h > 0 && I->t + h < stop && c->tn + next > I->t + h)
+    stop = I->t + h > c->tn ? I->t + h : c->tn;
   CVodeSetMaxStep(c->mem, h);
+  CVodeSetStopTime(c->mem, stop > c->tn ? stop : c->tn);
 }
 
 static const hg_integ_backend cvode_backend = {cv_advance, cv_reset, cv_stats, cv_release,

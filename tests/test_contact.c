@@ -445,7 +445,7 @@ static void box_manifold_has_four_corners(void **state) {
   qt[0] = 0.3, qt[1] = 0.1, qt[2] = 0.049;
   hg_kinematics(m, d, q, v);
   const hg_contact *ct;
-  int n = hg_collision_contacts(c, m, d->T_world, &thing, 1, &ground, 1, NULL, 0, &ct);
+  int n = hg_collision_contacts(c, m, d->T_world, &thing, 1, &ground, 1, NULL, 0, NULL, 0, &ct);
   assert_int_equal(n, 4);
   for (int k = 0; k < n; k++) {
     assert_true(fabs(ct[k].depth - 1e-3) <= 1e-12);
@@ -456,10 +456,12 @@ static void box_manifold_has_four_corners(void **state) {
   }
   /* a body never touches its parent, nor a pair it skips */
   int skip[2] = {ground, thing};
-  assert_int_equal(hg_collision_contacts(c, m, d->T_world, &thing, 1, &ground, 1, skip, 1, &ct), 0);
+  assert_int_equal(hg_collision_contacts(c, m, d->T_world, &thing, 1, &ground, 1, skip, 1, NULL, 0,
+                                         &ct), 0);
   /* a pile (the same bodies on both sides) meets each pair once: thing-ground, not twice */
   int both[2] = {thing, ground};
-  assert_int_equal(hg_collision_contacts(c, m, d->T_world, both, 2, both, 2, NULL, 0, &ct), 4);
+  assert_int_equal(
+      hg_collision_contacts(c, m, d->T_world, both, 2, both, 2, NULL, 0, NULL, 0, &ct), 4);
   hg_collision_free(c);
   hg_data_free(d);
   hg_model_free(m);

@@ -187,13 +187,20 @@ double shape_distance(const Shape &a, const fcl::Transform3d &Ta, const Shape &b
 
 namespace {
 
-// 1 when bodies i and j must not touch: the same body, parent and child, or a skipped pair
-bool excluded(const hg_model *m, int i, int j, const int *skip, int nskip) {
-  if (i == j || m->parent[i] == j || m->parent[j] == i) return true;
-  for (int k = 0; k < nskip; k++)
-    if ((skip[2 * k] == i && skip[2 * k + 1] == j) || (skip[2 * k] == j && skip[2 * k + 1] == i))
+// 1 when (i, j) is one of the n pairs in list (either order)
+bool listed(const int *list, int n, int i, int j) {
+  for (int k = 0; k < n; k++)
+    if ((list[2 * k] == i && list[2 * k + 1] == j) || (list[2 * k] == j && list[2 * k + 1] == i))
       return true;
   return false;
+}
+
+// 1 when bodies i and j must not touch: the same body, a skipped pair, or parent and child that
+// the element does not keep
+bool excluded(const hg_model *m, int i, int j, const int *skip, int nskip, const int *keep,
+              int nkeep) {
+  if (i == j || listed(skip, nskip, i, j)) return true;
+  return (m->parent[i] == j || m->parent[j] == i) && !listed(keep, nkeep, i, j);
 }
 
 // the pairs a contact element leaves out, or none (m NULL)
@@ -201,6 +208,8 @@ struct Filter {
   const hg_model *m;
   const int *skip;
   int nskip;
+  const int *keep;
+  int nkeep;
 };
 
 int distance_between(const hg_collision *c, const hg_se3 *T, const int *a, int na, const int *b,
@@ -222,7 +231,7 @@ int distance_between(const hg_collision *c, const hg_se3 *T, const int *a, int n
       int ba = a[i], bb = b[j];
       if (ba < 0 || bb < 0 || ba >= (int)c->of_body.size() || bb >= (int)c->of_body.size())
         continue;
-      if (f.m && excluded(f.m, ba, bb, f.skip, f.nskip)) continue;
+      if (f.m && excluded(f.m, ba, bb, f.skip, f.nskip, f.keep, f.nkeep)) continue;
       for (int sa : c->of_body[ba])
         for (int sb : c->of_body[bb]) {
           const Shape &A = c->shape[sa], &B = c->shape[sb];
@@ -250,19 +259,26 @@ int distance_between(const hg_collision *c, const hg_se3 *T, const int *a, int n
 
 extern "C" int hg_collision_distance(const hg_collision *c, const hg_se3 *T, const int *a, int na,
                                      const int *b, int nb, hg_clearance *out) {
-  return distance_between(c, T, a, na, b, nb, Filter{nullptr, nullptr, 0}, out);
+  return distance_between(c, T, a, na, b, nb, Filter{nullptr, nullptr, 0, nullptr, 0}, out);
+}
+
+extern "C" int hg_collision_excluded(const hg_model *m, int i, int j, const int *skip, int nskip,
+                                     const int *keep, int nkeep) {
+  return excluded(m, i, j, skip, nskip, keep, nkeep) ? 1 : 0;
 }
 
 extern "C" int hg_collision_contact_gap(const hg_collision *c, const hg_model *m, const hg_se3 *T,
                                         const int *a, int na, const int *b, int nb,
-                                        const int *skip, int nskip, hg_clearance *out) {
-  return distance_between(c, T, a, na, b, nb, Filter{m, skip, nskip}, out);
+                                        const int *skip, int nskip, const int *keep, int nkeep,
+                                        hg_clearance *out) {
+  return distance_between(c, T, a, na, b, nb, Filter{m, skip, nskip, keep, nkeep}, out);
 }
 
 
 extern "C" int hg_collision_contacts(hg_collision *c, const hg_model *m, const hg_se3 *T,
                                      const int *a, int na, const int *b, int nb, const int *skip,
-                                     int nskip, const hg_contact **out) {
+                                     int nskip, const int *keep, int nkeep,
+                                     const hg_contact **out) {
   int nbody = (int)c->of_body.size();
   c->points.clear();
   fcl::CollisionRequestd req(8, true);
@@ -283,7 +299,8 @@ extern "C" int hg_collision_contacts(hg_collision *c, const hg_model *m, const h
   for (int i = 0; i < na; i++)
     for (int j = 0; j < nb; j++) {
       int ba = a[i], bb = b[j];
-      if (ba < 0 || bb < 0 || ba >= nbody || bb >= nbody || excluded(m, ba, bb, skip, nskip))
+      if (ba < 0 || bb < 0 || ba >= nbody || bb >= nbody ||
+          excluded(m, ba, bb, skip, nskip, keep, nkeep))
         continue;
       // a pair both sides hold both ways is met twice: keep the one with ba < bb
       if (ba > bb && (c->side[ba] & 2) && (c->side[bb] & 1)) continue;

@@ -49,11 +49,19 @@ typedef struct hg_clearance {
 int hg_collision_distance(const hg_collision *c, const hg_se3 *T, const int *a, int na,
                           const int *b, int nb, hg_clearance *out);
 
-/* hg_collision_distance over the pairs hg_collision_contacts considers (m's parent links and the
- * skip pairs left out): the gap a contact element closes. */
+/* Whether a contact element tests bodies i and j of m against each other: 1 (left out) when
+ * i == j, when the pair is one of skip's nskip pairs (body indices, either order), or when one
+ * is the other's parent (a body never touches the body it is jointed to) unless the pair is one
+ * of keep's nkeep pairs (parent and child that the element tests all the same: forces.c keeps the
+ * pair a contact element names alone on its two sides while the joint between them moves). */
+int hg_collision_excluded(const hg_model *m, int i, int j, const int *skip, int nskip,
+                          const int *keep, int nkeep);
+
+/* hg_collision_distance over the pairs hg_collision_contacts considers (those
+ * hg_collision_excluded does not leave out): the gap a contact element closes. */
 int hg_collision_contact_gap(const hg_collision *c, const hg_model *m, const hg_se3 *T,
                              const int *a, int na, const int *b, int nb, const int *skip,
-                             int nskip, hg_clearance *out);
+                             int nskip, const int *keep, int nkeep, hg_clearance *out);
 
 /* one contact point between two bodies' collision geometry */
 typedef struct hg_contact {
@@ -66,8 +74,8 @@ typedef struct hg_contact {
 /* The contact points between the collision geometry of the bodies a[0..na) and b[0..nb) at the
  * world poses T, from FCL's collide(): per pair of overlapping shapes, a contact manifold (up to
  * four points for box against box, one point for other convex pairs, one per overlapping
- * triangle for meshes). A body is never tested against itself, its parent or its children, nor
- * a pair listed in skip (nskip pairs of body indices, either order); a pair of bodies that both
+ * triangle for meshes). The pairs hg_collision_excluded leaves out (itself, a skip pair, its
+ * parent or its children unless keep holds the pair) are not tested; a pair of bodies that both
  * sides hold (a pile: the same list on both sides) is tested once. The bounding spheres of the
  * shapes reject pairs that are apart before FCL runs. Returns how many points, and in *out the
  * points (in c's buffer: valid until the next call). Not thread-safe on one c: it reuses its
@@ -75,7 +83,7 @@ typedef struct hg_contact {
  * phase allocates small temporaries of its own). */
 int hg_collision_contacts(hg_collision *c, const hg_model *m, const hg_se3 *T, const int *a,
                           int na, const int *b, int nb, const int *skip, int nskip,
-                          const hg_contact **out);
+                          const int *keep, int nkeep, const hg_contact **out);
 
 #ifdef __cplusplus
 }

@@ -71,6 +71,8 @@ typedef struct hg_force_elem {
   double force[3], torque[3], t_on, t_off;
   int nside[2], *side[2]; /* contact: the bodies of each side present in the model */
   int nskip, *skip;       /* contact: body pairs never in contact (2 nskip) */
+  int pair[2];            /* contact: (parent, child) when its sides name one body each and one
+                             is the other's parent (hg_contact_names_pair); -1 otherwise */
   double expo, diss, mu_f, v_s;
   int impulsive;          /* contact: impacts are Newton impulses of restitution e_imp */
   double e_imp, v_min;
@@ -85,6 +87,8 @@ struct hg_forces {
   double *Ic;   /* 6 nbody: inertia about the centre of mass, body axes (xx yy zz xy xz yz) */
   hg_collision *coll;  /* collision geometry of the model, when a contact element needs it (its
                           buffers are the contact elements' scratch) */
+  double *motion;      /* 12 nbody: hg_forces_contact_step's scratch, each body's world twist and
+                          its rate (hg_body_world_motion) */
 };
 
 /* the state of a marker spring */
@@ -439,14 +443,27 @@ typedef struct hg_contact_sum {
   int body_a, body_b; /* its bodies (-1: no contact) */
 } hg_contact_sum;
 
+/* The parent-child pair contact element e tests all the same (collision.h's keep): the pair it
+ * names alone on its sides while the joint between them moves (not fixed, not locked in
+ * d->mode). 1 with the pair in keep[0..2), or 0. */
+static int hg_contact_keep(const hg_model *m, const hg_data *d, const hg_force_elem *e,
+                           int keep[2]) {
+  int child = e->pair[1];
+  if (child < 1 || child >= m->nbody || m->jnt_nv[child] == 0 || d->mode[child] == HG_MODE_LOCKED)
+    return 0;
+  keep[0] = e->pair[0], keep[1] = child;
+  return 1;
+}
+
 /* every contact point's Hunt-Crossley and friction forces, added to fext when not NULL */
 static void hg_contact_eval(const hg_forces *f, const hg_model *m, const hg_data *d,
                             const hg_force_elem *e, double *fext, hg_contact_sum *sum) {
   const hg_contact *pts;
+  int keep[2], nkeep = hg_contact_keep(m, d, e, keep);
   memset(sum, 0, sizeof *sum);
   sum->body_a = sum->body_b = -1;
   sum->n = hg_collision_contacts(f->coll, m, d->T_world, e->side[0], e->nside[0], e->side[1],
-                                 e->nside[1], e->skip, e->nskip, &pts);
+                                 e->nside[1], e->skip, e->nskip, keep, nkeep, &pts);
   for (int k = 0; k < sum->n; k++) {
     const hg_contact *c = &pts[k];
     double va[3], vb[3], vr[3], vt[3], F[3], Fa[3];
@@ -609,11 +626,18 @@ static int hg_resolve_bodies(const hg_resolve *rs, char *const *names, int n, in
   return 0;
 }
 
-/* contact: the two sides' bodies, and the excluded pairs of which both bodies are present */
+/* contact: the two sides' bodies, the excluded pairs of which both bodies are present, and the
+ * parent and child it names alone on its sides */
 static int hg_resolve_contact(const hg_resolve *rs, hg_force_elem *e) {
   const hg_force_spec *sp = rs->spec;
   for (int k = 0; k < 2; k++)
     if (hg_resolve_bodies(rs, sp->side[k], sp->nside[k], &e->side[k], &e->nside[k])) return -1;
+  e->pair[0] = e->pair[1] = -1;
+  if (hg_contact_names_pair(sp) && e->nside[0] == 1 && e->nside[1] == 1) {
+    int i = e->side[0][0], j = e->side[1][0];
+    if (j > 0 && rs->m->parent[j] == i) e->pair[0] = i, e->pair[1] = j;
+    if (i > 0 && rs->m->parent[i] == j) e->pair[0] = j, e->pair[1] = i;
+  }
   e->nskip = 0;
   if (!(e->skip = malloc((size_t)(2 * sp->nexclude + 1) * sizeof *e->skip)))
     return hg_resolve_fail(rs, "out of memory", NULL);
@@ -688,7 +712,8 @@ static int hg_forces_bodies(hg_forces *f, const hg_model *m) {
   f->mass = calloc((size_t)m->nbody, sizeof(double));
   f->com = calloc((size_t)m->nbody * 3, sizeof(double));
   f->Ic = calloc((size_t)m->nbody * 6, sizeof(double));
-  if (!f->mass || !f->com || !f->Ic) return -1;
+  f->motion = calloc((size_t)m->nbody * 12, sizeof(double));
+  if (!f->mass || !f->com || !f->Ic || !f->motion) return -1;
   for (int i = 1; i < m->nbody; i++) {
     f->mass[i] = m->inertia[i].m;
     hg_inertia_com(&m->inertia[i], f->com + 3 * i, f->Ic + 6 * i);
@@ -864,6 +889,7 @@ void hg_forces_free(hg_forces *f) {
   free(f->mass);
   free(f->com);
   free(f->Ic);
+  free(f->motion);
   free(f);
 }
 
@@ -1037,9 +1063,11 @@ int hg_forces_contact_impact(const hg_forces *f, int k, const hg_model *m, const
                              hg_forces_impact *out) {
   const hg_force_elem *e = k >= 0 && k < f->n ? &f->e[k] : NULL;
   hg_clearance cl;
+  int keep[2];
   if (!e || e->type != HG_FORCE_CONTACT || !e->enabled || e->inert ||
       hg_collision_contact_gap(f->coll, m, d->T_world, e->side[0], e->nside[0], e->side[1],
-                               e->nside[1], e->skip, e->nskip, &cl))
+                               e->nside[1], e->skip, e->nskip, keep,
+                               hg_contact_keep(m, d, e, keep), &cl))
     return -1;
   out->gap = cl.distance;
   out->body_a = cl.body_a;
@@ -1052,52 +1080,129 @@ int hg_forces_contact_impact(const hg_forces *f, int k, const hg_model *m, const
   return 0;
 }
 
-/* bounds of the speed and acceleration of the points of body i's collision geometry (reach r
- * about its origin): |v| + |w| r, and from the change of its world twist since tw (over dt > 0)
- * |dv/dt| + (|dw/dt| + |w|^2) r; tw is replaced by the present twist */
-static void hg_body_reach_rates(const hg_forces *f, const hg_model *m, const hg_data *d, int i,
-                                double tw[6], double dt, double *speed, double *acc) {
-  double V[6], W[6], dw[3], dv[3];
-  double r = hg_collision_reach(f->coll, i);
-  *speed = *acc = 0;
-  if (i <= 0) return;
+/* 1 when body i is on side s of contact element e */
+static int hg_contact_on_side(const hg_force_elem *e, int s, int i) {
+  for (int b = 0; b < e->nside[s]; b++)
+    if (e->side[s][b] == i) return 1;
+  return 0;
+}
+
+/* 1 when the body at place b of side s of contact element e is listed earlier on that side */
+static int hg_contact_listed_before(const hg_force_elem *e, int s, int b) {
+  for (int r = 0; r < b; r++)
+    if (e->side[s][r] == e->side[s][b]) return 1;
+  return 0;
+}
+
+int hg_forces_contact_held(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
+                           int *pairs, int max) {
+  const hg_force_elem *e = k >= 0 && k < f->n ? &f->e[k] : NULL;
+  int keep[2], nkeep, n = 0;
+  if (!e || e->type != HG_FORCE_CONTACT || e->inert) return 0;
+  nkeep = hg_contact_keep(m, d, e, keep);
+  for (int a = 0; a < e->nside[0]; a++)
+    for (int b = 0; b < e->nside[1]; b++) {
+      int i = e->side[0][a], j = e->side[1][b], child = m->parent[j] == i ? j : i;
+      if (i < 1 || j < 1 || i == j || (m->parent[i] != j && m->parent[j] != i) ||
+          !hg_collision_excluded(m, i, j, NULL, 0, keep, nkeep))
+        continue;
+      /* (a pile lists the pair both ways: once, as i < j; a body listed twice: once) */
+      if (i > j && hg_contact_on_side(e, 0, j) && hg_contact_on_side(e, 1, i)) continue;
+      if (hg_contact_listed_before(e, 0, a) || hg_contact_listed_before(e, 1, b)) continue;
+      if (n < max) pairs[2 * n] = m->parent[child], pairs[2 * n + 1] = child;
+      n++;
+    }
+  return n;
+}
+
+/* Body i's world twist W (w, then the velocity of its origin; world axes) and, from tw (the same
+ * twist dt seconds ago; dt <= 0: unknown), its rate dW by the difference quotient (0 when
+ * unknown). */
+static void hg_body_world_motion(const hg_model *m, const hg_data *d, int i, const double tw[6],
+                                 double dt, double W[6], double dW[6]) {
+  double V[6];
   hg_body_twist(m, d, i, V);
   hg_m3_mulv(d->T_world[i].R, V, W);
   hg_m3_mulv(d->T_world[i].R, V + 3, W + 3);
-  *speed = hg_v3_norm(W + 3) + hg_v3_norm(W) * r;
-  if (dt > 0) {
-    for (int k = 0; k < 3; k++) dw[k] = W[k] - tw[k], dv[k] = W[3 + k] - tw[3 + k];
-    *acc = hg_v3_norm(dv) / dt + (hg_v3_norm(dw) / dt + hg_v3_dot(W, W)) * r;
+  /* dW = (W - W_then) / dt */
+  for (int k = 0; k < 6; k++) dW[k] = dt > 0 ? (W[k] - tw[k]) / dt : 0;
+}
+
+/* The longest step over which bodies i and j (both with shapes) cannot close by more than their
+ * gap's lower bound plus half the thinner of their thinnest shapes. Their points lie within
+ * r_i, r_j of their origins p_i, p_j, so with origin velocities v, angular velocities w and
+ * their rates:
+ *   the gap is at least          g = |p_j - p_i| - r_i - r_j
+ *   the points close at most at  u = |v_j - v_i| + |w_i| r_i + |w_j| r_j
+ *   and speed up at most by      a = |dv_j - dv_i| + (|dw_i| + |w_i|^2) r_i + (|dw_j| + |w_j|^2) r_j
+ * (a point's acceleration relative to its origin's being dw x r + w x (w x r)). Only differences
+ * of the two bodies' velocities and accelerations enter: a motion they share (an orbit) does not
+ * shorten the step (Galilean invariance). */
+static double hg_pair_step(const hg_forces *f, const hg_data *d, int i, int j, const double Wi[6],
+                           const double dWi[6], const double Wj[6], const double dWj[6]) {
+  double ri = hg_collision_reach(f->coll, i), rj = hg_collision_reach(f->coll, j);
+  double ti = hg_collision_thinnest(f->coll, i), tj = hg_collision_thinnest(f->coll, j);
+  double dp[3], dv[3], da[3];
+  for (int k = 0; k < 3; k++) {
+    dp[k] = d->T_world[j].p[k] - d->T_world[i].p[k];
+    dv[k] = Wj[3 + k] - Wi[3 + k];
+    da[k] = dWj[3 + k] - dWi[3 + k];
   }
-  memcpy(tw, W, sizeof W);
+  double wi = hg_v3_norm(Wi), wj = hg_v3_norm(Wj);
+  double u = hg_v3_norm(dv) + wi * ri + wj * rj;
+  double a = hg_v3_norm(da) + (hg_v3_norm(dWi) + wi * wi) * ri + (hg_v3_norm(dWj) + wj * wj) * rj;
+  /* the distance they may close: the gap they keep for sure, and half the thinner shape (a flat
+   * shape, of zero extent, gives no bound of its own) */
+  double thin = ti > 0 && tj > 0 ? fmin(ti, tj) : fmax(ti, tj);
+  if (!(thin > 0)) return INFINITY;
+  double s = fmax(hg_v3_norm(dp) - ri - rj, 0) + 0.5 * thin;
+  /* the longest h with u h + a h^2 / 2 <= s */
+  if (a > 0) return 2 * s / (u + sqrt(u * u + 2 * a * s));
+  return u > 0 ? s / u : INFINITY;
 }
 
 double hg_forces_contact_step(const hg_forces *f, const hg_model *m, const hg_data *d, double *tw,
                               double dt) {
   double h = INFINITY;
+  /* each body's world twist and its rate, once (a body may be in many pairs and elements) */
   for (int k = 0; k < f->n; k++) {
     const hg_force_elem *e = &f->e[k];
-    double thin = INFINITY, v = 0, a = 0;
     if (e->type != HG_FORCE_CONTACT || !e->enabled || e->inert) continue;
-    /* the thinnest shape of either side, and the fastest closing of the two sides */
-    for (int s = 0; s < 2; s++) {
-      double vs = 0, as = 0;
+    for (int s = 0; s < 2; s++)
       for (int b = 0; b < e->nside[s]; b++) {
         int i = e->side[s][b];
-        double t = hg_collision_thinnest(f->coll, i), vi, ai;
-        if (t > 0 && t < thin) thin = t;
-        hg_body_reach_rates(f, m, d, i, tw + 6 * i, dt, &vi, &ai);
-        vs = fmax(vs, vi);
-        as = fmax(as, ai);
+        if (i > 0) hg_body_world_motion(m, d, i, tw + 6 * i, dt, f->motion + 12 * i,
+                                        f->motion + 12 * i + 6);
       }
-      v += vs;
-      a += as;
+  }
+  for (int k = 0; k < f->n; k++) {
+    const hg_force_elem *e = &f->e[k];
+    int keep[2], nkeep;
+    if (e->type != HG_FORCE_CONTACT || !e->enabled || e->inert) continue;
+    nkeep = hg_contact_keep(m, d, e, keep);
+    /* every pair of bodies with shapes, one on each side, that the element tests */
+    for (int a = 0; a < e->nside[0]; a++) {
+      int i = e->side[0][a];
+      if (i < 1 || hg_collision_count(f->coll, i) == 0) continue;
+      for (int b = 0; b < e->nside[1]; b++) {
+        int j = e->side[1][b];
+        if (j < 1 || hg_collision_count(f->coll, j) == 0 ||
+            hg_collision_excluded(m, i, j, e->skip, e->nskip, keep, nkeep))
+          continue;
+        const double *Mi = f->motion + 12 * i, *Mj = f->motion + 12 * j;
+        h = fmin(h, hg_pair_step(f, d, i, j, Mi, Mi + 6, Mj, Mj + 6));
+      }
     }
-    /* the longest h with v h + a h^2 / 2 <= thin / 2 */
-    if (!isfinite(thin)) continue;
-    double s = 0.5 * thin;
-    if (a > 0) h = fmin(h, 2 * s / (v + sqrt(v * v + 2 * a * s)));
-    else if (v > 0) h = fmin(h, s / v);
+  }
+  /* the present twists, for the next call's rates */
+  for (int k = 0; k < f->n; k++) {
+    const hg_force_elem *e = &f->e[k];
+    if (e->type != HG_FORCE_CONTACT || !e->enabled || e->inert) continue;
+    for (int s = 0; s < 2; s++)
+      for (int b = 0; b < e->nside[s]; b++) {
+        int i = e->side[s][b];
+        if (i > 0) memcpy(tw + 6 * i, f->motion + 12 * i, 6 * sizeof(double));
+      }
   }
   return h;
 }

@@ -157,12 +157,24 @@ typedef struct hg_forces_impact {
 int hg_forces_contact_impact(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
                              hg_forces_impact *out);
 
-/* The longest time step in which no enabled contact element's bodies close by more than half
- * the thinnest collision shape of its sides, at their present speeds (kinematics and velocities
- * in d) and at the accelerations seen since the last call (tw: 6 per body of the model, the world
- * twists (w, v of the origin) the last call left, over dt seconds; dt <= 0: none known). A bound
- * that keeps a step from carrying a body through another (tunnelling); it writes the present
- * twists into tw. +inf when nothing moves or no contact element is enabled. */
+/* Contact element k's pairs of bodies, one on each side, that are parent and child in m and that
+ * it leaves out for that: every such pair but the one it names alone on its sides while the joint
+ * between them is neither fixed nor locked in d->mode (scene.h's hg_contact_names_pair). Returns
+ * how many (each pair once), and the first max of them as (parent, child) in pairs[0..2 max). 0
+ * when k is not a contact element or is inert. */
+int hg_forces_contact_held(const hg_forces *f, int k, const hg_model *m, const hg_data *d,
+                           int *pairs, int max);
+
+/* The longest time step in which no pair of bodies that an enabled contact element tests (one
+ * on each side, both with shapes, not left out: collision.h's hg_collision_excluded) closes by
+ * more than the gap between their bounding spheres about their origins plus half the thinner of
+ * their thinnest shapes, at their present relative speed (kinematics and velocities in d) and
+ * the relative acceleration seen since the last call (tw: 6 per body of the model, the world
+ * twists (w, v of the origin) the last call left, over dt seconds; dt <= 0: none known). Only
+ * relative motion counts: bodies moving together (in orbit) or far apart do not shorten the step.
+ * A bound that keeps a step from carrying a body through another (tunnelling); it writes the
+ * present twists of the elements' bodies into tw. +inf when nothing closes or no contact element
+ * is enabled. */
 double hg_forces_contact_step(const hg_forces *f, const hg_model *m, const hg_data *d, double *tw,
                               double dt);
 

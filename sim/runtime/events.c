@@ -514,6 +514,67 @@ static int apply_action(hg_sim *s, fire_ctx *c, int a) {
   return 0;
 }
 
+/* ---- contact between parent and child ---- */
+
+/* the most parent-child pairs of one contact element an event's log line names */
+#define HELD_MAX 16
+
+/* "parent\tchild\n" for each pair of parent and child each contact element leaves out now
+ * (forces.h's hg_forces_contact_held), by name (names outlive topology changes); one malloc'd
+ * string per element, NULL for the others; NULL when there is no contact element or no memory */
+static char **held_pairs(const hg_sim *s) {
+  int n = hg_forces_count(s->forces), pairs[2 * HELD_MAX];
+  char **held = s->tl.ncontact ? calloc((size_t)(n > 0 ? n : 1), sizeof *held) : NULL;
+  for (int k = 0; held && k < n; k++) {
+    int np = hg_forces_contact_held(s->forces, k, s->m, s->d, pairs, HELD_MAX);
+    size_t len = 1, at = 0;
+    if (np > HELD_MAX) np = HELD_MAX;
+    for (int r = 0; r < 2 * np; r++) len += strlen(s->m->body_name[pairs[r]]) + 1;
+    if (!(held[k] = malloc(len))) continue;
+    for (int r = 0; r < 2 * np; r++)
+      at += (size_t)snprintf(held[k] + at, len - at, "%s%c", s->m->body_name[pairs[r]],
+                             r % 2 ? '\n' : '\t');
+    held[k][at] = 0;
+  }
+  return held;
+}
+
+/* 1 when the lines of list hold "parent\tchild\n", the line at pair */
+static int has_line(const char *list, const char *pair) {
+  size_t len = strcspn(pair, "\n") + 1;
+  for (const char *p = list; p && *p; p += strcspn(p, "\n") + 1)
+    if (strncmp(p, pair, len) == 0) return 1;
+  return 0;
+}
+
+/* frees what held_pairs returned */
+static void free_held(const hg_sim *s, char **held) {
+  for (int k = 0; held && k < hg_forces_count(s->forces); k++) free(held[k]);
+  free(held);
+}
+
+/* the log's word on each pair of parent and child a contact element leaves out now and did not
+ * before the event (before: held_pairs then), and on each it tests again; frees before */
+static void held_changes(hg_sim *s, fire_ctx *c, char **before) {
+  char **after = before ? held_pairs(s) : NULL;
+  int n = hg_forces_count(s->forces);
+  for (int k = 0; after && k < n; k++) {
+    const char *name = hg_forces_name(s->forces, k);
+    char parent[256], child[256];
+    for (const char *p = after[k]; p && *p; p += strcspn(p, "\n") + 1)
+      if (!has_line(before[k], p) && sscanf(p, "%255[^\t]\t%255[^\n]", parent, child) == 2) {
+        int j = hg_model_body(s->m, child);
+        detail(c, "contact %s leaves out %s and its parent %s (joint %s %s)", name, child, parent,
+               s->m->jnt_name[j], mode_name((hg_mode)s->d->mode[j]));
+      }
+    for (const char *p = before[k]; p && *p; p += strcspn(p, "\n") + 1)
+      if (!has_line(after[k], p) && sscanf(p, "%255[^\t]\t%255[^\n]", parent, child) == 2)
+        detail(c, "contact %s tests %s and %s again", name, child, parent);
+  }
+  free_held(s, before);
+  free_held(s, after);
+}
+
 /* ---- firing ---- */
 
 /* 1 when every tree floats (its root hangs on a free joint in free mode), so that no impulse
@@ -589,6 +650,8 @@ int hg_sim_fire(hg_sim *s, int kind, int index) {
     c.ev.name = "capture";
   }
   measure(s, c.ev.h_before, &c.ev.e_before, c.ev.h_scale);
+  /* (an impact changes no mode nor topology) */
+  char **held = kind != HG_FIRED_TOUCH ? held_pairs(s) : NULL;
   for (int a = 0; a < c.naction && !rc; a++) rc = apply_action(s, &c, a);
   if (!rc) rc = flush_modes(s, &c);
   if (!rc && kind == HG_FIRED_STOP) rc = act_stop(s, &c, index);
@@ -596,6 +659,8 @@ int hg_sim_fire(hg_sim *s, int kind, int index) {
   if (!rc && kind == HG_FIRED_CAPTURE)
     rc = dock(s, &c, s->scene->capture[index].marker_a, s->scene->capture[index].marker_b,
               s->scene->capture[index].joint);
+  if (!rc) held_changes(s, &c, held);
+  else free_held(s, held);
   if (rc) return rc;
   return finish_fire(s, &c, kind, index);
 }

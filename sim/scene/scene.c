@@ -67,7 +67,9 @@ static int read_scene(hg_sctx *c) {
   if (hg_sc_noise_seed(c, root) || (tn && hg_sc_tanks(c, tn)) || (an && hg_sc_actuators(c, an)) ||
       (sn && hg_sc_sensors(c, sn)) || (kn && hg_sc_controllers(c, kn)))
     return -1;
-  return en ? hg_sc_events(c, en) : 0;
+  if (en && hg_sc_events(c, en)) return -1;
+  hg_sc_contact_notes(c, stderr);
+  return 0;
 }
 
 /* ---- load ---- */

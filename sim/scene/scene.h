@@ -110,6 +110,12 @@ typedef struct hg_force_spec {
   char **exclude;
 } hg_force_spec;
 
+/* 1 when contact element f names a pair alone: each side of its 'between' is one body (a name,
+ * or a list of one). A body never touches its parent or child through a contact element, except
+ * through one that names the two alone, while the joint between them is neither fixed nor locked
+ * (forces.c keeps that pair; docs/contact.md). */
+int hg_contact_names_pair(const hg_force_spec *f);
+
 /* ---- initial state ---- */
 
 /* (the typedef is not hg_joint_init, which joint.h already names as a function) */

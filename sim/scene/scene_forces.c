@@ -296,3 +296,74 @@ int hg_sc_forces(hg_sctx *c, const hg_ynode *list) {
   return hg_sc_seq(c, list, "'forces'", sizeof *c->s->force, (void **)&c->s->force,
                    &c->s->nforce, force);
 }
+
+/* ---- contact between parent and child ---- */
+
+int hg_contact_names_pair(const hg_force_spec *f) {
+  return f->type == HG_FORCE_CONTACT && f->nside[0] == 1 && f->nside[1] == 1;
+}
+
+/* the mode joint i of m starts in (the scene's modes: free unless given) */
+static hg_mode start_mode(const hg_sctx *c, int i) {
+  for (int k = 0; k < c->s->nmode; k++)
+    if (c->s->mode[k].joint && strcmp(c->s->mode[k].joint, c->m->jnt_name[i]) == 0)
+      return c->s->mode[k].mode;
+  return HG_MODE_FREE;
+}
+
+/* 1 when side s of contact element f names body */
+static int on_side(const hg_force_spec *f, int s, const char *body) {
+  for (int b = 0; b < f->nside[s]; b++)
+    if (strcmp(f->side[s][b], body) == 0) return 1;
+  return 0;
+}
+
+/* 1 when the body at place b of side s of contact element f is listed earlier on that side */
+static int listed_before(const hg_force_spec *f, int s, int b) {
+  for (int r = 0; r < b; r++)
+    if (strcmp(f->side[s][r], f->side[s][b]) == 0) return 1;
+  return 0;
+}
+
+/* the note on one contact element whose sides hold a parent and its child at the start */
+static void contact_note(const hg_sctx *c, const hg_force_spec *f, FILE *notes) {
+  const hg_model *m = c->m;
+  int n = 0;
+  for (int a = 0; a < f->nside[0]; a++)
+    for (int b = 0; b < f->nside[1]; b++) {
+      int i = hg_model_body(m, f->side[0][a]), j = hg_model_body(m, f->side[1][b]);
+      if (i < 1 || j < 1 || i == j || (c->absent && (c->absent[i] || c->absent[j]))) continue;
+      int child = m->parent[j] == i ? j : m->parent[i] == j ? i : 0;
+      if (!child) continue;
+      const char *cn = m->body_name[child], *pn = m->body_name[m->parent[child]];
+      const char *jn = m->jnt_name[child];
+      if (hg_contact_names_pair(f)) {
+        /* the pair it names alone: left out only while the joint holds them together */
+        if (m->jnt_nv[child] == 0)
+          fprintf(notes, "%s:%d:%d: note: contact '%s': '%s' is fixed to its parent '%s' "
+                  "(joint '%s'): they never touch\n", f->src.file, f->src.line, f->src.column,
+                  f->name, cn, pn, jn);
+        else if (start_mode(c, child) == HG_MODE_LOCKED)
+          fprintf(notes, "%s:%d:%d: note: contact '%s': '%s' and its parent '%s' touch only "
+                  "while joint '%s' is not locked (locked at the start)\n", f->src.file,
+                  f->src.line, f->src.column, f->name, cn, pn, jn);
+        continue;
+      }
+      /* (a pile lists the pair both ways: once, as i < j; a body listed twice: once) */
+      if (i > j && on_side(f, 0, m->body_name[j]) && on_side(f, 1, m->body_name[i])) continue;
+      if (listed_before(f, 0, a) || listed_before(f, 1, b)) continue;
+      if (n++ < 3)
+        fprintf(notes, "%s:%d:%d: note: contact '%s': '%s' and its parent '%s' (joint '%s') "
+                "never touch through it (a body never touches the body it is jointed to; an "
+                "element with 'between: [%s, %s]' would test them)\n", f->src.file, f->src.line,
+                f->src.column, f->name, cn, pn, jn, pn, cn);
+    }
+  if (n > 3)
+    fprintf(notes, "%s:%d:%d: note: contact '%s': %d more parent-child pairs never touch "
+            "through it\n", f->src.file, f->src.line, f->src.column, f->name, n - 3);
+}
+
+void hg_sc_contact_notes(const hg_sctx *c, FILE *notes) {
+  for (int k = 0; k < c->s->nforce; k++)
+    if (c->s->force[k].type == HG_FORCE_CONTACT) contact_note(c, &c->s->force[k], notes);
+}

@@ -6,6 +6,8 @@
 #ifndef HINGE_SCENE_INTERNAL_H
 #define HINGE_SCENE_INTERNAL_H
 
+#include <stdio.h>
+
 #include "scene.h"
 #include "yaml_doc.h"
 
@@ -142,6 +144,9 @@ int hg_sc_inertia(hg_sctx *c, const hg_ynode *map, const char *body, hg_inertia 
 /* scene_forces.c: an atmosphere, the force elements */
 int hg_sc_atmosphere(hg_sctx *c, const hg_ynode *map, hg_atmosphere *atm);
 int hg_sc_forces(hg_sctx *c, const hg_ynode *list);
+/* a note ("file:line:column: note: ...") for each contact element whose sides hold a parent and
+ * its child that it leaves out at the start (after the modes are read) */
+void hg_sc_contact_notes(const hg_sctx *c, FILE *notes);
 /* scene_state.c: the initial state, the modes, and one mode with an optional profile as in
  * modes: and set_mode actions (with_joint: the mapping also holds the 'joint' key) */
 int hg_sc_initial(hg_sctx *c, const hg_ynode *map);

@@ -94,10 +94,11 @@ static void bench(int n, int reps) {
 
   /* the query, the right-hand side with and without contact, and ABA at the initial state */
   hg_kinematics(m, s->d, s->state.q, s->state.v);
-  hg_collision_contacts(coll, m, s->d->T_world, a, na, b, nb, NULL, 0, &pts); /* (warm) */
+  hg_collision_contacts(coll, m, s->d->T_world, a, na, b, nb, NULL, 0, NULL, 0, &pts); /* (warm) */
   hg_sim_eval(s, s->state.t, s->state.q, s->state.v, &p);
   long alloc0 = hg_allocs();
-  TIME(q_ns, reps, npts = hg_collision_contacts(coll, m, s->d->T_world, a, na, b, nb, NULL, 0, &pts));
+  TIME(q_ns, reps,
+       npts = hg_collision_contacts(coll, m, s->d->T_world, a, na, b, nb, NULL, 0, NULL, 0, &pts));
   long q_allocs = hg_allocs() - alloc0;
   TIME(on_ns, reps, hg_sim_eval(s, s->state.t, s->state.q, s->state.v, &p));
   long allocs = hg_allocs() - alloc0 - q_allocs;
