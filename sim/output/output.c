@@ -76,10 +76,16 @@ static int make_columns(hg_outputs *o, hg_sim *s) {
 static const char *const pose_names[13] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
                                            "wx", "wy", "wz", "vx", "vy", "vz"};
 
-/* JOINT.mode, JOINT.q.NAME..., JOINT.v.NAME..., JOINT.load.NAME... (none for a fixed joint) */
+/* JOINT.mode, JOINT.q.NAME..., JOINT.v.NAME..., JOINT.load.NAME...; a fixed joint has no mode,
+ * q or v, and the load columns of a free joint: the wrench it transmits, JOINT.load.mx..fz */
 static void header_joint(FILE *f, const hg_col *c) {
   static const char *const part[3] = {"q", "v", "load"};
   int n[3] = {c->nq, c->nv, c->nv};
+  if (c->type == HG_JOINT_FIXED) {
+    for (int k = 0; k < 6; k++)
+      fprintf(f, ",%s.load.%s", c->joint, hg_joint_entry_name(HG_JOINT_FREE, 2, k, NULL));
+    return;
+  }
   if (!c->nv) return;
   fprintf(f, ",%s.mode", c->joint);
   for (int w = 0; w < 3; w++)
@@ -327,10 +333,48 @@ static int scene_joint(hg_sim *s, const hg_col *col, hg_sim_joint_view *jv, doub
   return i;
 }
 
-/* one joint's block: mode, q, v and load (loads: also into the plot's row) */
+/* The wrench a fixed joint of the scene (column col) applies to the scene's child body: moment
+ * about that body's origin, then force, in that body's frame (as a free joint's loads). The view's
+ * wrench is the one on the current child, world axes, about its origin; re-rooting may have made
+ * the scene's parent the current child, and then the scene's child takes its opposite (Newton's
+ * third law), moved to its own origin: m_c = m + (o_p - o_c) x f. 0, or -1 (F unset) when the
+ * joint does not join col's bodies now. */
+static int fixed_wrench(hg_sim *s, const hg_col *col, double F[6]) {
+  const hg_model *m = hg_sim_model(s);
+  int i = hg_model_joint(m, col->joint);
+  if (i < 1 || m->jnt[i].type != HG_JOINT_FIXED) return -1;
+  const char *child = m->body_name[i], *parent = m->body_name[m->parent[i]];
+  int same = !strcmp(child, col->body) && !strcmp(parent, col->parent);
+  if (!same && (strcmp(child, col->parent) || strcmp(parent, col->body))) return -1;
+  hg_sim_joint_view jv;
+  hg_se3 Tc, Tp;
+  double tw[6], w[6], r[3];
+  hg_sim_joint(s, i, &jv);
+  hg_sim_body(s, same ? i : m->parent[i], &Tc, tw); /* the scene's child */
+  memcpy(w, jv.wrench, sizeof w);
+  if (!same) {
+    hg_sim_body(s, i, &Tp, tw); /* the current child: the scene's parent */
+    for (int k = 0; k < 6; k++) w[k] = -w[k];
+    for (int k = 0; k < 3; k++) r[k] = Tp.p[k] - Tc.p[k];
+    hg_v3_cross_add(r, w + 3, w);
+  }
+  /* world axes into the child's: R^T w */
+  hg_m3_mulTv(Tc.R, w, F);
+  hg_m3_mulTv(Tc.R, w + 3, F + 3);
+  return 0;
+}
+
+/* one joint's block: mode, q, v and load (loads: also into the plot's row); a fixed joint's block
+ * is its transmitted wrench only (not in the plot's row) */
 static void row_joint(FILE *f, hg_sim *s, const hg_col *col, double *loads) {
   hg_sim_joint_view jv;
   double q[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV], load[HG_JOINT_MAXNV];
+  if (col->type == HG_JOINT_FIXED) {
+    double F[6];
+    if (fixed_wrench(s, col, F)) put_empty(f, 6);
+    else put_padded(f, F, 6, 6);
+    return;
+  }
   if (!col->nv) return;
   if (scene_joint(s, col, &jv, q, v, load) < 1) {
     for (int k = 0; k < col->nv; k++) loads[k] = NAN;

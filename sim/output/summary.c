@@ -45,15 +45,20 @@ static void summary_momentum(FILE *f, const hg_sim *s) {
   fprintf(f, ")\n");
   if (mt->why[0])
     fprintf(f, "not_isolated: last at t = %.9g s: %s\n", mt->t_out, mt->why);
-  fprintf(f, "momentum_drift: %.3g (max over the isolated stretches of |L - L0| and |p - p0| "
-             "relative to the stretch's peak |L| and |p|; L0, p0 at the start of each)\n",
-          mt->drift);
-  fprintf(f, "momentum_drift_absolute: %.3g N m s, %.3g N s (max |L - L0|, |p - p0|; L about "
-             "the world origin)\n", mt->worst_abs[0], mt->worst_abs[1]);
-  fprintf(f, "momentum_scale: %.6g N m s (%s), %.6g N s (%s)\n", mt->worst_peak[0],
-          mt->worst_zero[0] ? "the total is zero: the bodies' peak summed |L|" : "peak |L|",
-          mt->worst_peak[1],
-          mt->worst_zero[1] ? "the total is zero: the bodies' peak summed |p|" : "peak |p|");
+  int k = mt->scale[0] > 0 && mt->worst_abs[0] / mt->scale[0] >=
+                                  (mt->scale[1] > 0 ? mt->worst_abs[1] / mt->scale[1] : 0)
+              ? 0 : 1;
+  fprintf(f, "momentum_drift: %.3g (max over the isolated stretches of |L - L0| and |p - p0|, "
+             "L0, p0 at the start of each, relative to momentum_scale; the worst: %s in the "
+             "stretch from t = %.9g s to t = %.9g s)\n",
+          mt->drift, k == 0 ? "|L - L0|" : "|p - p0|", mt->worst_from[k], mt->worst_to[k]);
+  fprintf(f, "momentum_drift_absolute: %.3g N m s (stretch from t = %.9g s to t = %.9g s), "
+             "%.3g N s (stretch from t = %.9g s to t = %.9g s) (max |L - L0|, |p - p0|; L about "
+             "the world origin)\n", mt->worst_abs[0], mt->worst_from[0], mt->worst_to[0],
+          mt->worst_abs[1], mt->worst_from[1], mt->worst_to[1]);
+  fprintf(f, "momentum_scale: %.6g N m s, %.6g N s (the run's peak of the bodies' summed |L| "
+             "about the world origin and |p|, which bound the total's)\n", mt->scale[0],
+          mt->scale[1]);
 }
 
 /* per output pair with collision geometry: the smallest clearance, and whether they touched */

@@ -473,8 +473,10 @@ int hg_sim_control_external(const hg_sim *s, char *why, size_t len) {
   for (int k = 0; k < c->nact; k++) {
     const hg_rt_actuator *a = &c->act[k];
     if (!a->present) continue;
-    if (a->spec->type == HG_ACT_THRUSTER)
-      return snprintf(why, len, "thruster %s", a->spec->name), 1;
+    /* a thruster pushes while its valve is open and while its thrust falls after it closes */
+    if (a->spec->type == HG_ACT_THRUSTER &&
+        (a->open || hg_ramp_value(&a->drive, s->state.t) != 0))
+      return snprintf(why, len, "thruster %s firing", a->spec->name), 1;
     if (a->jbody > 0 && s->m->parent[a->jbody] == 0)
       return snprintf(why, len, "actuator %s drives a joint to the world", a->spec->name), 1;
   }

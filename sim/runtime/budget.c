@@ -62,9 +62,10 @@ static const char *const force_kind[] = {"central gravity", "joint spring", "spr
                                          "thrust", "parachute", "contact"};
 
 /* 1 when nothing acts on the system from outside now: zero uniform gravity, every tree on a free
- * joint in free mode to the world, and no enabled element that acts from outside (central
- * gravity, drag, thrust and parachutes always do; a spring does when it is anchored to the world
- * or sits on a joint to the world; contact never does by itself). Otherwise 0 with the reasons in why. Needs the kinematics of
+ * joint in free mode to the world, no enabled element that acts from outside (central gravity,
+ * drag and parachutes always do; thrust inside its window; a spring when it is anchored to the
+ * world or sits on a joint to the world; contact while it touches the world), no thruster firing
+ * and no pull. Otherwise 0 with the reasons in why. Needs the kinematics of
  * the current state in s->d. */
 static int isolated(hg_sim *s, char *why, size_t len) {
   const hg_model *m = s->m;
@@ -91,9 +92,18 @@ static int isolated(hg_sim *s, char *why, size_t len) {
                   fv.type != HG_FORCE_CONTACT;
     if (fv.type == HG_FORCE_JOINT_SPRING) outside = fv.body_a > 0 && m->parent[fv.body_a] == 0;
     if (fv.type == HG_FORCE_SPRING) outside = fv.body_a == 0 || fv.body_b == 0;
+    /* a thrust element pushes only inside its window (its view's force is zero outside it) */
+    if (fv.type == HG_FORCE_THRUST) outside = fv.magnitude > 0;
+    /* contact pushes from outside while it touches the world itself (the ground) */
+    if (fv.type == HG_FORCE_CONTACT)
+      outside = fv.ncontact > 0 && (fv.body_a == 0 || fv.body_b == 0);
     if (outside)
-      add_reason(why, len, "%s '%s'", force_kind[fv.type], fv.name);
+      add_reason(why, len, "%s '%s'%s", force_kind[fv.type], fv.name,
+                 fv.type == HG_FORCE_THRUST ? " firing" : fv.type == HG_FORCE_CONTACT
+                                                          ? " touching the world" : "");
   }
+  /* the hand's pull (perturb) is a spring anchored to a world point */
+  if (s->pull.forces) add_reason(why, len, "the pull of a perturb action");
   /* actuators: thrusters push from outside, motors on a joint to the world react on it (wheels
    * and motors between bodies are internal) */
   char act[160];
@@ -101,84 +111,90 @@ static int isolated(hg_sim *s, char *why, size_t len) {
   return why[0] == 0;
 }
 
-/* The drift of a stretch relative to its peak total momentum, angular and linear apart. A total
- * below 1e-6 of the momentum the bodies carry (their summed magnitudes) is zero for this purpose:
- * integration at the usual tolerances leaves errors of rtol times what the bodies carry, so a
- * total that small is mostly that error and any drift relative to it would read as order one
- * (a spacecraft at rest deploying its arrays). The bodies' peak summed momentum is the scale
- * then; zero_total[k] says so. */
-static double stretch_drift(const hg_sim_momentum_track *mt, double scale[2], int zero_total[2]) {
-  double r = 0;
-  for (int k = 0; k < 2; k++) {
-    zero_total[k] = !(mt->peak[k] >= 1e-6 * mt->bodies[k]);
-    scale[k] = zero_total[k] ? mt->bodies[k] : mt->peak[k];
-    if (scale[k] > 0) r = fmax(r, mt->dmax[k] / scale[k]);
-  }
-  return r;
+/* the run's drift: the worst |L - L_ref| and |p - p_ref| of any stretch over the run's peak of
+ * the bodies' summed |L| and |p| (a scale that vanishes only when nothing has moved yet, and then
+ * so does the drift); at least what an older checkpoint carried */
+static void update_drift(hg_sim_momentum_track *mt) {
+  double r = mt->drift_before;
+  for (int k = 0; k < 2; k++)
+    if (mt->scale[k] > 0) r = fmax(r, mt->worst_abs[k] / mt->scale[k]);
+  mt->drift = r;
 }
 
-/* momentum h (bodies' summed magnitudes sc) in the open stretch */
-static void stretch_add(hg_sim *s, const double h[6], const double sc[2]) {
+/* momentum h of the present state in the open stretch */
+static void stretch_add(hg_sim *s, const double h[6]) {
   hg_sim_momentum_track *mt = &s->budget.mt;
-  double d[2] = {0, 0}, scale[2];
+  double d[2] = {0, 0};
   for (int k = 0; k < 3; k++) {
     d[0] += (h[k] - mt->ref[k]) * (h[k] - mt->ref[k]);
     d[1] += (h[3 + k] - mt->ref[3 + k]) * (h[3 + k] - mt->ref[3 + k]);
   }
+  mt->t_last = s->state.t;
   for (int k = 0; k < 2; k++) {
-    mt->peak[k] = fmax(mt->peak[k], hg_v3_norm(h + 3 * k));
-    mt->bodies[k] = fmax(mt->bodies[k], sc[k]);
     mt->dmax[k] = fmax(mt->dmax[k], sqrt(d[k]));
-    mt->worst_abs[k] = fmax(mt->worst_abs[k], mt->dmax[k]);
-  }
-  int zero[2];
-  double r = stretch_drift(mt, scale, zero);
-  if (r > mt->drift || mt->nstretch == 1) {
-    mt->drift = fmax(r, mt->drift);
-    memcpy(mt->worst_peak, scale, sizeof scale);
-    memcpy(mt->worst_zero, zero, sizeof zero);
+    /* the open stretch is the worst so far (or was, and has been checked again) */
+    if (mt->dmax[k] > mt->worst_abs[k] || mt->worst_from[k] == mt->t0) {
+      mt->worst_abs[k] = fmax(mt->worst_abs[k], mt->dmax[k]);
+      mt->worst_from[k] = mt->t0;
+      mt->worst_to[k] = mt->t_last;
+    }
   }
 }
 
 /* a new stretch from momentum h */
-static void stretch_begin(hg_sim *s, const double h[6], const double sc[2], const char *since) {
+static void stretch_begin(hg_sim *s, const double h[6], const char *since) {
   hg_sim_momentum_track *mt = &s->budget.mt;
   memcpy(mt->ref, h, sizeof mt->ref);
   mt->isolated = 1;
   mt->nstretch++;
   mt->t0 = s->state.t;
-  memset(mt->peak, 0, sizeof mt->peak);
-  memset(mt->bodies, 0, sizeof mt->bodies);
   memset(mt->dmax, 0, sizeof mt->dmax);
+  for (int k = 0; k < 2; k++)
+    if (mt->worst_abs[k] == 0) mt->worst_from[k] = mt->worst_to[k] = mt->t0;
   snprintf(mt->since, sizeof mt->since, "%s", since);
-  stretch_add(s, h, sc);
+  stretch_add(s, h);
 }
 
-void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) {
+/* The momentum check at the present state. ev: the event just applied (NULL: none). switched:
+ * what acts from outside may have changed at this very instant (a valve, a thrust window, a
+ * touch), and the momentum is continuous across it, so the present state still closes the open
+ * stretch. At an output row the system may have stopped being isolated anywhere since the last
+ * check: the stretch then ends at that check. */
+static void track(hg_sim *s, const hg_sim_event *ev, int switched) {
   hg_sim_momentum_track *mt = &s->budget.mt;
   double h[6], sc[2];
   char why[sizeof mt->why], since[sizeof mt->since];
   /* the integration up to the event belongs to the open stretch; or the system was not
-   * isolated up to the event (isolation changes only at events) */
-  if (ev && mt->isolated) stretch_add(s, ev->h_before, ev->h_scale);
+   * isolated up to the event (isolation changes only at events and switches) */
+  if (ev && mt->isolated) stretch_add(s, ev->h_before);
   else if (ev && mt->why[0]) mt->t_out = ev->t;
+  if (ev) {
+    mt->scale[0] = fmax(mt->scale[0], ev->h_scale[0]);
+    mt->scale[1] = fmax(mt->scale[1], ev->h_scale[1]);
+  }
   hg_sim_momentum_scale(s, s->state.q, s->state.v, h, sc);
+  mt->scale[0] = fmax(mt->scale[0], sc[0]);
+  mt->scale[1] = fmax(mt->scale[1], sc[1]);
+  if (switched && !ev && mt->isolated) stretch_add(s, h);
   if (!isolated(s, why, sizeof why)) {
     mt->isolated = 0;
     mt->t_out = s->state.t;
     memcpy(mt->why, why, sizeof why);
-    return;
+  } else if (mt->isolated && (!ev || ev->conserves)) {
+    stretch_add(s, h);
+  } else {
+    if (ev) snprintf(since, sizeof since, "after '%s' at t = %.9g s", ev->name, ev->t);
+    else if (mt->nstretch == 0 && s->state.t == s->t_start)
+      snprintf(since, sizeof since, "the start");
+    else snprintf(since, sizeof since, "t = %.9g s", s->state.t);
+    stretch_begin(s, h, since);
   }
-  if (mt->isolated && (!ev || ev->conserves)) {
-    stretch_add(s, h, sc);
-    return;
-  }
-  if (ev) snprintf(since, sizeof since, "after '%s' at t = %.9g s", ev->name, ev->t);
-  else if (mt->nstretch == 0 && s->state.t == s->t_start)
-    snprintf(since, sizeof since, "the start");
-  else snprintf(since, sizeof since, "t = %.9g s", s->state.t);
-  stretch_begin(s, h, sc, since);
+  update_drift(mt);
 }
+
+void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev) { track(s, ev, 0); }
+
+void hg_sim_track_switch(hg_sim *s) { track(s, NULL, 1); }
 
 void hg_sim_budget_track(hg_sim *s) {
   double off = fabs(hg_sim_budget_value(s) - s->budget.b0);

@@ -4,7 +4,9 @@
  * b0 as long as the integration is exact: E_lock is the kinetic energy the plastic locks removed,
  * W the work of the non-conservative forces and prescribed joints (state.quad, integrated with
  * the state), W_event the change of energy the events made on purpose. Momentum is tracked over
- * the stretches in which nothing acts on the system from outside (hg_sim_momentum_track, sim.h).
+ * the stretches in which nothing acts on the system from outside (hg_sim_momentum_track, sim.h),
+ * split at every window where something does (thrusters firing, thrust windows, pulls), and
+ * measured against the run's peak of the bodies' summed momenta.
  *
  * Frames: h_ref and the tracker's momenta are world momenta (angular about the world origin,
  * linear; world axes); energies in J.
@@ -14,7 +16,7 @@
  *   e_lock, w_event   hg_sim_budget_book (budget.c, for each event hg_sim_fire applies)
  *   b_scale        hg_sim_budget_value (budget.c: the largest scale seen)
  *   max_abs, max_drift   hg_sim_budget_track (budget.c, at each output row)
- *   mt             hg_sim_track_momentum (budget.c) */
+ *   mt             hg_sim_track_momentum, hg_sim_track_switch (budget.c) */
 #ifndef HINGE_RT_BUDGET_H
 #define HINGE_RT_BUDGET_H
 
@@ -58,5 +60,9 @@ void hg_sim_budget_track(hg_sim *s);
 /* momentum tracking (hg_sim_momentum_track) at an event that was just applied (ev) or, with ev
  * NULL, at the current state; needs the kinematics of the current state in s->d */
 void hg_sim_track_momentum(hg_sim *s, const hg_sim_event *ev);
+/* momentum tracking at an instant where what acts from outside may have changed (a thruster's
+ * valve or ramp, a thrust element's window, a touch): the momentum is continuous across it, so
+ * the present state ends the open stretch when the system stops being isolated here */
+void hg_sim_track_switch(hg_sim *s);
 
 #endif

@@ -6,8 +6,8 @@
  *   hinge-checkpoint 1
  *   scene PATH
  *   t_start T0 / t T / method NAME / rtol R / checkpoint_every DT / k_out K / k_ck K
- *   budget E_LOCK W_EVENT B0 B_SCALE MAX_DRIFT W
- *   momentum H_REF(6) MAX_DRIFT
+ *   budget E_LOCK W_EVENT B0 B_SCALE MAX_DRIFT W [MAX_ABS]
+ *   momentum H_REF(6) MAX_DRIFT [SCALE_L SCALE_P WORST_L WORST_P FROM_L TO_L FROM_P TO_P]
  *   topo detach BODY | topo remove BODY | topo add BODY | topo attach CHILD PARENT JOINT R(9) p(3)
  *   fired KIND INDEX T            (KIND 0: scene event, 1: capture)
  *   force NAME ON
@@ -168,7 +168,10 @@ static int ck_fwrite(const hg_sim *s, FILE *f) {
           s->budget.max_abs);
   fprintf(f, "momentum");
   put_numbers(f, s->budget.h_ref, 6);
-  fprintf(f, " %.17g\n", s->budget.mt.drift);
+  const hg_sim_momentum_track *mt = &s->budget.mt;
+  fprintf(f, " %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", mt->drift, mt->scale[0],
+          mt->scale[1], mt->worst_abs[0], mt->worst_abs[1], mt->worst_from[0], mt->worst_to[0],
+          mt->worst_from[1], mt->worst_to[1]);
   write_history(f, s);
   write_modes(f, s);
   write_control(f, s);
@@ -304,18 +307,33 @@ static int ck_options(hg_sim *s, ck_reader *r) {
   return 0;
 }
 
+/* momentum H_REF(6) DRIFT, then (since the drift is measured against the run's scale) SCALE(2)
+ * WORST(2) and each worst's stretch FROM TO (2 x 2); a record without them (an older checkpoint)
+ * keeps its drift as a floor */
 static int ck_momentum(hg_sim *s, ck_reader *r) {
+  hg_sim_momentum_track *mt = &s->budget.mt;
+  double *x[] = {&mt->scale[0],      &mt->scale[1],    &mt->worst_abs[0], &mt->worst_abs[1],
+                 &mt->worst_from[0], &mt->worst_to[0], &mt->worst_from[1], &mt->worst_to[1]};
+  double drift;
   for (int k = 0; k < 7; k++)
-    if (num(r, 1 + k, k < 6 ? &s->budget.h_ref[k] : &s->budget.mt.drift)) return -1;
+    if (num(r, 1 + k, k < 6 ? &s->budget.h_ref[k] : &drift)) return -1;
+  if (r->nword <= 8) return mt->drift_before = mt->drift = drift, 0;
+  for (int k = 0; k < 8; k++)
+    if (num(r, 8 + k, x[k])) return -1;
+  mt->drift = drift;
   return 0;
 }
 
+/* budget E_LOCK W_EVENT B0 B_SCALE MAX_DRIFT W [MAX_ABS]: a record without MAX_ABS (written
+ * before the drift was measured against the run's scale) gives it back as MAX_DRIFT B_SCALE */
 static int ck_budget(hg_sim *s, ck_reader *r) {
   double *x[] = {&s->budget.e_lock,    &s->budget.w_event,    &s->budget.b0,
                  &s->budget.b_scale,   &s->budget.max_drift,  &s->state.quad,
                  &s->budget.max_abs};
-  for (int k = 0; k < 7; k++)
+  for (int k = 0; k < 6; k++)
     if (num(r, 1 + k, x[k])) return -1;
+  if (r->nword <= 7) s->budget.max_abs = s->budget.max_drift * s->budget.b_scale;
+  else if (num(r, 7, x[6])) return -1;
   return 0;
 }
 

@@ -335,16 +335,25 @@ static int checkpoint(hg_sim *s) {
   return 0;
 }
 
+/* 1 when an actuator pushes the system from outside now (a thruster firing) */
+static int external_push(const hg_sim *s) {
+  char why[8];
+  return s->ctl.any && hg_sim_control_external(s, why, sizeof why);
+}
+
 /* everything due at the present time: time events, the output row, a checkpoint */
 static int present(hg_sim *s) {
   int rc = fire_due(s);
   if (!rc && s->tl.restart) rc = settle_stops(s); /* what the events changed at once */
   if (!rc && s->tl.held) return 0; /* the caller's stop: the rest waits (step_to) */
   /* control in the loop: sensors sample the state the events left, controllers then command */
-  int sampled = 0;
+  int sampled = 0, ext = external_push(s);
   if (!rc && s->ctl.any) rc = hg_sim_control_due(s, &sampled);
   if (!rc && sampled) rc = hg_sim_notify_sample(s);
-  if (hg_forces_switches_at(s->forces, s->state.t)) s->tl.restart = 1;
+  int window = hg_forces_switches_at(s->forces, s->state.t);
+  if (window) s->tl.restart = 1;
+  /* what acts from outside changed here (a valve, a thrust window): momentum's stretches */
+  if (!rc && (window || ext != external_push(s))) hg_sim_track_switch(s);
   if (!rc && s->tl.restart) rc = hg_sim_restart(s) ? s->failed : 0;
   if (!rc && row_exists(s, s->tl.k_out) && hg_sim_out_time(s, s->tl.k_out) <= s->state.t) {
     track_invariants(s);
@@ -389,6 +398,7 @@ static int step_to(hg_sim *s, double tend) {
   hg_sim_pull_state(s);
   if (!finite_state(s)) return nonfinite_failure(s);
   int rc = ic == HG_INTEG_ROOT ? fire_roots(s) : 0;
+  if (!rc && ic == HG_INTEG_ROOT) hg_sim_track_switch(s); /* a touch may begin a contact */
   s->tl.held = s->state.t >= tend && tend < s->t_end;
   return rc ? rc : present(s);
 }

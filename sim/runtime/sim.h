@@ -403,25 +403,33 @@ void hg_sim_momentum(hg_sim *sim, double h[6]);
 void hg_sim_get_budget(hg_sim *sim, hg_sim_budget *b);
 
 /* Momentum as an invariant: it is one only while the system is isolated (no external force
- * element acts, uniform gravity is zero, every tree hangs from the world on a free joint in free
- * mode). The run is cut into isolated stretches; a stretch ends where the system stops being
- * isolated or an event changes the momentum on purpose, and a new one begins where it is isolated
- * again. Within a stretch the drift is |h - h_ref| relative to the peak total momentum. */
+ * acts: uniform gravity is zero, every tree hangs from the world on a free joint in free mode, no
+ * external force element, thruster or pull pushes). The run is cut into isolated stretches at the
+ * windows where something acts from outside (a thruster firing, a thrust element's window, a
+ * pull) and at events that change the momentum on purpose; within a stretch the drift is
+ * |h - h_ref|, h_ref the momentum at the stretch's start. It is measured against a scale that
+ * cannot vanish while anything moves: the run's peak of the bodies' summed momentum magnitudes
+ * (which bounds the total's), so a run from rest, whose total momentum is zero, is measured
+ * against what its bodies carry.
+ * Written by budget.c (hg_sim_track_momentum, hg_sim_track_switch); checkpoint.c restores ref,
+ * scale, worst_abs, worst_from, worst_to and drift_before. */
 typedef struct hg_sim_momentum_track {
   int isolated;           /* the system was isolated at the last check (a stretch is open) */
   int nstretch;           /* stretches begun so far */
   double t0;              /* start of the open stretch */
+  double t_last;          /* the last time the open stretch was checked */
   double ref[6];          /* the total momentum there (L about the world origin, p; world) */
-  double peak[2];         /* open stretch: peak |L| (about the world origin) and |p| of the total */
-  double bodies[2];       /* open stretch: peak of the bodies' summed |L| and |p| */
   double dmax[2];         /* open stretch: max |L - L_ref| and |p - p_ref| */
+  double scale[2];        /* the run's peak of the bodies' summed |L| (about the world origin)
+                             and |p|, over every check, isolated or not */
   double worst_abs[2];    /* max |L - L_ref| and |p - p_ref| over every stretch */
-  double worst_peak[2];   /* the scales of the worst relative drift */
-  int worst_zero[2];      /* 1: that scale is the bodies' summed momentum (the total is zero) */
+  double worst_from[2], worst_to[2]; /* the stretch of each worst_abs: its start and the last
+                                        time it was checked (s) */
   double t_out;           /* the last time the system was not isolated (NaN: never) */
   char why[240];          /* what made it not isolated then */
   char since[200];        /* what began the open (or last) stretch */
-  double drift;           /* the largest relative drift over the stretches so far */
+  double drift_before;    /* the drift a checkpoint of an older format carried (else 0) */
+  double drift;           /* max over k of worst_abs[k] / scale[k] (and drift_before) */
 } hg_sim_momentum_track;
 const hg_sim_momentum_track *hg_sim_momentum_drift(const hg_sim *sim);
 /* the event log */

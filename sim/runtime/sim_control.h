@@ -172,8 +172,9 @@ int hg_sim_control_breakpoints(hg_sim *s);
 double hg_sim_control_output(const hg_sim *s, int k, double t, const double *v);
 /* the propellant of tank k at t */
 double hg_sim_control_propellant(const hg_sim *s, int k, double t);
-/* 1 when the actuators may act on the system from outside (a thruster; a motor on a joint to
- * the world): momentum is then not tracked as conserved */
+/* 1 when the actuators act on the system from outside at the present time (a thruster whose
+ * valve is open or whose thrust is still falling; a motor on a joint to the world): momentum is
+ * then not tracked as conserved */
 int hg_sim_control_external(const hg_sim *s, char *why, size_t len);
 
 /* ---- sensing.c: the sensors ---- */
