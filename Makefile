@@ -8,7 +8,6 @@
 
 BUILD ?= build
 SANBUILD ?= build-sanitize
-FUZZBUILD ?= build-fuzz
 FUZZ_TIME ?= 60
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
@@ -18,7 +17,7 @@ DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev 
        libplplot-dev plplot-driver-cairo libfcl-dev libassimp-dev libsdl2-dev libepoxy-dev \
        libcglm-dev libstb-dev fonts-dejavu-core xvfb xauth liblapacke-dev libegl1 libegl-mesa0 \
        libgl1-mesa-dri ffmpeg libopenmpi-dev openmpi-bin python3
-# and for make fuzz: clang with its libFuzzer runtime
+# and for make sanitize and make fuzz: clang with its sanitizer and libFuzzer runtimes
 FUZZ_DEPS = clang libclang-rt-14-dev
 FUZZ_TARGETS = urdf mesh dynamics scene checkpoint commands
 
@@ -39,8 +38,12 @@ build: deps
 	cmake -S . -B $(BUILD) $(CONFIG)
 	cmake --build $(BUILD) -j$(JOBS)
 
-sanitize: deps
-	cmake -S . -B $(SANBUILD) -DCMAKE_BUILD_TYPE=Debug -DHINGE_SANITIZE=ON -DHINGE_WERROR=ON
+# the sanitizer build: clang, ASan + UBSan, and libFuzzer's coverage, so that one build (one
+# compile of every file) runs the tests (make sanitize) and the fuzz harnesses (make fuzz)
+SANCONFIG = -DCMAKE_BUILD_TYPE=Debug -DHINGE_SANITIZE=ON -DHINGE_FUZZ=ON -DHINGE_WERROR=ON
+
+sanitize: deps fuzz-deps
+	CC=clang CXX=clang++ cmake -S . -B $(SANBUILD) $(SANCONFIG)
 	cmake --build $(SANBUILD) -j$(JOBS)
 	HINGE_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(SANBUILD) --output-on-failure -j$(JOBS)
@@ -51,11 +54,11 @@ bench: build
 	./$(BUILD)/tests/bench/bench_render scenes
 
 # each harness for FUZZ_TIME seconds under ASan + UBSan (tests/fuzz/run.sh); a finding fails with
-# its reproducer in $(FUZZBUILD)/findings/ (keep it in tests/fuzz/regressions/NAME/ once fixed)
+# its reproducer in $(SANBUILD)/findings/ (keep it in tests/fuzz/regressions/NAME/ once fixed)
 fuzz: fuzz-deps
-	CC=clang CXX=clang++ cmake -S . -B $(FUZZBUILD) -DCMAKE_BUILD_TYPE=Debug -DHINGE_FUZZ=ON -DHINGE_TESTS=OFF
-	cmake --build $(FUZZBUILD) -j$(JOBS)
-	bash tests/fuzz/run.sh $(FUZZBUILD) $(FUZZ_TIME) $(FUZZ_TARGETS)
+	CC=clang CXX=clang++ cmake -S . -B $(SANBUILD) $(SANCONFIG)
+	cmake --build $(SANBUILD) -j$(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	bash tests/fuzz/run.sh $(SANBUILD) $(FUZZ_TIME) $(FUZZ_TARGETS)
 
 fuzz-deps:
 	@$(MAKE) --no-print-directory deps DEPS="$(FUZZ_DEPS)"
@@ -72,4 +75,4 @@ deps:
 	fi
 
 clean:
-	rm -rf $(BUILD) $(SANBUILD) $(FUZZBUILD)
+	rm -rf $(BUILD) $(SANBUILD)
