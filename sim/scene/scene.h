@@ -481,6 +481,7 @@ typedef struct hg_scene {
 
   hg_integ_options integ;
   double t_start, t_end;
+  double max_wall;      /* time.max_wall: wall-time limit of a run in seconds (0: none) */
   hg_output_spec output;
 
   struct hg_scene_names *names; /* the reader's name tables, for reading commands (private) */
