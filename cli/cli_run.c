@@ -223,7 +223,8 @@ static int schedule_commands(hg_sim *sim, const hg_scene *sc, const char *path) 
   return rc ? -1 : 0;
 }
 
-/* the run in the viewer (render/viewer.h): it writes the same outputs; returns the exit status */
+/* the run in the viewer (render/viewer.h): it writes the same outputs; returns the exit status,
+ * or -1 when no window could be opened and the run should go on headless */
 static int run_viewer(const run_args *a, const char *out) {
   hg_viewer_options vo;
   char err[1024];
@@ -235,6 +236,12 @@ static int run_viewer(const run_args *a, const char *out) {
   vo.out.dir = out, vo.out.plots = !a->no_plots;
   vo.commands = a->commands, vo.script = a->script, vo.offscreen = a->offscreen, vo.finish = 1;
   int rc = hg_viewer_run(a->scene, &vo, err, sizeof err);
+  /* a display that is named but cannot be opened (render/context.c): the run goes on headless */
+  if (rc == 1 && !a->script && (!strncmp(err, "cannot open the display", 23) ||
+                                !strncmp(err, "no display", 10))) {
+    fprintf(stderr, "hinge: %s; running headless\n", err);
+    return -1;
+  }
   if (rc == 1 || rc == 2) fprintf(stderr, "hinge: %s\n", err);
   if (!rc && !a->quiet) printf("outputs in %s/\n", out);
   return rc == 3 ? HG_EXIT_SINGULAR : rc == 2 ? HG_EXIT_USAGE : rc ? HG_EXIT_FAILURE : HG_EXIT_OK;
@@ -316,7 +323,8 @@ int hg_cli_run(int argc, char **argv) {
     hg_scene_free(sc);
     return HG_EXIT_FAILURE;
   }
-  status = wants_viewer(&a) ? run_viewer(&a, out) : run_scene(sc, &a, out);
+  status = wants_viewer(&a) ? run_viewer(&a, out) : -1;
+  if (status < 0) status = run_scene(sc, &a, out);
   hg_scene_free(sc);
   return status;
 }
