@@ -14,7 +14,8 @@
  *                  starting a profile at another velocity) applies the momentum-conserving impulse
  *                  of a perfectly plastic lock (hg_plastic_lock / hg_hybrid_impulse)
  *   enable/disable a force element
- *   impulse        a linear and angular impulse (world axes) at a marker
+ *   impulse        a linear and angular impulse (world axes, or the body's axes with frame: body)
+ *                  at a marker
  *   detach         the subtree of a body leaves on a free joint to the world, keeping its world
  *                  pose and twist
  *   attach         marker b's body docks to marker a's body by a new free joint named

@@ -192,7 +192,9 @@ typedef struct hg_action {
   char *body;           /* detach, remove, impulse, add */
   char *marker_a, *marker_b; /* attach (a: the body that stays parent), impulse point (a),
                                 add: the marker the pose and twist are relative to (a, or NULL) */
-  double linear[3], angular[3]; /* impulse, world axes, N s and N m s */
+  double linear[3], angular[3]; /* impulse, N s and N m s: world axes, or the body's own axes
+                                   at the instant it acts when body_axes is set */
+  int body_axes;        /* impulse: 1 for frame: body (scene_events.c) */
   hg_se3 pose;          /* add: the added body's frame in the reference frame (the marker's
                            frame, else its parent's frame, else the world) */
   double twist[6];      /* add: (w, v) of the added body relative to the reference frame, in its
