@@ -15,7 +15,9 @@ enum {
   HG_EXIT_OK = 0,
   HG_EXIT_FAILURE = 1,  /* an output or system error */
   HG_EXIT_USAGE = 2,    /* bad usage, an unreadable or invalid model, a bad input line */
-  HG_EXIT_SINGULAR = 3  /* a singular articulated inertia */
+  HG_EXIT_SINGULAR = 3, /* a singular articulated inertia */
+  HG_EXIT_WALL = 4      /* hinge run stopped by its wall-time limit (after a signal: 128 + its
+                           number, as a shell reports a process killed by it) */
 };
 
 /* `hinge dynamics ...` (cli_dynamics.c) and its usage text */

@@ -38,16 +38,16 @@ void hg_cli_linearize_usage(FILE *f) {
           "H max(1, |position|) for lengths); the summary says which, element by element.\n"
           "Prints a summary and the modes; with --out writes into DIR (created if needed):\n"
           "  A.csv, B.csv          the matrices, a header row of column names and one named row\n"
-          "                        per state: JOINT.dqK (tangent of q), JOINT.dvK, inputs\n"
-          "                        JOINT.tauK\n"
+          "                        per state: JOINT.q.NAME (tangent of q), JOINT.v.NAME, inputs\n"
+          "                        JOINT.tau.NAME\n"
           "  point.csv             the operating point: JOINT.qK, JOINT.vK, JOINT.vdotK (prescribed\n"
           "                        joints) and JOINT.mode (0 free, 1 prescribed, 2 locked); fixed\n"
           "                        joints, which have none of these, are left out\n"
           "  modes.csv             eigenvalues of A (re, im), natural frequency |lambda|, damped\n"
           "                        frequency |im|/2pi (Hz), damping ratio -re/|lambda|, and the\n"
           "                        mode shape: the dq part of the eigenvector scaled so that its\n"
-          "                        largest component is 1 (real parts in JOINT.dqK, imaginary\n"
-          "                        parts in JOINT.dqK.im)\n"
+          "                        largest component is 1 (real parts in JOINT.q.NAME,\n"
+          "                        imaginary parts in JOINT.q.NAME.im)\n"
           "  modes_undamped.csv    K phi = w^2 M phi (K = -M dvdot/dq, symmetric part, M the free\n"
           "                        joints' mass matrix): w^2, w, Hz, and M-orthonormal shapes\n"
           "  modes.png             the eigenvalues of A in the complex plane, and the shapes of\n"
@@ -256,13 +256,15 @@ static void free_point(lin_point *p) {
 /* the name of free DoF a's state (part 0: dq, 1: dv) or input (part 2: tau); with closed loops
  * (L->dof NULL) the independent coordinates za and their rates zdota */
 static void state_name(const hg_model *m, const hg_linear *L, int a, int part, char *s, size_t n) {
-  static const char *const what[] = {"dq", "dv", "tau"};
+  static const char *const what[] = {"q", "v", "tau"};
+  static const int entry[] = {3, 1, 2}; /* hg_joint_entry_name: tangent of q, rates, forces */
   if (!L->dof) {
     snprintf(s, n, "%s%d", part ? "zdot" : "z", a + 1);
     return;
   }
   int k = L->dof[a], i = m->dof_body[k];
-  snprintf(s, n, "%s.%s%d", m->jnt_name[i], what[part], k - m->v_adr[i]);
+  snprintf(s, n, "%s.%s.%s", m->jnt_name[i], what[part],
+           hg_joint_entry_name(m->jnt[i].type, entry[part], k - m->v_adr[i], NULL));
 }
 
 /* a matrix with named rows (the states) and columns (states, or inputs when inputs) */
@@ -288,10 +290,12 @@ static int write_matrix(const char *path, const hg_model *m, const hg_linear *L,
   return fclose(f) == 0 && !bad ? 0 : -1;
 }
 
-/* the name of model DoF k as a tangent of q or a force: JOINT.dqK, JOINT.tauK */
+/* the name of model DoF k as a tangent of q or a force, as the states: JOINT.q.NAME,
+ * JOINT.tau.NAME (what "q" or "tau") */
 static void dof_name(const hg_model *m, int k, const char *what, char *s, size_t n) {
   int i = m->dof_body[k];
-  snprintf(s, n, "%s.%s%d", m->jnt_name[i], what, k - m->v_adr[i]);
+  snprintf(s, n, "%s.%s.%s", m->jnt_name[i], what,
+           hg_joint_entry_name(m->jnt[i].type, what[0] == 'q' ? 3 : 2, k - m->v_adr[i], NULL));
 }
 
 /* with closed loops: B (rows z, zdot; columns the free DoFs' forces) and the basis N (rows the
@@ -322,7 +326,7 @@ static int write_basis(const char *path, const hg_model *m, const hg_loops_linea
   for (int c = 0; c < Z->f; c++) fprintf(f, ",z%d", c + 1);
   fputc('\n', f);
   for (int k = 0; k < m->nv; k++) {
-    dof_name(m, k, "dq", name, sizeof name);
+    dof_name(m, k, "q", name, sizeof name);
     fprintf(f, "%s", name);
     for (int c = 0; c < Z->f; c++) fprintf(f, ",%.17g", Z->N[(size_t)k * Z->f + c]);
     fputc('\n', f);

@@ -1,6 +1,7 @@
 /* cli_run.c: `hinge run [SCENE] [options]`: runs a scene and writes its outputs (sim.h). */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 /* the command line */
 typedef struct run_args {
   const char *scene, *out, *resume, *commands, *script;
-  double t_end, rtol, checkpoint_every, seed;
+  double t_end, rtol, checkpoint_every, seed, max_wall;
   int method, headless, offscreen, quiet, no_plots, help, has_seed;
 } run_args;
 
@@ -29,7 +30,7 @@ void hg_cli_run_usage(FILE *f) {
           "usage: hinge run [SCENE] [--t-end T] [--out DIR] [--headless] [--rtol R]\n"
           "                 [--method M] [--checkpoint-every DT] [--resume FILE] [--seed N]\n"
           "                 [--commands FILE] [--script FILE] [--offscreen]\n"
-          "                 [--no-plots] [--quiet]\n"
+          "                 [--max-wall SECONDS] [--no-plots] [--quiet]\n"
           "\n"
           "Runs a scene (YAML, docs/scene-format.md; default scenes/heatshield.yaml of the\n"
           "source tree) through its events and writes into DIR (first removing the files an\n"
@@ -69,11 +70,18 @@ void hg_cli_run_usage(FILE *f) {
           "  --commands FILE        apply the commands of FILE at their times, one per line,\n"
           "                         'TIME ACTION ARGUMENTS' (docs/commands.md); a command does\n"
           "                         what a scene event {at: TIME, do: [...]} does\n"
+          "  --max-wall SECONDS     wall-time limit (default: the scene's time.max_wall): the run\n"
+          "                         stops where it is, even inside a slow step, writes its files\n"
+          "                         and plots as at the end, its state to DIR/stop-state.txt (a\n"
+          "                         checkpoint for --resume) and says so in summary.txt; SIGINT\n"
+          "                         and SIGTERM stop a headless run the same way\n"
           "  --no-plots             skip the PNG plots\n"
           "  --quiet                no progress bar, no summary on standard output\n"
           "A progress bar goes to standard error when it is a terminal.\n"
           "exit status: 0 success, 1 output error, 2 bad usage or an invalid scene or checkpoint,\n"
-          "             3 numerical failure (the last good state is in DIR/failure-state.txt)\n");
+          "             3 numerical failure (the last good state is in DIR/failure-state.txt),\n"
+          "             4 stopped by the wall-time limit, 130 and 143 stopped by SIGINT and\n"
+          "             SIGTERM (the state is in DIR/stop-state.txt)\n");
 }
 
 /* "hinge run: " message, the usage, and the usage exit status */
@@ -120,6 +128,7 @@ static int parse_option(int argc, char **argv, int *i, run_args *a) {
   }
   else if (!strcmp(s, "--checkpoint-every"))
     return number_option(argc, argv, i, 1, &a->checkpoint_every);
+  else if (!strcmp(s, "--max-wall")) return number_option(argc, argv, i, 1, &a->max_wall);
   else if (!strcmp(s, "--method")) {
     if (!(v = option_value(argc, argv, i))) return usage_error("%s needs a value", s);
     if ((a->method = hg_integ_method_from_name(v)) < 0)
@@ -160,9 +169,27 @@ static int parse_args(int argc, char **argv, run_args *a) {
 
 /* ---- the run ---- */
 
+/* the signal that asked the run to stop (0: none), for the runtime's interrupt flag */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+/* SIGINT and SIGTERM set stop_signal once; a second one acts as it would without hinge (the
+ * handler resets itself), so that a run that does not stop can still be killed */
+static void catch_stop_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
 static int status_of(int sim_status) {
   switch (sim_status) {
   case HG_SIM_OK: return HG_EXIT_OK;
+  case HG_SIM_STOPPED: return HG_EXIT_WALL; /* (a signal's stop: run_scene) */
   case HG_SIM_ERR_INPUT: return HG_EXIT_USAGE;
   case HG_SIM_ERR_NUMERIC: return HG_EXIT_SINGULAR;
   default: return HG_EXIT_FAILURE;
@@ -196,17 +223,25 @@ static int schedule_commands(hg_sim *sim, const hg_scene *sc, const char *path) 
   return rc ? -1 : 0;
 }
 
-/* the run in the viewer (render/viewer.h): it writes the same outputs; returns the exit status */
+/* the run in the viewer (render/viewer.h): it writes the same outputs; returns the exit status,
+ * or -1 when no window could be opened and the run should go on headless */
 static int run_viewer(const run_args *a, const char *out) {
   hg_viewer_options vo;
   char err[1024];
   hg_viewer_default_options(&vo);
   vo.sim.t_end = a->t_end, vo.sim.rtol = a->rtol, vo.sim.method = a->method;
   vo.sim.out_dir = out, vo.sim.checkpoint_every = a->checkpoint_every;
+  vo.sim.max_wall = a->max_wall;
   vo.sim.has_seed = a->has_seed, vo.sim.noise_seed = (uint64_t)a->seed;
   vo.out.dir = out, vo.out.plots = !a->no_plots;
   vo.commands = a->commands, vo.script = a->script, vo.offscreen = a->offscreen, vo.finish = 1;
   int rc = hg_viewer_run(a->scene, &vo, err, sizeof err);
+  /* a display that is named but cannot be opened (render/context.c): the run goes on headless */
+  if (rc == 1 && !a->script && (!strncmp(err, "cannot open the display", 23) ||
+                                !strncmp(err, "no display", 10))) {
+    fprintf(stderr, "hinge: %s; running headless\n", err);
+    return -1;
+  }
   if (rc == 1 || rc == 2) fprintf(stderr, "hinge: %s\n", err);
   if (!rc && !a->quiet) printf("outputs in %s/\n", out);
   return rc == 3 ? HG_EXIT_SINGULAR : rc == 2 ? HG_EXIT_USAGE : rc ? HG_EXIT_FAILURE : HG_EXIT_OK;
@@ -228,6 +263,8 @@ static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
   opt.out_dir = out;
   opt.checkpoint_every = a->checkpoint_every;
   opt.has_seed = a->has_seed, opt.noise_seed = (uint64_t)a->seed;
+  opt.max_wall = a->max_wall;
+  opt.interrupt = &stop_signal;
   hg_output_options oo;
   hg_output_default_options(&oo);
   oo.dir = out;
@@ -249,15 +286,17 @@ static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
     hg_sim_free(sim);
     return HG_EXIT_USAGE;
   }
+  catch_stop_signals();
   int rc = hg_sim_run(sim, INFINITY);
   if (rc) fprintf(stderr, "hinge: %s\n", hg_sim_error(sim));
+  int cause = hg_sim_stop_cause(sim);
   if (hg_sim_finish(sim) && !rc) {
     fprintf(stderr, "hinge: cannot write the outputs in %s\n", out);
     rc = HG_SIM_ERR_OUTPUT;
   }
   if (!a->quiet && rc != HG_SIM_ERR_INPUT) report(sim, out, sc);
   hg_sim_free(sim);
-  return status_of(rc);
+  return rc == HG_SIM_STOPPED && cause > 0 ? 128 + cause : status_of(rc);
 }
 
 int hg_cli_run(int argc, char **argv) {
@@ -284,7 +323,8 @@ int hg_cli_run(int argc, char **argv) {
     hg_scene_free(sc);
     return HG_EXIT_FAILURE;
   }
-  status = wants_viewer(&a) ? run_viewer(&a, out) : run_scene(sc, &a, out);
+  status = wants_viewer(&a) ? run_viewer(&a, out) : -1;
+  if (status < 0) status = run_scene(sc, &a, out);
   hg_scene_free(sc);
   return status;
 }

@@ -21,10 +21,29 @@ int hg_gl_display_available(void) {
 
 hg_gl_context *hg_gl_context_new(int w, int h, int visible, int offscreen, const char *title,
                                  char *err, size_t errlen) {
+  /* A window needs a display. Without one SDL falls back to its offscreen driver and the viewer
+   * would wait, invisible, for input that never comes: refuse at once instead. */
+  const char *x11 = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+  if (visible && !offscreen && !hg_gl_display_available())
+    return snprintf(err, errlen, "no display: neither DISPLAY nor WAYLAND_DISPLAY is set (or "
+                    "SDL_VIDEODRIVER asks for no window); the viewer needs a window: use hinge run "
+                    "--headless, hinge render, or --offscreen with --script"), NULL;
   if (offscreen || (!visible && !hg_gl_display_available()))
     SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
+  else if (visible && !getenv("SDL_VIDEODRIVER"))
+    /* only the display that is named: an X display alone is not probed as Wayland first */
+    SDL_SetHint(SDL_HINT_VIDEODRIVER, wl && *wl ? "wayland,x11" : "x11");
   if (SDL_InitSubSystem(SDL_INIT_VIDEO | SDL_INIT_EVENTS))
-    return snprintf(err, errlen, "SDL cannot start its video: %s", SDL_GetError()), NULL;
+    return snprintf(err, errlen, "cannot open the display %s: %s", wl && *wl ? wl : x11 ? x11 : "",
+                    SDL_GetError()), NULL;
+  const char *drv = SDL_GetCurrentVideoDriver();
+  if (visible && !offscreen && (!drv || !strcmp(drv, "offscreen") || !strcmp(drv, "dummy"))) {
+    snprintf(err, errlen, "cannot open the display %s: SDL found only its '%s' driver, which "
+             "shows no window", wl && *wl ? wl : x11 ? x11 : "", drv ? drv : "none");
+    SDL_QuitSubSystem(SDL_INIT_VIDEO | SDL_INIT_EVENTS);
+    SDL_Quit();
+    return NULL;
+  }
   hg_gl_context *c = calloc(1, sizeof *c);
   if (!c) return snprintf(err, errlen, "out of memory"), NULL;
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);

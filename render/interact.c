@@ -621,13 +621,18 @@ int hg_interact_ghost_mode(hg_interact *ia, hg_sim *sim, const char *path, int m
   double *d = calloc((size_t)m->nv + 1, sizeof *d);
   if (!d) return snprintf(err, errlen, "out of memory"), -1;
   int used = 0;
-  for (int c = 0; c < nh; c++) { /* JOINT.dqK: the real parts */
+  for (int c = 0; c < nh; c++) { /* JOINT.q.NAME (or JOINT.dqK of older files): the real parts */
     char *dot = strrchr(hc[c], '.');
-    int k, i = 1;
-    if (!dot || sscanf(dot, ".dq%d", &k) != 1) continue;
+    int k = -1, i = 1, old = dot && sscanf(dot, ".dq%d", &k) == 1;
+    if (!old) { /* JOINT.q.NAME: NAME a tangent entry (hg_joint_entry_name, what 3) */
+      if (!dot || dot - hc[c] < 3 || strncmp(dot - 2, ".q", 2)) continue;
+      dot -= 2;
+    }
     *dot = 0;
     while (i < m->nbody && strcmp(m->jnt_name[i], hc[c])) i++;
     *dot = '.';
+    for (int e = 0; !old && i < m->nbody && e < m->jnt_nv[i]; e++)
+      if (!strcmp(dot + 3, hg_joint_entry_name(m->jnt[i].type, 3, e, NULL))) k = e;
     if (i == m->nbody || k < 0 || k >= m->jnt_nv[i]) {
       free(d);
       return snprintf(err, errlen, "%s:1: column '%s' is not a DoF of this scene's joints", path,
@@ -636,7 +641,7 @@ int hg_interact_ghost_mode(hg_interact *ia, hg_sim *sim, const char *path, int m
     d[m->v_adr[i] + k] = strtod(rc[c], NULL);
     used++;
   }
-  if (!used) return free(d), snprintf(err, errlen, "%s:1: no JOINT.dqK columns", path), -1;
+  if (!used) return free(d), snprintf(err, errlen, "%s:1: no JOINT.q.NAME columns", path), -1;
   double hz = strtod(rc[fq], NULL);
   free(ia->ghost_file);
   ia->ghost_file = d;

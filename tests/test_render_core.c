@@ -406,6 +406,13 @@ static void test_mode_ghosts(void **state) {
   fclose(f);
   assert_int_equal(hg_interact_ghost_mode(&ia, sim, path, 1, err, sizeof err), -1);
   assert_non_null(strstr(err, "not.csv:1: expected the header of hinge linearize's modes.csv"));
+  /* hinge linearize names the shape's entries as its states, JOINT.q.NAME */
+  snprintf(path, sizeof path, "%s/named.csv", dir);
+  f = fopen(path, "w");
+  fputs("mode,re,im,omega_n,freq_hz,damping,a1.q.angle,a1.q.angle.im\n1,0,6.28,6.28,2,0,0.5,0\n", f);
+  fclose(f);
+  assert_int_equal(hg_interact_ghost_mode(&ia, sim, path, 1, err, sizeof err), 0);
+  assert_true(ia.ghost_delta[m->v_adr[a1]] == 0.5);
   hg_interact_free(&ia);
   hg_draw_list_free(&dl);
   hg_history_free(&h);

@@ -23,34 +23,46 @@ const char *hg_joint_type_name(hg_joint_type t) {
   return (unsigned)t < HG_JOINT_NTYPES ? joint_info[t].name : "unknown";
 }
 
-/* the names and units of each type's q, v and generalized-force entries */
+/* the names and units of each type's q, v and generalized-force entries, and of the tangent
+ * of q (nv entries: q (+) delta moves q by delta; rotations are rotation vectors in the child
+ * frame, a free joint's translation too) */
 typedef struct entry_names {
-  const char *name[3][7], *unit[3][7];
+  const char *name[4][7], *unit[4][7];
 } entry_names;
 static const entry_names joint_entries[HG_JOINT_NTYPES] = {
-    [HG_JOINT_REVOLUTE] = {{{"angle"}, {"rate"}, {"torque"}}, {{"rad"}, {"rad/s"}, {"N m"}}},
-    [HG_JOINT_PRISMATIC] = {{{"slide"}, {"rate"}, {"force"}}, {{"m"}, {"m/s"}, {"N"}}},
+    [HG_JOINT_REVOLUTE] = {{{"angle"}, {"rate"}, {"torque"}, {"angle"}},
+                           {{"rad"}, {"rad/s"}, {"N m"}, {"rad"}}},
+    [HG_JOINT_PRISMATIC] = {{{"slide"}, {"rate"}, {"force"}, {"slide"}},
+                            {{"m"}, {"m/s"}, {"N"}, {"m"}}},
     /* the helical force is dual to the rate along S = (a, pitch a): N m */
-    [HG_JOINT_HELICAL] = {{{"angle"}, {"rate"}, {"torque"}}, {{"rad"}, {"rad/s"}, {"N m"}}},
-    [HG_JOINT_CYLINDRICAL] = {{{"angle", "slide"}, {"rate", "slide_rate"}, {"torque", "force"}},
-                              {{"rad", "m"}, {"rad/s", "m/s"}, {"N m", "N"}}},
-    [HG_JOINT_UNIVERSAL] = {{{"angle1", "angle2"}, {"rate1", "rate2"}, {"torque1", "torque2"}},
-                            {{"rad", "rad"}, {"rad/s", "rad/s"}, {"N m", "N m"}}},
-    [HG_JOINT_PLANAR] = {{{"x", "y", "angle"}, {"vx", "vy", "rate"}, {"fx", "fy", "torque"}},
-                         {{"m", "m", "rad"}, {"m/s", "m/s", "rad/s"}, {"N", "N", "N m"}}},
-    [HG_JOINT_SPHERICAL] = {{{"qw", "qx", "qy", "qz"}, {"wx", "wy", "wz"}, {"mx", "my", "mz"}},
+    [HG_JOINT_HELICAL] = {{{"angle"}, {"rate"}, {"torque"}, {"angle"}},
+                          {{"rad"}, {"rad/s"}, {"N m"}, {"rad"}}},
+    [HG_JOINT_CYLINDRICAL] = {{{"angle", "slide"}, {"rate", "slide_rate"}, {"torque", "force"},
+                               {"angle", "slide"}},
+                              {{"rad", "m"}, {"rad/s", "m/s"}, {"N m", "N"}, {"rad", "m"}}},
+    [HG_JOINT_UNIVERSAL] = {{{"angle1", "angle2"}, {"rate1", "rate2"}, {"torque1", "torque2"},
+                             {"angle1", "angle2"}},
+                            {{"rad", "rad"}, {"rad/s", "rad/s"}, {"N m", "N m"}, {"rad", "rad"}}},
+    [HG_JOINT_PLANAR] = {{{"x", "y", "angle"}, {"vx", "vy", "rate"}, {"fx", "fy", "torque"},
+                          {"x", "y", "angle"}},
+                         {{"m", "m", "rad"}, {"m/s", "m/s", "rad/s"}, {"N", "N", "N m"},
+                          {"m", "m", "rad"}}},
+    [HG_JOINT_SPHERICAL] = {{{"qw", "qx", "qy", "qz"}, {"wx", "wy", "wz"}, {"mx", "my", "mz"},
+                             {"rx", "ry", "rz"}},
                             {{"1", "1", "1", "1"}, {"rad/s", "rad/s", "rad/s"},
-                             {"N m", "N m", "N m"}}},
+                             {"N m", "N m", "N m"}, {"rad", "rad", "rad"}}},
     [HG_JOINT_FREE] = {{{"x", "y", "z", "qw", "qx", "qy", "qz"},
                         {"wx", "wy", "wz", "vx", "vy", "vz"},
-                        {"mx", "my", "mz", "fx", "fy", "fz"}},
+                        {"mx", "my", "mz", "fx", "fy", "fz"},
+                        {"rx", "ry", "rz", "dx", "dy", "dz"}},
                        {{"m", "m", "m", "1", "1", "1", "1"},
                         {"rad/s", "rad/s", "rad/s", "m/s", "m/s", "m/s"},
-                        {"N m", "N m", "N m", "N", "N", "N"}}},
+                        {"N m", "N m", "N m", "N", "N", "N"},
+                        {"rad", "rad", "rad", "m", "m", "m"}}},
 };
 
 const char *hg_joint_entry_name(hg_joint_type t, int what, int k, const char **unit) {
-  if ((unsigned)t >= HG_JOINT_NTYPES || what < 0 || what > 2 || k < 0 ||
+  if ((unsigned)t >= HG_JOINT_NTYPES || what < 0 || what > 3 || k < 0 ||
       k >= (what ? joint_info[t].nv : joint_info[t].nq))
     return NULL;
   if (unit) *unit = joint_entries[t].unit[what][k];

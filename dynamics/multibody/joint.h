@@ -222,11 +222,13 @@ HG_INLINE void hg_joint_walk_ball(int trans, int pure, int root, const double *q
   }
 }
 
-/* The name and SI unit of entry k of a joint's configuration q (what = 0), rates v (what = 1) or
+/* The name and SI unit of entry k of a joint's configuration q (what = 0), rates v (what = 1),
  * generalized forces (what = 2, dual to v: at a free joint the wrench on the child, child frame,
- * moment about its origin), as output files head their columns: revolute "angle" (rad), "rate"
- * (rad/s), "torque" (N m); free "x".."qz", "wx".."vz", "mx".."fz"; ... NULL when k is out of
- * range. unit may be NULL. */
+ * moment about its origin) or tangent of q (what = 3, nv entries: the delta of q (+) delta, as
+ * hinge linearize names its states; rotation vectors and a free joint's shift in the child
+ * frame), as output files head their columns: revolute "angle" (rad), "rate" (rad/s), "torque"
+ * (N m), "angle"; free "x".."qz", "wx".."vz", "mx".."fz", "rx", "ry", "rz", "dx", "dy", "dz";
+ * ... NULL when k is out of range. unit may be NULL. */
 const char *hg_joint_entry_name(hg_joint_type type, int what, int k, const char **unit);
 
 /* T = T_joint(q): child frame in the joint frame */

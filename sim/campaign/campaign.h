@@ -72,6 +72,7 @@ typedef struct hg_campaign {
   int runs;
   uint64_t seed;
   double t_end;          /* NaN: the scene's */
+  double max_wall;       /* wall-time limit of each run, s (0: the scene's time.max_wall) */
   int ndisp;     hg_dispersion *disp;
   int nmetric;   hg_metric *metric;
   int nfail;     hg_failure *fail;

@@ -10,7 +10,7 @@
 #include "spatial.h"
 #include "yaml_doc.h"
 
-static const char *const top_keys[] = {"scene",   "runs",     "seed",  "t_end",
+static const char *const top_keys[] = {"scene",   "runs",     "seed",  "t_end",  "max_wall",
                                        "dispersions", "metrics", "failures", NULL};
 static const char *const disp_keys[] = {"path", "normal", "uniform", "list", "rotation", NULL};
 static const char *const rotation_keys[] = {"std_deg", NULL};
@@ -235,8 +235,12 @@ static int read_campaign(hg_ydoc *d, hg_campaign *c) {
   if (hg_ydoc_check_keys(d, root, "the campaign", top_keys) ||
       hg_ydoc_require(d, root, "scene", "the campaign") || hg_yget_name(d, root, "scene", &scene) ||
       hg_yget_integer(d, root, "runs", &c->runs) || hg_yget_number(d, root, "seed", &seed) ||
-      hg_yget_number(d, root, "t_end", &c->t_end))
+      hg_yget_number(d, root, "t_end", &c->t_end) ||
+      hg_yget_number(d, root, "max_wall", &c->max_wall))
     return -1;
+  if (!(c->max_wall >= 0 && c->max_wall <= 1e10))
+    return hg_ydoc_fail(d, hg_ydoc_get(d, root, "max_wall"),
+                        "'max_wall' must be a wall time from 0 (none) to 1e10 s, got %g", c->max_wall);
   if (c->runs < 1) return hg_ydoc_fail(d, hg_ydoc_get(d, root, "runs"), "'runs' must be >= 1");
   if (!(seed >= 0 && seed < 18446744073709551616.0 && seed == floor(seed)))
     return hg_ydoc_fail(d, hg_ydoc_get(d, root, "seed"), "'seed' must be an integer >= 0");

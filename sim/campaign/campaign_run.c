@@ -212,6 +212,7 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
   hg_sim_options opt;
   hg_sim_default_options(&opt);
   opt.t_end = c->t_end;
+  opt.max_wall = c->max_wall; /* each run gets the limit: a stopped run is a failed one */
   opt.out_dir = out_dir;
   /* each run's own sensor noise: a key mixed from the campaign's seed and the run's number
    * (splitmix64's finalizer, Steele, Lea and Flood, "Fast splittable pseudorandom number

@@ -124,6 +124,7 @@ static void write_headers(hg_outputs *o, hg_sim *s) {
 static const char *const output_files[] = {"trajectory.csv", "joints.csv", "events.csv",
                                            "summary.txt", "energy.png", "momentum.png",
                                            "separation.png", "loads.png", "failure-state.txt",
+                                           "stop-state.txt",
                                            "actuators.csv", "sensors.csv", "controllers.csv",
                                            "control.png", NULL};
 

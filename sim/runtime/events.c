@@ -152,6 +152,10 @@ static int act_impulse(hg_sim *s, fire_ctx *c, const hg_action *act) {
    * others hold their velocities */
   double w[6];
   for (int k = 0; k < 3; k++) w[k] = act->angular[k], w[3 + k] = act->linear[k];
+  if (act->body_axes) { /* frame: body: the body's axes now, turned into world axes */
+    hg_m3_mulv(s->d->T_world[i].R, act->angular, w);
+    hg_m3_mulv(s->d->T_world[i].R, act->linear, w + 3);
+  }
   hg_sim_wrench_to_tau(s, s->d, i, Tm.p, w, s->rhs.imp);
   for (int k = 0; k < m->nv; k++) {
     if (s->d->mode[m->dof_body[k]] != HG_MODE_FREE) s->rhs.imp[k] = 0;

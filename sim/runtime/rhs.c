@@ -73,10 +73,13 @@ int hg_sim_rhs(hg_sim *s, double t, const double *q, const double *v, double *po
   return sim_eval(s, t, q, v, power, 0);
 }
 
-/* vdot = f(t, q, v); the power is cached for the quadrature at the same point */
+/* vdot = f(t, q, v); the power is cached for the quadrature at the same point. A run that must
+ * stop (its wall-time limit, a signal: failure.c) refuses the evaluation, which ends the
+ * integrator's advance at its last accepted step. */
 int hg_sim_accel(void *user, double t, const double *q, const double *v, double *vdot) {
   hg_sim *s = user;
   double p;
+  if (s->halt.armed && hg_sim_halt_due(s, 0)) return -1;
   if (hg_sim_rhs(s, t, q, v, &p)) return -1;
   memcpy(vdot, s->rhs.qdd, (size_t)s->m->nv * sizeof(double));
   s->rhs.cache_ok = 1;

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "sim_internal.h"
 
@@ -14,12 +14,6 @@ void hg_sim_default_options(hg_sim_options *o) {
   memset(o, 0, sizeof *o);
   o->t_end = NAN;
   o->method = -1;
-}
-
-static double wall_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* ---- creation ---- */
@@ -41,6 +35,9 @@ static int sim_options(hg_sim *s, const hg_sim_options *opt, hg_error *err) {
                    s->t_start), -1;
   if (!(s->opt.checkpoint_every >= 0) || !isfinite(s->opt.checkpoint_every))
     return hg_error_set(err, "the checkpoint interval must be finite and >= 0"), -1;
+  if (!(s->opt.max_wall >= 0) || !isfinite(s->opt.max_wall))
+    return hg_error_set(err, "the wall-time limit must be finite and >= 0"), -1;
+  if (s->opt.max_wall == 0) s->opt.max_wall = sc->max_wall;
   if (hg_sim_check_interval(s, s->tl.dt_out, 1))
     return hg_error_set(err, "the output step %g s gives more than %g samples over the run",
                         s->tl.dt_out, HG_SIM_MAX_SAMPLES), -1;
@@ -387,13 +384,49 @@ static int fire_roots(hg_sim *s) {
   return s->tl.restart && hg_sim_restart(s) ? s->failed : 0;
 }
 
+/* ---- stopping by the wall-time limit or a signal ---- */
+
+int hg_sim_stop_cause(const hg_sim *s) {
+  return s->failed == HG_SIM_STOPPED ? s->halt.cause : 0;
+}
+
+/* The one way a run stops before its end (sim.h): the state becomes the integrator's last
+ * accepted step when the stop came inside a stretch (pull: the integrator's callbacks refused to
+ * evaluate past it), or stays the present one between stretches, and is written as a checkpoint to
+ * OUT/stop-state.txt, and the run ends with HG_SIM_STOPPED. Nothing due at the stop is fired: a
+ * resumed run restarts there and does it. */
+static int halt(hg_sim *s, int pull) {
+  char why[128], path[4096];
+  if (pull) hg_sim_pull_state(s);
+  if (!finite_state(s)) return nonfinite_failure(s);
+  if (s->halt.cause == HG_SIM_STOP_WALL)
+    snprintf(why, sizeof why, "the wall-time limit (%g s)", s->opt.max_wall);
+  else
+    snprintf(why, sizeof why, "signal %d (%s)", s->halt.cause, s->halt.cause == SIGINT ? "SIGINT"
+                                                           : s->halt.cause == SIGTERM ? "SIGTERM"
+                                                                                      : "a signal");
+  if (!s->opt.out_dir)
+    return hg_sim_fail(s, HG_SIM_STOPPED, "stopped at t = %.9g s by %s", s->state.t, why);
+  hg_sim_path(s, "stop-state.txt", path, sizeof path);
+  if (hg_ck_write(s, path))
+    return hg_sim_fail(s, HG_SIM_STOPPED, "stopped at t = %.9g s by %s; cannot write %s",
+                       s->state.t, why, path);
+  return hg_sim_fail(s, HG_SIM_STOPPED, "stopped at t = %.9g s by %s; the state is in %s (a "
+                     "checkpoint: hinge run --resume %s continues from it)", s->state.t, why, path,
+                     path);
+}
+
 /* One stretch of integration to the next stop, and what happens there. At the caller's own
  * stop (tend before the end of the run) the events due fire, but the restart, the output row and
  * the checkpoint of that instant wait for the next hg_sim_run (s->tl.held): a command given there
  * acts before them, exactly as a command scheduled for that time does. */
 static int step_to(hg_sim *s, double tend) {
   double t0 = s->state.t, stop = next_stop(s, tend);
+  s->halt.armed = 1;
   int ic = hg_sim_advance(s, stop);
+  s->halt.armed = 0;
+  /* (a stretch that ended anyway finishes its instant: the run loop stops after it) */
+  if (s->halt.cause && ic < 0) return halt(s, 1);
   if (ic < 0) return integration_failure(s, ic, t0, stop);
   hg_sim_pull_state(s);
   if (!finite_state(s)) return nonfinite_failure(s);
@@ -405,14 +438,17 @@ static int step_to(hg_sim *s, double tend) {
 
 int hg_sim_run(hg_sim *s, double until) {
   if (s->failed) return s->failed;
-  double tend = fmin(until, s->t_end), w0 = wall_now();
+  double tend = fmin(until, s->t_end), w0 = hg_sim_clock();
+  /* the wall-time limit counts the time spent in hg_sim_run, over every call */
+  s->halt.deadline = s->opt.max_wall > 0 ? w0 + (s->opt.max_wall - s->views.wall) : INFINITY;
+  s->halt.last = w0, s->halt.count = 0, s->halt.every = 1;
   /* a run to where it is (the start, say) is a caller's stop too: the row of this instant waits,
    * so that a command given now acts before it, as one scheduled for this time does */
   s->tl.held = s->state.t >= tend && tend < s->t_end;
   s->views.started = 1;
   int rc = present(s);
-  while (!rc && s->state.t < tend) rc = step_to(s, tend);
-  s->views.wall += wall_now() - w0;
+  while (!rc && s->state.t < tend) rc = hg_sim_halt_due(s, 1) ? halt(s, 0) : step_to(s, tend);
+  s->views.wall += hg_sim_clock() - w0;
   s->views.view_ok = 0;
   if (rc == HG_SIM_ERR_NUMERIC) write_failure_state(s);
   hg_sim_notify_progress(s, 1);

@@ -14,7 +14,8 @@
  *                  starting a profile at another velocity) applies the momentum-conserving impulse
  *                  of a perfectly plastic lock (hg_plastic_lock / hg_hybrid_impulse)
  *   enable/disable a force element
- *   impulse        a linear and angular impulse (world axes) at a marker
+ *   impulse        a linear and angular impulse (world axes, or the body's axes with frame: body)
+ *                  at a marker
  *   detach         the subtree of a body leaves on a free joint to the world, keeping its world
  *                  pose and twist
  *   attach         marker b's body docks to marker a's body by a new free joint named
@@ -52,6 +53,7 @@
 #ifndef HINGE_SIM_H
 #define HINGE_SIM_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "collision.h"
@@ -63,8 +65,13 @@ enum {
   HG_SIM_OK = 0,
   HG_SIM_ERR_OUTPUT = 1, /* an output file could not be written */
   HG_SIM_ERR_INPUT = 2,  /* a scene that cannot be simulated, or a bad checkpoint */
-  HG_SIM_ERR_NUMERIC = 3 /* the integrator failed, a state went non-finite, or an event failed */
+  HG_SIM_ERR_NUMERIC = 3, /* the integrator failed, a state went non-finite, or an event failed */
+  HG_SIM_STOPPED = 4      /* stopped before the end by the wall-time limit or a signal: a clean
+                             stop (hg_sim_stop_cause), not a failure */
 };
+
+/* what stopped a run (hg_sim_stop_cause): the wall-time limit, or a signal's number (> 0) */
+#define HG_SIM_STOP_WALL (-1)
 
 typedef struct hg_sim_options {
   double t_end;            /* NaN: the scene's */
@@ -75,6 +82,10 @@ typedef struct hg_sim_options {
   double checkpoint_every; /* 0: no checkpoints */
   int has_seed;            /* 1: noise_seed replaces the scene's (hinge run --seed, campaigns) */
   uint64_t noise_seed;     /* the sensors' noise streams (scene.h) */
+  double max_wall;         /* wall-time limit in seconds of hg_sim_run (0: the scene's
+                              time.max_wall; none when that is 0 too) */
+  const volatile sig_atomic_t *interrupt; /* NULL, or a flag a signal handler sets to the
+                              signal's number: the run then stops as at the wall-time limit */
 } hg_sim_options;
 
 /* one logged event (events.csv) */
@@ -122,8 +133,20 @@ int hg_sim_resume(hg_sim *sim, const char *path, hg_error *err);
 
 /* Runs to min(until, t_end), writing outputs on the way. HG_SIM_OK, or an error status with
  * hg_sim_error naming the time and what failed; after a numerical failure the last good state is
- * in OUT/failure-state.txt (a checkpoint). */
+ * in OUT/failure-state.txt (a checkpoint).
+ *
+ * Stopping: when the wall time spent in hg_sim_run reaches the limit (max_wall) or the interrupt
+ * flag is set, the run stops at the integrator's last accepted step, also in the middle of a
+ * stretch between outputs: the integrator's callbacks (accelerations and root functions: a slow
+ * step or event search too) look at the flag at every evaluation and at the monotonic clock at
+ * least every 16 evaluations (at every one once evaluations take over 1 ms). That state is
+ * written to OUT/stop-state.txt (a checkpoint: hg_sim_resume continues from it, restarting the
+ * integrator there), and hg_sim_run returns HG_SIM_STOPPED with hg_sim_error saying
+ * "stopped at t = T s by the wall-time limit (L s)" or "... by signal N (NAME)". Every later
+ * hg_sim_run returns the same; hg_sim_finish then writes the outputs as after any run. */
 int hg_sim_run(hg_sim *sim, double until);
+/* after HG_SIM_STOPPED: HG_SIM_STOP_WALL or the signal's number; otherwise 0 */
+int hg_sim_stop_cause(const hg_sim *sim);
 
 /* ---- commands: the one path of every change (docs/commands.md) ----
  * Scene events, docking captures, command files, the viewer and scripts all change a running

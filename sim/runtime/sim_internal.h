@@ -72,10 +72,29 @@ struct hg_sim {
 
   int failed;             /* the status of a failure (0: none) */
   char err[512];          /* the first failure (as long as hg_error.msg) */
+
+  /* the stop by the wall-time limit or a signal (sim.h's hg_sim_run) */
+  struct {
+    int armed;            /* 1 while sim.c's step_to advances the integrator: only then do its
+                             callbacks (rhs.c, triggers.c) ask hg_sim_halt_due */
+    int cause;            /* 0, HG_SIM_STOP_WALL or the signal's number (hg_sim_halt_due) */
+    int every, count;     /* the clock is read every `every` calls; calls since (failure.c) */
+    double last;          /* CLOCK_MONOTONIC seconds at the last reading (failure.c) */
+    double deadline;      /* CLOCK_MONOTONIC seconds where the limit ends, INFINITY without one
+                             (sim.c, at the start of each hg_sim_run) */
+  } halt;
 };
 
 /* the status after recording a failure message (printf-style): the first failure is the one
  * reported (failure.c) */
 int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...);
+
+/* the monotonic clock in seconds (failure.c) */
+double hg_sim_clock(void);
+/* 1 when the run must stop (the interrupt flag is set, or the deadline has passed), recording
+ * the cause in s->halt.cause; it stays 1 from then on. The flag is read at every call, the clock
+ * every halt.every calls (16, or 1 while calls are over 1 ms apart), and at every call with
+ * clock set (failure.c) */
+int hg_sim_halt_due(hg_sim *s, int clock);
 
 #endif

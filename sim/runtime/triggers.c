@@ -186,6 +186,8 @@ static double trig_value(hg_sim *s, const hg_trig *g) {
 int hg_sim_roots(void *user, double t, const double *q, const double *v, double *g) {
   hg_sim *s = user;
   const hg_model *m = s->m;
+  /* a run that must stop refuses the evaluation, as the accelerations do (rhs.c) */
+  if (s->halt.armed && hg_sim_halt_due(s, 0)) return -1;
   /* the state with the prescribed joints on their profiles (loads when a trigger needs them) */
   if (s->tl.any_load_trigger || hg_sim_stops_held(s)) {
     if (hg_sim_eval(s, t, q, v, NULL)) return -1;

@@ -198,7 +198,9 @@ typedef struct hg_action {
   char *body;           /* detach, remove, impulse, add */
   char *marker_a, *marker_b; /* attach (a: the body that stays parent), impulse point (a),
                                 add: the marker the pose and twist are relative to (a, or NULL) */
-  double linear[3], angular[3]; /* impulse, world axes, N s and N m s */
+  double linear[3], angular[3]; /* impulse, N s and N m s: world axes, or the body's own axes
+                                   at the instant it acts when body_axes is set */
+  int body_axes;        /* impulse: 1 for frame: body (scene_events.c) */
   hg_se3 pose;          /* add: the added body's frame in the reference frame (the marker's
                            frame, else its parent's frame, else the world) */
   double twist[6];      /* add: (w, v) of the added body relative to the reference frame, in its
@@ -487,6 +489,7 @@ typedef struct hg_scene {
 
   hg_integ_options integ;
   double t_start, t_end;
+  double max_wall;      /* time.max_wall: wall-time limit of a run in seconds (0: none) */
   hg_output_spec output;
 
   struct hg_scene_names *names; /* the reader's name tables, for reading commands (private) */

@@ -145,7 +145,7 @@ static const char *const action_names[] = {"set_mode", "enable",    "disable", "
 #define NACTION ((int)(sizeof action_names / sizeof action_names[0]))
 /* the keys of the actions that take a mapping */
 static const char *const set_mode_keys[] = {"joint", "mode", "profile", NULL};
-static const char *const impulse_keys[] = {"body", "marker", "linear", "angular", NULL};
+static const char *const impulse_keys[] = {"body", "marker", "linear", "angular", "frame", NULL};
 static const char *const attach_keys[] = {"parent_marker", "child_marker", "joint", NULL};
 static const char *const undock_keys[] = {"joint", "detach", NULL};
 static const char *const add_keys[] = {"body", "at_marker", "pos",   "quat",
@@ -209,7 +209,10 @@ static int impulse(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   if (hg_yget_vec(&c->doc, n, "linear", 3, a->linear) ||
       hg_yget_vec(&c->doc, n, "angular", 3, a->angular))
     return -1;
-  return 0;
+  /* frame: world (default) or body, the axes of linear and angular */
+  static const char *const frames[] = {"world", "body"};
+  const hg_ynode *fn = hg_ydoc_get(&c->doc, n, "frame");
+  return fn && hg_ydoc_choice(&c->doc, fn, "impulse frame", frames, 2, &a->body_axes) ? -1 : 0;
 }
 
 /* attach: two markers on different bodies and the docking joint's name */

@@ -63,9 +63,9 @@ static int integrator(hg_sctx *c, const hg_ynode *n, hg_integ_options *o) {
 /* ---- time ---- */
 
 /* the keys of the time span */
-static const char *const time_keys[] = {"start", "end", NULL};
+static const char *const time_keys[] = {"start", "end", "max_wall", NULL};
 
-/* start and end, end after start */
+/* start and end, end after start; the wall-time limit */
 static int time_span(hg_sctx *c, const hg_ynode *n, hg_scene *s) {
   if (hg_ydoc_check_keys(&c->doc, n, "'time'", time_keys) ||
       hg_yget_number(&c->doc, n, "start", &s->t_start) ||
@@ -73,7 +73,10 @@ static int time_span(hg_sctx *c, const hg_ynode *n, hg_scene *s) {
       hg_sc_bounded(c, hg_ydoc_get(&c->doc, n, "start"), "start time", &s->t_start, 1,
                     HG_SC_MAX_TIME, "s") ||
       hg_sc_bounded(c, hg_ydoc_get(&c->doc, n, "end"), "end time", &s->t_end, 1, HG_SC_MAX_TIME,
-                    "s"))
+                    "s") ||
+      hg_sc_nonneg(c, n, "max_wall", &s->max_wall) ||
+      hg_sc_bounded(c, hg_ydoc_get(&c->doc, n, "max_wall"), "wall-time limit", &s->max_wall, 1,
+                    HG_SC_MAX_TIME, "s"))
     return -1;
   if (s->t_end > s->t_start) return 0;
   return hg_ydoc_fail(&c->doc, hg_ydoc_get(&c->doc, n, "end") ? hg_ydoc_get(&c->doc, n, "end") : n,

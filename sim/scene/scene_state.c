@@ -184,8 +184,25 @@ int hg_sc_modes(hg_sctx *c, const hg_ynode *map) {
 
 /* the keys of the initial state, of one joint's state and of one body's */
 static const char *const initial_keys[] = {"joints", "bodies", NULL};
-static const char *const jinit_keys[] = {"q", "v", NULL};
-static const char *const binit_keys[] = {"pos", "quat", "rpy", "rpy_deg", "twist", NULL};
+static const char *const jinit_keys[] = {"q", "v", "frame", NULL};
+static const char *const binit_keys[] = {"pos", "quat", "rpy", "rpy_deg", "twist", "frame", NULL};
+
+/* the frame a velocity is given in: 0 world axes, 1 the body's own (default: dflt); -1 with an
+ * error at the 'frame' key */
+static int velocity_frame(hg_sctx *c, const hg_ynode *map, int dflt, int *frame) {
+  static const char *const names[] = {"world", "body"};
+  const hg_ynode *n = hg_ydoc_get(&c->doc, map, "frame");
+  *frame = dflt;
+  return n && hg_ydoc_choice(&c->doc, n, "velocity frame", names, 2, frame) ? -1 : 0;
+}
+
+/* v = R x for the angular and the linear part of a twist (body axes to world axes) */
+static void twist_to_world(const double R[9], double V[6]) {
+  double w[3], u[3];
+  hg_m3_mulv(R, V, w);
+  hg_m3_mulv(R, V + 3, u);
+  memcpy(V, w, sizeof w), memcpy(V + 3, u, sizeof u);
+}
 
 /* 1 when an earlier initial state (of a present or an absent joint) names the joint */
 static int jinit_given(const hg_scene *s, const char *joint) {
@@ -232,7 +249,27 @@ static int joint_init(hg_sctx *c, const hg_ynode *key, const hg_ynode *val) {
   ji->has_q = qn != NULL;
   ji->has_v = vn != NULL;
   if (qn && hg_sc_joint_q(c, qn, "'q'", &j, ji->q)) return -1;
-  return vn ? hg_sc_joint_v(c, vn, "'v'", &j, ji->v) : 0;
+  if (vn && hg_sc_joint_v(c, vn, "'v'", &j, ji->v)) return -1;
+  /* a free joint's v is its body twist in the body frame; frame: world gives it in world axes
+   * (angular velocity, velocity of the body origin), which needs the world as the parent */
+  int frame;
+  const hg_ynode *fn = hg_ydoc_get(&c->doc, val, "frame");
+  if (velocity_frame(c, val, 1, &frame)) return -1;
+  if (fn && (j.type != HG_JOINT_FREE || c->m->parent[hg_model_joint(c->m, name)] != 0))
+    return hg_ydoc_fail(&c->doc, fn, "'frame' applies to the v of a free joint on the world; "
+                        "joint '%s' is a %s joint%s", name, hg_joint_type_name(j.type),
+                        j.type == HG_JOINT_FREE ? " on another body" : "");
+  if (frame == 0 && vn) {
+    /* the body's world rotation: the joint's offset, then q's */
+    double Rq[9], R[9], Rt[9], q4[4] = {1, 0, 0, 0};
+    if (qn) memcpy(q4, ji->q + 3, sizeof q4);
+    hg_quat_to_R(q4, Rq);
+    hg_m3_mul(c->m->jnt_offset[hg_model_joint(c->m, name)].R, Rq, R);
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) Rt[3 * a + b] = R[3 * b + a];
+    twist_to_world(Rt, ji->v); /* (Rᵀ: world axes to body axes) */
+  }
+  return 0;
 }
 
 /* one free body's world pose and twist */
@@ -257,7 +294,12 @@ static int body_init(hg_sctx *c, const hg_ynode *key, const hg_ynode *val, hg_bo
       return hg_ydoc_fail(
           &c->doc, key, "body '%s' is given a pose and its joint '%s' a state (line %d): give one",
           name, c->m->jnt_name[i], c->s->jinit[k].src.line);
-  if (hg_sc_pose(c, val, &bi->pose) || hg_sc_twist(c, val, bi->twist)) return -1;
+  int frame;
+  if (hg_sc_pose(c, val, &bi->pose) || hg_sc_twist(c, val, bi->twist) ||
+      velocity_frame(c, val, 0, &frame))
+    return -1;
+  /* frame: body gives the twist in the body's own axes at its initial pose */
+  if (frame == 1) twist_to_world(bi->pose.R, bi->twist);
   return 0;
 }
 

@@ -6,8 +6,9 @@ source "$(dirname "$0")/common.bash"
 run linearize data/scenes/hanging_pendulum.yaml --out "$tmp/hp"
 expect_status "pendulum" 0
 expect_has "pendulum equilibrium" "$out" "drift max |xdot0| 0 (an equilibrium)"
-expect_eq "A header" "$(head -1 "$tmp/hp/A.csv")" "state,pivot.dq0,pivot.dv0"
-expect_eq "B header" "$(head -1 "$tmp/hp/B.csv")" "state,pivot.tau0"
+# states are named as the output CSV files name a joint's entries (JOINT.v.NAME)
+expect_eq "A header" "$(head -1 "$tmp/hp/A.csv")" "state,pivot.q.angle,pivot.v.rate"
+expect_eq "B header" "$(head -1 "$tmp/hp/B.csv")" "state,pivot.tau.torque"
 # the damper (a joint spring) is differentiated analytically: A to rounding
 expect_has "damper analytic" "$out" "  damper: analytic"
 expect_near "A" "$(tail -n +2 "$tmp/hp/A.csv" | cut -d, -f2- | tr ',\n' '  ')" "0 1 -13.08 -0.4" 1e-14
@@ -30,6 +31,13 @@ run linearize data/scenes/every_joint_tree.yaml --out "$tmp/ejt" --no-plots
 expect_status "every joint" 0
 expect_eq "no fixed joint in point.csv" "$(grep -c '^j_d2\.' "$tmp/ejt/point.csv")" 0
 expect_has "a free joint's mode in point.csv" "$(cat "$tmp/ejt/point.csv")" ".mode,0"
+
+# ---- a free body: its states by name, rotations and shifts in its own frame ----
+run linearize data/scenes/falling_box.yaml --out "$tmp/fb"
+expect_status "free body" 0
+expect_eq "free body A header" "$(head -1 "$tmp/fb/A.csv")" \
+  "state,float.q.rx,float.q.ry,float.q.rz,float.q.dx,float.q.dy,float.q.dz,float.v.wx,float.v.wy,float.v.wz,float.v.vx,float.v.vy,float.v.vz"
+expect_has "free body modes header" "$(head -1 "$tmp/fb/modes.csv")" "float.q.rx,float.q.ry"
 
 # ---- the solar-array spacecraft: 6 rigid modes, 4 wing modes; then the port root locked ----
 run linearize ../scenes/solar_array.yaml --out "$tmp/sa"

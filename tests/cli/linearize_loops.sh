@@ -10,10 +10,10 @@ expect_status "equilibrium" 0
 expect_has "equilibrium summary" "$out" "closed loops 1 (rank G 2 at the free DoFs): states 2 x 1 independent coordinates"
 expect_has "equilibrium converged" "$out" "residual max|zddot|"
 expect_eq "A header" "$(head -1 "$tmp/eq/A.csv")" "state,z1,zdot1"
-expect_eq "B header" "$(head -1 "$tmp/eq/B.csv")" "state,crank_j.tau0,coupler_j.tau0,rocker_j.tau0"
+expect_eq "B header" "$(head -1 "$tmp/eq/B.csv")" "state,crank_j.tau.torque,coupler_j.tau.torque,rocker_j.tau.torque"
 expect_eq "N header" "$(head -1 "$tmp/eq/N.csv")" "dof,z1"
 expect_eq "N rows" "$(cut -d, -f1 "$tmp/eq/N.csv" | tail -n +2 | tr '\n' ' ')" \
-  "crank_j.dq0 coupler_j.dq0 rocker_j.dq0 "
+  "crank_j.q.angle coupler_j.q.angle rocker_j.q.angle "
 # N has unit length
 expect_near "N unit" "$(awk -F, 'NR > 1 { s += $2 * $2 } END { printf "%.12f", s }' "$tmp/eq/N.csv")" 1 1e-12
 w2=$(awk -F, 'NR == 2 { print $2 }' "$tmp/eq/modes_undamped.csv")
