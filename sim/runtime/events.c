@@ -263,6 +263,11 @@ static int body_op(hg_sim *s, fire_ctx *c, hg_action_type type, const char *verb
 }
 
 static int act_detach(hg_sim *s, fire_ctx *c, const char *body) {
+  int b = body ? hg_model_body(s->m, body) : -1;
+  /* a body on a free joint to the world is detached already: nothing to shield or free */
+  if (b > 0 && s->m->parent[b] == 0 && s->m->jnt[b].type == HG_JOINT_FREE &&
+      s->d->mode[b] == HG_MODE_FREE)
+    return detail(c, "detach %s: already detached, skipped", body), 0;
   int done, rc = body_op(s, c, HG_ACTION_DETACH, "detach", body, &done);
   if (rc || !done) return rc;
   /* the new free joint to the world moves freely */
@@ -689,4 +694,22 @@ static int fire_group(hg_sim *s, int kind, int index, const int *stop, int nstop
   else free_held(s, held);
   if (rc) return rc;
   return finish_fire(s, &c, kind, index);
+}
+
+int hg_sim_drop_command(hg_sim *s, int k) {
+  hg_sim_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.t = s->state.t;
+  ev.name = s->tl.cmd[k].text ? s->tl.cmd[k].text : "command";
+  measure(s, ev.h_before, &ev.e_before, ev.h_scale);
+  memcpy(ev.h_after, ev.h_before, sizeof ev.h_after);
+  ev.e_after = ev.e_before;
+  ev.conserves = floating(s);
+  snprintf(ev.details, sizeof ev.details,
+           "REFUSED: dropped, its time %.9g s is after the end of the run (%.9g s)",
+           s->tl.cmd[k].t, s->t_end);
+  s->tl.cmd_fired[k] = 1; /* told once */
+  s->tl.nrefused++;
+  if (hg_sim_push_log(s, &ev)) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
+  return 0;
 }

@@ -421,6 +421,15 @@ int hg_sim_run(hg_sim *s, double until) {
   s->views.started = 1;
   int rc = present(s);
   while (!rc && s->state.t < tend) rc = step_to(s, tend);
+  /* at the end, the commands that would come after it: each said, not dropped silently */
+  for (int k = 0; !rc && s->state.t >= s->t_end && k < s->tl.ncmd; k++) {
+    if (s->tl.cmd_fired[k] || !(s->tl.cmd[k].t > s->t_end)) continue;
+    rc = hg_sim_drop_command(s, k);
+    if (!rc) {
+      hg_sim_event ev = s->tl.log[s->tl.nlog - 1];
+      rc = hg_sim_notify_event(s, &ev);
+    }
+  }
   s->views.wall += wall_now() - w0;
   s->views.view_ok = 0;
   if (rc == HG_SIM_ERR_NUMERIC) write_failure_state(s);

@@ -156,5 +156,8 @@ int hg_sim_fire(hg_sim *s, int kind, int index);
  * hg_sim_mode_impulse, so that the result does not depend on which stop is listed first; a
  * bounce or a release acts in the same event; 0 or an error status */
 int hg_sim_fire_stops(hg_sim *s, const int *stop, int n);
+/* logs command k, whose time is after the run's end, as dropped (a refused action: nrefused)
+ * at the present state, and marks it fired so it is told once; 0 or an error status */
+int hg_sim_drop_command(hg_sim *s, int k);
 
 #endif
