@@ -365,6 +365,31 @@ static void one_sided_latch(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* a latch value that is not true, false, lower, upper or both: FILE:LINE:COLUMN and the choices */
+static void bad_latch_value(void **state) {
+  (void)state;
+  char dir[256], path[300], text[sizeof scene_text + 64];
+  snprintf(text, sizeof text, "%s", scene_text);
+  char *l = strstr(text, "upper: 0.5}");
+  assert_non_null(l);
+  memmove(l + strlen("upper: 0.5, latch: up}"), l + strlen("upper: 0.5}"),
+          strlen(l + strlen("upper: 0.5}")) + 1);
+  memcpy(l, "upper: 0.5, latch: up}", strlen("upper: 0.5, latch: up}"));
+  assert_int_equal(hg_test_temp_dir("stops", dir, sizeof dir), 0);
+  snprintf(path, sizeof path, "%s/bad_latch.yaml", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  hg_error err;
+  hg_scene *s = hg_scene_load(path, &err);
+  assert_null(s);
+  printf("# %s\n", err.msg);
+  assert_non_null(strstr(err.msg, "bad_latch.yaml:4:"));
+  assert_non_null(strstr(err.msg, "'latch' must be true, false, lower, upper or both, got 'up'"));
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(stops_hold_and_release),
                                      cmocka_unit_test(restitution_and_latch),
@@ -372,6 +397,7 @@ int main(void) {
                                      cmocka_unit_test(effort_and_velocity_limits_counted),
                                      cmocka_unit_test(deployment_latches),
                                      cmocka_unit_test(simultaneous_latches_one_impulse),
-                                     cmocka_unit_test(one_sided_latch)};
+                                     cmocka_unit_test(one_sided_latch),
+                                     cmocka_unit_test(bad_latch_value)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
