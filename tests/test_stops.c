@@ -285,6 +285,52 @@ static const char boom_b[] =
     "            limits: {lower: -0.3, upper: 0.3, latch: lower}}\n"
     "    inertia: {mass: 3, com: [0, -1, 0], inertia: [0.2, 0.01, 0.2]}\n";
 
+/* the closed form of a perfectly plastic latch, at the mirror scene's latched configuration q:
+ * the lock's velocity v+ is the mass-metric projection of v- onto the motions that keep the
+ * latched joints at rest, so v- - v+ is M-orthogonal to v+ and the kinetic energy removed is
+ * dv^T M dv / 2 (dv = v- - v+; Carnot's theorem, Brogliato, "Nonsmooth Mechanics"). The
+ * lock of both latches at once removes what the two locks one after the other remove together
+ * (nested projections), and, the two being mirror images, locking either one first removes the
+ * same energy. */
+static void plastic_latch_closed_form(const hg_model *m, const double *q) {
+  hg_data *d = hg_data_new(m);
+  assert_non_null(d);
+  int nv = m->nv, a = hg_model_joint(m, "a"), b = hg_model_joint(m, "b");
+  double *v = calloc((size_t)nv, sizeof *v), *v1 = calloc((size_t)nv, sizeof *v);
+  double *v2 = calloc((size_t)nv, sizeof *v), *imp = calloc((size_t)nv, sizeof *v);
+  double *M = calloc((size_t)nv * nv, sizeof *M);
+  assert_true(v && v1 && v2 && imp && M);
+  v[m->v_adr[a]] = 1.5, v[m->v_adr[b]] = -1.5, v[m->v_adr[hg_model_joint(m, "c")]] = 0.5;
+  hg_crba(m, d, q, M);
+  double both, first[2], second[2], ke = 0;
+  d->mode[a] = d->mode[b] = HG_MODE_LOCKED;
+  assert_int_equal(hg_plastic_lock(m, d, q, v, v2, imp, &both), 0);
+  double quad = 0;
+  for (int i = 0; i < nv; i++)
+    for (int j = 0; j < nv; j++) {
+      quad += (v[i] - v2[i]) * M[i * nv + j] * (v[j] - v2[j]) / 2;
+      ke += v[i] * M[i * nv + j] * v[j] / 2;
+    }
+  for (int k = 0; k < 2; k++) {
+    d->mode[a] = d->mode[b] = HG_MODE_FREE;
+    d->mode[k ? b : a] = HG_MODE_LOCKED;
+    assert_int_equal(hg_plastic_lock(m, d, q, v, v1, imp, &first[k]), 0);
+    d->mode[a] = d->mode[b] = HG_MODE_LOCKED;
+    assert_int_equal(hg_plastic_lock(m, d, q, v1, v2, imp, &second[k]), 0);
+  }
+  printf("# plastic latch: %.15g J removed (dv^T M dv / 2 = %.15g J); one after the other "
+         "%.15g + %.15g (a first), %.15g + %.15g (b first)\n", both, quad, first[0], second[0],
+         first[1], second[1]);
+  /* round-off of sums of O(10) terms of size ~ke: 1e-13 relative to the kinetic energy */
+  double tol = 1e-13 * ke;
+  assert_true(fabs(both - quad) <= tol);
+  assert_true(fabs(first[0] + second[0] - both) <= tol);
+  assert_true(fabs(first[1] + second[1] - both) <= tol);
+  assert_true(fabs(first[0] - first[1]) <= tol); /* mirror images */
+  free(v), free(v1), free(v2), free(imp), free(M);
+  hg_data_free(d);
+}
+
 /* runs the mirror scene with the booms in one order; the energy after the latches, the bus's
  * angular rate about z after, and the number of stop events */
 static void mirror_run(int b_first, double *e_after, double *wz, int *nstop_events) {
@@ -310,6 +356,7 @@ static void mirror_run(int b_first, double *e_after, double *wz, int *nstop_even
     assert_int_equal(jv.mode, HG_MODE_LOCKED);
   }
   *wz = hg_sim_v(sim)[m->v_adr[hg_model_body(m, "bus")] + 2]; /* body twist (w, v): w_z */
+  if (!b_first) plastic_latch_closed_form(m, hg_sim_q(sim));
   hg_sim_free(sim);
   hg_scene_free(s);
   hg_test_remove_dir(dir);
