@@ -437,6 +437,36 @@ static void bad_latch_value(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* a set_mode of a latched joint replaces the latch, and its log line says so */
+static void set_mode_unlatches(void **state) {
+  (void)state;
+  char dir[256], text[sizeof scene_text + 128];
+  snprintf(text, sizeof text, "%s", scene_text);
+  char *l = strstr(text, "upper: 0.5}");
+  assert_non_null(l);
+  memmove(l + strlen("upper: 0.5, latch: true}"), l + strlen("upper: 0.5}"),
+          strlen(l + strlen("upper: 0.5}")) + 1);
+  memcpy(l, "upper: 0.5, latch: true}", strlen("upper: 0.5, latch: true}"));
+  const char *from = "do: [{enable: back}]", *to = "do: [{set_mode: {joint: hinge, mode: free}}]";
+  char *e = strstr(text, from);
+  assert_non_null(e);
+  memmove(e + strlen(to), e + strlen(from), strlen(e + strlen(from)) + 1);
+  memcpy(e, to, strlen(to));
+  hg_scene *s = hg_test_scene_temp("stops", "unlatch.yaml", text, dir, sizeof dir);
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  int told = 0;
+  for (int k = 0; k < hg_sim_nevents(sim); k++) {
+    printf("# %.9g s: %s\n", hg_sim_event_at(sim, k)->t, hg_sim_event_at(sim, k)->details);
+    told += strstr(hg_sim_event_at(sim, k)->details,
+                   "joint hinge unlatches from its upper stop") != NULL;
+  }
+  assert_int_equal(told, 1);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(stops_hold_and_release),
                                      cmocka_unit_test(restitution_and_latch),
@@ -445,6 +475,7 @@ int main(void) {
                                      cmocka_unit_test(deployment_latches),
                                      cmocka_unit_test(simultaneous_latches_one_impulse),
                                      cmocka_unit_test(one_sided_latch),
-                                     cmocka_unit_test(bad_latch_value)};
+                                     cmocka_unit_test(bad_latch_value),
+                                     cmocka_unit_test(set_mode_unlatches)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
