@@ -181,6 +181,12 @@ static int load_point(const lin_args *a, lin_point *p) {
     fprintf(stderr, "hinge: --at %g is before the scene's start %g\n", p->t, p->scene->t_start);
     return HG_EXIT_USAGE;
   }
+  if (p->t > p->scene->t_end) {
+    fprintf(stderr, "hinge: %s: --at %g is after the scene's end %g (time: end): the scene's "
+                    "events and commands stop there; extend time: end to linearize later\n",
+            a->scene, p->t, p->scene->t_end);
+    return HG_EXIT_USAGE;
+  }
   opt.t_end = fmax(p->scene->t_end, p->t + 3 * dt);
   if (!(p->sim = hg_sim_new(p->scene, &opt, &err))) {
     fprintf(stderr, "hinge: %s\n", err.msg);

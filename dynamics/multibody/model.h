@@ -26,8 +26,12 @@ typedef struct hg_joint_limits {
   int has_position, has_effort, has_velocity;
   double lower, upper, effort, velocity;
   double restitution; /* end stops: the rebound speed over the impact speed, in [0, 1] */
-  int latch;          /* end stops: a joint that reaches a stop stays locked there */
+  int latch;          /* end stops: which stops hold a joint that reaches them for good, a mask of
+                       * HG_LATCH_LOWER and HG_LATCH_UPPER (0: neither latches) */
 } hg_joint_limits;
+
+/* the stops of hg_joint_limits.latch */
+enum { HG_LATCH_LOWER = 1, HG_LATCH_UPPER = 2, HG_LATCH_BOTH = 3 };
 
 /* display and collision geometry of a body, in the body frame */
 typedef enum hg_geom_type {

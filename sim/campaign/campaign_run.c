@@ -226,6 +226,7 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
   hg_output_options oo;
   hg_output_default_options(&oo);
   oo.dir = out_dir; /* the run's files (with plots) only when a folder is given */
+  oo.notices = NULL; /* runs on threads: each run's events.csv says what it refused */
   if (sim && out_dir && hg_output_attach(sim, &oo, &err)) hg_sim_free(sim), sim = NULL;
   if (!sim) {
     snprintf(r->error, sizeof r->error, "%s", err.msg);

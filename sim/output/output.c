@@ -14,6 +14,7 @@
 void hg_output_default_options(hg_output_options *o) {
   memset(o, 0, sizeof *o);
   o->plots = 1;
+  o->notices = stderr;
 }
 
 /* ---- series ---- */
@@ -537,6 +538,9 @@ static const char *on_event(void *user, hg_sim *s, const hg_sim_event *ev) {
   put_quoted(f, ev->name);
   fputc(',', f);
   put_quoted(f, ev->details);
+  /* what was refused or skipped, on the console too (summary.txt counts the refusals) */
+  if (o->opt.notices && (strstr(ev->details, "REFUSED") || strstr(ev->details, "skipped")))
+    fprintf(o->opt.notices, "hinge: t = %.9g s: %s: %s\n", ev->t, ev->name, ev->details);
   for (int k = 0; k < 6; k++) put(f, ev->h_before[k]);
   put(f, ev->e_before);
   for (int k = 0; k < 6; k++) put(f, ev->h_after[k]);

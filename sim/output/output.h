@@ -22,6 +22,9 @@ typedef struct hg_output_options {
   const char *dir;   /* the folder the files go to (it must exist); NULL: no files */
   int plots;         /* write the PNG plots (when the scene's output.plots allows them too) */
   FILE *progress;    /* a progress bar (a terminal), or NULL */
+  FILE *notices;     /* one line for each event that refuses or skips an action (its details
+                      * say REFUSED or skipped), as events.csv logs it: stderr by default, or
+                      * NULL for none */
 } hg_output_options;
 
 void hg_output_default_options(hg_output_options *o);

@@ -101,6 +101,10 @@ static int act_set_mode(hg_sim *s, fire_ctx *c, const hg_action *act, int a) {
                      "takes", m->jnt_name[i], m->jnt_name[leader]), 0;
   }
   uint8_t mode0 = s->d->mode[i];
+  int latched = hg_sim_stop_latched(s, i); /* by state.q, before the new mode moves it */
+  const hg_joint_limits *lim = &m->limits[i];
+  double qi = s->state.q[m->q_adr[i]];
+  const char *stop_side = qi - lim->lower > lim->upper - qi ? "upper" : "lower";
   hg_recipe rec0 = s->state.recipe[i];
   hg_profile *prof0 = s->state.prof[i];
   s->state.prof[i] = NULL; /* kept aside until the new one is accepted */
@@ -125,6 +129,10 @@ static int act_set_mode(hg_sim *s, fire_ctx *c, const hg_action *act, int a) {
     return 0;
   }
   hg_profile_free(prof0);
+  /* a mode set by a command or an event replaces the latch's: say so, not silently */
+  if (latched)
+    detail(c, "joint %s unlatches from its %s stop (set_mode overrides the latch)",
+           m->jnt_name[i], stop_side);
   detail(c, "joint %s %s", m->jnt_name[i], mode_name(act->mode.mode));
   c->pending = 1;
   return 0;
@@ -259,6 +267,11 @@ static int body_op(hg_sim *s, fire_ctx *c, hg_action_type type, const char *verb
 }
 
 static int act_detach(hg_sim *s, fire_ctx *c, const char *body) {
+  int b = body ? hg_model_body(s->m, body) : -1;
+  /* a body on a free joint to the world is detached already: nothing to shield or free */
+  if (b > 0 && s->m->parent[b] == 0 && s->m->jnt[b].type == HG_JOINT_FREE &&
+      s->d->mode[b] == HG_MODE_FREE)
+    return detail(c, "detach %s: already detached, skipped", body), 0;
   int done, rc = body_op(s, c, HG_ACTION_DETACH, "detach", body, &done);
   if (rc || !done) return rc;
   /* the new free joint to the world moves freely */
@@ -447,8 +460,9 @@ static int act_release(hg_sim *s, fire_ctx *c) {
   return detail(c, was ? "release the pull" : "release: nothing pulls"), 0;
 }
 
-/* end stop k of the model: a free joint at its limit locks there (a plastic impact), a held one
- * is released */
+/* end stop k of the model: a free joint at its limit locks there (a plastic impact, whose
+ * impulse waits in c->pending for the other stops of this instant: hg_sim_fire_stops), a held
+ * one is released */
 static int act_stop(hg_sim *s, fire_ctx *c, int k) {
   int i = s->tl.stop[k];
   const hg_joint_limits *l = &s->m->limits[i];
@@ -473,8 +487,12 @@ static int act_stop(hg_sim *s, fire_ctx *c, int k) {
     int rc = flush_modes(s, c);
     return rc ? rc : hg_sim_set_mode(s, i, &free_spec, HG_RECIPE_KEEP, -1, -1) ? s->failed : 0;
   }
-  detail(c, "joint %s %s its %s stop", s->m->jnt_name[i], l->latch ? "latches at" : "hits", which);
-  return apply_mode(s, c, i, &locked_spec, HG_RECIPE_STOP, -1, -1);
+  detail(c, "joint %s %s its %s stop", s->m->jnt_name[i],
+         hg_sim_stop_latches(s, i) ? "latches at" : "hits", which);
+  if (hg_sim_set_mode(s, i, &locked_spec, HG_RECIPE_STOP, -1, -1)) return s->failed;
+  detail(c, "joint %s %s", s->m->jnt_name[i], mode_name(HG_MODE_LOCKED));
+  c->pending = 1; /* the impulse: hg_sim_fire's flush, with every stop of this instant */
+  return 0;
 }
 
 /* actuate, set_gain, controller (sampling.c): commands and gains change what the actuators
@@ -629,7 +647,19 @@ static int finish_fire(hg_sim *s, fire_ctx *c, int kind, int index) {
   return 0;
 }
 
+static int fire_group(hg_sim *s, int kind, int index, const int *stop, int nstop);
+
 int hg_sim_fire(hg_sim *s, int kind, int index) {
+  return fire_group(s, kind, index, kind == HG_FIRED_STOP ? &index : NULL,
+                    kind == HG_FIRED_STOP);
+}
+
+int hg_sim_fire_stops(hg_sim *s, const int *stop, int n) {
+  return n > 0 ? fire_group(s, HG_FIRED_STOP, stop[0], stop, n) : 0;
+}
+
+/* one event: kind and index, or for stops the nstop stops stop[] */
+static int fire_group(hg_sim *s, int kind, int index, const int *stop, int nstop) {
   s->views.view_ok = 0; /* a new state: the views evaluate it afresh */
   fire_ctx c;
   int rc = 0;
@@ -658,7 +688,8 @@ int hg_sim_fire(hg_sim *s, int kind, int index) {
   char **held = kind != HG_FIRED_TOUCH ? held_pairs(s) : NULL;
   for (int a = 0; a < c.naction && !rc; a++) rc = apply_action(s, &c, a);
   if (!rc) rc = flush_modes(s, &c);
-  if (!rc && kind == HG_FIRED_STOP) rc = act_stop(s, &c, index);
+  for (int k = 0; k < nstop && !rc; k++) rc = act_stop(s, &c, stop[k]);
+  if (!rc) rc = flush_modes(s, &c); /* the stops' locks: one impulse */
   if (!rc && kind == HG_FIRED_TOUCH) rc = act_touch(s, &c, index);
   if (!rc && kind == HG_FIRED_CAPTURE)
     rc = dock(s, &c, s->scene->capture[index].marker_a, s->scene->capture[index].marker_b,
@@ -667,4 +698,22 @@ int hg_sim_fire(hg_sim *s, int kind, int index) {
   else free_held(s, held);
   if (rc) return rc;
   return finish_fire(s, &c, kind, index);
+}
+
+int hg_sim_drop_command(hg_sim *s, int k) {
+  hg_sim_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.t = s->state.t;
+  ev.name = s->tl.cmd[k].text ? s->tl.cmd[k].text : "command";
+  measure(s, ev.h_before, &ev.e_before, ev.h_scale);
+  memcpy(ev.h_after, ev.h_before, sizeof ev.h_after);
+  ev.e_after = ev.e_before;
+  ev.conserves = floating(s);
+  snprintf(ev.details, sizeof ev.details,
+           "REFUSED: dropped, its time %.9g s is after the end of the run (%.9g s)",
+           s->tl.cmd[k].t, s->t_end);
+  s->tl.cmd_fired[k] = 1; /* told once */
+  s->tl.nrefused++;
+  if (hg_sim_push_log(s, &ev)) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
+  return 0;
 }

@@ -281,28 +281,37 @@ static int fire_due(hg_sim *s) {
   return 0;
 }
 
-/* the end stops whose roots were hit (hit: nstop flags) and act now; 0 or an error status */
+/* the n stops of one instant as one event (hg_sim_fire_stops), told as fire tells one */
+static int fire_stop_group(hg_sim *s, int *stop, int n) {
+  int rc = n ? hg_sim_fire_stops(s, stop, n) : 0;
+  free(stop);
+  if (rc || !n) return rc;
+  hg_sim_event ev = s->tl.log[s->tl.nlog - 1];
+  hg_sim_track_momentum(s, &ev);
+  keep_good_state(s);
+  return hg_sim_notify_event(s, &ev);
+}
+
+/* the end stops whose roots were hit (hit: nstop flags) and act now: every root the integrator
+ * reported at this instant (CVODE flags each root within its time tolerance of the first) acts
+ * in one event, so that simultaneous impacts are one impulse; 0 or an error status */
 static int fire_stops(hg_sim *s, const int *hit) {
-  unsigned long version = s->model_version;
-  for (int k = 0; k < s->tl.nstop && s->model_version == version; k++) {
-    if (!hit[k] || !hg_sim_stop_hit_acts(s, k)) continue;
-    int rc = fire(s, HG_FIRED_STOP, k);
-    if (rc) return rc;
-  }
-  return 0;
+  int n = 0, *stop = malloc((size_t)(s->tl.nstop + 1) * sizeof *stop);
+  if (!stop) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
+  for (int k = 0; k < s->tl.nstop; k++)
+    if (hit[k] && hg_sim_stop_hit_acts(s, k)) stop[n++] = k;
+  return fire_stop_group(s, stop, n);
 }
 
 /* after events: releases held joints whose stop would pull and stops free joints past a limit
- * moving outward, at the present state; 0 or an error status */
+ * moving outward, at the present state, all in one event; 0 or an error status */
 static int settle_stops(hg_sim *s) {
   if (s->tl.nstop == 0 || hg_sim_stops_measure(s)) return 0;
-  unsigned long version = s->model_version;
-  for (int k = 0; k < s->tl.nstop && s->model_version == version; k++) {
-    if (!hg_sim_stop_settle_acts(s, k)) continue;
-    int rc = fire(s, HG_FIRED_STOP, k);
-    if (rc) return rc;
-  }
-  return 0;
+  int n = 0, *stop = malloc((size_t)(s->tl.nstop + 1) * sizeof *stop);
+  if (!stop) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory");
+  for (int k = 0; k < s->tl.nstop; k++)
+    if (hg_sim_stop_settle_acts(s, k)) stop[n++] = k;
+  return fire_stop_group(s, stop, n);
 }
 
 int hg_sim_command(hg_sim *s, const hg_command *cmd) {
@@ -448,6 +457,15 @@ int hg_sim_run(hg_sim *s, double until) {
   s->views.started = 1;
   int rc = present(s);
   while (!rc && s->state.t < tend) rc = hg_sim_halt_due(s, 1) ? halt(s, 0) : step_to(s, tend);
+  /* at the end, the commands that would come after it: each said, not dropped silently */
+  for (int k = 0; !rc && s->state.t >= s->t_end && k < s->tl.ncmd; k++) {
+    if (s->tl.cmd_fired[k] || !(s->tl.cmd[k].t > s->t_end)) continue;
+    rc = hg_sim_drop_command(s, k);
+    if (!rc) {
+      hg_sim_event ev = s->tl.log[s->tl.nlog - 1];
+      rc = hg_sim_notify_event(s, &ev);
+    }
+  }
   s->views.wall += hg_sim_clock() - w0;
   s->views.view_ok = 0;
   if (rc == HG_SIM_ERR_NUMERIC) write_failure_state(s);

@@ -51,17 +51,24 @@ int hg_sim_stops_install(hg_sim *s) {
   return 0;
 }
 
-/* 1 when joint i is held at a stop (a latching stop holds for good: 2) */
-static int held(const hg_sim *s, int i) {
-  int h = s->d->mode[i] == HG_MODE_LOCKED && s->state.recipe[i].src == HG_RECIPE_STOP;
-  return h && s->m->limits[i].latch ? 2 : h;
-}
-
 /* +1 when joint i is at (or past) its upper limit's side, -1 at the lower's */
 static int side(const hg_sim *s, int i, double q) {
   const hg_joint_limits *l = &s->m->limits[i];
   return q - l->lower > l->upper - q ? 1 : -1;
 }
+
+int hg_sim_stop_latches(const hg_sim *s, int i) {
+  int sd = side(s, i, s->state.q[s->m->q_adr[i]]);
+  return (s->m->limits[i].latch & (sd > 0 ? HG_LATCH_UPPER : HG_LATCH_LOWER)) != 0;
+}
+
+/* 1 when joint i is held at a stop (a latching stop holds for good: 2) */
+static int held(const hg_sim *s, int i) {
+  int h = s->d->mode[i] == HG_MODE_LOCKED && s->state.recipe[i].src == HG_RECIPE_STOP;
+  return h && hg_sim_stop_latches(s, i) ? 2 : h;
+}
+
+int hg_sim_stop_latched(const hg_sim *s, int i) { return held(s, i) == 2; }
 
 int hg_sim_stops_held(const hg_sim *s) {
   for (int k = 0; k < s->tl.nstop; k++)

@@ -133,6 +133,10 @@ int hg_sim_stops_install(hg_sim *s);
 void hg_sim_stop_roots(hg_sim *s, double *g);
 /* 1 when a stop holds a joint (its root needs the loads) */
 int hg_sim_stops_held(const hg_sim *s);
+/* 1 when joint i's stop on the side it is at (by state.q) latches (limits.latch) */
+int hg_sim_stop_latches(const hg_sim *s, int i);
+/* 1 when joint i is held for good by a latching stop */
+int hg_sim_stop_latched(const hg_sim *s, int i);
 /* 1 when stop k, whose root was hit, acts now: a moving free joint at its limit stops, a held
  * one whose stop would pull is released */
 int hg_sim_stop_hit_acts(const hg_sim *s, int k);
@@ -147,5 +151,13 @@ int hg_sim_stop_settle_acts(const hg_sim *s, int k);
 /* fires scene event e, capture c, command k, stop k or touch k at the current state, appending
  * its entry to the log (the observers are the caller's); 0 or an error status */
 int hg_sim_fire(hg_sim *s, int kind, int index);
+/* fires the n stops stop[0..n) that act at this one instant as one event: every plastic stop
+ * (a hit, a latch) locks its joint through one impulse, the multi-joint lock of
+ * hg_sim_mode_impulse, so that the result does not depend on which stop is listed first; a
+ * bounce or a release acts in the same event; 0 or an error status */
+int hg_sim_fire_stops(hg_sim *s, const int *stop, int n);
+/* logs command k, whose time is after the run's end, as dropped (a refused action: nrefused)
+ * at the present state, and marks it fired so it is told once; 0 or an error status */
+int hg_sim_drop_command(hg_sim *s, int k);
 
 #endif

@@ -33,6 +33,28 @@ int hg_sc_joint_type(hg_sctx *c, const hg_ynode *n, hg_joint_type *t) {
   return 0;
 }
 
+/* latch: true (both stops, as before one-sided latches existed), false, or the stop that latches:
+ * lower, upper or both; into the mask of HG_LATCH_LOWER and HG_LATCH_UPPER */
+static int joint_latch(hg_sctx *c, const hg_ynode *n, int *latch) {
+  static const char *const sides[] = {"lower", "upper", "both"};
+  static const char *const flags[] = {"true", "True", "TRUE", "yes", "Yes", "on", "On",
+                                      "false", "False", "FALSE", "no", "No", "off", "Off"};
+  const hg_ynode *v = hg_ydoc_get(&c->doc, n, "latch");
+  const char *t = hg_ydoc_text(v);
+  int on;
+  *latch = 0;
+  if (!v) return 0;
+  for (int k = 0; t && k < 3; k++)
+    if (strcmp(t, sides[k]) == 0) return *latch = k + 1, 0; /* 1, 2, 3: the masks */
+  for (int k = 0; t && k < (int)(sizeof flags / sizeof flags[0]); k++)
+    if (strcmp(t, flags[k]) == 0) {
+      if (hg_ydoc_bool(&c->doc, v, "joint limits 'latch'", &on)) return -1;
+      return *latch = on ? HG_LATCH_BOTH : 0, 0;
+    }
+  return hg_ydoc_fail(&c->doc, v, "joint limits: 'latch' must be true, false, lower, upper or "
+                                  "both, got '%s'", t ? t : "a list or mapping");
+}
+
 /* limits: {lower, upper} together, effort and velocity each >= 0 */
 static int joint_limits(hg_sctx *c, const hg_ynode *n, hg_joint_limits *L) {
   const hg_ynode *lo, *up;
@@ -51,7 +73,7 @@ static int joint_limits(hg_sctx *c, const hg_ynode *n, hg_joint_limits *L) {
   L->has_effort = hg_ydoc_get(&c->doc, n, "effort") != NULL;
   L->has_velocity = hg_ydoc_get(&c->doc, n, "velocity") != NULL;
   if (hg_sc_nonneg(c, n, "effort", &L->effort) || hg_sc_nonneg(c, n, "velocity", &L->velocity) ||
-      hg_sc_nonneg(c, n, "restitution", &L->restitution) || hg_yget_bool(&c->doc, n, "latch", &L->latch))
+      hg_sc_nonneg(c, n, "restitution", &L->restitution) || joint_latch(c, n, &L->latch))
     return -1;
   if (L->restitution > 1)
     return hg_ydoc_fail(&c->doc, hg_ydoc_get(&c->doc, n, "restitution"),

@@ -30,4 +30,18 @@ expect_has "unknown joint" "$err" "bad2.txt:3: unknown joint 'a9'"
 run run "$tmp/noev.yaml" --commands "$tmp/none.txt" --out "$tmp/bad" --headless --quiet
 expect_status "missing command file" 2
 expect_has "missing command file" "$err" "none.txt: cannot open"
+# what a run does not do is said, on the console and in events.csv: a second detach of a body
+# already on its own is skipped, a command after the end is dropped (a refusal)
+printf '1 detach c1\n2 detach c1\n99 lock a1\n' > "$tmp/late.txt"
+run run "$tmp/noev.yaml" --commands "$tmp/late.txt" --out "$tmp/late" --headless --quiet --no-plots
+expect_status "late and repeated commands" 0
+expect_has "second detach skipped (events.csv)" "$(cat "$tmp/late/events.csv")" \
+  '2,"detach c1","detach c1: already detached, skipped"'
+expect_has "second detach skipped (console)" "$err" \
+  "hinge: t = 2 s: detach c1: detach c1: already detached, skipped"
+expect_has "late command dropped (events.csv)" "$(cat "$tmp/late/events.csv")" \
+  '10,"lock a1","REFUSED: dropped, its time 99 s is after the end of the run (10 s)"'
+expect_has "late command dropped (console)" "$err" \
+  "hinge: t = 10 s: lock a1: REFUSED: dropped, its time 99 s is after the end of the run (10 s)"
+expect_has "late command counted" "$(cat "$tmp/late/summary.txt")" "refused_actions: 1"
 finish

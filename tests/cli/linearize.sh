@@ -90,4 +90,8 @@ expect_status "unwritable --out" 1
 run linearize --help
 expect_has "help" "$out" "usage: hinge linearize SCENE"
 expect_has "help: --no-plots" "$out" "--no-plots"
+# past the scene's end: refused, not run silently beyond it
+run linearize data/scenes/hanging_pendulum.yaml --at 7 --out "$tmp/late"
+expect_status "--at after the end" 2
+expect_has "--at after the end" "$err" "--at 7 is after the scene's end 5 (time: end)"
 finish
