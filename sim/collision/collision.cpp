@@ -41,6 +41,7 @@ struct Shape {
   double sphere;         // a sphere's radius, 0 for other shapes
   std::shared_ptr<const Polytope> poly;  // a closed convex mesh part or a box, or NULL
   bool mesh;             // a part of a mesh (hinge's own queries run only on pairs with one)
+  std::shared_ptr<const Polytope> surf;  // a mesh part that is a surface (its triangles), or NULL
   // FCL's object for it, made once: a query only moves it (constructing one per query would
   // recompute a mesh's bounding box from all its vertices every time)
   std::shared_ptr<fcl::CollisionObjectd> obj;
@@ -66,7 +67,7 @@ fcl::Transform3d to_fcl(const hg_se3 &T) {
 // One part of a collision mesh: its FCL geometry and, for a closed convex part, its polytope.
 struct MeshPart {
   Geometry geom;
-  std::shared_ptr<const Polytope> poly;
+  std::shared_ptr<const Polytope> poly, surf;  // a solid's polytope, or a surface's triangles
 };
 
 // The parts of a triangle mesh: its connected components (triangles sharing a vertex, vertices
@@ -163,6 +164,7 @@ std::vector<MeshPart> mesh_parts(const hg_mesh &mesh) {
       bvh->addSubModel(poly->vert, t);
       bvh->endModel();
       part.geom = bvh;
+      part.surf = poly;
     }
     parts.push_back(part);
   }
@@ -263,7 +265,7 @@ extern "C" hg_collision *hg_collision_new(const hg_model *m, hg_error *err) {
       fcl::Vector3d ext = box.max_ - box.min_;
       c->shape.push_back(Shape{g.body, p.geom, local, local * box.center(), 0.5 * ext.norm(),
                                ext.minCoeff(), g.type == HG_GEOM_SPHERE ? g.size[0] : 0, p.poly,
-                               g.type == HG_GEOM_MESH,
+                               g.type == HG_GEOM_MESH, p.surf,
                                std::make_shared<fcl::CollisionObjectd>(p.geom)});
     }
   }
@@ -311,7 +313,8 @@ fcl::Vector3d nearest_on_triangle(const fcl::Vector3d &p, const fcl::Vector3d &a
   double vb = d5 * d2 - d1 * d6;
   if (vb <= 0 && d2 >= 0 && d6 <= 0) return a + d2 / (d2 - d6) * ac;
   double va = d3 * d6 - d5 * d4;
-  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b);
+  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0)
+    return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b);
   // inside the face: barycentric (u, v, w) = (va, vb, vc) / (va + vb + vc)
   double den = 1 / (va + vb + vc);
   return a + ab * (vb * den) + ac * (vc * den);
@@ -390,6 +393,55 @@ void vertices_inside(const Polytope &V, const fcl::Transform3d &Tv, const Polyto
     h.body_b = bb;
     out.push_back(h);
   }
+}
+
+// A sphere against a surface part, from the triangles FCL found overlapping it (ids in res): one
+// point per triangle whose nearest point to the centre c lies inside its face, and one for the
+// nearest point of all. A point on an edge or a corner is shared by the triangles that meet
+// there: counting it once keeps the force on a flat face of two triangles from doubling where
+// the sphere crosses their seam, and keeps it continuous as the nearest point moves from one
+// triangle to the next. Each point's depth is r - |c - x|, its normal from x towards c.
+void sphere_surface(const Shape &A, const fcl::Transform3d &Ta, const Shape &B,
+                    const fcl::Transform3d &Tb, const fcl::CollisionResultd &res, int ba, int bb,
+                    std::vector<hg_contact> &out) {
+  bool sa = A.sphere > 0;
+  const Shape &S = sa ? A : B, &M = sa ? B : A;
+  const fcl::Transform3d &Ts = sa ? Ta : Tb, &Tm = sa ? Tb : Ta;
+  const Polytope &P = *M.surf;
+  fcl::Vector3d c = Tm.inverse() * Ts.translation();  // the centre in the surface's frame
+  double r = S.sphere, best = std::numeric_limits<double>::infinity();
+  fcl::Vector3d nearest = fcl::Vector3d::Zero(), nearest_n = fcl::Vector3d::Zero();
+  bool nearest_in_face = false;
+  // one point from x (surface frame) on a triangle of normal n, unless it is not inside
+  auto emit = [&](const fcl::Vector3d &x, const fcl::Vector3d &n) {
+    fcl::Vector3d u = c - x;
+    double dist = u.norm();
+    if (!(dist < r)) return;
+    // from x towards c (c on the triangle: the triangle's normal)
+    fcl::Vector3d nl = dist > 0 ? fcl::Vector3d(u / dist) : n;
+    double depth = r - dist;
+    fcl::Vector3d nw = Tm.linear() * nl, pos = Tm * (x - 0.5 * depth * nl);
+    hg_contact h;
+    for (int k = 0; k < 3; k++) h.pos[k] = pos[k], h.normal[k] = sa ? -nw[k] : nw[k];
+    h.depth = depth;
+    h.body_a = ba;
+    h.body_b = bb;
+    out.push_back(h);
+  };
+  for (size_t k = 0; k < res.numContacts(); k++) {
+    const fcl::Contactd &ct = res.getContact(k);
+    int t = ct.o1 == M.geom.get() ? ct.b1 : ct.b2;
+    if (t < 0 || t >= (int)P.tri.size()) continue;
+    const auto &tri = P.tri[t];
+    const fcl::Vector3d &a = P.vert[tri[0]], &n = P.normal[t];
+    fcl::Vector3d x = nearest_on_triangle(c, a, P.vert[tri[1]], P.vert[tri[2]]);
+    // inside the face: x is c's projection onto the triangle's plane
+    bool in_face = (x - (c - n.dot(c - a) * n)).norm() <= 1e-12 * (1 + c.norm());
+    double e = (c - x).squaredNorm();
+    if (in_face) emit(x, n);
+    if (e < best) best = e, nearest = x, nearest_n = n, nearest_in_face = in_face;
+  }
+  if (best < r * r && !nearest_in_face) emit(nearest, nearest_n);
 }
 
 // FCL's sphere-against-triangle test reports its penetration depth negated (libfcl 0.7): the
@@ -610,6 +662,11 @@ extern "C" int hg_collision_contacts(hg_collision *c, const hg_model *m, const h
           c->contacts.clear();
           fcl::collide(placed(A, c->pose[ba] * A.local), placed(B, c->pose[bb] * B.local), req,
                        c->contacts);
+          if ((A.sphere > 0 && B.surf) || (B.sphere > 0 && A.surf)) {
+            sphere_surface(A, c->pose[ba] * A.local, B, c->pose[bb] * B.local, c->contacts, ba,
+                           bb, c->points);
+            continue;
+          }
           for (size_t k = 0; k < c->contacts.numContacts(); k++) {
             const fcl::Contactd &ct = c->contacts.getContact(k);
             double depth = fcl_depth(A, B, ct.penetration_depth);

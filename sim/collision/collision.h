@@ -9,7 +9,9 @@
  * pairs with a convex mesh part that hinge answers itself (exactly, or where FCL's answer is
  * unfit for contact): a sphere against it (the exact signed distance to the polytope), a box or
  * another convex part against it (the vertices of each inside the other: a face on a face gives
- * its corners, as FCL's box-box manifold does; GJK/EPA's one point when no vertex is inside).
+ * its corners, as FCL's box-box manifold does; GJK/EPA's one point when no vertex is inside),
+ * and a sphere against a surface part (one point per triangle whose nearest point is inside its
+ * face, and one at the nearest point of all: a seam shared by two triangles counts once).
  *
  * Distances are signed: > 0 the gap between the closest points, < 0 minus the penetration depth
  * when the shapes overlap, with witness points on each side (world frame). Poses come from the
