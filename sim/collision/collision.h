@@ -1,10 +1,17 @@
 /* collision.h: the collision geometry of a model's bodies, and the distances between bodies.
  *
  * Shapes are a body's geometry marked as collision geometry (the scene's `collision: true`, URDF
- * <collision>): box, sphere, cylinder, capsule, cone, and meshes (OBJ/STL, any triangle soup:
- * queried as a bounding-volume hierarchy of its triangles, not a convex hull). The distance
- * queries run in FCL (the Flexible Collision Library, Debian's libfcl-dev), which this module
- * wraps behind a C interface; hinge writes no collision algorithm of its own.
+ * <collision>): box, sphere, cylinder, capsule, cone, and meshes (OBJ/STL, ...). A mesh is split
+ * at load into its connected parts: a part that is closed, outward and convex is a solid (an
+ * fcl::Convex), any other part a surface of zero thickness (a bounding-volume hierarchy of its
+ * triangles); docs/contact.md says what that means for contact. The queries run in FCL (the
+ * Flexible Collision Library, Debian's libfcl-dev), wrapped behind a C interface, except three
+ * pairs with a convex mesh part that hinge answers itself (exactly, or where FCL's answer is
+ * unfit for contact): a sphere against it (the exact signed distance to the polytope), a box or
+ * another convex part against it (the vertices of each inside the other: a face on a face gives
+ * its corners, as FCL's box-box manifold does; GJK/EPA's one point when no vertex is inside),
+ * and a sphere against a surface part (one point per triangle whose nearest point is inside its
+ * face, and one at the nearest point of all: a seam shared by two triangles counts once).
  *
  * Distances are signed: > 0 the gap between the closest points, < 0 minus the penetration depth
  * when the shapes overlap, with witness points on each side (world frame). Poses come from the
@@ -74,7 +81,7 @@ typedef struct hg_contact {
 /* The contact points between the collision geometry of the bodies a[0..na) and b[0..nb) at the
  * world poses T, from FCL's collide(): per pair of overlapping shapes, a contact manifold (up to
  * four points for box against box, one point for other convex pairs, one per overlapping
- * triangle for meshes). The pairs hg_collision_excluded leaves out (itself, a skip pair, its
+ * triangle for a mesh surface; for a convex mesh part as described above). The pairs hg_collision_excluded leaves out (itself, a skip pair, its
  * parent or its children unless keep holds the pair) are not tested; a pair of bodies that both
  * sides hold (a pile: the same list on both sides) is tested once. The bounding spheres of the
  * shapes reject pairs that are apart before FCL runs. Returns how many points, and in *out the
