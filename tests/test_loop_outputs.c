@@ -56,7 +56,7 @@ static void table_read(const char *dir, table *t) {
     char *e = strchr(p, ',');
     if (e) *e = 0;
     t->name[c] = strdup(p);
-    p = e + 1;
+    if (e) p = e + 1;
   }
   for (char *q = nl + 1; *q; q++) t->nrow += *q == '\n';
   t->x = calloc((size_t)t->nrow * (size_t)t->ncol, sizeof(double));
