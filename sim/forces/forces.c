@@ -89,6 +89,7 @@ struct hg_forces {
                           buffers are the contact elements' scratch) */
   double *motion;      /* 12 nbody: hg_forces_contact_step's scratch, each body's world twist and
                           its rate (hg_body_world_motion) */
+  int *touching, ntouching; /* the bodies on any contact element's sides, each once (> 0) */
 };
 
 /* the state of a marker spring */
@@ -453,6 +454,13 @@ static int hg_contact_keep(const hg_model *m, const hg_data *d, const hg_force_e
     return 0;
   keep[0] = e->pair[0], keep[1] = child;
   return 1;
+}
+
+/* 1 when body i is on side s of contact element e */
+static int hg_contact_on_side(const hg_force_elem *e, int s, int i) {
+  for (int b = 0; b < e->nside[s]; b++)
+    if (e->side[s][b] == i) return 1;
+  return 0;
 }
 
 /* every contact point's Hunt-Crossley and friction forces, added to fext when not NULL */
@@ -852,6 +860,19 @@ hg_forces *hg_forces_build(const hg_force_input *in, const hg_forces *prev, cons
       return NULL;
     }
   }
+  /* the bodies contact elements touch, each once: the step bound follows their motion */
+  if (!(f->touching = malloc((size_t)(m->nbody + 1) * sizeof *f->touching))) {
+    hg_error_set(err, "force elements: out of memory");
+    hg_forces_free(f);
+    return NULL;
+  }
+  for (int i = 1; i < m->nbody; i++) {
+    int on = 0;
+    for (int k = 0; k < f->n && !on; k++)
+      if (f->e[k].type == HG_FORCE_CONTACT)
+        on = hg_contact_on_side(&f->e[k], 0, i) || hg_contact_on_side(&f->e[k], 1, i);
+    if (on) f->touching[f->ntouching++] = i;
+  }
   /* a contact element with a side that has bodies but no collision shape could never act */
   for (int k = 0; k < f->n; k++)
     if (f->e[k].type == HG_FORCE_CONTACT && hg_contact_shapeless(f, &in->force[k], &f->e[k], err)) {
@@ -890,6 +911,7 @@ void hg_forces_free(hg_forces *f) {
   free(f->com);
   free(f->Ic);
   free(f->motion);
+  free(f->touching);
   free(f);
 }
 
@@ -1080,13 +1102,6 @@ int hg_forces_contact_impact(const hg_forces *f, int k, const hg_model *m, const
   return 0;
 }
 
-/* 1 when body i is on side s of contact element e */
-static int hg_contact_on_side(const hg_force_elem *e, int s, int i) {
-  for (int b = 0; b < e->nside[s]; b++)
-    if (e->side[s][b] == i) return 1;
-  return 0;
-}
-
 /* 1 when the body at place b of side s of contact element e is listed earlier on that side */
 static int hg_contact_listed_before(const hg_force_elem *e, int s, int b) {
   for (int r = 0; r < b; r++)
@@ -1165,15 +1180,9 @@ double hg_forces_contact_step(const hg_forces *f, const hg_model *m, const hg_da
                               double dt) {
   double h = INFINITY;
   /* each body's world twist and its rate, once (a body may be in many pairs and elements) */
-  for (int k = 0; k < f->n; k++) {
-    const hg_force_elem *e = &f->e[k];
-    if (e->type != HG_FORCE_CONTACT || !e->enabled || e->inert) continue;
-    for (int s = 0; s < 2; s++)
-      for (int b = 0; b < e->nside[s]; b++) {
-        int i = e->side[s][b];
-        if (i > 0) hg_body_world_motion(m, d, i, tw + 6 * i, dt, f->motion + 12 * i,
-                                        f->motion + 12 * i + 6);
-      }
+  for (int n = 0; n < f->ntouching; n++) {
+    int i = f->touching[n];
+    hg_body_world_motion(m, d, i, tw + 6 * i, dt, f->motion + 12 * i, f->motion + 12 * i + 6);
   }
   for (int k = 0; k < f->n; k++) {
     const hg_force_elem *e = &f->e[k];
@@ -1195,14 +1204,9 @@ double hg_forces_contact_step(const hg_forces *f, const hg_model *m, const hg_da
     }
   }
   /* the present twists, for the next call's rates */
-  for (int k = 0; k < f->n; k++) {
-    const hg_force_elem *e = &f->e[k];
-    if (e->type != HG_FORCE_CONTACT || !e->enabled || e->inert) continue;
-    for (int s = 0; s < 2; s++)
-      for (int b = 0; b < e->nside[s]; b++) {
-        int i = e->side[s][b];
-        if (i > 0) memcpy(tw + 6 * i, f->motion + 12 * i, 6 * sizeof(double));
-      }
+  for (int n = 0; n < f->ntouching; n++) {
+    int i = f->touching[n];
+    memcpy(tw + 6 * i, f->motion + 12 * i, 6 * sizeof(double));
   }
   return h;
 }
