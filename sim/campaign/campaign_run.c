@@ -51,12 +51,6 @@ void hg_campaign_draw(const hg_campaign *c, int k, double *values) {
 
 /* ---- one run ---- */
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static double norm3(const double *x) { return sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]); }
 
 /* 1 when a sampled metric's window is open: its 'after' event happened delay seconds ago */
@@ -196,7 +190,7 @@ int hg_campaign_overrides(const hg_campaign *c, const double *values, hg_scene_o
 int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run_result *r) {
   hg_scene_override ov[2 * c->ndisp + 1];
   hg_error err;
-  double t0 = now();
+  double t0 = hg_sim_clock();
   r->run = k;
   r->ok = 0;
   r->error[0] = 0;
@@ -206,7 +200,7 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
   hg_scene *s = hg_scene_load_overrides(c->scene, ov, nov, &err);
   if (!s) {
     snprintf(r->error, sizeof r->error, "%s", err.msg);
-    r->wall = now() - t0;
+    r->wall = hg_sim_clock() - t0;
     return 0;
   }
   hg_sim_options opt;
@@ -253,7 +247,7 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
     hg_sim_free(sim);
   }
   hg_scene_free(s);
-  r->wall = now() - t0;
+  r->wall = hg_sim_clock() - t0;
   return 0;
 }
 

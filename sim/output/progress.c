@@ -1,19 +1,11 @@
 /* progress.c: a progress bar on a terminal, redrawn at most ten times a second while a run
  * advances (the outputs' progress callback). */
-#include <time.h>
-
 #include "run_outputs.h"
-
-static double wall_clock(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void hg_out_progress(void *user, hg_sim *s, int final) {
   hg_outputs *o = user;
   FILE *f = o->opt.progress;
-  double now = wall_clock(), t = hg_sim_time(s), t0 = hg_sim_t_start(s), t1 = hg_sim_t_end(s);
+  double now = hg_sim_clock(), t = hg_sim_time(s), t0 = hg_sim_t_start(s), t1 = hg_sim_t_end(s);
   if (!final && now - o->progress_wall < 0.1) return;
   o->progress_wall = now;
   double frac = (t - t0) / (t1 - t0);

@@ -210,6 +210,10 @@ int hg_sim_observe(hg_sim *sim, const hg_sim_observer *obs);
 /* Writes a checkpoint of the current state to path; HG_SIM_OK or HG_SIM_ERR_OUTPUT. */
 int hg_sim_write_checkpoint(const hg_sim *sim, const char *path);
 
+/* the monotonic wall clock, in seconds from an arbitrary origin (failure.c): what a run's
+ * wall-time limit, its reported wall time and the progress bar read */
+double hg_sim_clock(void);
+
 /* ---- views ----
  * What a viewer, a script or a report reads of the current state (t, q, v). The kinematics and
  * joint loads of that state are evaluated inside the library once per state (one right-hand-side

@@ -89,8 +89,6 @@ struct hg_sim {
  * reported (failure.c) */
 int hg_sim_fail(hg_sim *s, int status, const char *fmt, ...);
 
-/* the monotonic clock in seconds (failure.c) */
-double hg_sim_clock(void);
 /* 1 when the run must stop (the interrupt flag is set, or the deadline has passed), recording
  * the cause in s->halt.cause; it stays 1 from then on. The flag is read at every call, the clock
  * every halt.every calls (16, or 1 while calls are over 1 ms apart), and at every call with
