@@ -768,16 +768,21 @@ static void tick(viewer *v, double dt) {
       simulate_to(v, v->display_t);
       double w1 = wall() - w0;
       if (w1 > 0 && latest(v) > before) v->rtf = 0.8 * v->rtf + 0.2 * (latest(v) - before) / fmax(w1, dt);
-      if (v->display_t > latest(v)) v->display_t = fmax(latest(v), v->display_t - dt * v->speed * 0.5);
+      /* behind only when the simulation did not reach the output time the display passed (the
+       * display time lies between two output times otherwise, the earlier one shown) */
+      if (v->display_t - latest(v) >= v->dt_out && latest(v) < t_end)
+        v->display_t = fmax(latest(v), v->display_t - dt * v->speed * 0.5);
     }
-    v->cursor = hg_history_find(&v->hist, v->display_t);
+    v->cursor = hg_history_find(&v->hist, v->display_t + 1e-9 * v->dt_out); /* simulate_to's rounding */
     if (v->display_t >= t_end || (v->sim_failed && v->display_t >= latest(v))) v->paused = 1;
   }
-  if (v->ia.pulling && v->sim && !v->sim_failed) { /* the mouse's pull moves with the mouse */
-    double t0 = hg_sim_time(v->sim);
-    hg_interact_pull_update(&v->ia, v->sim, &v->hist);
-    if (hg_sim_nevents(v->sim) && hg_sim_event_at(v->sim, hg_sim_nevents(v->sim) - 1)->t == t0)
-      after_command(v);
+  if (v->ia.pulling && v->sim && !v->sim_failed && hg_interact_pull_update(&v->ia, v->sim, &v->hist)) {
+    /* the pull moved (one perturb per simulated time): its state is the latest frame, and a
+     * running display keeps its time, which is at or past that state (going back to it at
+     * every perturb would hold the simulation on one output time) */
+    double shown = v->display_t;
+    after_command(v);
+    if (!v->paused) v->display_t = fmax(shown, latest(v));
   }
   fit_renderer(v);
   draw(v, v->clock);
