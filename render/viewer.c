@@ -66,6 +66,8 @@ typedef struct viewer {
   time_t mtime;
   double clock, last_check, fps, rtf;
   long nshot;
+  int dirty;                 /* something changed since the last frame drawn: draw again */
+  long ndrawn;               /* frames drawn */
   script_event *script;
   int nscript, kscript;
   /* interaction (interact.h): press position of the left button, a pull by ctrl-drag, the
@@ -87,6 +89,7 @@ static void say(viewer *v, double seconds, const char *fmt, ...) {
   vsnprintf(v->message, sizeof v->message, fmt, ap);
   va_end(ap);
   v->message_until = isinf(seconds) ? INFINITY : v->clock + seconds;
+  v->dirty = 1;
 }
 
 static time_t file_mtime(const char *path) {
@@ -139,6 +142,7 @@ static int load(viewer *v) {
   v->display_t = hg_sim_time(v->sim);
   v->cursor = 0;
   v->have_track = 0;
+  v->dirty = 1;
   return 0;
 }
 
@@ -220,10 +224,21 @@ static void cycle_track(viewer *v, int dir) {
 
 /* ---- input ---- */
 
+static void fit_renderer(viewer *v);
+static void draw(viewer *v, double now);
+
+/* the frame shown, drawn again without the transient message (the "saved ..." of the last
+ * screenshot, a reload notice: those that time out), into file or the next hinge-NNNN.png of
+ * the screenshot folder; a message that stays (why a scene does not load) stays in it */
 static void screenshot(viewer *v, const char *file) {
   char path[4200];
   if (file) snprintf(path, sizeof path, "%s", file);
   else snprintf(path, sizeof path, "%s/hinge-%04ld.png", v->o->screenshot_dir, v->nshot++);
+  if (v->sim && v->hist.n && v->message[0] && !isinf(v->message_until)) {
+    v->message[0] = 0;
+    fit_renderer(v);
+    draw(v, v->clock);
+  }
   if (hg_renderer_write_png(v->r, path)) say(v, 4, "cannot write the screenshot %s", path);
   else say(v, 2, "saved %s", path);
 }
@@ -553,6 +568,7 @@ static void mouse_motion(viewer *v, int x, int y) {
 }
 
 static void event(viewer *v, const SDL_Event *e) {
+  v->dirty = 1; /* a key, the mouse, the window shown again or resized: draw */
   if (!v->sim && e->type != SDL_QUIT && e->type != SDL_KEYDOWN) return; /* nothing to move yet */
   switch (e->type) {
   case SDL_QUIT: v->quit = 1; break;
@@ -609,7 +625,7 @@ static int mouse_mods(const char *word) {
 }
 
 /* "TIME key [shift+][ctrl+]NAME", "TIME type TEXT", "TIME click X Y [shift]", "TIME drag X0 Y0
- * X1 Y1", "TIME mousedown X Y [ctrl|shift]", "TIME mousemove X Y", "TIME mouseup",
+ * X1 Y1", "TIME mousedown X Y [ctrl|shift] [right]", "TIME mousemove X Y", "TIME mouseup",
  * "TIME screenshot FILE", "TIME sleep SECONDS", "TIME quit"; '#' comments. 0 or -1 with
  * err = "FILE:LINE: ..." */
 static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
@@ -638,7 +654,9 @@ static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
       ok = ev.arg[0] != 0;
     } else if (ok && (!strcmp(ev.what, "click") || !strcmp(ev.what, "mousedown"))) {
       char button[32] = "";
-      ok = sscanf(line, "%*f %*s %lf %lf %31s %31s", &ev.x[0], &ev.x[1], word, button) >= 2 &&
+      ok = sscanf(line, "%*f %*s %lf %lf %31s %31s", &ev.x[0], &ev.x[1], word, button) >= 2;
+      if (!strcmp(word, "right") && !button[0]) strcpy(button, "right"), word[0] = 0; /* no modifier */
+      ok = ok &&
            (ev.x[2] = mouse_mods(word)) >= 0 && (!button[0] || !strcmp(button, "right"));
       ev.x[3] = !strcmp(button, "right");
     } else if (ok && !strcmp(ev.what, "mousemove")) {
@@ -653,7 +671,7 @@ static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
     if (!ok || (v->nscript > 0 && ev.t < v->script[v->nscript - 1].t)) {
       fclose(f);
       return snprintf(err, errlen, "%s:%d: expected 'TIME key NAME', 'TIME type TEXT', 'TIME click X Y', "
-                      "'TIME drag X0 Y0 X1 Y1', 'TIME mousedown X Y [ctrl|shift]', 'TIME mousemove X Y', "
+                      "'TIME drag X0 Y0 X1 Y1', 'TIME mousedown X Y [ctrl|shift] [right]', 'TIME mousemove X Y', "
                       "'TIME mouseup', 'TIME screenshot FILE', 'TIME sleep SECONDS' or 'TIME quit', times "
                       "not decreasing", path, ln), -1;
     }
@@ -668,6 +686,7 @@ static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
 static void script_step(viewer *v) {
   while (v->kscript < v->nscript && v->script[v->kscript].t <= v->clock + 1e-9) {
     const script_event *ev = &v->script[v->kscript++];
+    v->dirty = 1;
     SDL_Event e;
     memset(&e, 0, sizeof e);
     if (!strcmp(ev->what, "key")) {
@@ -750,7 +769,18 @@ static void draw(viewer *v, double now) {
   }
 }
 
-/* one turn of the loop: events, time, simulation, drawing */
+/* 1 when the next frame differs from the last one drawn: an event, a running simulation, an
+ * animated mode ghost, a message timing out */
+static int needs_redraw(const viewer *v) {
+  return v->dirty || !v->paused || v->ia.ghost_hz > 0 || (v->message[0] && v->clock > v->message_until);
+}
+
+/* the time until the shown message times out (s; INFINITY: none) */
+static double until_message(const viewer *v) {
+  return v->message[0] && !isinf(v->message_until) ? fmax(0, v->message_until - v->clock) : INFINITY;
+}
+
+/* one turn of the loop: script events, time, simulation (drawing: hg_viewer_run) */
 static void tick(viewer *v, double dt) {
   v->clock += dt;
   if (v->script) script_step(v);
@@ -761,6 +791,7 @@ static void tick(viewer *v, double dt) {
     else if (m != v->mtime) v->mtime = m;
   }
   if (!v->paused && v->sim) {
+    v->dirty = 1; /* the frame that pauses at the end is drawn too */
     double t_end = hg_sim_t_end(v->sim), before = latest(v);
     v->display_t = fmin(v->display_t + dt * v->speed, t_end);
     if (v->display_t > latest(v) && !v->sim_failed) {
@@ -781,11 +812,10 @@ static void tick(viewer *v, double dt) {
      * running display keeps its time, which is at or past that state (going back to it at
      * every perturb would hold the simulation on one output time) */
     double shown = v->display_t;
+    v->dirty = 1;
     after_command(v);
     if (!v->paused) v->display_t = fmax(shown, latest(v));
   }
-  fit_renderer(v);
-  draw(v, v->clock);
 }
 
 static void viewer_free(viewer *v) {
@@ -868,17 +898,34 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
         continue;
       }
     }
-    if (!started) first_camera(&v), started = 1;
+    if (!started) first_camera(&v), started = 1, v.dirty = 1;
+    int waited = 0;
+    if (!o->script && !needs_redraw(&v)) {
+      /* nothing changes: wait for an event, at most until the message times out or the next
+       * look at the scene file (every 0.5 s), instead of drawing the same frame again; the
+       * clock moves on by the time waited, the display time does not (it is paused) */
+      double wait_s = fmin(until_message(&v), fmax(0, 0.5 - (v.clock - v.last_check)));
+      if (SDL_WaitEventTimeout(&e, (int)ceil(1000 * wait_s) + 1)) event(&v, &e);
+      double now = wall();
+      v.clock += now - last, last = now, waited = 1;
+    }
     double now = wall(), real = now - last, dt = o->script ? 1.0 / 60 : fmin(real, 0.1);
     last = now;
-    if (real > 0) v.fps = v.fps > 0 ? 0.9 * v.fps + 0.1 / real : 1 / real;
+    if (real > 0 && !waited) v.fps = v.fps > 0 ? 0.9 * v.fps + 0.1 / real : 1 / real;
     tick(&v, dt);
-    hg_renderer_present(v.r, v.w, v.h);
-    hg_gl_context_swap(v.ctx);
+    if (needs_redraw(&v)) { /* a script's idle frames advance its clock, undrawn */
+      v.dirty = 0;
+      fit_renderer(&v);
+      draw(&v, v.clock);
+      hg_renderer_present(v.r, v.w, v.h);
+      hg_gl_context_swap(v.ctx);
+      v.ndrawn++;
+    }
     if (o->offscreen && v.script && v.kscript >= v.nscript) v.quit = 1;
     if (o->offscreen && !v.script) v.quit = 1; /* nothing will ever press a key */
   }
   int rc = v.sim_failed ? 3 : 0;
+  if (o->frames_drawn) *o->frames_drawn = v.ndrawn;
   if (v.sim && hg_sim_ncommands(v.sim) > v.ncmd_file) { /* what was done here, replayable */
     save_session(&v);
     fprintf(stderr, "hinge: %s\n", v.message);

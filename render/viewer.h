@@ -54,6 +54,8 @@ typedef struct hg_viewer_options {
   int offscreen;           /* draw offscreen (tests): no window, same code otherwise */
   int finish;              /* on closing, run the rest of the simulation to its end without
                               drawing (hinge run: the outputs are complete) */
+  long *frames_drawn;      /* NULL, or receives the number of frames drawn (a paused viewer
+                              draws only when something changes) */
 } hg_viewer_options;
 
 void hg_viewer_default_options(hg_viewer_options *o);

@@ -5,8 +5,16 @@
  *    advances the simulation while the button is held: the release is logged held time x speed
  *    after the first perturb, the energy budget closes, and the session replays headless to the
  *    same events.csv;
+ *  - a screenshot shows the frame without the transient message: the "saved ..." of the
+ *    screenshot before it is not in it;
+ *  - a paused viewer draws only when something changes: an idle scripted second draws at most
+ *    the first frame and the quit's, a running one every frame;
+ *  - every script form `hinge view --help` names parses (with and without its optional words);
+ *  - `hinge run` with the viewer writes hinge-session.txt into its output folder, or into the
+ *    --screenshots folder when one is given, never into the current folder;
  *
  * Runs in the tests folder (CTest's working directory): the scenes are ../scenes/. */
+#define _XOPEN_SOURCE 700 /* realpath, open_memstream */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,7 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <stb_image.h>
+
+#include "cli.h"
 #include "files.h"
 #include "output.h"
 #include "sims.h"
@@ -166,11 +178,178 @@ static void pull_advances_in_orbit(void **state) {
   pull_on("shell_pull_undock", "../scenes/undock.yaml", 2, 6);
 }
 
+/* the number of pixels of the message colour (red text) in a PNG */
+static int red_pixels(const char *path) {
+  int w, h, n, red = 0;
+  unsigned char *p = stbi_load(path, &w, &h, &n, 4);
+  assert_non_null(p);
+  for (int k = 0; k < w * h; k++) red += p[4 * k] > 200 && p[4 * k + 1] < 140 && p[4 * k + 2] < 140;
+  stbi_image_free(p);
+  return red;
+}
+
+static void screenshot_has_no_message(void **state) {
+  (void)state;
+  workspace w;
+  char text[1024], a[320], b[320], c[320];
+  workspace_new(&w, "shell_shot");
+  snprintf(a, sizeof a, "%s/a.png", w.dir);
+  snprintf(b, sizeof b, "%s/b.png", w.dir);
+  snprintf(c, sizeof c, "%s/hinge-0001.png", w.dir);
+  /* paused: every image shows the same frame; 'p' leaves "saved .../hinge-0000.png" in red on
+   * the screen for 2 s, over the next screenshot's time and the next 'p' */
+  snprintf(text, sizeof text, "0.1 screenshot %s\n0.2 key p\n0.3 screenshot %s\n0.4 key p\n0.5 quit\n", a, b);
+  write_text(w.script, text);
+  assert_int_equal(view(&w, "../scenes/heatshield.yaml", 1), 0);
+  int ra = red_pixels(a), rb = red_pixels(b), rc = red_pixels(c);
+  printf("# red pixels: before 'p' %d, after it %d, the next 'p' %d\n", ra, rb, rc);
+  assert_int_equal(rb, ra);
+  assert_int_equal(rc, ra);
+  hg_test_remove_dir(w.dir);
+}
+
+/* the frames a scripted viewer draws (paused at the start unless the script runs it) */
+static long frames_drawn(const workspace *w, const char *script) {
+  hg_viewer_options o;
+  char err[512];
+  long n = -1;
+  write_text(w->script, script);
+  hg_viewer_default_options(&o);
+  o.offscreen = 1, o.script = w->script, o.width = W, o.height = H, o.paused = 1;
+  o.screenshot_dir = w->dir, o.frames_drawn = &n;
+  if (hg_viewer_run("../scenes/heatshield.yaml", &o, err, sizeof err)) fail_msg("%s", err);
+  return n;
+}
+
+static void paused_viewer_draws_on_change_only(void **state) {
+  (void)state;
+  workspace w;
+  workspace_new(&w, "shell_idle");
+  long idle = frames_drawn(&w, "1.0 quit\n"), running = frames_drawn(&w, "0.0 key space\n1.0 quit\n");
+  printf("# frames drawn in a scripted second: paused %ld, running %ld\n", idle, running);
+  assert_true(idle <= 2);     /* the first frame and the quit's */
+  assert_true(running >= 60); /* 60 frames of 1/60 s, every one moves */
+  hg_test_remove_dir(w.dir);
+}
+
+/* a form of the help ("TIME mousedown X Y [ctrl|shift] [right]") as a script line at time t:
+ * optional words kept (their first alternative) or dropped, the placeholders given values */
+static void form_line(const char *form, int keep, double t, const char *file, char *out, size_t len) {
+  char word[128];
+  size_t n = (size_t)snprintf(out, len, "%g", t);
+  for (const char *p = form + 4; *p;) { /* after "TIME" */
+    while (*p == ' ') p++;
+    size_t k = strcspn(p, " ");
+    if (!k) break;
+    size_t m = 0;
+    int in = 0, skip = 0;
+    for (size_t j = 0; j < k && m + 1 < sizeof word; j++) { /* brackets and alternatives */
+      if (p[j] == '[') in = 1, skip = !keep;
+      else if (p[j] == ']') in = 0, skip = 0;
+      else if (p[j] == '|' && in) skip = 1;
+      else if (!skip) word[m++] = p[j];
+    }
+    word[m] = 0;
+    p += k;
+    const char *v = !strcmp(word, "NAME") ? "space" : !strcmp(word, "TEXT") ? "lock separation"
+                    : !strcmp(word, "FILE") ? file : !strcmp(word, "SECONDS") ? "0"
+                    : (word[0] == 'X' || word[0] == 'Y') && strlen(word) <= 2 ? "20" : word;
+    if (strstr(word, "NAME")) { /* "shift+ctrl+NAME" */
+      word[strlen(word) - 4] = 0;
+      n += (size_t)snprintf(out + n, len - n, " %sspace", word);
+    } else if (*v) {
+      n += (size_t)snprintf(out + n, len - n, " %s", v);
+    }
+  }
+  snprintf(out + n, len - n, "\n");
+}
+
+static void every_script_form_of_the_help_parses(void **state) {
+  (void)state;
+  workspace w;
+  char *help = NULL, shot[320], line[512];
+  size_t len = 0;
+  workspace_new(&w, "shell_forms");
+  snprintf(shot, sizeof shot, "%s/form.png", w.dir);
+  FILE *m = open_memstream(&help, &len);
+  assert_non_null(m);
+  hg_cli_view_usage(m);
+  fclose(m);
+  FILE *f = fopen(w.script, "w");
+  assert_non_null(f);
+  int nform = 0, quit = 0;
+  double t = 0;
+  for (char *p = strstr(help, "'TIME "); p; p = strstr(p + 1, "'TIME ")) {
+    char form[256];
+    size_t k = strcspn(p + 1, "'");
+    snprintf(form, sizeof form, "%.*s", (int)k, p + 1);
+    if (!strcmp(form, "TIME quit")) { quit = 1; continue; } /* last */
+    for (int keep = 1; keep >= 0; keep--) {
+      form_line(form, keep, t += 0.05, shot, line, sizeof line);
+      fputs(line, f);
+    }
+    nform++;
+  }
+  fprintf(f, "%g quit\n", t + 0.05);
+  fclose(f);
+  printf("# %d script forms in the help (and quit)\n", nform);
+  assert_true(quit);
+  assert_true(nform >= 9); /* key type click drag mousedown mousemove mouseup screenshot sleep */
+  hg_viewer_options o;
+  char err[512];
+  hg_viewer_default_options(&o);
+  o.offscreen = 1, o.script = w.script, o.width = W, o.height = H, o.paused = 1, o.screenshot_dir = w.dir;
+  int rc = hg_viewer_run("../scenes/heatshield.yaml", &o, err, sizeof err);
+  if (rc) fail_msg("%s\n%s", err, help);
+  free(help);
+  hg_test_remove_dir(w.dir);
+}
+
+/* `hinge run SCENE --offscreen --script S --out out [--screenshots shots]` in folder dir */
+static int run_in(const char *dir, const char *scene, const char *script, const char *shots) {
+  char cwd[4096];
+  assert_non_null(getcwd(cwd, sizeof cwd));
+  assert_int_equal(chdir(dir), 0);
+  char *argv[] = {"run", (char *)scene, "--offscreen", "--script", (char *)script, "--out", "out",
+                  "--no-plots", "--quiet", "--t-end", "1", shots ? "--screenshots" : NULL, (char *)shots, NULL};
+  int rc = hg_cli_run(shots ? 13 : 11, argv);
+  assert_int_equal(chdir(cwd), 0);
+  return rc;
+}
+
+static int exists(const char *dir, const char *name) {
+  char path[600];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return stat(path, &st) == 0;
+}
+
+static void run_writes_the_session_with_its_outputs(void **state) {
+  (void)state;
+  workspace w;
+  char scene[4096];
+  workspace_new(&w, "shell_run");
+  assert_non_null(realpath("../scenes/heatshield.yaml", scene));
+  /* a command given in the viewer: the session holds it */
+  write_text(w.script, "0.1 type disable capsule_drag\n0.1 key Return\n0.3 quit\n");
+  assert_int_equal(run_in(w.dir, scene, w.script, NULL), 0);
+  assert_true(exists(w.dir, "out/hinge-session.txt"));
+  assert_false(exists(w.dir, "hinge-session.txt"));
+  assert_int_equal(run_in(w.dir, scene, w.script, "shots/a"), 0);
+  assert_true(exists(w.dir, "shots/a/hinge-session.txt"));
+  assert_false(exists(w.dir, "hinge-session.txt"));
+  hg_test_remove_dir(w.dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(pull_advances_heatshield),
       cmocka_unit_test(pull_advances_freeze_thaw),
       cmocka_unit_test(pull_advances_in_orbit),
+      cmocka_unit_test(screenshot_has_no_message),
+      cmocka_unit_test(paused_viewer_draws_on_change_only),
+      cmocka_unit_test(every_script_form_of_the_help_parses),
+      cmocka_unit_test(run_writes_the_session_with_its_outputs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
