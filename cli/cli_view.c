@@ -50,6 +50,7 @@ void hg_cli_view_usage(FILE *f) {
           "usage: hinge view SCENE [--size WxH] [--speed S] [--camera TEXT] [--track BODY]\n"
           "                  [--overlays LIST] [--commands FILE] [--script FILE]\n"
           "                  [--screenshots DIR] [--ghost FILE] [--mode MODES.csv:N] [--offscreen]\n"
+          "                  [--video FILE.mp4]\n"
           "\n"
           "Opens the interactive viewer on a scene, paused at its start (space runs it; F1 lists\n"
           "every key). Nothing is written except screenshots, the session (hinge-session.txt)\n"
@@ -68,7 +69,12 @@ void hg_cli_view_usage(FILE *f) {
           "  'TIME quit'\n"
           "--ghost FILE shows ghosts of the mechanism at q (+) k eps delta for the direction delta\n"
           "in FILE (nv numbers in v's order: a mode shape, a base twist; up/down scale eps).\n"
-          "--mode MODES.csv:N animates mode N of hinge linearize's modes.csv at its frequency.\n");
+          "--mode MODES.csv:N animates mode N of hinge linearize's modes.csv at its frequency.\n"
+          "--screenshots DIR: where screenshots, the saved camera and the session go (created if\n"
+          "needed; default: the current folder).\n"
+          "--video FILE.mp4 records every frame shown, at the window's size, 60 frames per\n"
+          "second, through ffmpeg (as hinge render); the file is complete after quitting,\n"
+          "closing the window or ctrl+C.\n");
 }
 
 /* "WxH" */
@@ -184,6 +190,7 @@ int hg_cli_view(int argc, char **argv) {
       else if (!strcmp(s, "--screenshots")) o.screenshot_dir = v;
       else if (!strcmp(s, "--ghost")) o.ghost = v;
       else if (!strcmp(s, "--mode")) o.mode = v;
+      else if (!strcmp(s, "--video")) o.video = v;
       else if (!strcmp(s, "--speed")) {
         if (hg_cli_number(v, &x) || !(x >= 1.0 / 64 && x <= 64))
           return view_error("--speed '%s': expected 1/64 .. 64", v);

@@ -22,6 +22,7 @@
 #include "grow.h"
 #include "hud.h"
 #include "interact.h"
+#include "video.h"
 #include "viewer.h"
 
 void hg_viewer_default_options(hg_viewer_options *o) {
@@ -68,6 +69,10 @@ typedef struct viewer {
   long nshot;
   int dirty;                 /* something changed since the last frame drawn: draw again */
   long ndrawn;               /* frames drawn */
+  hg_video *video;           /* --video: every frame drawn (opened at the first) */
+  int video_failed;          /* ffmpeg could not start: no more tries */
+  unsigned char *pixels;     /* a frame read back for it */
+  size_t npixels;
   script_event *script;
   int nscript, kscript;
   /* interaction (interact.h): press position of the left button, a pull by ctrl-drag, the
@@ -772,7 +777,7 @@ static void draw(viewer *v, double now) {
 /* 1 when the next frame differs from the last one drawn: an event, a running simulation, an
  * animated mode ghost, a message timing out */
 static int needs_redraw(const viewer *v) {
-  return v->dirty || !v->paused || v->ia.ghost_hz > 0 || (v->message[0] && v->clock > v->message_until);
+  return v->dirty || (v->o->video && !v->video_failed) || !v->paused || v->ia.ghost_hz > 0 || (v->message[0] && v->clock > v->message_until);
 }
 
 /* the time until the shown message times out (s; INFINITY: none) */
@@ -818,7 +823,41 @@ static void tick(viewer *v, double dt) {
   }
 }
 
+/* the frame just drawn into the video (opened at the first frame, at its size); a video that
+ * cannot be written stops with a message */
+static void record(viewer *v) {
+  char err[512];
+  if (!v->o->video || v->video_failed) return;
+  if (!v->video && !(v->video = hg_video_open(v->o->video, v->w, v->h, 60, err, sizeof err))) {
+    say(v, INFINITY, "%s", err);
+    fprintf(stderr, "hinge: %s\n", err);
+    v->video_failed = 1;
+    return;
+  }
+  size_t n = (size_t)v->w * (size_t)v->h * 4;
+  if (n > v->npixels) {
+    unsigned char *p = realloc(v->pixels, n);
+    if (!p) return;
+    v->pixels = p, v->npixels = n;
+  }
+  if (hg_renderer_read(v->r, v->pixels) || hg_video_frame(v->video, v->pixels, v->w, v->h))
+    say(v, 4, "the video %s lost a frame", v->o->video);
+}
+
+/* ends the video: complete after a quit, a closed window or SIGINT; 0 or -1 with err */
+static int video_close(viewer *v, char *err, size_t errlen) {
+  if (!v->video) return 0;
+  long n = hg_video_frames(v->video);
+  int rc = hg_video_close(v->video, err, errlen);
+  v->video = NULL;
+  if (!rc) fprintf(stderr, "hinge: video %s: %ld frames at 60 per second\n", v->o->video, n);
+  return rc;
+}
+
 static void viewer_free(viewer *v) {
+  char err[512];
+  if (v->video && video_close(v, err, sizeof err)) fprintf(stderr, "hinge: %s\n", err);
+  free(v->pixels);
   hg_interact_free(&v->ia);
   hg_draw_list_free(&v->dl);
   hg_history_free(&v->hist);
@@ -853,6 +892,9 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
   hg_history_init(&v.hist, 6000);
   hg_draw_list_init(&v.dl);
   if (o->script && script_load(&v, o->script, err, errlen)) return viewer_free(&v), 2;
+  if (o->video && !hg_video_available())
+    return viewer_free(&v), snprintf(err, errlen, "--video %s: ffmpeg is not on the PATH (install it: "
+                                     "apt-get install ffmpeg)", o->video), 1;
   if (!(v.ctx = hg_gl_context_new(v.w, v.h, !o->offscreen, o->offscreen, "hinge", err, errlen)) ||
       !(v.r = hg_renderer_new(err, errlen))) {
     viewer_free(&v);
@@ -917,15 +959,22 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
       v.dirty = 0;
       fit_renderer(&v);
       draw(&v, v.clock);
+      record(&v);
       hg_renderer_present(v.r, v.w, v.h);
       hg_gl_context_swap(v.ctx);
       v.ndrawn++;
+      if (v.video && !o->script) { /* the video's 60 frames per second of the wall clock */
+        double spare = 1.0 / 60 - (wall() - now);
+        if (spare > 0) SDL_Delay((Uint32)(1000 * spare));
+      }
     }
     if (o->offscreen && v.script && v.kscript >= v.nscript) v.quit = 1;
     if (o->offscreen && !v.script) v.quit = 1; /* nothing will ever press a key */
   }
   int rc = v.sim_failed ? 3 : 0;
   if (o->frames_drawn) *o->frames_drawn = v.ndrawn;
+  if (video_close(&v, err, errlen)) rc = rc ? rc : 1; /* before running the rest headless */
+  if (v.video_failed && !rc) rc = 1, snprintf(err, errlen, "%s", v.message);
   if (v.sim && hg_sim_ncommands(v.sim) > v.ncmd_file) { /* what was done here, replayable */
     save_session(&v);
     fprintf(stderr, "hinge: %s\n", v.message);

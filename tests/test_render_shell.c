@@ -12,6 +12,9 @@
  *  - every script form `hinge view --help` names parses (with and without its optional words);
  *  - `hinge run` with the viewer writes hinge-session.txt into its output folder, or into the
  *    --screenshots folder when one is given, never into the current folder;
+ *  - --video: a scripted session writes an MP4 with one frame per frame drawn, at the window's
+ *    size; after SIGINT (which SDL turns into a quit) the MP4 is complete too; without ffmpeg
+ *    on the PATH the viewer says so and returns 1 (skipped when ffmpeg or ffprobe is absent).
  *
  * Runs in the tests folder (CTest's working directory): the scenes are ../scenes/. */
 #define _XOPEN_SOURCE 700 /* realpath, open_memstream */
@@ -22,9 +25,12 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -341,6 +347,107 @@ static void run_writes_the_session_with_its_outputs(void **state) {
   hg_test_remove_dir(w.dir);
 }
 
+/* 1 when the program is on the PATH */
+static int on_path(const char *program) {
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "command -v %s > /dev/null 2>&1", program);
+  return system(cmd) == 0;
+}
+
+/* the frames of an MP4 (ffprobe decodes and counts them), its width and height */
+static long mp4_frames(const char *path, int *w, int *h) {
+  char cmd[1024], line[256];
+  long n = -1;
+  snprintf(cmd, sizeof cmd, "ffprobe -v error -select_streams v:0 -count_frames -show_entries "
+           "stream=width,height,nb_read_frames -of csv=p=0 '%s'", path);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  if (!fgets(line, sizeof line, p) || sscanf(line, "%d,%d,%ld", w, h, &n) != 3) n = -1;
+  pclose(p);
+  return n;
+}
+
+/* the viewer on heatshield with script and --video path; its status, the frames drawn */
+static int view_video(const workspace *w, const char *script, const char *path, long *drawn, char *err,
+                      size_t errlen) {
+  hg_viewer_options o;
+  write_text(w->script, script);
+  hg_viewer_default_options(&o);
+  o.offscreen = 1, o.script = w->script, o.width = W, o.height = H, o.paused = 1;
+  o.screenshot_dir = w->dir, o.frames_drawn = drawn, o.video = path;
+  return hg_viewer_run("../scenes/heatshield.yaml", &o, err, errlen);
+}
+
+static void video_has_every_frame(void **state) {
+  (void)state;
+  if (!on_path("ffmpeg") || !on_path("ffprobe")) skip();
+  workspace w;
+  char path[320], err[512];
+  long drawn = -1;
+  int vw, vh;
+  workspace_new(&w, "shell_video");
+  snprintf(path, sizeof path, "%s/session.mp4", w.dir);
+  if (view_video(&w, "0.0 key Tab\n0.0 key space\n1.0 quit\n", path, &drawn, err, sizeof err)) fail_msg("%s", err);
+  long n = mp4_frames(path, &vw, &vh);
+  printf("# video: %ld frames drawn, %ld in the MP4, %d x %d\n", drawn, n, vw, vh);
+  assert_int_equal(n, drawn);
+  assert_true(n >= 60); /* a second of 1/60 s frames (the quit's frame too) */
+  assert_int_equal(vw, W);
+  assert_int_equal(vh, H);
+  hg_test_remove_dir(w.dir);
+}
+
+/* sends SIGINT to this process once the file (the script's marker screenshot) exists */
+static void *interrupt_when(void *file) {
+  struct stat st;
+  struct timespec tick = {0, 10000000}; /* 10 ms, for at most a minute */
+  for (int k = 0; k < 6000 && stat((const char *)file, &st); k++) nanosleep(&tick, NULL);
+  kill(getpid(), SIGINT);
+  return NULL;
+}
+
+static void video_is_complete_after_sigint(void **state) {
+  (void)state;
+  if (!on_path("ffmpeg") || !on_path("ffprobe")) skip();
+  workspace w;
+  char path[320], marker[320], script[1024], err[512];
+  long drawn = -1;
+  int vw, vh;
+  pthread_t th;
+  workspace_new(&w, "shell_video_int");
+  snprintf(path, sizeof path, "%s/session.mp4", w.dir);
+  snprintf(marker, sizeof marker, "%s/marker.png", w.dir);
+  /* SDL turns SIGINT into a quit when it finds the default disposition (a shell may have
+   * ignored SIGINT for a background job) */
+  signal(SIGINT, SIG_DFL);
+  snprintf(script, sizeof script, "0.0 key space\n0.4 screenshot %s\n0.5 sleep 1\n3.0 quit\n", marker);
+  assert_int_equal(pthread_create(&th, NULL, interrupt_when, marker), 0);
+  int rc = view_video(&w, script, path, &drawn, err, sizeof err);
+  pthread_join(th, NULL);
+  if (rc) fail_msg("%s", err);
+  long n = mp4_frames(path, &vw, &vh);
+  printf("# video after SIGINT: %ld frames drawn, %ld in the MP4\n", drawn, n);
+  assert_true(drawn < 60); /* the quit came at about 0.5 s, long before the script's 3 s */
+  assert_int_equal(n, drawn);
+  hg_test_remove_dir(w.dir);
+}
+
+static void video_without_ffmpeg_says_so(void **state) {
+  (void)state;
+  workspace w;
+  char path[320], err[512] = "", *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+  long drawn = -1;
+  workspace_new(&w, "shell_video_none");
+  snprintf(path, sizeof path, "%s/session.mp4", w.dir);
+  setenv("PATH", w.dir, 1); /* a folder without ffmpeg */
+  int rc = view_video(&w, "0.5 quit\n", path, &drawn, err, sizeof err);
+  if (old) setenv("PATH", old, 1), free(old);
+  printf("# without ffmpeg: status %d, '%s'\n", rc, err);
+  assert_int_equal(rc, 1);
+  assert_non_null(strstr(err, "ffmpeg is not on the PATH"));
+  hg_test_remove_dir(w.dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(pull_advances_heatshield),
@@ -350,6 +457,9 @@ int main(void) {
       cmocka_unit_test(paused_viewer_draws_on_change_only),
       cmocka_unit_test(every_script_form_of_the_help_parses),
       cmocka_unit_test(run_writes_the_session_with_its_outputs),
+      cmocka_unit_test(video_has_every_frame),
+      cmocka_unit_test(video_is_complete_after_sigint),
+      cmocka_unit_test(video_without_ffmpeg_says_so),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
