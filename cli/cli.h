@@ -48,6 +48,10 @@ int hg_cli_linearize_plot(const char *path, const hg_model *m, const struct hg_l
  * with opt; a scene uses opt's floating and notes only). NULL with err on failure. */
 hg_model *hg_cli_load_model(const char *path, const hg_urdf_options *opt, hg_error *err);
 
+/* `hinge run ...` (cli_run.c) and its usage text */
+int hg_cli_run(int argc, char **argv);
+void hg_cli_run_usage(FILE *f);
+
 /* `hinge render ...` and `hinge view ...` (cli_view.c) and their usage texts */
 int hg_cli_render(int argc, char **argv);
 void hg_cli_render_usage(FILE *f);

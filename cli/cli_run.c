@@ -20,7 +20,7 @@
 
 /* the command line */
 typedef struct run_args {
-  const char *scene, *out, *resume, *commands, *script;
+  const char *scene, *out, *resume, *commands, *script, *screenshots, *video;
   double t_end, rtol, checkpoint_every, seed, max_wall;
   int method, headless, offscreen, quiet, no_plots, help, has_seed;
 } run_args;
@@ -29,7 +29,8 @@ void hg_cli_run_usage(FILE *f) {
   fprintf(f,
           "usage: hinge run [SCENE] [--t-end T] [--out DIR] [--headless] [--rtol R]\n"
           "                 [--method M] [--checkpoint-every DT] [--resume FILE] [--seed N]\n"
-          "                 [--commands FILE] [--script FILE] [--offscreen]\n"
+          "                 [--commands FILE] [--script FILE] [--offscreen] [--screenshots DIR]\n"
+          "                 [--video FILE.mp4]\n"
           "                 [--max-wall SECONDS] [--no-plots] [--quiet]\n"
           "\n"
           "Runs a scene (YAML, docs/scene-format.md; default scenes/heatshield.yaml of the\n"
@@ -48,7 +49,8 @@ void hg_cli_run_usage(FILE *f) {
           "                  per sensor instant every sensor's latest sample; per output time\n"
           "                  each controller's steps and pointing error\n"
           "  *.png           energy, momentum, separations and prescribed-joint loads against\n"
-          "                  time; control.png: attitude errors, rates, wheel speeds, pulses\n"
+          "                  time; control.png: attitude errors, rates, wheel speeds, pulses\n");
+  fprintf(f,
           "options:\n"
           "  --t-end T              end time in seconds (default: the scene's)\n"
           "  --out DIR              output folder, created if needed (default: out/<scene name>/)\n"
@@ -57,6 +59,12 @@ void hg_cli_run_usage(FILE *f) {
           "                         closing it runs the rest of the scene without drawing)\n"
           "  --script FILE          drive the viewer by timed input events (docs/viewer.md)\n"
           "  --offscreen            draw the viewer offscreen, without a window (with --script)\n"
+          "  --screenshots DIR      the viewer's screenshots, saved camera and session\n"
+          "                         (hinge-session.txt: the commands given in the viewer) go\n"
+          "                         here, created if needed (default: the output folder)\n"
+          "  --video FILE.mp4       record the viewer: every frame shown, at the window's size,\n"
+          "                         60 per second, through ffmpeg (complete after quitting,\n"
+          "                         closing the window or ctrl+C)\n"
           "  --rtol R               relative tolerance (default: the scene's)\n"
           "  --seed N               the sensors' noise seed (default: the scene's noise_seed)\n"
           "  --method M             cvode-adams, cvode-bdf, rkmk4 or lie-euler (default: the\n"
@@ -134,10 +142,11 @@ static int parse_option(int argc, char **argv, int *i, run_args *a) {
     if ((a->method = hg_integ_method_from_name(v)) < 0)
       return usage_error("unknown method '%s'", v);
   } else if (!strcmp(s, "--out") || !strcmp(s, "--resume") || !strcmp(s, "--commands") ||
-             !strcmp(s, "--script")) {
+             !strcmp(s, "--script") || !strcmp(s, "--screenshots") || !strcmp(s, "--video")) {
     if (!(v = option_value(argc, argv, i))) return usage_error("%s needs a value", s);
     *(!strcmp(s, "--out") ? &a->out : !strcmp(s, "--resume") ? &a->resume
-      : !strcmp(s, "--script") ? &a->script : &a->commands) = v;
+      : !strcmp(s, "--script") ? &a->script : !strcmp(s, "--screenshots") ? &a->screenshots
+      : !strcmp(s, "--video") ? &a->video : &a->commands) = v;
   } else {
     return usage_error("unknown option '%s'", s);
   }
@@ -158,6 +167,8 @@ static int parse_args(int argc, char **argv, run_args *a) {
       return usage_error("unexpected argument '%s'", argv[i]);
     }
   }
+  if (a->video && (a->headless || a->resume))
+    return usage_error("%s", "--video records the viewer: not with --headless or --resume");
   if (a->resume && (a->rtol > 0 || a->method >= 0 || a->checkpoint_every > 0 || a->has_seed))
     return usage_error("%s", "--resume takes the method, rtol, checkpoint interval and noise seed "
                              "from the checkpoint; do not give --rtol, --method, "
@@ -235,6 +246,13 @@ static int run_viewer(const run_args *a, const char *out) {
   vo.sim.has_seed = a->has_seed, vo.sim.noise_seed = (uint64_t)a->seed;
   vo.out.dir = out, vo.out.plots = !a->no_plots;
   vo.commands = a->commands, vo.script = a->script, vo.offscreen = a->offscreen, vo.finish = 1;
+  /* screenshots and the session go with the run's outputs unless a folder is named */
+  vo.screenshot_dir = a->screenshots ? a->screenshots : out;
+  vo.video = a->video;
+  if (a->screenshots && hg_cli_make_dirs(a->screenshots)) {
+    fprintf(stderr, "hinge: cannot create the screenshot folder %s: %s\n", a->screenshots, strerror(errno));
+    return HG_EXIT_FAILURE;
+  }
   int rc = hg_viewer_run(a->scene, &vo, err, sizeof err);
   /* a display that is named but cannot be opened (render/context.c): the run goes on headless */
   if (rc == 1 && !a->script && (!strncmp(err, "cannot open the display", 23) ||
@@ -324,6 +342,7 @@ int hg_cli_run(int argc, char **argv) {
     return HG_EXIT_FAILURE;
   }
   status = wants_viewer(&a) ? run_viewer(&a, out) : -1;
+  if (status < 0 && a.video) fprintf(stderr, "hinge: no viewer, so no video %s\n", a.video);
   if (status < 0) status = run_scene(sc, &a, out);
   hg_scene_free(sc);
   return status;

@@ -1,5 +1,6 @@
 /* cli_view.c: `hinge render SCENE ...` (offscreen images and video) and `hinge view SCENE` (the
  * interactive viewer), both through libhinge_render (render/viewer.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,14 +50,31 @@ void hg_cli_view_usage(FILE *f) {
           "usage: hinge view SCENE [--size WxH] [--speed S] [--camera TEXT] [--track BODY]\n"
           "                  [--overlays LIST] [--commands FILE] [--script FILE]\n"
           "                  [--screenshots DIR] [--ghost FILE] [--mode MODES.csv:N] [--offscreen]\n"
+          "                  [--video FILE.mp4]\n"
           "\n"
           "Opens the interactive viewer on a scene, paused at its start (space runs it; F1 lists\n"
-          "every key). Nothing is written except screenshots. --script FILE plays timed input\n"
-          "events ('TIME key NAME', 'TIME wait', docs/viewer.md) and --offscreen draws without a\n"
-          "window: with both, the viewer runs in tests and on machines without a display.\n"
+          "every key). Nothing is written except screenshots, the session (hinge-session.txt)\n"
+          "and --video. --offscreen draws without a window: with --script, the viewer runs in\n"
+          "tests and on machines without a display.\n"
+          "--script FILE plays timed input events, one per line, TIME in seconds of a virtual\n"
+          "clock (1/60 s per frame; docs/viewer.md):\n"
+          "  'TIME key [shift+][ctrl+]NAME'   a key (SDL's names: space, Right, F5, a, ...)\n"
+          "  'TIME type TEXT'                 text into the command line (opened if needed)\n"
+          "  'TIME click X Y [shift]'         a click at a pixel (shift: adds to the selection)\n"
+          "  'TIME drag X0 Y0 X1 Y1'          a left-button drag\n"
+          "  'TIME mousedown X Y [ctrl|shift] [right]'   press (ctrl: grab and pull; ctrl right:\n"
+          "                                   turn), then 'TIME mousemove X Y', 'TIME mouseup'\n"
+          "  'TIME screenshot FILE'           the frame shown, as a PNG\n"
+          "  'TIME sleep SECONDS'             a wall-clock pause (a test edits files meanwhile)\n"
+          "  'TIME quit'\n"
           "--ghost FILE shows ghosts of the mechanism at q (+) k eps delta for the direction delta\n"
           "in FILE (nv numbers in v's order: a mode shape, a base twist; up/down scale eps).\n"
-          "--mode MODES.csv:N animates mode N of hinge linearize's modes.csv at its frequency.\n");
+          "--mode MODES.csv:N animates mode N of hinge linearize's modes.csv at its frequency.\n"
+          "--screenshots DIR: where screenshots, the saved camera and the session go (created if\n"
+          "needed; default: the current folder).\n"
+          "--video FILE.mp4 records every frame shown, at the window's size, 60 frames per\n"
+          "second, through ffmpeg (as hinge render); the file is complete after quitting,\n"
+          "closing the window or ctrl+C.\n");
 }
 
 /* "WxH" */
@@ -172,6 +190,7 @@ int hg_cli_view(int argc, char **argv) {
       else if (!strcmp(s, "--screenshots")) o.screenshot_dir = v;
       else if (!strcmp(s, "--ghost")) o.ghost = v;
       else if (!strcmp(s, "--mode")) o.mode = v;
+      else if (!strcmp(s, "--video")) o.video = v;
       else if (!strcmp(s, "--speed")) {
         if (hg_cli_number(v, &x) || !(x >= 1.0 / 64 && x <= 64))
           return view_error("--speed '%s': expected 1/64 .. 64", v);
@@ -184,6 +203,10 @@ int hg_cli_view(int argc, char **argv) {
     }
   }
   if (!scene) return view_error("%s", "a scene file is needed");
+  if (hg_cli_make_dirs(o.screenshot_dir)) {
+    fprintf(stderr, "hinge view: cannot create the screenshot folder %s: %s\n", o.screenshot_dir, strerror(errno));
+    return HG_EXIT_FAILURE;
+  }
   int rc = hg_viewer_run(scene, &o, err, sizeof err);
   if (rc) fprintf(stderr, "hinge view: %s\n", rc == 3 ? "the simulation failed" : err);
   return rc == 2 ? HG_EXIT_USAGE : rc == 3 ? HG_EXIT_SINGULAR : rc ? HG_EXIT_FAILURE : HG_EXIT_OK;

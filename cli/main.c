@@ -8,10 +8,6 @@
 #define HINGE_VERSION "unknown"
 #endif
 
-/* `hinge run ...` (cli_run.c) and its usage text */
-int hg_cli_run(int argc, char **argv);
-void hg_cli_run_usage(FILE *f);
-
 /* the subcommands, in the order of the README's table; a new one (run, view, ...) is one more
  * row: its name, its entry and usage, its synopsis (what follows "hinge NAME") and summary */
 static const struct {

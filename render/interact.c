@@ -430,7 +430,7 @@ int hg_interact_pull_update(hg_interact *ia, hg_sim *sim, const hg_history *h) {
            ia->pull_c);
   ia->pull_sent_t = t;
   memcpy(ia->pull_sent, ia->pull_target, sizeof ia->pull_sent);
-  return hg_interact_apply(ia, sim, text);
+  return hg_interact_apply(ia, sim, text) ? -1 : 1;
 }
 
 int hg_interact_release(hg_interact *ia, hg_sim *sim) {

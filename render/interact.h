@@ -111,8 +111,9 @@ void hg_interact_drag(hg_interact *ia, const double origin[3], const double dir[
  * its right axis s for dy. The pulled point follows it round c, which turns the body. */
 void hg_interact_grab_turn(hg_interact *ia, const double c[3]);
 void hg_interact_turn(hg_interact *ia, double dx, double dy, const double s[3], const double u[3]);
-/* sends the pull's target as a perturb command when it moved or the simulation advanced (at
- * most one per simulation time); 0 or -1 */
+/* sends the pull's target as a perturb command when it moved since the last one sent (at most
+ * one per simulation time: a move at the same time waits for the next); 1 when one was sent, 0
+ * when none, -1 when it failed */
 int hg_interact_pull_update(hg_interact *ia, hg_sim *sim, const hg_history *h);
 /* ends the pull (a release command); 0 or -1 */
 int hg_interact_release(hg_interact *ia, hg_sim *sim);

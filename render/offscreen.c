@@ -1,8 +1,6 @@
 /* offscreen.c: `hinge render`: a scene rendered to PNG frames (and an MP4) with no display. */
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
-#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +8,7 @@
 #include "context.h"
 #include "gl_render.h"
 #include "hud.h"
+#include "video.h"
 #include "viewer.h"
 
 void hg_render_default_options(hg_render_options *o) {
@@ -22,28 +21,18 @@ void hg_render_default_options(hg_render_options *o) {
   o->video = 1;
 }
 
-extern char **environ;
-
-/* the frames of o->out as o->out/video.mp4 (H.264, even width and height), by ffmpeg run
- * without a shell (any folder name is safe); 0, or 1 with err */
+/* the frames of o->out as o->out/video.mp4 (video.h); 0, or 1 with err */
 static int encode_video(const hg_render_options *o, char *err, size_t errlen) {
   char input[4200], output[4200], rate[32];
   snprintf(input, sizeof input, "%s/frame-%%05d.png", o->out);
   snprintf(output, sizeof output, "%s/video.mp4", o->out);
   snprintf(rate, sizeof rate, "%g", o->fps);
-  char *argv[] = {"ffmpeg", "-y", "-loglevel", "error", "-framerate", rate, "-i", input, "-vf",
-                  "scale=trunc(iw/2)*2:trunc(ih/2)*2", "-pix_fmt", "yuv420p", "-c:v", "libx264",
-                  output, NULL};
+  char *in[] = {"-framerate", rate, "-i", input, NULL};
   pid_t pid;
-  int status = 0;
-  if (posix_spawnp(&pid, "ffmpeg", NULL, NULL, argv, environ) != 0 ||
-      waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  if (hg_video_spawn(in, output, -1, &pid) || hg_video_wait(pid))
     return snprintf(err, errlen, "ffmpeg failed to write %s", output), 1;
   return 0;
 }
-
-/* 1 when ffmpeg is on the PATH */
-static int have_ffmpeg(void) { return system("command -v ffmpeg > /dev/null 2>&1") == 0; }
 
 /* the body the camera follows: the named one, else the first body; -1 for none */
 static int tracked(const hg_frame *f, const hg_history *h, const char *name) {
@@ -153,8 +142,8 @@ static int frames(render_job *j, char *err, size_t errlen) {
       fprintf(o->log, "\rhinge render: frame %ld of %ld (t = %.3f s)", k + 1, nframe, t), fflush(o->log);
   }
   if (o->log && !single) fprintf(o->log, "\n");
-  if (!single && o->video && have_ffmpeg() && encode_video(o, err, errlen)) return 1;
-  if (!single && o->video && o->log && have_ffmpeg())
+  if (!single && o->video && hg_video_available() && encode_video(o, err, errlen)) return 1;
+  if (!single && o->video && o->log && hg_video_available())
     fprintf(o->log, "hinge render: %s/video.mp4\n", o->out);
   return 0;
 }

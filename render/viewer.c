@@ -22,6 +22,7 @@
 #include "grow.h"
 #include "hud.h"
 #include "interact.h"
+#include "video.h"
 #include "viewer.h"
 
 void hg_viewer_default_options(hg_viewer_options *o) {
@@ -66,6 +67,12 @@ typedef struct viewer {
   time_t mtime;
   double clock, last_check, fps, rtf;
   long nshot;
+  int dirty;                 /* something changed since the last frame drawn: draw again */
+  long ndrawn;               /* frames drawn */
+  hg_video *video;           /* --video: every frame drawn (opened at the first) */
+  int video_failed;          /* ffmpeg could not start: no more tries */
+  unsigned char *pixels;     /* a frame read back for it */
+  size_t npixels;
   script_event *script;
   int nscript, kscript;
   /* interaction (interact.h): press position of the left button, a pull by ctrl-drag, the
@@ -87,6 +94,7 @@ static void say(viewer *v, double seconds, const char *fmt, ...) {
   vsnprintf(v->message, sizeof v->message, fmt, ap);
   va_end(ap);
   v->message_until = isinf(seconds) ? INFINITY : v->clock + seconds;
+  v->dirty = 1;
 }
 
 static time_t file_mtime(const char *path) {
@@ -139,6 +147,7 @@ static int load(viewer *v) {
   v->display_t = hg_sim_time(v->sim);
   v->cursor = 0;
   v->have_track = 0;
+  v->dirty = 1;
   return 0;
 }
 
@@ -220,10 +229,21 @@ static void cycle_track(viewer *v, int dir) {
 
 /* ---- input ---- */
 
+static void fit_renderer(viewer *v);
+static void draw(viewer *v, double now);
+
+/* the frame shown, drawn again without the transient message (the "saved ..." of the last
+ * screenshot, a reload notice: those that time out), into file or the next hinge-NNNN.png of
+ * the screenshot folder; a message that stays (why a scene does not load) stays in it */
 static void screenshot(viewer *v, const char *file) {
   char path[4200];
   if (file) snprintf(path, sizeof path, "%s", file);
   else snprintf(path, sizeof path, "%s/hinge-%04ld.png", v->o->screenshot_dir, v->nshot++);
+  if (v->sim && v->hist.n && v->message[0] && !isinf(v->message_until)) {
+    v->message[0] = 0;
+    fit_renderer(v);
+    draw(v, v->clock);
+  }
   if (hg_renderer_write_png(v->r, path)) say(v, 4, "cannot write the screenshot %s", path);
   else say(v, 2, "saved %s", path);
 }
@@ -553,6 +573,7 @@ static void mouse_motion(viewer *v, int x, int y) {
 }
 
 static void event(viewer *v, const SDL_Event *e) {
+  v->dirty = 1; /* a key, the mouse, the window shown again or resized: draw */
   if (!v->sim && e->type != SDL_QUIT && e->type != SDL_KEYDOWN) return; /* nothing to move yet */
   switch (e->type) {
   case SDL_QUIT: v->quit = 1; break;
@@ -609,7 +630,7 @@ static int mouse_mods(const char *word) {
 }
 
 /* "TIME key [shift+][ctrl+]NAME", "TIME type TEXT", "TIME click X Y [shift]", "TIME drag X0 Y0
- * X1 Y1", "TIME mousedown X Y [ctrl|shift]", "TIME mousemove X Y", "TIME mouseup",
+ * X1 Y1", "TIME mousedown X Y [ctrl|shift] [right]", "TIME mousemove X Y", "TIME mouseup",
  * "TIME screenshot FILE", "TIME sleep SECONDS", "TIME quit"; '#' comments. 0 or -1 with
  * err = "FILE:LINE: ..." */
 static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
@@ -638,7 +659,9 @@ static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
       ok = ev.arg[0] != 0;
     } else if (ok && (!strcmp(ev.what, "click") || !strcmp(ev.what, "mousedown"))) {
       char button[32] = "";
-      ok = sscanf(line, "%*f %*s %lf %lf %31s %31s", &ev.x[0], &ev.x[1], word, button) >= 2 &&
+      ok = sscanf(line, "%*f %*s %lf %lf %31s %31s", &ev.x[0], &ev.x[1], word, button) >= 2;
+      if (!strcmp(word, "right") && !button[0]) strcpy(button, "right"), word[0] = 0; /* no modifier */
+      ok = ok &&
            (ev.x[2] = mouse_mods(word)) >= 0 && (!button[0] || !strcmp(button, "right"));
       ev.x[3] = !strcmp(button, "right");
     } else if (ok && !strcmp(ev.what, "mousemove")) {
@@ -653,7 +676,7 @@ static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
     if (!ok || (v->nscript > 0 && ev.t < v->script[v->nscript - 1].t)) {
       fclose(f);
       return snprintf(err, errlen, "%s:%d: expected 'TIME key NAME', 'TIME type TEXT', 'TIME click X Y', "
-                      "'TIME drag X0 Y0 X1 Y1', 'TIME mousedown X Y [ctrl|shift]', 'TIME mousemove X Y', "
+                      "'TIME drag X0 Y0 X1 Y1', 'TIME mousedown X Y [ctrl|shift] [right]', 'TIME mousemove X Y', "
                       "'TIME mouseup', 'TIME screenshot FILE', 'TIME sleep SECONDS' or 'TIME quit', times "
                       "not decreasing", path, ln), -1;
     }
@@ -668,6 +691,7 @@ static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
 static void script_step(viewer *v) {
   while (v->kscript < v->nscript && v->script[v->kscript].t <= v->clock + 1e-9) {
     const script_event *ev = &v->script[v->kscript++];
+    v->dirty = 1;
     SDL_Event e;
     memset(&e, 0, sizeof e);
     if (!strcmp(ev->what, "key")) {
@@ -750,7 +774,18 @@ static void draw(viewer *v, double now) {
   }
 }
 
-/* one turn of the loop: events, time, simulation, drawing */
+/* 1 when the next frame differs from the last one drawn: an event, a running simulation, an
+ * animated mode ghost, a message timing out */
+static int needs_redraw(const viewer *v) {
+  return v->dirty || (v->o->video && !v->video_failed) || !v->paused || v->ia.ghost_hz > 0 || (v->message[0] && v->clock > v->message_until);
+}
+
+/* the time until the shown message times out (s; INFINITY: none) */
+static double until_message(const viewer *v) {
+  return v->message[0] && !isinf(v->message_until) ? fmax(0, v->message_until - v->clock) : INFINITY;
+}
+
+/* one turn of the loop: script events, time, simulation (drawing: hg_viewer_run) */
 static void tick(viewer *v, double dt) {
   v->clock += dt;
   if (v->script) script_step(v);
@@ -761,6 +796,7 @@ static void tick(viewer *v, double dt) {
     else if (m != v->mtime) v->mtime = m;
   }
   if (!v->paused && v->sim) {
+    v->dirty = 1; /* the frame that pauses at the end is drawn too */
     double t_end = hg_sim_t_end(v->sim), before = latest(v);
     v->display_t = fmin(v->display_t + dt * v->speed, t_end);
     if (v->display_t > latest(v) && !v->sim_failed) {
@@ -768,22 +804,60 @@ static void tick(viewer *v, double dt) {
       simulate_to(v, v->display_t);
       double w1 = wall() - w0;
       if (w1 > 0 && latest(v) > before) v->rtf = 0.8 * v->rtf + 0.2 * (latest(v) - before) / fmax(w1, dt);
-      if (v->display_t > latest(v)) v->display_t = fmax(latest(v), v->display_t - dt * v->speed * 0.5);
+      /* behind only when the simulation did not reach the output time the display passed (the
+       * display time lies between two output times otherwise, the earlier one shown) */
+      if (v->display_t - latest(v) >= v->dt_out && latest(v) < t_end)
+        v->display_t = fmax(latest(v), v->display_t - dt * v->speed * 0.5);
     }
-    v->cursor = hg_history_find(&v->hist, v->display_t);
+    v->cursor = hg_history_find(&v->hist, v->display_t + 1e-9 * v->dt_out); /* simulate_to's rounding */
     if (v->display_t >= t_end || (v->sim_failed && v->display_t >= latest(v))) v->paused = 1;
   }
-  if (v->ia.pulling && v->sim && !v->sim_failed) { /* the mouse's pull moves with the mouse */
-    double t0 = hg_sim_time(v->sim);
-    hg_interact_pull_update(&v->ia, v->sim, &v->hist);
-    if (hg_sim_nevents(v->sim) && hg_sim_event_at(v->sim, hg_sim_nevents(v->sim) - 1)->t == t0)
-      after_command(v);
+  if (v->ia.pulling && v->sim && !v->sim_failed && hg_interact_pull_update(&v->ia, v->sim, &v->hist)) {
+    /* the pull moved (one perturb per simulated time): its state is the latest frame, and a
+     * running display keeps its time, which is at or past that state (going back to it at
+     * every perturb would hold the simulation on one output time) */
+    double shown = v->display_t;
+    v->dirty = 1;
+    after_command(v);
+    if (!v->paused) v->display_t = fmax(shown, latest(v));
   }
-  fit_renderer(v);
-  draw(v, v->clock);
+}
+
+/* the frame just drawn into the video (opened at the first frame, at its size); a video that
+ * cannot be written stops with a message */
+static void record(viewer *v) {
+  char err[512];
+  if (!v->o->video || v->video_failed) return;
+  if (!v->video && !(v->video = hg_video_open(v->o->video, v->w, v->h, 60, err, sizeof err))) {
+    say(v, INFINITY, "%s", err);
+    fprintf(stderr, "hinge: %s\n", err);
+    v->video_failed = 1;
+    return;
+  }
+  size_t n = (size_t)v->w * (size_t)v->h * 4;
+  if (n > v->npixels) {
+    unsigned char *p = realloc(v->pixels, n);
+    if (!p) return;
+    v->pixels = p, v->npixels = n;
+  }
+  if (hg_renderer_read(v->r, v->pixels) || hg_video_frame(v->video, v->pixels, v->w, v->h))
+    say(v, 4, "the video %s lost a frame", v->o->video);
+}
+
+/* ends the video: complete after a quit, a closed window or SIGINT; 0 or -1 with err */
+static int video_close(viewer *v, char *err, size_t errlen) {
+  if (!v->video) return 0;
+  long n = hg_video_frames(v->video);
+  int rc = hg_video_close(v->video, err, errlen);
+  v->video = NULL;
+  if (!rc) fprintf(stderr, "hinge: video %s: %ld frames at 60 per second\n", v->o->video, n);
+  return rc;
 }
 
 static void viewer_free(viewer *v) {
+  char err[512];
+  if (v->video && video_close(v, err, sizeof err)) fprintf(stderr, "hinge: %s\n", err);
+  free(v->pixels);
   hg_interact_free(&v->ia);
   hg_draw_list_free(&v->dl);
   hg_history_free(&v->hist);
@@ -818,6 +892,9 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
   hg_history_init(&v.hist, 6000);
   hg_draw_list_init(&v.dl);
   if (o->script && script_load(&v, o->script, err, errlen)) return viewer_free(&v), 2;
+  if (o->video && !hg_video_available())
+    return viewer_free(&v), snprintf(err, errlen, "--video %s: ffmpeg is not on the PATH (install it: "
+                                     "apt-get install ffmpeg)", o->video), 1;
   if (!(v.ctx = hg_gl_context_new(v.w, v.h, !o->offscreen, o->offscreen, "hinge", err, errlen)) ||
       !(v.r = hg_renderer_new(err, errlen))) {
     viewer_free(&v);
@@ -863,17 +940,41 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
         continue;
       }
     }
-    if (!started) first_camera(&v), started = 1;
+    if (!started) first_camera(&v), started = 1, v.dirty = 1;
+    int waited = 0;
+    if (!o->script && !needs_redraw(&v)) {
+      /* nothing changes: wait for an event, at most until the message times out or the next
+       * look at the scene file (every 0.5 s), instead of drawing the same frame again; the
+       * clock moves on by the time waited, the display time does not (it is paused) */
+      double wait_s = fmin(until_message(&v), fmax(0, 0.5 - (v.clock - v.last_check)));
+      if (SDL_WaitEventTimeout(&e, (int)ceil(1000 * wait_s) + 1)) event(&v, &e);
+      double now = wall();
+      v.clock += now - last, last = now, waited = 1;
+    }
     double now = wall(), real = now - last, dt = o->script ? 1.0 / 60 : fmin(real, 0.1);
     last = now;
-    if (real > 0) v.fps = v.fps > 0 ? 0.9 * v.fps + 0.1 / real : 1 / real;
+    if (real > 0 && !waited) v.fps = v.fps > 0 ? 0.9 * v.fps + 0.1 / real : 1 / real;
     tick(&v, dt);
-    hg_renderer_present(v.r, v.w, v.h);
-    hg_gl_context_swap(v.ctx);
+    if (needs_redraw(&v)) { /* a script's idle frames advance its clock, undrawn */
+      v.dirty = 0;
+      fit_renderer(&v);
+      draw(&v, v.clock);
+      record(&v);
+      hg_renderer_present(v.r, v.w, v.h);
+      hg_gl_context_swap(v.ctx);
+      v.ndrawn++;
+      if (v.video && !o->script) { /* the video's 60 frames per second of the wall clock */
+        double spare = 1.0 / 60 - (wall() - now);
+        if (spare > 0) SDL_Delay((Uint32)(1000 * spare));
+      }
+    }
     if (o->offscreen && v.script && v.kscript >= v.nscript) v.quit = 1;
     if (o->offscreen && !v.script) v.quit = 1; /* nothing will ever press a key */
   }
   int rc = v.sim_failed ? 3 : 0;
+  if (o->frames_drawn) *o->frames_drawn = v.ndrawn;
+  if (video_close(&v, err, errlen)) rc = rc ? rc : 1; /* before running the rest headless */
+  if (v.video_failed && !rc) rc = 1, snprintf(err, errlen, "%s", v.message);
   if (v.sim && hg_sim_ncommands(v.sim) > v.ncmd_file) { /* what was done here, replayable */
     save_session(&v);
     fprintf(stderr, "hinge: %s\n", v.message);

@@ -54,14 +54,19 @@ typedef struct hg_viewer_options {
   int offscreen;           /* draw offscreen (tests): no window, same code otherwise */
   int finish;              /* on closing, run the rest of the simulation to its end without
                               drawing (hinge run: the outputs are complete) */
+  const char *video;       /* NULL, or an MP4 file recording every frame drawn at the window's
+                              size, 60 frames per second (video.h; needs ffmpeg) */
+  long *frames_drawn;      /* NULL, or receives the number of frames drawn (a paused viewer
+                              draws only when something changes; with a video, every turn) */
 } hg_viewer_options;
 
 void hg_viewer_default_options(hg_viewer_options *o);
 
-/* Opens the viewer on the scene file at path and runs until the window closes. A scene that
- * does not load (at the start or on reload) is shown as a message in the viewer, never an exit.
- * Returns 0, 1 when no window or context can be made (err says why), or 3 when the
- * simulation failed and the viewer was closed. */
+/* Opens the viewer on the scene file at path and runs until the window closes (or quit, or
+ * SIGINT, which SDL turns into a quit). A scene that does not load (at the start or on reload)
+ * is shown as a message in the viewer, never an exit. Returns 0, 1 when no window or context
+ * can be made or the video cannot be written (err says why), 2 for a bad script, ghost or mode,
+ * or 3 when the simulation failed and the viewer was closed. */
 int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_t errlen);
 
 #endif
