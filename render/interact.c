@@ -362,6 +362,12 @@ void hg_interact_cancel(hg_interact *ia) {
 
 /* ---- the mouse pull ---- */
 
+/* where the pull's target of body i is fixed (hg_interact_grab says why): 0 the world, 1 the
+ * free-flying bodies' centre of mass */
+static int pull_frame(const hg_model *m, int i) {
+  return m->jnt[m->root[i]].type == HG_JOINT_FREE && !(hg_v3_norm(m->gravity) > 0);
+}
+
 void hg_interact_grab(hg_interact *ia, hg_sim *sim, const hg_history *h, int body,
                       const double p[3], double depth) {
   const hg_model *m = hg_sim_model(sim);
@@ -381,6 +387,7 @@ void hg_interact_grab(hg_interact *ia, hg_sim *sim, const hg_history *h, int bod
   ia->pull_k = mass * w * w;
   ia->pull_c = 2 * sqrt(ia->pull_k * mass);
   ia->pulling = 1, ia->pull_body = body, ia->pull_depth = depth, ia->pull_turn = 0;
+  ia->pull_frame = pull_frame(m, i);
   memcpy(ia->pull_target, p, sizeof ia->pull_target);
   ia->pull_sent_t = NAN;
 }
@@ -424,10 +431,16 @@ int hg_interact_pull_update(hg_interact *ia, hg_sim *sim, const hg_history *h) {
   if (sent && !memcmp(ia->pull_sent, ia->pull_target, sizeof ia->pull_sent)) return 0;
   if (sent && t == ia->pull_sent_t) return 0; /* one per simulation time: the next frame's */
   char text[HG_CMDLINE_MAX];
-  const double *a = ia->pull_point, *b = ia->pull_target;
-  snprintf(text, sizeof text, "perturb %s %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g",
+  const double *a = ia->pull_point;
+  double b[3], c[3];
+  memcpy(b, ia->pull_target, sizeof b);
+  if (ia->pull_frame) { /* the target relative to the free-flying bodies' centre of mass */
+    hg_sim_free_com(sim, c);
+    for (int k = 0; k < 3; k++) b[k] -= c[k];
+  }
+  snprintf(text, sizeof text, "perturb %s %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g%s",
            hg_frame_name(h, ia->pull_body), a[0], a[1], a[2], b[0], b[1], b[2], ia->pull_k,
-           ia->pull_c);
+           ia->pull_c, ia->pull_frame ? " com" : "");
   ia->pull_sent_t = t;
   memcpy(ia->pull_sent, ia->pull_target, sizeof ia->pull_sent);
   return hg_interact_apply(ia, sim, text) ? -1 : 1;

@@ -41,6 +41,8 @@ typedef struct hg_interact {
   int pull_turn;                /* 1: the drag turns the target about pull_centre (right button) */
   double pull_centre[3];        /* the body's centre of mass at the grab, world */
   double pull_grab[3];          /* the grabbed point at the grab, world */
+  int pull_frame;               /* 1: the target moves with the free-flying bodies' centre of
+                                   mass (perturb ... com), 0: fixed in the world */
   /* ghosts: the mechanism at q (+) k eps delta, k = -K..K (not 0); delta a unit DoF of the shown
    * body's joint (ghost_dof: its index in v, -1 off) or a direction set by a program */
   int ghost_dof, ghost_k;
@@ -98,7 +100,12 @@ void hg_interact_cancel(hg_interact *ia);
 
 /* ---- the mouse pull ---- */
 /* grabs body (name) at world point p, seen at depth along the view axis; the pull's spring is
- * set from the body's mass for a 1 Hz, critically damped response */
+ * set from the body's mass for a 1 Hz, critically damped response. Its target is fixed in the
+ * world when the body's tree hangs from the world by a joint that is not free or the scene has
+ * uniform gravity (a hand on the ground); otherwise (free-flying trees in orbit or deep space)
+ * it moves with the centre of mass of the free-flying bodies (perturb ... com): a hand that
+ * moves with the mechanism, so the pull is internal and a spacecraft at 7.7 km/s is never
+ * dragged towards a point at rest. */
 void hg_interact_grab(hg_interact *ia, hg_sim *sim, const hg_history *h, int body,
                       const double p[3], double depth);
 /* the mouse ray (origin, unit direction) moves the target within the grab depth's plane

@@ -65,6 +65,7 @@ typedef struct hg_force_elem {
   double rest[HG_JOINT_MAXNQ];
   double k, c, L0;
   int compression_only;
+  int anchor_com;      /* spring: end a at the free-flying bodies' centre of mass + xa (world) */
   double mu, centre[3];
   double cd_area;
   hg_atmosphere atm;
@@ -251,11 +252,42 @@ static double hg_jspring_potential(const hg_model *m, const hg_force_elem *e, co
 
 /* ---- marker spring ---- */
 
+/* 1 when body b belongs to a tree that hangs from the world by a free joint */
+static int hg_free_flying(const hg_model *m, int b) {
+  return b > 0 && m->jnt[m->root[b]].type == HG_JOINT_FREE;
+}
+
+/* the centre of mass c = sum m_b c_b / M of the free-flying bodies, world, its velocity
+ * (when vel is not NULL) and their mass M (0: none) */
+static double hg_free_com(const hg_model *m, const hg_data *d, double c[3], double vel[3]) {
+  double M = 0, p[3], v[3], x[3];
+  c[0] = c[1] = c[2] = 0;
+  if (vel) vel[0] = vel[1] = vel[2] = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    double mb = m->inertia[b].m;
+    if (!hg_free_flying(m, b) || !(mb > 0)) continue;
+    for (int k = 0; k < 3; k++) x[k] = m->inertia[b].h[k] / mb;
+    hg_point_state(d, b, x, p, vel ? v : NULL);
+    for (int k = 0; k < 3; k++) c[k] += mb * p[k];
+    if (vel)
+      for (int k = 0; k < 3; k++) vel[k] += mb * v[k];
+    M += mb;
+  }
+  for (int k = 0; M > 0 && k < 3; k++) c[k] /= M;
+  for (int k = 0; M > 0 && vel && k < 3; k++) vel[k] /= M;
+  return M;
+}
+
 /* geometry, rate and tensions of a marker spring (velocities only when with_v) */
 static void hg_spring_eval(const hg_model *m, const hg_data *d, const hg_force_elem *e,
                            int with_v, hg_spring_state *st) {
   double va[3], vb[3];
-  hg_point_state(d, e->body, e->xa, st->pa, with_v ? va : NULL);
+  if (e->anchor_com) { /* end a: the free-flying bodies' centre of mass + xa, moving with it */
+    hg_free_com(m, d, st->pa, with_v ? va : NULL);
+    for (int k = 0; k < 3; k++) st->pa[k] += e->xa[k];
+  } else {
+    hg_point_state(d, e->body, e->xa, st->pa, with_v ? va : NULL);
+  }
   hg_point_state(d, e->body_b, e->xb, st->pb, with_v ? vb : NULL);
 
   /* line a -> b */
@@ -293,7 +325,19 @@ static double hg_spring_apply(const hg_model *m, const hg_data *d, const hg_forc
     Fa[k] = st.s * st.u[k];
     Fb[k] = -Fa[k];
   }
-  hg_add_point_force(d, e->body, e->xa, Fa, NULL, fext);
+  if (e->anchor_com) { /* F_a spread over the free-flying bodies as m_b / M, at their centres */
+    double M = 0, x[3], Fm[3];
+    for (int b = 1; b < m->nbody; b++)
+      if (hg_free_flying(m, b) && m->inertia[b].m > 0) M += m->inertia[b].m;
+    for (int b = 1; b < m->nbody && M > 0; b++) {
+      double mb = m->inertia[b].m;
+      if (!hg_free_flying(m, b) || !(mb > 0)) continue;
+      for (int k = 0; k < 3; k++) x[k] = m->inertia[b].h[k] / mb, Fm[k] = Fa[k] * mb / M;
+      hg_add_point_force(d, b, x, Fm, NULL, fext);
+    }
+  } else {
+    hg_add_point_force(d, e->body, e->xa, Fa, NULL, fext);
+  }
   hg_add_point_force(d, e->body_b, e->xb, Fb, NULL, fext);
   return hg_spring_state_power(&st);
 }
@@ -602,6 +646,7 @@ static void hg_elem_numbers(const hg_force_spec *sp, hg_force_elem *e) {
   e->c = sp->damping;
   e->L0 = sp->free_length;
   e->compression_only = sp->compression_only;
+  e->anchor_com = sp->anchor_com;
   e->mu = sp->mu;
   memcpy(e->centre, sp->centre, sizeof e->centre);
   e->cd_area = sp->cd_area;

@@ -102,8 +102,9 @@ static int isolated(hg_sim *s, char *why, size_t len) {
                  fv.type == HG_FORCE_THRUST ? " firing" : fv.type == HG_FORCE_CONTACT
                                                           ? " touching the world" : "");
   }
-  /* the hand's pull (perturb) is a spring anchored to a world point */
-  if (s->pull.forces) add_reason(why, len, "the pull of a perturb action");
+  /* the hand's pull (perturb) is external when its target is fixed in the world (a target fixed
+   * in a body makes it a spring between two bodies) */
+  if (hg_sim_pull_anchored(s)) add_reason(why, len, "the pull of a perturb action");
   /* actuators: thrusters push from outside, motors on a joint to the world react on it (wheels
    * and motors between bodies are internal) */
   char act[160];

@@ -70,6 +70,7 @@ static void write_modes(FILE *f, const hg_sim *s) {
     put_numbers(f, s->pull.marker[1].pose.p, 3);
     put_numbers(f, &p->stiffness, 1);
     put_numbers(f, &p->damping, 1);
+    put_name(f, hg_sim_pull_frame(s));
     fputc('\n', f);
   }
   /* the loops: closed or not; an attach-made one with its ports and held pose */
@@ -423,16 +424,19 @@ static int ck_loop(hg_sim *s, ck_reader *r, int dock) {
   return 0;
 }
 
-/* the pull of a perturb action: BODY point target stiffness damping */
+/* the pull of a perturb action: BODY point target stiffness damping [FRAME] (checkpoints before
+ * targets could be fixed in a body have no FRAME: the world) */
 static int ck_pull(hg_sim *s, ck_reader *r) {
   hg_action a;
   memset(&a, 0, sizeof a);
-  if (r->nword != 10) return ck_error(r, "%s", "pull: expected BODY, 3 + 3 numbers, k and c");
+  if (r->nword != 10 && r->nword != 11)
+    return ck_error(r, "%s", "pull: expected BODY, 3 + 3 numbers, k, c and the target's frame");
   a.type = HG_ACTION_PERTURB;
   a.body = r->word[1];
   for (int k = 0; k < 3; k++)
     if (num(r, 2 + k, &a.point[k]) || num(r, 5 + k, &a.target[k])) return -1;
   if (num(r, 8, &a.stiffness) || num(r, 9, &a.damping)) return -1;
+  if (r->nword == 11 && strcmp(r->word[10], "world") != 0) a.frame = r->word[10];
   return hg_sim_pull_start(s, &a) ? ck_error(r, "%.300s", s->err) : 0;
 }
 

@@ -447,10 +447,13 @@ static int act_set_state(hg_sim *s, fire_ctx *c, const hg_action *act) {
 static int act_perturb(hg_sim *s, fire_ctx *c, const hg_action *act) {
   if (!act->body || hg_model_body(s->m, act->body) < 1)
     return detail(c, "perturb %s absent: skipped", act->body ? act->body : "?"), 0;
+  if (act->frame && strcmp(act->frame, "com") != 0 && hg_model_body(s->m, act->frame) < 1)
+    return detail(c, "perturb %s: its frame %s is absent: skipped", act->body, act->frame), 0;
   if (hg_sim_pull_start(s, act)) return s->failed;
   c->ev.conserves = 0;
-  return detail(c, "pull %s to (%.6g, %.6g, %.6g)", act->body, act->target[0], act->target[1],
-                act->target[2]), 0;
+  return detail(c, "pull %s to (%.6g, %.6g, %.6g) in %s", act->body, act->target[0], act->target[1],
+                act->target[2], !act->frame ? "the world" : !strcmp(act->frame, "com")
+                                                           ? "the centre of mass" : act->frame), 0;
 }
 
 static int act_release(hg_sim *s, fire_ctx *c) {

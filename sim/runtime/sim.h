@@ -413,6 +413,11 @@ typedef struct hg_sim_gauge_view {
 } hg_sim_gauge_view;
 int hg_sim_gauge(hg_sim *sim, const char *marker_a, const char *marker_b, hg_sim_gauge_view *g);
 
+/* the centre of mass of the bodies of the free-flying trees (those that hang from the world by a
+ * free joint), world; what `perturb ... com` fixes its target to. The mass, 0 when none flies
+ * free (c is then 0). */
+double hg_sim_free_com(hg_sim *sim, double c[3]);
+
 /* the pull of a perturb action (hg_force_view of a spring from the target to the body point),
  * 0; or -1 when nothing pulls */
 int hg_sim_pull(hg_sim *sim, hg_force_view *fv);

@@ -347,3 +347,22 @@ void hg_sim_controller(hg_sim *s, int k, hg_sim_controller_view *cv) {
   cv->telemetry_name = att;
   cv->telemetry = r->telemetry;
 }
+
+/* the centre of mass of the free-flying bodies (perturb ... com) */
+double hg_sim_free_com(hg_sim *s, double c[3]) {
+  const hg_model *m = s->m;
+  double M = 0, tw[6];
+  hg_se3 T;
+  c[0] = c[1] = c[2] = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    double mb = m->inertia[b].m;
+    if (m->jnt[m->root[b]].type != HG_JOINT_FREE || !(mb > 0)) continue;
+    hg_sim_body(s, b, &T, tw);
+    for (int k = 0; k < 3; k++) /* p + R h / m */
+      c[k] += mb * T.p[k] + T.R[3 * k] * m->inertia[b].h[0] + T.R[3 * k + 1] * m->inertia[b].h[1] +
+              T.R[3 * k + 2] * m->inertia[b].h[2];
+    M += mb;
+  }
+  for (int k = 0; M > 0 && k < 3; k++) c[k] /= M;
+  return M;
+}

@@ -201,7 +201,7 @@ static const char *to_yaml(hg_sctx *c, const words *ws, int k0, size_t len, buf 
       return "set JOINT: the state is a flow mapping, {q: [...], v: [...]}";
     puts_(b, "}}]");
   } else if (is(ws, k0, "perturb")) {
-    if (n != 9 && n != 10) return "perturb BODY PX PY PZ TX TY TZ STIFFNESS [DAMPING]";
+    if (n < 9 || n > 11) return "perturb BODY PX PY PZ TX TY TZ STIFFNESS [DAMPING [FRAME]]";
     puts_(b, "[{perturb: {body: ");
     put_word_name(b, ws, k0 + 1);
     const char *key[] = {", point: [", ", target: ["};
@@ -214,7 +214,8 @@ static const char *to_yaml(hg_sctx *c, const words *ws, int k0, size_t len, buf 
     }
     puts_(b, ", stiffness: ");
     put(b, ws->w[k0 + 8], ws->len[k0 + 8]);
-    if (n == 10) puts_(b, ", damping: "), put(b, ws->w[k0 + 9], ws->len[k0 + 9]);
+    if (n >= 10) puts_(b, ", damping: "), put(b, ws->w[k0 + 9], ws->len[k0 + 9]);
+    if (n == 11) puts_(b, ", frame: "), put_word_name(b, ws, k0 + 10);
     puts_(b, "}}]");
   } else if (is(ws, k0, "actuate")) {
     if (n != 3 && n != 4) return "actuate ACTUATOR V [V]: an actuator and its command";

@@ -230,6 +230,7 @@ void hg_action_free(hg_action *a) {
   free(a->body);
   free(a->marker_a);
   free(a->marker_b);
+  free(a->frame);
   free(a->loop);
   free(a->device);
   free(a->param);
@@ -257,6 +258,7 @@ int hg_action_copy(hg_action *d, const hg_action *a) {
   d->body = hg_strdup(a->body);
   d->marker_a = hg_strdup(a->marker_a);
   d->marker_b = hg_strdup(a->marker_b);
+  d->frame = hg_strdup(a->frame);
   d->loop = hg_strdup(a->loop);
   d->device = hg_strdup(a->device);
   d->param = hg_strdup(a->param);
@@ -266,7 +268,7 @@ int hg_action_copy(hg_action *d, const hg_action *a) {
   bad |= copy_doubles(&d->mode.profile.samples, p->samples, ns * (size_t)(p->sample_width > 0 ? p->sample_width : 0));
   if (!bad && (!a->joint || d->joint) && (!a->mode.joint || d->mode.joint) &&
       (!a->force || d->force) && (!a->body || d->body) && (!a->marker_a || d->marker_a) &&
-      (!a->marker_b || d->marker_b) && (!a->loop || d->loop) && (!a->device || d->device) &&
+      (!a->marker_b || d->marker_b) && (!a->frame || d->frame) && (!a->loop || d->loop) && (!a->device || d->device) &&
       (!a->param || d->param))
     return 0;
   hg_action_free(d);

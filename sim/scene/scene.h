@@ -79,6 +79,11 @@ typedef struct hg_force_spec {
   char *marker_a, *marker_b;
   double free_length;   /* L0, m */
   int compression_only; /* 1: pushes only while L < L0 (a separation spring) */
+  int anchor_com;       /* 1: end a is not marker a's point but the centre of mass of the bodies
+                           of the free-flying trees plus marker a's position (world axes, on the
+                           world), and its force spreads over those bodies in proportion to their
+                           masses, as gravity does: an internal force (the pull of a hand that
+                           moves with the mechanism; set by the runtime's pull only) */
 
   /* drag and parachute */
   char *body;           /* drag: the body */
@@ -209,7 +214,9 @@ typedef struct hg_action {
   double q[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV]; /* set_state: the joint's new q and v */
   int has_q, has_v;     /* set_state: which of them are given */
   double point[3];      /* perturb: the pulled point in the body frame */
-  double target[3];     /* perturb: where it is pulled to, world frame */
+  double target[3];     /* perturb: where it is pulled to, in the frame of `frame` */
+  char *frame;          /* perturb: the body the target is fixed in (NULL: the world), or "com":
+                           the centre of mass of the free-flying bodies, world axes */
   double stiffness, damping; /* perturb: N/m and N s/m */
   char *loop;           /* close_loop, open_loop: the loop's name */
   char *device;         /* actuate: the actuator; set_gain, controller: the controller */

@@ -151,7 +151,7 @@ static const char *const undock_keys[] = {"joint", "detach", NULL};
 static const char *const add_keys[] = {"body", "at_marker", "pos",   "quat",
                                        "rpy",  "rpy_deg",   "twist", NULL};
 static const char *const set_state_keys[] = {"joint", "q", "v", NULL};
-static const char *const perturb_keys[] = {"body", "point", "target", "stiffness", "damping", NULL};
+static const char *const perturb_keys[] = {"body", "point", "target", "stiffness", "damping", "frame", NULL};
 
 /* an action on a joint (set_mode, undock): its keys checked, its required 'joint' (name and joint)
  * copied to a->joint */
@@ -300,10 +300,11 @@ static int set_state(hg_sctx *c, const hg_ynode *n, hg_action *a) {
   return 0;
 }
 
-/* perturb: a body's point pulled to a world target by a spring-damper (a hand, a mouse) */
+/* perturb: a body's point pulled to a target by a spring-damper (a hand, a mouse); the target is
+ * fixed in the world, or in the body named by frame */
 static int perturb(hg_sctx *c, const hg_ynode *n, hg_action *a) {
-  const hg_ynode *bn;
-  const char *body;
+  const hg_ynode *bn, *fn;
+  const char *body, *frame;
   if (hg_ydoc_check_keys(&c->doc, n, "perturb", perturb_keys) ||
       !(bn = hg_sc_required(c, n, "body", "perturb")) ||
       hg_sc_body_ref(c, bn, "'body'", &body, NULL) || hg_sc_strdup(c, bn, body, &a->body) ||
@@ -313,6 +314,11 @@ static int perturb(hg_sctx *c, const hg_ynode *n, hg_action *a) {
       hg_yget_vec(&c->doc, n, "target", 3, a->target) ||
       hg_sc_positive(c, n, "stiffness", &a->stiffness) || hg_sc_nonneg(c, n, "damping", &a->damping))
     return -1;
+  if ((fn = hg_ydoc_get(&c->doc, n, "frame")) && hg_ydoc_text(fn) && strcmp(hg_ydoc_text(fn), "world") != 0) {
+    if (!strcmp(hg_ydoc_text(fn), "com")) return hg_sc_strdup(c, fn, "com", &a->frame);
+    if (hg_sc_body_ref(c, fn, "'frame'", &frame, NULL) || hg_sc_strdup(c, fn, frame, &a->frame)) return -1;
+    if (!strcmp(a->frame, a->body)) return hg_ydoc_fail(&c->doc, fn, "perturb: 'frame' is the pulled body itself");
+  }
   return 0;
 }
 
