@@ -234,6 +234,24 @@ static int schedule_commands(hg_sim *sim, const hg_scene *sc, const char *path) 
   return rc ? -1 : 0;
 }
 
+/* Every input of the run checked before anything in the output folder changes: the command
+ * file read and scheduled, the checkpoint to resume read and matched against the scene, on a
+ * simulation that writes nothing. The exit status, HG_EXIT_OK when all is well. */
+static int check_inputs(hg_scene *sc, const run_args *a) {
+  if (!a->commands && !a->resume) return HG_EXIT_OK;
+  hg_sim_options opt;
+  hg_error err;
+  hg_sim_default_options(&opt);
+  opt.t_end = a->t_end;
+  hg_sim *sim = hg_sim_new(sc, &opt, &err);
+  if (!sim) return fprintf(stderr, "hinge: %s\n", err.msg), HG_EXIT_USAGE;
+  int rc = schedule_commands(sim, sc, a->commands) ? HG_EXIT_USAGE : HG_EXIT_OK;
+  if (!rc && a->resume && hg_sim_resume(sim, a->resume, &err))
+    fprintf(stderr, "hinge: %s\n", err.msg), rc = HG_EXIT_USAGE;
+  hg_sim_free(sim);
+  return rc;
+}
+
 /* the run in the viewer (render/viewer.h): it writes the same outputs; returns the exit status,
  * or -1 when no window could be opened and the run should go on headless */
 static int run_viewer(const run_args *a, const char *out) {
@@ -334,6 +352,8 @@ int hg_cli_run(int argc, char **argv) {
     hg_scene_free(sc);
     return HG_EXIT_FAILURE;
   }
+  /* a bad input leaves the earlier run's outputs as they were */
+  if ((status = check_inputs(sc, &a))) return hg_scene_free(sc), status;
   /* files of an earlier run would mix with this one's (a checkpoint being resumed stays) */
   if (hg_output_clear(out, a.resume)) {
     fprintf(stderr, "hinge: cannot remove the outputs of an earlier run from %s: %s\n", out,

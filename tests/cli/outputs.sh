@@ -226,4 +226,19 @@ for axis in x y z; do
   if less "$worst" 1e-10; then pass; else fail "checkpoints move chaser.$axis by $worst m"; fi
 done
 
+# ---- a bad input leaves the earlier run's outputs as they were ----
+run run "$scenes/pendulum.yaml" --out "$tmp/keep" --t-end 0.5 --checkpoint-every 0.2 --quiet
+expect_status "keep: the first run" 0
+before=$(cd "$tmp/keep" && ls | sort && cat ./* | cksum)
+run run "$scenes/pendulum.yaml" --out "$tmp/keep" --t-end 0.5 --commands "$tmp/missing.cmd" --quiet
+expect_status "keep: a missing command file" 2
+echo "0.1 lock no_such_joint" > "$tmp/bad.cmd"
+run run "$scenes/pendulum.yaml" --out "$tmp/keep" --t-end 0.5 --commands "$tmp/bad.cmd" --quiet
+expect_status "keep: a bad command file" 2
+run run "$scenes/freeze_thaw.yaml" --out "$tmp/other" --t-end 0.3 --checkpoint-every 0.1 --no-plots --quiet
+run run "$scenes/pendulum.yaml" --out "$tmp/keep" --resume "$tmp/other/checkpoint-0001.txt" --quiet
+expect_status "keep: a checkpoint of another scene" 2
+after=$(cd "$tmp/keep" && ls | sort && cat ./* | cksum)
+if [ "$before" = "$after" ]; then pass; else fail "keep: the earlier run's outputs changed"; fi
+
 finish
