@@ -61,16 +61,6 @@ static int apply_mode(hg_sim *s, fire_ctx *c, int i, const hg_mode_spec *ms, int
   return flush_modes(s, c);
 }
 
-/* the largest coordinate difference between a new profile's start and joint i's configuration */
-static double profile_jump(const hg_sim *s, int i, double *qp) {
-  const hg_model *m = s->m;
-  double dq[HG_JOINT_MAXNV], jump = 0;
-  hg_profile_eval(s->state.prof[i], s->state.t, qp, NULL, NULL);
-  hg_joint_difference(&m->jnt[i], s->state.q + m->q_adr[i], qp, dq);
-  for (int k = 0; k < m->jnt_nv[i]; k++) jump = fmax(jump, fabs(dq[k]));
-  return jump;
-}
-
 /* "(a, b, ...)" of n numbers into buf */
 static const char *numbers(const double *x, int n, char *buf, size_t len) {
   size_t at = 0;
@@ -83,18 +73,11 @@ static const char *numbers(const double *x, int n, char *buf, size_t len) {
 /* A set_mode action: the mode now, its impulse with the next ones. A profile that would make the
  * joint jump (a spline whose first sample is not where the joint is) is refused: the joint keeps
  * its mode and the log says why, with both configurations. */
-/* the leader of joint i when a mimic coupling makes it a follower, else -1 */
-static int mimic_leader(const hg_model *m, int i) {
-  for (int k = 0; k < m->nmimic; k++)
-    if (m->mimic_follower[k] == i) return m->mimic_leader[k];
-  return -1;
-}
-
 static int act_set_mode(hg_sim *s, fire_ctx *c, const hg_action *act, int a) {
   int i = act->joint ? hg_model_joint(s->m, act->joint) : -1;
   if (i < 1) return detail(c, "joint %s absent: skipped", act->joint ? act->joint : "?"), 0;
   const hg_model *m = s->m;
-  int leader = mimic_leader(m, i);
+  int leader = hg_sim_mimic_leader(m, i);
   if (leader > 0) {
     s->tl.nrefused++;
     return detail(c, "REFUSED set_mode of joint %s: it follows joint %s (mimic), whose mode it "
@@ -113,9 +96,7 @@ static int act_set_mode(hg_sim *s, fire_ctx *c, const hg_action *act, int a) {
     return s->failed;
   }
   double qp[HG_JOINT_MAXNQ];
-  /* a start within 1e-9 (rad or m) of the joint is where the joint is: splines through
-   * measured samples round at ~1e-12 */
-  if (s->state.prof[i] && profile_jump(s, i, qp) > 1e-9) {
+  if (s->state.prof[i] && hg_sim_profile_jump(s, i, qp) > HG_PROFILE_START_TOL) {
     char a_[160], b_[160];
     detail(c, "REFUSED set_mode of joint %s: its profile starts at %s but the joint is at %s "
               "(a prescribed motion must start where the joint is)",
@@ -424,7 +405,7 @@ static int act_set_state(hg_sim *s, fire_ctx *c, const hg_action *act) {
   const hg_model *m = s->m;
   int i = act->joint ? hg_model_joint(m, act->joint) : -1;
   if (i < 1) return detail(c, "set_state %s absent: skipped", act->joint ? act->joint : "?"), 0;
-  int mode = s->d->mode[i], moving = 0, leader = mimic_leader(m, i);
+  int mode = s->d->mode[i], moving = 0, leader = hg_sim_mimic_leader(m, i);
   if (leader > 0) {
     s->tl.nrefused++;
     return detail(c, "REFUSED set_state of joint %s: it follows joint %s (mimic): set the leader",

@@ -40,10 +40,97 @@ static void world_twist(const hg_model *m, const hg_data *d, int i, double tw[6]
   hg_m3_mulv(d->T_world[i].R, V + 3, tw + 3);
 }
 
+/* the bodies' twist jumps (world axes) of the velocity jump dv into tw (6 nbody) */
+static void twist_jumps(hg_sim *s, const double *dv, double *tw) {
+  const hg_model *m = s->m;
+  hg_data *d = s->views.pv_d;
+  memcpy(d->mode, s->d->mode, (size_t)m->nbody);
+  hg_kinematics(m, d, s->state.q, dv);
+  memset(tw, 0, 6 * sizeof(double));
+  for (int i = 1; i < m->nbody; i++) world_twist(m, d, i, tw + 6 * i);
+}
+
+/* A command of mode switches alone, previewed by committing it: its modes set and its impulse
+ * made by the very functions an event uses (hg_sim_set_mode with the command's profile,
+ * hg_sim_mode_impulse), what they did read off, and the simulation's modes, recipes, profiles,
+ * q, v and failure status put back as they were. So a preview predicts the commit exactly: a
+ * hold (prescribe, keeping the velocity) makes no impulse and removes nothing, where a lock
+ * stops the joint. A profile the commit would refuse (it would make its joint jump) makes the
+ * preview fail. */
+static int preview_modes(hg_sim *s, const hg_command *cmd, hg_sim_preview_view *out) {
+  const hg_model *m = s->m;
+  size_t nb = (size_t)m->nbody, nq = (size_t)m->nq, nv = (size_t)m->nv;
+  double *dv = s->views.pv_v, *imp = dv + nv, *tw = imp + 2 * nv;
+  uint8_t *mode0 = malloc(nb);
+  hg_recipe *rec0 = malloc(nb * sizeof *rec0);
+  hg_profile **prof0 = malloc(nb * sizeof *prof0);
+  double *q0 = malloc((nq + nv + 1) * sizeof(double)), *v0 = q0 ? q0 + nq : NULL;
+  int failed0 = s->failed, rc = 0;
+  char err0[sizeof s->err];
+  if (!mode0 || !rec0 || !prof0 || !q0) {
+    free(mode0), free(rec0), free(prof0), free(q0);
+    return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
+  }
+  memcpy(mode0, s->d->mode, nb);
+  memcpy(rec0, s->state.recipe, nb * sizeof *rec0);
+  memcpy(prof0, s->state.prof, nb * sizeof *prof0);
+  memcpy(q0, s->state.q, nq * sizeof(double));
+  memcpy(v0, s->state.v, nv * sizeof(double));
+  memcpy(err0, s->err, sizeof err0);
+  for (int a = 0; a < cmd->naction && !rc; a++) {
+    const hg_action *act = &cmd->action[a];
+    int i = act->type == HG_ACTION_SET_MODE && act->joint ? hg_model_joint(m, act->joint) : -1;
+    if (i < 1 || hg_sim_mimic_leader(m, i) > 0) continue; /* the commit skips these too */
+    if (s->state.prof[i] == prof0[i]) s->state.prof[i] = NULL; /* kept aside, as the commit does */
+    rc = hg_sim_set_mode(s, i, &act->mode, HG_RECIPE_KEEP, -1, a);
+    if (!rc && act->mode.mode == HG_MODE_PRESCRIBED && act->mode.has_profile) {
+      const char *why = "";
+      const hg_recipe *r = &s->state.recipe[i];
+      hg_profile_free(s->state.prof[i]);
+      s->state.prof[i] = hg_sim_profile_new(&m->jnt[i], &act->mode.profile, r->t0, r->q0, r->v0, &why);
+      rc = s->state.prof[i] ? 0 : -1;
+    }
+    if (!rc && s->state.prof[i] && hg_sim_profile_jump(s, i, NULL) > HG_PROFILE_START_TOL) rc = -1;
+  }
+  double ke0, ke1, pe, e_lock = 0;
+  int external = 0;
+  memset(s->rhs.imp, 0, nv * sizeof(double));
+  if (!rc) rc = hg_sim_mode_impulse(s, &e_lock, &external);
+  if (!rc) {
+    hg_energy(m, s->d, q0, v0, &ke0, &pe);
+    hg_energy(m, s->d, s->state.q, s->state.v, &ke1, &pe);
+    for (size_t k = 0; k < nv; k++) dv[k] = s->state.v[k] - v0[k], imp[k] = s->rhs.imp[k];
+    out->energy_removed = ke0 - ke1;
+  }
+  /* everything as it was */
+  for (size_t i = 1; i < nb; i++)
+    if (s->state.prof[i] != prof0[i]) hg_profile_free(s->state.prof[i]);
+  memcpy(s->state.prof, prof0, nb * sizeof *prof0);
+  memcpy(s->d->mode, mode0, nb);
+  memcpy(s->state.recipe, rec0, nb * sizeof *rec0);
+  memcpy(s->state.q, q0, nq * sizeof(double));
+  memcpy(s->state.v, v0, nv * sizeof(double));
+  s->failed = failed0;
+  memcpy(s->err, err0, sizeof err0);
+  hg_sim_loops_solve(s);
+  s->views.view_ok = 0;
+  free(mode0), free(rec0), free(prof0), free(q0);
+  if (rc) return -1;
+  twist_jumps(s, dv, tw);
+  out->dv = dv;
+  out->impulse = imp;
+  out->dtwist = tw;
+  return 0;
+}
+
 int hg_sim_preview(hg_sim *s, const hg_command *cmd, hg_sim_preview_view *out) {
   const hg_model *m = s->m;
   memset(out, 0, sizeof *out);
   if (scratch(s)) return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "out of memory"), -1;
+  int loops = 0;
+  for (int a = 0; a < cmd->naction; a++)
+    loops |= cmd->action[a].type == HG_ACTION_CLOSE_LOOP || cmd->action[a].type == HG_ACTION_OPEN_LOOP;
+  if (!loops) return preview_modes(s, cmd, out);
   hg_data *d = s->views.pv_d;
   double *dv = s->views.pv_v, *imp = dv + m->nv, *va = imp + m->nv, *tw = va + m->nv;
   /* the modes the command would set (other actions do not enter a preview) */
@@ -53,10 +140,7 @@ int hg_sim_preview(hg_sim *s, const hg_command *cmd, hg_sim_preview_view *out) {
     const hg_action *act = &cmd->action[a];
     int i = act->type == HG_ACTION_SET_MODE && act->joint ? hg_model_joint(m, act->joint) : -1;
     if (i < 1) continue;
-    d->mode[i] = (uint8_t)act->mode.mode;
-    /* a new prescribed joint holds still (the hold profile; a moving profile jumps on to it) */
-    if (act->mode.mode == HG_MODE_PRESCRIBED && s->d->mode[i] != HG_MODE_PRESCRIBED)
-      d->mode[i] = HG_MODE_LOCKED;
+    d->mode[i] = (uint8_t)act->mode.mode; /* a new prescribed joint keeps its velocity here */
     nset++;
   }
   /* the loops it would close or open */
@@ -76,11 +160,10 @@ int hg_sim_preview(hg_sim *s, const hg_command *cmd, hg_sim_preview_view *out) {
   }
   for (int c = 0; closed && c < l->nl; c++) nclosed += closed[c];
   if (nset == 0) return free(closed), 0;
-  /* the impulse: joints that were not free keep their velocity, newly held ones stop */
+  /* the impulse: joints that were not free keep their velocity, newly locked ones stop */
   for (int k = 0; k < m->nv; k++) {
     int b = m->dof_body[k];
-    int held = d->mode[b] != HG_MODE_FREE, was = s->d->mode[b] != HG_MODE_FREE;
-    dv[k] = held && !was ? -s->state.v[k] : 0;
+    dv[k] = d->mode[b] == HG_MODE_LOCKED && s->d->mode[b] != HG_MODE_LOCKED ? -s->state.v[k] : 0;
     imp[k] = 0;
   }
   int rc = hg_hybrid_impulse(m, d, s->state.q, dv, imp);

@@ -66,6 +66,22 @@ int hg_sim_build_profile(hg_sim *s, int i) {
                      m->jnt_name[i], why), -1;
 }
 
+double hg_sim_profile_jump(const hg_sim *s, int i, double *qp) {
+  const hg_model *m = s->m;
+  double dq[HG_JOINT_MAXNV], jump = 0, q[HG_JOINT_MAXNQ];
+  if (!qp) qp = q;
+  hg_profile_eval(s->state.prof[i], s->state.t, qp, NULL, NULL);
+  hg_joint_difference(&m->jnt[i], s->state.q + m->q_adr[i], qp, dq);
+  for (int k = 0; k < m->jnt_nv[i]; k++) jump = fmax(jump, fabs(dq[k]));
+  return jump;
+}
+
+int hg_sim_mimic_leader(const hg_model *m, int i) {
+  for (int k = 0; k < m->nmimic; k++)
+    if (m->mimic_follower[k] == i) return m->mimic_leader[k];
+  return -1;
+}
+
 int hg_sim_set_mode(hg_sim *s, int i, const hg_mode_spec *ms, int src, int idx, int act) {
   const hg_model *m = s->m;
   hg_recipe *r = &s->state.recipe[i];

@@ -61,6 +61,14 @@ int hg_sim_set_mode(hg_sim *s, int i, const hg_mode_spec *ms, int src, int idx, 
  * momentum-conserving impulse; adds the removed kinetic energy to *e_lock; *external is set when
  * a joint to the world took an impulse. 0 or -1 */
 int hg_sim_mode_impulse(hg_sim *s, double *e_lock, int *external);
+/* a new profile starts where its joint is when its start is within this of the joint's
+ * configuration (rad or m): splines through measured samples round at ~1e-12 */
+#define HG_PROFILE_START_TOL 1e-9
+/* the largest coordinate difference between joint i's profile at the current time and its
+ * configuration; the profile's configuration into qp (nq of the joint) when qp is not NULL */
+double hg_sim_profile_jump(const hg_sim *s, int i, double *qp);
+/* the leader of joint i when a mimic coupling makes it a follower, else -1 */
+int hg_sim_mimic_leader(const hg_model *m, int i);
 
 /* ---- sim_init.c ---- */
 /* the scene's initial state and modes at t_start; 0 or -1 with err */
