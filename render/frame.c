@@ -29,6 +29,7 @@ const char *hg_frame_name(const hg_history *h, int id) {
 
 void hg_frame_free(hg_frame *f) {
   free(f->body), free(f->geom), free(f->joint), free(f->marker), free(f->force), free(f->pair), free(f->loop);
+  free(f->gauge);
   free(f->act), free(f->ctl), free(f->sens);
   memset(f, 0, sizeof *f);
 }
@@ -44,7 +45,7 @@ static int dup_array(void **dst, const void *src, int n, size_t sz) {
 
 int hg_frame_copy(hg_frame *dst, const hg_frame *src) {
   *dst = *src;
-  void *b, *g, *j, *m, *f, *p, *l, *a, *c, *se;
+  void *b, *g, *j, *m, *f, *p, *l, *a, *c, *se, *ga;
   int rc = dup_array(&b, src->body, src->nbody, sizeof *src->body) |
            dup_array(&a, src->act, src->nact, sizeof *src->act) |
            dup_array(&c, src->ctl, src->nctl, sizeof *src->ctl) |
@@ -54,9 +55,10 @@ int hg_frame_copy(hg_frame *dst, const hg_frame *src) {
            dup_array(&j, src->joint, src->njoint, sizeof *src->joint) |
            dup_array(&m, src->marker, src->nmarker, sizeof *src->marker) |
            dup_array(&f, src->force, src->nforce, sizeof *src->force) |
-           dup_array(&p, src->pair, src->npair, sizeof *src->pair);
+           dup_array(&p, src->pair, src->npair, sizeof *src->pair) |
+           dup_array(&ga, src->gauge, src->ngauge, sizeof *src->gauge);
   dst->body = b, dst->geom = g, dst->joint = j, dst->marker = m, dst->force = f, dst->pair = p;
-  dst->loop = l, dst->act = a, dst->ctl = c, dst->sens = se;
+  dst->loop = l, dst->act = a, dst->ctl = c, dst->sens = se, dst->gauge = ga;
   if (rc) hg_frame_free(dst);
   return rc ? -1 : 0;
 }
@@ -132,8 +134,9 @@ static int frame_alloc(hg_frame *f) {
   f->act = calloc((size_t)(f->nact > 0 ? f->nact : 1), sizeof *f->act);
   f->ctl = calloc((size_t)(f->nctl > 0 ? f->nctl : 1), sizeof *f->ctl);
   f->sens = calloc((size_t)(f->nsens > 0 ? f->nsens : 1), sizeof *f->sens);
+  f->gauge = calloc((size_t)(f->ngauge > 0 ? f->ngauge : 1), sizeof *f->gauge);
   return f->body && f->geom && f->joint && f->marker && f->force && f->pair && f->loop && f->act &&
-                 f->ctl && f->sens
+                 f->ctl && f->sens && f->gauge
              ? 0
              : -1;
 }
@@ -158,6 +161,11 @@ static void capture_bodies(hg_history *h, hg_sim *sim, hg_frame *f) {
     memcpy(j->axis, jv.axis, sizeof j->axis);
     memcpy(j->wrench, jv.wrench, sizeof j->wrench);
     j->q0 = jv.nq > 0 ? jv.q[0] : 0, j->v0 = jv.nv > 0 ? jv.v[0] : 0;
+    j->nq = jv.nq, j->parent = m->parent[i] > 0 ? m->parent[i] : 0;
+    memcpy(j->q, jv.q, (size_t)jv.nq * sizeof(double));
+    memcpy(j->v, jv.v, (size_t)jv.nv * sizeof(double));
+    memcpy(j->load, jv.load, (size_t)jv.nv * sizeof(double));
+    j->effort = m->limits[i].has_effort && m->limits[i].effort > 0 ? m->limits[i].effort : 0;
   }
   for (int k = 0; k < 3; k++) f->com[k] = mtot > 0 ? f->com[k] / mtot : 0;
   for (int g = 0; g < m->ngeom; g++) {
@@ -364,12 +372,19 @@ hg_frame *hg_history_capture(hg_history *h, hg_sim *sim, const hg_scene *sc) {
   f.nmarker = hg_sim_nmarker(sim), f.nforce = hg_sim_nforce(sim), f.npair = hg_sim_npair(sim);
   f.nloop = hg_sim_nloop(sim);
   f.nact = hg_sim_nactuator(sim), f.nctl = hg_sim_ncontroller(sim), f.nsens = hg_sim_nsensor(sim);
+  f.ngauge = sc ? sc->ncapture : 0;
   if (frame_alloc(&f)) return hg_frame_free(&f), NULL;
   capture_bodies(h, sim, &f);
   capture_elements(h, sim, sc, &f);
   capture_loops(h, sim, &f);
   capture_control(h, sim, &f);
   capture_sensors(h, sim, &f);
+  for (int c = 0; c < f.ngauge; c++) { /* the capture pairs' gauges, for the panels of replays */
+    hg_fgauge *g = &f.gauge[c];
+    g->a = hg_history_intern(h, sc->capture[c].marker_a);
+    g->b = hg_history_intern(h, sc->capture[c].marker_b);
+    g->ok = !hg_sim_gauge(sim, sc->capture[c].marker_a, sc->capture[c].marker_b, &g->g);
+  }
   capture_events(h, sim);
   f.nevents = h->nevent;
   hg_sim_momentum(sim, f.h);

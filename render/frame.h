@@ -38,7 +38,19 @@ typedef struct hg_fjoint {
   double axis[3];    /* first DoF axis, world (zero for spherical, free, fixed) */
   double wrench[6];  /* transmitted wrench (moment about the child origin, force), world */
   double q0, v0;     /* first coordinate and rate (0 for none) */
+  int nq, parent;    /* parent: the parent body's index into bodies (0: the world) */
+  double q[HG_JOINT_MAXNQ], v[HG_JOINT_MAXNV]; /* every coordinate and rate */
+  double load[HG_JOINT_MAXNV]; /* what a locked or prescribed joint's lock or actuator adds, or
+                        the force elements' joint forces at a free one (hg_sim_joint_view) */
+  double effort;     /* the joint's effort limit (scene or URDF), 0: none */
 } hg_fjoint;
+
+/* the gauge of a scene's capture pair (sim.h, hg_sim_gauge) at the frame's instant */
+typedef struct hg_fgauge {
+  int a, b;          /* the two markers' names (string table indices) */
+  int ok;            /* hg_sim_gauge answered */
+  hg_sim_gauge_view g;
+} hg_fgauge;
 
 typedef struct hg_fmarker {
   int name, port, present;
@@ -120,7 +132,7 @@ typedef struct hg_frame {
   double t;
   unsigned long model_version;
   int nevents;       /* events logged up to this frame */
-  int nbody, ngeom, njoint, nmarker, nforce, npair, nloop, nact, nctl, nsens;
+  int nbody, ngeom, njoint, nmarker, nforce, npair, nloop, nact, nctl, nsens, ngauge;
   hg_fbody *body;    /* bodies 1 .. nbody-1 of the model (index 0 unused: the world) */
   hg_fgeom *geom;
   hg_fjoint *joint;  /* njoint = nbody - 1 */
@@ -131,6 +143,7 @@ typedef struct hg_frame {
   hg_fact *act;      /* actuators, in the scene's order */
   hg_fctl *ctl;      /* controllers, in the scene's order */
   hg_fsens *sens;    /* sensors, in the scene's order */
+  hg_fgauge *gauge;  /* the scene's capture pairs, in its order */
   double h[6];       /* total momentum (angular about the origin, linear), world */
   double com[3];     /* centre of mass of all bodies, world */
   double energy;     /* kinetic + potentials */

@@ -70,47 +70,48 @@ static void numbers(char *buf, size_t len, const double *x, int n, hg_joint_type
   }
 }
 
-int hg_interact_panel(const hg_interact *ia, hg_sim *sim, const hg_history *h, char *lines,
+int hg_interact_panel(const hg_interact *ia, const hg_frame *f, const hg_history *h, char *lines,
                       int n, int w) {
-  int i = shown_body(ia, sim, h), k = 0;
-  const hg_model *m = hg_sim_model(sim);
+  int k = 0;
   size_t W = (size_t)w;
 #define LINE(...) (k < n ? snprintf(lines + (size_t)k++ * W, W, __VA_ARGS__) : 0)
   if (ia->nsel == 0) return 0;
+  int i = hg_frame_body(f, ia->sel[ia->sel_cursor]);
   if (i < 1) {
-    LINE("%s: not in the simulation now", hg_frame_name(h, ia->sel[ia->sel_cursor]));
+    LINE("%s: not in the simulation at t = %.6g s", hg_frame_name(h, ia->sel[ia->sel_cursor]), f->t);
     return k;
   }
-  hg_sim_joint_view jv;
+  const hg_fjoint *j = &f->joint[i - 1];
   char buf[256];
-  hg_sim_joint(sim, i, &jv);
-  LINE("%s  (%d of %d selected)  %.6g kg", m->body_name[i], ia->sel_cursor + 1, ia->nsel,
-       m->inertia[i].m);
-  LINE("joint %s: %s, %s", jv.name, hg_joint_type_name(jv.type), mode_word(jv.mode));
-  if (jv.nv) {
-    numbers(buf, sizeof buf, jv.q, jv.nq, jv.type, 0, ia->degrees);
+  LINE("%s  (%d of %d selected)  %.6g kg  at t = %.6g s", hg_frame_name(h, f->body[i].name),
+       ia->sel_cursor + 1, ia->nsel, f->body[i].mass, f->t);
+  LINE("joint %s: %s, %s", hg_frame_name(h, j->name), hg_joint_type_name((hg_joint_type)j->type),
+       mode_word(j->mode));
+  if (j->nv) {
+    numbers(buf, sizeof buf, j->q, j->nq, (hg_joint_type)j->type, 0, ia->degrees);
     LINE("q  %s", buf);
-    numbers(buf, sizeof buf, jv.v, jv.nv, jv.type, 1, ia->degrees);
+    numbers(buf, sizeof buf, j->v, j->nv, (hg_joint_type)j->type, 1, ia->degrees);
     LINE("v  %s", buf);
-    if (jv.mode != HG_MODE_FREE) {
-      numbers(buf, sizeof buf, jv.load, jv.nv, jv.type, 2, 0);
-      const hg_joint_limits *L = &m->limits[i];
+    if (j->mode != HG_MODE_FREE) {
+      numbers(buf, sizeof buf, j->load, j->nv, (hg_joint_type)j->type, 2, 0);
       double worst = 0;
-      for (int d = 0; d < jv.nv; d++) worst = fmax(worst, fabs(jv.load[d]));
-      if (L->has_effort && L->effort > 0) /* latch sizing: the load against the effort limit */
-        LINE("load  %s  (%.0f%% of the %.4g limit%s)", buf, 100 * worst / L->effort, L->effort,
-             worst > L->effort ? ": EXCEEDED" : "");
+      for (int d = 0; d < j->nv; d++) worst = fmax(worst, fabs(j->load[d]));
+      if (j->effort > 0) /* latch sizing: the load against the effort limit */
+        LINE("load  %s  (%.0f%% of the %.4g limit%s)", buf, 100 * worst / j->effort, j->effort,
+             worst > j->effort ? ": EXCEEDED" : "");
       else
         LINE("load  %s", buf);
     }
   }
-  LINE("wrench  m %.4g %.4g %.4g N m  f %.4g %.4g %.4g N", jv.wrench[0], jv.wrench[1],
-       jv.wrench[2], jv.wrench[3], jv.wrench[4], jv.wrench[5]);
+  LINE("wrench  m %.4g %.4g %.4g N m  f %.4g %.4g %.4g N", j->wrench[0], j->wrench[1],
+       j->wrench[2], j->wrench[3], j->wrench[4], j->wrench[5]);
   size_t at = 0;
   buf[0] = 0;
-  for (int c = i + 1; c < m->nbody && at < sizeof buf; c++)
-    if (m->parent[c] == i) at += (size_t)snprintf(buf + at, sizeof buf - at, " %s", m->body_name[c]);
-  LINE("parent %s; children%s", m->body_name[m->parent[i]], at ? buf : " none");
+  for (int c = i + 1; c < f->nbody && at < sizeof buf; c++)
+    if (f->joint[c - 1].parent == i)
+      at += (size_t)snprintf(buf + at, sizeof buf - at, " %s", hg_frame_name(h, f->body[c].name));
+  LINE("parent %s; children%s", j->parent > 0 ? hg_frame_name(h, f->body[j->parent].name) : "world",
+       at ? buf : " none");
 #undef LINE
   return k;
 }
@@ -506,9 +507,12 @@ void hg_interact_slider(const hg_interact *ia, hg_sim *sim, const hg_history *h,
   int i = shown_body(ia, sim, h), nv = m->jnt_nv[i], what = k >= nv, d = k % nv;
   const char *unit = "", *name = hg_joint_entry_name(m->jnt[i].type, 1, d, &unit);
   int angular = unit && !strcmp(unit, "rad/s");
-  *range = what ? (angular ? 2 : 1) : (angular ? 3.14159265358979 : 1);
-  *value = ia->slider == k ? ia->slider_value : what ? hg_sim_v(sim)[m->v_adr[i] + d] : 0;
-  if (what) snprintf(label, len, "v%d %s [%s]", d, name ? name : "?", unit);
+  double v = hg_sim_v(sim)[m->v_adr[i] + d];
+  /* offsets from the state now: q (+) delta, v + dv; a velocity's span grows with it, so a
+   * capsule falling at 12 m/s is not pinned at the end of a +-1 m/s slider */
+  *range = what ? fmax(angular ? 2 : 1, fabs(v)) : (angular ? 3.14159265358979 : 1);
+  *value = ia->slider == k ? ia->slider_value : 0;
+  if (what) snprintf(label, len, "dv%d %s [%s] from %.6g", d, name ? name : "?", unit, v);
   else snprintf(label, len, "dq%d [%s]", d, angular ? "rad" : "m");
 }
 
@@ -544,15 +548,15 @@ int hg_interact_slider_release(hg_interact *ia, hg_sim *sim, const hg_history *h
   double x[HG_JOINT_MAXNQ > HG_JOINT_MAXNV ? HG_JOINT_MAXNQ : HG_JOINT_MAXNV];
   double e[HG_JOINT_MAXNV] = {0};
   char list[512], text[HG_CMDLINE_MAX + 512];
+  if (ia->slider_value == 0) return 0; /* not moved: nothing to set */
   if (k < nv) {
-    if (ia->slider_value == 0) return 0;
     e[d] = 1;
     hg_joint_integrate(&m->jnt[i], hg_sim_q(sim) + m->q_adr[i], e, ia->slider_value, x);
     flow_list(list, sizeof list, x, m->jnt_nq[i]);
     snprintf(text, sizeof text, "set %s {q: %s}", m->jnt_name[i], list);
   } else {
     memcpy(x, hg_sim_v(sim) + m->v_adr[i], (size_t)nv * sizeof(double));
-    x[d] = ia->slider_value;
+    x[d] += ia->slider_value;
     flow_list(list, sizeof list, x, nv);
     snprintf(text, sizeof text, "set %s {v: %s}", m->jnt_name[i], list);
   }
@@ -727,12 +731,13 @@ static const char *body_marker(hg_sim *sim, const char *body) {
   return any;
 }
 
-/* one gauge's three lines at l; the number of lines written */
-static int gauge_lines(hg_sim *sim, const char *a, const char *b, char *l, int w) {
+/* one gauge's three lines at l (ok: the gauge g was measured); the number of lines written */
+static int gauge_lines(const hg_sim_gauge_view *gv, int ok, const char *a, const char *b, char *l,
+                       int w) {
   const double deg = 180 / 3.14159265358979;
-  hg_sim_gauge_view g;
+  const hg_sim_gauge_view g = *gv;
   char contact[64], loss[64];
-  if (hg_sim_gauge(sim, a, b, &g) || !g.present) {
+  if (!ok || !g.present) {
     snprintf(l, (size_t)w, "%s - %s: not in the simulation", a, b);
     return 1;
   }
@@ -752,19 +757,21 @@ static int gauge_lines(hg_sim *sim, const char *a, const char *b, char *l, int w
   return 3;
 }
 
-int hg_interact_gauges(const hg_interact *ia, hg_sim *sim, const hg_history *h, char *lines,
-                       int n, int w) {
-  const hg_scene *sc = hg_sim_scene(sim);
+int hg_interact_gauges(const hg_interact *ia, hg_sim *sim, const hg_history *h, const hg_frame *f,
+                       int live, char *lines, int n, int w) {
   int k = 0;
-  /* two selected bodies: their ports (or markers) */
+  /* two selected bodies: their ports (or markers), measured now */
   if (ia->nsel >= 2 && k + 3 <= n) {
     const char *a = body_marker(sim, hg_frame_name(h, ia->sel[0])),
                *b = body_marker(sim, hg_frame_name(h, ia->sel[1]));
-    if (a && b) k += gauge_lines(sim, a, b, lines + (size_t)k * (size_t)w, w);
+    hg_sim_gauge_view g;
+    if (a && b && live) k += gauge_lines(&g, !hg_sim_gauge(sim, a, b, &g), a, b, lines + (size_t)k * (size_t)w, w);
+    else if (a && b) snprintf(lines + (size_t)k++ * (size_t)w, (size_t)w, "%s - %s: measured at the latest state (End)", a, b);
   }
-  for (int c = 0; c < sc->ncapture && k + 3 <= n; c++)
-    k += gauge_lines(sim, sc->capture[c].marker_a, sc->capture[c].marker_b,
-                     lines + (size_t)k * (size_t)w, w);
+  /* the scene's capture pairs, as the frame shown captured them */
+  for (int c = 0; c < f->ngauge && k + 3 <= n; c++)
+    k += gauge_lines(&f->gauge[c].g, f->gauge[c].ok, hg_frame_name(h, f->gauge[c].a),
+                     hg_frame_name(h, f->gauge[c].b), lines + (size_t)k * (size_t)w, w);
   return k;
 }
 

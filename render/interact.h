@@ -70,10 +70,11 @@ void hg_interact_free(hg_interact *ia);
 /* ---- selection ---- */
 /* selects the body of name id (add: to the selection; else it alone); name < 0 clears */
 void hg_interact_select(hg_interact *ia, int name, int add);
-/* the panel's lines for the shown selected body (at most n lines of width w): body, mass,
- * joint type and mode, q and v (degrees or radians), load, constraint wrench, parent and
- * children; the number of lines */
-int hg_interact_panel(const hg_interact *ia, hg_sim *sim, const hg_history *h, char *lines,
+/* the panel's lines for the shown selected body at the instant of frame f (the frame displayed,
+ * never the live simulation's, so a replay shows its own time): body, mass, joint type and mode,
+ * q and v (degrees or radians), load, constraint wrench, parent and children (at most n lines of
+ * width w); the number of lines */
+int hg_interact_panel(const hg_interact *ia, const hg_frame *f, const hg_history *h, char *lines,
                       int n, int w);
 /* moves the shown body to its parent (dir -1) or its first child (dir +1), selecting it */
 void hg_interact_walk(hg_interact *ia, hg_sim *sim, hg_history *h, int dir);
@@ -133,15 +134,17 @@ int hg_interact_nudge(hg_interact *ia, hg_sim *sim, const hg_history *h, int wha
 
 /* ---- sliders ---- */
 /* The sliders of the shown body's joint: their count (2 nv: q's, then v's), and for slider k its
- * label, its range (+-pi rad or +-1 m for q, +-2 rad/s or +-1 m/s for v) and its value (the
- * dragged one's, else 0 for q and v_k for v). */
+ * label, its range and its value, both offsets from the state now: delta in q (+) delta (+-pi
+ * rad or +-1 m), dv in v_k + dv (+-max(2 rad/s or 1 m/s, |v_k|)); the value is the dragged
+ * slider's, else 0. */
 int hg_interact_sliders(const hg_interact *ia, hg_sim *sim, const hg_history *h);
 void hg_interact_slider(const hg_interact *ia, hg_sim *sim, const hg_history *h, int k,
                         char *label, size_t len, double *range, double *value);
 /* drags slider k to value (clamped to its range): a q slider shows the ghost of q (+) delta */
 void hg_interact_slider_drag(hg_interact *ia, hg_sim *sim, const hg_history *h, int k,
                              double value);
-/* the slider is let go: a 'set' command of the new q (on the group) or v; 0 or -1 */
+/* the slider is let go: a 'set' command of the new q (on the group) or v, none when its value
+ * is 0 (a click that did not move it); 0 or -1 */
 int hg_interact_slider_release(hg_interact *ia, hg_sim *sim, const hg_history *h);
 
 /* ---- ghosts and gauges ---- */
@@ -163,9 +166,11 @@ void hg_interact_ghost_cycle(hg_interact *ia, hg_sim *sim, const hg_history *h);
 int hg_interact_ghosts(const hg_interact *ia, hg_sim *sim, hg_draw_list *dl, const hg_frame *f);
 /* the gauge lines (hg_sim_gauge) of the first two selected bodies' ports (or markers) and of the
  * scene's capture pairs: distance, angle and speed against the tolerances, time to contact, the
- * plastic loss of a capture now; the number of lines */
-int hg_interact_gauges(const hg_interact *ia, hg_sim *sim, const hg_history *h, char *lines,
-                       int n, int w);
+ * plastic loss of a capture now; the capture pairs as frame f captured them, the selection's
+ * measured on the simulation when live (f is its latest state), else a line saying so; the
+ * number of lines */
+int hg_interact_gauges(const hg_interact *ia, hg_sim *sim, const hg_history *h, const hg_frame *f,
+                       int live, char *lines, int n, int w);
 
 /* the selection highlight, the preview's arrows and the pull's line into the draw list of frame
  * f */

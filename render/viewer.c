@@ -489,6 +489,12 @@ static int slider_hit(viewer *v, int x, int y) {
   if (k < 0) return 0;
   char label[64];
   double range, value;
+  if (v->ia.slider < 0) { /* the press takes the slider, at no change until the mouse moves */
+    go_live(v);
+    hg_interact_slider_drag(&v->ia, v->sim, &v->hist, k, 0);
+    return 1;
+  }
+  if (abs(x - v->press_x) <= 2 && abs(y - v->press_y) <= 2) return 1; /* a click is no drag */
   hg_hud_slider_rect(v->w, v->h, k, n, &x0, &x1, &yk);
   hg_interact_slider(&v->ia, v->sim, &v->hist, k, label, sizeof label, &range, &value);
   go_live(v);
@@ -753,13 +759,14 @@ static void draw(viewer *v, double now) {
                       .t_end = hg_sim_t_end(v->sim), .plots = v->plots, .help = v->help};
     hg_hud_draw(v->r, f, &v->hist, v->cursor, &s);
   }
-  /* the interaction layer: the selection's panel (latest state), the command line, previews */
+  /* the interaction layer: the selection's panel (of the frame shown), the command line, previews */
   hg_hud_interact hi = {.panel = v->panel, .cmdline = v->ia.cmdline ? v->ia.line : NULL,
                         .preview = v->ia.preview ? v->ia.preview_text : NULL,
                         .result = v->ia.result, .result_error = v->ia.result_error};
-  if (v->sim) hi.npanel = hg_interact_panel(&v->ia, v->sim, &v->hist, &v->panel[0][0], 16, 128);
+  if (v->sim) hi.npanel = hg_interact_panel(&v->ia, f, &v->hist, &v->panel[0][0], 16, 128);
   if (v->sim && v->ia.gauges)
-    hi.ngauge = hg_interact_gauges(&v->ia, v->sim, &v->hist, &v->gauge[0][0], 12, 128);
+    hi.ngauge = hg_interact_gauges(&v->ia, v->sim, &v->hist, f, v->cursor == v->hist.n - 1,
+                                   &v->gauge[0][0], 12, 128);
   hi.gauge = v->gauge;
   hg_hud_interact_draw(v->r, &hi);
   /* sliders of the selected joint while paused at the latest state */
