@@ -210,27 +210,22 @@ static void timeline(hg_renderer *r, const hg_frame *f, const hg_history *h, con
 #undef TX
 }
 
-/* One strip plot in rectangle b: its quantity over frames 0..upto of the history against time
- * t0..t1 on its own scale, the value axis labelled at its ends with the unit, the time axis at
- * its ends in seconds, and the displayed time t marked. more > 0: "+N more" in the title. */
-static void strip(hg_renderer *r, const hg_hud_rect *b, int which, const hg_frame *f,
-                  const hg_history *h, int upto, double t0, double t1, int more) {
-  static const float cols[3][4] = {{0.4f, 0.8f, 1, 1}, {1, 0.6f, 0.3f, 1}, {0.5f, 1, 0.5f, 1}};
-  static const float axis[4] = {0.55f, 0.58f, 0.65f, 1}, mark[4] = {1, 1, 1, 0.75f};
+/* A strip's frame in rectangle b: its title (with "+N more" when more > 0), the value axis
+ * labelled lo and hi (as few digits as tell them apart) and the time axis t0 .. t1 in seconds.
+ * The plot's area in *a; 0, or -1 when the box has no room for one. */
+static int strip_frame(hg_renderer *r, const hg_hud_rect *b, const char *name, double lo, double hi,
+                       double t0, double t1, int more, hg_hud_rect *a) {
+  static const float axis[4] = {0.55f, 0.58f, 0.65f, 1};
   float x = b->x, y = b->y, w = b->w, hgt = b->h, lh = hg_renderer_line_height(r);
-  char title[160], txt[64];
+  char title[200], txt[64];
   hg_renderer_rect(r, x, y, w, hgt, panel);
-  snprintf(title, sizeof title, "%s, %s", hg_hud_strip_title(which), hg_hud_strip_unit(which));
-  if (which == HG_STRIP_SEPARATION && f->npair > 0)
-    snprintf(title, sizeof title, "separation %s - %s%s, m", hg_frame_name(h, f->pair[0].a),
-             hg_frame_name(h, f->pair[0].b), f->npair > 1 ? " ..." : "");
+  snprintf(title, sizeof title, "%s", name);
   if (more > 0) snprintf(title + strlen(title), sizeof title - strlen(title), "   (+%d more)", more);
   cut_to(r, title, w - 12);
   hg_renderer_text(r, x + 6, y + lh - 3, title, white);
-  double lo, hi;
-  if (hg_hud_strip_range(which, h, upto, &lo, &hi)) return;
+  if (!(lo < hi)) return -1;
   char los[32], his[32];
-  for (int digits = 3; digits <= 9; digits++) { /* as few digits as tell the two ends apart */
+  for (int digits = 3; digits <= 15; digits++) { /* as few digits as tell the two ends apart */
     snprintf(his, sizeof his, "%.*g", digits, hi);
     snprintf(los, sizeof los, "%.*g", digits, lo);
     if (strcmp(his, los)) break;
@@ -238,7 +233,7 @@ static void strip(hg_renderer *r, const hg_hud_rect *b, int which, const hg_fram
   float yl = fmaxf(hg_renderer_text_width(r, his), hg_renderer_text_width(r, los));
   /* the plot's area: value labels on the left, time labels under it */
   float px0 = x + 10 + yl, px1 = x + w - 8, py0 = y + lh + 2, py1 = y + hgt - lh + 2;
-  if (py1 - py0 < 6 || px1 - px0 < 20) return;
+  if (py1 - py0 < 6 || px1 - px0 < 20) return -1;
   hg_renderer_rect(r, px0, py0, 1, py1 - py0, axis);
   hg_renderer_rect(r, px0, py1, px1 - px0, 1, axis);
   hg_renderer_text(r, px0 - 4 - hg_renderer_text_width(r, his), py0 + lh - 6, his, dim);
@@ -247,7 +242,31 @@ static void strip(hg_renderer *r, const hg_hud_rect *b, int which, const hg_fram
   hg_renderer_text(r, px0, py1 + lh - 4, txt, dim);
   snprintf(txt, sizeof txt, "%.4g s", t1);
   hg_renderer_text(r, px1 - hg_renderer_text_width(r, txt), py1 + lh - 4, txt, dim);
-#define PX(t) (px0 + (float)(((t) - t0) / (t1 - t0)) * (px1 - px0))
+  *a = (hg_hud_rect){px0, py0, px1 - px0, py1 - py0};
+  return 0;
+}
+
+/* the displayed time t as a line across the plot's area a (time axis t0 .. t1) */
+static void strip_cursor(hg_renderer *r, const hg_hud_rect *a, double t, double t0, double t1) {
+  static const float mark[4] = {1, 1, 1, 0.75f};
+  if (t >= t0 && t <= t1) hg_renderer_rect(r, a->x + (float)((t - t0) / (t1 - t0)) * a->w - 0.5f, a->y, 1, a->h, mark);
+}
+
+static const float strip_rgba[3][4] = {{0.4f, 0.8f, 1, 1}, {1, 0.6f, 0.3f, 1}, {0.5f, 1, 0.5f, 1}};
+
+/* One strip plot in rectangle b: its quantity over frames 0..upto of the history against time
+ * t0..t1 on its own scale with its unit, the displayed time marked. more > 0: "+N more". */
+static void strip(hg_renderer *r, const hg_hud_rect *b, int which, const hg_frame *f,
+                  const hg_history *h, int upto, double t0, double t1, int more) {
+  char title[160];
+  snprintf(title, sizeof title, "%s, %s", hg_hud_strip_title(which), hg_hud_strip_unit(which));
+  if (which == HG_STRIP_SEPARATION && f->npair > 0)
+    snprintf(title, sizeof title, "separation %s - %s%s, m", hg_frame_name(h, f->pair[0].a),
+             hg_frame_name(h, f->pair[0].b), f->npair > 1 ? " ..." : "");
+  double lo = 0, hi = 0;
+  hg_hud_rect a;
+  if (hg_hud_strip_range(which, h, upto, &lo, &hi)) lo = hi = 0;
+  if (strip_frame(r, b, title, lo, hi, t0, t1, more, &a)) return;
   static float xy[2 * 2048];
   int ns = hg_hud_strip_nseries(which, f);
   for (int s = 0; s < (ns > 0 ? ns : 1); s++) {
@@ -255,15 +274,39 @@ static void strip(hg_renderer *r, const hg_hud_rect *b, int which, const hg_fram
     for (int k = 0; k <= upto && k < h->n && n < 2048; k += step) {
       double v = hg_hud_strip_value(which, &h->frame[k], s);
       if (!isfinite(v)) continue;
-      xy[2 * n] = PX(h->frame[k].t);
-      xy[2 * n + 1] = py1 - (float)((v - lo) / (hi - lo)) * (py1 - py0);
+      xy[2 * n] = a.x + (float)((h->frame[k].t - t0) / (t1 - t0)) * a.w;
+      xy[2 * n + 1] = a.y + a.h - (float)((v - lo) / (hi - lo)) * a.h;
       n++;
     }
-    hg_renderer_polyline(r, xy, n, cols[s % 3]);
+    hg_renderer_polyline(r, xy, n, strip_rgba[s % 3]);
   }
-  /* the displayed time */
-  if (f->t >= t0 && f->t <= t1) hg_renderer_rect(r, PX(f->t) - 0.5f, py0, 1, py1 - py0, mark);
-#undef PX
+  strip_cursor(r, &a, f->t, t0, t1);
+}
+
+/* a column plotted on demand: its samples up to the displayed time t, on their own scale */
+static void series_strip(hg_renderer *r, const hg_hud_rect *b, const hg_hud_series *p, double t,
+                         double t0, double t1, int more) {
+  double lo = INFINITY, hi = -INFINITY;
+  int upto = 0;
+  while (upto < p->n && p->t[upto] <= t) upto++;
+  for (int k = 0; k < upto; k++)
+    if (isfinite(p->x[k])) lo = fmin(lo, p->x[k]), hi = fmax(hi, p->x[k]);
+  if (lo <= hi && hi - lo <= 1e-12 * fmax(fabs(lo), fabs(hi))) { /* flat: as the other strips */
+    double d = 0.5 * fmax(fmax(fabs(lo), fabs(hi)), 1e-9);
+    lo -= d, hi += d;
+  }
+  hg_hud_rect a;
+  if (strip_frame(r, b, p->name, lo, hi, t0, t1, more, &a)) return;
+  static float xy[2 * 2048];
+  int n = 0, step = upto / 2048 + 1;
+  for (int k = 0; k < upto && n < 2048; k += step) {
+    if (!isfinite(p->x[k])) continue;
+    xy[2 * n] = a.x + (float)((p->t[k] - t0) / (t1 - t0)) * a.w;
+    xy[2 * n + 1] = a.y + a.h - (float)((p->x[k] - lo) / (hi - lo)) * a.h;
+    n++;
+  }
+  hg_renderer_polyline(r, xy, n, strip_rgba[2]);
+  strip_cursor(r, &a, t, t0, t1);
 }
 
 /* the strips to show for frame f: energy, budget drift, |L|, |p|, the separations when the
@@ -294,6 +337,7 @@ static const char *const help_lines[] = {
     "d            degrees / radians in the selection panel",
     "shift+L F H  preview lock / free / hold of the selection; Enter, Esc",
     ":            command line (Tab completes; docs/commands.md)",
+    ":plot COL    strip plot of a trajectory.csv column  (:plot off)",
     "ctrl+drag    pull a body (right button: turn it)   ctrl+s  save the session",
     "shift+G      ghosts of the selected joint's DoFs; up/down: eps",
     "b            gauges of the capture pairs",
@@ -496,7 +540,8 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
   }
   in.lines[HG_HUD_BAR] = bartext[0] ? 3 : 0; /* first pass: its width */
   int strips[HG_STRIP_COUNT], nstrip = s->plots && !s->bare && h && h->n > 1 ? strip_list(f, strips) : 0;
-  in.lines[HG_HUD_PLOTS] = nstrip;
+  int nextra = s->plots && !s->bare && h && h->n > 0 ? s->nplot : 0; /* :plot's columns, first */
+  in.lines[HG_HUD_PLOTS] = nstrip + nextra;
   float slw = 0;
   for (int k = 0; k < s->nslider; k++) slw = fmaxf(slw, hg_renderer_text_width(r, s->slider_labels[k]));
   in.lines[HG_HUD_SLIDERS] = s->nslider, in.width[HG_HUD_SLIDERS] = slw;
@@ -578,7 +623,9 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
     double t1 = fmax(h->frame[h->n - 1].t, s->t_start + 1e-9);
     for (int k = 0; k < ns; k++) {
       hg_hud_rect sb = {b->x, b->y + (float)k * (ph + 6), b->w, ph};
-      strip(r, &sb, strips[k], f, h, frame_index, s->t_start, t1, k == ns - 1 ? nstrip - ns : 0);
+      int more = k == ns - 1 ? nstrip + nextra - ns : 0;
+      if (k < nextra) series_strip(r, &sb, &s->plot[k], f->t, s->t_start, t1, more);
+      else strip(r, &sb, strips[k - nextra], f, h, frame_index, s->t_start, t1, more);
     }
   }
   if (lay.lines[HG_HUD_PROFILER] > 0) profiler(r, &lay.r[HG_HUD_PROFILER], s->prof, s->prof ? s->nprof : 0);

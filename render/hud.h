@@ -41,6 +41,14 @@ typedef struct hg_hud_prof {
   double sim_s, draw_s;      /* wall seconds simulating, drawing */
 } hg_hud_prof;
 
+/* a column plotted on demand (:plot): samples (t, x) in time order */
+#define HG_HUD_MAXPLOT 4
+typedef struct hg_hud_series {
+  const char *name;
+  const double *t, *x;
+  int n;
+} hg_hud_series;
+
 /* what the heads-up display shows besides the frame; written by the viewer's draw() */
 typedef struct hg_hud_state {
   const char *title;
@@ -66,6 +74,9 @@ typedef struct hg_hud_state {
   /* the profiler strip: the last nprof frames, oldest first (profiler: shown) */
   int profiler, nprof;
   const hg_hud_prof *prof;
+  /* columns plotted on demand, drawn up to the displayed time above the other strips (plots) */
+  int nplot;
+  hg_hud_series plot[HG_HUD_MAXPLOT];
 } hg_hud_state;
 
 /* The whole 2-D layer, laid out by hg_hud_layout_compute so that nothing covers anything: the

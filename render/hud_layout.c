@@ -381,6 +381,53 @@ int hg_hud_strip_range(int strip, const hg_history *h, int upto, double *lo, dou
   return 0;
 }
 
+/* ---- columns plotted on demand ---- */
+
+static const char *const scalar_names[] = {"kinetic", "potential", "element", "removed_by_locks", "work",
+                                           "event_work", "budget", "Lx", "Ly", "Lz", "px", "py", "pz"};
+
+int hg_hud_column_resolve(const hg_model *m, const char *name, hg_hud_column *c) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->name, sizeof c->name, "%s", name);
+  for (int k = 0; k < (int)(sizeof scalar_names / sizeof scalar_names[0]); k++)
+    if (!strcmp(name, scalar_names[k])) return c->kind = HG_COLUMN_SCALAR, c->k = k, 0;
+  const char *dot = strchr(name, '.');
+  if (!dot || (size_t)(dot - name) >= sizeof c->object) return -1;
+  snprintf(c->object, sizeof c->object, "%.*s", (int)(dot - name), name);
+  const char *rest = dot + 1;
+  for (int i = 1; i < m->nbody; i++) {
+    if (!strcmp(m->body_name[i], c->object) && strlen(rest) == 1 && rest[0] >= 'x' && rest[0] <= 'z')
+      return c->kind = HG_COLUMN_BODY, c->k = rest[0] - 'x', 0;
+    if (strcmp(m->jnt_name[i], c->object) || (strncmp(rest, "q.", 2) && strncmp(rest, "v.", 2))) continue;
+    int what = rest[0] == 'v', n = what ? m->jnt_nv[i] : m->jnt_nq[i];
+    for (int k = 0; k < n; k++) {
+      const char *e = hg_joint_entry_name(m->jnt[i].type, what, k, NULL);
+      if (e && !strcmp(e, rest + 2)) return c->kind = what ? HG_COLUMN_JOINT_V : HG_COLUMN_JOINT_Q, c->k = k, 0;
+    }
+  }
+  return -1;
+}
+
+double hg_hud_column_value(const hg_hud_column *c, const hg_sim *sim, const hg_frame *f, hg_history *h) {
+  const hg_model *m = hg_sim_model(sim);
+  if (c->kind == HG_COLUMN_SCALAR) { /* trajectory.csv's energy and momentum columns */
+    const hg_sim_budget *b = &f->budget;
+    const double x[] = {b->kinetic, b->potential, b->element, b->e_lock, b->work, b->work_event, b->value,
+                        f->h[0], f->h[1], f->h[2], f->h[3], f->h[4], f->h[5]};
+    return x[c->k];
+  }
+  if (c->kind == HG_COLUMN_BODY) {
+    int b = hg_frame_body(f, hg_history_intern(h, c->object));
+    return b > 0 ? f->body[b].pose.p[c->k] : NAN;
+  }
+  for (int i = 1; i < m->nbody; i++)
+    if (!strcmp(m->jnt_name[i], c->object)) {
+      if (c->kind == HG_COLUMN_JOINT_Q) return c->k < m->jnt_nq[i] ? hg_sim_q(sim)[m->q_adr[i] + c->k] : NAN;
+      return c->k < m->jnt_nv[i] ? hg_sim_v(sim)[m->v_adr[i] + c->k] : NAN;
+    }
+  return NAN;
+}
+
 /* ---- 3-D labels ---- */
 
 void hg_hud_spread_labels(hg_hud_rect *box, int n) {

@@ -135,6 +135,26 @@ double hg_hud_strip_value(int strip, const hg_frame *f, int s);
  * by half its magnitude (or 1e-9) each way. 0, or -1 when it has no finite value. */
 int hg_hud_strip_range(int strip, const hg_history *h, int upto, double *lo, double *hi);
 
+/* ---- columns plotted on demand (:plot) ---- */
+
+/* a column of trajectory.csv the viewer can plot: JOINT.q.NAME, JOINT.v.NAME (NAME the joint
+ * type's entry names, hg_joint_entry_name; the simulation's own coordinates), BODY.x, BODY.y,
+ * BODY.z, or kinetic, potential, element, removed_by_locks, work, event_work, budget, Lx, Ly, Lz,
+ * px, py, pz */
+typedef struct hg_hud_column {
+  char name[96];
+  int kind;          /* HG_COLUMN_* */
+  int k;             /* the entry, coordinate or scalar */
+  char object[64];   /* the joint or body */
+} hg_hud_column;
+enum { HG_COLUMN_JOINT_Q, HG_COLUMN_JOINT_V, HG_COLUMN_BODY, HG_COLUMN_SCALAR };
+
+/* the column of that name in model m; 0, or -1 when m has no such column */
+int hg_hud_column_resolve(const hg_model *m, const char *name, hg_hud_column *c);
+/* its value in the simulation's current state, whose frame (captured by the history h) is f;
+ * NaN when its joint or body is not in the simulation now */
+double hg_hud_column_value(const hg_hud_column *c, const hg_sim *sim, const hg_frame *f, hg_history *h);
+
 /* ---- 3-D labels ---- */
 
 /* Moves label boxes (projected, pixels) down, the fewest pixels, so that no two overlap, in

@@ -76,6 +76,13 @@ typedef struct viewer {
   hg_integ_stats prof_last;
   double prof_sim;           /* wall s simulating in this frame so far */
   int mode_n;                /* --mode's mode number (0: none) */
+  /* columns plotted on demand (:plot COLUMN): their samples at the frames captured since */
+  int nplot;
+  struct plot_series {
+    hg_hud_column col;
+    int n, cap;
+    double *t, *x;
+  } plot[HG_HUD_MAXPLOT];
   char mode_text[96];
   long nshot;
   script_event *script;
@@ -319,6 +326,59 @@ static void save_session(viewer *v) {
   else say(v, 3, "session saved in %s (hinge run SCENE --commands %s replays it)", path, path);
 }
 
+/* ---- columns plotted on demand (:plot) ---- */
+
+/* a sample of every plotted column at each new latest frame; a restart starts them afresh */
+static void plot_record(viewer *v) {
+  if (!v->sim || !v->hist.n) return;
+  double t = latest(v);
+  for (int k = 0; k < v->nplot; k++) {
+    struct plot_series *ps = &v->plot[k];
+    if (ps->n && t < ps->t[ps->n - 1]) ps->n = 0; /* restarted */
+    if (ps->n && t == ps->t[ps->n - 1]) continue;
+    if (ps->n == ps->cap) {
+      int cap = ps->cap ? 2 * ps->cap : 1024;
+      double *nt = realloc(ps->t, (size_t)cap * sizeof *nt);
+      if (nt) ps->t = nt;
+      double *nx = nt ? realloc(ps->x, (size_t)cap * sizeof *nx) : NULL;
+      if (!nx) continue;
+      ps->x = nx, ps->cap = cap;
+    }
+    ps->t[ps->n] = t, ps->x[ps->n++] = hg_hud_column_value(&ps->col, v->sim, &v->hist.frame[v->hist.n - 1], &v->hist);
+  }
+}
+
+/* ":plot COLUMN" adds a strip plot of a column of trajectory.csv, ":plot off" removes them */
+static void plot_command(viewer *v, const char *arg) {
+  hg_interact *ia = &v->ia;
+  while (*arg == ' ') arg++;
+  ia->result_error = 0;
+  if (!strcmp(arg, "off")) {
+    for (int k = 0; k < v->nplot; k++) free(v->plot[k].t), free(v->plot[k].x);
+    v->nplot = 0;
+    snprintf(ia->result, sizeof ia->result, "plots of columns removed");
+    return;
+  }
+  struct plot_series ps;
+  memset(&ps, 0, sizeof ps);
+  if (!*arg || hg_hud_column_resolve(hg_sim_model(v->sim), arg, &ps.col)) {
+    ia->result_error = 1;
+    snprintf(ia->result, sizeof ia->result,
+             "plot: no column '%s' (JOINT.q.NAME, JOINT.v.NAME, BODY.x|y|z, kinetic, potential, element, "
+             "removed_by_locks, work, event_work, budget, Lx..pz; 'plot off' removes them)", arg);
+    return;
+  }
+  if (v->nplot == HG_HUD_MAXPLOT) {
+    free(v->plot[0].t), free(v->plot[0].x);
+    memmove(v->plot, v->plot + 1, (HG_HUD_MAXPLOT - 1) * sizeof v->plot[0]);
+    v->nplot--;
+  }
+  v->plot[v->nplot++] = ps;
+  v->plots = 1;
+  plot_record(v);
+  snprintf(ia->result, sizeof ia->result, "plotting %s from t = %g s (strip plots: l)", arg, latest(v));
+}
+
 /* a key while the command line is open */
 static void cmdline_key(viewer *v, SDL_Keycode k) {
   hg_interact *ia = &v->ia;
@@ -327,7 +387,9 @@ static void cmdline_key(viewer *v, SDL_Keycode k) {
   case SDLK_RETURN: case SDLK_KP_ENTER:
     ia->cmdline = 0;
     SDL_StopTextInput();
-    if (n) {
+    if (n && (!strncmp(ia->line, "plot ", 5) || !strcmp(ia->line, "plot"))) { /* the viewer's own */
+      plot_command(v, ia->line + 4);
+    } else if (n) {
       char text[HG_CMDLINE_MAX];
       snprintf(text, sizeof text, "%s", ia->line);
       command(v, text);
@@ -779,7 +841,9 @@ static void draw(viewer *v, double now) {
                     .t_start = hg_sim_t_start(v->sim), .t_end = hg_sim_t_end(v->sim), .plots = v->plots,
                     .help = v->help, .ia = &hi, .nslider = v->nslider, .slider_active = v->ia.slider,
                     .slider_labels = labels, .slider_range = range, .slider_value = value,
-                    .profiler = v->profiler, .nprof = v->nprof, .prof = v->prof};
+                    .profiler = v->profiler, .nprof = v->nprof, .prof = v->prof, .nplot = v->nplot};
+  for (int k = 0; k < v->nplot; k++)
+    s.plot[k] = (hg_hud_series){v->plot[k].col.name, v->plot[k].t, v->plot[k].x, v->plot[k].n};
   s.bare = !v->hud; /* the HUD off: the interaction layer, sliders and message still show */
   hg_hud_draw(v->r, f, &v->hist, v->cursor, &s);
 }
@@ -835,6 +899,7 @@ static void tick(viewer *v, double dt) {
     if (hg_sim_nevents(v->sim) && hg_sim_event_at(v->sim, hg_sim_nevents(v->sim) - 1)->t == t0)
       after_command(v);
   }
+  plot_record(v);
   fit_renderer(v);
   double d0 = wall();
   draw(v, v->clock);
@@ -842,6 +907,7 @@ static void tick(viewer *v, double dt) {
 }
 
 static void viewer_free(viewer *v) {
+  for (int k = 0; k < v->nplot; k++) free(v->plot[k].t), free(v->plot[k].x);
   hg_interact_free(&v->ia);
   hg_draw_list_free(&v->dl);
   hg_history_free(&v->hist);

@@ -4,7 +4,7 @@
  * layout's rectangles pairwise disjoint at 1280x720, 1920x1080 and 800x450 with everything on,
  * the timeline's two labels apart, long numbers shortened and wrapped whole, each strip plot on
  * its own scale (the budget drift no longer on the energy's), 3-D labels nudged apart, the
- * animated mode named in the HUD panel.
+ * animated mode named in the HUD panel, the columns :plot reads.
  * With GL (offscreen, Mesa): notes drawn green and errors red; a restart clears the last
  * command's result from the status line.
  *
@@ -23,6 +23,7 @@
 #include <stb_image.h>
 
 #include "files.h"
+#include "sims.h"
 #include "hud.h"
 #include "viewer.h"
 
@@ -262,6 +263,48 @@ static void test_labels_apart(void **state) {
   assert_true(b[0].y == 300 && b[4].y == 100);
 }
 
+/* ---- columns plotted on demand ---- */
+
+/* :plot's columns read the simulation's state as trajectory.csv names it: a revolute joint's
+ * angle and rate, a free joint's coordinates, a body's position, the energy columns; names that
+ * are not columns are refused */
+static void test_plot_columns(void **state) {
+  (void)state;
+  hg_scene *sc;
+  hg_sim *sim = hg_test_shipped_at("freeze_thaw", NAN, 0.3, &sc);
+  const hg_model *m = hg_sim_model(sim);
+  hg_history h;
+  hg_history_init(&h, 16);
+  hg_frame *f = hg_history_capture(&h, sim, sc);
+  hg_hud_column c;
+  int a1 = -1, base = -1;
+  for (int i = 1; i < m->nbody; i++) {
+    if (!strcmp(m->jnt_name[i], "a1")) a1 = i;
+    if (!strcmp(m->jnt_name[i], "base")) base = i;
+  }
+  assert_true(a1 > 0 && base > 0);
+  assert_int_equal(hg_hud_column_resolve(m, "a1.q.angle", &c), 0);
+  assert_true(hg_hud_column_value(&c, sim, f, &h) == hg_sim_q(sim)[m->q_adr[a1]]);
+  assert_int_equal(hg_hud_column_resolve(m, "a1.v.rate", &c), 0);
+  assert_true(hg_hud_column_value(&c, sim, f, &h) == hg_sim_v(sim)[m->v_adr[a1]]);
+  assert_int_equal(hg_hud_column_resolve(m, "base.q.qz", &c), 0); /* a free joint's 7th */
+  assert_true(hg_hud_column_value(&c, sim, f, &h) == hg_sim_q(sim)[m->q_adr[base] + 6]);
+  assert_int_equal(hg_hud_column_resolve(m, "base.z", &c), 0); /* the body's position */
+  int b = hg_frame_body(f, hg_history_intern(&h, "base"));
+  assert_true(b > 0 && hg_hud_column_value(&c, sim, f, &h) == f->body[b].pose.p[2]);
+  assert_int_equal(hg_hud_column_resolve(m, "kinetic", &c), 0);
+  assert_true(hg_hud_column_value(&c, sim, f, &h) == f->budget.kinetic);
+  assert_int_equal(hg_hud_column_resolve(m, "pz", &c), 0);
+  assert_true(hg_hud_column_value(&c, sim, f, &h) == f->h[5]);
+  assert_int_equal(hg_hud_column_resolve(m, "nosuch.q.angle", &c), -1);
+  assert_int_equal(hg_hud_column_resolve(m, "a1.q.nosuch", &c), -1);
+  assert_int_equal(hg_hud_column_resolve(m, "a1.q", &c), -1);
+  assert_int_equal(hg_hud_column_resolve(m, "energy", &c), -1);
+  hg_history_free(&h);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
+}
+
 /* ---- the HUD panel ---- */
 
 static void test_mode_line(void **state) {
@@ -312,6 +355,50 @@ static const char *const pendulum =
     "      - {type: sphere, radius: 0.2, pos: [0, 0, -1], rgba: [0.2, 0.2, 0.9, 1]}\n"
     "time: {start: 0, end: 2}\n";
 
+/* pixels of the :plot strip's colour (0.5, 1, 0.5) in the right quarter, above y1 */
+static int plot_pixels(const char *path, int y1) {
+  int w, h, n, count = 0;
+  unsigned char *p = stbi_load(path, &w, &h, &n, 4);
+  assert_non_null(p);
+  for (int y = 0; y < h && y < y1; y++)
+    for (int x = 3 * w / 4; x < w; x++) {
+      const unsigned char *q = p + 4 * (y * w + x);
+      count += q[1] > 230 && q[0] > 100 && q[0] < 150 && q[2] > 100 && q[2] < 150;
+    }
+  stbi_image_free(p);
+  return count;
+}
+
+/* ":plot bob.q.angle" draws a strip of the pendulum's angle (right column, its own colour),
+ * ":plot off" removes it, a name that is no column is an error in the status line */
+static void test_plot_command(void **state) {
+  (void)state;
+  char dir[256], scene[300], script[300], s1[300], s2[300], s3[300], text[2048], err[512];
+  assert_int_equal(hg_test_temp_dir("hud_plot", dir, sizeof dir), 0);
+  snprintf(scene, sizeof scene, "%s/pendulum.yaml", dir);
+  snprintf(script, sizeof script, "%s/script.txt", dir);
+  snprintf(s1, sizeof s1, "%s/plot.png", dir);
+  snprintf(s2, sizeof s2, "%s/off.png", dir);
+  snprintf(s3, sizeof s3, "%s/bad.png", dir);
+  write_file(scene, pendulum);
+  snprintf(text, sizeof text,
+           "0.0 type plot bob.q.angle\n0.05 key return\n0.1 key space\n1.0 key space\n1.1 screenshot %s\n"
+           "1.2 type plot off\n1.25 key return\n1.3 screenshot %s\n"
+           "1.4 type plot bob.q.nosuch\n1.45 key return\n1.5 screenshot %s\n1.6 quit\n",
+           s1, s2, s3);
+  write_file(script, text);
+  hg_viewer_options o;
+  hg_viewer_default_options(&o);
+  o.offscreen = 1, o.script = script, o.width = 640, o.height = 360, o.paused = 1;
+  assert_int_equal(hg_viewer_run(scene, &o, err, sizeof err), 0);
+  int red, green;
+  assert_true(plot_pixels(s1, 100) > 30);
+  assert_true(plot_pixels(s2, 100) < 5);
+  colours(s3, 250, 320, &red, &green);
+  assert_true(red > 100);
+  hg_test_remove_dir(dir);
+}
+
 /* F5's "reloaded" is a note (green, no red); a bad command's error shows red in the status line
  * above the timeline, and Backspace (restart) clears it */
 static void test_messages_and_restart(void **state) {
@@ -350,7 +437,8 @@ int main(void) {
       cmocka_unit_test(test_rate_meter),          cmocka_unit_test(test_layout_disjoint),
       cmocka_unit_test(test_timeline_labels),     cmocka_unit_test(test_numbers_whole),
       cmocka_unit_test(test_strip_scales),        cmocka_unit_test(test_labels_apart),
-      cmocka_unit_test(test_mode_line),           cmocka_unit_test(test_messages_and_restart),
+      cmocka_unit_test(test_mode_line),           cmocka_unit_test(test_plot_columns),
+      cmocka_unit_test(test_messages_and_restart), cmocka_unit_test(test_plot_command),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
