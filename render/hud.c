@@ -337,7 +337,7 @@ static const char *const help_lines[] = {
     "d            degrees / radians in the selection panel",
     "shift+L F H  preview lock / free / hold of the selection; Enter, Esc",
     ":            command line (Tab completes; docs/commands.md)",
-    ":plot COL    strip plot of a trajectory.csv column  (:plot off)",
+    ":plot COL    strip plot of a trajectory.csv column (Tab completes; :plot off)",
     "ctrl+drag    pull a body (right button: turn it)   ctrl+s  save the session",
     "shift+G      ghosts of the selected joint's DoFs; up/down: eps",
     "b            gauges of the capture pairs",

@@ -428,6 +428,43 @@ double hg_hud_column_value(const hg_hud_column *c, const hg_sim *sim, const hg_f
   return NAN;
 }
 
+/* one candidate of a completion: counted, the common beginning narrowed, listed while room */
+static void candidate(const char *name, const char *prefix, int *count, char *out, size_t n, char *list,
+                      size_t ln) {
+  if (strncmp(name, prefix, strlen(prefix))) return;
+  if ((*count)++ == 0) snprintf(out, n, "%s", name);
+  else {
+    size_t k = 0;
+    while (out[k] && out[k] == name[k]) k++;
+    out[k] = 0;
+  }
+  size_t used = strlen(list);
+  if (used + strlen(name) + 2 < ln) snprintf(list + used, ln - used, "%s%s", used ? " " : "", name);
+}
+
+int hg_hud_column_complete(const hg_model *m, const char *prefix, char *out, size_t n, char *list,
+                           size_t ln) {
+  int count = 0;
+  char name[200];
+  out[0] = 0, list[0] = 0;
+  for (int i = 1; i < m->nbody; i++) {
+    for (int k = 0; k < 3; k++) {
+      snprintf(name, sizeof name, "%s.%c", m->body_name[i], 'x' + k);
+      candidate(name, prefix, &count, out, n, list, ln);
+    }
+    for (int what = 0; what < 2; what++)
+      for (int k = 0; k < (what ? m->jnt_nv[i] : m->jnt_nq[i]); k++) {
+        const char *e = hg_joint_entry_name(m->jnt[i].type, what, k, NULL);
+        if (!e) continue;
+        snprintf(name, sizeof name, "%s.%c.%s", m->jnt_name[i], what ? 'v' : 'q', e);
+        candidate(name, prefix, &count, out, n, list, ln);
+      }
+  }
+  for (size_t k = 0; k < sizeof scalar_names / sizeof scalar_names[0]; k++)
+    candidate(scalar_names[k], prefix, &count, out, n, list, ln);
+  return count;
+}
+
 /* ---- 3-D labels ---- */
 
 void hg_hud_spread_labels(hg_hud_rect *box, int n) {

@@ -155,6 +155,12 @@ int hg_hud_column_resolve(const hg_model *m, const char *name, hg_hud_column *c)
  * NaN when its joint or body is not in the simulation now */
 double hg_hud_column_value(const hg_hud_column *c, const hg_sim *sim, const hg_frame *f, hg_history *h);
 
+/* Tab completion of a column name: the columns of model m that begin with prefix; out gets their
+ * longest common beginning (n bytes), list the first of them separated by spaces (ln bytes).
+ * Their number. */
+int hg_hud_column_complete(const hg_model *m, const char *prefix, char *out, size_t n, char *list,
+                           size_t ln);
+
 /* ---- 3-D labels ---- */
 
 /* Moves label boxes (projected, pixels) down, the fewest pixels, so that no two overlap, in

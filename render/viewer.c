@@ -379,6 +379,20 @@ static void plot_command(viewer *v, const char *arg) {
   snprintf(ia->result, sizeof ia->result, "plotting %s from t = %g s (strip plots: l)", arg, latest(v));
 }
 
+/* Tab after "plot ": the column name completed as far as it is one, the candidates listed */
+static void plot_complete(viewer *v) {
+  hg_interact *ia = &v->ia;
+  char out[200], list[400];
+  const char *prefix = ia->line + 5;
+  while (*prefix == ' ') prefix++;
+  int n = hg_hud_column_complete(hg_sim_model(v->sim), prefix, out, sizeof out, list, sizeof list);
+  ia->result_error = n == 0;
+  if (n == 0) snprintf(ia->result, sizeof ia->result, "plot: no column begins with '%s'", prefix);
+  else snprintf(ia->result, sizeof ia->result, "%s", n == 1 ? "" : list);
+  if (n > 0 && strlen(out) >= strlen(prefix))
+    snprintf(ia->line + (prefix - ia->line), sizeof ia->line - (size_t)(prefix - ia->line), "%s", out);
+}
+
 /* a key while the command line is open */
 static void cmdline_key(viewer *v, SDL_Keycode k) {
   hg_interact *ia = &v->ia;
@@ -397,7 +411,10 @@ static void cmdline_key(viewer *v, SDL_Keycode k) {
     break;
   case SDLK_ESCAPE: ia->cmdline = 0, ia->result[0] = 0; SDL_StopTextInput(); break;
   case SDLK_BACKSPACE: if (n) ia->line[n - 1] = 0; break;
-  case SDLK_TAB: hg_interact_complete(ia, v->sim); break;
+  case SDLK_TAB:
+    if (!strncmp(ia->line, "plot ", 5)) plot_complete(v);
+    else hg_interact_complete(ia, v->sim);
+    break;
   default: break;
   }
 }

@@ -300,6 +300,21 @@ static void test_plot_columns(void **state) {
   assert_int_equal(hg_hud_column_resolve(m, "a1.q.nosuch", &c), -1);
   assert_int_equal(hg_hud_column_resolve(m, "a1.q", &c), -1);
   assert_int_equal(hg_hud_column_resolve(m, "energy", &c), -1);
+  /* Tab completion: body a1's position and joint a1's angle and rate, then the one; every
+   * candidate resolves */
+  char out[200], list[400];
+  assert_int_equal(hg_hud_column_complete(m, "a1.", out, sizeof out, list, sizeof list), 5);
+  assert_string_equal(out, "a1.");
+  assert_string_equal(list, "a1.x a1.y a1.z a1.q.angle a1.v.rate");
+  assert_int_equal(hg_hud_column_complete(m, "a1.q", out, sizeof out, list, sizeof list), 1);
+  assert_string_equal(out, "a1.q.angle");
+  assert_int_equal(hg_hud_column_complete(m, "remov", out, sizeof out, list, sizeof list), 1);
+  assert_string_equal(out, "removed_by_locks");
+  assert_int_equal(hg_hud_column_complete(m, "zzz", out, sizeof out, list, sizeof list), 0);
+  int all = hg_hud_column_complete(m, "", out, sizeof out, list, sizeof list);
+  assert_true(all > 20);
+  for (char *save = NULL, *tok = strtok_r(list, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+    assert_int_equal(hg_hud_column_resolve(m, tok, &c), 0);
   hg_history_free(&h);
   hg_sim_free(sim);
   hg_scene_free(sc);
