@@ -136,8 +136,9 @@ void hg_hud_layout_compute(const hg_hud_layout_in *in, hg_hud_layout *o) {
     int n = L[HG_HUD_SLIDERS] < hg_hud_slider_fit(in->h) ? L[HG_HUD_SLIDERS] : hg_hud_slider_fit(in->h);
     float x0, x1, y;
     hg_hud_slider_rect(in->w, in->h, 0, n, &x0, &x1, &y);
-    float lw = fminf(wd[HG_HUD_SLIDERS], x0 - 24 - 0.5f * W); /* labels: at most to the middle */
-    if (n > 0 && lw > 0) {
+    /* labels: at most to the middle (at least 40 px: in a narrow window past it) */
+    float lw = fminf(wd[HG_HUD_SLIDERS], fmaxf(x0 - 24 - 0.5f * W, 40));
+    if (n > 0) {
       /* from above the first slider's value label (baseline y - 6) to under the last bar */
       o->r[HG_HUD_SLIDERS] = rect(x0 - lw - 24, y - 20, x1 - x0 + lw + 36, 22.0f * (float)n + 12);
       o->lines[HG_HUD_SLIDERS] = n;
