@@ -1,5 +1,6 @@
 /* gl_render.c: the OpenGL 3.3 core renderer (gl_render.h). */
 #include "gl_render.h"
+#include "hud_layout.h"
 
 #include <epoxy/gl.h>
 #include <math.h>
@@ -849,14 +850,22 @@ void hg_renderer_draw(hg_renderer *r, const hg_draw_list *dl, const hg_camera *c
   }
   glEnable(GL_BLEND);
   glDisable(GL_DEPTH_TEST);
-  /* labels, in pixels */
-  for (int k = 0; k < dl->nlabel && mode != HG_RENDER_ID; k++) {
+  /* labels, in pixels, nudged apart where they would overprint (hud_layout.h) */
+  enum { MAXLAB = 512 };
+  hg_hud_rect box[MAXLAB];
+  int which[MAXLAB], nb = 0;
+  for (int k = 0; k < dl->nlabel && mode != HG_RENDER_ID && nb < MAXLAB; k++) {
     double px[2];
     if (!hg_camera_project(c, r->w, r->h, dl->label[k].p, px)) continue;
     float x = (float)px[0] + 6, y = (float)px[1] - 6, w = hg_renderer_text_width(r, dl->label[k].text);
+    box[nb] = (hg_hud_rect){x - 3, y - r->ascent - 2, w + 6, r->font_px + 4};
+    which[nb++] = k;
+  }
+  hg_hud_spread_labels(box, nb);
+  for (int i = 0; i < nb; i++) {
     float bg[4] = {0, 0, 0, 0.45f};
-    hg_renderer_rect(r, x - 3, y - r->ascent - 2, w + 6, r->font_px + 4, bg);
-    hg_renderer_text(r, x, y, dl->label[k].text, dl->label[k].rgba);
+    hg_renderer_rect(r, box[i].x, box[i].y, box[i].w, box[i].h, bg);
+    hg_renderer_text(r, box[i].x + 3, box[i].y + r->ascent + 2, dl->label[which[i]].text, dl->label[which[i]].rgba);
   }
 }
 

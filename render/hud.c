@@ -6,10 +6,26 @@
 #include <string.h>
 
 #include "drawlist.h"
+#include "hud_layout.h"
 
 static const float white[4] = {0.95f, 0.96f, 0.98f, 1}, dim[4] = {0.7f, 0.74f, 0.8f, 1},
                    panel[4] = {0.05f, 0.06f, 0.08f, 0.62f}, accent[4] = {1, 0.75f, 0.25f, 1},
                    red[4] = {1, 0.35f, 0.3f, 1};
+const float hg_hud_error_rgba[4] = {1, 0.35f, 0.3f, 1}, hg_hud_note_rgba[4] = {0.55f, 0.95f, 0.55f, 1},
+            hg_hud_warn_rgba[4] = {1, 0.62f, 0.15f, 1};
+
+/* cuts a line to maxw pixels: at its last space that fits (a number is never cut in two), or
+ * at a character when it has no space */
+static void cut_to(const hg_renderer *r, char *line, float maxw) {
+  size_t len = strlen(line);
+  while (len > 0 && hg_renderer_text_width(r, line) > maxw) {
+    char *sp = strrchr(line, ' ');
+    while (sp && sp > line && sp[-1] == ' ') sp--;
+    if (sp && sp > line) len = (size_t)(sp - line);
+    else len--;
+    line[len] = 0;
+  }
+}
 
 /* a panel of lines of text at (x, y), width w (0: fitted); returns its height */
 static float text_panel(hg_renderer *r, float x, float y, float w, char lines[][128], int n,
@@ -30,15 +46,15 @@ static float text_panel(hg_renderer *r, float x, float y, float w, char lines[][
  * SAT and an orange line while held at a limit), and the thrusters firing now (name, level,
  * pulses so far; or one line saying they are idle), as many lines as fit, the rest counted. Its
  * height, 0 when the frame has no actuator or controller. */
-float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, float x, float y,
-                     float maxh) {
+enum { CTL_MAXL = 24 };
+
+/* the control panel's lines, at most fit (>= 2): their text, colours and the actuator whose
+ * gauge each has (-1); their number (0: no actuator or controller) */
+static int control_lines(const hg_frame *f, const hg_history *h, int fit, char (*lines)[128],
+                         const float **cols, int *wheel_of) {
   static const float on[4] = {0.62f, 1, 0.05f, 1}, fire[4] = {1, 0.7f, 0.2f, 1};
-  enum { MAXL = 24 };
-  char lines[MAXL][128];
-  const float *cols[MAXL];
-  int wheel_of[MAXL]; /* the actuator whose gauge a line has, -1 */
-  float lh = hg_renderer_line_height(r);
-  int fit = (int)((maxh - 10) / lh), n = 0, total = 0, firing = 0, thrusters = 0;
+  enum { MAXL = CTL_MAXL };
+  int n = 0, total = 0, firing = 0, thrusters = 0;
   long pulses = 0;
   if (!h || f->nact + f->nctl == 0) return 0;
   if (fit > MAXL) fit = MAXL;
@@ -105,14 +121,26 @@ float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, flo
     snprintf(lines[n], 128, "  ... %d more", total - shown);
     cols[n++] = dim;
   }
+  return n;
+}
+
+/* the control panel's lines drawn at (x, y), no wider than maxw; its height */
+static float control_draw(hg_renderer *r, const hg_frame *f, float x, float y, float maxw,
+                          char (*lines)[128], const float **cols, const int *wheel_of, int n) {
+  float lh = hg_renderer_line_height(r);
   /* the wheels' bars to the right of the text */
   float tw = 0, bar = 64, wheels = 0;
   for (int k = 0; k < n; k++) {
     tw = fmaxf(tw, hg_renderer_text_width(r, lines[k]));
     wheels += wheel_of[k] >= 0;
   }
+  if (tw + 16 + (wheels > 0 ? bar + 10 : 0) > maxw) { /* too wide: the bars go, then text */
+    wheels = 0;
+    tw = fminf(tw, maxw - 16);
+    for (int k = 0; k < n; k++) cut_to(r, lines[k], tw);
+  }
   float pw = tw + 16 + (wheels > 0 ? bar + 10 : 0), ph = text_panel(r, x, y, pw, lines, n, cols);
-  for (int k = 0; k < n; k++) {
+  for (int k = 0; k < n && wheels > 0; k++) {
     if (wheel_of[k] < 0) continue;
     const hg_fact *A = &f->act[wheel_of[k]];
     double fill = hg_wheel_fill(f, wheel_of[k]);
@@ -129,6 +157,15 @@ float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, flo
   return ph;
 }
 
+float hg_hud_control(hg_renderer *r, const hg_frame *f, const hg_history *h, float x, float y,
+                     float maxh) {
+  char lines[CTL_MAXL][128];
+  const float *cols[CTL_MAXL];
+  int wheel_of[CTL_MAXL];
+  int n = control_lines(f, h, (int)((maxh - 10) / hg_renderer_line_height(r)), lines, cols, wheel_of);
+  return n ? control_draw(r, f, x, y, INFINITY, lines, cols, wheel_of, n) : 0;
+}
+
 float hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const hg_history *h) {
   char lines[3][128];
   const float *cols[3] = {white, accent, dim};
@@ -142,11 +179,8 @@ float hg_hud_caption(hg_renderer *r, const char *title, const hg_frame *f, const
   return text_panel(r, 12, 12, 0, lines, n, cols);
 }
 
-void hg_hud_timeline_rect(int w, int h, float *x0, float *x1, float *y0, float *y1) {
-  *x0 = 16, *x1 = (float)w - 16, *y1 = (float)h - 14, *y0 = *y1 - 10;
-}
-
-/* the timeline: the span simulated so far, the cursor, the events */
+/* the timeline: the span simulated so far, the cursor, the events, the cursor's time and the
+ * end time (labels that never meet, hg_hud_timeline_labels) */
 static void timeline(hg_renderer *r, const hg_frame *f, const hg_history *h, const hg_hud_state *s) {
   int w, hh;
   hg_renderer_size(r, &w, &hh);
@@ -165,82 +199,127 @@ static void timeline(hg_renderer *r, const hg_frame *f, const hg_history *h, con
   }
   float cx = TX(f->t);
   hg_renderer_rect(r, cx - 2, y0 - 4, 4, y1 - y0 + 8, white);
-  char txt[64];
+  char txt[64], end[64];
   snprintf(txt, sizeof txt, "%.3f s", f->t);
-  float tw = hg_renderer_text_width(r, txt), tx = fminf(fmaxf(cx - tw / 2, x0), x1 - tw);
-  hg_renderer_text(r, tx, y0 - 8, txt, white);
-  snprintf(txt, sizeof txt, "%.3g", s->t_end);
-  hg_renderer_text(r, x1 - hg_renderer_text_width(r, txt), y0 - 8, txt, dim);
+  snprintf(end, sizeof end, "%.6g s", s->t_end);
+  hg_hud_rect lc, le;
+  hg_hud_timeline_labels(w, hh, hg_renderer_line_height(r), f->t, s->t_start, s->t_end,
+                         hg_renderer_text_width(r, txt), hg_renderer_text_width(r, end), &lc, &le);
+  hg_renderer_text(r, lc.x, y0 - 8, txt, white);
+  if (le.w > 0) hg_renderer_text(r, le.x, y0 - 8, end, dim);
 #undef TX
 }
 
-/* one strip plot of a series over the history up to the cursor */
-typedef double (*series_fn)(const hg_frame *f, int which);
-static double s_energy(const hg_frame *f, int w) { return w == 0 ? f->energy : f->budget.value - f->budget.initial; }
-static double s_momentum(const hg_frame *f, int w) {
-  const double *v = f->h + 3 * w;
-  return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-}
-static double s_pair(const hg_frame *f, int w) { return w < f->npair && f->pair[w].present ? f->pair[w].distance : NAN; }
-static double s_load(const hg_frame *f, int w) {
-  double m = 0; /* the largest constraint force of a locked or prescribed joint */
-  for (int j = 0; j < f->njoint; j++)
-    if (f->joint[j].mode != HG_MODE_FREE) {
-      const double *x = f->joint[j].wrench + (w ? 0 : 3);
-      m = fmax(m, sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
-    }
-  return m;
+/* A strip's frame in rectangle b: its title (with "+N more" when more > 0), the value axis
+ * labelled lo and hi (as few digits as tell them apart) and the time axis t0 .. t1 in seconds.
+ * The plot's area in *a; 0, or -1 when the box has no room for one. */
+static int strip_frame(hg_renderer *r, const hg_hud_rect *b, const char *name, double lo, double hi,
+                       double t0, double t1, int more, hg_hud_rect *a) {
+  static const float axis[4] = {0.55f, 0.58f, 0.65f, 1};
+  float x = b->x, y = b->y, w = b->w, hgt = b->h, lh = hg_renderer_line_height(r);
+  char title[200], txt[64];
+  hg_renderer_rect(r, x, y, w, hgt, panel);
+  snprintf(title, sizeof title, "%s", name);
+  if (more > 0) snprintf(title + strlen(title), sizeof title - strlen(title), "   (+%d more)", more);
+  cut_to(r, title, w - 12);
+  hg_renderer_text(r, x + 6, y + lh - 3, title, white);
+  if (!(lo < hi)) return -1;
+  char los[32], his[32];
+  for (int digits = 3; digits <= 15; digits++) { /* as few digits as tell the two ends apart */
+    snprintf(his, sizeof his, "%.*g", digits, hi);
+    snprintf(los, sizeof los, "%.*g", digits, lo);
+    if (strcmp(his, los)) break;
+  }
+  float yl = fmaxf(hg_renderer_text_width(r, his), hg_renderer_text_width(r, los));
+  /* the plot's area: value labels on the left, time labels under it */
+  float px0 = x + 10 + yl, px1 = x + w - 8, py0 = y + lh + 2, py1 = y + hgt - lh + 2;
+  if (py1 - py0 < 6 || px1 - px0 < 20) return -1;
+  hg_renderer_rect(r, px0, py0, 1, py1 - py0, axis);
+  hg_renderer_rect(r, px0, py1, px1 - px0, 1, axis);
+  hg_renderer_text(r, px0 - 4 - hg_renderer_text_width(r, his), py0 + lh - 6, his, dim);
+  hg_renderer_text(r, px0 - 4 - hg_renderer_text_width(r, los), py1, los, dim);
+  snprintf(txt, sizeof txt, "%.4g s", t0);
+  hg_renderer_text(r, px0, py1 + lh - 4, txt, dim);
+  snprintf(txt, sizeof txt, "%.4g s", t1);
+  hg_renderer_text(r, px1 - hg_renderer_text_width(r, txt), py1 + lh - 4, txt, dim);
+  *a = (hg_hud_rect){px0, py0, px1 - px0, py1 - py0};
+  return 0;
 }
 
-static void strip(hg_renderer *r, float x, float y, float w, float hgt, const hg_history *h, int upto,
-                  const char *title, series_fn fn, int nseries, const char *const *names,
-                  double t0, double t1) {
-  static const float cols[3][4] = {{0.4f, 0.8f, 1, 1}, {1, 0.6f, 0.3f, 1}, {0.5f, 1, 0.5f, 1}};
-  hg_renderer_rect(r, x, y, w, hgt, panel);
-  hg_renderer_text(r, x + 6, y + 15, title, white);
-  double lo = INFINITY, hi = -INFINITY;
-  for (int k = 0; k <= upto && k < h->n; k++)
-    for (int s = 0; s < nseries; s++) {
-      double v = fn(&h->frame[k], s);
-      if (isfinite(v)) lo = fmin(lo, v), hi = fmax(hi, v);
-    }
-  if (!(lo <= hi)) return;
-  if (hi - lo < 1e-12 * fmax(fabs(hi), 1e-300) || hi == lo) lo -= 0.5 * fmax(fabs(lo), 1e-9), hi += 0.5 * fmax(fabs(hi), 1e-9);
-  float px0 = x + 6, px1 = x + w - 6, py0 = y + 22, py1 = y + hgt - 6;
-  char txt[64];
-  snprintf(txt, sizeof txt, "%.4g", hi);
-  hg_renderer_text(r, px1 - hg_renderer_text_width(r, txt), y + 15, txt, dim);
+/* the displayed time t as a line across the plot's area a (time axis t0 .. t1) */
+static void strip_cursor(hg_renderer *r, const hg_hud_rect *a, double t, double t0, double t1) {
+  static const float mark[4] = {1, 1, 1, 0.75f};
+  if (t >= t0 && t <= t1) hg_renderer_rect(r, a->x + (float)((t - t0) / (t1 - t0)) * a->w - 0.5f, a->y, 1, a->h, mark);
+}
+
+static const float strip_rgba[3][4] = {{0.4f, 0.8f, 1, 1}, {1, 0.6f, 0.3f, 1}, {0.5f, 1, 0.5f, 1}};
+
+/* One strip plot in rectangle b: its quantity over frames 0..upto of the history against time
+ * t0..t1 on its own scale with its unit, the displayed time marked. more > 0: "+N more". */
+static void strip(hg_renderer *r, const hg_hud_rect *b, int which, const hg_frame *f,
+                  const hg_history *h, int upto, double t0, double t1, int more) {
+  char title[160];
+  snprintf(title, sizeof title, "%s, %s", hg_hud_strip_title(which), hg_hud_strip_unit(which));
+  if (which == HG_STRIP_SEPARATION && f->npair > 0)
+    snprintf(title, sizeof title, "separation %s - %s%s, m", hg_frame_name(h, f->pair[0].a),
+             hg_frame_name(h, f->pair[0].b), f->npair > 1 ? " ..." : "");
+  double lo = 0, hi = 0;
+  hg_hud_rect a;
+  if (hg_hud_strip_range(which, h, upto, &lo, &hi)) lo = hi = 0;
+  if (strip_frame(r, b, title, lo, hi, t0, t1, more, &a)) return;
   static float xy[2 * 2048];
-  for (int s = 0; s < nseries; s++) {
+  int ns = hg_hud_strip_nseries(which, f);
+  for (int s = 0; s < (ns > 0 ? ns : 1); s++) {
     int n = 0, step = (upto + 1) / 2048 + 1;
     for (int k = 0; k <= upto && k < h->n && n < 2048; k += step) {
-      double v = fn(&h->frame[k], s);
+      double v = hg_hud_strip_value(which, &h->frame[k], s);
       if (!isfinite(v)) continue;
-      xy[2 * n] = px0 + (float)((h->frame[k].t - t0) / (t1 - t0)) * (px1 - px0);
-      xy[2 * n + 1] = py1 - (float)((v - lo) / (hi - lo)) * (py1 - py0);
+      xy[2 * n] = a.x + (float)((h->frame[k].t - t0) / (t1 - t0)) * a.w;
+      xy[2 * n + 1] = a.y + a.h - (float)((v - lo) / (hi - lo)) * a.h;
       n++;
     }
-    hg_renderer_polyline(r, xy, n, cols[s % 3]);
-    if (names && names[s]) hg_renderer_text(r, px0 + 120 * s, py1 - 2, names[s], cols[s % 3]);
+    hg_renderer_polyline(r, xy, n, strip_rgba[s % 3]);
   }
+  strip_cursor(r, &a, f->t, t0, t1);
 }
 
-static void plots(hg_renderer *r, const hg_frame *f, const hg_history *h, int upto, const hg_hud_state *s) {
-  int w, hh;
-  hg_renderer_size(r, &w, &hh);
-  /* four plots between the event list (top) and the timeline (bottom 50 px) */
-  float pw = fminf(380, 0.32f * w), y = 160, ph = fminf(120, (hh - y - 60) / 4.0f - 8), x = w - pw - 12;
-  double t1 = fmax(f->t, s->t_start + 1e-9);
-  static const char *const en[] = {"energy", "budget drift"}, *const mo[] = {"|L| (origin)", "|p|"},
-                           *const ld[] = {"force", "moment"};
-  strip(r, x, y, pw, ph, h, upto, "energy, J", s_energy, 2, en, s->t_start, t1);
-  strip(r, x, y + (ph + 8), pw, ph, h, upto, "momentum", s_momentum, 2, mo, s->t_start, t1);
-  if (f->npair > 0) {
-    char title[128];
-    snprintf(title, sizeof title, "separation %s - %s, m", hg_frame_name(h, f->pair[0].a), hg_frame_name(h, f->pair[0].b));
-    strip(r, x, y + 2 * (ph + 8), pw, ph, h, upto, title, s_pair, f->npair > 3 ? 3 : f->npair, NULL, s->t_start, t1);
+/* a column plotted on demand: its samples up to the displayed time t, on their own scale */
+static void series_strip(hg_renderer *r, const hg_hud_rect *b, const hg_hud_series *p, double t,
+                         double t0, double t1, int more) {
+  double lo = INFINITY, hi = -INFINITY;
+  int upto = 0;
+  while (upto < p->n && p->t[upto] <= t) upto++;
+  for (int k = 0; k < upto; k++)
+    if (isfinite(p->x[k])) lo = fmin(lo, p->x[k]), hi = fmax(hi, p->x[k]);
+  if (lo <= hi && hi - lo <= 1e-12 * fmax(fabs(lo), fabs(hi))) { /* flat: as the other strips */
+    double d = 0.5 * fmax(fmax(fabs(lo), fabs(hi)), 1e-9);
+    lo -= d, hi += d;
   }
-  strip(r, x, y + 3 * (ph + 8), pw, ph, h, upto, "locked/prescribed joint loads (max)", s_load, 2, ld, s->t_start, t1);
+  hg_hud_rect a;
+  if (strip_frame(r, b, p->name, lo, hi, t0, t1, more, &a)) return;
+  static float xy[2 * 2048];
+  int n = 0, step = upto / 2048 + 1;
+  for (int k = 0; k < upto && n < 2048; k += step) {
+    if (!isfinite(p->x[k])) continue;
+    xy[2 * n] = a.x + (float)((p->t[k] - t0) / (t1 - t0)) * a.w;
+    xy[2 * n + 1] = a.y + a.h - (float)((p->x[k] - lo) / (hi - lo)) * a.h;
+    n++;
+  }
+  hg_renderer_polyline(r, xy, n, strip_rgba[2]);
+  strip_cursor(r, &a, t, t0, t1);
+}
+
+/* the strips to show for frame f: energy, budget drift, |L|, |p|, the separations when the
+ * scene has pairs, the constraint force and moment when a joint is locked or prescribed */
+static int strip_list(const hg_frame *f, int *list) {
+  int n = 0, held = 0;
+  for (int j = 0; j < f->njoint; j++) held |= f->joint[j].mode != HG_MODE_FREE;
+  for (int k = 0; k < HG_STRIP_COUNT; k++) {
+    if (k == HG_STRIP_SEPARATION && f->npair == 0) continue;
+    if ((k == HG_STRIP_FORCE || k == HG_STRIP_MOMENT) && !held) continue;
+    list[n++] = k;
+  }
+  return n;
 }
 
 static const char *const help_lines[] = {
@@ -258,12 +337,13 @@ static const char *const help_lines[] = {
     "d            degrees / radians in the selection panel",
     "shift+L F H  preview lock / free / hold of the selection; Enter, Esc",
     ":            command line (Tab completes; docs/commands.md)",
+    ":plot COL    strip plot of a trajectory.csv column (Tab completes; :plot off)",
     "ctrl+drag    pull a body (right button: turn it)   ctrl+s  save the session",
     "shift+G      ghosts of the selected joint's DoFs; up/down: eps",
     "b            gauges of the capture pairs",
     "sliders      paused: drag the selected joint's q (ghost) and v, let go to set",
     "< >          paused: the selected joint's q -/+ 0.05 (ctrl: v -/+ 0.1)",
-    "l            strip plots    u   HUD on/off",
+    "l            strip plots    u   HUD on/off    F2  profiler",
     "mouse        left orbit, right/middle pan, wheel zoom",
     "a            fit the scene  1 3 7 9 / x y z  preset views",
     "tab          track the next body (shift: previous), n none",
@@ -273,17 +353,6 @@ static const char *const help_lines[] = {
     "             e loops  shift+A actuators  shift+S sensors  o all/none",
     "q, esc       quit (esc first cancels a preview, then the selection)",
 };
-
-static void help(hg_renderer *r) {
-  int n = (int)(sizeof help_lines / sizeof help_lines[0]), w, hh;
-  char lines[32][128];
-  hg_renderer_size(r, &w, &hh);
-  for (int k = 0; k < n; k++) snprintf(lines[k], 128, "%s", help_lines[k]);
-  float pw = 0;
-  for (int k = 0; k < n; k++) pw = fmaxf(pw, hg_renderer_text_width(r, lines[k]) + 16);
-  hg_renderer_rect(r, (w - pw) / 2, 60, pw, hg_renderer_line_height(r) * n + 10, panel);
-  text_panel(r, (w - pw) / 2, 60, pw, lines, n, NULL);
-}
 
 /* The closed loops under the HUD panel's n0 lines: a title, then one line per loop in the
  * simulation (name, type, closed or open, |F| of a closed one, the gap of an open one), as many as
@@ -322,53 +391,123 @@ static int loop_lines(hg_renderer *r, const hg_frame *f, const hg_history *h, ch
   return n;
 }
 
-void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int frame_index,
-                 const hg_hud_state *s) {
-  char lines[24][128];
-  const float *cols[24];
-  int n = 0, w, hh;
-  hg_renderer_size(r, &w, &hh);
-  for (int k = 0; k < 24; k++) cols[k] = white;
-  snprintf(lines[n++], 128, "%s", s->title ? s->title : "");
-  cols[n - 1] = accent;
-  snprintf(lines[n++], 128, "t = %.4f s   %s%s", f->t, s->paused ? "PAUSED" : "running",
+int hg_hud_panel_lines(const hg_frame *f, const hg_hud_state *s, char (*lines)[128], int max,
+                       int *behind) {
+  char tmp[24][128];
+  int n = 0, b = 0;
+  snprintf(tmp[n++], 128, "%s", s->title ? s->title : "");
+  snprintf(tmp[n++], 128, "t = %.4f s   %s%s", f->t, s->paused ? "PAUSED" : "running",
            s->live ? "" : "  (replay)");
-  if (s->speed >= 1) snprintf(lines[n++], 128, "speed %gx   real time x %.3g   %.0f fps", s->speed, s->rtf, s->fps);
-  else snprintf(lines[n++], 128, "speed 1/%gx   real time x %.3g   %.0f fps", 1 / s->speed, s->rtf, s->fps);
-  snprintf(lines[n++], 128, "steps %ld  rhs %ld  fails %ld  events %d", f->stats.steps, f->stats.rhs_evals,
+  b = hg_hud_rate_line(tmp[n++], 128, s->speed, s->rtf, s->rtf_span, !s->paused, s->fps);
+  snprintf(tmp[n++], 128, "steps %ld  rhs %ld  fails %ld  events %d", f->stats.steps, f->stats.rhs_evals,
            f->stats.err_test_fails + f->stats.conv_fails, f->nevents);
-  snprintf(lines[n++], 128, "energy %.6g J   budget drift %.2e", f->energy, f->budget.max_drift);
-  snprintf(lines[n++], 128, "p  %+.4g %+.4g %+.4g", f->h[3], f->h[4], f->h[5]);
-  snprintf(lines[n++], 128, "L  %+.4g %+.4g %+.4g", f->h[0], f->h[1], f->h[2]);
-  if (s->tracked) snprintf(lines[n++], 128, "tracking %s", s->tracked);
+  snprintf(tmp[n++], 128, "energy %.6g J   budget drift %.2e", f->energy, f->budget.max_drift);
+  snprintf(tmp[n++], 128, "p  %+.4g %+.4g %+.4g", f->h[3], f->h[4], f->h[5]);
+  snprintf(tmp[n++], 128, "L  %+.4g %+.4g %+.4g", f->h[0], f->h[1], f->h[2]);
+  if (s->mode && *s->mode) snprintf(tmp[n++], 128, "%s", s->mode);
+  if (s->tracked) snprintf(tmp[n++], 128, "tracking %s", s->tracked);
   /* the overlays, wrapped at 40 characters so that the panel stays narrow */
   char ov[128] = "overlays:";
   for (int k = 0; k < HG_OV_COUNT; k++) {
     if (!(s->overlays & (1 << k))) continue;
     if (strlen(ov) + 1 + strlen(hg_overlay_name(k)) > 40 && n < 20) {
-      snprintf(lines[n++], 128, "%s", ov);
-      cols[n - 1] = dim;
+      snprintf(tmp[n++], 128, "%s", ov);
       snprintf(ov, sizeof ov, "         ");
     }
     snprintf(ov + strlen(ov), sizeof ov - strlen(ov), " %s", hg_overlay_name(k));
   }
-  snprintf(lines[n++], 128, "%s", ov);
-  cols[n - 1] = dim;
-  snprintf(lines[n++], 128, "F1 help");
-  cols[n - 1] = dim;
-  n += loop_lines(r, f, h, lines + n, cols + n, 24 - n, n, hh);
-  float hud_w = 0;
-  for (int k = 0; k < n; k++) hud_w = fmaxf(hud_w, hg_renderer_text_width(r, lines[k]) + 16);
-  float hud_h = text_panel(r, 12, 12, hud_w, lines, n, cols);
-  /* the control panel under it, clear of the selection panel growing up from the bottom */
-  if (s->overlays & HG_OV_ACTUATORS)
-    hg_hud_control(r, f, h, 12, 12 + hud_h + 6, 0.68f * (float)hh - hud_h);
+  snprintf(tmp[n++], 128, "%s", ov);
+  snprintf(tmp[n++], 128, "F1 help");
+  if (n > max) n = max;
+  for (int k = 0; k < n; k++) memcpy(lines[k], tmp[k], 128);
+  if (behind) *behind = b;
+  return n;
+}
 
-  /* the last events, with the energy they removed */
-  if (h && f->nevents > 0) {
-    char ev[6][128];
-    const float *ec[6];
-    int m = 0;
+/* the profiler strip in b: the last frame's solver work and wall times, their means, and one
+ * bar per frame (wall time simulating, blue, under drawing, orange; the tallest bar the box's
+ * height) */
+static void profiler(hg_renderer *r, const hg_hud_rect *b, const hg_hud_prof *p, int np) {
+  static const float simc[4] = {0.4f, 0.7f, 1, 0.95f}, drawc[4] = {1, 0.6f, 0.25f, 0.95f};
+  float lh = hg_renderer_line_height(r);
+  char lines[3][128];
+  const float *cols[3] = {accent, white, white};
+  double ms = 0, md = 0, top = 1e-6;
+  for (int k = 0; k < np; k++) ms += p[k].sim_s, md += p[k].draw_s, top = fmax(top, p[k].sim_s + p[k].draw_s);
+  const hg_hud_prof *last = np > 0 ? &p[np - 1] : NULL;
+  snprintf(lines[0], 128, "profiler (per drawn frame, last %d)", np);
+  snprintf(lines[1], 128, "rhs %ld  steps %ld  rejected %ld", last ? last->rhs : 0, last ? last->steps : 0,
+           last ? last->rejected : 0);
+  snprintf(lines[2], 128, "simulate %.3g ms  draw %.3g ms (mean)", np ? 1e3 * ms / np : 0, np ? 1e3 * md / np : 0);
+  int n = (int)((b->h - 10) / lh) - 1; /* text lines; one line's height of bars under them */
+  if (n > 3) n = 3;
+  if (n < 1) return;
+  for (int k = 0; k < n; k++) cut_to(r, lines[k], b->w - 16);
+  hg_renderer_rect(r, b->x, b->y, b->w, b->h, panel);
+  for (int k = 0; k < n; k++) hg_renderer_text(r, b->x + 8, b->y + 5 + lh * (float)(k + 1) - 4, lines[k], cols[k]);
+  float bx = b->x + 8, by = b->y + 5 + lh * (float)n + 2, bw = (b->w - 16) / 120.0f, bh = b->y + b->h - 4 - by;
+  for (int k = 0; k < np && k < 120 && bh > 2; k++) {
+    const hg_hud_prof *q = &p[np > 120 ? np - 120 + k : k];
+    float hs = bh * (float)(q->sim_s / top), hd = bh * (float)(q->draw_s / top);
+    hg_renderer_rect(r, bx + bw * (float)k, by + bh - hs, fmaxf(bw - 0.5f, 0.5f), hs, simc);
+    hg_renderer_rect(r, bx + bw * (float)k, by + bh - hs - hd, fmaxf(bw - 0.5f, 0.5f), hd, drawc);
+  }
+}
+
+/* lines into a panel of rectangle b: the lines that fit, the last replaced by "+N more" when
+ * some do not, each cut to the width (at a space) */
+static void fitted_panel(hg_renderer *r, const hg_hud_rect *b, int fit, char (*lines)[128], int n,
+                         const float **cols) {
+  char out[64][128];
+  const float *oc[64];
+  if (fit <= 0 || b->w <= 0) return;
+  if (fit > 64) fit = 64;
+  int m = n < fit ? n : fit;
+  for (int k = 0; k < m; k++) {
+    memcpy(out[k], lines[k], 128);
+    oc[k] = cols ? cols[k] : white;
+    cut_to(r, out[k], b->w - 16);
+  }
+  if (n > fit) {
+    snprintf(out[m - 1], 128, "  +%d more", n - fit + 1);
+    oc[m - 1] = dim;
+  }
+  text_panel(r, b->x, b->y, b->w, out, m, oc);
+}
+
+/* the width of a line in a panel: text and margins (hg_hud_wrap's measure) */
+static float panel_width(const void *r, const char *s) { return hg_renderer_text_width(r, s) + 16; }
+
+void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int frame_index,
+                 const hg_hud_state *s) {
+  char lines[40][128];
+  const float *cols[40];
+  int n = 0, w, hh, behind = 0;
+  float lh = hg_renderer_line_height(r);
+  const hg_hud_interact *ia = s->ia;
+  hg_renderer_size(r, &w, &hh);
+  for (int k = 0; k < 40; k++) cols[k] = white;
+  n = hg_hud_panel_lines(f, s, lines, 24, &behind);
+  cols[0] = accent, cols[2] = behind ? hg_hud_warn_rgba : white;
+  for (int k = 3; k < n; k++)
+    if (!strncmp(lines[k], "overlays:", 9) || lines[k][0] == ' ' || !strcmp(lines[k], "F1 help")) cols[k] = dim;
+  n += loop_lines(r, f, h, lines + n, cols + n, 40 - n, n, hh);
+  /* what each overlay would show */
+  hg_hud_layout_in in;
+  memset(&in, 0, sizeof in);
+  in.w = w, in.h = hh, in.lh = lh;
+  in.lines[HG_HUD_PANEL] = s->bare ? 0 : n;
+  for (int k = 0; k < n; k++) in.width[HG_HUD_PANEL] = fmaxf(in.width[HG_HUD_PANEL], panel_width(r, lines[k]));
+  char cl[CTL_MAXL][128];
+  const float *cc[CTL_MAXL];
+  int wheel_of[CTL_MAXL], ncl = 0;
+  if ((s->overlays & HG_OV_ACTUATORS) && !s->bare) ncl = control_lines(f, h, CTL_MAXL, cl, cc, wheel_of);
+  in.lines[HG_HUD_CONTROL] = ncl;
+  for (int k = 0; k < ncl; k++) in.width[HG_HUD_CONTROL] = fmaxf(in.width[HG_HUD_CONTROL], panel_width(r, cl[k]) + 74);
+  char ev[8][128];
+  const float *ec[8];
+  int m = 0;
+  if (h && f->nevents > 0 && !s->bare) { /* the last events, with the energy they removed */
     snprintf(ev[m], 128, "events");
     ec[m++] = accent;
     for (int k = f->nevents - 1; k >= 0 && m < 6 && k < h->nevent; k--) {
@@ -377,108 +516,139 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
                e->de, e->e_removed, e->dh);
       ec[m++] = white;
     }
-    /* cut at the right to stay clear of the HUD panel (12 .. 12 + hud_w) */
-    float pw = 0, room = (float)w - 12 - (12 + hud_w + 8);
-    for (int k = 0; k < m; k++) {
-      size_t len = strlen(ev[k]);
-      while (len > 8 && hg_renderer_text_width(r, ev[k]) + 16 > room) ev[k][--len] = 0;
-      pw = fmaxf(pw, hg_renderer_text_width(r, ev[k]) + 16);
+  }
+  in.lines[HG_HUD_EVENTS] = m;
+  for (int k = 0; k < m; k++) in.width[HG_HUD_EVENTS] = fmaxf(in.width[HG_HUD_EVENTS], panel_width(r, ev[k]));
+  int ng = ia ? (ia->ngauge > 12 ? 12 : ia->ngauge) : 0, nsel = ia ? (ia->npanel > 16 ? 16 : ia->npanel) : 0;
+  in.lines[HG_HUD_GAUGES] = ng, in.lines[HG_HUD_SELECTION] = nsel;
+  for (int k = 0; k < ng; k++) in.width[HG_HUD_GAUGES] = fmaxf(in.width[HG_HUD_GAUGES], panel_width(r, ia->gauge[k]));
+  for (int k = 0; k < nsel; k++) in.width[HG_HUD_SELECTION] = fmaxf(in.width[HG_HUD_SELECTION], panel_width(r, ia->panel[k]));
+  /* the bar: the command line, the preview or the last result; a result (completions, errors)
+   * under an open command line */
+  char bartext[1200] = "";
+  const float *barcol = white, *resultcol = dim;
+  int result_lines = 0;
+  if (ia && ia->cmdline) {
+    snprintf(bartext, sizeof bartext, ":%s_", ia->cmdline);
+    barcol = accent;
+  } else if (ia && ia->preview && *ia->preview) {
+    snprintf(bartext, sizeof bartext, "%s", ia->preview);
+    barcol = accent;
+  } else if (ia && ia->result && *ia->result) {
+    snprintf(bartext, sizeof bartext, "%s", ia->result);
+    barcol = ia->result_error ? red : white;
+  }
+  in.lines[HG_HUD_BAR] = bartext[0] ? 3 : 0; /* first pass: its width */
+  int strips[HG_STRIP_COUNT], nstrip = s->plots && !s->bare && h && h->n > 1 ? strip_list(f, strips) : 0;
+  int nextra = s->plots && !s->bare && h && h->n > 0 ? s->nplot : 0; /* :plot's columns, first */
+  in.lines[HG_HUD_PLOTS] = nstrip + nextra;
+  float slw = 0;
+  for (int k = 0; k < s->nslider; k++) slw = fmaxf(slw, hg_renderer_text_width(r, s->slider_labels[k]));
+  in.lines[HG_HUD_SLIDERS] = s->nslider, in.width[HG_HUD_SLIDERS] = slw;
+  in.lines[HG_HUD_PROFILER] = s->profiler && !s->bare ? 4 : 0;
+  in.width[HG_HUD_PROFILER] = s->profiler ? panel_width(r, "simulate 12.3 ms  draw 12.3 ms (mean)") : 0;
+  int nhelp = (int)(sizeof help_lines / sizeof help_lines[0]);
+  in.lines[HG_HUD_HELP] = s->help && !s->bare ? nhelp : 0;
+  in.lines[HG_HUD_TIMELINE] = 1; /* its place is kept with the HUD off (a click still scrubs) */
+  in.lines[HG_HUD_MESSAGE] = s->message && *s->message ? 12 : 0;
+  in.width[HG_HUD_MESSAGE] = (float)w;
+  hg_hud_layout lay;
+  hg_hud_layout_compute(&in, &lay);
+  /* second pass: the bar and the message wrapped to the widths they got */
+  char bar[4][128], msg[12][128];
+  int nbar = 0, nmsg = 0;
+  if (bartext[0]) {
+    nbar = hg_hud_wrap(bartext, lay.r[HG_HUD_BAR].w, panel_width, r, bar, ia && ia->cmdline ? 2 : 3);
+    if (ia && ia->cmdline && ia->result && *ia->result && nbar < 3) {
+      result_lines = hg_hud_wrap(ia->result, lay.r[HG_HUD_BAR].w, panel_width, r, bar + nbar, 3 - nbar);
+      resultcol = ia->result_error ? red : dim;
     }
-    text_panel(r, w - pw - 12, 12, pw, ev, m, ec);
+    in.lines[HG_HUD_BAR] = nbar + result_lines;
   }
-  if (s->plots && h && h->n > 1) plots(r, f, h, frame_index, s);
-  timeline(r, f, h, s);
-  if (s->help) help(r);
-  if (s->message && *s->message) hg_hud_message(r, s->message);
-}
+  if (in.lines[HG_HUD_MESSAGE]) {
+    float mw = lay.r[HG_HUD_MESSAGE].w > 0 ? lay.r[HG_HUD_MESSAGE].w : (float)w - 24;
+    nmsg = hg_hud_wrap(s->message, mw, panel_width, r, msg, 12);
+    in.lines[HG_HUD_MESSAGE] = nmsg, in.width[HG_HUD_MESSAGE] = 0;
+    for (int k = 0; k < nmsg; k++) in.width[HG_HUD_MESSAGE] = fmaxf(in.width[HG_HUD_MESSAGE], panel_width(r, msg[k]));
+  }
+  hg_hud_layout_compute(&in, &lay);
 
-void hg_hud_interact_draw(hg_renderer *r, const hg_hud_interact *s) {
-  int w, hh;
-  float x0, x1, y0, y1, lh = hg_renderer_line_height(r);
-  hg_renderer_size(r, &w, &hh);
-  hg_hud_timeline_rect(w, hh, &x0, &x1, &y0, &y1);
-  float y = y0 - 30 - lh - 10; /* the bar, above the timeline's labels */
-  char bar[1][128];
-  const float *col[1] = {white};
-  if (s->cmdline) {
-    snprintf(bar[0], 128, ":%s_", s->cmdline);
-    col[0] = accent;
-  } else if (s->preview && *s->preview) {
-    snprintf(bar[0], 128, "%s", s->preview);
-    col[0] = accent;
-  } else if (s->result && *s->result) {
-    snprintf(bar[0], 128, "%s", s->result);
-    col[0] = s->result_error ? red : white;
-  } else {
-    bar[0][0] = 0;
+  fitted_panel(r, &lay.r[HG_HUD_PANEL], lay.lines[HG_HUD_PANEL], lines, n, cols);
+  if (lay.lines[HG_HUD_CONTROL] > 0) {
+    ncl = control_lines(f, h, lay.lines[HG_HUD_CONTROL], cl, cc, wheel_of);
+    control_draw(r, f, lay.r[HG_HUD_CONTROL].x, lay.r[HG_HUD_CONTROL].y, lay.r[HG_HUD_CONTROL].w, cl, cc, wheel_of, ncl);
   }
-  if (bar[0][0]) text_panel(r, 12, y, x1 - x0, bar, 1, col);
-  /* a result under an open command line (completion candidates, errors) */
-  if (s->cmdline && s->result && *s->result) {
-    snprintf(bar[0], 128, "%s", s->result);
-    col[0] = s->result_error ? red : dim;
-    text_panel(r, 12, y - lh - 14, 0, bar, 1, col);
-  }
-  if (s->ngauge > 0) {
+  fitted_panel(r, &lay.r[HG_HUD_EVENTS], lay.lines[HG_HUD_EVENTS], ev, m, ec);
+  if (ng > 0) {
     const float *gc[12];
-    int n = s->ngauge > 12 ? 12 : s->ngauge;
-    for (int k = 0; k < n; k++) gc[k] = strstr(s->gauge[k], "WITHIN") ? accent : white;
-    float pw = 0;
-    for (int k = 0; k < n; k++) pw = fmaxf(pw, hg_renderer_text_width(r, s->gauge[k]) + 16);
-    text_panel(r, (float)w - pw - 12, 150, pw, s->gauge, n, gc);
+    for (int k = 0; k < ng; k++) gc[k] = strstr(ia->gauge[k], "WITHIN") ? accent : white;
+    fitted_panel(r, &lay.r[HG_HUD_GAUGES], lay.lines[HG_HUD_GAUGES], ia->gauge, ng, gc);
   }
-  if (s->npanel > 0) {
+  if (nsel > 0) {
     const float *pc[16];
-    int n = s->npanel > 16 ? 16 : s->npanel;
-    for (int k = 0; k < n; k++) pc[k] = k ? white : accent;
-    text_panel(r, 12, y - (lh * n + 10) - (s->cmdline ? 2 * lh + 24 : 6), 0, s->panel, n, pc);
+    for (int k = 0; k < nsel; k++) pc[k] = k ? white : accent;
+    fitted_panel(r, &lay.r[HG_HUD_SELECTION], lay.lines[HG_HUD_SELECTION], ia->panel, nsel, pc);
+  }
+  if (nbar + result_lines > 0) {
+    const float *bc[4];
+    for (int k = 0; k < nbar + result_lines; k++) bc[k] = k < nbar ? barcol : resultcol;
+    fitted_panel(r, &lay.r[HG_HUD_BAR], lay.lines[HG_HUD_BAR], bar, nbar + result_lines, bc);
+  }
+  if (lay.lines[HG_HUD_SLIDERS] > 0) {
+    const hg_hud_rect *b = &lay.r[HG_HUD_SLIDERS];
+    int ns = lay.lines[HG_HUD_SLIDERS];
+    hg_renderer_rect(r, b->x, b->y, b->w, b->h, panel);
+    for (int k = 0; k < ns; k++) {
+      char val[32], label[64];
+      float x0, x1, y;
+      hg_hud_slider_rect(w, hh, k, ns, &x0, &x1, &y);
+      float bc[4] = {0.3f, 0.33f, 0.4f, 1}, mid[4] = {0.6f, 0.6f, 0.65f, 1};
+      snprintf(label, sizeof label, "%s", s->slider_labels[k]);
+      cut_to(r, label, x0 - 14 - (b->x + 10));
+      hg_renderer_text(r, b->x + 10, y + 5, label, k == s->slider_active ? accent : white);
+      hg_renderer_rect(r, x0, y - 2, x1 - x0, 4, bc);
+      hg_renderer_rect(r, 0.5f * (x0 + x1) - 0.5f, y - 6, 1, 12, mid);
+      double range = s->slider_range[k], value = s->slider_value[k];
+      double fr = range > 0 ? 0.5 + 0.5 * fmax(-1, fmin(1, value / range)) : 0.5;
+      float hx = x0 + (float)fr * (x1 - x0);
+      hg_renderer_rect(r, hx - 4, y - 7, 8, 14, k == s->slider_active ? accent : white);
+      snprintf(val, sizeof val, "%+.6g", value);
+      hg_renderer_text(r, x1 - hg_renderer_text_width(r, val), y - 6, val, dim);
+    }
+  }
+  if (lay.lines[HG_HUD_PLOTS] > 0) {
+    int ns = lay.lines[HG_HUD_PLOTS];
+    const hg_hud_rect *b = &lay.r[HG_HUD_PLOTS];
+    float ph = (b->h + 6) / (float)ns - 6;
+    double t1 = fmax(h->frame[h->n - 1].t, s->t_start + 1e-9);
+    for (int k = 0; k < ns; k++) {
+      hg_hud_rect sb = {b->x, b->y + (float)k * (ph + 6), b->w, ph};
+      int more = k == ns - 1 ? nstrip + nextra - ns : 0;
+      if (k < nextra) series_strip(r, &sb, &s->plot[k], f->t, s->t_start, t1, more);
+      else strip(r, &sb, strips[k - nextra], f, h, frame_index, s->t_start, t1, more);
+    }
+  }
+  if (lay.lines[HG_HUD_PROFILER] > 0) profiler(r, &lay.r[HG_HUD_PROFILER], s->prof, s->prof ? s->nprof : 0);
+  if (!s->bare) timeline(r, f, h, s);
+  if (lay.lines[HG_HUD_HELP] > 0) {
+    char hl[40][128];
+    for (int k = 0; k < nhelp && k < 40; k++) snprintf(hl[k], 128, "%s", help_lines[k]);
+    fitted_panel(r, &lay.r[HG_HUD_HELP], lay.lines[HG_HUD_HELP], hl, nhelp, NULL);
+  }
+  if (nmsg > 0) {
+    const float *mc[12];
+    for (int k = 0; k < nmsg; k++) mc[k] = s->message_error ? hg_hud_error_rgba : hg_hud_note_rgba;
+    fitted_panel(r, &lay.r[HG_HUD_MESSAGE], lay.lines[HG_HUD_MESSAGE], msg, nmsg, mc);
   }
 }
 
-void hg_hud_slider_rect(int w, int h, int k, int n, float *x0, float *x1, float *y) {
-  float tx0, tx1, ty0, ty1;
-  hg_hud_timeline_rect(w, h, &tx0, &tx1, &ty0, &ty1);
-  *x0 = (float)w - 300, *x1 = (float)w - 24;
-  *y = ty0 - 40 - 22.0f * (float)(n - 1 - k);
-}
-
-void hg_hud_sliders(hg_renderer *r, int n, char (*labels)[64], const double *range,
-                    const double *value, int active) {
-  int w, h;
-  float x0, x1, y, lw = 0;
-  hg_renderer_size(r, &w, &h);
-  if (n <= 0) return;
-  for (int k = 0; k < n; k++) lw = fmaxf(lw, hg_renderer_text_width(r, labels[k]));
-  hg_hud_slider_rect(w, h, 0, n, &x0, &x1, &y);
-  hg_renderer_rect(r, x0 - lw - 24, y - 14, x1 - x0 + lw + 36, 22.0f * (float)n + 6, panel);
-  for (int k = 0; k < n; k++) {
-    char val[32];
-    hg_hud_slider_rect(w, h, k, n, &x0, &x1, &y);
-    float bar[4] = {0.3f, 0.33f, 0.4f, 1}, mid[4] = {0.6f, 0.6f, 0.65f, 1};
-    hg_renderer_text(r, x0 - lw - 14, y + 5, labels[k], k == active ? accent : white);
-    hg_renderer_rect(r, x0, y - 2, x1 - x0, 4, bar);
-    hg_renderer_rect(r, 0.5f * (x0 + x1) - 0.5f, y - 6, 1, 12, mid);
-    double f = range[k] > 0 ? 0.5 + 0.5 * fmax(-1, fmin(1, value[k] / range[k])) : 0.5;
-    float hx = x0 + (float)f * (x1 - x0);
-    hg_renderer_rect(r, hx - 4, y - 7, 8, 14, k == active ? accent : white);
-    snprintf(val, sizeof val, "%+.3f", value[k]);
-    hg_renderer_text(r, x1 - hg_renderer_text_width(r, val), y - 6, val, dim);
-  }
-}
-
-void hg_hud_message(hg_renderer *r, const char *message) {
+void hg_hud_message(hg_renderer *r, const char *message, int error) {
   char ml[12][128];
   const float *mc[12];
-  int m = 0, w, hh;
+  int w, hh;
   hg_renderer_size(r, &w, &hh);
-  for (const char *p = message; *p && m < 12;) {
-    size_t len = strlen(p) > 110 ? 110 : strlen(p);
-    const char *nl = memchr(p, '\n', len);
-    if (nl) len = (size_t)(nl - p);
-    snprintf(ml[m], 128, "%.*s", (int)len, p);
-    mc[m++] = red;
-    p += len + (p[len] == '\n');
-  }
+  int m = hg_hud_wrap(message, fminf(0.9f * (float)w, 900), panel_width, r, ml, 12);
+  for (int k = 0; k < m; k++) mc[k] = error ? hg_hud_error_rgba : hg_hud_note_rgba;
   float pw = 0;
   for (int k = 0; k < m; k++) pw = fmaxf(pw, hg_renderer_text_width(r, ml[k]) + 16);
   text_panel(r, (w - pw) / 2, hh * 0.4f, pw, ml, m, mc);

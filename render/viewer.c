@@ -52,6 +52,7 @@ typedef struct viewer {
   int sim_failed;
   char message[1024];
   double message_until;      /* wall time the message disappears (INFINITY: stays) */
+  int message_error;         /* the message is an error (red), else a note (green) */
   hg_history hist;
   hg_draw_list dl;
   hg_gl_context *ctx;
@@ -65,7 +66,25 @@ typedef struct viewer {
   hg_se3 track_last;
   int drag, mx, my, scrub;
   time_t mtime;
-  double clock, last_check, fps, rtf;
+  double clock, last_check, fps;
+  /* the achieved rate (simulated s shown per s of the clock: wall, or a script's virtual one)
+   * and the displayed time the meter saw last (a jump elsewhere restarts it) */
+  hg_rate_meter rate;
+  double rate_t;
+  /* the profiler strip: the last frames' costs, oldest first; the counters at the last frame */
+  int profiler, nprof;
+  hg_hud_prof prof[120];
+  hg_integ_stats prof_last;
+  double prof_sim;           /* wall s simulating in this frame so far */
+  int mode_n;                /* --mode's mode number (0: none) */
+  /* columns plotted on demand (:plot COLUMN): their samples at the frames captured since */
+  int nplot;
+  struct plot_series {
+    hg_hud_column col;
+    int n, cap;
+    double *t, *x;
+  } plot[HG_HUD_MAXPLOT];
+  char mode_text[96];
   long nshot;
   int dirty;                 /* something changed since the last frame drawn: draw again */
   long ndrawn;               /* frames drawn */
@@ -88,12 +107,26 @@ typedef struct viewer {
 
 static double wall(void) { return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency(); }
 
+/* A message for seconds of the viewer's clock: a note (drawn green), or an error (red) when it
+ * stays (seconds infinite: a scene or simulation that failed) */
 static void say(viewer *v, double seconds, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(v->message, sizeof v->message, fmt, ap);
   va_end(ap);
   v->message_until = isinf(seconds) ? INFINITY : v->clock + seconds;
+  v->dirty = 1;
+  v->message_error = isinf(seconds);
+}
+
+/* an error for seconds (red), one that goes away (a file that could not be written) */
+static void say_error(viewer *v, double seconds, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(v->message, sizeof v->message, fmt, ap);
+  va_end(ap);
+  v->message_until = v->clock + seconds;
+  v->message_error = 1;
   v->dirty = 1;
 }
 
@@ -148,6 +181,8 @@ static int load(viewer *v) {
   v->cursor = 0;
   v->have_track = 0;
   v->dirty = 1;
+  v->ia.result[0] = 0, v->ia.result_error = 0; /* the last command's result was the old run's */
+  hg_rate_meter_reset(&v->rate);
   return 0;
 }
 
@@ -244,7 +279,7 @@ static void screenshot(viewer *v, const char *file) {
     fit_renderer(v);
     draw(v, v->clock);
   }
-  if (hg_renderer_write_png(v->r, path)) say(v, 4, "cannot write the screenshot %s", path);
+  if (hg_renderer_write_png(v->r, path)) say_error(v, 4, "cannot write the screenshot %s", path);
   else say(v, 2, "saved %s", path);
 }
 
@@ -259,7 +294,7 @@ static void save_camera(viewer *v) {
   printf("camera: --camera \"%s\"\n", text);
   fflush(stdout);
   if (ok) say(v, 3, "camera saved in %s (hinge view/render --camera \"$(cat %s)\")", path, path);
-  else say(v, 4, "cannot write %s", path);
+  else say_error(v, 4, "cannot write %s", path);
 }
 
 static void jump_event(viewer *v, int dir) {
@@ -308,8 +343,75 @@ static void command(viewer *v, const char *text) {
 static void save_session(viewer *v) {
   char path[4200];
   snprintf(path, sizeof path, "%s/hinge-session.txt", v->o->screenshot_dir);
-  if (hg_sim_write_commands(v->sim, path)) say(v, 4, "cannot write %s", path);
+  if (hg_sim_write_commands(v->sim, path)) say_error(v, 4, "cannot write %s", path);
   else say(v, 3, "session saved in %s (hinge run SCENE --commands %s replays it)", path, path);
+}
+
+/* ---- columns plotted on demand (:plot) ---- */
+
+/* a sample of every plotted column at each new latest frame; a restart starts them afresh */
+static void plot_record(viewer *v) {
+  if (!v->sim || !v->hist.n) return;
+  double t = latest(v);
+  for (int k = 0; k < v->nplot; k++) {
+    struct plot_series *ps = &v->plot[k];
+    if (ps->n && t < ps->t[ps->n - 1]) ps->n = 0; /* restarted */
+    if (ps->n && t == ps->t[ps->n - 1]) continue;
+    if (ps->n == ps->cap) {
+      int cap = ps->cap ? 2 * ps->cap : 1024;
+      double *nt = realloc(ps->t, (size_t)cap * sizeof *nt);
+      if (nt) ps->t = nt;
+      double *nx = nt ? realloc(ps->x, (size_t)cap * sizeof *nx) : NULL;
+      if (!nx) continue;
+      ps->x = nx, ps->cap = cap;
+    }
+    ps->t[ps->n] = t, ps->x[ps->n++] = hg_hud_column_value(&ps->col, v->sim, &v->hist.frame[v->hist.n - 1], &v->hist);
+  }
+}
+
+/* ":plot COLUMN" adds a strip plot of a column of trajectory.csv, ":plot off" removes them */
+static void plot_command(viewer *v, const char *arg) {
+  hg_interact *ia = &v->ia;
+  while (*arg == ' ') arg++;
+  ia->result_error = 0;
+  if (!strcmp(arg, "off")) {
+    for (int k = 0; k < v->nplot; k++) free(v->plot[k].t), free(v->plot[k].x);
+    v->nplot = 0;
+    snprintf(ia->result, sizeof ia->result, "plots of columns removed");
+    return;
+  }
+  struct plot_series ps;
+  memset(&ps, 0, sizeof ps);
+  if (!*arg || hg_hud_column_resolve(hg_sim_model(v->sim), arg, &ps.col)) {
+    ia->result_error = 1;
+    snprintf(ia->result, sizeof ia->result,
+             "plot: no column '%s' (JOINT.q.NAME, JOINT.v.NAME, BODY.x|y|z, kinetic, potential, element, "
+             "removed_by_locks, work, event_work, budget, Lx..pz; 'plot off' removes them)", arg);
+    return;
+  }
+  if (v->nplot == HG_HUD_MAXPLOT) {
+    free(v->plot[0].t), free(v->plot[0].x);
+    memmove(v->plot, v->plot + 1, (HG_HUD_MAXPLOT - 1) * sizeof v->plot[0]);
+    v->nplot--;
+  }
+  v->plot[v->nplot++] = ps;
+  v->plots = 1;
+  plot_record(v);
+  snprintf(ia->result, sizeof ia->result, "plotting %s from t = %g s (strip plots: l)", arg, latest(v));
+}
+
+/* Tab after "plot ": the column name completed as far as it is one, the candidates listed */
+static void plot_complete(viewer *v) {
+  hg_interact *ia = &v->ia;
+  char out[200], list[400];
+  const char *prefix = ia->line + 5;
+  while (*prefix == ' ') prefix++;
+  int n = hg_hud_column_complete(hg_sim_model(v->sim), prefix, out, sizeof out, list, sizeof list);
+  ia->result_error = n == 0;
+  if (n == 0) snprintf(ia->result, sizeof ia->result, "plot: no column begins with '%s'", prefix);
+  else snprintf(ia->result, sizeof ia->result, "%s", n == 1 ? "" : list);
+  if (n > 0 && strlen(out) >= strlen(prefix))
+    snprintf(ia->line + (prefix - ia->line), sizeof ia->line - (size_t)(prefix - ia->line), "%s", out);
 }
 
 /* a key while the command line is open */
@@ -320,7 +422,9 @@ static void cmdline_key(viewer *v, SDL_Keycode k) {
   case SDLK_RETURN: case SDLK_KP_ENTER:
     ia->cmdline = 0;
     SDL_StopTextInput();
-    if (n) {
+    if (n && (!strncmp(ia->line, "plot ", 5) || !strcmp(ia->line, "plot"))) { /* the viewer's own */
+      plot_command(v, ia->line + 4);
+    } else if (n) {
       char text[HG_CMDLINE_MAX];
       snprintf(text, sizeof text, "%s", ia->line);
       command(v, text);
@@ -328,7 +432,10 @@ static void cmdline_key(viewer *v, SDL_Keycode k) {
     break;
   case SDLK_ESCAPE: ia->cmdline = 0, ia->result[0] = 0; SDL_StopTextInput(); break;
   case SDLK_BACKSPACE: if (n) ia->line[n - 1] = 0; break;
-  case SDLK_TAB: hg_interact_complete(ia, v->sim); break;
+  case SDLK_TAB:
+    if (!strncmp(ia->line, "plot ", 5)) plot_complete(v);
+    else hg_interact_complete(ia, v->sim);
+    break;
   default: break;
   }
 }
@@ -448,6 +555,7 @@ static void key(viewer *v, SDL_Keycode k, Uint16 mod) {
   case SDLK_F12: case SDLK_p: screenshot(v, NULL); break;
   case SDLK_v: save_camera(v); break;
   case SDLK_l: v->plots = !v->plots; break;
+  case SDLK_F2: v->profiler = !v->profiler; break;
   case SDLK_u: v->hud = !v->hud; break;
   case SDLK_o: v->overlays = v->overlays ? 0 : HG_OV_ALL; break;
   case SDLK_a: fit(v); break;
@@ -751,14 +859,6 @@ static void draw(viewer *v, double now) {
   build_list(v);
   hg_renderer_draw(v->r, &v->dl, &v->cam, &v->hist, HG_RENDER_SHADED);
   if (v->message[0] && now > v->message_until) v->message[0] = 0;
-  if (v->hud) {
-    hg_hud_state s = {.title = v->sc ? (v->sc->title ? v->sc->title : v->sc->path) : v->path,
-                      .speed = v->speed, .rtf = v->rtf, .fps = v->fps, .paused = v->paused,
-                      .live = v->cursor == v->hist.n - 1, .overlays = v->overlays, .tracked = tracked,
-                      .message = v->message, .t_start = hg_sim_t_start(v->sim),
-                      .t_end = hg_sim_t_end(v->sim), .plots = v->plots, .help = v->help};
-    hg_hud_draw(v->r, f, &v->hist, v->cursor, &s);
-  }
   /* the interaction layer: the selection's panel (of the frame shown), the command line, previews */
   hg_hud_interact hi = {.panel = v->panel, .cmdline = v->ia.cmdline ? v->ia.line : NULL,
                         .preview = v->ia.preview ? v->ia.preview_text : NULL,
@@ -768,17 +868,47 @@ static void draw(viewer *v, double now) {
     hi.ngauge = hg_interact_gauges(&v->ia, v->sim, &v->hist, f, v->cursor == v->hist.n - 1,
                                    &v->gauge[0][0], 12, 128);
   hi.gauge = v->gauge;
-  hg_hud_interact_draw(v->r, &hi);
-  /* sliders of the selected joint while paused at the latest state */
+  /* sliders of the selected joint while paused at the latest state, as many as fit */
   v->nslider = v->sim && v->paused && v->ia.nsel && v->cursor == v->hist.n - 1
                    ? hg_interact_sliders(&v->ia, v->sim, &v->hist) : 0;
-  if (v->nslider) {
-    char labels[HG_SLIDER_MAX][64];
-    double range[HG_SLIDER_MAX], value[HG_SLIDER_MAX];
-    for (int k = 0; k < v->nslider; k++)
-      hg_interact_slider(&v->ia, v->sim, &v->hist, k, labels[k], sizeof labels[k], &range[k], &value[k]);
-    hg_hud_sliders(v->r, v->nslider, labels, range, value, v->ia.slider);
-  }
+  if (v->nslider > hg_hud_slider_fit(v->h)) v->nslider = hg_hud_slider_fit(v->h);
+  char labels[HG_SLIDER_MAX][64];
+  double range[HG_SLIDER_MAX], value[HG_SLIDER_MAX];
+  for (int k = 0; k < v->nslider; k++)
+    hg_interact_slider(&v->ia, v->sim, &v->hist, k, labels[k], sizeof labels[k], &range[k], &value[k]);
+  /* the animated mode (--mode): its number, frequency and amplitude */
+  v->mode_text[0] = 0;
+  if (v->mode_n > 0 && v->ia.ghost_hz > 0)
+    snprintf(v->mode_text, sizeof v->mode_text, "mode %d, f = %.4g Hz, eps = %.3g", v->mode_n, v->ia.ghost_hz,
+             v->ia.ghost_eps);
+  double span;
+  double rate = hg_rate_meter_rate(&v->rate, &span);
+  hg_hud_state s = {.title = v->sc ? (v->sc->title ? v->sc->title : v->sc->path) : v->path,
+                    .speed = v->speed, .rtf = rate, .rtf_span = span, .fps = v->fps, .paused = v->paused,
+                    .live = v->cursor == v->hist.n - 1, .overlays = v->overlays, .tracked = tracked,
+                    .message = v->message, .message_error = v->message_error, .mode = v->mode_text,
+                    .t_start = hg_sim_t_start(v->sim), .t_end = hg_sim_t_end(v->sim), .plots = v->plots,
+                    .help = v->help, .ia = &hi, .nslider = v->nslider, .slider_active = v->ia.slider,
+                    .slider_labels = labels, .slider_range = range, .slider_value = value,
+                    .profiler = v->profiler, .nprof = v->nprof, .prof = v->prof, .nplot = v->nplot};
+  for (int k = 0; k < v->nplot; k++)
+    s.plot[k] = (hg_hud_series){v->plot[k].col.name, v->plot[k].t, v->plot[k].x, v->plot[k].n};
+  s.bare = !v->hud; /* the HUD off: the interaction layer, sliders and message still show */
+  hg_hud_draw(v->r, f, &v->hist, v->cursor, &s);
+}
+
+/* the profiler's record of the frame just drawn: the solver's work since the last one (from the
+ * simulation's counters), the wall time simulating and drawing it */
+static void profile_frame(viewer *v, double draw_s) {
+  hg_integ_stats now = v->hist.n ? v->hist.frame[v->hist.n - 1].stats : v->prof_last;
+  hg_hud_prof p = {.rhs = now.rhs_evals - v->prof_last.rhs_evals, .steps = now.steps - v->prof_last.steps,
+                   .rejected = now.err_test_fails + now.conv_fails - v->prof_last.err_test_fails -
+                               v->prof_last.conv_fails,
+                   .sim_s = v->prof_sim, .draw_s = draw_s};
+  if (p.rhs < 0 || p.steps < 0 || p.rejected < 0) p.rhs = p.steps = p.rejected = 0; /* a restart */
+  v->prof_last = now, v->prof_sim = 0;
+  if (v->nprof == 120) memmove(v->prof, v->prof + 1, 119 * sizeof *v->prof), v->nprof--;
+  v->prof[v->nprof++] = p;
 }
 
 /* 1 when the next frame differs from the last one drawn: an event, a running simulation, an
@@ -804,20 +934,25 @@ static void tick(viewer *v, double dt) {
   }
   if (!v->paused && v->sim) {
     v->dirty = 1; /* the frame that pauses at the end is drawn too */
-    double t_end = hg_sim_t_end(v->sim), before = latest(v);
+    double t_end = hg_sim_t_end(v->sim);
+    if (v->display_t != v->rate_t) hg_rate_meter_reset(&v->rate); /* a jump: measure afresh */
     v->display_t = fmin(v->display_t + dt * v->speed, t_end);
     if (v->display_t > latest(v) && !v->sim_failed) {
       double w0 = wall();
       simulate_to(v, v->display_t);
-      double w1 = wall() - w0;
-      if (w1 > 0 && latest(v) > before) v->rtf = 0.8 * v->rtf + 0.2 * (latest(v) - before) / fmax(w1, dt);
-      /* behind only when the simulation did not reach the output time the display passed (the
-       * display time lies between two output times otherwise, the earlier one shown) */
-      if (v->display_t - latest(v) >= v->dt_out && latest(v) < t_end)
-        v->display_t = fmax(latest(v), v->display_t - dt * v->speed * 0.5);
+      v->prof_sim += wall() - w0;
+      /* the display runs ahead of the latest state by less than an output interval (the grid's
+       * state before it is shown); further only when the simulation stopped short (failed) */
+      if (v->display_t > latest(v) + v->dt_out) v->display_t = latest(v);
     }
     v->cursor = hg_history_find(&v->hist, v->display_t + 1e-9 * v->dt_out); /* simulate_to's rounding */
+    /* the achieved rate: the displayed time against the clock, everything a frame costs included
+     * (the wall clock; a script's virtual clock, so that scripted runs are deterministic) */
+    hg_rate_meter_add(&v->rate, v->script ? v->clock : wall(), v->display_t);
+    v->rate_t = v->display_t;
     if (v->display_t >= t_end || (v->sim_failed && v->display_t >= latest(v))) v->paused = 1;
+  } else {
+    hg_rate_meter_reset(&v->rate);
   }
   if (v->ia.pulling && v->sim && !v->sim_failed && hg_interact_pull_update(&v->ia, v->sim, &v->hist)) {
     /* the pull moved (one perturb per simulated time): its state is the latest frame, and a
@@ -828,6 +963,7 @@ static void tick(viewer *v, double dt) {
     after_command(v);
     if (!v->paused) v->display_t = fmax(shown, latest(v));
   }
+  plot_record(v);
 }
 
 /* the frame just drawn into the video (opened at the first frame, at its size); a video that
@@ -865,6 +1001,7 @@ static void viewer_free(viewer *v) {
   char err[512];
   if (v->video && video_close(v, err, sizeof err)) fprintf(stderr, "hinge: %s\n", err);
   free(v->pixels);
+  for (int k = 0; k < v->nplot; k++) free(v->plot[k].t), free(v->plot[k].x);
   hg_interact_free(&v->ia);
   hg_draw_list_free(&v->dl);
   hg_history_free(&v->hist);
@@ -894,7 +1031,8 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
   memset(&v, 0, sizeof v);
   v.o = o, v.path = path, v.w = o->width, v.h = o->height;
   v.paused = o->paused, v.speed = o->speed > 0 ? o->speed : 1, v.overlays = o->overlays;
-  v.hud = 1, v.plots = 0, v.track = -1, v.rtf = 1;
+  v.hud = 1, v.plots = 0, v.track = -1;
+  hg_rate_meter_reset(&v.rate);
   hg_interact_init(&v.ia);
   hg_history_init(&v.hist, 6000);
   hg_draw_list_init(&v.dl);
@@ -922,6 +1060,7 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
       return viewer_free(&v), snprintf(err, errlen, "--mode '%s': expected FILE:N, N >= 1", o->mode), 2;
     snprintf(file, sizeof file, "%.*s", (int)(colon - o->mode), o->mode);
     if (hg_interact_ghost_mode(&v.ia, v.sim, file, (int)n, err, errlen)) return viewer_free(&v), 2;
+    v.mode_n = (int)n;
   }
   double last = wall();
   int started = 0;
@@ -940,7 +1079,7 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
         hg_renderer_draw(v.r, &v.dl, &v.cam, &v.hist, HG_RENDER_SHADED);
         char msg[1200];
         snprintf(msg, sizeof msg, "%s\n\nthe viewer loads %s again when it changes (or on F5)", v.message, path);
-        hg_hud_message(v.r, msg);
+        hg_hud_message(v.r, msg, 1);
         hg_renderer_present(v.r, v.w, v.h);
         hg_gl_context_swap(v.ctx);
         if (o->script) v.clock += 0.2, script_step(&v);
@@ -965,7 +1104,9 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
     if (needs_redraw(&v)) { /* a script's idle frames advance its clock, undrawn */
       v.dirty = 0;
       fit_renderer(&v);
+      double d0 = wall();
       draw(&v, v.clock);
+      profile_frame(&v, wall() - d0);
       record(&v);
       hg_renderer_present(v.r, v.w, v.h);
       hg_gl_context_swap(v.ctx);
