@@ -5,7 +5,8 @@
  * it: both the capsule and the shield project inside a 640 x 360 image at t = 5, 17 and 30 s, and
  * at every frame of the run no body moves more than a few pixels from one frame (1/30 s) to the
  * next (no jumps); the undocking scene's servicer and client, 6,771 km from the origin at
- * 7.7 km/s, stay in frame over the run; a scene's `view: {track: [...]}` frames those bodies only.
+ * 7.7 km/s, stay in frame over the run; a scene's `view: {track: [...]}` frames those bodies only;
+ * a user's orbit, zoom and pan are kept, and `a` (hg_framing_start) forgets zoom and pan.
  * Glyphs: after the separation (heatshield at t = 35 s, the bodies 280 m apart) and in orbit,
  * every overlay shape's projected extent is within its pixel budget; a joint's axis arrow is
  * no longer than 1.5 x its link (the chain); the same frame scaled 1000 times, seen by the
@@ -179,6 +180,58 @@ static void test_view_section(void **state) {
     if (!strstr(err.msg, bad[k].msg)) fail_msg("'%s': %s", bad[k].view, err.msg);
   }
   hg_test_remove_dir(dir);
+}
+
+/* the eye's distance from the target */
+static double eye_distance(const hg_camera *c) {
+  return hypot(hypot(c->eye[0] - c->target[0], c->eye[1] - c->target[1]), c->eye[2] - c->target[2]);
+}
+
+/* What the user does is kept: after an orbit (0.8 rad of yaw) and a zoom in (x 0.5) at t = 16 s,
+ * the heat-shield camera at t = 25 s still looks along the orbited direction (to 1e-12), from half
+ * the distance the framing alone would take, at the bodies' centre; a pan of 10 % of the view
+ * stays as the same offset; hg_framing_start (the viewer's `a`) forgets zoom and pan. */
+static void test_framing_keeps_user_moves(void **state) {
+  (void)state;
+  hg_scene *sc;
+  hg_sim *sim = hg_test_shipped_at("heatshield", NAN, 16, &sc);
+  hg_history h;
+  hg_history_init(&h, 8);
+  const hg_frame *f = hg_history_capture(&h, sim, sc);
+  hg_framing fr, ref;
+  hg_camera cam, rcam;
+  hg_framing_init(&fr, sc, &h);
+  hg_framing_first_camera(&fr, sc, f, &cam, W, H, f->t);
+  ref = fr, rcam = cam;
+  hg_camera_orbit(&cam, 0.8, 0);
+  hg_camera_zoom(&cam, 0.5);
+  double s0[3], u0[3], f0[3];
+  hg_camera_basis(&cam, s0, u0, f0);
+  assert_int_equal(hg_sim_run(sim, 25), HG_SIM_OK);
+  f = hg_history_capture(&h, sim, sc);
+  hg_framing_update(&fr, f, &cam, W, H, f->t);
+  hg_framing_update(&ref, f, &rcam, W, H, f->t); /* the same frames, untouched */
+  double s1[3], u1[3], f1[3];
+  hg_camera_basis(&cam, s1, u1, f1);
+  for (int k = 0; k < 3; k++) assert_true(fabs(f1[k] - f0[k]) < 1e-12);
+  assert_true(fabs(eye_distance(&cam) / eye_distance(&rcam) - 0.5) < 1e-12);
+  for (int k = 0; k < 3; k++) assert_true(fabs(cam.target[k] - rcam.target[k]) < 1e-9);
+  /* a pan: the offset stays as the bodies move on */
+  hg_camera_pan(&cam, 0.1, 0);
+  double off[3];
+  for (int k = 0; k < 3; k++) off[k] = cam.target[k] - rcam.target[k];
+  assert_int_equal(hg_sim_run(sim, 27), HG_SIM_OK);
+  f = hg_history_capture(&h, sim, sc);
+  hg_framing_update(&fr, f, &cam, W, H, f->t);
+  hg_framing_update(&ref, f, &rcam, W, H, f->t);
+  for (int k = 0; k < 3; k++) assert_true(fabs(cam.target[k] - rcam.target[k] - off[k]) < 1e-9);
+  /* `a`: fitted again, the orbited direction kept */
+  hg_framing_start(&fr, f, &cam, W, H, f->t);
+  assert_true(fabs(eye_distance(&cam) / eye_distance(&rcam) - 1) < 1e-9);
+  for (int k = 0; k < 3; k++) assert_true(fabs(cam.target[k] - rcam.target[k]) < 1e-9);
+  hg_history_free(&h);
+  hg_sim_free(sim);
+  hg_scene_free(sc);
 }
 
 /* the metres per pixel at p through cam in an image H high */
@@ -389,7 +442,8 @@ static void test_joint_arrows_fit_links(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_framing_heatshield), cmocka_unit_test(test_framing_orbit),
-      cmocka_unit_test(test_view_section),       cmocka_unit_test(test_glyph_pixels),
+      cmocka_unit_test(test_view_section),       cmocka_unit_test(test_framing_keeps_user_moves),
+      cmocka_unit_test(test_glyph_pixels),
       cmocka_unit_test(test_glyph_scale_free),   cmocka_unit_test(test_joint_arrows_fit_links),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
