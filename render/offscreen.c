@@ -46,7 +46,6 @@ static int encode_video(const hg_render_options *o, char *err, size_t errlen) {
 /* 1 when ffmpeg is on the PATH */
 static int have_ffmpeg(void) { return system("command -v ffmpeg > /dev/null 2>&1") == 0; }
 
-
 typedef struct render_job {
   const hg_render_options *o;
   hg_scene *sc;
