@@ -125,24 +125,31 @@ static double shape_sphere(int type, const double size[3], const hg_se3 *pose, d
   return r;
 }
 
-void hg_frame_bounds(const hg_frame *f, double centre[3], double *radius) {
+void hg_frame_bounds_of(const hg_frame *f, const unsigned char *use, double centre[3],
+                        double *radius) {
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int g = 0; g < f->ngeom; g++) {
-    double c[3], r = f->geom[g].type == HG_GEOM_MESH ? 0 : 0;
-    r = shape_sphere(f->geom[g].type, f->geom[g].size, &f->geom[g].pose, c);
+    if (use && !(f->geom[g].body >= 1 && f->geom[g].body < f->nbody && use[f->geom[g].body])) continue;
+    double c[3], r = shape_sphere(f->geom[g].type, f->geom[g].size, &f->geom[g].pose, c);
     if (f->geom[g].type == HG_GEOM_MESH) r = 0.5 * fmax(1e-3, r); /* scale only: a guess */
     for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], c[k] - r), hi[k] = fmax(hi[k], c[k] + r);
   }
   for (int i = 1; i < f->nbody; i++) /* bodies without geometry still count */
-    for (int k = 0; k < 3; k++)
-      lo[k] = fmin(lo[k], f->body[i].pose.p[k]), hi[k] = fmax(hi[k], f->body[i].pose.p[k]);
+    if (!use || use[i])
+      for (int k = 0; k < 3; k++)
+        lo[k] = fmin(lo[k], f->body[i].pose.p[k]), hi[k] = fmax(hi[k], f->body[i].pose.p[k]);
   if (!(lo[0] <= hi[0])) {
     centre[0] = centre[1] = centre[2] = 0, *radius = 1;
     return;
   }
+  /* the sphere through the corners of the axis-aligned box around them */
   double d2 = 0;
   for (int k = 0; k < 3; k++) centre[k] = 0.5 * (lo[k] + hi[k]), d2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
   *radius = fmax(0.5 * sqrt(d2), 0.05);
+}
+
+void hg_frame_bounds(const hg_frame *f, double centre[3], double *radius) {
+  hg_frame_bounds_of(f, NULL, centre, radius);
 }
 
 /* ---- overlays ---- */
@@ -164,6 +171,49 @@ static double body_size(const hg_frame *f, int i, double fallback) {
   return r > 0 ? r : fallback;
 }
 
+/* How big glyphs are. With a camera, in pixels at the glyph's own depth: a glyph of a body is
+ * its body's size, but at most HG_GLYPH_PX and at least HG_GLYPH_MIN_PX pixels; a glyph of no
+ * body is HG_GLYPH_PX pixels; the longest arrow whose length says a magnitude is HG_ARROW_PX
+ * pixels, the others in proportion (one scale per kind and frame). Without a camera, in the
+ * world: each body's size within twice the overlay scale, else the overlay scale. */
+typedef struct sizes {
+  const double *bs;  /* without a camera: each body's glyph size */
+  const double *raw; /* each body's own size (0: no geometry) */
+  double scale;      /* without a camera: the overlay scale */
+  int cam;           /* 1: sizes in pixels */
+  double eye[3], fwd[3], k; /* the camera's eye, forward axis, and metres per pixel per metre of
+                               depth: k = 2 tan(fovy/2) / h */
+} sizes;
+
+/* metres per pixel at p: its depth times k (0 without a camera) */
+static double px(const sizes *z, const double p[3]) {
+  if (!z->cam) return 0;
+  double d = 0;
+  for (int i = 0; i < 3; i++) d += z->fwd[i] * (p[i] - z->eye[i]);
+  return fmax(fabs(d), 1e-9) * z->k;
+}
+
+/* the glyph size of body i at p */
+static double size_body(const sizes *z, const double p[3], int i) {
+  if (!z->cam) return z->bs[i];
+  double m = px(z, p), s = HG_GLYPH_PX * m;
+  if (z->raw[i] > 0) s = fmin(s, z->raw[i]);
+  return fmax(s, HG_GLYPH_MIN_PX * m);
+}
+
+/* the glyph size at p of something on body i (i < 1: on none) */
+static double size_on(const sizes *z, const double p[3], int i) {
+  if (!z->cam) return i >= 1 ? fmin(z->bs[i], z->scale) : z->scale;
+  return i >= 1 ? size_body(z, p, i) : HG_GLYPH_PX * px(z, p);
+}
+
+/* the length per unit of magnitude of the arrows of one kind whose largest, max, is at p; old:
+ * what it is without a camera */
+static double arrow_unit(const sizes *z, const double p[3], double max, double old) {
+  if (!(max > 0)) return 0;
+  return z->cam ? HG_ARROW_PX * px(z, p) / max : old / max;
+}
+
 /* three arrows along the axes of R at p */
 static int axes(hg_draw_list *dl, const double p[3], const double R[9], double len, double rad) {
   for (int a = 0; a < 3; a++) {
@@ -180,33 +230,37 @@ static int small_sphere(hg_draw_list *dl, const double p[3], double r, const flo
   return hg_draw_shape_add(dl, &s);
 }
 
-static int joints(hg_draw_list *dl, const hg_frame *f, const double *bs) {
+static int joints(hg_draw_list *dl, const hg_frame *f, const sizes *z) {
   for (int j = 0; j < f->njoint; j++) {
     const hg_fjoint *J = &f->joint[j];
     const float *c = J->mode == HG_MODE_LOCKED ? col_locked
                      : J->mode == HG_MODE_PRESCRIBED ? col_presc : col_free;
-    double s = bs[J->body], n = sqrt(J->axis[0] * J->axis[0] + J->axis[1] * J->axis[1] + J->axis[2] * J->axis[2]);
+    double n = sqrt(J->axis[0] * J->axis[0] + J->axis[1] * J->axis[1] + J->axis[2] * J->axis[2]);
+    /* sized where it is drawn: one-DoF joints at the joint frame, balls at the child body */
+    double s = size_body(z, n > 0 ? J->frame.p : f->body[J->body].pose.p, J->body);
     if (n > 0) { /* one-DoF joints: the axis through the joint frame, both ways */
       double p[3], v[3];
       for (int k = 0; k < 3; k++) v[k] = 1.2 * s * J->axis[k] / n, p[k] = J->frame.p[k] - 0.5 * v[k];
       if (hg_draw_arrow(dl, p, v, 0.04 * s, c)) return -1;
     } else if (J->type != HG_JOINT_FIXED) { /* spherical and free joints: a ball at the child */
-      if (small_sphere(dl, f->body[J->body].pose.p, 0.05 * s, c)) return -1;
+      const double *p = f->body[J->body].pose.p;
+      if (small_sphere(dl, p, fmax(0.05 * s, 2 * px(z, p)), c)) return -1;
     }
   }
   return 0;
 }
 
-static int markers(hg_draw_list *dl, const hg_frame *f, const hg_history *h, double s) {
+static int markers(hg_draw_list *dl, const hg_frame *f, const hg_history *h, const sizes *z) {
   static const float port[4] = {0.1f, 0.85f, 0.9f, 1}, plain[4] = {1, 0.65f, 0.1f, 1};
   for (int k = 0; k < f->nmarker; k++) {
     const hg_fmarker *m = &f->marker[k];
     if (!m->present) continue;
+    double s = size_on(z, m->pose.p, -1), dot = 2 * px(z, m->pose.p); /* dots: 2 px at least */
     if (m->port) { /* a docking port: its frame, z (the approach axis) long */
       if (axes(dl, m->pose.p, m->pose.R, 0.5 * s, 0.025 * s)) return -1;
-      if (small_sphere(dl, m->pose.p, 0.06 * s, port)) return -1;
+      if (small_sphere(dl, m->pose.p, fmax(0.06 * s, dot), port)) return -1;
       if (h && hg_draw_label_add(dl, m->pose.p, hg_frame_name(h, m->name), port)) return -1;
-    } else if (small_sphere(dl, m->pose.p, 0.035 * s, plain)) {
+    } else if (small_sphere(dl, m->pose.p, fmax(0.035 * s, dot), plain)) {
       return -1;
     }
   }
@@ -226,20 +280,18 @@ static int inertia_boxes(hg_draw_list *dl, const hg_frame *f) {
   return 0;
 }
 
-/* constraint wrenches of locked and prescribed joints and of closed loops, the largest force and
- * moment drawn at 1.5 x the body's size (loops: the overlay scale; each kind scaled by its largest
- * over joints and loops together) */
+/* constraint wrenches of locked and prescribed joints and of closed loops, each kind scaled by its
+ * largest over joints and loops together: that one HG_ARROW_PX pixels long (without a camera:
+ * the largest at 1.5 x the body's size, loops' at 1.5 x the overlay scale) */
 static double norm3(const double *x) { return sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]); }
 
-/* one wrench (moment, force; world) at p: its arrows and a label at the force's tip */
+/* one wrench (moment, force; world) at p, uf and um metres per newton and per newton metre, of
+ * glyph size `size`: its arrows and a label at the force's tip */
 static int wrench_arrows(hg_draw_list *dl, const hg_history *h, const double p[3], const double w[6],
-                         double s, double size, double fmax_, double mmax) {
+                         double uf, double um, double size) {
   static const float cf[4] = {0.95f, 0.2f, 0.85f, 1}, cm[4] = {0.6f, 0.3f, 1, 1};
   double vf[3], vm[3], nf = norm3(w + 3), nm = norm3(w);
-  for (int k = 0; k < 3; k++) {
-    vf[k] = fmax_ > 0 ? s * w[3 + k] / fmax_ : 0;
-    vm[k] = mmax > 0 ? s * w[k] / mmax : 0;
-  }
+  for (int k = 0; k < 3; k++) vf[k] = uf * w[3 + k], vm[k] = um * w[k];
   /* a moment below 1e-4 of the force times the body's size is round-off: not drawn */
   if (!(nm > 1e-4 * nf * size)) vm[0] = vm[1] = vm[2] = 0;
   if (hg_draw_arrow(dl, p, vf, 0.03 * size, cf) || hg_draw_arrow(dl, p, vm, 0.03 * size, cm)) return -1;
@@ -253,27 +305,37 @@ static int wrench_arrows(hg_draw_list *dl, const hg_history *h, const double p[3
 /* a loop whose constraint wrench is drawn: a closed joint loop in the simulation */
 static int loop_loaded(const hg_floop *L) { return L->present && L->active && L->joint_type >= 0; }
 
-static int wrenches(hg_draw_list *dl, const hg_frame *f, const hg_history *h, const double *bs,
-                    double scale) {
-  double fmax_ = 0, mmax = 0;
+static int wrenches(hg_draw_list *dl, const hg_frame *f, const hg_history *h, const sizes *z) {
+  double fmax_ = 0, mmax = 0, nf, nm;
+  const double *pf = NULL, *pm = NULL; /* where the largest force and moment are drawn */
   for (int j = 0; j < f->njoint; j++) {
     const hg_fjoint *J = &f->joint[j];
     if (J->mode == HG_MODE_FREE) continue;
-    fmax_ = fmax(fmax_, norm3(J->wrench + 3)), mmax = fmax(mmax, norm3(J->wrench));
+    if ((nf = norm3(J->wrench + 3)) > fmax_) fmax_ = nf, pf = f->body[J->body].pose.p;
+    if ((nm = norm3(J->wrench)) > mmax) mmax = nm, pm = f->body[J->body].pose.p;
   }
   for (int k = 0; k < f->nloop; k++)
-    if (loop_loaded(&f->loop[k]))
-      fmax_ = fmax(fmax_, norm3(f->loop[k].wrench + 3)), mmax = fmax(mmax, norm3(f->loop[k].wrench));
+    if (loop_loaded(&f->loop[k])) {
+      if ((nf = norm3(f->loop[k].wrench + 3)) > fmax_) fmax_ = nf, pf = f->loop[k].frame_a.p;
+      if ((nm = norm3(f->loop[k].wrench)) > mmax) mmax = nm, pm = f->loop[k].frame_a.p;
+    }
   for (int j = 0; j < f->njoint; j++) {
     const hg_fjoint *J = &f->joint[j];
     if (J->mode == HG_MODE_FREE) continue;
-    if (wrench_arrows(dl, h, f->body[J->body].pose.p, J->wrench, 1.5 * bs[J->body], bs[J->body], fmax_, mmax))
+    const double *p = f->body[J->body].pose.p;
+    double s = size_body(z, p, J->body);
+    if (wrench_arrows(dl, h, p, J->wrench, arrow_unit(z, pf, fmax_, 1.5 * s),
+                      arrow_unit(z, pm, mmax, 1.5 * s), s))
       return -1;
   }
-  for (int k = 0; k < f->nloop; k++) /* at A's origin, about which the moment is taken */
+  for (int k = 0; k < f->nloop; k++) { /* at A's origin, about which the moment is taken */
+    const double *p = f->loop[k].frame_a.p;
+    double s = size_on(z, p, -1);
     if (loop_loaded(&f->loop[k]) &&
-        wrench_arrows(dl, h, f->loop[k].frame_a.p, f->loop[k].wrench, 1.5 * scale, scale, fmax_, mmax))
+        wrench_arrows(dl, h, p, f->loop[k].wrench, arrow_unit(z, pf, fmax_, 1.5 * s),
+                      arrow_unit(z, pm, mmax, 1.5 * s), s))
       return -1;
+  }
   return 0;
 }
 
@@ -297,16 +359,23 @@ static int coil(hg_draw_list *dl, const double a[3], const double b[3], double r
   return 0;
 }
 
-static int forces(hg_draw_list *dl, const hg_frame *f, const hg_history *h, int ov, double s) {
+/* springs as coils (radius 0.04 of the glyph size at their middle), and force arrows, the largest
+ * HG_ARROW_PX pixels long (without a camera: 1.5 x the overlay scale) and the others in
+ * proportion */
+static int forces(hg_draw_list *dl, const hg_frame *f, const hg_history *h, int ov, const sizes *z) {
   static const float spring_c[4] = {0.9f, 0.9f, 0.3f, 1}, thrust_c[4] = {1, 0.5f, 0.1f, 1},
                      drag_c[4] = {0.4f, 0.8f, 1, 1}, chute_c[4] = {1, 0.3f, 0.3f, 1},
                      contact_c[4] = {0.3f, 1, 0.4f, 1};
   double fmax_ = 0;
+  const double *pmax = NULL;
   /* forces drawn as arrows at a point (contact: its total at the deepest point) */
 #define HG_ARROW_FORCE(t) \
   ((t) == HG_FORCE_THRUST || (t) == HG_FORCE_DRAG || (t) == HG_FORCE_PARACHUTE || (t) == HG_FORCE_CONTACT)
+#define HG_ARROW_AT(F) ((F)->type == HG_FORCE_PARACHUTE ? (F)->a : (F)->b)
   for (int k = 0; k < f->nforce; k++)
-    if (HG_ARROW_FORCE(f->force[k].type)) fmax_ = fmax(fmax_, f->force[k].magnitude);
+    if (HG_ARROW_FORCE(f->force[k].type) && f->force[k].magnitude > fmax_)
+      fmax_ = f->force[k].magnitude, pmax = HG_ARROW_AT(&f->force[k]);
+  double unit = pmax ? arrow_unit(z, pmax, fmax_, 1.5 * z->scale) : 0; /* metres per newton */
   for (int k = 0; k < f->nforce; k++) {
     const hg_fforce *F = &f->force[k];
     if (F->inert) continue;
@@ -315,8 +384,9 @@ static int forces(hg_draw_list *dl, const hg_frame *f, const hg_history *h, int 
       if (F->magnitude == 0) { /* slack (a compression-only spring out of contact): a faint line */
         c[3] = 0.3f;
         if (hg_draw_line_add(dl, F->a, F->b, c)) return -1;
-      } else if (coil(dl, F->a, F->b, 0.04 * s, c)) {
-        return -1;
+      } else {
+        double mid[3] = {0.5 * (F->a[0] + F->b[0]), 0.5 * (F->a[1] + F->b[1]), 0.5 * (F->a[2] + F->b[2])};
+        if (coil(dl, F->a, F->b, 0.04 * size_on(z, mid, -1), c)) return -1;
       }
     } else if ((ov & HG_OV_FORCES) && F->enabled && fmax_ > 0 && F->magnitude > 0 &&
                HG_ARROW_FORCE(F->type)) {
@@ -324,10 +394,10 @@ static int forces(hg_draw_list *dl, const hg_frame *f, const hg_history *h, int 
                        : F->type == HG_FORCE_DRAG  ? drag_c
                        : F->type == HG_FORCE_CONTACT ? contact_c
                                                      : chute_c;
-      double v[3], len = 1.5 * s * F->magnitude / fmax_;
-      for (int i = 0; i < 3; i++) v[i] = len * F->force[i] / F->magnitude;
-      const double *p = F->type == HG_FORCE_PARACHUTE ? F->a : F->b;
-      if (hg_draw_arrow(dl, p, v, 0.03 * s, c)) return -1;
+      const double *p = HG_ARROW_AT(F);
+      double v[3];
+      for (int i = 0; i < 3; i++) v[i] = unit * F->force[i];
+      if (hg_draw_arrow(dl, p, v, 0.03 * size_on(z, p, -1), c)) return -1;
       char txt[64];
       snprintf(txt, sizeof txt, "%s %.3g N", h ? hg_frame_name(h, F->name) : "", F->magnitude);
       double q[3] = {p[0] + v[0], p[1] + v[1], p[2] + v[2]};
@@ -378,7 +448,8 @@ static int pairs(hg_draw_list *dl, const hg_frame *f) {
   return 0;
 }
 
-static int momentum(hg_draw_list *dl, const hg_frame *f, double s) {
+static int momentum(hg_draw_list *dl, const hg_frame *f, const sizes *z) {
+  double s = size_on(z, f->com, -1); /* directions only: unit arrows of the glyph size */
   static const float cl[4] = {0.3f, 0.9f, 1, 1}, ca[4] = {1, 0.9f, 0.2f, 1};
   double L[3], p[3], nl = 0, np = 0;
   for (int k = 0; k < 3; k++) { /* angular momentum about the centre of mass: L_O - c x p */
@@ -423,10 +494,11 @@ static const double *joint_origin(const hg_frame *f, int name) {
  * in hg_loop_closed_rgba; open ones in hg_loop_open_rgba with a dashed line from A to B showing
  * the gap. A coupling is a dashed line between its two joints' frames. Their wrenches are drawn
  * with the joints' (HG_OV_WRENCHES). */
-static int loops(hg_draw_list *dl, const hg_frame *f, double s) {
+static int loops(hg_draw_list *dl, const hg_frame *f, const sizes *zs) {
   for (int k = 0; k < f->nloop; k++) {
     const hg_floop *L = &f->loop[k];
     if (!L->present) continue;
+    double s = size_on(zs, L->frame_a.p, -1);
     const float *c = L->active ? hg_loop_closed_rgba : hg_loop_open_rgba;
     if (L->joint_type < 0) { /* a coupling */
       const double *a = L->jnt[0] >= 0 ? joint_origin(f, L->jnt[0]) : NULL;
@@ -580,12 +652,12 @@ static int wheel(hg_draw_list *dl, const hg_frame *f, int k, double s) {
 }
 
 /* the actuators in the simulation: thrusters and reaction wheels (motors and servos show as their
- * joints), sized by the body they sit on (at most the overlay scale) */
-static int actuators(hg_draw_list *dl, const hg_frame *f, const double *bs, double scale) {
+ * joints), sized by the body they sit on (size_on) */
+static int actuators(hg_draw_list *dl, const hg_frame *f, const sizes *z) {
   for (int k = 0; k < f->nact; k++) {
     const hg_fact *A = &f->act[k];
     if (!A->present) continue;
-    double s = A->body >= 1 ? fmin(bs[A->body], scale) : scale;
+    double s = size_on(z, A->point, A->body);
     if (A->type == HG_ACT_THRUSTER && thruster(dl, A, s)) return -1;
     if (A->type == HG_ACT_WHEEL && wheel(dl, f, k, s)) return -1;
   }
@@ -631,8 +703,8 @@ static int direction_sensor(hg_draw_list *dl, const hg_fsens *S, double s, const
   return ray(dl, S->pose.p, u, 0.9 * s, c);
 }
 
-/* one sensor of glyph size s (the body's size, at most the overlay scale) */
-static int sensor(hg_draw_list *dl, const hg_frame *f, const hg_fsens *S, double s, double fmax_) {
+/* one sensor of glyph size s (size_on), its force arrow (force/torque) unit metres per newton */
+static int sensor(hg_draw_list *dl, const hg_frame *f, const hg_fsens *S, double s, double unit) {
   const double *p = S->pose.p;
   double z[3];
   column(S->pose.R, 2, z);
@@ -682,29 +754,36 @@ static int sensor(hg_draw_list *dl, const hg_frame *f, const hg_fsens *S, double
   }
   case HG_SENSOR_FORCE_TORQUE: { /* a disc facing +z and the force it measured (world) */
     if (glyph(dl, HG_GEOM_CYLINDER, p, z, 0.09 * s, 0.025 * s, hg_ft_rgba)) return -1;
-    if (!S->sampled || !(fmax_ > 0) || !isfinite(S->value[0])) return 0;
+    if (!S->sampled || !(unit > 0) || !isfinite(S->value[0])) return 0;
     double F[3], v[3];
     hg_m3_mulv(S->pose.R, S->value, F);
-    for (int k = 0; k < 3; k++) v[k] = 1.5 * s * F[k] / fmax_;
+    for (int k = 0; k < 3; k++) v[k] = unit * F[k];
     return hg_draw_arrow(dl, p, v, 0.03 * s, hg_ft_rgba);
   }
   default: return small_sphere(dl, p, 0.025 * s, hg_truth_rgba); /* truth: a dot */
   }
 }
 
-/* the sensors of the simulation; force/torque arrows share one scale (the largest measured force
- * 1.5 x the glyph size, like the force overlay's arrows) */
-static int sensors(hg_draw_list *dl, const hg_frame *f, const double *bs, double scale) {
-  double fmax_ = 0;
-  for (int k = 0; k < f->nsens; k++)
-    if (f->sens[k].present && f->sens[k].type == HG_SENSOR_FORCE_TORQUE && f->sens[k].sampled &&
-        isfinite(f->sens[k].value[0]))
-      fmax_ = fmax(fmax_, norm3(f->sens[k].value));
+/* the sensors of the simulation; force/torque arrows share one scale, as the force overlay's
+ * arrows: the largest measured force HG_ARROW_PX pixels (without a camera: 1.5 x its glyph size) */
+static int sensors(hg_draw_list *dl, const hg_frame *f, const sizes *z) {
+  double fmax_ = 0, smax = 0;
+  const double *pmax = NULL;
+  for (int k = 0; k < f->nsens; k++) {
+    const hg_fsens *S = &f->sens[k];
+    if (S->present && S->type == HG_SENSOR_FORCE_TORQUE && S->sampled && isfinite(S->value[0]) &&
+        norm3(S->value) > fmax_) {
+      fmax_ = norm3(S->value), pmax = S->pose.p;
+      smax = size_on(z, S->pose.p, S->body >= 1 && S->body < f->nbody ? S->body : -1);
+    }
+  }
   for (int k = 0; k < f->nsens; k++) {
     const hg_fsens *S = &f->sens[k];
     if (!S->present) continue;
-    double s = S->body >= 1 && S->body < f->nbody ? fmin(bs[S->body], scale) : scale;
-    if (sensor(dl, f, S, s, fmax_)) return -1;
+    double s = size_on(z, S->pose.p, S->body >= 1 && S->body < f->nbody ? S->body : -1);
+    /* without a camera each arrow is 1.5 x its own glyph size at the largest force */
+    double unit = pmax ? arrow_unit(z, pmax, fmax_, 1.5 * (z->cam ? smax : s)) : 0;
+    if (sensor(dl, f, S, s, unit)) return -1;
   }
   return 0;
 }
@@ -731,28 +810,40 @@ int hg_draw_list_build(hg_draw_list *dl, const hg_frame *f, const hg_draw_option
   }
   int ov = o->overlays;
   if (!ov) return 0;
-  double *bs = malloc((size_t)(f->nbody > 0 ? f->nbody : 1) * sizeof *bs);
+  int nb = f->nbody > 0 ? f->nbody : 1;
+  double *bs = malloc(2 * (size_t)nb * sizeof *bs), *raw = bs + nb;
   if (!bs) return -1;
-  for (int i = 1; i < f->nbody; i++) bs[i] = fmin(body_size(f, i, 0.3 * scale), 2 * scale);
+  for (int i = 1; i < f->nbody; i++) {
+    raw[i] = body_size(f, i, 0);
+    bs[i] = fmin(raw[i] > 0 ? raw[i] : 0.3 * scale, 2 * scale);
+  }
+  sizes z = {.bs = bs, .raw = raw, .scale = scale, .cam = o->cam && o->height > 0};
+  if (z.cam) {
+    double s[3], u[3];
+    hg_camera_basis(o->cam, s, u, z.fwd);
+    memcpy(z.eye, o->cam->eye, sizeof z.eye);
+    z.k = 2 * tan(0.5 * o->cam->fovy * 3.14159265358979323846 / 180) / o->height;
+  }
   int rc = 0;
   for (int i = 1; i < f->nbody && !rc && (ov & (HG_OV_FRAMES | HG_OV_COM)); i++) {
-    if (ov & HG_OV_FRAMES) rc = axes(dl, f->body[i].pose.p, f->body[i].pose.R, 0.5 * bs[i], 0.02 * bs[i]);
+    double si = size_body(&z, f->body[i].pose.p, i);
+    if (ov & HG_OV_FRAMES) rc = axes(dl, f->body[i].pose.p, f->body[i].pose.R, 0.5 * si, 0.02 * si);
     if (!rc && (ov & HG_OV_COM)) {
       static const float c[4] = {0.1f, 0.1f, 0.1f, 1};
-      rc = small_sphere(dl, f->body[i].com, 0.08 * bs[i], c);
+      rc = small_sphere(dl, f->body[i].com, fmax(0.08 * si, 2 * px(&z, f->body[i].com)), c);
     }
   }
-  if (!rc && (ov & HG_OV_JOINTS)) rc = joints(dl, f, bs);
-  if (!rc && (ov & HG_OV_MARKERS)) rc = markers(dl, f, o->hist, scale);
+  if (!rc && (ov & HG_OV_JOINTS)) rc = joints(dl, f, &z);
+  if (!rc && (ov & HG_OV_MARKERS)) rc = markers(dl, f, o->hist, &z);
   if (!rc && (ov & HG_OV_INERTIA)) rc = inertia_boxes(dl, f);
-  if (!rc && (ov & HG_OV_WRENCHES)) rc = wrenches(dl, f, o->hist, bs, scale);
-  if (!rc && (ov & HG_OV_LOOPS)) rc = loops(dl, f, scale);
-  if (!rc && (ov & (HG_OV_SPRINGS | HG_OV_FORCES))) rc = forces(dl, f, o->hist, ov, scale);
+  if (!rc && (ov & HG_OV_WRENCHES)) rc = wrenches(dl, f, o->hist, &z);
+  if (!rc && (ov & HG_OV_LOOPS)) rc = loops(dl, f, &z);
+  if (!rc && (ov & (HG_OV_SPRINGS | HG_OV_FORCES))) rc = forces(dl, f, o->hist, ov, &z);
   if (!rc && (ov & HG_OV_TRAILS)) rc = trails(dl, f, o);
   if (!rc && (ov & HG_OV_PAIRS)) rc = pairs(dl, f);
-  if (!rc && (ov & HG_OV_MOMENTUM)) rc = momentum(dl, f, scale);
-  if (!rc && (ov & HG_OV_ACTUATORS)) rc = actuators(dl, f, bs, scale);
-  if (!rc && (ov & HG_OV_SENSORS)) rc = sensors(dl, f, bs, scale);
+  if (!rc && (ov & HG_OV_MOMENTUM)) rc = momentum(dl, f, &z);
+  if (!rc && (ov & HG_OV_ACTUATORS)) rc = actuators(dl, f, &z);
+  if (!rc && (ov & HG_OV_SENSORS)) rc = sensors(dl, f, &z);
   free(bs);
   return rc;
 }

@@ -107,13 +107,26 @@ int hg_draw_label_add(hg_draw_list *dl, const double p[3], const char *text, con
 int hg_draw_arrow(hg_draw_list *dl, const double p[3], const double v[3], double r,
                   const float rgba[4]);
 
+/* glyph sizes in pixels when a camera is given (drawlist.c): a glyph's size (a joint's axis is
+ * 1.2 of it, a frame's axes 0.5, a port's 0.5) is its body's size within [HG_GLYPH_MIN_PX,
+ * HG_GLYPH_PX] pixels at the glyph's depth, HG_GLYPH_PX for a glyph of no body; of the arrows
+ * whose length says a magnitude (forces, wrenches, force/torque sensors), the longest of each
+ * kind is HG_ARROW_PX pixels and the others in proportion */
+#define HG_GLYPH_PX 48.0
+#define HG_GLYPH_MIN_PX 8.0
+#define HG_ARROW_PX 72.0
+
 /* what the draw list needs besides the frame */
 typedef struct hg_draw_options {
   int overlays;           /* HG_OV_* mask */
   int track;              /* the tracked body (trails), -1 none */
   const hg_history *hist; /* names and earlier frames (trails), or NULL */
   int frame_index;        /* this frame's index in hist (trails end here) */
-  double scale;           /* a length for overlay sizes (0: from the bodies' extent) */
+  double scale;           /* without a camera: a length for overlay sizes (0: from the bodies'
+                             extent) */
+  const hg_camera *cam;   /* the camera the list is drawn with, and its image in pixels: glyphs
+                             are sized in pixels through it (NULL: in the world, from scale) */
+  int width, height;
 } hg_draw_options;
 
 /* Builds the list of frame f: every body's geometry, then the overlays. 0 or -1 (memory). */
@@ -121,6 +134,9 @@ int hg_draw_list_build(hg_draw_list *dl, const hg_frame *f, const hg_draw_option
 
 /* the bounding sphere of a frame's geometry (centre, radius): what "fit" frames */
 void hg_frame_bounds(const hg_frame *f, double centre[3], double *radius);
+/* the same sphere around the bodies i with use[i] != 0 only (use NULL: every body) */
+void hg_frame_bounds_of(const hg_frame *f, const unsigned char *use, double centre[3],
+                        double *radius);
 
 /* the closest body whose geometry a ray hits (its bounding sphere, then the shape), or -1;
  * what a click picks without an ID buffer */

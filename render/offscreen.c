@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "context.h"
+#include "framing.h"
 #include "gl_render.h"
 #include "hud.h"
 #include "video.h"
@@ -34,25 +35,6 @@ static int encode_video(const hg_render_options *o, char *err, size_t errlen) {
   return 0;
 }
 
-/* the body the camera follows: the named one, else the first body; -1 for none */
-static int tracked(const hg_frame *f, const hg_history *h, const char *name) {
-  for (int i = 1; i < f->nbody; i++)
-    if (!name || !strcmp(hg_frame_name(h, f->body[i].name), name)) return i;
-  return -1;
-}
-
-/* the camera of the first frame: given, or the iso view fitted to the bodies */
-static void first_camera(const hg_render_options *o, const hg_frame *f, hg_camera *cam) {
-  if (o->has_camera) {
-    *cam = o->camera;
-    return;
-  }
-  double c[3], r;
-  hg_frame_bounds(f, c, &r);
-  hg_camera_default(cam);
-  for (int k = 0; k < 3; k++) cam->target[k] = c[k], cam->eye[k] = c[k] + (k == 0 ? 1 : k == 1 ? -1.4 : 0.7);
-  hg_camera_fit(cam, c, r, o->width, o->height);
-}
 
 typedef struct render_job {
   const hg_render_options *o;
@@ -63,6 +45,8 @@ typedef struct render_job {
   hg_gl_context *ctx;
   hg_renderer *r;
   hg_camera cam;
+  hg_framing framing; /* the default camera (framing.h), the viewer's: on without --camera and
+                         --track */
   int track;       /* string index of the tracked body, -1 none */
   double last[3];  /* its last position */
   int have_last;
@@ -72,6 +56,9 @@ typedef struct render_job {
 static int draw_now(render_job *j) {
   hg_frame *f = hg_history_capture(&j->hist, j->sim, j->sc);
   if (!f) return -1;
+  /* the default camera's clock is the simulated time: a render's cameras depend on the frames
+   * and the frame rate alone */
+  hg_framing_update(&j->framing, f, &j->cam, j->o->width, j->o->height, f->t);
   if (j->track >= 0) { /* follow the tracked body's translation */
     int b = hg_frame_body(f, j->track);
     if (b > 0) {
@@ -84,7 +71,9 @@ static int draw_now(render_job *j) {
       j->have_last = 1;
     }
   }
-  hg_draw_options dopt = {.overlays = j->o->overlays, .track = -1, .hist = &j->hist, .frame_index = j->hist.n - 1};
+  hg_draw_options dopt = {.overlays = j->o->overlays, .track = -1, .hist = &j->hist,
+                          .frame_index = j->hist.n - 1, .cam = &j->cam, .width = j->o->width,
+                          .height = j->o->height};
   if (hg_draw_list_build(&j->dl, f, &dopt)) return -1;
   hg_renderer_draw(j->r, &j->dl, &j->cam, &j->hist, j->o->mode);
   if (j->o->overlays && j->o->mode == HG_RENDER_SHADED) {
@@ -125,12 +114,13 @@ static int frames(render_job *j, char *err, size_t errlen) {
     if (k == 0) {
       hg_frame *f = hg_history_capture(&j->hist, j->sim, j->sc);
       if (!f) return snprintf(err, errlen, "out of memory"), 1;
-      first_camera(o, f, &j->cam);
+      /* --camera: fixed in the world; else the default camera, fitted now, which keeps the
+       * bodies of interest in frame unless --track names the body to follow */
+      hg_framing_init(&j->framing, j->sc, &j->hist);
+      if (o->has_camera) j->cam = o->camera, j->framing.on = 0;
+      else hg_framing_first_camera(&j->framing, j->sc, f, &j->cam, o->width, o->height, f->t);
+      if (o->track) j->framing.on = 0;
       j->track = o->track ? hg_history_intern(&j->hist, o->track) : -1;
-      if (!o->has_camera && !o->track) {
-        int b = tracked(f, &j->hist, NULL);
-        j->track = b > 0 ? f->body[b].name : -1;
-      }
       if (o->track && hg_frame_body(f, j->track) < 0)
         return snprintf(err, errlen, "--track: no body named '%s'", o->track), 2;
     }

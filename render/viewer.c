@@ -20,6 +20,7 @@
 #include "context.h"
 #include "gl_render.h"
 #include "grow.h"
+#include "framing.h"
 #include "hud.h"
 #include "interact.h"
 #include "video.h"
@@ -64,6 +65,8 @@ typedef struct viewer {
   int overlays, plots, hud, help, quit;
   int track, track_orient, have_track;
   hg_se3 track_last;
+  hg_framing framing;        /* the default camera (framing.h): on unless --camera, a tracked
+                                body or `n`; `a` turns it on again */
   int drag, mx, my, scrub;
   time_t mtime;
   double clock, last_check, fps;
@@ -183,6 +186,7 @@ static int load(viewer *v) {
   v->dirty = 1;
   v->ia.result[0] = 0, v->ia.result_error = 0; /* the last command's result was the old run's */
   hg_rate_meter_reset(&v->rate);
+  v->framing.started = 0; /* a restart or reload: the next frame is fitted at once */
   return 0;
 }
 
@@ -209,16 +213,20 @@ static void simulate_to(viewer *v, double t) {
 
 /* ---- camera ---- */
 
+/* `a`: back to the default camera (framing.h), fitted now: no tracked body, the user's zoom and
+ * pan forgotten, the direction kept */
 static void fit(viewer *v) {
-  const hg_frame *f = &v->hist.frame[v->cursor];
-  double c[3], r;
-  hg_frame_bounds(f, c, &r);
-  hg_camera_fit(&v->cam, c, r, v->w, v->h);
+  v->track = -1;
+  hg_framing_start(&v->framing, &v->hist.frame[v->cursor], &v->cam, v->w, v->h, v->clock);
 }
 
-/* follows the tracked body from its last pose to the frame's */
+/* follows the tracked body from its last pose to the frame's; without one, the default camera
+ * keeps the bodies of interest in frame */
 static void follow(viewer *v, const hg_frame *f) {
-  if (v->track < 0) return;
+  if (v->track < 0) {
+    hg_framing_update(&v->framing, f, &v->cam, v->w, v->h, v->clock);
+    return;
+  }
   int b = hg_frame_body(f, v->track);
   if (b < 0) return;
   const hg_se3 *T = &f->body[b].pose;
@@ -256,6 +264,7 @@ static void cycle_track(viewer *v, int dir) {
   if (next >= f->nbody) next = 1;
   v->track = f->body[next].name;
   v->have_track = 0;
+  v->framing.on = 0;
   hg_camera_translate(&v->cam, (double[3]){0, 0, 0});
   double d[3];
   for (int k = 0; k < 3; k++) d[k] = f->body[next].pose.p[k] - v->cam.target[k];
@@ -267,14 +276,16 @@ static void cycle_track(viewer *v, int dir) {
 static void fit_renderer(viewer *v);
 static void draw(viewer *v, double now);
 
-/* the frame shown, drawn again without the transient message (the "saved ..." of the last
- * screenshot, a reload notice: those that time out), into file or the next hinge-NNNN.png of
- * the screenshot folder; a message that stays (why a scene does not load) stays in it */
+/* The frame shown into file (a script's screenshot: what the window shows, messages included, as
+ * the tests and the docs' images want it), or into the next hinge-NNNN.png of the screenshot
+ * folder (the screenshot key): drawn again without the transient message (the "saved ..." of
+ * the last screenshot, a reload notice: those that time out); a message that stays (why a scene
+ * does not load) stays in it. */
 static void screenshot(viewer *v, const char *file) {
   char path[4200];
   if (file) snprintf(path, sizeof path, "%s", file);
   else snprintf(path, sizeof path, "%s/hinge-%04ld.png", v->o->screenshot_dir, v->nshot++);
-  if (v->sim && v->hist.n && v->message[0] && !isinf(v->message_until)) {
+  if (!file && v->sim && v->hist.n && v->message[0] && !isinf(v->message_until)) {
     v->message[0] = 0;
     fit_renderer(v);
     draw(v, v->clock);
@@ -291,7 +302,7 @@ static void save_camera(viewer *v) {
   FILE *f = fopen(path, "w");
   int ok = f && fprintf(f, "%s\n", text) > 0;
   if (f && fclose(f)) ok = 0;
-  printf("camera: --camera \"%s\"\n", text);
+  printf("camera at t = %.17g s: --camera \"%s\"\n", v->hist.n ? v->hist.frame[v->cursor].t : 0, text);
   fflush(stdout);
   if (ok) say(v, 3, "camera saved in %s (hinge view/render --camera \"$(cat %s)\")", path, path);
   else say_error(v, 4, "cannot write %s", path);
@@ -560,7 +571,7 @@ static void key(viewer *v, SDL_Keycode k, Uint16 mod) {
   case SDLK_o: v->overlays = v->overlays ? 0 : HG_OV_ALL; break;
   case SDLK_a: fit(v); break;
   case SDLK_TAB: cycle_track(v, (mod & KMOD_SHIFT) ? -1 : 1); break;
-  case SDLK_n: v->track = -1; break;
+  case SDLK_n: v->track = -1, v->framing.on = 0; break; /* a camera fixed in the world */
   case SDLK_r: v->track_orient = !v->track_orient; v->have_track = 0; break;
   case SDLK_KP_1: case SDLK_1: case SDLK_y: hg_camera_preset_view(&v->cam, HG_VIEW_FRONT); break;
   case SDLK_KP_3: case SDLK_3: case SDLK_x: hg_camera_preset_view(&v->cam, HG_VIEW_RIGHT); break;
@@ -626,7 +637,8 @@ static void fit_renderer(viewer *v) {
 static void build_list(viewer *v) {
   const hg_frame *f = &v->hist.frame[v->cursor];
   const hg_draw_options dopt = {.overlays = v->overlays, .track = v->track, .hist = &v->hist,
-                                .frame_index = v->cursor};
+                                .frame_index = v->cursor, .cam = &v->cam, .width = v->w,
+                                .height = v->h};
   hg_draw_list_build(&v->dl, f, &dopt);
   hg_interact_draw(&v->ia, &v->dl, f, &v->hist);
   v->ia.ghost_clock = v->clock;
@@ -1012,18 +1024,18 @@ static void viewer_free(viewer *v) {
   free(v->script);
 }
 
-/* the camera at the start: given, or fitted from the iso direction */
+/* the camera at the start: --camera (fixed in the world), else the default camera (framing.h:
+ * the scene's view camera or the oblique view, keeping the bodies of interest in frame; with
+ * --track, fitted once and then following that body) */
 static void first_camera(viewer *v) {
+  hg_framing_init(&v->framing, v->sc, &v->hist);
   if (v->o->has_camera) {
     v->cam = v->o->camera;
+    v->framing.on = 0;
     return;
   }
-  hg_camera_default(&v->cam);
-  const hg_frame *f = &v->hist.frame[0];
-  double c[3], r;
-  hg_frame_bounds(f, c, &r);
-  for (int k = 0; k < 3; k++) v->cam.target[k] = c[k], v->cam.eye[k] = c[k] + (k == 0 ? 1 : k == 1 ? -1.4 : 0.7);
-  hg_camera_fit(&v->cam, c, r, v->w, v->h);
+  hg_framing_first_camera(&v->framing, v->sc, &v->hist.frame[0], &v->cam, v->w, v->h, v->clock);
+  if (v->track >= 0) v->framing.on = 0;
 }
 
 int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_t errlen) {

@@ -16,10 +16,11 @@ typedef struct hg_render_options {
   double fps;            /* frames per second of simulated time (default 30) */
   double t_start, t_end; /* NaN: the scene's start and end */
   double time;           /* NaN, or the one instant to render (out is then a PNG file) */
-  int has_camera;        /* 1: camera below, fixed in the world; 0: fitted to the bodies at the
-                            start, following the centre of the first body */
+  int has_camera;        /* 1: camera below, fixed in the world; 0: the default camera
+                            (framing.h), keeping the bodies of interest in frame */
   hg_camera camera;
-  const char *track;     /* a body the camera follows (NULL: as above) */
+  const char *track;     /* a body the camera follows, translating with it from the fitted
+                            start (NULL: as above) */
   int overlays;          /* HG_OV_* mask; 0 draws the geometry only, with no caption */
   int samples;           /* multisampling (default 4; 0 off) */
   int mode;              /* HG_RENDER_SHADED or HG_RENDER_FLAT */

@@ -601,10 +601,14 @@ static void sensors_draw_and_replay(void **state) {
   printf("# 1.0 s: sun yellow %d; back at 0.2 s: sun yellow %d, tracker violet %d\n", sun1.yellow,
          sunb.yellow, topb.violet);
   printf("# hidden: violet %d yellow %d pink %d\n", off.violet, offs.yellow, offi.pink);
-  assert_true(top.violet > 40);
+  /* glyphs are sized on the screen: the bus's glyph size is 48 px here (0.27 m at its depth),
+   * smaller than the 0.3 x the bodies' bounding radius it was, so the tracker's baffle shows 33
+   * violet pixels where it showed 96 and the IMU's cube 15 pink where it showed 49 (measured
+   * with the world-sized glyphs); the dimmed tracker and the hidden glyphs stay under 5 */
+  assert_true(top.violet > 25);
   assert_true(dark.violet < 5); /* dropped out: dimmed */
   assert_true(sun.yellow > 15);
-  assert_true(imu.pink > 20);
+  assert_true(imu.pink > 10);
   assert_true(sun1.yellow < 5); /* out of view: a dim plate, no line */
   assert_true(sunb.yellow > 15 && abs(sunb.yellow - sun.yellow) <= sun.yellow / 10);
   assert_true(abs(topb.violet - top.violet) <= top.violet / 10);

@@ -13,7 +13,7 @@
 static const char *const top_keys[] = {
     "title",   "description", "gravity", "atmosphere", "bodies",     "urdf", "markers", "forces",
     "initial", "modes",       "events",  "capture",    "integrator", "time", "output",  "loops",
-    "actuators", "tanks",     "sensors", "controllers", "noise_seed", NULL};
+    "actuators", "tanks",     "sensors", "controllers", "noise_seed", "view", NULL};
 
 /* ---- the top level ---- */
 
@@ -68,6 +68,8 @@ static int read_scene(hg_sctx *c) {
       (sn && hg_sc_sensors(c, sn)) || (kn && hg_sc_controllers(c, kn)))
     return -1;
   if (en && hg_sc_events(c, en)) return -1;
+  const hg_ynode *vn = hg_ydoc_get(&c->doc, root, "view");
+  if (vn && hg_sc_view(c, vn)) return -1;
   hg_sc_contact_notes(c, stderr);
   return 0;
 }
@@ -87,6 +89,7 @@ static hg_scene *scene_new(const char *path) {
   s->output.dt = 0.01;
   s->output.plots = 1;
   s->noise_seed = 1;
+  s->view.up[2] = 1, s->view.fovy = 45;
   if (s->path && s->builder) return s;
   hg_scene_free(s);
   return NULL;
@@ -313,6 +316,8 @@ static void small_parts_free(hg_scene *s) {
     free(s->capture[k].marker_b);
     free(s->capture[k].joint);
   }
+  for (int k = 0; k < s->view.ntrack; k++) free(s->view.track[k]);
+  free(s->view.track);
   for (int k = 0; k < s->output.npair; k++) {
     free(s->output.pair[k].body_a);
     free(s->output.pair[k].body_b);

@@ -469,6 +469,18 @@ typedef struct hg_library {
   hg_joint_init_spec *jinit;
 } hg_library;
 
+/* ---- the view ---- */
+
+/* view: how the viewer and hinge render frame the scene (docs/scene-format.md, `view`); read by
+ * scene_view.c, used by render/ only */
+typedef struct hg_view_spec {
+  int ntrack;           /* the bodies the default camera keeps in frame (0: every body) */
+  char **track;         /* their names */
+  int has_camera;       /* a starting camera was given: its direction, up and field of view */
+  double eye[3], target[3], up[3]; /* world */
+  double fovy;          /* vertical field of view, degrees (default 45) */
+} hg_view_spec;
+
 /* ---- the scene ---- */
 
 typedef struct hg_scene {
@@ -498,6 +510,7 @@ typedef struct hg_scene {
   double t_start, t_end;
   double max_wall;      /* time.max_wall: wall-time limit of a run in seconds (0: none) */
   hg_output_spec output;
+  hg_view_spec view;    /* view: (no section: every body in frame, the default camera) */
 
   struct hg_scene_names *names; /* the reader's name tables, for reading commands (private) */
 } hg_scene;

@@ -185,6 +185,8 @@ int hg_sc_set_gain(hg_sctx *c, const hg_ynode *n, hg_action *a);
 int hg_sc_controller_switch(hg_sctx *c, const hg_ynode *n, hg_action *a);
 /* scene_run.c: integrator, time, output */
 int hg_sc_run(hg_sctx *c, const hg_ynode *root);
+/* scene_view.c: the view section (its bodies must exist) */
+int hg_sc_view(hg_sctx *c, const hg_ynode *n);
 
 /* freeing the parts of a scene */
 void hg_sc_free_mode(hg_mode_spec *m);

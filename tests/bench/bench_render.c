@@ -67,7 +67,8 @@ static double bench(hg_renderer *r, const char *path, int overlays, int frames, 
   hg_camera_fit(&cam, c, rad, 1280, 720);
   hg_draw_list dl;
   hg_draw_list_init(&dl);
-  hg_draw_options d = {.overlays = overlays, .track = -1, .hist = &h, .frame_index = h.n - 1};
+  hg_draw_options d = {.overlays = overlays, .track = -1, .hist = &h, .frame_index = h.n - 1,
+                       .cam = &cam, .width = 1280, .height = 720}; /* glyphs in pixels, as drawn */
   hg_hud_state s = {.title = sc->title, .speed = 1, .rtf = 1, .fps = 60, .live = 1, .overlays = overlays,
                     .t_start = t0, .t_end = t1, .plots = 1};
   double w0 = 0;
