@@ -193,6 +193,16 @@ static double px(const sizes *z, const double p[3]) {
   return fmax(fabs(d), 1e-9) * z->k;
 }
 
+double hg_draw_px(const hg_draw_options *o, const double p[3]) {
+  if (!o || !o->cam || o->height <= 0) return 0;
+  sizes z = {.cam = 1};
+  double s[3], u[3];
+  hg_camera_basis(o->cam, s, u, z.fwd);
+  memcpy(z.eye, o->cam->eye, sizeof z.eye);
+  z.k = 2 * tan(0.5 * o->cam->fovy * 3.14159265358979323846 / 180) / o->height;
+  return px(&z, p);
+}
+
 /* the glyph size of body i at p */
 static double size_body(const sizes *z, const double p[3], int i) {
   if (!z->cam) return z->bs[i];

@@ -129,6 +129,10 @@ typedef struct hg_draw_options {
   int width, height;
 } hg_draw_options;
 
+/* metres per pixel at world point p for the camera of o (its depth along the view axis times
+ * 2 tan(fovy / 2) / height); 0 without a camera */
+double hg_draw_px(const hg_draw_options *o, const double p[3]);
+
 /* Builds the list of frame f: every body's geometry, then the overlays. 0 or -1 (memory). */
 int hg_draw_list_build(hg_draw_list *dl, const hg_frame *f, const hg_draw_options *o);
 

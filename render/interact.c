@@ -680,6 +680,17 @@ void hg_interact_ghost_cycle(hg_interact *ia, hg_sim *sim, const hg_history *h) 
   else ia->ghost_dof = ia->ghost_dof + 1 < a + n ? ia->ghost_dof + 1 : -1;
 }
 
+/* 1 when two poses agree to round-off (1e-12 of the position's size, 1e-12 in rotation) */
+static int same_pose(const hg_se3 *a, const hg_se3 *b) {
+  double s = 1;
+  for (int k = 0; k < 3; k++) s = fmax(s, fabs(a->p[k]));
+  for (int k = 0; k < 3; k++)
+    if (fabs(a->p[k] - b->p[k]) > 1e-12 * s) return 0;
+  for (int k = 0; k < 9; k++)
+    if (fabs(a->R[k] - b->R[k]) > 1e-12) return 0;
+  return 1;
+}
+
 int hg_interact_ghosts(const hg_interact *ia, hg_sim *sim, hg_draw_list *dl, const hg_frame *f) {
   const hg_model *m = hg_sim_model(sim);
   double delta[HG_SEL_MAX * 8];
@@ -704,6 +715,7 @@ int hg_interact_ghosts(const hg_interact *ia, hg_sim *sim, hg_draw_list *dl, con
     for (int g = 0; g < f->ngeom; g++) {
       const hg_fgeom *fg = &f->geom[g];
       const hg_se3 *Tb = &f->body[fg->body].pose;
+      if (same_pose(Tb, &T[fg->body])) continue; /* a ghost over the body itself hides it */
       hg_se3 Tinv, rel;
       hg_se3_inv(Tb, &Tinv);
       hg_se3_mul(&Tinv, &fg->pose, &rel); /* the geometry in its body's frame */
@@ -777,20 +789,39 @@ int hg_interact_gauges(const hg_interact *ia, hg_sim *sim, const hg_history *h, 
 
 /* ---- drawing ---- */
 
+/* the selected bodies' tint: a translucent shell a few pixels larger than each of their shapes */
+static int tint(hg_draw_list *dl, const hg_frame *f, int b, const hg_draw_options *o) {
+  static const float shell[4] = {1, 0.85f, 0.1f, 0.35f};
+  for (int g = 0; g < f->ngeom; g++) {
+    const hg_fgeom *fg = &f->geom[g];
+    if (fg->body != b) continue;
+    double m = hg_draw_px(o, fg->pose.p), grow = 1.04;
+    double r = fmax(fmax(fg->size[0], fg->size[1]), fg->size[2]);
+    if (m > 0 && r > 0) grow = fmax(grow, 1 + 3 * m / r); /* at least 3 pixels out */
+    hg_draw_shape sh = {.type = fg->type, .mesh = fg->mesh, .overlay = 0, .id = 0, .pose = fg->pose};
+    for (int k = 0; k < 3; k++) sh.size[k] = fg->size[k] * grow;
+    memcpy(sh.rgba, shell, sizeof sh.rgba);
+    if (hg_draw_shape_add(dl, &sh)) return -1;
+  }
+  return 0;
+}
+
 int hg_interact_draw(const hg_interact *ia, hg_draw_list *dl, const hg_frame *f,
-                     const hg_history *h) {
+                     const hg_history *h, const hg_draw_options *o) {
   static const float sel_col[4] = {1, 0.85f, 0.1f, 1}, jump_col[4] = {1, 0.3f, 0.9f, 1},
                      pull_col[4] = {1, 1, 1, 1};
   double r = 0;
   hg_frame_bounds(f, (double[3]){0}, &r);
-  double rad = fmax(r, 1e-3) * 0.006;
+  /* without a camera, sizes in the world from the bodies' extent; with one, in pixels */
+  double rad_w = fmax(r, 1e-3) * 0.006, cross_w = fmax(r, 1e-3) * 0.05;
   (void)h;
-  /* the selected bodies: a ring of lines round their origins */
+  /* the selected bodies: tinted, a cross of lines along their axes and a label */
   for (int s = 0; s < ia->nsel; s++) {
     int b = hg_frame_body(f, ia->sel[s]);
     if (b < 1) continue;
     const hg_se3 *T = &f->body[b].pose;
-    double e = fmax(r, 1e-3) * 0.05;
+    if (tint(dl, f, b, o)) return -1;
+    double m = hg_draw_px(o, T->p), e = m > 0 ? HG_GLYPH_PX * m : cross_w;
     for (int k = 0; k < 3; k++) {
       double a[3], c[3];
       for (int j = 0; j < 3; j++) a[j] = T->p[j] - e * T->R[3 * j + k], c[j] = T->p[j] + e * T->R[3 * j + k];
@@ -798,9 +829,15 @@ int hg_interact_draw(const hg_interact *ia, hg_draw_list *dl, const hg_frame *f,
     }
     if (hg_draw_label_add(dl, T->p, s == ia->sel_cursor ? "selected" : "+", sel_col)) return -1;
   }
-  /* the preview's velocity jumps (1 s of motion per m/s) */
-  for (int k = 0; k < ia->npv; k++)
-    if (hg_draw_arrow(dl, ia->pv_p[k], ia->pv_v[k], rad, jump_col)) return -1;
+  /* the preview's velocity jumps: 1 s of motion per m/s, or with a camera the largest
+   * HG_ARROW_PX pixels long and the others in proportion */
+  double vmax = 0;
+  for (int k = 0; k < ia->npv; k++) vmax = fmax(vmax, hg_v3_norm(ia->pv_v[k]));
+  for (int k = 0; k < ia->npv; k++) {
+    double m = hg_draw_px(o, ia->pv_p[k]), v[3], unit = m > 0 && vmax > 0 ? HG_ARROW_PX * m / vmax : 1;
+    for (int j = 0; j < 3; j++) v[j] = unit * ia->pv_v[k][j];
+    if (hg_draw_arrow(dl, ia->pv_p[k], v, m > 0 ? 1.5 * m : rad_w, jump_col)) return -1;
+  }
   /* the pull: from the grabbed point to the target */
   if (ia->pulling) {
     int b = hg_frame_body(f, ia->pull_body);
@@ -809,7 +846,8 @@ int hg_interact_draw(const hg_interact *ia, hg_draw_list *dl, const hg_frame *f,
       double p[3], d[3];
       hg_se3_apply(T, ia->pull_point, p);
       for (int k = 0; k < 3; k++) d[k] = ia->pull_target[k] - p[k];
-      if (hg_draw_arrow(dl, p, d, rad, pull_col)) return -1;
+      double m = hg_draw_px(o, p);
+      if (hg_draw_arrow(dl, p, d, m > 0 ? 1.5 * m : rad_w, pull_col)) return -1;
     }
   }
   return 0;

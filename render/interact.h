@@ -161,8 +161,9 @@ int hg_interact_ghost_mode(hg_interact *ia, hg_sim *sim, const char *path, int m
                            size_t errlen);
 /* ghosts of the shown body's joint: off -> its first DoF -> its next DoF ... -> off */
 void hg_interact_ghost_cycle(hg_interact *ia, hg_sim *sim, const hg_history *h);
-/* the ghosts (translucent copies of every body's geometry at q (+) k eps delta, k = +-1..+-K,
- * hg_sim_ghost) into the draw list of frame f, which must be the simulation's latest */
+/* the ghosts (translucent copies of the geometry of every body that moves at q (+) k eps delta,
+ * k = +-1..+-K, hg_sim_ghost; a body whose ghost sits on it to round-off is left out, so it keeps
+ * its colour) into the draw list of frame f, which must be the simulation's latest */
 int hg_interact_ghosts(const hg_interact *ia, hg_sim *sim, hg_draw_list *dl, const hg_frame *f);
 /* the gauge lines (hg_sim_gauge) of the first two selected bodies' ports (or markers) and of the
  * scene's capture pairs: distance, angle and speed against the tolerances, time to contact, the
@@ -172,9 +173,11 @@ int hg_interact_ghosts(const hg_interact *ia, hg_sim *sim, hg_draw_list *dl, con
 int hg_interact_gauges(const hg_interact *ia, hg_sim *sim, const hg_history *h, const hg_frame *f,
                        int live, char *lines, int n, int w);
 
-/* the selection highlight, the preview's arrows and the pull's line into the draw list of frame
- * f */
+/* the selection highlight (each selected body tinted by a translucent yellow shell a few pixels
+ * larger than its shapes, a cross along its axes and a label), the preview's velocity jumps and
+ * the pull's arrow into the draw list of frame f; sized in pixels through o's camera (o NULL or
+ * without a camera: in the world, from the bodies' extent) */
 int hg_interact_draw(const hg_interact *ia, hg_draw_list *dl, const hg_frame *f,
-                     const hg_history *h);
+                     const hg_history *h, const hg_draw_options *o);
 
 #endif

@@ -640,7 +640,7 @@ static void build_list(viewer *v) {
                                 .frame_index = v->cursor, .cam = &v->cam, .width = v->w,
                                 .height = v->h};
   hg_draw_list_build(&v->dl, f, &dopt);
-  hg_interact_draw(&v->ia, &v->dl, f, &v->hist);
+  hg_interact_draw(&v->ia, &v->dl, f, &v->hist, &dopt);
   v->ia.ghost_clock = v->clock;
   if (v->sim && v->cursor == v->hist.n - 1) hg_interact_ghosts(&v->ia, v->sim, &v->dl, f);
 }

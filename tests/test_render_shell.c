@@ -268,6 +268,42 @@ static void screenshot_has_no_message(void **state) {
   hg_test_remove_dir(w.dir);
 }
 
+/* pixels of the selection's yellow tint ((r + g) / 2 - b > 40, r > 120) in the box x0..x1, y0..y1 */
+static int yellow_pixels(const char *path, int x0, int x1, int y0, int y1) {
+  int w, h, n, c = 0;
+  unsigned char *p = stbi_load(path, &w, &h, &n, 4);
+  assert_non_null(p);
+  for (int y = y0; y < y1 && y < h; y++)
+    for (int x = x0; x < x1 && x < w; x++) {
+      const unsigned char *q = p + 4 * (y * w + x);
+      c += (q[0] + q[1]) / 2 - q[2] > 40 && q[0] > 120;
+    }
+  stbi_image_free(p);
+  return c;
+}
+
+/* a click on the capsule (tracked: at the centre of the view) tints it yellow */
+static void selection_is_highlighted(void **state) {
+  (void)state;
+  workspace w;
+  char text[1024], a[320], b[320];
+  workspace_new(&w, "shell_highlight");
+  snprintf(a, sizeof a, "%s/a.png", w.dir);
+  snprintf(b, sizeof b, "%s/b.png", w.dir);
+  snprintf(text, sizeof text, "0.0 key Tab\n0.1 screenshot %s\n0.2 click %d %d\n0.3 screenshot %s\n0.4 quit\n",
+           a, W / 2, H / 2, b);
+  write_text(w.script, text);
+  assert_int_equal(view(&w, "../scenes/heatshield.yaml", 1), 0);
+  /* the capsule's middle, left of the sliders (which cover the right half while paused) */
+  int ya = yellow_pixels(a, W / 2 - 80, W / 2 + 80, H / 2 - 100, H / 2 + 40);
+  int yb = yellow_pixels(b, W / 2 - 80, W / 2 + 80, H / 2 - 100, H / 2 + 40);
+  printf("# yellow pixels on the capsule: not selected %d, selected %d\n", ya, yb);
+  /* labels and markers are yellow too (some 200 pixels, and the selection's cross and label add
+   * a few dozen); the tint turns the capsule's lit grey yellow: about 1,000 pixels at this size */
+  assert_true(yb > 3 * ya && yb - ya > 500);
+  hg_test_remove_dir(w.dir);
+}
+
 /* the frames a scripted viewer draws (paused at the start unless the script runs it) */
 static long frames_drawn(const workspace *w, const char *script) {
   hg_viewer_options o;
@@ -509,6 +545,7 @@ int main(void) {
       cmocka_unit_test(pull_advances_in_orbit),
       cmocka_unit_test(pull_in_orbit_keeps_the_orbit),
       cmocka_unit_test(screenshot_has_no_message),
+      cmocka_unit_test(selection_is_highlighted),
       cmocka_unit_test(paused_viewer_draws_on_change_only),
       cmocka_unit_test(every_script_form_of_the_help_parses),
       cmocka_unit_test(run_writes_the_session_with_its_outputs),
