@@ -512,7 +512,7 @@ void hg_hud_draw(hg_renderer *r, const hg_frame *f, const hg_history *h, int fra
     ec[m++] = accent;
     for (int k = f->nevents - 1; k >= 0 && m < 6 && k < h->nevent; k--) {
       const hg_hevent *e = &h->event[k];
-      snprintf(ev[m], 128, "%8.3f s  %-14.14s dE %+.3g J  lock %.3g J  dh %.1e", e->t, e->name,
+      snprintf(ev[m], 128, "%8.3f s %-12.12s dE %+.3g J  lock %.3g J  dh %.0e", e->t, e->name,
                e->de, e->e_removed, e->dh);
       ec[m++] = white;
     }

@@ -151,14 +151,14 @@ void hg_hud_layout_compute(const hg_hud_layout_in *in, hg_hud_layout *o) {
     o->r[HG_HUD_BAR] = rect(m, bottom - bh, right - m, bh);
     o->lines[HG_HUD_BAR] = n;
   }
-  /* the columns' widths: as wide as their text, at most 42 % and 36 % of the image */
+  /* the columns' widths: as wide as their text, at most 42 % and 38 % of the image */
   float lw = 0, rw = 0;
   for (int a = HG_HUD_PANEL; a <= HG_HUD_SELECTION; a++)
     if (L[a] > 0) lw = fmaxf(lw, wd[a]);
   for (int a = HG_HUD_EVENTS; a <= HG_HUD_PROFILER; a++)
     if (L[a] > 0) rw = fmaxf(rw, wd[a]);
   if (L[HG_HUD_PLOTS] > 0) rw = fmaxf(rw, fminf(380, 0.32f * W));
-  lw = fminf(lw, 0.42f * W), rw = fminf(rw, 0.36f * W);
+  lw = fminf(lw, 0.42f * W), rw = fminf(rw, 0.38f * W);
   if (lw + rw + 2 * m + g > W) {
     float s = (W - 2 * m - g) / (lw + rw);
     lw *= s, rw *= s;
