@@ -743,7 +743,8 @@ static const char *body_marker(hg_sim *sim, const char *body) {
   return any;
 }
 
-/* one gauge's three lines at l (ok: the gauge g was measured); the number of lines written */
+/* one gauge's four lines at l (ok: the gauge g was measured), each short enough for the HUD's
+ * right column at 1280 px; the number of lines written */
 static int gauge_lines(const hg_sim_gauge_view *gv, int ok, const char *a, const char *b, char *l,
                        int w) {
   const double deg = 180 / 3.14159265358979;
@@ -755,25 +756,28 @@ static int gauge_lines(const hg_sim_gauge_view *gv, int ok, const char *a, const
   }
   snprintf(l, (size_t)w, "%s - %s  %s", a, b,
            g.capture < 0 ? "(no capture)" : g.measure < 0 ? "WITHIN CAPTURE" : "");
-  if (g.capture >= 0)
-    snprintf(l + w, (size_t)w, "  d %.4g m (tol %.3g)  angle %.3g deg (tol %.3g)  speed %.3g m/s (tol %.3g)",
-             g.distance, g.position_tol, g.angle * deg, g.angle_tol * deg, g.speed, g.speed_tol);
-  else
-    snprintf(l + w, (size_t)w, "  d %.4g m  angle %.3g deg  speed %.3g m/s", g.distance, g.angle * deg,
-             g.speed);
+  if (g.capture >= 0) {
+    snprintf(l + w, (size_t)w, "  d %.4g m (tol %.3g)  angle %.3g deg (tol %.3g)", g.distance,
+             g.position_tol, g.angle * deg, g.angle_tol * deg);
+    snprintf(l + 2 * w, (size_t)w, "  speed %.3g m/s (tol %.3g)  closing %.3g m/s", g.speed, g.speed_tol,
+             g.closing_speed);
+  } else {
+    snprintf(l + w, (size_t)w, "  d %.4g m  angle %.3g deg", g.distance, g.angle * deg);
+    snprintf(l + 2 * w, (size_t)w, "  speed %.3g m/s  closing %.3g m/s", g.speed, g.closing_speed);
+  }
   if (g.time_to_contact < 1e6) snprintf(contact, sizeof contact, "contact in %.3g s", g.time_to_contact);
   else snprintf(contact, sizeof contact, "not closing");
   if (isnan(g.plastic_loss)) snprintf(loss, sizeof loss, "joined (one tree)");
   else snprintf(loss, sizeof loss, "capture now removes %.4g J", g.plastic_loss);
-  snprintf(l + 2 * w, (size_t)w, "  closing %.3g m/s  %s  %s", g.closing_speed, contact, loss);
-  return 3;
+  snprintf(l + 3 * w, (size_t)w, "  %s  %s", contact, loss);
+  return 4;
 }
 
 int hg_interact_gauges(const hg_interact *ia, hg_sim *sim, const hg_history *h, const hg_frame *f,
                        int live, char *lines, int n, int w) {
   int k = 0;
   /* two selected bodies: their ports (or markers), measured now */
-  if (ia->nsel >= 2 && k + 3 <= n) {
+  if (ia->nsel >= 2 && k + 4 <= n) {
     const char *a = body_marker(sim, hg_frame_name(h, ia->sel[0])),
                *b = body_marker(sim, hg_frame_name(h, ia->sel[1]));
     hg_sim_gauge_view g;
@@ -781,7 +785,7 @@ int hg_interact_gauges(const hg_interact *ia, hg_sim *sim, const hg_history *h, 
     else if (a && b) snprintf(lines + (size_t)k++ * (size_t)w, (size_t)w, "%s - %s: measured at the latest state (End)", a, b);
   }
   /* the scene's capture pairs, as the frame shown captured them */
-  for (int c = 0; c < f->ngauge && k + 3 <= n; c++)
+  for (int c = 0; c < f->ngauge && k + 4 <= n; c++)
     k += gauge_lines(&f->gauge[c].g, f->gauge[c].ok, hg_frame_name(h, f->gauge[c].a),
                      hg_frame_name(h, f->gauge[c].b), lines + (size_t)k * (size_t)w, w);
   return k;

@@ -1074,7 +1074,7 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
     if (hg_interact_ghost_mode(&v.ia, v.sim, file, (int)n, err, errlen)) return viewer_free(&v), 2;
     v.mode_n = (int)n;
   }
-  double last = wall();
+  double last = wall(), last_drawn = 0;
   int started = 0;
   while (!v.quit) {
     if (!o->offscreen) SDL_GetWindowSize(hg_gl_context_window(v.ctx), &v.w, &v.h);
@@ -1099,7 +1099,6 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
       }
     }
     if (!started) first_camera(&v), started = 1, v.dirty = 1;
-    int waited = 0;
     if (!o->script && !needs_redraw(&v)) {
       /* nothing changes: wait for an event, at most until the message times out or the next
        * look at the scene file (every 0.5 s), instead of drawing the same frame again; the
@@ -1107,13 +1106,16 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
       double wait_s = fmin(until_message(&v), fmax(0, 0.5 - (v.clock - v.last_check)));
       if (SDL_WaitEventTimeout(&e, (int)ceil(1000 * wait_s) + 1)) event(&v, &e);
       double now = wall();
-      v.clock += now - last, last = now, waited = 1;
+      v.clock += now - last, last = now;
     }
     double now = wall(), real = now - last, dt = o->script ? 1.0 / 60 : fmin(real, 0.1);
     last = now;
-    if (real > 0 && !waited) v.fps = v.fps > 0 ? 0.9 * v.fps + 0.1 / real : 1 / real;
     tick(&v, dt);
     if (needs_redraw(&v)) { /* a script's idle frames advance its clock, undrawn */
+      /* the frame rate: frames drawn per wall second (undrawn turns of the loop do not count) */
+      double since = now - last_drawn;
+      if (last_drawn > 0 && since > 0) v.fps = v.fps > 0 ? 0.9 * v.fps + 0.1 / since : 1 / since;
+      last_drawn = now;
       v.dirty = 0;
       fit_renderer(&v);
       double d0 = wall();
