@@ -1074,7 +1074,7 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
     if (hg_interact_ghost_mode(&v.ia, v.sim, file, (int)n, err, errlen)) return viewer_free(&v), 2;
     v.mode_n = (int)n;
   }
-  double last = wall(), last_drawn = 0;
+  double last = wall(), last_drawn = 0, run_sim = 0, run_clock = 0;
   int started = 0;
   while (!v.quit) {
     if (!o->offscreen) SDL_GetWindowSize(hg_gl_context_window(v.ctx), &v.w, &v.h);
@@ -1110,7 +1110,13 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
     }
     double now = wall(), real = now - last, dt = o->script ? 1.0 / 60 : fmin(real, 0.1);
     last = now;
+    int running = !v.paused && v.sim && !v.sim_failed;
+    double shown = v.display_t;
     tick(&v, dt);
+    if (running && v.display_t > shown) { /* the whole session's achieved rate, said at the end */
+      run_sim += v.display_t - shown;
+      run_clock += o->script ? dt : real;
+    }
     if (needs_redraw(&v)) { /* a script's idle frames advance its clock, undrawn */
       /* the frame rate: frames drawn per wall second (undrawn turns of the loop do not count) */
       double since = now - last_drawn;
@@ -1133,6 +1139,9 @@ int hg_viewer_run(const char *path, const hg_viewer_options *o, char *err, size_
     if (o->offscreen && v.script && v.kscript >= v.nscript) v.quit = 1;
     if (o->offscreen && !v.script) v.quit = 1; /* nothing will ever press a key */
   }
+  if (run_clock > 0) /* against the wall clock (a script's virtual clock with --script) */
+    fprintf(stderr, "hinge: the viewer showed %.4g s of simulated time in %.4g s%s: %.3gx real time (asked %gx)\n",
+            run_sim, run_clock, o->script ? " of the script's clock" : "", run_sim / run_clock, v.speed);
   int rc = v.sim_failed ? 3 : 0;
   if (o->frames_drawn) *o->frames_drawn = v.ndrawn;
   if (video_close(&v, err, errlen)) rc = rc ? rc : 1; /* before running the rest headless */
