@@ -3,10 +3,41 @@
 Model: a robot or a scene's bodies compiled once; its dynamics on NumPy float64 arrays, each
 argument a vector or a (batch, n) stack of them (the batch runs with the GIL released).
 Scene and Simulation: a scene file (with overrides) and a run of it: step, run_until, commands,
-views of the state, the energy budget and the events.
+views of the state, the energy budget, the events and the output rows.
 Errors of the library (bad files, unknown names, singular inertias) raise hinge.Error with its
 "file:line:column: message"; bad arguments raise ValueError or TypeError.
 """
-from ._hinge import Error, Model, Scene, Simulation, SingularError
+from . import _hinge
+from ._hinge import Error, Model, Scene, SingularError
 
 __all__ = ["Error", "SingularError", "Model", "Scene", "Simulation"]
+
+
+class Simulation(_hinge.Simulation):
+    """A run of a scene: Simulation(scene, t_end=nan, rtol=0, out_dir="") (NaN and 0: the
+    scene's). step(dt), run_until(t), command(text), t, q, v, joint(name), budget(), momentum(),
+    events(), clearance(bodies_a, bodies_b), write_checkpoint(path), outputs(), close(); also a
+    context manager that closes it."""
+
+    def outputs(self, frame=None):
+        """The rows recorded at the scene's output times (output.dt) so far: a pandas DataFrame
+        when pandas is installed (frame=None or True), else a dict of NumPy arrays. Columns:
+        time, kinetic, potential, budget, and JOINT.mode (0 free, 1 prescribed, 2 locked),
+        JOINT.q.K, JOINT.v.K for every joint (NaN while a joint is not in the model)."""
+        cols = self._outputs()
+        if frame is False:
+            return cols
+        try:
+            import pandas
+        except ImportError:
+            if frame:
+                raise
+            return cols
+        return pandas.DataFrame(cols)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

@@ -470,6 +470,13 @@ darray neutral(Model &M) {
 
 // ---- scenes and simulations ----
 
+darray copy_vec(const double *x, int n) {
+  darray a(std::vector<py::ssize_t>{n});
+  std::memcpy(a.mutable_data(), x, (size_t)n * sizeof(double));
+  return a;
+}
+
+
 struct Scene {
   hg_scene *s = nullptr;
   ~Scene() { hg_scene_free(s); }
@@ -486,11 +493,58 @@ std::shared_ptr<Scene> scene_load(const std::string &path, const std::map<std::s
   return S;
 }
 
+// The output rows of a run, recorded by an observer at the scene's output times: time, energy
+// budget, and each joint's mode, q and v as columns "JOINT.q.K", "JOINT.v.K", "JOINT.mode"
+// (0 free, 1 prescribed, 2 locked). A joint that appears later (a topology change) has NaN in
+// the rows before; one that leaves, NaN after.
+struct recorder {
+  std::vector<std::string> names;
+  std::map<std::string, size_t> index;
+  std::vector<std::vector<double>> cols;
+  size_t nrow = 0;
+  void put(const std::string &name, double x) {
+    auto it = index.find(name);
+    size_t k;
+    if (it == index.end()) {
+      k = names.size();
+      index[name] = k;
+      names.push_back(name);
+      cols.emplace_back(nrow, NAN);
+    } else {
+      k = it->second;
+    }
+    cols[k].back() = x;
+  }
+  static const char *row(void *user, hg_sim *sim) {
+    recorder *r = static_cast<recorder *>(user);
+    r->nrow++;
+    for (auto &c : r->cols) c.push_back(NAN);
+    r->put("time", hg_sim_time(sim));
+    hg_sim_budget b;
+    hg_sim_get_budget(sim, &b);
+    r->put("kinetic", b.kinetic);
+    r->put("potential", b.potential + b.element);
+    r->put("budget", b.value);
+    const hg_model *m = hg_sim_model(sim);
+    for (int i = 1; i < m->nbody; i++) {
+      hg_sim_joint_view jv;
+      hg_sim_joint(sim, i, &jv);
+      std::string n = jv.name;
+      r->put(n + ".mode", (double)jv.mode);
+      for (int k = 0; k < jv.nq; k++) r->put(n + ".q." + std::to_string(k), jv.q[k]);
+      for (int k = 0; k < jv.nv; k++) r->put(n + ".v." + std::to_string(k), jv.v[k]);
+    }
+    return nullptr;
+  }
+  static void release(void *) {}
+};
+
 // A simulation of a scene; it keeps the scene alive. close() frees it; any later call raises.
 struct Simulation {
   std::shared_ptr<Scene> scene;
   hg_sim *sim = nullptr;
   std::string out_dir;
+  recorder rec;
   ~Simulation() { hg_sim_free(sim); }
   hg_sim *s() const {
     if (!sim) raise_error("the simulation is closed");
@@ -518,7 +572,24 @@ std::shared_ptr<Simulation> sim_new(std::shared_ptr<Scene> S, double t_end, doub
   sim->scene = S;
   sim->sim = hg_sim_new(S->s, &opt, &err);
   if (!sim->sim) raise_error(err.msg);
+  hg_sim_observer obs;
+  std::memset(&obs, 0, sizeof obs);
+  obs.user = &sim->rec;
+  obs.row = recorder::row;
+  obs.release = recorder::release;
+  hg_sim_observe(sim->sim, &obs);
   return sim;
+}
+
+// the recorded rows as {column: array}, in the order the columns first appeared
+py::dict sim_outputs(Simulation &S) {
+  S.s();
+  py::dict out;
+  for (size_t k = 0; k < S.rec.names.size(); k++) {
+    const std::vector<double> &c = S.rec.cols[k];
+    out[py::str(S.rec.names[k])] = copy_vec(c.data(), (int)c.size());
+  }
+  return out;
 }
 
 void sim_run_until(Simulation &S, double t) {
@@ -540,12 +611,6 @@ void sim_command(Simulation &S, const std::string &text) {
   int rc = hg_sim_command(s, &cmd);
   hg_command_free(&cmd);
   S.check(rc);
-}
-
-darray copy_vec(const double *x, int n) {
-  darray a(std::vector<py::ssize_t>{n});
-  std::memcpy(a.mutable_data(), x, (size_t)n * sizeof(double));
-  return a;
 }
 
 const char *mode_name(int mode) {
@@ -691,6 +756,7 @@ PYBIND11_MODULE(_hinge, mod) {
         return copy_vec(h, 6);
       })
       .def("events", &sim_events)
+      .def("_outputs", &sim_outputs)
       .def("clearance", &sim_clearance, py::arg("a"), py::arg("b"))
       .def("write_checkpoint", [](Simulation &S, const std::string &path) {
         if (hg_sim_write_checkpoint(S.s(), path.c_str()) != HG_SIM_OK)
