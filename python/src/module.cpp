@@ -224,21 +224,26 @@ darray make_out(long batch, std::initializer_list<long> dims) {
 
 const double *item(const arg &a, long b, long n) { return a.batch < 0 ? a.p : a.p + b * n; }
 
-// Runs f(ws, b) for b in [0, nb) with the GIL released; the first failing item's message
+// Runs f(ws, b) for b in [0, nb), a batch with the GIL released; the first failing item's message
 // (d->err) raises hinge.SingularError naming the item.
 template <class F> void run_batch(Model &M, long batch, F f) {
   long nb = batch < 0 ? 1 : batch;
   auto ws = M.take();
   long failed = -1;
   std::string msg;
-  {
-    py::gil_scoped_release nogil;
+  auto loop = [&]() {
     for (long b = 0; b < nb; b++)
       if (f(*ws, b)) {
         failed = b;
         msg = ws->d->err;
         break;
       }
+  };
+  if (batch < 0) {
+    loop(); // one state: releasing the GIL and taking it back would cost more than the call
+  } else {
+    py::gil_scoped_release nogil;
+    loop();
   }
   M.give(std::move(ws));
   if (failed >= 0)
@@ -434,6 +439,32 @@ darray difference(Model &M, py::handle q0h, py::handle q1h) {
     return 0;
   });
   return out;
+}
+
+// Seconds per state of the C forward dynamics (hg_mimic_aba on the projected state, as aba runs
+// it) over the states of q, v, tau (single or batched), repeated n times, in a C loop without
+// Python in between: the reference the per-call and batched timings of
+// python/bench/bench_python.py are set against.
+double time_aba(Model &M, py::handle qh, py::handle vh, py::handle tauh, long n) {
+  const hg_model *m = M.m();
+  arg q = take_arg("q", qh, m->nq), v = take_arg("v", vh, m->nv), tau = take_arg("tau", tauh, m->nv);
+  if (n < 1) throw py::value_error("n: at least 1");
+  check_quaternions(m, q, "q");
+  long B = common_batch({&q, &v, &tau}), nb = B < 0 ? 1 : B;
+  auto w = M.take();
+  std::vector<double> out((size_t)m->nv);
+  double t0 = hg_sim_clock();
+  for (long r = 0; r < n; r++)
+    for (long b = 0; b < nb; b++) {
+      std::memcpy(w->q.data(), item(q, b, m->nq), (size_t)m->nq * sizeof(double));
+      std::memcpy(w->v.data(), item(v, b, m->nv), (size_t)m->nv * sizeof(double));
+      hg_mimic_project(m, w->q.data(), w->v.data());
+      hg_mimic_aba(m, w->d, w->mimic, w->q.data(), w->v.data(), item(tau, b, m->nv), nullptr,
+                   out.data(), nullptr);
+    }
+  double t = (hg_sim_clock() - t0) / (double)(n * nb);
+  M.give(std::move(w));
+  return t;
 }
 
 // the joints of the model as read: name, type, q and v offsets and sizes, limits
@@ -725,6 +756,7 @@ PYBIND11_MODULE(_hinge, mod) {
       .def("rnea_derivatives", &rnea_derivatives, py::arg("q"), py::arg("v"), py::arg("a"))
       .def("integrate", &integrate, py::arg("q"), py::arg("v"), py::arg("dt"))
       .def("difference", &difference, py::arg("q0"), py::arg("q1"))
+      .def("_time_aba", &time_aba, py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("n"))
       .def("close", &Model::close);
 
   py::class_<Scene, std::shared_ptr<Scene>>(mod, "Scene")
