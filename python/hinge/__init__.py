@@ -6,11 +6,12 @@ Scene and Simulation: a scene file (with overrides) and a run of it: step, run_u
 views of the state, the energy budget, the events and the output rows.
 Errors of the library (bad files, unknown names, singular inertias) raise hinge.Error with its
 "file:line:column: message"; bad arguments raise ValueError or TypeError.
+mc.run: a Monte Carlo campaign's runs, one row each.
 """
-from . import _hinge
+from . import _hinge, mc
 from ._hinge import Error, Model, Scene, SingularError
 
-__all__ = ["Error", "SingularError", "Model", "Scene", "Simulation"]
+__all__ = ["Error", "SingularError", "Model", "Scene", "Simulation", "mc"]
 
 
 class Simulation(_hinge.Simulation):

@@ -15,12 +15,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 // sim.h names a struct and a function alike (hg_sim_preview), which C++'s -Wshadow reports
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wshadow"
 extern "C" {
+#include "campaign.h"
 #include "derivatives.h"
 #include "dynamics.h"
 #include "merge.h"
@@ -719,6 +721,64 @@ double sim_clearance(Simulation &S, const std::vector<std::string> &a,
   return c.distance;
 }
 
+// ---- Monte Carlo campaigns ----
+
+// Runs a campaign file's runs (runs, seed: < 0 keeps the campaign's) on threads (0: the
+// machine's cores), each run k exactly as `hinge mc` makes it (hg_campaign_run_one: the same
+// draws for the same seed and k), with the GIL released. Returns {column: values} with "run",
+// "ok", each dispersed value by its path, each metric by its name, each failure condition as
+// 0/1 by its name, and "error" (a list of strings, "" for a run that went well).
+py::dict mc_run(const std::string &path, long runs, long long seed, int threads) {
+  hg_error err;
+  hg_campaign *c = hg_campaign_load(path.c_str(), &err);
+  if (!c) raise_error(err.msg);
+  std::unique_ptr<hg_campaign, void (*)(hg_campaign *)> guard(c, hg_campaign_free);
+  if (runs >= 0) c->runs = (int)runs;
+  if (seed >= 0) c->seed = (uint64_t)seed;
+  int n = c->runs, nd = c->ndisp, nm = c->nmetric;
+  std::vector<double> param((size_t)n * (size_t)nd), metric((size_t)n * (size_t)nm);
+  std::vector<hg_run_result> res((size_t)n);
+  for (int k = 0; k < n; k++) {
+    std::memset(&res[(size_t)k], 0, sizeof(hg_run_result));
+    res[(size_t)k].param = param.data() + (size_t)k * (size_t)nd;
+    res[(size_t)k].metric = metric.data() + (size_t)k * (size_t)nm;
+  }
+  if (threads <= 0) threads = (int)std::max(1u, std::thread::hardware_concurrency());
+  {
+    py::gil_scoped_release nogil;
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; t++)
+      pool.emplace_back([&, t]() {
+        for (int k = t; k < n; k += threads) hg_campaign_run_one(c, k, nullptr, &res[(size_t)k]);
+      });
+    for (auto &th : pool) th.join();
+  }
+  py::dict out;
+  std::vector<double> col((size_t)n);
+  auto column = [&](auto get) {
+    for (int k = 0; k < n; k++) col[(size_t)k] = get(k);
+    return copy_vec(col.data(), n);
+  };
+  out["run"] = column([&](int k) { return (double)res[(size_t)k].run; });
+  out["ok"] = column([&](int k) { return (double)res[(size_t)k].ok; });
+  for (int j = 0; j < nd; j++)
+    out[py::str(c->disp[j].path)] = column([&](int k) { return res[(size_t)k].param[j]; });
+  for (int j = 0; j < nm; j++)
+    out[py::str(c->metric[j].name)] = column([&](int k) { return res[(size_t)k].metric[j]; });
+  // a failure: the run failed, its metric is NaN, or it is below or above the thresholds
+  for (int f = 0; f < c->nfail; f++) {
+    const hg_failure &F = c->fail[f];
+    out[py::str(F.name)] = column([&](int k) {
+      double x = res[(size_t)k].metric[F.metric];
+      return (double)(!res[(size_t)k].ok || std::isnan(x) || x < F.below || x > F.above);
+    });
+  }
+  py::list errors;
+  for (int k = 0; k < n; k++) errors.append(std::string(res[(size_t)k].ok ? "" : res[(size_t)k].error));
+  out["error"] = errors;
+  return out;
+}
+
 } // namespace
 
 PYBIND11_MODULE(_hinge, mod) {
@@ -796,4 +856,7 @@ PYBIND11_MODULE(_hinge, mod) {
       }, py::arg("path"))
       .def("finish", [](Simulation &S) { S.check(hg_sim_finish(S.s())); })
       .def("close", &Simulation::close);
+
+  mod.def("_mc_run", &mc_run, py::arg("campaign"), py::arg("runs") = -1, py::arg("seed") = -1,
+          py::arg("threads") = 0);
 }

@@ -73,3 +73,22 @@ def test_bad_scenes():
         sim.run_until(float("nan"))
     with pytest.raises(KeyError):
         sim.joint("nope")
+
+
+def test_mc_matches_cli(cli, tmp_path):
+    campaign = source("scenes/campaigns/heatshield_mc.yaml")
+    subprocess.run([cli, "mc", campaign, "--runs", "6", "--seed", "7", "--threads", "2",
+                    "--out", str(tmp_path), "--no-plots", "--quiet"], check=True, capture_output=True)
+    with open(tmp_path / "runs.csv") as f:
+        rows = list(csv.DictReader(f))
+    res = hinge.mc.run(campaign, runs=6, seed=7, threads=3, frame=False)
+    assert list(res["run"]) == [int(r["run"]) for r in rows]
+    assert all(res["ok"]) and list(res["error"]) == [""] * 6
+    for name in rows[0]:
+        if name not in ("run", "status", "error"):
+            assert np.array_equal(res[name], [float(r[name]) for r in rows]), name
+    assert set(res["recontact"]) <= {0.0, 1.0}
+    df = hinge.mc.run(campaign, runs=2, seed=7)
+    assert df["clearance_1s"].iloc[1] == res["clearance_1s"][1]
+    with pytest.raises(hinge.Error, match="no_such.yaml"):
+        hinge.mc.run("no_such.yaml")
