@@ -11,7 +11,32 @@ mc.run: a Monte Carlo campaign's runs, one row each.
 from . import _hinge, mc
 from ._hinge import Error, Model, Scene, SingularError
 
-__all__ = ["Error", "SingularError", "Model", "Scene", "Simulation", "mc"]
+__all__ = ["Error", "SingularError", "Model", "Scene", "Simulation", "linearize", "mc"]
+
+
+def linearize(scene, t=None, equilibrium=False, rest=False, step=0.0, tol=0.0):
+    """The state-space model d(dx)/dt = A dx + B du of a scene (a Scene or a path) at time t
+    (None: its start), or at the equilibrium found from there, as `hinge linearize SCENE [--at T]
+    [--rest] [--equilibrium]` computes it (docs/linearization.md); step and tol as --step and
+    --tol (0: theirs). Returns a types.SimpleNamespace: A (2nf x 2nf), B (2nf x nf), M, K, C
+    (nf x nf), xdot0, the operating point q and v, states and inputs (names, as A.csv's),
+    eigenvalues and eigenvectors of A (complex; sorted by |lambda|), frequency_hz (|im|/2 pi)
+    and damping (-re/|lambda|) per eigenvalue, w2 and undamped_shapes (K phi = w^2 M phi, when
+    M is positive definite) and equilibrium (iterations, residual, rank, converged)."""
+    import types
+
+    import numpy as np
+
+    if not isinstance(scene, Scene):
+        scene = Scene.load(str(scene))
+    r = _hinge._linearize(scene, float("nan") if t is None else float(t), bool(equilibrium),
+                          bool(rest), float(step), float(tol))
+    lam = r["eigenvalues"]
+    mag = np.abs(lam)
+    r["frequency_hz"] = np.abs(lam.imag) / (2 * np.pi)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r["damping"] = np.where(mag > 0, -lam.real / np.where(mag > 0, mag, 1), np.nan)
+    return types.SimpleNamespace(**r)
 
 
 class Simulation(_hinge.Simulation):

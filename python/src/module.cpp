@@ -4,12 +4,15 @@
 // released; every array argument is checked (shape, finiteness, unit quaternions) before any C
 // call sees it. Scene and Simulation wrap hg_scene and hg_sim (sim/runtime/sim.h). Errors from
 // the library carry its "file:line:column: message" text as hinge.Error.
+#include <pybind11/complex.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <array>
+#include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -25,6 +28,8 @@ extern "C" {
 #include "campaign.h"
 #include "derivatives.h"
 #include "dynamics.h"
+#include "forces.h"
+#include "linearize.h"
 #include "merge.h"
 #include "mimic.h"
 #include "scene.h"
@@ -721,6 +726,159 @@ double sim_clearance(Simulation &S, const std::vector<std::string> &a,
   return c.distance;
 }
 
+// ---- linearization ----
+
+// the force elements of a scene at time t, as `hinge linearize` splits them: those left to
+// central differences, those with analytic derivatives, and their derivatives
+struct force_ctx {
+  const hg_forces *f;
+  double t;
+};
+void numeric_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                    const double *v, double *fext, double *tau) {
+  const force_ctx *c = static_cast<const force_ctx *>(ctx);
+  hg_forces_apply_part(c->f, m, d, c->t, q, v, HG_FORCES_NUMERIC, fext, tau);
+}
+void analytic_forces(void *ctx, const hg_model *m, const hg_data *d, const double *q,
+                     const double *v, double *fext, double *tau) {
+  const force_ctx *c = static_cast<const force_ctx *>(ctx);
+  hg_forces_apply_part(c->f, m, d, c->t, q, v, HG_FORCES_ANALYTIC, fext, tau);
+}
+void analytic_derivatives(void *ctx, const hg_model *m, const hg_data *, const double *q,
+                          const double *, double *dQ_dq, double *dQ_dv) {
+  const force_ctx *c = static_cast<const force_ctx *>(ctx);
+  hg_forces_derivatives(c->f, m, q, dQ_dq, dQ_dv);
+}
+
+darray copy_mat(const double *x, int rows, int cols) {
+  darray a(std::vector<py::ssize_t>{rows, cols});
+  std::memcpy(a.mutable_data(), x, (size_t)rows * (size_t)cols * sizeof(double));
+  return a;
+}
+
+// The state-space model of a scene at time t (NaN: its start), or at the equilibrium found
+// from there, as `hinge linearize SCENE [--at T] [--rest] [--equilibrium]` computes it (the same
+// steps as cli/cli_linearize.c: the scene run to t, its joint modes and enabled force elements
+// there, the prescribed accelerations from a three-point difference of the run's velocities,
+// hg_equilibrium, hg_linearize, hg_modes_eig and hg_modes_sym). Scenes with closed loops are
+// refused (their independent-coordinate form lives in the command line's loop code).
+py::dict linearize(std::shared_ptr<Scene> S, double t, bool equilibrium, bool rest, double step,
+                   double tol) {
+  const hg_scene *sc = S->s;
+  if (sc->nloop > 0)
+    raise_error(std::string(sc->path) + ": a scene with closed loops: use hinge linearize, "
+                "whose loop code gives the independent coordinates");
+  if (std::isnan(t)) t = sc->t_start;
+  if (!std::isfinite(t) || t < sc->t_start || t > sc->t_end)
+    throw py::value_error("t = " + std::to_string(t) + " is outside the scene's time [" +
+                          std::to_string(sc->t_start) + ", " + std::to_string(sc->t_end) + "]");
+  if (step <= 0) step = 1e-6;
+  // the prescribed accelerations at t: a one-sided three-point difference of the prescribed
+  // velocities over t, t + dt, t + 2 dt (their profiles are smooth; error ~dt^2)
+  const double dt = 1e-4;
+  hg_sim_options opt;
+  hg_sim_default_options(&opt);
+  opt.t_end = std::fmax(sc->t_end, t + 3 * dt);
+  hg_error err;
+  std::unique_ptr<hg_sim, void (*)(hg_sim *)> sim(hg_sim_new(sc, &opt, &err), hg_sim_free);
+  if (!sim) raise_error(err.msg);
+  if (t > sc->t_start && hg_sim_run(sim.get(), t) != HG_SIM_OK)
+    raise_error("running the scene to t = " + std::to_string(t) + ": " + hg_sim_error(sim.get()));
+  const hg_model *m = hg_sim_model(sim.get());
+  int nq = m->nq, nv = m->nv;
+  std::unique_ptr<hg_data, void (*)(hg_data *)> d(hg_data_new(m), hg_data_free);
+  std::unique_ptr<hg_deriv, void (*)(hg_deriv *)> w(hg_deriv_new(m), hg_deriv_free);
+  std::unique_ptr<hg_linear, void (*)(hg_linear *)> L(hg_linear_new(m), hg_linear_free);
+  if (!d || !w || !L) throw std::bad_alloc();
+  std::vector<double> q(hg_sim_q(sim.get()), hg_sim_q(sim.get()) + nq),
+      v(hg_sim_v(sim.get()), hg_sim_v(sim.get()) + nv), qdd((size_t)nv + 1, 0.0);
+  for (int i = 1; i < m->nbody; i++) {
+    hg_sim_joint_view jv;
+    hg_sim_joint(sim.get(), i, &jv);
+    d->mode[i] = (uint8_t)jv.mode;
+  }
+  hg_force_input in;
+  hg_forces_input_of(sc, &in);
+  in.lenient = 1;
+  std::unique_ptr<hg_forces, void (*)(hg_forces *)> forces(hg_forces_build(&in, nullptr, m, &err),
+                                                           hg_forces_free);
+  if (!forces) raise_error(err.msg);
+  for (int k = 0; k < hg_sim_nforce(sim.get()); k++) {
+    hg_force_view fv;
+    hg_sim_force(sim.get(), k, &fv);
+    int e = hg_forces_find(forces.get(), fv.name);
+    if (e >= 0) hg_forces_set_enabled(forces.get(), e, fv.enabled);
+  }
+  if (rest) {
+    std::fill(v.begin(), v.end(), 0.0);
+  } else {
+    std::vector<double> v1((size_t)nv), v2((size_t)nv);
+    unsigned long version = hg_sim_model_version(sim.get());
+    bool ok = hg_sim_run(sim.get(), t + dt) == HG_SIM_OK && hg_sim_model_version(sim.get()) == version;
+    if (ok) std::memcpy(v1.data(), hg_sim_v(sim.get()), (size_t)nv * sizeof(double));
+    ok = ok && hg_sim_run(sim.get(), t + 2 * dt) == HG_SIM_OK &&
+         hg_sim_model_version(sim.get()) == version;
+    if (ok) std::memcpy(v2.data(), hg_sim_v(sim.get()), (size_t)nv * sizeof(double));
+    for (int k = 0; k < nv; k++) qdd[(size_t)k] = ok ? (-3 * v[(size_t)k] + 4 * v1[(size_t)k] - v2[(size_t)k]) / (2 * dt) : 0;
+  }
+  force_ctx fc = {forces.get(), t};
+  hg_force_elements fe = {numeric_forces, analytic_forces, analytic_derivatives, &fc};
+  hg_equilibrium_info eq;
+  std::memset(&eq, 0, sizeof eq);
+  if (equilibrium && hg_equilibrium(m, d.get(), w.get(), L.get(), q.data(), &fe, step, tol, 0, &eq))
+    raise_singular(std::string("the equilibrium search from t = ") + std::to_string(t) + ": " + d->err);
+  if (hg_linearize(m, d.get(), w.get(), L.get(), q.data(), v.data(), qdd.data(), &fe, step))
+    raise_singular(std::string("linearizing at t = ") + std::to_string(t) + ": " + d->err);
+  int nf = L->nf, n = 2 * nf;
+  std::vector<double> re((size_t)n + 1), im((size_t)n + 1), V(2 * (size_t)n * (size_t)n + 1),
+      w2((size_t)nf + 1), Phi((size_t)nf * (size_t)nf + 1);
+  if (hg_modes_eig(n, L->A, re.data(), im.data(), V.data()))
+    raise_error("LAPACK (dgeev) failed on A");
+  bool sym_ok = hg_modes_sym(nf, L->K, L->M, w2.data(), Phi.data()) == 0;
+  py::dict out;
+  out["t"] = t;
+  out["A"] = copy_mat(L->A, n, n);
+  out["B"] = copy_mat(L->B, n, nf);
+  out["M"] = copy_mat(L->M, nf, nf);
+  out["K"] = copy_mat(L->K, nf, nf);
+  out["C"] = copy_mat(L->C, nf, nf);
+  out["xdot0"] = copy_vec(L->xdot0, n);
+  out["q"] = copy_vec(q.data(), nq);
+  out["v"] = copy_vec(v.data(), nv);
+  // the states' names, as A.csv's rows: JOINT.q.NAME (tangent of q), then JOINT.v.NAME
+  py::list names, inputs;
+  static const char *const what[] = {"q", "v", "tau"};
+  static const int entry[] = {3, 1, 2}; // hg_joint_entry_name: tangent of q, rates, forces
+  for (int part = 0; part < 3; part++)
+    for (int a = 0; a < nf; a++) {
+      int k = L->dof[a], i = m->dof_body[k];
+      std::string s = std::string(m->jnt_name[i]) + "." + what[part] + "." +
+                      hg_joint_entry_name(m->jnt[i].type, entry[part], k - m->v_adr[i], nullptr);
+      (part < 2 ? names : inputs).append(s);
+    }
+  out["states"] = names;
+  out["inputs"] = inputs;
+  py::array_t<std::complex<double>> eig(n), vec(std::vector<py::ssize_t>{n, n});
+  for (int k = 0; k < n; k++) eig.mutable_data()[k] = std::complex<double>(re[(size_t)k], im[(size_t)k]);
+  for (size_t k = 0; k < (size_t)n * (size_t)n; k++)
+    vec.mutable_data()[k] = std::complex<double>(V[2 * k], V[2 * k + 1]);
+  out["eigenvalues"] = eig;
+  out["eigenvectors"] = vec;
+  if (sym_ok) {
+    out["w2"] = copy_vec(w2.data(), nf);
+    out["undamped_shapes"] = copy_mat(Phi.data(), nf, nf);
+  }
+  if (equilibrium) {
+    py::dict e;
+    e["iterations"] = eq.iterations;
+    e["residual"] = eq.residual;
+    e["rank"] = eq.rank;
+    e["converged"] = (bool)eq.converged;
+    out["equilibrium"] = e;
+  }
+  return out;
+}
+
 // ---- Monte Carlo campaigns ----
 
 // Runs a campaign file's runs (runs, seed: < 0 keeps the campaign's) on threads (0: the
@@ -857,6 +1015,9 @@ PYBIND11_MODULE(_hinge, mod) {
       .def("finish", [](Simulation &S) { S.check(hg_sim_finish(S.s())); })
       .def("close", &Simulation::close);
 
+  mod.def("_linearize", &linearize, py::arg("scene"), py::arg("t") = NAN,
+          py::arg("equilibrium") = false, py::arg("rest") = false, py::arg("step") = 0.0,
+          py::arg("tol") = 0.0);
   mod.def("_mc_run", &mc_run, py::arg("campaign"), py::arg("runs") = -1, py::arg("seed") = -1,
           py::arg("threads") = 0);
 }
