@@ -11,7 +11,14 @@ mc.run: a Monte Carlo campaign's runs, one row each.
 from . import _hinge, mc
 from ._hinge import Error, Model, Scene, SingularError
 
-__all__ = ["Error", "SingularError", "Model", "Scene", "Simulation", "linearize", "mc"]
+import os as _os
+
+#: this package's compiled module, which is also a controller library of the control ABI: a
+#: scene's controller {type: library, library: <this path or a link to it>, symbol: python_step}
+#: runs the Python object given to Simulation(..., controllers={NAME: obj}) (docs/python.md)
+controller_library = _os.path.abspath(_hinge.__file__)
+
+__all__ = ["controller_library", "Error", "SingularError", "Model", "Scene", "Simulation", "linearize", "mc"]
 
 
 def linearize(scene, t=None, equilibrium=False, rest=False, step=0.0, tol=0.0):
@@ -40,8 +47,8 @@ def linearize(scene, t=None, equilibrium=False, rest=False, step=0.0, tol=0.0):
 
 
 class Simulation(_hinge.Simulation):
-    """A run of a scene: Simulation(scene, t_end=nan, rtol=0, out_dir="") (NaN and 0: the
-    scene's). step(dt), run_until(t), command(text), t, q, v, joint(name), budget(), momentum(),
+    """A run of a scene: Simulation(scene, t_end=nan, rtol=0, out_dir="", controllers={}) (NaN
+    and 0: the scene's; controllers: Python objects by controller name, see controller_library). step(dt), run_until(t), command(text), t, q, v, joint(name), budget(), momentum(),
     events(), clearance(bodies_a, bodies_b), write_checkpoint(path), outputs(), close(); also a
     context manager that closes it."""
 

@@ -26,6 +26,7 @@
 #pragma GCC diagnostic ignored "-Wshadow"
 extern "C" {
 #include "campaign.h"
+#include "hinge/control.h"
 #include "derivatives.h"
 #include "dynamics.h"
 #include "forces.h"
@@ -597,8 +598,154 @@ struct Simulation {
   }
 };
 
+// ---- controllers written in Python ----
+// This module is also a controller library of the control ABI (hinge/control.h): a scene's
+// controller {type: library, library: PATH, symbol: python_step}, PATH being this module's file
+// (hinge.controller_library) or a link to it, runs a Python object given to
+// Simulation(..., controllers={NAME: obj}) exactly as a C library's controller runs (the runtime
+// opens this file with dlopen, finds the functions below and calls them through its one instance
+// code): obj(t, inp, out) at each sample (inp: the nin inputs, out: the commands in force, to be
+// written in place, or a returned array of nout numbers; NaN holds), and, when obj has them,
+// obj.init(setup), obj.set(param, values), obj.save() -> array and obj.load(array). An exception
+// stops the run with its text, as a library's error would.
+
+// the objects of the Simulation being made, by controller name (read by py_ctl_init inside
+// hg_sim_new, which runs with the GIL held)
+std::map<std::string, py::object> *pending_controllers = nullptr;
+
+struct py_ctl {
+  py::object obj;
+  int nin, nout;
+};
+
+// the message of the Python exception being handled, into err
+void exception_message(const char *what, char *err, size_t errlen) {
+  std::snprintf(err, errlen, "Python: %s", what);
+}
+
+int py_ctl_init(const hg_control_setup *setup, void **state, char *err, size_t errlen) {
+  py::gil_scoped_acquire gil;
+  try {
+    auto it = pending_controllers ? pending_controllers->find(setup->name)
+                                  : std::map<std::string, py::object>::iterator();
+    if (!pending_controllers || it == pending_controllers->end()) {
+      std::snprintf(err, errlen, "no Python object given for it (hinge.Simulation(scene, "
+                    "controllers={'%s': f}))", setup->name);
+      return 1;
+    }
+    py::object obj = it->second;
+    if (py::hasattr(obj, "init")) {
+      py::dict params, d;
+      for (int k = 0; k < setup->nparam; k++) {
+        const hg_control_param &p = setup->param[k];
+        if (p.n == 0) params[p.name] = p.text ? p.text : "";
+        else params[p.name] = copy_vec(p.value, p.n);
+      }
+      auto ports = [](const hg_control_port *port, int n) {
+        py::list l;
+        for (int k = 0; k < n; k++)
+          l.append(py::dict(py::arg("name") = port[k].name, py::arg("kind") = port[k].kind,
+                            py::arg("offset") = port[k].offset, py::arg("n") = port[k].n));
+        return l;
+      };
+      d["name"] = setup->name;
+      d["rate"] = setup->rate;
+      d["t0"] = setup->t0;
+      d["params"] = params;
+      d["inputs"] = ports(setup->input, setup->ninput);
+      d["outputs"] = ports(setup->output, setup->noutput);
+      d["nin"] = setup->nin;
+      d["nout"] = setup->nout;
+      obj.attr("init")(d);
+    }
+    *state = new py_ctl{obj, setup->nin, setup->nout};
+    return 0;
+  } catch (py::error_already_set &e) {
+    exception_message(e.what(), err, errlen);
+    return 1;
+  }
+}
+
+int py_ctl_step(void *state, double t, const double *in, double *out, char *err, size_t errlen) {
+  py_ctl *c = static_cast<py_ctl *>(state);
+  py::gil_scoped_acquire gil;
+  try {
+    // copies both ways: an object that keeps the arrays never sees hinge's buffers change
+    darray inp = copy_vec(in, c->nin), o = copy_vec(out, c->nout);
+    py::object r = c->obj(t, inp, o);
+    darray res = r.is_none() ? o : darray::ensure(r);
+    if (!res || res.ndim() != 1 || res.shape(0) != c->nout) {
+      PyErr_Clear();
+      std::snprintf(err, errlen, "Python: the step returned %s, not None or %d numbers",
+                    py::str(py::type::of(r)).cast<std::string>().c_str(), c->nout);
+      return 1;
+    }
+    std::memcpy(out, res.data(), (size_t)c->nout * sizeof(double));
+    return 0;
+  } catch (py::error_already_set &e) {
+    exception_message(e.what(), err, errlen);
+    return 1;
+  } catch (std::exception &e) {
+    exception_message(e.what(), err, errlen);
+    return 1;
+  }
+}
+
+void py_ctl_finish(void *state) {
+  py::gil_scoped_acquire gil;
+  delete static_cast<py_ctl *>(state);
+}
+
+int py_ctl_set(void *state, const char *param, int n, const double *value, char *err,
+               size_t errlen) {
+  py_ctl *c = static_cast<py_ctl *>(state);
+  py::gil_scoped_acquire gil;
+  try {
+    if (!py::hasattr(c->obj, "set")) {
+      std::snprintf(err, errlen, "its Python object has no set(param, values)");
+      return 1;
+    }
+    c->obj.attr("set")(param, copy_vec(value, n));
+    return 0;
+  } catch (py::error_already_set &e) {
+    exception_message(e.what(), err, errlen);
+    return 1;
+  }
+}
+
+int py_ctl_save(void *state, double *buf, int cap) {
+  py_ctl *c = static_cast<py_ctl *>(state);
+  py::gil_scoped_acquire gil;
+  try {
+    if (!py::hasattr(c->obj, "save")) return 0; // init alone restores it
+    darray a = darray::ensure(c->obj.attr("save")());
+    if (!a || a.ndim() != 1) {
+      PyErr_Clear();
+      return -1;
+    }
+    int n = (int)a.shape(0);
+    if (cap >= n && n > 0) std::memcpy(buf, a.data(), (size_t)n * sizeof(double));
+    return n;
+  } catch (py::error_already_set &) {
+    return -1;
+  }
+}
+
+int py_ctl_load(void *state, const double *buf, int n, char *err, size_t errlen) {
+  py_ctl *c = static_cast<py_ctl *>(state);
+  py::gil_scoped_acquire gil;
+  try {
+    if (n > 0) c->obj.attr("load")(copy_vec(buf, n));
+    return 0;
+  } catch (py::error_already_set &e) {
+    exception_message(e.what(), err, errlen);
+    return 1;
+  }
+}
+
 std::shared_ptr<Simulation> sim_new(std::shared_ptr<Scene> S, double t_end, double rtol,
-                                    const std::string &out_dir) {
+                                    const std::string &out_dir,
+                                    std::map<std::string, py::object> controllers) {
   hg_sim_options opt;
   hg_sim_default_options(&opt);
   if (!std::isnan(t_end)) opt.t_end = t_end;
@@ -608,7 +755,12 @@ std::shared_ptr<Simulation> sim_new(std::shared_ptr<Scene> S, double t_end, doub
   if (!out_dir.empty()) opt.out_dir = sim->out_dir.c_str();
   hg_error err;
   sim->scene = S;
+  for (auto &kv : controllers)
+    if (!PyCallable_Check(kv.second.ptr()))
+      throw py::type_error("controllers['" + kv.first + "']: not callable");
+  pending_controllers = &controllers;
   sim->sim = hg_sim_new(S->s, &opt, &err);
+  pending_controllers = nullptr;
   if (!sim->sim) raise_error(err.msg);
   hg_sim_observer obs;
   std::memset(&obs, 0, sizeof obs);
@@ -939,6 +1091,29 @@ py::dict mc_run(const std::string &path, long runs, long long seed, int threads)
 
 } // namespace
 
+// the control ABI's functions of this module as a controller library (symbol: python_step; the
+// runtime derives the others' names from it)
+HG_CONTROL_DECLARE_ABI;
+HG_CONTROL_API int python_init(const hg_control_setup *setup, void **state, char *err,
+                               size_t errlen) {
+  return py_ctl_init(setup, state, err, errlen);
+}
+HG_CONTROL_API int python_step(void *state, double t, const double *in, double *out, char *err,
+                               size_t errlen) {
+  return py_ctl_step(state, t, in, out, err, errlen);
+}
+HG_CONTROL_API void python_finish(void *state) { py_ctl_finish(state); }
+HG_CONTROL_API int python_set(void *state, const char *param, int n, const double *value,
+                              char *err, size_t errlen) {
+  return py_ctl_set(state, param, n, value, err, errlen);
+}
+HG_CONTROL_API int python_save(void *state, double *buf, int cap) {
+  return py_ctl_save(state, buf, cap);
+}
+HG_CONTROL_API int python_load(void *state, const double *buf, int n, char *err, size_t errlen) {
+  return py_ctl_load(state, buf, n, err, errlen);
+}
+
 PYBIND11_MODULE(_hinge, mod) {
   mod.doc() = "hinge's C libraries (the package hinge wraps this module)";
   hg_py_error = PyErr_NewException("hinge.Error", PyExc_RuntimeError, nullptr);
@@ -984,7 +1159,8 @@ PYBIND11_MODULE(_hinge, mod) {
 
   py::class_<Simulation, std::shared_ptr<Simulation>>(mod, "Simulation")
       .def(py::init(&sim_new), py::arg("scene"), py::arg("t_end") = NAN, py::arg("rtol") = 0.0,
-           py::arg("out_dir") = "")
+           py::arg("out_dir") = "",
+           py::arg("controllers") = std::map<std::string, py::object>())
       .def("run_until", &sim_run_until, py::arg("t"))
       .def("step", [](Simulation &S, double dt) { sim_run_until(S, hg_sim_time(S.s()) + dt); },
            py::arg("dt"))
