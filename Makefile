@@ -12,11 +12,14 @@ FUZZ_TIME ?= 60
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Debian 12 packages hinge builds, tests and runs with (ffmpeg: hinge render's video.mp4;
-# python3: the structure test, tests/tools/structure.py)
+# python3: the structure test, tests/tools/structure.py; pybind11-dev to python3-pandas: the
+# Python package python/ and its tests)
 DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev libcmocka-dev \
        libplplot-dev plplot-driver-cairo libfcl-dev libassimp-dev libsdl2-dev libepoxy-dev \
        libcglm-dev libstb-dev fonts-dejavu-core xvfb xauth liblapacke-dev libegl1 libegl-mesa0 \
-       libgl1-mesa-dri ffmpeg libopenmpi-dev openmpi-bin python3
+       libgl1-mesa-dri ffmpeg libopenmpi-dev openmpi-bin python3 \
+       pybind11-dev python3-dev python3-pybind11 python3-numpy python3-pytest python3-matplotlib \
+       python3-pandas python3-setuptools python3-pip
 # and for make sanitize and make fuzz: clang with its sanitizer and libFuzzer runtimes
 FUZZ_DEPS = clang libclang-rt-14-dev
 FUZZ_TARGETS = urdf mesh dynamics scene checkpoint commands
