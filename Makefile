@@ -77,5 +77,12 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 
+# make install PREFIX=DIR: the shared libraries, headers, CMake and pkg-config files, the program and
+# its scenes under DIR (default /usr/local; docs/install.md)
+PREFIX ?= /usr/local
+.PHONY: install
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
 clean:
 	rm -rf $(BUILD) $(SANBUILD)

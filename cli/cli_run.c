@@ -14,9 +14,27 @@
 #include "context.h"
 #include "viewer.h"
 
-#ifndef HINGE_SOURCE_DIR
-#define HINGE_SOURCE_DIR "."
-#endif
+/* The shipped scene `hinge run` runs without one: share/hinge/scenes/heatshield.yaml beside the
+ * program's folder (PREFIX/bin/hinge reads PREFIX/share/hinge, cmake/install.cmake), or in it
+ * (the build tree's hinge links BUILD/share/hinge to the sources' scenes and assets). Found from
+ * /proc/self/exe, so the program holds no path of the machine it was built on. Writes the path
+ * into path (len bytes); returns 0, or -1 when neither file exists (path then holds the first). */
+static int default_scene(char *path, size_t len) {
+  static const char *const tails[] = {"/../share/hinge/scenes/heatshield.yaml",
+                                      "/share/hinge/scenes/heatshield.yaml"};
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) n = 0;
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  else snprintf(exe, sizeof exe, ".");
+  for (int i = 1; i >= 0; i--) {
+    snprintf(path, len, "%s%s", exe, tails[i]);
+    if (access(path, R_OK) == 0) return 0;
+  }
+  return -1;
+}
 
 /* the command line */
 typedef struct run_args {
@@ -342,7 +360,13 @@ int hg_cli_run(int argc, char **argv) {
   int status = parse_args(argc, argv, &a);
   if (status) return status;
   if (a.help) return hg_cli_run_usage(stdout), HG_EXIT_OK;
-  if (!a.scene) a.scene = HINGE_SOURCE_DIR "/scenes/heatshield.yaml";
+  char scene_path[4200];
+  if (!a.scene) {
+    if (default_scene(scene_path, sizeof scene_path))
+      return fprintf(stderr, "hinge: no scene given and the shipped one is missing: %s\n", scene_path),
+             HG_EXIT_USAGE;
+    a.scene = scene_path;
+  }
   if (a.out) snprintf(out, sizeof out, "%s", a.out);
   else hg_cli_default_out(a.scene, out, sizeof out);
   hg_scene *sc = hg_scene_load(a.scene, &err);

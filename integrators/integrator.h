@@ -50,6 +50,10 @@
 
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum hg_integ_method {
   HG_INTEG_CVODE_BDF = 0,
   HG_INTEG_CVODE_ADAMS,
@@ -181,5 +185,9 @@ const int *hg_integrator_roots(const hg_integrator *I);
 void hg_integrator_stats(const hg_integrator *I, hg_integ_stats *stats);
 /* what went wrong last ("" when nothing did) */
 const char *hg_integrator_error_message(const hg_integrator *I);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,6 +4,10 @@
 #ifndef HINGE_ERROR_H
 #define HINGE_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* a message for whoever made the input: "what went wrong" (file:line context added by readers) */
 typedef struct hg_error {
   char msg[512];
@@ -13,5 +17,9 @@ typedef struct hg_error {
 void hg_error_set(hg_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* the same, returning -1: `return hg_error_fail(err, "what", ...);` */
 int hg_error_fail(hg_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #ifndef HINGE_HOT_H
 #define HINGE_HOT_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* HG_HOT marks the recursions' hot functions: gcc compiles each twice, for any x86-64 and for
  * x86-64-v3 (AVX2 with fused multiply-add, contracted from a * b + c by -ffp-contract=fast, see
  * CMakeLists.txt), and picks one when the program loads (target_clones). Results differ between
@@ -71,6 +75,10 @@
 #else
 #define HG_BLOCK(l)
 #define HG_SEALED(x) ((void)0)
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif

@@ -11,6 +11,10 @@
 
 #include "spatial.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct hg_inertia {
   double m;    /* mass */
   double h[3]; /* first moment m c */
@@ -174,5 +178,9 @@ void hg_sym3_eigenvalues(const double S[6], double lambda[3]);
 
 /* the same with the unit eigenvectors as the columns of V (row-major): S = V diag(lambda) V^T */
 void hg_sym3_eigen(const double S[6], double lambda[3], double V[9]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

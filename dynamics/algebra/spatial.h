@@ -14,6 +14,10 @@
 
 #include "hot.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct hg_se3 {
   double R[9]; /* rotation, row-major */
   double p[3]; /* translation */
@@ -387,5 +391,9 @@ HG_UNROLL(6)
     }
   return 0;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The workspace of the derivative routines (allocated once by hg_deriv_new). Per body i, in its
  * tree's frame, a record of HG_DERIV_L_ROWS numbers at sums + HG_DERIV_L_ROWS i: first
  * HG_DERIV_SUMS sums over its subtree, Ic the composite inertia of
@@ -98,5 +102,9 @@ int hg_aba_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double 
 int hg_hybrid_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
                           const double *v, const double *u, const double *fext, double *y,
                           double *dy_dq, double *dy_dv, double *dy_du);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -19,6 +19,10 @@
 
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Compiles the bodies into a model (hg_builder_assemble, model.h) and runs hg_aba once in the
  * neutral configuration at rest: fails (NULL, err set) as hg_builder_assemble does, or on an
  * articulated inertia that is singular there (such as a massless leaf body on a moving joint),
@@ -201,5 +205,9 @@ void hg_momentum(const hg_model *m, hg_data *d, const double *q, const double *v
 
 /* Total mass and centre of mass in the world frame. */
 double hg_center_of_mass(const hg_model *m, hg_data *d, const double *q, double com[3]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

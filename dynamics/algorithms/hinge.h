@@ -14,4 +14,15 @@
 #include "profile.h"
 #include "spatial.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* the version of the installed libhinge.so (version.c, cmake/install.cmake), "0.1.0" */
+const char *hg_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

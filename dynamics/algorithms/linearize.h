@@ -17,6 +17,10 @@
 
 #include "derivatives.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Adds the force elements' body wrenches (fext: 6 per body, body frames, about the body origin)
  * and joint forces (tau: nv) for the state (q, v); d holds the kinematics of (q, v) when it is
  * called. ctx is the caller's. */
@@ -110,5 +114,9 @@ int hg_modes_sym(int n, const double *K, const double *M, double *w2, double *Ph
  * number of the others. 0, or -1 when LAPACK fails. Allocates its own workspace. */
 int hg_lstsq_min_norm(int n, const double *A, const double *b, double rcond, double *x,
                       int *rank);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -46,6 +46,10 @@
 
 #include "dynamics.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum hg_loop_kind { HG_LOOP_JOINT = 0, HG_LOOP_COUPLING = 1 } hg_loop_kind;
 
 /* one loop, in the terms of a compiled model */
@@ -142,7 +146,15 @@ int hg_loops_rank(const hg_loops *L, int *nrows);
  * Ranks: singular values below 1e-9 of the largest (and of 1) count as zero. m is the model L
  * was compiled against. */
 
+#ifdef __cplusplus
+}
+#endif
+
 #include "linearize.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* what one inverse-dynamics solve found */
 typedef struct hg_loops_id_info {
@@ -226,5 +238,9 @@ int hg_loops_linearize(hg_loops_linear *Z, hg_loops *L, hg_data *d, const unsign
 int hg_loops_equilibrium(hg_loops_linear *Z, hg_loops *L, hg_data *d,
                          const unsigned char *active, double *q, const hg_loops_forces *fe,
                          double h, double tol, int max_iter, hg_equilibrium_info *info);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,6 +20,10 @@
 
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* the workspace of hg_mimic_aba for one model (allocated once) */
 typedef struct hg_mimic_ws {
   int nv, k;
@@ -58,5 +62,9 @@ int hg_mimic_hybrid(const hg_model *m, hg_data *d, hg_mimic_ws *w, double *qdd, 
  * coupling impulse (internal: momentum is kept; kinetic energy can only fall). Walks d's
  * kinematics at (q, v). 0, or -1 with d->err. */
 int hg_mimic_impulse(const hg_model *m, hg_data *d, hg_mimic_ws *w, const double *q, double *v);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,6 +28,10 @@
 
 #include "spatial.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum hg_joint_type {
   HG_JOINT_FIXED = 0,
   HG_JOINT_REVOLUTE,
@@ -317,5 +321,9 @@ int hg_joint_dof_carries(hg_joint_type type, int k, int l);
  * for q0(t) moving with velocity v0: -ad_{v0} on the groups of spherical (-w0^) and free joints,
  * zero for the others (linearization on the group). */
 void hg_joint_tangent_drift(const hg_joint *j, const double *v0, double *D);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Returns the merged model (its gravity copied), or NULL with err when out of memory. For every
  * original body i (m->nbody entries; either array may be NULL): frame_body[i] = the merged body
  * that carries it, frame_pose[i] = its frame in that body's frame. Bodies on moving joints keep
@@ -19,5 +23,9 @@
  * caller sets them on the merged model's workspace by joint name (fixed joints have none). */
 hg_model *hg_model_merge_fixed(const hg_model *m, int *frame_body, hg_se3 *frame_pose,
                                hg_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -21,6 +21,10 @@
 #include "names.h"
 #include "spatial.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* joint limits: data for the dynamics; a simulation makes position limits end stops (sim/runtime/stops.c) */
 typedef struct hg_joint_limits {
   int has_position, has_effort, has_velocity;
@@ -262,5 +266,9 @@ void hg_data_free(hg_data *d);
  * builder; the other bodies keep their specs. Returns 0, or -1 with err set when the body is
  * unknown or is the world. */
 int hg_builder_remove_body(hg_builder *b, const char *name, hg_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

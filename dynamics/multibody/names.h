@@ -7,6 +7,10 @@
 #ifndef HINGE_NAMES_H
 #define HINGE_NAMES_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* the name of item i of items */
 typedef const char *(*hg_name_of)(const void *items, int i);
 
@@ -29,5 +33,9 @@ int hg_names_of_strings(hg_name_index *x, char *const *names, int first, int n);
 
 /* a malloc'd copy of s, NULL for NULL (and when out of memory): hinge's one string duplicator */
 char *hg_strdup(const char *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -38,6 +38,10 @@
 #include "joint.h"
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum hg_profile_kind {
   HG_PROFILE_HOLD = 0, /* lock at q0 */
   HG_PROFILE_VELOCITY, /* constant joint velocity */
@@ -92,5 +96,9 @@ void hg_profile_eval(const hg_profile *p, double t, double *q, double *v, double
  * then left alone). */
 int hg_profiles_apply(const hg_model *m, hg_data *d, hg_profile *const *per_joint, double t,
                       double *q, double *v, double *qdd);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

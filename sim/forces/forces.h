@@ -8,6 +8,10 @@
 
 #include "scene.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct hg_forces hg_forces;
 
 /* What force elements are compiled from: plain specifications (scene.h), a scene's or a
@@ -198,5 +202,9 @@ typedef struct hg_force_view {
 } hg_force_view;
 void hg_forces_view(const hg_forces *f, const hg_model *m, const hg_data *d, double t,
                     const double *q, const double *v, int k, hg_force_view *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -15,6 +15,10 @@
 
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* how a URDF file is read */
 typedef struct hg_urdf_options {
   int floating;             /* the root link hangs on a free joint */
@@ -45,5 +49,9 @@ int hg_urdf_add(hg_builder *b, const char *path, const char *parent_body, const 
 
 /* hg_urdf_load_opt with only floating and notes set. */
 hg_model *hg_urdf_load(const char *path, int floating, FILE *notes, hg_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

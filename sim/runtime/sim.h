@@ -60,6 +60,10 @@
 #include "forces.h"
 #include "scene.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* status of hg_sim_run and friends */
 enum {
   HG_SIM_OK = 0,
@@ -126,6 +130,9 @@ void hg_sim_default_options(hg_sim_options *opt);
  * hg_sim_new: it costs one model compile, O(bodies). */
 hg_sim *hg_sim_new(const hg_scene *s, const hg_sim_options *opt, hg_error *err);
 void hg_sim_free(hg_sim *sim);
+
+/* the version of the installed libhinge-sim.so (dynamics/version.c), "0.1.0" */
+const char *hg_sim_version(void);
 
 /* Continues from a checkpoint file written by a run of the same scene (before any hg_sim_run).
  * Returns HG_SIM_OK, or HG_SIM_ERR_INPUT with err on a file that does not fit the scene. */
@@ -471,5 +478,9 @@ const hg_sim_event *hg_sim_event_at(const hg_sim *sim, int k);
 void hg_sim_stats(const hg_sim *sim, hg_integ_stats *st);
 /* wall-clock seconds spent in hg_sim_run */
 double hg_sim_wall_time(const hg_sim *sim);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

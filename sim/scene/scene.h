@@ -17,6 +17,10 @@
 #include "integrator.h"
 #include "loops.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* where a value came from, for messages: file:line:column (1-based) */
 typedef struct hg_src {
   const char *file; /* the scene's path (owned by the scene) */
@@ -587,5 +591,9 @@ void hg_commands_free(hg_command_list *list);
 /* lookups by name; NULL when absent */
 const hg_marker *hg_scene_marker(const hg_scene *s, const char *name);
 const hg_force_spec *hg_scene_force(const hg_scene *s, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
