@@ -106,6 +106,8 @@ typedef struct viewer {
   int ncmd_file;             /* commands scheduled from --commands: the rest were given here */
   int swallow;               /* the ':' that opened the command line comes as text too */
   char panel[16][128], gauge[12][128];
+  double key_t[16];          /* keyframes: simulated times the session can go back to */
+  int nkey;
 } viewer;
 
 static double wall(void) { return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency(); }
@@ -517,6 +519,54 @@ static int interaction_key(viewer *v, SDL_Keycode k, Uint16 mod) {
   return 0;
 }
 
+/* shift+K: the displayed time becomes a keyframe */
+static void keyframe_save(viewer *v) {
+  double t = v->hist.frame[v->cursor].t;
+  if (v->nkey == (int)(sizeof v->key_t / sizeof v->key_t[0]))
+    memmove(v->key_t, v->key_t + 1, (size_t)--v->nkey * sizeof *v->key_t);
+  v->key_t[v->nkey++] = t;
+  say(v, 3, "keyframe %d at t = %.4f s (ctrl+K goes back to it)", v->nkey, t);
+}
+
+/* ctrl+K: back to the last keyframe. The simulation starts again and runs to it with the
+ * commands given up to then (scheduled at their times, as a replay does), so running continues
+ * from exactly that state, the later commands are dropped, and the session (and the outputs)
+ * are those of the new branch: a replay of it is byte for byte what the viewer shows. */
+static void keyframe_jump(viewer *v) {
+  if (!v->nkey || !v->sim) {
+    say(v, 3, "no keyframe (shift+K saves one)");
+    return;
+  }
+  double t = v->key_t[v->nkey - 1];
+  int n = hg_sim_ncommands(v->sim), nkeep = 0, from = v->ncmd_file;
+  hg_command *keep = calloc((size_t)(n > 0 ? n : 1), sizeof *keep);
+  if (!keep) {
+    say(v, 3, "out of memory");
+    return;
+  }
+  for (int k = from; k < n; k++) {
+    int applied;
+    const hg_command *c = hg_sim_command_at(v->sim, k, &applied);
+    if (applied && c->t <= t && !hg_command_copy(&keep[nkeep], c)) nkeep++;
+  }
+  hg_interact_cancel(&v->ia);
+  int rc = load(v);
+  for (int k = 0; k < nkeep; k++) {
+    if (!rc && hg_sim_schedule(v->sim, &keep[k])) rc = -1;
+    hg_command_free(&keep[k]);
+  }
+  free(keep);
+  if (rc || hg_sim_run(v->sim, t)) {
+    v->sim_failed = 1, v->paused = 1;
+    say(v, INFINITY, "%s", hg_sim_error(v->sim));
+    return;
+  }
+  hg_history_capture(&v->hist, v->sim, v->sc);
+  v->paused = 1;
+  go_live(v);
+  say(v, 3, "back to keyframe %d at t = %.4f s", v->nkey, t);
+}
+
 static void key(viewer *v, SDL_Keycode k, Uint16 mod) {
   if (v->sim && v->ia.cmdline) {
     cmdline_key(v, k);
@@ -528,6 +578,11 @@ static void key(viewer *v, SDL_Keycode k, Uint16 mod) {
       {SDLK_f, HG_OV_FRAMES}, {SDLK_j, HG_OV_JOINTS},   {SDLK_c, HG_OV_COM},     {SDLK_m, HG_OV_MARKERS},
       {SDLK_i, HG_OV_INERTIA}, {SDLK_w, HG_OV_WRENCHES}, {SDLK_k, HG_OV_SPRINGS}, {SDLK_g, HG_OV_FORCES},
       {SDLK_t, HG_OV_TRAILS}, {SDLK_s, HG_OV_PAIRS},     {SDLK_h, HG_OV_MOMENTUM}, {SDLK_e, HG_OV_LOOPS}};
+  if (k == SDLK_k && (mod & (KMOD_SHIFT | KMOD_CTRL))) { /* keyframes ('k' alone: springs) */
+    if (mod & KMOD_CTRL) keyframe_jump(v);
+    else keyframe_save(v);
+    return;
+  }
   if (k == SDLK_a && (mod & KMOD_SHIFT)) { /* shift+A: actuators ('a' alone fits the view) */
     toggle_overlay(v, HG_OV_ACTUATORS);
     return;

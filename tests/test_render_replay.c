@@ -7,7 +7,12 @@
  * (hg_sim_command). Each session's commands, written by hg_sim_write_commands, are then
  * scheduled on a fresh run (what 'hinge run --headless --commands hinge-session.txt' does): its
  * trajectory.csv and events.csv must equal the session's byte for byte. The stops and commands
- * come from a fixed xorshift seed, so a failure repeats. */
+ * come from a fixed xorshift seed, so a failure repeats.
+ *
+ * Keyframes (GL offscreen, the viewer itself): a keyframe saved after a lock at 0.02 s, a later
+ * lock at 0.04 s, ctrl+K back to the keyframe and a third lock at 0.05 s: the session holds the
+ * first and third locks only, and its headless replay gives the viewer's events.csv and
+ * trajectory.csv byte for byte. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,10 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "files.h"
 #include "frame.h"
 #include "sims.h"
+#include "viewer.h"
 
 static unsigned long long rng = 88172645463325252ULL;
 
@@ -32,7 +39,7 @@ static double urand(void) {
 }
 
 static char *slurp(const char *dir, const char *name) {
-  char path[256];
+  char path[512];
   size_t len;
   snprintf(path, sizeof path, "%s/%s", dir, name);
   char *t = hg_test_read_file(path, &len);
@@ -129,9 +136,62 @@ static void sessions_replay_byte_for_byte(void **state) {
   hg_scene_free(s);
 }
 
+static void keyframe_goes_back_and_replays(void **state) {
+  (void)state;
+  char dir[128], out[256], rep[256], script[300], session_path[300];
+  assert_int_equal(hg_test_temp_dir("keyframe", dir, sizeof dir), 0);
+  snprintf(out, sizeof out, "%s/out", dir);
+  snprintf(rep, sizeof rep, "%s/replay", dir);
+  snprintf(script, sizeof script, "%s/script.txt", dir);
+  assert_int_equal(mkdir(out, 0755), 0);
+  FILE *f = fopen(script, "w");
+  assert_non_null(f);
+  fputs("0.00 key Right\n0.05 key Right\n0.10 type lock a1\n0.10 key Return\n"
+        "0.15 key shift+K\n0.20 key Right\n0.25 key Right\n0.30 type lock b1\n0.30 key Return\n"
+        "0.40 key ctrl+K\n0.45 key Right\n0.50 key Right\n0.55 key Right\n"
+        "0.60 type lock c1\n0.60 key Return\n0.70 quit\n", f);
+  fclose(f);
+  hg_viewer_options o;
+  char err[512];
+  hg_viewer_default_options(&o);
+  o.offscreen = 1, o.script = script, o.width = 320, o.height = 180, o.finish = 1, o.paused = 1;
+  o.out.dir = out, o.out.plots = 0;
+  o.screenshot_dir = dir;
+  if (hg_viewer_run("../scenes/freeze_thaw.yaml", &o, err, sizeof err)) fail_msg("%s", err);
+  snprintf(session_path, sizeof session_path, "%s/hinge-session.txt", dir);
+  char *session = slurp(dir, "hinge-session.txt");
+  printf("# the session after going back:\n%s", session);
+  assert_non_null(strstr(session, "0.02 lock a1"));
+  assert_null(strstr(session, "lock b1"));
+  assert_non_null(strstr(session, "\n0.050000000000000003 lock c1"));
+  free(session);
+  /* the headless replay */
+  hg_scene *s = hg_test_shipped("freeze_thaw");
+  assert_int_equal(hg_test_temp_dir("keyframe_replay", rep, sizeof rep), 0);
+  hg_sim *r = hg_test_sim(s, NAN, rep);
+  hg_command_list cl;
+  hg_error e;
+  if (hg_commands_load(s, session_path, &cl, &e)) fail_msg("%s", e.msg);
+  for (int k = 0; k < cl.n; k++) assert_int_equal(hg_sim_schedule(r, &cl.cmd[k]), HG_SIM_OK);
+  hg_commands_free(&cl);
+  assert_int_equal(hg_sim_run(r, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_finish(r), HG_SIM_OK);
+  hg_sim_free(r);
+  const char *files[] = {"trajectory.csv", "events.csv"};
+  for (int k = 0; k < 2; k++) {
+    char *a = slurp(out, files[k]), *b = slurp(rep, files[k]);
+    if (strcmp(a, b)) fail_msg("%s: the viewer's differs from the replay's", files[k]);
+    free(a), free(b);
+  }
+  hg_scene_free(s);
+  hg_test_remove_dir(rep);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(sessions_replay_byte_for_byte),
+      cmocka_unit_test(keyframe_goes_back_and_replays),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
