@@ -1188,6 +1188,10 @@ PYBIND11_MODULE(_hinge, mod) {
         if (hg_sim_write_checkpoint(S.s(), path.c_str()) != HG_SIM_OK)
           raise_error(path + ": could not write the checkpoint");
       }, py::arg("path"))
+      .def("resume", [](Simulation &S, const std::string &path) {
+        hg_error err;
+        if (hg_sim_resume(S.s(), path.c_str(), &err) != HG_SIM_OK) raise_error(err.msg);
+      }, py::arg("path"))
       .def("finish", [](Simulation &S) { S.check(hg_sim_finish(S.s())); })
       .def("close", &Simulation::close);
 
