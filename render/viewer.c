@@ -142,12 +142,17 @@ static time_t file_mtime(const char *path) {
 
 /* ---- the simulation ---- */
 
-/* the commands of the command file, scheduled; 0 or -1 with the message set */
+/* the keyframes of a session file (save_session) */
+static void read_keyframes(viewer *v, const char *path);
+
+/* the commands of the command file, scheduled (and its keyframes read); 0 or -1 with the
+ * message set */
 static int schedule(viewer *v) {
   hg_command_list cl;
   hg_error err;
   if (!v->o->commands) return 0;
   if (hg_commands_load(v->sc, v->o->commands, &cl, &err)) return say(v, INFINITY, "%s", err.msg), -1;
+  read_keyframes(v, v->o->commands);
   int rc = 0;
   for (int k = 0; k < cl.n && !rc; k++)
     if ((rc = hg_sim_schedule(v->sim, &cl.cmd[k]))) say(v, INFINITY, "%s", hg_sim_error(v->sim));
@@ -356,8 +361,26 @@ static void command(viewer *v, const char *text) {
 static void save_session(viewer *v) {
   char path[4200];
   snprintf(path, sizeof path, "%s/hinge-session.txt", v->o->screenshot_dir);
-  if (hg_sim_write_commands(v->sim, path)) say_error(v, 4, "cannot write %s", path);
+  int rc = hg_sim_write_commands(v->sim, path);
+  FILE *f = rc ? NULL : fopen(path, "a");
+  /* the keyframes as comments ("# keyframe T"): a replay ignores them, --commands reads them */
+  for (int k = 0; f && k < v->nkey; k++) fprintf(f, "# keyframe %.17g\n", v->key_t[k]);
+  if (!rc && (!f || fclose(f))) rc = -1;
+  if (rc) say_error(v, 4, "cannot write %s", path);
   else say(v, 3, "session saved in %s (hinge run SCENE --commands %s replays it)", path, path);
+}
+
+/* the keyframes of a session file ("# keyframe T" lines, save_session), once per viewer */
+static void read_keyframes(viewer *v, const char *path) {
+  char line[256];
+  FILE *f = v->nkey ? NULL : fopen(path, "r");
+  while (f && fgets(line, sizeof line, f)) {
+    double t;
+    if (sscanf(line, "# keyframe %lf", &t) == 1 && isfinite(t) &&
+        v->nkey < (int)(sizeof v->key_t / sizeof v->key_t[0]))
+      v->key_t[v->nkey++] = t;
+  }
+  if (f) fclose(f);
 }
 
 /* ---- columns plotted on demand (:plot) ---- */

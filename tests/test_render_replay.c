@@ -11,8 +11,9 @@
  *
  * Keyframes (GL offscreen, the viewer itself): a keyframe saved after a lock at 0.02 s, a later
  * lock at 0.04 s, ctrl+K back to the keyframe and a third lock at 0.05 s: the session holds the
- * first and third locks only, and its headless replay gives the viewer's events.csv and
- * trajectory.csv byte for byte. */
+ * first and third locks only (and the keyframe, as a comment), and its headless replay gives the
+ * viewer's events.csv and trajectory.csv byte for byte; played back in a new viewer it brings the
+ * keyframe, so ctrl+K there goes back to 0.02 s. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -164,7 +165,26 @@ static void keyframe_goes_back_and_replays(void **state) {
   assert_non_null(strstr(session, "0.02 lock a1"));
   assert_null(strstr(session, "lock b1"));
   assert_non_null(strstr(session, "\n0.050000000000000003 lock c1"));
+  assert_non_null(strstr(session, "\n# keyframe 0.02")); /* kept with the session */
   free(session);
+  /* the session played back in a new viewer brings its keyframe: ctrl+K goes back to 0.02 s,
+   * where a new lock then acts (at t = 0 without the keyframe) */
+  char dir2[128];
+  assert_int_equal(hg_test_temp_dir("keyframe_again", dir2, sizeof dir2), 0);
+  snprintf(script, sizeof script, "%s/script.txt", dir2);
+  f = fopen(script, "w");
+  assert_non_null(f);
+  fputs("0.00 key ctrl+K\n0.05 type lock b2\n0.05 key Return\n0.10 quit\n", f);
+  fclose(f);
+  hg_viewer_default_options(&o);
+  o.offscreen = 1, o.script = script, o.width = 320, o.height = 180, o.paused = 1;
+  o.commands = session_path, o.screenshot_dir = dir2;
+  if (hg_viewer_run("../scenes/freeze_thaw.yaml", &o, err, sizeof err)) fail_msg("%s", err);
+  char *again = slurp(dir2, "hinge-session.txt");
+  printf("# the session played back, ctrl+K, lock b2:\n%s", again);
+  assert_non_null(strstr(again, "\n0.02 lock b2"));
+  free(again);
+  hg_test_remove_dir(dir2);
   /* the headless replay */
   hg_scene *s = hg_test_shipped("freeze_thaw");
   assert_int_equal(hg_test_temp_dir("keyframe_replay", rep, sizeof rep), 0);
