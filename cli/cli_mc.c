@@ -88,6 +88,8 @@ static int parse_args(int argc, char **argv, mc_args *a) {
   }
   if (a->runs == 0) return usage_error("%s", "--runs must be >= 1");
   if (a->threads == 0) return usage_error("%s", "--threads must be >= 1");
+  if (a->threads > HG_CAMPAIGN_MAX_THREADS)
+    return usage_error("--threads must be at most %s", HG_CAMPAIGN_MAX_THREADS_TEXT);
   if (!a->help && !a->campaign) return usage_error("%s", "a campaign file is needed");
   return 0;
 }

@@ -107,8 +107,12 @@ typedef struct hg_run_result {
  * fills r (r->param, r->metric allocated by the caller: ndisp and nmetric). */
 int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run_result *r);
 
+/* the most threads a campaign runs on (more would only contend for the cores) */
+#define HG_CAMPAIGN_MAX_THREADS 1024
+#define HG_CAMPAIGN_MAX_THREADS_TEXT "1024"
+
 /* Runs the runs k in [0, runs) with k % stride == offset that have done[k] == 0, on nthreads
- * threads, appending a line to journal (flushed and synced) as each one finishes. Returns the
+ * threads (at most HG_CAMPAIGN_MAX_THREADS), appending a line to journal (flushed and synced) as each one finishes. Returns the
  * number of runs made, or -1 (journal write error). progress (may be NULL) gets a line per run. */
 int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset, int stride,
                     int nthreads, const char *journal, FILE *progress);

@@ -304,12 +304,14 @@ int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset,
   if (fseek(p.journal, -1, SEEK_END) == 0 && fgetc(p.journal) != '\n') fputc('\n', p.journal);
   pthread_mutex_init(&p.lock, NULL);
   if (nthreads < 1) nthreads = 1;
-  pthread_t th[nthreads];
+  if (nthreads > HG_CAMPAIGN_MAX_THREADS) nthreads = HG_CAMPAIGN_MAX_THREADS;
+  pthread_t *th = malloc((size_t)nthreads * sizeof *th); /* (not on the stack: it may be large) */
   int started = 0;
-  for (; started < nthreads; started++)
+  for (; th && started < nthreads; started++)
     if (pthread_create(&th[started], NULL, worker, &p)) break;
   if (started == 0) worker(&p);
   for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+  free(th);
   pthread_mutex_destroy(&p.lock);
   if (fclose(p.journal)) p.failed_write = 1;
   return p.failed_write ? -1 : atomic_load(&p.made);

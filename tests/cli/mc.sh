@@ -5,6 +5,11 @@
 source "$(dirname "$0")/common.bash"
 
 small=data/campaigns/small.yaml
+# more threads than a machine could use: refused, not a crash (the thread handles were a stack
+# array sized by the option)
+run mc $small --out "$tmp/many" --threads 1100000 --quiet
+expect_status "--threads 1100000" 2
+expect_has "--threads 1100000 says why" "$err" "--threads must be at most 1024"
 run mc $small --out "$tmp/t1" --threads 1 --quiet
 expect_status "1 thread" 0
 run mc $small --out "$tmp/t2" --threads 2 --quiet
