@@ -803,7 +803,7 @@ void sim_command(Simulation &S, const std::string &text) {
   S.check(rc);
 }
 
-const char *mode_name(int mode) {
+static const char *joint_mode_word(int mode) {
   return mode == HG_MODE_FREE ? "free" : mode == HG_MODE_PRESCRIBED ? "prescribed" : "locked";
 }
 
@@ -816,7 +816,7 @@ py::dict sim_joint(Simulation &S, const std::string &name) {
   py::dict j;
   j["name"] = jv.name;
   j["type"] = hg_joint_type_name(jv.type);
-  j["mode"] = mode_name(jv.mode);
+  j["mode"] = joint_mode_word(jv.mode);
   j["q"] = copy_vec(jv.q, jv.nq);
   j["v"] = copy_vec(jv.v, jv.nv);
   j["load"] = copy_vec(jv.load, jv.nv);
