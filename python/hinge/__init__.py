@@ -9,6 +9,7 @@ Errors of the library (bad files, unknown names, singular inertias) raise hinge.
 mc.run: a Monte Carlo campaign's runs, one row each.
 """
 from . import _hinge, mc
+from ._columns import as_frame
 from ._hinge import Error, Model, Scene, SingularError
 
 import os as _os
@@ -57,16 +58,7 @@ class Simulation(_hinge.Simulation):
         when pandas is installed (frame=None or True), else a dict of NumPy arrays. Columns:
         time, kinetic, potential, budget, and JOINT.mode (0 free, 1 prescribed, 2 locked),
         JOINT.q.K, JOINT.v.K for every joint (NaN while a joint is not in the model)."""
-        cols = self._outputs()
-        if frame is False:
-            return cols
-        try:
-            import pandas
-        except ImportError:
-            if frame:
-                raise
-            return cols
-        return pandas.DataFrame(cols)
+        return as_frame(self._outputs(), frame)
 
     def __enter__(self):
         return self

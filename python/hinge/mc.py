@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import _hinge
+from ._columns import as_frame
 
 
 def run(campaign, runs=None, seed=None, threads=0, frame=None):
@@ -16,12 +17,4 @@ def run(campaign, runs=None, seed=None, threads=0, frame=None):
     cols = {k: (np.asarray(v, dtype=object) if k == "error" else v) for k, v in cols.items()}
     cols["run"] = cols["run"].astype(np.int64)
     cols["ok"] = cols["ok"].astype(bool)
-    if frame is False:
-        return cols
-    try:
-        import pandas
-    except ImportError:
-        if frame:
-            raise
-        return cols
-    return pandas.DataFrame(cols)
+    return as_frame(cols, frame)
