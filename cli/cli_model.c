@@ -25,6 +25,15 @@ static hg_model *scene_model(const char *path, const hg_urdf_options *opt, hg_er
   return m;
 }
 
+/* a xacro macro file (robot.urdf.xacro, robot.xacro) is a program that writes a URDF, not one */
+static hg_model *xacro_model(const char *path, const hg_urdf_options *opt, hg_error *err) {
+  (void)opt;
+  hg_error_set(err, "%s: a xacro file, not a URDF: run 'xacro %s > robot.urdf' (ROS's xacro "
+               "tool, with the package's arguments if it takes any) and load robot.urdf",
+               path, path);
+  return NULL;
+}
+
 /* the readers, by file extension */
 static const struct {
   const char *ext;
@@ -34,6 +43,7 @@ static const struct {
     {".xml", hg_urdf_load_opt},
     {".yaml", scene_model},
     {".yml", scene_model},
+    {".xacro", xacro_model},
 };
 #define HG_NREADERS ((int)(sizeof hg_model_readers / sizeof hg_model_readers[0]))
 

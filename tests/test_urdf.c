@@ -760,6 +760,141 @@ static void mimic_reduced(void **state) {
   hg_model_free(full);
 }
 
+/* a fixed joint with a <mimic> (a reduced gripper as vendors ship it) loads: the <mimic> couples
+ * nothing and is ignored, with one note counting them; --verbose names each */
+static void fixed_mimic_ignored(void **state) {
+  hg_urdf_options opt = {0};
+  hg_error err;
+  hg_model *m;
+  char *text = load_with_notes("data/robots/fixed_mimic.urdf", &opt, &m, &err);
+  if (!m) fail_msg("%s", err.msg);
+  assert_int_equal(m->nv, 1);
+  assert_int_equal(m->nmimic, 0);
+  if (!strstr(text, "data/robots/fixed_mimic.urdf:15: note: 2 fixed joints have a <mimic> (the "
+                    "first 'finger_a_joint'), ignored: a fixed joint has no coordinate to couple"))
+    fail_msg("notes: %s", text);
+  free(text);
+  hg_model_free(m);
+  opt.verbose = 1;
+  text = load_with_notes("data/robots/fixed_mimic.urdf", &opt, &m, &err);
+  assert_non_null(m);
+  if (!strstr(text, "fixed_mimic.urdf:15: note: joint 'finger_a_joint' is fixed: its <mimic> of "
+                    "'motor_joint' is ignored") ||
+      !strstr(text, "fixed_mimic.urdf:19: note: joint 'finger_b_joint' is fixed"))
+    fail_msg("notes: %s", text);
+  free(text);
+  hg_model_free(m);
+}
+
+/* several <material>s in one <visual> (Collada exports): the first is used, as urdfdom does,
+ * one note counts the visuals */
+static void several_materials(void **state) {
+  hg_urdf_options opt = {0};
+  hg_error err;
+  hg_model *m;
+  char *text = load_with_notes("data/robots/several_materials.urdf", &opt, &m, &err);
+  if (!m) fail_msg("%s", err.msg);
+  assert_int_equal(m->ngeom, 2);
+  const float first[4] = {0.25f, 0.5f, 0.75f, 1}, red[4] = {1, 0, 0, 1};
+  for (int k = 0; k < 4; k++) {
+    assert_true(m->geom[0].rgba[k] == first[k]);
+    assert_true(m->geom[1].rgba[k] == red[k]);
+  }
+  if (!strstr(text, "data/robots/several_materials.urdf:7: note: 2 <visual>s have several "
+                    "<material> elements (the first on link 'body'): the first of each is used"))
+    fail_msg("notes: %s", text);
+  free(text);
+  hg_model_free(m);
+}
+
+/* meshes that cannot be found: three notes in full, then one line with the count */
+static void missing_meshes_summarized(void **state) {
+  hg_urdf_options opt = {0};
+  hg_error err;
+  hg_model *m;
+  unsetenv("ROS_PACKAGE_PATH");
+  char *text = load_with_notes("data/robots/missing_meshes.urdf", &opt, &m, &err);
+  if (!m) fail_msg("%s", err.msg);
+  int lines = 0;
+  for (const char *t = text; (t = strstr(t, "package not found")); t++) lines++;
+  assert_int_equal(lines, 3);
+  if (!strstr(text, "missing_meshes.urdf:8: note: mesh 'package://absent_description/meshes/c.dae'") ||
+      strstr(text, "meshes/d.dae") ||
+      !strstr(text, "data/robots/missing_meshes.urdf: note: 5 meshes in all cannot be found or "
+                    "read and are not shown (the first 3 are noted above"))
+    fail_msg("notes: %s", text);
+  free(text);
+  hg_model_free(m);
+}
+
+/* writes text to dir/name */
+static void put_file(const char *dir, const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* package://NAME is the package whose package.xml says NAME, wherever its folder is and whatever
+ * it is called; a folder called NAME is only the fallback */
+static void package_names(void **state) {
+  const char *file = "data/robots/gripper_description/urdf/gripper.urdf";
+  char dir[256], a[300], b[300], checkout[320], impostor[320], meshes[340], mesh[360];
+  assert_int_equal(hg_test_temp_dir("pkgname", dir, sizeof dir), 0);
+  snprintf(a, sizeof a, "%s/a", dir);
+  snprintf(b, sizeof b, "%s/b", dir);
+  /* a/gripper_description is a folder of the right name holding another package */
+  snprintf(impostor, sizeof impostor, "%s/gripper_description", a);
+  /* b/src/checkout-2 holds the package gripper_description, two levels down */
+  snprintf(checkout, sizeof checkout, "%s/src", b);
+  assert_int_equal(mkdir(a, 0700), 0);
+  assert_int_equal(mkdir(b, 0700), 0);
+  assert_int_equal(mkdir(impostor, 0700), 0);
+  assert_int_equal(mkdir(checkout, 0700), 0);
+  snprintf(checkout, sizeof checkout, "%s/src/checkout-2", b);
+  assert_int_equal(mkdir(checkout, 0700), 0);
+  snprintf(meshes, sizeof meshes, "%s/meshes", checkout);
+  assert_int_equal(mkdir(meshes, 0700), 0);
+  put_file(impostor, "package.xml", "<package format=\"3\"><name>other_description</name></package>\n");
+  put_file(checkout, "package.xml",
+           "<?xml version=\"1.0\"?>\n<package format=\"2\">\n  <name>\n    gripper_description\n"
+           "  </name>\n  <version>1.0.0</version>\n</package>\n");
+  put_file(meshes, "finger.stl", "solid f\nendsolid f\n");
+  snprintf(mesh, sizeof mesh, "%s/finger.stl", meshes);
+  char list[700];
+  snprintf(list, sizeof list, "%s:%s", a, b);
+  hg_urdf_options opt = {0};
+  hg_error err;
+  opt.package_path = list;
+  unsetenv("ROS_PACKAGE_PATH");
+  hg_model *m = hg_urdf_load_opt(file, &opt, &err);
+  if (!m) fail_msg("%s", err.msg);
+  assert_string_equal(m->geom[0].mesh, mesh);
+  hg_model_free(m);
+  /* through ROS_PACKAGE_PATH too */
+  opt.package_path = NULL;
+  setenv("ROS_PACKAGE_PATH", list, 1);
+  m = hg_urdf_load_opt(file, &opt, &err);
+  assert_non_null(m);
+  assert_string_equal(m->geom[0].mesh, mesh);
+  hg_model_free(m);
+  unsetenv("ROS_PACKAGE_PATH");
+  /* without the manifest, the folder named gripper_description is taken (the fallback) */
+  char manifest[400];
+  snprintf(manifest, sizeof manifest, "%s/package.xml", checkout);
+  assert_int_equal(unlink(manifest), 0);
+  opt.package_path = list;
+  m = hg_urdf_load_opt(file, &opt, &err);
+  assert_non_null(m);
+  char expect[400];
+  snprintf(expect, sizeof expect, "%s/meshes/finger.stl", impostor);
+  assert_string_equal(m->geom[0].mesh, expect);
+  hg_model_free(m);
+  hg_test_remove_dir(dir);
+}
+
 /* an unexpanded xacro file is refused with what to do */
 static void xacro_refused(void **state) {
   hg_error err;
@@ -793,6 +928,10 @@ int main(void) {
       cmocka_unit_test(xacro_refused),
       cmocka_unit_test(mimic_fingers),
       cmocka_unit_test(mimic_reduced),
+      cmocka_unit_test(fixed_mimic_ignored),
+      cmocka_unit_test(several_materials),
+      cmocka_unit_test(missing_meshes_summarized),
+      cmocka_unit_test(package_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,7 @@
 
 #include "dynamics.h"
 #include "grow.h"
+#include "ros_package.h"
 
 /* a URDF link: its name, inertia, and parent joint (-1 for a root) */
 typedef struct urdf_link {
@@ -71,6 +72,9 @@ typedef struct urdf_skipped {
 
 #define URDF_NSKIP 32
 
+/* meshes that cannot be found or read noted one by one; the rest are counted in one line */
+#define URDF_MISSING_NOTES 3
+
 /* everything the reader owns */
 typedef struct urdf_reader {
   const char *path;
@@ -86,6 +90,15 @@ typedef struct urdf_reader {
   /* joints with <dynamics damping/friction> that hinge does not apply; mimic joints */
   int ndamped;
   long damped_line;
+  /* meshes not found or not readable: the first few noted in full, the rest counted */
+  int nmissing;
+  /* visuals with several <material>s, fixed joints with a <mimic>: counted, the first kept */
+  int nmultimat, nfixedmimic;
+  long multimat_line, fixedmimic_line;
+  char multimat_link[96], fixedmimic_joint[96];
+  /* ROS packages by their package.xml names, built at the first package:// URL (pkgs_built) */
+  hg_ros_packages *pkgs;
+  int pkgs_built;
   xmlDoc *doc;
   urdf_link *link;
   urdf_joint *joint;
@@ -150,6 +163,20 @@ static void summarize(urdf_reader *r) {
     fprintf(r->notes, " element%s%s\n", r->nskipped > 1 || r->skipped[0].count > 1 ? "s" : "",
             r->opt->verbose ? "" : " (--verbose lists them)");
   }
+  if (r->nmultimat && !r->opt->verbose)
+    fprintf(r->notes, "%s:%ld: note: %d <visual>%s several <material> elements (the first on "
+            "link '%s'): the first of each is used, as urdfdom does (--verbose lists them)\n",
+            r->path, r->multimat_line, r->nmultimat, r->nmultimat > 1 ? "s have" : " has",
+            r->multimat_link);
+  if (r->nfixedmimic && !r->opt->verbose)
+    fprintf(r->notes, "%s:%ld: note: %d fixed joint%s a <mimic> (the first '%s'), ignored: a fixed "
+            "joint has no coordinate to couple (--verbose lists them)\n", r->path,
+            r->fixedmimic_line, r->nfixedmimic, r->nfixedmimic > 1 ? "s have" : " has",
+            r->fixedmimic_joint);
+  if (r->nmissing > URDF_MISSING_NOTES && !r->opt->verbose)
+    fprintf(r->notes, "%s: note: %d meshes in all cannot be found or read and are not shown (the "
+            "first %d are noted above; --verbose lists them all)\n", r->path, r->nmissing,
+            URDF_MISSING_NOTES);
   if (r->ndamped)
     fprintf(r->notes,
             "%s:%ld: note: %d joint%s <dynamics damping/friction> that hinge does not apply: "
@@ -389,13 +416,38 @@ static char *package_in_list(const char *list, const char *pkg, size_t plen, con
   return NULL;
 }
 
-/* package://PKG/REST as ROS tools resolve it: the package folder is looked for in the folders of
- * the package_path option, then of ROS_PACKAGE_PATH, then among the folders that hold the URDF
- * file (a robot description is usually inside its own package). NULL when not found. */
+/* the index of the packages a package:// URL may name, in the order they are searched: those
+ * under the package_path option's folders, then under ROS_PACKAGE_PATH's, then the folders that
+ * hold the URDF file, innermost first (a robot description usually sits inside its own package).
+ * -1 when out of memory. */
+static int index_packages(urdf_reader *r) {
+  char dir[4096];
+  r->pkgs_built = 1;
+  if (!(r->pkgs = hg_ros_packages_new()) || hg_ros_packages_crawl(r->pkgs, r->opt->package_path) ||
+      hg_ros_packages_crawl(r->pkgs, getenv("ROS_PACKAGE_PATH")))
+    return -1;
+  for (size_t k = strlen(r->path); k > 0; k--)
+    if (r->path[k - 1] == '/' && k - 1 < sizeof dir) {
+      memcpy(dir, r->path, k - 1);
+      dir[k - 1] = 0;
+      if (k > 1 && hg_ros_packages_add(r->pkgs, dir)) return -1;
+    }
+  return 0;
+}
+
+/* package://PKG/REST as ROS tools resolve it: the package whose package.xml is named PKG (see
+ * index_packages); when none is, a folder named PKG in the same places, as older trees without
+ * manifests are laid out. NULL when not found. */
 static char *resolve_package(urdf_reader *r, const char *url, int *oom) {
   const char *pkg = url + 10, *slash = strchr(pkg, '/');
   size_t plen = slash ? (size_t)(slash - pkg) : strlen(pkg);
-  const char *rest = slash ? slash + 1 : "";
+  const char *rest = slash ? slash + 1 : "", *dir;
+  if (!r->pkgs_built && index_packages(r)) return *oom = 1, NULL;
+  if ((dir = hg_ros_packages_find(r->pkgs, pkg, plen))) {
+    char *s = concat(dir, "/", rest);
+    if (!s) *oom = 1;
+    return s;
+  }
   char *s = package_in_list(r->opt->package_path, pkg, plen, rest, oom);
   if (!s && !*oom) s = package_in_list(getenv("ROS_PACKAGE_PATH"), pkg, plen, rest, oom);
   /* the URDF file's own folders, innermost first */
@@ -411,6 +463,12 @@ static char *resolve_package(urdf_reader *r, const char *url, int *oom) {
   return s;
 }
 
+/* a mesh that cannot be found or read: the first URDF_MISSING_NOTES are noted in full (all of
+ * them when verbose), the others counted for summarize() */
+static int missing_mesh(urdf_reader *r) {
+  return r->nmissing++ < URDF_MISSING_NOTES || r->opt->verbose;
+}
+
 /* the mesh path: package:// resolved (resolve_package), file:// and absolute paths as they are,
  * relative paths resolved against the folder of the URDF file. A file that cannot be found is a
  * note: the viewer and collision skip it. */
@@ -423,8 +481,9 @@ static char *mesh_path(urdf_reader *r, const xmlNode *n, const char *file) {
     s = resolve_package(r, file, &oom);
     if (oom) return NULL;
     if (!s) {
-      note(r, n, "mesh '%s': package not found in --package-path, ROS_PACKAGE_PATH or the URDF "
-           "file's folders; the mesh is not shown", file);
+      if (missing_mesh(r))
+        note(r, n, "mesh '%s': package not found in --package-path, ROS_PACKAGE_PATH or the URDF "
+             "file's folders; the mesh is not shown", file);
       return concat(file + 10, "", "");
     }
   } else if (strncmp(file, "file://", 7) == 0) {
@@ -437,7 +496,7 @@ static char *mesh_path(urdf_reader *r, const xmlNode *n, const char *file) {
     memcpy(s, r->path, dir);
     strcpy(s + dir, file);
   }
-  if (s && access(s, R_OK) != 0)
+  if (s && access(s, R_OK) != 0 && missing_mesh(r))
     note(r, n, "mesh file '%s' (from '%s') cannot be read: %s; the mesh is not shown", s, file,
          strerror(errno));
   return s;
@@ -484,16 +543,45 @@ static int read_shape(urdf_reader *r, const xmlNode *geometry, hg_geom *g) {
               (const char *)s->name);
 }
 
+/* the first <material> of a <visual>: exporters write one per sub-mesh colour (the visual's
+ * mesh file keeps its own colours); urdfdom takes the first, and so does hinge, with a note */
+static const xmlNode *first_material(urdf_reader *r, const xmlNode *n, int link) {
+  const xmlNode *first = NULL;
+  int more = 0;
+  for (const xmlNode *c = n->children; c; c = c->next)
+    if (is_element(c, "material")) {
+      if (!first) first = c;
+      else more++;
+    }
+  if (more && r->opt->verbose) {
+    xmlChar *name = xmlGetProp(first, BAD_CAST "name");
+    note(r, n, "link '%s': this <%s> has %d <material> elements: using the first%s%s%s (line %ld)",
+         link_name(r, link), (const char *)n->name, more + 1, name ? ", '" : "",
+         name ? (const char *)name : "", name ? "'" : "", xmlGetLineNo(first));
+    xmlFree(name);
+  }
+  if (more && !r->nmultimat++) {
+    r->multimat_line = xmlGetLineNo(n);
+    snprintf(r->multimat_link, sizeof r->multimat_link, "%s", link_name(r, link));
+  }
+  return first;
+}
+
 /* a <visual> or <collision> of link i, kept until its body exists */
 static int read_geom(urdf_reader *r, const xmlNode *n, int link, int collision) {
   const xmlNode *origin = NULL, *geometry = NULL, *material = NULL;
   urdf_geom *ug = reserve(r->geom, &r->capgeom, r->ngeom, sizeof *r->geom);
   if (!ug) return fail(r, n, "out of memory");
   r->geom = ug;
-  if (take_children(r, n, 3, (const char *const[]){"origin", "geometry", "material"},
-                    (const xmlNode **const[]){&origin, &geometry, &material}))
-    return -1;
+  for (const xmlNode *c = n->children; c; c = c->next) {
+    if (is_element(c, "origin") ? take(r, c, &origin) : is_element(c, "geometry") ? take(r, c, &geometry) : 0)
+      return -1;
+    if (is_element(c, NULL) && !is_element(c, "origin") && !is_element(c, "geometry") &&
+        !is_element(c, "material"))
+      skip(r, c);
+  }
   if (!geometry) return fail(r, n, "<%s> needs a <geometry>", (const char *)n->name);
+  material = first_material(r, n, link);
   ug = &r->geom[r->ngeom];
   memset(ug, 0, sizeof *ug);
   ug->link = link;
@@ -734,6 +822,19 @@ static int read_mimic(urdf_reader *r, urdf_joint *J, const xmlNode *n) {
       attr_numbers(r, n, "multiplier", 1, 0, &J->mimic_mult) ||
       attr_numbers(r, n, "offset", 1, 0, &J->mimic_offset))
     return -1;
+  /* a fixed joint has no coordinate to couple: the <mimic> says nothing (as in urdfdom and DART,
+   * which keep the joint fixed) */
+  if (hg_joint_nv(J->joint.type) == 0) {
+    if (r->opt->verbose)
+      note(r, n, "joint '%s' is fixed: its <mimic> of '%s' is ignored", (const char *)J->name,
+           (const char *)J->mimic_joint);
+    if (!r->nfixedmimic++) {
+      r->fixedmimic_line = xmlGetLineNo(n);
+      snprintf(r->fixedmimic_joint, sizeof r->fixedmimic_joint, "%s", (const char *)J->name);
+    }
+    J->mimic = NULL;
+    return 0;
+  }
   if (hg_joint_nv(J->joint.type) != 1)
     return fail(r, n, "joint '%s' has a <mimic> but is not revolute, continuous or prismatic",
                 (const char *)J->name);
@@ -1061,6 +1162,7 @@ static void reader_free(urdf_reader *r) {
     free(r->link[i].body);
   }
   for (int j = 0; j < r->njoint; j++) xmlFree(r->joint[j].name), xmlFree(r->joint[j].mimic_joint);
+  hg_ros_packages_free(r->pkgs);
   for (int k = 0; k < r->nmat; k++) xmlFree(r->mat[k].name);
   for (int g = 0; g < r->ngeom; g++) free(r->geom[g].geom.mesh);
   free(r->link);

@@ -80,6 +80,9 @@ expect_status "--package-path without folders" 2
 run dynamics data/robots/unexpanded_xacro.urdf info
 expect_status "xacro" 2
 expect_has "xacro" "$err" "unexpanded xacro file; run 'xacro FILE > robot.urdf'"
+run dynamics data/robots/arm.urdf.xacro info
+expect_status "xacro file" 2
+expect_has "xacro file" "$err" "data/robots/arm.urdf.xacro: a xacro file, not a URDF: run 'xacro data/robots/arm.urdf.xacro > robot.urdf'"
 run dynamics data/pendulum.txt info
 expect_status "unknown format" 2
 expect_has "unknown format" "$err" "unknown model format"
