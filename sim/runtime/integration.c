@@ -56,6 +56,9 @@ int hg_sim_new_integrator(hg_sim *s) {
 }
 
 int hg_sim_restart(hg_sim *s) {
+  /* the first loop closed while running (an attach within one tree, a dock of two markers of
+   * one tree) needs the projection the integrator was made without: a new integrator has it */
+  if (!s->rhs.sys.project != !s->loops.n) return hg_sim_new_integrator(s);
   s->rhs.cache_ok = 0;
   s->rhs.contact_t = NAN; /* the contact step bound starts afresh, as a resumed run's does */
   if (hg_integrator_reset(s->rhs.I, s->state.t, s->state.q, s->state.v))
