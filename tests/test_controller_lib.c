@@ -372,7 +372,24 @@ static void proc_failures(void **state)
   assert_non_null(strstr(err, "it exited with status 127"));
 }
 
-/* a child that never reads: a step line longer than the pipe holds times out on the write */
+/* a child that takes longer to start than a step may take (an interpreter and its imports):
+ * its first step is given HG_CTL_PROC_STARTUP, the later ones the timeout */
+static void proc_slow_start(void **state)
+{
+  (void)state;
+  char err[2048];
+  double t;
+  assert_int_equal(run_proc(PD_PY " slowstart", 0.5, 5, err, sizeof err, &t), 0);
+  double t0 = wall();
+  assert_int_equal(run_proc(PD_PY " slowstart-sleep", 0.5, 10, err, sizeof err, &t), -1);
+  assert_true(wall() - t0 < 5.0);
+  assert_non_null(strstr(err, "controller 'pd' at t = 0.3"));
+  assert_non_null(strstr(err, "did not answer within 0.5 s"));
+}
+
+/* a child that stops reading after its first answer: a step line longer than the pipe holds
+ * times out on the write (the first step, which includes the child's start-up, is given
+ * HG_CTL_PROC_STARTUP) */
 static void proc_write_timeout(void **state)
 {
   (void)state;
@@ -384,10 +401,18 @@ static void proc_write_timeout(void **state)
   hg_control_setup s = {0, "big", 10.0, 0.0, 0, NULL, 1, &port, N, 1, &outp, 1};
   hg_ctl *c = NULL;
   char err[1024] = "";
-  assert_int_equal(hg_ctl_proc_new("sleep 30", NULL, 0.3, &s, &c, err, sizeof err), 0);
+  const char *reads_once = "python3 -c 'import sys, time\n"
+                           "for line in sys.stdin:\n"
+                           "    if line.startswith(\"end\"): break\n"
+                           "sys.stdin.readline()\n"
+                           "print(0, flush=True)\n"
+                           "time.sleep(30)'";
+  assert_int_equal(hg_ctl_proc_new(reads_once, NULL, 0.3, &s, &c, err, sizeof err), 0);
   double out[1] = {NAN};
+  if (hg_ctl_step(c, 0.0, in, out, err, sizeof err)) fail_msg("%s", err);
+  assert_true(out[0] == 0);
   double t0 = wall();
-  assert_int_equal(hg_ctl_step(c, 0.0, in, out, err, sizeof err), -1);
+  assert_int_equal(hg_ctl_step(c, 0.1, in, out, err, sizeof err), -1);
   assert_true(wall() - t0 < 2.0);
   assert_non_null(strstr(err, "did not read its input within 0.3 s"));
   hg_ctl_free(c);
@@ -455,6 +480,7 @@ int main(void)
       cmocka_unit_test(lib_cxx),           cmocka_unit_test(lib_open_errors),
       cmocka_unit_test(lib_failures),
       cmocka_unit_test(lib_set_save_load), cmocka_unit_test(proc_failures),
+      cmocka_unit_test(proc_slow_start),
       cmocka_unit_test(proc_write_timeout), cmocka_unit_test(threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

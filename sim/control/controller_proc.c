@@ -27,6 +27,9 @@ typedef struct proc {
   int from_child;  /* the child's stdout (hinge reads), -1 once closed */
   char *command;
   double timeout;
+  double allow;    /* this step's limit: timeout, or before the first answer at least
+                      HG_CTL_PROC_STARTUP (the child may still be starting) */
+  int answered;    /* the child has answered a step */
   int nin, nout;
   int reaped;      /* the child has been waited for; status holds how it ended */
   int status;
@@ -173,7 +176,7 @@ static int put(proc *p, const char *s, size_t n, double deadline, int *closed, c
     struct pollfd pf = {p->to_child, POLLOUT, 0};
     int ms = ms_left(deadline);
     if (ms == 0) {
-      snprintf(why, whylen, "did not read its input within %g s", p->timeout);
+      snprintf(why, whylen, "did not read its input within %g s", p->allow);
       rc = -1;
       break;
     }
@@ -246,7 +249,7 @@ static int get_line(proc *p, double deadline, char **line, size_t *used, int *cl
     }
     int ms = ms_left(deadline);
     if (ms == 0) {
-      snprintf(why, whylen, "did not answer within %g s", p->timeout);
+      snprintf(why, whylen, "did not answer within %g s", p->allow);
       return -1;
     }
     struct pollfd pf = {p->from_child, POLLIN, 0};
@@ -280,7 +283,8 @@ static int proc_step(void *state, double t, const double *in, double *out, char 
     msg(err, errlen, "external process '%s' has stopped after an earlier failure", p->command);
     return -1;
   }
-  double deadline = now() + p->timeout;
+  p->allow = p->answered ? p->timeout : fmax(p->timeout, HG_CTL_PROC_STARTUP);
+  double deadline = now() + p->allow;
   size_t len = (size_t)snprintf(p->wbuf, p->wcap, "step %.17g", t);
   for (int i = 0; i < p->nin; ++i)
     len += (size_t)snprintf(p->wbuf + len, p->wcap - len, " %.17g", in[i]);
@@ -340,6 +344,7 @@ static int proc_step(void *state, double t, const double *in, double *out, char 
     return -1;
   }
   consume(p, used);
+  p->answered = 1;
   return 0;
 }
 
@@ -513,6 +518,7 @@ int hg_ctl_proc_new(const char *command, const char *dir, double timeout,
   }
   p->to_child = p->from_child = -1;
   p->timeout = timeout > 0 ? timeout : HG_CTL_PROC_TIMEOUT;
+  p->allow = fmax(p->timeout, HG_CTL_PROC_STARTUP);
   p->nin = setup->nin;
   p->nout = setup->nout;
   p->command = malloc(strlen(command) + 1);
@@ -585,7 +591,7 @@ int hg_ctl_proc_new(const char *command, const char *dir, double timeout,
 
   int closed;
   char why[256] = "";
-  int wrc = put(p, text, slen, now() + p->timeout, &closed, why, sizeof why);
+  int wrc = put(p, text, slen, now() + p->allow, &closed, why, sizeof why);
   free(text);
   if (wrc != 0) {
     char m[1024];

@@ -50,6 +50,9 @@
 #define HG_CTL_PROC_PROTOCOL 1
 /* the default per-step timeout, s */
 #define HG_CTL_PROC_TIMEOUT 10.0
+/* the least time the first step (with the setup) is given, s: it includes the child's start-up
+ * (an interpreter, its imports), which a per-step timeout sized for the steps would not cover */
+#define HG_CTL_PROC_STARTUP 30.0
 /* how long hinge waits for the child to exit after `finish`, s */
 #define HG_CTL_PROC_GRACE 2.0
 /* the longest line hinge reads from a child, bytes (with its '\n') */

@@ -5,11 +5,15 @@ sim/control/controller_proc.h), and misbehaving variants for tests/test_controll
     python3 pd_ctl.py [MODE]
 MODE: ok (the default), die (exits with status 3 at t >= 0.3), sleep (stops answering at
 t >= 0.3), garbage (writes 'hello' at t >= 0.3), few (writes no number at t >= 0.3), error (answers
-'error too hot' at t >= 0.3), long (an endless line at t >= 0.3)."""
+'error too hot' at t >= 0.3), long (an endless line at t >= 0.3); slowstart (sleeps 1.5 s before
+reading its setup, then answers as ok), slowstart-sleep (both)."""
 import sys
 import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+if mode.startswith("slowstart"):
+    time.sleep(1.5)
+    mode = mode[len("slowstart-"):] if mode != "slowstart" else "ok"
 params = {}
 header = sys.stdin.readline().split()
 if header[:2] != ["hinge-control", "1"]:
