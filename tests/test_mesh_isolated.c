@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,31 @@ static void fake(const char *dir, const char *what, const char *why) {
   assert_null(m.vert);
 }
 
+/* one thread's loads: the good mesh and the crashing one, alternately; *arg = failures */
+static void *load_both(void *arg) {
+  int *bad = arg;
+  for (int k = 0; k < 8; k++) {
+    hg_mesh m;
+    hg_error err;
+    if (hg_mesh_load(DATA "tetra.dae", &m, &err) || m.ntri != 4) (*bad)++;
+    hg_mesh_free(&m);
+    if (hg_mesh_load(DATA "hostile_float_array_no_count.dae", &m, &err) == 0 ||
+        !strstr(err.msg, "assimp crashed: segmentation fault"))
+      (*bad)++;
+  }
+  return NULL;
+}
+
+/* readers started from four threads at once (campaigns load meshes on worker threads): each
+ * thread gets its own answer, the crashes stay in their readers */
+static void threads(void **state) {
+  pthread_t th[4];
+  int bad[4] = {0, 0, 0, 0};
+  for (int k = 0; k < 4; k++) assert_int_equal(pthread_create(&th[k], NULL, load_both, &bad[k]), 0);
+  for (int k = 0; k < 4; k++) pthread_join(th[k], NULL);
+  for (int k = 0; k < 4; k++) assert_int_equal(bad[k], 0);
+}
+
 /* the parent side trusts nothing the reader sends or does */
 static void misbehaving_reader(void **state) {
   char dir[256];
@@ -197,7 +223,7 @@ static void bounded_reading(void **state) {
   assert_string_equal(s, "0123456789");
   free(s);
   assert_null(hg_file_read(path, 9, &len, &err));
-  assert_non_null(strstr(err.msg, "larger than the limit"));
+  assert_non_null(strstr(err.msg, "ten.txt: larger than the limit of 9 bytes"));
   assert_null(hg_file_read("/dev/zero", 1 << 20, &len, &err));
   assert_non_null(strstr(err.msg, "/dev/zero: not a regular file (a character device)"));
   /* a FIFO would block the open: refused before it */
@@ -229,6 +255,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(hostile_files, limit_self),
       cmocka_unit_test_setup(good_file, limit_self),
+      cmocka_unit_test_setup(threads, limit_self),
       cmocka_unit_test_setup(misbehaving_reader, limit_self),
       cmocka_unit_test_setup(devices_refused, limit_self),
       cmocka_unit_test_setup(bounded_reading, limit_self),

@@ -24,9 +24,13 @@ static int check_stream(FILE *f, const char *path, size_t max, size_t *size, hg_
     return hg_error_fail(err, "%s: cannot open: %s", path, strerror(errno));
   if (!S_ISREG(st.st_mode))
     return hg_error_fail(err, "%s: not a regular file (%s)", path, file_kind(st.st_mode));
-  if ((uintmax_t)st.st_size > (uintmax_t)max)
-    return hg_error_fail(err, "%s: larger than the limit of %zu MiB for this kind of file", path,
-                         max >> 20);
+  if ((uintmax_t)st.st_size > (uintmax_t)max) {
+    if (max >= (size_t)1 << 20)
+      return hg_error_fail(err, "%s: larger than the limit of %zu MiB for this kind of file",
+                           path, max >> 20);
+    return hg_error_fail(err, "%s: larger than the limit of %zu bytes for this kind of file",
+                         path, max);
+  }
   if (size) *size = (size_t)st.st_size;
   return 0;
 }
