@@ -25,9 +25,9 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "readfile.h"
 #include "dynamics.h"
 #include "grow.h"
-#include "readfile.h"
 
 /* a URDF link: its name, inertia, and parent joint (-1 for a root) */
 typedef struct urdf_link {
