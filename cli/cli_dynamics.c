@@ -15,6 +15,7 @@
 #include "dynamics.h"
 #include "merge.h"
 #include "mimic.h"
+#include "readfile.h"
 #include "sim.h"
 
 /* the command line */
@@ -333,8 +334,18 @@ static int run_states(dyn_ctx *c, const dyn_action *a) {
   long lineno = 0;
   int status = HG_EXIT_OK, need = action_inputs(a, c->m), nout = action_outputs(a, c->m);
   describe_input(a, c->m, expect, sizeof expect);
-  while (status == HG_EXIT_OK && getline(&line, &cap, stdin) != -1) {
+  long got;
+  /* lines are bounded (readfile.h): an endless line must not grow this process */
+  while (status == HG_EXIT_OK && (got = hg_file_getline(&line, &cap, stdin, HG_LINE_MAX)) != -1) {
     lineno++;
+    if (got < -1) {
+      if (got == -3)
+        fprintf(stderr, "hinge: <stdin>:%ld: line longer than %zu bytes\n", lineno, HG_LINE_MAX);
+      else
+        fprintf(stderr, "hinge: <stdin>:%ld: out of memory\n", lineno);
+      status = got == -3 ? HG_EXIT_USAGE : HG_EXIT_FAILURE;
+      break;
+    }
     if (skip_line(line)) continue;
     if (parse_line(line, lineno, c->in, need, expect)) {
       status = HG_EXIT_USAGE;

@@ -5,6 +5,7 @@
 #                                               integrators, runtime, output: all sim.h needs
 #   include/hinge/             the public headers (hinge.h, sim.h, urdf.h, control.h and theirs)
 #   bin/hinge                  the program
+#   libexec/hinge/hinge-mesh-reader  the process that reads meshes through assimp
 #   share/hinge/               the shipped scenes and assets (`hinge run` without a scene)
 #   lib/cmake/hinge/           hingeConfig.cmake, hingeConfigVersion.cmake, the imported targets
 #   lib/pkgconfig/             hinge.pc, hinge-sim.pc
@@ -32,7 +33,6 @@ endforeach()
 # the shared libraries' private dependencies (imported targets are seen only in the folder that
 # found them)
 pkg_check_modules(LAPACKE REQUIRED IMPORTED_TARGET lapacke)
-pkg_check_modules(ASSIMP REQUIRED IMPORTED_TARGET assimp)
 pkg_check_modules(YAML REQUIRED IMPORTED_TARGET yaml-0.1)
 pkg_check_modules(PLPLOT REQUIRED IMPORTED_TARGET plplot)
 find_package(fcl REQUIRED)
@@ -71,7 +71,7 @@ target_compile_definitions(hinge_sim_shared PRIVATE HINGE_VERSION="${PROJECT_VER
                            HG_VERSION_NAME=hg_sim_version)
 hinge_whole_archive(hinge_sim_shared ${HINGE_SIM_PARTS})
 target_link_libraries(hinge_sim_shared PUBLIC hinge_dynamics
-  PRIVATE LibXml2::LibXml2 PkgConfig::ASSIMP PkgConfig::YAML fcl PkgConfig::PLPLOT
+  PRIVATE LibXml2::LibXml2 PkgConfig::YAML fcl PkgConfig::PLPLOT
           SUNDIALS::cvode SUNDIALS::nvecserial SUNDIALS::sunmatrixdense SUNDIALS::sunlinsoldense
           SUNDIALS::sunnonlinsolfixedpoint ${CMAKE_DL_LIBS} m)
 target_include_directories(hinge_sim_shared PUBLIC
@@ -90,6 +90,9 @@ set_target_properties(hinge_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INS
 install(TARGETS hinge_dynamics hinge_sim_shared EXPORT hingeTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS hinge_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# the mesh reader process (sim/readers/mesh_assimp.c finds it from bin/, lib/ or the Python
+# package: PREFIX/libexec/hinge/)
+install(TARGETS hinge_mesh_reader RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hinge)
 
 # the public headers, flat under include/hinge/ (they include each other by name). hinge.h
 # includes the dynamics' headers; hot.h (the speed macros the inline helpers of spatial.h use)
@@ -114,8 +117,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenes ${PROJECT_SOURCE_DIR}/assets
         DESTINATION ${CMAKE_INSTALL_DATADIR}/hinge)
 
 # CMake package: hinge::dynamics, hinge::sim. Their public interface needs libm only (the inline
-# helpers of spatial.h); LAPACKE, SUNDIALS, FCL, libyaml, libxml2, assimp and PLplot are private
-# to the shared libraries and need nothing from a user.
+# helpers of spatial.h); LAPACKE, SUNDIALS, FCL, libyaml, libxml2 and PLplot are private to the
+# shared libraries (assimp to the mesh reader) and need nothing from a user.
 set(HINGE_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/hinge)
 install(EXPORT hingeTargets NAMESPACE hinge:: DESTINATION ${HINGE_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/hingeConfig.cmake.in

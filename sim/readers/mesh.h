@@ -9,6 +9,8 @@
 #ifndef HINGE_MESH_H
 #define HINGE_MESH_H
 
+#include <stddef.h>
+
 #include "inertia.h"
 #include "model.h"
 #include "spatial.h"
@@ -29,12 +31,41 @@ typedef struct hg_mesh {
  * Returns 0, or -1 with out zeroed and err->msg = "file:line: what was expected" (binary STL:
  * "file: byte N: ..."). err may be NULL. */
 int hg_mesh_load(const char *path, hg_mesh *out, hg_error *err);
-/* Any other extension (Collada .dae, .ply, .gltf, .3ds, ...) goes to hg_mesh_load_assimp. */
+/* Any other extension (Collada .dae, .ply, .gltf, .3ds, ...) goes to hg_mesh_load_assimp. Every
+ * file must be a regular file of at most HG_FILE_MESH_MAX bytes (readfile.h). */
 
-/* A mesh through the Open Asset Import Library (mesh_assimp.c): every triangle of the file, node
- * transforms and Collada <unit meter> applied, Collada <up_axis> ignored (the file's own axes, as
- * ROS tools read URDF meshes). Errors carry assimp's message (no line). */
+/* A mesh through the Open Asset Import Library, read in a process of its own (mesh_assimp.c):
+ * every triangle of the file, node transforms and Collada <unit meter> applied, Collada <up_axis>
+ * ignored (the file's own axes, as ROS tools read URDF meshes). Any failure of assimp (its error,
+ * a crash, a hang, memory or output past the limits below) is an error of this mesh:
+ * err->msg = "file: cannot read mesh (why)". The file must be a regular file of at most
+ * HG_FILE_MESH_MAX bytes (readfile.h). */
 int hg_mesh_load_assimp(const char *path, hg_mesh *out, hg_error *err);
+
+/* the limits of the reader process (hg_mesh_isolation's defaults) */
+#define HG_MESH_READER_MEMORY ((size_t)1 << 30)  /* address space: 1 GiB */
+#define HG_MESH_READER_CPU 20.0                  /* CPU time, s */
+#define HG_MESH_READER_WALL 30.0                 /* wall time, s (kill past it) */
+#define HG_MESH_READER_OUTPUT ((size_t)512 << 20) /* its answer: 512 MiB, 14 M triangles */
+
+/* how hg_mesh_load_isolated runs the reader (the caller fills every field) */
+typedef struct hg_mesh_isolation {
+  const char *helper;  /* the reader program; NULL: hg_mesh_reader_path */
+  size_t memory_bytes; /* its address-space limit (RLIMIT_AS) */
+  double cpu_seconds;  /* its CPU-time limit (RLIMIT_CPU, whole seconds, rounded up) */
+  double wall_seconds; /* killed when it has not answered after this long */
+  size_t output_bytes; /* killed when its answer grows past this */
+} hg_mesh_isolation;
+
+/* hg_mesh_load_assimp with given limits (NULL: the defaults above) */
+int hg_mesh_load_isolated(const char *path, const hg_mesh_isolation *iso, hg_mesh *out,
+                          hg_error *err);
+
+/* The reader program's path into buf (len bytes): $HINGE_MESH_READER when set, else
+ * libexec/hinge/hinge-mesh-reader in the folder of the file holding this code (the hinge program,
+ * libhinge-sim.so or the Python module) or in one of the four folders above it, then the same
+ * from the running program (/proc/self/exe). 0, or -1 when none is executable. */
+int hg_mesh_reader_path(char *buf, size_t len);
 
 /* frees the arrays and zeroes the mesh (NULL or a zeroed mesh is fine) */
 void hg_mesh_free(hg_mesh *m);

@@ -1,64 +1,297 @@
 /* mesh_assimp.c: meshes in the formats of robot descriptions other than OBJ and STL (Collada
- * .dae, PLY, glTF, 3DS, ...) read through the Open Asset Import Library (Debian libassimp-dev).
- * Every triangle of every mesh of the file is taken, with the node transforms (and Collada's
- * <unit meter>) applied, in the file's own axes: Collada's <up_axis> is ignored, as ROS tools do,
- * since URDF <mesh> frames are the file's coordinates. */
+ * .dae, PLY, glTF, 3DS, ...), read through the Open Asset Import Library in a process of its own
+ * (the program hinge-mesh-reader, mesh_assimp_child.c). assimp 5.2 crashes, runs for ever or
+ * grows to gigabytes on small hostile files; here any of that becomes an error of the one mesh:
+ * the reader runs under an address-space and a CPU-time limit (it sets them on itself before
+ * reading), this side bounds its wall time and its output, kills it past either, and checks
+ * every count, index and coordinate it sends (mesh_frame.h). The process is started with
+ * posix_spawn (no fork of this process's memory, safe with threads: campaigns read meshes on
+ * worker threads, MPI ranks mind fork()). */
+#define _GNU_SOURCE /* dladdr: the file this code was loaded from */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <assimp/cimport.h>
-#include <assimp/config.h>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "mesh.h"
+#include "mesh_frame.h"
+#include "readfile.h"
+
+extern char **environ;
+
+/* ---- finding the reader program ---- */
+
+/* 1 when dir/../../ (up levels) holds libexec/hinge/hinge-mesh-reader, written into buf */
+static int reader_near(const char *dir, char *buf, size_t len) {
+  char d[PATH_MAX];
+  snprintf(d, sizeof d, "%s", dir);
+  /* the folder itself, then up to four folders up: PREFIX/bin, PREFIX/lib/ARCH,
+   * PREFIX/lib/python3/dist-packages/hinge, and the build tree's folders of tests and fuzzers */
+  for (int up = 0; up <= 4; up++) {
+    int n = snprintf(buf, len, "%s/libexec/hinge/hinge-mesh-reader", d);
+    if (n > 0 && (size_t)n < len && access(buf, X_OK) == 0) return 1;
+    char *slash = strrchr(d, '/');
+    if (!slash || slash == d) break;
+    *slash = '\0';
+  }
+  return 0;
+}
+
+int hg_mesh_reader_path(char *buf, size_t len) {
+  const char *env = getenv("HINGE_MESH_READER");
+  if (env && *env) {
+    snprintf(buf, len, "%s", env);
+    return access(env, X_OK) ? -1 : 0;
+  }
+  /* the file (program or shared library or Python module) that holds this function, then the
+   * program: hinge, libhinge-sim.so and the Python module each find the reader from where they
+   * are, so no path of the build machine is compiled in */
+  static const char anchor = 0; /* an object of this file, for dladdr */
+  char dir[PATH_MAX];
+  Dl_info info;
+  if (dladdr(&anchor, &info) && info.dli_fname &&
+      realpath(info.dli_fname, dir)) {
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    if (reader_near(dir, buf, len)) return 0;
+  }
+  ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+  if (n > 0) {
+    dir[n] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    if (reader_near(dir, buf, len)) return 0;
+  }
+  snprintf(buf, len, "libexec/hinge/hinge-mesh-reader");
+  return -1;
+}
+
+/* ---- talking to the reader ---- */
+
+typedef struct reader {
+  int fd;          /* the read end of the reader's standard output */
+  double deadline; /* CLOCK_MONOTONIC seconds */
+  size_t got, cap; /* bytes read so far, and the most allowed */
+  int timed_out, too_big;
+} reader;
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* reads exactly n bytes into p before the deadline and within the output cap; 0, or -1 (short
+ * stream, read error, time or cap exceeded: the flags say which) */
+static int read_exact(reader *r, void *p, size_t n) {
+  char *c = p;
+  if (n > r->cap - r->got) {
+    r->too_big = 1;
+    return -1;
+  }
+  while (n > 0) {
+    double left = r->deadline - now();
+    if (left <= 0) {
+      r->timed_out = 1;
+      return -1;
+    }
+    struct pollfd pfd = {r->fd, POLLIN, 0};
+    int k = poll(&pfd, 1, (int)ceil(left * 1000));
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return -1;
+    if (k == 0) continue; /* the deadline check above ends it */
+    ssize_t m = read(r->fd, c, n);
+    if (m < 0 && errno == EINTR) continue;
+    if (m <= 0) return -1;
+    c += m;
+    n -= (size_t)m;
+    r->got += (size_t)m;
+  }
+  return 0;
+}
+
+/* 0 when the stream ends here (before the deadline) */
+static int read_end(reader *r) {
+  char c;
+  size_t cap = r->cap;
+  r->cap = r->got + 1; /* one more byte would be too many */
+  int more = read_exact(r, &c, 1) == 0;
+  r->cap = cap;
+  return more || r->timed_out ? -1 : 0;
+}
+
+/* Reads and checks one frame into out (mesh) or why (the reader's error). Returns 0 for a
+ * mesh, 1 for an error frame, -1 for a bad or short frame (why says how). */
+static int read_frame(reader *r, hg_mesh *out, char *why, size_t len) {
+  hg_mesh_frame_head h;
+  char tail[8];
+  if (read_exact(r, &h, sizeof h))
+    return snprintf(why, len, "the reader stopped before its answer"), -1;
+  if (memcmp(h.magic, HG_MESH_FRAME_MAGIC, sizeof h.magic) || h.zero ||
+      (h.kind != HG_MESH_FRAME_MESH && h.kind != HG_MESH_FRAME_ERROR))
+    return snprintf(why, len, "the reader's answer is malformed"), -1;
+  if (h.kind == HG_MESH_FRAME_ERROR) {
+    char msg[HG_MESH_FRAME_MSG + 1];
+    if (h.n1 > HG_MESH_FRAME_MSG || h.n2 || read_exact(r, msg, h.n1))
+      return snprintf(why, len, "the reader's error message is malformed"), -1;
+    msg[h.n1] = '\0';
+    /* printable text only: the message goes to a terminal */
+    for (uint32_t k = 0; k < h.n1; k++)
+      if ((unsigned char)msg[k] < 32 || msg[k] == 127) msg[k] = ' ';
+    if (read_exact(r, tail, 8) || memcmp(tail, HG_MESH_FRAME_END, 8) || read_end(r))
+      return snprintf(why, len, "the reader's error message is malformed"), -1;
+    snprintf(why, len, "%s", msg);
+    return 1;
+  }
+  /* a mesh: counts within the mesh limit and the output cap before any allocation */
+  if (h.n1 == 0 || h.n2 == 0 || h.n1 > INT_MAX / 4 || h.n2 > INT_MAX / 4)
+    return snprintf(why, len, "the reader sent %lu vertices and %lu triangles",
+                    (unsigned long)h.n1, (unsigned long)h.n2), -1;
+  size_t vbytes = (size_t)h.n1 * 3 * sizeof(double), tbytes = (size_t)h.n2 * 3 * sizeof(uint32_t);
+  if (vbytes + tbytes > r->cap - r->got) {
+    r->too_big = 1;
+    return -1;
+  }
+  hg_mesh m = {(int)h.n1, (int)h.n2, malloc(vbytes), malloc(tbytes)};
+  if (!m.vert || !m.tri) {
+    hg_mesh_free(&m);
+    return snprintf(why, len, "out of memory for %lu vertices", (unsigned long)h.n1), -1;
+  }
+  uint32_t *t32 = (uint32_t *)m.tri; /* int and uint32_t have one size (mesh.h: int indices) */
+  _Static_assert(sizeof(int) == sizeof(uint32_t), "triangle indices are 32 bits");
+  if (read_exact(r, m.vert, vbytes) || read_exact(r, t32, tbytes) || read_exact(r, tail, 8) ||
+      memcmp(tail, HG_MESH_FRAME_END, 8) || read_end(r)) {
+    hg_mesh_free(&m);
+    return snprintf(why, len, "the reader's mesh is cut short or malformed"), -1;
+  }
+  for (size_t k = 0; k < 3 * (size_t)m.nvert; k++)
+    if (!isfinite(m.vert[k])) {
+      snprintf(why, len, "vertex %zu has a coordinate that is not a finite number", k / 3 + 1);
+      hg_mesh_free(&m);
+      return -1;
+    }
+  for (size_t k = 0; k < 3 * (size_t)m.ntri; k++) {
+    if (t32[k] >= h.n1) {
+      snprintf(why, len, "triangle %zu names vertex %lu of %d", k / 3 + 1,
+               (unsigned long)t32[k] + 1, m.nvert);
+      hg_mesh_free(&m);
+      return -1;
+    }
+    m.tri[k] = (int)t32[k];
+  }
+  *out = m;
+  return 0;
+}
+
+/* why the reader died of signal sig */
+static void signal_reason(int sig, const hg_mesh_isolation *iso, char *why, size_t len) {
+  switch (sig) {
+  case SIGXCPU:
+    snprintf(why, len, "assimp used more than %g s of CPU time", iso->cpu_seconds);
+    break;
+  case SIGSEGV:
+    snprintf(why, len, "assimp crashed: segmentation fault");
+    break;
+  case SIGBUS:
+    snprintf(why, len, "assimp crashed: bus error");
+    break;
+  case SIGABRT:
+    snprintf(why, len, "assimp aborted");
+    break;
+  case SIGFPE:
+    snprintf(why, len, "assimp crashed: arithmetic exception");
+    break;
+  case SIGILL:
+    snprintf(why, len, "assimp crashed: illegal instruction");
+    break;
+  case SIGKILL:
+    snprintf(why, len, "the reader was killed (its CPU-time limit of %g s, or the system)",
+             iso->cpu_seconds);
+    break;
+  default:
+    snprintf(why, len, "the reader died of signal %d", sig);
+  }
+}
+
+/* ---- the mesh ---- */
+
+int hg_mesh_load_isolated(const char *path, const hg_mesh_isolation *given, hg_mesh *out,
+                          hg_error *err) {
+  hg_mesh_isolation iso = {NULL, HG_MESH_READER_MEMORY, HG_MESH_READER_CPU, HG_MESH_READER_WALL,
+                           HG_MESH_READER_OUTPUT};
+  char helper[PATH_MAX], why[HG_MESH_FRAME_MSG + 64] = "";
+  memset(out, 0, sizeof *out);
+  if (given) iso = *given;
+  /* the file first, here: a folder, a device or an endless file never reaches the reader */
+  if (hg_file_check(path, HG_FILE_MESH_MAX, err)) return -1;
+  if (iso.helper)
+    snprintf(helper, sizeof helper, "%s", iso.helper);
+  else if (hg_mesh_reader_path(helper, sizeof helper))
+    return hg_error_fail(err,
+                         "%s: cannot read mesh (the mesh reader %s is not installed beside "
+                         "hinge; HINGE_MESH_READER may name it)",
+                         path, helper);
+  char mem[32], cpu[32];
+  snprintf(mem, sizeof mem, "%zu", iso.memory_bytes);
+  snprintf(cpu, sizeof cpu, "%.0f", ceil(iso.cpu_seconds));
+  char *argv[] = {helper, mem, cpu, (char *)path, NULL};
+
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC))
+    return hg_error_fail(err, "%s: cannot read mesh (pipe: %s)", path, strerror(errno));
+  /* the reader's standard output is the pipe; its input and error output are /dev/null (assimp
+   * and the C library may print there) */
+  posix_spawn_file_actions_t fa;
+  pid_t pid = -1;
+  int rc = posix_spawn_file_actions_init(&fa);
+  if (!rc) {
+    if (!(rc = posix_spawn_file_actions_adddup2(&fa, fds[1], 1)) &&
+        !(rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) &&
+        !(rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)))
+      rc = posix_spawn(&pid, helper, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+  }
+  close(fds[1]);
+  if (rc) {
+    close(fds[0]);
+    return hg_error_fail(err, "%s: cannot read mesh (cannot start %s: %s)", path, helper,
+                         strerror(rc));
+  }
+
+  reader r = {fds[0], now() + iso.wall_seconds, 0, iso.output_bytes, 0, 0};
+  int got = read_frame(&r, out, why, sizeof why);
+  close(fds[0]);
+  /* a reader that has not ended by now is killed: past its time, its output, or its answer */
+  int status = 0, waited;
+  if (got < 0) kill(pid, SIGKILL);
+  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) continue;
+  if (got < 0 && r.timed_out)
+    snprintf(why, sizeof why, "assimp took longer than %g s", iso.wall_seconds);
+  else if (got < 0 && r.too_big)
+    snprintf(why, sizeof why, "the reader's answer is larger than %zu MiB",
+             iso.output_bytes >> 20);
+  else if (waited == pid && WIFSIGNALED(status) && !(got < 0 && WTERMSIG(status) == SIGKILL))
+    signal_reason(WTERMSIG(status), &iso, why, sizeof why);
+  else if (got == 0 && waited == pid && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
+    snprintf(why, sizeof why, "the reader exited with status %d after its mesh",
+             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  else if (got == 0)
+    return 0;
+  hg_mesh_free(out);
+  return hg_error_fail(err, "%s: cannot read mesh (%s)", path, why);
+}
 
 int hg_mesh_load_assimp(const char *path, hg_mesh *out, hg_error *err) {
-  struct aiPropertyStore *props = aiCreatePropertyStore();
-  const struct aiScene *sc;
-  int nvert = 0, ntri = 0;
-  memset(out, 0, sizeof *out);
-  if (!props) return hg_error_set(err, "%s: out of memory", path), -1;
-  aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
-  /* lines and points are dropped: only triangles bound a solid */
-  aiSetImportPropertyInteger(props, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-  sc = aiImportFileExWithProperties(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
-                                    aiProcess_PreTransformVertices | aiProcess_SortByPType,
-                                    NULL, props);
-  aiReleasePropertyStore(props);
-  if (!sc) return hg_error_set(err, "%s: cannot read the mesh: %s", path, aiGetErrorString()), -1;
-  /* sizes first, then the vertices and triangles of each mesh, indices offset by those before */
-  for (unsigned k = 0; k < sc->mNumMeshes; k++) {
-    const struct aiMesh *M = sc->mMeshes[k];
-    nvert += (int)M->mNumVertices;
-    for (unsigned f = 0; f < M->mNumFaces; f++) ntri += M->mFaces[f].mNumIndices == 3;
-  }
-  if (ntri == 0) {
-    aiReleaseImport(sc);
-    return hg_error_set(err, "%s: the file holds no triangles", path), -1;
-  }
-  out->vert = malloc((size_t)nvert * 3 * sizeof(double));
-  out->tri = malloc((size_t)ntri * 3 * sizeof(int));
-  if (!out->vert || !out->tri) {
-    aiReleaseImport(sc);
-    hg_mesh_free(out);
-    return hg_error_set(err, "%s: out of memory", path), -1;
-  }
-  for (unsigned k = 0; k < sc->mNumMeshes; k++) {
-    const struct aiMesh *M = sc->mMeshes[k];
-    int base = out->nvert;
-    for (unsigned v = 0; v < M->mNumVertices; v++, out->nvert++) {
-      out->vert[3 * out->nvert] = M->mVertices[v].x;
-      out->vert[3 * out->nvert + 1] = M->mVertices[v].y;
-      out->vert[3 * out->nvert + 2] = M->mVertices[v].z;
-    }
-    for (unsigned f = 0; f < M->mNumFaces; f++) {
-      const struct aiFace *F = &M->mFaces[f];
-      if (F->mNumIndices != 3) continue;
-      for (int c = 0; c < 3; c++) out->tri[3 * out->ntri + c] = base + (int)F->mIndices[c];
-      out->ntri++;
-    }
-  }
-  aiReleaseImport(sc);
-  return 0;
+  return hg_mesh_load_isolated(path, NULL, out, err);
 }

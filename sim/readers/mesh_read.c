@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "grow.h"
+#include "readfile.h"
 
 /* most vertices or triangles a mesh may have (keeps 3 * n and byte counts in range) */
 #define HG_MESH_MAX (INT_MAX / 4)
@@ -51,40 +52,6 @@ static int mesh_push_tri(mesh_buf *b, int i, int j, int k) {
 }
 
 /* ---- reading files ---- */
-
-/* the whole file in new memory with a NUL after its *len bytes; NULL with err set */
-static char *mesh_read_file(const char *path, size_t *len, hg_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    hg_error_fail(err, "%s: cannot open: %s", path, strerror(errno));
-    return NULL;
-  }
-  size_t n = 0, cap = 1 << 16;
-  char *buf = malloc(cap + 1);
-  /* read in chunks, doubling the buffer */
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    char *b2 = cap < SIZE_MAX / 4 ? realloc(buf, 2 * cap + 1) : NULL;
-    if (!b2) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = b2;
-    cap *= 2;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (!buf || bad) {
-    free(buf);
-    hg_error_fail(err, "%s: %s", path, bad ? "read error" : "out of memory");
-    return NULL;
-  }
-  buf[n] = '\0';
-  *len = n;
-  return buf;
-}
 
 /* the next word of *s, NUL-terminated in place (*s moves past it), or NULL at the end */
 static char *mesh_word(char **s) {
@@ -408,7 +375,7 @@ int hg_mesh_load(const char *path, hg_mesh *out, hg_error *err) {
   char *data;
   memset(out, 0, sizeof *out);
   if (!obj && !stl) return hg_mesh_load_assimp(path, out, err);
-  if (!(data = mesh_read_file(path, &len, err))) return -1;
+  if (!(data = hg_file_read(path, HG_FILE_MESH_MAX, &len, err))) return -1;
   int rc = obj ? obj_parse(path, data, len, &b, err) : stl_parse(path, data, len, &b, err);
   free(data);
   if (rc) {

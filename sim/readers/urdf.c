@@ -25,6 +25,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "readfile.h"
 #include "dynamics.h"
 #include "grow.h"
 #include "ros_package.h"
@@ -1090,13 +1091,9 @@ static void massless_notes(urdf_reader *r, const int *order) {
 
 /* r->doc = the parsed file; malformed XML gives libxml2's message at its line */
 static int load_xml(urdf_reader *r) {
-  FILE *f = fopen(r->path, "rb");
   xmlParserCtxt *ctxt;
-  if (!f) {
-    if (r->err) snprintf(r->err->msg, sizeof r->err->msg, "%s: cannot open: %s", r->path, strerror(errno));
-    return -1;
-  }
-  fclose(f);
+  /* a regular file of at most HG_FILE_TEXT_MAX bytes (readfile.h): not /dev/zero, a FIFO */
+  if (hg_file_check(r->path, HG_FILE_TEXT_MAX, r->err)) return -1;
   ctxt = xmlNewParserCtxt();
   if (!ctxt) return fail(r, NULL, "out of memory");
   r->doc = xmlCtxtReadFile(ctxt, r->path, NULL,

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "readfile.h"
 #include "controller_lib.h"
 #include "sim_internal.h"
 
@@ -229,7 +230,8 @@ static void decode(char *s) {
 
 /* the next line split into words; 0, or -1 at the end of the file */
 static int next_line(ck_reader *r) {
-  if (getline(&r->line, &r->cap, r->f) < 0) return -1;
+  /* bounded (readfile.h): the file was at most HG_FILE_TEXT_MAX bytes when it was opened */
+  if (hg_file_getline(&r->line, &r->cap, r->f, HG_FILE_TEXT_MAX) < 0) return -1;
   r->lineno++;
   r->nword = 0;
   for (char *p = strtok(r->line, " \t\r\n"); p; p = strtok(NULL, " \t\r\n")) {
@@ -616,8 +618,9 @@ int hg_ck_resume(hg_sim *s, const char *path, hg_error *err) {
   memset(&r, 0, sizeof r);
   r.path = path;
   r.err = err;
-  r.f = fopen(path, "r");
-  if (!r.f) return hg_error_set(err, "%.400s: cannot open", path), -1;
+  /* a regular file of at most HG_FILE_TEXT_MAX bytes: not /dev/zero, a FIFO, a folder */
+  r.f = hg_file_open(path, HG_FILE_TEXT_MAX, NULL, err);
+  if (!r.f) return -1;
   int rc = ck_read(s, &r);
   free(r.line);
   free(r.word);

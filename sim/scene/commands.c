@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "readfile.h"
 #include "scene_internal.h"
 
 /* ---- a growing string ---- */
@@ -462,18 +463,10 @@ done:
 
 int hg_commands_load(const hg_scene *s, const char *path, hg_command_list *out, hg_error *err) {
   memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "rb");
-  if (!f) return hg_error_set(err, "%s: cannot open", path), -1;
+  /* a regular file of at most HG_FILE_TEXT_MAX bytes (readfile.h): not /dev/zero, a FIFO... */
   buf text = {0};
-  char chunk[4096];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) put(&text, chunk, n);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad || text.oom) {
-    free(text.s);
-    return hg_error_set(err, "%s: cannot read", path), -1;
-  }
+  text.s = hg_file_read(path, HG_FILE_TEXT_MAX, &text.n, err);
+  if (!text.s) return -1;
   if (memchr(text.s ? text.s : "", 0, text.n)) {
     free(text.s);
     return hg_error_set(err, "%s: not a text file (it holds a NUL byte)", path), -1;

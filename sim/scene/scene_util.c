@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "scene_internal.h"
 
@@ -120,8 +121,12 @@ int hg_sc_seq(hg_sctx *c, const hg_ynode *list, const char *what, size_t size, v
 
 /* ---- files ---- */
 
-/* 1 when path opens and reads (a folder opens but does not read) */
+/* 1 when path opens and reads (a folder opens but does not read); a device, FIFO or socket
+ * counts as found without being opened (a FIFO's open waits for a writer): the reader it is
+ * given refuses it as no regular file (readfile.h) */
 static int readable(const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return 1;
   FILE *f = fopen(path, "rb");
   int ok;
   if (!f) return 0;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "readfile.h"
+
 /* ---- errors and positions ---- */
 
 void hg_ydoc_where(const hg_ynode *n, int *line, int *column) {
@@ -192,11 +194,9 @@ int hg_ydoc_load(hg_ydoc *d, const char *path, hg_error *err) {
   memset(d, 0, sizeof *d);
   d->path = path;
   d->err = err;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    hg_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-    return -1;
-  }
+  /* a regular file of at most HG_FILE_TEXT_MAX bytes (readfile.h): not /dev/zero, a FIFO */
+  FILE *f = hg_file_open(path, HG_FILE_TEXT_MAX, NULL, err);
+  if (!f) return -1;
   if (!yaml_parser_initialize(&p)) {
     fclose(f);
     return fail_at(d, 1, 1, "out of memory");

@@ -8,6 +8,7 @@
 #   - every installed header compiles alone in C11 and C++14/C++17 with -Wall -Wextra -pedantic
 #     -Werror
 #   - bin/hinge runs its shipped scene (no scene argument, --headless) from outside the sources
+#   - bin/hinge and libhinge-sim.so read a Collada mesh through libexec/hinge/hinge-mesh-reader
 # usage: run.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$(cd "$1" && pwd -P)
@@ -61,4 +62,14 @@ mkdir "$tmp/work"
 (cd "$tmp/work" && "$prefix/bin/hinge" run --headless --quiet --no-plots > run.log 2>&1) \
   || { cat "$tmp/work/run.log"; fail "hinge run --headless (shipped scene)"; }
 [ -f "$tmp/work/out/heatshield/trajectory.csv" ] || fail "no out/heatshield/trajectory.csv"
+
+# a Collada mesh through the installed mesh reader (libexec/hinge/), found by the program and by
+# libhinge-sim.so (run_scene) from their own folders
+[ -x "$prefix/libexec/hinge/hinge-mesh-reader" ] || fail "no libexec/hinge/hinge-mesh-reader"
+printf 'bodies:\n  - name: b\n    joint: {type: free}\n    inertia: {mesh: %s, density: 1000}\ngravity: [0, 0, 0]\n' \
+  "$src/tests/data/meshes_test/tetra.dae" > "$tmp/work/dae.yaml"
+(cd "$tmp/work" && "$prefix/bin/hinge" run dae.yaml --headless --quiet --no-plots --t-end 0.1 \
+  --out dae > dae.log 2>&1) || { cat "$tmp/work/dae.log"; fail "hinge run of a Collada mesh"; }
+(cd "$tmp/work" && "$tmp/ex/run_scene" dae.yaml 0.1 > dae_lib.log 2>&1) \
+  || { cat "$tmp/work/dae_lib.log"; fail "run_scene of a Collada mesh (libhinge-sim.so)"; }
 echo "install test: ok ($prefix)"
