@@ -121,13 +121,19 @@ int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset,
  * set to 1. Returns the number found, or -1 with err. */
 int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_run_result *results,
                              unsigned char *done, hg_error *err);
-/* runs.csv (sorted by run) and summary.txt into dir; 0 or -1 */
+/* runs.csv (sorted by run) and summary.txt into dir, each replaced whole (written to a
+ * temporary name, renamed over it); 0, or -1 with err "cannot write PATH: REASON" (the first
+ * failure; then no summary.txt is left) */
 int hg_campaign_write_results(const hg_campaign *c, const hg_run_result *results,
-                              const unsigned char *done, const char *dir);
+                              const unsigned char *done, const char *dir, hg_error *err);
 /* metric-NAME.png into dir for each metric: its histogram and its scatter against each
- * dispersed value (campaign_plot.c); 0 or -1 */
+ * dispersed value (campaign_plot.c), each checked whole (hg_plot_end) and replaced; 0, or -1
+ * with err "cannot write PATH: REASON" */
 int hg_campaign_write_plots(const hg_campaign *c, const hg_run_result *results,
-                            const unsigned char *done, const char *dir);
+                            const unsigned char *done, const char *dir, hg_error *err);
+/* campaign-id.txt into dir (the campaign's identity line id), replaced whole; 0, or -1 with
+ * err "cannot write PATH: REASON" */
+int hg_campaign_write_identity(const char *dir, const char *id, hg_error *err);
 /* the journal line of a result (format shared by runs.csv rows) */
 void hg_campaign_format_row(const hg_campaign *c, const hg_run_result *r, FILE *f);
 void hg_campaign_format_header(const hg_campaign *c, FILE *f);

@@ -1,5 +1,6 @@
 /* campaign_run.c: drawing a run's values and running runs on threads (campaign.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -240,7 +241,7 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
     final_metrics(c, sim, r->metric);
     if (rc != HG_SIM_OK) snprintf(r->error, sizeof r->error, "%s", hg_sim_error(sim));
     if (hg_sim_finish(sim) && rc == HG_SIM_OK) {
-      snprintf(r->error, sizeof r->error, "cannot write the outputs in %s", out_dir);
+      snprintf(r->error, sizeof r->error, "%s", hg_sim_error(sim)); /* the file, and why */
       rc = HG_SIM_ERR_OUTPUT;
     }
     r->ok = rc == HG_SIM_OK;
@@ -299,7 +300,12 @@ int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset,
   p.progress = progress;
   atomic_init(&p.next, 0);
   atomic_init(&p.made, 0);
-  if (!(p.journal = fopen(journal, "a+"))) return -1;
+  /* appended to, never through a link planted under its name (O_NOFOLLOW) */
+  int fd = open(journal, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0 || !(p.journal = fdopen(fd, "a+"))) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
   /* a line cut short by a crash is ended, so that it stays one unreadable line */
   if (fseek(p.journal, -1, SEEK_END) == 0 && fgetc(p.journal) != '\n') fputc('\n', p.journal);
   pthread_mutex_init(&p.lock, NULL);

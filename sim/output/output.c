@@ -2,6 +2,7 @@
  * row per output time), events.csv (one row per event) and the series the plots draw, all read
  * through the simulation's views; summary.txt (summary.c) and the plots (plot.c) at the end. */
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "grow.h"
+#include "plot_style.h"
 #include "run_outputs.h"
 
 void hg_output_default_options(hg_output_options *o) {
@@ -26,6 +28,7 @@ static void series_init(hg_series *x, int width) {
 
 /* appends one row of width numbers; 0 or -1 */
 static int series_push(hg_series *x, const double *row) {
+  if (!x->width) return 0; /* a series not kept (no plots) */
   if (hg_grow((void **)&x->x, x->n, &x->cap, 256, (size_t)x->width * sizeof(double))) return -1;
   memcpy(x->x + (size_t)x->n * (size_t)x->width, row, (size_t)x->width * sizeof(double));
   x->n++;
@@ -84,14 +87,14 @@ static void header_joint(FILE *f, const hg_col *c) {
   int n[3] = {c->nq, c->nv, c->nv};
   if (c->type == HG_JOINT_FIXED) {
     for (int k = 0; k < 6; k++)
-      fprintf(f, ",%s.load.%s", c->joint, hg_joint_entry_name(HG_JOINT_FREE, 2, k, NULL));
+      hg_csv_field(f, 1, "%s.load.%s", c->joint, hg_joint_entry_name(HG_JOINT_FREE, 2, k, NULL));
     return;
   }
   if (!c->nv) return;
-  fprintf(f, ",%s.mode", c->joint);
+  hg_csv_field(f, 1, "%s.mode", c->joint);
   for (int w = 0; w < 3; w++)
     for (int k = 0; k < n[w]; k++)
-      fprintf(f, ",%s.%s.%s", c->joint, part[w], hg_joint_entry_name(c->type, w, k, NULL));
+      hg_csv_field(f, 1, "%s.%s.%s", c->joint, part[w], hg_joint_entry_name(c->type, w, k, NULL));
 }
 
 static void write_headers(hg_outputs *o, hg_sim *s) {
@@ -99,7 +102,7 @@ static void write_headers(hg_outputs *o, hg_sim *s) {
   FILE *f = o->traj;
   fprintf(f, "time");
   for (int c = 0; c < o->ncol; c++)
-    for (int k = 0; k < 13; k++) fprintf(f, ",%s.%s", o->col[c].body, pose_names[k]);
+    for (int k = 0; k < 13; k++) hg_csv_field(f, 1, "%s.%s", o->col[c].body, pose_names[k]);
   for (int c = 0; c < o->ncol; c++) header_joint(f, &o->col[c]);
   hg_out_loops_header(o, s, f);
   for (int p = 0; p < sc->output.npair; p++) {
@@ -107,7 +110,7 @@ static void write_headers(hg_outputs *o, hg_sim *s) {
     static const char *const part[] = {"distance", "speed", "clearance", "clearance_ax",
                                        "clearance_ay", "clearance_az", "clearance_bx",
                                        "clearance_by", "clearance_bz"};
-    for (int k = 0; k < 9; k++) fprintf(f, ",%s-%s.%s", ps->body_a, ps->body_b, part[k]);
+    for (int k = 0; k < 9; k++) hg_csv_field(f, 1, "%s-%s.%s", ps->body_a, ps->body_b, part[k]);
   }
   fprintf(f, ",kinetic,potential,element,removed_by_locks,work,event_work,budget,"
              "Lx,Ly,Lz,px,py,pz\n");
@@ -161,9 +164,7 @@ int hg_output_clear(const char *dir, const char *keep) {
 
 static void outputs_free(void *user) {
   hg_outputs *o = user;
-  if (o->traj) fclose(o->traj);
-  if (o->events) fclose(o->events);
-  if (o->joints) fclose(o->joints);
+  for (int k = 0; k < 3; k++) hg_outfile_discard(&o->file[k]);
   for (int c = 0; c < o->ncol; c++) {
     free(o->col[c].body);
     free(o->col[c].joint);
@@ -186,15 +187,35 @@ static void outputs_free(void *user) {
   free(o);
 }
 
-/* opens the three CSV files; 0 or -1 with o->msg */
+int hg_out_check(hg_outputs *o, hg_outfile *f) {
+  if (!hg_outfile_check(f)) return 0;
+  if (!o->werr) o->werr = f->err, hg_outfile_message(f, o->msg, sizeof o->msg);
+  return -1;
+}
+
+int hg_out_close(hg_outputs *o, hg_outfile *f) {
+  if (!hg_outfile_close(f)) return 0;
+  if (!o->werr) o->werr = f->err, hg_outfile_message(f, o->msg, sizeof o->msg);
+  return -1;
+}
+
+int hg_out_plot_end(hg_outputs *o) {
+  char msg[sizeof o->msg];
+  int e = hg_plot_end(msg, sizeof msg);
+  if (!e) return 1;
+  if (!o->werr) o->werr = e, snprintf(o->msg, sizeof o->msg, "%s", msg);
+  return -1;
+}
+
+/* opens the three CSV files (created anew, never through a link); 0 or -1 with o->msg */
 static int open_files(hg_outputs *o) {
   static const char *const name[3] = {"trajectory.csv", "joints.csv", "events.csv"};
   FILE **f[3] = {&o->traj, &o->joints, &o->events};
   char path[4096];
   for (int k = 0; k < 3; k++) {
     hg_out_path(o, name[k], path, sizeof path);
-    if (!(*f[k] = fopen(path, "w")))
-      return snprintf(o->msg, sizeof o->msg, "cannot write %s", path), -1;
+    if (hg_outfile_stream(&o->file[k], path)) return hg_out_check(o, &o->file[k]), -1;
+    *f[k] = o->file[k].f;
   }
   return 0;
 }
@@ -205,25 +226,23 @@ static const char *on_event(void *user, hg_sim *s, const hg_sim_event *ev);
 /* an instant sensors sampled or controllers stepped (control_out.c) */
 static const char *on_sample(void *user, hg_sim *s) { return hg_out_control_sample(user, s); }
 
-/* summary.txt and the plots, then the files are closed; NULL or the message */
+/* The CSV files are closed (flushed, every failure checked), then the plots are drawn, and
+ * summary.txt is written last, with the status of the outputs: a write that failed anywhere
+ * skips the plots, makes the status "failed: ..." and the message (the first failure: its file
+ * and reason) the finish's; a summary that cannot be written is removed, so that no summary.txt
+ * claims a run whose files are incomplete. NULL or the message. */
 static const char *on_finish(void *user, hg_sim *s) {
   hg_outputs *o = user;
   char path[4096];
-  int bad = 0;
   if (!o->dir || o->finished) return NULL;
   o->finished = 1;
-  if (o->opt.plots && hg_sim_scene(s)->output.plots && hg_plot_all(o, s) < 0) bad = 1;
+  for (int k = 0; k < 3; k++) hg_out_close(o, &o->file[k]);
+  o->traj = o->joints = o->events = NULL;
+  hg_out_control_close(o);
+  if (o->plot && !o->werr) hg_plot_all(o, s);
   hg_out_path(o, "summary.txt", path, sizeof path);
-  if (hg_out_summary(o, s, path)) bad = 1;
-  FILE **f[3] = {&o->traj, &o->joints, &o->events};
-  for (int k = 0; k < 3; k++) {
-    if (*f[k] && fclose(*f[k])) bad = 1;
-    *f[k] = NULL;
-  }
-  if (hg_out_control_close(o)) bad = 1;
-  if (!bad) return NULL;
-  snprintf(o->msg, sizeof o->msg, "cannot write the outputs in %s", o->dir);
-  return o->msg;
+  hg_out_summary(o, s, path);
+  return o->werr ? o->msg : NULL;
 }
 
 int hg_output_attach(hg_sim *s, const hg_output_options *opt, hg_error *err) {
@@ -235,15 +254,17 @@ int hg_output_attach(hg_sim *s, const hg_output_options *opt, hg_error *err) {
   o->opt.dir = o->dir;
   if (opt->dir && !o->dir) return outputs_free(o), hg_error_set(err, "out of memory"), -1;
   if (o->dir) {
-    series_init(&o->energy, 5);
-    series_init(&o->momentum, 7);
-    series_init(&o->pair, 1 + 3 * sc->output.npair);
+    /* the series are kept for the plots only (a run without plots keeps no row in memory) */
+    o->plot = o->opt.plots && sc->output.plots;
+    series_init(&o->energy, o->plot ? 5 : 0);
+    series_init(&o->momentum, o->plot ? 7 : 0);
+    series_init(&o->pair, o->plot ? 1 + 3 * sc->output.npair : 0);
     o->clear = calloc((size_t)sc->output.npair + 1, sizeof *o->clear);
     if (!o->clear) return outputs_free(o), hg_error_set(err, "out of memory"), -1;
     if (make_columns(o, s)) return outputs_free(o), hg_error_set(err, "out of memory"), -1;
-    series_init(&o->load, 1 + o->nload);
+    series_init(&o->load, o->plot ? 1 + o->nload : 0);
     o->row_load = calloc((size_t)o->nload + 1, sizeof(double));
-    o->row_pair = calloc((size_t)o->pair.width, sizeof(double));
+    o->row_pair = calloc(1 + 3 * (size_t)sc->output.npair, sizeof(double));
     if (!o->row_load || !o->row_pair || hg_out_loops_init(o, s))
       return outputs_free(o), hg_error_set(err, "out of memory"), -1;
     if (open_files(o) || hg_out_control_init(o, s))
@@ -396,8 +417,12 @@ static void row_joints_file(FILE *f, hg_sim *s) {
   for (int i = 1; i < m->nbody; i++) {
     hg_sim_joint_view jv;
     hg_sim_joint(s, i, &jv);
-    fprintf(f, "%.17g,%s,%s,%s,%s,%s,%d,%d", hg_sim_time(s), jv.name, hg_joint_type_name(jv.type),
-            m->body_name[m->parent[i]], m->body_name[i], mode_word(jv.mode), jv.nq, jv.nv);
+    fprintf(f, "%.17g", hg_sim_time(s));
+    hg_csv_field(f, 1, "%s", jv.name);
+    fprintf(f, ",%s", hg_joint_type_name(jv.type));
+    hg_csv_field(f, 1, "%s", m->body_name[m->parent[i]]);
+    hg_csv_field(f, 1, "%s", m->body_name[i]);
+    fprintf(f, ",%s,%d,%d", mode_word(jv.mode), jv.nq, jv.nv);
     put_padded(f, jv.q, jv.nq, HG_JOINT_MAXNQ);
     put_padded(f, jv.v, jv.nv, HG_JOINT_MAXNV);
     for (int k = 0; k < HG_JOINT_MAXNV; k++) {
@@ -512,10 +537,10 @@ static const char *on_row(void *user, hg_sim *s) {
   row_joints_file(o->joints, s);
   int rc = bad || row_invariants(o, s) || series_push(&o->pair, pr) || series_push(&o->load, loads);
   o->rows++;
-  if (!rc && hg_out_control_row(o, s)) return o->msg;
-  if (!rc && !ferror(o->traj) && !ferror(o->joints)) return NULL;
-  snprintf(o->msg, sizeof o->msg, "cannot write trajectory.csv or joints.csv in %s", o->dir);
-  return o->msg;
+  if (rc) return snprintf(o->msg, sizeof o->msg, "out of memory"), o->msg;
+  if (hg_out_check(o, &o->file[0]) || hg_out_check(o, &o->file[1]) || hg_out_control_row(o, s))
+    return o->msg;
+  return NULL;
 }
 
 /* ---- events ---- */
@@ -548,8 +573,6 @@ static const char *on_event(void *user, hg_sim *s, const hg_sim_event *ev) {
   put(f, ev->e_lock);
   fprintf(f, ",%.3g,%d\n", hg_sim_event_momentum_change(ev), ev->conserves);
   fflush(f);
-  if (!ferror(f)) return NULL;
-  snprintf(o->msg, sizeof o->msg, "cannot write events.csv in %s", o->dir);
-  return o->msg;
+  return hg_out_check(o, &o->file[2]) ? o->msg : NULL;
 }
 

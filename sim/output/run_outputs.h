@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "output.h"
 
 /* the trajectory columns of one body of the scene and its joint (output.c) */
@@ -61,7 +62,11 @@ typedef struct hg_ctl_out hg_ctl_out;
 typedef struct hg_outputs {
   hg_output_options opt;
   char *dir;                       /* opt.dir, owned */
-  FILE *traj, *events, *joints;
+  hg_outfile file[3];              /* trajectory.csv, joints.csv, events.csv (outfile.h) */
+  FILE *traj, *joints, *events;    /* their streams (file[k].f) */
+  int plot;                        /* the plots will be drawn: the series below are kept */
+  int werr;                        /* errno of the first failed write of any file (0: none);
+                                      msg then says which file and why */
   int ncol;  hg_col *col;          /* per body of the scene (present at the start, then absent) */
   long rows;                       /* trajectory rows written */
   /* plots: time, energies (kinetic, potential+element, total, budget drift), momentum (6),
@@ -92,8 +97,16 @@ static inline void hg_out_path(const hg_outputs *o, const char *name, char *path
   size_t n = strlen(dir);
   snprintf(path, len, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
 }
-/* summary.txt at path (summary.c); 0 or -1 */
-int hg_out_summary(const hg_outputs *o, hg_sim *sim, const char *path);
+/* Checks file f after writes (hg_outfile_check); the first failure of the run's files goes to
+ * o->werr and o->msg ("cannot write PATH: REASON"). 0, or -1 when f has failed (output.c). */
+int hg_out_check(hg_outputs *o, hg_outfile *f);
+/* closes f (hg_outfile_close) with the same record of its failure; 0 or -1 (output.c) */
+int hg_out_close(hg_outputs *o, hg_outfile *f);
+/* summary.txt at path, written to a temporary name and renamed over it when whole (summary.c);
+ * its status says "failed: disk full (MESSAGE)" or "failed: MESSAGE" when o->werr is set. On
+ * a failure, nothing is left under path (an older summary.txt there is removed too): 0 or -1,
+ * the failure recorded as hg_out_check does. */
+int hg_out_summary(hg_outputs *o, hg_sim *sim, const char *path);
 /* the run's events for the plots' markers (plot_events.c): events at one instant (a release and a
  * command at the same event time) are one marker named "a, b"; at most HG_OUT_MAXEVENTS */
 #define HG_OUT_MAXEVENTS 256
@@ -104,8 +117,12 @@ typedef struct hg_run_events {
   char name[HG_OUT_MAXEVENTS][64];
 } hg_run_events;
 void hg_out_events(hg_sim *sim, hg_run_events *ev);
-/* the PNG plots (plot.c); the number written, -1 on an error */
-int hg_plot_all(const hg_outputs *o, hg_sim *sim);
+/* the PNG plots (plot.c); the number written, -1 on an error (recorded in o->werr and o->msg
+ * by hg_out_plot_end) */
+int hg_plot_all(hg_outputs *o, hg_sim *sim);
+/* ends a plot's page (hg_plot_end) and records its failure in o->werr and o->msg; 1 (a page
+ * written) or -1 (output.c) */
+int hg_out_plot_end(hg_outputs *o);
 /* closed loops (loop_out.c): the series and header columns of the scene's loops (0 or -1),
  * one row's loop blocks with the records of every loop (0 or -1, out of memory), and
  * summary.txt's closed_loops lines (nothing when the run has no loops) */
@@ -123,7 +140,7 @@ void hg_out_loops_free(hg_outputs *o);
 int hg_out_control_init(hg_outputs *o, hg_sim *sim);
 const char *hg_out_control_sample(hg_outputs *o, hg_sim *sim);
 int hg_out_control_row(hg_outputs *o, hg_sim *sim);
-int hg_out_control_plot(const hg_outputs *o, hg_sim *sim);
+int hg_out_control_plot(hg_outputs *o, hg_sim *sim);
 void hg_out_control_summary(const hg_outputs *o, hg_sim *sim, FILE *f);
 int hg_out_control_close(hg_outputs *o);
 void hg_out_control_free(hg_outputs *o);
