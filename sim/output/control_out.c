@@ -16,7 +16,6 @@
 
 #include <plplot.h>
 
-#include "grow.h"
 #include "plot_style.h"
 #include "run_outputs.h"
 
@@ -44,13 +43,7 @@ static void put_empty(FILE *f, int n) {
 }
 
 /* appends one row of S's width (nothing for a series not kept: width 0); 0 or -1 */
-static int push(hg_series *S, const double *row) {
-  if (!S->width) return 0;
-  if (hg_grow((void **)&S->x, S->n, &S->cap, 256, (size_t)S->width * sizeof(double))) return -1;
-  memcpy(S->x + (size_t)S->n * (size_t)S->width, row, (size_t)S->width * sizeof(double));
-  S->n++;
-  return 0;
-}
+static int push(hg_series *S, const double *row) { return hg_series_push(S, row); }
 
 /* the telemetry columns of a controller (attitude_pd reports 7 from its first step on) */
 static int telemetry_width(const hg_sim_controller_view *cv) {
@@ -144,7 +137,8 @@ int hg_out_control_init(hg_outputs *o, hg_sim *s) {
   c->steps_seen = calloc((size_t)nc + 1, sizeof *c->steps_seen);
   if (!c->row_act || !c->row_ctl || !c->err || !c->steps_seen)
     return snprintf(o->msg, sizeof o->msg, "out of memory"), -1;
-  for (int k = 0; k < nc; k++) c->err[k].width = 2;
+  for (int k = 0; k < nc; k++) c->err[k].width = 2, c->err[k].exact = 1; /* (the summary's) */
+  c->actser.stride = c->ctlser.stride = 1;
   if ((na && open_file(o, "actuators.csv", &c->file[0], &c->act)) ||
       (ns && open_file(o, "sensors.csv", &c->file[1], &c->sen)) ||
       (nc && open_file(o, "controllers.csv", &c->file[2], &c->ctl)))

@@ -23,6 +23,7 @@ int hg_out_loops_init(hg_outputs *o, hg_sim *s) {
   o->nloopcol = sc->nloop;
   memset(&o->loopser, 0, sizeof o->loopser);
   o->loopser.width = 1 + 2 * o->nloopcol;
+  o->loopser.stride = 1;
   if (!o->nloopcol) return 0;
   o->row_loop = calloc((size_t)o->loopser.width, sizeof(double));
   return o->row_loop ? 0 : -1;
@@ -117,13 +118,7 @@ int hg_out_loops_row(hg_outputs *o, hg_sim *s, FILE *f) {
   }
   if (!o->nloopcol || !o->plot) return 0; /* the series is for the plots only */
   pl[0] = t;
-  if (hg_grow((void **)&o->loopser.x, o->loopser.n, &o->loopser.cap, 256,
-              (size_t)o->loopser.width * sizeof(double)))
-    return -1;
-  memcpy(o->loopser.x + (size_t)o->loopser.n * (size_t)o->loopser.width, pl,
-         (size_t)o->loopser.width * sizeof(double));
-  o->loopser.n++;
-  return 0;
+  return hg_series_push(&o->loopser, pl);
 }
 
 /* closed_loops: N, a line per loop, the largest violations of any closed loop and the

@@ -24,14 +24,54 @@ void hg_output_default_options(hg_output_options *o) {
 static void series_init(hg_series *x, int width) {
   memset(x, 0, sizeof *x);
   x->width = width;
+  x->stride = 1;
 }
 
-/* appends one row of width numbers; 0 or -1 */
-static int series_push(hg_series *x, const double *row) {
-  if (!x->width) return 0; /* a series not kept (no plots) */
-  if (hg_grow((void **)&x->x, x->n, &x->cap, 256, (size_t)x->width * sizeof(double))) return -1;
-  memcpy(x->x + (size_t)x->n * (size_t)x->width, row, (size_t)x->width * sizeof(double));
-  x->n++;
+/* row r of s */
+static double *series_row(hg_series *s, int r) { return s->x + (size_t)r * (size_t)s->width; }
+
+/* the bucket (a, b: its first row, the largest values; its last, the smallest) widened by the
+ * rows a2 and b2 (both the same row for one output row) */
+static void bucket_widen(int width, double *a, double *b, const double *a2, const double *b2) {
+  a[0] = fmin(a[0], a2[0]), b[0] = fmax(b[0], b2[0]); /* its first and last times */
+  for (int k = 1; k < width; k++) a[k] = fmax(a[k], a2[k]), b[k] = fmin(b[k], b2[k]);
+}
+
+/* the rows at the bound, in buckets twice as long: four single rows (stride 1) or two buckets
+ * (two rows each) make one bucket */
+static void series_halve(hg_series *s) {
+  int w = s->width, out = 0;
+  for (int r = 0; r + 3 < s->n; r += 4, out += 2) {
+    double a[w], b[w];
+    memcpy(a, series_row(s, r), sizeof a);
+    memcpy(b, series_row(s, r + (s->stride == 1 ? 0 : 1)), sizeof b);
+    if (s->stride == 1)
+      for (int j = 1; j < 4; j++) bucket_widen(w, a, b, series_row(s, r + j), series_row(s, r + j));
+    else
+      bucket_widen(w, a, b, series_row(s, r + 2), series_row(s, r + 3));
+    memcpy(series_row(s, out), a, sizeof a);
+    memcpy(series_row(s, out + 1), b, sizeof b);
+  }
+  s->n = out;
+  s->stride = s->stride == 1 ? 4 : 2 * s->stride;
+}
+
+int hg_series_push(hg_series *s, const double *row) {
+  int w = s->width;
+  if (!w) return 0; /* a series not kept (no plots) */
+  if (s->stride < 1) s->stride = 1;
+  if (s->stride > 1 && s->pending > 0) {
+    /* into the open bucket, its last two rows */
+    bucket_widen(w, series_row(s, s->n - 2), series_row(s, s->n - 1), row, row);
+    if (++s->pending == s->stride) s->pending = 0;
+    return 0;
+  }
+  if (!s->exact && s->n + (s->stride > 1 ? 2 : 1) > HG_SERIES_ROWS) series_halve(s);
+  int add = s->stride > 1 ? 2 : 1; /* a new bucket: the row twice, its largest and smallest */
+  if (hg_grow((void **)&s->x, s->n + add - 1, &s->cap, 256, (size_t)w * sizeof(double)))
+    return -1;
+  for (int k = 0; k < add; k++) memcpy(series_row(s, s->n++), row, (size_t)w * sizeof(double));
+  if (s->stride > 1) s->pending = 1;
   return 0;
 }
 
@@ -178,6 +218,8 @@ static void outputs_free(void *user) {
   free(o->momentum.x);
   free(o->pair.x);
   free(o->load.x);
+  free(o->zoom.x);
+  free(o->recent.x);
   free(o->clear);
   hg_out_loops_free(o);
   hg_out_control_free(o);
@@ -263,6 +305,12 @@ int hg_output_attach(hg_sim *s, const hg_output_options *opt, hg_error *err) {
     if (!o->clear) return outputs_free(o), hg_error_set(err, "out of memory"), -1;
     if (make_columns(o, s)) return outputs_free(o), hg_error_set(err, "out of memory"), -1;
     series_init(&o->load, o->plot ? 1 + o->nload : 0);
+    /* the zoom panels' exact rows around events (separation.png: scenes with pairs) */
+    series_init(&o->zoom, o->plot && sc->output.npair ? o->pair.width : 0);
+    series_init(&o->recent, o->zoom.width);
+    o->zoom.exact = o->recent.exact = 1;
+    o->zoom_w = hg_plot_zoom_length(sc->output.dt);
+    o->zoom_until = -INFINITY;
     o->row_load = calloc((size_t)o->nload + 1, sizeof(double));
     o->row_pair = calloc(1 + 3 * (size_t)sc->output.npair, sizeof(double));
     if (!o->row_load || !o->row_pair || hg_out_loops_init(o, s))
@@ -517,7 +565,37 @@ static int row_invariants(hg_outputs *o, hg_sim *s) {
   for (int k = 0; k < 6; k++) put(f, h[k]);
   fputc('\n', f);
   double mo[7] = {t, h[0], h[1], h[2], h[3], h[4], h[5]};
-  return series_push(&o->energy, e) || series_push(&o->momentum, mo);
+  return hg_series_push(&o->energy, e) || hg_series_push(&o->momentum, mo);
+}
+
+/* The pair row pr (time first) for the zoom panels: kept as it is while an event's window is
+ * open, and in recent for the window before the next event. 0, or -1 out of memory. */
+static int zoom_row(hg_outputs *o, const double *pr) {
+  hg_series *r = &o->recent;
+  if (!o->zoom.width) return 0;
+  if (pr[0] <= o->zoom_until && hg_series_push(&o->zoom, pr)) return -1;
+  /* recent: the rows of the last zoom_w seconds (older ones dropped once they are half) */
+  int old = 0;
+  while (old < r->n && series_row(r, old)[0] < pr[0] - o->zoom_w) old++;
+  if (old > 0 && 2 * old >= r->n) {
+    memmove(r->x, series_row(r, old), (size_t)(r->n - old) * (size_t)r->width * sizeof(double));
+    r->n -= old;
+  }
+  return hg_series_push(r, pr);
+}
+
+/* an event at te opens a zoom window [te - zoom_w, te + zoom_w]: the recent rows in it are kept
+ * (at most HG_OUT_MAXEVENTS windows, as many as the plots mark). 0, or -1 out of memory. */
+static int zoom_event(hg_outputs *o, double te) {
+  if (!o->zoom.width || o->nzoom >= HG_OUT_MAXEVENTS) return 0;
+  o->nzoom++;
+  double last = o->zoom.n ? series_row(&o->zoom, o->zoom.n - 1)[0] : -INFINITY;
+  for (int r = 0; r < o->recent.n; r++) {
+    const double *row = series_row(&o->recent, r);
+    if (row[0] > last && row[0] >= te - o->zoom_w && hg_series_push(&o->zoom, row)) return -1;
+  }
+  o->zoom_until = fmax(o->zoom_until, te + o->zoom_w);
+  return 0;
 }
 
 static const char *on_row(void *user, hg_sim *s) {
@@ -535,7 +613,8 @@ static const char *on_row(void *user, hg_sim *s) {
   row_pairs(o, o->traj, s, pr);
   bad = row_limits(o, s) || bad;
   row_joints_file(o->joints, s);
-  int rc = bad || row_invariants(o, s) || series_push(&o->pair, pr) || series_push(&o->load, loads);
+  int rc = bad || row_invariants(o, s) || hg_series_push(&o->pair, pr) || zoom_row(o, pr) ||
+           hg_series_push(&o->load, loads);
   o->rows++;
   if (rc) return snprintf(o->msg, sizeof o->msg, "out of memory"), o->msg;
   if (hg_out_check(o, &o->file[0]) || hg_out_check(o, &o->file[1]) || hg_out_control_row(o, s))
@@ -573,6 +652,7 @@ static const char *on_event(void *user, hg_sim *s, const hg_sim_event *ev) {
   put(f, ev->e_lock);
   fprintf(f, ",%.3g,%d\n", hg_sim_event_momentum_change(ev), ev->conserves);
   fflush(f);
+  if (zoom_event(o, ev->t)) return snprintf(o->msg, sizeof o->msg, "out of memory"), o->msg;
   return hg_out_check(o, &o->file[2]) ? o->msg : NULL;
 }
 

@@ -160,7 +160,7 @@ static int zoom_lines(const hg_outputs *o, hg_sim *s, panel *z, char (*labels)[9
     for (int k = 0; k < os->npair && k < PLOT_MAXLINES; k++) {
       int col = 1 + 3 * k;
       if (z[0].nline == PLOT_MAXLINES ||
-          !hg_plot_separation_event(o->pair.x, o->pair.n, o->pair.width, col, ev.t[e], w))
+          !hg_plot_separation_event(o->zoom.x, o->zoom.n, o->zoom.width, col, ev.t[e], w))
         continue;
       int l = z[0].nline;
       char when[32];
@@ -185,11 +185,13 @@ static int page_pairs(hg_outputs *o, hg_sim *s) {
                  .title = "Relative speed of the body origins"},
                 {.S = &o->pair, .ylabel = "clearance [m]",
                  .title = "Clearance of the collision geometry (< 0: overlapping)"}};
-  panel z[2] = {{.S = &o->pair, .ylabel = "distance change [m]", .zoom = 1, .relative = 1,
+  /* the zooms draw the exact rows around the events (o->zoom), the time panels the bounded
+   * series of the whole run (o->pair) */
+  panel z[2] = {{.S = &o->zoom, .ylabel = "distance change [m]", .zoom = 1, .relative = 1,
                  .logy = 1,
                  .title = "Zoom: separation in the first seconds after each separation event "
                           "(log axis)"},
-                {.S = &o->pair, .ylabel = "speed [m/s]", .zoom = 1,
+                {.S = &o->zoom, .ylabel = "speed [m/s]", .zoom = 1,
                  .title = "Zoom: relative speed in the first seconds after each separation event"}};
   int clear = 0;
   for (int k = 0; k < os->npair && k < PLOT_MAXLINES; k++) {

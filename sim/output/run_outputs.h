@@ -18,11 +18,25 @@ typedef struct hg_col {
   int nq, nv;             /* widths of its q, v and load columns */
 } hg_col;
 
-/* a growable series for the plots */
+/* A series for the plots, bounded: at most HG_SERIES_ROWS rows whatever the length of the run
+ * (hg_series_push). Column 0 is the time. Until the run has that many output rows, each row is
+ * kept as it is (stride 1); then the rows are taken in buckets of stride output rows (4, 8, 16
+ * ...: the stride doubles each time the rows reach the bound again), each bucket kept as two
+ * rows: the largest of each value at the bucket's first time, then the smallest at its last.
+ * Lines through them cover every value's range over each bucket (min/max-preserving
+ * decimation: a spike stays visible), and with at least HG_SERIES_ROWS / 4 buckets across a
+ * 1000-pixel plot a bucket is under a pixel wide. NaN (a missing value) counts only when the
+ * whole bucket is missing. An exact series (exact 1) keeps every row it is given. */
+#define HG_SERIES_ROWS 8192
 typedef struct hg_series {
-  int n, cap, width;      /* rows, allocated rows, numbers per row */
+  int n, cap, width;      /* rows kept, allocated rows, numbers per row (0: nothing kept) */
   double *x;              /* n x width */
+  int exact;              /* every row kept (the zoom panels' rows) */
+  long stride;            /* output rows per bucket (1: every row as it is) */
+  long pending;           /* output rows in the last bucket so far (0: closed) */
 } hg_series;
+/* appends one output row of s->width numbers (output.c); 0, or -1 out of memory */
+int hg_series_push(hg_series *s, const double *row);
 
 /* the clearance of one output pair over the run (output.c, for the summary) */
 typedef struct hg_pair_clearance {
@@ -72,6 +86,11 @@ typedef struct hg_outputs {
   /* plots: time, energies (kinetic, potential+element, total, budget drift), momentum (6),
    * separations (3 per pair: distance, speed, clearance), loads (per load column) */
   hg_series energy, momentum, pair, load;
+  /* the zoom panels of separation.png: the pair rows, exact, within zoom_w of each event (at
+   * most HG_OUT_MAXEVENTS windows); recent: the exact rows of the last zoom_w seconds */
+  hg_series zoom, recent;
+  double zoom_w, zoom_until;       /* the window (hg_plot_zoom_length), the end of the last */
+  int nzoom;                       /* windows opened */
   int nload;                       /* load columns (sum of col[].nv) */
   unsigned char *load_used;        /* nload: the column was not free at some output */
   double *row_load, *row_pair;     /* one row of the load and pair series */
