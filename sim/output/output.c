@@ -27,54 +27,6 @@ static void series_init(hg_series *x, int width) {
   x->stride = 1;
 }
 
-/* row r of s */
-static double *series_row(hg_series *s, int r) { return s->x + (size_t)r * (size_t)s->width; }
-
-/* the bucket (a, b: its first row, the largest values; its last, the smallest) widened by the
- * rows a2 and b2 (both the same row for one output row) */
-static void bucket_widen(int width, double *a, double *b, const double *a2, const double *b2) {
-  a[0] = fmin(a[0], a2[0]), b[0] = fmax(b[0], b2[0]); /* its first and last times */
-  for (int k = 1; k < width; k++) a[k] = fmax(a[k], a2[k]), b[k] = fmin(b[k], b2[k]);
-}
-
-/* the rows at the bound, in buckets twice as long: four single rows (stride 1) or two buckets
- * (two rows each) make one bucket */
-static void series_halve(hg_series *s) {
-  int w = s->width, out = 0;
-  for (int r = 0; r + 3 < s->n; r += 4, out += 2) {
-    double a[w], b[w];
-    memcpy(a, series_row(s, r), sizeof a);
-    memcpy(b, series_row(s, r + (s->stride == 1 ? 0 : 1)), sizeof b);
-    if (s->stride == 1)
-      for (int j = 1; j < 4; j++) bucket_widen(w, a, b, series_row(s, r + j), series_row(s, r + j));
-    else
-      bucket_widen(w, a, b, series_row(s, r + 2), series_row(s, r + 3));
-    memcpy(series_row(s, out), a, sizeof a);
-    memcpy(series_row(s, out + 1), b, sizeof b);
-  }
-  s->n = out;
-  s->stride = s->stride == 1 ? 4 : 2 * s->stride;
-}
-
-int hg_series_push(hg_series *s, const double *row) {
-  int w = s->width;
-  if (!w) return 0; /* a series not kept (no plots) */
-  if (s->stride < 1) s->stride = 1;
-  if (s->stride > 1 && s->pending > 0) {
-    /* into the open bucket, its last two rows */
-    bucket_widen(w, series_row(s, s->n - 2), series_row(s, s->n - 1), row, row);
-    if (++s->pending == s->stride) s->pending = 0;
-    return 0;
-  }
-  if (!s->exact && s->n + (s->stride > 1 ? 2 : 1) > HG_SERIES_ROWS) series_halve(s);
-  int add = s->stride > 1 ? 2 : 1; /* a new bucket: the row twice, its largest and smallest */
-  if (hg_grow((void **)&s->x, s->n + add - 1, &s->cap, 256, (size_t)w * sizeof(double)))
-    return -1;
-  for (int k = 0; k < add; k++) memcpy(series_row(s, s->n++), row, (size_t)w * sizeof(double));
-  if (s->stride > 1) s->pending = 1;
-  return 0;
-}
-
 /* ---- columns ----
  * One block per body of the scene (those present at the start, then those absent at the start, in
  * scene order): its world pose and twist. Then one block per joint of the scene (each body's joint
@@ -134,7 +86,8 @@ static void header_joint(FILE *f, const hg_col *c) {
   hg_csv_field(f, 1, "%s.mode", c->joint);
   for (int w = 0; w < 3; w++)
     for (int k = 0; k < n[w]; k++)
-      hg_csv_field(f, 1, "%s.%s.%s", c->joint, part[w], hg_joint_entry_name(c->type, w, k, NULL));
+      hg_csv_field(f, 1, "%s.%s.%s", c->joint, part[w],
+                   hg_joint_entry_name(c->type, w, k, NULL));
 }
 
 static void write_headers(hg_outputs *o, hg_sim *s) {
@@ -227,26 +180,6 @@ static void outputs_free(void *user) {
   free(o->limit);
   free(o->dir);
   free(o);
-}
-
-int hg_out_check(hg_outputs *o, hg_outfile *f) {
-  if (!hg_outfile_check(f)) return 0;
-  if (!o->werr) o->werr = f->err, hg_outfile_message(f, o->msg, sizeof o->msg);
-  return -1;
-}
-
-int hg_out_close(hg_outputs *o, hg_outfile *f) {
-  if (!hg_outfile_close(f)) return 0;
-  if (!o->werr) o->werr = f->err, hg_outfile_message(f, o->msg, sizeof o->msg);
-  return -1;
-}
-
-int hg_out_plot_end(hg_outputs *o) {
-  char msg[sizeof o->msg];
-  int e = hg_plot_end(msg, sizeof msg);
-  if (!e) return 1;
-  if (!o->werr) o->werr = e, snprintf(o->msg, sizeof o->msg, "%s", msg);
-  return -1;
 }
 
 /* opens the three CSV files (created anew, never through a link); 0 or -1 with o->msg */
@@ -576,9 +509,10 @@ static int zoom_row(hg_outputs *o, const double *pr) {
   if (pr[0] <= o->zoom_until && hg_series_push(&o->zoom, pr)) return -1;
   /* recent: the rows of the last zoom_w seconds (older ones dropped once they are half) */
   int old = 0;
-  while (old < r->n && series_row(r, old)[0] < pr[0] - o->zoom_w) old++;
+  while (old < r->n && hg_series_row(r, old)[0] < pr[0] - o->zoom_w) old++;
   if (old > 0 && 2 * old >= r->n) {
-    memmove(r->x, series_row(r, old), (size_t)(r->n - old) * (size_t)r->width * sizeof(double));
+    size_t keep = (size_t)(r->n - old) * (size_t)r->width;
+    memmove(r->x, hg_series_row(r, old), keep * sizeof(double));
     r->n -= old;
   }
   return hg_series_push(r, pr);
@@ -589,9 +523,9 @@ static int zoom_row(hg_outputs *o, const double *pr) {
 static int zoom_event(hg_outputs *o, double te) {
   if (!o->zoom.width || o->nzoom >= HG_OUT_MAXEVENTS) return 0;
   o->nzoom++;
-  double last = o->zoom.n ? series_row(&o->zoom, o->zoom.n - 1)[0] : -INFINITY;
+  double last = o->zoom.n ? hg_series_row(&o->zoom, o->zoom.n - 1)[0] : -INFINITY;
   for (int r = 0; r < o->recent.n; r++) {
-    const double *row = series_row(&o->recent, r);
+    const double *row = hg_series_row(&o->recent, r);
     if (row[0] > last && row[0] >= te - o->zoom_w && hg_series_push(&o->zoom, row)) return -1;
   }
   o->zoom_until = fmax(o->zoom_until, te + o->zoom_w);

@@ -35,8 +35,12 @@ typedef struct hg_series {
   long stride;            /* output rows per bucket (1: every row as it is) */
   long pending;           /* output rows in the last bucket so far (0: closed) */
 } hg_series;
-/* appends one output row of s->width numbers (output.c); 0, or -1 out of memory */
+/* appends one output row of s->width numbers (out_common.c); 0, or -1 out of memory */
 int hg_series_push(hg_series *s, const double *row);
+/* row r of s */
+static inline double *hg_series_row(const hg_series *s, int r) {
+  return s->x + (size_t)r * (size_t)s->width;
+}
 
 /* the clearance of one output pair over the run (output.c, for the summary) */
 typedef struct hg_pair_clearance {
@@ -117,9 +121,9 @@ static inline void hg_out_path(const hg_outputs *o, const char *name, char *path
   snprintf(path, len, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
 }
 /* Checks file f after writes (hg_outfile_check); the first failure of the run's files goes to
- * o->werr and o->msg ("cannot write PATH: REASON"). 0, or -1 when f has failed (output.c). */
+ * o->werr and o->msg ("cannot write PATH: REASON"). 0, or -1 when f has failed (out_common.c). */
 int hg_out_check(hg_outputs *o, hg_outfile *f);
-/* closes f (hg_outfile_close) with the same record of its failure; 0 or -1 (output.c) */
+/* closes f (hg_outfile_close) with the same record of its failure; 0 or -1 (out_common.c) */
 int hg_out_close(hg_outputs *o, hg_outfile *f);
 /* summary.txt at path, written to a temporary name and renamed over it when whole (summary.c);
  * its status says "failed: disk full (MESSAGE)" or "failed: MESSAGE" when o->werr is set. On
@@ -140,7 +144,7 @@ void hg_out_events(hg_sim *sim, hg_run_events *ev);
  * by hg_out_plot_end) */
 int hg_plot_all(hg_outputs *o, hg_sim *sim);
 /* ends a plot's page (hg_plot_end) and records its failure in o->werr and o->msg; 1 (a page
- * written) or -1 (output.c) */
+ * written) or -1 (out_common.c) */
 int hg_out_plot_end(hg_outputs *o);
 /* closed loops (loop_out.c): the series and header columns of the scene's loops (0 or -1),
  * one row's loop blocks with the records of every loop (0 or -1, out of memory), and
