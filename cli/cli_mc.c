@@ -196,7 +196,7 @@ static int campaign(const hg_campaign *c, const mc_args *a, const char *out) {
     int made = hg_campaign_run(c, done, rank, nrank, (int)(threads > 0 ? threads : 1), path,
                                a->quiet ? NULL : stderr);
     if (made < 0) {
-      fprintf(stderr, "hinge mc: cannot write %s\n", path);
+      fprintf(stderr, "hinge mc: cannot write %s: %s\n", path, strerror(errno));
       status = HG_EXIT_FAILURE;
     }
   }

@@ -113,7 +113,8 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
 
 /* Runs the runs k in [0, runs) with k % stride == offset that have done[k] == 0, on nthreads
  * threads (at most HG_CAMPAIGN_MAX_THREADS), appending a line to journal (flushed and synced) as each one finishes. Returns the
- * number of runs made, or -1 (journal write error). progress (may be NULL) gets a line per run. */
+ * number of runs made, or -1 with errno (the journal's first write error; a journal that is a
+ * link: ELOOP). progress (may be NULL) gets a line per run. */
 int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset, int stride,
                     int nthreads, const char *journal, FILE *progress);
 

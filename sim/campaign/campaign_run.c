@@ -263,7 +263,7 @@ typedef struct pool {
   pthread_mutex_t lock; /* the journal */
   FILE *journal;
   FILE *progress;
-  int failed_write;
+  int failed_write;     /* errno of the journal's first failed write (0: none) */
 } pool;
 
 static void *worker(void *arg) {
@@ -281,7 +281,8 @@ static void *worker(void *arg) {
     pthread_mutex_lock(&p->lock);
     hg_campaign_format_row(c, &r, p->journal);
     /* a crash loses at most the runs in flight: each finished run is on disk */
-    if (fflush(p->journal) || fsync(fileno(p->journal))) p->failed_write = 1;
+    if ((fflush(p->journal) || fsync(fileno(p->journal))) && !p->failed_write)
+      p->failed_write = errno ? errno : EIO; /* the first failure's reason */
     int made = atomic_fetch_add(&p->made, 1) + 1;
     if (p->progress)
       fprintf(p->progress, "run %d %s (%.3f s)%s%s [%d done]\n", k, r.ok ? "ok" : "FAILED",
@@ -319,6 +320,7 @@ int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset,
   for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
   free(th);
   pthread_mutex_destroy(&p.lock);
-  if (fclose(p.journal)) p.failed_write = 1;
+  if (fclose(p.journal) && !p.failed_write) p.failed_write = errno ? errno : EIO;
+  if (p.failed_write) errno = p.failed_write;
   return p.failed_write ? -1 : atomic_load(&p.made);
 }

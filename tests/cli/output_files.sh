@@ -84,6 +84,7 @@ rm "$tmp/links/journal.csv"
 ln -s "$tmp/victims/journal.csv" "$tmp/links/journal.csv"
 run mc $small --out "$tmp/links" --resume --quiet
 if [ "$status" != 0 ]; then pass; else fail "mc --resume appended to a journal that is a link"; fi
+expect_has "journal refused with the reason" "$err" "journal.csv: Too many levels of symbolic links"
 expect_eq "journal's target" "$(cat "$tmp/victims/journal.csv")" "not to be overwritten"
 
 # one run's outputs (mc --only writes them without clearing the folder first)
