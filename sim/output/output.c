@@ -142,7 +142,13 @@ int hg_output_clear(const char *dir, const char *keep) {
   struct dirent *e;
   while ((e = readdir(d))) {
     int ours = is_checkpoint_name(e->d_name);
-    for (int k = 0; output_files[k] && !ours; k++) ours = strcmp(e->d_name, output_files[k]) == 0;
+    for (int k = 0; output_files[k] && !ours; k++) {
+      size_t n = strlen(output_files[k]);
+      /* the file, or a temporary of it left by a run killed while writing it (outfile.h) */
+      const char *rest = e->d_name + n;
+      ours = !strncmp(e->d_name, output_files[k], n) &&
+             (!*rest || (!strncmp(rest, ".tmp-", 5) && strlen(rest) == 11));
+    }
     if (!ours) continue;
     char path[4096];
     struct stat st;

@@ -102,4 +102,14 @@ for f in trajectory.csv summary.txt energy.png; do
   fi
 done
 
+# a temporary left by a run killed while writing summary.txt is cleared by the next run; a file
+# of another name is not
+mkdir -p "$tmp/left"
+echo x > "$tmp/left/summary.txt.tmp-AbC123"
+echo x > "$tmp/left/summary.txt.tmp-notmine"
+run run ../scenes/pendulum.yaml --t-end 0.1 --out "$tmp/left" --headless --quiet --no-plots
+expect_status "run after a killed one" 0
+if [ ! -e "$tmp/left/summary.txt.tmp-AbC123" ]; then pass; else fail "the temporary is left"; fi
+if [ -e "$tmp/left/summary.txt.tmp-notmine" ]; then pass; else fail "another file was removed"; fi
+
 finish
