@@ -139,8 +139,10 @@ static int check_identity(const hg_campaign *c, const char *out, int resume) {
             (int)strcspn(have, "\n"), have, (int)strcspn(want, "\n"), want);
     return HG_EXIT_USAGE;
   }
-  if (!(f = fopen(path, "w")) || fputs(want, f) < 0 || fclose(f)) {
-    fprintf(stderr, "hinge mc: cannot write %s\n", path);
+  /* replaced whole, never written through a link (hg_campaign_write_identity) */
+  hg_error err;
+  if (hg_campaign_write_identity(out, want, &err)) {
+    fprintf(stderr, "hinge mc: %s\n", err.msg);
     return HG_EXIT_FAILURE;
   }
   return 0;
@@ -194,7 +196,7 @@ static int campaign(const hg_campaign *c, const mc_args *a, const char *out) {
     int made = hg_campaign_run(c, done, rank, nrank, (int)(threads > 0 ? threads : 1), path,
                                a->quiet ? NULL : stderr);
     if (made < 0) {
-      fprintf(stderr, "hinge mc: cannot write %s\n", path);
+      fprintf(stderr, "hinge mc: cannot write %s: %s\n", path, strerror(errno));
       status = HG_EXIT_FAILURE;
     }
   }
@@ -202,9 +204,13 @@ static int campaign(const hg_campaign *c, const mc_args *a, const char *out) {
   if (!status && rank == 0) {
     memset(done, 0, (size_t)c->runs);
     int n = gather(c, out, nrank, res, done);
-    if (n < 0 || hg_campaign_write_results(c, res, done, out) ||
-        (!a->no_plots && hg_campaign_write_plots(c, res, done, out))) {
-      fprintf(stderr, "hinge mc: cannot write the results in %s\n", out);
+    hg_error err;
+    if (n < 0) {
+      status = HG_EXIT_FAILURE;
+    } else if (hg_campaign_write_results(c, res, done, out, &err) ||
+               (!a->no_plots && hg_campaign_write_plots(c, res, done, out, &err))) {
+      /* the first write that failed: its file and why (a full disk: no space left) */
+      fprintf(stderr, "hinge mc: %s\n", err.msg);
       status = HG_EXIT_FAILURE;
     } else if (!a->quiet) {
       int nok = 0;

@@ -345,7 +345,8 @@ static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
   if (rc) fprintf(stderr, "hinge: %s\n", hg_sim_error(sim));
   int cause = hg_sim_stop_cause(sim);
   if (hg_sim_finish(sim) && !rc) {
-    fprintf(stderr, "hinge: cannot write the outputs in %s\n", out);
+    /* the outputs' first failed write: its file and why */
+    fprintf(stderr, "hinge: %s\n", hg_sim_error(sim));
     rc = HG_SIM_ERR_OUTPUT;
   }
   if (!a->quiet && rc != HG_SIM_ERR_INPUT) report(sim, out, sc);

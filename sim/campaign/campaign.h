@@ -113,7 +113,8 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
 
 /* Runs the runs k in [0, runs) with k % stride == offset that have done[k] == 0, on nthreads
  * threads (at most HG_CAMPAIGN_MAX_THREADS), appending a line to journal (flushed and synced) as each one finishes. Returns the
- * number of runs made, or -1 (journal write error). progress (may be NULL) gets a line per run. */
+ * number of runs made, or -1 with errno (the journal's first write error; a journal that is a
+ * link: ELOOP). progress (may be NULL) gets a line per run. */
 int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset, int stride,
                     int nthreads, const char *journal, FILE *progress);
 
@@ -121,13 +122,19 @@ int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset,
  * set to 1. Returns the number found, or -1 with err. */
 int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_run_result *results,
                              unsigned char *done, hg_error *err);
-/* runs.csv (sorted by run) and summary.txt into dir; 0 or -1 */
+/* runs.csv (sorted by run) and summary.txt into dir, each replaced whole (written to a
+ * temporary name, renamed over it); 0, or -1 with err "cannot write PATH: REASON" (the first
+ * failure; then no summary.txt is left) */
 int hg_campaign_write_results(const hg_campaign *c, const hg_run_result *results,
-                              const unsigned char *done, const char *dir);
+                              const unsigned char *done, const char *dir, hg_error *err);
 /* metric-NAME.png into dir for each metric: its histogram and its scatter against each
- * dispersed value (campaign_plot.c); 0 or -1 */
+ * dispersed value (campaign_plot.c), each checked whole (hg_plot_end) and replaced; 0, or -1
+ * with err "cannot write PATH: REASON" */
 int hg_campaign_write_plots(const hg_campaign *c, const hg_run_result *results,
-                            const unsigned char *done, const char *dir);
+                            const unsigned char *done, const char *dir, hg_error *err);
+/* campaign-id.txt into dir (the campaign's identity line id), replaced whole; 0, or -1 with
+ * err "cannot write PATH: REASON" */
+int hg_campaign_write_identity(const char *dir, const char *id, hg_error *err);
 /* the journal line of a result (format shared by runs.csv rows) */
 void hg_campaign_format_row(const hg_campaign *c, const hg_run_result *r, FILE *f);
 void hg_campaign_format_header(const hg_campaign *c, FILE *f);

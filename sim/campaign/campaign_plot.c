@@ -45,9 +45,9 @@ static void scatter(const double *x, const double *y, int n, const char *xl, con
   plpoin(n, x, y, 17);
 }
 
-/* the page of metric j; 0, or -1 when the file cannot be written */
+/* the page of metric j; 0, or -1 with err when the file cannot be written */
 static int page(const hg_campaign *c, const hg_run_result *res, const unsigned char *done,
-                int j, const char *dir, double *buf) {
+                int j, const char *dir, double *buf, hg_error *err) {
   char path[4400], name[128];
   snprintf(name, sizeof name, "%s", c->metric[j].name);
   for (char *p = name; *p; p++)
@@ -68,21 +68,22 @@ static int page(const hg_campaign *c, const hg_run_result *res, const unsigned c
   if (n < 2) return 0; /* nothing to draw */
   int npanel = 1 + c->ndisp, ncol = (int)ceil(sqrt((double)npanel));
   int nrow = (npanel + ncol - 1) / ncol;
-  if (hg_plot_open(path, PAGE_W, PAGE_H, ncol, nrow) < 0) return -1;
+  if (hg_plot_open(path, PAGE_W, PAGE_H, ncol, nrow) < 0)
+    return hg_plot_end(err ? err->msg : NULL, sizeof err->msg), -1;
   plschr(0, npanel > 4 ? 0.7 : 0.9);
   histogram(y, n, c->metric[j].name);
   for (int i = 0; i < c->ndisp; i++)
     scatter(x + (size_t)i * (size_t)c->runs, y, n, c->disp[i].path, c->metric[j].name);
-  hg_plot_close();
-  return 0;
+  /* PLplot does not check its writes: the file is checked whole, or removed */
+  return hg_plot_end(err ? err->msg : NULL, sizeof err->msg) ? -1 : 0;
 }
 
 int hg_campaign_write_plots(const hg_campaign *c, const hg_run_result *results,
-                            const unsigned char *done, const char *dir) {
+                            const unsigned char *done, const char *dir, hg_error *err) {
   double *buf = malloc(sizeof(double) * (size_t)c->runs * (size_t)(c->ndisp + 1));
-  if (!buf) return -1;
+  if (!buf) return hg_error_fail(err, "out of memory");
   int rc = 0;
-  for (int j = 0; j < c->nmetric && !rc; j++) rc = page(c, results, done, j, dir, buf);
+  for (int j = 0; j < c->nmetric && !rc; j++) rc = page(c, results, done, j, dir, buf, err);
   free(buf);
   return rc;
 }

@@ -5,13 +5,16 @@
 #include <string.h>
 
 #include "campaign.h"
+#include "outfile.h"
 
 /* ---- rows ---- */
 
+/* the names are the campaign file's: quoted as RFC 4180 says when they hold a comma, a quote or
+ * a line break (hg_csv_field) */
 void hg_campaign_format_header(const hg_campaign *c, FILE *f) {
   fprintf(f, "run,status");
-  for (int j = 0; j < c->ndisp; j++) fprintf(f, ",%s", c->disp[j].path);
-  for (int j = 0; j < c->nmetric; j++) fprintf(f, ",%s", c->metric[j].name);
+  for (int j = 0; j < c->ndisp; j++) hg_csv_field(f, 1, "%s", c->disp[j].path);
+  for (int j = 0; j < c->nmetric; j++) hg_csv_field(f, 1, "%s", c->metric[j].name);
   fprintf(f, ",error\n");
 }
 
@@ -140,11 +143,9 @@ static void column_stats(FILE *f, const char *name, const hg_run_result *res,
 }
 
 static int write_summary(const hg_campaign *c, const hg_run_result *res,
-                         const unsigned char *done, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
+                         const unsigned char *done, FILE *f) {
   double *scratch = malloc(sizeof(double) * (size_t)c->runs);
-  if (!scratch) return fclose(f), -1;
+  if (!scratch) return -1;
   int n = 0, nok = 0;
   for (int k = 0; k < c->runs; k++) n += done[k], nok += done[k] && res[k].ok;
   fprintf(f, "campaign %s\nscene %s\nseed %llu\nruns %d of %d finished, %d ok, %d failed\n",
@@ -173,19 +174,47 @@ static int write_summary(const hg_campaign *c, const hg_run_result *res,
             n > 0 ? (double)hits / n : 0.0, lo, hi);
   }
   free(scratch);
-  return fclose(f) ? -1 : 0;
+  return 0;
 }
 
+/* Each file goes to a temporary name beside it and is renamed over it when whole (outfile.h):
+ * a link planted under its name is replaced, never written through, and a failed write (a full
+ * disk) leaves the older file or none, never a part. runs.csv first, summary.txt last: a
+ * summary.txt that is there describes a runs.csv that is whole. */
 int hg_campaign_write_results(const hg_campaign *c, const hg_run_result *results,
-                              const unsigned char *done, const char *dir) {
-  char path[4096];
+                              const unsigned char *done, const char *dir, hg_error *err) {
+  char path[4200];
+  hg_outfile out;
   snprintf(path, sizeof path, "%s/runs.csv", dir);
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
-  hg_campaign_format_header(c, f);
-  for (int k = 0; k < c->runs; k++)
-    if (done[k]) hg_campaign_format_row(c, &results[k], f);
-  if (fclose(f)) return -1;
+  if (hg_outfile_replace(&out, path)) goto failed;
+  hg_campaign_format_header(c, out.f);
+  for (int k = 0; k < c->runs && !hg_outfile_check(&out); k++)
+    if (done[k]) hg_campaign_format_row(c, &results[k], out.f);
+  if (hg_outfile_close(&out)) goto failed;
   snprintf(path, sizeof path, "%s/summary.txt", dir);
-  return write_summary(c, results, done, path);
+  if (hg_outfile_replace(&out, path)) goto failed;
+  if (write_summary(c, results, done, out.f)) {
+    hg_outfile_discard(&out);
+    return hg_error_fail(err, "out of memory");
+  }
+  if (!hg_outfile_close(&out)) return 0;
+failed:;
+  char msg[sizeof err->msg];
+  hg_outfile_message(&out, msg, sizeof msg);
+  /* a summary.txt of an earlier call would claim results that are not all there */
+  snprintf(path, sizeof path, "%s/summary.txt", dir);
+  remove(path);
+  return hg_error_fail(err, "%s", msg);
+}
+
+int hg_campaign_write_identity(const char *dir, const char *id, hg_error *err) {
+  char path[4200], msg[sizeof err->msg];
+  hg_outfile out;
+  snprintf(path, sizeof path, "%s/campaign-id.txt", dir);
+  if (!hg_outfile_replace(&out, path)) {
+    fputs(id, out.f);
+    if (!hg_outfile_close(&out)) return 0;
+  }
+  hg_outfile_message(&out, msg, sizeof msg);
+  return hg_error_fail(err, "%s", msg);
 }

@@ -1,5 +1,6 @@
 /* campaign_run.c: drawing a run's values and running runs on threads (campaign.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -240,7 +241,7 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
     final_metrics(c, sim, r->metric);
     if (rc != HG_SIM_OK) snprintf(r->error, sizeof r->error, "%s", hg_sim_error(sim));
     if (hg_sim_finish(sim) && rc == HG_SIM_OK) {
-      snprintf(r->error, sizeof r->error, "cannot write the outputs in %s", out_dir);
+      snprintf(r->error, sizeof r->error, "%s", hg_sim_error(sim)); /* the file, and why */
       rc = HG_SIM_ERR_OUTPUT;
     }
     r->ok = rc == HG_SIM_OK;
@@ -262,7 +263,7 @@ typedef struct pool {
   pthread_mutex_t lock; /* the journal */
   FILE *journal;
   FILE *progress;
-  int failed_write;
+  int failed_write;     /* errno of the journal's first failed write (0: none) */
 } pool;
 
 static void *worker(void *arg) {
@@ -280,7 +281,8 @@ static void *worker(void *arg) {
     pthread_mutex_lock(&p->lock);
     hg_campaign_format_row(c, &r, p->journal);
     /* a crash loses at most the runs in flight: each finished run is on disk */
-    if (fflush(p->journal) || fsync(fileno(p->journal))) p->failed_write = 1;
+    if ((fflush(p->journal) || fsync(fileno(p->journal))) && !p->failed_write)
+      p->failed_write = errno ? errno : EIO; /* the first failure's reason */
     int made = atomic_fetch_add(&p->made, 1) + 1;
     if (p->progress)
       fprintf(p->progress, "run %d %s (%.3f s)%s%s [%d done]\n", k, r.ok ? "ok" : "FAILED",
@@ -299,7 +301,12 @@ int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset,
   p.progress = progress;
   atomic_init(&p.next, 0);
   atomic_init(&p.made, 0);
-  if (!(p.journal = fopen(journal, "a+"))) return -1;
+  /* appended to, never through a link planted under its name (O_NOFOLLOW) */
+  int fd = open(journal, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0 || !(p.journal = fdopen(fd, "a+"))) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
   /* a line cut short by a crash is ended, so that it stays one unreadable line */
   if (fseek(p.journal, -1, SEEK_END) == 0 && fgetc(p.journal) != '\n') fputc('\n', p.journal);
   pthread_mutex_init(&p.lock, NULL);
@@ -313,6 +320,7 @@ int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset,
   for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
   free(th);
   pthread_mutex_destroy(&p.lock);
-  if (fclose(p.journal)) p.failed_write = 1;
+  if (fclose(p.journal) && !p.failed_write) p.failed_write = errno ? errno : EIO;
+  if (p.failed_write) errno = p.failed_write;
   return p.failed_write ? -1 : atomic_load(&p.made);
 }

@@ -16,13 +16,13 @@
 
 #include <plplot.h>
 
-#include "grow.h"
 #include "plot_style.h"
 #include "run_outputs.h"
 
 /* what control_out keeps of a run */
 struct hg_ctl_out {
-  FILE *act, *sen, *ctl;   /* actuators.csv, sensors.csv, controllers.csv (NULL: none) */
+  hg_outfile file[3];      /* actuators.csv, sensors.csv, controllers.csv (outfile.h) */
+  FILE *act, *sen, *ctl;   /* their streams (NULL: none) */
   int nact, nsen, nctl;
   long sensor_rows;        /* rows of sensors.csv */
   double t_sensor_row;     /* the time of its last row */
@@ -42,13 +42,8 @@ static void put_empty(FILE *f, int n) {
   for (int k = 0; k < n; k++) fputc(',', f);
 }
 
-/* appends one row of S's width; 0 or -1 */
-static int push(hg_series *S, const double *row) {
-  if (hg_grow((void **)&S->x, S->n, &S->cap, 256, (size_t)S->width * sizeof(double))) return -1;
-  memcpy(S->x + (size_t)S->n * (size_t)S->width, row, (size_t)S->width * sizeof(double));
-  S->n++;
-  return 0;
-}
+/* appends one row of S's width (nothing for a series not kept: width 0); 0 or -1 */
+static int push(hg_series *S, const double *row) { return hg_series_push(S, row); }
 
 /* the telemetry columns of a controller (attitude_pd reports 7 from its first step on) */
 static int telemetry_width(const hg_sim_controller_view *cv) {
@@ -74,14 +69,17 @@ static void header_actuators(hg_sim *s, FILE *f, int n) {
     const hg_actuator_spec *sp = &sc->actuator[k];
     const char *a = sp->name;
     if (sp->type == HG_ACT_THRUSTER) {
-      fprintf(f, ",%s.level,%s.on,%s.firings,%s.on_time,%s.impulse", a, a, a, a, a);
-      if (sp->tank) fprintf(f, ",%s.propellant", a);
-      fprintf(f, ",%s.work", a);
+      static const char *const th[5] = {"level", "on", "firings", "on_time", "impulse"};
+      for (int j = 0; j < 5; j++) hg_csv_field(f, 1, "%s.%s", a, th[j]);
+      if (sp->tank) hg_csv_field(f, 1, "%s.propellant", a);
+      hg_csv_field(f, 1, "%s.work", a);
       continue;
     }
-    fprintf(f, ",%s.command,%s.output,%s.saturated,%s.speed", a, a, a, a);
-    if (sp->type == HG_ACT_WHEEL) fprintf(f, ",%s.momentum", a);
-    fprintf(f, ",%s.work,%s.loss", a, a);
+    static const char *const dr[4] = {"command", "output", "saturated", "speed"};
+    for (int j = 0; j < 4; j++) hg_csv_field(f, 1, "%s.%s", a, dr[j]);
+    if (sp->type == HG_ACT_WHEEL) hg_csv_field(f, 1, "%s.momentum", a);
+    hg_csv_field(f, 1, "%s.work", a);
+    hg_csv_field(f, 1, "%s.loss", a);
   }
   fputc('\n', f);
 }
@@ -91,8 +89,8 @@ static void header_sensors(hg_sim *s, FILE *f, int n) {
   for (int k = 0; k < n; k++) {
     hg_sim_sensor_view sv;
     hg_sim_sensor(s, k, &sv);
-    for (int e = 0; e < sv.n; e++) fprintf(f, ",%s.%s", sv.name, sv.channel[e]);
-    if (extra_valid(&sv)) fprintf(f, ",%s.valid", sv.name);
+    for (int e = 0; e < sv.n; e++) hg_csv_field(f, 1, "%s.%s", sv.name, sv.channel[e]);
+    if (extra_valid(&sv)) hg_csv_field(f, 1, "%s.valid", sv.name);
   }
   fputc('\n', f);
 }
@@ -102,22 +100,24 @@ static void header_controllers(hg_sim *s, FILE *f, int n) {
   for (int k = 0; k < n; k++) {
     hg_sim_controller_view cv;
     hg_sim_controller(s, k, &cv);
-    fprintf(f, ",%s.enabled,%s.steps", cv.name, cv.name);
+    hg_csv_field(f, 1, "%s.enabled", cv.name);
+    hg_csv_field(f, 1, "%s.steps", cv.name);
     for (int j = 0; j < telemetry_width(&cv); j++)
-      fprintf(f, ",%s.%s", cv.name, cv.telemetry_name[j]);
+      hg_csv_field(f, 1, "%s.%s", cv.name, cv.telemetry_name[j]);
   }
   fputc('\n', f);
 }
 
 /* ---- opening and closing ---- */
 
-/* name in the output folder for writing into *f; 0 or -1 with o->msg */
-static int open_file(hg_outputs *o, const char *name, FILE **f) {
+/* name in the output folder, created anew (never through a link), into *out; 0 or -1 with
+ * o->msg */
+static int open_file(hg_outputs *o, const char *name, hg_outfile *out, FILE **f) {
   char path[4096];
   hg_out_path(o, name, path, sizeof path);
-  if ((*f = fopen(path, "w"))) return 0;
-  snprintf(o->msg, sizeof o->msg, "cannot write %s", path);
-  return -1;
+  if (hg_outfile_stream(out, path)) return hg_out_check(o, out), -1;
+  *f = out->f;
+  return 0;
 }
 
 int hg_out_control_init(hg_outputs *o, hg_sim *s) {
@@ -128,18 +128,20 @@ int hg_out_control_init(hg_outputs *o, hg_sim *s) {
   o->ctl = c;
   c->nact = na, c->nsen = ns, c->nctl = nc;
   c->t_sensor_row = NAN;
-  c->actser.width = 1 + na;
-  c->ctlser.width = 1 + 4 * nc;
-  c->row_act = calloc((size_t)c->actser.width, sizeof(double));
-  c->row_ctl = calloc((size_t)c->ctlser.width, sizeof(double));
+  /* the plots' series, kept only when the plots will be drawn */
+  c->actser.width = o->plot ? 1 + na : 0;
+  c->ctlser.width = o->plot ? 1 + 4 * nc : 0;
+  c->row_act = calloc(1 + (size_t)na, sizeof(double));
+  c->row_ctl = calloc(1 + 4 * (size_t)nc, sizeof(double));
   c->err = calloc((size_t)nc + 1, sizeof *c->err);
   c->steps_seen = calloc((size_t)nc + 1, sizeof *c->steps_seen);
   if (!c->row_act || !c->row_ctl || !c->err || !c->steps_seen)
     return snprintf(o->msg, sizeof o->msg, "out of memory"), -1;
-  for (int k = 0; k < nc; k++) c->err[k].width = 2;
-  if ((na && open_file(o, "actuators.csv", &c->act)) ||
-      (ns && open_file(o, "sensors.csv", &c->sen)) ||
-      (nc && open_file(o, "controllers.csv", &c->ctl)))
+  for (int k = 0; k < nc; k++) c->err[k].width = 2, c->err[k].exact = 1; /* (the summary's) */
+  c->actser.stride = c->ctlser.stride = 1;
+  if ((na && open_file(o, "actuators.csv", &c->file[0], &c->act)) ||
+      (ns && open_file(o, "sensors.csv", &c->file[1], &c->sen)) ||
+      (nc && open_file(o, "controllers.csv", &c->file[2], &c->ctl)))
     return -1;
   if (c->act) header_actuators(s, c->act, na);
   if (c->sen) header_sensors(s, c->sen, ns);
@@ -151,18 +153,15 @@ int hg_out_control_close(hg_outputs *o) {
   hg_ctl_out *c = o->ctl;
   int bad = 0;
   if (!c) return 0;
-  FILE **f[3] = {&c->act, &c->sen, &c->ctl};
-  for (int k = 0; k < 3; k++) {
-    if (*f[k] && fclose(*f[k])) bad = 1;
-    *f[k] = NULL;
-  }
+  for (int k = 0; k < 3; k++) bad |= hg_out_close(o, &c->file[k]);
+  c->act = c->sen = c->ctl = NULL;
   return bad ? -1 : 0;
 }
 
 void hg_out_control_free(hg_outputs *o) {
   hg_ctl_out *c = o->ctl;
   if (!c) return;
-  hg_out_control_close(o);
+  for (int k = 0; k < 3; k++) hg_outfile_discard(&c->file[k]);
   free(c->actser.x);
   free(c->ctlser.x);
   free(c->row_act);
@@ -222,9 +221,7 @@ const char *hg_out_control_sample(hg_outputs *o, hg_sim *s) {
   fputc('\n', c->sen);
   c->sensor_rows++;
   c->t_sensor_row = t;
-  if (!ferror(c->sen)) return NULL;
-  snprintf(o->msg, sizeof o->msg, "cannot write sensors.csv in %s", o->dir);
-  return o->msg;
+  return hg_out_check(o, &c->file[1]) ? o->msg : NULL;
 }
 
 /* ---- output rows ---- */
@@ -296,12 +293,7 @@ int hg_out_control_row(hg_outputs *o, hg_sim *s) {
     snprintf(o->msg, sizeof o->msg, "out of memory");
     return -1;
   }
-  if ((c->act && ferror(c->act)) || (c->ctl && ferror(c->ctl))) {
-    snprintf(o->msg, sizeof o->msg, "cannot write actuators.csv or controllers.csv in %s",
-             o->dir);
-    return -1;
-  }
-  return 0;
+  return hg_out_check(o, &c->file[0]) || hg_out_check(o, &c->file[2]) ? -1 : 0;
 }
 
 /* ---- summary.txt ---- */
@@ -609,7 +601,7 @@ static void panel_limits(ctl_panel *p) {
   }
 }
 
-int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
+int hg_out_control_plot(hg_outputs *o, hg_sim *s) {
   const hg_ctl_out *c = o->ctl;
   if (!c || c->actser.n < 2) return 0;
   const hg_scene *sc = hg_sim_scene(s);
@@ -662,8 +654,8 @@ int hg_out_control_plot(const hg_outputs *o, hg_sim *s) {
   char path[4096];
   hg_out_path(o, "control.png", path, sizeof path);
   /* 260 pixels a panel, at least 400 */
-  if (hg_plot_open(path, CTL_PLOT_W, n < 2 ? 400 : 260 * n, 1, n) < 0) return -1;
+  if (hg_plot_open(path, CTL_PLOT_W, n < 2 ? 400 : 260 * n, 1, n) < 0)
+    return hg_out_plot_end(o);
   for (int k = 0; k < n; k++) draw_panel(&p[k], s);
-  hg_plot_close();
-  return 1;
+  return hg_out_plot_end(o);
 }

@@ -23,6 +23,7 @@ int hg_out_loops_init(hg_outputs *o, hg_sim *s) {
   o->nloopcol = sc->nloop;
   memset(&o->loopser, 0, sizeof o->loopser);
   o->loopser.width = 1 + 2 * o->nloopcol;
+  o->loopser.stride = 1;
   if (!o->nloopcol) return 0;
   o->row_loop = calloc((size_t)o->loopser.width, sizeof(double));
   return o->row_loop ? 0 : -1;
@@ -42,13 +43,17 @@ void hg_out_loops_header(const hg_outputs *o, hg_sim *s, FILE *f) {
   for (int k = 0; k < o->nloopcol; k++) {
     const hg_loop_spec *sp = &sc->loop[k];
     const char *n = sp->name;
-    fprintf(f, ",%s.closed", n);
+    hg_csv_field(f, 1, "%s.closed", n);
     if (sp->coupling) {
-      fprintf(f, ",%s.force,%s.violation.position,%s.violation.speed", n, n, n);
+      hg_csv_field(f, 1, "%s.force", n);
+      hg_csv_field(f, 1, "%s.violation.position", n);
+      hg_csv_field(f, 1, "%s.violation.speed", n);
       continue;
     }
-    for (int j = 0; j < 6; j++) fprintf(f, ",%s.force.%s", n, w[j]);
-    fprintf(f, ",%s.violation.distance,%s.violation.angle,%s.violation.speed", n, n, n);
+    for (int j = 0; j < 6; j++) hg_csv_field(f, 1, "%s.force.%s", n, w[j]);
+    hg_csv_field(f, 1, "%s.violation.distance", n);
+    hg_csv_field(f, 1, "%s.violation.angle", n);
+    hg_csv_field(f, 1, "%s.violation.speed", n);
   }
 }
 
@@ -111,15 +116,9 @@ int hg_out_loops_row(hg_outputs *o, hg_sim *s, FILE *f) {
     pl[1 + 2 * k] = coupling ? fabs(lv.wrench[0]) : norm3(lv.wrench + 3);
     if (!coupling) pl[2 + 2 * k] = norm3(lv.wrench);
   }
-  if (!o->nloopcol) return 0;
+  if (!o->nloopcol || !o->plot) return 0; /* the series is for the plots only */
   pl[0] = t;
-  if (hg_grow((void **)&o->loopser.x, o->loopser.n, &o->loopser.cap, 256,
-              (size_t)o->loopser.width * sizeof(double)))
-    return -1;
-  memcpy(o->loopser.x + (size_t)o->loopser.n * (size_t)o->loopser.width, pl,
-         (size_t)o->loopser.width * sizeof(double));
-  o->loopser.n++;
-  return 0;
+  return hg_series_push(&o->loopser, pl);
 }
 
 /* closed_loops: N, a line per loop, the largest violations of any closed loop and the

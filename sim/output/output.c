@@ -2,6 +2,7 @@
  * row per output time), events.csv (one row per event) and the series the plots draw, all read
  * through the simulation's views; summary.txt (summary.c) and the plots (plot.c) at the end. */
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "grow.h"
+#include "plot_style.h"
 #include "run_outputs.h"
 
 void hg_output_default_options(hg_output_options *o) {
@@ -22,14 +24,7 @@ void hg_output_default_options(hg_output_options *o) {
 static void series_init(hg_series *x, int width) {
   memset(x, 0, sizeof *x);
   x->width = width;
-}
-
-/* appends one row of width numbers; 0 or -1 */
-static int series_push(hg_series *x, const double *row) {
-  if (hg_grow((void **)&x->x, x->n, &x->cap, 256, (size_t)x->width * sizeof(double))) return -1;
-  memcpy(x->x + (size_t)x->n * (size_t)x->width, row, (size_t)x->width * sizeof(double));
-  x->n++;
-  return 0;
+  x->stride = 1;
 }
 
 /* ---- columns ----
@@ -84,14 +79,15 @@ static void header_joint(FILE *f, const hg_col *c) {
   int n[3] = {c->nq, c->nv, c->nv};
   if (c->type == HG_JOINT_FIXED) {
     for (int k = 0; k < 6; k++)
-      fprintf(f, ",%s.load.%s", c->joint, hg_joint_entry_name(HG_JOINT_FREE, 2, k, NULL));
+      hg_csv_field(f, 1, "%s.load.%s", c->joint, hg_joint_entry_name(HG_JOINT_FREE, 2, k, NULL));
     return;
   }
   if (!c->nv) return;
-  fprintf(f, ",%s.mode", c->joint);
+  hg_csv_field(f, 1, "%s.mode", c->joint);
   for (int w = 0; w < 3; w++)
     for (int k = 0; k < n[w]; k++)
-      fprintf(f, ",%s.%s.%s", c->joint, part[w], hg_joint_entry_name(c->type, w, k, NULL));
+      hg_csv_field(f, 1, "%s.%s.%s", c->joint, part[w],
+                   hg_joint_entry_name(c->type, w, k, NULL));
 }
 
 static void write_headers(hg_outputs *o, hg_sim *s) {
@@ -99,7 +95,7 @@ static void write_headers(hg_outputs *o, hg_sim *s) {
   FILE *f = o->traj;
   fprintf(f, "time");
   for (int c = 0; c < o->ncol; c++)
-    for (int k = 0; k < 13; k++) fprintf(f, ",%s.%s", o->col[c].body, pose_names[k]);
+    for (int k = 0; k < 13; k++) hg_csv_field(f, 1, "%s.%s", o->col[c].body, pose_names[k]);
   for (int c = 0; c < o->ncol; c++) header_joint(f, &o->col[c]);
   hg_out_loops_header(o, s, f);
   for (int p = 0; p < sc->output.npair; p++) {
@@ -107,7 +103,7 @@ static void write_headers(hg_outputs *o, hg_sim *s) {
     static const char *const part[] = {"distance", "speed", "clearance", "clearance_ax",
                                        "clearance_ay", "clearance_az", "clearance_bx",
                                        "clearance_by", "clearance_bz"};
-    for (int k = 0; k < 9; k++) fprintf(f, ",%s-%s.%s", ps->body_a, ps->body_b, part[k]);
+    for (int k = 0; k < 9; k++) hg_csv_field(f, 1, "%s-%s.%s", ps->body_a, ps->body_b, part[k]);
   }
   fprintf(f, ",kinetic,potential,element,removed_by_locks,work,event_work,budget,"
              "Lx,Ly,Lz,px,py,pz\n");
@@ -146,7 +142,13 @@ int hg_output_clear(const char *dir, const char *keep) {
   struct dirent *e;
   while ((e = readdir(d))) {
     int ours = is_checkpoint_name(e->d_name);
-    for (int k = 0; output_files[k] && !ours; k++) ours = strcmp(e->d_name, output_files[k]) == 0;
+    for (int k = 0; output_files[k] && !ours; k++) {
+      size_t n = strlen(output_files[k]);
+      /* the file, or a temporary of it left by a run killed while writing it (outfile.h) */
+      const char *rest = e->d_name + n;
+      ours = !strncmp(e->d_name, output_files[k], n) &&
+             (!*rest || (!strncmp(rest, ".tmp-", 5) && strlen(rest) == 11));
+    }
     if (!ours) continue;
     char path[4096];
     struct stat st;
@@ -161,9 +163,7 @@ int hg_output_clear(const char *dir, const char *keep) {
 
 static void outputs_free(void *user) {
   hg_outputs *o = user;
-  if (o->traj) fclose(o->traj);
-  if (o->events) fclose(o->events);
-  if (o->joints) fclose(o->joints);
+  for (int k = 0; k < 3; k++) hg_outfile_discard(&o->file[k]);
   for (int c = 0; c < o->ncol; c++) {
     free(o->col[c].body);
     free(o->col[c].joint);
@@ -177,6 +177,8 @@ static void outputs_free(void *user) {
   free(o->momentum.x);
   free(o->pair.x);
   free(o->load.x);
+  free(o->zoom.x);
+  free(o->recent.x);
   free(o->clear);
   hg_out_loops_free(o);
   hg_out_control_free(o);
@@ -186,15 +188,15 @@ static void outputs_free(void *user) {
   free(o);
 }
 
-/* opens the three CSV files; 0 or -1 with o->msg */
+/* opens the three CSV files (created anew, never through a link); 0 or -1 with o->msg */
 static int open_files(hg_outputs *o) {
   static const char *const name[3] = {"trajectory.csv", "joints.csv", "events.csv"};
   FILE **f[3] = {&o->traj, &o->joints, &o->events};
   char path[4096];
   for (int k = 0; k < 3; k++) {
     hg_out_path(o, name[k], path, sizeof path);
-    if (!(*f[k] = fopen(path, "w")))
-      return snprintf(o->msg, sizeof o->msg, "cannot write %s", path), -1;
+    if (hg_outfile_stream(&o->file[k], path)) return hg_out_check(o, &o->file[k]), -1;
+    *f[k] = o->file[k].f;
   }
   return 0;
 }
@@ -205,25 +207,23 @@ static const char *on_event(void *user, hg_sim *s, const hg_sim_event *ev);
 /* an instant sensors sampled or controllers stepped (control_out.c) */
 static const char *on_sample(void *user, hg_sim *s) { return hg_out_control_sample(user, s); }
 
-/* summary.txt and the plots, then the files are closed; NULL or the message */
+/* The CSV files are closed (flushed, every failure checked), then the plots are drawn, and
+ * summary.txt is written last, with the status of the outputs: a write that failed anywhere
+ * skips the plots, makes the status "failed: ..." and the message (the first failure: its file
+ * and reason) the finish's; a summary that cannot be written is removed, so that no summary.txt
+ * claims a run whose files are incomplete. NULL or the message. */
 static const char *on_finish(void *user, hg_sim *s) {
   hg_outputs *o = user;
   char path[4096];
-  int bad = 0;
   if (!o->dir || o->finished) return NULL;
   o->finished = 1;
-  if (o->opt.plots && hg_sim_scene(s)->output.plots && hg_plot_all(o, s) < 0) bad = 1;
+  for (int k = 0; k < 3; k++) hg_out_close(o, &o->file[k]);
+  o->traj = o->joints = o->events = NULL;
+  hg_out_control_close(o);
+  if (o->plot && !o->werr) hg_plot_all(o, s);
   hg_out_path(o, "summary.txt", path, sizeof path);
-  if (hg_out_summary(o, s, path)) bad = 1;
-  FILE **f[3] = {&o->traj, &o->joints, &o->events};
-  for (int k = 0; k < 3; k++) {
-    if (*f[k] && fclose(*f[k])) bad = 1;
-    *f[k] = NULL;
-  }
-  if (hg_out_control_close(o)) bad = 1;
-  if (!bad) return NULL;
-  snprintf(o->msg, sizeof o->msg, "cannot write the outputs in %s", o->dir);
-  return o->msg;
+  hg_out_summary(o, s, path);
+  return o->werr ? o->msg : NULL;
 }
 
 int hg_output_attach(hg_sim *s, const hg_output_options *opt, hg_error *err) {
@@ -235,15 +235,23 @@ int hg_output_attach(hg_sim *s, const hg_output_options *opt, hg_error *err) {
   o->opt.dir = o->dir;
   if (opt->dir && !o->dir) return outputs_free(o), hg_error_set(err, "out of memory"), -1;
   if (o->dir) {
-    series_init(&o->energy, 5);
-    series_init(&o->momentum, 7);
-    series_init(&o->pair, 1 + 3 * sc->output.npair);
+    /* the series are kept for the plots only (a run without plots keeps no row in memory) */
+    o->plot = o->opt.plots && sc->output.plots;
+    series_init(&o->energy, o->plot ? 5 : 0);
+    series_init(&o->momentum, o->plot ? 7 : 0);
+    series_init(&o->pair, o->plot ? 1 + 3 * sc->output.npair : 0);
     o->clear = calloc((size_t)sc->output.npair + 1, sizeof *o->clear);
     if (!o->clear) return outputs_free(o), hg_error_set(err, "out of memory"), -1;
     if (make_columns(o, s)) return outputs_free(o), hg_error_set(err, "out of memory"), -1;
-    series_init(&o->load, 1 + o->nload);
+    series_init(&o->load, o->plot ? 1 + o->nload : 0);
+    /* the zoom panels' exact rows around events (separation.png: scenes with pairs) */
+    series_init(&o->zoom, o->plot && sc->output.npair ? o->pair.width : 0);
+    series_init(&o->recent, o->zoom.width);
+    o->zoom.exact = o->recent.exact = 1;
+    o->zoom_w = hg_plot_zoom_length(sc->output.dt);
+    o->zoom_until = -INFINITY;
     o->row_load = calloc((size_t)o->nload + 1, sizeof(double));
-    o->row_pair = calloc((size_t)o->pair.width, sizeof(double));
+    o->row_pair = calloc(1 + 3 * (size_t)sc->output.npair, sizeof(double));
     if (!o->row_load || !o->row_pair || hg_out_loops_init(o, s))
       return outputs_free(o), hg_error_set(err, "out of memory"), -1;
     if (open_files(o) || hg_out_control_init(o, s))
@@ -396,8 +404,12 @@ static void row_joints_file(FILE *f, hg_sim *s) {
   for (int i = 1; i < m->nbody; i++) {
     hg_sim_joint_view jv;
     hg_sim_joint(s, i, &jv);
-    fprintf(f, "%.17g,%s,%s,%s,%s,%s,%d,%d", hg_sim_time(s), jv.name, hg_joint_type_name(jv.type),
-            m->body_name[m->parent[i]], m->body_name[i], mode_word(jv.mode), jv.nq, jv.nv);
+    fprintf(f, "%.17g", hg_sim_time(s));
+    hg_csv_field(f, 1, "%s", jv.name);
+    fprintf(f, ",%s", hg_joint_type_name(jv.type));
+    hg_csv_field(f, 1, "%s", m->body_name[m->parent[i]]);
+    hg_csv_field(f, 1, "%s", m->body_name[i]);
+    fprintf(f, ",%s,%d,%d", mode_word(jv.mode), jv.nq, jv.nv);
     put_padded(f, jv.q, jv.nq, HG_JOINT_MAXNQ);
     put_padded(f, jv.v, jv.nv, HG_JOINT_MAXNV);
     for (int k = 0; k < HG_JOINT_MAXNV; k++) {
@@ -492,7 +504,38 @@ static int row_invariants(hg_outputs *o, hg_sim *s) {
   for (int k = 0; k < 6; k++) put(f, h[k]);
   fputc('\n', f);
   double mo[7] = {t, h[0], h[1], h[2], h[3], h[4], h[5]};
-  return series_push(&o->energy, e) || series_push(&o->momentum, mo);
+  return hg_series_push(&o->energy, e) || hg_series_push(&o->momentum, mo);
+}
+
+/* The pair row pr (time first) for the zoom panels: kept as it is while an event's window is
+ * open, and in recent for the window before the next event. 0, or -1 out of memory. */
+static int zoom_row(hg_outputs *o, const double *pr) {
+  hg_series *r = &o->recent;
+  if (!o->zoom.width) return 0;
+  if (pr[0] <= o->zoom_until && hg_series_push(&o->zoom, pr)) return -1;
+  /* recent: the rows of the last zoom_w seconds (older ones dropped once they are half) */
+  int old = 0;
+  while (old < r->n && hg_series_row(r, old)[0] < pr[0] - o->zoom_w) old++;
+  if (old > 0 && 2 * old >= r->n) {
+    size_t keep = (size_t)(r->n - old) * (size_t)r->width;
+    memmove(r->x, hg_series_row(r, old), keep * sizeof(double));
+    r->n -= old;
+  }
+  return hg_series_push(r, pr);
+}
+
+/* an event at te opens a zoom window [te - zoom_w, te + zoom_w]: the recent rows in it are kept
+ * (at most HG_OUT_MAXEVENTS windows, as many as the plots mark). 0, or -1 out of memory. */
+static int zoom_event(hg_outputs *o, double te) {
+  if (!o->zoom.width || o->nzoom >= HG_OUT_MAXEVENTS) return 0;
+  o->nzoom++;
+  double last = o->zoom.n ? hg_series_row(&o->zoom, o->zoom.n - 1)[0] : -INFINITY;
+  for (int r = 0; r < o->recent.n; r++) {
+    const double *row = hg_series_row(&o->recent, r);
+    if (row[0] > last && row[0] >= te - o->zoom_w && hg_series_push(&o->zoom, row)) return -1;
+  }
+  o->zoom_until = fmax(o->zoom_until, te + o->zoom_w);
+  return 0;
 }
 
 static const char *on_row(void *user, hg_sim *s) {
@@ -510,12 +553,13 @@ static const char *on_row(void *user, hg_sim *s) {
   row_pairs(o, o->traj, s, pr);
   bad = row_limits(o, s) || bad;
   row_joints_file(o->joints, s);
-  int rc = bad || row_invariants(o, s) || series_push(&o->pair, pr) || series_push(&o->load, loads);
+  int rc = bad || row_invariants(o, s) || hg_series_push(&o->pair, pr) || zoom_row(o, pr) ||
+           hg_series_push(&o->load, loads);
   o->rows++;
-  if (!rc && hg_out_control_row(o, s)) return o->msg;
-  if (!rc && !ferror(o->traj) && !ferror(o->joints)) return NULL;
-  snprintf(o->msg, sizeof o->msg, "cannot write trajectory.csv or joints.csv in %s", o->dir);
-  return o->msg;
+  if (rc) return snprintf(o->msg, sizeof o->msg, "out of memory"), o->msg;
+  if (hg_out_check(o, &o->file[0]) || hg_out_check(o, &o->file[1]) || hg_out_control_row(o, s))
+    return o->msg;
+  return NULL;
 }
 
 /* ---- events ---- */
@@ -548,8 +592,7 @@ static const char *on_event(void *user, hg_sim *s, const hg_sim_event *ev) {
   put(f, ev->e_lock);
   fprintf(f, ",%.3g,%d\n", hg_sim_event_momentum_change(ev), ev->conserves);
   fflush(f);
-  if (!ferror(f)) return NULL;
-  snprintf(o->msg, sizeof o->msg, "cannot write events.csv in %s", o->dir);
-  return o->msg;
+  if (zoom_event(o, ev->t)) return snprintf(o->msg, sizeof o->msg, "out of memory"), o->msg;
+  return hg_out_check(o, &o->file[2]) ? o->msg : NULL;
 }
 

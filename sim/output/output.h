@@ -36,8 +36,9 @@ void hg_output_default_options(hg_output_options *o);
 int hg_output_attach(hg_sim *sim, const hg_output_options *o, hg_error *err);
 
 /* Removes from folder dir the files a run writes there (trajectory.csv, joints.csv, events.csv,
- * summary.txt, the plots, the control files, failure-state.txt, checkpoint-NNNN.txt) and nothing
- * else, except the file keep (NULL: none; a checkpoint being resumed). 0, or -1 when the folder
+ * summary.txt, the plots, the control files, failure-state.txt, checkpoint-NNNN.txt, and the
+ * temporaries NAME.tmp-XXXXXX of a run killed while writing NAME) and nothing else, except the
+ * file keep (NULL: none; a checkpoint being resumed). 0, or -1 when the folder
  * cannot be read or a file cannot be removed. */
 int hg_output_clear(const char *dir, const char *keep);
 

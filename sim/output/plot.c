@@ -116,22 +116,21 @@ static void draw_panel(const panel *p, const hg_run_events *ev) {
 }
 
 /* a page of panels stacked vertically; 1 written, 0 skipped, -1 when the file is not writable */
-static int draw_page(const hg_outputs *o, hg_sim *s, const char *name, const panel *panels,
+static int draw_page(hg_outputs *o, hg_sim *s, const char *name, const panel *panels,
                      int npanel) {
   char path[4096];
   hg_run_events ev;
   hg_out_events(s, &ev);
   hg_out_path(o, name, path, sizeof path);
   int h = npanel > 3 ? PLOT_PANEL_H * npanel : PLOT_H;
-  if (hg_plot_open(path, PLOT_W, h, 1, npanel) < 0) return -1;
+  if (hg_plot_open(path, PLOT_W, h, 1, npanel) < 0) return hg_out_plot_end(o);
   for (int k = 0; k < npanel; k++) draw_panel(&panels[k], &ev);
-  hg_plot_close();
-  return 1;
+  return hg_out_plot_end(o);
 }
 
 /* ---- the pages ---- */
 
-static int page_energy(const hg_outputs *o, hg_sim *s) {
+static int page_energy(hg_outputs *o, hg_sim *s) {
   panel p[2] = {{.S = &o->energy, .nline = 3, .cols = {1, 2, 3},
                  .labels = {"kinetic", "potential", "total"}, .ylabel = "energy [J]",
                  .title = "Mechanical energy (potential: gravity and force elements)"},
@@ -141,7 +140,7 @@ static int page_energy(const hg_outputs *o, hg_sim *s) {
   return draw_page(o, s, "energy.png", p, 2);
 }
 
-static int page_momentum(const hg_outputs *o, hg_sim *s) {
+static int page_momentum(hg_outputs *o, hg_sim *s) {
   panel p[2] = {{.S = &o->momentum, .nline = 3, .cols = {1, 2, 3}, .labels = {"Lx", "Ly", "Lz"},
                  .ylabel = "L [N m s]", .title = "Angular momentum about the world origin"},
                 {.S = &o->momentum, .nline = 3, .cols = {4, 5, 6}, .labels = {"px", "py", "pz"},
@@ -161,7 +160,7 @@ static int zoom_lines(const hg_outputs *o, hg_sim *s, panel *z, char (*labels)[9
     for (int k = 0; k < os->npair && k < PLOT_MAXLINES; k++) {
       int col = 1 + 3 * k;
       if (z[0].nline == PLOT_MAXLINES ||
-          !hg_plot_separation_event(o->pair.x, o->pair.n, o->pair.width, col, ev.t[e], w))
+          !hg_plot_separation_event(o->zoom.x, o->zoom.n, o->zoom.width, col, ev.t[e], w))
         continue;
       int l = z[0].nline;
       char when[32];
@@ -177,7 +176,7 @@ static int zoom_lines(const hg_outputs *o, hg_sim *s, panel *z, char (*labels)[9
   return z[0].nline;
 }
 
-static int page_pairs(const hg_outputs *o, hg_sim *s) {
+static int page_pairs(hg_outputs *o, hg_sim *s) {
   const hg_output_spec *os = &hg_sim_scene(s)->output;
   static char labels[PLOT_MAXLINES][96], zlabels[PLOT_MAXLINES][96];
   panel p[5] = {{.S = &o->pair, .ylabel = "distance [m]",
@@ -186,11 +185,13 @@ static int page_pairs(const hg_outputs *o, hg_sim *s) {
                  .title = "Relative speed of the body origins"},
                 {.S = &o->pair, .ylabel = "clearance [m]",
                  .title = "Clearance of the collision geometry (< 0: overlapping)"}};
-  panel z[2] = {{.S = &o->pair, .ylabel = "distance change [m]", .zoom = 1, .relative = 1,
+  /* the zooms draw the exact rows around the events (o->zoom), the time panels the bounded
+   * series of the whole run (o->pair) */
+  panel z[2] = {{.S = &o->zoom, .ylabel = "distance change [m]", .zoom = 1, .relative = 1,
                  .logy = 1,
                  .title = "Zoom: separation in the first seconds after each separation event "
                           "(log axis)"},
-                {.S = &o->pair, .ylabel = "speed [m/s]", .zoom = 1,
+                {.S = &o->zoom, .ylabel = "speed [m/s]", .zoom = 1,
                  .title = "Zoom: relative speed in the first seconds after each separation event"}};
   int clear = 0;
   for (int k = 0; k < os->npair && k < PLOT_MAXLINES; k++) {
@@ -250,7 +251,7 @@ static void loop_lines(const hg_outputs *o, hg_sim *s, panel *p, char (*labels)[
   }
 }
 
-static int page_loads(const hg_outputs *o, hg_sim *s) {
+static int page_loads(hg_outputs *o, hg_sim *s) {
   static char labels[3][PLOT_MAXLINES][96];
   panel p[3] = {{.S = &o->load, .ylabel = "load [N m or N]",
                  .title = "Loads of prescribed and locked 1-DoF joints"},
@@ -268,8 +269,8 @@ static int page_loads(const hg_outputs *o, hg_sim *s) {
   return n ? draw_page(o, s, "loads.png", drawn, n) : 0;
 }
 
-int hg_plot_all(const hg_outputs *o, hg_sim *s) {
-  int (*pages[])(const hg_outputs *, hg_sim *) = {page_energy, page_momentum, page_pairs,
+int hg_plot_all(hg_outputs *o, hg_sim *s) {
+  int (*pages[])(hg_outputs *, hg_sim *) = {page_energy, page_momentum, page_pairs,
                                                   page_loads, hg_out_control_plot};
   int written = 0;
   if (o->energy.n < 2) return 0;

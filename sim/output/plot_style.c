@@ -1,10 +1,16 @@
 /* plot_style.c: the house style of the PNG plots (see plot_style.h) */
 #include "plot_style.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <plplot.h>
+
+#include "outfile.h"
 
 /* white background, black axes, light grey grid, the line colours (Tableau 10), then the dark
  * grey of the event markers */
@@ -208,13 +214,16 @@ void hg_plot_events(const double *t, const char *const *names, int n, double x0,
   plwidth(1);
 }
 
+/* the page being drawn: its name, and the temporary file PLplot writes (outfile.h) */
+static hg_outfile page;
+
 int hg_plot_open(const char *path, int width, int height, int ncol, int nrow) {
-  /* PLplot exits the process on an unwritable file, so check first */
-  FILE *f = fopen(path, "wb");
-  if (!f) return -1;
-  fclose(f);
+  /* PLplot exits the process on an unwritable file, so the temporary is made first */
+  if (hg_outfile_replace(&page, path)) return -1;
+  fclose(page.f); /* PLplot opens it again by its name */
+  page.f = NULL;
   plsdev("pngcairo");
-  plsfnam(path);
+  plsfnam(page.tmp);
   plspage(0, 0, width, height, 0, 0);
   plscmap0(cmap_r, cmap_g, cmap_b, 16);
   plinit();
@@ -222,7 +231,30 @@ int hg_plot_open(const char *path, int width, int height, int ncol, int nrow) {
   return 0;
 }
 
-void hg_plot_close(void) { plend(); }
+int hg_plot_end(char *msg, size_t len) {
+  int cut = 0;
+  if (page.tmp[0]) {
+    plend();
+    /* cairo's write errors do not reach PLplot's caller: the file itself says whether it is
+     * whole; a full file system is the usual cause of a cut one */
+    struct statvfs fs;
+    if ((cut = !hg_png_complete(page.tmp)))
+      page.err = statvfs(page.tmp, &fs) == 0 && fs.f_bavail == 0 ? ENOSPC : EIO;
+    else if (rename(page.tmp, page.path))
+      page.err = errno;
+    if (page.err) unlink(page.tmp);
+  }
+  /* (a page that could not start has page.err from hg_plot_open and nothing to end) */
+  int e = page.err;
+  if (e && msg)
+    snprintf(msg, len, "cannot write %s: %s%s", page.path, strerror(e),
+             cut ? " (the PNG is incomplete)" : "");
+  page.tmp[0] = 0;
+  page.err = 0;
+  return e;
+}
+
+void hg_plot_close(void) { hg_plot_end(NULL, 0); }
 
 /* the house frame with the y axis options yopt of plbox */
 static void frame(const double *viewport, double x0, double x1, double y0, double y1,

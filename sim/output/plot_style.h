@@ -6,6 +6,8 @@
 #ifndef HINGE_PLOT_STYLE_H
 #define HINGE_PLOT_STYLE_H
 
+#include <stddef.h>
+
 /* the colours of the map hg_plot_open sets (PLplot colour map 0 indices, for plcol0): index 0 is
  * the white background; the lines take HG_PLOT_LINE0 + k % HG_PLOT_NLINES */
 enum { HG_PLOT_AXES = 1, HG_PLOT_GRID = 2, HG_PLOT_LINE0 = 3, HG_PLOT_NLINES = 10 };
@@ -25,8 +27,15 @@ void hg_plot_range(const double *x, int n, hg_plot_margin m, double *lo, double 
 
 /* starts the PNG page path, width x height pixels, with the house colour map and ncol x nrow
  * panels; 0, or -1 when the file cannot be written (then nothing is started: PLplot would
- * end the process on it). Each page started ends with hg_plot_close. */
+ * end the process on it). PLplot draws into a temporary file beside path. Each page started
+ * ends with hg_plot_end or hg_plot_close. */
 int hg_plot_open(const char *path, int width, int height, int ncol, int nrow);
+/* (after hg_plot_open failed, hg_plot_end gives its message and errno) */
+/* ends the page: the temporary file, when it is a whole PNG (hg_png_complete), renamed over
+ * path; otherwise removed, with "cannot write PATH: REASON (the PNG is incomplete)" in msg (NULL:
+ * no message). 0, or the errno of the failure: ENOSPC when the file system has no free block
+ * left, EIO for another cut, rename's errno. */
+int hg_plot_end(char *msg, size_t len);
 
 /* ---- what a panel shows (no drawing: these decide, the tests check them) ---- */
 
@@ -121,7 +130,7 @@ void hg_plot_events(const double *t, const char *const *names, int n, double x0,
 void hg_plot_frame_logy(const double *viewport, double x0, double x1, double y0, double y1,
                         const char *xlabel, const char *ylabel, const char *title);
 
-/* writes and ends the page hg_plot_open started */
+/* writes and ends the page hg_plot_open started (hg_plot_end without its message) */
 void hg_plot_close(void);
 
 /* starts the next panel of the page: its viewport (xmin, xmax, ymin, ymax of the subpage, or

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "output.h"
 
 /* the trajectory columns of one body of the scene and its joint (output.c) */
@@ -17,11 +18,29 @@ typedef struct hg_col {
   int nq, nv;             /* widths of its q, v and load columns */
 } hg_col;
 
-/* a growable series for the plots */
+/* A series for the plots, bounded: at most HG_SERIES_ROWS rows whatever the length of the run
+ * (hg_series_push). Column 0 is the time. Until the run has that many output rows, each row is
+ * kept as it is (stride 1); then the rows are taken in buckets of stride output rows (4, 8, 16
+ * ...: the stride doubles each time the rows reach the bound again), each bucket kept as two
+ * rows: the largest of each value at the bucket's first time, then the smallest at its last.
+ * Lines through them cover every value's range over each bucket (min/max-preserving
+ * decimation: a spike stays visible), and with at least HG_SERIES_ROWS / 4 buckets across a
+ * 1000-pixel plot a bucket is under a pixel wide. NaN (a missing value) counts only when the
+ * whole bucket is missing. An exact series (exact 1) keeps every row it is given. */
+#define HG_SERIES_ROWS 8192
 typedef struct hg_series {
-  int n, cap, width;      /* rows, allocated rows, numbers per row */
+  int n, cap, width;      /* rows kept, allocated rows, numbers per row (0: nothing kept) */
   double *x;              /* n x width */
+  int exact;              /* every row kept (the zoom panels' rows) */
+  long stride;            /* output rows per bucket (1: every row as it is) */
+  long pending;           /* output rows in the last bucket so far (0: closed) */
 } hg_series;
+/* appends one output row of s->width numbers (out_common.c); 0, or -1 out of memory */
+int hg_series_push(hg_series *s, const double *row);
+/* row r of s */
+static inline double *hg_series_row(const hg_series *s, int r) {
+  return s->x + (size_t)r * (size_t)s->width;
+}
 
 /* the clearance of one output pair over the run (output.c, for the summary) */
 typedef struct hg_pair_clearance {
@@ -61,12 +80,21 @@ typedef struct hg_ctl_out hg_ctl_out;
 typedef struct hg_outputs {
   hg_output_options opt;
   char *dir;                       /* opt.dir, owned */
-  FILE *traj, *events, *joints;
+  hg_outfile file[3];              /* trajectory.csv, joints.csv, events.csv (outfile.h) */
+  FILE *traj, *joints, *events;    /* their streams (file[k].f) */
+  int plot;                        /* the plots will be drawn: the series below are kept */
+  int werr;                        /* errno of the first failed write of any file (0: none);
+                                      msg then says which file and why */
   int ncol;  hg_col *col;          /* per body of the scene (present at the start, then absent) */
   long rows;                       /* trajectory rows written */
   /* plots: time, energies (kinetic, potential+element, total, budget drift), momentum (6),
    * separations (3 per pair: distance, speed, clearance), loads (per load column) */
   hg_series energy, momentum, pair, load;
+  /* the zoom panels of separation.png: the pair rows, exact, within zoom_w of each event (at
+   * most HG_OUT_MAXEVENTS windows); recent: the exact rows of the last zoom_w seconds */
+  hg_series zoom, recent;
+  double zoom_w, zoom_until;       /* the window (hg_plot_zoom_length), the end of the last */
+  int nzoom;                       /* windows opened */
   int nload;                       /* load columns (sum of col[].nv) */
   unsigned char *load_used;        /* nload: the column was not free at some output */
   double *row_load, *row_pair;     /* one row of the load and pair series */
@@ -92,8 +120,16 @@ static inline void hg_out_path(const hg_outputs *o, const char *name, char *path
   size_t n = strlen(dir);
   snprintf(path, len, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
 }
-/* summary.txt at path (summary.c); 0 or -1 */
-int hg_out_summary(const hg_outputs *o, hg_sim *sim, const char *path);
+/* Checks file f after writes (hg_outfile_check); the first failure of the run's files goes to
+ * o->werr and o->msg ("cannot write PATH: REASON"). 0, or -1 when f has failed (out_common.c). */
+int hg_out_check(hg_outputs *o, hg_outfile *f);
+/* closes f (hg_outfile_close) with the same record of its failure; 0 or -1 (out_common.c) */
+int hg_out_close(hg_outputs *o, hg_outfile *f);
+/* summary.txt at path, written to a temporary name and renamed over it when whole (summary.c);
+ * its status says "failed: disk full (MESSAGE)" or "failed: MESSAGE" when o->werr is set. On
+ * a failure, nothing is left under path (an older summary.txt there is removed too): 0 or -1,
+ * the failure recorded as hg_out_check does. */
+int hg_out_summary(hg_outputs *o, hg_sim *sim, const char *path);
 /* the run's events for the plots' markers (plot_events.c): events at one instant (a release and a
  * command at the same event time) are one marker named "a, b"; at most HG_OUT_MAXEVENTS */
 #define HG_OUT_MAXEVENTS 256
@@ -104,8 +140,12 @@ typedef struct hg_run_events {
   char name[HG_OUT_MAXEVENTS][64];
 } hg_run_events;
 void hg_out_events(hg_sim *sim, hg_run_events *ev);
-/* the PNG plots (plot.c); the number written, -1 on an error */
-int hg_plot_all(const hg_outputs *o, hg_sim *sim);
+/* the PNG plots (plot.c); the number written, -1 on an error (recorded in o->werr and o->msg
+ * by hg_out_plot_end) */
+int hg_plot_all(hg_outputs *o, hg_sim *sim);
+/* ends a plot's page (hg_plot_end) and records its failure in o->werr and o->msg; 1 (a page
+ * written) or -1 (out_common.c) */
+int hg_out_plot_end(hg_outputs *o);
 /* closed loops (loop_out.c): the series and header columns of the scene's loops (0 or -1),
  * one row's loop blocks with the records of every loop (0 or -1, out of memory), and
  * summary.txt's closed_loops lines (nothing when the run has no loops) */
@@ -123,7 +163,7 @@ void hg_out_loops_free(hg_outputs *o);
 int hg_out_control_init(hg_outputs *o, hg_sim *sim);
 const char *hg_out_control_sample(hg_outputs *o, hg_sim *sim);
 int hg_out_control_row(hg_outputs *o, hg_sim *sim);
-int hg_out_control_plot(const hg_outputs *o, hg_sim *sim);
+int hg_out_control_plot(hg_outputs *o, hg_sim *sim);
 void hg_out_control_summary(const hg_outputs *o, hg_sim *sim, FILE *f);
 int hg_out_control_close(hg_outputs *o);
 void hg_out_control_free(hg_outputs *o);

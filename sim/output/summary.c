@@ -2,6 +2,7 @@
  * which invariants apply and how well they held, the energy budget, timing. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "run_outputs.h"
 
@@ -108,18 +109,28 @@ static void summary_budget(FILE *f, hg_sim *s) {
           b.max_drift);
 }
 
-int hg_out_summary(const hg_outputs *o, hg_sim *s, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
+int hg_out_summary(hg_outputs *o, hg_sim *s, const char *path) {
+  hg_outfile out;
+  if (hg_outfile_replace(&out, path)) {
+    hg_out_check(o, &out);
+    remove(path); /* an older summary.txt would claim this run */
+    return -1;
+  }
+  FILE *f = out.f;
   const hg_scene *sc = hg_sim_scene(s);
   const hg_model *m = hg_sim_model(s);
   double t = hg_sim_time(s), t0 = hg_sim_t_start(s), t1 = hg_sim_t_end(s);
   double wall = hg_sim_wall_time(s);
   fprintf(f, "hinge run summary\nscene: %s\n", sc->path ? sc->path : "?");
   if (sc->title) fprintf(f, "title: %s\n", sc->title);
-  fprintf(f, "status: %s\n", hg_sim_status(s) ? hg_sim_error(s)
-                             : t >= t1           ? "completed"
-                                                 : "stopped before the end");
+  /* a file that could not be written fails the run's outputs, whatever the run did */
+  if (o->werr)
+    fprintf(f, "status: failed: %s%s%s\n", hg_outfile_full(o->werr) ? "disk full (" : "", o->msg,
+            hg_outfile_full(o->werr) ? ")" : "");
+  else
+    fprintf(f, "status: %s\n", hg_sim_status(s) ? hg_sim_error(s)
+                               : t >= t1           ? "completed"
+                                                   : "stopped before the end");
   fprintf(f, "time: %.9g to %.9g s (end %.9g s)\n", t0, t, t1);
   fprintf(f, "bodies: %d\ndofs: %d\n", m->nbody - 1, m->nv);
   summary_integrator(f, s);
@@ -133,6 +144,7 @@ int hg_out_summary(const hg_outputs *o, hg_sim *s, const char *path) {
   summary_budget(f, s);
   fprintf(f, "wall_time: %.3f s\nreal_time_factor: %.4g\n", wall, wall > 0 ? (t - t0) / wall : 0);
   fprintf(f, "trajectory_rows: %ld\n", o->rows);
-  int rc = ferror(f);
-  return fclose(f) || rc ? -1 : 0;
+  if (!hg_out_close(o, &out)) return 0;
+  remove(path);
+  return -1;
 }
