@@ -1,6 +1,7 @@
 /* interact.c: selection, command line, freeze/thaw previews and the mouse pull (interact.h),
  * all through the runtime's command API. */
 #include "interact.h"
+#include "readfile.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -570,8 +571,9 @@ int hg_interact_slider_release(hg_interact *ia, hg_sim *sim, const hg_history *h
 int hg_interact_ghost_load(hg_interact *ia, hg_sim *sim, const char *path, char *err,
                            size_t errlen) {
   int nv = hg_sim_model(sim)->nv, n = 0, line = 0;
-  FILE *f = fopen(path, "r");
-  if (!f) return snprintf(err, errlen, "%s: cannot open the ghost direction", path), -1;
+  hg_error e;
+  FILE *f = hg_file_open(path, HG_FILE_TEXT_MAX, NULL, &e);
+  if (!f) return snprintf(err, errlen, "the ghost direction: %s", e.msg), -1;
   double *x = calloc((size_t)nv + 1, sizeof *x);
   char buf[4096];
   while (x && fgets(buf, sizeof buf, f)) {
@@ -620,8 +622,9 @@ int hg_interact_ghost_mode(hg_interact *ia, hg_sim *sim, const char *path, int m
   static char head[LINE], row[LINE];
   char *hc[CAP], *rc[CAP];
   const hg_model *m = hg_sim_model(sim);
-  FILE *f = fopen(path, "r");
-  if (!f) return snprintf(err, errlen, "%s: cannot open the modes", path), -1;
+  hg_error why;
+  FILE *f = hg_file_open(path, HG_FILE_TEXT_MAX, NULL, &why);
+  if (!f) return snprintf(err, errlen, "the modes: %s", why.msg), -1;
   int nh = fgets(head, LINE, f) ? split_csv(head, hc, CAP) : 0, nr = 0, line = 1, found = 0;
   while (!found && fgets(row, LINE, f)) {
     line++;

@@ -23,6 +23,7 @@
 #include "framing.h"
 #include "hud.h"
 #include "interact.h"
+#include "readfile.h"
 #include "video.h"
 #include "viewer.h"
 
@@ -373,7 +374,8 @@ static void save_session(viewer *v) {
 /* the keyframes of a session file ("# keyframe T" lines, save_session), once per viewer */
 static void read_keyframes(viewer *v, const char *path) {
   char line[256];
-  FILE *f = v->nkey ? NULL : fopen(path, "r");
+  hg_error e;
+  FILE *f = v->nkey ? NULL : hg_file_open(path, HG_FILE_TEXT_MAX, NULL, &e);
   while (f && fgets(line, sizeof line, f)) {
     double t;
     if (sscanf(line, "# keyframe %lf", &t) == 1 && isfinite(t) &&
@@ -838,8 +840,9 @@ static int mouse_mods(const char *word) {
  * "TIME screenshot FILE", "TIME sleep SECONDS", "TIME quit"; '#' comments. 0 or -1 with
  * err = "FILE:LINE: ..." */
 static int script_load(viewer *v, const char *path, char *err, size_t errlen) {
-  FILE *f = fopen(path, "r");
-  if (!f) return snprintf(err, errlen, "cannot open the script %s", path), -1;
+  hg_error e;
+  FILE *f = hg_file_open(path, HG_FILE_TEXT_MAX, NULL, &e);
+  if (!f) return snprintf(err, errlen, "the script: %s", e.msg), -1;
   char line[512];
   int ln = 0, cap = 0;
   while (fgets(line, sizeof line, f)) {

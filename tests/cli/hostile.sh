@@ -76,6 +76,17 @@ bounded run "$tmp/fifo.yaml" --headless --quiet --no-plots --out "$tmp/o"
 expect_status "a FIFO as the scene" 2
 expect_has "a FIFO as the scene" "$err" "fifo.yaml: not a regular file (a pipe)"
 
+# the viewer's script, ghost and modes files (offscreen: no display needed)
+for opt in "--script|the script" "--ghost|the ghost direction" "--mode|the modes"; do
+  flag=${opt%%|*} what=${opt#*|}
+  arg=/dev/zero
+  [ "$flag" = --mode ] && arg=/dev/zero:1
+  SDL_VIDEODRIVER=offscreen bounded view data/scenes/every_joint_tree.yaml --offscreen "$flag" "$arg"
+  expect_status "/dev/zero as view $flag" 2
+  expect_has "/dev/zero as view $flag" "$err" "$what: /dev/zero: not a regular file (a character device)"
+  expect_quick "/dev/zero as view $flag"
+done
+
 # ---- an endless line on standard input ----
 bounded dynamics data/pendulum.urdf fd < <(tr '\0' 1 < /dev/zero)
 expect_status "an endless stdin line" 2
