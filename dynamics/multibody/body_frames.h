@@ -15,7 +15,8 @@
  * The joint's motion merges into the last two factors (revolute: Rz(theta0 + q); prismatic:
  * Tz(d + q)); each factor turns about or slides along one coordinate axis, which mixes only two
  * rows and columns of a symmetric 6x6. Nearly parallel axes give long b and d that cancel; such
- * a joint keeps C_i as one rotation and one vector, (R, p).
+ * a joint keeps C_i as one rotation and one vector, (R, p), and so does a joint whose factors
+ * rebuild C_i only to more than 1e-14 (axes within 1e-12 rad of parallel).
  * A free root joint (a floating base) has J_i = the body frame, where its S is the identity.
  *
  * Each body gets one kind when the model is compiled (hg_local_link.kind): its axis (revolute or
