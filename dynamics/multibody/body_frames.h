@@ -82,7 +82,8 @@ typedef struct hg_local_link {
   hg_inertia I;       /* the same as mass, first moment and rotational inertia */
   double dh[8];       /* cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */
   double dh_turn[12]; /* alpha's then gamma's c, s, s^2, c s, cos 2t, sin 2t */
-  double cs0[2];      /* cos, sin theta0 (the prismatic joint's constant turn) */
+  double cs0[2];      /* cos, sin theta0 (a prismatic joint's constant turn; a revolute joint's
+                       * turn Rz(theta0) Rz(q) at large angles, aba_local.c) */
   uint8_t kind;       /* HG_KIND_* */
   uint8_t factors;    /* the factors that are not the identity (HG_LOCAL_* bits: the kind's shape,
                        * or any for HG_KIND_*_OTHER; HG_LOCAL_RP when the joint goes as (R, p));
