@@ -111,8 +111,21 @@ HG_INLINE void joint_setup(const hg_local_model *lm, hg_local_data *ld, int i, i
       ld->b[i].cs[0] = lm->link[i].cs0[0], ld->b[i].cs[1] = lm->link[i].cs0[1];
       ld->b[i].dz = dh[6] + qi;
     } else {
+      /* Rz(theta0 + q). theta0 + q rounds to half an ulp of the sum, at most 4.4e-16 rad for
+       * |q| <= 4 (where |theta0 + q| < 8: no more than the 2-3 roundings of composing the
+       * turns), but q's ulp beyond: at q = 1e9 rad the sum kept theta0 to 6e-8 rad and qdd lost
+       * 1.8e-10 of its size (2.4e-7 at 1e12, 4e-4 at 2.2e15: angles a rotor or a continuous
+       * wheel reaches). There the turn is Rz(theta0) Rz(q), cos and sin of q alone turned by
+       * theta0's constant (c0, s0). Composing at every |q| cost 7-13% of ABA's time (arm7,
+       * humanoid); the test costs 1% */
       double c, s;
-      hg_sincos(qi + dh[7], &s, &c);
+      if (__builtin_expect(fabs(qi) <= 4, 1)) {
+        hg_sincos(qi + dh[7], &s, &c);
+      } else {
+        double cq, sq, c0 = lm->link[i].cs0[0], s0 = lm->link[i].cs0[1];
+        hg_sincos(qi, &sq, &cq);
+        c = c0 * cq - s0 * sq, s = s0 * cq + c0 * sq;
+      }
       ld->b[i].cs[0] = c, ld->b[i].cs[1] = s;
       ld->b[i].dz = dh[6];
     }

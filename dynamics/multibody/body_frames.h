@@ -15,7 +15,8 @@
  * The joint's motion merges into the last two factors (revolute: Rz(theta0 + q); prismatic:
  * Tz(d + q)); each factor turns about or slides along one coordinate axis, which mixes only two
  * rows and columns of a symmetric 6x6. Nearly parallel axes give long b and d that cancel; such
- * a joint keeps C_i as one rotation and one vector, (R, p).
+ * a joint keeps C_i as one rotation and one vector, (R, p), and so does a joint whose factors
+ * rebuild C_i only to more than 1e-14 (axes within 1e-12 rad of parallel).
  * A free root joint (a floating base) has J_i = the body frame, where its S is the identity.
  *
  * Each body gets one kind when the model is compiled (hg_local_link.kind): its axis (revolute or
@@ -81,7 +82,8 @@ typedef struct hg_local_link {
   hg_inertia I;       /* the same as mass, first moment and rotational inertia */
   double dh[8];       /* cos gamma, sin gamma, b, cos alpha, sin alpha, a, d, theta0 */
   double dh_turn[12]; /* alpha's then gamma's c, s, s^2, c s, cos 2t, sin 2t */
-  double cs0[2];      /* cos, sin theta0 (the prismatic joint's constant turn) */
+  double cs0[2];      /* cos, sin theta0 (a prismatic joint's constant turn; a revolute joint's
+                       * turn Rz(theta0) Rz(q) at large angles, aba_local.c) */
   uint8_t kind;       /* HG_KIND_* */
   uint8_t factors;    /* the factors that are not the identity (HG_LOCAL_* bits: the kind's shape,
                        * or any for HG_KIND_*_OTHER; HG_LOCAL_RP when the joint goes as (R, p));
