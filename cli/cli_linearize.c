@@ -12,6 +12,7 @@
 #include "cli_loops.h"
 #include "forces.h"
 #include "linearize.h"
+#include "outfile.h"
 #include "sim.h"
 
 #define TWO_PI 6.283185307179586476925
@@ -273,27 +274,39 @@ static void state_name(const hg_model *m, const hg_linear *L, int a, int part, c
            hg_joint_entry_name(m->jnt[i].type, entry[part], k - m->v_adr[i], NULL));
 }
 
+/* The CSV files and the summary are each written whole or not at all (outfile.h: a temporary
+ * renamed over the name when complete, never through a link planted there), with every write
+ * checked; names go into fields quoted as RFC 4180 says. lin_fail says which file failed and why
+ * and returns -1. */
+static int lin_fail(const hg_outfile *o) {
+  char msg[4400];
+  hg_outfile_message(o, msg, sizeof msg);
+  fprintf(stderr, "hinge: %s\n", msg);
+  return -1;
+}
+static int lin_close(hg_outfile *o) { return hg_outfile_close(o) ? lin_fail(o) : 0; }
+
 /* a matrix with named rows (the states) and columns (states, or inputs when inputs) */
 static int write_matrix(const char *path, const hg_model *m, const hg_linear *L, const double *X,
                         int inputs) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
+  hg_outfile o;
+  if (hg_outfile_replace(&o, path)) return lin_fail(&o);
+  FILE *f = o.f;
   int nf = L->nf, ncol = inputs ? nf : 2 * nf;
   char name[256];
   fprintf(f, "state");
   for (int c = 0; c < ncol; c++) {
     state_name(m, L, c % nf, inputs ? 2 : c / nf, name, sizeof name);
-    fprintf(f, ",%s", name);
+    hg_csv_field(f, 1, "%s", name);
   }
   fputc('\n', f);
   for (int r = 0; r < 2 * nf; r++) {
     state_name(m, L, r % nf, r / nf, name, sizeof name);
-    fprintf(f, "%s", name);
+    hg_csv_field(f, 0, "%s", name);
     for (int c = 0; c < ncol; c++) fprintf(f, ",%.17g", X[(size_t)r * ncol + c]);
     fputc('\n', f);
   }
-  int bad = ferror(f);
-  return fclose(f) == 0 && !bad ? 0 : -1;
+  return lin_close(&o);
 }
 
 /* the name of model DoF k as a tangent of q or a force, as the states: JOINT.q.NAME,
@@ -308,58 +321,62 @@ static void dof_name(const hg_model *m, int k, const char *what, char *s, size_t
  * model's DoFs, columns z1..zf): dq = N z maps the coordinates back to the joints */
 static int write_loops_B(const char *path, const hg_model *m, const hg_linear *Ls,
                          const hg_loops_linear *Z) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
+  hg_outfile o;
+  if (hg_outfile_replace(&o, path)) return lin_fail(&o);
+  FILE *f = o.f;
   char name[256];
   fprintf(f, "state");
-  for (int c = 0; c < Z->nfree; c++) dof_name(m, Z->dof[c], "tau", name, sizeof name), fprintf(f, ",%s", name);
+  for (int c = 0; c < Z->nfree; c++) dof_name(m, Z->dof[c], "tau", name, sizeof name), hg_csv_field(f, 1, "%s", name);
   fputc('\n', f);
   for (int r = 0; r < 2 * Z->f; r++) {
     state_name(m, Ls, r % Z->f, r / Z->f, name, sizeof name);
-    fprintf(f, "%s", name);
+    hg_csv_field(f, 0, "%s", name);
     for (int c = 0; c < Z->nfree; c++) fprintf(f, ",%.17g", Z->B[(size_t)r * Z->nfree + c]);
     fputc('\n', f);
   }
-  int bad = ferror(f);
-  return fclose(f) == 0 && !bad ? 0 : -1;
+  return lin_close(&o);
 }
 
 static int write_basis(const char *path, const hg_model *m, const hg_loops_linear *Z) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
+  hg_outfile o;
+  if (hg_outfile_replace(&o, path)) return lin_fail(&o);
+  FILE *f = o.f;
   char name[256];
   fprintf(f, "dof");
   for (int c = 0; c < Z->f; c++) fprintf(f, ",z%d", c + 1);
   fputc('\n', f);
   for (int k = 0; k < m->nv; k++) {
     dof_name(m, k, "q", name, sizeof name);
-    fprintf(f, "%s", name);
+    hg_csv_field(f, 0, "%s", name);
     for (int c = 0; c < Z->f; c++) fprintf(f, ",%.17g", Z->N[(size_t)k * Z->f + c]);
     fputc('\n', f);
   }
-  int bad = ferror(f);
-  return fclose(f) == 0 && !bad ? 0 : -1;
+  return lin_close(&o);
 }
 
 /* the operating point, one quantity per row: JOINT.qK, JOINT.vK, JOINT.vdotK (prescribed and
  * locked joints: the acceleration their profile gives) and JOINT.mode (0 free, 1 prescribed,
  * 2 locked) */
 static int write_point(const char *path, const lin_point *p) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
+  hg_outfile o;
+  if (hg_outfile_replace(&o, path)) return lin_fail(&o);
+  FILE *f = o.f;
   const hg_model *m = p->m;
   fprintf(f, "quantity,value\n");
   for (int i = 1; i < m->nbody; i++) {
     const char *j = m->jnt_name[i];
     int va = m->v_adr[i];
     if (m->jnt[i].type == HG_JOINT_FIXED) continue; /* no q, v or mode */
-    for (int k = 0; k < m->jnt_nq[i]; k++) fprintf(f, "%s.q%d,%.17g\n", j, k, p->q[m->q_adr[i] + k]);
-    for (int k = 0; k < m->jnt_nv[i]; k++) fprintf(f, "%s.v%d,%.17g\n", j, k, p->v[va + k]);
+    for (int k = 0; k < m->jnt_nq[i]; k++)
+      hg_csv_field(f, 0, "%s.q%d", j, k), fprintf(f, ",%.17g\n", p->q[m->q_adr[i] + k]);
+    for (int k = 0; k < m->jnt_nv[i]; k++)
+      hg_csv_field(f, 0, "%s.v%d", j, k), fprintf(f, ",%.17g\n", p->v[va + k]);
     if (p->d->mode[i] != HG_MODE_FREE)
-      for (int k = 0; k < m->jnt_nv[i]; k++) fprintf(f, "%s.vdot%d,%.17g\n", j, k, p->qdd[va + k]);
-    fprintf(f, "%s.mode,%d\n", j, p->d->mode[i]);
+      for (int k = 0; k < m->jnt_nv[i]; k++)
+        hg_csv_field(f, 0, "%s.vdot%d", j, k), fprintf(f, ",%.17g\n", p->qdd[va + k]);
+    hg_csv_field(f, 0, "%s.mode", j), fprintf(f, ",%d\n", p->d->mode[i]);
   }
-  return fclose(f) == 0 ? 0 : -1;
+  return lin_close(&o);
 }
 
 /* the modes of A and of K phi = w^2 M phi (workspace owned by the caller) */
@@ -372,13 +389,14 @@ typedef struct lin_modes {
 
 static int write_modes(const char *path, const hg_model *m, const hg_linear *L,
                        const lin_modes *md) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
+  hg_outfile o;
+  if (hg_outfile_replace(&o, path)) return lin_fail(&o);
+  FILE *f = o.f;
   int n = md->n, nf = md->nf;
   char name[256];
   fprintf(f, "mode,re,im,omega_n,freq_hz,damping");
-  for (int a = 0; a < nf; a++) state_name(m, L, a, 0, name, sizeof name), fprintf(f, ",%s", name);
-  for (int a = 0; a < nf; a++) state_name(m, L, a, 0, name, sizeof name), fprintf(f, ",%s.im", name);
+  for (int a = 0; a < nf; a++) state_name(m, L, a, 0, name, sizeof name), hg_csv_field(f, 1, "%s", name);
+  for (int a = 0; a < nf; a++) state_name(m, L, a, 0, name, sizeof name), hg_csv_field(f, 1, "%s.im", name);
   fputc('\n', f);
   for (int k = 0; k < n; k++) {
     double wn = hypot(md->re[k], md->im[k]), big = 0, cr = 1, ci = 0;
@@ -396,17 +414,18 @@ static int write_modes(const char *path, const hg_model *m, const hg_linear *L,
       }
     fputc('\n', f);
   }
-  return fclose(f) == 0 ? 0 : -1;
+  return lin_close(&o);
 }
 
 static int write_undamped(const char *path, const hg_model *m, const hg_linear *L,
                           const lin_modes *md) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
+  hg_outfile o;
+  if (hg_outfile_replace(&o, path)) return lin_fail(&o);
+  FILE *f = o.f;
   int nf = md->nf;
   char name[256];
   fprintf(f, "mode,omega2,omega,freq_hz");
-  for (int a = 0; a < nf; a++) state_name(m, L, a, 0, name, sizeof name), fprintf(f, ",%s", name);
+  for (int a = 0; a < nf; a++) state_name(m, L, a, 0, name, sizeof name), hg_csv_field(f, 1, "%s", name);
   fputc('\n', f);
   for (int k = 0; k < nf; k++) {
     double w = md->w2[k] >= 0 ? sqrt(md->w2[k]) : -sqrt(-md->w2[k]);
@@ -414,7 +433,7 @@ static int write_undamped(const char *path, const hg_model *m, const hg_linear *
     for (int a = 0; a < nf; a++) fprintf(f, ",%.9g", md->Phi[(size_t)a * nf + k]);
     fputc('\n', f);
   }
-  return fclose(f) == 0 ? 0 : -1;
+  return lin_close(&o);
 }
 
 /* ---- the summary ---- */
@@ -560,16 +579,18 @@ static int write_outputs(const char *dir, const lin_point *p, const hg_linear *L
   rc |= write_point(OUT("point.csv"), p);
   rc |= write_modes(OUT("modes.csv"), p->m, L, md);
   if (md->sym_ok) rc |= write_undamped(OUT("modes_undamped.csv"), p->m, L, md);
-  FILE *f = fopen(OUT("summary.txt"), "w");
-  if (f) {
-    print_summary(f, a, p, L, md, step, eq);
-    rc |= fclose(f);
-  } else {
-    rc = -1;
-  }
   if (!a->no_plots && plot_modes(OUT("modes.png"), p->m, L, md)) rc = -1;
+  /* the summary last, and only when everything else was written: its presence says the folder
+   * is complete */
+  hg_outfile o;
+  if (!rc && hg_outfile_replace(&o, OUT("summary.txt"))) rc = lin_fail(&o);
+  else if (!rc) {
+    print_summary(o.f, a, p, L, md, step, eq);
+    rc = lin_close(&o);
+  }
+  if (rc && !remove(OUT("summary.txt")))
+    fprintf(stderr, "hinge: removed the %s of an earlier run\n", path);
 #undef OUT
-  if (rc) fprintf(stderr, "hinge: error writing into %s\n", dir);
   return rc;
 }
 

@@ -108,9 +108,14 @@ int hg_cli_linearize_plot(const char *path, const hg_model *m, const hg_linear *
                           const double *re, const double *im, const double *w2,
                           const double *Phi, const char *const *names) {
   (void)m;
-  if (hg_plot_open(path, 1000, 900, 1, w2 ? 2 : 1) < 0) return -1;
+  char msg[4400];
+  if (hg_plot_open(path, 1000, 900, 1, w2 ? 2 : 1) < 0) {
+    hg_plot_end(msg, sizeof msg);
+    return fprintf(stderr, "hinge: %s\n", msg), -1;
+  }
   eigen_panel(n, re, im);
   if (w2) shape_panel(L->nf, w2, Phi, names);
-  hg_plot_close();
+  /* a PNG the disk cut short is removed, not left as if whole */
+  if (hg_plot_end(msg, sizeof msg)) return fprintf(stderr, "hinge: %s\n", msg), -1;
   return 0;
 }

@@ -65,6 +65,26 @@ pngs_whole "$disk" "mc"
 if [ ! -e "$disk/runs.csv" ] || [ "$(wc -l < "$disk/runs.csv")" = 21 ]; then pass; else
   fail "mc: runs.csv has $(wc -l < "$disk/runs.csv") lines"
 fi
+# hinge linearize on a disk that fills with its files: the file and the reason, exit 1, no
+# summary.txt (written last, only when the rest is whole; an earlier run's is removed), no PNG or
+# CSV cut (each is written beside its name and renamed when whole)
+refill
+run linearize data/scenes/every_joint_tree.yaml --out "$disk/lin" --no-plots
+expect_status "linearize" 0
+# the disk filled to its last 8 KiB: the new files do not fit, the old ones stay as they were
+head -c $(( ($(df -k --output=avail "$disk" | tail -1) - 8) * 1024 )) /dev/zero > "$disk/ballast"
+run linearize data/scenes/every_joint_tree.yaml --out "$disk/lin" --no-plots
+if [ "$status" != 0 ]; then pass; else fail "linearize on a full disk exited 0"; fi
+expect_has "linearize: the file and the reason" "$err" "cannot write $disk/lin/"
+expect_has "linearize: the reason" "$err" "No space left on device"
+if [ ! -e "$disk/lin/summary.txt" ]; then pass; else fail "linearize: summary.txt left on a full disk"; fi
+pngs_whole "$disk/lin" "linearize"
+for f in "$disk"/lin/*.csv; do
+  # each CSV left is whole: its last byte is the newline of its last row
+  if [ "$(tail -c 1 "$f" | od -An -c | tr -d ' ')" = '\n' ]; then pass; else fail "linearize: $f is cut"; fi
+done
+rm -f "$disk/ballast"
+
 for f in "$disk"/*.tmp-*; do
   if [ -e "$f" ]; then fail "a temporary file is left: $f"; else pass; fi
 done
