@@ -132,6 +132,7 @@ static void context_free(hg_sctx *c) {
   free(c->dock);
   free(c->absent);
   free(c->body);
+  hg_names_free(&c->body_index);
   free(c->ref);
   free(c->dir);
   hg_ydoc_free(&c->doc);

@@ -35,6 +35,7 @@ typedef struct hg_sctx {
   char *dir;        /* the scene file's folder, with a trailing '/' ("" for the current one) */
   int nbody;        /* bodies written in the scene */
   hg_sc_body *body;
+  hg_name_index body_index; /* their names -> their index in body (hg_sc_body_index) */
   int nref;         /* parent references, checked after the URDF includes */
   hg_sc_ref *ref;
   int ndock;        /* docking joints that captures and attach actions create */
@@ -50,6 +51,10 @@ struct hg_scene_names {
   int ndock;
   char **dock;
 };
+
+/* the scene body named name (an index into c->body), or -1: by hash, so that reading n bodies
+ * takes time linear in n */
+int hg_sc_body_index(const hg_sctx *c, const char *name);
 
 #define HG_SC_PI 3.14159265358979323846
 
