@@ -2,6 +2,7 @@
  * bodies (names by hash), YAML alias expansion and nesting refused early, a campaign's number of
  * runs bounded and its results held for the finished runs only, and inputs edited between a
  * checkpoint (or a campaign's journal) and its resume refused by their content hashes. */
+#define _DEFAULT_SOURCE /* realpath */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -192,11 +193,65 @@ static void yaml_aliases_allowed(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* ---- a campaign's runs: bounded, results held for the finished runs only ---- */
+
+/* 'runs: 30000000' is refused where it is written (results for every run were allocated up
+ * front: 16 GB in 60 s); --runs is bounded the same way (cli/cli_mc.c) */
+static void campaign_runs_bounded(void **state) {
+  (void)state;
+  char dir[256], path[512], text[1024];
+  hg_error err;
+  assert_int_equal(hg_test_temp_dir("inputs_runs", dir, sizeof dir), 0);
+  char *cwd = realpath("data/campaigns/pendulum_steps.yaml", NULL);
+  assert_non_null(cwd);
+  snprintf(text, sizeof text, "scene: %s\nruns: 30000000\nmetrics:\n"
+                              "  - {name: e, energy_drift: true}\n", cwd);
+  write_file(dir, "huge.yaml", text, path, sizeof path);
+  hg_campaign *c = hg_campaign_load(path, &err);
+  if (c) {
+    hg_campaign_free(c);
+    fail_msg("a campaign of 30000000 runs was accepted");
+  }
+  print_message("%s\n", err.msg);
+  assert_non_null(strstr(err.msg, ":2:7: 'runs' must be from 1 to 1000000"));
+  snprintf(text, sizeof text, "scene: %s\nruns: 1000000\nmetrics:\n"
+                              "  - {name: e, energy_drift: true}\n", cwd);
+  write_file(dir, "most.yaml", text, path, sizeof path);
+  c = hg_campaign_load(path, &err);
+  if (!c) fail_msg("%s", err.msg);
+
+  /* a journal of two runs (0 and 5) of a million: the store covers the first 64 runs only, and
+   * a run near the end grows it to cover that run */
+  hg_campaign_results res;
+  assert_int_equal(hg_campaign_results_init(&res, c), 0);
+  snprintf(path, sizeof path, "%s/journal.csv", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("0,ok,0.25,\"\"\n5,failed,nan,\"it \"\"failed\"\"\"\n", f);
+  assert_int_equal(fclose(f), 0);
+  assert_int_equal(hg_campaign_read_journal(c, path, &res, &err), 2);
+  assert_true(res.n <= 64);
+  assert_true(res.done[0] && res.done[5] && !res.done[1]);
+  assert_true(res.r[0].ok && !res.r[5].ok);
+  assert_true(res.r[0].metric[0] == 0.25);
+  assert_string_equal(res.r[5].error, "it \"failed\"");
+  assert_non_null(f = fopen(path, "a"));
+  fputs("999999,ok,1,\"\"\n", f);
+  assert_int_equal(fclose(f), 0);
+  hg_campaign_results_clear(&res, c);
+  assert_int_equal(hg_campaign_read_journal(c, path, &res, &err), 3);
+  assert_true(res.n >= 1000000 && res.done[999999] && res.r[999999].metric[0] == 1);
+  hg_campaign_results_free(&res);
+  hg_campaign_free(c);
+  free(cwd);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(scene_names_linear),      cmocka_unit_test(yaml_alias_amplification),
       cmocka_unit_test(yaml_alias_ratio),        cmocka_unit_test(yaml_deep_nesting),
-      cmocka_unit_test(yaml_aliases_allowed),
+      cmocka_unit_test(yaml_aliases_allowed),    cmocka_unit_test(campaign_runs_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

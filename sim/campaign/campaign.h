@@ -117,10 +117,36 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
 int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset, int stride,
                     int nthreads, const char *journal, FILE *progress);
 
-/* Reads the journals' lines (each line one run); results[k] filled for the runs found, done[k]
- * set to 1. Returns the number found, or -1 with err. */
-int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_run_result *results,
-                             unsigned char *done, hg_error *err);
+/* the most runs a campaign makes: runs.csv and the statistics hold every finished run's result
+ * in memory (about 0.6 kB each with its values), so a campaign beyond this is an error, not a
+ * machine running out of memory */
+#define HG_CAMPAIGN_MAX_RUNS 1000000
+#define HG_CAMPAIGN_MAX_RUNS_TEXT "1000000"
+
+/* The results of a campaign's finished runs (campaign_store.c). done has one flag per run of the
+ * campaign; r covers runs 0 to n - 1 only, grown (doubling) as results are stored, and r[k] is
+ * valid where done[k]: a campaign with few runs finished holds few results whatever its
+ * number of runs. r and done are what hg_campaign_write_results and _plots read. */
+typedef struct hg_campaign_results {
+  hg_run_result *r;     /* r[k]: run k's result (r[k].param owned, NULL until stored) */
+  unsigned char *done;  /* c->runs flags: 1 when run k's result is in r */
+  int n;                /* runs 0 .. n - 1 covered by r */
+  int ndisp, nmetric;   /* each result's values: the campaign's */
+} hg_campaign_results;
+
+/* an empty store for c's runs (done allocated: c->runs bytes); 0 or -1 (out of memory) */
+int hg_campaign_results_init(hg_campaign_results *res, const hg_campaign *c);
+/* the slot of run k (0 <= k < c->runs), r grown to cover it and its values allocated; NULL when
+ * out of memory. The caller fills it and sets done[k]. */
+hg_run_result *hg_campaign_results_slot(hg_campaign_results *res, int k);
+/* forgets every result (done cleared), keeping the memory */
+void hg_campaign_results_clear(hg_campaign_results *res, const hg_campaign *c);
+void hg_campaign_results_free(hg_campaign_results *res);
+
+/* Reads the journals' lines (each line one run) into res: a slot filled and done[k] set for each
+ * run found. Returns the number found (not found before), or -1 with err. */
+int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_campaign_results *res,
+                             hg_error *err);
 /* runs.csv (sorted by run) and summary.txt into dir; 0 or -1 */
 int hg_campaign_write_results(const hg_campaign *c, const hg_run_result *results,
                               const unsigned char *done, const char *dir);

@@ -241,7 +241,11 @@ static int read_campaign(hg_ydoc *d, hg_campaign *c) {
   if (!(c->max_wall >= 0 && c->max_wall <= 1e10))
     return hg_ydoc_fail(d, hg_ydoc_get(d, root, "max_wall"),
                         "'max_wall' must be a wall time from 0 (none) to 1e10 s, got %g", c->max_wall);
-  if (c->runs < 1) return hg_ydoc_fail(d, hg_ydoc_get(d, root, "runs"), "'runs' must be >= 1");
+  if (c->runs < 1 || c->runs > HG_CAMPAIGN_MAX_RUNS)
+    return hg_ydoc_fail(d, hg_ydoc_get(d, root, "runs"),
+                        "'runs' must be from 1 to %s, got %d (every finished run's result is "
+                        "held in memory for runs.csv and the statistics)",
+                        HG_CAMPAIGN_MAX_RUNS_TEXT, c->runs);
   if (!(seed >= 0 && seed < 18446744073709551616.0 && seed == floor(seed)))
     return hg_ydoc_fail(d, hg_ydoc_get(d, root, "seed"), "'seed' must be an integer >= 0");
   c->seed = (uint64_t)seed;
