@@ -148,14 +148,18 @@ static int check_identity(const hg_campaign *c, const char *out, int resume) {
   return 0;
 }
 
-/* every rank's journal into results; the number of runs found, or -1 */
-static int gather(const hg_campaign *c, const char *out, int nrank, hg_campaign_results *res) {
+/* every rank's journal into results (check: first their inputs against c's, for a resume); the
+ * number of runs found, or -1 */
+static int gather(const hg_campaign *c, const char *out, int nrank, hg_campaign_results *res,
+                  int check) {
   char path[4200];
   hg_error err;
   int found = 0;
   for (int r = 0; r < nrank || r < 1024; r++) {
     journal_path(out, r, path, sizeof path);
     if (r >= nrank && access(path, F_OK)) break; /* journals of a resume with more ranks */
+    if (check && hg_campaign_check_journal(c, path, &err))
+      return fprintf(stderr, "hinge mc: --resume: %s\n", err.msg), -2;
     int n = hg_campaign_read_journal(c, path, res, &err);
     if (n < 0) return fprintf(stderr, "hinge mc: %s: %s\n", path, err.msg), -1;
     found += n;
@@ -184,8 +188,8 @@ static int campaign(const hg_campaign *c, const mc_args *a, const char *out) {
   }
   status = hg_mc_mpi_bcast_status(status);
   int before = 0;
-  if (!status && a->resume && (before = gather(c, out, nrank, &res)) < 0)
-    status = HG_EXIT_FAILURE;
+  if (!status && a->resume && (before = gather(c, out, nrank, &res, 1)) < 0)
+    status = before == -2 ? HG_EXIT_USAGE : HG_EXIT_FAILURE;
   if (!status) {
     long threads = a->threads > 0 ? a->threads : nrank > 1 ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
     journal_path(out, rank, path, sizeof path);
@@ -199,7 +203,7 @@ static int campaign(const hg_campaign *c, const mc_args *a, const char *out) {
   status = hg_mc_mpi_reduce_status(status);
   if (!status && rank == 0) {
     hg_campaign_results_clear(&res, c);
-    int n = gather(c, out, nrank, &res);
+    int n = gather(c, out, nrank, &res, 0);
     if (n < 0 || hg_campaign_write_results(c, res.r, done, out) ||
         (!a->no_plots && hg_campaign_write_plots(c, res.r, done, out))) {
       fprintf(stderr, "hinge mc: cannot write the results in %s\n", out);

@@ -17,6 +17,8 @@
 #include "campaign.h"
 #include "files.h"
 #include "scene.h"
+#include "sim.h"
+#include "sims.h"
 #include "timing.h"
 
 /* writes text to dir/name; the path in path */
@@ -247,11 +249,189 @@ static void campaign_runs_bounded(void **state) {
   hg_test_remove_dir(dir);
 }
 
+/* ---- inputs edited between a checkpoint or a journal and its resume ---- */
+
+static const char pendulum_scene[] =
+    "time: {end: 2}\noutput: {dt: 0.1}\n"
+    "bodies:\n  - {name: a, joint: {type: revolute, name: h, axis: [0, 1, 0]}, "
+    "inertia: {mass: 1, com: [0.5, 0, 0], inertia: [0.01, 0.1, 0.1]}}\n"
+    "urdf:\n  - {file: arm.urdf, parent: world, pos: [0, 2, 0], prefix: arm_}\n"
+    "initial:\n  joints:\n    h: {q: [0.5]}\n";
+
+/* a scene (pendulum_scene with mass written in) and its URDF include in dir; the scene's path */
+static void write_pendulum(const char *dir, const char *mass, char *path, size_t len) {
+  char text[1024], urdf[512];
+  size_t n;
+  char *arm = hg_test_read_file("data/arm2.urdf", &n);
+  assert_non_null(arm);
+  snprintf(urdf, sizeof urdf, "%s/arm.urdf", dir);
+  FILE *f = fopen(urdf, "r");
+  if (f) fclose(f);
+  else write_file(dir, "arm.urdf", arm, urdf, sizeof urdf);
+  free(arm);
+  snprintf(text, sizeof text, "%s", pendulum_scene);
+  char *m = strstr(text, "mass: 1,");
+  assert_non_null(m);
+  memmove(m + 6 + strlen(mass), m + 7, strlen(m + 7) + 1);
+  memcpy(m + 6, mass, strlen(mass));
+  write_file(dir, "pendulum.yaml", text, path, len);
+}
+
+/* resumes the scene at path from ck; 0, or the error's message in msg */
+static int resume_from(const char *path, const char *ck, char *msg, size_t len) {
+  hg_error err;
+  hg_scene *s = hg_scene_load(path, &err);
+  if (!s) fail_msg("%s", err.msg);
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  int rc = hg_sim_resume(sim, ck, &err);
+  snprintf(msg, len, "%s", rc ? err.msg : "");
+  if (rc == 0) assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+  return rc;
+}
+
+/* A checkpoint records the hash of every file the scene was read from: the scene edited after
+ * it (mass 1 -> 3: the resumed run finished with an energy drift of 0.667 and exit 0) or its
+ * URDF include edited is refused; the same files resume; a version 1 checkpoint still reads. */
+static void checkpoint_inputs_hashed(void **state) {
+  (void)state;
+  char dir[256], path[512], ck[512], msg[1024], urdf[512];
+  assert_int_equal(hg_test_temp_dir("inputs_ck", dir, sizeof dir), 0);
+  write_pendulum(dir, "1", path, sizeof path);
+  hg_error err;
+  hg_scene *s = hg_scene_load(path, &err);
+  if (!s) fail_msg("%s", err.msg);
+  assert_int_equal(s->ninput, 2); /* the scene and its URDF include */
+  hg_sim *sim = hg_test_sim_ck(s, 0, dir, 1.0);
+  assert_int_equal(hg_sim_run(sim, INFINITY), HG_SIM_OK);
+  assert_int_equal(hg_sim_finish(sim), HG_SIM_OK);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+  snprintf(ck, sizeof ck, "%s/checkpoint-0001.txt", dir);
+
+  assert_int_equal(resume_from(path, ck, msg, sizeof msg), 0);
+  write_pendulum(dir, "3", path, sizeof path);
+  assert_int_not_equal(resume_from(path, ck, msg, sizeof msg), 0);
+  print_message("%s\n", msg);
+  assert_true(strncmp(msg, path, strlen(path)) == 0);
+  assert_non_null(strstr(msg, ": changed since the checkpoint was written (hash "));
+  assert_non_null(strstr(msg, "rerun without --resume"));
+
+  /* the scene as it was, its URDF edited (a comment added: any byte counts) */
+  write_pendulum(dir, "1", path, sizeof path);
+  snprintf(urdf, sizeof urdf, "%s/arm.urdf", dir);
+  FILE *f = fopen(urdf, "a");
+  assert_non_null(f);
+  fputs("<!-- edited -->\n", f);
+  assert_int_equal(fclose(f), 0);
+  assert_int_not_equal(resume_from(path, ck, msg, sizeof msg), 0);
+  print_message("%s\n", msg);
+  assert_non_null(strstr(msg, "arm.urdf: changed since the checkpoint was written"));
+
+  /* a version 1 checkpoint (no input records) resumes as before */
+  size_t n;
+  char *text = hg_test_read_file(ck, &n);
+  assert_non_null(text);
+  char v1[512];
+  snprintf(v1, sizeof v1, "%s/v1.txt", dir);
+  assert_non_null(f = fopen(v1, "w"));
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    if (strncmp(line, "input ", 6) == 0) continue;
+    fprintf(f, "%s\n", strcmp(line, "hinge-checkpoint 2") ? line : "hinge-checkpoint 1");
+  }
+  assert_int_equal(fclose(f), 0);
+  free(text);
+  assert_int_equal(resume_from(path, v1, msg, sizeof msg), 0);
+  hg_test_remove_dir(dir);
+}
+
+/* a campaign of the pendulum: its mass dispersed, its energy drift measured */
+static hg_campaign *pendulum_campaign(const char *dir, const char *extra) {
+  char path[512], text[512];
+  hg_error err;
+  snprintf(text, sizeof text,
+           "scene: pendulum.yaml\nruns: 4\nseed: 3\n%s"
+           "dispersions:\n  - {path: bodies.a.inertia.mass, uniform: {min: 0.5, max: 2}}\n"
+           "metrics:\n  - {name: drift, energy_drift: true}\n"
+           "  - {name: speed, final_speed: a}\n", extra);
+  write_file(dir, "campaign.yaml", text, path, sizeof path);
+  hg_campaign *c = hg_campaign_load(path, &err);
+  if (!c) fail_msg("%s", err.msg);
+  return c;
+}
+
+/* The campaign reads its scene's bytes once: the file broken after the campaign was loaded
+ * reaches none of its runs (each run read the file again: an edit mid-campaign changed 279 of
+ * 300 rows, all 'ok'). */
+static void campaign_scene_read_once(void **state) {
+  (void)state;
+  char dir[256], path[512];
+  assert_int_equal(hg_test_temp_dir("inputs_once", dir, sizeof dir), 0);
+  write_pendulum(dir, "1", path, sizeof path);
+  hg_campaign *c = pendulum_campaign(dir, "");
+  assert_int_equal(c->ninput, 3); /* the campaign, the scene, its URDF include */
+  double buf[2][4];
+  hg_run_result r[2] = {{.param = buf[0], .metric = buf[0] + 1},
+                        {.param = buf[1], .metric = buf[1] + 1}};
+  hg_campaign_run_one(c, 2, NULL, &r[0]);
+  assert_true(r[0].ok);
+  write_file(dir, "pendulum.yaml", "bodies: [not a scene\n", path, sizeof path);
+  hg_campaign_run_one(c, 2, NULL, &r[1]);
+  if (!r[1].ok) fail_msg("the run read the edited file: %s", r[1].error);
+  for (int j = 0; j < 3; j++) assert_true(memcmp(&buf[0][j], &buf[1][j], sizeof(double)) == 0);
+  hg_campaign_free(c);
+  hg_test_remove_dir(dir);
+}
+
+/* A journal starts with its inputs' hashes: a resume after the campaign file or the scene was
+ * edited is refused (the campaign file edited after a kill mixed both campaigns in runs.csv);
+ * the same files continue; a journal without the hashes (an older hinge's) is refused. */
+static void campaign_journal_inputs(void **state) {
+  (void)state;
+  char dir[256], path[512], journal[600];
+  hg_error err;
+  assert_int_equal(hg_test_temp_dir("inputs_journal", dir, sizeof dir), 0);
+  write_pendulum(dir, "1", path, sizeof path);
+  hg_campaign *c = pendulum_campaign(dir, "");
+  snprintf(journal, sizeof journal, "%s/journal.csv", dir);
+  unsigned char done[4] = {0, 1, 0, 1}; /* runs 0 and 2 made: a killed campaign */
+  assert_int_equal(hg_campaign_run(c, done, 0, 1, 1, journal, NULL), 2);
+  assert_int_equal(hg_campaign_check_journal(c, journal, &err), 0);
+  hg_campaign_free(c);
+
+  /* the campaign file edited (an end time added) */
+  c = pendulum_campaign(dir, "t_end: 1.5\n");
+  assert_int_equal(hg_campaign_check_journal(c, journal, &err), -1);
+  print_message("%s\n", err.msg);
+  assert_non_null(strstr(err.msg, "campaign.yaml: changed since the journal was written (hash "));
+  hg_campaign_free(c);
+
+  /* the campaign as it was, the scene edited */
+  c = pendulum_campaign(dir, "");
+  assert_int_equal(hg_campaign_check_journal(c, journal, &err), 0);
+  hg_campaign_free(c);
+  write_pendulum(dir, "3", path, sizeof path);
+  c = pendulum_campaign(dir, "");
+  assert_int_equal(hg_campaign_check_journal(c, journal, &err), -1);
+  print_message("%s\n", err.msg);
+  assert_non_null(strstr(err.msg, "pendulum.yaml: changed since the journal was written"));
+
+  /* a journal of runs without the hashes */
+  write_file(dir, "old.csv", "0,ok,1,0.1,0.2,\"\"\n", path, sizeof path);
+  assert_int_equal(hg_campaign_check_journal(c, path, &err), -1);
+  assert_non_null(strstr(err.msg, "without the hashes"));
+  hg_campaign_free(c);
+  hg_test_remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(scene_names_linear),      cmocka_unit_test(yaml_alias_amplification),
       cmocka_unit_test(yaml_alias_ratio),        cmocka_unit_test(yaml_deep_nesting),
       cmocka_unit_test(yaml_aliases_allowed),    cmocka_unit_test(campaign_runs_bounded),
+      cmocka_unit_test(checkpoint_inputs_hashed), cmocka_unit_test(campaign_scene_read_once),
+      cmocka_unit_test(campaign_journal_inputs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,8 +67,20 @@ typedef struct hg_failure {
   double below, above;   /* -inf / inf when not given */
 } hg_failure;
 
+/* a file a campaign was read from and the 64-bit FNV-1a hash of its bytes (scene.h) */
+typedef struct hg_campaign_input {
+  char *path;
+  uint64_t hash;
+} hg_campaign_input;
+
 typedef struct hg_campaign {
   char *path, *scene;    /* the campaign file; its scene, resolved against the file's folder */
+  char *scene_text;      /* the scene file's bytes, read once by hg_campaign_load: every run
+                            parses these, so an edit of the file during the campaign reaches
+                            no run */
+  size_t scene_len;
+  int ninput;            /* input[0] the campaign file, input[1] the scene, then the files the */
+  hg_campaign_input *input; /* scene names; hashed when the campaign was loaded */
   int runs;
   uint64_t seed;
   double t_end;          /* NaN: the scene's */
@@ -142,6 +154,13 @@ hg_run_result *hg_campaign_results_slot(hg_campaign_results *res, int k);
 /* forgets every result (done cleared), keeping the memory */
 void hg_campaign_results_clear(hg_campaign_results *res, const hg_campaign *c);
 void hg_campaign_results_free(hg_campaign_results *res);
+
+/* A journal starts with one line per input, "# input HASH PATH" (hg_campaign_run writes them
+ * into a new journal; hg_campaign_read_journal skips them). hg_campaign_check_journal compares
+ * them with c's inputs: 0 when they match or there is no journal yet, -1 with err "FILE: changed
+ * since the journal was written (hash X, now Y); rerun without --resume" for an edited input,
+ * and -1 for a journal of other files or of an older hinge (runs without those lines). */
+int hg_campaign_check_journal(const hg_campaign *c, const char *journal, hg_error *err);
 
 /* Reads the journals' lines (each line one run) into res: a slot filled and done[k] set for each
  * run found. Returns the number found (not found before), or -1 with err. */

@@ -1,5 +1,6 @@
 /* campaign_store.c: the results of a campaign's finished runs, held as they are read from the
- * journals (campaign.h). */
+ * journals, and the check of the inputs a journal was written from (campaign.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,4 +42,54 @@ void hg_campaign_results_free(hg_campaign_results *res) {
   free(res->r);
   free(res->done);
   memset(res, 0, sizeof *res);
+}
+
+/* ---- the inputs a journal was written from ---- */
+
+/* the file name of a path */
+static const char *base_name(const char *path) {
+  const char *b = strrchr(path, '/');
+  return b ? b + 1 : path;
+}
+
+int hg_campaign_check_journal(const hg_campaign *c, const char *journal, hg_error *err) {
+  FILE *f = fopen(journal, "r");
+  if (!f) return 0; /* no journal yet: nothing to continue */
+  char *line = NULL;
+  size_t cap = 0;
+  int k = 0, rows = 0, rc = 0;
+  while (rc == 0 && getline(&line, &cap, f) > 0) {
+    unsigned long long was;
+    int at = 0;
+    if (sscanf(line, "# input %llx %n", &was, &at) != 1 || at == 0) {
+      rows += line[0] != '#' && line[0] != '\n';
+      continue;
+    }
+    line[strcspn(line, "\n")] = 0;
+    const char *path = line + at;
+    if (k >= c->ninput || strcmp(base_name(path), base_name(c->input[k].path)) != 0) {
+      hg_error_set(err, "%.300s: the campaign was read from other files than this journal "
+                        "(%.300s); rerun without --resume",
+                   k < c->ninput ? c->input[k].path : c->path, path);
+      rc = -1;
+    } else if (was != c->input[k].hash) {
+      hg_error_set(err, "%.400s: changed since the journal was written (hash %016llx, now "
+                        "%016llx); rerun without --resume",
+                   c->input[k].path, was, (unsigned long long)c->input[k].hash);
+      rc = -1;
+    }
+    k++;
+  }
+  free(line);
+  fclose(f);
+  if (rc == 0 && k == 0 && rows > 0) {
+    hg_error_set(err, "%.400s: written by an older hinge, without the hashes of the campaign's "
+                      "files; rerun without --resume", journal);
+    rc = -1;
+  } else if (rc == 0 && k > 0 && k != c->ninput) {
+    hg_error_set(err, "%.400s: the campaign was read from other files than this journal (%d "
+                      "now, %d then); rerun without --resume", c->path, c->ninput, k);
+    rc = -1;
+  }
+  return rc;
 }

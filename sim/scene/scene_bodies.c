@@ -195,15 +195,6 @@ int hg_sc_markers(hg_sctx *c, const hg_ynode *list, const char *body) {
 static const char *const body_keys[] = {"name",     "parent",  "joint",   "inertia",
                                         "geometry", "markers", "present", NULL};
 
-/* the name of scene body i (the name index's getter) */
-static const char *sc_body_name(const void *items, int i) {
-  return ((const hg_sc_body *)items)[i].name;
-}
-
-int hg_sc_body_index(const hg_sctx *c, const char *name) {
-  return hg_names_find(&c->body_index, sc_body_name, c->body, name);
-}
-
 /* the name of scene body i's joint */
 static const char *sc_joint_name(const void *items, int i) {
   return ((const hg_sc_body *)items)[i].joint;
@@ -216,7 +207,7 @@ static int body_name(hg_sctx *c, const hg_ynode *n, hg_sc_body *rec) {
   rec->name_node = node;
   if (strcmp(rec->name, "world") == 0)
     return hg_ydoc_fail(&c->doc, node, "'world' is the ground body; give the body another name");
-  int first = hg_names_insert(&c->body_index, sc_body_name, c->body, (int)(rec - c->body));
+  int first = hg_names_insert(&c->body_index, hg_sc_body_name_of, c->body, (int)(rec - c->body));
   if (first >= 0) {
     int line, col;
     hg_ydoc_where(c->body[first].name_node, &line, &col);

@@ -55,6 +55,14 @@ struct hg_scene_names {
 /* the scene body named name (an index into c->body), or -1: by hash, so that reading n bodies
  * takes time linear in n */
 int hg_sc_body_index(const hg_sctx *c, const char *name);
+/* the name of item i of an array of hg_sc_body (the name index's getter) */
+const char *hg_sc_body_name_of(const void *items, int i);
+
+/* scene_inputs.c: adds path to s's inputs (once; hash 0 until hashed), and every mesh of m's
+ * geometry (those URDF files name); 0 or -1 (out of memory). Frees them. */
+int hg_sc_add_input(hg_scene *s, const char *path);
+int hg_sc_model_inputs(hg_scene *s, const hg_model *m);
+void hg_sc_free_inputs(hg_scene *s);
 
 #define HG_SC_PI 3.14159265358979323846
 
