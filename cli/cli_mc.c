@@ -170,6 +170,7 @@ static int gather(const hg_campaign *c, const char *out, int nrank, hg_campaign_
 /* runs the campaign on this process's share; the exit status */
 static int campaign(const hg_campaign *c, const mc_args *a, const char *out) {
   int rank = hg_mc_mpi_rank(), nrank = hg_mc_mpi_size(), status = HG_EXIT_OK;
+  hg_error err;
   char path[4200];
   /* the finished runs' results, held as the journals are read (not one per run up front) */
   hg_campaign_results res;
@@ -207,6 +208,10 @@ static int campaign(const hg_campaign *c, const mc_args *a, const char *out) {
     if (n < 0 || hg_campaign_write_results(c, res.r, done, out) ||
         (!a->no_plots && hg_campaign_write_plots(c, res.r, done, out))) {
       fprintf(stderr, "hinge mc: cannot write the results in %s\n", out);
+      status = HG_EXIT_FAILURE;
+    } else if (hg_campaign_check_inputs(c, &err)) {
+      /* the results are written, but some runs read an edited file */
+      fprintf(stderr, "hinge mc: %s\n", err.msg);
       status = HG_EXIT_FAILURE;
     } else if (!a->quiet) {
       int nok = 0;

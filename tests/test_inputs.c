@@ -376,10 +376,23 @@ static void campaign_scene_read_once(void **state) {
                         {.param = buf[1], .metric = buf[1] + 1}};
   hg_campaign_run_one(c, 2, NULL, &r[0]);
   assert_true(r[0].ok);
+  hg_error err;
+  assert_int_equal(hg_campaign_check_inputs(c, &err), 0);
   write_file(dir, "pendulum.yaml", "bodies: [not a scene\n", path, sizeof path);
   hg_campaign_run_one(c, 2, NULL, &r[1]);
   if (!r[1].ok) fail_msg("the run read the edited file: %s", r[1].error);
   for (int j = 0; j < 3; j++) assert_true(memcmp(&buf[0][j], &buf[1][j], sizeof(double)) == 0);
+  assert_int_equal(hg_campaign_check_inputs(c, &err), 0); /* the scene's bytes were read once */
+  /* the URDF include is read by every run: its edit is found when the campaign ends */
+  char urdf[512];
+  snprintf(urdf, sizeof urdf, "%s/arm.urdf", dir);
+  FILE *f = fopen(urdf, "a");
+  assert_non_null(f);
+  fputs("<!-- edited -->\n", f);
+  assert_int_equal(fclose(f), 0);
+  assert_int_equal(hg_campaign_check_inputs(c, &err), -1);
+  print_message("%s\n", err.msg);
+  assert_non_null(strstr(err.msg, "arm.urdf: changed during the campaign (hash "));
   hg_campaign_free(c);
   hg_test_remove_dir(dir);
 }

@@ -162,6 +162,11 @@ void hg_campaign_results_free(hg_campaign_results *res);
  * and -1 for a journal of other files or of an older hinge (runs without those lines). */
 int hg_campaign_check_journal(const hg_campaign *c, const char *journal, hg_error *err);
 
+/* The files the campaign's runs read from disk (the scene's URDF files, meshes and controller
+ * libraries: the campaign and scene files are read once) hashed again: 0 when each is as the
+ * campaign found it, -1 with err "FILE: changed during the campaign (hash X, now Y) ..." */
+int hg_campaign_check_inputs(const hg_campaign *c, hg_error *err);
+
 /* Reads the journals' lines (each line one run) into res: a slot filled and done[k] set for each
  * run found. Returns the number found (not found before), or -1 with err. */
 int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_campaign_results *res,

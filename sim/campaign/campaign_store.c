@@ -6,6 +6,7 @@
 
 #include "campaign.h"
 #include "grow.h"
+#include "scene.h"
 
 int hg_campaign_results_init(hg_campaign_results *res, const hg_campaign *c) {
   memset(res, 0, sizeof *res);
@@ -92,4 +93,20 @@ int hg_campaign_check_journal(const hg_campaign *c, const char *journal, hg_erro
     rc = -1;
   }
   return rc;
+}
+
+int hg_campaign_check_inputs(const hg_campaign *c, hg_error *err) {
+  for (int k = 2; k < c->ninput; k++) {
+    uint64_t now = 0;
+    hg_error ignored;
+    if (hg_hash_file(c->input[k].path, &now, &ignored)) now = 0; /* as hg_scene_hash_inputs */
+    if (now != c->input[k].hash) {
+      hg_error_set(err, "%.400s: changed during the campaign (hash %016llx, now %016llx): the "
+                        "runs made after the edit read the new file; run the campaign again",
+                   c->input[k].path, (unsigned long long)c->input[k].hash,
+                   (unsigned long long)now);
+      return -1;
+    }
+  }
+  return 0;
 }
