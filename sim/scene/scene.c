@@ -183,14 +183,8 @@ static hg_scene *load(const char *path, const char *text, size_t len, const hg_s
     free(c.dir);
     return NULL;
   }
-  /* the scene's own hash: of the bytes parsed when they are given, else of the file */
-  if (text) {
-    c.s->input[0].hash = hg_hash_bytes(text, len, HG_HASH_START);
-    rc = hg_ydoc_load_text(&c.doc, text, len, path, err);
-  } else {
-    rc = hg_hash_file(path, &c.s->input[0].hash, err);
-    if (rc == 0) rc = hg_ydoc_load(&c.doc, path, err);
-  }
+  rc = text ? hg_ydoc_load_text(&c.doc, text, len, path, err) : hg_ydoc_load(&c.doc, path, err);
+  c.s->input[0].hash = c.doc.hash; /* the scene's own hash: of the bytes parsed */
   if (rc == 0) rc = apply_overrides(&c.doc, ov, nov, err);
   if (rc == 0) rc = read_scene(&c);
   if (rc == 0 && (keep_names(&c) || hg_sc_model_inputs(c.s, c.s->names->m))) {

@@ -1,6 +1,8 @@
 /* yaml_doc.c: a YAML document with typed reads that name file:line:column (yaml_doc.h). */
 #include "yaml_doc.h"
 
+#include "scene.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -323,23 +325,34 @@ int hg_ydoc_load(hg_ydoc *d, const char *path, hg_error *err) {
     hg_error_set(err, "%s: cannot open: %s", path, strerror(errno));
     return -1;
   }
-  if (!yaml_parser_initialize(&p)) {
-    fclose(f);
-    return fail_at(d, 1, 1, "out of memory");
+  /* the bytes read once (a pipe reads once too), then two passes over them: the limits on the
+   * events, then the document; messages still name the file and read its lines from it */
+  char *text = NULL, buf[65536];
+  size_t len = 0, cap = 0, got;
+  int rc = 0;
+  while (rc == 0 && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+    if (len + got > cap) {
+      size_t want = cap ? 2 * cap : sizeof buf;
+      while (want < len + got) want *= 2;
+      char *grown = realloc(text, want);
+      if (!grown) rc = fail_at(d, 1, 1, "out of memory");
+      else text = grown, cap = want;
+    }
+    if (rc == 0) memcpy(text + len, buf, got), len += got;
   }
-  yaml_parser_set_input_file(&p, f);
-  int rc = prescan(d, &p);
-  yaml_parser_delete(&p);
-  if (rc == 0 && (fseek(f, 0, SEEK_SET) || !yaml_parser_initialize(&p))) {
-    fclose(f);
-    return fail_at(d, 1, 1, "cannot read the file again: %s", strerror(errno));
-  }
-  if (rc == 0) {
-    yaml_parser_set_input_file(&p, f);
-    rc = load_from(d, &p);
+  if (rc == 0 && ferror(f)) rc = fail_at(d, 1, 1, "cannot read: %s", strerror(errno));
+  fclose(f);
+  d->hash = hg_hash_bytes(text ? text : "", len, HG_HASH_START);
+  for (int pass = 0; pass < 2 && rc == 0; pass++) {
+    if (!yaml_parser_initialize(&p)) {
+      rc = fail_at(d, 1, 1, "out of memory");
+      break;
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)(text ? text : ""), len);
+    rc = pass == 0 ? prescan(d, &p) : load_from(d, &p);
     yaml_parser_delete(&p);
   }
-  fclose(f);
+  free(text);
   return rc;
 }
 
@@ -350,6 +363,7 @@ int hg_ydoc_load_text(hg_ydoc *d, const char *text, size_t len, const char *path
   d->err = err;
   d->from_text = 1;
   d->text = text, d->len = len;
+  d->hash = hg_hash_bytes(text, len, HG_HASH_START);
   if (!yaml_parser_initialize(&p)) return fail_at(d, 1, 1, "out of memory");
   yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
   int rc = prescan(d, &p);

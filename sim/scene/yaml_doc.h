@@ -21,6 +21,7 @@ typedef struct hg_ydoc {
   const char *text; /* that string while it is read (syntax errors quote its lines), or NULL */
   size_t len;
   hg_error *err;    /* where failures are written (may be NULL) */
+  unsigned long long hash; /* 64-bit FNV-1a of the bytes read (hg_hash_bytes of scene.h) */
 } hg_ydoc;
 
 /* ---- the document ---- */
