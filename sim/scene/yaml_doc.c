@@ -285,7 +285,8 @@ static int prescan(hg_ydoc *d, yaml_parser_t *p) {
       break;
     default: break;
     }
-    if (rc == 0 && anchor && scan_define(&sc, anchor, add)) rc = fail_at(d, line, col, "out of memory");
+    if (rc == 0 && anchor && scan_define(&sc, anchor, add))
+      rc = fail_at(d, line, col, "out of memory");
     if (rc == 0 && add >= 0) {
       if (depth > 0) stack[depth - 1].nodes += add;
       else total += add;
