@@ -86,7 +86,9 @@ static int parse_args(int argc, char **argv, mc_args *a) {
     else return usage_error("unexpected argument '%s'", s);
     if (rc) return rc;
   }
-  if (a->runs == 0) return usage_error("%s", "--runs must be >= 1");
+  if (a->runs == 0 || a->runs > HG_CAMPAIGN_MAX_RUNS)
+    return usage_error("--runs must be from 1 to %s (every finished run's result is held in "
+                       "memory for runs.csv and the statistics)", HG_CAMPAIGN_MAX_RUNS_TEXT);
   if (a->threads == 0) return usage_error("%s", "--threads must be >= 1");
   if (a->threads > HG_CAMPAIGN_MAX_THREADS)
     return usage_error("--threads must be at most %s", HG_CAMPAIGN_MAX_THREADS_TEXT);
@@ -148,17 +150,20 @@ static int check_identity(const hg_campaign *c, const char *out, int resume) {
   return 0;
 }
 
-/* every rank's journal into results; the number of runs found, or -1 */
-static int gather(const hg_campaign *c, const char *out, int nrank, hg_run_result *res,
-                  unsigned char *done) {
+/* every rank's journal into results (check: first their inputs against c's, for a resume); the
+ * number of runs found, or -1 */
+static int gather(const hg_campaign *c, const char *out, int nrank, hg_campaign_results *res,
+                  int check) {
   char path[4200];
   hg_error err;
   int found = 0;
   for (int r = 0; r < nrank || r < 1024; r++) {
     journal_path(out, r, path, sizeof path);
     if (r >= nrank && access(path, F_OK)) break; /* journals of a resume with more ranks */
-    int n = hg_campaign_read_journal(c, path, res, done, &err);
-    if (n < 0) return fprintf(stderr, "hinge mc: %s: %s\n", path, err.msg), -1;
+    if (check && hg_campaign_check_journal(c, path, &err))
+      return fprintf(stderr, "hinge mc: --resume: %s\n", err.msg), -2;
+    int n = hg_campaign_read_journal(c, path, res, &err);
+    if (n < 0) return fprintf(stderr, "hinge mc: %s\n", err.msg), -1;
     found += n;
   }
   return found;
@@ -167,17 +172,15 @@ static int gather(const hg_campaign *c, const char *out, int nrank, hg_run_resul
 /* runs the campaign on this process's share; the exit status */
 static int campaign(const hg_campaign *c, const mc_args *a, const char *out) {
   int rank = hg_mc_mpi_rank(), nrank = hg_mc_mpi_size(), status = HG_EXIT_OK;
+  hg_error err;
   char path[4200];
-  size_t nval = (size_t)(c->ndisp + c->nmetric);
-  hg_run_result *res = calloc((size_t)c->runs, sizeof *res);
-  unsigned char *done = calloc((size_t)c->runs, 1);
-  double *vals = calloc((size_t)c->runs * nval + 1, sizeof(double));
-  if (!res || !done || !vals) {
-    free(res), free(done), free(vals);
+  /* the finished runs' results, held as the journals are read (not one per run up front) */
+  hg_campaign_results res;
+  if (hg_campaign_results_init(&res, c)) {
+    hg_campaign_results_free(&res);
     return fprintf(stderr, "hinge mc: out of memory\n"), HG_EXIT_FAILURE;
   }
-  for (int k = 0; k < c->runs; k++)
-    res[k].param = vals + (size_t)k * nval, res[k].metric = res[k].param + c->ndisp;
+  unsigned char *done = res.done;
   /* rank 0 prepares the folder: the identity and, on a fresh start, no old journals */
   if (rank == 0) {
     status = check_identity(c, out, a->resume);
@@ -188,8 +191,8 @@ static int campaign(const hg_campaign *c, const mc_args *a, const char *out) {
   }
   status = hg_mc_mpi_bcast_status(status);
   int before = 0;
-  if (!status && a->resume && (before = gather(c, out, nrank, res, done)) < 0)
-    status = HG_EXIT_FAILURE;
+  if (!status && a->resume && (before = gather(c, out, nrank, &res, 1)) < 0)
+    status = before == -2 ? HG_EXIT_USAGE : HG_EXIT_FAILURE;
   if (!status) {
     long threads = a->threads > 0 ? a->threads : nrank > 1 ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
     journal_path(out, rank, path, sizeof path);
@@ -202,24 +205,27 @@ static int campaign(const hg_campaign *c, const mc_args *a, const char *out) {
   }
   status = hg_mc_mpi_reduce_status(status);
   if (!status && rank == 0) {
-    memset(done, 0, (size_t)c->runs);
-    int n = gather(c, out, nrank, res, done);
-    hg_error err;
+    hg_campaign_results_clear(&res, c);
+    int n = gather(c, out, nrank, &res, 0);
     if (n < 0) {
       status = HG_EXIT_FAILURE;
-    } else if (hg_campaign_write_results(c, res, done, out, &err) ||
-               (!a->no_plots && hg_campaign_write_plots(c, res, done, out, &err))) {
+    } else if (hg_campaign_write_results(c, res.r, done, out, &err) ||
+               (!a->no_plots && hg_campaign_write_plots(c, res.r, done, out, &err))) {
       /* the first write that failed: its file and why (a full disk: no space left) */
+      fprintf(stderr, "hinge mc: %s\n", err.msg);
+      status = HG_EXIT_FAILURE;
+    } else if (hg_campaign_check_inputs(c, &err)) {
+      /* the results are written, but some runs read an edited file */
       fprintf(stderr, "hinge mc: %s\n", err.msg);
       status = HG_EXIT_FAILURE;
     } else if (!a->quiet) {
       int nok = 0;
-      for (int k = 0; k < c->runs; k++) nok += done[k] && res[k].ok;
+      for (int k = 0; k < c->runs; k++) nok += done[k] && res.r[k].ok;
       printf("%d runs (%d kept from before), %d ok, %d failed; results in %s/runs.csv and "
              "%s/summary.txt\n", n, before, nok, n - nok, out, out);
     }
   }
-  free(res), free(done), free(vals);
+  hg_campaign_results_free(&res);
   return status;
 }
 
@@ -237,7 +243,7 @@ int hg_cli_mc(int argc, char **argv) {
     hg_mc_mpi_finalize();
     return HG_EXIT_USAGE;
   }
-  if (a.runs > 0) c->runs = (int)(a.runs < 100000000 ? a.runs : 100000000);
+  if (a.runs > 0) c->runs = (int)a.runs; /* at most HG_CAMPAIGN_MAX_RUNS (parse_args) */
   if (a.seed >= 0) c->seed = (uint64_t)a.seed;
   if (a.out) snprintf(out, sizeof out, "%s", a.out);
   else hg_cli_default_out(a.campaign, out, sizeof out);

@@ -379,7 +379,7 @@ static void numerical_failure_stops_cleanly(void **state) {
   snprintf(path, sizeof path, "%s/failure-state.txt", dir);
   char *text = hg_test_read_file(path, NULL);
   assert_non_null(text);
-  assert_true(strncmp(text, "hinge-checkpoint 1\n", 19) == 0);
+  assert_true(strncmp(text, "hinge-checkpoint 2\n", 19) == 0);
   free(text);
   snprintf(path, sizeof path, "%s/summary.txt", dir);
   text = hg_test_read_file(path, NULL);

@@ -79,10 +79,17 @@ static int breadth_first(hg_local_model *lm) {
   for (int f = 0; f <= lm->nfloating; f++) {
     int lo = fl[f] + 1, hi = fl[f + 1];
     lm->order[fl[f]] = fl[f];
-    /* start[d]: where depth d begins, from the counts of the depths before it */
-    memset(start, 0, (n + 1) * sizeof *start);
+    /* start[d]: where depth d begins, from the counts of the depths before it (only the
+     * range's depths dlo..dhi are cleared and walked: a loop over every depth for each of many
+     * floating trees took time quadratic in the bodies) */
+    int dlo = n, dhi = -1;
+    for (int i = lo; i < hi; i++) {
+      if (depth[i] < dlo) dlo = depth[i];
+      if (depth[i] > dhi) dhi = depth[i];
+    }
+    for (int i = lo; i < hi; i++) start[depth[i]] = 0; /* a tree has every depth in dlo..dhi */
     for (int i = lo; i < hi; i++) start[depth[i]]++;
-    for (int d = 0, pos = lo; d <= n; d++) {
+    for (int d = dlo, pos = lo; d <= dhi; d++) {
       int c = start[d];
       start[d] = pos, pos += c;
     }

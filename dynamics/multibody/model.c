@@ -245,6 +245,8 @@ void hg_model_free(hg_model *m) {
   free(m->dof_body); free(m->dof_parent); free(m->armature); free(m->geom);
   free(m->mimic_follower); free(m->mimic_leader); free(m->mimic_mult); free(m->mimic_offset);
   hg_local_model_free(m->local);
+  hg_names_free(&m->body_index);
+  hg_names_free(&m->jnt_index);
   free(m);
 }
 
@@ -414,13 +416,17 @@ hg_model *hg_builder_assemble(const hg_builder *b, hg_error *err) {
     m->body_name[i] = hg_strdup(s->name);
     m->jnt_name[i] = hg_strdup(s->joint_name);
   }
-  for (int i = 0; i <= n; i++)
-    if (!m->body_name[i] || !m->jnt_name[i]) {
-      hg_error_set(err, "out of memory");
-      hg_model_free(m);
-      m = NULL;
-      goto done;
-    }
+  int names_ok = 1;
+  for (int i = 0; i <= n; i++) names_ok &= m->body_name[i] && m->jnt_name[i];
+  /* the name indices (a duplicate keeps its first body, as a scan from the root would) */
+  names_ok = names_ok && !hg_names_of_strings(&m->body_index, m->body_name, 0, n + 1) &&
+             !hg_names_of_strings(&m->jnt_index, m->jnt_name, 1, n + 1);
+  if (!names_ok) {
+    hg_error_set(err, "out of memory");
+    hg_model_free(m);
+    m = NULL;
+    goto done;
+  }
   /* subtree ranges: depth-first order makes every subtree contiguous */
   for (int i = n; i >= 0; i--) {
     if (m->subtree_end[i] == 0) m->subtree_end[i] = i + 1;
@@ -537,15 +543,11 @@ int hg_model_set_body_inertia(hg_model *m, int body, const hg_inertia *I) {
 /* ---- model queries and joint-by-joint group operations ---- */
 
 int hg_model_body(const hg_model *m, const char *name) {
-  for (int i = 0; i < m->nbody; i++)
-    if (strcmp(m->body_name[i], name) == 0) return i;
-  return -1;
+  return hg_names_find(&m->body_index, hg_name_of_string, m->body_name, name);
 }
 
 int hg_model_joint(const hg_model *m, const char *name) {
-  for (int i = 1; i < m->nbody; i++)
-    if (strcmp(m->jnt_name[i], name) == 0) return i;
-  return -1;
+  return hg_names_find(&m->jnt_index, hg_name_of_string, m->jnt_name, name);
 }
 
 void hg_model_neutral(const hg_model *m, double *q) {

@@ -146,6 +146,8 @@ typedef struct hg_model {
   hg_joint_limits *limits;
   char **body_name;
   char **jnt_name;
+  hg_name_index body_index; /* body_name -> body number (hg_model_body), by hash */
+  hg_name_index jnt_index;  /* jnt_name[1..] -> body number (hg_model_joint), by hash */
 
   /* per DoF */
   int *dof_body; /* the body whose joint owns the DoF */

@@ -67,8 +67,20 @@ typedef struct hg_failure {
   double below, above;   /* -inf / inf when not given */
 } hg_failure;
 
+/* a file a campaign was read from and the 64-bit FNV-1a hash of its bytes (scene.h) */
+typedef struct hg_campaign_input {
+  char *path;
+  uint64_t hash;
+} hg_campaign_input;
+
 typedef struct hg_campaign {
   char *path, *scene;    /* the campaign file; its scene, resolved against the file's folder */
+  char *scene_text;      /* the scene file's bytes, read once by hg_campaign_load: every run
+                            parses these, so an edit of the file during the campaign reaches
+                            no run */
+  size_t scene_len;
+  int ninput;            /* input[0] the campaign file, input[1] the scene, then the files the */
+  hg_campaign_input *input; /* scene names; hashed when the campaign was loaded */
   int runs;
   uint64_t seed;
   double t_end;          /* NaN: the scene's */
@@ -118,10 +130,58 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
 int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset, int stride,
                     int nthreads, const char *journal, FILE *progress);
 
-/* Reads the journals' lines (each line one run); results[k] filled for the runs found, done[k]
- * set to 1. Returns the number found, or -1 with err. */
-int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_run_result *results,
-                             unsigned char *done, hg_error *err);
+/* the most runs a campaign makes: runs.csv and the statistics hold every finished run's result
+ * in memory (about 0.6 kB each with its values), so a campaign beyond this is an error, not a
+ * machine running out of memory */
+#define HG_CAMPAIGN_MAX_RUNS 1000000
+#define HG_CAMPAIGN_MAX_RUNS_TEXT "1000000"
+
+/* The results of a campaign's finished runs (campaign_store.c). done has one flag per run of the
+ * campaign; r covers runs 0 to n - 1 only, grown (doubling) as results are stored, and r[k] is
+ * valid where done[k]: a campaign with few runs finished holds few results whatever its
+ * number of runs. r and done are what hg_campaign_write_results and _plots read. */
+typedef struct hg_campaign_results {
+  hg_run_result *r;     /* r[k]: run k's result (r[k].param owned, NULL until stored) */
+  unsigned char *done;  /* c->runs flags: 1 when run k's result is in r */
+  int n;                /* runs 0 .. n - 1 covered by r */
+  int ndisp, nmetric;   /* each result's values: the campaign's */
+} hg_campaign_results;
+
+/* an empty store for c's runs (done allocated: c->runs bytes); 0 or -1 (out of memory) */
+int hg_campaign_results_init(hg_campaign_results *res, const hg_campaign *c);
+/* the slot of run k (0 <= k < c->runs), r grown to cover it and its values allocated; NULL when
+ * out of memory. The caller fills it and sets done[k]. */
+hg_run_result *hg_campaign_results_slot(hg_campaign_results *res, int k);
+/* forgets every result (done cleared), keeping the memory */
+void hg_campaign_results_clear(hg_campaign_results *res, const hg_campaign *c);
+void hg_campaign_results_free(hg_campaign_results *res);
+
+/* A journal starts with one line per input, "# input HASH PATH" (hg_campaign_run writes them
+ * into a new journal; hg_campaign_read_journal skips them). hg_campaign_check_journal compares
+ * them with c's inputs: 0 when they match or there is no journal yet, -1 with err "FILE: changed
+ * since the journal was written (hash X, now Y); rerun without --resume" for an edited input,
+ * and -1 for a journal of other files or of an older hinge (runs without those lines). */
+int hg_campaign_check_journal(const hg_campaign *c, const char *journal, hg_error *err);
+
+/* The files the campaign's runs read from disk (the scene's URDF files, meshes and controller
+ * libraries: the campaign and scene files are read once) hashed again: 0 when each is as the
+ * campaign found it, -1 with err "FILE: changed during the campaign (hash X, now Y) ..." */
+int hg_campaign_check_inputs(const hg_campaign *c, hg_error *err);
+
+/* A journal opened to be read: never through a link planted under its name (O_NOFOLLOW: ELOOP,
+ * "Too many levels of symbolic links"), and a regular file. NULL with *absent = 1 when there is
+ * none yet, NULL with err otherwise. */
+FILE *hg_campaign_journal_open(const char *journal, int *absent, hg_error *err);
+/* The next line of an open journal, bounded (HG_LINE_MAX, readfile.h); ln counts the lines.
+ * Its length; -1 at the end; -2 (out of memory, a read error) or -3 (a line too long) with
+ * err. */
+long hg_campaign_journal_line(FILE *f, char **line, size_t *cap, const char *journal, int *ln,
+                              hg_error *err);
+
+/* Reads the journals' lines (each line one run) into res: a slot filled and done[k] set for each
+ * run found. Returns the number found (not found before), or -1 with err. */
+int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_campaign_results *res,
+                             hg_error *err);
 /* runs.csv (sorted by run) and summary.txt into dir, each replaced whole (written to a
  * temporary name, renamed over it); 0, or -1 with err "cannot write PATH: REASON" (the first
  * failure; then no summary.txt is left) */

@@ -1,5 +1,6 @@
 /* campaign_read.c: reading a campaign file (docs/montecarlo.md) over the scene reader's typed
  * YAML reads, so that its errors read like the scene's: file:line:column and did-you-mean. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +229,51 @@ static char *scene_path(const char *campaign, const char *scene) {
   return p;
 }
 
+/* adds an input (path copied); 0 or -1 (out of memory) */
+static int add_input(hg_campaign *c, const char *path, uint64_t hash) {
+  hg_campaign_input *grown = realloc(c->input, ((size_t)c->ninput + 1) * sizeof *grown);
+  if (!grown) return -1;
+  c->input = grown;
+  if (!(c->input[c->ninput].path = dupstr(path))) return -1;
+  c->input[c->ninput++].hash = hash;
+  return 0;
+}
+
+/* The scene's bytes (read once: every run parses them), the scene read from them, and the
+ * files it names hashed into c's inputs after the campaign file's; 0, or -1 with err. */
+static int read_scene_once(hg_campaign *c, hg_error *err) {
+  FILE *f = fopen(c->scene, "rb");
+  if (!f) return hg_error_set(err, "%s: cannot open: %s", c->scene, strerror(errno)), -1;
+  size_t cap = 0, n = 0, got;
+  char buf[65536];
+  while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+    if (n + got + 1 > cap) {
+      size_t want = cap ? 2 * cap : 65536;
+      while (want < n + got + 1) want *= 2;
+      char *grown = realloc(c->scene_text, want);
+      if (!grown) return fclose(f), hg_error_set(err, "%s: out of memory", c->scene), -1;
+      c->scene_text = grown, cap = want;
+    }
+    memcpy(c->scene_text + n, buf, got);
+    n += got;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) return hg_error_set(err, "%s: cannot read", c->scene), -1;
+  if (!c->scene_text && !(c->scene_text = calloc(1, 1)))
+    return hg_error_set(err, "%s: out of memory", c->scene), -1;
+  c->scene_text[n] = 0;
+  c->scene_len = n;
+  hg_scene *s = hg_scene_load_text(c->scene, c->scene_text, n, NULL, 0, err);
+  if (!s || hg_scene_hash_inputs(s, err)) return hg_scene_free(s), -1;
+  int rc = 0;
+  for (int k = 0; k < s->ninput && rc == 0; k++)
+    if (add_input(c, s->input[k].path, s->input[k].hash))
+      rc = -1, hg_error_set(err, "%s: out of memory", c->scene);
+  hg_scene_free(s);
+  return rc;
+}
+
 static int read_campaign(hg_ydoc *d, hg_campaign *c) {
   const hg_ynode *root = hg_ydoc_root(d);
   const char *scene;
@@ -241,15 +287,18 @@ static int read_campaign(hg_ydoc *d, hg_campaign *c) {
   if (!(c->max_wall >= 0 && c->max_wall <= 1e10))
     return hg_ydoc_fail(d, hg_ydoc_get(d, root, "max_wall"),
                         "'max_wall' must be a wall time from 0 (none) to 1e10 s, got %g", c->max_wall);
-  if (c->runs < 1) return hg_ydoc_fail(d, hg_ydoc_get(d, root, "runs"), "'runs' must be >= 1");
+  if (c->runs < 1 || c->runs > HG_CAMPAIGN_MAX_RUNS)
+    return hg_ydoc_fail(d, hg_ydoc_get(d, root, "runs"),
+                        "'runs' must be from 1 to %s, got %d (every finished run's result is "
+                        "held in memory for runs.csv and the statistics)",
+                        HG_CAMPAIGN_MAX_RUNS_TEXT, c->runs);
   if (!(seed >= 0 && seed < 18446744073709551616.0 && seed == floor(seed)))
     return hg_ydoc_fail(d, hg_ydoc_get(d, root, "seed"), "'seed' must be an integer >= 0");
   c->seed = (uint64_t)seed;
   if (!(c->scene = scene_path(c->path, scene))) return hg_ydoc_fail(d, root, "out of memory");
   hg_error serr;
-  hg_scene *s = hg_scene_load(c->scene, &serr);
-  if (!s) return hg_ydoc_fail(d, hg_ydoc_get(d, root, "scene"), "the scene: %s", serr.msg);
-  hg_scene_free(s);
+  if (read_scene_once(c, &serr))
+    return hg_ydoc_fail(d, hg_ydoc_get(d, root, "scene"), "the scene: %s", serr.msg);
   const hg_ynode *dn = hg_ydoc_get(d, root, "dispersions"), *mn = hg_ydoc_get(d, root, "metrics"),
                  *fn = hg_ydoc_get(d, root, "failures");
   if ((dn && hg_ydoc_expect_seq(d, dn, "'dispersions'")) ||
@@ -281,7 +330,10 @@ hg_campaign *hg_campaign_load(const char *path, hg_error *err) {
   }
   c->runs = 100;
   c->t_end = NAN;
-  int rc = hg_ydoc_load(&d, path, err);
+  uint64_t hash = 0;
+  int rc = hg_hash_file(path, &hash, err);
+  if (rc == 0 && add_input(c, path, hash)) rc = -1, hg_error_set(err, "%s: out of memory", path);
+  if (rc == 0) rc = hg_ydoc_load(&d, path, err);
   if (rc == 0) rc = read_campaign(&d, c);
   hg_ydoc_free(&d);
   if (rc == 0) return c;
@@ -299,5 +351,7 @@ void hg_campaign_free(hg_campaign *c) {
     free(c->metric[k].name), free(c->metric[k].a), free(c->metric[k].b), free(c->metric[k].after);
   for (int k = 0; k <= c->nfail && c->fail; k++) free(c->fail[k].name);
   free(c->disp), free(c->metric), free(c->fail), free(c->path), free(c->scene);
+  for (int k = 0; k < c->ninput; k++) free(c->input[k].path);
+  free(c->input), free(c->scene_text);
   free(c);
 }

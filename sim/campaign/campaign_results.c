@@ -59,13 +59,15 @@ static int parse_row(const hg_campaign *c, char *line, hg_run_result *r) {
   return 0;
 }
 
-int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_run_result *results,
-                             unsigned char *done, hg_error *err) {
-  FILE *f = fopen(journal, "r");
-  if (!f) return 0; /* no journal yet: nothing done */
+int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_campaign_results *res,
+                             hg_error *err) {
+  int absent, ln = 0;
+  FILE *f = hg_campaign_journal_open(journal, &absent, err);
+  if (!f) return absent ? 0 : -1; /* no journal yet: nothing done */
   size_t cap = 0;
   char *line = NULL;
   int found = 0;
+  long n;
   hg_run_result r;
   double *buf = malloc(sizeof(double) * (size_t)(c->ndisp + c->nmetric + 1));
   if (!buf) {
@@ -73,11 +75,20 @@ int hg_campaign_read_journal(const hg_campaign *c, const char *journal, hg_run_r
     return hg_error_set(err, "out of memory"), -1;
   }
   r.param = buf, r.metric = buf + c->ndisp;
-  while (getline(&line, &cap, f) > 0) {
+  while ((n = hg_campaign_journal_line(f, &line, &cap, journal, &ln, err)) != -1) {
+    if (n < -1) {
+      found = -1;
+      break;
+    }
     if (parse_row(c, line, &r)) continue; /* a line cut by a crash: that run is made again */
-    hg_run_result *dst = &results[r.run];
-    if (!done[r.run]) found++;
-    done[r.run] = 1;
+    hg_run_result *dst = hg_campaign_results_slot(res, r.run);
+    if (!dst) {
+      found = -1;
+      hg_error_set(err, "out of memory");
+      break;
+    }
+    if (!res->done[r.run]) found++;
+    res->done[r.run] = 1;
     dst->run = r.run, dst->ok = r.ok, dst->wall = 0;
     memcpy(dst->error, r.error, sizeof r.error);
     memcpy(dst->param, r.param, sizeof(double) * (size_t)c->ndisp);

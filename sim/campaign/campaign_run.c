@@ -198,7 +198,8 @@ int hg_campaign_run_one(const hg_campaign *c, int k, const char *out_dir, hg_run
   for (int j = 0; j < c->nmetric; j++) r->metric[j] = NAN;
   hg_campaign_draw(c, k, r->param);
   int nov = hg_campaign_overrides(c, r->param, ov);
-  hg_scene *s = hg_scene_load_overrides(c->scene, ov, nov, &err);
+  /* the scene's bytes as the campaign read them, not the file as it is now */
+  hg_scene *s = hg_scene_load_text(c->scene, c->scene_text, c->scene_len, ov, nov, &err);
   if (!s) {
     snprintf(r->error, sizeof r->error, "%s", err.msg);
     r->wall = hg_sim_clock() - t0;
@@ -309,6 +310,13 @@ int hg_campaign_run(const hg_campaign *c, const unsigned char *done, int offset,
   }
   /* a line cut short by a crash is ended, so that it stays one unreadable line */
   if (fseek(p.journal, -1, SEEK_END) == 0 && fgetc(p.journal) != '\n') fputc('\n', p.journal);
+  /* a new journal starts with the inputs' hashes (hg_campaign_check_journal) */
+  if (fseek(p.journal, 0, SEEK_END) == 0 && ftell(p.journal) == 0) {
+    for (int k = 0; k < c->ninput; k++)
+      fprintf(p.journal, "# input %016llx %s\n", (unsigned long long)c->input[k].hash,
+              c->input[k].path);
+    if (fflush(p.journal)) p.failed_write = 1;
+  }
   pthread_mutex_init(&p.lock, NULL);
   if (nthreads < 1) nthreads = 1;
   if (nthreads > HG_CAMPAIGN_MAX_THREADS) nthreads = HG_CAMPAIGN_MAX_THREADS;

@@ -3,8 +3,10 @@
  *
  * One record per line, words separated by spaces; names are written with %XX escapes for spaces,
  * control characters and '%':
- *   hinge-checkpoint 1
+ *   hinge-checkpoint 2
  *   scene PATH
+ *   input HASH PATH               (each file the scene was read from, scene.h's input: the
+ *                                  64-bit FNV-1a of its bytes in hex; version 2 on)
  *   t_start T0 / t T / method NAME / rtol R / checkpoint_every DT / k_out K / k_ck K
  *   budget E_LOCK W_EVENT B0 B_SCALE MAX_DRIFT W [MAX_ABS]
  *   momentum H_REF(6) MAX_DRIFT [SCALE_L SCALE_P WORST_L WORST_P FROM_L TO_L FROM_P TO_P]
@@ -25,7 +27,7 @@
 #include "sim_internal.h"
 
 #define CK_MAGIC "hinge-checkpoint"
-#define CK_VERSION 1
+#define CK_VERSION 2 /* 2: the inputs' hashes; version 1 (without them) is still read */
 
 /* ---- writing ---- */
 
@@ -161,6 +163,10 @@ static void write_control(FILE *f, const hg_sim *s) {
 static int ck_fwrite(const hg_sim *s, FILE *f) {
   fprintf(f, "%s %d\nscene", CK_MAGIC, CK_VERSION);
   put_name(f, s->scene->path ? s->scene->path : "?");
+  for (int k = 0; k < s->scene->ninput; k++) {
+    fprintf(f, "\ninput %016llx", (unsigned long long)s->scene->input[k].hash);
+    put_name(f, s->scene->input[k].path);
+  }
   fprintf(f, "\nt_start %.17g\nt %.17g\nmethod %s\nrtol %.17g\ncheckpoint_every %.17g\n",
           s->t_start, s->state.t, hg_integ_method_name(s->integ.method), s->integ.rtol,
           s->opt.checkpoint_every);
@@ -203,6 +209,7 @@ typedef struct ck_reader {
   char **word;        /* the words of the line (pointers into line) */
   int nword, capword;
   int got_t, got_q, got_v;  /* the records a resumable state needs */
+  int ninput;               /* input records read so far */
   hg_error *err;
 } ck_reader;
 
@@ -557,10 +564,37 @@ static int ck_scene(hg_sim *s, ck_reader *r) {
   return 0;
 }
 
+/* Input k of the checkpoint: the same file as the scene's input k (its base name: the scene may
+ * be read from another folder now), with the same hash. A file edited after the checkpoint was
+ * written would mix two scenes in one run (a mass 1 before it and 3 after: an energy budget
+ * that does not close). */
+static int ck_input(hg_sim *s, ck_reader *r) {
+  const hg_scene *sc = s->scene;
+  int k = r->ninput++;
+  char *end;
+  if (r->nword != 3) return ck_error(r, "%s", "input: expected a hash and a path");
+  unsigned long long was = strtoull(r->word[1], &end, 16);
+  if (*end || end == r->word[1]) return ck_error(r, "input: '%s' is not a hash", r->word[1]);
+  if (k >= sc->ninput || strcmp(base_name(sc->input[k].path), base_name(r->word[2])) != 0) {
+    hg_error_set(r->err, "%.300s: the scene was read from other files than the checkpoint "
+                         "(%.300s); rerun without --resume",
+                 k < sc->ninput ? sc->input[k].path : sc->path, r->word[2]);
+    return -1;
+  }
+  if (sc->input[k].hash != was) {
+    hg_error_set(r->err, "%.400s: changed since the checkpoint was written (hash %016llx, now "
+                         "%016llx); rerun without --resume",
+                 sc->input[k].path, was, (unsigned long long)sc->input[k].hash);
+    return -1;
+  }
+  return 0;
+}
+
 /* one record */
 static int ck_record(hg_sim *s, ck_reader *r) {
   const char *w = r->word[0];
   if (strcmp(w, "scene") == 0) return ck_scene(s, r);
+  if (strcmp(w, "input") == 0) return ck_input(s, r);
   if (strcmp(w, "budget") == 0) return ck_budget(s, r);
   if (strcmp(w, "momentum") == 0) return ck_momentum(s, r);
   if (strcmp(w, "fired") == 0) return ck_fired(s, r);
@@ -593,12 +627,20 @@ static void clear_modes(hg_sim *s) {
 }
 
 static int ck_read(hg_sim *s, ck_reader *r) {
+  int version = 0;
   if (next_line(r) || r->nword != 2 || strcmp(r->word[0], CK_MAGIC) != 0 ||
-      atoi(r->word[1]) != CK_VERSION)
-    return ck_error(r, "%s", "not a hinge checkpoint (version 1)");
+      ((version = atoi(r->word[1])) != 1 && version != CK_VERSION))
+    return ck_error(r, "%s", "not a hinge checkpoint (version 1 or 2)");
   clear_modes(s);
   while (!next_line(r)) {
     if (r->nword == 0) continue;
+    /* version 2 names every input the scene has now (a file added since: another scene) */
+    if (strcmp(r->word[0], "end") == 0 && version >= 2 && r->ninput != s->scene->ninput) {
+      hg_error_set(r->err, "%.300s: the scene was read from other files than the checkpoint "
+                           "(%d now, %d then); rerun without --resume",
+                   s->scene->path, s->scene->ninput, r->ninput);
+      return -1;
+    }
     if (strcmp(r->word[0], "end") == 0)
       return r->got_t && r->got_q && r->got_v ? 0 : ck_error(r, "%s", "t, q or v is missing");
     /* topology changes come before the modes, which they would reset */

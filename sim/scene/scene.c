@@ -90,7 +90,7 @@ static hg_scene *scene_new(const char *path) {
   s->output.plots = 1;
   s->noise_seed = 1;
   s->view.up[2] = 1, s->view.fovy = 45;
-  if (s->path && s->builder) return s;
+  if (s->path && s->builder && !hg_sc_add_input(s, path)) return s;
   hg_scene_free(s);
   return NULL;
 }
@@ -132,6 +132,7 @@ static void context_free(hg_sctx *c) {
   free(c->dock);
   free(c->absent);
   free(c->body);
+  hg_names_free(&c->body_index);
   free(c->ref);
   free(c->dir);
   hg_ydoc_free(&c->doc);
@@ -168,8 +169,9 @@ static int apply_overrides(hg_ydoc *d, const hg_scene_override *ov, int nov, hg_
   return 0;
 }
 
-hg_scene *hg_scene_load_overrides(const char *path, const hg_scene_override *ov, int nov,
-                                  hg_error *err) {
+/* a scene from the file at path (text NULL) or from len bytes of text named path */
+static hg_scene *load(const char *path, const char *text, size_t len, const hg_scene_override *ov,
+                      int nov, hg_error *err) {
   hg_sctx c;
   int rc;
   memset(&c, 0, sizeof c);
@@ -181,17 +183,29 @@ hg_scene *hg_scene_load_overrides(const char *path, const hg_scene_override *ov,
     free(c.dir);
     return NULL;
   }
-  rc = hg_ydoc_load(&c.doc, path, err);
+  rc = text ? hg_ydoc_load_text(&c.doc, text, len, path, err) : hg_ydoc_load(&c.doc, path, err);
+  c.s->input[0].hash = c.doc.hash; /* the scene's own hash: of the bytes parsed */
   if (rc == 0) rc = apply_overrides(&c.doc, ov, nov, err);
   if (rc == 0) rc = read_scene(&c);
-  if (rc == 0 && keep_names(&c)) {
+  if (rc == 0 && (keep_names(&c) || hg_sc_model_inputs(c.s, c.s->names->m))) {
     hg_error_set(err, "%s: out of memory", path);
     rc = -1;
   }
+  if (rc == 0 && !text) rc = hg_scene_hash_inputs(c.s, err);
   context_free(&c);
   if (rc == 0) return c.s;
   hg_scene_free(c.s);
   return NULL;
+}
+
+hg_scene *hg_scene_load_overrides(const char *path, const hg_scene_override *ov, int nov,
+                                  hg_error *err) {
+  return load(path, NULL, 0, ov, nov, err);
+}
+
+hg_scene *hg_scene_load_text(const char *path, const char *text, size_t len,
+                             const hg_scene_override *ov, int nov, hg_error *err) {
+  return load(path, text, len, ov, nov, err);
 }
 
 hg_scene *hg_scene_load(const char *path, hg_error *err) {
@@ -344,6 +358,7 @@ void hg_scene_free(hg_scene *s) {
   hg_builder_free(s->builder);
   names_free(s->names);
   hg_sc_free_library(&s->library);
+  hg_sc_free_inputs(s);
   free(s->title);
   free(s->description);
   free(s->path);

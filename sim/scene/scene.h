@@ -487,6 +487,12 @@ typedef struct hg_view_spec {
 
 /* ---- the scene ---- */
 
+/* a file a scene was read from and the 64-bit FNV-1a hash of its bytes (0: could not be read) */
+typedef struct hg_scene_input {
+  char *path;
+  uint64_t hash;
+} hg_scene_input;
+
 typedef struct hg_scene {
   char *path;           /* the file it was read from */
   char *title, *description;
@@ -517,6 +523,13 @@ typedef struct hg_scene {
   hg_view_spec view;    /* view: (no section: every body in frame, the default camera) */
 
   struct hg_scene_names *names; /* the reader's name tables, for reading commands (private) */
+
+  /* the files the scene was read from (scene_inputs.c): input[0] the scene file, hashed from
+   * the bytes parsed; then every file its keys name (URDF includes, meshes, controller
+   * libraries) and the meshes its URDF files name, hashed by hg_scene_load and
+   * hg_scene_hash_inputs (0 until then). Written by the reader only. */
+  int ninput;
+  hg_scene_input *input;
 } hg_scene;
 
 /* Reads a scene. NULL on error with err->msg = "file:line:column: what was expected". Unknown
@@ -542,6 +555,21 @@ typedef struct hg_scene_override {
  * "FILE: 'path': why". */
 hg_scene *hg_scene_load_overrides(const char *path, const hg_scene_override *ov, int nov,
                                   hg_error *err);
+/* hg_scene_load_overrides of a scene held in memory (len bytes of text; path names it in
+ * messages, and its folder resolves the files it names): a campaign reads its scene's bytes once.
+ * The files the scene names are not hashed (hg_scene_hash_inputs does that). */
+hg_scene *hg_scene_load_text(const char *path, const char *text, size_t len,
+                             const hg_scene_override *ov, int nov, hg_error *err);
+/* hashes s->input[1..] from the files as they are now (0 for a file that cannot be read: a
+ * missing mesh of a URDF file, whose display shape the reader leaves out); returns 0 */
+int hg_scene_hash_inputs(hg_scene *s, hg_error *err);
+
+/* 64-bit FNV-1a over n bytes, continuing from h (HG_HASH_START for a fresh hash) */
+#define HG_HASH_START 14695981039346656037ULL
+uint64_t hg_hash_bytes(const void *bytes, size_t n, uint64_t h);
+/* the hash of a file's bytes; 0, or -1 with err "PATH: cannot open: why" */
+int hg_hash_file(const char *path, uint64_t *hash, hg_error *err);
+
 /* the number at value_path of a scene file (its nominal value); 0, or -1 with err */
 int hg_scene_value(const char *path, const char *value_path, double *value, hg_error *err);
 

@@ -195,6 +195,11 @@ int hg_sc_markers(hg_sctx *c, const hg_ynode *list, const char *body) {
 static const char *const body_keys[] = {"name",     "parent",  "joint",   "inertia",
                                         "geometry", "markers", "present", NULL};
 
+/* the name of scene body i's joint */
+static const char *sc_joint_name(const void *items, int i) {
+  return ((const hg_sc_body *)items)[i].joint;
+}
+
 /* the body's name: not the world's, not taken by an earlier body of the scene */
 static int body_name(hg_sctx *c, const hg_ynode *n, hg_sc_body *rec) {
   const hg_ynode *node = hg_sc_required(c, n, "name", "body");
@@ -202,13 +207,13 @@ static int body_name(hg_sctx *c, const hg_ynode *n, hg_sc_body *rec) {
   rec->name_node = node;
   if (strcmp(rec->name, "world") == 0)
     return hg_ydoc_fail(&c->doc, node, "'world' is the ground body; give the body another name");
-  for (hg_sc_body *b = c->body; b < rec; b++)
-    if (strcmp(b->name, rec->name) == 0) {
-      int line, col;
-      hg_ydoc_where(b->name_node, &line, &col);
-      return hg_ydoc_fail(&c->doc, node, "duplicate body name '%s' (first at line %d)", rec->name,
-                          line);
-    }
+  int first = hg_names_insert(&c->body_index, hg_sc_body_name_of, c->body, (int)(rec - c->body));
+  if (first >= 0) {
+    int line, col;
+    hg_ydoc_where(c->body[first].name_node, &line, &col);
+    return hg_ydoc_fail(&c->doc, node, "duplicate body name '%s' (first at line %d)", rec->name,
+                        line);
+  }
   return 0;
 }
 
@@ -272,6 +277,8 @@ static int reserve_refs(hg_sctx *c, const hg_ynode *list, int n) {
 
 int hg_sc_bodies(hg_sctx *c, const hg_ynode *list) {
   if (reserve_refs(c, list, hg_ydoc_len(list))) return -1;
+  if (hg_names_reset(&c->body_index, hg_ydoc_len(list)))
+    return hg_ydoc_fail(&c->doc, list, "out of memory");
   return hg_sc_seq(c, list, "'bodies'", sizeof *c->body, (void **)&c->body, &c->nbody, body);
 }
 
@@ -341,12 +348,19 @@ static int check_parents(hg_sctx *c) {
 
 /* joint names of the scene's bodies are unique among themselves */
 static int check_joint_names(hg_sctx *c) {
-  for (int i = 0; i < c->nbody; i++)
-    for (int k = 0; k < i; k++)
-      if (strcmp(c->body[i].joint, c->body[k].joint) == 0)
-        return hg_ydoc_fail(&c->doc, c->body[i].joint_node,
-                            "duplicate joint name '%s' (bodies '%s' and '%s')", c->body[i].joint,
-                            c->body[k].name, c->body[i].name);
+  hg_name_index joints = {0, NULL};
+  if (c->nbody == 0) return 0;
+  if (hg_names_reset(&joints, c->nbody))
+    return hg_ydoc_fail(&c->doc, c->body[0].name_node, "out of memory");
+  for (int i = 0; i < c->nbody; i++) {
+    int k = hg_names_insert(&joints, sc_joint_name, c->body, i);
+    if (k < 0) continue;
+    hg_names_free(&joints);
+    return hg_ydoc_fail(&c->doc, c->body[i].joint_node,
+                        "duplicate joint name '%s' (bodies '%s' and '%s')", c->body[i].joint,
+                        c->body[k].name, c->body[i].name);
+  }
+  hg_names_free(&joints);
   return 0;
 }
 

@@ -35,6 +35,7 @@ typedef struct hg_sctx {
   char *dir;        /* the scene file's folder, with a trailing '/' ("" for the current one) */
   int nbody;        /* bodies written in the scene */
   hg_sc_body *body;
+  hg_name_index body_index; /* their names -> their index in body (hg_sc_body_index) */
   int nref;         /* parent references, checked after the URDF includes */
   hg_sc_ref *ref;
   int ndock;        /* docking joints that captures and attach actions create */
@@ -50,6 +51,18 @@ struct hg_scene_names {
   int ndock;
   char **dock;
 };
+
+/* the scene body named name (an index into c->body), or -1: by hash, so that reading n bodies
+ * takes time linear in n */
+int hg_sc_body_index(const hg_sctx *c, const char *name);
+/* the name of item i of an array of hg_sc_body (the name index's getter) */
+const char *hg_sc_body_name_of(const void *items, int i);
+
+/* scene_inputs.c: adds path to s's inputs (once; hash 0 until hashed), and every mesh of m's
+ * geometry (those URDF files name); 0 or -1 (out of memory). Frees them. */
+int hg_sc_add_input(hg_scene *s, const char *path);
+int hg_sc_model_inputs(hg_scene *s, const hg_model *m);
+void hg_sc_free_inputs(hg_scene *s);
 
 #define HG_SC_PI 3.14159265358979323846
 

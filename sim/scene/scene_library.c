@@ -10,9 +10,8 @@
 
 /* the body of the scene with this name, or NULL (a URDF body) */
 static const hg_sc_body *scene_body(const hg_sctx *c, const char *name) {
-  for (int k = 0; k < c->nbody; k++)
-    if (strcmp(c->body[k].name, name) == 0) return &c->body[k];
-  return NULL;
+  int k = hg_sc_body_index(c, name);
+  return k >= 0 ? &c->body[k] : NULL;
 }
 
 int hg_sc_absent(const hg_sctx *c, int i) { return c->absent && i > 0 && c->absent[i]; }

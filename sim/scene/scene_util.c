@@ -154,7 +154,13 @@ char *hg_sc_resolve(hg_sctx *c, const hg_ynode *n, const char *file) {
       hg_ydoc_fail(&c->doc, n, "out of memory");
       return NULL;
     }
-    if (readable(path)) return path;
+    if (readable(path)) {
+      /* every file a scene names is found here: the one place its inputs are collected */
+      if (!hg_sc_add_input(c->s, path)) return path;
+      free(path);
+      hg_ydoc_fail(&c->doc, n, "out of memory");
+      return NULL;
+    }
     free(path);
   }
   if (absolute)
@@ -166,6 +172,14 @@ char *hg_sc_resolve(hg_sctx *c, const hg_ynode *n, const char *file) {
 }
 
 /* ---- name references ---- */
+
+const char *hg_sc_body_name_of(const void *items, int i) {
+  return ((const hg_sc_body *)items)[i].name;
+}
+
+int hg_sc_body_index(const hg_sctx *c, const char *name) {
+  return hg_names_find(&c->body_index, hg_sc_body_name_of, c->body, name);
+}
 
 int hg_sc_unknown(hg_sctx *c, const hg_ynode *n, const char *kind, const char *name,
                   const char *const *cand, int ncand) {

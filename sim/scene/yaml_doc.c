@@ -1,6 +1,8 @@
 /* yaml_doc.c: a YAML document with typed reads that name file:line:column (yaml_doc.h). */
 #include "yaml_doc.h"
 
+#include "scene.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -180,6 +182,133 @@ static int check_single(hg_ydoc *d, yaml_parser_t *p) {
   return 0;
 }
 
+/* ---- alias expansion and nesting, counted on the event stream before the document loads ----
+ *
+ * Each event of a node adds the nodes it stands for: a scalar 1, a collection 1 and its
+ * items', an alias the nodes of its anchor's node (as a reader walking the document meets
+ * them), so the document stands for own + aliased nodes. The counts of anchored nodes are kept
+ * by anchor name; the nodes the aliases add so far, the nesting depth and, at the end, the
+ * aliased nodes against the file's own are checked against
+ * the limits of yaml_doc.h, so that a refused file costs one pass that stops where it exceeds
+ * them. */
+
+typedef struct scan_anchor {
+  char *name;
+  double nodes; /* the nodes its node stands for (a double: alias counts multiply) */
+} scan_anchor;
+
+typedef struct scan_frame {
+  const char *anchor; /* the collection's anchor (owned by the event), or NULL */
+  double nodes;       /* its nodes so far, itself included */
+} scan_frame;
+
+typedef struct scan {
+  int nanchor, cap;
+  scan_anchor *anchor;
+  hg_name_index index; /* anchor names -> anchor */
+} scan;
+
+static const char *anchor_name(const void *items, int i) {
+  return ((const scan_anchor *)items)[i].name;
+}
+
+static void scan_free(scan *sc) {
+  for (int k = 0; k < sc->nanchor; k++) free(sc->anchor[k].name);
+  free(sc->anchor);
+  hg_names_free(&sc->index);
+}
+
+/* records (or, for a name used again, replaces) anchor name's count; 0 or -1 (out of memory) */
+static int scan_define(scan *sc, const char *name, double nodes) {
+  int k = hg_names_find(&sc->index, anchor_name, sc->anchor, name);
+  if (k >= 0) return sc->anchor[k].nodes = nodes, 0;
+  if (sc->nanchor == sc->cap) {
+    int cap = sc->cap ? 2 * sc->cap : 16;
+    scan_anchor *grown = realloc(sc->anchor, (size_t)cap * sizeof *grown);
+    if (!grown) return -1;
+    sc->anchor = grown, sc->cap = cap;
+    /* the index keeps at most half its slots filled */
+    if (hg_names_reset(&sc->index, cap)) return -1;
+    for (int i = 0; i < sc->nanchor; i++) hg_names_insert(&sc->index, anchor_name, sc->anchor, i);
+  }
+  if (!(sc->anchor[sc->nanchor].name = hg_strdup(name))) return -1;
+  sc->anchor[sc->nanchor].nodes = nodes;
+  hg_names_insert(&sc->index, anchor_name, sc->anchor, sc->nanchor++);
+  return 0;
+}
+
+/* Walks the events of p's input: 0 when within the limits or when the parser stops on a syntax
+ * error (the load that follows reports it), -1 with an error at the event that exceeds one. */
+static int prescan(hg_ydoc *d, yaml_parser_t *p) {
+  scan sc;
+  scan_frame stack[HG_YDOC_MAX_DEPTH + 2];
+  yaml_event_t ev;
+  /* nodes with the aliases expanded (own + aliased); written in the file; added by aliases */
+  double total = 0, own = 0, aliased = 0;
+  int depth = 0, rc = 0, line = 1, col = 1, done = 0;
+  memset(&sc, 0, sizeof sc);
+  while (!done && rc == 0) {
+    if (!yaml_parser_parse(p, &ev)) break;
+    line = (int)ev.start_mark.line + 1, col = (int)ev.start_mark.column + 1;
+    double add = -1; /* the nodes a finished node adds to its parent (-1: none finished) */
+    const char *anchor = NULL;
+    switch (ev.type) {
+    case YAML_STREAM_END_EVENT: done = 1; break;
+    case YAML_SCALAR_EVENT:
+      own += 1, add = 1, anchor = (const char *)ev.data.scalar.anchor;
+      break;
+    case YAML_ALIAS_EVENT: {
+      int k = hg_names_find(&sc.index, anchor_name, sc.anchor, (const char *)ev.data.alias.anchor);
+      add = k >= 0 ? sc.anchor[k].nodes : 1; /* an unknown anchor: the load refuses it */
+      break;
+    }
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT:
+      if (depth == HG_YDOC_MAX_DEPTH) {
+        rc = fail_at(d, line, col, "nested more than %d levels deep: not a file hinge reads "
+                                   "(refused before reading further)", HG_YDOC_MAX_DEPTH);
+        break;
+      }
+      own += 1;
+      stack[depth].anchor = (const char *)(ev.type == YAML_SEQUENCE_START_EVENT
+                                               ? ev.data.sequence_start.anchor
+                                               : ev.data.mapping_start.anchor);
+      stack[depth].anchor = stack[depth].anchor ? hg_strdup(stack[depth].anchor) : NULL;
+      stack[depth++].nodes = 1;
+      break;
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+      if (depth == 0) break;
+      depth--;
+      add = stack[depth].nodes;
+      if (stack[depth].anchor && scan_define(&sc, stack[depth].anchor, add))
+        rc = fail_at(d, line, col, "out of memory");
+      free((char *)stack[depth].anchor);
+      break;
+    default: break;
+    }
+    if (rc == 0 && anchor && scan_define(&sc, anchor, add))
+      rc = fail_at(d, line, col, "out of memory");
+    if (rc == 0 && add >= 0) {
+      if (depth > 0) stack[depth - 1].nodes += add;
+      else total += add;
+      if (ev.type == YAML_ALIAS_EVENT) aliased += add;
+      if (aliased > HG_YDOC_MAX_NODES)
+        rc = fail_at(d, line, col, "aliases add more than %d nodes to the document: refused "
+                                   "(write the values out, or anchor fewer copies)",
+                     HG_YDOC_MAX_NODES);
+    }
+    yaml_event_delete(&ev);
+  }
+  for (int k = 0; k < depth; k++) free((char *)stack[k].anchor);
+  scan_free(&sc);
+  if (rc == 0 && aliased > HG_YDOC_MAX_ALIAS_RATIO * own + HG_YDOC_ALIAS_ALLOWANCE)
+    rc = fail_at(d, 1, 1, "aliases expand the document's %.0f nodes to %.0f, more than %d times "
+                          "its own: refused (write the values out, or anchor fewer copies)",
+                 own, total, HG_YDOC_MAX_ALIAS_RATIO);
+  return rc;
+}
+
 /* the single document of an initialized parser's input */
 static int load_from(hg_ydoc *d, yaml_parser_t *p) {
   if (!yaml_parser_load(p, &d->doc)) return parser_fail(d, p);
@@ -194,17 +323,24 @@ int hg_ydoc_load(hg_ydoc *d, const char *path, hg_error *err) {
   memset(d, 0, sizeof *d);
   d->path = path;
   d->err = err;
-  /* a regular file of at most HG_FILE_TEXT_MAX bytes (readfile.h): not /dev/zero, a FIFO */
-  FILE *f = hg_file_open(path, HG_FILE_TEXT_MAX, NULL, err);
-  if (!f) return -1;
-  if (!yaml_parser_initialize(&p)) {
-    fclose(f);
-    return fail_at(d, 1, 1, "out of memory");
+  /* the bytes read once, from a regular file of at most HG_FILE_TEXT_MAX bytes (readfile.h:
+   * not /dev/zero, a FIFO), then two passes over them: the limits on the events, then the
+   * document; messages still name the file and read its lines from it */
+  size_t len = 0;
+  char *text = hg_file_read(path, HG_FILE_TEXT_MAX, &len, err);
+  if (!text) return -1;
+  int rc = 0;
+  d->hash = hg_hash_bytes(text ? text : "", len, HG_HASH_START);
+  for (int pass = 0; pass < 2 && rc == 0; pass++) {
+    if (!yaml_parser_initialize(&p)) {
+      rc = fail_at(d, 1, 1, "out of memory");
+      break;
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)(text ? text : ""), len);
+    rc = pass == 0 ? prescan(d, &p) : load_from(d, &p);
+    yaml_parser_delete(&p);
   }
-  yaml_parser_set_input_file(&p, f);
-  int rc = load_from(d, &p);
-  yaml_parser_delete(&p);
-  fclose(f);
+  free(text);
   return rc;
 }
 
@@ -215,10 +351,17 @@ int hg_ydoc_load_text(hg_ydoc *d, const char *text, size_t len, const char *path
   d->err = err;
   d->from_text = 1;
   d->text = text, d->len = len;
+  d->hash = hg_hash_bytes(text, len, HG_HASH_START);
   if (!yaml_parser_initialize(&p)) return fail_at(d, 1, 1, "out of memory");
   yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-  int rc = load_from(d, &p);
+  int rc = prescan(d, &p);
   yaml_parser_delete(&p);
+  if (rc == 0 && !yaml_parser_initialize(&p)) rc = fail_at(d, 1, 1, "out of memory");
+  if (rc == 0) {
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    rc = load_from(d, &p);
+    yaml_parser_delete(&p);
+  }
   d->text = NULL, d->len = 0;
   return rc;
 }

@@ -21,9 +21,23 @@ typedef struct hg_ydoc {
   const char *text; /* that string while it is read (syntax errors quote its lines), or NULL */
   size_t len;
   hg_error *err;    /* where failures are written (may be NULL) */
+  unsigned long long hash; /* 64-bit FNV-1a of the bytes read (hg_hash_bytes of scene.h) */
 } hg_ydoc;
 
 /* ---- the document ---- */
+
+/* Limits checked on the event stream before a document loads, so that a hostile file is
+ * refused at the event that crosses one, in time proportional to what was read up to it:
+ * nesting deeper than HG_YDOC_MAX_DEPTH (a scene nests about 8 levels); aliases that make the
+ * document stand for more than HG_YDOC_MAX_NODES nodes (the readers walk an alias as a copy of
+ * its anchor's node: a few anchors nested in one another multiply); and, over the whole file,
+ * aliases adding more than HG_YDOC_MAX_ALIAS_RATIO times the file's own nodes plus
+ * HG_YDOC_ALIAS_ALLOWANCE (a shape or a mode anchored once and reused on every body stays far
+ * inside). Each refusal is "file:line:column: what" and a load error. */
+#define HG_YDOC_MAX_DEPTH 64
+#define HG_YDOC_MAX_NODES 1000000
+#define HG_YDOC_MAX_ALIAS_RATIO 16
+#define HG_YDOC_ALIAS_ALLOWANCE 10000
 
 /* Reads the single YAML document of a file. -1 with err on an unreadable file, a syntax error, an
  * empty file or more than one document. d must be freed with hg_ydoc_free either way. */

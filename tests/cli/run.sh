@@ -93,7 +93,7 @@ run run "$scenes/undock.yaml" --out "$tmp/ck" --checkpoint-every 4 --no-plots --
 expect_status "checkpoints" 0
 if [ -s "$tmp/ck/checkpoint-0003.txt" ]; then pass; else fail "no checkpoint-0003.txt"; fi
 expect_has "checkpoint format" "$(head -n 1 "$tmp/ck/checkpoint-0003.txt")" \
-  "hinge-checkpoint 1"
+  "hinge-checkpoint 2"
 run run "$scenes/undock.yaml" --out "$tmp/rs" --resume "$tmp/ck/checkpoint-0003.txt" \
   --no-plots --quiet
 expect_status "resume" 0
