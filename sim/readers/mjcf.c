@@ -124,7 +124,7 @@ typedef struct mj_reader {
   char **hname;  /* per MuJoCo body: its last hinge body's name (NULL for the world) */
   hg_se3 *frame; /* per MuJoCo body: MuJoCo's body frame in its last hinge body's frame */
   /* what is not taken, for the summary notes */
-  int nskip_geom, nskip_world_geom, nmocap, nball_limit, nfree_spring;
+  int nskip_geom, nskip_world_geom, nmocap, nball_limit, nfree_spring, nfree_armature;
 } mj_reader;
 
 /* a MuJoCo name (of kind obj, index i), or NULL when it has none */
@@ -328,6 +328,7 @@ static int add_body(mj_reader *r, int i) {
     /* MuJoCo's free DoFs are (linear, angular), hinge's (angular, linear); the armature is one
      * number per MuJoCo joint, so the order does not matter */
     for (int d = 0; d < nv; d++) s.armature[d] = mj->dof_armature[da + d];
+    if (type == mjJNT_FREE && mj->dof_armature[da] != 0) r->nfree_armature++;
     if (mj->jnt_limited[j] && (type == mjJNT_HINGE || type == mjJNT_SLIDE)) {
       s.limits.has_position = 1;
       s.limits.lower = mj->jnt_range[2 * j];
@@ -491,6 +492,9 @@ static void summarize(mj_reader *r, int neq_skipped, const char *eq_first) {
   if (r->nball_limit) note(r, "%d ball-joint range limits not used (cone limits)", r->nball_limit);
   if (r->nfree_spring)
     note(r, "%d free-joint springs not used (their damping is)", r->nfree_spring);
+  if (r->nfree_armature)
+    note(r, "%d free joints with armature: MuJoCo's acts on the world-frame linear rate, hinge's "
+         "on the body-frame one, so the velocity terms differ by armature w x v", r->nfree_armature);
   if (mj->opt.disableflags & (mjDSBL_PASSIVE))
     note(r, "the file disables passive forces: springs and dampers are not kept");
 }

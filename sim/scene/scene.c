@@ -11,7 +11,7 @@
 
 /* the keys of the top-level mapping */
 static const char *const top_keys[] = {
-    "title",   "description", "gravity", "atmosphere", "bodies",     "urdf", "markers", "forces",
+    "title",   "description", "gravity", "atmosphere", "bodies",     "urdf", "markers", "forces", "mjcf",
     "initial", "modes",       "events",  "capture",    "integrator", "time", "output",  "loops",
     "actuators", "tanks",     "sensors", "controllers", "noise_seed", "view", NULL};
 
@@ -32,11 +32,13 @@ int hg_sc_header(hg_sctx *c, const hg_ynode *root) {
 static int structure(hg_sctx *c, const hg_ynode *root) {
   const hg_ynode *bn = hg_ydoc_get(&c->doc, root, "bodies"),
                  *un = hg_ydoc_get(&c->doc, root, "urdf");
+  const hg_ynode *xn = hg_ydoc_get(&c->doc, root, "mjcf");
   const hg_ynode *mn = hg_ydoc_get(&c->doc, root, "markers");
   const hg_ynode *an = hg_ydoc_get(&c->doc, root, "actuators");
   if ((bn && hg_sc_bodies(c, bn)) || (un && hg_sc_urdf(c, un))) return -1;
-  if (hg_ydoc_len(bn) == 0 && hg_ydoc_len(un) == 0)
-    return hg_ydoc_fail(&c->doc, root, "a scene needs at least one body ('bodies' or 'urdf')");
+  if (xn && hg_sc_mjcf(c, xn)) return -1;
+  if (hg_ydoc_len(bn) == 0 && hg_ydoc_len(un) == 0 && hg_ydoc_len(xn) == 0)
+    return hg_ydoc_fail(&c->doc, root, "a scene needs at least one body ('bodies', 'urdf' or 'mjcf')");
   if ((an && hg_sc_wheels(c, an)) || hg_sc_compile(c, root) || (mn && hg_sc_markers(c, mn, NULL))) return -1;
   return 0;
 }
@@ -54,7 +56,7 @@ static int read_scene(hg_sctx *c) {
   cn = hg_ydoc_get(&c->doc, root, "capture");
   en = hg_ydoc_get(&c->doc, root, "events");
   ln = hg_ydoc_get(&c->doc, root, "loops");
-  if ((fn && hg_sc_forces(c, fn)) || (in && hg_sc_initial(c, in)) || (mn && hg_sc_modes(c, mn)) ||
+  if (hg_sc_forces_and_mjcf(c, fn) || (in && hg_sc_initial(c, in)) || (mn && hg_sc_modes(c, mn)) ||
       (cn && hg_sc_capture(c, cn)) || hg_sc_run(c, root) || hg_sc_docks(c, en) ||
       (ln && hg_sc_loops(c, ln)))
     return -1;

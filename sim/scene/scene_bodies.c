@@ -5,6 +5,7 @@
 
 #include "scene_internal.h"
 #include "urdf.h"
+#include "mjcf.h"
 
 /* ---- joints ---- */
 
@@ -324,6 +325,119 @@ int hg_sc_urdf(hg_sctx *c, const hg_ynode *list) {
   return 0;
 }
 
+/* ---- MJCF includes ---- */
+
+/* the keys of an MJCF include */
+static const char *const mjcf_keys[] = {"file", "parent", "pos",    "quat",
+                                        "rpy",  "rpy_deg", "prefix", NULL};
+
+/* the include's sites as markers of the scene (names unique among markers) */
+static int mjcf_markers(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
+  for (int k = 0; k < x->nsite; k++) {
+    const hg_mjcf_site *site = &x->site[k];
+    const hg_marker *first = hg_scene_marker(c->s, site->name);
+    hg_marker *mk;
+    if (first)
+      return hg_ydoc_fail(&c->doc, n, "MJCF site '%s' takes a marker name already used (line %d)",
+                          site->name, first->src.line);
+    if (!(mk = new_marker(c, n))) return -1;
+    mk->src = hg_sc_src(c, n);
+    mk->pose = site->pose;
+    if (hg_sc_strdup(c, n, site->name, &mk->name) || hg_sc_strdup(c, n, site->body, &mk->body))
+      return -1;
+  }
+  return 0;
+}
+
+/* the include's joint springs and dampers as joint spring force elements named JOINT_spring,
+ * appended to the scene's force list (hg_sc_forces_and_mjcf puts the scene's own first) */
+static int mjcf_springs(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
+  for (int k = 0; k < x->nspring; k++) {
+    const hg_mjcf_spring *sp = &x->spring[k];
+    hg_force_spec *grown = realloc(c->s->force, ((size_t)c->s->nforce + 1) * sizeof *grown);
+    char name[300];
+    if (!grown) return hg_ydoc_fail(&c->doc, n, "out of memory");
+    c->s->force = grown;
+    hg_force_spec *f = &grown[c->s->nforce++];
+    memset(f, 0, sizeof *f);
+    f->type = HG_FORCE_JOINT_SPRING;
+    f->enabled = 1;
+    f->src = hg_sc_src(c, n);
+    f->stiffness = sp->stiffness;
+    f->damping = sp->damping;
+    f->nrest = sp->nrest;
+    snprintf(name, sizeof name, "%s_spring", sp->joint);
+    if (hg_sc_strdup(c, n, name, &f->name) || hg_sc_strdup(c, n, sp->joint, &f->joint) ||
+        !(f->rest = malloc((size_t)sp->nrest * sizeof *f->rest)))
+      return hg_ydoc_fail(&c->doc, n, "out of memory");
+    memcpy(f->rest, sp->rest, (size_t)sp->nrest * sizeof *f->rest);
+  }
+  return 0;
+}
+
+/* one include: MuJoCo's world is parent at the pose */
+static int mjcf_include(hg_sctx *c, const hg_ynode *n) {
+  const char *file, *parent = NULL, *prefix = NULL;
+  const hg_ynode *fn, *pn;
+  hg_mjcf_options opt = {0, stderr};
+  hg_mjcf_extras x;
+  hg_se3 pose;
+  hg_error e;
+  char *path;
+  int rc;
+  if (hg_ydoc_check_keys(&c->doc, n, "mjcf include", mjcf_keys) ||
+      !(fn = hg_sc_required(c, n, "file", "mjcf include")) ||
+      hg_ydoc_name(&c->doc, fn, "'file'", &file) || hg_yget_name(&c->doc, n, "parent", &parent) ||
+      hg_yget_name(&c->doc, n, "prefix", &prefix) || hg_sc_pose(c, n, &pose))
+    return -1;
+  pn = hg_ydoc_get(&c->doc, n, "parent");
+  if (parent && strcmp(parent, "world") != 0) c->ref[c->nref++] = (hg_sc_ref){parent, pn, 0};
+  if (!(path = hg_sc_resolve(c, fn, file))) return -1;
+  rc = hg_mjcf_add(c->s->builder, path, parent, &pose, prefix, &opt, &x, &e);
+  free(path);
+  if (rc) return hg_ydoc_fail(&c->doc, fn, "in MJCF include: %s", e.msg);
+  rc = mjcf_markers(c, n, &x) || mjcf_springs(c, n, &x) ? -1 : 0;
+  hg_mjcf_extras_free(&x);
+  return rc;
+}
+
+int hg_sc_mjcf(hg_sctx *c, const hg_ynode *list) {
+  if (hg_ydoc_expect_seq(&c->doc, list, "'mjcf'") || reserve_refs(c, list, hg_ydoc_len(list)))
+    return -1;
+  for (int k = 0; k < hg_ydoc_len(list); k++)
+    if (mjcf_include(c, hg_ydoc_item(&c->doc, list, k))) return -1;
+  return 0;
+}
+
+int hg_sc_forces_and_mjcf(hg_sctx *c, const hg_ynode *list) {
+  hg_force_spec *inc = c->s->force;
+  int ninc = c->s->nforce, rc = 0, nown;
+  c->s->force = NULL;
+  c->s->nforce = 0;
+  if (list) rc = hg_sc_forces(c, list);
+  nown = c->s->nforce;
+  if (ninc) {
+    hg_force_spec *all = realloc(c->s->force, ((size_t)nown + (size_t)ninc) * sizeof *all);
+    if (!all) {
+      /* the scene frees its own list; the includes' go here */
+      free(inc);
+      return hg_ydoc_fail(&c->doc, list, "out of memory");
+    }
+    memcpy(all + nown, inc, (size_t)ninc * sizeof *inc);
+    free(inc);
+    c->s->force = all;
+    c->s->nforce = nown + ninc;
+  }
+  if (rc) return rc;
+  for (int k = nown; k < c->s->nforce; k++)
+    for (int i = 0; i < nown; i++)
+      if (strcmp(c->s->force[i].name, c->s->force[k].name) == 0)
+        return hg_ydoc_fail(&c->doc, list, "force element '%s' is also the spring of an MJCF "
+                            "include's joint (line %d): rename it", c->s->force[i].name,
+                            c->s->force[k].src.line);
+  return 0;
+}
+
 /* ---- the model check ---- */
 
 /* every parent named by a body or an include is a body of the builder */
@@ -372,6 +486,7 @@ static int compile(hg_sctx *c, const hg_ynode *root, const char *context, hg_mod
   where = blame(c, e.msg);
   if (!where) where = hg_ydoc_key(&c->doc, root, "bodies");
   if (!where) where = hg_ydoc_key(&c->doc, root, "urdf");
+  if (!where) where = hg_ydoc_key(&c->doc, root, "mjcf");
   return hg_ydoc_fail(&c->doc, where, "%s%s", context, e.msg);
 }
 

@@ -1,0 +1,106 @@
+/* test_mjcf: the MJCF reader's paths that do not compare with MuJoCo (test_mjcf_mujoco does):
+ * malformed files give file:line errors (tests/data/mjcf/bad/), .xml files are told apart by
+ * their root element, a build without MuJoCo says how to get it, and a scene's mjcf include
+ * brings the bodies, the joint springs and dampers as force elements and the sites as markers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mjcf.h"
+#include "scene.h"
+
+/* each malformed file, and the message (MuJoCo's, at the line it names) */
+static void bad_files(void **state) {
+  static const struct {
+    const char *file, *msg;
+  } cases[] = {
+      {"data/mjcf/bad/bad_joint_type.xml", "bad_joint_type.xml:4: XML Error: invalid keyword: 'twist'"},
+      {"data/mjcf/bad/negative_size.xml", "negative_size.xml:4: Error: sizes must be positive"},
+      {"data/mjcf/bad/bad_inertia.xml", "bad_inertia.xml:3: Error: inertia must satisfy A + B >= C"},
+      {"data/mjcf/bad/missing_mesh.xml", "missing_mesh.xml:3: Error: could not open STL file"},
+      {"data/mjcf/bad/unclosed.xml", "unclosed.xml: XML parse error"},
+  };
+  (void)state;
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    hg_error err;
+    hg_model *m = hg_mjcf_load(cases[k].file, NULL, &err);
+    assert_null(m);
+    if (!hg_mjcf_available()) {
+      assert_non_null(strstr(err.msg, "apt-get install libmujoco-dev"));
+      continue;
+    }
+    if (!strstr(err.msg, cases[k].msg)) fprintf(stderr, "%s\n  want %s\n", err.msg, cases[k].msg);
+    assert_non_null(strstr(err.msg, cases[k].msg));
+  }
+}
+
+/* an .xml file is MJCF when its first element is <mujoco>, after declarations and comments */
+static void detection(void **state) {
+  (void)state;
+  assert_int_equal(hg_mjcf_is_mjcf("data/mjcf/chain.xml"), 1); /* a comment first */
+  assert_int_equal(hg_mjcf_is_mjcf("data/robots/fixed_links.urdf"), 0);
+  assert_int_equal(hg_mjcf_is_mjcf("data/mjcf/no_such_file.xml"), 0);
+}
+
+/* the include: springs and dampers with MuJoCo's values (springref in degrees becomes radians,
+ * in hinge's q = MuJoCo's qpos), bodies prefixed and hung from the cart */
+static void scene_include(void **state) {
+  hg_error err;
+  (void)state;
+  hg_scene *s = hg_scene_load("data/mjcf/scenes/arm_on_cart.yaml", &err);
+  if (!hg_mjcf_available()) {
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "libmujoco-dev"));
+    return;
+  }
+  if (!s) fprintf(stderr, "%s\n", err.msg);
+  assert_non_null(s);
+  assert_int_equal(s->nforce, 3); /* j1 damping, j2 spring and damper, j3 spring and damper */
+  const hg_force_spec *j2 = NULL;
+  for (int k = 0; k < s->nforce; k++)
+    if (strcmp(s->force[k].name, "arm_j2_spring") == 0) j2 = &s->force[k];
+  assert_non_null(j2);
+  assert_int_equal(j2->type, HG_FORCE_JOINT_SPRING);
+  assert_string_equal(j2->joint, "arm_j2");
+  assert_true(j2->stiffness == 2.5 && j2->damping == 0.2);
+  assert_int_equal(j2->nrest, 1);
+  /* MuJoCo turns 10 degrees into radians in single steps of double arithmetic */
+  assert_true(fabs(j2->rest[0] - 10 * 3.14159265358979323846 / 180) < 1e-15);
+  hg_body_spec *arm = hg_builder_body(s->builder, "arm_base");
+  assert_non_null(arm);
+  assert_string_equal(arm->parent, "cart");
+  hg_scene_free(s);
+}
+
+/* sites become markers, one per include, prefixed */
+static void sites(void **state) {
+  hg_error err;
+  (void)state;
+  if (!hg_mjcf_available()) return;
+  hg_scene *s = hg_scene_load("data/mjcf/scenes/tool_site.yaml", &err);
+  if (!s) fprintf(stderr, "%s\n", err.msg);
+  assert_non_null(s);
+  const hg_marker *l = hg_scene_marker(s, "left_tool"), *r = hg_scene_marker(s, "right_tool");
+  assert_non_null(l);
+  assert_non_null(r);
+  assert_string_equal(l->body, "left_link2");
+  assert_string_equal(r->body, "right_link2");
+  /* link2's joint has no pos, so hinge's frame is MuJoCo's: the site stays at x = 0.1 */
+  assert_true(fabs(l->pose.p[0] - 0.1) < 1e-15);
+  hg_scene_free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(bad_files),
+      cmocka_unit_test(detection),
+      cmocka_unit_test(scene_include),
+      cmocka_unit_test(sites),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
