@@ -2,10 +2,14 @@
  * what; docs/mjcf.md is the user's page). */
 #include "mjcf.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef HINGE_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
@@ -124,6 +128,8 @@ typedef struct mj_reader {
   char **hname;  /* per MuJoCo body: its last hinge body's name (NULL for the world) */
   hg_se3 *frame; /* per MuJoCo body: MuJoCo's body frame in its last hinge body's frame */
   /* what is not taken, for the summary notes */
+  char **mesh_path; /* per MuJoCo mesh: the OBJ file written for it (mesh_file), or NULL */
+  int nmesh_fail;   /* meshes that could not be written */
   int nskip_geom, nskip_world_geom, nmocap, nball_limit, nfree_spring, nfree_armature;
 } mj_reader;
 
@@ -354,6 +360,55 @@ done:
   return rc;
 }
 
+/* 64-bit FNV-1a of n bytes, continuing from h */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t k = 0; k < n; k++) h = (h ^ c[k]) * 1099511628211ULL;
+  return h;
+}
+
+/* The OBJ file of MuJoCo mesh k as MuJoCo compiled it (scaled, its vertices in the frame geoms
+ * place with geom_pos and geom_quat: MuJoCo moves a mesh to its centre of mass and principal
+ * axes), written once into $TMPDIR/hinge-mjcf-UID/ under a name that is a hash of its content,
+ * so that loading a model again reuses the file. mjModel keeps no mesh file name, and hinge's
+ * geometry names a file. NULL when it cannot be written (the geom is then not kept). */
+static const char *mesh_file(mj_reader *r, int k) {
+  const mjModel *mj = r->mj;
+  int va = mj->mesh_vertadr[k], nvert = mj->mesh_vertnum[k];
+  int fa = mj->mesh_faceadr[k], nface = mj->mesh_facenum[k];
+  const char *tmp = getenv("TMPDIR");
+  char dir[512], path[640], part[700];
+  uint64_t h = 1469598103934665603ULL;
+  FILE *f;
+  if (r->mesh_path[k]) return r->mesh_path[k];
+  if (nvert <= 0 || nface <= 0) return NULL;
+  h = fnv1a(h, mj->mesh_vert + 3 * va, (size_t)nvert * 3 * sizeof(float));
+  h = fnv1a(h, mj->mesh_face + 3 * fa, (size_t)nface * 3 * sizeof(int));
+  snprintf(dir, sizeof dir, "%s/hinge-mjcf-%ld", tmp && *tmp ? tmp : "/tmp", (long)getuid());
+  if (mkdir(dir, 0700) && errno != EEXIST) return NULL;
+  snprintf(path, sizeof path, "%s/mesh-%016llx.obj", dir, (unsigned long long)h);
+  if (access(path, R_OK) != 0) {
+    /* written under a private name, then renamed: a reader never sees half a file */
+    snprintf(part, sizeof part, "%s.%ld.part", path, (long)getpid());
+    if (!(f = fopen(part, "w"))) return NULL;
+    fprintf(f, "# MuJoCo's compiled mesh, written by hinge's MJCF reader\n");
+    for (int v = 0; v < nvert; v++) {
+      const float *x = mj->mesh_vert + 3 * (va + v);
+      fprintf(f, "v %.9g %.9g %.9g\n", x[0], x[1], x[2]);
+    }
+    for (int t = 0; t < nface; t++) {
+      const int *x = mj->mesh_face + 3 * (fa + t);
+      fprintf(f, "f %d %d %d\n", x[0] + 1, x[1] + 1, x[2] + 1);
+    }
+    if (fclose(f) != 0 || rename(part, path) != 0) {
+      remove(part);
+      return NULL;
+    }
+  }
+  r->mesh_path[k] = strdup(path);
+  return r->mesh_path[k];
+}
+
 /* MuJoCo geom g as hinge geometry on hinge body body, F being MuJoCo's body frame in hinge's */
 static int add_geom(mj_reader *r, int g, const char *body, const hg_se3 *F) {
   const mjModel *mj = r->mj;
@@ -375,7 +430,14 @@ static int add_geom(mj_reader *r, int g, const char *body, const hg_se3 *F) {
   case mjGEOM_BOX: /* MuJoCo: half-sizes; hinge: full extents */
     h.type = HG_GEOM_BOX, h.size[0] = 2 * sz[0], h.size[1] = 2 * sz[1], h.size[2] = 2 * sz[2];
     break;
-  default: /* planes, height fields, ellipsoids; meshes (MuJoCo keeps no mesh file name) */
+  case mjGEOM_MESH: /* MuJoCo's compiled vertices, scale included */
+    h.type = HG_GEOM_MESH, h.size[0] = h.size[1] = h.size[2] = 1;
+    if (mj->geom_dataid[g] < 0 || !(h.mesh = (char *)mesh_file(r, mj->geom_dataid[g]))) {
+      r->nmesh_fail++;
+      return 0;
+    }
+    break;
+  default: /* planes, height fields, ellipsoids */
     r->nskip_geom++;
     return 0;
   }
@@ -484,8 +546,11 @@ static void summarize(mj_reader *r, int neq_skipped, const char *eq_first) {
          mj->npair, mj->nexclude);
   if (mj->nsensor) note(r, "%d sensors not read: hinge's sensors are declared in a scene", mj->nsensor);
   if (r->nskip_geom)
-    note(r, "%d geoms (planes, height fields, ellipsoids, meshes) kept for MuJoCo only: hinge draws "
-         "and collides spheres, capsules, cylinders and boxes of MJCF", r->nskip_geom);
+    note(r, "%d geoms (planes, height fields, ellipsoids) kept for MuJoCo only: hinge draws and "
+         "collides spheres, capsules, cylinders, boxes and meshes of MJCF", r->nskip_geom);
+  if (r->nmesh_fail)
+    note(r, "%d mesh geoms not kept: their compiled mesh could not be written under $TMPDIR",
+         r->nmesh_fail);
   if (r->nskip_world_geom)
     note(r, "%d geoms of MuJoCo's worldbody not kept: they belong to the world", r->nskip_world_geom);
   if (r->nmocap) note(r, "%d mocap bodies are welded where the file puts them", r->nmocap);
@@ -545,7 +610,8 @@ int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const 
   r.err = err;
   r.hname = calloc((size_t)mj->nbody, sizeof *r.hname);
   r.frame = calloc((size_t)mj->nbody, sizeof *r.frame);
-  if (!r.hname || !r.frame) {
+  r.mesh_path = calloc((size_t)mj->nmesh + 1, sizeof *r.mesh_path);
+  if (!r.hname || !r.frame || !r.mesh_path) {
     oom(&r);
     goto done;
   }
@@ -587,6 +653,9 @@ done:
     for (int i = 0; i < mj->nbody; i++) free(r.hname[i]);
   free(r.hname);
   free(r.frame);
+  if (r.mesh_path)
+    for (int k = 0; k < mj->nmesh; k++) free(r.mesh_path[k]);
+  free(r.mesh_path);
   mj_deleteModel(mj);
   if (rc && extras) hg_mjcf_extras_free(extras);
   return rc;
