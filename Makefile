@@ -22,7 +22,7 @@ DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev 
        python3-pandas python3-setuptools python3-pip libmujoco-dev
 # and for make sanitize and make fuzz: clang with its sanitizer and libFuzzer runtimes
 FUZZ_DEPS = clang libclang-rt-14-dev
-FUZZ_TARGETS = urdf mesh dynamics scene checkpoint commands
+FUZZ_TARGETS = urdf mesh dynamics scene checkpoint commands mjcf
 
 # make build (and run) and make test configure $(BUILD) with the same flags: a flag that differs
 # rewrites every target's flags.make, and the next of them would recompile the whole tree

@@ -43,6 +43,37 @@ static int structure(hg_sctx *c, const hg_ynode *root) {
   return 0;
 }
 
+/* the scene's 'forces' (list may be NULL), then the springs of the MJCF includes (hg_sc_mjcf),
+ * which wait in the force list until the scene's own are read; names unique */
+static int forces_and_mjcf(hg_sctx *c, const hg_ynode *list) {
+  hg_force_spec *inc = c->s->force;
+  int ninc = c->s->nforce, rc = 0, nown;
+  c->s->force = NULL;
+  c->s->nforce = 0;
+  if (list) rc = hg_sc_forces(c, list);
+  nown = c->s->nforce;
+  if (ninc) {
+    hg_force_spec *all = realloc(c->s->force, ((size_t)nown + (size_t)ninc) * sizeof *all);
+    if (!all) {
+      /* the scene frees its own list; the includes' go here */
+      free(inc);
+      return hg_ydoc_fail(&c->doc, list, "out of memory");
+    }
+    memcpy(all + nown, inc, (size_t)ninc * sizeof *inc);
+    free(inc);
+    c->s->force = all;
+    c->s->nforce = nown + ninc;
+  }
+  if (rc) return rc;
+  for (int k = nown; k < c->s->nforce; k++)
+    for (int i = 0; i < nown; i++)
+      if (strcmp(c->s->force[i].name, c->s->force[k].name) == 0)
+        return hg_ydoc_fail(&c->doc, list, "force element '%s' is also the spring of an MJCF "
+                            "include's joint (line %d): rename it", c->s->force[i].name,
+                            c->s->force[k].src.line);
+  return 0;
+}
+
 /* every section, in an order where each one's names are known before they are referred to */
 static int read_scene(hg_sctx *c) {
   const hg_ynode *root = hg_ydoc_root(&c->doc);
@@ -56,7 +87,7 @@ static int read_scene(hg_sctx *c) {
   cn = hg_ydoc_get(&c->doc, root, "capture");
   en = hg_ydoc_get(&c->doc, root, "events");
   ln = hg_ydoc_get(&c->doc, root, "loops");
-  if (hg_sc_forces_and_mjcf(c, fn) || (in && hg_sc_initial(c, in)) || (mn && hg_sc_modes(c, mn)) ||
+  if (forces_and_mjcf(c, fn) || (in && hg_sc_initial(c, in)) || (mn && hg_sc_modes(c, mn)) ||
       (cn && hg_sc_capture(c, cn)) || hg_sc_run(c, root) || hg_sc_docks(c, en) ||
       (ln && hg_sc_loops(c, ln)))
     return -1;

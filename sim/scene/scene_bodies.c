@@ -350,7 +350,7 @@ static int mjcf_markers(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) 
 }
 
 /* the include's joint springs and dampers as joint spring force elements named JOINT_spring,
- * appended to the scene's force list (hg_sc_forces_and_mjcf puts the scene's own first) */
+ * appended to the scene's force list (scene.c's forces_and_mjcf puts the scene's own first) */
 static int mjcf_springs(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
   for (int k = 0; k < x->nspring; k++) {
     const hg_mjcf_spring *sp = &x->spring[k];
@@ -406,35 +406,6 @@ int hg_sc_mjcf(hg_sctx *c, const hg_ynode *list) {
     return -1;
   for (int k = 0; k < hg_ydoc_len(list); k++)
     if (mjcf_include(c, hg_ydoc_item(&c->doc, list, k))) return -1;
-  return 0;
-}
-
-int hg_sc_forces_and_mjcf(hg_sctx *c, const hg_ynode *list) {
-  hg_force_spec *inc = c->s->force;
-  int ninc = c->s->nforce, rc = 0, nown;
-  c->s->force = NULL;
-  c->s->nforce = 0;
-  if (list) rc = hg_sc_forces(c, list);
-  nown = c->s->nforce;
-  if (ninc) {
-    hg_force_spec *all = realloc(c->s->force, ((size_t)nown + (size_t)ninc) * sizeof *all);
-    if (!all) {
-      /* the scene frees its own list; the includes' go here */
-      free(inc);
-      return hg_ydoc_fail(&c->doc, list, "out of memory");
-    }
-    memcpy(all + nown, inc, (size_t)ninc * sizeof *inc);
-    free(inc);
-    c->s->force = all;
-    c->s->nforce = nown + ninc;
-  }
-  if (rc) return rc;
-  for (int k = nown; k < c->s->nforce; k++)
-    for (int i = 0; i < nown; i++)
-      if (strcmp(c->s->force[i].name, c->s->force[k].name) == 0)
-        return hg_ydoc_fail(&c->doc, list, "force element '%s' is also the spring of an MJCF "
-                            "include's joint (line %d): rename it", c->s->force[i].name,
-                            c->s->force[k].src.line);
   return 0;
 }
 

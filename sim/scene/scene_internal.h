@@ -122,10 +122,8 @@ int hg_sc_markers(hg_sctx *c, const hg_ynode *list, const char *body);
 int hg_sc_urdf(hg_sctx *c, const hg_ynode *list);
 /* the MJCF includes (scene-format.md, mjcf): bodies into the builder, sites as markers, joint
  * springs and dampers as joint spring force elements (held in the scene's force list until
- * hg_sc_forces_and_mjcf puts them after the scene's own) */
+ * scene.c puts them after the scene's own) */
 int hg_sc_mjcf(hg_sctx *c, const hg_ynode *list);
-/* the scene's 'forces' (list may be NULL), then the MJCF includes' springs; names unique */
-int hg_sc_forces_and_mjcf(hg_sctx *c, const hg_ynode *list);
 int hg_sc_compile(hg_sctx *c, const hg_ynode *root);
 /* A joint's type and axes as a body's joint reads them (loops read theirs the same way): the type
  * of a name node, with a did-you-mean; every key of the mapping n has a meaning for type t
