@@ -59,8 +59,16 @@ void hg_mjcf_extras_free(hg_mjcf_extras *x) {
     free(x->site[k].name);
     free(x->site[k].body);
   }
+  for (int k = 0; k < x->nloop; k++) {
+    free(x->loop[k].name);
+    free(x->loop[k].body[0]);
+    free(x->loop[k].body[1]);
+  }
+  for (int k = 0; k < x->nq0; k++) free(x->q0[k].joint);
   free(x->spring);
   free(x->site);
+  free(x->loop);
+  free(x->q0);
   memset(x, 0, sizeof *x);
 }
 
@@ -171,9 +179,11 @@ static void body_inertia(const mjModel *mj, int i, const hg_se3 *F, hg_inertia *
   double m = mj->body_mass[i], Ic[9] = {0}, c[3];
   pose_of(mj->body_ipos + 3 * i, mj->body_iquat + 4 * i, &P);
   C = mul(F, &P); /* the principal frame in hinge's frame */
+  /* I_c = C.R diag(body_inertia) C.R^T */
   for (int a = 0; a < 3; a++)
     for (int bb = 0; bb < 3; bb++)
-      for (int k = 0; k < 3; k++) Ic[3 * a + bb] += C.R[3 * a + k] * mj->body_inertia[3 * i + k] * C.R[3 * bb + k];
+      for (int k = 0; k < 3; k++)
+        Ic[3 * a + bb] += C.R[3 * a + k] * mj->body_inertia[3 * i + k] * C.R[3 * bb + k];
   memcpy(c, C.p, sizeof c);
   double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
   G->m = m;
@@ -233,6 +243,25 @@ static int add_spring(mj_reader *r, int j, const char *name) {
   s->damping = c;
   s->nrest = nq;
   for (int a = 0; a < nq; a++) s->rest[a] = mj->qpos_spring[qa + a];
+  return 0;
+}
+
+/* joint j's qpos0 as a q0 of the extras when it is not hinge's neutral q (free joints; hinge
+ * and slide joints with a ref) */
+static int add_q0(mj_reader *r, int j, const char *name) {
+  const mjModel *mj = r->mj;
+  int type = mj->jnt_type[j], qa = mj->jnt_qposadr[j];
+  int nq = type == mjJNT_FREE ? 7 : type == mjJNT_BALL ? 4 : 1;
+  if (!r->x || type == mjJNT_BALL || (type != mjJNT_FREE && mj->qpos0[qa] == 0)) return 0;
+  hg_mjcf_q0 *grown = realloc(r->x->q0, ((size_t)r->x->nq0 + 1) * sizeof *grown);
+  if (!grown) return oom(r);
+  r->x->q0 = grown;
+  hg_mjcf_q0 *e = &grown[r->x->nq0];
+  memset(e, 0, sizeof *e);
+  if (!(e->joint = strdup(name))) return oom(r);
+  r->x->nq0++;
+  e->nq = nq;
+  memcpy(e->q, mj->qpos0 + qa, (size_t)nq * sizeof *e->q);
   return 0;
 }
 
@@ -343,7 +372,7 @@ static int add_body(mj_reader *r, int i) {
       r->nball_limit++;
     }
     if (k == nj - 1) body_inertia(mj, i, &P, &s.inertia);
-    int bad = add(r, &s) || add_spring(r, j, jname);
+    int bad = add(r, &s) || add_spring(r, j, jname) || add_q0(r, j, jname);
     free(jname);
     if (k < nj - 1) {
       free(prev);
@@ -474,6 +503,56 @@ static int add_site(mj_reader *r, int k, const char *body, const hg_se3 *F) {
   return 0;
 }
 
+/* the hinge body of MuJoCo body i and MuJoCo's frame of it in hinge's (the world: the include's
+ * parent at its pose) */
+static const char *body_of(const mj_reader *r, int i, hg_se3 *F) {
+  if (i > 0) {
+    *F = r->frame[i];
+    return r->hname[i];
+  }
+  if (r->place)
+    *F = *r->place;
+  else
+    hg_se3_identity(F);
+  return r->parent ? r->parent : "world";
+}
+
+/* MuJoCo equality k (connect or weld) as a loop of the extras. MuJoCo 2.2.2's data: connect:
+ * the anchor in body1's frame, then the same point in body2's frame at qpos0; weld: an anchor,
+ * then body2's pose in body1's frame (position, quaternion) and a torque scale, which only
+ * shape MuJoCo's soft constraint: the exact weld holds body2's frame at that pose. */
+static int add_loop(mj_reader *r, int k) {
+  const mjModel *mj = r->mj;
+  const double *c = mj->eq_data + mjNEQDATA * k;
+  const char *n = mj_name(mj, mjOBJ_EQUALITY, k);
+  char buf[64];
+  hg_se3 F[2], A, B;
+  hg_mjcf_loop *grown = realloc(r->x->loop, ((size_t)r->x->nloop + 1) * sizeof *grown);
+  if (!grown) return oom(r);
+  r->x->loop = grown;
+  hg_mjcf_loop *L = &grown[r->x->nloop];
+  memset(L, 0, sizeof *L);
+  r->x->nloop++;
+  const char *b0 = body_of(r, mj->eq_obj1id[k], &F[0]), *b1 = body_of(r, mj->eq_obj2id[k], &F[1]);
+  if (!n) snprintf(buf, sizeof buf, "equality%d", k);
+  L->name = prefixed(r, n ? n : buf);
+  L->body[0] = strdup(b0);
+  L->body[1] = strdup(b1);
+  if (!L->name || !L->body[0] || !L->body[1]) return oom(r);
+  L->weld = mj->eq_type[k] == mjEQ_WELD;
+  L->active = mj->eq_active[k] != 0;
+  if (L->weld) {
+    pose_of(c + 3, c + 6, &A);
+    hg_se3_identity(&B);
+  } else {
+    A = shift(c[0], c[1], c[2]);
+    B = shift(c[3], c[4], c[5]);
+  }
+  L->frame[0] = mul(&F[0], &A);
+  L->frame[1] = mul(&F[1], &B);
+  return 0;
+}
+
 /* joint equalities that are linear (polycoef[2..4] zero) between two hinge or slide joints
  * become mimic couplings: MuJoCo's q1 - ref1 = c0 + c1 (q2 - ref2) is, in hinge's q = qpos,
  * q1 = c1 q2 + (c0 + ref1 - c1 ref2). Returns the number not taken through *skipped. */
@@ -499,6 +578,10 @@ static int add_equalities(mj_reader *r, int *skipped, char *first, size_t len) {
         hg_error_set(r->err, "%s: equality %d: %s", r->path, k, n1 && n2 ? e.msg : "out of memory");
         return -1;
       }
+      continue;
+    }
+    if (r->x && (t == mjEQ_CONNECT || t == mjEQ_WELD)) {
+      if (add_loop(r, k)) return -1;
       continue;
     }
     if (!*skipped) {
@@ -538,8 +621,8 @@ static void summarize(mj_reader *r, int neq_skipped, const char *eq_first) {
     note(r, "%d tendons%s not used: hinge has no tendons", mj->ntendon, names);
   }
   if (neq_skipped)
-    note(r, "%d equality constraints (first: %s) not used: only linear joint couplings become "
-         "mimic couplings; close loops in a scene's 'loops' (docs/constraints.md)",
+    note(r, "%d equality constraints (first: %s) not used: linear joint couplings become mimic "
+         "couplings and, in a scene's mjcf include, connect and weld become loops",
          neq_skipped, eq_first);
   if (mj->npair || mj->nexclude)
     note(r, "%d contact pairs and %d exclusions not used: contact is a scene's force element",
@@ -672,6 +755,10 @@ hg_model *hg_mjcf_load(const char *path, const hg_mjcf_options *opt, hg_error *e
     hg_error_set(err, "%s: out of memory", path);
     return NULL;
   }
+  /* as for URDF: a singular articulated inertia (a massless subtree on a moving joint, which
+   * MuJoCo's compiler lets through when armature makes its M regular) still serves info, id,
+   * mass and bias; forward dynamics name the joint when called */
+  hg_builder_allow_singular(b, 1);
   if (hg_mjcf_add(b, path, NULL, NULL, NULL, opt, &x, err) == 0) {
     m = hg_builder_compile(b, &e);
     if (!m) hg_error_set(err, "%s: %.480s", path, e.msg);

@@ -57,6 +57,25 @@ typedef struct hg_mjcf_site {
   hg_se3 pose;
 } hg_mjcf_site;
 
+/* a MuJoCo connect or weld equality as an exact loop between two frames (docs/constraints.md):
+ * connect: frame[0]'s and frame[1]'s origins coincide (a spherical loop); weld: the frames
+ * coincide (a fixed loop). Each frame is in its hinge body's frame. */
+typedef struct hg_mjcf_loop {
+  char *name;    /* prefixed: the equality's name, or "equalityK" */
+  int weld;      /* 0: connect, 1: weld */
+  int active;    /* MuJoCo's 'active' */
+  char *body[2]; /* hinge body names (the include's parent, or "world", for MuJoCo's world) */
+  hg_se3 frame[2];
+} hg_mjcf_loop;
+
+/* a joint whose MuJoCo qpos0 (the pose the file writes) is not hinge's neutral q: free joints
+ * (the body's position and orientation) and hinge and slide joints with a non-zero ref */
+typedef struct hg_mjcf_q0 {
+  char *joint; /* hinge joint name (prefixed) */
+  double q[7]; /* MuJoCo's qpos0, in hinge's q (= qpos): nq entries */
+  int nq;
+} hg_mjcf_q0;
+
 /* what the model needs beyond the builder's bodies (written by hg_mjcf_add) */
 typedef struct hg_mjcf_extras {
   double gravity[3]; /* MuJoCo's option gravity (zero when disabled by its flags) */
@@ -64,6 +83,10 @@ typedef struct hg_mjcf_extras {
   hg_mjcf_spring *spring;
   int nsite;
   hg_mjcf_site *site;
+  int nloop;
+  hg_mjcf_loop *loop;
+  int nq0;
+  hg_mjcf_q0 *q0; /* a scene's include starts these joints at MuJoCo's qpos0 */
 } hg_mjcf_extras;
 
 /* 1 when HINGE_HAVE_MUJOCO: this build reads MJCF */
@@ -74,16 +97,20 @@ int hg_mjcf_is_mjcf(const char *path);
 
 /* Adds the model of an MJCF file to a builder. MuJoCo's world is parent_body (NULL or "world":
  * the world) at pose (NULL: identity); every body, joint and site name is given prefix (NULL:
- * none). extras (may be NULL) receives gravity, springs and dampers, and sites; free it with
- * hg_mjcf_extras_free. Elements hinge does not take (tendons, actuators, connect and weld
- * equalities, contact settings, ...) are summed up in notes. Returns 0, or -1 with err =
- * "file:line: message" (MuJoCo's message, at the line it names when it names one). */
+ * none). extras (may be NULL) receives gravity, springs and dampers, sites, connect and weld
+ * equalities as loops, and the joints whose qpos0 is not hinge's neutral q; free it with
+ * hg_mjcf_extras_free. Elements hinge does not take (tendons, actuators, other equalities,
+ * contact settings, ...) are summed up in notes (connect and weld equalities too when extras is
+ * NULL). Returns 0, or -1 with err = "file:line: message" (MuJoCo's message, at the line it
+ * names when it names one). */
 int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const hg_se3 *pose,
                 const char *prefix, const hg_mjcf_options *opt, hg_mjcf_extras *extras,
                 hg_error *err);
 
 /* Reads an MJCF file into a compiled model with MuJoCo's gravity (springs and dampers, which are
- * force elements, are not part of a model: a scene's mjcf include adds them). NULL with err. */
+ * force elements, are not part of a model: a scene's mjcf include adds them). A singular
+ * articulated inertia is allowed, as hg_urdf_load_opt allows it: hg_aba then fails at that
+ * joint. NULL with err. */
 hg_model *hg_mjcf_load(const char *path, const hg_mjcf_options *opt, hg_error *err);
 
 void hg_mjcf_extras_free(hg_mjcf_extras *x);

@@ -74,6 +74,59 @@ static int forces_and_mjcf(hg_sctx *c, const hg_ynode *list) {
   return 0;
 }
 
+/* the scene's 'loops' (list may be NULL), then the loops of the MJCF includes' connect and weld
+ * equalities (hg_sc_mjcf), which wait in the loop list until the scene's own are read; names
+ * unique among loops */
+static void loop_free(hg_loop_spec *L);
+static int loops_and_mjcf(hg_sctx *c, const hg_ynode *list) {
+  hg_loop_spec *inc = c->s->loop;
+  int ninc = c->s->nloop, rc = 0, nown;
+  c->s->loop = NULL;
+  c->s->nloop = 0;
+  if (list) rc = hg_sc_loops(c, list);
+  nown = c->s->nloop;
+  if (ninc) {
+    hg_loop_spec *all = realloc(c->s->loop, ((size_t)nown + (size_t)ninc) * sizeof *all);
+    if (!all) {
+      for (int k = 0; k < ninc; k++) loop_free(&inc[k]);
+      free(inc);
+      return hg_ydoc_fail(&c->doc, hg_ydoc_root(&c->doc), "out of memory");
+    }
+    memcpy(all + nown, inc, (size_t)ninc * sizeof *inc);
+    free(inc);
+    c->s->loop = all;
+    c->s->nloop = nown + ninc;
+  }
+  if (rc) return rc;
+  for (int k = nown; k < c->s->nloop; k++)
+    for (int i = 0; i < k; i++)
+      if (strcmp(c->s->loop[i].name, c->s->loop[k].name) == 0)
+        return hg_ydoc_fail(&c->doc, list ? list : hg_ydoc_root(&c->doc),
+                            "loop '%s' is also an MJCF include's equality (line %d): rename it",
+                            c->s->loop[i].name, c->s->loop[k].src.line);
+  return 0;
+}
+
+/* the MJCF includes' joints start at MuJoCo's qpos0 unless the scene's 'initial' gives their q:
+ * an entry of the scene's that gives only v takes the include's q; the others are appended */
+static int initial_mjcf(hg_sctx *c) {
+  for (int k = 0; k < c->nmjcf_q0; k++) {
+    hg_joint_init_spec *q0 = &c->mjcf_q0[k], *given = NULL;
+    for (int i = 0; i < c->s->njinit; i++)
+      if (strcmp(c->s->jinit[i].joint, q0->joint) == 0) given = &c->s->jinit[i];
+    if (given) {
+      if (!given->has_q) memcpy(given->q, q0->q, sizeof given->q), given->has_q = 1;
+      continue;
+    }
+    hg_joint_init_spec *grown = realloc(c->s->jinit, ((size_t)c->s->njinit + 1) * sizeof *grown);
+    if (!grown) return hg_ydoc_fail(&c->doc, hg_ydoc_root(&c->doc), "out of memory");
+    c->s->jinit = grown;
+    grown[c->s->njinit++] = *q0;
+    q0->joint = NULL; /* the scene owns it now */
+  }
+  return 0;
+}
+
 /* every section, in an order where each one's names are known before they are referred to */
 static int read_scene(hg_sctx *c) {
   const hg_ynode *root = hg_ydoc_root(&c->doc);
@@ -87,9 +140,10 @@ static int read_scene(hg_sctx *c) {
   cn = hg_ydoc_get(&c->doc, root, "capture");
   en = hg_ydoc_get(&c->doc, root, "events");
   ln = hg_ydoc_get(&c->doc, root, "loops");
-  if (forces_and_mjcf(c, fn) || (in && hg_sc_initial(c, in)) || (mn && hg_sc_modes(c, mn)) ||
+  if (forces_and_mjcf(c, fn) || (in && hg_sc_initial(c, in)) || initial_mjcf(c) ||
+      (mn && hg_sc_modes(c, mn)) ||
       (cn && hg_sc_capture(c, cn)) || hg_sc_run(c, root) || hg_sc_docks(c, en) ||
-      (ln && hg_sc_loops(c, ln)))
+      loops_and_mjcf(c, ln))
     return -1;
   /* control: tanks before the thrusters that draw from them, sensors and actuators before the
    * controllers that name them, all before the events that act on them */
@@ -167,6 +221,8 @@ static void context_free(hg_sctx *c) {
   free(c->body);
   free(c->ref);
   free(c->dir);
+  for (int k = 0; k < c->nmjcf_q0; k++) free(c->mjcf_q0[k].joint);
+  free(c->mjcf_q0);
   hg_ydoc_free(&c->doc);
 }
 

@@ -331,24 +331,6 @@ int hg_sc_urdf(hg_sctx *c, const hg_ynode *list) {
 static const char *const mjcf_keys[] = {"file", "parent", "pos",    "quat",
                                         "rpy",  "rpy_deg", "prefix", NULL};
 
-/* the include's sites as markers of the scene (names unique among markers) */
-static int mjcf_markers(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
-  for (int k = 0; k < x->nsite; k++) {
-    const hg_mjcf_site *site = &x->site[k];
-    const hg_marker *first = hg_scene_marker(c->s, site->name);
-    hg_marker *mk;
-    if (first)
-      return hg_ydoc_fail(&c->doc, n, "MJCF site '%s' takes a marker name already used (line %d)",
-                          site->name, first->src.line);
-    if (!(mk = new_marker(c, n))) return -1;
-    mk->src = hg_sc_src(c, n);
-    mk->pose = site->pose;
-    if (hg_sc_strdup(c, n, site->name, &mk->name) || hg_sc_strdup(c, n, site->body, &mk->body))
-      return -1;
-  }
-  return 0;
-}
-
 /* the include's joint springs and dampers as joint spring force elements named JOINT_spring,
  * appended to the scene's force list (scene.c's forces_and_mjcf puts the scene's own first) */
 static int mjcf_springs(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
@@ -375,6 +357,69 @@ static int mjcf_springs(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) 
   return 0;
 }
 
+/* one marker of an include (its name unique among markers) */
+static int mjcf_marker(hg_sctx *c, const hg_ynode *n, const char *name, const char *body,
+                       const hg_se3 *pose) {
+  const hg_marker *first = hg_scene_marker(c->s, name);
+  hg_marker *mk;
+  if (first)
+    return hg_ydoc_fail(&c->doc, n, "MJCF include: marker name '%s' already used (line %d)", name,
+                        first->src.line);
+  if (!(mk = new_marker(c, n))) return -1;
+  mk->src = hg_sc_src(c, n);
+  mk->pose = *pose;
+  return hg_sc_strdup(c, n, name, &mk->name) || hg_sc_strdup(c, n, body, &mk->body) ? -1 : 0;
+}
+
+/* the include's connect and weld equalities as spherical and fixed loops between two markers
+ * named LOOP_a and LOOP_b, appended to the scene's loop list (scene.c's loops_and_mjcf puts the
+ * scene's own first) */
+static int mjcf_loops(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
+  for (int k = 0; k < x->nloop; k++) {
+    const hg_mjcf_loop *L = &x->loop[k];
+    char name[2][300];
+    snprintf(name[0], sizeof name[0], "%s_a", L->name);
+    snprintf(name[1], sizeof name[1], "%s_b", L->name);
+    for (int e = 0; e < 2; e++)
+      if (mjcf_marker(c, n, name[e], L->body[e], &L->frame[e])) return -1;
+    hg_loop_spec *grown = realloc(c->s->loop, ((size_t)c->s->nloop + 1) * sizeof *grown);
+    if (!grown) return hg_ydoc_fail(&c->doc, n, "out of memory");
+    c->s->loop = grown;
+    hg_loop_spec *sp = &grown[c->s->nloop++];
+    memset(sp, 0, sizeof *sp);
+    sp->type = L->weld ? HG_JOINT_FIXED : HG_JOINT_SPHERICAL;
+    sp->axis[2] = 1;
+    sp->axis2[0] = 1;
+    sp->active = L->active;
+    sp->tol[0] = sp->tol[1] = 1e-3;
+    sp->src = hg_sc_src(c, n);
+    if (hg_sc_strdup(c, n, L->name, &sp->name) || hg_sc_strdup(c, n, name[0], &sp->marker[0]) ||
+        hg_sc_strdup(c, n, name[1], &sp->marker[1]))
+      return -1;
+  }
+  return 0;
+}
+
+/* the include's joints whose MuJoCo qpos0 is not hinge's neutral q, kept as initial states
+ * until scene.c joins them to the scene's 'initial' */
+static int mjcf_q0(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
+  if (!x->nq0) return 0;
+  hg_joint_init_spec *grown =
+      realloc(c->mjcf_q0, ((size_t)c->nmjcf_q0 + (size_t)x->nq0) * sizeof *grown);
+  if (!grown) return hg_ydoc_fail(&c->doc, n, "out of memory");
+  c->mjcf_q0 = grown;
+  for (int k = 0; k < x->nq0; k++) {
+    hg_joint_init_spec *ji = &grown[c->nmjcf_q0];
+    memset(ji, 0, sizeof *ji);
+    ji->src = hg_sc_src(c, n);
+    ji->has_q = 1;
+    memcpy(ji->q, x->q0[k].q, (size_t)x->q0[k].nq * sizeof *ji->q);
+    if (!(ji->joint = strdup(x->q0[k].joint))) return hg_ydoc_fail(&c->doc, n, "out of memory");
+    c->nmjcf_q0++;
+  }
+  return 0;
+}
+
 /* one include: MuJoCo's world is parent at the pose */
 static int mjcf_include(hg_sctx *c, const hg_ynode *n) {
   const char *file, *parent = NULL, *prefix = NULL;
@@ -396,7 +441,10 @@ static int mjcf_include(hg_sctx *c, const hg_ynode *n) {
   rc = hg_mjcf_add(c->s->builder, path, parent, &pose, prefix, &opt, &x, &e);
   free(path);
   if (rc) return hg_ydoc_fail(&c->doc, fn, "in MJCF include: %s", e.msg);
-  rc = mjcf_markers(c, n, &x) || mjcf_springs(c, n, &x) ? -1 : 0;
+  rc = 0;
+  for (int k = 0; k < x.nsite && rc == 0; k++)
+    rc = mjcf_marker(c, n, x.site[k].name, x.site[k].body, &x.site[k].pose);
+  if (rc == 0) rc = mjcf_springs(c, n, &x) || mjcf_loops(c, n, &x) || mjcf_q0(c, n, &x) ? -1 : 0;
   hg_mjcf_extras_free(&x);
   return rc;
 }

@@ -40,6 +40,8 @@ typedef struct hg_sctx {
   int ndock;        /* docking joints that captures and attach actions create */
   char **dock;
   const char *src_path; /* the file hg_src values name, when it is not the scene (commands) */
+  int nmjcf_q0;         /* the MJCF includes' joints that start at MuJoCo's qpos0 (hg_sc_mjcf), */
+  hg_joint_init_spec *mjcf_q0; /* joined to the scene's 'initial' by scene.c */
 } hg_sctx;
 
 /* What the reader keeps in the scene for reading commands later (commands.c): every body
