@@ -156,6 +156,12 @@ static void fourbar_loops(void **state) {
   assert_int_equal(s->loop[1].type, HG_JOINT_FIXED);
   assert_string_equal(hg_scene_marker(s, "fb_pin_a")->body, "fb_coupler");
   assert_string_equal(hg_scene_marker(s, "fb_pin_b")->body, "fb_rocker");
+  /* the motor (gear 2, ctrl up to 1.5: 3 N m at most); the position actuator is not one */
+  assert_int_equal(s->nactuator, 1);
+  assert_string_equal(s->actuator[0].name, "fb_drive");
+  assert_string_equal(s->actuator[0].joint, "fb_crank");
+  assert_int_equal(s->actuator[0].type, HG_ACT_MOTOR);
+  assert_true(s->actuator[0].effort == 3 && s->actuator[0].gear == 1);
   /* the initial states: the crank's ref (its v from the scene), the payload's pose */
   int crank = -1, payload = -1;
   for (int k = 0; k < s->njinit; k++) {

@@ -65,6 +65,11 @@ void hg_mjcf_extras_free(hg_mjcf_extras *x) {
     free(x->loop[k].body[1]);
   }
   for (int k = 0; k < x->nq0; k++) free(x->q0[k].joint);
+  for (int k = 0; k < x->nmotor; k++) {
+    free(x->motor[k].name);
+    free(x->motor[k].joint);
+  }
+  free(x->motor);
   free(x->spring);
   free(x->site);
   free(x->loop);
@@ -593,6 +598,50 @@ static int add_equalities(mj_reader *r, int *skipped, char *first, size_t len) {
   return 0;
 }
 
+/* MuJoCo's motors on hinge and slide joints as motors of the extras; the number of the other
+ * actuators (and the first one's name) through *skipped */
+static int add_motors(mj_reader *r, int *skipped, char *first, size_t len) {
+  const mjModel *mj = r->mj;
+  *skipped = 0;
+  for (int k = 0; k < mj->nu; k++) {
+    int j = mj->actuator_trnid[2 * k];
+    const double *gain = mj->actuator_gainprm + mjNGAIN * k;
+    const double *bias = mj->actuator_biasprm + mjNBIAS * k;
+    int motor = r->x && mj->actuator_trntype[k] == mjTRN_JOINT && j >= 0 &&
+                (mj->jnt_type[j] == mjJNT_HINGE || mj->jnt_type[j] == mjJNT_SLIDE) &&
+                mj->actuator_dyntype[k] == mjDYN_NONE && mj->actuator_gaintype[k] == mjGAIN_FIXED &&
+                (mj->actuator_biastype[k] == mjBIAS_NONE ||
+                 (bias[0] == 0 && bias[1] == 0 && bias[2] == 0));
+    const char *n = mj_name(mj, mjOBJ_ACTUATOR, k);
+    if (!motor) {
+      if (!*skipped) snprintf(first, len, "%s", n ? n : "unnamed");
+      (*skipped)++;
+      continue;
+    }
+    hg_mjcf_motor *grown = realloc(r->x->motor, ((size_t)r->x->nmotor + 1) * sizeof *grown);
+    char buf[64];
+    if (!grown) return oom(r);
+    r->x->motor = grown;
+    hg_mjcf_motor *mo = &grown[r->x->nmotor];
+    memset(mo, 0, sizeof *mo);
+    r->x->nmotor++;
+    int b = mj->jnt_bodyid[j];
+    if (!n) snprintf(buf, sizeof buf, "actuator%d", k);
+    mo->name = prefixed(r, n ? n : buf);
+    mo->joint = joint_name(r, j, r->hname[b], j - mj->body_jntadr[b]);
+    if (!mo->name || !mo->joint) return oom(r);
+    /* MuJoCo's force: gear * gainprm[0] * ctrl (the joint's gear is actuator_gear[6k]) */
+    mo->gain = mj->actuator_gear[6 * k] * gain[0];
+    mo->effort = INFINITY;
+    if (mj->actuator_forcelimited[k])
+      mo->effort = fmax(fabs(mj->actuator_forcerange[2 * k]), fabs(mj->actuator_forcerange[2 * k + 1]));
+    if (mj->actuator_ctrllimited[k])
+      mo->effort = fmin(mo->effort, fabs(mo->gain) * fmax(fabs(mj->actuator_ctrlrange[2 * k]),
+                                                         fabs(mj->actuator_ctrlrange[2 * k + 1])));
+  }
+  return 0;
+}
+
 /* the first few names of the objects of one kind, for a note: "(a, b, c, ...)" */
 static void some_names(const mjModel *mj, int obj, int n, char *out, size_t len) {
   size_t used = 0;
@@ -608,13 +657,17 @@ static void some_names(const mjModel *mj, int obj, int n, char *out, size_t len)
 }
 
 /* one note per kind of element hinge does not take */
-static void summarize(mj_reader *r, int neq_skipped, const char *eq_first) {
+static void summarize(mj_reader *r, int neq_skipped, const char *eq_first, int nu_skipped,
+                      const char *u_first) {
   const mjModel *mj = r->mj;
   char names[256];
-  if (mj->nu) {
+  if (nu_skipped && !r->x) {
     some_names(mj, mjOBJ_ACTUATOR, mj->nu, names, sizeof names);
-    note(r, "%d actuators%s not read: hinge's actuators are declared in a scene (docs/control.md)",
-         mj->nu, names);
+    note(r, "%d actuators%s not read: a scene's mjcf include makes motors of MuJoCo's motors "
+         "(docs/mjcf.md)", mj->nu, names);
+  } else if (nu_skipped) {
+    note(r, "%d actuators (first: %s) not read: only motors on hinge and slide joints (fixed gain, "
+         "no bias, no activation) become hinge motors", nu_skipped, u_first);
   }
   if (mj->ntendon) {
     some_names(mj, mjOBJ_TENDON, mj->ntendon, names, sizeof names);
@@ -672,9 +725,9 @@ int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const 
                 const char *prefix, const hg_mjcf_options *opt, hg_mjcf_extras *extras,
                 hg_error *err) {
   static const hg_mjcf_options none;
-  char msg[1000] = "", eq_first[128] = "";
+  char msg[1000] = "", eq_first[128] = "", u_first[128] = "";
   mj_reader r;
-  int rc = -1, neq_skipped = 0;
+  int rc = -1, neq_skipped = 0, nu_skipped = 0;
   if (extras) memset(extras, 0, sizeof *extras);
   mjModel *mj = mj_loadXML(path, NULL, msg, sizeof msg);
   if (!mj) {
@@ -728,8 +781,10 @@ int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const 
     for (int k = 0; k < extras->nspring; k++) free(extras->spring[k].joint);
     extras->nspring = 0;
   }
-  if (add_equalities(&r, &neq_skipped, eq_first, sizeof eq_first)) goto done;
-  summarize(&r, neq_skipped, eq_first);
+  if (add_equalities(&r, &neq_skipped, eq_first, sizeof eq_first) ||
+      add_motors(&r, &nu_skipped, u_first, sizeof u_first))
+    goto done;
+  summarize(&r, neq_skipped, eq_first, nu_skipped, u_first);
   rc = 0;
 done:
   if (r.hname)

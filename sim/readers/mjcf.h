@@ -76,6 +76,16 @@ typedef struct hg_mjcf_q0 {
   int nq;
 } hg_mjcf_q0;
 
+/* a MuJoCo motor (<motor joint> or <general> with fixed gain and no bias or dynamics) on a hinge
+ * or slide joint: force gear * gainprm[0] * ctrl on the joint, limited by forcerange, or by
+ * ctrlrange times |gear * gainprm[0]| */
+typedef struct hg_mjcf_motor {
+  char *name;    /* prefixed: the actuator's name, or "actuatorK" */
+  char *joint;   /* hinge joint name */
+  double effort; /* N m or N (inf: none) */
+  double gain;   /* gear * gainprm[0]: MuJoCo's joint force per unit of ctrl */
+} hg_mjcf_motor;
+
 /* what the model needs beyond the builder's bodies (written by hg_mjcf_add) */
 typedef struct hg_mjcf_extras {
   double gravity[3]; /* MuJoCo's option gravity (zero when disabled by its flags) */
@@ -87,6 +97,8 @@ typedef struct hg_mjcf_extras {
   hg_mjcf_loop *loop;
   int nq0;
   hg_mjcf_q0 *q0; /* a scene's include starts these joints at MuJoCo's qpos0 */
+  int nmotor;
+  hg_mjcf_motor *motor;
 } hg_mjcf_extras;
 
 /* 1 when HINGE_HAVE_MUJOCO: this build reads MJCF */
@@ -98,7 +110,7 @@ int hg_mjcf_is_mjcf(const char *path);
 /* Adds the model of an MJCF file to a builder. MuJoCo's world is parent_body (NULL or "world":
  * the world) at pose (NULL: identity); every body, joint and site name is given prefix (NULL:
  * none). extras (may be NULL) receives gravity, springs and dampers, sites, connect and weld
- * equalities as loops, and the joints whose qpos0 is not hinge's neutral q; free it with
+ * equalities as loops, motors, and the joints whose qpos0 is not hinge's neutral q; free it with
  * hg_mjcf_extras_free. Elements hinge does not take (tendons, actuators, other equalities,
  * contact settings, ...) are summed up in notes (connect and weld equalities too when extras is
  * NULL). Returns 0, or -1 with err = "file:line: message" (MuJoCo's message, at the line it

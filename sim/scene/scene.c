@@ -127,6 +127,37 @@ static int initial_mjcf(hg_sctx *c) {
   return 0;
 }
 
+/* the scene's 'actuators' (list may be NULL), then the motors of the MJCF includes
+ * (hg_sc_mjcf), which wait in the actuator list until the scene's own are read; names unique
+ * among actuators */
+static int actuators_and_mjcf(hg_sctx *c, const hg_ynode *list) {
+  hg_actuator_spec *inc = c->s->actuator;
+  int ninc = c->s->nactuator, rc = 0, nown;
+  c->s->actuator = NULL;
+  c->s->nactuator = 0;
+  if (list) rc = hg_sc_actuators(c, list);
+  nown = c->s->nactuator;
+  if (ninc) {
+    hg_actuator_spec *all = realloc(c->s->actuator, ((size_t)nown + (size_t)ninc) * sizeof *all);
+    if (!all) {
+      free(inc); /* (out of memory: the strings of the includes' motors are lost) */
+      return hg_ydoc_fail(&c->doc, hg_ydoc_root(&c->doc), "out of memory");
+    }
+    memcpy(all + nown, inc, (size_t)ninc * sizeof *inc);
+    free(inc);
+    c->s->actuator = all;
+    c->s->nactuator = nown + ninc;
+  }
+  if (rc) return rc;
+  for (int k = nown; k < c->s->nactuator; k++)
+    for (int i = 0; i < k; i++)
+      if (strcmp(c->s->actuator[i].name, c->s->actuator[k].name) == 0)
+        return hg_ydoc_fail(&c->doc, list ? list : hg_ydoc_root(&c->doc),
+                            "actuator '%s' is also an MJCF include's motor (line %d): rename it",
+                            c->s->actuator[i].name, c->s->actuator[k].src.line);
+  return 0;
+}
+
 /* every section, in an order where each one's names are known before they are referred to */
 static int read_scene(hg_sctx *c) {
   const hg_ynode *root = hg_ydoc_root(&c->doc);
@@ -151,7 +182,7 @@ static int read_scene(hg_sctx *c) {
   an = hg_ydoc_get(&c->doc, root, "actuators");
   sn = hg_ydoc_get(&c->doc, root, "sensors");
   kn = hg_ydoc_get(&c->doc, root, "controllers");
-  if (hg_sc_noise_seed(c, root) || (tn && hg_sc_tanks(c, tn)) || (an && hg_sc_actuators(c, an)) ||
+  if (hg_sc_noise_seed(c, root) || (tn && hg_sc_tanks(c, tn)) || actuators_and_mjcf(c, an) ||
       (sn && hg_sc_sensors(c, sn)) || (kn && hg_sc_controllers(c, kn)))
     return -1;
   if (en && hg_sc_events(c, en)) return -1;

@@ -1,4 +1,5 @@
 /* scene_bodies.c: the scene's bodies, joints, markers and URDF includes, and the model check. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,6 +401,32 @@ static int mjcf_loops(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
   return 0;
 }
 
+/* the include's motors as hinge motors (the command is the joint's force or torque, MuJoCo's
+ * gear * gain * ctrl), appended to the scene's actuator list (scene.c's actuators_and_mjcf puts
+ * the scene's own first) */
+static int mjcf_motors(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
+  for (int k = 0; k < x->nmotor; k++) {
+    const hg_mjcf_motor *mo = &x->motor[k];
+    hg_actuator_spec *grown =
+        realloc(c->s->actuator, ((size_t)c->s->nactuator + 1) * sizeof *grown);
+    if (!grown) return hg_ydoc_fail(&c->doc, n, "out of memory");
+    c->s->actuator = grown;
+    hg_actuator_spec *a = &grown[c->s->nactuator++];
+    memset(a, 0, sizeof *a);
+    /* a scene motor's defaults (scene_control.c): no limits but the effort, gear 1 */
+    a->effort = a->rate_limit = a->no_load_speed = a->i_limit = INFINITY;
+    a->max_torque = a->max_speed = a->max_on = INFINITY;
+    a->gear = 1;
+    a->stiction_velocity = 1e-3;
+    a->type = HG_ACT_MOTOR;
+    a->src = hg_sc_src(c, n);
+    a->effort = mo->effort;
+    if (hg_sc_strdup(c, n, mo->name, &a->name) || hg_sc_strdup(c, n, mo->joint, &a->joint))
+      return -1;
+  }
+  return 0;
+}
+
 /* the include's joints whose MuJoCo qpos0 is not hinge's neutral q, kept as initial states
  * until scene.c joins them to the scene's 'initial' */
 static int mjcf_q0(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
@@ -444,7 +471,11 @@ static int mjcf_include(hg_sctx *c, const hg_ynode *n) {
   rc = 0;
   for (int k = 0; k < x.nsite && rc == 0; k++)
     rc = mjcf_marker(c, n, x.site[k].name, x.site[k].body, &x.site[k].pose);
-  if (rc == 0) rc = mjcf_springs(c, n, &x) || mjcf_loops(c, n, &x) || mjcf_q0(c, n, &x) ? -1 : 0;
+  if (rc == 0)
+    rc = mjcf_springs(c, n, &x) || mjcf_loops(c, n, &x) || mjcf_q0(c, n, &x) ||
+                 mjcf_motors(c, n, &x)
+             ? -1
+             : 0;
   hg_mjcf_extras_free(&x);
   return rc;
 }
