@@ -19,11 +19,11 @@ DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev 
        libcglm-dev libstb-dev fonts-dejavu-core xvfb xauth liblapacke-dev libegl1 libegl-mesa0 \
        libgl1-mesa-dri ffmpeg libopenmpi-dev openmpi-bin python3 \
        pybind11-dev python3-dev python3-pybind11 python3-numpy python3-pytest python3-matplotlib \
-       python3-pandas python3-setuptools python3-pip
+       python3-pandas python3-setuptools python3-pip libmujoco-dev
 # and for make sanitize and make fuzz: clang with its sanitizer and libFuzzer runtimes
 FUZZ_DEPS = clang libclang-rt-14-dev
 FUZZ_TARGETS = urdf mesh dynamics scene checkpoint commands \
-               collada ply
+               collada ply mjcf
 
 # make build (and run) and make test configure $(BUILD) with the same flags: a flag that differs
 # rewrites every target's flags.make, and the next of them would recompile the whole tree

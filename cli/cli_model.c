@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "mjcf.h"
 #include "scene.h"
 #include "urdf.h"
 
@@ -34,13 +35,23 @@ static hg_model *xacro_model(const char *path, const hg_urdf_options *opt, hg_er
   return NULL;
 }
 
+/* an .xml file: MJCF when its first element is <mujoco> (read by MuJoCo's compiler), else URDF */
+static hg_model *xml_model(const char *path, const hg_urdf_options *opt, hg_error *err) {
+  if (!hg_mjcf_is_mjcf(path)) return hg_urdf_load_opt(path, opt, err);
+  if (opt->floating && opt->notes)
+    fprintf(opt->notes, "hinge: note: %s: --floating is ignored for MJCF (its joints are as written)\n",
+            path);
+  hg_mjcf_options mo = {opt->verbose, opt->notes};
+  return hg_mjcf_load(path, &mo, err);
+}
+
 /* the readers, by file extension */
 static const struct {
   const char *ext;
   hg_model *(*load)(const char *path, const hg_urdf_options *opt, hg_error *err);
 } hg_model_readers[] = {
     {".urdf", hg_urdf_load_opt},
-    {".xml", hg_urdf_load_opt},
+    {".xml", xml_model},
     {".yaml", scene_model},
     {".yml", scene_model},
     {".xacro", xacro_model},

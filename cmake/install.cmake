@@ -74,6 +74,9 @@ target_link_libraries(hinge_sim_shared PUBLIC hinge_dynamics
   PRIVATE LibXml2::LibXml2 PkgConfig::YAML fcl PkgConfig::PLPLOT
           SUNDIALS::cvode SUNDIALS::nvecserial SUNDIALS::sunmatrixdense SUNDIALS::sunlinsoldense
           SUNDIALS::sunnonlinsolfixedpoint ${CMAKE_DL_LIBS} m)
+if(HINGE_HAVE_MUJOCO)
+  target_link_libraries(hinge_sim_shared PRIVATE mujoco::mujoco)
+endif()
 target_include_directories(hinge_sim_shared PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/sim/runtime>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)

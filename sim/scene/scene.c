@@ -11,7 +11,7 @@
 
 /* the keys of the top-level mapping */
 static const char *const top_keys[] = {
-    "title",   "description", "gravity", "atmosphere", "bodies",     "urdf", "markers", "forces",
+    "title",   "description", "gravity", "atmosphere", "bodies",     "urdf", "markers", "forces", "mjcf",
     "initial", "modes",       "events",  "capture",    "integrator", "time", "output",  "loops",
     "actuators", "tanks",     "sensors", "controllers", "noise_seed", "view", NULL};
 
@@ -32,12 +32,129 @@ int hg_sc_header(hg_sctx *c, const hg_ynode *root) {
 static int structure(hg_sctx *c, const hg_ynode *root) {
   const hg_ynode *bn = hg_ydoc_get(&c->doc, root, "bodies"),
                  *un = hg_ydoc_get(&c->doc, root, "urdf");
+  const hg_ynode *xn = hg_ydoc_get(&c->doc, root, "mjcf");
   const hg_ynode *mn = hg_ydoc_get(&c->doc, root, "markers");
   const hg_ynode *an = hg_ydoc_get(&c->doc, root, "actuators");
   if ((bn && hg_sc_bodies(c, bn)) || (un && hg_sc_urdf(c, un))) return -1;
-  if (hg_ydoc_len(bn) == 0 && hg_ydoc_len(un) == 0)
-    return hg_ydoc_fail(&c->doc, root, "a scene needs at least one body ('bodies' or 'urdf')");
+  if (xn && hg_sc_mjcf(c, xn)) return -1;
+  if (hg_ydoc_len(bn) == 0 && hg_ydoc_len(un) == 0 && hg_ydoc_len(xn) == 0)
+    return hg_ydoc_fail(&c->doc, root, "a scene needs at least one body ('bodies', 'urdf' or 'mjcf')");
   if ((an && hg_sc_wheels(c, an)) || hg_sc_compile(c, root) || (mn && hg_sc_markers(c, mn, NULL))) return -1;
+  return 0;
+}
+
+/* the scene's 'forces' (list may be NULL), then the springs of the MJCF includes (hg_sc_mjcf),
+ * which wait in the force list until the scene's own are read; names unique */
+static int forces_and_mjcf(hg_sctx *c, const hg_ynode *list) {
+  hg_force_spec *inc = c->s->force;
+  int ninc = c->s->nforce, rc = 0, nown;
+  c->s->force = NULL;
+  c->s->nforce = 0;
+  if (list) rc = hg_sc_forces(c, list);
+  nown = c->s->nforce;
+  if (ninc) {
+    hg_force_spec *all = realloc(c->s->force, ((size_t)nown + (size_t)ninc) * sizeof *all);
+    if (!all) {
+      /* the scene frees its own list; the includes' go here */
+      free(inc);
+      return hg_ydoc_fail(&c->doc, list, "out of memory");
+    }
+    memcpy(all + nown, inc, (size_t)ninc * sizeof *inc);
+    free(inc);
+    c->s->force = all;
+    c->s->nforce = nown + ninc;
+  }
+  if (rc) return rc;
+  for (int k = nown; k < c->s->nforce; k++)
+    for (int i = 0; i < nown; i++)
+      if (strcmp(c->s->force[i].name, c->s->force[k].name) == 0)
+        return hg_ydoc_fail(&c->doc, list, "force element '%s' is also the spring of an MJCF "
+                            "include's joint (line %d): rename it", c->s->force[i].name,
+                            c->s->force[k].src.line);
+  return 0;
+}
+
+/* the scene's 'loops' (list may be NULL), then the loops of the MJCF includes' connect and weld
+ * equalities (hg_sc_mjcf), which wait in the loop list until the scene's own are read; names
+ * unique among loops */
+static void loop_free(hg_loop_spec *L);
+static int loops_and_mjcf(hg_sctx *c, const hg_ynode *list) {
+  hg_loop_spec *inc = c->s->loop;
+  int ninc = c->s->nloop, rc = 0, nown;
+  c->s->loop = NULL;
+  c->s->nloop = 0;
+  if (list) rc = hg_sc_loops(c, list);
+  nown = c->s->nloop;
+  if (ninc) {
+    hg_loop_spec *all = realloc(c->s->loop, ((size_t)nown + (size_t)ninc) * sizeof *all);
+    if (!all) {
+      for (int k = 0; k < ninc; k++) loop_free(&inc[k]);
+      free(inc);
+      return hg_ydoc_fail(&c->doc, hg_ydoc_root(&c->doc), "out of memory");
+    }
+    memcpy(all + nown, inc, (size_t)ninc * sizeof *inc);
+    free(inc);
+    c->s->loop = all;
+    c->s->nloop = nown + ninc;
+  }
+  if (rc) return rc;
+  for (int k = nown; k < c->s->nloop; k++)
+    for (int i = 0; i < k; i++)
+      if (strcmp(c->s->loop[i].name, c->s->loop[k].name) == 0)
+        return hg_ydoc_fail(&c->doc, list ? list : hg_ydoc_root(&c->doc),
+                            "loop '%s' is also an MJCF include's equality (line %d): rename it",
+                            c->s->loop[i].name, c->s->loop[k].src.line);
+  return 0;
+}
+
+/* the MJCF includes' joints start at MuJoCo's qpos0 unless the scene's 'initial' gives their q:
+ * an entry of the scene's that gives only v takes the include's q; the others are appended */
+static int initial_mjcf(hg_sctx *c) {
+  for (int k = 0; k < c->nmjcf_q0; k++) {
+    hg_joint_init_spec *q0 = &c->mjcf_q0[k], *given = NULL;
+    for (int i = 0; i < c->s->njinit; i++)
+      if (strcmp(c->s->jinit[i].joint, q0->joint) == 0) given = &c->s->jinit[i];
+    if (given) {
+      if (!given->has_q) memcpy(given->q, q0->q, sizeof given->q), given->has_q = 1;
+      continue;
+    }
+    hg_joint_init_spec *grown = realloc(c->s->jinit, ((size_t)c->s->njinit + 1) * sizeof *grown);
+    if (!grown) return hg_ydoc_fail(&c->doc, hg_ydoc_root(&c->doc), "out of memory");
+    c->s->jinit = grown;
+    grown[c->s->njinit++] = *q0;
+    q0->joint = NULL; /* the scene owns it now */
+  }
+  return 0;
+}
+
+/* the scene's 'actuators' (list may be NULL), then the motors of the MJCF includes
+ * (hg_sc_mjcf), which wait in the actuator list until the scene's own are read; names unique
+ * among actuators */
+static int actuators_and_mjcf(hg_sctx *c, const hg_ynode *list) {
+  hg_actuator_spec *inc = c->s->actuator;
+  int ninc = c->s->nactuator, rc = 0, nown;
+  c->s->actuator = NULL;
+  c->s->nactuator = 0;
+  if (list) rc = hg_sc_actuators(c, list);
+  nown = c->s->nactuator;
+  if (ninc) {
+    hg_actuator_spec *all = realloc(c->s->actuator, ((size_t)nown + (size_t)ninc) * sizeof *all);
+    if (!all) {
+      free(inc); /* (out of memory: the strings of the includes' motors are lost) */
+      return hg_ydoc_fail(&c->doc, hg_ydoc_root(&c->doc), "out of memory");
+    }
+    memcpy(all + nown, inc, (size_t)ninc * sizeof *inc);
+    free(inc);
+    c->s->actuator = all;
+    c->s->nactuator = nown + ninc;
+  }
+  if (rc) return rc;
+  for (int k = nown; k < c->s->nactuator; k++)
+    for (int i = 0; i < k; i++)
+      if (strcmp(c->s->actuator[i].name, c->s->actuator[k].name) == 0)
+        return hg_ydoc_fail(&c->doc, list ? list : hg_ydoc_root(&c->doc),
+                            "actuator '%s' is also an MJCF include's motor (line %d): rename it",
+                            c->s->actuator[i].name, c->s->actuator[k].src.line);
   return 0;
 }
 
@@ -54,9 +171,10 @@ static int read_scene(hg_sctx *c) {
   cn = hg_ydoc_get(&c->doc, root, "capture");
   en = hg_ydoc_get(&c->doc, root, "events");
   ln = hg_ydoc_get(&c->doc, root, "loops");
-  if ((fn && hg_sc_forces(c, fn)) || (in && hg_sc_initial(c, in)) || (mn && hg_sc_modes(c, mn)) ||
+  if (forces_and_mjcf(c, fn) || (in && hg_sc_initial(c, in)) || initial_mjcf(c) ||
+      (mn && hg_sc_modes(c, mn)) ||
       (cn && hg_sc_capture(c, cn)) || hg_sc_run(c, root) || hg_sc_docks(c, en) ||
-      (ln && hg_sc_loops(c, ln)))
+      loops_and_mjcf(c, ln))
     return -1;
   /* control: tanks before the thrusters that draw from them, sensors and actuators before the
    * controllers that name them, all before the events that act on them */
@@ -64,7 +182,7 @@ static int read_scene(hg_sctx *c) {
   an = hg_ydoc_get(&c->doc, root, "actuators");
   sn = hg_ydoc_get(&c->doc, root, "sensors");
   kn = hg_ydoc_get(&c->doc, root, "controllers");
-  if (hg_sc_noise_seed(c, root) || (tn && hg_sc_tanks(c, tn)) || (an && hg_sc_actuators(c, an)) ||
+  if (hg_sc_noise_seed(c, root) || (tn && hg_sc_tanks(c, tn)) || actuators_and_mjcf(c, an) ||
       (sn && hg_sc_sensors(c, sn)) || (kn && hg_sc_controllers(c, kn)))
     return -1;
   if (en && hg_sc_events(c, en)) return -1;
@@ -135,6 +253,8 @@ static void context_free(hg_sctx *c) {
   hg_names_free(&c->body_index);
   free(c->ref);
   free(c->dir);
+  for (int k = 0; k < c->nmjcf_q0; k++) free(c->mjcf_q0[k].joint);
+  free(c->mjcf_q0);
   hg_ydoc_free(&c->doc);
 }
 

@@ -1,10 +1,12 @@
 /* scene_bodies.c: the scene's bodies, joints, markers and URDF includes, and the model check. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "scene_internal.h"
 #include "urdf.h"
+#include "mjcf.h"
 
 /* ---- joints ---- */
 
@@ -331,6 +333,168 @@ int hg_sc_urdf(hg_sctx *c, const hg_ynode *list) {
   return 0;
 }
 
+/* ---- MJCF includes ---- */
+
+/* the keys of an MJCF include */
+static const char *const mjcf_keys[] = {"file", "parent", "pos",    "quat",
+                                        "rpy",  "rpy_deg", "prefix", NULL};
+
+/* the include's joint springs and dampers as joint spring force elements named JOINT_spring,
+ * appended to the scene's force list (scene.c's forces_and_mjcf puts the scene's own first) */
+static int mjcf_springs(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
+  for (int k = 0; k < x->nspring; k++) {
+    const hg_mjcf_spring *sp = &x->spring[k];
+    hg_force_spec *grown = realloc(c->s->force, ((size_t)c->s->nforce + 1) * sizeof *grown);
+    char name[300];
+    if (!grown) return hg_ydoc_fail(&c->doc, n, "out of memory");
+    c->s->force = grown;
+    hg_force_spec *f = &grown[c->s->nforce++];
+    memset(f, 0, sizeof *f);
+    f->type = HG_FORCE_JOINT_SPRING;
+    f->enabled = 1;
+    f->src = hg_sc_src(c, n);
+    f->stiffness = sp->stiffness;
+    f->damping = sp->damping;
+    f->nrest = sp->nrest;
+    snprintf(name, sizeof name, "%s_spring", sp->joint);
+    if (hg_sc_strdup(c, n, name, &f->name) || hg_sc_strdup(c, n, sp->joint, &f->joint) ||
+        !(f->rest = malloc((size_t)sp->nrest * sizeof *f->rest)))
+      return hg_ydoc_fail(&c->doc, n, "out of memory");
+    memcpy(f->rest, sp->rest, (size_t)sp->nrest * sizeof *f->rest);
+  }
+  return 0;
+}
+
+/* one marker of an include (its name unique among markers) */
+static int mjcf_marker(hg_sctx *c, const hg_ynode *n, const char *name, const char *body,
+                       const hg_se3 *pose) {
+  const hg_marker *first = hg_scene_marker(c->s, name);
+  hg_marker *mk;
+  if (first)
+    return hg_ydoc_fail(&c->doc, n, "MJCF include: marker name '%s' already used (line %d)", name,
+                        first->src.line);
+  if (!(mk = new_marker(c, n))) return -1;
+  mk->src = hg_sc_src(c, n);
+  mk->pose = *pose;
+  return hg_sc_strdup(c, n, name, &mk->name) || hg_sc_strdup(c, n, body, &mk->body) ? -1 : 0;
+}
+
+/* the include's connect and weld equalities as spherical and fixed loops between two markers
+ * named LOOP_a and LOOP_b, appended to the scene's loop list (scene.c's loops_and_mjcf puts the
+ * scene's own first) */
+static int mjcf_loops(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
+  for (int k = 0; k < x->nloop; k++) {
+    const hg_mjcf_loop *L = &x->loop[k];
+    char name[2][300];
+    snprintf(name[0], sizeof name[0], "%s_a", L->name);
+    snprintf(name[1], sizeof name[1], "%s_b", L->name);
+    for (int e = 0; e < 2; e++)
+      if (mjcf_marker(c, n, name[e], L->body[e], &L->frame[e])) return -1;
+    hg_loop_spec *grown = realloc(c->s->loop, ((size_t)c->s->nloop + 1) * sizeof *grown);
+    if (!grown) return hg_ydoc_fail(&c->doc, n, "out of memory");
+    c->s->loop = grown;
+    hg_loop_spec *sp = &grown[c->s->nloop++];
+    memset(sp, 0, sizeof *sp);
+    sp->type = L->weld ? HG_JOINT_FIXED : HG_JOINT_SPHERICAL;
+    sp->axis[2] = 1;
+    sp->axis2[0] = 1;
+    sp->active = L->active;
+    sp->tol[0] = sp->tol[1] = 1e-3;
+    sp->src = hg_sc_src(c, n);
+    if (hg_sc_strdup(c, n, L->name, &sp->name) || hg_sc_strdup(c, n, name[0], &sp->marker[0]) ||
+        hg_sc_strdup(c, n, name[1], &sp->marker[1]))
+      return -1;
+  }
+  return 0;
+}
+
+/* the include's motors as hinge motors (the command is the joint's force or torque, MuJoCo's
+ * gear * gain * ctrl), appended to the scene's actuator list (scene.c's actuators_and_mjcf puts
+ * the scene's own first) */
+static int mjcf_motors(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
+  for (int k = 0; k < x->nmotor; k++) {
+    const hg_mjcf_motor *mo = &x->motor[k];
+    hg_actuator_spec *grown =
+        realloc(c->s->actuator, ((size_t)c->s->nactuator + 1) * sizeof *grown);
+    if (!grown) return hg_ydoc_fail(&c->doc, n, "out of memory");
+    c->s->actuator = grown;
+    hg_actuator_spec *a = &grown[c->s->nactuator++];
+    memset(a, 0, sizeof *a);
+    /* a scene motor's defaults (scene_control.c): no limits but the effort, gear 1 */
+    a->effort = a->rate_limit = a->no_load_speed = a->i_limit = INFINITY;
+    a->max_torque = a->max_speed = a->max_on = INFINITY;
+    a->gear = 1;
+    a->stiction_velocity = 1e-3;
+    a->type = HG_ACT_MOTOR;
+    a->src = hg_sc_src(c, n);
+    a->effort = mo->effort;
+    if (hg_sc_strdup(c, n, mo->name, &a->name) || hg_sc_strdup(c, n, mo->joint, &a->joint))
+      return -1;
+  }
+  return 0;
+}
+
+/* the include's joints whose MuJoCo qpos0 is not hinge's neutral q, kept as initial states
+ * until scene.c joins them to the scene's 'initial' */
+static int mjcf_q0(hg_sctx *c, const hg_ynode *n, const hg_mjcf_extras *x) {
+  if (!x->nq0) return 0;
+  hg_joint_init_spec *grown =
+      realloc(c->mjcf_q0, ((size_t)c->nmjcf_q0 + (size_t)x->nq0) * sizeof *grown);
+  if (!grown) return hg_ydoc_fail(&c->doc, n, "out of memory");
+  c->mjcf_q0 = grown;
+  for (int k = 0; k < x->nq0; k++) {
+    hg_joint_init_spec *ji = &grown[c->nmjcf_q0];
+    memset(ji, 0, sizeof *ji);
+    ji->src = hg_sc_src(c, n);
+    ji->has_q = 1;
+    memcpy(ji->q, x->q0[k].q, (size_t)x->q0[k].nq * sizeof *ji->q);
+    if (!(ji->joint = strdup(x->q0[k].joint))) return hg_ydoc_fail(&c->doc, n, "out of memory");
+    c->nmjcf_q0++;
+  }
+  return 0;
+}
+
+/* one include: MuJoCo's world is parent at the pose */
+static int mjcf_include(hg_sctx *c, const hg_ynode *n) {
+  const char *file, *parent = NULL, *prefix = NULL;
+  const hg_ynode *fn, *pn;
+  hg_mjcf_options opt = {0, stderr};
+  hg_mjcf_extras x;
+  hg_se3 pose;
+  hg_error e;
+  char *path;
+  int rc;
+  if (hg_ydoc_check_keys(&c->doc, n, "mjcf include", mjcf_keys) ||
+      !(fn = hg_sc_required(c, n, "file", "mjcf include")) ||
+      hg_ydoc_name(&c->doc, fn, "'file'", &file) || hg_yget_name(&c->doc, n, "parent", &parent) ||
+      hg_yget_name(&c->doc, n, "prefix", &prefix) || hg_sc_pose(c, n, &pose))
+    return -1;
+  pn = hg_ydoc_get(&c->doc, n, "parent");
+  if (parent && strcmp(parent, "world") != 0) c->ref[c->nref++] = (hg_sc_ref){parent, pn, 0};
+  if (!(path = hg_sc_resolve(c, fn, file))) return -1;
+  rc = hg_mjcf_add(c->s->builder, path, parent, &pose, prefix, &opt, &x, &e);
+  free(path);
+  if (rc) return hg_ydoc_fail(&c->doc, fn, "in MJCF include: %s", e.msg);
+  rc = 0;
+  for (int k = 0; k < x.nsite && rc == 0; k++)
+    rc = mjcf_marker(c, n, x.site[k].name, x.site[k].body, &x.site[k].pose);
+  if (rc == 0)
+    rc = mjcf_springs(c, n, &x) || mjcf_loops(c, n, &x) || mjcf_q0(c, n, &x) ||
+                 mjcf_motors(c, n, &x)
+             ? -1
+             : 0;
+  hg_mjcf_extras_free(&x);
+  return rc;
+}
+
+int hg_sc_mjcf(hg_sctx *c, const hg_ynode *list) {
+  if (hg_ydoc_expect_seq(&c->doc, list, "'mjcf'") || reserve_refs(c, list, hg_ydoc_len(list)))
+    return -1;
+  for (int k = 0; k < hg_ydoc_len(list); k++)
+    if (mjcf_include(c, hg_ydoc_item(&c->doc, list, k))) return -1;
+  return 0;
+}
+
 /* ---- the model check ---- */
 
 /* every parent named by a body or an include is a body of the builder */
@@ -386,6 +550,7 @@ static int compile(hg_sctx *c, const hg_ynode *root, const char *context, hg_mod
   where = blame(c, e.msg);
   if (!where) where = hg_ydoc_key(&c->doc, root, "bodies");
   if (!where) where = hg_ydoc_key(&c->doc, root, "urdf");
+  if (!where) where = hg_ydoc_key(&c->doc, root, "mjcf");
   return hg_ydoc_fail(&c->doc, where, "%s%s", context, e.msg);
 }
 

@@ -41,6 +41,8 @@ typedef struct hg_sctx {
   int ndock;        /* docking joints that captures and attach actions create */
   char **dock;
   const char *src_path; /* the file hg_src values name, when it is not the scene (commands) */
+  int nmjcf_q0;         /* the MJCF includes' joints that start at MuJoCo's qpos0 (hg_sc_mjcf), */
+  hg_joint_init_spec *mjcf_q0; /* joined to the scene's 'initial' by scene.c */
 } hg_sctx;
 
 /* What the reader keeps in the scene for reading commands later (commands.c): every body
@@ -133,6 +135,10 @@ int hg_sc_header(hg_sctx *c, const hg_ynode *root);
 int hg_sc_bodies(hg_sctx *c, const hg_ynode *list);
 int hg_sc_markers(hg_sctx *c, const hg_ynode *list, const char *body);
 int hg_sc_urdf(hg_sctx *c, const hg_ynode *list);
+/* the MJCF includes (scene-format.md, mjcf): bodies into the builder, sites as markers, joint
+ * springs and dampers as joint spring force elements (held in the scene's force list until
+ * scene.c puts them after the scene's own) */
+int hg_sc_mjcf(hg_sctx *c, const hg_ynode *list);
 int hg_sc_compile(hg_sctx *c, const hg_ynode *root);
 /* A joint's type and axes as a body's joint reads them (loops read theirs the same way): the type
  * of a name node, with a did-you-mean; every key of the mapping n has a meaning for type t
