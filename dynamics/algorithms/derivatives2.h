@@ -1,0 +1,82 @@
+/* derivatives2.h: analytic second-order partial derivatives of inverse dynamics (RNEA) and of
+ * forward dynamics (ABA) on the Lie group, and the derivative of the mass matrix.
+ *
+ * Perturbations are those of derivatives.h: tangent component k of q is d/de f(q (+) e e_k) at
+ * e = 0 with q (+) d = q exp(d), the left-trivialized (body-frame) derivative for spherical and
+ * free joints, the plain partial derivative for the others. A second derivative is the
+ * derivative of a first-order one (derivatives.h's matrices) along a second direction:
+ *
+ *   d2tau_dq2 [l, m, k] = d/dq_k (d tau_l / d q_m)      (not symmetric in m, k within one
+ *                                                          spherical or free joint: exp does not
+ *                                                          commute there)
+ *   d2tau_dv2 [l, m, k] = d/dv_k (d tau_l / d v_m)      (symmetric in m, k)
+ *   d2tau_dqdv[l, m, k] = d/dv_k (d tau_l / d q_m)      (= d/dq_m (d tau_l / d v_k))
+ *   dM_dq     [l, m, k] = d/dq_k M_lm                   (= d2tau / dq_k dqdd_m: symmetric in
+ *                                                          l, m)
+ *
+ * Every tensor is nv x nv x nv, row-major: entry [l, m, k] at (l nv + m) nv + k, l the output
+ * component (tau or qdd), m the first perturbation (the column of the first-order matrix), k the
+ * second. An entry is non-zero only when the bodies of l, m and k lie on one path from a root
+ * (each pair is ancestor and descendant or the same body): the routines write the zeros and
+ * compute only those triples. See docs/linearization.md. */
+#ifndef HINGE_DERIVATIVES2_H
+#define HINGE_DERIVATIVES2_H
+
+#include "derivatives.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The workspace of the second-order routines (hg_deriv2_new, per model; the routines allocate
+ * nothing). Per DoF (6 numbers each, tree frame, written by every call): the first-order twists
+ * of derivatives.c (Vb, ab, Vm, nu, alpha, mu) and, along the current second direction, their
+ * changes and that of S; per body: the composite inertia Ic and the composite velocity-product
+ * matrix Bc as 6 x 6 matrices, their changes, the joint wrench F and its change, the body's B
+ * (and inertia G) as 6 x 6 matrices. fd: the first-order workspace and the scratch tensors of
+ * the forward-dynamics identities (written by hg_aba_second_derivatives). */
+typedef struct hg_deriv2 {
+  int nv, nbody;
+  double *Vb, *ab, *Vm, *nu, *al, *mu;       /* nv x 6 */
+  double *dS, *dVb, *dab, *dVm, *dnu, *dal, *dmu; /* nv x 6, along the current direction */
+  double *G, *B, *Ic, *Bc, *dIc, *dBc;       /* nbody x 36 */
+  double *dV, *da, *dF;                      /* nbody x 6 */
+  double *tau;                               /* nv */
+  hg_deriv *w1;                              /* the first-order workspace */
+  double *qdd, *aq, *av, *Minv;              /* nv, nv x nv (forward dynamics) */
+  double *t_qq, *t_vv, *t_qv, *t_M, *X;      /* nv^3 scratch (forward dynamics) */
+} hg_deriv2;
+
+hg_deriv2 *hg_deriv2_new(const hg_model *m);
+void hg_deriv2_free(hg_deriv2 *w);
+
+/* The second-order partials of tau = RNEA(q, v, qdd, fext) (external wrenches fixed in the
+ * bodies' frames, as in hg_rnea_derivatives) above; any output may be NULL. Runs RNEA on d
+ * (the derivatives' world-frame pass) and leaves tau in w->tau. Cannot fail. Cost
+ * O(sum over DoFs k of the DoF pairs on paths through k's body): O(N d^2) for a tree of N
+ * bodies and depth d, plus writing nv^3 numbers. */
+void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
+                                const double *v, const double *qdd, const double *fext,
+                                double *d2tau_dq2, double *d2tau_dv2, double *d2tau_dqdv,
+                                double *dM_dq);
+
+/* The second-order partials of qdd = ABA(q, v, tau, fext) by the identities of
+ * docs/linearization.md, from those of inverse dynamics at qdd and M^-1:
+ *   d2qdd_dq2  [l, m, k] = d/dq_k (d qdd_l / d q_m)
+ *   d2qdd_dv2  [l, m, k] = d/dv_k (d qdd_l / d v_m)
+ *   d2qdd_dqdv [l, m, k] = d/dv_k (d qdd_l / d q_m)
+ *   d2qdd_dqdtau[l, m, k] = d/dtau_k (d qdd_l / d q_m) = -(M^-1 dM/dq_m M^-1)[l, k]
+ * (any may be NULL); qdd (may be NULL) gets the acceleration. The first-order matrices stay in
+ * w->aq (d qdd / d q), w->av and w->Minv. Returns 0, or -1 with d->err set when an articulated
+ * inertia is singular. O(nv^4) for the products with M^-1. */
+int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
+                              const double *v, const double *tau, const double *fext,
+                              double *qdd, double *d2qdd_dq2, double *d2qdd_dv2,
+                              double *d2qdd_dqdv, double *d2qdd_dqdtau);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
