@@ -2,7 +2,8 @@
  * d2fd): one state in (the numbers of one input line), the matrices of
  * dynamics/algorithms/derivatives.h out, each nv x nv row-major (row = output component, column =
  * perturbation direction), or the tensors of derivatives2.h, each nv x nv x nv with entry
- * [l, m, k] (output l, first direction m, second direction k) at (l nv + m) nv + k. */
+ * [l, m, k] (output l, first direction m, second direction k) at (k nv + l) nv + m: nv slices,
+ * slice k the first-order matrix's derivative along direction k. */
 #include <string.h>
 
 #include "cli.h"
@@ -60,9 +61,9 @@ void hg_cli_derivatives_usage(FILE *f) {
           "                        hybrid and y DoF by DoF: vdot of free joints, tau of the\n"
           "                        prescribed ones; columns of x at prescribed joints are the\n"
           "                        derivatives with respect to their vdot\n"
-          "second-order derivatives (each tensor nv*nv*nv numbers, entry [l, m, k] at\n"
-          "(l*nv + m)*nv + k: output l, first direction m, second direction k; the derivative\n"
-          "along k of the first-order matrix's entry [l, m]; docs/linearization.md):\n"
+          "second-order derivatives (each tensor nv*nv*nv numbers: nv slices, slice k the\n"
+          "nv*nv first-order matrix's derivative along direction k, row-major; entry [l, m, k]\n"
+          "(output l, first direction m, second k) at (k*nv + l)*nv + m; docs/linearization.md):\n"
           "  d2id    q v vdot  ->  d2tau/dq2 d2tau/dv2 d2tau/dqdv dM/dq       (4*nv^3 numbers)\n"
           "  d2fd    q v tau   ->  d2vdot/dq2 d2vdot/dv2 d2vdot/dqdv d2vdot/dqdtau\n"
           "                                                                   (4*nv^3 numbers)\n"

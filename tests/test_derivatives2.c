@@ -119,7 +119,7 @@ static void central(tree *t, int fd, int which, double h, double *D[3]) {
   for (int x = 0; x < 3; x++) P[x] = calloc(n2 + 1, sizeof(double));
   for (int k = 0; k < nv; k++) {
     for (int x = 0; x < 3; x++)
-      for (size_t lm = 0; lm < n2; lm++) D[x][lm * (size_t)nv + (size_t)k] = 0;
+      for (size_t lm = 0; lm < n2; lm++) D[x][(size_t)k * n2 + lm] = 0;
     for (int s = 0; s < 4; s++) {
       double e = step[s] * h;
       memcpy(t->qp, t->q, sizeof(double) * (size_t)t->m->nq);
@@ -137,7 +137,7 @@ static void central(tree *t, int fd, int which, double h, double *D[3]) {
       first(t, fd, P[0], P[1], P[2]);
       for (int x = 0; x < 3; x++)
         for (size_t lm = 0; lm < n2; lm++)
-          D[x][lm * (size_t)nv + (size_t)k] += weight[s] * P[x][lm] / (12 * h);
+          D[x][(size_t)k * n2 + lm] += weight[s] * P[x][lm] / (12 * h);
     }
   }
   for (int x = 0; x < 3; x++) free(P[x]);
@@ -149,12 +149,15 @@ static double err3(const double *A, const double *R, int nv) {
   return hg_test_rel_err(A, R, nv * nv * nv);
 }
 
+/* entry [l, m, k] of a tensor of derivatives2.h, with n = nv in scope */
+#define IDX(l, m, k) (((k) * n + (l)) * n + (m))
+
 /* R[l, m, k] = X[l, k, m] */
 static void swap_mk(const double *X, int nv, double *R) {
   size_t n = (size_t)nv;
   for (size_t l = 0; l < n; l++)
     for (size_t a = 0; a < n; a++)
-      for (size_t b = 0; b < n; b++) R[(l * n + a) * n + b] = X[(l * n + b) * n + a];
+      for (size_t b = 0; b < n; b++) R[IDX(l, a, b)] = X[IDX(l, b, a)];
 }
 
 static void note(vcurve *c, int t, double e, double *best) {
@@ -208,8 +211,8 @@ static void id_second(void **state) {
     for (size_t l = 0; l < n; l++)
       for (size_t a = 0; a < n; a++)
         for (size_t b = 0; b < n; b++) {
-          double x = vv[(l * n + a) * n + b], y = vv[(l * n + b) * n + a];
-          double u = dM[(l * n + a) * n + b], z = dM[(a * n + l) * n + b];
+          double x = vv[IDX(l, a, b)], y = vv[IDX(l, b, a)];
+          double u = dM[IDX(l, a, b)], z = dM[IDX(a, l, b)];
           sv = fmax(sv, fabs(x - y)), sM = fmax(sM, fabs(u - z));
           nvv = fmax(nvv, fabs(x)), nM = fmax(nM, fabs(u));
         }
@@ -265,7 +268,7 @@ static void dM_crba(void **state) {
         hg_crba(t.m, t.d, t.qp, P);
         hg_model_integrate(t.m, t.q, dk, -hs[h], t.qp);
         hg_crba(t.m, t.d, t.qp, Q);
-        for (size_t lm = 0; lm < n2; lm++) R[lm * n + k] = (P[lm] - Q[lm]) / (2 * hs[h]);
+        for (size_t lm = 0; lm < n2; lm++) R[k * n2 + lm] = (P[lm] - Q[lm]) / (2 * hs[h]);
       }
       note(&c, h, err3(dM, R, nv), &best);
     }

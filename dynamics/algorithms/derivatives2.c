@@ -49,8 +49,9 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   size_t nv = (size_t)m->nv, nb = (size_t)m->nbody, n1 = 6 * nv + 1, n3 = nv * nv * nv + 1;
   w->nv = m->nv;
   w->nbody = m->nbody;
-  double **dof[] = {&w->Vb, &w->ab, &w->Vm, &w->nu, &w->al, &w->mu, &w->dS,
-                    &w->dVb, &w->dab, &w->dVm, &w->dnu, &w->dal, &w->dmu};
+  double **dof[] = {&w->Vb, &w->ab, &w->Vm, &w->nu, &w->al, &w->mu, &w->rI, &w->rB,
+                    &w->y,  &w->g,  &w->h,  &w->dS, &w->dVb, &w->dab, &w->dVm, &w->dnu,
+                    &w->dal, &w->dmu, &w->drI, &w->drB, &w->dg, &w->dh};
   double **body36[] = {&w->G, &w->B, &w->Ic, &w->Bc, &w->dIc, &w->dBc};
   double **body6[] = {&w->dV, &w->da, &w->dF};
   double **sq[] = {&w->aq, &w->av, &w->Minv};
@@ -77,8 +78,9 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
 
 void hg_deriv2_free(hg_deriv2 *w) {
   if (!w) return;
-  double *p[] = {w->Vb, w->ab, w->Vm, w->nu, w->al, w->mu, w->dS, w->dVb, w->dab, w->dVm,
-                 w->dnu, w->dal, w->dmu, w->G, w->B, w->Ic, w->Bc, w->dIc, w->dBc, w->dV,
+  double *p[] = {w->Vb, w->ab, w->Vm, w->nu, w->al, w->mu, w->rI, w->rB, w->y, w->g, w->h,
+                 w->dS, w->dVb, w->dab, w->dVm, w->dnu, w->dal, w->dmu, w->drI, w->drB, w->dg,
+                 w->dh, w->G, w->B, w->Ic, w->Bc, w->dIc, w->dBc, w->dV,
                  w->da, w->dF, w->tau, w->qdd, w->aq, w->av, w->Minv, w->t_qq, w->t_vv,
                  w->t_qv, w->t_M, w->X};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
@@ -95,6 +97,14 @@ static inline void v6_axpy(double s, const double *x, double *y) {
 /* y += A x */
 static inline void m6_mulv_add(const double *A, const double *x, double *y) {
   for (int r = 0; r < 6; r++) y[r] += hg_dot6(A + 6 * r, x);
+}
+/* y = A^T x for a 6 x 6 row-major A */
+static inline void m6_mulTv(const double *A, const double x[6], double y[6]) {
+  for (int c = 0; c < 6; c++) {
+    double t = 0;
+    for (int r = 0; r < 6; r++) t += A[6 * r + c] * x[r];
+    y[c] = t;
+  }
 }
 /* y += s A^T B (or A B when !ta); s = +-1 */
 static void m6_mul_add(const double *A, int ta, const double *B, double s, double *Y) {
@@ -135,24 +145,6 @@ static void body_B(const double *G, const double V[6], double *B) {
   m6_mul_add(A, 1, G, -1, B);
   m6_mulv_add(G, V, GV);
   coad_matrix_add(GV, B);
-}
-
-/* dB = -dG ad_V - G ad_dV - ad_dV^T G - ad_V^T dG + C(dG V + G dV) (dG may be NULL: zero) */
-static void body_dB(const double *G, const double *dG, const double V[6], const double dV[6],
-                    double *dB) {
-  double A[36], dA[36], f[6] = {0};
-  hg_ad_matrix(V, A);
-  hg_ad_matrix(dV, dA);
-  memset(dB, 0, 36 * sizeof(double));
-  m6_mul_add(G, 0, dA, -1, dB);
-  m6_mul_add(dA, 1, G, -1, dB);
-  m6_mulv_add(G, dV, f);
-  if (dG) {
-    m6_mul_add(dG, 0, A, -1, dB);
-    m6_mul_add(A, 1, dG, -1, dB);
-    m6_mulv_add(dG, V, f);
-  }
-  coad_matrix_add(f, dB);
 }
 
 /* 1 when DoF k carries DoF l (perturbing q_k turns S_l): k's body a strict ancestor of l's, or
@@ -208,14 +200,58 @@ static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const doub
       }
     }
   }
+  /* per DoF l of body i: rI = Ic_i S_l, rB = Bc_i^T S_l, y = Ic_i alpha_l + Bc_i nu_l, g = y +
+   * S_l x* F_i, h = Ic_i mu_l + Bc_i S_l (the first-order rows and wrench changes) */
+  for (int l = 0; l < m->nv; l++) {
+    int i = m->dof_body[l];
+    const double *Ic = w->Ic + 36 * (size_t)i, *Bc = w->Bc + 36 * (size_t)i, *S = d->S[l];
+    double *rI = w->rI + 6 * l, *y = w->y + 6 * l, *g = w->g + 6 * l, *h = w->h + 6 * l;
+    v6_zero(rI), v6_zero(y), v6_zero(h);
+    m6_mulv_add(Ic, S, rI);
+    m6_mulTv(Bc, S, w->rB + 6 * l);
+    m6_mulv_add(Ic, w->al + 6 * l, y);
+    m6_mulv_add(Bc, w->nu + 6 * l, y);
+    cross_star(S, d->F[i], g, 0);
+    v6_axpy(1, y, g);
+    m6_mulv_add(Ic, w->mu + 6 * l, h);
+    m6_mulv_add(Bc, S, h);
+  }
 }
 
-/* the changes of every ingredient along direction k (dq: a tangent component of q, else a rate
- * v_k) in the subtree of k's body j: dS, dVb, dab, dVm, dnu, dalpha, dmu per DoF; dV, da, dIc,
- * dBc and dF per body. The recursion of the velocities and accelerations: along a chain,
- *   Vb_{m+1} = Vb_m + S_m v_m,  ab_{m+1} = ab_m + S_m qdd_m + nu_m v_m,
- * from (V, a) of the parent, with the body's (V, a) after its last DoF; for spherical and free
- * joints every DoF has Vb = V_parent and (V, a) of the body are the sums over all its DoFs. */
+/* y = B_G(n) x = -G (n x x) + n x* (G x) + x x* (G n), the body matrix B of inertia G at twist
+ * n applied to x (B is linear in V: a common twist change n changes a subtree's Bc by B_Ic(n)) */
+static void bmul(const double *G, const double n[6], const double x[6], double y[6]) {
+  double t[6], Gx[6] = {0}, Gn[6] = {0};
+  hg_ad(n, x, t);
+  memset(y, 0, 6 * sizeof(double));
+  m6_mulv_add(G, t, y);
+  for (int r = 0; r < 6; r++) y[r] = -y[r];
+  m6_mulv_add(G, x, Gx);
+  m6_mulv_add(G, n, Gn);
+  cross_star(n, Gx, y, 1);
+  cross_star(x, Gn, y, 1);
+}
+/* y = B_G(n)^T x = n x* (G x) - G (n x x) - x x* (G n) */
+static void bmul_t(const double *G, const double n[6], const double x[6], double y[6]) {
+  double t[6], Gx[6] = {0}, Gn[6] = {0};
+  hg_ad(n, x, t);
+  memset(y, 0, 6 * sizeof(double));
+  m6_mulv_add(G, t, y);
+  for (int r = 0; r < 6; r++) y[r] = -y[r];
+  m6_mulv_add(G, x, Gx);
+  m6_mulv_add(G, n, Gn);
+  cross_star(n, Gx, y, 1);
+  double u[6];
+  cross_star(x, Gn, u, 0);
+  v6_axpy(-1, u, y);
+}
+
+/* the changes along direction k (dq: a tangent component of q, else a rate v_k) of the DoFs'
+ * twists in the subtree of k's body j: dS, dVb, dab, dVm, dnu, dalpha, dmu per DoF, from the
+ * recursion of the velocities and accelerations (along a chain Vb_{m+1} = Vb_m + S_m v_m,
+ * ab_{m+1} = ab_m + S_m qdd_m + nu_m v_m from (V, a) of the parent, the body's (V, a) after its
+ * last DoF; for spherical and free joints every DoF has Vb = V_parent and (V, a) of the body are
+ * the sums over all its DoFs); dV, da per body; and dF for the bodies of the subtree */
 static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *v,
                      const double *qdd, int dq, int k) {
   int j = m->dof_body[k], e = m->subtree_end[j];
@@ -274,140 +310,171 @@ static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, const do
       hg_ad(Vm, dS, x);
       for (int r = 0; r < 6; r++) dmu[r] += x[r] + dnu[r];
     }
-    /* the body's dG (q directions) and dB, the start of the subtree sums */
-    const double *G = w->G + 36 * (size_t)b;
-    double *dIc = w->dIc + 36 * (size_t)b, *dBc = w->dBc + 36 * (size_t)b;
-    memset(dIc, 0, 36 * sizeof(double));
+    /* dF_b = S_k x* F_b + Ic_b alpha_k + Bc_b nu_k (q), Ic_b mu_k + Bc_b S_k (v) */
+    double *dF = w->dF + 6 * b;
+    const double *Ic = w->Ic + 36 * (size_t)b, *Bc = w->Bc + 36 * (size_t)b;
     if (dq) {
-      double A[36];
-      hg_ad_matrix(Sk, A);
-      m6_mul_add(A, 1, G, -1, dIc);
-      m6_mul_add(G, 0, A, -1, dIc);
-    }
-    body_dB(G, dq ? dIc : NULL, d->V[b], dV, dBc);
-  }
-  for (int b = e - 1; b > j; b--) {
-    int p = m->parent[b];
-    for (int r = 0; r < 36; r++) {
-      w->dIc[36 * (size_t)p + r] += w->dIc[36 * (size_t)b + r];
-      w->dBc[36 * (size_t)p + r] += w->dBc[36 * (size_t)b + r];
-    }
-  }
-  /* dF_c for c in j's subtree (the first-order wrench changes) */
-  for (int c = j; c < e; c++) {
-    double *dF = w->dF + 6 * c;
-    const double *Ic = w->Ic + 36 * (size_t)c, *Bc = w->Bc + 36 * (size_t)c;
-    v6_zero(dF);
-    if (dq) {
-      hg_ad_star(Sk, d->F[c], dF);
-      for (int r = 0; r < 6; r++) dF[r] = -dF[r]; /* S x* F = -ad_S^T F */
+      cross_star(Sk, d->F[b], dF, 0);
       m6_mulv_add(Ic, w->al + 6 * k, dF);
       m6_mulv_add(Bc, w->nu + 6 * k, dF);
     } else {
+      v6_zero(dF);
       m6_mulv_add(Ic, w->mu + 6 * k, dF);
       m6_mulv_add(Bc, Sk, dF);
     }
   }
 }
 
+/* the changes along direction k of the rows of c's DoFs l: drI_l = d(Ic_c S_l), drB_l =
+ * d(Bc_c^T S_l), dg_l = d(Ic_c alpha_l + Bc_c nu_l + S_l x* F_c), dh_l = d(Ic_c mu_l + Bc_c S_l).
+ * In j's subtree (sub) everything moves rigidly by exp(e S_k) with the common twist change n
+ * (nu_k along q_k, S_k along v_k), so X = Ic or Bc change as dX y = S_k x* (X y) - X (S_k x y)
+ * (q only) plus, for Bc, P y with P = B_Ic(n); writing e_l = dS_l - S_k x S_l (zero where k
+ * carries l) and y = Ic alpha_l + Bc nu_l:
+ *   drI = S_k x* rI + Ic e_l,   drB = S_k x* rB + Bc^T e_l + P^T S_l,
+ *   dg = S_k x* y + Ic (dalpha - S_k x alpha) + Bc (dnu - S_k x nu) + P nu + dS x* F + S x* dF,
+ *   dh = S_k x* h + Ic (dmu - S_k x mu) + Bc e_l + P S_l
+ * (along v_k: S_k x terms dropped, e_l = 0). Above j (not sub) only the sums change, by the
+ * matrices dIc, dBc of j's subtree (in w->dIc, w->dBc at j) and dF_j. */
+static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, int c,
+                        int sub) {
+  int j = m->dof_body[k], vc = m->v_adr[c], nc = m->jnt_nv[c];
+  const double *Sk = d->S[k];
+  const double *Ic = w->Ic + 36 * (size_t)c, *Bc = w->Bc + 36 * (size_t)c;
+  const double *F = d->F[c], *dF = w->dF + 6 * (sub ? c : j);
+  const double *n = dq ? w->nu + 6 * k : Sk;
+  for (int l = vc; l < vc + nc; l++) {
+    const double *S = d->S[l], *al = w->al + 6 * l, *nu = w->nu + 6 * l, *mu = w->mu + 6 * l;
+    double *drI = w->drI + 6 * l, *drB = w->drB + 6 * l, *dg = w->dg + 6 * l, *dh = w->dh + 6 * l;
+    double t[6], u[6];
+    if (!sub) {
+      const double *dIc = w->dIc + 36 * (size_t)j, *dBc = w->dBc + 36 * (size_t)j;
+      v6_zero(drI), v6_zero(dg), v6_zero(dh);
+      m6_mulv_add(dIc, S, drI);
+      m6_mulTv(dBc, S, drB);
+      m6_mulv_add(dIc, al, dg);
+      m6_mulv_add(dBc, nu, dg);
+      cross_star(S, dF, dg, 1);
+      m6_mulv_add(dIc, mu, dh);
+      m6_mulv_add(dBc, S, dh);
+      continue;
+    }
+    const double *dS = w->dS + 6 * l, *dal = w->dal + 6 * l, *dnu = w->dnu + 6 * l;
+    const double *dmu = w->dmu + 6 * l;
+    double el[6], xa[6], xn[6], xm[6];
+    int carried = !dq || carries(m, k, l);
+    if (dq) {
+      hg_ad(Sk, S, t);
+      for (int r = 0; r < 6; r++) el[r] = dS[r] - t[r];
+      hg_ad(Sk, al, t);
+      for (int r = 0; r < 6; r++) xa[r] = dal[r] - t[r];
+      hg_ad(Sk, nu, t);
+      for (int r = 0; r < 6; r++) xn[r] = dnu[r] - t[r];
+      hg_ad(Sk, mu, t);
+      for (int r = 0; r < 6; r++) xm[r] = dmu[r] - t[r];
+      cross_star(Sk, w->rI + 6 * l, drI, 0);
+      cross_star(Sk, w->rB + 6 * l, drB, 0);
+      cross_star(Sk, w->y + 6 * l, dg, 0);
+      cross_star(Sk, w->h + 6 * l, dh, 0);
+    } else {
+      v6_zero(el);
+      memcpy(xa, dal, sizeof xa), memcpy(xn, dnu, sizeof xn), memcpy(xm, dmu, sizeof xm);
+      v6_zero(drI), v6_zero(drB), v6_zero(dg), v6_zero(dh);
+    }
+    if (!carried) {
+      m6_mulv_add(Ic, el, drI);
+      m6_mulTv(Bc, el, t);
+      v6_axpy(1, t, drB);
+      m6_mulv_add(Bc, el, dh);
+    }
+    bmul_t(Ic, n, S, t);
+    v6_axpy(1, t, drB);
+    m6_mulv_add(Ic, xa, dg);
+    m6_mulv_add(Bc, xn, dg);
+    bmul(Ic, n, nu, t);
+    v6_axpy(1, t, dg);
+    cross_star(dS, F, dg, 1);
+    cross_star(S, dF, dg, 1);
+    m6_mulv_add(Ic, xm, dh);
+    bmul(Ic, n, S, u);
+    v6_axpy(1, u, dh);
+  }
+}
+
 /* the outputs of one direction k: every pair (l, m) whose deeper body c is in the subtree of
- * k's body j or above j (the others do not change along k). Column k of the tensors: T[l, m, k]
- * at (l nv + m) nv + k. dq: T1 = d2tau_dq2, T2 = dM_dq; else T1 = d2tau_dqdv, T2 = d2tau_dv2. */
+ * k's body j or above j (the others do not change along k, and stay zero). Slice k of the
+ * tensors: T[l, m, k] at (k nv + l) nv + m, zeroed here first. dq: T1 = d2tau_dq2, T2 = dM_dq; else T1 = d2tau_dqdv, T2 = d2tau_dv2. */
 static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, double *T1,
                   double *T2) {
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
   size_t nv = (size_t)m->nv;
   int j = m->dof_body[k], e = m->subtree_end[j];
+  if (T1) memset(T1 + (size_t)k * nv * nv, 0, nv * nv * sizeof(double));
+  if (T2) memset(T2 + (size_t)k * nv * nv, 0, nv * nv * sizeof(double));
+  /* the sums' changes above j: dIc_j = -ad^T Ic_j - Ic_j ad (ad = ad_{S_k}, q only), dBc_j =
+   * -ad^T Bc_j - Bc_j ad + B_{Ic_j}(n) (n = nu_k along q_k, S_k along v_k) */
+  if (m->parent[j] > 0) {
+    const double *Ic = w->Ic + 36 * (size_t)j, *Bc = w->Bc + 36 * (size_t)j;
+    double *dIc = w->dIc + 36 * (size_t)j, *dBc = w->dBc + 36 * (size_t)j;
+    memset(dIc, 0, 36 * sizeof(double));
+    body_B(Ic, dq ? w->nu + 6 * k : d->S[k], dBc);
+    if (dq) {
+      double A[36];
+      hg_ad_matrix(d->S[k], A);
+      m6_mul_add(A, 1, Ic, -1, dIc);
+      m6_mul_add(Ic, 0, A, -1, dIc);
+      m6_mul_add(A, 1, Bc, -1, dBc);
+      m6_mul_add(Bc, 0, A, -1, dBc);
+    }
+  }
   /* c runs over j's ancestors bottom up (their sums change as j's do), then j's subtree */
-  int c = m->parent[j];
-  int sub = 0;
+  int c = m->parent[j], sub = 0;
   if (c <= 0) c = j, sub = 1;
   for (;;) {
-    int cc = sub ? c : j; /* whose sums' changes c sees */
-    const double *Ic = w->Ic + 36 * (size_t)c, *Bc = w->Bc + 36 * (size_t)c;
-    const double *dIc = w->dIc + 36 * (size_t)cc, *dBc = w->dBc + 36 * (size_t)cc;
-    const double *F = d->F[c], *dF = w->dF + 6 * cc;
+    row_changes(m, d, w, dq, k, c, sub);
+    const double *F = d->F[c], *dF = w->dF + 6 * (sub ? c : j);
     int vc = m->v_adr[c], nc = m->jnt_nv[c];
     for (int a = c; a > 0; a = m->parent[a]) {
       int insub_a = a >= j && a < e, va = m->v_adr[a], na = m->jnt_nv[a];
       for (int mm = va; mm < va + na; mm++) {
-        /* the DoF m of body a (a = c or an ancestor of c) and its changes (zero above j) */
-        const double *Sm = d->S[mm];
+        /* DoF m of body a (c or an ancestor of c) and its changes (zero above j) */
+        const double *Sm = d->S[mm], *alm = w->al + 6 * mm, *num = w->nu + 6 * mm;
+        const double *mum = w->mu + 6 * mm;
         const double *dSm = insub_a ? w->dS + 6 * mm : zero;
-        const double *alm = w->al + 6 * mm, *num = w->nu + 6 * mm, *mum = w->mu + 6 * mm;
         const double *dalm = insub_a ? w->dal + 6 * mm : zero;
         const double *dnum = insub_a ? w->dnu + 6 * mm : zero;
         const double *dmum = insub_a ? w->dmu + 6 * mm : zero;
-        /* (l on c, m on a): y = Ic alpha_m + Bc nu_m (+ S_m x* F when m does not carry l),
-         * yv = Ic mu_m + Bc S_m, yM = Ic S_m, and their changes */
-        double y[6] = {0}, dy[6] = {0}, x[6], dx[6] = {0}, yv[6] = {0}, dyv[6] = {0};
-        double yM[6] = {0}, dyM[6] = {0};
-        m6_mulv_add(Ic, alm, y);
-        m6_mulv_add(Bc, num, y);
-        m6_mulv_add(dIc, alm, dy);
-        m6_mulv_add(Ic, dalm, dy);
-        m6_mulv_add(dBc, num, dy);
-        m6_mulv_add(Bc, dnum, dy);
-        cross_star(Sm, F, x, 0);
-        cross_star(dSm, F, dx, 0);
-        cross_star(Sm, dF, dx, 1);
-        if (dq) {
-          m6_mulv_add(Ic, Sm, yM);
-          m6_mulv_add(dIc, Sm, dyM);
-          m6_mulv_add(Ic, dSm, dyM);
-        } else {
-          m6_mulv_add(Ic, mum, yv);
-          m6_mulv_add(Bc, Sm, yv);
-          m6_mulv_add(dIc, mum, dyv);
-          m6_mulv_add(Ic, dmum, dyv);
-          m6_mulv_add(dBc, Sm, dyv);
-          m6_mulv_add(Bc, dSm, dyv);
-        }
         for (int l = vc; l < vc + nc; l++) {
-          const double *Sl = d->S[l];
-          const double *dSl = sub ? w->dS + 6 * l : zero;
-          int extra = !carries(m, mm, l);
-          double t1 = hg_dot6(dSl, y) + hg_dot6(Sl, dy);
-          if (extra) t1 += hg_dot6(dSl, x) + hg_dot6(Sl, dx);
-          double t2 = dq ? hg_dot6(dSl, yM) + hg_dot6(Sl, dyM) : hg_dot6(Sl, dyv);
-          size_t at = ((size_t)l * nv + (size_t)mm) * nv + (size_t)k;
+          const double *Sl = d->S[l], *rI = w->rI + 6 * l, *rB = w->rB + 6 * l;
+          const double *drI = w->drI + 6 * l, *drB = w->drB + 6 * l;
+          /* (l on c, m on a): d(rI . alpha_m + rB . nu_m [+ S_l . S_m x* F_c]) */
+          double t1 = hg_dot6(drI, alm) + hg_dot6(rI, dalm) + hg_dot6(drB, num) +
+                      hg_dot6(rB, dnum);
+          if (a == c && !carries(m, mm, l)) {
+            const double *dSl = sub ? w->dS + 6 * l : zero;
+            double x[6], dx[6];
+            cross_star(Sm, F, x, 0);
+            cross_star(dSm, F, dx, 0);
+            cross_star(Sm, dF, dx, 1);
+            t1 += hg_dot6(dSl, x) + hg_dot6(Sl, dx);
+          }
+          /* d(rI . S_m) (M) or d(rI . mu_m + rB . S_m) (d tau / d v) */
+          double t2 = dq ? hg_dot6(drI, Sm) + hg_dot6(rI, dSm)
+                         : hg_dot6(drI, mum) + hg_dot6(rI, dmum) + hg_dot6(drB, Sm);
+          size_t at = ((size_t)k * nv + (size_t)l) * nv + (size_t)mm;
           if (T1) T1[at] = t1;
           if (T2) T2[at] = t2;
           if (a == c) continue;
-          /* (m on a, l on c; l does not carry m, a being above c): S_m . g_l
-           * with g_l = Ic alpha_l + Bc nu_l + S_l x* F; S_m . h_l, h_l = Ic mu_l + Bc S_l;
-           * M symmetric */
-          const double *all = w->al + 6 * l, *nul = w->nu + 6 * l, *mul = w->mu + 6 * l;
-          const double *dall = sub ? w->dal + 6 * l : zero, *dnul = sub ? w->dnu + 6 * l : zero;
-          const double *dmul = sub ? w->dmu + 6 * l : zero;
-          double g[6] = {0}, dg[6] = {0};
-          m6_mulv_add(Ic, all, g);
-          m6_mulv_add(Bc, nul, g);
-          cross_star(Sl, F, g, 1);
-          m6_mulv_add(dIc, all, dg);
-          m6_mulv_add(Ic, dall, dg);
-          m6_mulv_add(dBc, nul, dg);
-          m6_mulv_add(Bc, dnul, dg);
-          cross_star(dSl, F, dg, 1);
-          cross_star(Sl, dF, dg, 1);
-          double r1 = hg_dot6(dSm, g) + hg_dot6(Sm, dg), r2 = t2;
-          if (!dq) {
-            double h[6] = {0}, dh[6] = {0};
-            m6_mulv_add(Ic, mul, h);
-            m6_mulv_add(Bc, Sl, h);
-            m6_mulv_add(dIc, mul, dh);
-            m6_mulv_add(Ic, dmul, dh);
-            m6_mulv_add(dBc, Sl, dh);
-            m6_mulv_add(Bc, dSl, dh);
-            r2 = hg_dot6(Sm, dh);
-          }
-          size_t ra = ((size_t)mm * nv + (size_t)l) * nv + (size_t)k;
+          /* (m on a, l on c; l does not carry m): d(S_m . g_l), and d(S_m . h_l) or M's
+           * symmetry */
+          double r1 = hg_dot6(dSm, w->g + 6 * l) + hg_dot6(Sm, w->dg + 6 * l);
+          double r2 = dq ? t2 : hg_dot6(Sm, w->dh + 6 * l);
+          size_t ra = ((size_t)k * nv + (size_t)mm) * nv + (size_t)l;
           if (T1) T1[ra] = r1;
           if (T2) T2[ra] = r2;
         }
       }
     }
-    /* next c: up the ancestors' list, then j's subtree in order */
     if (!sub) {
       c = m->parent[c];
       if (c <= 0) c = j, sub = 1;
@@ -421,12 +488,8 @@ void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, con
                                 const double *v, const double *qdd, const double *fext,
                                 double *d2tau_dq2, double *d2tau_dv2, double *d2tau_dqdv,
                                 double *dM_dq) {
-  size_t n3 = (size_t)m->nv * (size_t)m->nv * (size_t)m->nv;
   hg_rnea_opt(m, d, &world, q, v, qdd, fext, w->tau);
   values(m, d, w, v, qdd);
-  double *outs[] = {d2tau_dq2, d2tau_dv2, d2tau_dqdv, dM_dq};
-  for (size_t k = 0; k < 4; k++)
-    if (outs[k]) memset(outs[k], 0, n3 * sizeof(double));
   for (int k = 0; k < m->nv; k++) {
     if (d2tau_dq2 || dM_dq) {
       tangents(m, d, w, v, qdd, 1, k);
@@ -439,39 +502,45 @@ void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, con
   }
 }
 
-/* Y[., m, k] = -Minv X[., m, k] for every (m, k): X and Y are nv^3 tensors (may not alias) */
+/* Y[., ., k] = -Minv X[., ., k] for every slice k (each an nv x nv matrix; X and Y nv^3
+ * tensors in the layout of derivatives2.h, not aliased) */
 static void minv_neg_tensor(int nv, const double *Minv, const double *X, double *Y) {
   size_t n = (size_t)nv, n2 = n * n;
-  memset(Y, 0, n2 * n * sizeof(double));
-  for (size_t l = 0; l < n; l++)
-    for (size_t c = 0; c < n; c++) {
-      double s = -Minv[l * n + c];
-      if (s == 0) continue;
-      const double *x = X + c * n2;
-      double *y = Y + l * n2;
-      for (size_t r = 0; r < n2; r++) y[r] += s * x[r];
-    }
+  for (size_t k = 0; k < n; k++) {
+    const double *Xk = X + k * n2;
+    double *Yk = Y + k * n2;
+    memset(Yk, 0, n2 * sizeof(double));
+    for (size_t l = 0; l < n; l++)
+      for (size_t c = 0; c < n; c++) {
+        double s = -Minv[l * n + c];
+        const double *x = Xk + c * n;
+        double *y = Yk + l * n;
+        for (size_t r = 0; r < n; r++) y[r] += s * x[r];
+      }
+  }
 }
 
-/* X[l, m, k] += sum_c dM[l, c, m] A[c, k] (the term dM_m a_x[., k]); with swap, X[l, m, k] +=
- * sum_c dM[l, c, k] A[c, m] (dM_k a_x[., m]) */
+/* the terms dM_m A[., k] of the identities, with dM_m = dM/dq_m (slice m of dM): X[l, m, k] +=
+ * (dM_m A)[l, k]; with swap, X[l, m, k] += (dM_k A)[l, m] */
 static void add_dM_times(int nv, const double *dM, const double *A, int swap, double *X) {
   size_t n = (size_t)nv, n2 = n * n;
-  for (size_t l = 0; l < n; l++)
-    for (size_t c = 0; c < n; c++) {
-      const double *dMlc = dM + l * n2 + c * n; /* dM[l, c, .] */
-      const double *Ac = A + c * n;
-      double *Xl = X + l * n2;
-      for (size_t a = 0; a < n; a++) {
-        double s = dMlc[a];
-        if (s == 0) continue;
-        /* a plays m (no swap) or k (swap) */
-        if (!swap)
-          for (size_t b = 0; b < n; b++) Xl[a * n + b] += s * Ac[b];
-        else
-          for (size_t b = 0; b < n; b++) Xl[b * n + a] += s * Ac[b];
+  for (size_t s = 0; s < n; s++) {
+    const double *D = dM + s * n2; /* dM_s: D[l, c] */
+    for (size_t l = 0; l < n; l++)
+      for (size_t c = 0; c < n; c++) {
+        double x = D[l * n + c];
+        if (x == 0) continue;
+        const double *Ac = A + c * n;
+        if (swap) {
+          /* slice s (= k), row l: += x A[c, .] */
+          double *y = X + s * n2 + l * n;
+          for (size_t r = 0; r < n; r++) y[r] += x * Ac[r];
+        } else {
+          /* entry [l, s, k] for every k */
+          for (size_t k = 0; k < n; k++) X[k * n2 + l * n + s] += x * Ac[k];
+        }
       }
-    }
+  }
 }
 
 int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,

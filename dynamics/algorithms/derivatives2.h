@@ -14,9 +14,10 @@
  *   dM_dq     [l, m, k] = d/dq_k M_lm                   (= d2tau / dq_k dqdd_m: symmetric in
  *                                                          l, m)
  *
- * Every tensor is nv x nv x nv, row-major: entry [l, m, k] at (l nv + m) nv + k, l the output
- * component (tau or qdd), m the first perturbation (the column of the first-order matrix), k the
- * second. An entry is non-zero only when the bodies of l, m and k lie on one path from a root
+ * Every tensor is nv x nv x nv, stored as nv slices: slice k is the nv x nv matrix of the
+ * derivative along direction k of the first-order matrix, row-major as derivatives.h's. Entry
+ * [l, m, k] is at (k nv + l) nv + m: l the output component (tau or qdd), m the first
+ * perturbation (the column of the first-order matrix), k the second. An entry is non-zero only when the bodies of l, m and k lie on one path from a root
  * (each pair is ancestor and descendant or the same body): the routines write the zeros and
  * compute only those triples. See docs/linearization.md. */
 #ifndef HINGE_DERIVATIVES2_H
@@ -39,7 +40,9 @@ extern "C" {
 typedef struct hg_deriv2 {
   int nv, nbody;
   double *Vb, *ab, *Vm, *nu, *al, *mu;       /* nv x 6 */
+  double *rI, *rB, *y, *g, *h;               /* nv x 6: rows Ic S, Bc^T S, wrench changes */
   double *dS, *dVb, *dab, *dVm, *dnu, *dal, *dmu; /* nv x 6, along the current direction */
+  double *drI, *drB, *dg, *dh;               /* nv x 6, along the current direction */
   double *G, *B, *Ic, *Bc, *dIc, *dBc;       /* nbody x 36 */
   double *dV, *da, *dF;                      /* nbody x 6 */
   double *tau;                               /* nv */

@@ -44,7 +44,7 @@ shift_vec() { # VECTOR INDEX DELTA
 }
 slice() { # LINE TENSOR(block B of the line) K: the 64 entries [l, m, K], row-major in (l, m)
   echo "$1" | awk -v b="$2" -v k="$3" '{
-    for (i = 0; i < 64; i++) printf "%s%s", i ? " " : "", $(512 * b + 8 * i + k + 1) }'
+    for (i = 0; i < 64; i++) printf "%s%s", i ? " " : "", $(512 * b + 64 * k + i + 1) }'
 }
 block() { # LINE BLOCK(64 numbers) -> that block
   echo "$1" | awk -v b="$2" '{ for (i = 1; i <= 64; i++) printf "%s%s", (i > 1 ? " " : ""), $(64 * b + i) }'
