@@ -54,7 +54,7 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
                     &w->dal, &w->dmu, &w->drI, &w->drB, &w->dg, &w->dh};
   double **body36[] = {&w->G, &w->B, &w->Ic, &w->Bc, &w->dIc, &w->dBc};
   double **body6[] = {&w->dV, &w->da, &w->dF};
-  double **sq[] = {&w->aq, &w->av, &w->Minv};
+  double **sq[] = {&w->aq, &w->av, &w->Minv, &w->U};
   double **cube[] = {&w->t_qq, &w->t_vv, &w->t_qv, &w->t_M, &w->X};
   int ok = 1;
   for (size_t k = 0; k < sizeof dof / sizeof *dof; k++) ok &= !!(*dof[k] = calloc(n1, sizeof(double)));
@@ -67,6 +67,7 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   for (size_t k = 0; k < sizeof cube / sizeof *cube; k++)
     ok &= !!(*cube[k] = calloc(n3, sizeof(double)));
   ok &= !!(w->tau = calloc(nv + 1, sizeof(double)));
+  ok &= !!(w->soa = calloc(6 * 14 * nv + 1, sizeof(double)));
   ok &= !!(w->qdd = calloc(nv + 1, sizeof(double)));
   ok &= !!(w->w1 = hg_deriv_new(m));
   if (!ok) {
@@ -82,7 +83,7 @@ void hg_deriv2_free(hg_deriv2 *w) {
                  w->dS, w->dVb, w->dab, w->dVm, w->dnu, w->dal, w->dmu, w->drI, w->drB, w->dg,
                  w->dh, w->G, w->B, w->Ic, w->Bc, w->dIc, w->dBc, w->dV,
                  w->da, w->dF, w->tau, w->qdd, w->aq, w->av, w->Minv, w->t_qq, w->t_vv,
-                 w->t_qv, w->t_M, w->X};
+                 w->t_qv, w->t_M, w->X, w->soa, w->U};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
   hg_deriv_free(w->w1);
   free(w);
@@ -155,6 +156,18 @@ static inline int carries(const hg_model *m, int k, int l) {
   return hg_joint_dof_carries(m->jnt[j].type, k - m->v_adr[j], l - m->v_adr[j]);
 }
 
+/* the rows of the structure-of-arrays copy w->soa: component r of quantity X of DoF m at
+ * soa[(6 X + r) nv + m], so that a row of a slice sweeps consecutive DoFs */
+enum { X_AL, X_NU, X_MU, X_S, X_G, X_H, X_RI, X_DAL, X_DNU, X_DMU, X_DS, X_DG, X_DH, X_DRI,
+       X_N };
+_Static_assert(X_N == 14, "hg_deriv2_new allocates 14 quantities of w->soa");
+static inline double *soa(const hg_deriv2 *w, int X) { return w->soa + (size_t)6 * X * w->nv; }
+/* DoF l's 6-vector x into quantity X of the SoA copy */
+static inline void soa_put(hg_deriv2 *w, int X, int l, const double *x) {
+  double *p = soa(w, X) + l;
+  for (int r = 0; r < 6; r++) p[(size_t)r * w->nv] = x[r];
+}
+
 /* the values: body matrices G and B, subtree sums Ic and Bc, and per DoF Vb, ab, Vm, nu,
  * alpha, mu (the recursion of the tangent pass below without the changes) */
 static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *v,
@@ -215,6 +228,13 @@ static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const doub
     v6_axpy(1, y, g);
     m6_mulv_add(Ic, w->mu + 6 * l, h);
     m6_mulv_add(Bc, S, h);
+    soa_put(w, X_AL, l, w->al + 6 * l);
+    soa_put(w, X_NU, l, w->nu + 6 * l);
+    soa_put(w, X_MU, l, w->mu + 6 * l);
+    soa_put(w, X_S, l, S);
+    soa_put(w, X_G, l, g);
+    soa_put(w, X_H, l, h);
+    soa_put(w, X_RI, l, rI);
   }
 }
 
@@ -401,14 +421,41 @@ static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w, int d
   }
 }
 
-/* the outputs of one direction k: every pair (l, m) whose deeper body c is in the subtree of
- * k's body j or above j (the others do not change along k, and stay zero). Slice k of the
- * tensors: T[l, m, k] at (k nv + l) nv + m, zeroed here first. dq: T1 = d2tau_dq2, T2 = dM_dq; else T1 = d2tau_dqdv, T2 = d2tau_dv2. */
+/* out[m] = sum over the n (<= 4) pairs (a_i, X_i) of a_i . X_i[., m] for m in [m0, m1) */
+static void row_dots(const hg_deriv2 *w, int n, const double *const *a, const int *X, int m0,
+                     int m1, double *out) {
+  size_t nv = (size_t)w->nv;
+  for (int mm = m0; mm < m1; mm++) out[mm] = 0;
+  for (int i = 0; i < n; i++) {
+    const double *x = soa(w, X[i]);
+    for (int r = 0; r < 6; r++) {
+      double s = a[i][r];
+      if (s == 0) continue;
+      const double *restrict xr = x + (size_t)r * nv;
+      double *restrict o = out;
+      for (int mm = m0; mm < m1; mm++) o[mm] += s * xr[mm];
+    }
+  }
+}
+
+/* the outputs of one direction k, slice k of the tensors (T[l, m, k] at (k nv + l) nv + m,
+ * zeroed here first), row by row: a row l on body c changes only when c is in the subtree of k's
+ * body j or above j. With the first-order entries of derivatives2.c's top, along k:
+ *   columns m of c and its ancestors (m carries l, or one joint):
+ *     d tau_l/d q_m: drI_l . alpha_m + rI_l . dalpha_m + drB_l . nu_m + rB_l . dnu_m (and, where
+ *     m does not carry l, d(S_l . S_m x* F_c)); M_lm: drI_l . S_m + rI_l . dS_m;
+ *     d tau_l/d v_m: drI_l . mu_m + rI_l . dmu_m + drB_l . S_m;
+ *   columns m below c: d tau_l/d q_m: dS_l . g_m + S_l . dg_m; M_lm: dS_l . rI_m + S_l . drI_m;
+ *     d tau_l/d v_m: S_l . dh_m (dS = 0 along v).
+ * Changes are zero outside the rows and columns of j's subtree and its path (the SoA copies of
+ * the changes are zero there). dq: T1 = d2tau_dq2, T2 = dM_dq; else T1 = d2tau_dqdv, T2 =
+ * d2tau_dv2. */
 static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, double *T1,
                   double *T2) {
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
   size_t nv = (size_t)m->nv;
   int j = m->dof_body[k], e = m->subtree_end[j];
+  int je = e < m->nbody ? m->v_adr[e] : m->nv;
   if (T1) memset(T1 + (size_t)k * nv * nv, 0, nv * nv * sizeof(double));
   if (T2) memset(T2 + (size_t)k * nv * nv, 0, nv * nv * sizeof(double));
   /* the sums' changes above j: dIc_j = -ad^T Ic_j - Ic_j ad (ad = ad_{S_k}, q only), dBc_j =
@@ -427,57 +474,92 @@ static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int
       m6_mul_add(Bc, 0, A, -1, dBc);
     }
   }
-  /* c runs over j's ancestors bottom up (their sums change as j's do), then j's subtree */
-  int c = m->parent[j], sub = 0;
-  if (c <= 0) c = j, sub = 1;
-  for (;;) {
-    row_changes(m, d, w, dq, k, c, sub);
+  /* the SoA copies of the changes: zero, then those of j's subtree and path */
+  memset(soa(w, X_DAL), 0, (size_t)6 * (X_N - X_DAL) * nv * sizeof(double));
+  for (int l = m->v_adr[j]; l < je; l++) {
+    soa_put(w, X_DAL, l, w->dal + 6 * l);
+    soa_put(w, X_DNU, l, w->dnu + 6 * l);
+    soa_put(w, X_DMU, l, w->dmu + 6 * l);
+    soa_put(w, X_DS, l, w->dS + 6 * l);
+  }
+  for (int c = j; c > 0; c = m->parent[c]) {
+    int sub = c == j;
+    for (int b = c; b < (sub ? e : c + 1); b++) {
+      row_changes(m, d, w, dq, k, b, sub);
+      for (int l = m->v_adr[b]; l < m->v_adr[b] + m->jnt_nv[b]; l++) {
+        soa_put(w, X_DG, l, w->dg + 6 * l);
+        soa_put(w, X_DH, l, w->dh + 6 * l);
+        soa_put(w, X_DRI, l, w->drI + 6 * l);
+      }
+    }
+  }
+  /* the rows: c over j's path (child p1 toward j), then j's subtree */
+  const hg_deriv *w1 = w->w1;
+  for (int c = m->parent[j], p1 = j, sub = 0;;) {
+    if (c <= 0) c = j, sub = 1;
+    int vc = m->v_adr[c], nc = m->jnt_nv[c], l0 = vc + nc;
+    int ce = m->subtree_end[c], cend = ce < m->nbody ? m->v_adr[ce] : m->nv;
+    /* the columns below c that may change: c's subtree in j's subtree, else p1's */
+    int b0 = sub ? l0 : m->v_adr[p1];
+    int pe = m->subtree_end[p1], b1 = sub ? cend : pe < m->nbody ? m->v_adr[pe] : m->nv;
+    const int *rg = w1->ranges + 2 * w1->range_adr[c];
+    int nr = w1->range_adr[c + 1] - w1->range_adr[c];
     const double *F = d->F[c], *dF = w->dF + 6 * (sub ? c : j);
-    int vc = m->v_adr[c], nc = m->jnt_nv[c];
-    for (int a = c; a > 0; a = m->parent[a]) {
-      int insub_a = a >= j && a < e, va = m->v_adr[a], na = m->jnt_nv[a];
-      for (int mm = va; mm < va + na; mm++) {
-        /* DoF m of body a (c or an ancestor of c) and its changes (zero above j) */
-        const double *Sm = d->S[mm], *alm = w->al + 6 * mm, *num = w->nu + 6 * mm;
-        const double *mum = w->mu + 6 * mm;
-        const double *dSm = insub_a ? w->dS + 6 * mm : zero;
-        const double *dalm = insub_a ? w->dal + 6 * mm : zero;
-        const double *dnum = insub_a ? w->dnu + 6 * mm : zero;
-        const double *dmum = insub_a ? w->dmu + 6 * mm : zero;
-        for (int l = vc; l < vc + nc; l++) {
-          const double *Sl = d->S[l], *rI = w->rI + 6 * l, *rB = w->rB + 6 * l;
-          const double *drI = w->drI + 6 * l, *drB = w->drB + 6 * l;
-          /* (l on c, m on a): d(rI . alpha_m + rB . nu_m [+ S_l . S_m x* F_c]) */
-          double t1 = hg_dot6(drI, alm) + hg_dot6(rI, dalm) + hg_dot6(drB, num) +
-                      hg_dot6(rB, dnum);
-          if (a == c && !carries(m, mm, l)) {
-            const double *dSl = sub ? w->dS + 6 * l : zero;
-            double x[6], dx[6];
-            cross_star(Sm, F, x, 0);
-            cross_star(dSm, F, dx, 0);
-            cross_star(Sm, dF, dx, 1);
-            t1 += hg_dot6(dSl, x) + hg_dot6(Sl, dx);
-          }
-          /* d(rI . S_m) (M) or d(rI . mu_m + rB . S_m) (d tau / d v) */
-          double t2 = dq ? hg_dot6(drI, Sm) + hg_dot6(rI, dSm)
-                         : hg_dot6(drI, mum) + hg_dot6(rI, dmum) + hg_dot6(drB, Sm);
-          size_t at = ((size_t)k * nv + (size_t)l) * nv + (size_t)mm;
-          if (T1) T1[at] = t1;
-          if (T2) T2[at] = t2;
-          if (a == c) continue;
-          /* (m on a, l on c; l does not carry m): d(S_m . g_l), and d(S_m . h_l) or M's
-           * symmetry */
-          double r1 = hg_dot6(dSm, w->g + 6 * l) + hg_dot6(Sm, w->dg + 6 * l);
-          double r2 = dq ? t2 : hg_dot6(Sm, w->dh + 6 * l);
-          size_t ra = ((size_t)k * nv + (size_t)mm) * nv + (size_t)l;
-          if (T1) T1[ra] = r1;
-          if (T2) T2[ra] = r2;
+    for (int l = vc; l < l0; l++) {
+      const double *Sl = d->S[l], *dSl = sub ? w->dS + 6 * l : zero;
+      const double *rI = w->rI + 6 * l, *rB = w->rB + 6 * l;
+      const double *drI = w->drI + 6 * l, *drB = w->drB + 6 * l;
+      double *R1 = T1 ? T1 + ((size_t)k * nv + (size_t)l) * nv : NULL;
+      double *R2 = T2 ? T2 + ((size_t)k * nv + (size_t)l) * nv : NULL;
+      /* c and its ancestors: the ranges, the first cut at c's last DoF */
+      for (int r = 0; r < nr; r++) {
+        int m0 = rg[2 * r], m1 = r ? rg[2 * r + 1] : l0;
+        if (R1) {
+          const double *a[4] = {drI, rI, drB, rB};
+          const int X[4] = {X_AL, X_DAL, X_NU, X_DNU};
+          row_dots(w, 4, a, X, m0, m1, R1);
+        }
+        if (R2 && dq) {
+          const double *a[2] = {drI, rI};
+          const int X[2] = {X_S, X_DS};
+          row_dots(w, 2, a, X, m0, m1, R2);
+        } else if (R2) {
+          const double *a[3] = {drI, rI, drB};
+          const int X[3] = {X_MU, X_DMU, X_S};
+          row_dots(w, 3, a, X, m0, m1, R2);
+        }
+      }
+      /* within c's joint, where m does not carry l: + d(S_l . S_m x* F_c) */
+      for (int mm = vc; R1 && mm < l0; mm++) {
+        if (carries(m, mm, l)) continue;
+        const double *Sm = d->S[mm], *dSm = sub ? w->dS + 6 * mm : zero;
+        double x[6], dx[6];
+        cross_star(Sm, F, x, 0);
+        cross_star(dSm, F, dx, 0);
+        cross_star(Sm, dF, dx, 1);
+        R1[mm] += hg_dot6(dSl, x) + hg_dot6(Sl, dx);
+      }
+      /* below c */
+      if (b0 < b1) {
+        if (R1) {
+          const double *a[2] = {dSl, Sl};
+          const int X[2] = {X_G, X_DG};
+          row_dots(w, 2, a, X, b0, b1, R1);
+        }
+        if (R2 && dq) {
+          const double *a[2] = {dSl, Sl};
+          const int X[2] = {X_RI, X_DRI};
+          row_dots(w, 2, a, X, b0, b1, R2);
+        } else if (R2) {
+          const double *a[1] = {Sl};
+          const int X[1] = {X_DH};
+          row_dots(w, 1, a, X, b0, b1, R2);
         }
       }
     }
     if (!sub) {
+      p1 = c;
       c = m->parent[c];
-      if (c <= 0) c = j, sub = 1;
       continue;
     }
     if (++c >= e) break;
@@ -503,43 +585,66 @@ void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, con
 }
 
 /* Y[., ., k] = -Minv X[., ., k] for every slice k (each an nv x nv matrix; X and Y nv^3
- * tensors in the layout of derivatives2.h, not aliased) */
+ * tensors in the layout of derivatives2.h, not aliased); rows of X_k that are zero (the tree's
+ * sparsity) are skipped */
 static void minv_neg_tensor(int nv, const double *Minv, const double *X, double *Y) {
   size_t n = (size_t)nv, n2 = n * n;
   for (size_t k = 0; k < n; k++) {
     const double *Xk = X + k * n2;
     double *Yk = Y + k * n2;
     memset(Yk, 0, n2 * sizeof(double));
-    for (size_t l = 0; l < n; l++)
-      for (size_t c = 0; c < n; c++) {
+    for (size_t c = 0; c < n; c++) {
+      const double *restrict x = Xk + c * n;
+      int nz = 0;
+      for (size_t r = 0; r < n && !nz; r++) nz = x[r] != 0;
+      if (!nz) continue;
+      for (size_t l = 0; l < n; l++) {
         double s = -Minv[l * n + c];
-        const double *x = Xk + c * n;
-        double *y = Yk + l * n;
+        double *restrict y = Yk + l * n;
         for (size_t r = 0; r < n; r++) y[r] += s * x[r];
       }
+    }
   }
 }
 
 /* the terms dM_m A[., k] of the identities, with dM_m = dM/dq_m (slice m of dM): X[l, m, k] +=
- * (dM_m A)[l, k]; with swap, X[l, m, k] += (dM_k A)[l, m] */
-static void add_dM_times(int nv, const double *dM, const double *A, int swap, double *X) {
+ * (dM_m A)[l, k]; with swap, X[l, m, k] += (dM_k A)[l, m]. U (nv^2 scratch) holds, per l, the
+ * rows U[s, .] = dM_s[l, .] A, added to X transposed. */
+static void add_dM_times(int nv, const double *dM, const double *A, int swap, double *X,
+                         double *U) {
   size_t n = (size_t)nv, n2 = n * n;
-  for (size_t s = 0; s < n; s++) {
-    const double *D = dM + s * n2; /* dM_s: D[l, c] */
-    for (size_t l = 0; l < n; l++)
-      for (size_t c = 0; c < n; c++) {
-        double x = D[l * n + c];
-        if (x == 0) continue;
-        const double *Ac = A + c * n;
-        if (swap) {
+  if (swap) {
+    for (size_t s = 0; s < n; s++) {
+      const double *D = dM + s * n2; /* dM_s: D[l, c] */
+      for (size_t l = 0; l < n; l++)
+        for (size_t c = 0; c < n; c++) {
+          double x = D[l * n + c];
+          if (x == 0) continue;
           /* slice s (= k), row l: += x A[c, .] */
-          double *y = X + s * n2 + l * n;
+          const double *restrict Ac = A + c * n;
+          double *restrict y = X + s * n2 + l * n;
           for (size_t r = 0; r < n; r++) y[r] += x * Ac[r];
-        } else {
-          /* entry [l, s, k] for every k */
-          for (size_t k = 0; k < n; k++) X[k * n2 + l * n + s] += x * Ac[k];
         }
+    }
+    return;
+  }
+  for (size_t l = 0; l < n; l++) {
+    memset(U, 0, n2 * sizeof(double));
+    for (size_t s = 0; s < n; s++) {
+      const double *D = dM + s * n2 + l * n; /* dM_s[l, .] */
+      double *restrict u = U + s * n;
+      for (size_t c = 0; c < n; c++) {
+        double x = D[c];
+        if (x == 0) continue;
+        const double *restrict Ac = A + c * n;
+        for (size_t r = 0; r < n; r++) u[r] += x * Ac[r];
       }
+    }
+    /* X[k, l, s] += U[s, k] */
+    for (size_t k = 0; k < n; k++) {
+      double *restrict y = X + k * n2 + l * n;
+      for (size_t s = 0; s < n; s++) y[s] += U[s * n + k];
+    }
   }
 }
 
@@ -559,21 +664,21 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
   if (d2qdd_dq2) {
     /* -M^-1 (ID_qq[., m, k] + dM_m a_q[., k] + dM_k a_q[., m]) */
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->aq, 0, w->X);
-    add_dM_times(nv, w->t_M, w->aq, 1, w->X);
+    add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U);
+    add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U);
     minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dq2);
   }
   if (d2qdd_dv2) minv_neg_tensor(nv, w->Minv, w->t_vv, d2qdd_dv2);
   if (d2qdd_dqdv) {
     /* -M^-1 (ID_qv[., m, k] + dM_m a_v[., k]) */
     memcpy(w->X, w->t_qv, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->av, 0, w->X);
+    add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U);
     minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dqdv);
   }
   if (d2qdd_dqdtau) {
     /* -M^-1 dM_m M^-1[., k] */
     memset(w->X, 0, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->Minv, 0, w->X);
+    add_dM_times(nv, w->t_M, w->Minv, 0, w->X, w->U);
     minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dqdtau);
   }
   return 0;

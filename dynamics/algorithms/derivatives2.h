@@ -43,11 +43,13 @@ typedef struct hg_deriv2 {
   double *rI, *rB, *y, *g, *h;               /* nv x 6: rows Ic S, Bc^T S, wrench changes */
   double *dS, *dVb, *dab, *dVm, *dnu, *dal, *dmu; /* nv x 6, along the current direction */
   double *drI, *drB, *dg, *dh;               /* nv x 6, along the current direction */
+  double *soa;   /* 14 x 6 x nv: alpha, nu, mu, S, g, h, rI and the changes of alpha, nu, mu,
+                    S, g, h, rI, component-major (a row of a slice sweeps consecutive DoFs) */
   double *G, *B, *Ic, *Bc, *dIc, *dBc;       /* nbody x 36 */
   double *dV, *da, *dF;                      /* nbody x 6 */
   double *tau;                               /* nv */
   hg_deriv *w1;                              /* the first-order workspace */
-  double *qdd, *aq, *av, *Minv;              /* nv, nv x nv (forward dynamics) */
+  double *qdd, *aq, *av, *Minv, *U;          /* nv, nv x nv (forward dynamics) */
   double *t_qq, *t_vv, *t_qv, *t_M, *X;      /* nv^3 scratch (forward dynamics) */
 } hg_deriv2;
 
