@@ -272,7 +272,7 @@ static void bmul_t(const double *G, const double n[6], const double x[6], double
  * ab_{m+1} = ab_m + S_m qdd_m + nu_m v_m from (V, a) of the parent, the body's (V, a) after its
  * last DoF; for spherical and free joints every DoF has Vb = V_parent and (V, a) of the body are
  * the sums over all its DoFs); dV, da per body; and dF for the bodies of the subtree */
-static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *v,
+HG_HOT static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *v,
                      const double *qdd, int dq, int k) {
   int j = m->dof_body[k], e = m->subtree_end[j];
   const double *Sk = d->S[k];
@@ -356,7 +356,7 @@ static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, const do
  *   dh = S_k x* h + Ic (dmu - S_k x mu) + Bc e_l + P S_l
  * (along v_k: S_k x terms dropped, e_l = 0). Above j (not sub) only the sums change, by the
  * matrices dIc, dBc of j's subtree (in w->dIc, w->dBc at j) and dF_j. */
-static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, int c,
+HG_HOT static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, int c,
                         int sub) {
   int j = m->dof_body[k], vc = m->v_adr[c], nc = m->jnt_nv[c];
   const double *Sk = d->S[k];
@@ -421,20 +421,20 @@ static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w, int d
   }
 }
 
-/* out[m] = sum over the n (<= 4) pairs (a_i, X_i) of a_i . X_i[., m] for m in [m0, m1) */
-static void row_dots(const hg_deriv2 *w, int n, const double *const *a, const int *X, int m0,
-                     int m1, double *out) {
+/* out[m] = sum over the n (<= 4) pairs (a_i, X_i) of a_i . X_i[., m] for m in [m0, m1): one
+ * pass over m, the 6 n coefficients in registers (n is a constant where this is inlined) */
+HG_INLINE void row_dots(const hg_deriv2 *w, int n, const double *const *a, const int *X, int m0,
+                        int m1, double *restrict out) {
   size_t nv = (size_t)w->nv;
-  for (int mm = m0; mm < m1; mm++) out[mm] = 0;
-  for (int i = 0; i < n; i++) {
-    const double *x = soa(w, X[i]);
-    for (int r = 0; r < 6; r++) {
-      double s = a[i][r];
-      if (s == 0) continue;
-      const double *restrict xr = x + (size_t)r * nv;
-      double *restrict o = out;
-      for (int mm = m0; mm < m1; mm++) o[mm] += s * xr[mm];
-    }
+  double c[4][6];
+  const double *x[4][6];
+  for (int i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) c[i][r] = a[i][r], x[i][r] = soa(w, X[i]) + (size_t)r * nv;
+  for (int mm = m0; mm < m1; mm++) {
+    double t = 0;
+    for (int i = 0; i < n; i++)
+      for (int r = 0; r < 6; r++) t += c[i][r] * x[i][r][mm];
+    out[mm] = t;
   }
 }
 
@@ -450,7 +450,7 @@ static void row_dots(const hg_deriv2 *w, int n, const double *const *a, const in
  * Changes are zero outside the rows and columns of j's subtree and its path (the SoA copies of
  * the changes are zero there). dq: T1 = d2tau_dq2, T2 = dM_dq; else T1 = d2tau_dqdv, T2 =
  * d2tau_dv2. */
-static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, double *T1,
+HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, double *T1,
                   double *T2) {
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
   size_t nv = (size_t)m->nv;
