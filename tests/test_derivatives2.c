@@ -1,5 +1,5 @@
-/* test_derivatives2.c: the analytic second-order derivatives of inverse and forward dynamics
- * (derivatives2.h) against central differences of hinge's analytic first-order derivatives
+/* test_derivatives2.c: the analytic second-order derivatives of inverse, forward and hybrid
+ * dynamics (derivatives2.h) against central differences of hinge's analytic first-order derivatives
  * (derivatives.h) on the group, q (+) +-h e_k, on random trees mixing every joint type with
  * fixed and floating bases and external wrenches; dM/dq against central differences of CRBA
  * and against the rate of change of d tau / d q with qdd; the symmetries of d2tau/dv2 and
@@ -96,9 +96,13 @@ static double *tensor(int nv) {
 }
 
 /* the first-order matrices at (qp, vp, up): fd 0: dtau/dq, dtau/dv, M (ID with qdd = up);
- * fd 1: dqdd/dq, dqdd/dv, M^-1 (FD with tau = up) */
+ * fd 1: dqdd/dq, dqdd/dv, M^-1 (FD with tau = up); fd 2: dy/dq, dy/dv, dy/du (hybrid dynamics
+ * in the modes of t->d) */
 static void first(tree *t, int fd, double *A, double *B, double *C) {
-  if (fd)
+  if (fd == 2)
+    assert_int_equal(hg_hybrid_derivatives(t->m, t->d, t->w, t->qp, t->vp, t->up, t->fext, NULL,
+                                           A, B, C), 0);
+  else if (fd)
     assert_int_equal(hg_aba_derivatives(t->m, t->d, t->w, t->qp, t->vp, t->up, t->fext, NULL,
                                         A, B, C), 0);
   else
@@ -319,11 +323,58 @@ static void fd_second(void **state) {
   assert_true(cqt.best < 1e-7);
 }
 
+/* hybrid dynamics under random modes (half free, the rest prescribed or locked, locked joints
+ * at rest): d2y/dq2, d2y/dv2, d2y/dqdv and d2y/dqdu against central differences of
+ * hg_hybrid_derivatives */
+static void hybrid_second(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 24);
+  vcurve cqq = {{0}, 0}, cvv = {{0}, 0}, cqv = {{0}, 0}, cqu = {{0}, 0};
+  for (int tr = 0; tr < ntrees(); tr++) {
+    tree t = tree_new(&r, 1 + tr % 14, tr % 2);
+    int nv = t.nv;
+    for (int i = 1; i < t.m->nbody; i++) {
+      double x = hg_rng_uniform(&r);
+      t.d->mode[i] = x < 0.5 ? HG_MODE_FREE : x < 0.8 ? HG_MODE_PRESCRIBED : HG_MODE_LOCKED;
+      if (t.d->mode[i] == HG_MODE_LOCKED)
+        for (int k = t.m->v_adr[i]; k < t.m->v_adr[i] + t.m->jnt_nv[i]; k++) t.v[k] = 0;
+    }
+    double *qq = tensor(nv), *vv = tensor(nv), *qv = tensor(nv), *qu = tensor(nv);
+    assert_int_equal(hg_hybrid_second_derivatives(t.m, t.d, t.w2, t.q, t.v, t.u, t.fext, NULL,
+                                                  qq, vv, qv, qu), 0);
+    double *D[3] = {tensor(nv), tensor(nv), tensor(nv)};
+    double bqq = INFINITY, bvv = INFINITY, bqv = INFINITY, bqu = INFINITY;
+    for (int h = 0; h < NH; h++) {
+      central(&t, 2, 0, hs[h], D);
+      note(&cqq, h, err3(qq, D[0], nv), &bqq);
+      central(&t, 2, 1, hs[h], D);
+      note(&cqv, h, err3(qv, D[0], nv), &bqv);
+      note(&cvv, h, err3(vv, D[1], nv), &bvv);
+      central(&t, 2, 2, hs[h], D);
+      note(&cqu, h, err3(qu, D[0], nv), &bqu);
+    }
+    close_tree(&cqq, bqq), close_tree(&cvv, bvv), close_tree(&cqv, bqv), close_tree(&cqu, bqu);
+    for (int x = 0; x < 3; x++) free(D[x]);
+    free(qq); free(vv); free(qv); free(qu);
+    tree_free(&t);
+  }
+  print_curve("hybrid d2y/dq2", &cqq);
+  print_curve("hybrid d2y/dv2", &cvv);
+  print_curve("hybrid d2y/dqdv", &cqv);
+  print_curve("hybrid d2y/dqdu", &cqu);
+  assert_true(cqq.best < 1e-7);
+  assert_true(cvv.best < 1e-7);
+  assert_true(cqv.best < 1e-7);
+  assert_true(cqu.best < 1e-7);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(id_second),
       cmocka_unit_test(dM_crba),
       cmocka_unit_test(fd_second),
+      cmocka_unit_test(hybrid_second),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

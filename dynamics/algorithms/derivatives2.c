@@ -54,7 +54,7 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
                     &w->dal, &w->dmu, &w->drI, &w->drB, &w->dg, &w->dh};
   double **body36[] = {&w->G, &w->B, &w->Ic, &w->Bc, &w->dIc, &w->dBc};
   double **body6[] = {&w->dV, &w->da, &w->dF};
-  double **sq[] = {&w->aq, &w->av, &w->Minv, &w->U};
+  double **sq[] = {&w->aq, &w->av, &w->Minv, &w->U, &w->au};
   double **cube[] = {&w->t_qq, &w->t_vv, &w->t_qv, &w->t_M, &w->X};
   int ok = 1;
   for (size_t k = 0; k < sizeof dof / sizeof *dof; k++) ok &= !!(*dof[k] = calloc(n1, sizeof(double)));
@@ -83,7 +83,7 @@ void hg_deriv2_free(hg_deriv2 *w) {
                  w->dS, w->dVb, w->dab, w->dVm, w->dnu, w->dal, w->dmu, w->drI, w->drB, w->dg,
                  w->dh, w->G, w->B, w->Ic, w->Bc, w->dIc, w->dBc, w->dV,
                  w->da, w->dF, w->tau, w->qdd, w->aq, w->av, w->Minv, w->t_qq, w->t_vv,
-                 w->t_qv, w->t_M, w->X, w->soa, w->U};
+                 w->t_qv, w->t_M, w->X, w->soa, w->U, w->au};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
   hg_deriv_free(w->w1);
   free(w);
@@ -680,6 +680,73 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
     memset(w->X, 0, n3 * sizeof(double));
     add_dM_times(nv, w->t_M, w->Minv, 0, w->X, w->U);
     minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dqdtau);
+  }
+  return 0;
+}
+
+/* out = the hybrid outputs' second derivative for X (see hg_hybrid_second_derivatives): rows of
+ * free DoFs -M_FF^-1 X_F (Minv: M_FF^-1 embedded, zero elsewhere), the others X + M_.F out_F */
+static void hybrid_map2(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *X,
+                        double *out) {
+  size_t n = (size_t)m->nv, n2 = n * n;
+  const double *M = w->w1->M;
+  minv_neg_tensor(m->nv, w->Minv, X, out);
+  for (size_t k = 0; k < n; k++)
+    for (size_t l = 0; l < n; l++) {
+      if (d->mode[m->dof_body[l]] == HG_MODE_FREE) continue;
+      double *o = out + k * n2 + l * n;
+      memcpy(o, X + k * n2 + l * n, n * sizeof(double));
+      for (size_t c = 0; c < n; c++) {
+        double x = M[l * n + c];
+        if (x == 0 || d->mode[m->dof_body[c]] != HG_MODE_FREE) continue;
+        const double *z = out + k * n2 + c * n;
+        for (size_t r = 0; r < n; r++) o[r] += x * z[r];
+      }
+    }
+}
+
+int hg_hybrid_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
+                                 const double *v, const double *u, const double *fext,
+                                 double *y, double *d2y_dq2, double *d2y_dv2, double *d2y_dqdv,
+                                 double *d2y_dqdu) {
+  int nv = m->nv;
+  size_t n = (size_t)nv, n2 = n * n, n3 = n2 * n;
+  /* the first-order derivatives (into aq, av, au), y into qdd */
+  if (hg_hybrid_derivatives(m, d, w->w1, q, v, u, fext, w->qdd, w->aq, w->av, w->au)) return -1;
+  if (y) memcpy(y, w->qdd, n * sizeof(double));
+  /* M_FF^-1 on the hybrid pass's factors, before the inverse dynamics below overwrite d */
+  hg_minv_factored(m, d, w->w1, d->mode, w->Minv);
+  /* the whole acceleration and its derivatives: y at free DoFs, u at prescribed ones, zero at
+   * locked ones; the rows of d qdd / d x are zero where qdd is given (x = q, v), and d qdd / d u
+   * is e_k at a prescribed DoF k */
+  for (size_t l = 0; l < n; l++) {
+    int mode = d->mode[m->dof_body[l]];
+    if (mode != HG_MODE_FREE) {
+      w->qdd[l] = mode == HG_MODE_PRESCRIBED ? u[l] : 0;
+      for (size_t c = 0; c < n; c++) {
+        w->aq[l * n + c] = w->av[l * n + c] = 0;
+        w->au[l * n + c] = mode == HG_MODE_PRESCRIBED && c == l;
+      }
+    }
+  }
+  hg_rnea_second_derivatives(m, d, w, q, v, w->qdd, fext, d2y_dq2 ? w->t_qq : NULL,
+                             d2y_dv2 ? w->t_vv : NULL, d2y_dqdv ? w->t_qv : NULL, w->t_M);
+  if (d2y_dq2) {
+    memcpy(w->X, w->t_qq, n3 * sizeof(double));
+    add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U);
+    add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U);
+    hybrid_map2(m, d, w, w->X, d2y_dq2);
+  }
+  if (d2y_dv2) hybrid_map2(m, d, w, w->t_vv, d2y_dv2);
+  if (d2y_dqdv) {
+    memcpy(w->X, w->t_qv, n3 * sizeof(double));
+    add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U);
+    hybrid_map2(m, d, w, w->X, d2y_dqdv);
+  }
+  if (d2y_dqdu) {
+    memset(w->X, 0, n3 * sizeof(double));
+    add_dM_times(nv, w->t_M, w->au, 0, w->X, w->U);
+    hybrid_map2(m, d, w, w->X, d2y_dqdu);
   }
   return 0;
 }

@@ -49,7 +49,7 @@ typedef struct hg_deriv2 {
   double *dV, *da, *dF;                      /* nbody x 6 */
   double *tau;                               /* nv */
   hg_deriv *w1;                              /* the first-order workspace */
-  double *qdd, *aq, *av, *Minv, *U;          /* nv, nv x nv (forward dynamics) */
+  double *qdd, *aq, *av, *au, *Minv, *U;     /* nv, nv x nv (forward, hybrid dynamics) */
   double *t_qq, *t_vv, *t_qv, *t_M, *X;      /* nv^3 scratch (forward dynamics) */
 } hg_deriv2;
 
@@ -79,6 +79,19 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
                               const double *v, const double *tau, const double *fext,
                               double *qdd, double *d2qdd_dq2, double *d2qdd_dv2,
                               double *d2qdd_dqdv, double *d2qdd_dqdtau);
+
+/* The second-order partials of hybrid dynamics (hg_hybrid_derivatives: joint modes in d->mode,
+ * input u = tau at free DoFs and qdd at prescribed ones, output y = qdd at free DoFs and tau at
+ * prescribed and locked ones): d2y_dq2, d2y_dv2, d2y_dqdv and d2y_dqdu[l, m, k] = d/du_k (d y_l /
+ * d q_m) (columns of locked DoFs zero), any may be NULL; y (may be NULL) gets the output. With F
+ * the free DoFs, X the forward-dynamics bracket above with the whole acceleration's derivatives
+ * (rows of given accelerations zero, d qdd / d u_k = e_k at a prescribed k):
+ *   free rows: -M_FF^-1 X_F,   the others: X + M_.F (free rows).
+ * Returns 0, or -1 with d->err set. With every joint free this is hg_aba_second_derivatives. */
+int hg_hybrid_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
+                                 const double *v, const double *u, const double *fext,
+                                 double *y, double *d2y_dq2, double *d2y_dv2, double *d2y_dqdv,
+                                 double *d2y_dqdu);
 
 #ifdef __cplusplus
 }
