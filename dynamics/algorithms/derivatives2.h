@@ -31,12 +31,15 @@ extern "C" {
 #endif
 
 /* The workspace of the second-order routines (hg_deriv2_new, per model; the routines allocate
- * nothing). Per DoF (6 numbers each, tree frame, written by every call): the first-order twists
- * of derivatives.c (Vb, ab, Vm, nu, alpha, mu) and, along the current second direction, their
- * changes and that of S; per body: the composite inertia Ic and the composite velocity-product
- * matrix Bc as 6 x 6 matrices, their changes, the joint wrench F and its change, the body's B
- * (and inertia G) as 6 x 6 matrices. fd: the first-order workspace and the scratch tensors of
- * the forward-dynamics identities (written by hg_aba_second_derivatives). */
+ * nothing; every call writes what it uses). Tree frame (the derivatives' world-frame pass). Per
+ * DoF, 6 numbers each: the first-order twists of derivatives.c (Vb, ab, Vm, nu, alpha, mu), the
+ * rows rI = Ic S and rB = Bc^T S of its body, y = Ic alpha + Bc nu, the wrench changes g = y +
+ * S x* F and h = Ic mu + Bc S; along the current second direction the changes of S and the
+ * twists (in the direction's subtree) and of rI, rB, g, h (on its path and subtree); soa, a
+ * component-major copy of some of them. Per body: its inertia G and matrix B, the subtree sums
+ * Ic and Bc (6 x 6, row-major), at the direction's body j the sums' changes dIc and dBc, and the
+ * changes dV, da, dF of velocity, acceleration and joint wrench in j's subtree. w1 and the nv x
+ * nv and nv^3 scratch serve the forward- and hybrid-dynamics identities. */
 typedef struct hg_deriv2 {
   int nv, nbody;
   double *Vb, *ab, *Vm, *nu, *al, *mu;       /* nv x 6 */
@@ -50,7 +53,7 @@ typedef struct hg_deriv2 {
   double *tau;                               /* nv */
   hg_deriv *w1;                              /* the first-order workspace */
   double *qdd, *aq, *av, *au, *Minv, *U;     /* nv, nv x nv (forward, hybrid dynamics) */
-  double *t_qq, *t_vv, *t_qv, *t_M, *X;      /* nv^3 scratch (forward dynamics) */
+  double *t_qq, *t_vv, *t_qv, *t_M, *X;      /* nv^3 scratch (forward, hybrid dynamics) */
 } hg_deriv2;
 
 hg_deriv2 *hg_deriv2_new(const hg_model *m);
