@@ -1,10 +1,14 @@
-/* cli_derivatives.c: the derivative actions of `hinge dynamics` (did, dfd, minv, dhybrid): one
- * state in (the numbers of one input line), the matrices of dynamics/algorithms/derivatives.h out, each
- * nv x nv row-major (row = output component, column = perturbation direction). */
+/* cli_derivatives.c: the derivative actions of `hinge dynamics` (did, dfd, minv, dhybrid, d2id,
+ * d2fd): one state in (the numbers of one input line), the matrices of
+ * dynamics/algorithms/derivatives.h out, each nv x nv row-major (row = output component, column =
+ * perturbation direction), or the tensors of derivatives2.h, each nv x nv x nv with entry
+ * [l, m, k] (output l, first direction m, second direction k) at (k nv + l) nv + m: nv slices,
+ * slice k the first-order matrix's derivative along direction k. */
 #include <string.h>
 
 #include "cli.h"
 #include "derivatives.h"
+#include "derivatives2.h"
 #include "dynamics.h"
 
 int hg_cli_did(const hg_model *m, hg_data *d, hg_deriv *w, const double *in, double *out) {
@@ -30,6 +34,21 @@ int hg_cli_dhybrid(const hg_model *m, hg_data *d, hg_deriv *w, const double *in,
   return hg_hybrid_derivatives(m, d, w, q, v, x, NULL, NULL, out, out + n2, out + 2 * n2);
 }
 
+int hg_cli_d2id(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *in, double *out) {
+  size_t n3 = (size_t)m->nv * (size_t)m->nv * (size_t)m->nv;
+  const double *q = in, *v = in + m->nq, *vdot = v + m->nv;
+  hg_rnea_second_derivatives(m, d, w, q, v, vdot, NULL, out, out + n3, out + 2 * n3,
+                             out + 3 * n3);
+  return 0;
+}
+
+int hg_cli_d2fd(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *in, double *out) {
+  size_t n3 = (size_t)m->nv * (size_t)m->nv * (size_t)m->nv;
+  const double *q = in, *v = in + m->nq, *tau = v + m->nv;
+  return hg_aba_second_derivatives(m, d, w, q, v, tau, NULL, NULL, out, out + n3, out + 2 * n3,
+                                   out + 3 * n3);
+}
+
 void hg_cli_derivatives_usage(FILE *f) {
   fprintf(f,
           "derivatives (each matrix nv*nv numbers, row-major: row = output component, column =\n"
@@ -41,5 +60,12 @@ void hg_cli_derivatives_usage(FILE *f) {
           "  dhybrid q v x     ->  dy/dq dy/dv dy/dx          (3*nv*nv numbers), with x as for\n"
           "                        hybrid and y DoF by DoF: vdot of free joints, tau of the\n"
           "                        prescribed ones; columns of x at prescribed joints are the\n"
-          "                        derivatives with respect to their vdot\n");
+          "                        derivatives with respect to their vdot\n"
+          "second-order derivatives (each tensor nv*nv*nv numbers: nv slices, slice k the\n"
+          "nv*nv first-order matrix's derivative along direction k, row-major; entry [l, m, k]\n"
+          "(output l, first direction m, second k) at (k*nv + l)*nv + m; docs/linearization.md):\n"
+          "  d2id    q v vdot  ->  d2tau/dq2 d2tau/dv2 d2tau/dqdv dM/dq       (4*nv^3 numbers)\n"
+          "  d2fd    q v tau   ->  d2vdot/dq2 d2vdot/dv2 d2vdot/dqdv d2vdot/dqdtau\n"
+          "                                                                   (4*nv^3 numbers)\n"
+          "                        (dqdv: m along q, k along v; dqdtau: m along q, k along tau)\n");
 }

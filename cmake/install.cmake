@@ -107,6 +107,7 @@ set(HINGE_PUBLIC_HEADERS
   dynamics/multibody/joint.h dynamics/multibody/merge.h dynamics/multibody/model.h
   dynamics/multibody/names.h dynamics/multibody/profile.h
   dynamics/algorithms/derivatives.h dynamics/algorithms/dynamics.h dynamics/algorithms/hinge.h
+  dynamics/algorithms/derivatives2.h
   dynamics/algorithms/linearize.h dynamics/algorithms/loops.h dynamics/algorithms/mimic.h
   integrators/integrator.h
   sim/readers/urdf.h sim/collision/collision.h sim/scene/scene.h sim/forces/forces.h

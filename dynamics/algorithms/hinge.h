@@ -3,6 +3,7 @@
 #define HINGE_H
 
 #include "derivatives.h"
+#include "derivatives2.h"
 #include "dynamics.h"
 #include "inertia.h"
 #include "joint.h"

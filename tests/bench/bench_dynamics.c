@@ -21,6 +21,7 @@
  *   bench_dynamics --calls MODEL --alg NAME   the calls of one algorithm only (RNEA, CRBA, ABA,
  *                                        HYBRID50, DID, DFD, MINV): tests/bench/bench_instructions.sh
  *   (each function's inclusive count / 100 is its cost per call) */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,16 +51,23 @@ void *realloc(void *p, size_t n) { allocations++; return __libc_realloc(p, n); }
  * derivative algorithms (from ALG_DID on) are timed on every model but chain1000, with central
  * differences on the group (2 nv calls of RNEA or ABA per argument) beside them */
 typedef enum { ALG_FK, ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB0, ALG_HYB50, ALG_HYB100, ALG_RHS2,
-               ALG_RHS1, ALG_DID, ALG_DFD, ALG_MINV, ALG_CD_ID, ALG_CD_FD, NALG } alg;
+               ALG_RHS1, ALG_DID, ALG_DFD, ALG_MINV, ALG_CD_ID, ALG_CD_FD, ALG_D2ID, ALG_D2FD,
+               NALG } alg;
 static const char *alg_name[NALG] = {"FK",        "RNEA",     "CRBA", "ABA",  "HYBRID0",
                                      "HYBRID50",  "HYBRID100", "RHS2WALKS", "RHS1WALK", "DID",
-                                     "DFD",       "MINV",     "CD_ID", "CD_FD"};
+                                     "DFD",       "MINV",     "CD_ID", "CD_FD", "D2ID", "D2FD"};
+/* the second-order derivatives (D2ID: d2tau/dq2, dv2, dqdv and dM/dq; D2FD: d2qdd/dq2, dv2,
+ * dqdv and dqdtau) write nv^3 numbers per tensor: timed up to D2_MAX_NV DoFs */
+#define D2_MAX_NV 100
 
 typedef struct {
   const hg_model *m;
   hg_data *d;
   double *q[2], *v[2], *a[2], *tau[2], *out, *out2, *M;
   hg_deriv *w;              /* derivatives: workspace, three nv x nv results */
+  hg_deriv2 *w2;            /* second-order derivatives: workspace, four nv^3 results (or NULL
+                               past D2_MAX_NV DoFs) */
+  double *T[4];
   double *D[3], *qp, *vp, *yp, *ym;
 } bench_state;
 
@@ -110,6 +118,14 @@ static void call(bench_state *b, alg g, int s) {
                        b->D[2]);
     break;
   case ALG_MINV: hg_minv(m, d, b->w, b->q[s], b->D[2]); break;
+  case ALG_D2ID:
+    hg_rnea_second_derivatives(m, d, b->w2, b->q[s], b->v[s], b->a[s], NULL, b->T[0], b->T[1],
+                               b->T[2], b->T[3]);
+    break;
+  case ALG_D2FD:
+    hg_aba_second_derivatives(m, d, b->w2, b->q[s], b->v[s], b->tau[s], NULL, b->out, b->T[0],
+                              b->T[1], b->T[2], b->T[3]);
+    break;
   case ALG_CD_ID: central(b, s, 0); break;
   case ALG_CD_FD: central(b, s, 1); break;
   default:
@@ -161,6 +177,8 @@ static double *rand_vec(hg_rng *r, int n, double lo, double hi) {
 }
 
 /* with --calls MODEL --alg NAME: the one algorithm whose calls are made (-1: every one) */
+/* 1: bench_model times D2ID alone (the second-order growth lines) */
+static int d2_only;
 static int calls_only = -1;
 
 /* times every algorithm (the derivatives when derivs) on one model and prints its BENCH lines;
@@ -184,22 +202,31 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
   b.out2 = rand_vec(&r, m->nv, 0, 1);
   b.M = malloc(((size_t)m->nv * (size_t)m->nv + 1) * sizeof(double));
   b.w = hg_deriv_new(m);
+  int d2 = derivs && m->nv <= D2_MAX_NV;
+  b.w2 = d2 ? hg_deriv2_new(m) : NULL;
+  for (int k = 0; k < 4; k++)
+    b.T[k] = d2 ? malloc(((size_t)m->nv * (size_t)m->nv * (size_t)m->nv + 1) * sizeof(double))
+                : NULL;
   for (int k = 0; k < 3; k++) b.D[k] = malloc(((size_t)m->nv * (size_t)m->nv + 1) * sizeof(double));
   b.qp = rand_vec(&r, m->nq, 0, 1);
   b.vp = rand_vec(&r, m->nv, 0, 1);
   b.yp = rand_vec(&r, m->nv, 0, 1);
   b.ym = rand_vec(&r, m->nv, 0, 1);
-  static const alg counted[] = {ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB50, ALG_DID, ALG_DFD, ALG_MINV};
+  static const alg counted[] = {ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB50, ALG_DID, ALG_DFD, ALG_MINV,
+                                ALG_D2ID, ALG_D2FD};
   for (int k = 0; k < (int)(sizeof counted / sizeof *counted) && calls > 0; k++) {
     if (calls_only >= 0 && counted[k] != (alg)calls_only) continue;
+    if (counted[k] >= ALG_D2ID && !d2) continue;
     set_modes(&b, counted[k]);
     for (int c = 0; c < calls; c++) call(&b, counted[k], c & 1);
   }
   for (int g = 0; g < (derivs ? NALG : ALG_DID) && calls == 0; g++) {
+    if ((g >= ALG_D2ID && !d2) || (d2_only && g != ALG_D2ID)) continue;
     ns[g] = time_alg(&b, (alg)g, repeats, allocs);
     printf("BENCH %s %s %.0f\n", name, alg_name[g], ns[g]);
     fflush(stdout);
   }
+  if (d2_only) calls = -1; /* no ratio lines */
   if (calls == 0) printf("RATIO %s ABA/RNEA %.2f HYBRID0/ABA %.2f HYBRID50/ABA %.2f HYBRID100/ABA %.2f "
          "ABA_ns_per_dof %.1f\n",
          name, ns[ALG_ABA] / ns[ALG_RNEA], ns[ALG_HYB0] / ns[ALG_ABA], ns[ALG_HYB50] / ns[ALG_ABA],
@@ -211,7 +238,12 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
            "(targets: <= 3, <= 8, -, >= 5, >= 5 at 32 DoF)\n",
            name, ns[ALG_DID] / ns[ALG_RNEA], ns[ALG_DFD] / ns[ALG_ABA], ns[ALG_MINV] / ns[ALG_ABA],
            ns[ALG_CD_ID] / ns[ALG_DID], ns[ALG_CD_FD] / ns[ALG_DFD]);
+  if (d2 && calls == 0)
+    printf("RATIO %s D2ID/DID %.2f D2FD/D2ID %.2f D2ID/RNEA %.1f (targets: <= 8, <= 3)\n", name,
+           ns[ALG_D2ID] / ns[ALG_DID], ns[ALG_D2FD] / ns[ALG_D2ID], ns[ALG_D2ID] / ns[ALG_RNEA]);
   hg_deriv_free(b.w);
+  hg_deriv2_free(b.w2);
+  for (int k = 0; k < 4; k++) free(b.T[k]);
   for (int k = 0; k < 3; k++) free(b.D[k]);
   free(b.qp); free(b.vp); free(b.yp); free(b.ym);
   hg_data_free(b.d);
@@ -304,6 +336,26 @@ int main(int argc, char **argv) {
              ns[ALG_DID] / ((double)n * m->nv), ns[ALG_DFD] / ((double)n * m->nv));
       hg_model_free(m);
       if (n == 300) break;
+    }
+    /* growth of the second-order derivatives on chains of 7 to 100 DoFs: the slope of log time
+     * against log N by least squares (O(N d^2) = O(N^3) on a chain, and nv^3 outputs) */
+    {
+      static const int ns2[] = {7, 15, 30, 60, 100};
+      double sx = 0, sy = 0, sxx = 0, sxy = 0;
+      int n2 = (int)(sizeof ns2 / sizeof *ns2);
+      for (int i = 0; i < n2; i++) {
+        hg_model *m = hg_test_chain(ns2[i]);
+        char name[32];
+        snprintf(name, sizeof name, "growth2_chain%d", ns2[i]);
+        d2_only = 1;
+        bench_model(name, m, repeats, ns, &allocs, 1, 0);
+        d2_only = 0;
+        double x = log((double)ns2[i]), y = log(ns[ALG_D2ID]);
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+        hg_model_free(m);
+      }
+      printf("GROWTH2 D2ID log-log slope over chains of 7 to 100 DoFs: %.2f\n",
+             (n2 * sxy - sx * sy) / (n2 * sxx - sx * sx));
     }
     /* model compilation (what a topology change costs) scales linearly: ns per body */
     for (int n = 1000; n <= 8000; n *= 2) {

@@ -1,0 +1,752 @@
+/* derivatives2.c: analytic second-order derivatives of inverse dynamics (RNEA) on the Lie group,
+ * the derivative of the mass matrix, and from them those of forward dynamics.
+ *
+ * The first-order derivatives (derivatives.c) are closed formulas in the tree's kinematic
+ * quantities. With c the deeper of the bodies of DoFs l and m (one is an ancestor of the other,
+ * or both are one body), and "m carries l" when perturbing q_m turns S_l (m's body a strict
+ * ancestor of l's, or hg_joint_dof_carries within one joint):
+ *   d tau_l / d q_m = S_l . (Ic_c alpha_m + Bc_c nu_m + [m does not carry l] S_m x* F_c),
+ *   d tau_l / d v_m = S_l . (Ic_c mu_m + Bc_c S_m),
+ *   M_lm           = S_l . Ic_c S_m,
+ * with the twists nu_m = Vb_m x S_m, alpha_m = ab_m x S_m - nu_m x Vb_m, mu_m = Vm_m x S_m + nu_m,
+ * the composite inertia Ic_c and the composite Bc_c = sum over c's subtree of
+ *   B_b = -G_b ad_{V_b} - ad_{V_b}^T G_b + C(G_b V_b),   C(f) n = n x* f,
+ * and the joint wrench F_c (derivatives.c derives them). These formulas hold at every q and v,
+ * so each second derivative is the derivative of one of them along a second direction x (a
+ * tangent component q_k or a rate v_k), by the product rule, from the changes of the
+ * ingredients along x (this is the structure of Singh, Russell and Wensing, "On Second-Order
+ * Derivatives of Rigid-Body Dynamics: Theory & Implementation": derivatives of the first-order
+ * recursion's quantities, non-zero only for index triples on one path of the tree). With j the
+ * body of DoF k, perturbing q_k moves j's subtree rigidly by exp(e S_k), so for b in it
+ *   dS_l = S_k x S_l (k carries l),   dG_b = -ad_{S_k}^T G_b - G_b ad_{S_k},
+ * and the velocities and accelerations change through their recursion (below) with dS; along
+ * v_k only the rates change (dv_k = 1). Outside j's subtree nothing moves, and a body c above j
+ * sees the changes of its subtree sums only: dIc_c = dIc_j, dBc_c = dBc_j, dF_c = dF_j, where
+ *   dF_c / dq_k = S_k x* F_c + Ic_c alpha_k + Bc_c nu_k,  dF_c / dv_k = Ic_c mu_k + Bc_c S_k
+ * (c in j's subtree; the first-order wrench changes of derivatives.c). The changes of B_b are
+ *   dB_b = -dG ad_V - G ad_dV + C(dG V + G dV) - ad_dV^T G - ad_V^T dG.
+ * So a direction k touches the pairs (l, m) whose deeper body c lies in j's subtree or above j,
+ * and only those are visited: O(sum over c of depth(c)) pairs per direction.
+ *
+ * Forward dynamics (docs/linearization.md): ID(q, v, FD(q, v, tau)) = tau at every state gives,
+ * with a_x = d qdd / d x = -M^-1 ID_x at qdd and dM_m = dM/dq_m,
+ *   d2qdd/dq_m dq_k   = -M^-1 (ID_qq[., m, k] + dM_m a_q[., k] + dM_k a_q[., m]),
+ *   d2qdd/dv_m dv_k   = -M^-1 ID_vv[., m, k],
+ *   d2qdd/dq_m dv_k   = -M^-1 (ID_qv[., m, k] + dM_m a_v[., k]),
+ *   d2qdd/dq_m dtau_k = -M^-1 dM_m M^-1[., k]. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "derivatives2.h"
+#include "dynamics.h"
+
+/* the derivatives' pass (derivatives.c): every tree in the world's frame, tree-frame factors */
+static const hg_pass_options world = {.tree_frame = 1, .world_frame = 1};
+
+hg_deriv2 *hg_deriv2_new(const hg_model *m) {
+  hg_deriv2 *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  size_t nv = (size_t)m->nv, nb = (size_t)m->nbody, n1 = 6 * nv + 1, n3 = nv * nv * nv + 1;
+  w->nv = m->nv;
+  w->nbody = m->nbody;
+  double **dof[] = {&w->Vb, &w->ab, &w->Vm, &w->nu, &w->al, &w->mu, &w->rI, &w->rB,
+                    &w->y,  &w->g,  &w->h,  &w->dS, &w->dVb, &w->dab, &w->dVm, &w->dnu,
+                    &w->dal, &w->dmu, &w->drI, &w->drB, &w->dg, &w->dh};
+  double **body36[] = {&w->G, &w->B, &w->Ic, &w->Bc, &w->dIc, &w->dBc};
+  double **body6[] = {&w->dV, &w->da, &w->dF};
+  double **sq[] = {&w->aq, &w->av, &w->Minv, &w->U, &w->au};
+  double **cube[] = {&w->t_qq, &w->t_vv, &w->t_qv, &w->t_M, &w->X};
+  int ok = 1;
+  for (size_t k = 0; k < sizeof dof / sizeof *dof; k++) ok &= !!(*dof[k] = calloc(n1, sizeof(double)));
+  for (size_t k = 0; k < sizeof body36 / sizeof *body36; k++)
+    ok &= !!(*body36[k] = calloc(36 * nb, sizeof(double)));
+  for (size_t k = 0; k < sizeof body6 / sizeof *body6; k++)
+    ok &= !!(*body6[k] = calloc(6 * nb, sizeof(double)));
+  for (size_t k = 0; k < sizeof sq / sizeof *sq; k++)
+    ok &= !!(*sq[k] = calloc(nv * nv + 1, sizeof(double)));
+  for (size_t k = 0; k < sizeof cube / sizeof *cube; k++)
+    ok &= !!(*cube[k] = calloc(n3, sizeof(double)));
+  ok &= !!(w->tau = calloc(nv + 1, sizeof(double)));
+  ok &= !!(w->soa = calloc(6 * 14 * nv + 1, sizeof(double)));
+  ok &= !!(w->qdd = calloc(nv + 1, sizeof(double)));
+  ok &= !!(w->w1 = hg_deriv_new(m));
+  if (!ok) {
+    hg_deriv2_free(w);
+    return NULL;
+  }
+  return w;
+}
+
+void hg_deriv2_free(hg_deriv2 *w) {
+  if (!w) return;
+  double *p[] = {w->Vb, w->ab, w->Vm, w->nu, w->al, w->mu, w->rI, w->rB, w->y, w->g, w->h,
+                 w->dS, w->dVb, w->dab, w->dVm, w->dnu, w->dal, w->dmu, w->drI, w->drB, w->dg,
+                 w->dh, w->G, w->B, w->Ic, w->Bc, w->dIc, w->dBc, w->dV,
+                 w->da, w->dF, w->tau, w->qdd, w->aq, w->av, w->Minv, w->t_qq, w->t_vv,
+                 w->t_qv, w->t_M, w->X, w->soa, w->U, w->au};
+  for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
+  hg_deriv_free(w->w1);
+  free(w);
+}
+
+/* ---- 6-vectors and 6 x 6 matrices (row-major) ---- */
+
+static inline void v6_zero(double *x) { memset(x, 0, 6 * sizeof(double)); }
+static inline void v6_axpy(double s, const double *x, double *y) {
+  for (int r = 0; r < 6; r++) y[r] += s * x[r];
+}
+/* y += A x */
+static inline void m6_mulv_add(const double *A, const double *x, double *y) {
+  for (int r = 0; r < 6; r++) y[r] += hg_dot6(A + 6 * r, x);
+}
+/* y = A^T x for a 6 x 6 row-major A */
+static inline void m6_mulTv(const double *A, const double x[6], double y[6]) {
+  for (int c = 0; c < 6; c++) {
+    double t = 0;
+    for (int r = 0; r < 6; r++) t += A[6 * r + c] * x[r];
+    y[c] = t;
+  }
+}
+/* y += s A^T B (or A B when !ta); s = +-1 */
+static void m6_mul_add(const double *A, int ta, const double *B, double s, double *Y) {
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 6; c++) {
+      double t = 0;
+      for (int k = 0; k < 6; k++) t += (ta ? A[6 * k + r] : A[6 * r + k]) * B[6 * k + c];
+      Y[6 * r + c] += s * t;
+    }
+}
+/* y = V x* F = -ad_V^T F (add: y += V x* F) */
+static inline void cross_star(const double V[6], const double F[6], double y[6], int add) {
+  double t[6];
+  hg_ad_star(V, F, t);
+  for (int r = 0; r < 6; r++) y[r] = (add ? y[r] : 0) - t[r];
+}
+/* Y += C(f), the matrix of n -> n x* f: for f = (m, p), [[-m^, -p^], [-p^, 0]] */
+static void coad_matrix_add(const double f[6], double *Y) {
+  const double *mm = f, *p = f + 3;
+  double sm[9], sp[9];
+  hg_m3_skew(mm, sm);
+  hg_m3_skew(p, sp);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      Y[6 * r + c] -= sm[3 * r + c];
+      Y[6 * r + c + 3] -= sp[3 * r + c];
+      Y[6 * (r + 3) + c] -= sp[3 * r + c];
+    }
+}
+
+/* B = -G ad_V - ad_V^T G + C(G V) (the velocity products' change with a common twist change,
+ * derivatives.c) */
+static void body_B(const double *G, const double V[6], double *B) {
+  double A[36], GV[6] = {0};
+  hg_ad_matrix(V, A);
+  memset(B, 0, 36 * sizeof(double));
+  m6_mul_add(G, 0, A, -1, B);
+  m6_mul_add(A, 1, G, -1, B);
+  m6_mulv_add(G, V, GV);
+  coad_matrix_add(GV, B);
+}
+
+/* 1 when DoF k carries DoF l (perturbing q_k turns S_l): k's body a strict ancestor of l's, or
+ * one joint and hg_joint_dof_carries; bodies of k and l must be related */
+static inline int carries(const hg_model *m, int k, int l) {
+  int j = m->dof_body[k], i = m->dof_body[l];
+  if (j != i) return j < i;
+  return hg_joint_dof_carries(m->jnt[j].type, k - m->v_adr[j], l - m->v_adr[j]);
+}
+
+/* the rows of the structure-of-arrays copy w->soa: component r of quantity X of DoF m at
+ * soa[(6 X + r) nv + m], so that a row of a slice sweeps consecutive DoFs */
+enum { X_AL, X_NU, X_MU, X_S, X_G, X_H, X_RI, X_DAL, X_DNU, X_DMU, X_DS, X_DG, X_DH, X_DRI,
+       X_N };
+_Static_assert(X_N == 14, "hg_deriv2_new allocates 14 quantities of w->soa");
+static inline double *soa(const hg_deriv2 *w, int X) { return w->soa + (size_t)6 * X * w->nv; }
+/* DoF l's 6-vector x into quantity X of the SoA copy */
+static inline void soa_put(hg_deriv2 *w, int X, int l, const double *x) {
+  double *p = soa(w, X) + l;
+  for (int r = 0; r < 6; r++) p[(size_t)r * w->nv] = x[r];
+}
+
+/* the values: body matrices G and B, subtree sums Ic and Bc, and per DoF Vb, ab, Vm, nu,
+ * alpha, mu (the recursion of the tangent pass below without the changes) */
+static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *v,
+                   const double *qdd) {
+  static const double zero[6] = {0, 0, 0, 0, 0, 0};
+  for (int i = 1; i < m->nbody; i++) {
+    double *G = w->G + 36 * (size_t)i, *B = w->B + 36 * (size_t)i;
+    hg_inertia_matrix(&d->I[i], G);
+    body_B(G, d->V[i], B);
+    memcpy(w->Ic + 36 * (size_t)i, G, 36 * sizeof(double));
+    memcpy(w->Bc + 36 * (size_t)i, B, 36 * sizeof(double));
+  }
+  for (int i = m->nbody - 1; i > 0; i--) {
+    int p = m->parent[i];
+    if (p <= 0) continue;
+    for (int r = 0; r < 36; r++) {
+      w->Ic[36 * (size_t)p + r] += w->Ic[36 * (size_t)i + r];
+      w->Bc[36 * (size_t)p + r] += w->Bc[36 * (size_t)i + r];
+    }
+  }
+  for (int i = 1; i < m->nbody; i++) {
+    int p = m->parent[i], va = m->v_adr[i], n = m->jnt_nv[i];
+    int chain = !(n > 1 && hg_joint_dof_carries(m->jnt[i].type, n - 1, 0));
+    const double *Vp = p ? d->V[p] : zero;
+    double Vb[6], ab[6];
+    for (int r = 0; r < 6; r++) Vb[r] = Vp[r], ab[r] = d->a[p][r];
+    for (int k = va; k < va + n; k++) {
+      const double *S = d->S[k];
+      double *nu = w->nu + 6 * k, *al = w->al + 6 * k, *mu = w->mu + 6 * k, x[6];
+      memcpy(w->Vb + 6 * k, Vb, sizeof Vb);
+      memcpy(w->ab + 6 * k, ab, sizeof ab);
+      memcpy(w->Vm + 6 * k, chain ? Vb : d->V[i], sizeof Vb);
+      /* nu = Vb x S, alpha = ab x S - nu x Vb, mu = Vm x S + nu */
+      hg_ad(Vb, S, nu);
+      hg_ad(ab, S, al);
+      hg_ad(nu, Vb, x);
+      for (int r = 0; r < 6; r++) al[r] -= x[r];
+      hg_ad(w->Vm + 6 * k, S, mu);
+      for (int r = 0; r < 6; r++) mu[r] += nu[r];
+      if (chain) {
+        /* the next DoF rides on this one: ab += S qdd + nu v, Vb += S v */
+        for (int r = 0; r < 6; r++) ab[r] += S[r] * qdd[k] + nu[r] * v[k], Vb[r] += S[r] * v[k];
+      }
+    }
+  }
+  /* per DoF l of body i: rI = Ic_i S_l, rB = Bc_i^T S_l, y = Ic_i alpha_l + Bc_i nu_l, g = y +
+   * S_l x* F_i, h = Ic_i mu_l + Bc_i S_l (the first-order rows and wrench changes) */
+  for (int l = 0; l < m->nv; l++) {
+    int i = m->dof_body[l];
+    const double *Ic = w->Ic + 36 * (size_t)i, *Bc = w->Bc + 36 * (size_t)i, *S = d->S[l];
+    double *rI = w->rI + 6 * l, *y = w->y + 6 * l, *g = w->g + 6 * l, *h = w->h + 6 * l;
+    v6_zero(rI), v6_zero(y), v6_zero(h);
+    m6_mulv_add(Ic, S, rI);
+    m6_mulTv(Bc, S, w->rB + 6 * l);
+    m6_mulv_add(Ic, w->al + 6 * l, y);
+    m6_mulv_add(Bc, w->nu + 6 * l, y);
+    cross_star(S, d->F[i], g, 0);
+    v6_axpy(1, y, g);
+    m6_mulv_add(Ic, w->mu + 6 * l, h);
+    m6_mulv_add(Bc, S, h);
+    soa_put(w, X_AL, l, w->al + 6 * l);
+    soa_put(w, X_NU, l, w->nu + 6 * l);
+    soa_put(w, X_MU, l, w->mu + 6 * l);
+    soa_put(w, X_S, l, S);
+    soa_put(w, X_G, l, g);
+    soa_put(w, X_H, l, h);
+    soa_put(w, X_RI, l, rI);
+  }
+}
+
+/* y = B_G(n) x = -G (n x x) + n x* (G x) + x x* (G n), the body matrix B of inertia G at twist
+ * n applied to x (B is linear in V: a common twist change n changes a subtree's Bc by B_Ic(n)) */
+static void bmul(const double *G, const double n[6], const double x[6], double y[6]) {
+  double t[6], Gx[6] = {0}, Gn[6] = {0};
+  hg_ad(n, x, t);
+  memset(y, 0, 6 * sizeof(double));
+  m6_mulv_add(G, t, y);
+  for (int r = 0; r < 6; r++) y[r] = -y[r];
+  m6_mulv_add(G, x, Gx);
+  m6_mulv_add(G, n, Gn);
+  cross_star(n, Gx, y, 1);
+  cross_star(x, Gn, y, 1);
+}
+/* y = B_G(n)^T x = n x* (G x) - G (n x x) - x x* (G n) */
+static void bmul_t(const double *G, const double n[6], const double x[6], double y[6]) {
+  double t[6], Gx[6] = {0}, Gn[6] = {0};
+  hg_ad(n, x, t);
+  memset(y, 0, 6 * sizeof(double));
+  m6_mulv_add(G, t, y);
+  for (int r = 0; r < 6; r++) y[r] = -y[r];
+  m6_mulv_add(G, x, Gx);
+  m6_mulv_add(G, n, Gn);
+  cross_star(n, Gx, y, 1);
+  double u[6];
+  cross_star(x, Gn, u, 0);
+  v6_axpy(-1, u, y);
+}
+
+/* the changes along direction k (dq: a tangent component of q, else a rate v_k) of the DoFs'
+ * twists in the subtree of k's body j: dS, dVb, dab, dVm, dnu, dalpha, dmu per DoF, from the
+ * recursion of the velocities and accelerations (along a chain Vb_{m+1} = Vb_m + S_m v_m,
+ * ab_{m+1} = ab_m + S_m qdd_m + nu_m v_m from (V, a) of the parent, the body's (V, a) after its
+ * last DoF; for spherical and free joints every DoF has Vb = V_parent and (V, a) of the body are
+ * the sums over all its DoFs); dV, da per body; and dF for the bodies of the subtree */
+HG_HOT static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *v,
+                     const double *qdd, int dq, int k) {
+  int j = m->dof_body[k], e = m->subtree_end[j];
+  const double *Sk = d->S[k];
+  for (int b = j; b < e; b++) {
+    int p = m->parent[b], va = m->v_adr[b], n = m->jnt_nv[b];
+    int chain = !(n > 1 && hg_joint_dof_carries(m->jnt[b].type, n - 1, 0));
+    double dVp[6] = {0}, dap[6] = {0};
+    if (p >= j && p < e) memcpy(dVp, w->dV + 6 * p, sizeof dVp), memcpy(dap, w->da + 6 * p, sizeof dap);
+    double dVb[6], dab[6], dVs[6] = {0}, das[6] = {0};
+    memcpy(dVb, dVp, sizeof dVb);
+    memcpy(dab, dap, sizeof dab);
+    for (int l = va; l < va + n; l++) {
+      const double *S = d->S[l], *Vb = w->Vb + 6 * l, *nu = w->nu + 6 * l;
+      double *dS = w->dS + 6 * l, *dnu = w->dnu + 6 * l, x[6];
+      /* dS_l = S_k x S_l when k carries l (q directions only) */
+      if (dq && carries(m, k, l)) hg_ad(Sk, S, dS);
+      else v6_zero(dS);
+      memcpy(w->dVb + 6 * l, dVb, sizeof dVb);
+      memcpy(w->dab + 6 * l, dab, sizeof dab);
+      /* dnu = dVb x S + Vb x dS */
+      hg_ad(dVb, S, dnu);
+      hg_ad(Vb, dS, x);
+      for (int r = 0; r < 6; r++) dnu[r] += x[r];
+      /* d(S v) and d(S qdd + nu v), with dv_k = 1 along v_k */
+      double one = !dq && l == k;
+      for (int r = 0; r < 6; r++) {
+        double sv = dS[r] * v[l] + S[r] * one;
+        double sa = dS[r] * qdd[l] + dnu[r] * v[l] + nu[r] * one;
+        if (chain) dVb[r] += sv, dab[r] += sa;
+        else dVs[r] += sv, das[r] += sa;
+      }
+    }
+    double *dV = w->dV + 6 * b, *da = w->da + 6 * b;
+    for (int r = 0; r < 6; r++) {
+      dV[r] = chain ? dVb[r] : dVp[r] + dVs[r];
+      da[r] = chain ? dab[r] : dap[r] + das[r];
+    }
+    for (int l = va; l < va + n; l++) {
+      const double *S = d->S[l], *dS = w->dS + 6 * l;
+      const double *Vb = w->Vb + 6 * l, *ab = w->ab + 6 * l, *Vm = w->Vm + 6 * l;
+      const double *nu = w->nu + 6 * l, *dnu = w->dnu + 6 * l;
+      const double *dVbl = w->dVb + 6 * l, *dabl = w->dab + 6 * l;
+      double *dVm = w->dVm + 6 * l, *dal = w->dal + 6 * l, *dmu = w->dmu + 6 * l, x[6];
+      memcpy(dVm, chain ? dVbl : dV, 6 * sizeof(double));
+      /* dalpha = dab x S + ab x dS - dnu x Vb - nu x dVb */
+      hg_ad(dabl, S, dal);
+      hg_ad(ab, dS, x);
+      v6_axpy(1, x, dal);
+      hg_ad(dnu, Vb, x);
+      v6_axpy(-1, x, dal);
+      hg_ad(nu, dVbl, x);
+      v6_axpy(-1, x, dal);
+      /* dmu = dVm x S + Vm x dS + dnu */
+      hg_ad(dVm, S, dmu);
+      hg_ad(Vm, dS, x);
+      for (int r = 0; r < 6; r++) dmu[r] += x[r] + dnu[r];
+    }
+    /* dF_b = S_k x* F_b + Ic_b alpha_k + Bc_b nu_k (q), Ic_b mu_k + Bc_b S_k (v) */
+    double *dF = w->dF + 6 * b;
+    const double *Ic = w->Ic + 36 * (size_t)b, *Bc = w->Bc + 36 * (size_t)b;
+    if (dq) {
+      cross_star(Sk, d->F[b], dF, 0);
+      m6_mulv_add(Ic, w->al + 6 * k, dF);
+      m6_mulv_add(Bc, w->nu + 6 * k, dF);
+    } else {
+      v6_zero(dF);
+      m6_mulv_add(Ic, w->mu + 6 * k, dF);
+      m6_mulv_add(Bc, Sk, dF);
+    }
+  }
+}
+
+/* the changes along direction k of the rows of c's DoFs l: drI_l = d(Ic_c S_l), drB_l =
+ * d(Bc_c^T S_l), dg_l = d(Ic_c alpha_l + Bc_c nu_l + S_l x* F_c), dh_l = d(Ic_c mu_l + Bc_c S_l).
+ * In j's subtree (sub) everything moves rigidly by exp(e S_k) with the common twist change n
+ * (nu_k along q_k, S_k along v_k), so X = Ic or Bc change as dX y = S_k x* (X y) - X (S_k x y)
+ * (q only) plus, for Bc, P y with P = B_Ic(n); writing e_l = dS_l - S_k x S_l (zero where k
+ * carries l) and y = Ic alpha_l + Bc nu_l:
+ *   drI = S_k x* rI + Ic e_l,   drB = S_k x* rB + Bc^T e_l + P^T S_l,
+ *   dg = S_k x* y + Ic (dalpha - S_k x alpha) + Bc (dnu - S_k x nu) + P nu + dS x* F + S x* dF,
+ *   dh = S_k x* h + Ic (dmu - S_k x mu) + Bc e_l + P S_l
+ * (along v_k: S_k x terms dropped, e_l = 0). Above j (not sub) only the sums change, by the
+ * matrices dIc, dBc of j's subtree (in w->dIc, w->dBc at j) and dF_j. */
+HG_HOT static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, int c,
+                        int sub) {
+  int j = m->dof_body[k], vc = m->v_adr[c], nc = m->jnt_nv[c];
+  const double *Sk = d->S[k];
+  const double *Ic = w->Ic + 36 * (size_t)c, *Bc = w->Bc + 36 * (size_t)c;
+  const double *F = d->F[c], *dF = w->dF + 6 * (sub ? c : j);
+  const double *n = dq ? w->nu + 6 * k : Sk;
+  for (int l = vc; l < vc + nc; l++) {
+    const double *S = d->S[l], *al = w->al + 6 * l, *nu = w->nu + 6 * l, *mu = w->mu + 6 * l;
+    double *drI = w->drI + 6 * l, *drB = w->drB + 6 * l, *dg = w->dg + 6 * l, *dh = w->dh + 6 * l;
+    double t[6], u[6];
+    if (!sub) {
+      const double *dIc = w->dIc + 36 * (size_t)j, *dBc = w->dBc + 36 * (size_t)j;
+      v6_zero(drI), v6_zero(dg), v6_zero(dh);
+      m6_mulv_add(dIc, S, drI);
+      m6_mulTv(dBc, S, drB);
+      m6_mulv_add(dIc, al, dg);
+      m6_mulv_add(dBc, nu, dg);
+      cross_star(S, dF, dg, 1);
+      m6_mulv_add(dIc, mu, dh);
+      m6_mulv_add(dBc, S, dh);
+      continue;
+    }
+    const double *dS = w->dS + 6 * l, *dal = w->dal + 6 * l, *dnu = w->dnu + 6 * l;
+    const double *dmu = w->dmu + 6 * l;
+    double el[6], xa[6], xn[6], xm[6];
+    int carried = !dq || carries(m, k, l);
+    if (dq) {
+      hg_ad(Sk, S, t);
+      for (int r = 0; r < 6; r++) el[r] = dS[r] - t[r];
+      hg_ad(Sk, al, t);
+      for (int r = 0; r < 6; r++) xa[r] = dal[r] - t[r];
+      hg_ad(Sk, nu, t);
+      for (int r = 0; r < 6; r++) xn[r] = dnu[r] - t[r];
+      hg_ad(Sk, mu, t);
+      for (int r = 0; r < 6; r++) xm[r] = dmu[r] - t[r];
+      cross_star(Sk, w->rI + 6 * l, drI, 0);
+      cross_star(Sk, w->rB + 6 * l, drB, 0);
+      cross_star(Sk, w->y + 6 * l, dg, 0);
+      cross_star(Sk, w->h + 6 * l, dh, 0);
+    } else {
+      v6_zero(el);
+      memcpy(xa, dal, sizeof xa), memcpy(xn, dnu, sizeof xn), memcpy(xm, dmu, sizeof xm);
+      v6_zero(drI), v6_zero(drB), v6_zero(dg), v6_zero(dh);
+    }
+    if (!carried) {
+      m6_mulv_add(Ic, el, drI);
+      m6_mulTv(Bc, el, t);
+      v6_axpy(1, t, drB);
+      m6_mulv_add(Bc, el, dh);
+    }
+    bmul_t(Ic, n, S, t);
+    v6_axpy(1, t, drB);
+    m6_mulv_add(Ic, xa, dg);
+    m6_mulv_add(Bc, xn, dg);
+    bmul(Ic, n, nu, t);
+    v6_axpy(1, t, dg);
+    cross_star(dS, F, dg, 1);
+    cross_star(S, dF, dg, 1);
+    m6_mulv_add(Ic, xm, dh);
+    bmul(Ic, n, S, u);
+    v6_axpy(1, u, dh);
+  }
+}
+
+/* out[m] = sum over the n (<= 4) pairs (a_i, X_i) of a_i . X_i[., m] for m in [m0, m1): one
+ * pass over m, the 6 n coefficients in registers (n is a constant where this is inlined) */
+HG_INLINE void row_dots(const hg_deriv2 *w, int n, const double *const *a, const int *X, int m0,
+                        int m1, double *restrict out) {
+  size_t nv = (size_t)w->nv;
+  double c[4][6];
+  const double *x[4][6];
+  for (int i = 0; i < n; i++)
+    for (int r = 0; r < 6; r++) c[i][r] = a[i][r], x[i][r] = soa(w, X[i]) + (size_t)r * nv;
+  for (int mm = m0; mm < m1; mm++) {
+    double t = 0;
+    for (int i = 0; i < n; i++)
+      for (int r = 0; r < 6; r++) t += c[i][r] * x[i][r][mm];
+    out[mm] = t;
+  }
+}
+
+/* the outputs of one direction k, slice k of the tensors (T[l, m, k] at (k nv + l) nv + m,
+ * zeroed here first), row by row: a row l on body c changes only when c is in the subtree of k's
+ * body j or above j. With the first-order entries of derivatives2.c's top, along k:
+ *   columns m of c and its ancestors (m carries l, or one joint):
+ *     d tau_l/d q_m: drI_l . alpha_m + rI_l . dalpha_m + drB_l . nu_m + rB_l . dnu_m (and, where
+ *     m does not carry l, d(S_l . S_m x* F_c)); M_lm: drI_l . S_m + rI_l . dS_m;
+ *     d tau_l/d v_m: drI_l . mu_m + rI_l . dmu_m + drB_l . S_m;
+ *   columns m below c: d tau_l/d q_m: dS_l . g_m + S_l . dg_m; M_lm: dS_l . rI_m + S_l . drI_m;
+ *     d tau_l/d v_m: S_l . dh_m (dS = 0 along v).
+ * Changes are zero outside the rows and columns of j's subtree and its path (the SoA copies of
+ * the changes are zero there). dq: T1 = d2tau_dq2, T2 = dM_dq; else T1 = d2tau_dqdv, T2 =
+ * d2tau_dv2. */
+HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, double *T1,
+                  double *T2) {
+  static const double zero[6] = {0, 0, 0, 0, 0, 0};
+  size_t nv = (size_t)m->nv;
+  int j = m->dof_body[k], e = m->subtree_end[j];
+  int je = e < m->nbody ? m->v_adr[e] : m->nv;
+  if (T1) memset(T1 + (size_t)k * nv * nv, 0, nv * nv * sizeof(double));
+  if (T2) memset(T2 + (size_t)k * nv * nv, 0, nv * nv * sizeof(double));
+  /* the sums' changes above j: dIc_j = -ad^T Ic_j - Ic_j ad (ad = ad_{S_k}, q only), dBc_j =
+   * -ad^T Bc_j - Bc_j ad + B_{Ic_j}(n) (n = nu_k along q_k, S_k along v_k) */
+  if (m->parent[j] > 0) {
+    const double *Ic = w->Ic + 36 * (size_t)j, *Bc = w->Bc + 36 * (size_t)j;
+    double *dIc = w->dIc + 36 * (size_t)j, *dBc = w->dBc + 36 * (size_t)j;
+    memset(dIc, 0, 36 * sizeof(double));
+    body_B(Ic, dq ? w->nu + 6 * k : d->S[k], dBc);
+    if (dq) {
+      double A[36];
+      hg_ad_matrix(d->S[k], A);
+      m6_mul_add(A, 1, Ic, -1, dIc);
+      m6_mul_add(Ic, 0, A, -1, dIc);
+      m6_mul_add(A, 1, Bc, -1, dBc);
+      m6_mul_add(Bc, 0, A, -1, dBc);
+    }
+  }
+  /* the SoA copies of the changes: zero, then those of j's subtree and path */
+  memset(soa(w, X_DAL), 0, (size_t)6 * (X_N - X_DAL) * nv * sizeof(double));
+  for (int l = m->v_adr[j]; l < je; l++) {
+    soa_put(w, X_DAL, l, w->dal + 6 * l);
+    soa_put(w, X_DNU, l, w->dnu + 6 * l);
+    soa_put(w, X_DMU, l, w->dmu + 6 * l);
+    soa_put(w, X_DS, l, w->dS + 6 * l);
+  }
+  for (int c = j; c > 0; c = m->parent[c]) {
+    int sub = c == j;
+    for (int b = c; b < (sub ? e : c + 1); b++) {
+      row_changes(m, d, w, dq, k, b, sub);
+      for (int l = m->v_adr[b]; l < m->v_adr[b] + m->jnt_nv[b]; l++) {
+        soa_put(w, X_DG, l, w->dg + 6 * l);
+        soa_put(w, X_DH, l, w->dh + 6 * l);
+        soa_put(w, X_DRI, l, w->drI + 6 * l);
+      }
+    }
+  }
+  /* the rows: c over j's path (child p1 toward j), then j's subtree */
+  const hg_deriv *w1 = w->w1;
+  for (int c = m->parent[j], p1 = j, sub = 0;;) {
+    if (c <= 0) c = j, sub = 1;
+    int vc = m->v_adr[c], nc = m->jnt_nv[c], l0 = vc + nc;
+    int ce = m->subtree_end[c], cend = ce < m->nbody ? m->v_adr[ce] : m->nv;
+    /* the columns below c that may change: c's subtree in j's subtree, else p1's */
+    int b0 = sub ? l0 : m->v_adr[p1];
+    int pe = m->subtree_end[p1], b1 = sub ? cend : pe < m->nbody ? m->v_adr[pe] : m->nv;
+    const int *rg = w1->ranges + 2 * w1->range_adr[c];
+    int nr = w1->range_adr[c + 1] - w1->range_adr[c];
+    const double *F = d->F[c], *dF = w->dF + 6 * (sub ? c : j);
+    for (int l = vc; l < l0; l++) {
+      const double *Sl = d->S[l], *dSl = sub ? w->dS + 6 * l : zero;
+      const double *rI = w->rI + 6 * l, *rB = w->rB + 6 * l;
+      const double *drI = w->drI + 6 * l, *drB = w->drB + 6 * l;
+      double *R1 = T1 ? T1 + ((size_t)k * nv + (size_t)l) * nv : NULL;
+      double *R2 = T2 ? T2 + ((size_t)k * nv + (size_t)l) * nv : NULL;
+      /* c and its ancestors: the ranges, the first cut at c's last DoF */
+      for (int r = 0; r < nr; r++) {
+        int m0 = rg[2 * r], m1 = r ? rg[2 * r + 1] : l0;
+        if (R1) {
+          const double *a[4] = {drI, rI, drB, rB};
+          const int X[4] = {X_AL, X_DAL, X_NU, X_DNU};
+          row_dots(w, 4, a, X, m0, m1, R1);
+        }
+        if (R2 && dq) {
+          const double *a[2] = {drI, rI};
+          const int X[2] = {X_S, X_DS};
+          row_dots(w, 2, a, X, m0, m1, R2);
+        } else if (R2) {
+          const double *a[3] = {drI, rI, drB};
+          const int X[3] = {X_MU, X_DMU, X_S};
+          row_dots(w, 3, a, X, m0, m1, R2);
+        }
+      }
+      /* within c's joint, where m does not carry l: + d(S_l . S_m x* F_c) */
+      for (int mm = vc; R1 && mm < l0; mm++) {
+        if (carries(m, mm, l)) continue;
+        const double *Sm = d->S[mm], *dSm = sub ? w->dS + 6 * mm : zero;
+        double x[6], dx[6];
+        cross_star(Sm, F, x, 0);
+        cross_star(dSm, F, dx, 0);
+        cross_star(Sm, dF, dx, 1);
+        R1[mm] += hg_dot6(dSl, x) + hg_dot6(Sl, dx);
+      }
+      /* below c */
+      if (b0 < b1) {
+        if (R1) {
+          const double *a[2] = {dSl, Sl};
+          const int X[2] = {X_G, X_DG};
+          row_dots(w, 2, a, X, b0, b1, R1);
+        }
+        if (R2 && dq) {
+          const double *a[2] = {dSl, Sl};
+          const int X[2] = {X_RI, X_DRI};
+          row_dots(w, 2, a, X, b0, b1, R2);
+        } else if (R2) {
+          const double *a[1] = {Sl};
+          const int X[1] = {X_DH};
+          row_dots(w, 1, a, X, b0, b1, R2);
+        }
+      }
+    }
+    if (!sub) {
+      p1 = c;
+      c = m->parent[c];
+      continue;
+    }
+    if (++c >= e) break;
+  }
+}
+
+void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
+                                const double *v, const double *qdd, const double *fext,
+                                double *d2tau_dq2, double *d2tau_dv2, double *d2tau_dqdv,
+                                double *dM_dq) {
+  hg_rnea_opt(m, d, &world, q, v, qdd, fext, w->tau);
+  values(m, d, w, v, qdd);
+  for (int k = 0; k < m->nv; k++) {
+    if (d2tau_dq2 || dM_dq) {
+      tangents(m, d, w, v, qdd, 1, k);
+      pairs(m, d, w, 1, k, d2tau_dq2, dM_dq);
+    }
+    if (d2tau_dv2 || d2tau_dqdv) {
+      tangents(m, d, w, v, qdd, 0, k);
+      pairs(m, d, w, 0, k, d2tau_dqdv, d2tau_dv2);
+    }
+  }
+}
+
+/* Y[., ., k] = -Minv X[., ., k] for every slice k (each an nv x nv matrix; X and Y nv^3
+ * tensors in the layout of derivatives2.h, not aliased); rows of X_k that are zero (the tree's
+ * sparsity) are skipped */
+static void minv_neg_tensor(int nv, const double *Minv, const double *X, double *Y) {
+  size_t n = (size_t)nv, n2 = n * n;
+  for (size_t k = 0; k < n; k++) {
+    const double *Xk = X + k * n2;
+    double *Yk = Y + k * n2;
+    memset(Yk, 0, n2 * sizeof(double));
+    for (size_t c = 0; c < n; c++) {
+      const double *restrict x = Xk + c * n;
+      int nz = 0;
+      for (size_t r = 0; r < n && !nz; r++) nz = x[r] != 0;
+      if (!nz) continue;
+      for (size_t l = 0; l < n; l++) {
+        double s = -Minv[l * n + c];
+        double *restrict y = Yk + l * n;
+        for (size_t r = 0; r < n; r++) y[r] += s * x[r];
+      }
+    }
+  }
+}
+
+/* the terms dM_m A[., k] of the identities, with dM_m = dM/dq_m (slice m of dM): X[l, m, k] +=
+ * (dM_m A)[l, k]; with swap, X[l, m, k] += (dM_k A)[l, m]. U (nv^2 scratch) holds, per l, the
+ * rows U[s, .] = dM_s[l, .] A, added to X transposed. */
+static void add_dM_times(int nv, const double *dM, const double *A, int swap, double *X,
+                         double *U) {
+  size_t n = (size_t)nv, n2 = n * n;
+  if (swap) {
+    for (size_t s = 0; s < n; s++) {
+      const double *D = dM + s * n2; /* dM_s: D[l, c] */
+      for (size_t l = 0; l < n; l++)
+        for (size_t c = 0; c < n; c++) {
+          double x = D[l * n + c];
+          if (x == 0) continue;
+          /* slice s (= k), row l: += x A[c, .] */
+          const double *restrict Ac = A + c * n;
+          double *restrict y = X + s * n2 + l * n;
+          for (size_t r = 0; r < n; r++) y[r] += x * Ac[r];
+        }
+    }
+    return;
+  }
+  for (size_t l = 0; l < n; l++) {
+    memset(U, 0, n2 * sizeof(double));
+    for (size_t s = 0; s < n; s++) {
+      const double *D = dM + s * n2 + l * n; /* dM_s[l, .] */
+      double *restrict u = U + s * n;
+      for (size_t c = 0; c < n; c++) {
+        double x = D[c];
+        if (x == 0) continue;
+        const double *restrict Ac = A + c * n;
+        for (size_t r = 0; r < n; r++) u[r] += x * Ac[r];
+      }
+    }
+    /* X[k, l, s] += U[s, k] */
+    for (size_t k = 0; k < n; k++) {
+      double *restrict y = X + k * n2 + l * n;
+      for (size_t s = 0; s < n; s++) y[s] += U[s * n + k];
+    }
+  }
+}
+
+int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
+                              const double *v, const double *tau, const double *fext,
+                              double *qdd, double *d2qdd_dq2, double *d2qdd_dv2,
+                              double *d2qdd_dqdv, double *d2qdd_dqdtau) {
+  int nv = m->nv;
+  size_t n = (size_t)nv, n3 = n * n * n;
+  /* the first-order derivatives, M^-1 and qdd */
+  if (hg_aba_derivatives(m, d, w->w1, q, v, tau, fext, w->qdd, w->aq, w->av, w->Minv))
+    return -1;
+  if (qdd) memcpy(qdd, w->qdd, n * sizeof(double));
+  /* the inverse-dynamics second derivatives at the acceleration ABA found */
+  hg_rnea_second_derivatives(m, d, w, q, v, w->qdd, fext, d2qdd_dq2 ? w->t_qq : NULL,
+                             d2qdd_dv2 ? w->t_vv : NULL, d2qdd_dqdv ? w->t_qv : NULL, w->t_M);
+  if (d2qdd_dq2) {
+    /* -M^-1 (ID_qq[., m, k] + dM_m a_q[., k] + dM_k a_q[., m]) */
+    memcpy(w->X, w->t_qq, n3 * sizeof(double));
+    add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U);
+    add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U);
+    minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dq2);
+  }
+  if (d2qdd_dv2) minv_neg_tensor(nv, w->Minv, w->t_vv, d2qdd_dv2);
+  if (d2qdd_dqdv) {
+    /* -M^-1 (ID_qv[., m, k] + dM_m a_v[., k]) */
+    memcpy(w->X, w->t_qv, n3 * sizeof(double));
+    add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U);
+    minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dqdv);
+  }
+  if (d2qdd_dqdtau) {
+    /* -M^-1 dM_m M^-1[., k] */
+    memset(w->X, 0, n3 * sizeof(double));
+    add_dM_times(nv, w->t_M, w->Minv, 0, w->X, w->U);
+    minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dqdtau);
+  }
+  return 0;
+}
+
+/* out = the hybrid outputs' second derivative for X (see hg_hybrid_second_derivatives): rows of
+ * free DoFs -M_FF^-1 X_F (Minv: M_FF^-1 embedded, zero elsewhere), the others X + M_.F out_F */
+static void hybrid_map2(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *X,
+                        double *out) {
+  size_t n = (size_t)m->nv, n2 = n * n;
+  const double *M = w->w1->M;
+  minv_neg_tensor(m->nv, w->Minv, X, out);
+  for (size_t k = 0; k < n; k++)
+    for (size_t l = 0; l < n; l++) {
+      if (d->mode[m->dof_body[l]] == HG_MODE_FREE) continue;
+      double *o = out + k * n2 + l * n;
+      memcpy(o, X + k * n2 + l * n, n * sizeof(double));
+      for (size_t c = 0; c < n; c++) {
+        double x = M[l * n + c];
+        if (x == 0 || d->mode[m->dof_body[c]] != HG_MODE_FREE) continue;
+        const double *z = out + k * n2 + c * n;
+        for (size_t r = 0; r < n; r++) o[r] += x * z[r];
+      }
+    }
+}
+
+int hg_hybrid_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
+                                 const double *v, const double *u, const double *fext,
+                                 double *y, double *d2y_dq2, double *d2y_dv2, double *d2y_dqdv,
+                                 double *d2y_dqdu) {
+  int nv = m->nv;
+  size_t n = (size_t)nv, n2 = n * n, n3 = n2 * n;
+  /* the first-order derivatives (into aq, av, au), y into qdd */
+  if (hg_hybrid_derivatives(m, d, w->w1, q, v, u, fext, w->qdd, w->aq, w->av, w->au)) return -1;
+  if (y) memcpy(y, w->qdd, n * sizeof(double));
+  /* M_FF^-1 on the hybrid pass's factors, before the inverse dynamics below overwrite d */
+  hg_minv_factored(m, d, w->w1, d->mode, w->Minv);
+  /* the whole acceleration and its derivatives: y at free DoFs, u at prescribed ones, zero at
+   * locked ones; the rows of d qdd / d x are zero where qdd is given (x = q, v), and d qdd / d u
+   * is e_k at a prescribed DoF k */
+  for (size_t l = 0; l < n; l++) {
+    int mode = d->mode[m->dof_body[l]];
+    if (mode != HG_MODE_FREE) {
+      w->qdd[l] = mode == HG_MODE_PRESCRIBED ? u[l] : 0;
+      for (size_t c = 0; c < n; c++) {
+        w->aq[l * n + c] = w->av[l * n + c] = 0;
+        w->au[l * n + c] = mode == HG_MODE_PRESCRIBED && c == l;
+      }
+    }
+  }
+  hg_rnea_second_derivatives(m, d, w, q, v, w->qdd, fext, d2y_dq2 ? w->t_qq : NULL,
+                             d2y_dv2 ? w->t_vv : NULL, d2y_dqdv ? w->t_qv : NULL, w->t_M);
+  if (d2y_dq2) {
+    memcpy(w->X, w->t_qq, n3 * sizeof(double));
+    add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U);
+    add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U);
+    hybrid_map2(m, d, w, w->X, d2y_dq2);
+  }
+  if (d2y_dv2) hybrid_map2(m, d, w, w->t_vv, d2y_dv2);
+  if (d2y_dqdv) {
+    memcpy(w->X, w->t_qv, n3 * sizeof(double));
+    add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U);
+    hybrid_map2(m, d, w, w->X, d2y_dqdv);
+  }
+  if (d2y_dqdu) {
+    memset(w->X, 0, n3 * sizeof(double));
+    add_dM_times(nv, w->t_M, w->au, 0, w->X, w->U);
+    hybrid_map2(m, d, w, w->X, d2y_dqdu);
+  }
+  return 0;
+}

@@ -1,0 +1,79 @@
+# derivatives2.sh: `hinge dynamics` d2id and d2fd against closed forms (the pendulum) and
+# against central differences of mass, did and dfd (the floating arm).
+source "$(dirname "$0")/common.bash"
+
+# ---- the pendulum (m = 2, l_c = 0.5, I_o = 0.6): tau = I_o vdot + m g l_c sin q ----
+# d2tau/dq2 = -m g l_c sin q, the others zero; vdot = (tau - m g l_c sin q) / I_o
+run dynamics data/pendulum.urdf d2id <<< "0.5 1 2"
+expect_status "d2id pendulum" 0
+expect_near "d2id pendulum" "$out" "$(awk 'BEGIN { printf "%.17g 0 0 0", -9.81 * sin(0.5) }')"
+run dynamics data/pendulum.urdf d2fd <<< "0.5 1 2"
+expect_near "d2fd pendulum" "$out" "$(awk 'BEGIN { printf "%.17g 0 0 0", 9.81 * sin(0.5) / 0.6 }')"
+run dynamics data/pendulum.urdf d2id <<< "0.5 1"
+expect_status "d2id short line" 2
+expect_has "d2id short line message" "$err" "expected 3 numbers (q[1] v[1] vdot[1]), got 2"
+run dynamics data/pendulum.urdf --help
+expect_has "help lists d2id" "$out" "d2id    q v vdot  ->  d2tau/dq2 d2tau/dv2 d2tau/dqdv dM/dq"
+
+# ---- the floating arm (nq 9, nv 8): each tensor 512 numbers ----
+q="0.1 -0.2 0.3 0.9 0.1 -0.3 0.3 0.4 -0.7"
+v="0.3 -0.1 0.2 0.5 -0.4 0.1 0.8 -0.6"
+u="0.2 0.1 -0.3 0.4 0.5 -0.2 1.5 -0.7"
+run dynamics data/arm2.urdf d2id --floating <<< "$q $v $u"
+d2id=$out
+expect_eq "d2id numbers" "$(echo $d2id | wc -w)" 2048
+run dynamics data/arm2.urdf d2fd --floating <<< "$q $v $u"
+d2fd=$out
+expect_eq "d2fd numbers" "$(echo $d2fd | wc -w)" 2048
+
+# central differences (h = 1e-5: error ~ h^2 ~ 1e-10, rounding ~ 1e-16 / h ~ 1e-11) of a
+# first-order action along one argument
+h=1e-5
+fdiff() { # ACTION STATE_WITH_+h STATE_WITH_-h -> (f+ - f-) / 2h
+  local p m
+  p=$("$hinge" dynamics data/arm2.urdf "$1" --floating <<< "$2")
+  m=$("$hinge" dynamics data/arm2.urdf "$1" --floating <<< "$3")
+  awk -v p="$p" -v m="$m" -v h="$h" 'BEGIN {
+    n = split(p, P, " "); split(m, M, " ")
+    for (i = 1; i <= n; i++) printf "%s%.17g", (i > 1 ? " " : ""), (P[i] - M[i]) / (2 * h) }'
+}
+shift_vec() { # VECTOR INDEX DELTA
+  awk -v s="$1" -v k="$2" -v d="$3" 'BEGIN {
+    n = split(s, x, " "); x[k + 1] += d
+    for (i = 1; i <= n; i++) printf "%s%.17g", (i > 1 ? " " : ""), x[i] }'
+}
+slice() { # LINE TENSOR(block B of the line) K: the 64 entries [l, m, K], row-major in (l, m)
+  echo "$1" | awk -v b="$2" -v k="$3" '{
+    for (i = 0; i < 64; i++) printf "%s%s", i ? " " : "", $(512 * b + 64 * k + i + 1) }'
+}
+block() { # LINE BLOCK(64 numbers) -> that block
+  echo "$1" | awk -v b="$2" '{ for (i = 1; i <= 64; i++) printf "%s%s", (i > 1 ? " " : ""), $(64 * b + i) }'
+}
+# along a revolute angle (q[7] is tangent component 6): dM/dq and d2tau/dq2 against mass, did
+k=6
+qp=$(shift_vec "$q" $((k + 1)) $h)
+qm=$(shift_vec "$q" $((k + 1)) -$h)
+expect_near "d2id dM/dq slice $k" "$(slice "$d2id" 3 $k)" "$(fdiff mass "$qp" "$qm")" 1e-8
+expect_near "d2id d2tau/dq2 slice $k" "$(slice "$d2id" 0 $k)" \
+  "$(block "$(fdiff did "$qp $v $u" "$qm $v $u")" 0)" 1e-8
+# along v_3 (the base's linear rate): d2tau/dv2, d2tau/dqdv and d2vdot/dv2, d2vdot/dqdv
+k=3
+vp=$(shift_vec "$v" $k $h)
+vm=$(shift_vec "$v" $k -$h)
+dd=$(fdiff did "$q $vp $u" "$q $vm $u")
+expect_near "d2id d2tau/dv2 slice $k" "$(slice "$d2id" 1 $k)" "$(block "$dd" 1)" 1e-8
+expect_near "d2id d2tau/dqdv slice $k" "$(slice "$d2id" 2 $k)" "$(block "$dd" 0)" 1e-8
+dd=$(fdiff dfd "$q $vp $u" "$q $vm $u")
+expect_near "d2fd d2vdot/dv2 slice $k" "$(slice "$d2fd" 1 $k)" "$(block "$dd" 1)" 1e-8
+expect_near "d2fd d2vdot/dqdv slice $k" "$(slice "$d2fd" 2 $k)" "$(block "$dd" 0)" 1e-8
+# along tau_7: d2vdot/dqdtau against dfd's dvdot/dq
+k=7
+dd=$(fdiff dfd "$q $v $(shift_vec "$u" $k $h)" "$q $v $(shift_vec "$u" $k -$h)")
+expect_near "d2fd d2vdot/dqdtau slice $k" "$(slice "$d2fd" 3 $k)" "$(block "$dd" 0)" 1e-8
+qp=$(shift_vec "$q" 7 $h)
+qm=$(shift_vec "$q" 7 -$h)
+# along the revolute angle again: d2vdot/dq2 against dfd's dvdot/dq
+k=6
+dd=$(fdiff dfd "$qp $v $u" "$qm $v $u")
+expect_near "d2fd d2vdot/dq2 slice $k" "$(slice "$d2fd" 0 $k)" "$(block "$dd" 0)" 1e-8
+finish
