@@ -11,7 +11,11 @@ source "$(dirname "$0")/common.bash"
 bounded() {
   local t0 t1
   t0=$(date +%s.%N)
-  out=$( (ulimit -v 4194304; exec timeout -s KILL 60 "$hinge" "$@") 2>"$tmp/stderr")
+  # (a sanitizer build cannot run under an address-space cap: ASan reserves terabytes of shadow
+  # memory; there the mesh reader process still holds its own 1 GiB cap, and the time bound stays)
+  local cap=4194304
+  [ "${HINGE_SANITIZED:-0}" = 1 ] && cap=unlimited
+  out=$( (ulimit -v "$cap"; exec timeout -s KILL 60 "$hinge" "$@") 2>"$tmp/stderr")
   status=$?
   t1=$(date +%s.%N)
   secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
@@ -81,7 +85,10 @@ for opt in "--script|the script" "--ghost|the ghost direction" "--mode|the modes
   flag=${opt%%|*} what=${opt#*|}
   arg=/dev/zero
   [ "$flag" = --mode ] && arg=/dev/zero:1
-  SDL_VIDEODRIVER=offscreen bounded view data/scenes/every_joint_tree.yaml --offscreen "$flag" "$arg"
+  # (ASAN_OPTIONS: in a sanitizer build, Mesa's GL driver keeps an allocation until exit, which
+  # LeakSanitizer would report with exit status 1; cli_render runs the viewer the same way)
+  SDL_VIDEODRIVER=offscreen ASAN_OPTIONS=detect_leaks=0 \
+    bounded view data/scenes/every_joint_tree.yaml --offscreen "$flag" "$arg"
   expect_status "/dev/zero as view $flag" 2
   expect_has "/dev/zero as view $flag" "$err" "$what: /dev/zero: not a regular file (a character device)"
   expect_quick "/dev/zero as view $flag"
