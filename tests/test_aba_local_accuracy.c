@@ -160,12 +160,12 @@ static void worst_errors(const hg_model *m, double big, int nstates, double *loc
   worst_errors_ref(m, big, nstates, 0, local, tree);
 }
 
-/* the default pass within 3x the tree-frame pass's error on m. Below 1e-15, a few units of
- * round-off of qdd ~ 1, the ratio of two such errors says nothing, so the bound is 3 max(tree,
- * 1e-15). */
-static void within_3x_tree_frame(const hg_model *m, const char *name, double big) {
+/* the default pass within 3x the tree-frame pass's error on m, against the reference chosen by
+ * oracle (worst_errors_ref). Below 1e-15, a few units of round-off of qdd ~ 1, the ratio of two
+ * such errors says nothing, so the bound is 3 max(tree, 1e-15). */
+static void within_3x_tree_frame(const hg_model *m, const char *name, double big, int oracle) {
   double local, tree;
-  worst_errors(m, big, 300, &local, &tree);
+  worst_errors_ref(m, big, 300, oracle, &local, &tree);
   printf("# %s, angles %g: default pass %.3g, tree-frame pass %.3g (%.2fx)\n", name, big, local,
          tree, local / tree);
   if (!(local <= 3 * fmax(tree, 1e-15)))
@@ -205,20 +205,24 @@ static void large_angles(void **state) {
 static void rotated_origins(void **state) {
   (void)state;
   hg_model *m = rotated_chain();
-  within_3x_tree_frame(m, "rotated chain", 0);
+  within_3x_tree_frame(m, "rotated chain", 0, 0);
   hg_model_free(m);
 }
 
 /* the robot-style URDFs of assets/robots, fixed links merged (the quadruped on its free root),
- * at angles in [-pi, pi] and near 1e15 rad */
+ * at angles in [-pi, pi] and near 1e15 rad. The fixed-base arms are measured against the long
+ * double oracle: against hinge's own M in double, which loses digits on them as the tree-frame
+ * pass does (wheel_leg below), the ratio measured M's round-off and moved with the compiler's
+ * contractions (ur5-style 1.3x in Release, 4.4x in the sanitizer build without FMA). */
 static void robot_urdfs(void **state) {
   (void)state;
   static const char *const files[3] = {"ur5_style.urdf", "panda_style.urdf",
                                        "quadruped_style.urdf"};
   for (int k = 0; k < 3; k++) {
     hg_model *m = robot(files[k]);
-    within_3x_tree_frame(m, files[k], 0);
-    within_3x_tree_frame(m, files[k], 1e15);
+    int oracle = k < 2; /* hg_test_forward_ld takes fixed bases only */
+    within_3x_tree_frame(m, files[k], 0, oracle);
+    within_3x_tree_frame(m, files[k], 1e15, oracle);
     hg_model_free(m);
   }
 }
