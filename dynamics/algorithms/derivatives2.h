@@ -39,7 +39,7 @@ extern "C" {
  * component-major copy of some of them. Per body: its inertia G and matrix B, the subtree sums
  * Ic and Bc (6 x 6, row-major), at the direction's body j the sums' changes dIc and dBc, and the
  * changes dV, da, dF of velocity, acceleration and joint wrench in j's subtree. w1 and the nv x
- * nv and nv^3 scratch serve the forward- and hybrid-dynamics identities. */
+ * nv and nv^3 scratch and idx serve the forward- and hybrid-dynamics identities. */
 typedef struct hg_deriv2 {
   int nv, nbody;
   double *Vb, *ab, *Vm, *nu, *al, *mu;       /* nv x 6 */
@@ -54,6 +54,7 @@ typedef struct hg_deriv2 {
   hg_deriv *w1;                              /* the first-order workspace */
   double *qdd, *aq, *av, *au, *Minv, *U;     /* nv, nv x nv (forward, hybrid dynamics) */
   double *t_qq, *t_vv, *t_qv, *t_M, *X;      /* nv^3 scratch (forward, hybrid dynamics) */
+  int *idx;                                  /* nv: a slice's non-zero rows (M^-1 products) */
 } hg_deriv2;
 
 hg_deriv2 *hg_deriv2_new(const hg_model *m);
