@@ -242,7 +242,7 @@ static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const doub
 
 /* y = B_G(n) x = -G (n x x) + n x* (G x) + x x* (G n), the body matrix B of inertia G at twist
  * n applied to x (B is linear in V: a common twist change n changes a subtree's Bc by B_Ic(n)) */
-static void bmul(const double *G, const double n[6], const double x[6], double y[6]) {
+HG_INLINE void bmul(const double *G, const double n[6], const double x[6], double y[6]) {
   double t[6], Gx[6] = {0}, Gn[6] = {0};
   hg_ad(n, x, t);
   memset(y, 0, 6 * sizeof(double));
@@ -254,7 +254,7 @@ static void bmul(const double *G, const double n[6], const double x[6], double y
   cross_star(x, Gn, y, 1);
 }
 /* y = B_G(n)^T x = n x* (G x) - G (n x x) - x x* (G n) */
-static void bmul_t(const double *G, const double n[6], const double x[6], double y[6]) {
+HG_INLINE void bmul_t(const double *G, const double n[6], const double x[6], double y[6]) {
   double t[6], Gx[6] = {0}, Gn[6] = {0};
   hg_ad(n, x, t);
   memset(y, 0, 6 * sizeof(double));
