@@ -586,14 +586,18 @@ void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, con
   }
 }
 
-/* Y[., ., k] = -Minv X[., ., k] for every slice k (each an nv x nv matrix; X and Y nv^3
- * tensors in the layout of derivatives2.h, not aliased; Minv symmetric). Per slice the rows c
- * of X_k that are not zero (the tree's sparsity: c's body on the path or in the subtree of k's)
- * are listed once in idx; then row l of Y_k = -sum over them of Minv[l, c] X_k[c, .], a row
- * accumulated in cache while the rows of X_k stream past, two at a time (O(nv^2) per non-zero
- * row of each slice) */
-HG_HOT static void minv_neg_tensor(int nv, const double *Minv, const double *X, double *Y,
-                                   int *idx) {
+/* Y[., ., k] = -M^-1 X[., ., k] for every slice k (each an nv x nv matrix; X and Y nv^3
+ * tensors in the layout of derivatives2.h, not aliased). Per slice the rows c of X_k that are
+ * not zero (the tree's sparsity: c's body on the path or in the subtree of k's) are listed once
+ * in w->idx; then, as in hg_aba_derivatives, the cheaper of (a) the product with Minv: row l of
+ * Y_k = -sum over the listed c of Minv[l, c] X_k[c, .], accumulated in cache while the rows of
+ * X_k stream past two at a time, nv^2 FMAs per listed row, and (b) with solve set (long
+ * chains, hg_deriv's choice for the first order), the articulated recursion with a dense right-hand side on the last tree-frame articulated pass's
+ * factors (hg_minv_solve_neg), about 37 FMAs per body and column (long chains) */
+HG_HOT static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve,
+                                   const double *X, double *Y) {
+  int nv = m->nv, *idx = w->idx;
+  const double *Minv = w->Minv;
   size_t n = (size_t)nv, n2 = n * n;
   for (size_t k = 0; k < n; k++) {
     const double *Xk = X + k * n2;
@@ -604,6 +608,10 @@ HG_HOT static void minv_neg_tensor(int nv, const double *Minv, const double *X, 
       size_t r = 0;
       while (r < n && x[r] == 0) r++;
       if (r < n) idx[nz++] = (int)c;
+    }
+    if (solve && (long)nz * nv > 37L * (m->nbody - 1)) {
+      hg_minv_solve_neg(m, d, w->w1, NULL, Xk, nv, Yk);
+      continue;
     }
     for (size_t l = 0; l < n; l++) {
       const double *Ml = Minv + l * n;
@@ -676,6 +684,10 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
   /* the first-order derivatives, M^-1 and qdd */
   if (hg_aba_derivatives(m, d, w->w1, q, v, tau, fext, w->qdd, w->aq, w->av, w->Minv))
     return -1;
+  /* the recursion for -M^-1 X where the first-order routines chose it (long chains): with
+   * products, humanoid32 ran 1.70e9 instructions per 100 calls, with the recursion on every
+   * slice the size test passes 2.31e9 */
+  int solve = !w->w1->product;
   if (qdd) memcpy(qdd, w->qdd, n * sizeof(double));
   /* the inverse-dynamics second derivatives at the acceleration ABA found */
   hg_rnea_second_derivatives(m, d, w, q, v, w->qdd, fext, d2qdd_dq2 ? w->t_qq : NULL,
@@ -685,31 +697,31 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
     add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U);
     add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U);
-    minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dq2, w->idx);
+    minv_neg_tensor(m, d, w, solve, w->X, d2qdd_dq2);
   }
-  if (d2qdd_dv2) minv_neg_tensor(nv, w->Minv, w->t_vv, d2qdd_dv2, w->idx);
+  if (d2qdd_dv2) minv_neg_tensor(m, d, w, solve, w->t_vv, d2qdd_dv2);
   if (d2qdd_dqdv) {
     /* -M^-1 (ID_qv[., m, k] + dM_m a_v[., k]) */
     memcpy(w->X, w->t_qv, n3 * sizeof(double));
     add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U);
-    minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dqdv, w->idx);
+    minv_neg_tensor(m, d, w, solve, w->X, d2qdd_dqdv);
   }
   if (d2qdd_dqdtau) {
     /* -M^-1 dM_m M^-1[., k] */
     memset(w->X, 0, n3 * sizeof(double));
     add_dM_times(nv, w->t_M, w->Minv, 0, w->X, w->U);
-    minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dqdtau, w->idx);
+    minv_neg_tensor(m, d, w, solve, w->X, d2qdd_dqdtau);
   }
   return 0;
 }
 
 /* out = the hybrid outputs' second derivative for X (see hg_hybrid_second_derivatives): rows of
  * free DoFs -M_FF^-1 X_F (Minv: M_FF^-1 embedded, zero elsewhere), the others X + M_.F out_F */
-static void hybrid_map2(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *X,
+static void hybrid_map2(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *X,
                         double *out) {
   size_t n = (size_t)m->nv, n2 = n * n;
   const double *M = w->w1->M;
-  minv_neg_tensor(m->nv, w->Minv, X, out, w->idx);
+  minv_neg_tensor(m, d, w, 0, X, out);
   for (size_t k = 0; k < n; k++)
     for (size_t l = 0; l < n; l++) {
       if (d->mode[m->dof_body[l]] == HG_MODE_FREE) continue;
