@@ -69,6 +69,7 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   ok &= !!(w->tau = calloc(nv + 1, sizeof(double)));
   ok &= !!(w->soa = calloc(6 * 14 * nv + 1, sizeof(double)));
   ok &= !!(w->qdd = calloc(nv + 1, sizeof(double)));
+  ok &= !!(w->idx = calloc(nv + 1, sizeof(int)));
   ok &= !!(w->w1 = hg_deriv_new(m));
   if (!ok) {
     hg_deriv2_free(w);
@@ -85,6 +86,7 @@ void hg_deriv2_free(hg_deriv2 *w) {
                  w->da, w->dF, w->tau, w->qdd, w->aq, w->av, w->Minv, w->t_qq, w->t_vv,
                  w->t_qv, w->t_M, w->X, w->soa, w->U, w->au};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
+  free(w->idx);
   hg_deriv_free(w->w1);
   free(w);
 }
@@ -240,7 +242,7 @@ static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const doub
 
 /* y = B_G(n) x = -G (n x x) + n x* (G x) + x x* (G n), the body matrix B of inertia G at twist
  * n applied to x (B is linear in V: a common twist change n changes a subtree's Bc by B_Ic(n)) */
-static void bmul(const double *G, const double n[6], const double x[6], double y[6]) {
+HG_INLINE void bmul(const double *G, const double n[6], const double x[6], double y[6]) {
   double t[6], Gx[6] = {0}, Gn[6] = {0};
   hg_ad(n, x, t);
   memset(y, 0, 6 * sizeof(double));
@@ -252,7 +254,7 @@ static void bmul(const double *G, const double n[6], const double x[6], double y
   cross_star(x, Gn, y, 1);
 }
 /* y = B_G(n)^T x = n x* (G x) - G (n x x) - x x* (G n) */
-static void bmul_t(const double *G, const double n[6], const double x[6], double y[6]) {
+HG_INLINE void bmul_t(const double *G, const double n[6], const double x[6], double y[6]) {
   double t[6], Gx[6] = {0}, Gn[6] = {0};
   hg_ad(n, x, t);
   memset(y, 0, 6 * sizeof(double));
@@ -584,24 +586,49 @@ void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, con
   }
 }
 
-/* Y[., ., k] = -Minv X[., ., k] for every slice k (each an nv x nv matrix; X and Y nv^3
- * tensors in the layout of derivatives2.h, not aliased); rows of X_k that are zero (the tree's
- * sparsity) are skipped */
-static void minv_neg_tensor(int nv, const double *Minv, const double *X, double *Y) {
+/* Y[., ., k] = -M^-1 X[., ., k] for every slice k (each an nv x nv matrix; X and Y nv^3
+ * tensors in the layout of derivatives2.h, not aliased). Per slice the rows c of X_k that are
+ * not zero (the tree's sparsity: c's body on the path or in the subtree of k's) are listed once
+ * in w->idx; then, as in hg_aba_derivatives, the cheaper of (a) the product with Minv: row l of
+ * Y_k = -sum over the listed c of Minv[l, c] X_k[c, .], accumulated in cache while the rows of
+ * X_k stream past two at a time, nv^2 FMAs per listed row, and (b) with solve set (long
+ * chains, hg_deriv's choice for the first order), the articulated recursion with a dense right-hand side on the last tree-frame articulated pass's
+ * factors (hg_minv_solve_neg), about 37 FMAs per body and column (long chains) */
+HG_HOT static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve,
+                                   const double *X, double *Y) {
+  int nv = m->nv, *idx = w->idx;
+  const double *Minv = w->Minv;
   size_t n = (size_t)nv, n2 = n * n;
   for (size_t k = 0; k < n; k++) {
     const double *Xk = X + k * n2;
     double *Yk = Y + k * n2;
-    memset(Yk, 0, n2 * sizeof(double));
+    size_t nz = 0;
     for (size_t c = 0; c < n; c++) {
-      const double *restrict x = Xk + c * n;
-      int nz = 0;
-      for (size_t r = 0; r < n && !nz; r++) nz = x[r] != 0;
-      if (!nz) continue;
-      for (size_t l = 0; l < n; l++) {
-        double s = -Minv[l * n + c];
-        double *restrict y = Yk + l * n;
-        for (size_t r = 0; r < n; r++) y[r] += s * x[r];
+      const double *x = Xk + c * n;
+      size_t r = 0;
+      while (r < n && x[r] == 0) r++;
+      if (r < n) idx[nz++] = (int)c;
+    }
+    if (solve && (long)nz * nv > 37L * (m->nbody - 1)) {
+      hg_minv_solve_neg(m, d, w->w1, NULL, Xk, nv, Yk);
+      continue;
+    }
+    for (size_t l = 0; l < n; l++) {
+      const double *Ml = Minv + l * n;
+      double *restrict y = Yk + l * n;
+      memset(y, 0, n * sizeof(double));
+      size_t i = 0;
+      for (; i + 1 < nz; i += 2) {
+        size_t c0 = (size_t)idx[i], c1 = (size_t)idx[i + 1];
+        double a = -Ml[c0], b = -Ml[c1];
+        const double *restrict x0 = Xk + c0 * n, *restrict x1 = Xk + c1 * n;
+        for (size_t r = 0; r < n; r++) y[r] += a * x0[r] + b * x1[r];
+      }
+      if (i < nz) {
+        size_t c0 = (size_t)idx[i];
+        double a = -Ml[c0];
+        const double *restrict x0 = Xk + c0 * n;
+        for (size_t r = 0; r < n; r++) y[r] += a * x0[r];
       }
     }
   }
@@ -610,7 +637,7 @@ static void minv_neg_tensor(int nv, const double *Minv, const double *X, double 
 /* the terms dM_m A[., k] of the identities, with dM_m = dM/dq_m (slice m of dM): X[l, m, k] +=
  * (dM_m A)[l, k]; with swap, X[l, m, k] += (dM_k A)[l, m]. U (nv^2 scratch) holds, per l, the
  * rows U[s, .] = dM_s[l, .] A, added to X transposed. */
-static void add_dM_times(int nv, const double *dM, const double *A, int swap, double *X,
+HG_HOT static void add_dM_times(int nv, const double *dM, const double *A, int swap, double *X,
                          double *U) {
   size_t n = (size_t)nv, n2 = n * n;
   if (swap) {
@@ -657,6 +684,10 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
   /* the first-order derivatives, M^-1 and qdd */
   if (hg_aba_derivatives(m, d, w->w1, q, v, tau, fext, w->qdd, w->aq, w->av, w->Minv))
     return -1;
+  /* the recursion for -M^-1 X where the first-order routines chose it (long chains): with
+   * products, humanoid32 ran 1.70e9 instructions per 100 calls, with the recursion on every
+   * slice the size test passes 2.31e9 */
+  int solve = !w->w1->product;
   if (qdd) memcpy(qdd, w->qdd, n * sizeof(double));
   /* the inverse-dynamics second derivatives at the acceleration ABA found */
   hg_rnea_second_derivatives(m, d, w, q, v, w->qdd, fext, d2qdd_dq2 ? w->t_qq : NULL,
@@ -666,31 +697,31 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
     add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U);
     add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U);
-    minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dq2);
+    minv_neg_tensor(m, d, w, solve, w->X, d2qdd_dq2);
   }
-  if (d2qdd_dv2) minv_neg_tensor(nv, w->Minv, w->t_vv, d2qdd_dv2);
+  if (d2qdd_dv2) minv_neg_tensor(m, d, w, solve, w->t_vv, d2qdd_dv2);
   if (d2qdd_dqdv) {
     /* -M^-1 (ID_qv[., m, k] + dM_m a_v[., k]) */
     memcpy(w->X, w->t_qv, n3 * sizeof(double));
     add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U);
-    minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dqdv);
+    minv_neg_tensor(m, d, w, solve, w->X, d2qdd_dqdv);
   }
   if (d2qdd_dqdtau) {
     /* -M^-1 dM_m M^-1[., k] */
     memset(w->X, 0, n3 * sizeof(double));
     add_dM_times(nv, w->t_M, w->Minv, 0, w->X, w->U);
-    minv_neg_tensor(nv, w->Minv, w->X, d2qdd_dqdtau);
+    minv_neg_tensor(m, d, w, solve, w->X, d2qdd_dqdtau);
   }
   return 0;
 }
 
 /* out = the hybrid outputs' second derivative for X (see hg_hybrid_second_derivatives): rows of
  * free DoFs -M_FF^-1 X_F (Minv: M_FF^-1 embedded, zero elsewhere), the others X + M_.F out_F */
-static void hybrid_map2(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *X,
+static void hybrid_map2(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *X,
                         double *out) {
   size_t n = (size_t)m->nv, n2 = n * n;
   const double *M = w->w1->M;
-  minv_neg_tensor(m->nv, w->Minv, X, out);
+  minv_neg_tensor(m, d, w, 0, X, out);
   for (size_t k = 0; k < n; k++)
     for (size_t l = 0; l < n; l++) {
       if (d->mode[m->dof_body[l]] == HG_MODE_FREE) continue;

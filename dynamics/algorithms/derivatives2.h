@@ -39,7 +39,7 @@ extern "C" {
  * component-major copy of some of them. Per body: its inertia G and matrix B, the subtree sums
  * Ic and Bc (6 x 6, row-major), at the direction's body j the sums' changes dIc and dBc, and the
  * changes dV, da, dF of velocity, acceleration and joint wrench in j's subtree. w1 and the nv x
- * nv and nv^3 scratch serve the forward- and hybrid-dynamics identities. */
+ * nv and nv^3 scratch and idx serve the forward- and hybrid-dynamics identities. */
 typedef struct hg_deriv2 {
   int nv, nbody;
   double *Vb, *ab, *Vm, *nu, *al, *mu;       /* nv x 6 */
@@ -54,6 +54,7 @@ typedef struct hg_deriv2 {
   hg_deriv *w1;                              /* the first-order workspace */
   double *qdd, *aq, *av, *au, *Minv, *U;     /* nv, nv x nv (forward, hybrid dynamics) */
   double *t_qq, *t_vv, *t_qv, *t_M, *X;      /* nv^3 scratch (forward, hybrid dynamics) */
+  int *idx;                                  /* nv: a slice's non-zero rows (M^-1 products) */
 } hg_deriv2;
 
 hg_deriv2 *hg_deriv2_new(const hg_model *m);
@@ -77,7 +78,8 @@ void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, con
  *   d2qdd_dqdtau[l, m, k] = d/dtau_k (d qdd_l / d q_m) = -(M^-1 dM/dq_m M^-1)[l, k]
  * (any may be NULL); qdd (may be NULL) gets the acceleration. The first-order matrices stay in
  * w->aq (d qdd / d q), w->av and w->Minv. Returns 0, or -1 with d->err set when an articulated
- * inertia is singular. O(nv^4) for the products with M^-1. */
+ * inertia is singular. The products with M^-1 skip the zero rows of each slice; O(nv^4) on a
+ * chain, O(N nv^3) where the articulated recursion replaces them (long chains). */
 int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
                               const double *v, const double *tau, const double *fext,
                               double *qdd, double *d2qdd_dq2, double *d2qdd_dv2,

@@ -28,6 +28,7 @@ extern "C" {
 #include "campaign.h"
 #include "hinge/control.h"
 #include "derivatives.h"
+#include "derivatives2.h"
 #include "dynamics.h"
 #include "forces.h"
 #include "linearize.h"
@@ -66,6 +67,10 @@ struct workspace {
   hg_deriv *w = nullptr;
   hg_mimic_ws *mimic = nullptr;
   std::vector<double> q, v;
+  // the second-order derivatives' workspace and four nv^3 tensors in derivatives2.h's slice
+  // layout, made on the first second-order call only (nv^3 numbers each)
+  hg_deriv2 *w2 = nullptr;
+  std::vector<double> t2;
   explicit workspace(const hg_model *m)
       : d(hg_data_new(m)), w(hg_deriv_new(m)), mimic(hg_mimic_ws_new(m)),
         q((size_t)m->nq), v((size_t)m->nv) {
@@ -75,6 +80,7 @@ struct workspace {
     hg_data_free(d);
     hg_deriv_free(w);
     hg_mimic_ws_free(mimic);
+    hg_deriv2_free(w2);
   }
   workspace(const workspace &) = delete;
   workspace &operator=(const workspace &) = delete;
@@ -417,6 +423,61 @@ py::tuple rnea_derivatives(Model &M, py::handle qh, py::handle vh, py::handle ah
     return 0;
   });
   return py::make_tuple(dq, dv);
+}
+
+// the second-order workspace of w and its 4 nv^3 scratch tensors (derivatives2.h's slices),
+// made on first use; false when out of memory (the workspace stays without them)
+bool second_order_ws(const hg_model *m, workspace &w) {
+  if (w.w2) return true;
+  size_t n3 = (size_t)m->nv * m->nv * m->nv;
+  try {
+    w.t2.assign(4 * n3, 0.0);
+  } catch (const std::bad_alloc &) {
+    return false;
+  }
+  w.w2 = hg_deriv2_new(m);
+  if (!w.w2) std::vector<double>().swap(w.t2);
+  return w.w2 != nullptr;
+}
+
+// out[l, m, k] (C order, nv x nv x nv) = T[(k nv + l) nv + m] (derivatives2.h's slices)
+void slices_to_lmk(long nv, const double *T, double *out) {
+  for (long k = 0; k < nv; k++)
+    for (long l = 0; l < nv; l++)
+      for (long c = 0; c < nv; c++) out[(l * nv + c) * nv + k] = T[(k * nv + l) * nv + c];
+}
+
+// the four second-order tensors of inverse or forward dynamics, each (B,) nv x nv x nv indexed
+// [l, m, k] = d/dx_k (d y_l / d x_m) (docs/linearization.md); forward: qdd first
+py::tuple second_derivatives(Model &M, py::handle qh, py::handle vh, py::handle xh, bool fd) {
+  const hg_model *m = M.m();
+  arg q = take_arg("q", qh, m->nq), v = take_arg("v", vh, m->nv),
+      x = take_arg(fd ? "tau" : "a", xh, m->nv);
+  check_quaternions(m, q, "q");
+  long B = common_batch({&q, &v, &x}), nv = m->nv, n3 = nv * nv * nv;
+  darray qdd = make_out(B, {nv});
+  darray T[4] = {make_out(B, {nv, nv, nv}), make_out(B, {nv, nv, nv}),
+                 make_out(B, {nv, nv, nv}), make_out(B, {nv, nv, nv})};
+  double *p0 = qdd.mutable_data(), *p[4];
+  for (int i = 0; i < 4; i++) p[i] = T[i].mutable_data();
+  run_batch(M, B, [&](workspace &w, long b) {
+    long s = B < 0 ? 0 : b;
+    if (!second_order_ws(m, w)) throw std::bad_alloc(); // MemoryError
+    double *t = w.t2.data();
+    int rc = 0;
+    if (fd)
+      rc = hg_aba_second_derivatives(m, w.d, w.w2, item(q, b, m->nq), item(v, b, nv),
+                                     item(x, b, nv), nullptr, p0 + s * nv, t, t + n3,
+                                     t + 2 * n3, t + 3 * n3);
+    else
+      hg_rnea_second_derivatives(m, w.d, w.w2, item(q, b, m->nq), item(v, b, nv),
+                                 item(x, b, nv), nullptr, t, t + n3, t + 2 * n3, t + 3 * n3);
+    if (rc) return rc;
+    for (int i = 0; i < 4; i++) slices_to_lmk(nv, t + i * n3, p[i] + s * n3);
+    return 0;
+  });
+  if (fd) return py::make_tuple(qdd, T[0], T[1], T[2], T[3]);
+  return py::make_tuple(T[0], T[1], T[2], T[3]);
 }
 
 darray integrate(Model &M, py::handle qh, py::handle vh, double dt) {
@@ -1147,6 +1208,14 @@ PYBIND11_MODULE(_hinge, mod) {
            py::arg("prescribed") = std::vector<std::string>())
       .def("aba_derivatives", &aba_derivatives, py::arg("q"), py::arg("v"), py::arg("tau"))
       .def("rnea_derivatives", &rnea_derivatives, py::arg("q"), py::arg("v"), py::arg("a"))
+      .def("rnea_second_derivatives",
+           [](Model &M, py::handle q, py::handle v, py::handle a) {
+             return second_derivatives(M, q, v, a, false);
+           }, py::arg("q"), py::arg("v"), py::arg("a"))
+      .def("aba_second_derivatives",
+           [](Model &M, py::handle q, py::handle v, py::handle tau) {
+             return second_derivatives(M, q, v, tau, true);
+           }, py::arg("q"), py::arg("v"), py::arg("tau"))
       .def("integrate", &integrate, py::arg("q"), py::arg("v"), py::arg("dt"))
       .def("difference", &difference, py::arg("q0"), py::arg("q1"))
       .def("_time_aba", &time_aba, py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("n"))
