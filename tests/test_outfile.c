@@ -1,4 +1,4 @@
-/* test_outfile.c: the checked writes of the outputs (sim/output/outfile.c):
+/* test_outfile.c: the checked writes of the outputs (sim/readers/outfile.c):
  *   - a failing file injected into the writer (/dev/full, which fails every write with ENOSPC):
  *     the failure is found by the check after a row or by the close, its errno kept, and the
  *     message names the file and the reason;

@@ -17,6 +17,7 @@
 #include <plplot.h>
 
 #include "plot_style.h"
+#include "err_record.h"
 #include "run_outputs.h"
 
 /* what control_out keeps of a run */
@@ -31,8 +32,9 @@ struct hg_ctl_out {
    * pointing error, body rates x y z in deg/s; NaN for other types and before the first step) */
   hg_series actser, ctlser;
   double *row_act, *row_ctl;
-  /* summary: per controller, (t, pointing error) at each of its steps (attitude_pd) */
-  hg_series *err;
+  /* summary: per controller, its pointing error at its steps (attitude_pd), bounded
+   * (err_record.h) */
+  hg_err_record *err;
   long *steps_seen;
 };
 
@@ -137,7 +139,7 @@ int hg_out_control_init(hg_outputs *o, hg_sim *s) {
   c->steps_seen = calloc((size_t)nc + 1, sizeof *c->steps_seen);
   if (!c->row_act || !c->row_ctl || !c->err || !c->steps_seen)
     return snprintf(o->msg, sizeof o->msg, "out of memory"), -1;
-  for (int k = 0; k < nc; k++) c->err[k].width = 2, c->err[k].exact = 1; /* (the summary's) */
+  for (int k = 0; k < nc; k++) hg_err_record_init(&c->err[k], hg_sim_t_start(s));
   c->actser.stride = c->ctlser.stride = 1;
   if ((na && open_file(o, "actuators.csv", &c->file[0], &c->act)) ||
       (ns && open_file(o, "sensors.csv", &c->file[1], &c->sen)) ||
@@ -166,7 +168,7 @@ void hg_out_control_free(hg_outputs *o) {
   free(c->ctlser.x);
   free(c->row_act);
   free(c->row_ctl);
-  for (int k = 0; c->err && k < c->nctl; k++) free(c->err[k].x);
+  for (int k = 0; c->err && k < c->nctl; k++) hg_err_record_free(&c->err[k]);
   free(c->err);
   free(c->steps_seen);
   free(c);
@@ -200,8 +202,8 @@ const char *hg_out_control_sample(hg_outputs *o, hg_sim *s) {
     if (cv.steps == c->steps_seen[k]) continue;
     c->steps_seen[k] = cv.steps;
     if (cv.type != HG_CTL_ATTITUDE_PD || cv.ntelemetry < 1) continue;
-    double pt[2] = {t, cv.telemetry[0]};
-    if (push(&c->err[k], pt)) return snprintf(o->msg, sizeof o->msg, "out of memory"), o->msg;
+    if (hg_err_record_push(&c->err[k], t, cv.telemetry[0]))
+      return snprintf(o->msg, sizeof o->msg, "out of memory"), o->msg;
   }
   /* a row when a sensor sampled now (once per instant) */
   if (!c->sen || (c->sensor_rows && t == c->t_sensor_row)) return NULL;
@@ -298,19 +300,6 @@ int hg_out_control_row(hg_outputs *o, hg_sim *s) {
 
 /* ---- summary.txt ---- */
 
-/* the largest pointing error of controller k's steps from t_from on; its count into *n */
-static double error_max_from(const hg_series *E, double t_from, long *n) {
-  double worst = NAN;
-  *n = 0;
-  for (int r = 0; r < E->n; r++) {
-    const double *p = E->x + 2 * (size_t)r;
-    if (p[0] < t_from) continue;
-    (*n)++;
-    if (!(p[1] <= worst)) worst = p[1];
-  }
-  return worst;
-}
-
 static void summary_controllers(const hg_ctl_out *c, hg_sim *s, FILE *f) {
   double t0 = hg_sim_t_start(s), t = hg_sim_time(s);
   /* settling: the last half of the run */
@@ -320,19 +309,29 @@ static void summary_controllers(const hg_ctl_out *c, hg_sim *s, FILE *f) {
     hg_sim_controller(s, k, &cv);
     const char *n = cv.name;
     if (cv.type == HG_CTL_ATTITUDE_PD) {
-      const hg_series *E = &c->err[k];
-      long m;
-      double worst = error_max_from(E, t_from, &m);
-      if (m)
+      const hg_err_record *E = &c->err[k];
+      hg_err_max a = hg_err_record_max(E, t_from);
+      if (a.exact && a.n > 0)
         fprintf(f, "%s.pointing_error_max_after_settling_deg: %.6g (max of the truth pointing "
                    "error at its %ld steps from t = %.9g s, the last half of the run)\n",
-                n, worst, m, t_from);
+                n, a.max, a.n, t_from);
+      else if (a.exact && a.n < 0 && !isnan(a.max))
+        fprintf(f, "%s.pointing_error_max_after_settling_deg: %.6g (max of the truth pointing "
+                   "error at its steps from t = %.9g s, the last half of the run; its %ld steps "
+                   "kept as the max of %d time bins of %.9g s)\n",
+                n, a.max, t_from, E->steps, HG_ERR_BINS, E->w);
+      else if (!a.exact)
+        fprintf(f, "%s.pointing_error_max_after_settling_deg: %.6g at most (an upper bound of "
+                   "the max of the truth pointing error at its steps from t = %.9g s, the last "
+                   "half of the run: its %ld steps kept as the max of %d time bins of %.9g s, "
+                   "the bin across t = %.9g s counted from its start t = %.9g s)\n",
+                n, a.max, t_from, E->steps, HG_ERR_BINS, E->w, t_from, a.t_lo);
       else
         fprintf(f, "%s.pointing_error_max_after_settling_deg: n/a (no step from t = %.9g s)\n",
                 n, t_from);
-      if (E->n)
+      if (E->steps)
         fprintf(f, "%s.pointing_error_final_deg: %.6g (at its last step, t = %.9g s)\n", n,
-                E->x[2 * (size_t)(E->n - 1) + 1], E->x[2 * (size_t)(E->n - 1)]);
+                E->e_last, E->t_last);
       else
         fprintf(f, "%s.pointing_error_final_deg: n/a (it never stepped)\n", n);
     }

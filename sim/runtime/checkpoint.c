@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "outfile.h"
 #include "readfile.h"
 #include "controller_lib.h"
 #include "sim_internal.h"
@@ -191,11 +192,28 @@ static int ck_fwrite(const hg_sim *s, FILE *f) {
   return ferror(f) ? -1 : 0;
 }
 
-int hg_ck_write(const hg_sim *s, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
-  int rc = ck_fwrite(s, f);
-  return fclose(f) || rc ? -1 : 0;
+/* Both writers go through outfile.h's replacement: a temporary file beside path, every write
+ * checked, synced and renamed over path when whole, so that a full disk or a kill mid-write
+ * leaves the previous file under that name (never a cut one that --resume would read), and a
+ * link planted under the name is replaced, not written through. */
+int hg_ck_write(const hg_sim *s, const char *path, char *msg, size_t len) {
+  hg_outfile o;
+  if (hg_outfile_replace(&o, path) == 0) {
+    ck_fwrite(s, o.f);
+    if (hg_outfile_close(&o) == 0) return 0;
+  }
+  if (msg) hg_outfile_message(&o, msg, len);
+  return -1;
+}
+
+int hg_ck_write_text(const char *text, size_t n, const char *path, char *msg, size_t len) {
+  hg_outfile o;
+  if (hg_outfile_replace(&o, path) == 0) {
+    fwrite(text, 1, n, o.f);
+    if (hg_outfile_close(&o) == 0) return 0;
+  }
+  if (msg) hg_outfile_message(&o, msg, len);
+  return -1;
 }
 
 /* ---- reading ---- */

@@ -18,8 +18,13 @@ typedef struct hg_rt_checkpoint {
   double good_t;
 } hg_rt_checkpoint;
 
-/* the checkpoint of the current state into a file; 0 or -1 */
-int hg_ck_write(const hg_sim *s, const char *path);
+/* The checkpoint of the current state into the file path, replacing it whole (outfile.h: a
+ * temporary beside it, synced and renamed over it; a link under the name is replaced, never
+ * written through). 0, or -1 with "cannot write PATH: REASON" in msg (when not NULL); on a
+ * failure the file under path is the one that was there before. */
+int hg_ck_write(const hg_sim *s, const char *path, char *msg, size_t len);
+/* n bytes of text (a checkpoint kept in memory) into path the same way; 0, or -1 with msg */
+int hg_ck_write_text(const char *text, size_t n, const char *path, char *msg, size_t len);
 /* reads the checkpoint's state, history and modes into s (the integrator is the caller's); 0 or
  * -1 with err */
 int hg_ck_resume(hg_sim *s, const char *path, hg_error *err);

@@ -228,19 +228,21 @@ static void keep_good_state(hg_sim *s) {
 /* the last good state of a numerical failure, as a checkpoint (the failure's own state when no
  * good one was kept and it is finite) */
 static void write_failure_state(hg_sim *s) {
-  char path[4096];
+  char path[4096], msg[4200];
   if (!s->opt.out_dir) return;
   hg_sim_path(s, "failure-state.txt", path, sizeof path);
   size_t n = strlen(s->err);
   if (s->ck.good) {
-    FILE *f = fopen(path, "w");
-    int ok = f && fwrite(s->ck.good, 1, s->ck.good_len, f) == s->ck.good_len;
-    if (f && fclose(f)) ok = 0;
-    if (ok)
+    if (hg_ck_write_text(s->ck.good, s->ck.good_len, path, msg, sizeof msg) == 0)
       snprintf(s->err + n, sizeof s->err - n, "; the last good state (t = %.9g s: finite, the "
                "energy budget closing) is in %s", s->ck.good_t, path);
-  } else if (finite_state(s) && hg_ck_write(s, path) == 0) {
-    snprintf(s->err + n, sizeof s->err - n, "; its state is in %s", path);
+    else
+      snprintf(s->err + n, sizeof s->err - n, "; the last good state is lost: %s", msg);
+  } else if (finite_state(s)) {
+    if (hg_ck_write(s, path, msg, sizeof msg) == 0)
+      snprintf(s->err + n, sizeof s->err - n, "; its state is in %s", path);
+    else
+      snprintf(s->err + n, sizeof s->err - n, "; its state is lost: %s", msg);
   }
 }
 
@@ -330,14 +332,14 @@ int hg_sim_command(hg_sim *s, const hg_command *cmd) {
 
 /* a checkpoint is a restart point: the integrator restarts here, then the state is written */
 static int checkpoint(hg_sim *s) {
-  char name[64], path[4096];
+  char name[64], path[4096], msg[4200];
   if (hg_sim_restart(s)) return s->failed;
   snprintf(name, sizeof name, "checkpoint-%04ld.txt", s->tl.k_ck);
   s->tl.k_ck++;
   if (!s->opt.out_dir) return 0;
   hg_sim_path(s, name, path, sizeof path);
-  if (hg_ck_write(s, path))
-    return hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "cannot write the checkpoint %s", path);
+  if (hg_ck_write(s, path, msg, sizeof msg))
+    return hg_sim_fail(s, HG_SIM_ERR_OUTPUT, "checkpoint: %s", msg);
   return 0;
 }
 
@@ -405,7 +407,7 @@ int hg_sim_stop_cause(const hg_sim *s) {
  * OUT/stop-state.txt, and the run ends with HG_SIM_STOPPED. Nothing due at the stop is fired: a
  * resumed run restarts there and does it. */
 static int halt(hg_sim *s, int pull) {
-  char why[128], path[4096];
+  char why[128], path[4096], msg[4200];
   if (pull) hg_sim_pull_state(s);
   if (!finite_state(s)) return nonfinite_failure(s);
   if (s->halt.cause == HG_SIM_STOP_WALL)
@@ -417,9 +419,9 @@ static int halt(hg_sim *s, int pull) {
   if (!s->opt.out_dir)
     return hg_sim_fail(s, HG_SIM_STOPPED, "stopped at t = %.9g s by %s", s->state.t, why);
   hg_sim_path(s, "stop-state.txt", path, sizeof path);
-  if (hg_ck_write(s, path))
-    return hg_sim_fail(s, HG_SIM_STOPPED, "stopped at t = %.9g s by %s; cannot write %s",
-                       s->state.t, why, path);
+  if (hg_ck_write(s, path, msg, sizeof msg))
+    return hg_sim_fail(s, HG_SIM_STOPPED, "stopped at t = %.9g s by %s; %s", s->state.t, why,
+                       msg);
   return hg_sim_fail(s, HG_SIM_STOPPED, "stopped at t = %.9g s by %s; the state is in %s (a "
                      "checkpoint: hinge run --resume %s continues from it)", s->state.t, why, path,
                      path);
@@ -481,5 +483,5 @@ int hg_sim_finish(hg_sim *s) {
 }
 
 int hg_sim_write_checkpoint(const hg_sim *s, const char *path) {
-  return hg_ck_write(s, path) ? HG_SIM_ERR_OUTPUT : HG_SIM_OK;
+  return hg_ck_write(s, path, NULL, 0) ? HG_SIM_ERR_OUTPUT : HG_SIM_OK;
 }

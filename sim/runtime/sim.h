@@ -214,7 +214,9 @@ typedef struct hg_sim_observer {
  * HG_SIM_MAX_OBSERVERS already (the observer is released then). */
 int hg_sim_observe(hg_sim *sim, const hg_sim_observer *obs);
 
-/* Writes a checkpoint of the current state to path; HG_SIM_OK or HG_SIM_ERR_OUTPUT. */
+/* Writes a checkpoint of the current state to path (replacing it whole: a temporary file beside
+ * it, synced and renamed over it, never written through a link); HG_SIM_OK or HG_SIM_ERR_OUTPUT
+ * (then the file under path is the one that was there before). */
 int hg_sim_write_checkpoint(const hg_sim *sim, const char *path);
 
 /* the monotonic wall clock, in seconds from an arbitrary origin (failure.c): what a run's

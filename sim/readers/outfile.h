@@ -1,4 +1,5 @@
-/* outfile.h: how the files of a run and of a campaign are written (outfile.c):
+/* outfile.h: how the files of a run and of a campaign are written (outfile.c), and the runtime's
+ * checkpoints (it lives with readfile.h, below both the runtime and the outputs):
  *   - every write is checked: the first failure is kept with its errno, and the message names
  *     the file and the reason ("cannot write DIR/joints.csv: No space left on device");
  *   - no write goes through a link planted under an output's name: a file written as the run
