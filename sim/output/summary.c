@@ -57,9 +57,9 @@ static void summary_momentum(FILE *f, const hg_sim *s) {
              "%.3g N s (stretch from t = %.9g s to t = %.9g s) (max |L - L0|, |p - p0|; L about "
              "the world origin)\n", mt->worst_abs[0], mt->worst_from[0], mt->worst_to[0],
           mt->worst_abs[1], mt->worst_from[1], mt->worst_to[1]);
-  fprintf(f, "momentum_scale: %.6g N m s, %.6g N s (the run's peak of the bodies' summed |L| "
-             "about the world origin and |p|, which bound the total's)\n", mt->scale[0],
-          mt->scale[1]);
+  fprintf(f, "momentum_scale: %.6g N m s, %.6g N s (the run's peak of the bodies' summed "
+             "|L about their tree's root| + |root position| |p|, and |p|, which bound the "
+             "total's)\n", mt->scale[0], mt->scale[1]);
 }
 
 /* per output pair with collision geometry: the smallest clearance, and whether they touched */
