@@ -79,3 +79,22 @@ states() {
     }
   }'
 }
+
+# central_diff MODEL ACTION STATE_WITH_+h STATE_WITH_-h [FLAGS...]: (f+ - f-) / 2h of
+# `hinge dynamics MODEL ACTION FLAGS` on two states, with the step in $h
+central_diff() {
+  local model=$1 action=$2 sp=$3 sm=$4 p m
+  shift 4
+  p=$("$hinge" dynamics "$model" "$action" "$@" <<< "$sp")
+  m=$("$hinge" dynamics "$model" "$action" "$@" <<< "$sm")
+  awk -v p="$p" -v m="$m" -v h="$h" 'BEGIN {
+    n = split(p, P, " "); split(m, M, " ")
+    for (i = 1; i <= n; i++) printf "%s%.17g", (i > 1 ? " " : ""), (P[i] - M[i]) / (2 * h) }'
+}
+
+# shift_vec VECTOR INDEX DELTA: the vector with DELTA added to its entry INDEX (from 0)
+shift_vec() {
+  awk -v s="$1" -v k="$2" -v d="$3" 'BEGIN {
+    n = split(s, x, " "); x[k + 1] += d
+    for (i = 1; i <= n; i++) printf "%s%.17g", (i > 1 ? " " : ""), x[i] }'
+}

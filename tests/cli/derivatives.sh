@@ -49,18 +49,8 @@ expect_near "dhybrid with every joint free = dfd" "$out" "$dfd" 1e-12
 # central differences (h = 1e-5: error ~ h^2 ~ 1e-10, rounding ~ 1e-16 / h ~ 1e-11) of fd in
 # v (plain) and of id in the two revolute angles (q[7], q[8] are tangent components 6, 7)
 h=1e-5
-fdiff() { # ACTION STATE_WITH_+h STATE_WITH_-h -> (f+ - f-) / 2h
-  local p m
-  p=$("$hinge" dynamics data/arm2.urdf "$1" --floating <<< "$2")
-  m=$("$hinge" dynamics data/arm2.urdf "$1" --floating <<< "$3")
-  awk -v p="$p" -v m="$m" -v h="$h" 'BEGIN {
-    n = split(p, P, " "); split(m, M, " ")
-    for (i = 1; i <= n; i++) printf "%s%.17g", (i > 1 ? " " : ""), (P[i] - M[i]) / (2 * h) }'
-}
-shift_vec() { # VECTOR INDEX DELTA
-  awk -v s="$1" -v k="$2" -v d="$3" 'BEGIN {
-    n = split(s, x, " "); x[k + 1] += d
-    for (i = 1; i <= n; i++) printf "%s%.17g", (i > 1 ? " " : ""), x[i] }'
+fdiff() { # ACTION STATE_WITH_+h STATE_WITH_-h -> (f+ - f-) / 2h on the floating arm
+  central_diff data/arm2.urdf "$1" "$2" "$3" --floating
 }
 column() { # MATRIX(8x8, block B of the line) COLUMN
   echo "$1" | awk -v b="$2" -v c="$3" '{ for (r = 0; r < 8; r++) printf "%s%s", r ? " " : "", $(64 * b + 8 * r + c + 1) }'

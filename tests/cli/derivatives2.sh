@@ -29,18 +29,8 @@ expect_eq "d2fd numbers" "$(echo $d2fd | wc -w)" 2048
 # central differences (h = 1e-5: error ~ h^2 ~ 1e-10, rounding ~ 1e-16 / h ~ 1e-11) of a
 # first-order action along one argument
 h=1e-5
-fdiff() { # ACTION STATE_WITH_+h STATE_WITH_-h -> (f+ - f-) / 2h
-  local p m
-  p=$("$hinge" dynamics data/arm2.urdf "$1" --floating <<< "$2")
-  m=$("$hinge" dynamics data/arm2.urdf "$1" --floating <<< "$3")
-  awk -v p="$p" -v m="$m" -v h="$h" 'BEGIN {
-    n = split(p, P, " "); split(m, M, " ")
-    for (i = 1; i <= n; i++) printf "%s%.17g", (i > 1 ? " " : ""), (P[i] - M[i]) / (2 * h) }'
-}
-shift_vec() { # VECTOR INDEX DELTA
-  awk -v s="$1" -v k="$2" -v d="$3" 'BEGIN {
-    n = split(s, x, " "); x[k + 1] += d
-    for (i = 1; i <= n; i++) printf "%s%.17g", (i > 1 ? " " : ""), x[i] }'
+fdiff() { # ACTION STATE_WITH_+h STATE_WITH_-h -> (f+ - f-) / 2h on the floating arm
+  central_diff data/arm2.urdf "$1" "$2" "$3" --floating
 }
 slice() { # LINE TENSOR(block B of the line) K: the 64 entries [l, m, K], row-major in (l, m)
   echo "$1" | awk -v b="$2" -v k="$3" '{
