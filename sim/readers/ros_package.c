@@ -1,6 +1,9 @@
 /* ros_package.c: the index of ROS packages by their package.xml names (see ros_package.h). */
 #include "ros_package.h"
 
+#include "readfile.h"
+
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +34,16 @@ static int has_file(const char *dir, const char *file) {
 
 char *hg_ros_package_name(const char *dir) {
   char path[4096];
-  struct stat st;
-  char *name = NULL;
+  char *name = NULL, *bytes;
+  size_t len;
+  hg_error err;
   if ((size_t)snprintf(path, sizeof path, "%s/package.xml", dir) >= sizeof path) return NULL;
-  /* a manifest is a few kilobytes: anything else is not one (and is not read) */
-  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) return NULL;
-  xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  /* a manifest is a few kilobytes: anything else (not a regular file, over 1 MiB) is not one and
+   * is not read; read into memory first, so that the bytes parsed are the bytes checked */
+  if (!(bytes = hg_file_read(path, (size_t)1 << 20, &len, &err))) return NULL;
+  xmlDoc *doc = xmlReadMemory(bytes, (int)len, path, NULL,
+                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  free(bytes);
   const xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
   if (root && xmlStrEqual(root->name, BAD_CAST "package"))
     for (const xmlNode *c = root->children; c && !name; c = c->next) {

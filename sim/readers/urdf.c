@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1089,21 +1090,34 @@ static void massless_notes(urdf_reader *r, const int *order) {
 
 /* ---- the file ---- */
 
-/* r->doc = the parsed file; malformed XML gives libxml2's message at its line */
+/* r->doc = the parsed file; malformed XML gives libxml2's message at its line. The file is read
+ * into memory first (hg_file_read: a regular file of at most HG_FILE_TEXT_MAX bytes, readfile.h),
+ * so that libxml2 parses exactly the bytes checked even if the file grows meanwhile. */
 static int load_xml(urdf_reader *r) {
   xmlParserCtxt *ctxt;
-  /* a regular file of at most HG_FILE_TEXT_MAX bytes (readfile.h): not /dev/zero, a FIFO */
-  if (hg_file_check(r->path, HG_FILE_TEXT_MAX, r->err)) return -1;
+  size_t len;
+  char *text = hg_file_read(r->path, HG_FILE_TEXT_MAX, &len, r->err);
+  if (!text) return -1;
+  if (len > INT_MAX) { /* xmlCtxtReadMemory takes an int; HG_FILE_TEXT_MAX keeps far below */
+    free(text);
+    return fail(r, NULL, "%s: larger than libxml2 can read from memory", r->path);
+  }
   ctxt = xmlNewParserCtxt();
-  if (!ctxt) return fail(r, NULL, "out of memory");
-  r->doc = xmlCtxtReadFile(ctxt, r->path, NULL,
-                           XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
+  if (!ctxt) {
+    free(text);
+    return fail(r, NULL, "out of memory");
+  }
+  r->doc = xmlCtxtReadMemory(ctxt, text, (int)len, r->path, NULL,
+                             XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                                 XML_PARSE_BIG_LINES);
+  free(text);
   if (!r->doc && r->err) {
     const xmlError *e = xmlCtxtGetLastError(ctxt);
     const char *msg = e && e->message ? e->message : "cannot parse the XML";
-    size_t len = strlen(msg);
-    while (len > 0 && isspace((unsigned char)msg[len - 1])) len--;
-    snprintf(r->err->msg, sizeof r->err->msg, "%s:%d: %.*s", r->path, e ? e->line : 0, (int)len, msg);
+    size_t mlen = strlen(msg);
+    while (mlen > 0 && isspace((unsigned char)msg[mlen - 1])) mlen--;
+    snprintf(r->err->msg, sizeof r->err->msg, "%s:%d: %.*s", r->path, e ? e->line : 0, (int)mlen,
+             msg);
   }
   xmlFreeParserCtxt(ctxt);
   return r->doc ? 0 : -1;
