@@ -5,6 +5,7 @@
  * its own, under the memory and CPU-time limits the parent passes (mjcf_proc.c, which also bounds
  * its wall time and output), with no file written. Not a library file: sim/CMakeLists.txt
  * builds it alone, into libexec/hinge/. */
+#define _GNU_SOURCE /* closefrom */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -42,7 +43,7 @@ static FILE *out; /* the frame's stream: the standard output this program was st
 
 /* writes n bytes of the frame, or exits 3 (the parent then sees a short frame) */
 static void put(const void *p, size_t n) {
-  if (n && fwrite(p, 1, n, out) != n) exit(3);
+  if (n && fwrite(p, 1, n, out) != n) _exit(3);
 }
 
 static void put_i32(int x) {
@@ -68,11 +69,12 @@ static void put_head(uint32_t kind, const uint32_t count[HG_MJCF_NCOUNT]) {
   put(count, 4 * HG_MJCF_NCOUNT);
 }
 
-/* the frame's tail and the process's end with status rc */
+/* the frame's tail and the process's end with status rc (_exit: an error may stop MuJoCo
+ * midway, and its static destructors are not run on what it left) */
 _Noreturn static void finish(int rc) {
   put(HG_MJCF_FRAME_END, 8);
-  if (fflush(out)) exit(3);
-  exit(rc);
+  if (fflush(out)) _exit(3);
+  _exit(rc);
 }
 
 /* an ERROR frame saying msg, then exit 1 */
@@ -238,14 +240,19 @@ int main(int argc, char **argv) {
   }
   unsigned long long mem = arg_number(argv[1]), cpu = arg_number(argv[2]);
   const char *path = argv[3];
-  /* the frame goes to the standard output this program was given; MuJoCo and the C library may
-   * print on stdout, which becomes /dev/null */
-  int fd = dup(1), null = open("/dev/null", O_WRONLY);
-  if (fd < 0 || null < 0 || dup2(null, 1) < 0 || !(out = fdopen(fd, "wb"))) {
+  /* the frame goes to the standard output this program was given, moved to descriptor 3; MuJoCo
+   * and the C library may print on stdout, which becomes /dev/null; every other descriptor
+   * inherited from hinge is closed, so MuJoCo sees none of hinge's files and has its own 64 */
+  if (dup2(1, 3) < 0) {
     fprintf(stderr, "hinge-mjcf-reader: cannot set up its output: %s\n", strerror(errno));
     return 2;
   }
-  close(null);
+  closefrom(4);
+  int null = open("/dev/null", O_WRONLY);
+  if (null < 0 || dup2(null, 1) < 0 || close(null) || !(out = fdopen(3, "wb"))) {
+    fprintf(stderr, "hinge-mjcf-reader: cannot set up its output: %s\n", strerror(errno));
+    return 2;
+  }
   /* the limits first: address space (MuJoCo's allocations fail past it), CPU time (SIGXCPU at
    * the soft limit, SIGKILL a second later), no core file, no file written (RLIMIT_FSIZE 0:
    * writing one is SIGXFSZ), few files open at once */

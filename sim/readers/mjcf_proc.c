@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,7 @@ static double now(void) {
 static int read_all(int fd, double deadline, size_t cap, unsigned char **buf, size_t *len) {
   size_t size = 0, room = 0;
   unsigned char *b = NULL;
+  if (cap > SIZE_MAX / 2) cap = SIZE_MAX / 2; /* cap + 1 below stays representable */
   for (;;) {
     if (size == room) {
       if (room >= cap + 1) {
