@@ -22,10 +22,10 @@ DEPS = build-essential cmake pkg-config libsundials-dev libxml2-dev libyaml-dev 
        python3-pandas python3-setuptools python3-pip libmujoco-dev
 # and for make sanitize and make fuzz: clang with its sanitizer and libFuzzer runtimes
 FUZZ_DEPS = clang libclang-rt-14-dev
-# (fuzz_mjcf is not among them: MuJoCo 2.2.2's own parser frees memory it does not own on
-# mutated files, a bug inside libmujoco that hinge cannot fix; its seeds still replay under CTest)
+# (fuzz_mjcf runs MuJoCo in its reader process, whose faults come back as errors;
+# fuzz_mjcf_frame feeds the reader's answers to hinge's decoder and converter in-process)
 FUZZ_TARGETS = urdf mesh dynamics scene checkpoint commands \
-               collada ply
+               collada ply mjcf mjcf_frame
 
 # make build (and run) and make test configure $(BUILD) with the same flags: a flag that differs
 # rewrites every target's flags.make, and the next of them would recompile the whole tree

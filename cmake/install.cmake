@@ -6,6 +6,7 @@
 #   include/hinge/             the public headers (hinge.h, sim.h, urdf.h, control.h and theirs)
 #   bin/hinge                  the program
 #   libexec/hinge/hinge-mesh-reader  the process that reads meshes through assimp
+#   libexec/hinge/hinge-mjcf-reader  the process that compiles MJCF through MuJoCo (when found)
 #   share/hinge/               the shipped scenes and assets (`hinge run` without a scene)
 #   lib/cmake/hinge/           hingeConfig.cmake, hingeConfigVersion.cmake, the imported targets
 #   lib/pkgconfig/             hinge.pc, hinge-sim.pc
@@ -74,9 +75,6 @@ target_link_libraries(hinge_sim_shared PUBLIC hinge_dynamics
   PRIVATE LibXml2::LibXml2 PkgConfig::YAML fcl PkgConfig::PLPLOT
           SUNDIALS::cvode SUNDIALS::nvecserial SUNDIALS::sunmatrixdense SUNDIALS::sunlinsoldense
           SUNDIALS::sunnonlinsolfixedpoint ${CMAKE_DL_LIBS} m)
-if(HINGE_HAVE_MUJOCO)
-  target_link_libraries(hinge_sim_shared PRIVATE mujoco::mujoco)
-endif()
 target_include_directories(hinge_sim_shared PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/sim/runtime>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
@@ -96,6 +94,10 @@ install(TARGETS hinge_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # the mesh reader process (sim/readers/mesh_assimp.c finds it from bin/, lib/ or the Python
 # package: PREFIX/libexec/hinge/)
 install(TARGETS hinge_mesh_reader RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hinge)
+# the MJCF reader process, found the same way (sim/readers/mjcf_proc.c)
+if(HINGE_HAVE_MUJOCO)
+  install(TARGETS hinge_mjcf_reader RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hinge)
+endif()
 
 # the public headers, flat under include/hinge/ (they include each other by name). hinge.h
 # includes the dynamics' headers; hot.h (the speed macros the inline helpers of spatial.h use)

@@ -1,8 +1,8 @@
 """Builds the compiled module hinge._hinge with CMake (the source tree one folder up) when pip
 or setuptools builds the package: configure with the running interpreter, build the target
-_hinge only (and the mesh reader program it starts to read meshes through assimp), and copy them
-into the package (the reader as hinge/libexec/hinge/hinge-mesh-reader, where the module finds
-it)."""
+_hinge only (and the reader programs it starts: meshes through assimp, MJCF through MuJoCo),
+and copy them into the package (as hinge/libexec/hinge/hinge-mesh-reader and
+hinge-mjcf-reader, where the module finds them)."""
 import os
 import shutil
 import subprocess
@@ -28,10 +28,14 @@ class CMakeBuild(build_ext):
         dest = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         shutil.copyfile(built, dest)
-        reader = os.path.join("libexec", "hinge", "hinge-mesh-reader")
-        reader_dest = os.path.join(os.path.dirname(dest), reader)
-        os.makedirs(os.path.dirname(reader_dest), exist_ok=True)
-        shutil.copy2(os.path.join(build, reader), reader_dest)
+        # the reader programs; hinge-mjcf-reader exists when CMake found MuJoCo's library
+        for name in ("hinge-mesh-reader", "hinge-mjcf-reader"):
+            reader = os.path.join("libexec", "hinge", name)
+            if name == "hinge-mjcf-reader" and not os.path.exists(os.path.join(build, reader)):
+                continue
+            reader_dest = os.path.join(os.path.dirname(dest), reader)
+            os.makedirs(os.path.dirname(reader_dest), exist_ok=True)
+            shutil.copy2(os.path.join(build, reader), reader_dest)
 
 
 setup(ext_modules=[Extension("hinge._hinge", sources=[])], cmdclass={"build_ext": CMakeBuild})

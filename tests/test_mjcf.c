@@ -1,15 +1,18 @@
 /* test_mjcf: the MJCF reader's paths that do not compare with MuJoCo (test_mjcf_mujoco does):
- * malformed files give file:line errors (tests/data/mjcf/bad/), .xml files are told apart by
- * their root element, a build without MuJoCo says how to get it, and a scene's mjcf include
- * brings the bodies, the joint springs and dampers as force elements and the sites as markers. */
+ * malformed files give file:line errors (tests/data/mjcf/bad/), hostile ones errors within the
+ * reader process's limits, .xml files are told apart by their root element, a build without
+ * MuJoCo says how to get it, and a scene's mjcf include brings the bodies, the joint springs and
+ * dampers as force elements and the sites as markers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "mesh.h"
 #include "mjcf.h"
@@ -40,6 +43,40 @@ static void bad_files(void **state) {
     if (!strstr(err.msg, cases[k].msg)) fprintf(stderr, "%s\n  want %s\n", err.msg, cases[k].msg);
     assert_non_null(strstr(err.msg, cases[k].msg));
   }
+}
+
+/* Hostile files for MuJoCo 2.2.2's compiler, which runs in the reader process: a model on which
+ * it never returns (libccd's penetration search loops while the compiler steps the model; found
+ * by fuzz_mjcf) and one whose stack would take 16 GB. Each is an error naming the file, within
+ * the reader's limits (here a CPU time of 1 s, so the test is quick), and no reader is left
+ * behind. Before the reader process the first never returned and the second allocated 16 GB in
+ * hinge. */
+static void hostile_files(void **state) {
+  static const hg_mjcf_isolation quick = {NULL, HG_MJCF_READER_MEMORY, 1, 20,
+                                           HG_MJCF_READER_OUTPUT};
+  static const struct {
+    const char *file, *msg;
+  } cases[] = {
+      {"data/mjcf/bad/hostile_ccd_hang.xml",
+       "data/mjcf/bad/hostile_ccd_hang.xml: MuJoCo's MJCF compiler timed out (more than 1 s of "
+       "CPU time)"},
+      {"data/mjcf/bad/hostile_nstack.xml",
+       "data/mjcf/bad/hostile_nstack.xml: Error: engine error: Could not allocate memory"},
+  };
+  (void)state;
+  if (!hg_mjcf_available()) return;
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    hg_error err;
+    hg_builder *b = hg_builder_new();
+    assert_int_equal(
+        hg_mjcf_add_isolated(b, cases[k].file, NULL, NULL, NULL, NULL, &quick, NULL, &err), -1);
+    if (!strstr(err.msg, cases[k].msg)) fprintf(stderr, "%s\n  want %s\n", err.msg, cases[k].msg);
+    assert_non_null(strstr(err.msg, cases[k].msg));
+    hg_builder_free(b);
+  }
+  errno = 0;
+  assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+  assert_int_equal(errno, ECHILD);
 }
 
 /* an .xml file is MJCF when its first element is <mujoco>, after declarations and comments */
@@ -203,6 +240,7 @@ static void fourbar_loops(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bad_files),
+      cmocka_unit_test(hostile_files),
       cmocka_unit_test(detection),
       cmocka_unit_test(scene_include),
       cmocka_unit_test(sites),

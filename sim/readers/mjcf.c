@@ -1,5 +1,7 @@
 /* mjcf.c: MJCF files into hinge models through MuJoCo's compiler (mjcf.h says what maps to
- * what; docs/mjcf.md is the user's page). */
+ * what; docs/mjcf.md is the user's page). MuJoCo compiles the file in the reader process
+ * (mjcf_proc.c, mjcf_child.c); this file turns the compiled model it sends back, checked by
+ * mjcf_frame.c, into hinge bodies. */
 #include "mjcf.h"
 
 #include <errno.h>
@@ -10,10 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifdef HINGE_HAVE_MUJOCO
-#include <mujoco/mujoco.h>
-#endif
 
 #include "dynamics.h"
 #include "readfile.h"
@@ -79,26 +77,10 @@ void hg_mjcf_extras_free(hg_mjcf_extras *x) {
   memset(x, 0, sizeof *x);
 }
 
-#ifndef HINGE_HAVE_MUJOCO
-
-int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const hg_se3 *pose,
-                const char *prefix, const hg_mjcf_options *opt, hg_mjcf_extras *extras,
-                hg_error *err) {
-  (void)b, (void)parent_body, (void)pose, (void)prefix, (void)opt;
-  if (extras) memset(extras, 0, sizeof *extras);
-  hg_error_set(err,
-               "%s: reading MJCF needs MuJoCo's library, which this build of hinge lacks: install "
-               "it (Debian: apt-get install libmujoco-dev) and rebuild hinge",
-               path);
-  return -1;
-}
-
-#else
-
 /* ---- poses ---- */
 
 /* T = (R(q), p) from MuJoCo's position and quaternion (w, x, y, z; normalized here) */
-static void pose_of(const mjtNum *p, const mjtNum *quat, hg_se3 *T) {
+static void pose_of(const double *p, const double *quat, hg_se3 *T) {
   double q[4] = {quat[0], quat[1], quat[2], quat[3]};
   hg_quat_normalize(q);
   hg_quat_to_R(q, T->R);
@@ -135,7 +117,7 @@ static hg_se3 turn(const double a[3], double t) {
 typedef struct mj_reader {
   const char *path, *prefix, *parent;
   const hg_se3 *place; /* MuJoCo's world in the parent's frame */
-  const mjModel *mj;
+  const hg_mjcf_compiled *mj;
   const hg_mjcf_options *opt;
   hg_builder *b;
   hg_mjcf_extras *x;
@@ -148,10 +130,19 @@ typedef struct mj_reader {
   int nskip_geom, nskip_world_geom, nmocap, nball_limit, nfree_spring, nfree_armature;
 } mj_reader;
 
+/* the kinds of named objects */
+enum { OBJ_BODY, OBJ_JOINT, OBJ_SITE, OBJ_EQUALITY, OBJ_ACTUATOR, OBJ_TENDON };
+
 /* a MuJoCo name (of kind obj, index i), or NULL when it has none */
-static const char *mj_name(const mjModel *mj, int obj, int i) {
-  const char *s = mj_id2name(mj, obj, i);
-  return s && *s ? s : NULL;
+static const char *mj_name(const hg_mjcf_compiled *mj, int obj, int i) {
+  switch (obj) {
+  case OBJ_BODY: return mj->body[i].name;
+  case OBJ_JOINT: return mj->jnt[i].name;
+  case OBJ_SITE: return mj->site[i].name;
+  case OBJ_EQUALITY: return mj->eq[i].name;
+  case OBJ_ACTUATOR: return mj->act[i].name;
+  default: return mj->tendon_name[i];
+  }
 }
 
 /* malloc'd prefix + name */
@@ -181,16 +172,16 @@ static int oom(mj_reader *r) {
 /* The inertia of MuJoCo body i about hinge's frame of it: mass, centre of mass at body_ipos
  * and principal moments body_inertia along body_iquat's axes, all in MuJoCo's body frame, which
  * is F in hinge's frame. I_o = I_c + m (|c|^2 1 - c c^T) about hinge's origin. */
-static void body_inertia(const mjModel *mj, int i, const hg_se3 *F, hg_inertia *G) {
+static void body_inertia(const hg_mjcf_compiled *mj, int i, const hg_se3 *F, hg_inertia *G) {
   hg_se3 P, C;
-  double m = mj->body_mass[i], Ic[9] = {0}, c[3];
-  pose_of(mj->body_ipos + 3 * i, mj->body_iquat + 4 * i, &P);
+  double m = mj->body[i].mass, Ic[9] = {0}, c[3];
+  pose_of(mj->body[i].ipos, mj->body[i].iquat, &P);
   C = mul(F, &P); /* the principal frame in hinge's frame */
   /* I_c = C.R diag(body_inertia) C.R^T */
   for (int a = 0; a < 3; a++)
     for (int bb = 0; bb < 3; bb++)
       for (int k = 0; k < 3; k++)
-        Ic[3 * a + bb] += C.R[3 * a + k] * mj->body_inertia[3 * i + k] * C.R[3 * bb + k];
+        Ic[3 * a + bb] += C.R[3 * a + k] * mj->body[i].inertia[k] * C.R[3 * bb + k];
   memcpy(c, C.p, sizeof c);
   double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
   G->m = m;
@@ -215,7 +206,7 @@ static int add(mj_reader *r, hg_body_spec *s) {
 
 /* MuJoCo joint j's hinge name: prefix + its name, or "BODY_jointK" when it has none */
 static char *joint_name(const mj_reader *r, int j, const char *body, int k) {
-  const char *n = mj_name(r->mj, mjOBJ_JOINT, j);
+  const char *n = mj_name(r->mj, OBJ_JOINT, j);
   char buf[512];
   if (!n) {
     snprintf(buf, sizeof buf, "%s_joint%d", body, k);
@@ -226,12 +217,12 @@ static char *joint_name(const mj_reader *r, int j, const char *body, int k) {
 
 /* the spring and damper of joint j on hinge joint name, when it has either */
 static int add_spring(mj_reader *r, int j, const char *name) {
-  const mjModel *mj = r->mj;
-  int type = mj->jnt_type[j], qa = mj->jnt_qposadr[j], da = mj->jnt_dofadr[j];
-  int nq = type == mjJNT_FREE ? 7 : type == mjJNT_BALL ? 4 : 1;
-  double k = mj->jnt_stiffness[j], c = mj->dof_damping[da];
+  const hg_mjcf_compiled *mj = r->mj;
+  int type = mj->jnt[j].type, qa = mj->jnt[j].qposadr, da = mj->jnt[j].dofadr;
+  int nq = type == HG_MJ_JNT_FREE ? 7 : type == HG_MJ_JNT_BALL ? 4 : 1;
+  double k = mj->jnt[j].stiffness, c = mj->dof[da].damping;
   if (k == 0 && c == 0) return 0;
-  if (type == mjJNT_FREE && k != 0) {
+  if (type == HG_MJ_JNT_FREE && k != 0) {
     /* MuJoCo's free spring pulls the position in world axes and the rotation apart; hinge's joint
      * spring acts on the SE(3) logarithm: not the same law */
     r->nfree_spring++;
@@ -256,10 +247,10 @@ static int add_spring(mj_reader *r, int j, const char *name) {
 /* joint j's qpos0 as a q0 of the extras when it is not hinge's neutral q (free joints; hinge
  * and slide joints with a ref) */
 static int add_q0(mj_reader *r, int j, const char *name) {
-  const mjModel *mj = r->mj;
-  int type = mj->jnt_type[j], qa = mj->jnt_qposadr[j];
-  int nq = type == mjJNT_FREE ? 7 : type == mjJNT_BALL ? 4 : 1;
-  if (!r->x || type == mjJNT_BALL || (type != mjJNT_FREE && mj->qpos0[qa] == 0)) return 0;
+  const hg_mjcf_compiled *mj = r->mj;
+  int type = mj->jnt[j].type, qa = mj->jnt[j].qposadr;
+  int nq = type == HG_MJ_JNT_FREE ? 7 : type == HG_MJ_JNT_BALL ? 4 : 1;
+  if (!r->x || type == HG_MJ_JNT_BALL || (type != HG_MJ_JNT_FREE && mj->qpos0[qa] == 0)) return 0;
   hg_mjcf_q0 *grown = realloc(r->x->q0, ((size_t)r->x->nq0 + 1) * sizeof *grown);
   if (!grown) return oom(r);
   r->x->q0 = grown;
@@ -282,9 +273,9 @@ static int add_q0(mj_reader *r, int j, const char *name) {
  * joint k moves its body by T_joint(qpos) after an offset P Tr(p), which leaves P = Rot(a, -ref)
  * Tr(-p) (hinge), Tr(-a ref) (slide), Tr(-p) (ball) or the identity (free, welded). */
 static int add_body(mj_reader *r, int i) {
-  const mjModel *mj = r->mj;
-  int par = mj->body_parentid[i], nj = mj->body_jntnum[i], ja = mj->body_jntadr[i];
-  const char *mjname = mj_name(mj, mjOBJ_BODY, i);
+  const hg_mjcf_compiled *mj = r->mj;
+  int par = mj->body[i].parent, nj = mj->body[i].jntnum, ja = mj->body[i].jntadr;
+  const char *mjname = mj_name(mj, OBJ_BODY, i);
   char buf[512], *bname, *prev = NULL;
   const char *why;
   hg_se3 B, P;
@@ -297,7 +288,7 @@ static int add_body(mj_reader *r, int i) {
     bname = strdup(buf);
   }
   if (!bname) return oom(r);
-  pose_of(mj->body_pos + 3 * i, mj->body_quat + 4 * i, &B);
+  pose_of(mj->body[i].pos, mj->body[i].quat, &B);
   if (par == 0) {
     hg_se3 I;
     hg_se3_identity(&I);
@@ -305,7 +296,7 @@ static int add_body(mj_reader *r, int i) {
   } else {
     P = mul(&r->frame[par], &B);
   }
-  if (mj->body_mocapid[i] >= 0) r->nmocap++;
+  if (mj->body[i].mocap) r->nmocap++;
   const char *parent = par == 0 ? r->parent : r->hname[par];
   if (nj == 0) {
     /* welded to its parent */
@@ -322,9 +313,9 @@ static int add_body(mj_reader *r, int i) {
     return 0;
   }
   for (int k = 0; k < nj; k++) {
-    int j = ja + k, type = mj->jnt_type[j], da = mj->jnt_dofadr[j], nv;
-    const double *a = mj->jnt_axis + 3 * j, *p = mj->jnt_pos + 3 * j;
-    double ref = type == mjJNT_HINGE || type == mjJNT_SLIDE ? mj->qpos0[mj->jnt_qposadr[j]] : 0;
+    int j = ja + k, type = mj->jnt[j].type, da = mj->jnt[j].dofadr, nv;
+    const double *a = mj->jnt[j].axis, *p = mj->jnt[j].pos;
+    double ref = type == HG_MJ_JNT_HINGE || type == HG_MJ_JNT_SLIDE ? mj->qpos0[mj->jnt[j].qposadr] : 0;
     char *jname = joint_name(r, j, bname, k), *name;
     hg_se3 Tp = shift(p[0], p[1], p[2]), Tm = shift(-p[0], -p[1], -p[2]);
     if (!jname) goto done;
@@ -340,24 +331,24 @@ static int add_body(mj_reader *r, int i) {
     s.joint_name = jname;
     hg_se3_identity(&s.post);
     switch (type) {
-    case mjJNT_HINGE: {
+    case HG_MJ_JNT_HINGE: {
       hg_se3 A = turn(a, -ref);
       s.offset = mul(&P, &Tp);
       hg_joint_init(&s.joint, HG_JOINT_REVOLUTE, a, NULL, 0, &why);
       P = mul(&A, &Tm);
       break;
     }
-    case mjJNT_SLIDE:
+    case HG_MJ_JNT_SLIDE:
       s.offset = P;
       hg_joint_init(&s.joint, HG_JOINT_PRISMATIC, a, NULL, 0, &why);
       P = shift(-a[0] * ref, -a[1] * ref, -a[2] * ref);
       break;
-    case mjJNT_BALL:
+    case HG_MJ_JNT_BALL:
       s.offset = mul(&P, &Tp);
       hg_joint_init(&s.joint, HG_JOINT_SPHERICAL, NULL, NULL, 0, &why);
       P = Tm;
       break;
-    default: /* mjJNT_FREE: MuJoCo allows it only on a body of the world, as its only joint */
+    default: /* HG_MJ_JNT_FREE: MuJoCo allows it only on a body of the world, as its only joint */
       if (r->place)
         s.offset = *r->place;
       else
@@ -369,13 +360,13 @@ static int add_body(mj_reader *r, int i) {
     nv = hg_joint_nv(s.joint.type);
     /* MuJoCo's free DoFs are (linear, angular), hinge's (angular, linear); the armature is one
      * number per MuJoCo joint, so the order does not matter */
-    for (int d = 0; d < nv; d++) s.armature[d] = mj->dof_armature[da + d];
-    if (type == mjJNT_FREE && mj->dof_armature[da] != 0) r->nfree_armature++;
-    if (mj->jnt_limited[j] && (type == mjJNT_HINGE || type == mjJNT_SLIDE)) {
+    for (int d = 0; d < nv; d++) s.armature[d] = mj->dof[da + d].armature;
+    if (type == HG_MJ_JNT_FREE && mj->dof[da].armature != 0) r->nfree_armature++;
+    if (mj->jnt[j].limited && (type == HG_MJ_JNT_HINGE || type == HG_MJ_JNT_SLIDE)) {
       s.limits.has_position = 1;
-      s.limits.lower = mj->jnt_range[2 * j];
-      s.limits.upper = mj->jnt_range[2 * j + 1];
-    } else if (mj->jnt_limited[j]) {
+      s.limits.lower = mj->jnt[j].range[0];
+      s.limits.upper = mj->jnt[j].range[1];
+    } else if (mj->jnt[j].limited) {
       r->nball_limit++;
     }
     if (k == nj - 1) body_inertia(mj, i, &P, &s.inertia);
@@ -409,9 +400,9 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
  * so that loading a model again reuses the file. mjModel keeps no mesh file name, and hinge's
  * geometry names a file. NULL when it cannot be written (the geom is then not kept). */
 static const char *mesh_file(mj_reader *r, int k) {
-  const mjModel *mj = r->mj;
-  int va = mj->mesh_vertadr[k], nvert = mj->mesh_vertnum[k];
-  int fa = mj->mesh_faceadr[k], nface = mj->mesh_facenum[k];
+  const hg_mjcf_compiled *mj = r->mj;
+  int va = mj->mesh[k].vertadr, nvert = mj->mesh[k].vertnum;
+  int fa = mj->mesh[k].faceadr, nface = mj->mesh[k].facenum;
   const char *tmp = getenv("TMPDIR");
   char dir[512], path[640], part[700];
   uint64_t h = 1469598103934665603ULL;
@@ -451,28 +442,28 @@ static const char *mesh_file(mj_reader *r, int k) {
 
 /* MuJoCo geom g as hinge geometry on hinge body body, F being MuJoCo's body frame in hinge's */
 static int add_geom(mj_reader *r, int g, const char *body, const hg_se3 *F) {
-  const mjModel *mj = r->mj;
-  const double *sz = mj->geom_size + 3 * g;
+  const hg_mjcf_compiled *mj = r->mj;
+  const double *sz = mj->geom[g].size;
   hg_geom h;
   hg_se3 G;
   hg_error e;
   memset(&h, 0, sizeof h);
-  switch (mj->geom_type[g]) {
-  case mjGEOM_SPHERE:
+  switch (mj->geom[g].type) {
+  case HG_MJ_GEOM_SPHERE:
     h.type = HG_GEOM_SPHERE, h.size[0] = sz[0];
     break;
-  case mjGEOM_CAPSULE: /* MuJoCo: radius, half-length; hinge: radius, length */
+  case HG_MJ_GEOM_CAPSULE: /* MuJoCo: radius, half-length; hinge: radius, length */
     h.type = HG_GEOM_CAPSULE, h.size[0] = sz[0], h.size[1] = 2 * sz[1];
     break;
-  case mjGEOM_CYLINDER:
+  case HG_MJ_GEOM_CYLINDER:
     h.type = HG_GEOM_CYLINDER, h.size[0] = sz[0], h.size[1] = 2 * sz[1];
     break;
-  case mjGEOM_BOX: /* MuJoCo: half-sizes; hinge: full extents */
+  case HG_MJ_GEOM_BOX: /* MuJoCo: half-sizes; hinge: full extents */
     h.type = HG_GEOM_BOX, h.size[0] = 2 * sz[0], h.size[1] = 2 * sz[1], h.size[2] = 2 * sz[2];
     break;
-  case mjGEOM_MESH: /* MuJoCo's compiled vertices, scale included */
+  case HG_MJ_GEOM_MESH: /* MuJoCo's compiled vertices, scale included */
     h.type = HG_GEOM_MESH, h.size[0] = h.size[1] = h.size[2] = 1;
-    if (mj->geom_dataid[g] < 0 || !(h.mesh = (char *)mesh_file(r, mj->geom_dataid[g]))) {
+    if (mj->geom[g].dataid < 0 || !(h.mesh = (char *)mesh_file(r, mj->geom[g].dataid))) {
       r->nmesh_fail++;
       return 0;
     }
@@ -481,10 +472,10 @@ static int add_geom(mj_reader *r, int g, const char *body, const hg_se3 *F) {
     r->nskip_geom++;
     return 0;
   }
-  pose_of(mj->geom_pos + 3 * g, mj->geom_quat + 4 * g, &G);
+  pose_of(mj->geom[g].pos, mj->geom[g].quat, &G);
   h.pose = mul(F, &G);
-  h.collision = mj->geom_contype[g] != 0 || mj->geom_conaffinity[g] != 0;
-  for (int k = 0; k < 4; k++) h.rgba[k] = mj->geom_rgba[4 * g + k];
+  h.collision = mj->geom[g].contype != 0 || mj->geom[g].conaffinity != 0;
+  for (int k = 0; k < 4; k++) h.rgba[k] = mj->geom[g].rgba[k];
   if (hg_builder_add_geom(r->b, body, &h, &e)) {
     hg_error_set(r->err, "%s: %s", r->path, e.msg);
     return -1;
@@ -494,8 +485,8 @@ static int add_geom(mj_reader *r, int g, const char *body, const hg_se3 *F) {
 
 /* MuJoCo site k as a site of the extras */
 static int add_site(mj_reader *r, int k, const char *body, const hg_se3 *F) {
-  const mjModel *mj = r->mj;
-  const char *n = mj_name(mj, mjOBJ_SITE, k);
+  const hg_mjcf_compiled *mj = r->mj;
+  const char *n = mj_name(mj, OBJ_SITE, k);
   char buf[64];
   hg_se3 S;
   if (!r->x) return 0;
@@ -509,7 +500,7 @@ static int add_site(mj_reader *r, int k, const char *body, const hg_se3 *F) {
   s->body = strdup(body);
   r->x->nsite++;
   if (!s->name || !s->body) return oom(r);
-  pose_of(mj->site_pos + 3 * k, mj->site_quat + 4 * k, &S);
+  pose_of(mj->site[k].pos, mj->site[k].quat, &S);
   s->pose = mul(F, &S);
   return 0;
 }
@@ -533,9 +524,9 @@ static const char *body_of(const mj_reader *r, int i, hg_se3 *F) {
  * then body2's pose in body1's frame (position, quaternion) and a torque scale, which only
  * shape MuJoCo's soft constraint: the exact weld holds body2's frame at that pose. */
 static int add_loop(mj_reader *r, int k) {
-  const mjModel *mj = r->mj;
-  const double *c = mj->eq_data + mjNEQDATA * k;
-  const char *n = mj_name(mj, mjOBJ_EQUALITY, k);
+  const hg_mjcf_compiled *mj = r->mj;
+  const double *c = mj->eq[k].data;
+  const char *n = mj_name(mj, OBJ_EQUALITY, k);
   char buf[64];
   hg_se3 F[2], A, B;
   hg_mjcf_loop *grown = realloc(r->x->loop, ((size_t)r->x->nloop + 1) * sizeof *grown);
@@ -544,14 +535,14 @@ static int add_loop(mj_reader *r, int k) {
   hg_mjcf_loop *L = &grown[r->x->nloop];
   memset(L, 0, sizeof *L);
   r->x->nloop++;
-  const char *b0 = body_of(r, mj->eq_obj1id[k], &F[0]), *b1 = body_of(r, mj->eq_obj2id[k], &F[1]);
+  const char *b0 = body_of(r, mj->eq[k].obj1, &F[0]), *b1 = body_of(r, mj->eq[k].obj2, &F[1]);
   if (!n) snprintf(buf, sizeof buf, "equality%d", k);
   L->name = prefixed(r, n ? n : buf);
   L->body[0] = strdup(b0);
   L->body[1] = strdup(b1);
   if (!L->name || !L->body[0] || !L->body[1]) return oom(r);
-  L->weld = mj->eq_type[k] == mjEQ_WELD;
-  L->active = mj->eq_active[k] != 0;
+  L->weld = mj->eq[k].type == HG_MJ_EQ_WELD;
+  L->active = mj->eq[k].active != 0;
   if (L->weld) {
     pose_of(c + 3, c + 6, &A);
     hg_se3_identity(&B);
@@ -568,19 +559,19 @@ static int add_loop(mj_reader *r, int k) {
  * become mimic couplings: MuJoCo's q1 - ref1 = c0 + c1 (q2 - ref2) is, in hinge's q = qpos,
  * q1 = c1 q2 + (c0 + ref1 - c1 ref2). Returns the number not taken through *skipped. */
 static int add_equalities(mj_reader *r, int *skipped, char *first, size_t len) {
-  const mjModel *mj = r->mj;
+  const hg_mjcf_compiled *mj = r->mj;
   static const char *const kinds[] = {"connect", "weld", "joint", "tendon", "distance"};
   *skipped = 0;
   for (int k = 0; k < mj->neq; k++) {
-    const double *c = mj->eq_data + mjNEQDATA * k;
-    int t = mj->eq_type[k], j1 = mj->eq_obj1id[k], j2 = mj->eq_obj2id[k];
-    if (t == mjEQ_JOINT && mj->eq_active[k] && j2 >= 0 && c[2] == 0 && c[3] == 0 && c[4] == 0 &&
-        (mj->jnt_type[j1] == mjJNT_HINGE || mj->jnt_type[j1] == mjJNT_SLIDE) &&
-        (mj->jnt_type[j2] == mjJNT_HINGE || mj->jnt_type[j2] == mjJNT_SLIDE)) {
-      int b1 = mj->jnt_bodyid[j1], b2 = mj->jnt_bodyid[j2];
-      char *n1 = joint_name(r, j1, r->hname[b1], j1 - mj->body_jntadr[b1]);
-      char *n2 = joint_name(r, j2, r->hname[b2], j2 - mj->body_jntadr[b2]);
-      double r1 = mj->qpos0[mj->jnt_qposadr[j1]], r2 = mj->qpos0[mj->jnt_qposadr[j2]];
+    const double *c = mj->eq[k].data;
+    int t = mj->eq[k].type, j1 = mj->eq[k].obj1, j2 = mj->eq[k].obj2;
+    if (t == HG_MJ_EQ_JOINT && mj->eq[k].active && j2 >= 0 && c[2] == 0 && c[3] == 0 && c[4] == 0 &&
+        (mj->jnt[j1].type == HG_MJ_JNT_HINGE || mj->jnt[j1].type == HG_MJ_JNT_SLIDE) &&
+        (mj->jnt[j2].type == HG_MJ_JNT_HINGE || mj->jnt[j2].type == HG_MJ_JNT_SLIDE)) {
+      int b1 = mj->jnt[j1].body, b2 = mj->jnt[j2].body;
+      char *n1 = joint_name(r, j1, r->hname[b1], j1 - mj->body[b1].jntadr);
+      char *n2 = joint_name(r, j2, r->hname[b2], j2 - mj->body[b2].jntadr);
+      double r1 = mj->qpos0[mj->jnt[j1].qposadr], r2 = mj->qpos0[mj->jnt[j2].qposadr];
       hg_error e;
       int bad = !n1 || !n2 || hg_builder_add_mimic(r->b, n1, n2, c[1], c[0] + r1 - c[1] * r2, &e);
       free(n1);
@@ -591,12 +582,12 @@ static int add_equalities(mj_reader *r, int *skipped, char *first, size_t len) {
       }
       continue;
     }
-    if (r->x && (t == mjEQ_CONNECT || t == mjEQ_WELD)) {
+    if (r->x && (t == HG_MJ_EQ_CONNECT || t == HG_MJ_EQ_WELD)) {
       if (add_loop(r, k)) return -1;
       continue;
     }
     if (!*skipped) {
-      const char *n = mj_name(mj, mjOBJ_EQUALITY, k);
+      const char *n = mj_name(mj, OBJ_EQUALITY, k);
       snprintf(first, len, "%s%s%s", t >= 0 && t < 5 ? kinds[t] : "?", n ? " " : "", n ? n : "");
     }
     (*skipped)++;
@@ -607,18 +598,18 @@ static int add_equalities(mj_reader *r, int *skipped, char *first, size_t len) {
 /* MuJoCo's motors on hinge and slide joints as motors of the extras; the number of the other
  * actuators (and the first one's name) through *skipped */
 static int add_motors(mj_reader *r, int *skipped, char *first, size_t len) {
-  const mjModel *mj = r->mj;
+  const hg_mjcf_compiled *mj = r->mj;
   *skipped = 0;
   for (int k = 0; k < mj->nu; k++) {
-    int j = mj->actuator_trnid[2 * k];
-    const double *gain = mj->actuator_gainprm + mjNGAIN * k;
-    const double *bias = mj->actuator_biasprm + mjNBIAS * k;
-    int motor = r->x && mj->actuator_trntype[k] == mjTRN_JOINT && j >= 0 &&
-                (mj->jnt_type[j] == mjJNT_HINGE || mj->jnt_type[j] == mjJNT_SLIDE) &&
-                mj->actuator_dyntype[k] == mjDYN_NONE && mj->actuator_gaintype[k] == mjGAIN_FIXED &&
-                (mj->actuator_biastype[k] == mjBIAS_NONE ||
+    int j = mj->act[k].trnid;
+    const double *gain = &mj->act[k].gain;
+    const double *bias = mj->act[k].bias;
+    int motor = r->x && mj->act[k].trntype == HG_MJ_TRN_JOINT && j >= 0 &&
+                (mj->jnt[j].type == HG_MJ_JNT_HINGE || mj->jnt[j].type == HG_MJ_JNT_SLIDE) &&
+                mj->act[k].dyntype == HG_MJ_DYN_NONE && mj->act[k].gaintype == HG_MJ_GAIN_FIXED &&
+                (mj->act[k].biastype == HG_MJ_BIAS_NONE ||
                  (bias[0] == 0 && bias[1] == 0 && bias[2] == 0));
-    const char *n = mj_name(mj, mjOBJ_ACTUATOR, k);
+    const char *n = mj_name(mj, OBJ_ACTUATOR, k);
     if (!motor) {
       if (!*skipped) snprintf(first, len, "%s", n ? n : "unnamed");
       (*skipped)++;
@@ -631,25 +622,25 @@ static int add_motors(mj_reader *r, int *skipped, char *first, size_t len) {
     hg_mjcf_motor *mo = &grown[r->x->nmotor];
     memset(mo, 0, sizeof *mo);
     r->x->nmotor++;
-    int b = mj->jnt_bodyid[j];
+    int b = mj->jnt[j].body;
     if (!n) snprintf(buf, sizeof buf, "actuator%d", k);
     mo->name = prefixed(r, n ? n : buf);
-    mo->joint = joint_name(r, j, r->hname[b], j - mj->body_jntadr[b]);
+    mo->joint = joint_name(r, j, r->hname[b], j - mj->body[b].jntadr);
     if (!mo->name || !mo->joint) return oom(r);
     /* MuJoCo's force: gear * gainprm[0] * ctrl (the joint's gear is actuator_gear[6k]) */
-    mo->gain = mj->actuator_gear[6 * k] * gain[0];
+    mo->gain = mj->act[k].gear * gain[0];
     mo->effort = INFINITY;
-    if (mj->actuator_forcelimited[k])
-      mo->effort = fmax(fabs(mj->actuator_forcerange[2 * k]), fabs(mj->actuator_forcerange[2 * k + 1]));
-    if (mj->actuator_ctrllimited[k])
-      mo->effort = fmin(mo->effort, fabs(mo->gain) * fmax(fabs(mj->actuator_ctrlrange[2 * k]),
-                                                         fabs(mj->actuator_ctrlrange[2 * k + 1])));
+    if (mj->act[k].forcelimited)
+      mo->effort = fmax(fabs(mj->act[k].forcerange[0]), fabs(mj->act[k].forcerange[1]));
+    if (mj->act[k].ctrllimited)
+      mo->effort = fmin(mo->effort, fabs(mo->gain) * fmax(fabs(mj->act[k].ctrlrange[0]),
+                                                         fabs(mj->act[k].ctrlrange[1])));
   }
   return 0;
 }
 
 /* the first few names of the objects of one kind, for a note: "(a, b, c, ...)" */
-static void some_names(const mjModel *mj, int obj, int n, char *out, size_t len) {
+static void some_names(const hg_mjcf_compiled *mj, int obj, int n, char *out, size_t len) {
   size_t used = 0;
   int shown = 0;
   out[0] = 0;
@@ -665,10 +656,10 @@ static void some_names(const mjModel *mj, int obj, int n, char *out, size_t len)
 /* one note per kind of element hinge does not take */
 static void summarize(mj_reader *r, int neq_skipped, const char *eq_first, int nu_skipped,
                       const char *u_first) {
-  const mjModel *mj = r->mj;
+  const hg_mjcf_compiled *mj = r->mj;
   char names[256];
   if (nu_skipped && !r->x) {
-    some_names(mj, mjOBJ_ACTUATOR, mj->nu, names, sizeof names);
+    some_names(mj, OBJ_ACTUATOR, mj->nu, names, sizeof names);
     note(r, "%d actuators%s not read: a scene's mjcf include makes motors of MuJoCo's motors "
          "(docs/mjcf.md)", mj->nu, names);
   } else if (nu_skipped) {
@@ -676,7 +667,7 @@ static void summarize(mj_reader *r, int neq_skipped, const char *eq_first, int n
          "no bias, no activation) become hinge motors", nu_skipped, u_first);
   }
   if (mj->ntendon) {
-    some_names(mj, mjOBJ_TENDON, mj->ntendon, names, sizeof names);
+    some_names(mj, OBJ_TENDON, mj->ntendon, names, sizeof names);
     note(r, "%d tendons%s not used: hinge has no tendons", mj->ntendon, names);
   }
   if (neq_skipped)
@@ -702,46 +693,18 @@ static void summarize(mj_reader *r, int neq_skipped, const char *eq_first, int n
   if (r->nfree_armature)
     note(r, "%d free joints with armature: MuJoCo's acts on the world-frame linear rate, hinge's "
          "on the body-frame one, so the velocity terms differ by armature w x v", r->nfree_armature);
-  if (mj->opt.disableflags & (mjDSBL_PASSIVE))
+  if (mj->disableflags & (HG_MJ_DSBL_PASSIVE))
     note(r, "the file disables passive forces: springs and dampers are not kept");
 }
 
-/* MuJoCo's error message "... line N ..." as "path:N: message" (first line of the message) */
-static void mj_error(const char *path, const char *msg, hg_error *err) {
-  int line = 0;
-  const char *s = strstr(msg, "line ");
-  char text[400];
-  size_t n = strcspn(msg, "\n");
-  if (s) {
-    s += 5;
-    if (*s == '=') s++;
-    while (*s == ' ') s++;
-    line = atoi(s);
-  }
-  if (n >= sizeof text) n = sizeof text - 1;
-  memcpy(text, msg, n);
-  text[n] = 0;
-  if (line > 0)
-    hg_error_set(err, "%s:%d: %s", path, line, text);
-  else
-    hg_error_set(err, "%s: %s", path, text);
-}
-
-int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const hg_se3 *pose,
-                const char *prefix, const hg_mjcf_options *opt, hg_mjcf_extras *extras,
-                hg_error *err) {
+int hg_mjcf_build(hg_builder *b, const hg_mjcf_compiled *mj, const char *path,
+                  const char *parent_body, const hg_se3 *pose, const char *prefix,
+                  const hg_mjcf_options *opt, hg_mjcf_extras *extras, hg_error *err) {
   static const hg_mjcf_options none;
-  char msg[1000] = "", eq_first[128] = "", u_first[128] = "";
+  char eq_first[128] = "", u_first[128] = "";
   mj_reader r;
   int rc = -1, neq_skipped = 0, nu_skipped = 0;
   if (extras) memset(extras, 0, sizeof *extras);
-  /* a regular file of bounded size (readfile.h) before MuJoCo's parser reads it by name */
-  if (hg_file_check(path, HG_FILE_TEXT_MAX, err)) return -1;
-  mjModel *mj = mj_loadXML(path, NULL, msg, sizeof msg);
-  if (!mj) {
-    mj_error(path, msg[0] ? msg : "MuJoCo could not read the file", err);
-    return -1;
-  }
   memset(&r, 0, sizeof r);
   r.path = path;
   r.prefix = prefix;
@@ -760,14 +723,14 @@ int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const 
     goto done;
   }
   if (extras) {
-    memcpy(extras->gravity, mj->opt.gravity, sizeof extras->gravity);
-    if (mj->opt.disableflags & mjDSBL_GRAVITY) memset(extras->gravity, 0, sizeof extras->gravity);
+    memcpy(extras->gravity, mj->gravity, sizeof extras->gravity);
+    if (mj->disableflags & HG_MJ_DSBL_GRAVITY) memset(extras->gravity, 0, sizeof extras->gravity);
   }
   /* MuJoCo's bodies come parents first */
   for (int i = 1; i < mj->nbody; i++)
     if (add_body(&r, i)) goto done;
   for (int g = 0; g < mj->ngeom; g++) {
-    int i = mj->geom_bodyid[g];
+    int i = mj->geom[g].body;
     if (i == 0) {
       r.nskip_world_geom++;
       continue;
@@ -775,7 +738,7 @@ int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const 
     if (add_geom(&r, g, r.hname[i], &r.frame[i])) goto done;
   }
   for (int k = 0; k < mj->nsite; k++) {
-    int i = mj->site_bodyid[k];
+    int i = mj->site[k].body;
     hg_se3 W;
     if (r.place)
       W = *r.place;
@@ -785,7 +748,7 @@ int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const 
                  i == 0 ? &W : &r.frame[i]))
       goto done;
   }
-  if (extras && (mj->opt.disableflags & mjDSBL_PASSIVE)) {
+  if (extras && (mj->disableflags & HG_MJ_DSBL_PASSIVE)) {
     for (int k = 0; k < extras->nspring; k++) free(extras->spring[k].joint);
     extras->nspring = 0;
   }
@@ -802,12 +765,35 @@ done:
   if (r.mesh_path)
     for (int k = 0; k < mj->nmesh; k++) free(r.mesh_path[k]);
   free(r.mesh_path);
-  mj_deleteModel(mj);
   if (rc && extras) hg_mjcf_extras_free(extras);
   return rc;
 }
 
-#endif
+int hg_mjcf_add_isolated(hg_builder *b, const char *path, const char *parent_body,
+                         const hg_se3 *pose, const char *prefix, const hg_mjcf_options *opt,
+                         const hg_mjcf_isolation *iso, hg_mjcf_extras *extras, hg_error *err) {
+  hg_mjcf_compiled mj;
+  if (extras) memset(extras, 0, sizeof *extras);
+  if (!hg_mjcf_available())
+    return hg_error_fail(err,
+                         "%s: reading MJCF needs MuJoCo's library, which this build of hinge "
+                         "lacks: install it (Debian: apt-get install libmujoco-dev) and rebuild "
+                         "hinge",
+                         path);
+  /* a regular file of bounded size (readfile.h) before MuJoCo's parser reads it by name */
+  if (hg_file_check(path, HG_FILE_TEXT_MAX, err) ||
+      hg_mjcf_compile(path, iso, &mj, err))
+    return -1;
+  int rc = hg_mjcf_build(b, &mj, path, parent_body, pose, prefix, opt, extras, err);
+  hg_mjcf_compiled_free(&mj);
+  return rc;
+}
+
+int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const hg_se3 *pose,
+                const char *prefix, const hg_mjcf_options *opt, hg_mjcf_extras *extras,
+                hg_error *err) {
+  return hg_mjcf_add_isolated(b, path, parent_body, pose, prefix, opt, NULL, extras, err);
+}
 
 hg_model *hg_mjcf_load(const char *path, const hg_mjcf_options *opt, hg_error *err) {
   hg_builder *b = hg_builder_new();

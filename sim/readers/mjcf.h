@@ -3,7 +3,11 @@
  * MuJoCo's library (libmujoco, Debian libmujoco-dev; the build defines HINGE_HAVE_MUJOCO when
  * CMake finds it) parses the file and compiles it into an mjModel, with every MJCF rule applied:
  * defaults and <default> classes, <include>, compiler angle / eulerseq / meshdir,
- * inertiafromgeom, frames given as euler, axisangle, xyaxes, zaxis or fromto. The reader then
+ * inertiafromgeom, frames given as euler, axisangle, xyaxes, zaxis or fromto. MuJoCo 2.2.2's
+ * parser is not safe on hostile files (it frees memory it never allocated on some), so it runs in
+ * a process of its own, the program hinge-mjcf-reader (mjcf_child.c, the only file that links
+ * libmujoco), under memory, CPU-time, wall-time, output and no-write limits; it sends back the
+ * compiled data the reader uses (mjcf_frame.h), which hinge checks before use. The reader then
  * turns that compiled model into hinge bodies through the builder (model.h), so hinge never
  * interprets MJCF itself. Without the library every function here fails with a message saying
  * how to install it.
@@ -28,11 +32,28 @@
 
 #include <stdio.h>
 
+#include "mjcf_frame.h"
 #include "model.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* the limits of the MJCF reader process (hg_mjcf_isolation's defaults; docs/mjcf.md). They bound
+ * everything MuJoCo reads for one model: the file, its <include>d files and its meshes. */
+#define HG_MJCF_READER_MEMORY ((size_t)1 << 30)   /* address space: 1 GiB */
+#define HG_MJCF_READER_CPU 20.0                   /* CPU time, s */
+#define HG_MJCF_READER_WALL 30.0                  /* wall time, s (killed past it) */
+#define HG_MJCF_READER_OUTPUT ((size_t)256 << 20) /* its answer (the compiled model): 256 MiB */
+
+/* how the reader process runs (the caller fills every field) */
+typedef struct hg_mjcf_isolation {
+  const char *helper;  /* the reader program; NULL: hg_mjcf_reader_path */
+  size_t memory_bytes; /* its address-space limit (RLIMIT_AS) */
+  double cpu_seconds;  /* its CPU-time limit (RLIMIT_CPU, whole seconds, rounded up) */
+  double wall_seconds; /* killed when it has not answered and ended within this */
+  size_t output_bytes; /* killed when its answer is longer */
+} hg_mjcf_isolation;
 
 /* how an MJCF file is read */
 typedef struct hg_mjcf_options {
@@ -104,6 +125,12 @@ typedef struct hg_mjcf_extras {
 /* 1 when HINGE_HAVE_MUJOCO: this build reads MJCF */
 int hg_mjcf_available(void);
 
+/* The reader program's path into buf (len bytes): $HINGE_MJCF_READER when set, else
+ * libexec/hinge/hinge-mjcf-reader in the folder of the file holding this code (the hinge program,
+ * libhinge-sim.so or the Python module) or in one of the four folders above it, then the same
+ * from the running program (/proc/self/exe). 0, or -1 when none is executable. */
+int hg_mjcf_reader_path(char *buf, size_t len);
+
 /* 1 when the file's first element is <mujoco> (an MJCF file, not a URDF one also named .xml) */
 int hg_mjcf_is_mjcf(const char *path);
 
@@ -114,10 +141,16 @@ int hg_mjcf_is_mjcf(const char *path);
  * hg_mjcf_extras_free. Elements hinge does not take (tendons, actuators, other equalities,
  * contact settings, ...) are summed up in notes (connect and weld equalities too when extras is
  * NULL). Returns 0, or -1 with err = "file:line: message" (MuJoCo's message, at the line it
- * names when it names one). */
+ * names when it names one), "file: MuJoCo's MJCF compiler crashed (signal N)" or "... timed
+ * out (...)" when the reader process dies or overruns its limits. */
 int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const hg_se3 *pose,
                 const char *prefix, const hg_mjcf_options *opt, hg_mjcf_extras *extras,
                 hg_error *err);
+
+/* hg_mjcf_add with the reader process's limits (NULL: the defaults above) */
+int hg_mjcf_add_isolated(hg_builder *b, const char *path, const char *parent_body,
+                         const hg_se3 *pose, const char *prefix, const hg_mjcf_options *opt,
+                         const hg_mjcf_isolation *iso, hg_mjcf_extras *extras, hg_error *err);
 
 /* Reads an MJCF file into a compiled model with MuJoCo's gravity (springs and dampers, which are
  * force elements, are not part of a model: a scene's mjcf include adds them). A singular
@@ -126,6 +159,24 @@ int hg_mjcf_add(hg_builder *b, const char *path, const char *parent_body, const 
 hg_model *hg_mjcf_load(const char *path, const hg_mjcf_options *opt, hg_error *err);
 
 void hg_mjcf_extras_free(hg_mjcf_extras *x);
+
+/* ---- the two halves of hg_mjcf_add, for the tests and fuzz harnesses ---- */
+
+/* Runs the reader program on path under iso's limits (NULL: the defaults of mjcf.h), reads its
+ * whole answer (within the output cap and the wall time), reaps it and decodes the answer.
+ * Returns 0 with *out, or -1 with err = "path:line: MuJoCo's message", "path: MuJoCo's MJCF
+ * compiler crashed (signal N)", "... timed out (...)" or what is wrong with the answer. */
+int hg_mjcf_compile(const char *path, const hg_mjcf_isolation *iso, hg_mjcf_compiled *out,
+                    hg_error *err);
+
+/* MuJoCo's message "... line N ..." as "path:N: message" (its first line), or "path: message" */
+void hg_mjcf_error_text(const char *path, const char *msg, hg_error *err);
+
+/* hg_mjcf_add from a compiled model (the converter: what maps to what is at the top of this
+ * file); mj is checked (hg_mjcf_frame_decode) */
+int hg_mjcf_build(hg_builder *b, const hg_mjcf_compiled *mj, const char *path,
+                  const char *parent_body, const hg_se3 *pose, const char *prefix,
+                  const hg_mjcf_options *opt, hg_mjcf_extras *extras, hg_error *err);
 
 #ifdef __cplusplus
 }

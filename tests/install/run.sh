@@ -9,6 +9,7 @@
 #     -Werror
 #   - bin/hinge runs its shipped scene (no scene argument, --headless) from outside the sources
 #   - bin/hinge and libhinge-sim.so read a Collada mesh through libexec/hinge/hinge-mesh-reader
+#   - bin/hinge reads an MJCF file through libexec/hinge/hinge-mjcf-reader (when built)
 # usage: run.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$(cd "$1" && pwd -P)
@@ -72,4 +73,11 @@ printf 'bodies:\n  - name: b\n    joint: {type: free}\n    inertia: {mesh: %s, d
   --out dae > dae.log 2>&1) || { cat "$tmp/work/dae.log"; fail "hinge run of a Collada mesh"; }
 (cd "$tmp/work" && "$tmp/ex/run_scene" dae.yaml 0.1 > dae_lib.log 2>&1) \
   || { cat "$tmp/work/dae_lib.log"; fail "run_scene of a Collada mesh (libhinge-sim.so)"; }
+# an MJCF file through the installed MJCF reader (libexec/hinge/, when MuJoCo's library was
+# found), found by the program from its own folder
+if [ -e "$prefix/libexec/hinge/hinge-mjcf-reader" ]; then
+  (cd "$tmp/work" && "$prefix/bin/hinge" dynamics "$src/tests/data/mjcf/chain.xml" info \
+    > mjcf.log 2>&1) || { cat "$tmp/work/mjcf.log"; fail "hinge dynamics of an MJCF file"; }
+  grep -q '^nv 3$' "$tmp/work/mjcf.log" || { cat "$tmp/work/mjcf.log"; fail "MJCF chain: nv"; }
+fi
 echo "install test: ok ($prefix)"
