@@ -330,7 +330,7 @@ static inline void d4_fma(d4 *acc, double s, const double *p) { *acc += s * HG_L
  * below the range start (lanes below s) keep what is in the row; those past the range end are
  * written too and overwritten by the segments after it, except past the row's end (lim numbers
  * of the row remain from p). p[u] = v's number u for u in [s, min(4, lim)). */
-static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
+HG_INLINE void d4_store_from(double *p, const d4 *v, int s, int lim) {
   if (lim >= 4 && s == 0) {
     HG_ST4(p, *v);
     return;
@@ -356,7 +356,7 @@ static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
  * rB_l), out[0][k] = rI . alpha_k + rB . nu_k, out[1][k] = rI . mu_k + rB . S_k and, when wm,
  * out[2][k] = rI . S_k; for the DoF k of the row (col 1, x = S_k), out[0][l] = S . g_l and
  * out[1][l] = S . h_l */
-static inline void pair_block(const double *t, const double *x, int col, int wm, d4 out[3]) {
+HG_INLINE void pair_block(const double *t, const double *x, int col, int wm, d4 out[3]) {
   if (col) {
     d4_mul(&out[0], x[0], t + 4 * T_G), d4_mul(&out[1], x[0], t + 4 * T_H);
     for (int r = 1; r < 6; r++) {
@@ -382,7 +382,7 @@ static inline void pair_block(const double *t, const double *x, int col, int wm,
 /* one row's pairs (pair_block) with the columns [k0, k1) into Dq, Dv and, when wm, Ml (see
  * above): a first block that starts before k0 or ends past the row's end, the whole blocks, and
  * a last one past the row's end */
-static inline void pairs(const double *T, const double *x, int col, int k0, int k1, int nv,
+HG_INLINE void pairs(const double *T, const double *x, int col, int k0, int k1, int nv,
                          double *Dq, double *Dv, double *Ml, int wm) {
   if (k0 >= k1) return;
   int c = k0 & ~3, e = k1 < nv - 3 ? k1 : nv - 3;
@@ -412,7 +412,7 @@ static inline void pairs(const double *T, const double *x, int col, int k0, int 
  * at a time from z, zeros the compiler cannot see (it would make the loop calls of memset,
  * slower on these short spans); like a pair block it writes past c1, where the segments after it
  * write, but not past the row's end */
-static inline void zero_span(double *Dq, double *Dv, double *Ml, int wm, int c0, int c1, int nv,
+HG_INLINE void zero_span(double *Dq, double *Dv, double *Ml, int wm, int c0, int c1, int nv,
                              const d4 *z) {
   int c = c0, e = c1 < nv - 3 ? c1 : nv - 3;
   for (; c < e; c += 4) {
