@@ -20,10 +20,18 @@
  *
  * The same recursion applies M^-1 to any right-hand side X (nv x ncol) in place of the identity
  * (hg_minv_solve_neg): then no column is known to vanish in a subtree, and every pass runs over
- * all columns. */
+ * all columns.
+ *
+ * Where the wrenches P live. For the identity, P_i is non-zero only at the columns of i's
+ * subtree, and the subtrees of siblings are disjoint column ranges: one 6 x nv block holds every
+ * P_i at once, and P_parent += P_i + U_i M^-1[i, :] becomes P += U_i M^-1[i, :] in place (zeroed
+ * once, nothing copied). For a right-hand side X, P_i spans every column, but a parent with one
+ * child has P_parent = P_child + U_child Y[child, :]: a chain without branches shares one block,
+ * updated in place, and only leaves and branch points have blocks of their own to zero. */
 #include <string.h>
 
 #include "derivatives.h"
+#include "lanes.h"
 
 /* one past the last DoF of body i's subtree */
 static int subtree_vend(const hg_model *m, int i) {
@@ -39,29 +47,40 @@ typedef struct sweep {
   const double *X; /* nv x ld right-hand side, or NULL for the identity */
 } sweep;
 
-/* sweep_backward for a 1-DoF joint, one pass over the columns with the six rows in registers */
+/* sweep_backward for a 1-DoF joint, four columns at a time with the six rows of P in
+ * registers (the last columns one at a time); Pp == Pi updates P in place:
+ *   u = X[i, :] - S^T P_i,  Y[i, :] = D^-1 u,  P_parent = (P_parent +) P_i + U Y[i, :] */
 HG_HOT static void sweep_backward1(const hg_model *m, const hg_data *d, int i, const sweep *sw,
                             const double *Pi, double *Pp, double *Y) {
-  int va = m->v_adr[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1;
+  int va = m->v_adr[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1, add = Pp && Pp != Pi;
   double dinv = d->Dinv[m->D_adr[i]], S[6], U[6];
-  const double *restrict P[6];
-  double *restrict y = Y + (size_t)va * ld;
-  for (int r = 0; r < 6; r++) S[r] = d->S[va][r], U[r] = d->U[va][r], P[r] = Pi + (size_t)r * ld;
-  /* Y[i, :] = D^-1 (X[i, :] - S^T P_i) */
-  for (int c = c0; c < c1; c++) {
-    double u = sw->X ? sw->X[(size_t)va * ld + c] : 0;
-    u -= S[0] * P[0][c] + S[1] * P[1][c] + S[2] * P[2][c] + S[3] * P[3][c] + S[4] * P[4][c] +
-         S[5] * P[5][c];
-    y[c] = dinv * u;
+  double *y = Y + (size_t)va * ld;
+  const double *x = sw->X ? sw->X + (size_t)va * ld : NULL;
+  for (int r = 0; r < 6; r++) S[r] = d->S[va][r], U[r] = d->U[va][r];
+  int c = c0;
+  for (; c + 4 <= c1; c += 4) {
+    hg_v4 p[6], u = {0, 0, 0, 0};
+    for (int r = 0; r < 6; r++) p[r] = HG_LD4(Pi + (size_t)r * ld + c);
+    if (x) u = HG_LD4(x + c);
+    else if (c == va) u[0] = 1; /* the identity's column va */
+    u -= S[0] * p[0] + S[1] * p[1] + S[2] * p[2] + S[3] * p[3] + S[4] * p[4] + S[5] * p[5];
+    hg_v4 yc = dinv * u;
+    HG_ST4(y + c, yc);
+    if (!Pp) continue;
+    for (int r = 0; r < 6; r++) {
+      hg_v4 n = p[r] + U[r] * yc;
+      if (add) n += HG_LD4(Pp + (size_t)r * ld + c);
+      HG_ST4(Pp + (size_t)r * ld + c, n);
+    }
   }
-  if (!sw->X) y[va] += dinv;
-  if (!Pp) return;
-  /* P_parent += P_i + U Y[i, :] */
-  for (int r = 0; r < 6; r++) {
-    double *restrict pp = Pp + (size_t)r * ld;
-    const double *restrict pi = P[r];
-    double ur = U[r];
-    for (int c = c0; c < c1; c++) pp[c] += pi[c] + ur * y[c];
+  for (; c < c1; c++) {
+    double u = x ? x[c] : c == va;
+    for (int r = 0; r < 6; r++) u -= S[r] * Pi[(size_t)r * ld + c];
+    y[c] = dinv * u;
+    if (!Pp) continue;
+    for (int r = 0; r < 6; r++)
+      Pp[(size_t)r * ld + c] = (add ? Pp[(size_t)r * ld + c] : 0) + Pi[(size_t)r * ld + c] +
+                               U[r] * y[c];
   }
 }
 
@@ -100,9 +119,10 @@ HG_HOT static void sweep_backward(const hg_model *m, const hg_data *d, int i, co
   }
   if (!Pp) return;
   for (int r = 0; r < 6; r++) {
-    double *restrict pp = Pp + (size_t)r * ld;
-    const double *restrict pi = Pi + (size_t)r * ld;
-    for (int c = c0; c < c1; c++) pp[c] += pi[c];
+    double *pp = Pp + (size_t)r * ld;
+    const double *pi = Pi + (size_t)r * ld;
+    if (pp != pi)
+      for (int c = c0; c < c1; c++) pp[c] += pi[c];
     for (int a = 0; a < n; a++) {
       const double *restrict y = Y + (size_t)(va + a) * ld;
       double uar = d->U[va + a][r];
@@ -111,25 +131,29 @@ HG_HOT static void sweep_backward(const hg_model *m, const hg_data *d, int i, co
   }
 }
 
-/* sweep_forward for a 1-DoF joint below another body, one pass over the columns */
+/* sweep_forward for a 1-DoF joint below another body, four columns at a time with the six rows
+ * of A_parent in registers (the last columns one at a time) */
 HG_HOT static void sweep_forward1(const hg_model *m, const hg_data *d, int i, const sweep *sw,
                            const double *Ap, double *Ai, double *Y) {
   int va = m->v_adr[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1;
   double dinv = d->Dinv[m->D_adr[i]], S[6], U[6];
-  const double *restrict A[6];
-  double *restrict B[6];
-  double *restrict y = Y + (size_t)va * ld;
-  for (int r = 0; r < 6; r++) {
-    S[r] = d->S[va][r], U[r] = d->U[va][r];
-    A[r] = Ap + (size_t)r * ld, B[r] = Ai + (size_t)r * ld;
+  double *y = Y + (size_t)va * ld;
+  for (int r = 0; r < 6; r++) S[r] = d->S[va][r], U[r] = d->U[va][r];
+  int c = c0;
+  for (; c + 4 <= c1; c += 4) {
+    hg_v4 a[6];
+    for (int r = 0; r < 6; r++) a[r] = HG_LD4(Ap + (size_t)r * ld + c);
+    hg_v4 yc = HG_LD4(y + c) - dinv * (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] +
+                                        U[4] * a[4] + U[5] * a[5]);
+    HG_ST4(y + c, yc);
+    for (int r = 0; r < 6; r++) HG_ST4(Ai + (size_t)r * ld + c, a[r] + S[r] * yc);
   }
-  for (int c = c0; c < c1; c++) {
-    double a0 = A[0][c], a1 = A[1][c], a2 = A[2][c], a3 = A[3][c], a4 = A[4][c], a5 = A[5][c];
-    double yc = y[c] - dinv * (U[0] * a0 + U[1] * a1 + U[2] * a2 + U[3] * a3 + U[4] * a4 +
-                               U[5] * a5);
+  for (; c < c1; c++) {
+    double ua = 0;
+    for (int r = 0; r < 6; r++) ua += U[r] * Ap[(size_t)r * ld + c];
+    double yc = y[c] - dinv * ua;
     y[c] = yc;
-    B[0][c] = a0 + S[0] * yc, B[1][c] = a1 + S[1] * yc, B[2][c] = a2 + S[2] * yc;
-    B[3][c] = a3 + S[3] * yc, B[4][c] = a4 + S[4] * yc, B[5][c] = a5 + S[5] * yc;
+    for (int r = 0; r < 6; r++) Ai[(size_t)r * ld + c] = Ap[(size_t)r * ld + c] + S[r] * yc;
   }
 }
 
@@ -178,36 +202,53 @@ HG_HOT static void sweep_forward(const hg_model *m, const hg_data *d, int i, con
   }
 }
 
+/* 1 when body i has exactly one child (then i + 1) */
+static int one_child(const hg_model *m, int i) {
+  return i + 1 < m->subtree_end[i] && m->subtree_end[i + 1] == m->subtree_end[i];
+}
+
 /* the whole recursion; identity: columns restricted to subtrees (backward) and to the upper
  * triangle of each tree (forward), the lower triangle mirrored at the end */
 HG_HOT static void recursion(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
                       const double *X, int ld, double *Y) {
   size_t blk = 6 * (size_t)ld;
   if (X) {
-    memset(Y, 0, (size_t)m->nv * (size_t)ld * sizeof(double));
-    memset(w->Fm, 0, blk * (size_t)m->nbody * sizeof(double));
+    /* the rows of joints that are not free (the backward pass writes the others whole), and the
+     * blocks of P of leaves and branch points (chains add into their child's, see the top) */
+    for (int i = 1; i < m->nbody; i++) {
+      if (!(m->jnt_nv[i] > 0 && (!mode || mode[i] == HG_MODE_FREE)))
+        memset(Y + (size_t)m->v_adr[i] * ld, 0, (size_t)m->jnt_nv[i] * (size_t)ld * sizeof(double));
+      if (!one_child(m, i)) memset(w->Fm + blk * (size_t)i, 0, blk * sizeof(double));
+    }
   } else {
-    /* the backward pass reads P_i over i's subtree's columns only, and the passes write the
-     * upper triangle of the rows of free joints up to the end of their subtree (the mirror does
-     * the lower one): zero the rest of those rows, and whole rows elsewhere */
+    /* the one block of P (body 0's), and the parts of rows the passes read before writing: the
+     * passes write the upper triangle of the rows of free joints up to the end of their subtree
+     * (the mirror does the lower one): zero the rest of those rows, and whole rows elsewhere */
+    memset(w->Fm, 0, blk * sizeof(double));
     for (int i = 1; i < m->nbody; i++) {
       int c0 = m->v_adr[i], c1 = subtree_vend(m, i), n = m->jnt_nv[i];
       int z = n > 0 && (!mode || mode[i] == HG_MODE_FREE) ? c1 : c0;
-      for (int r = 0; r < 6; r++) memset(w->Fm + blk * (size_t)i + (size_t)r * ld + c0, 0,
-                                         (size_t)(c1 - c0) * sizeof(double));
       for (int a = c0; a < c0 + n; a++)
         memset(Y + (size_t)a * ld + z, 0, (size_t)(m->nv - z) * sizeof(double));
     }
   }
 
-  /* backward: P_i, and Y's rows before the parent's acceleration is known */
-  for (int i = m->nbody - 1; i > 0; i--) {
+  /* backward: P_i, and Y's rows before the parent's acceleration is known; b is the block of
+   * P_i (X: i's own, or its only child's) */
+  for (int i = m->nbody - 1, b = 0; i > 0; i--) {
     int p = m->parent[i];
     sweep sw = {ld, X ? 0 : m->v_adr[i], X ? ld : subtree_vend(m, i), X};
-    double *Pi = w->Fm + blk * (size_t)i, *Pp = p > 0 ? w->Fm + blk * (size_t)p : NULL;
+    double *Pi, *Pp;
+    if (X) {
+      b = one_child(m, i) ? b : i;
+      Pi = w->Fm + blk * (size_t)b;
+      Pp = p <= 0 ? NULL : one_child(m, p) ? Pi : w->Fm + blk * (size_t)p;
+    } else {
+      Pi = w->Fm, Pp = p > 0 ? w->Fm : NULL;
+    }
     if (m->jnt_nv[i] > 0 && (!mode || mode[i] == HG_MODE_FREE)) {
       sweep_backward(m, d, i, &sw, Pi, Pp, Y, w->X);
-    } else if (Pp) {
+    } else if (Pp && Pp != Pi) {
       for (int r = 0; r < 6; r++)
         for (int c = sw.c0; c < sw.c1; c++) Pp[(size_t)r * ld + c] += Pi[(size_t)r * ld + c];
     }
