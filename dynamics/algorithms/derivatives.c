@@ -548,13 +548,6 @@ HG_HOT static void minv_mul_neg(const hg_model *m, hg_deriv *w, const double *Mi
     for (size_t c = 0; c < nv; c++) Y[r * nv + c] = Yt[c * nv + r];
 }
 
-int hg_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double *Minv) {
-  /* the articulated pass leaves U = IA S and D^-1 (velocities and forces play no part in them) */
-  if (hg_aba_opt(m, d, &world, q, w->zero, w->zero, NULL, w->qdd)) return -1;
-  hg_minv_factored(m, d, w, NULL, Minv);
-  return 0;
-}
-
 int hg_aba_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,
                        const double *v, const double *tau, const double *fext, double *qdd,
                        double *dqdd_dq, double *dqdd_dv, double *dqdd_dtau) {

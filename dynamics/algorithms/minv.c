@@ -28,9 +28,12 @@
  * once, nothing copied). For a right-hand side X, P_i spans every column, but a parent with one
  * child has P_parent = P_child + U_child Y[child, :]: a chain without branches shares one block,
  * updated in place, and only leaves and branch points have blocks of their own to zero. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "derivatives.h"
+#include "dynamics.h"
 #include "lanes.h"
 
 /* one past the last DoF of body i's subtree */
@@ -284,4 +287,97 @@ void hg_minv_solve_neg(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t
                        const double *X, int ncol, double *Y) {
   recursion(m, d, w, mode, X, ncol, Y);
   for (int k = 0; k < m->nv * ncol; k++) Y[k] = -Y[k];
+}
+
+/* The factors M^-1 needs, from the articulated-body recursion with no velocity, force or gravity:
+ * its bias wrenches are then zero, and what remains is the articulated inertias (Featherstone,
+ * "Rigid Body Dynamics Algorithms", ch. 7, without the bias terms), backward in index order
+ * (children after their parent, each parent's children reached in decreasing index order, as in
+ * the articulated pass, so the sums are the same):
+ *   IA_i = I_i + sum over the children c of (IA_c - U_c D_c^-1 U_c^T),
+ *   U_i = IA_i S_i,   D_i = S_i^T U_i + diag(armature_i).
+ * Writes d->IA, d->U and d->Dinv (every joint free); returns -1 with d->err when a D_i is
+ * singular or not finite, naming the joint as the articulated pass does. */
+HG_HOT static int articulated_inertias(const hg_model *m, hg_data *d) {
+  for (int i = 1; i < m->nbody; i++) hg_inertia_sym6(&d->I[i], d->IA[i]);
+  for (int i = m->nbody - 1; i > 0; i--) {
+    int va = m->v_adr[i], n = m->jnt_nv[i], p = m->parent[i], rc = 0;
+    const double *IA = d->IA[i];
+    double *Dinv = d->Dinv + m->D_adr[i], Pi[21];
+    if (n == 0) {
+      memcpy(Pi, IA, sizeof Pi);
+    } else if (n == 1) {
+      /* U = IA s, D = s^T U; scale bounds D from above for the singularity test */
+      const double *s = d->S[va];
+      double *U = d->U[va], scale = 0;
+      hg_sym6_mulv(IA, s, U);
+      double D = hg_dot6(s, U);
+      HG_UNROLL(6)
+      for (int r = 0; r < 6; r++) scale += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
+      if (m->has_armature) D += m->armature[va], scale += m->armature[va];
+      if (!isfinite(D) || !isfinite(scale)) rc = -2;
+      else if (!(D > 1e-12 * scale)) rc = -1;
+      Dinv[0] = 1 / D;
+      /* Pi = IA - W U^T with W = U D^-1 (its upper triangle) */
+      HG_UNROLL(6)
+      for (int r = 0; r < 6; r++) {
+        double wr = U[r] * Dinv[0];
+        HG_UNROLL(6)
+        for (int k = r; k < 6; k++) Pi[hg_sym6_index(r, k)] = IA[hg_sym6_index(r, k)] - wr * U[k];
+      }
+    } else {
+      /* U = IA S, D = S^T U, Dinv by Cholesky; Pi = IA - W U^T with W = U D^-1 */
+      double D[36], scale[6], W[36];
+      hg_vec6 *U = d->U + va;
+      for (int k = 0; k < n; k++) {
+        const double *s = d->S[va + k];
+        hg_sym6_mulv(IA, s, U[k]);
+        scale[k] = 0;
+        for (int r = 0; r < 6; r++) scale[k] += fabs(IA[hg_sym6_index(r, r)]) * s[r] * s[r];
+        for (int l = 0; l <= k; l++) D[k * n + l] = D[l * n + k] = hg_dot6(d->S[va + l], U[k]);
+      }
+      if (m->has_armature)
+        for (int k = 0; k < n; k++) D[k * n + k] += m->armature[va + k], scale[k] += m->armature[va + k];
+      rc = hg_spd_inverse(n, D, scale, Dinv);
+      if (!rc) {
+        for (int r = 0; r < 6; r++)
+          for (int k = 0; k < n; k++) {
+            double t = 0;
+            for (int l = 0; l < n; l++) t += U[l][r] * Dinv[l * n + k];
+            W[r * n + k] = t;
+          }
+        for (int r = 0; r < 6; r++)
+          for (int c = r; c < 6; c++) {
+            double t = IA[hg_sym6_index(r, c)];
+            for (int k = 0; k < n; k++) t -= W[r * n + k] * U[k][c];
+            Pi[hg_sym6_index(r, c)] = t;
+          }
+      }
+    }
+    if (rc) {
+      if (rc == -1)
+        snprintf(d->err, sizeof d->err,
+                 "articulated inertia is singular at joint '%s' (body '%s'): the subtree it moves "
+                 "has no mass or inertia along the joint's motion",
+                 m->jnt_name[i], m->body_name[i]);
+      else
+        snprintf(d->err, sizeof d->err,
+                 "non-finite articulated inertia at joint '%s' (body '%s'): check the state",
+                 m->jnt_name[i], m->body_name[i]);
+      return -1;
+    }
+    if (p > 0) {
+      double *IAp = d->IA[p];
+      for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
+    }
+  }
+  return 0;
+}
+
+int hg_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double *Minv) {
+  static const hg_pass_options world = {.tree_frame = 1, .world_frame = 1};
+  hg_kinematics_opt(m, d, &world, q, NULL);
+  if (articulated_inertias(m, d)) return -1;
+  hg_minv_factored(m, d, w, NULL, Minv);
+  return 0;
 }
