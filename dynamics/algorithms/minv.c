@@ -18,9 +18,9 @@
  * triangle, and the lower one is its mirror. Only the parts of the wrenches P_i a pass reads are
  * zeroed.
  *
- * The same recursion applies M^-1 to any right-hand side X (nv x ncol) in place of the identity
- * (hg_minv_solve_neg): then no column is known to vanish in a subtree, and every pass runs over
- * all columns.
+ * The same recursion applies -M^-1 to any right-hand side X (nv x ncol) in place of the
+ * identity (hg_minv_solve_neg: the backward pass starts from -X): then no column is known to
+ * vanish in a subtree, and every pass runs over all columns.
  *
  * Where the wrenches P live. For the identity, P_i is non-zero only at the columns of i's
  * subtree, and the subtrees of siblings are disjoint column ranges: one 6 x nv block holds every
@@ -47,12 +47,12 @@ static int subtree_vend(const hg_model *m, int i) {
  * over the columns innermost, along contiguous rows; T holds one joint's n rows. */
 typedef struct sweep {
   int ld, c0, c1;
-  const double *X; /* nv x ld right-hand side, or NULL for the identity */
+  const double *X; /* nv x ld right-hand side, entering negated (-X), or NULL for the identity */
 } sweep;
 
 /* sweep_backward for a 1-DoF joint, four columns at a time with the six rows of P in
  * registers (the last columns one at a time); Pp == Pi updates P in place:
- *   u = X[i, :] - S^T P_i,  Y[i, :] = D^-1 u,  P_parent = (P_parent +) P_i + U Y[i, :] */
+ *   u = -X[i, :] - S^T P_i,  Y[i, :] = D^-1 u,  P_parent = (P_parent +) P_i + U Y[i, :] */
 HG_HOT static void sweep_backward1(const hg_model *m, const hg_data *d, int i, const sweep *sw,
                             const double *Pi, double *Pp, double *Y) {
   int va = m->v_adr[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1, add = Pp && Pp != Pi;
@@ -64,7 +64,7 @@ HG_HOT static void sweep_backward1(const hg_model *m, const hg_data *d, int i, c
   for (; c + 4 <= c1; c += 4) {
     hg_v4 p[6], u = {0, 0, 0, 0};
     for (int r = 0; r < 6; r++) p[r] = HG_LD4(Pi + (size_t)r * ld + c);
-    if (x) u = HG_LD4(x + c);
+    if (x) u = -HG_LD4(x + c);
     else if (c == va) u[0] = 1; /* the identity's column va */
     u -= S[0] * p[0] + S[1] * p[1] + S[2] * p[2] + S[3] * p[3] + S[4] * p[4] + S[5] * p[5];
     hg_v4 yc = dinv * u;
@@ -77,7 +77,7 @@ HG_HOT static void sweep_backward1(const hg_model *m, const hg_data *d, int i, c
     }
   }
   for (; c < c1; c++) {
-    double u = x ? x[c] : c == va;
+    double u = x ? -x[c] : c == va;
     for (int r = 0; r < 6; r++) u -= S[r] * Pi[(size_t)r * ld + c];
     y[c] = dinv * u;
     if (!Pp) continue;
@@ -88,7 +88,7 @@ HG_HOT static void sweep_backward1(const hg_model *m, const hg_data *d, int i, c
 }
 
 /* backward across free joint i:
- *   u = X[i, :] - S^T P_i,  Y[i, :] = D^-1 u,  P_parent += P_i + U Y[i, :] */
+ *   u = -X[i, :] - S^T P_i,  Y[i, :] = D^-1 u,  P_parent += P_i + U Y[i, :] */
 HG_HOT static void sweep_backward(const hg_model *m, const hg_data *d, int i, const sweep *sw,
                            const double *Pi, double *Pp, double *Y, double *T) {
   int va = m->v_adr[i], n = m->jnt_nv[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1;
@@ -101,7 +101,7 @@ HG_HOT static void sweep_backward(const hg_model *m, const hg_data *d, int i, co
     double *restrict u = T + (size_t)a * ld;
     const double *S = d->S[va + a];
     if (sw->X)
-      for (int c = c0; c < c1; c++) u[c] = sw->X[(size_t)(va + a) * ld + c];
+      for (int c = c0; c < c1; c++) u[c] = -sw->X[(size_t)(va + a) * ld + c];
     else
       for (int c = c0; c < c1; c++) u[c] = c == va + a;
     for (int r = 0; r < 6; r++) {
@@ -210,8 +210,9 @@ static int one_child(const hg_model *m, int i) {
   return i + 1 < m->subtree_end[i] && m->subtree_end[i + 1] == m->subtree_end[i];
 }
 
-/* the whole recursion; identity: columns restricted to subtrees (backward) and to the upper
- * triangle of each tree (forward), the lower triangle mirrored at the end */
+/* the whole recursion, Y = M^-1 (X NULL) or Y = -M^-1 X; identity: columns restricted to
+ * subtrees (backward) and to the upper triangle of each tree (forward), the lower triangle
+ * mirrored at the end */
 HG_HOT static void recursion(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
                       const double *X, int ld, double *Y) {
   size_t blk = 6 * (size_t)ld;
@@ -286,7 +287,6 @@ void hg_minv_factored(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t 
 void hg_minv_solve_neg(const hg_model *m, hg_data *d, hg_deriv *w, const uint8_t *mode,
                        const double *X, int ncol, double *Y) {
   recursion(m, d, w, mode, X, ncol, Y);
-  for (int k = 0; k < m->nv * ncol; k++) Y[k] = -Y[k];
 }
 
 /* The factors M^-1 needs, from the articulated-body recursion with no velocity, force or gravity:
