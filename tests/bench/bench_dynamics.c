@@ -284,7 +284,7 @@ int main(int argc, char **argv) {
   double ns[NALG];
   /* a model name that names nothing is a mistake, not an empty run */
   static const char *const names[] = {"arm7", "chain30", "chain100", "tree63", "humanoid32",
-                                      "chain1000"};
+                                      "chain1000", "tree15"};
   int known = !only;
   if (only && urdf) known = !strcmp(only, "urdf") || !strcmp(only, "urdf_merged");
   for (int k = 0; only && !urdf && k < (int)(sizeof names / sizeof names[0]); k++)
@@ -292,7 +292,7 @@ int main(int argc, char **argv) {
   if (!known) {
     fprintf(stderr, "bench_dynamics: unknown model '%s': expected %s\n", only,
             urdf ? "urdf or urdf_merged (with --urdf)"
-                 : "arm7, chain30, chain100, tree63, humanoid32 or chain1000");
+                 : "arm7, chain30, chain100, tree63, humanoid32, chain1000 or tree15");
     return 2;
   }
   if (urdf) {
@@ -320,6 +320,8 @@ int main(int argc, char **argv) {
         {names[0], hg_test_arm7()},           {names[1], hg_test_chain(30)},
         {names[2], hg_test_chain(100)},       {names[3], hg_test_binary_tree(6)},
         {names[4], hg_test_humanoid()},       {names[5], hg_test_chain(1000)},
+        /* the small tree of the Pinocchio comparison (docs/benchmarks.md) */
+        {names[6], hg_test_binary_tree(4)},
     };
     int n = (int)(sizeof models / sizeof models[0]);
     for (int k = 0; k < n; k++) {
