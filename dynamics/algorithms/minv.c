@@ -51,7 +51,9 @@ typedef struct sweep {
 } sweep;
 
 /* sweep_backward for a 1-DoF joint, four columns at a time with the six rows of P in
- * registers (the last columns one at a time); Pp == Pi updates P in place:
+ * registers; the last, partial block as the four columns that end the range, its columns
+ * before c left as they are (hg_v4_from; one at a time when the row is shorter than four).
+ * Pp == Pi updates P in place:
  *   u = -X[i, :] - S^T P_i,  Y[i, :] = D^-1 u,  P_parent = (P_parent +) P_i + U Y[i, :] */
 HG_HOT static void sweep_backward1(const hg_model *m, const hg_data *d, int i, const sweep *sw,
                             const double *Pi, double *Pp, double *Y) {
@@ -75,6 +77,25 @@ HG_HOT static void sweep_backward1(const hg_model *m, const hg_data *d, int i, c
       if (add) n += HG_LD4(Pp + (size_t)r * ld + c);
       HG_ST4(Pp + (size_t)r * ld + c, n);
     }
+  }
+  if (c < c1 && c1 >= 4) {
+    int w = c1 - 4, s = c - w;
+    hg_v4 p[6], u;
+    if (x) u = -HG_LD4(x + w);
+    else hg_v4_unit(&u, va - w);
+    for (int r = 0; r < 6; r++) p[r] = HG_LD4(Pi + (size_t)r * ld + w);
+    u -= S[0] * p[0] + S[1] * p[1] + S[2] * p[2] + S[3] * p[3] + S[4] * p[4] + S[5] * p[5];
+    hg_v4 yc = dinv * u, old = HG_LD4(y + w);
+    hg_v4_from(&yc, &yc, &old, s);
+    HG_ST4(y + w, yc);
+    if (Pp)
+      for (int r = 0; r < 6; r++) {
+        hg_v4 n = p[r] + U[r] * yc, o = HG_LD4(Pp + (size_t)r * ld + w);
+        if (add) n += o;
+        hg_v4_from(&n, &n, &o, s);
+        HG_ST4(Pp + (size_t)r * ld + w, n);
+      }
+    c = c1;
   }
   for (; c < c1; c++) {
     double u = x ? -x[c] : c == va;
@@ -135,7 +156,7 @@ HG_HOT static void sweep_backward(const hg_model *m, const hg_data *d, int i, co
 }
 
 /* sweep_forward for a 1-DoF joint below another body, four columns at a time with the six rows
- * of A_parent in registers (the last columns one at a time) */
+ * of A_parent in registers (the last, partial block as in sweep_backward1) */
 HG_HOT static void sweep_forward1(const hg_model *m, const hg_data *d, int i, const sweep *sw,
                            const double *Ap, double *Ai, double *Y) {
   int va = m->v_adr[i], ld = sw->ld, c0 = sw->c0, c1 = sw->c1;
@@ -150,6 +171,22 @@ HG_HOT static void sweep_forward1(const hg_model *m, const hg_data *d, int i, co
                                         U[4] * a[4] + U[5] * a[5]);
     HG_ST4(y + c, yc);
     for (int r = 0; r < 6; r++) HG_ST4(Ai + (size_t)r * ld + c, a[r] + S[r] * yc);
+  }
+  if (c < c1 && c1 >= 4) {
+    int w = c1 - 4, s = c - w;
+    hg_v4 a[6], yo = HG_LD4(y + w);
+    for (int r = 0; r < 6; r++) a[r] = HG_LD4(Ap + (size_t)r * ld + w);
+    hg_v4 yc = yo - dinv * (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] +
+                            U[4] * a[4] + U[5] * a[5]);
+    hg_v4 ys;
+    hg_v4_from(&ys, &yc, &yo, s);
+    HG_ST4(y + w, ys);
+    for (int r = 0; r < 6; r++) {
+      hg_v4 n = a[r] + S[r] * yc, o = HG_LD4(Ai + (size_t)r * ld + w);
+      hg_v4_from(&n, &n, &o, s);
+      HG_ST4(Ai + (size_t)r * ld + w, n);
+    }
+    c = c1;
   }
   for (; c < c1; c++) {
     double ua = 0;
