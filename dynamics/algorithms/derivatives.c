@@ -354,14 +354,17 @@ HG_INLINE void d4_store_from(double *p, const d4 *v, int s, int lim) {
 
 /* the pairs of one block t of T with one row: for the DoF l of the row (col 0, x = rI_l then
  * rB_l), out[0][k] = rI . alpha_k + rB . nu_k, out[1][k] = rI . mu_k + rB . S_k and, when wm,
- * out[2][k] = rI . S_k; for the DoF k of the row (col 1, x = S_k), out[0][l] = S . g_l and
- * out[1][l] = S . h_l */
+ * out[2][k] = rI . S_k; for the DoF k of the row (col 1, x = S_k), out[0][l] = S . g_l,
+ * out[1][l] = S . h_l and, when wm, out[2][l] = S . rI_l (M's upper triangle, the same products
+ * in the same order as its mirror entry rI_l . S_k) */
 HG_INLINE void pair_block(const double *t, const double *x, int col, int wm, d4 out[3]) {
   if (col) {
     d4_mul(&out[0], x[0], t + 4 * T_G), d4_mul(&out[1], x[0], t + 4 * T_H);
+    if (wm) d4_mul(&out[2], x[0], t + 4 * T_RI);
     for (int r = 1; r < 6; r++) {
       d4_fma(&out[0], x[r], t + 4 * (T_G + r));
       d4_fma(&out[1], x[r], t + 4 * (T_H + r));
+      if (wm) d4_fma(&out[2], x[r], t + 4 * (T_RI + r));
     }
     return;
   }
@@ -436,9 +439,8 @@ static inline void add_sums(double *y, const double *x) {
   for (int k = HG_DERIV_SUMS & ~3; k < HG_DERIV_SUMS; k++) y[k] += x[k];
 }
 
-/* the rows of dtau/dq, dtau/dv and, when wm, M (not NULL) from T, backward (M's rows of the
- * DoFs below body i are complete when i's are written); wm is a constant where this is inlined
- * (always: in the HG_HOT clones) */
+/* the rows of dtau/dq, dtau/dv and, when wm, M (not NULL) from T, backward, each row whole from
+ * T alone; wm is a constant where this is inlined (always: in the HG_HOT clones) */
 HG_INLINE void id_rows(const hg_model *m, const hg_data *d,
                                                           const hg_deriv *w, int wm,
                                                           double *dtau_dq, double *dtau_dv,
@@ -479,9 +481,7 @@ HG_INLINE void id_rows(const hg_model *m, const hg_data *d,
       for (int r = 0; r < 6; r++) s += Sl[r] * t[4 * (T_G + r)];
       Dq[k] = s;
     }
-    pairs(T, Sl, 1, l0, l1, nv, Dq, Dv, NULL, 0);
-    if (wm)
-      for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
+    pairs(T, Sl, 1, l0, l1, nv, Dq, Dv, Ml, wm);
     zero_span(Dq, Dv, Ml, wm, l1, nv, nv, &z);
   }
 }
