@@ -69,6 +69,25 @@ static inline void hg_lane3_body_wrench(const hg_inertia *G, const hg_v4 *a_w, c
   HG_ST2(F + 4, __builtin_shufflevector(Fv, Fv, 1, 2));
 }
 
+/* ---- four consecutive columns of a row ---- */
+
+/* lanes as 64-bit integers: the masks of vector comparisons */
+typedef long long hg_i4 __attribute__((vector_size(32)));
+/* *out = lane k of *x where k >= s, of *y where k < s (s in 0 .. 4; out may be x or y): the
+ * last, partial block of a row done as the four columns that end it, keeping the ones before s
+ * as they are */
+HG_INLINE void hg_v4_from(hg_v4 *out, const hg_v4 *x, const hg_v4 *y, int s) {
+  const hg_i4 idx = {0, 1, 2, 3};
+  hg_i4 keep = idx < (hg_i4){s, s, s, s};
+  *out = (hg_v4)(((hg_i4)*y & keep) | ((hg_i4)*x & ~keep));
+}
+/* *out = 1 in lane k, 0 in the others (none for k outside 0 .. 3) */
+HG_INLINE void hg_v4_unit(hg_v4 *out, int k) {
+  const hg_i4 idx = {0, 1, 2, 3};
+  const hg_v4 one = {1, 1, 1, 1};
+  *out = (hg_v4)((hg_i4)one & (idx == (hg_i4){k, k, k, k}));
+}
+
 /* ---- one number of four DoFs side by side ---- */
 
 typedef hg_v4 hg_lane;

@@ -330,7 +330,7 @@ static inline void d4_fma(d4 *acc, double s, const double *p) { *acc += s * HG_L
  * below the range start (lanes below s) keep what is in the row; those past the range end are
  * written too and overwritten by the segments after it, except past the row's end (lim numbers
  * of the row remain from p). p[u] = v's number u for u in [s, min(4, lim)). */
-static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
+HG_INLINE void d4_store_from(double *p, const d4 *v, int s, int lim) {
   if (lim >= 4 && s == 0) {
     HG_ST4(p, *v);
     return;
@@ -354,14 +354,17 @@ static inline void d4_store_from(double *p, const d4 *v, int s, int lim) {
 
 /* the pairs of one block t of T with one row: for the DoF l of the row (col 0, x = rI_l then
  * rB_l), out[0][k] = rI . alpha_k + rB . nu_k, out[1][k] = rI . mu_k + rB . S_k and, when wm,
- * out[2][k] = rI . S_k; for the DoF k of the row (col 1, x = S_k), out[0][l] = S . g_l and
- * out[1][l] = S . h_l */
-static inline void pair_block(const double *t, const double *x, int col, int wm, d4 out[3]) {
+ * out[2][k] = rI . S_k; for the DoF k of the row (col 1, x = S_k), out[0][l] = S . g_l,
+ * out[1][l] = S . h_l and, when wm, out[2][l] = S . rI_l (M's upper triangle, the same products
+ * in the same order as its mirror entry rI_l . S_k) */
+HG_INLINE void pair_block(const double *t, const double *x, int col, int wm, d4 out[3]) {
   if (col) {
     d4_mul(&out[0], x[0], t + 4 * T_G), d4_mul(&out[1], x[0], t + 4 * T_H);
+    if (wm) d4_mul(&out[2], x[0], t + 4 * T_RI);
     for (int r = 1; r < 6; r++) {
       d4_fma(&out[0], x[r], t + 4 * (T_G + r));
       d4_fma(&out[1], x[r], t + 4 * (T_H + r));
+      if (wm) d4_fma(&out[2], x[r], t + 4 * (T_RI + r));
     }
     return;
   }
@@ -382,7 +385,7 @@ static inline void pair_block(const double *t, const double *x, int col, int wm,
 /* one row's pairs (pair_block) with the columns [k0, k1) into Dq, Dv and, when wm, Ml (see
  * above): a first block that starts before k0 or ends past the row's end, the whole blocks, and
  * a last one past the row's end */
-static inline void pairs(const double *T, const double *x, int col, int k0, int k1, int nv,
+HG_INLINE void pairs(const double *T, const double *x, int col, int k0, int k1, int nv,
                          double *Dq, double *Dv, double *Ml, int wm) {
   if (k0 >= k1) return;
   int c = k0 & ~3, e = k1 < nv - 3 ? k1 : nv - 3;
@@ -412,7 +415,7 @@ static inline void pairs(const double *T, const double *x, int col, int k0, int 
  * at a time from z, zeros the compiler cannot see (it would make the loop calls of memset,
  * slower on these short spans); like a pair block it writes past c1, where the segments after it
  * write, but not past the row's end */
-static inline void zero_span(double *Dq, double *Dv, double *Ml, int wm, int c0, int c1, int nv,
+HG_INLINE void zero_span(double *Dq, double *Dv, double *Ml, int wm, int c0, int c1, int nv,
                              const d4 *z) {
   int c = c0, e = c1 < nv - 3 ? c1 : nv - 3;
   for (; c < e; c += 4) {
@@ -436,9 +439,8 @@ static inline void add_sums(double *y, const double *x) {
   for (int k = HG_DERIV_SUMS & ~3; k < HG_DERIV_SUMS; k++) y[k] += x[k];
 }
 
-/* the rows of dtau/dq, dtau/dv and, when wm, M (not NULL) from T, backward (M's rows of the
- * DoFs below body i are complete when i's are written); wm is a constant where this is inlined
- * (always: in the HG_HOT clones) */
+/* the rows of dtau/dq, dtau/dv and, when wm, M (not NULL) from T, backward, each row whole from
+ * T alone; wm is a constant where this is inlined (always: in the HG_HOT clones) */
 HG_INLINE void id_rows(const hg_model *m, const hg_data *d,
                                                           const hg_deriv *w, int wm,
                                                           double *dtau_dq, double *dtau_dv,
@@ -479,9 +481,7 @@ HG_INLINE void id_rows(const hg_model *m, const hg_data *d,
       for (int r = 0; r < 6; r++) s += Sl[r] * t[4 * (T_G + r)];
       Dq[k] = s;
     }
-    pairs(T, Sl, 1, l0, l1, nv, Dq, Dv, NULL, 0);
-    if (wm)
-      for (int k = l0; k < l1; k++) Ml[k] = M[(size_t)k * nv + l];
+    pairs(T, Sl, 1, l0, l1, nv, Dq, Dv, Ml, wm);
     zero_span(Dq, Dv, Ml, wm, l1, nv, nv, &z);
   }
 }
@@ -546,13 +546,6 @@ HG_HOT static void minv_mul_neg(const hg_model *m, hg_deriv *w, const double *Mi
   }
   for (size_t r = 0; r < nv; r++)
     for (size_t c = 0; c < nv; c++) Y[r * nv + c] = Yt[c * nv + r];
-}
-
-int hg_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double *Minv) {
-  /* the articulated pass leaves U = IA S and D^-1 (velocities and forces play no part in them) */
-  if (hg_aba_opt(m, d, &world, q, w->zero, w->zero, NULL, w->qdd)) return -1;
-  hg_minv_factored(m, d, w, NULL, Minv);
-  return 0;
 }
 
 int hg_aba_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const double *q,

@@ -70,7 +70,9 @@ void hg_rnea_derivatives(const hg_model *m, hg_data *d, hg_deriv *w, const doubl
                          double *dtau_dv, double *M);
 
 /* The inverse mass matrix M(q)^-1 by the articulated-body recursion (every joint free), O(N nv),
- * without forming or inverting M. */
+ * without forming or inverting M. Leaves in d the kinematics without velocities (world frame)
+ * and the articulated pass's factors IA, U and Dinv of every joint free (minv.c: no bias
+ * wrenches, accelerations or forces). */
 int hg_minv(const hg_model *m, hg_data *d, hg_deriv *w, const double *q, double *Minv);
 
 /* The same recursion on the factors (d->S, d->U, d->Dinv) the last tree-frame articulated pass

@@ -19,7 +19,7 @@
  *     valgrind --tool=callgrind --dump-instr=no bench_dynamics --urdf FILE --calls urdf_merged
  *     callgrind_annotate --inclusive=yes callgrind.out.PID | grep hg_
  *   bench_dynamics --calls MODEL --alg NAME   the calls of one algorithm only (RNEA, CRBA, ABA,
- *                                        HYBRID50, DID, DFD, MINV): tests/bench/bench_instructions.sh
+ *                                        HYBRID50, DID, DIDM, DFD, MINV): tests/bench/bench_instructions.sh
  *   (each function's inclusive count / 100 is its cost per call) */
 #include <math.h>
 #include <stdio.h>
@@ -52,10 +52,12 @@ void *realloc(void *p, size_t n) { allocations++; return __libc_realloc(p, n); }
  * differences on the group (2 nv calls of RNEA or ABA per argument) beside them */
 typedef enum { ALG_FK, ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB0, ALG_HYB50, ALG_HYB100, ALG_RHS2,
                ALG_RHS1, ALG_DID, ALG_DFD, ALG_MINV, ALG_CD_ID, ALG_CD_FD, ALG_D2ID, ALG_D2FD,
-               NALG } alg;
+               ALG_DIDM, NALG } alg;
 static const char *alg_name[NALG] = {"FK",        "RNEA",     "CRBA", "ABA",  "HYBRID0",
                                      "HYBRID50",  "HYBRID100", "RHS2WALKS", "RHS1WALK", "DID",
-                                     "DFD",       "MINV",     "CD_ID", "CD_FD", "D2ID", "D2FD"};
+                                     "DFD",       "MINV",     "CD_ID", "CD_FD", "D2ID", "D2FD",
+                                     "DIDM"};
+/* DIDM: DID with M = dtau/dqdd as well, the outputs of Pinocchio's computeRNEADerivatives */
 /* the second-order derivatives (D2ID: d2tau/dq2, dv2, dqdv and dM/dq; D2FD: d2qdd/dq2, dv2,
  * dqdv and dqdtau) write nv^3 numbers per tensor: timed up to D2_MAX_NV DoFs */
 #define D2_MAX_NV 100
@@ -112,6 +114,9 @@ static void call(bench_state *b, alg g, int s) {
     break;
   case ALG_DID:
     hg_rnea_derivatives(m, d, b->w, b->q[s], b->v[s], b->a[s], NULL, b->D[0], b->D[1], NULL);
+    break;
+  case ALG_DIDM:
+    hg_rnea_derivatives(m, d, b->w, b->q[s], b->v[s], b->a[s], NULL, b->D[0], b->D[1], b->D[2]);
     break;
   case ALG_DFD:
     hg_aba_derivatives(m, d, b->w, b->q[s], b->v[s], b->tau[s], NULL, b->out, b->D[0], b->D[1],
@@ -213,15 +218,15 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
   b.yp = rand_vec(&r, m->nv, 0, 1);
   b.ym = rand_vec(&r, m->nv, 0, 1);
   static const alg counted[] = {ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB50, ALG_DID, ALG_DFD, ALG_MINV,
-                                ALG_D2ID, ALG_D2FD};
+                                ALG_D2ID, ALG_D2FD, ALG_DIDM};
   for (int k = 0; k < (int)(sizeof counted / sizeof *counted) && calls > 0; k++) {
     if (calls_only >= 0 && counted[k] != (alg)calls_only) continue;
-    if (counted[k] >= ALG_D2ID && !d2) continue;
+    if ((counted[k] == ALG_D2ID || counted[k] == ALG_D2FD) && !d2) continue;
     set_modes(&b, counted[k]);
     for (int c = 0; c < calls; c++) call(&b, counted[k], c & 1);
   }
   for (int g = 0; g < (derivs ? NALG : ALG_DID) && calls == 0; g++) {
-    if ((g >= ALG_D2ID && !d2) || (d2_only && g != ALG_D2ID)) continue;
+    if (((g == ALG_D2ID || g == ALG_D2FD) && !d2) || (d2_only && g != ALG_D2ID)) continue;
     ns[g] = time_alg(&b, (alg)g, repeats, allocs);
     printf("BENCH %s %s %.0f\n", name, alg_name[g], ns[g]);
     fflush(stdout);
@@ -279,7 +284,7 @@ int main(int argc, char **argv) {
   double ns[NALG];
   /* a model name that names nothing is a mistake, not an empty run */
   static const char *const names[] = {"arm7", "chain30", "chain100", "tree63", "humanoid32",
-                                      "chain1000"};
+                                      "chain1000", "tree15"};
   int known = !only;
   if (only && urdf) known = !strcmp(only, "urdf") || !strcmp(only, "urdf_merged");
   for (int k = 0; only && !urdf && k < (int)(sizeof names / sizeof names[0]); k++)
@@ -287,7 +292,7 @@ int main(int argc, char **argv) {
   if (!known) {
     fprintf(stderr, "bench_dynamics: unknown model '%s': expected %s\n", only,
             urdf ? "urdf or urdf_merged (with --urdf)"
-                 : "arm7, chain30, chain100, tree63, humanoid32 or chain1000");
+                 : "arm7, chain30, chain100, tree63, humanoid32, chain1000 or tree15");
     return 2;
   }
   if (urdf) {
@@ -315,6 +320,8 @@ int main(int argc, char **argv) {
         {names[0], hg_test_arm7()},           {names[1], hg_test_chain(30)},
         {names[2], hg_test_chain(100)},       {names[3], hg_test_binary_tree(6)},
         {names[4], hg_test_humanoid()},       {names[5], hg_test_chain(1000)},
+        /* the small tree of the Pinocchio comparison (docs/benchmarks.md) */
+        {names[6], hg_test_binary_tree(4)},
     };
     int n = (int)(sizeof models / sizeof models[0]);
     for (int k = 0; k < n; k++) {
