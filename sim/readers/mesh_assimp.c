@@ -4,18 +4,13 @@
  * grows to gigabytes on small hostile files; here any of that becomes an error of the one mesh:
  * the reader runs under an address-space and a CPU-time limit (it sets them on itself before
  * reading), this side bounds its wall time and its output, kills it past either, and checks
- * every count, index and coordinate it sends (mesh_frame.h). The process is started with
- * posix_spawn (no fork of this process's memory, safe with threads: campaigns read meshes on
- * worker threads, MPI ranks mind fork()). */
-#define _GNU_SOURCE /* dladdr: the file this code was loaded from */
-#include <dlfcn.h>
+ * every count, index and coordinate it sends (mesh_frame.h). The process is started by
+ * reader_proc.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,55 +21,11 @@
 
 #include "mesh.h"
 #include "mesh_frame.h"
+#include "reader_proc.h"
 #include "readfile.h"
 
-extern char **environ;
-
-/* ---- finding the reader program ---- */
-
-/* 1 when dir/../../ (up levels) holds libexec/hinge/hinge-mesh-reader, written into buf */
-static int reader_near(const char *dir, char *buf, size_t len) {
-  char d[PATH_MAX];
-  snprintf(d, sizeof d, "%s", dir);
-  /* the folder itself, then up to four folders up: PREFIX/bin, PREFIX/lib/ARCH,
-   * PREFIX/lib/python3/dist-packages/hinge, and the build tree's folders of tests and fuzzers */
-  for (int up = 0; up <= 4; up++) {
-    int n = snprintf(buf, len, "%s/libexec/hinge/hinge-mesh-reader", d);
-    if (n > 0 && (size_t)n < len && access(buf, X_OK) == 0) return 1;
-    char *slash = strrchr(d, '/');
-    if (!slash || slash == d) break;
-    *slash = '\0';
-  }
-  return 0;
-}
-
 int hg_mesh_reader_path(char *buf, size_t len) {
-  const char *env = getenv("HINGE_MESH_READER");
-  if (env && *env) {
-    snprintf(buf, len, "%s", env);
-    return access(env, X_OK) ? -1 : 0;
-  }
-  /* the file (program or shared library or Python module) that holds this function, then the
-   * program: hinge, libhinge-sim.so and the Python module each find the reader from where they
-   * are, so no path of the build machine is compiled in */
-  static const char anchor = 0; /* an object of this file, for dladdr */
-  char dir[PATH_MAX];
-  Dl_info info;
-  if (dladdr(&anchor, &info) && info.dli_fname &&
-      realpath(info.dli_fname, dir)) {
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    if (reader_near(dir, buf, len)) return 0;
-  }
-  ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
-  if (n > 0) {
-    dir[n] = '\0';
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    if (reader_near(dir, buf, len)) return 0;
-  }
-  snprintf(buf, len, "libexec/hinge/hinge-mesh-reader");
-  return -1;
+  return hg_reader_locate("hinge-mesh-reader", "HINGE_MESH_READER", buf, len);
 }
 
 /* ---- talking to the reader ---- */
@@ -86,12 +37,6 @@ typedef struct reader {
   int timed_out, too_big;
 } reader;
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* reads exactly n bytes into p before the deadline and within the output cap; 0, or -1 (short
  * stream, read error, time or cap exceeded: the flags say which) */
 static int read_exact(reader *r, void *p, size_t n) {
@@ -101,7 +46,7 @@ static int read_exact(reader *r, void *p, size_t n) {
     return -1;
   }
   while (n > 0) {
-    double left = r->deadline - now();
+    double left = r->deadline - hg_reader_now();
     if (left <= 0) {
       r->timed_out = 1;
       return -1;
@@ -247,31 +192,16 @@ int hg_mesh_load_isolated(const char *path, const hg_mesh_isolation *given, hg_m
   snprintf(cpu, sizeof cpu, "%.0f", ceil(iso.cpu_seconds));
   char *argv[] = {helper, mem, cpu, (char *)path, NULL};
 
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC))
-    return hg_error_fail(err, "%s: cannot read mesh (pipe: %s)", path, strerror(errno));
-  /* the reader's standard output is the pipe; its input and error output are /dev/null (assimp
-   * and the C library may print there) */
-  posix_spawn_file_actions_t fa;
+  int fd;
   pid_t pid = -1;
-  int rc = posix_spawn_file_actions_init(&fa);
-  if (!rc) {
-    if (!(rc = posix_spawn_file_actions_adddup2(&fa, fds[1], 1)) &&
-        !(rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) &&
-        !(rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)))
-      rc = posix_spawn(&pid, helper, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-  }
-  close(fds[1]);
-  if (rc) {
-    close(fds[0]);
+  int rc = hg_reader_start(helper, argv, &fd, &pid);
+  if (rc)
     return hg_error_fail(err, "%s: cannot read mesh (cannot start %s: %s)", path, helper,
                          strerror(rc));
-  }
 
-  reader r = {fds[0], now() + iso.wall_seconds, 0, iso.output_bytes, 0, 0};
+  reader r = {fd, hg_reader_now() + iso.wall_seconds, 0, iso.output_bytes, 0, 0};
   int got = read_frame(&r, out, why, sizeof why);
-  close(fds[0]);
+  close(fd);
   /* a reader that has not ended by now is killed: past its time, its output, or its answer */
   int status = 0, waited;
   if (got < 0) kill(pid, SIGKILL);

@@ -1,20 +1,15 @@
 /* mjcf_proc.c: MJCF compiled by MuJoCo in a process of its own (the program hinge-mjcf-reader,
- * mjcf_child.c). MuJoCo 2.2.2's parser frees memory it never allocated on some mutated files;
- * here that, a hang or a swelling becomes an error of the one file: the reader runs under an
- * address-space, a CPU-time and a no-write limit (it sets them on itself before reading), this
- * side bounds its wall time and its answer, kills it past either, reaps it in every case, and
- * decodes its answer without trusting it (mjcf_frame.c). The process is started with
- * posix_spawn (no fork of this process's memory, safe with threads: campaigns load scenes on
- * worker threads, MPI ranks mind fork()), as the mesh reader's is (mesh_assimp.c). */
-#define _GNU_SOURCE /* dladdr: the file this code was loaded from; pipe2 */
-#include <dlfcn.h>
+ * mjcf_child.c). MuJoCo 2.2.2's compiler frees memory it never allocated, reads past a buffer or
+ * never returns on some mutated files; here any of that, or a swelling, becomes an error of the
+ * one file: the reader runs under an address-space, a CPU-time and a no-write limit (it sets them
+ * on itself before reading), this side bounds its wall time and its answer, kills it past either,
+ * reaps it in every case, and decodes its answer without trusting it (mjcf_frame.c). The process
+ * is started as the mesh reader's is (reader_proc.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,61 +19,13 @@
 #include <unistd.h>
 
 #include "mjcf.h"
-
-extern char **environ;
-
-/* ---- finding the reader program ---- */
-
-/* 1 when dir or one of the four folders above it holds libexec/hinge/hinge-mjcf-reader, written
- * into buf: PREFIX/bin, PREFIX/lib/ARCH, PREFIX/lib/python3/dist-packages/hinge, and the build
- * tree's folders of tests and fuzzers */
-static int reader_near(const char *dir, char *buf, size_t len) {
-  char d[PATH_MAX];
-  snprintf(d, sizeof d, "%s", dir);
-  for (int up = 0; up <= 4; up++) {
-    int n = snprintf(buf, len, "%s/libexec/hinge/hinge-mjcf-reader", d);
-    if (n > 0 && (size_t)n < len && access(buf, X_OK) == 0) return 1;
-    char *slash = strrchr(d, '/');
-    if (!slash || slash == d) break;
-    *slash = '\0';
-  }
-  return 0;
-}
+#include "reader_proc.h"
 
 int hg_mjcf_reader_path(char *buf, size_t len) {
-  const char *env = getenv("HINGE_MJCF_READER");
-  if (env && *env) {
-    snprintf(buf, len, "%s", env);
-    return access(env, X_OK) ? -1 : 0;
-  }
-  /* the file (program, shared library or Python module) that holds this function, then the
-   * program: no path of the build machine is compiled in */
-  static const char anchor = 0; /* an object of this file, for dladdr */
-  char dir[PATH_MAX];
-  Dl_info info;
-  if (dladdr(&anchor, &info) && info.dli_fname && realpath(info.dli_fname, dir)) {
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    if (reader_near(dir, buf, len)) return 0;
-  }
-  ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
-  if (n > 0) {
-    dir[n] = '\0';
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    if (reader_near(dir, buf, len)) return 0;
-  }
-  snprintf(buf, len, "libexec/hinge/hinge-mjcf-reader");
-  return -1;
+  return hg_reader_locate("hinge-mjcf-reader", "HINGE_MJCF_READER", buf, len);
 }
 
 /* ---- running it ---- */
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* The whole of fd's stream (to its end) into *buf, *len bytes, before the deadline and within
  * cap bytes. 0; -1 on a read error or out of memory; -2 past the deadline; -3 past the cap. */
@@ -101,7 +48,7 @@ static int read_all(int fd, double deadline, size_t cap, unsigned char **buf, si
       }
       b = g, room = grown;
     }
-    double left = deadline - now();
+    double left = deadline - hg_reader_now();
     if (left <= 0) {
       free(b);
       return -2;
@@ -138,7 +85,7 @@ static int reap(pid_t pid, double deadline, int *status) {
     pid_t w = waitpid(pid, status, WNOHANG);
     if (w == pid) return 0;
     if (w < 0 && errno != EINTR) return 0; /* not our child any more: nothing to reap */
-    if (now() >= deadline) break;
+    if (hg_reader_now() >= deadline) break;
     struct timespec pause = {0, 1000000}; /* 1 ms */
     nanosleep(&pause, NULL);
   }
@@ -187,37 +134,23 @@ int hg_mjcf_compile(const char *path, const hg_mjcf_isolation *given, hg_mjcf_co
   snprintf(cpu, sizeof cpu, "%.0f", ceil(iso.cpu_seconds));
   char *argv[] = {helper, mem, cpu, (char *)path, NULL};
 
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC))
-    return hg_error_fail(err, "%s: cannot read MJCF (pipe: %s)", path, strerror(errno));
-  /* the reader's standard output is the pipe; its input and error output are /dev/null */
-  posix_spawn_file_actions_t fa;
+  int fd;
   pid_t pid = -1;
-  int rc = posix_spawn_file_actions_init(&fa);
-  if (!rc) {
-    if (!(rc = posix_spawn_file_actions_adddup2(&fa, fds[1], 1)) &&
-        !(rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) &&
-        !(rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)))
-      rc = posix_spawn(&pid, helper, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-  }
-  close(fds[1]);
-  if (rc) {
-    close(fds[0]);
+  int rc = hg_reader_start(helper, argv, &fd, &pid);
+  if (rc)
     return hg_error_fail(err, "%s: cannot read MJCF (cannot start %s: %s)", path, helper,
                          strerror(rc));
-  }
 
-  double deadline = now() + iso.wall_seconds;
+  double deadline = hg_reader_now() + iso.wall_seconds;
   unsigned char *buf = NULL;
   size_t len = 0;
-  int got = read_all(fds[0], deadline, iso.output_bytes, &buf, &len), read_errno = errno;
-  close(fds[0]);
+  int got = read_all(fd, deadline, iso.output_bytes, &buf, &len), read_errno = errno;
+  close(fd);
   /* a reader that has not ended by now is killed: past its time or its output, or it closed its
    * output and did not end */
   int status = 0;
   if (got < 0) kill(pid, SIGKILL);
-  int killed = reap(pid, got < 0 ? now() : deadline, &status) != 0;
+  int killed = reap(pid, got < 0 ? hg_reader_now() : deadline, &status) != 0;
   if (got == -2 || (got == 0 && killed)) {
     free(buf);
     return hg_error_fail(err, "%s: MuJoCo's MJCF compiler timed out (more than %g s)", path,
