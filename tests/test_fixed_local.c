@@ -5,7 +5,7 @@
  * acceleration and joint wrench, the fixed bodies' included.
  *
  * The models: the robots of assets/robots as hg_urdf_load reads them (a base link fixed to the
- * world, fixed flanges and feet), and random forests mixing fixed, revolute and prismatic
+ * world, fixed flanges and feet), a scene's URDF include, and random forests mixing fixed, revolute and prismatic
  * joints (fixed chains, fixed bodies fixed to the world and below floating roots, moving
  * children of fixed bodies). The tolerance is dispatch_and_views' of test_aba_local.c: 1e-12 of
  * max(1, the largest value), the two passes' round-off on these sizes (measured below 1e-13). */
@@ -24,6 +24,7 @@
 #include "hinge.h"
 #include "merge.h"
 #include "models.h"
+#include "sims.h"
 #include "urdf.h"
 
 static const hg_pass_options tree_frame = {.tree_frame = 1};
@@ -206,10 +207,34 @@ static void random_fixed_models(void **state) {
   assert_true(worst[0] <= 1e-12 && worst[1] <= 1e-12 && twin <= 1e-12);
 }
 
+/* a scene's URDF include (data/scenes/example.yaml: a two-link arm hung from a floating
+ * spacecraft by a fixed joint, among free bodies) runs the body-local pass too */
+static void scene_include(void **state) {
+  (void)state;
+  hg_scene *s = hg_test_scene("data/scenes/example.yaml");
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  const hg_model *m = hg_sim_model(sim);
+  int fixed = 0;
+  for (int i = 1; i < m->nbody; i++) fixed += m->jnt[i].type == HG_JOINT_FIXED;
+  assert_true(fixed > 0);
+  assert_non_null(m->local);
+  hg_rng r;
+  hg_rng_seed(&r, 13);
+  double worst[2] = {0, 0}, twin = 0;
+  compare_passes(m, &r, worst);
+  compare_twin(m, &r, &twin);
+  printf("# scene with a URDF include against the tree-frame pass: results %.3g, views %.3g; "
+         "against the merged twin %.3g\n", worst[0], worst[1], twin);
+  assert_true(worst[0] <= 1e-12 && worst[1] <= 1e-12 && twin <= 1e-12);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(robots_as_read),
       cmocka_unit_test(random_fixed_models),
+      cmocka_unit_test(scene_include),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -658,12 +658,14 @@ __attribute__((noinline)) static int impulse_pass_arm(const hg_local_model *lm,
 
 /* the fext the sweeps read: on a model with fixed joints, each fixed body's moved onto its
  * carrier (ld->fext; a body fixed to the world hands its own to the world), and kept in J_c for
- * hg_local_fixed_wrench (ld->ffix); fext itself otherwise. bias 0: the impulsive form */
+ * hg_local_fixed_wrench (ld->ffix, with ld->ffix_set and ld->impulsive, which only the views of
+ * fixed bodies read); fext itself otherwise. bias 0: the impulsive form */
 static const double *fold_fext(const hg_local_model *lm, hg_local_data *ld, const double *fext,
                                int bias) {
+  if (!lm->nfixed) return fext;
   ld->impulsive = !bias;
   ld->ffix_set = fext != NULL;
-  if (!fext || !lm->nfixed) return fext;
+  if (!fext) return NULL;
   memcpy(ld->fext, fext, (size_t)lm->nbody * sizeof *ld->fext);
   for (int f = 0; f < lm->nfixed; f++) {
     int i = lm->fixed_list[f], c = lm->carrier[i];

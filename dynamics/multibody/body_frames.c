@@ -202,6 +202,28 @@ static int kind_of(int k, int f) {
   return other;
 }
 
+/* every carrier's inertia with its fixed bodies folded in and every Isub, in one pass over the
+ * bodies (the sums of hg_local_set_inertia, in the same order) */
+static void fold_all(hg_local_model *lm, const hg_model *m) {
+  for (int t = 1; t < lm->nswept; t++) {
+    int i = lm->order[t];
+    hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->link[i].I);
+  }
+  for (int f = 0; f < lm->nfixed; f++) {
+    int b = lm->fixed_list[f], c = lm->carrier[b];
+    hg_inertia_transform(&lm->T_JB[b], &m->inertia[b], &lm->Isub[b]);
+    if (c) hg_inertia_add(&lm->link[c].I, &lm->Isub[b]);
+  }
+  for (int t = 1; t < lm->nswept; t++) {
+    int i = lm->order[t];
+    hg_inertia_sym6(&lm->link[i].I, lm->link[i].Isym);
+  }
+  for (int f = lm->nfixed - 1; f >= 0; f--) {
+    int b = lm->fixed_list[f], p = lm->mparent[b];
+    if (p != lm->carrier[b]) hg_inertia_add(&lm->Isub[p], &lm->Isub[b]);
+  }
+}
+
 hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
   int n = m->nbody;
   for (int i = 1; i < n; i++) {
@@ -259,7 +281,8 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
     } else {
       lm->carrier[i] = i;
       hg_se3_identity(&lm->T_CB[i]);
-      hg_se3_mul(&lm->T_CB[p], &m->jnt_offset[i], &off[i]);
+      if (lm->carrier[p] == p) off[i] = m->jnt_offset[i]; /* a swept parent (or the world) */
+      else hg_se3_mul(&lm->T_CB[p], &m->jnt_offset[i], &off[i]);
       lm->order[lm->nswept++] = i;
     }
   }
@@ -293,7 +316,6 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
     hg_se3_mul(&off[i], &J[i], &OJ);
     hg_se3_invmul(&J[lm->parent[i]], &OJ, &lm->C[i]);
     hg_se3_inv(&J[i], &lm->T_JB[i]);
-    hg_local_set_inertia(lm, m, i);
     if (lm->floating[i]) {
       /* no factors: C's rotation only (the pass's floating_setup), turned when it is not the
        * identity */
@@ -329,12 +351,7 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
       o[0] = tn.c, o[1] = tn.s, o[2] = tn.ss, o[3] = tn.cs, o[4] = tn.C2, o[5] = tn.S2;
     }
   }
-  /* the Isub of the bodies fixed to the world (no swept body's inertia takes them in) */
-  for (int f = 0; f < lm->nfixed; f++)
-    if (lm->carrier[lm->fixed_list[f]] == 0) {
-      hg_local_set_inertia(lm, m, lm->fixed_list[f]);
-      break;
-    }
+  fold_all(lm, m);
   free(J), free(off);
   if (breadth_first(lm)) {
     hg_local_model_free(lm);

@@ -1,7 +1,9 @@
-/* body_frames.h: the body-local frames of a model of 1-DoF revolute and prismatic joints on fixed
- * or floating (free-joint) bases, compiled once (hg_local_compile) for the body-local articulated
- * pass (aba_local.h): each body's joint frame J_i, its constants there, its kind, and the pass's
- * workspace.
+/* body_frames.h: the body-local frames of a model of 1-DoF revolute and prismatic joints and fixed
+ * joints on fixed or floating (free-joint) bases, compiled once (hg_local_compile) for the
+ * body-local articulated pass (aba_local.h): each body's joint frame J_i, its constants there,
+ * its kind, and the pass's workspace. A body on a fixed joint is no step of the pass: its
+ * inertia is folded into its carrier's (the nearest ancestor on a moving joint), as
+ * hg_model_merge_fixed merges it, so the sweeps step over the bodies of the merged model.
  *
  * Every quantity of body i is kept in its joint frame J_i (z along the joint axis, fixed in body
  * i), where the motion subspace is S = e_k (revolute: k = 2, angular z; prismatic: k = 5, linear
@@ -165,8 +167,10 @@ typedef struct hg_local_data {
                        * onto its carrier (body frames) */
   double (*ffix)[6];  /* at a fixed body: its own fext in J_c, as the last pass read it
                        * (hg_local_fixed_wrench) */
-  int ffix_set;       /* 1 when the last pass read an fext (ffix holds it) */
-  int impulsive;      /* 1 when the last pass was the impulsive form (no v, gravity or fext) */
+  int ffix_set;       /* models with fixed joints: 1 when the last pass read an fext (ffix
+                       * holds it) */
+  int impulsive;      /* models with fixed joints: 1 when the last pass was the impulsive form
+                       * (no v, gravity or fext) */
 } hg_local_data;
 
 /* The local model of m, or NULL with err set when some joint is neither revolute nor prismatic
