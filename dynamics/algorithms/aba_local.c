@@ -553,13 +553,13 @@ HG_INLINE int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint
    * over the ranges between them in lm->order (nfloating = 0: one range, the loops of a fixed
    * base, where a test per body cost 22 instructions per body on chain30) */
   const int *fl = lm->floating_list, *order = lm->order, nf = lm->nfloating;
-  for (int f = 1; f <= nf; f++) floating_setup(lm, ld, fl[f], q, v, fext, bias);
+  for (int f = 1; f <= nf; f++) floating_setup(lm, ld, order[fl[f]], q, v, fext, bias);
   /* last: the twist (then acceleration) of prev, the body stepped before, which a chain's next
    * body reads from registers rather than through a store and its reload; a range starts after
-   * its floating root (fl[0] = 0, the world, whose children take no parent's twist) */
+   * its floating root (order[fl[0]] = 0, the world, whose children take no parent's twist) */
   double last[6] = {0, 0, 0, 0, 0, 0};
   for (int f = 0; f <= nf; f++) {
-    int prev = fl[f];
+    int prev = order[fl[f]];
     if (prev)
       HG_UNROLL(8)
       for (int r = 0; r < 6; r++) last[r] = ld->b[prev].v[r];
@@ -592,11 +592,11 @@ HG_INLINE int local_pass(const hg_local_model *lm, hg_local_data *ld, const uint
 
   /* floating roots, their subtrees projected: their accelerations (the forward sweep skips them) */
   for (int f = 1; f <= nf; f++)
-    if (floating_root(lm, ld, mode, fl[f], qdd, tau, bias)) return -1;
+    if (floating_root(lm, ld, mode, order[fl[f]], qdd, tau, bias)) return -1;
 
   /* forward: accelerations from a_0 = (0, -g) (zero in the impulsive form) */
   for (int f = 0; f <= nf; f++) {
-    int prev = fl[f];
+    int prev = order[fl[f]];
     if (prev)
       HG_UNROLL(8)
       for (int r = 0; r < 6; r++) last[r] = ld->b[prev].a[r];
@@ -656,8 +656,38 @@ __attribute__((noinline)) static int impulse_pass_arm(const hg_local_model *lm,
   return local_pass(lm, ld, mode, q, NULL, dv, imp, NULL, 0, 1);
 }
 
+/* the fext the sweeps read: on a model with fixed joints, each fixed body's moved onto its
+ * carrier (ld->fext; a body fixed to the world hands its own to the world), and kept in J_c for
+ * hg_local_fixed_wrench (ld->ffix, with ld->ffix_set and ld->impulsive, which only the views of
+ * fixed bodies read); fext itself otherwise. bias 0: the impulsive form */
+__attribute__((noinline)) static const double *fold_fixed(const hg_local_model *lm,
+                                                           hg_local_data *ld,
+                                                           const double *fext, int bias) {
+  ld->impulsive = !bias;
+  ld->ffix_set = fext != NULL;
+  if (!fext) return NULL;
+  memcpy(ld->fext, fext, (size_t)lm->nbody * sizeof *ld->fext);
+  for (int f = 0; f < lm->nfixed; f++) {
+    int i = lm->fixed_list[f], c = lm->carrier[i];
+    double g[6];
+    /* fext_c += the fixed body's, moved from its frame to its carrier's (T_CB: i in c) */
+    hg_coAd_inv(&lm->T_CB[i], fext + 6 * i, g);
+    if (c)
+      for (int r = 0; r < 6; r++) ld->fext[c][r] += g[r];
+    hg_coAd_inv(&lm->T_JB[i], fext + 6 * i, ld->ffix[i]);
+  }
+  return ld->fext[0];
+}
+/* out of line: a model without fixed joints pays one test (inlined, the fold had cost hg_aba 27
+ * instructions per call on chain7 for its stack frame) */
+static inline const double *fold_fext(const hg_local_model *lm, hg_local_data *ld,
+                                      const double *fext, int bias) {
+  return lm->nfixed ? fold_fixed(lm, ld, fext, bias) : fext;
+}
+
 int hg_local_aba(const hg_local_model *lm, hg_local_data *ld, const double *q, const double *v,
                  const double *tau, const double *fext, double *qdd) {
+  fext = fold_fext(lm, ld, fext, 1);
   if (lm->has_armature) return aba_pass_arm(lm, ld, q, v, tau, fext, qdd);
   return aba_pass(lm, ld, q, v, tau, fext, qdd);
 }
@@ -665,12 +695,14 @@ int hg_local_aba(const hg_local_model *lm, hg_local_data *ld, const double *q, c
 int hg_local_hybrid(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
                     const double *q, const double *v, double *qdd, double *tau,
                     const double *fext) {
+  fext = fold_fext(lm, ld, fext, 1);
   if (lm->has_armature) return hybrid_pass_arm(lm, ld, mode, q, v, qdd, tau, fext);
   return hybrid_pass(lm, ld, mode, q, v, qdd, tau, fext);
 }
 
 int hg_local_hybrid_impulse(const hg_local_model *lm, hg_local_data *ld, const uint8_t *mode,
                             const double *q, double *dv, double *imp) {
+  fold_fext(lm, ld, NULL, 0);
   if (lm->has_armature) return impulse_pass_arm(lm, ld, mode, q, dv, imp);
   return impulse_pass(lm, ld, mode, q, dv, imp);
 }
@@ -692,4 +724,44 @@ void hg_local_galilean(const hg_local_model *lm, const hg_local_data *ld, int i,
   default: break; /* a floating root has no parent */
   }
   for (int r = 0; r < 3; r++) u[r] = V[3 + r];
+}
+
+void hg_local_fixed_wrench(const hg_local_model *lm, const hg_local_data *ld, int i, double F[6]) {
+  int c = lm->carrier[i];
+  /* the carrier's twist and acceleration (the world's: zero and (0, -g), or zero in the
+   * impulsive form), seen as the pass saw them */
+  double V[6] = {0, 0, 0, 0, 0, 0}, A[6] = {0, 0, 0, 0, 0, 0};
+  if (c)
+    for (int r = 0; r < 6; r++) V[r] = ld->impulsive ? 0 : ld->b[c].v[r], A[r] = ld->b[c].a[r];
+  else if (!ld->impulsive)
+    for (int r = 0; r < 3; r++) A[3 + r] = -lm->gravity[r];
+  /* the rigid part: Isub A + V x* (Isub V) */
+  double h[6], t[6];
+  hg_inertia_mulv(&lm->Isub[i], A, F);
+  hg_inertia_mulv(&lm->Isub[i], V, h);
+  hg_ad_star(V, h, t);
+  for (int r = 0; r < 6; r++) F[r] -= t[r];
+  /* a body is in i's rigid part when the fixed joints lead up from it to i */
+  for (int j = i + 1; j < lm->nbody; j++) {
+    int b = j;
+    while (b > i && lm->carrier[b] != b) b = lm->mparent[b];
+    if (b != i) {
+      /* a swept body: its joint's wrench when its parent is in the rigid part */
+      int p = lm->mparent[j];
+      while (p > i && lm->carrier[p] != p) p = lm->mparent[p];
+      if (lm->carrier[j] != j || p != i) continue;
+      double G[6];
+      hg_sym6_mulv(ld->b[j].IA, ld->b[j].a, G);
+      for (int r = 0; r < 6; r++) G[r] += ld->b[j].pA[r];
+      const hg_local_link *L = &lm->link[j];
+      if (L->factors & HG_LOCAL_RP) frc_rp(&ld->P[j], G);
+      else frc_factors(L->dh, L->factors, ld->b[j].dz, ld->b[j].cs[0], ld->b[j].cs[1], G);
+      for (int r = 0; r < 6; r++) F[r] += G[r];
+    } else if (ld->ffix_set) {
+      /* a fixed body below i: its external wrench */
+      for (int r = 0; r < 6; r++) F[r] -= ld->ffix[j][r];
+    }
+  }
+  if (ld->ffix_set)
+    for (int r = 0; r < 6; r++) F[r] -= ld->ffix[i][r];
 }

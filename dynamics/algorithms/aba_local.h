@@ -56,4 +56,12 @@ int hg_local_hybrid_impulse(const hg_local_model *lm, hg_local_data *ld, const u
  * (0, u), its real acceleration ld->b[i].a - (0, w_i x u) (hg_body_twist, hg_body_acceleration) */
 void hg_local_galilean(const hg_local_model *lm, const hg_local_data *ld, int i, double u[3]);
 
+/* The wrench that fixed joint i (lm->carrier[i] != i) transmits, after a pass, in its carrier's
+ * J_c (c = lm->carrier[i]; the world's frame when c = 0), the wrench hg_joint_wrench forms from
+ * IA_i a_i + pA_i in the tree-frame pass: the rigid part's Isub A + V x* (Isub V) (V, A the
+ * carrier's twist and acceleration as the pass saw them), less the fext of its bodies, plus
+ * X_j^T (IA_j a_j + pA_j) of each swept body j whose parent lies in it (Featherstone, Rigid Body
+ * Dynamics Algorithms, sec. 5.3: the joint force is the net force of the subtree). */
+void hg_local_fixed_wrench(const hg_local_model *lm, const hg_local_data *ld, int i, double F[6]);
+
 #endif

@@ -140,26 +140,38 @@ typedef struct view_source {
   const double *Vg, *a, *IA, *pA;
   double u[3];
   const hg_se3 *T;
+  double world[2][6]; /* the world's twist and acceleration (a body fixed to it) */
 } view_source;
 
-static view_source source_of(const hg_model *m, const hg_data *d, int i, int with_u) {
-  view_source s;
+static void source_of(const hg_model *m, const hg_data *d, int i, int with_u, view_source *s) {
   if (d->local_pass) {
+    /* a body on a fixed joint is seen from its carrier c (body_frames.h): c's twist and
+     * acceleration, its frame's constant pose in J_c (c = i for the others) */
     const hg_local_data *ld = d->local;
-    s.Vg = ld->b[i].v, s.a = ld->b[i].a, s.IA = ld->b[i].IA, s.pA = ld->b[i].pA;
-    s.T = &m->local->T_JB[i];
-    if (with_u) hg_local_galilean(m->local, ld, i, s.u);
+    const hg_local_model *lm = m->local;
+    int c = lm->carrier[i];
+    s->T = &lm->T_JB[i];
+    if (c) {
+      s->Vg = ld->b[c].v, s->a = ld->b[c].a;
+      if (with_u) hg_local_galilean(lm, ld, c, s->u);
+    } else {
+      for (int r = 0; r < 6; r++)
+        s->world[0][r] = 0, s->world[1][r] = r < 3 || ld->impulsive ? 0 : -m->gravity[r - 3];
+      s->Vg = s->world[0], s->a = s->world[1];
+      for (int r = 0; r < 3; r++) s->u[r] = 0;
+    }
+    s->IA = ld->b[i].IA, s->pA = ld->b[i].pA;
   } else {
-    s.Vg = d->Vg[i], s.a = d->a[i], s.IA = d->IA[i], s.pA = d->pA[i];
-    s.T = &d->T_tree[i];
-    for (int r = 0; r < 3; r++) s.u[r] = d->vt[m->root[i]][r];
+    s->Vg = d->Vg[i], s->a = d->a[i], s->IA = d->IA[i], s->pA = d->pA[i];
+    s->T = &d->T_tree[i];
+    for (int r = 0; r < 3; r++) s->u[r] = d->vt[m->root[i]][r];
   }
-  return s;
 }
 
 void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]) {
   /* the real twist: Vg + (0, u) */
-  view_source s = source_of(m, d, i, 1);
+  view_source s;
+  source_of(m, d, i, 1, &s);
   double v[6];
   for (int r = 0; r < 6; r++) v[r] = s.Vg[r];
   for (int r = 0; r < 3; r++) v[3 + r] += s.u[r];
@@ -168,7 +180,8 @@ void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]) {
 
 void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6]) {
   /* the real acceleration: a - (0, w x u) */
-  view_source s = source_of(m, d, i, 1);
+  view_source s;
+  source_of(m, d, i, 1, &s);
   double a[6], t[3];
   hg_v3_cross(s.Vg, s.u, t);
   for (int r = 0; r < 3; r++) a[r] = s.a[r], a[3 + r] = s.a[3 + r] - t[r];
@@ -177,9 +190,15 @@ void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6
 
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]) {
   /* the articulated pass's wrench IA_i a_i + pA_i, to body i's frame */
-  view_source s = source_of(m, d, i, 0);
+  view_source s;
+  source_of(m, d, i, 0, &s);
   double Ft[6];
-  hg_sym6_mulv(s.IA, s.a, Ft);
-  for (int r = 0; r < 6; r++) Ft[r] += s.pA[r];
+  if (d->local_pass && m->local->carrier[i] != i) {
+    /* a fixed joint: the net wrench of what it carries, in J_c */
+    hg_local_fixed_wrench(m->local, d->local, i, Ft);
+  } else {
+    hg_sym6_mulv(s.IA, s.a, Ft);
+    for (int r = 0; r < 6; r++) Ft[r] += s.pA[r];
+  }
   hg_coAd(s.T, Ft, F);
 }

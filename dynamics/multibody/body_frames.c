@@ -20,14 +20,15 @@ static void any_perpendicular(const double *z, double *x) {
 }
 
 /* J_i in body i's frame: z along the axis, origin and x on the common normal to the axis of
- * body i's first child (ch > 0), else at the body origin with any x */
-static void joint_frame(const hg_model *m, int i, int ch, hg_se3 *J) {
+ * body i's first child (ch > 0, whose joint frame at q = 0 is off_all[ch] in body i's frame),
+ * else at the body origin with any x */
+static void joint_frame(const hg_model *m, const hg_se3 *off_all, int i, int ch, hg_se3 *J) {
   const double *z = m->jnt[i].axis;
   double x[3], y[3], o[3] = {0, 0, 0};
   if (ch) {
     /* the child's axis line: point pc, direction dc (body i's frame, q_i = 0 does not matter:
      * the child's offset is fixed in body i) */
-    const hg_se3 *off = &m->jnt_offset[ch];
+    const hg_se3 *off = &off_all[ch];
     double dc[3], nrm[3];
     const double *pc = off->p;
     hg_m3_mulv(off->R, m->jnt[ch].axis, dc);
@@ -64,42 +65,43 @@ static void joint_frame(const hg_model *m, int i, int ch, hg_se3 *J) {
   for (int r = 0; r < 3; r++) J->p[r] = o[r];
 }
 
-/* lm->order: each index range between floating_list's entries sorted by depth (a counting
- * sort, stable: index order within a depth), and lm->chain. Returns -1 when out of memory. */
+/* lm->order (which holds the world, then the swept bodies in index order, on entry): each range
+ * between floating_list's positions sorted by depth (a counting sort, stable: index order within
+ * a depth), and lm->chain. Returns -1 when out of memory. */
 static int breadth_first(hg_local_model *lm) {
   int n = lm->nbody, *depth = calloc(n, sizeof *depth), *start = calloc(n + 1, sizeof *start);
-  lm->order = calloc(n, sizeof *lm->order);
+  int *idx = calloc(lm->nswept, sizeof *idx);
   lm->chain = calloc(lm->nfloating + 1, sizeof *lm->chain);
-  if (!depth || !start || !lm->order || !lm->chain) {
-    free(depth), free(start);
+  if (!depth || !start || !idx || !lm->chain) {
+    free(depth), free(start), free(idx);
     return -1;
   }
+  memcpy(idx, lm->order, (size_t)lm->nswept * sizeof *idx);
   for (int i = 1; i < n; i++) depth[i] = depth[lm->parent[i]] + 1;
   const int *fl = lm->floating_list;
   for (int f = 0; f <= lm->nfloating; f++) {
     int lo = fl[f] + 1, hi = fl[f + 1];
-    lm->order[fl[f]] = fl[f];
     /* start[d]: where depth d begins, from the counts of the depths before it (only the
      * range's depths dlo..dhi are cleared and walked: a loop over every depth for each of many
      * floating trees took time quadratic in the bodies) */
     int dlo = n, dhi = -1;
-    for (int i = lo; i < hi; i++) {
-      if (depth[i] < dlo) dlo = depth[i];
-      if (depth[i] > dhi) dhi = depth[i];
+    for (int t = lo; t < hi; t++) {
+      if (depth[idx[t]] < dlo) dlo = depth[idx[t]];
+      if (depth[idx[t]] > dhi) dhi = depth[idx[t]];
     }
-    for (int i = lo; i < hi; i++) start[depth[i]] = 0; /* a tree has every depth in dlo..dhi */
-    for (int i = lo; i < hi; i++) start[depth[i]]++;
+    for (int t = lo; t < hi; t++) start[depth[idx[t]]] = 0; /* a tree has every depth in dlo..dhi */
+    for (int t = lo; t < hi; t++) start[depth[idx[t]]]++;
     for (int d = dlo, pos = lo; d <= dhi; d++) {
       int c = start[d];
       start[d] = pos, pos += c;
     }
-    for (int i = lo; i < hi; i++) lm->order[start[depth[i]]++] = i;
+    for (int t = lo; t < hi; t++) lm->order[start[depth[idx[t]]]++] = idx[t];
     /* a chain: each body after the range's first is the child of the one before */
     lm->chain[f] = 1;
     for (int t = lo + 1; t < hi; t++)
       if (lm->parent[lm->order[t]] != lm->order[t - 1]) lm->chain[f] = 0;
   }
-  free(depth), free(start);
+  free(depth), free(start), free(idx);
   return 0;
 }
 
@@ -200,13 +202,36 @@ static int kind_of(int k, int f) {
   return other;
 }
 
+/* every carrier's inertia with its fixed bodies folded in and every Isub, in one pass over the
+ * bodies (the sums of hg_local_set_inertia, in the same order) */
+static void fold_all(hg_local_model *lm, const hg_model *m) {
+  for (int t = 1; t < lm->nswept; t++) {
+    int i = lm->order[t];
+    hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->link[i].I);
+  }
+  for (int f = 0; f < lm->nfixed; f++) {
+    int b = lm->fixed_list[f], c = lm->carrier[b];
+    hg_inertia_transform(&lm->T_JB[b], &m->inertia[b], &lm->Isub[b]);
+    if (c) hg_inertia_add(&lm->link[c].I, &lm->Isub[b]);
+  }
+  for (int t = 1; t < lm->nswept; t++) {
+    int i = lm->order[t];
+    hg_inertia_sym6(&lm->link[i].I, lm->link[i].Isym);
+  }
+  for (int f = lm->nfixed - 1; f >= 0; f--) {
+    int b = lm->fixed_list[f], p = lm->mparent[b];
+    if (p != lm->carrier[b]) hg_inertia_add(&lm->Isub[p], &lm->Isub[b]);
+  }
+}
+
 hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
   int n = m->nbody;
   for (int i = 1; i < n; i++) {
+    if (m->jnt[i].type == HG_JOINT_FIXED) continue;
     int k = hg_joint_local_axis(&m->jnt[i]);
     if (k < 0 || (k == 6 && m->parent[i] != 0) || m->has_post[i]) {
-      hg_error_set(err, "joint '%s' is not a revolute or prismatic joint (or a free root joint) "
-                        "without post-offset: the body-local ABA takes such models only",
+      hg_error_set(err, "joint '%s' is not a revolute, prismatic or fixed joint (or a free root "
+                        "joint) without post-offset: the body-local ABA takes such models only",
                    m->jnt_name[i]);
       return NULL;
     }
@@ -216,7 +241,7 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
     hg_error_set(err, "out of memory");
     return NULL;
   }
-  lm->nbody = n, lm->parent = m->parent;
+  lm->nbody = n, lm->mparent = m->parent;
   lm->gravity = m->gravity;
   lm->v_adr = m->v_adr, lm->q_adr = m->q_adr, lm->nv = m->nv, lm->jnt = m->jnt;
   lm->armature = m->armature, lm->has_armature = m->has_armature;
@@ -225,35 +250,75 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
   lm->C = calloc(n, sizeof *lm->C);
   lm->link = calloc(n, sizeof *lm->link);
   lm->T_JB = calloc(n, sizeof *lm->T_JB);
-  hg_se3 *J = calloc(n, sizeof *J);
-  if (!lm->C || !lm->link || !lm->T_JB || !lm->floating || !lm->floating_list || !J) {
-    free(J);
+  lm->parent = calloc(n, sizeof *lm->parent);
+  lm->carrier = calloc(n, sizeof *lm->carrier);
+  lm->fixed_list = calloc(n, sizeof *lm->fixed_list);
+  lm->T_CB = calloc(n, sizeof *lm->T_CB);
+  lm->Isub = calloc(n, sizeof *lm->Isub);
+  lm->order = calloc(n, sizeof *lm->order);
+  hg_se3 *J = calloc(n, sizeof *J), *off = calloc(n, sizeof *off);
+  if (!lm->C || !lm->link || !lm->T_JB || !lm->floating || !lm->floating_list || !J || !off ||
+      !lm->parent || !lm->carrier || !lm->fixed_list || !lm->T_CB || !lm->Isub || !lm->order) {
+    free(J), free(off);
     hg_local_model_free(lm);
     hg_error_set(err, "out of memory");
     return NULL;
   }
+  /* carriers, as hg_model_merge_fixed finds them: T_CB[i], body i's frame in its carrier's (the
+   * identity at a swept body); off[i], a swept body's joint frame at q = 0 in its carrier
+   * parent's body frame (its offset moved by its parent's pose there) */
+  hg_se3_identity(&lm->T_CB[0]);
+  lm->order[lm->nswept++] = 0;
+  for (int i = 1; i < n; i++) {
+    int p = m->parent[i];
+    lm->parent[i] = lm->carrier[p];
+    if (m->jnt[i].type == HG_JOINT_FIXED) {
+      hg_se3 rel;
+      hg_se3_mul(&m->jnt_offset[i], &m->jnt_post[i], &rel); /* T_{p,i} at the fixed joint */
+      lm->carrier[i] = lm->carrier[p];
+      hg_se3_mul(&lm->T_CB[p], &rel, &lm->T_CB[i]);
+      lm->fixed_list[lm->nfixed++] = i;
+    } else {
+      lm->carrier[i] = i;
+      hg_se3_identity(&lm->T_CB[i]);
+      if (lm->carrier[p] == p) off[i] = m->jnt_offset[i]; /* a swept parent (or the world) */
+      else hg_se3_mul(&lm->T_CB[p], &m->jnt_offset[i], &off[i]);
+      lm->order[lm->nswept++] = i;
+    }
+  }
   /* joint frames (J_0: the world frame) */
   hg_se3_identity(&J[0]);
-  for (int i = 1; i < n; i++) {
-    int ch = i + 1 < n && m->parent[i + 1] == i ? i + 1 : 0;
+  for (int t = 1; t < lm->nswept; t++) {
+    int i = lm->order[t];
+    /* the first child: the next swept body, when i carries it */
+    int ch = t + 1 < lm->nswept && lm->parent[lm->order[t + 1]] == i ? lm->order[t + 1] : 0;
     /* a floating root's: its body frame (S the identity) */
     lm->floating[i] = hg_joint_local_axis(&m->jnt[i]) == 6;
     /* a floating or prismatic root: its tree is seen from a Galilean frame */
-    lm->galilean |= m->parent[i] == 0 && hg_joint_local_axis(&m->jnt[i]) >= 5;
-    if (lm->floating[i]) hg_se3_identity(&J[i]);
-    else joint_frame(m, i, ch, &J[i]);
+    lm->galilean |= lm->parent[i] == 0 && hg_joint_local_axis(&m->jnt[i]) >= 5;
+    if (lm->floating[i]) {
+      hg_se3_identity(&J[i]);
+      lm->floating_list[++lm->nfloating] = t;
+    } else {
+      joint_frame(m, off, i, ch, &J[i]);
+    }
   }
-  for (int i = 1; i < n; i++) {
+  lm->floating_list[lm->nfloating + 1] = lm->nswept;
+  /* a fixed body's frame in its carrier's J_c */
+  for (int f = 0; f < lm->nfixed; f++) {
+    int i = lm->fixed_list[f];
+    hg_se3_invmul(&J[lm->carrier[i]], &lm->T_CB[i], &lm->T_JB[i]);
+  }
+  for (int t = 1; t < lm->nswept; t++) {
+    int i = lm->order[t];
     /* C_i = J_p^-1 offset_i J_i; the inertia and fext move by T_JB = J_i^-1 */
     hg_se3 OJ;
-    hg_se3_mul(&m->jnt_offset[i], &J[i], &OJ);
-    hg_se3_invmul(&J[m->parent[i]], &OJ, &lm->C[i]);
+    hg_se3_mul(&off[i], &J[i], &OJ);
+    hg_se3_invmul(&J[lm->parent[i]], &OJ, &lm->C[i]);
     hg_se3_inv(&J[i], &lm->T_JB[i]);
-    hg_local_set_inertia(lm, m, i);
     if (lm->floating[i]) {
       /* no factors: C's rotation only (the pass's floating_setup), turned when it is not the
        * identity */
-      lm->floating_list[++lm->nfloating] = i;
       lm->link[i].kind = HG_KIND_FLOATING;
       for (int e = 0; e < 9; e++)
         if (lm->C[i].R[e] != (e % 4 == 0)) lm->link[i].kind = HG_KIND_FLOATING_TURNED;
@@ -281,13 +346,13 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
     /* alpha's and gamma's turns, once */
     for (int r = 0; r < 2; r++) {
       const double *cs = lm->link[i].dh + (r ? 0 : 3);
-      hg_turn t = hg_turn_make(cs[0], cs[1]);
+      hg_turn tn = hg_turn_make(cs[0], cs[1]);
       double *o = lm->link[i].dh_turn + 6 * r;
-      o[0] = t.c, o[1] = t.s, o[2] = t.ss, o[3] = t.cs, o[4] = t.C2, o[5] = t.S2;
+      o[0] = tn.c, o[1] = tn.s, o[2] = tn.ss, o[3] = tn.cs, o[4] = tn.C2, o[5] = tn.S2;
     }
   }
-  lm->floating_list[lm->nfloating + 1] = n;
-  free(J);
+  fold_all(lm, m);
+  free(J), free(off);
   if (breadth_first(lm)) {
     hg_local_model_free(lm);
     hg_error_set(err, "out of memory");
@@ -297,9 +362,23 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
 }
 
 void hg_local_set_inertia(hg_local_model *lm, const hg_model *m, int i) {
-  /* I_J = T_JB . I_B (the inertia moved into J_i), and its symmetric 6x6 */
-  hg_inertia_transform(&lm->T_JB[i], &m->inertia[i], &lm->link[i].I);
-  hg_inertia_sym6(&lm->link[i].I, lm->link[i].Isym);
+  int c = lm->carrier[i];
+  /* I_J = T_JB . I_B (the inertia moved into J_c), plus that of each body fixed to c moved there
+   * (as hg_model_merge_fixed sums them), and its symmetric 6x6 */
+  if (c) hg_inertia_transform(&lm->T_JB[c], &m->inertia[c], &lm->link[c].I);
+  for (int f = 0; f < lm->nfixed; f++) {
+    int b = lm->fixed_list[f];
+    if (lm->carrier[b] != c) continue;
+    hg_inertia_transform(&lm->T_JB[b], &m->inertia[b], &lm->Isub[b]);
+    if (c) hg_inertia_add(&lm->link[c].I, &lm->Isub[b]);
+  }
+  if (c) hg_inertia_sym6(&lm->link[c].I, lm->link[c].Isym);
+  /* Isub: each fixed body's own so far; the deepest first, each adds itself to its parent when
+   * that is fixed too */
+  for (int f = lm->nfixed - 1; f >= 0; f--) {
+    int b = lm->fixed_list[f], p = lm->mparent[b];
+    if (lm->carrier[b] == c && p != c) hg_inertia_add(&lm->Isub[p], &lm->Isub[b]);
+  }
 }
 
 void hg_local_model_free(hg_local_model *lm) {
@@ -311,6 +390,11 @@ void hg_local_model_free(hg_local_model *lm) {
   free(lm->T_JB);
   free(lm->floating);
   free(lm->floating_list);
+  free(lm->parent);
+  free(lm->carrier);
+  free(lm->fixed_list);
+  free(lm->T_CB);
+  free(lm->Isub);
   free(lm);
 }
 
@@ -322,7 +406,9 @@ hg_local_data *hg_local_data_new(const hg_local_model *lm) {
   ld->P = calloc(n, sizeof *ld->P);
   ld->vt = calloc(n, sizeof *ld->vt);
   ld->xi = calloc(n, sizeof *ld->xi);
-  if (!ld->b || !ld->P || !ld->vt || !ld->xi) {
+  ld->fext = calloc(n, sizeof *ld->fext);
+  ld->ffix = calloc(n, sizeof *ld->ffix);
+  if (!ld->b || !ld->P || !ld->vt || !ld->xi || !ld->fext || !ld->ffix) {
     hg_local_data_free(ld);
     return NULL;
   }
@@ -335,5 +421,7 @@ void hg_local_data_free(hg_local_data *ld) {
   free(ld->P);
   free(ld->vt);
   free(ld->xi);
+  free(ld->fext);
+  free(ld->ffix);
   free(ld);
 }

@@ -1,7 +1,9 @@
-/* body_frames.h: the body-local frames of a model of 1-DoF revolute and prismatic joints on fixed
- * or floating (free-joint) bases, compiled once (hg_local_compile) for the body-local articulated
- * pass (aba_local.h): each body's joint frame J_i, its constants there, its kind, and the pass's
- * workspace.
+/* body_frames.h: the body-local frames of a model of 1-DoF revolute and prismatic joints and fixed
+ * joints on fixed or floating (free-joint) bases, compiled once (hg_local_compile) for the
+ * body-local articulated pass (aba_local.h): each body's joint frame J_i, its constants there,
+ * its kind, and the pass's workspace. A body on a fixed joint is no step of the pass: its
+ * inertia is folded into its carrier's (the nearest ancestor on a moving joint), as
+ * hg_model_merge_fixed merges it, so the sweeps step over the bodies of the merged model.
  *
  * Every quantity of body i is kept in its joint frame J_i (z along the joint axis, fixed in body
  * i), where the motion subspace is S = e_k (revolute: k = 2, angular z; prismatic: k = 5, linear
@@ -94,26 +96,43 @@ typedef struct hg_local_link {
 typedef struct hg_local_model {
   int nbody;
   const double *gravity; /* m->gravity (read at every call: callers may change it) */
-  const int *parent;  /* m->parent (the model must outlive this) */
+  int *parent;        /* nbody: the carrier of m->parent[i] (below; m->parent[i] itself on a
+                       * model without fixed joints) */
+  const int *mparent; /* m->parent (the model must outlive this) */
+  int *carrier;       /* nbody: the swept body whose J frame carries body i: i itself for a body
+                       * on a moving or free joint (a swept body), the carrier of its parent for
+                       * a body on a fixed joint (0: fixed to the world) */
+  int nfixed;         /* bodies on fixed joints: not swept; each one's inertia is folded into its
+                       * carrier's (link[c].I, Isym), its frame a constant pose there (T_JB) */
+  int *fixed_list;    /* nfixed: those bodies in index order */
+  hg_se3 *T_CB;       /* nbody: at a fixed body, its frame in its carrier's body frame (the
+                       * world's when the carrier is 0; moves its fext onto the carrier) */
+  hg_inertia *Isub;   /* nbody: at a fixed body, the inertia of it and the bodies fixed below it,
+                       * about J_c's origin in J_c's axes (hg_local_fixed_wrench) */
+  int nswept;         /* 1 + the swept bodies: the positions of order */
   int *v_adr;         /* m->v_adr */
   const int *q_adr;   /* m->q_adr */
   int nv;             /* m->nv */
   const hg_joint *jnt;/* m->jnt */
   uint8_t *floating;  /* nbody: 1 for a free root joint (J_i = body frame, S = the identity) */
   int nfloating;      /* how many */
-  int *floating_list; /* nfloating + 2: 0, those bodies in index order, nbody (the bounds of the
-                       * index ranges between them, which the sweeps run over) */
-  int *order;         /* nbody: the sweeps' order of the bodies between floating_list's entries:
-                       * each such index range breadth-first (by depth, index order within one),
-                       * so that consecutive steps are mostly on different branches, which the
-                       * CPU overlaps; a chain keeps index order. order[fl] = fl for each entry */
+  int *floating_list; /* nfloating + 2: 0, the positions in order of those bodies (index order),
+                       * nswept (the bounds of the ranges between them, which the sweeps run
+                       * over); floating root f is body order[floating_list[f]] */
+  int *order;         /* nswept: the world (0), then the swept bodies (fixed ones are not), in
+                       * index order but each range between floating_list's entries
+                       * breadth-first (by depth, index order within one), so that consecutive
+                       * steps are mostly on different branches, which the CPU overlaps; a chain
+                       * keeps index order. Without fixed joints, position = body index at each
+                       * floating root */
   uint8_t *chain;     /* nfloating + 1: 1 when range f of floating_list is a chain (each body in
                        * order after the first is the child of the one before); the acceleration
                        * sweep then takes qdd off the wait on the parent (accel_step) */
   int galilean;       /* 1 when some root is floating (its tree is seen from a moving frame) */
-  hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 */
+  hg_se3 *C;          /* nbody: pose of J_i in J_p at q = 0 (p = parent[i], the carrier) */
   hg_local_link *link; /* nbody: each body's hg_local_link */
-  hg_se3 *T_JB;       /* nbody: body frame in J_i (moves fext into J_i) */
+  hg_se3 *T_JB;       /* nbody: body frame in J_i (moves fext into J_i); at a fixed body, its
+                       * frame in its carrier's J_c (the world's when the carrier is 0) */
   const double *armature; /* m->armature (per DoF, added to D = IA_kk of the DoF's joint) */
   int has_armature;       /* m->has_armature: 0 keeps every step in its armature-free form */
 } hg_local_model;
@@ -144,14 +163,27 @@ typedef struct hg_local_data {
                      * from that frame: v relative to it, the real twist v + (0, u) */
   hg_vec6 *xi;      /* at a floating root: its transport term (hg_joint_galilean; zero in the
                      * impulsive form), qdd = qg - xi */
+  double (*fext)[6];  /* models with fixed joints: the pass's fext with each fixed body's moved
+                       * onto its carrier (body frames) */
+  double (*ffix)[6];  /* at a fixed body: its own fext in J_c, as the last pass read it
+                       * (hg_local_fixed_wrench) */
+  int ffix_set;       /* models with fixed joints: 1 when the last pass read an fext (ffix
+                       * holds it) */
+  int impulsive;      /* models with fixed joints: 1 when the last pass was the impulsive form
+                       * (no v, gravity or fext) */
 } hg_local_data;
 
 /* The local model of m, or NULL with err set when some joint is neither revolute nor prismatic
- * nor a free root joint, or has a post-offset (other joint types: use the tree-frame pass). */
+ * nor fixed nor a free root joint, or is a moving joint with a post-offset (other joint types:
+ * use the tree-frame pass). Bodies on fixed joints are not swept: each is carried rigidly by its
+ * nearest ancestor on a moving joint (or by the world), its inertia folded into that carrier's
+ * and its frame a constant pose in the carrier's J_c, as hg_model_merge_fixed merges them; the
+ * views read them from their carrier (hg_local_fixed_wrench). */
 hg_local_model *hg_local_compile(const hg_model *m, hg_error *err);
 void hg_local_model_free(hg_local_model *lm);
-/* recomputes body i's inertia constants (link[i].I and Isym, in J_i) from m->inertia[i]
- * (hg_model_set_body_inertia) */
+/* recomputes the inertia constants that body i's inertia enters (link[c].I and Isym of its
+ * carrier c, in J_c, with every body fixed to c folded in; the Isub of c's fixed bodies) from
+ * m->inertia (hg_model_set_body_inertia) */
 void hg_local_set_inertia(hg_local_model *lm, const hg_model *m, int i);
 hg_local_data *hg_local_data_new(const hg_local_model *lm);
 void hg_local_data_free(hg_local_data *ld);

@@ -1,0 +1,240 @@
+/* test_fixed_local.c: models with fixed joints run the body-local pass (body_frames.h: each fixed
+ * body folded into its carrier, the nearest ancestor on a moving joint or the world), as fast as
+ * their merged twin (hg_model_merge_fixed: the sweeps step over the same bodies) and with the
+ * tree-frame pass's answers to round-off: accelerations, forces, and every body's twist,
+ * acceleration and joint wrench, the fixed bodies' included.
+ *
+ * The models: the robots of assets/robots as hg_urdf_load reads them (a base link fixed to the
+ * world, fixed flanges and feet), a scene's URDF include, and random forests mixing fixed, revolute and prismatic
+ * joints (fixed chains, fixed bodies fixed to the world and below floating roots, moving
+ * children of fixed bodies). The tolerance is dispatch_and_views' of test_aba_local.c: 1e-12 of
+ * max(1, the largest value), the two passes' round-off on these sizes (measured below 1e-13). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aba_local.h"
+#include "hinge.h"
+#include "merge.h"
+#include "models.h"
+#include "sims.h"
+#include "urdf.h"
+
+static const hg_pass_options tree_frame = {.tree_frame = 1};
+
+/* the largest |x - y| over n numbers, over max(1, the largest |y|) */
+static double rel_diff(const double *x, const double *y, int n) {
+  double scale = 1, e = 0;
+  for (int k = 0; k < n; k++) scale = fmax(scale, fabs(y[k])), e = fmax(e, fabs(x[k] - y[k]));
+  return e / scale;
+}
+
+/* a random forest of nbody bodies: fixed joints with probability 0.35, prismatic 0.15, else
+ * revolute (random axes, origins and inertias); with floating, the first body floats on a free
+ * joint. A parent is the world now and then, else any earlier body. */
+static hg_model *random_fixed(hg_rng *r, int nbody, int floating) {
+  hg_builder *b = hg_builder_new();
+  char name[16], parent[16];
+  for (int k = 0; k < nbody; k++) {
+    hg_inertia G;
+    hg_se3 off;
+    double axis[3];
+    hg_test_random_inertia(r, &G);
+    hg_test_random_pose(r, &off);
+    hg_test_random_vector(r, axis, 3, -1, 1);
+    double u = hg_rng_uniform(r);
+    hg_joint_type type = u < 0.35 ? HG_JOINT_FIXED : u < 0.5 ? HG_JOINT_PRISMATIC : HG_JOINT_REVOLUTE;
+    int p = k == 0 || hg_rng_uniform(r) < 0.15 ? -1 : (int)(hg_rng_uniform(r) * k);
+    if (floating && k == 0) type = HG_JOINT_FREE;
+    if (floating && p < 0 && k > 0) p = 0; /* one tree, on the free root */
+    snprintf(name, sizeof name, "b%d", k);
+    if (p < 0) snprintf(parent, sizeof parent, "world");
+    else snprintf(parent, sizeof parent, "b%d", p);
+    hg_test_add_body(b, name, parent, type, axis, NULL, 0, &off, &G);
+  }
+  return hg_test_compile(b);
+}
+
+/* the twist, acceleration and joint wrench of every body after the last pass (nbody rows) */
+static void views(const hg_model *m, const hg_data *d, double *out) {
+  for (int i = 1; i < m->nbody; i++) {
+    hg_body_twist(m, d, i, out + 18 * i);
+    hg_body_acceleration(m, d, i, out + 18 * i + 6);
+    hg_joint_wrench(m, d, i, out + 18 * i + 12);
+  }
+}
+
+/* hg_aba (with and without fext), hg_hybrid (random modes) and hg_hybrid_impulse on m: the
+ * body-local pass runs (d->local_pass), and its results and views agree with the tree-frame
+ * pass's; worst[0] results, worst[1] views */
+static void compare_passes(const hg_model *m, hg_rng *r, double worst[2]) {
+  int nv = m->nv, nb = m->nbody;
+  hg_data *dl = hg_data_new(m), *dt = hg_data_new(m);
+  double *q = calloc((size_t)m->nq + 1, sizeof *q), *v = calloc((size_t)nv + 1, sizeof *v);
+  double *fext = calloc(6 * (size_t)nb, sizeof *fext), *in_q = calloc((size_t)nv + 1, sizeof *in_q);
+  double *in_t = calloc((size_t)nv + 1, sizeof *in_t), *ql = calloc((size_t)nv + 1, sizeof *ql);
+  double *tl = calloc((size_t)nv + 1, sizeof *tl), *qt = calloc((size_t)nv + 1, sizeof *qt);
+  double *tt = calloc((size_t)nv + 1, sizeof *tt);
+  double *wl = calloc(18 * (size_t)nb, sizeof *wl), *wt = calloc(18 * (size_t)nb, sizeof *wt);
+  for (int s = 0; s < 3; s++) {
+    hg_model_random(m, r, q);
+    hg_test_random_vector(r, v, nv, -2, 2);
+    hg_test_random_vector(r, in_q, nv, -3, 3);
+    hg_test_random_vector(r, in_t, nv, -5, 5);
+    hg_test_random_vector(r, fext, 6 * nb, -1, 1);
+    for (int form = 0; form < 4; form++) {
+      /* 0: hg_aba; 1: with fext; 2: hg_hybrid, random modes, fext; 3: hg_hybrid_impulse */
+      for (int i = 1; i < nb; i++) {
+        double u = hg_rng_uniform(r);
+        dl->mode[i] = dt->mode[i] = form < 2 ? HG_MODE_FREE
+                                  : u < 0.5 ? HG_MODE_FREE : u < 0.8 ? HG_MODE_PRESCRIBED : HG_MODE_LOCKED;
+      }
+      for (int c = 0; c < nv; c++) ql[c] = qt[c] = in_q[c], tl[c] = tt[c] = in_t[c];
+      const double *f = form ? fext : NULL;
+      if (form < 2) {
+        assert_int_equal(hg_aba(m, dl, q, v, in_t, f, ql), 0);
+        assert_int_equal(hg_aba_opt(m, dt, &tree_frame, q, v, in_t, f, qt), 0);
+      } else if (form == 2) {
+        assert_int_equal(hg_hybrid(m, dl, q, v, ql, tl, f), 0);
+        assert_int_equal(hg_hybrid_opt(m, dt, &tree_frame, q, v, qt, tt, f), 0);
+      } else {
+        assert_int_equal(hg_hybrid_impulse(m, dl, q, ql, tl), 0);
+        assert_int_equal(hg_hybrid_impulse_opt(m, dt, &tree_frame, q, qt, tt), 0);
+      }
+      /* the fast path ran */
+      assert_int_equal(dl->local_pass, 1);
+      assert_int_equal(dt->local_pass, 0);
+      worst[0] = fmax(worst[0], fmax(rel_diff(ql, qt, nv), rel_diff(tl, tt, nv)));
+      views(m, dl, wl);
+      views(m, dt, wt);
+      /* the impulsive pass has no velocities (both leave the last twists): accelerations
+       * (velocity jumps) and wrenches (impulses) only */
+      for (int i = 1; i < nb; i++)
+        for (int c = form == 3 ? 6 : 0; c < 18; c += 6)
+          worst[1] = fmax(worst[1], rel_diff(wl + 18 * i + c, wt + 18 * i + c, 6));
+    }
+  }
+  free(q), free(v), free(fext), free(in_q), free(in_t), free(ql), free(tl), free(qt), free(tt);
+  free(wl), free(wt);
+  hg_data_free(dl);
+  hg_data_free(dt);
+}
+
+/* m and its merged twin: the same accelerations (to round-off) from the same sweeps */
+static void compare_twin(const hg_model *m, hg_rng *r, double *worst) {
+  hg_error err;
+  hg_model *mm = hg_model_merge_fixed(m, NULL, NULL, &err);
+  assert_non_null(mm);
+  assert_non_null(mm->local);
+  /* the sweeps step over the twin's bodies, no more */
+  assert_int_equal(m->local->nswept, mm->nbody);
+  assert_int_equal(m->local->nswept + m->local->nfixed, m->nbody);
+  int nv = m->nv;
+  hg_data *d = hg_data_new(m), *dm = hg_data_new(mm);
+  double *q = calloc((size_t)m->nq + 1, sizeof *q), *v = calloc((size_t)nv + 1, sizeof *v);
+  double *tau = calloc((size_t)nv + 1, sizeof *tau), *a = calloc((size_t)nv + 1, sizeof *a);
+  double *am = calloc((size_t)nv + 1, sizeof *am);
+  for (int s = 0; s < 3; s++) {
+    hg_model_random(m, r, q);
+    hg_test_random_vector(r, v, nv, -2, 2);
+    hg_test_random_vector(r, tau, nv, -5, 5);
+    assert_int_equal(hg_aba(m, d, q, v, tau, NULL, a), 0);
+    assert_int_equal(hg_aba(mm, dm, q, v, tau, NULL, am), 0);
+    assert_int_equal(d->local_pass, 1);
+    *worst = fmax(*worst, rel_diff(a, am, nv));
+  }
+  free(q), free(v), free(tau), free(a), free(am);
+  hg_data_free(d);
+  hg_data_free(dm);
+  hg_model_free(mm);
+}
+
+/* the robots of assets/robots as read, fixed links kept */
+static void robots_as_read(void **state) {
+  (void)state;
+  static const char *const files[] = {"ur5_style.urdf", "panda_style.urdf", "quadruped_style.urdf"};
+  hg_rng r;
+  hg_rng_seed(&r, 5);
+  double worst[2] = {0, 0}, twin = 0;
+  for (int k = 0; k < 3; k++) {
+    char path[256];
+    hg_error err;
+    snprintf(path, sizeof path, "../assets/robots/%s", files[k]);
+    hg_model *m = hg_urdf_load(path, 0, NULL, &err);
+    if (!m) fail_msg("%s: %s", path, err.msg);
+    assert_non_null(m->local);
+    assert_true(m->local->nfixed > 0);
+    compare_passes(m, &r, worst);
+    compare_twin(m, &r, &twin);
+    hg_model_free(m);
+  }
+  printf("# robots as read against the tree-frame pass: results %.3g, views %.3g; against the "
+         "merged twin %.3g\n", worst[0], worst[1], twin);
+  assert_true(worst[0] <= 1e-12 && worst[1] <= 1e-12 && twin <= 1e-12);
+}
+
+/* random forests with fixed joints, fixed and floating bases; then each fixed body's inertia
+ * changed after compiling (hg_model_set_body_inertia folds it into its carrier again) */
+static void random_fixed_models(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 11);
+  double worst[2] = {0, 0}, twin = 0;
+  for (int k = 0; k < 40; k++) {
+    hg_model *m = random_fixed(&r, 2 + k % 20, k % 3 == 2);
+    assert_non_null(m->local);
+    if (k % 4 == 3) m->gravity[0] = 1.5, m->gravity[1] = -2, m->gravity[2] = 7;
+    compare_passes(m, &r, worst);
+    compare_twin(m, &r, &twin);
+    for (int i = 1; i < m->nbody; i++) {
+      if (m->jnt[i].type != HG_JOINT_FIXED) continue;
+      hg_inertia G;
+      hg_test_random_inertia(&r, &G);
+      assert_int_equal(hg_model_set_body_inertia(m, i, &G), 0);
+    }
+    compare_passes(m, &r, worst);
+    hg_model_free(m);
+  }
+  printf("# random models with fixed joints against the tree-frame pass: results %.3g, views "
+         "%.3g; against the merged twin %.3g\n", worst[0], worst[1], twin);
+  assert_true(worst[0] <= 1e-12 && worst[1] <= 1e-12 && twin <= 1e-12);
+}
+
+/* a scene's URDF include (data/scenes/example.yaml: a two-link arm hung from a floating
+ * spacecraft by a fixed joint, among free bodies) runs the body-local pass too */
+static void scene_include(void **state) {
+  (void)state;
+  hg_scene *s = hg_test_scene("data/scenes/example.yaml");
+  hg_sim *sim = hg_test_sim(s, NAN, NULL);
+  const hg_model *m = hg_sim_model(sim);
+  int fixed = 0;
+  for (int i = 1; i < m->nbody; i++) fixed += m->jnt[i].type == HG_JOINT_FIXED;
+  assert_true(fixed > 0);
+  assert_non_null(m->local);
+  hg_rng r;
+  hg_rng_seed(&r, 13);
+  double worst[2] = {0, 0}, twin = 0;
+  compare_passes(m, &r, worst);
+  compare_twin(m, &r, &twin);
+  printf("# scene with a URDF include against the tree-frame pass: results %.3g, views %.3g; "
+         "against the merged twin %.3g\n", worst[0], worst[1], twin);
+  assert_true(worst[0] <= 1e-12 && worst[1] <= 1e-12 && twin <= 1e-12);
+  hg_sim_free(sim);
+  hg_scene_free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(robots_as_read),
+      cmocka_unit_test(random_fixed_models),
+      cmocka_unit_test(scene_include),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
