@@ -68,7 +68,7 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   for (size_t k = 0; k < sizeof cube / sizeof *cube; k++)
     ok &= !!(*cube[k] = calloc(n3, sizeof(double)));
   ok &= !!(w->tau = calloc(nv + 1, sizeof(double)));
-  ok &= !!(w->soa = calloc(6 * 14 * nv + 1, sizeof(double)));
+  ok &= !!(w->soa = calloc(6 * 14 * nv + 4, sizeof(double))); /* + 3: the lane sweeps' reads */
   ok &= !!(w->qdd = calloc(nv + 1, sizeof(double)));
   ok &= !!(w->idx = calloc(nv + 1, sizeof(int)));
   ok &= !!(w->path = calloc(nb + 1, sizeof(int)));
