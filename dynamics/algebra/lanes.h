@@ -124,4 +124,31 @@ static inline void hg_lane_inertia_mulv(const hg_lane *m, const hg_lane *h, cons
   out[5] = *m * v[2] - (h[0] * w[1] - h[1] * w[0]);
 }
 
+/* ---- 6-vectors against quantities stored component-major ---- */
+
+/* out[i] = sum over p < n of c[p] . (x[p][i], x[p][stride + i], ..., x[p][5 stride + i]) for i
+ * in [i0, i1): n (<= 4, a constant where this is inlined) 6-vectors c[p] dotted with as many
+ * quantities whose component r of entry i is at x[p][r stride + i] (the second-order
+ * derivatives' sweeps along a row of a slice), four entries at a time */
+HG_INLINE void hg_lane_soa_dots(int n, const double *const *c, const double *const *x,
+                                size_t stride, int i0, int i1, double *restrict out) {
+  int i = i0;
+  for (; i + 4 <= i1; i += 4) {
+    hg_v4 acc = c[0][0] * HG_LD4(x[0] + i);
+    for (int p = 0; p < n; p++)
+      for (int r = !p; r < 6; r++) acc += c[p][r] * HG_LD4(x[p] + r * stride + i);
+    HG_ST4(out + i, acc);
+  }
+  /* the last one to three entries: four computed (x's rows must be readable three numbers
+   * past i1), as many stored */
+  if (i < i1) {
+    hg_v4 acc = c[0][0] * HG_LD4(x[0] + i);
+    for (int p = 0; p < n; p++)
+      for (int r = !p; r < 6; r++) acc += c[p][r] * HG_LD4(x[p] + r * stride + i);
+    out[i] = acc[0];
+    if (i + 1 < i1) out[i + 1] = acc[1];
+    if (i + 2 < i1) out[i + 2] = acc[2];
+  }
+}
+
 #endif

@@ -39,6 +39,7 @@
 
 #include "derivatives2.h"
 #include "dynamics.h"
+#include "lanes.h"
 
 /* the derivatives' pass (derivatives.c): every tree in the world's frame, tree-frame factors */
 static const hg_pass_options world = {.tree_frame = 1, .world_frame = 1};
@@ -67,9 +68,10 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   for (size_t k = 0; k < sizeof cube / sizeof *cube; k++)
     ok &= !!(*cube[k] = calloc(n3, sizeof(double)));
   ok &= !!(w->tau = calloc(nv + 1, sizeof(double)));
-  ok &= !!(w->soa = calloc(6 * 14 * nv + 1, sizeof(double)));
+  ok &= !!(w->soa = calloc(6 * 14 * nv + 4, sizeof(double))); /* + 3: the lane sweeps' reads */
   ok &= !!(w->qdd = calloc(nv + 1, sizeof(double)));
   ok &= !!(w->idx = calloc(nv + 1, sizeof(int)));
+  ok &= !!(w->path = calloc(nb + 1, sizeof(int)));
   ok &= !!(w->w1 = hg_deriv_new(m));
   if (!ok) {
     hg_deriv2_free(w);
@@ -87,6 +89,7 @@ void hg_deriv2_free(hg_deriv2 *w) {
                  w->t_qv, w->t_M, w->X, w->soa, w->U, w->au};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
   free(w->idx);
+  free(w->path);
   hg_deriv_free(w->w1);
   free(w);
 }
@@ -423,43 +426,46 @@ HG_HOT static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w
   }
 }
 
-/* out[m] = sum over the n (<= 4) pairs (a_i, X_i) of a_i . X_i[., m] for m in [m0, m1): one
- * pass over m, the 6 n coefficients in registers (n is a constant where this is inlined) */
-HG_INLINE void row_dots(const hg_deriv2 *w, int n, const double *const *a, const int *X, int m0,
-                        int m1, double *restrict out) {
-  size_t nv = (size_t)w->nv;
-  double c[4][6];
-  const double *x[4][6];
-  for (int i = 0; i < n; i++)
-    for (int r = 0; r < 6; r++) c[i][r] = a[i][r], x[i][r] = soa(w, X[i]) + (size_t)r * nv;
-  for (int mm = m0; mm < m1; mm++) {
-    double t = 0;
-    for (int i = 0; i < n; i++)
-      for (int r = 0; r < 6; r++) t += c[i][r] * x[i][r][mm];
-    out[mm] = t;
-  }
+/* R[i] = sum over the n terms (a_p, X_p) of a_p . X_p[., i] for i in [m0, m1) (R may be NULL):
+ * hg_lane_soa_dots on the SoA copies (n is a constant where this is inlined) */
+HG_INLINE void dots(const hg_deriv2 *w, int n, const double *const *a, const int *X, int m0,
+                    int m1, double *R) {
+  if (!R || m0 >= m1) return;
+  const double *x[4];
+  for (int i = 0; i < n; i++) x[i] = soa(w, X[i]);
+  hg_lane_soa_dots(n, a, x, (size_t)w->nv, m0, m1, R);
 }
 
-/* the outputs of one direction k, slice k of the tensors (T[l, m, k] at (k nv + l) nv + m,
- * zeroed here first), row by row: a row l on body c changes only when c is in the subtree of k's
- * body j or above j. With the first-order entries of derivatives2.c's top, along k:
+/* columns [a, b) of the rows R1 and R2 (either may be NULL) = 0: where neither the column's
+ * DoF nor the row's is related to direction k's, the tensors are zero */
+static inline void zero_cols(double *R1, double *R2, int a, int b) {
+  if (a >= b) return;
+  if (R1) memset(R1 + a, 0, (size_t)(b - a) * sizeof(double));
+  if (R2) memset(R2 + a, 0, (size_t)(b - a) * sizeof(double));
+}
+
+/* the outputs of one direction k, slice k of the tensors (T[l, m, k] at (k nv + l) nv + m),
+ * row by row, each entry written once: a row l on body c is non-zero only when c is in the
+ * subtree of k's body j or on j's path, and then only in the columns of c's ancestors (the
+ * first-order ranges), of c's path toward j and of j's subtree (or of c's subtree when c is in
+ * j's); the other entries are written as zeros. With the first-order entries of derivatives2.c's
+ * top, along k:
  *   columns m of c and its ancestors (m carries l, or one joint):
  *     d tau_l/d q_m: drI_l . alpha_m + rI_l . dalpha_m + drB_l . nu_m + rB_l . dnu_m (and, where
  *     m does not carry l, d(S_l . S_m x* F_c)); M_lm: drI_l . S_m + rI_l . dS_m;
  *     d tau_l/d v_m: drI_l . mu_m + rI_l . dmu_m + drB_l . S_m;
  *   columns m below c: d tau_l/d q_m: dS_l . g_m + S_l . dg_m; M_lm: dS_l . rI_m + S_l . drI_m;
- *     d tau_l/d v_m: S_l . dh_m (dS = 0 along v).
- * Changes are zero outside the rows and columns of j's subtree and its path (the SoA copies of
- * the changes are zero there). dq: T1 = d2tau_dq2, T2 = dM_dq; else T1 = d2tau_dqdv, T2 =
- * d2tau_dv2. */
-HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, double *T1,
-                  double *T2) {
+ *     d tau_l/d v_m: S_l . dh_m.
+ * The changes of m's twists (dalpha, dnu, dmu, dS) vanish outside j's subtree (m below j's first
+ * DoF jv) and dS_l outside it, so those columns take the products with the row's changes only;
+ * along v_k nothing turns (dS = 0) and dIc = 0, so drI = 0 as well. dq: T1 = d2tau_dq2, T2 =
+ * dM_dq; else T1 = d2tau_dqdv, T2 = d2tau_dv2. */
+HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k,
+                         double *T1, double *T2) {
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
   size_t nv = (size_t)m->nv;
   int j = m->dof_body[k], e = m->subtree_end[j];
-  int je = e < m->nbody ? m->v_adr[e] : m->nv;
-  if (T1) memset(T1 + (size_t)k * nv * nv, 0, nv * nv * sizeof(double));
-  if (T2) memset(T2 + (size_t)k * nv * nv, 0, nv * nv * sizeof(double));
+  int jv = m->v_adr[j], je = e < m->nbody ? m->v_adr[e] : m->nv;
   /* the sums' changes above j: dIc_j = -ad^T Ic_j - Ic_j ad (ad = ad_{S_k}, q only), dBc_j =
    * -ad^T Bc_j - Bc_j ad + B_{Ic_j}(n) (n = nu_k along q_k, S_k along v_k) */
   if (m->parent[j] > 0) {
@@ -476,16 +482,18 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
       m6_mul_add(Bc, 0, A, -1, dBc);
     }
   }
-  /* the SoA copies of the changes: zero, then those of j's subtree and path */
-  memset(soa(w, X_DAL), 0, (size_t)6 * (X_N - X_DAL) * nv * sizeof(double));
-  for (int l = m->v_adr[j]; l < je; l++) {
+  /* the SoA copies of the changes the sweeps read: the twists' of j's subtree, the rows' of j's
+   * path and subtree */
+  for (int l = jv; l < je; l++) {
     soa_put(w, X_DAL, l, w->dal + 6 * l);
     soa_put(w, X_DNU, l, w->dnu + 6 * l);
     soa_put(w, X_DMU, l, w->dmu + 6 * l);
     soa_put(w, X_DS, l, w->dS + 6 * l);
   }
+  int np = 0;
   for (int c = j; c > 0; c = m->parent[c]) {
     int sub = c == j;
+    w->path[np++] = c;
     for (int b = c; b < (sub ? e : c + 1); b++) {
       row_changes(m, d, w, dq, k, b, sub);
       for (int l = m->v_adr[b]; l < m->v_adr[b] + m->jnt_nv[b]; l++) {
@@ -495,15 +503,21 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
       }
     }
   }
-  /* the rows: c over j's path (child p1 toward j), then j's subtree */
+  /* the rows, body by body: t indexes c in the path (deepest first) when c is above j */
   const hg_deriv *w1 = w->w1;
-  for (int c = m->parent[j], p1 = j, sub = 0;;) {
-    if (c <= 0) c = j, sub = 1;
+  double *S1 = T1 ? T1 + (size_t)k * nv * nv : NULL, *S2 = T2 ? T2 + (size_t)k * nv * nv : NULL;
+  for (int c = 1, t = np - 1; c < m->nbody; c++) {
     int vc = m->v_adr[c], nc = m->jnt_nv[c], l0 = vc + nc;
+    int sub = c >= j && c < e, above = c < j && m->subtree_end[c] > j;
+    if (!sub && !above) {
+      /* off j's path and subtree: zero rows */
+      if (S1) memset(S1 + (size_t)vc * nv, 0, (size_t)nc * nv * sizeof(double));
+      if (S2) memset(S2 + (size_t)vc * nv, 0, (size_t)nc * nv * sizeof(double));
+      continue;
+    }
+    if (above)
+      while (w->path[t] != c) t--;
     int ce = m->subtree_end[c], cend = ce < m->nbody ? m->v_adr[ce] : m->nv;
-    /* the columns below c that may change: c's subtree in j's subtree, else p1's */
-    int b0 = sub ? l0 : m->v_adr[p1];
-    int pe = m->subtree_end[p1], b1 = sub ? cend : pe < m->nbody ? m->v_adr[pe] : m->nv;
     const int *rg = w1->ranges + 2 * w1->range_adr[c];
     int nr = w1->range_adr[c + 1] - w1->range_adr[c];
     const double *F = d->F[c], *dF = w->dF + 6 * (sub ? c : j);
@@ -511,24 +525,33 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
       const double *Sl = d->S[l], *dSl = sub ? w->dS + 6 * l : zero;
       const double *rI = w->rI + 6 * l, *rB = w->rB + 6 * l;
       const double *drI = w->drI + 6 * l, *drB = w->drB + 6 * l;
-      double *R1 = T1 ? T1 + ((size_t)k * nv + (size_t)l) * nv : NULL;
-      double *R2 = T2 ? T2 + ((size_t)k * nv + (size_t)l) * nv : NULL;
-      /* c and its ancestors: the ranges, the first cut at c's last DoF */
-      for (int r = 0; r < nr; r++) {
+      double *R1 = S1 ? S1 + (size_t)l * nv : NULL, *R2 = S2 ? S2 + (size_t)l * nv : NULL;
+      int col = 0; /* the columns before col are written */
+      /* c and its ancestors: the ranges (ascending), the first cut at c's last DoF; the part
+       * before jv, then the part in j's subtree */
+      for (int r = nr - 1; r >= 0; r--) {
         int m0 = rg[2 * r], m1 = r ? rg[2 * r + 1] : l0;
-        if (R1) {
-          const double *a[4] = {drI, rI, drB, rB};
-          const int X[4] = {X_AL, X_DAL, X_NU, X_DNU};
-          row_dots(w, 4, a, X, m0, m1, R1);
-        }
-        if (R2 && dq) {
-          const double *a[2] = {drI, rI};
-          const int X[2] = {X_S, X_DS};
-          row_dots(w, 2, a, X, m0, m1, R2);
-        } else if (R2) {
-          const double *a[3] = {drI, rI, drB};
-          const int X[3] = {X_MU, X_DMU, X_S};
-          row_dots(w, 3, a, X, m0, m1, R2);
+        int o1 = m1 < jv ? m1 : jv, i0 = m0 > jv ? m0 : jv;
+        zero_cols(R1, R2, col, m0);
+        col = m1;
+        if (dq) {
+          const double *a1[2] = {drI, drB}, *a2[1] = {drI};
+          const int X1[2] = {X_AL, X_NU}, X2[1] = {X_S};
+          dots(w, 2, a1, X1, m0, o1, R1);
+          dots(w, 1, a2, X2, m0, o1, R2);
+          const double *b1[4] = {drI, rI, drB, rB}, *b2[2] = {drI, rI};
+          const int Y1[4] = {X_AL, X_DAL, X_NU, X_DNU}, Y2[2] = {X_S, X_DS};
+          dots(w, 4, b1, Y1, i0, m1, R1);
+          dots(w, 2, b2, Y2, i0, m1, R2);
+        } else {
+          const double *a1[1] = {drB}, *a2[1] = {drB};
+          const int X1[1] = {X_NU}, X2[1] = {X_S};
+          dots(w, 1, a1, X1, m0, o1, R1);
+          dots(w, 1, a2, X2, m0, o1, R2);
+          const double *b1[3] = {rI, drB, rB}, *b2[2] = {rI, drB};
+          const int Y1[3] = {X_DAL, X_NU, X_DNU}, Y2[2] = {X_DMU, X_S};
+          dots(w, 3, b1, Y1, i0, m1, R1);
+          dots(w, 2, b2, Y2, i0, m1, R2);
         }
       }
       /* within c's joint, where m does not carry l: + d(S_l . S_m x* F_c) */
@@ -541,30 +564,38 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
         cross_star(Sm, dF, dx, 1);
         R1[mm] += hg_dot6(dSl, x) + hg_dot6(Sl, dx);
       }
-      /* below c */
-      if (b0 < b1) {
-        if (R1) {
-          const double *a[2] = {dSl, Sl};
-          const int X[2] = {X_G, X_DG};
-          row_dots(w, 2, a, X, b0, b1, R1);
+      /* below c: c's subtree (c in j's subtree), else the DoFs of the path from c toward j
+       * (path[t - 1] .. path[1]) and j's subtree, in runs of consecutive DoFs */
+      for (int s = sub ? 0 : t - 1; s >= 0; s--) {
+        int s0, s1;
+        if (sub) s0 = l0, s1 = cend;
+        else if (s == 0) s0 = jv, s1 = je;
+        else s0 = m->v_adr[w->path[s]], s1 = s0 + m->jnt_nv[w->path[s]];
+        /* the next path bodies' DoFs that follow on */
+        while (!sub && s > 0) {
+          int p = w->path[s - 1], a = s - 1 ? m->v_adr[p] : jv;
+          int b = s - 1 ? a + m->jnt_nv[p] : je;
+          if (a != s1) break;
+          s1 = b, s--;
         }
-        if (R2 && dq) {
-          const double *a[2] = {dSl, Sl};
-          const int X[2] = {X_RI, X_DRI};
-          row_dots(w, 2, a, X, b0, b1, R2);
-        } else if (R2) {
-          const double *a[1] = {Sl};
-          const int X[1] = {X_DH};
-          row_dots(w, 1, a, X, b0, b1, R2);
+        if (s0 >= s1) continue;
+        zero_cols(R1, R2, col, s0);
+        col = s1;
+        if (dq && sub) {
+          const double *a1[2] = {dSl, Sl}, *a2[2] = {dSl, Sl};
+          const int X1[2] = {X_G, X_DG}, X2[2] = {X_RI, X_DRI};
+          dots(w, 2, a1, X1, s0, s1, R1);
+          dots(w, 2, a2, X2, s0, s1, R2);
+        } else {
+          const double *a1[1] = {Sl}, *a2[1] = {Sl};
+          const int X1[1] = {X_DG}, X2[1] = {dq ? X_DRI : X_DH};
+          dots(w, 1, a1, X1, s0, s1, R1);
+          dots(w, 1, a2, X2, s0, s1, R2);
         }
+        if (sub) break;
       }
+      zero_cols(R1, R2, col, m->nv);
     }
-    if (!sub) {
-      p1 = c;
-      c = m->parent[c];
-      continue;
-    }
-    if (++c >= e) break;
   }
 }
 

@@ -55,6 +55,8 @@ typedef struct hg_deriv2 {
   double *qdd, *aq, *av, *au, *Minv, *U;     /* nv, nv x nv (forward, hybrid dynamics) */
   double *t_qq, *t_vv, *t_qv, *t_M, *X;      /* nv^3 scratch (forward, hybrid dynamics) */
   int *idx;                                  /* nv: a slice's non-zero rows (M^-1 products) */
+  int *path;                                 /* nbody: the current direction's body and its
+                                                ancestors, deepest first */
 } hg_deriv2;
 
 hg_deriv2 *hg_deriv2_new(const hg_model *m);
