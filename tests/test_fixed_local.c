@@ -315,11 +315,47 @@ static void scene_include(void **state) {
   hg_scene_free(s);
 }
 
+/* hg_hybrid_on_kinematics asks for hg_kinematics' walk: after hg_rnea's and hg_crba's walk over
+ * the swept bodies (each carrier's d->I holds its fixed bodies) it refuses, and after
+ * hg_kinematics it gives hg_hybrid's result again */
+static void on_kinematics_after_rnea(void **state) {
+  (void)state;
+  hg_error err;
+  hg_model *m = hg_urdf_load("../assets/robots/panda_style.urdf", 0, NULL, &err);
+  if (!m) fail_msg("%s", err.msg);
+  assert_true(m->local && m->local->nfixed > 0);
+  hg_rng r;
+  hg_rng_seed(&r, 21);
+  int nv = m->nv;
+  double q[64], v[64], a[64], tau[64], qdd0[64], tau0[64], qdd[64], t2[64], M[64 * 64];
+  assert_true(m->nq <= 64 && nv <= 64);
+  hg_model_random(m, &r, q);
+  for (int k = 0; k < nv; k++) v[k] = hg_rng_range(&r, -1, 1), a[k] = hg_rng_range(&r, -1, 1);
+  hg_data *d = hg_data_new(m);
+  for (int k = 0; k < nv; k++) tau0[k] = hg_rng_range(&r, -1, 1);
+  memcpy(t2, tau0, sizeof t2);
+  assert_int_equal(hg_hybrid(m, d, q, v, qdd0, t2, NULL), 0);
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 0) hg_rnea(m, d, q, v, a, NULL, tau);
+    else hg_crba(m, d, q, M);
+    memcpy(t2, tau0, sizeof t2);
+    assert_int_equal(hg_hybrid_on_kinematics(m, d, qdd, t2, NULL), -1);
+    assert_non_null(strstr(d->err, "hg_kinematics first"));
+    hg_kinematics(m, d, q, v);
+    memcpy(t2, tau0, sizeof t2);
+    assert_int_equal(hg_hybrid_on_kinematics(m, d, qdd, t2, NULL), 0);
+    for (int k = 0; k < nv; k++) assert_true(fabs(qdd[k] - qdd0[k]) <= 1e-12 * (1 + fabs(qdd0[k])));
+  }
+  hg_data_free(d);
+  hg_model_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(robots_as_read),
       cmocka_unit_test(random_fixed_models),
       cmocka_unit_test(scene_include),
+      cmocka_unit_test(on_kinematics_after_rnea),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
