@@ -8,7 +8,10 @@
  * world, fixed flanges and feet), a scene's URDF include, and random forests mixing fixed, revolute and prismatic
  * joints (fixed chains, fixed bodies fixed to the world and below floating roots, moving
  * children of fixed bodies). The tolerance is dispatch_and_views' of test_aba_local.c: 1e-12 of
- * max(1, the largest value), the two passes' round-off on these sizes (measured below 1e-13). */
+ * max(1, the largest value), the two passes' round-off on these sizes (measured below 1e-13).
+ * hg_rnea and hg_crba step over the swept bodies too: tau, M, poses and views against the merged
+ * twin and the walk over every body, to the same tolerance (the sums of inertias and wrenches
+ * taken in another order: measured below 1e-13). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -156,13 +159,82 @@ static void compare_twin(const hg_model *m, hg_rng *r, double *worst) {
   hg_model_free(mm);
 }
 
+/* hg_rnea and hg_crba on m, which step over the swept bodies only (hg_kinematics_carried),
+ * against the merged twin's and against the walk over every body (hg_rnea_opt in the world's
+ * frame, the derivatives' path; M's column k from it as RNEA(q, 0, e_k) - RNEA(q, 0, 0)): tau
+ * with and without fext, M, and after the RNEA every body's pose, twist, acceleration and joint
+ * wrench (d->F), the fixed bodies' included. CRBA runs first on a fresh workspace, so the
+ * constants are written by a walk without velocities. worst[0]: tau and M; worst[1]: poses,
+ * views and wrenches */
+static void compare_inverse(const hg_model *m, hg_rng *r, double worst[2]) {
+  static const hg_pass_options world = {.world_frame = 1};
+  hg_error err;
+  hg_model *mm = hg_model_merge_fixed(m, NULL, NULL, &err);
+  assert_non_null(mm);
+  int nv = m->nv, nb = m->nbody;
+  size_t n2 = (size_t)nv * (size_t)nv + 1;
+  hg_data *d = hg_data_new(m), *dm = hg_data_new(mm), *dw = hg_data_new(m);
+  double *q = calloc((size_t)m->nq + 1, sizeof *q), *v = calloc((size_t)nv + 1, sizeof *v);
+  double *qdd = calloc((size_t)nv + 1, sizeof *qdd), *z = calloc((size_t)nv + 1, sizeof *z);
+  double *e = calloc((size_t)nv + 1, sizeof *e), *fext = calloc(6 * (size_t)nb, sizeof *fext);
+  double *t = calloc((size_t)nv + 1, sizeof *t), *tm = calloc((size_t)nv + 1, sizeof *tm);
+  double *tw = calloc((size_t)nv + 1, sizeof *tw), *t0 = calloc((size_t)nv + 1, sizeof *t0);
+  double *M = calloc(n2, sizeof *M), *Mm = calloc(n2, sizeof *Mm), *Mw = calloc(n2, sizeof *Mw);
+  for (int s = 0; s < 3; s++) {
+    hg_model_random(m, r, q);
+    hg_test_random_vector(r, v, nv, -2, 2);
+    hg_test_random_vector(r, qdd, nv, -3, 3);
+    hg_test_random_vector(r, fext, 6 * nb, -1, 1);
+    hg_crba(m, d, q, M);
+    assert_int_equal(d->local->tree_carried, 1); /* the swept bodies only */
+    hg_crba(mm, dm, q, Mm);
+    hg_rnea_opt(m, dw, &world, q, z, z, NULL, t0);
+    for (int k = 0; k < nv; k++) {
+      e[k] = 1;
+      hg_rnea_opt(m, dw, &world, q, z, e, NULL, tw);
+      e[k] = 0;
+      for (int c = 0; c < nv; c++) Mw[(size_t)c * nv + k] = tw[c] - t0[c];
+    }
+    worst[0] = fmax(worst[0], fmax(rel_diff(M, Mw, nv * nv), rel_diff(Mm, Mw, nv * nv)));
+    for (int form = 0; form < 2; form++) {
+      const double *f = form ? fext : NULL;
+      hg_rnea(m, d, q, v, qdd, f, t);
+      assert_int_equal(d->local->tree_carried, 1);
+      hg_rnea_opt(m, dw, &world, q, v, qdd, f, tw);
+      assert_int_equal(dw->local->tree_carried, 0);
+      worst[0] = fmax(worst[0], rel_diff(t, tw, nv));
+      if (!f) {
+        hg_rnea(mm, dm, q, v, qdd, NULL, tm);
+        worst[0] = fmax(worst[0], rel_diff(tm, tw, nv));
+      }
+      for (int i = 1; i < nb; i++) {
+        double x[12], y[12];
+        hg_body_twist(m, d, i, x), hg_body_acceleration(m, d, i, x + 6);
+        hg_body_twist(m, dw, i, y), hg_body_acceleration(m, dw, i, y + 6);
+        worst[1] = fmax(worst[1], rel_diff(x, y, 12));
+        worst[1] = fmax(worst[1], rel_diff(d->T_world[i].R, dw->T_world[i].R, 9));
+        worst[1] = fmax(worst[1], rel_diff(d->T_world[i].p, dw->T_world[i].p, 3));
+        /* the joint wrench (d->F: what each joint carries, fixed ones included), body frame */
+        hg_coAd(&d->T_tree[i], d->F[i], x), hg_coAd(&dw->T_tree[i], dw->F[i], y);
+        worst[1] = fmax(worst[1], rel_diff(x, y, 6));
+      }
+    }
+  }
+  free(q), free(v), free(qdd), free(z), free(e), free(fext), free(t), free(tm), free(tw);
+  free(t0), free(M), free(Mm), free(Mw);
+  hg_data_free(d);
+  hg_data_free(dm);
+  hg_data_free(dw);
+  hg_model_free(mm);
+}
+
 /* the robots of assets/robots as read, fixed links kept */
 static void robots_as_read(void **state) {
   (void)state;
   static const char *const files[] = {"ur5_style.urdf", "panda_style.urdf", "quadruped_style.urdf"};
   hg_rng r;
   hg_rng_seed(&r, 5);
-  double worst[2] = {0, 0}, twin = 0;
+  double worst[2] = {0, 0}, twin = 0, inv[2] = {0, 0};
   for (int k = 0; k < 3; k++) {
     char path[256];
     hg_error err;
@@ -173,11 +245,15 @@ static void robots_as_read(void **state) {
     assert_true(m->local->nfixed > 0);
     compare_passes(m, &r, worst);
     compare_twin(m, &r, &twin);
+    compare_inverse(m, &r, inv);
     hg_model_free(m);
   }
   printf("# robots as read against the tree-frame pass: results %.3g, views %.3g; against the "
          "merged twin %.3g\n", worst[0], worst[1], twin);
+  printf("# robots as read, RNEA and CRBA against the twin and the walk over every body: tau and "
+         "M %.3g, poses, views and d->F %.3g\n", inv[0], inv[1]);
   assert_true(worst[0] <= 1e-12 && worst[1] <= 1e-12 && twin <= 1e-12);
+  assert_true(inv[0] <= 1e-12 && inv[1] <= 1e-12);
 }
 
 /* random forests with fixed joints, fixed and floating bases; then each fixed body's inertia
@@ -186,13 +262,14 @@ static void random_fixed_models(void **state) {
   (void)state;
   hg_rng r;
   hg_rng_seed(&r, 11);
-  double worst[2] = {0, 0}, twin = 0;
+  double worst[2] = {0, 0}, twin = 0, inv[2] = {0, 0};
   for (int k = 0; k < 40; k++) {
     hg_model *m = random_fixed(&r, 2 + k % 20, k % 3 == 2);
     assert_non_null(m->local);
     if (k % 4 == 3) m->gravity[0] = 1.5, m->gravity[1] = -2, m->gravity[2] = 7;
     compare_passes(m, &r, worst);
     compare_twin(m, &r, &twin);
+    if (m->local->nfixed) compare_inverse(m, &r, inv);
     for (int i = 1; i < m->nbody; i++) {
       if (m->jnt[i].type != HG_JOINT_FIXED) continue;
       hg_inertia G;
@@ -200,11 +277,15 @@ static void random_fixed_models(void **state) {
       assert_int_equal(hg_model_set_body_inertia(m, i, &G), 0);
     }
     compare_passes(m, &r, worst);
+    if (m->local->nfixed) compare_inverse(m, &r, inv);
     hg_model_free(m);
   }
   printf("# random models with fixed joints against the tree-frame pass: results %.3g, views "
          "%.3g; against the merged twin %.3g\n", worst[0], worst[1], twin);
+  printf("# random models, RNEA and CRBA against the twin and the walk over every body: tau and "
+         "M %.3g, poses, views and d->F %.3g\n", inv[0], inv[1]);
   assert_true(worst[0] <= 1e-12 && worst[1] <= 1e-12 && twin <= 1e-12);
+  assert_true(inv[0] <= 1e-12 && inv[1] <= 1e-12);
 }
 
 /* a scene's URDF include (data/scenes/example.yaml: a two-link arm hung from a floating
@@ -221,13 +302,52 @@ static void scene_include(void **state) {
   hg_rng r;
   hg_rng_seed(&r, 13);
   double worst[2] = {0, 0}, twin = 0;
+  double inv[2] = {0, 0};
   compare_passes(m, &r, worst);
   compare_twin(m, &r, &twin);
+  compare_inverse(m, &r, inv);
   printf("# scene with a URDF include against the tree-frame pass: results %.3g, views %.3g; "
-         "against the merged twin %.3g\n", worst[0], worst[1], twin);
+         "against the merged twin %.3g; RNEA and CRBA: tau and M %.3g, poses, views and d->F %.3g\n",
+         worst[0], worst[1], twin, inv[0], inv[1]);
   assert_true(worst[0] <= 1e-12 && worst[1] <= 1e-12 && twin <= 1e-12);
+  assert_true(inv[0] <= 1e-12 && inv[1] <= 1e-12);
   hg_sim_free(sim);
   hg_scene_free(s);
+}
+
+/* hg_hybrid_on_kinematics asks for hg_kinematics' walk: after hg_rnea's and hg_crba's walk over
+ * the swept bodies (each carrier's d->I holds its fixed bodies) it refuses, and after
+ * hg_kinematics it gives hg_hybrid's result again */
+static void on_kinematics_after_rnea(void **state) {
+  (void)state;
+  hg_error err;
+  hg_model *m = hg_urdf_load("../assets/robots/panda_style.urdf", 0, NULL, &err);
+  if (!m) fail_msg("%s", err.msg);
+  assert_true(m->local && m->local->nfixed > 0);
+  hg_rng r;
+  hg_rng_seed(&r, 21);
+  int nv = m->nv;
+  double q[64], v[64], a[64], tau[64], qdd0[64], tau0[64], qdd[64], t2[64], M[64 * 64];
+  assert_true(m->nq <= 64 && nv <= 64);
+  hg_model_random(m, &r, q);
+  for (int k = 0; k < nv; k++) v[k] = hg_rng_range(&r, -1, 1), a[k] = hg_rng_range(&r, -1, 1);
+  hg_data *d = hg_data_new(m);
+  for (int k = 0; k < nv; k++) tau0[k] = hg_rng_range(&r, -1, 1);
+  memcpy(t2, tau0, sizeof t2);
+  assert_int_equal(hg_hybrid(m, d, q, v, qdd0, t2, NULL), 0);
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 0) hg_rnea(m, d, q, v, a, NULL, tau);
+    else hg_crba(m, d, q, M);
+    memcpy(t2, tau0, sizeof t2);
+    assert_int_equal(hg_hybrid_on_kinematics(m, d, qdd, t2, NULL), -1);
+    assert_non_null(strstr(d->err, "hg_kinematics first"));
+    hg_kinematics(m, d, q, v);
+    memcpy(t2, tau0, sizeof t2);
+    assert_int_equal(hg_hybrid_on_kinematics(m, d, qdd, t2, NULL), 0);
+    for (int k = 0; k < nv; k++) assert_true(fabs(qdd[k] - qdd0[k]) <= 1e-12 * (1 + fabs(qdd0[k])));
+  }
+  hg_data_free(d);
+  hg_model_free(m);
 }
 
 int main(void) {
@@ -235,6 +355,7 @@ int main(void) {
       cmocka_unit_test(robots_as_read),
       cmocka_unit_test(random_fixed_models),
       cmocka_unit_test(scene_include),
+      cmocka_unit_test(on_kinematics_after_rnea),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -423,6 +423,14 @@ int hg_hybrid(const hg_model *m, hg_data *d, const double *q, const double *v, d
 
 int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
                             const double *fext) {
+  /* after hg_rnea's or hg_crba's walk over the swept bodies (hg_kinematics_carried) a carrier's
+   * d->I holds the inertias of the bodies fixed to it, which the pass would count twice */
+  if (d->local && d->local->tree_carried) {
+    snprintf(d->err, sizeof d->err,
+             "hg_hybrid_on_kinematics: d holds the walk of hg_rnea or hg_crba, not that of "
+             "hg_kinematics (call hg_kinematics first)");
+    return -1;
+  }
   if (all_free(m, d)) return articulated_free(m, d, qdd, tau, fext);
   return articulated_any(m, d, d->mode, qdd, tau, fext);
 }

@@ -1,16 +1,27 @@
 /* crba.c: composite-rigid-body algorithm for the joint-space mass matrix, in each tree's frame. */
 #include <string.h>
 
+#include "body_frames.h"
 #include "dynamics.h"
 
 HG_HOT void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M) {
   int nv = m->nv;
-  hg_kinematics(m, d, q, NULL);
-
-  /* composite inertias Ic_i = I_i + sum over children Ic_k: plain sums in the tree frame
-   * (kept in d->I, which the next walk recomputes) */
-  for (int i = m->nbody - 1; i > 0; i--)
-    if (m->parent[i] > 0) hg_inertia_add(&d->I[m->parent[i]], &d->I[i]);
+  const hg_local_model *lm = m->local;
+  if (lm && lm->nfixed) {
+    /* a model with fixed joints: the swept bodies only, each with the inertias of those fixed
+     * to it, each child added to its parent's carrier (body_frames.h), as on the merged model */
+    hg_kinematics_carried(m, d, 0, 0, q, NULL);
+    for (int t = lm->nswept - 2; t >= 0; t--) {
+      int i = lm->swept[t], p = lm->parent[i];
+      if (p > 0) hg_inertia_add(&d->I[p], &d->I[i]);
+    }
+  } else {
+    hg_kinematics(m, d, q, NULL);
+    /* composite inertias Ic_i = I_i + sum over children Ic_k: plain sums in the tree frame
+     * (kept in d->I, which the next walk recomputes) */
+    for (int i = m->nbody - 1; i > 0; i--)
+      if (m->parent[i] > 0) hg_inertia_add(&d->I[m->parent[i]], &d->I[i]);
+  }
 
   /* M_kl = S_l^T Ic_i S_k for DoF k of body i and DoF l = k or any DoF on its path to the root
    * (m->dof_parent); zero elsewhere */

@@ -113,7 +113,9 @@ int hg_hybrid_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt, con
  * (q, v) whose dynamics are wanted (with v, not NULL), unchanged since. Gives exactly what
  * hg_hybrid(m, d, q, v, ...) gives with the tree-frame pass (the body-local pass, where it runs,
  * agrees to round-off), without walking the tree again, so a caller that evaluates
- * force elements on d's kinematics walks once per right-hand side. */
+ * force elements on d's kinematics walks once per right-hand side. Returns -1 with d->err set
+ * when d holds the walk of hg_rnea, hg_bias or hg_crba on a model with fixed joints instead
+ * (body_frames.h: hg_kinematics_carried), or when an articulated inertia is singular. */
 int hg_hybrid_on_kinematics(const hg_model *m, hg_data *d, double *qdd, double *tau,
                             const double *fext);
 

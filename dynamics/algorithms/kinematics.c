@@ -4,13 +4,16 @@
 
 #include "aba_local.h"
 #include "dynamics.h"
+#include "lanes.h"
 
-HG_HOT void hg_kinematics_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt,
-                              const double *q, const double *v) {
-  const int world = opt && opt->world_frame;
-  d->local_pass = 0;
-  static const hg_se3 identity = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
-  for (int i = 1; i < m->nbody; i++) {
+static const hg_se3 identity = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+
+/* one body's step of the walk: its pose, S, its inertia Ib (centre-of-mass form, body axes) in
+ * the tree frame and, with v, its velocities, from those of body vp (its parent, or a body with
+ * the same twist in the tree frame: the parent's carrier; 0, the world) */
+HG_INLINE void walk_body(const hg_model *m, hg_data *d, int world, int i, const hg_inertia_c *Ib,
+                         int vp, const double *q, const double *v) {
+  {
     const hg_joint *j = &m->jnt[i];
     const double *qi = q + m->q_adr[i];
     int p = m->parent[i], va = m->v_adr[i], nv = m->jnt_nv[i], walk = m->jnt_walk[i];
@@ -81,17 +84,17 @@ HG_HOT void hg_kinematics_opt(const hg_model *m, hg_data *d, const hg_pass_optio
     }
 
     /* body inertia in the tree frame, from its centre-of-mass form */
-    hg_inertia_transform_c(Tt, &m->inertia_c[i], &d->I[i]);
+    hg_inertia_transform_c(Tt, Ib, &d->I[i]);
     if (!v) {
       /* no velocities: no Galilean frame (impulsive dynamics read d->a as velocity jumps) */
       if (!p) d->vt[i][0] = d->vt[i][1] = d->vt[i][2] = 0;
-      continue;
+      return;
     }
 
     /* Vg_i = Vg_p + S_i v_i; a root sees its joint's rates vr without the uniform translation
      * (hg_joint_galilean), so its tree's Galilean frame moves with vt = (S (v - vr))_lin */
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
-    const double *Vp = p ? d->Vg[p] : zero, *vi = v + va;
+    const double *Vp = vp ? d->Vg[vp] : zero, *vi = v + va;
     double vr[HG_JOINT_MAXNV], vj[6], Vi[6], ci[6];
     if (!p) {
       double *u = d->vt[i];
@@ -125,6 +128,69 @@ HG_HOT void hg_kinematics_opt(const hg_model *m, hg_data *d, const hg_pass_optio
     for (int r = 0; r < 6; r++) d->Vg[i][r] = Vi[r], d->V[i][r] = Vi[r], d->c[i][r] = ci[r];
     for (int r = 0; r < 3; r++) d->V[i][3 + r] += u[r];
   }
+}
+
+HG_HOT void hg_kinematics_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt,
+                              const double *q, const double *v) {
+  const int world = opt && opt->world_frame;
+  d->local_pass = 0;
+  if (d->local) d->local->tree_carried = 0;
+  for (int i = 1; i < m->nbody; i++) walk_body(m, d, world, i, &m->inertia_c[i], m->parent[i], q, v);
+}
+
+/* C = A B (poses, C neither A nor B): row r of R_C = sum_k A_rk (row k of R_B), in four lanes
+ * (the fourth, past row 2, is R_B's next double: its result is overwritten), p_C = R_A p_B + p_A */
+HG_INLINE void se3_mul_lanes(const hg_se3 *A, const hg_se3 *B, hg_se3 *C) {
+  hg_v4 b0 = HG_LD4(B->R), b1 = HG_LD4(B->R + 3), b2 = HG_LD4(B->R + 6);
+  const double *a = A->R, *bp = B->p;
+  double p[3];
+  for (int r = 0; r < 3; r++) p[r] = a[3 * r] * bp[0] + a[3 * r + 1] * bp[1] + a[3 * r + 2] * bp[2] + A->p[r];
+  for (int r = 0; r < 3; r++) HG_ST4(C->R + 3 * r, a[3 * r] * b0 + a[3 * r + 1] * b1 + a[3 * r + 2] * b2);
+  for (int r = 0; r < 3; r++) C->p[r] = p[r];
+}
+
+/* walk_body out of line: the carried walk's first call at the fixed bodies (one inlined copy of
+ * the step in the carried walk, not two) */
+static __attribute__((noinline)) void walk_body_once(const hg_model *m, hg_data *d, int world, int i,
+                                                     int vp, const double *q, const double *v) {
+  walk_body(m, d, world, i, &m->inertia_c[i], vp, q, v);
+}
+
+HG_HOT __attribute__((flatten)) void hg_kinematics_carried(const hg_model *m, hg_data *d, int world,
+                                                          int inertia, const double *q,
+                                                          const double *v) {
+  const hg_local_model *lm = m->local;
+  hg_local_data *ld = d->local;
+  const int once = ld->tree_const != lm->generation + 1;
+  d->local_pass = 0;
+  for (int i = 1; i < m->nbody; i++) {
+    int c = lm->carrier[i];
+    if (c == i) {
+      walk_body(m, d, world, i, &lm->Ic_fold[i], lm->parent[i], q, v);
+    } else if (once) {
+      /* the first call: every field, as hg_kinematics writes it (the constants stay) */
+      walk_body_once(m, d, world, i, lm->parent[i], q, v);
+      /* fixed to the world: at rest (V = 0; c = 0 at every fixed body), also when this walk
+       * has no velocities */
+      for (int r = 0; r < 6; r++) {
+        d->c[i][r] = 0;
+        if (!c) d->V[i][r] = d->Vg[i][r] = 0;
+      }
+    } else if (c) {
+      /* a fixed joint below a moving carrier: T_tree = T_tree,p T_{p,i} (T_rel constant; the
+       * product hg_kinematics forms), T_{0,i} moved by the root's origin */
+      const hg_se3 *A = &d->T_tree[m->parent[i]], *B = &d->T_rel[i];
+      hg_se3 *Tt = &d->T_tree[i], *Tw = &d->T_world[i];
+      se3_mul_lanes(A, B, Tt);
+      const double *o = d->T_rel[m->root[i]].p;
+      HG_ST4(Tw->R, HG_LD4(Tt->R)), HG_ST4(Tw->R + 4, HG_LD4(Tt->R + 4));
+      Tw->R[8] = Tt->R[8];
+      for (int r = 0; r < 3; r++) Tw->p[r] = Tt->p[r] + o[r];
+      if (inertia && !lm->massless[i]) hg_inertia_transform_c(Tt, &m->inertia_c[i], &d->I[i]);
+    }
+  }
+  ld->tree_const = lm->generation + 1;
+  ld->tree_carried = 1;
 }
 
 void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {

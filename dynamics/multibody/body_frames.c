@@ -202,6 +202,31 @@ static int kind_of(int k, int f) {
   return other;
 }
 
+/* 1 when G is zero (a frame link: a URDF flange or tool0) */
+static int inertia_zero(const hg_inertia *G) {
+  int z = G->m == 0;
+  for (int r = 0; r < 3; r++) z &= G->h[r] == 0;
+  for (int r = 0; r < 6; r++) z &= G->I[r] == 0;
+  return z;
+}
+
+/* Ic_fold[c] of swept body c: I_B = I_c + sum over the bodies b fixed to c of T_CB[b] . I_b (in
+ * c's body frame), to its centre-of-mass form; m->inertia_c[c] itself when no body with mass is
+ * fixed to c */
+static void fold_body(hg_local_model *lm, const hg_model *m, int c) {
+  hg_inertia G = m->inertia[c], Ib;
+  int any = 0;
+  for (int f = 0; f < lm->nfixed; f++) {
+    int b = lm->fixed_list[f];
+    if (lm->carrier[b] != c || inertia_zero(&m->inertia[b])) continue;
+    hg_inertia_transform(&lm->T_CB[b], &m->inertia[b], &Ib);
+    hg_inertia_add(&G, &Ib);
+    any = 1;
+  }
+  if (any) hg_inertia_to_c(&G, &lm->Ic_fold[c]);
+  else lm->Ic_fold[c] = m->inertia_c[c];
+}
+
 /* every carrier's inertia with its fixed bodies folded in and every Isub, in one pass over the
  * bodies (the sums of hg_local_set_inertia, in the same order) */
 static void fold_all(hg_local_model *lm, const hg_model *m) {
@@ -222,6 +247,8 @@ static void fold_all(hg_local_model *lm, const hg_model *m) {
     int b = lm->fixed_list[f], p = lm->mparent[b];
     if (p != lm->carrier[b]) hg_inertia_add(&lm->Isub[p], &lm->Isub[b]);
   }
+  for (int t = 1; t < lm->nswept; t++) fold_body(lm, m, lm->order[t]);
+  for (int i = 1; i < lm->nbody; i++) lm->massless[i] = (uint8_t)inertia_zero(&m->inertia[i]);
 }
 
 hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
@@ -256,9 +283,15 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
   lm->T_CB = calloc(n, sizeof *lm->T_CB);
   lm->Isub = calloc(n, sizeof *lm->Isub);
   lm->order = calloc(n, sizeof *lm->order);
+  lm->swept = calloc(n, sizeof *lm->swept);
+  lm->Ic_fold = calloc(n, sizeof *lm->Ic_fold);
+  lm->steps = calloc(n, sizeof *lm->steps);
+  lm->hung = calloc(n, sizeof *lm->hung);
+  lm->massless = calloc(n, 1);
   hg_se3 *J = calloc(n, sizeof *J), *off = calloc(n, sizeof *off);
   if (!lm->C || !lm->link || !lm->T_JB || !lm->floating || !lm->floating_list || !J || !off ||
-      !lm->parent || !lm->carrier || !lm->fixed_list || !lm->T_CB || !lm->Isub || !lm->order) {
+      !lm->parent || !lm->carrier || !lm->fixed_list || !lm->T_CB || !lm->Isub || !lm->order ||
+      !lm->swept || !lm->Ic_fold || !lm->steps || !lm->hung || !lm->massless) {
     free(J), free(off);
     hg_local_model_free(lm);
     hg_error_set(err, "out of memory");
@@ -283,8 +316,21 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
       hg_se3_identity(&lm->T_CB[i]);
       if (lm->carrier[p] == p) off[i] = m->jnt_offset[i]; /* a swept parent (or the world) */
       else hg_se3_mul(&lm->T_CB[p], &m->jnt_offset[i], &off[i]);
+      lm->swept[lm->nswept - 1] = i;
       lm->order[lm->nswept++] = i;
     }
+  }
+  for (int t = 0; t + 1 < lm->nswept; t++) {
+    int i = lm->swept[t];
+    hg_local_step *st = &lm->steps[t];
+    st->body = i, st->parent = lm->parent[i], st->v_adr = m->v_adr[i], st->nv = m->jnt_nv[i];
+    st->root = m->parent[i] == 0;
+    if (m->parent[i] && lm->carrier[m->parent[i]] != m->parent[i]) lm->hung[lm->nhung++] = i;
+    st->follows = t > 0 && st->parent && st->parent == lm->swept[t - 1];
+    st->o_vec = (ptrdiff_t)i * (ptrdiff_t)sizeof(hg_vec6);
+    st->o_parent = (ptrdiff_t)st->parent * (ptrdiff_t)sizeof(hg_vec6);
+    st->o_inertia = (ptrdiff_t)i * (ptrdiff_t)sizeof(hg_inertia);
+    st->o_S = (ptrdiff_t)st->v_adr * (ptrdiff_t)sizeof(hg_vec6);
   }
   /* joint frames (J_0: the world frame) */
   hg_se3_identity(&J[0]);
@@ -373,6 +419,9 @@ void hg_local_set_inertia(hg_local_model *lm, const hg_model *m, int i) {
     if (c) hg_inertia_add(&lm->link[c].I, &lm->Isub[b]);
   }
   if (c) hg_inertia_sym6(&lm->link[c].I, lm->link[c].Isym);
+  if (c) fold_body(lm, m, c);
+  lm->massless[i] = (uint8_t)inertia_zero(&m->inertia[i]);
+  lm->generation++;
   /* Isub: each fixed body's own so far; the deepest first, each adds itself to its parent when
    * that is fixed too */
   for (int f = lm->nfixed - 1; f >= 0; f--) {
@@ -395,6 +444,11 @@ void hg_local_model_free(hg_local_model *lm) {
   free(lm->fixed_list);
   free(lm->T_CB);
   free(lm->Isub);
+  free(lm->swept);
+  free(lm->Ic_fold);
+  free(lm->steps);
+  free(lm->hung);
+  free(lm->massless);
   free(lm);
 }
 

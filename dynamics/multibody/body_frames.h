@@ -28,6 +28,7 @@
 #ifndef HINGE_BODY_FRAMES_H
 #define HINGE_BODY_FRAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model.h"
@@ -92,6 +93,20 @@ typedef struct hg_local_link {
                        * 0 at floating roots */
 } hg_local_link;
 
+/* one swept body's step of the tree-frame RNEA on a model with fixed joints (rnea.c), in the
+ * order of hg_local_model.swept */
+typedef struct hg_local_step {
+  /* byte offsets into d's arrays, so a step adds them to its arrays' bases (body times
+   * sizeof(hg_vec6), parent times sizeof(hg_vec6), body times sizeof(hg_inertia), v_adr times
+   * sizeof(hg_vec6)) */
+  ptrdiff_t o_vec, o_parent, o_inertia, o_S;
+  int body, parent; /* the body, its parent's carrier (0: the world) */
+  int v_adr, nv;    /* m->v_adr, m->jnt_nv of the body */
+  int root;         /* 1 when m->parent is 0 (a root: its DoFs carry xi) */
+  int follows;      /* 1 when parent is the step before's body (a chain: its terms stay in
+                     * registers) */
+} hg_local_step;
+
 /* the compiled constants (written once by hg_local_compile, read by the pass) */
 typedef struct hg_local_model {
   int nbody;
@@ -133,6 +148,18 @@ typedef struct hg_local_model {
   hg_local_link *link; /* nbody: each body's hg_local_link */
   hg_se3 *T_JB;       /* nbody: body frame in J_i (moves fext into J_i); at a fixed body, its
                        * frame in its carrier's J_c (the world's when the carrier is 0) */
+  int *swept;         /* nswept - 1: the swept bodies in index order (the tree-frame RNEA and CRBA
+                       * step over these on a model with fixed joints: hg_kinematics_carried) */
+  hg_local_step *steps; /* nswept - 1: what the tree-frame RNEA reads of each, side by side */
+  int nhung;          /* swept bodies whose parent is a fixed body */
+  int *hung;          /* nhung: those bodies in index order (their joint wrenches reach their
+                       * fixed parents' d->F, rnea.c) */
+  uint8_t *massless;  /* nbody: 1 when m->inertia[i] is zero (a URDF flange or tool0 frame) */
+  int generation;     /* counts the calls of hg_local_set_inertia (the workspaces' constants
+                       * of the walk, hg_local_data.tree_const, are then written again) */
+  hg_inertia_c *Ic_fold; /* nbody: at a swept body, its inertia with those of the bodies fixed to
+                       * it folded in (as link[i].I), about the centre of mass in body i's
+                       * axes: m->inertia_c[i] itself when nothing is fixed to it */
   const double *armature; /* m->armature (per DoF, added to D = IA_kk of the DoF's joint) */
   int has_armature;       /* m->has_armature: 0 keeps every step in its armature-free form */
 } hg_local_model;
@@ -171,6 +198,11 @@ typedef struct hg_local_data {
                        * holds it) */
   int impulsive;      /* models with fixed joints: 1 when the last pass was the impulsive form
                        * (no v, gravity or fext) */
+  int tree_carried;   /* 1 when the last tree-frame walk was hg_kinematics_carried (hg_rnea,
+                       * hg_crba), 0 after hg_kinematics */
+  int tree_const;     /* generation + 1 of the model once d holds the constants
+                       * hg_kinematics_carried writes once: every fixed body's T_rel and, of
+                       * those fixed to the world, T_tree, T_world and d->I; 0 before */
 } hg_local_data;
 
 /* The local model of m, or NULL with err set when some joint is neither revolute nor prismatic
@@ -187,5 +219,16 @@ void hg_local_model_free(hg_local_model *lm);
 void hg_local_set_inertia(hg_local_model *lm, const hg_model *m, int i);
 hg_local_data *hg_local_data_new(const hg_local_model *lm);
 void hg_local_data_free(hg_local_data *ld);
+
+/* The tree-frame walk of hg_kinematics (kinematics.c) over the swept bodies of a model with
+ * m->local: each swept body i gets every field hg_kinematics writes, but its inertia d->I[i] is
+ * the folded Ic_fold[i] (so the recursions of hg_rnea and hg_crba step over the swept bodies
+ * only, as on the merged model); each body fixed to a moving carrier gets its pose (d->T_tree,
+ * d->T_world: one product from its parent's) and, with inertia set and a mass, its d->I; the
+ * constants (tree_const) are written at the first call and after an inertia changes. The
+ * velocities of the fixed bodies are not written (hg_rnea copies its carriers'). world: every
+ * tree in the world's frame (hg_pass_options.world_frame). */
+void hg_kinematics_carried(const hg_model *m, hg_data *d, int world, int inertia, const double *q,
+                           const double *v);
 
 #endif
