@@ -4,6 +4,50 @@
 #include "dynamics.h"
 #include "lanes.h"
 
+/* One body's forward step, in its tree's frame: a_i = a_p + c_i + S_i qdd_i (a root adds xi to
+ * its qdd; S (6 per DoF), qdd and xi point at the body's first DoF), kept in (a03, a25) = a[0..3], a[2..5]
+ * and stored; a_p is loaded unless the parent is the body just stepped (follows: its a is still
+ * in the registers); then F_i = I_i a_i - ad*_{V_i} I_i V_i (the caller subtracts fext_i). Both
+ * sweeps below call it. */
+HG_INLINE void forward_body(const double *ap, const double *ci, const double *S,
+                            const double *qdd, const double *xi, int nv, int root, int follows,
+                            const double *Vi, const hg_inertia *I, double *a, double *F,
+                            hg_v4 *a03p, hg_v4 *a25p) {
+  hg_v4 a03 = *a03p, a25 = *a25p;
+  if (nv == 1 && !root) {
+    double qk = qdd[0];
+    if (!follows) a03 = HG_LD4(ap), a25 = HG_LD4(ap + 2);
+    a03 += HG_LD4(ci) + HG_LD4(S) * qk;
+    a25 += HG_LD4(ci + 2) + HG_LD4(S + 2) * qk;
+  } else {
+    double x[6];
+    for (int r = 0; r < 6; r++) x[r] = ap[r] + ci[r];
+    for (int k = 0; k < nv; k++) {
+      const double qk = root ? qdd[k] + xi[k] : qdd[k];
+      for (int r = 0; r < 6; r++) x[r] += S[6 * k + r] * qk;
+    }
+    a03 = HG_LD4(x), a25 = HG_LD4(x + 2);
+  }
+  HG_ST4(a, a03), HG_ST4(a + 2, a25);
+  *a03p = a03, *a25p = a25;
+  hg_v4 V03 = HG_LD4(Vi), V25 = HG_LD4(Vi + 2), av = HG_SHUF(a25, 1, 2, 3, 3), vv = HG_SHUF(V25, 1, 2, 3, 3);
+  hg_lane3_body_wrench(I, &a03, &av, &V03, &vv, F);
+}
+
+/* F -= fext_i (body frame) moved to the tree frame by T_tree,i */
+HG_INLINE void minus_fext(const hg_se3 *T, const double *fexti, double *F) {
+  double f[6];
+  hg_coAd_inv(T, fexti, f);
+  for (int r = 0; r < 6; r++) F[r] -= f[r];
+}
+
+/* the world's acceleration a_0 = (0, -g): gravity as a uniform upward acceleration */
+static void world_acceleration(const hg_model *m, hg_data *d) {
+  double *a0 = d->a[0];
+  a0[0] = a0[1] = a0[2] = 0;
+  for (int r = 0; r < 3; r++) a0[3 + r] = -m->gravity[r];
+}
+
 /* RNEA over the swept bodies of a model with fixed joints (body_frames.h), on the walk of
  * hg_kinematics_carried: each swept body's inertia holds those fixed to it, its parent is its
  * parent's carrier (whose acceleration is the parent's in the tree frame: a fixed joint adds
@@ -27,43 +71,19 @@ HG_HOT static void rnea_carried(const hg_model *m, hg_data *d, const double *qdd
   const char *Ib = (const char *)In;
   char *Ab = (char *)Av, *Fb = (char *)Fv;
   for (int t = 0; t < ns; t++) {
-    int i = st[t].body, va = st[t].v_adr, nv = st[t].nv;
+    int i = st[t].body, va = st[t].v_adr;
     ptrdiff_t o = st[t].o_vec;
-    const double *ap = (const double *)(Ab + st[t].o_parent), *ci = (const double *)(Cb + o);
-    const double *Vi = (const double *)(Vb + o);
-    double *a = (double *)(Ab + o), *F = (double *)(Fb + o);
-    if (nv == 1 && !st[t].root) {
-      const double *S = (const double *)(Sb + st[t].o_S);
-      double qk = qdd[va];
-      if (!st[t].follows) a03 = HG_LD4(ap), a25 = HG_LD4(ap + 2);
-      a03 += HG_LD4(ci) + HG_LD4(S) * qk;
-      a25 += HG_LD4(ci + 2) + HG_LD4(S + 2) * qk;
-    } else {
-      double x[6];
-      for (int r = 0; r < 6; r++) x[r] = ap[r] + ci[r];
-      for (int k = 0; k < nv; k++) {
-        const double *S = Sv[va + k], qk = st[t].root ? qdd[va + k] + xi[va + k] : qdd[va + k];
-        for (int r = 0; r < 6; r++) x[r] += S[r] * qk;
-      }
-      a03 = HG_LD4(x), a25 = HG_LD4(x + 2);
-    }
-    HG_ST4(a, a03), HG_ST4(a + 2, a25);
-    hg_v4 V03 = HG_LD4(Vi), V25 = HG_LD4(Vi + 2), av = HG_SHUF(a25, 1, 2, 3, 3), vv = HG_SHUF(V25, 1, 2, 3, 3);
-    hg_lane3_body_wrench((const hg_inertia *)(Ib + st[t].o_inertia), &a03, &av, &V03, &vv, F);
-    if (fext) {
-      double f[6];
-      hg_coAd_inv(&d->T_tree[i], fext + 6 * i, f);
-      for (int r = 0; r < 6; r++) F[r] -= f[r];
-    }
+    forward_body((const double *)(Ab + st[t].o_parent), (const double *)(Cb + o), Sv[va],
+                 qdd + va, xi + va, st[t].nv, st[t].root, st[t].follows,
+                 (const double *)(Vb + o), (const hg_inertia *)(Ib + st[t].o_inertia),
+                 (double *)(Ab + o), (double *)(Fb + o), &a03, &a25);
+    if (fext) minus_fext(&d->T_tree[i], fext + 6 * i, (double *)(Fb + o));
   }
   /* a fixed body's fext, to the tree frame, on its carrier (the world takes it: no joint) */
   if (fext)
     for (int k = 0; k < lm->nfixed; k++) {
       int b = lm->fixed_list[k], c = lm->carrier[b];
-      if (!c) continue;
-      double f[6];
-      hg_coAd_inv(&d->T_tree[b], fext + 6 * b, f);
-      for (int r = 0; r < 6; r++) Fv[c][r] -= f[r];
+      if (c) minus_fext(&d->T_tree[b], fext + 6 * b, Fv[c]);
     }
 
   /* backward: tau_i = S_i^T F_i;  F_p += F_i, in registers (c03, c45) when p is the next body
@@ -124,11 +144,7 @@ HG_HOT static void rnea_carried(const hg_model *m, hg_data *d, const double *qdd
       F[2] = h[0] * g[1] - h[1] * g[0];
       for (int r = 0; r < 3; r++) F[3 + r] = mb * g[r];
     }
-    if (fext) {
-      double f[6];
-      hg_coAd_inv(&d->T_tree[b], fext + 6 * b, f);
-      for (int r = 0; r < 6; r++) F[r] -= f[r];
-    }
+    if (fext) minus_fext(&d->T_tree[b], fext + 6 * b, F);
   }
   for (int k = 0; k < lm->nhung; k++) {
     int s = lm->hung[k];
@@ -154,18 +170,14 @@ HG_HOT void hg_rnea_opt(const hg_model *m, hg_data *d, const hg_pass_options *op
   const int world = opt && opt->world_frame;
   if (m->local && m->local->nfixed && !world) {
     hg_kinematics_carried(m, d, 0, 1, q, v);
-    double *a0 = d->a[0];
-    a0[0] = a0[1] = a0[2] = 0;
-    for (int r = 0; r < 3; r++) a0[3 + r] = -m->gravity[r];
+    world_acceleration(m, d);
     rnea_carried(m, d, qdd, fext, tau);
     if (m->has_armature)
       for (int k = 0; k < m->nv; k++) tau[k] += m->armature[k] * qdd[k];
     return;
   }
   hg_kinematics_opt(m, d, opt, q, v);
-  double *a0 = d->a[0];
-  a0[0] = a0[1] = a0[2] = 0;
-  for (int r = 0; r < 3; r++) a0[3 + r] = -m->gravity[r];
+  world_acceleration(m, d);
 
   /* the arrays, read once (the stores below could otherwise alias the structs' pointers) */
   const int *v_adr = m->v_adr, *jnt_nv = m->jnt_nv, *parent = m->parent;
@@ -179,34 +191,10 @@ HG_HOT void hg_rnea_opt(const hg_model *m, hg_data *d, const hg_pass_options *op
    * adds xi to its qdd);  F_i = I_i a_i - ad*_{V_i} I_i V_i - fext_i */
   hg_v4 a03 = {0, 0, 0, 0}, a25 = a03; /* a_i as a[0..3], a[2..5]; a_{i-1} at the loop's top */
   for (int i = 1; i < nbody; i++) {
-    int va = v_adr[i], nv = jnt_nv[i], p = parent[i];
-    const double *ap = Av[p], *ci = Cv[i], *Vi = Vg[i];
-    double *a = Av[i], *F = Fv[i];
-    if (nv == 1 && p) {
-      /* the common case: one DoF below another body (in a chain, the one before, whose a is
-       * still in registers) */
-      const double *S = Sv[va];
-      double qk = qdd[va];
-      if (p != i - 1) a03 = HG_LD4(ap), a25 = HG_LD4(ap + 2);
-      a03 += HG_LD4(ci) + HG_LD4(S) * qk;
-      a25 += HG_LD4(ci + 2) + HG_LD4(S + 2) * qk;
-    } else {
-      double x[6];
-      for (int r = 0; r < 6; r++) x[r] = ap[r] + ci[r];
-      for (int k = 0; k < nv; k++) {
-        const double *S = Sv[va + k], qk = p ? qdd[va + k] : qdd[va + k] + xi[va + k];
-        for (int r = 0; r < 6; r++) x[r] += S[r] * qk;
-      }
-      a03 = HG_LD4(x), a25 = HG_LD4(x + 2);
-    }
-    HG_ST4(a, a03), HG_ST4(a + 2, a25);
-    hg_v4 V03 = HG_LD4(Vi), V25 = HG_LD4(Vi + 2), av = HG_SHUF(a25, 1, 2, 3, 3), vv = HG_SHUF(V25, 1, 2, 3, 3);
-    hg_lane3_body_wrench(&In[i], &a03, &av, &V03, &vv, F);
-    if (fext) {
-      double f[6];
-      hg_coAd_inv(&d->T_tree[i], fext + 6 * i, f);
-      for (int r = 0; r < 6; r++) F[r] -= f[r];
-    }
+    int va = v_adr[i], p = parent[i];
+    forward_body(Av[p], Cv[i], Sv[va], qdd + va, xi + va, jnt_nv[i], !p, p == i - 1, Vg[i],
+                 &In[i], Av[i], Fv[i], &a03, &a25);
+    if (fext) minus_fext(&d->T_tree[i], fext + 6 * i, Fv[i]);
   }
 
   /* backward: tau_i = S_i^T F_i;  F_p += F_i (one frame per tree), F as F[0..3] and F[4..5].
