@@ -138,17 +138,6 @@ HG_HOT void hg_kinematics_opt(const hg_model *m, hg_data *d, const hg_pass_optio
   for (int i = 1; i < m->nbody; i++) walk_body(m, d, world, i, &m->inertia_c[i], m->parent[i], q, v);
 }
 
-/* C = A B (poses, C neither A nor B): row r of R_C = sum_k A_rk (row k of R_B), in four lanes
- * (the fourth, past row 2, is R_B's next double: its result is overwritten), p_C = R_A p_B + p_A */
-HG_INLINE void se3_mul_lanes(const hg_se3 *A, const hg_se3 *B, hg_se3 *C) {
-  hg_v4 b0 = HG_LD4(B->R), b1 = HG_LD4(B->R + 3), b2 = HG_LD4(B->R + 6);
-  const double *a = A->R, *bp = B->p;
-  double p[3];
-  for (int r = 0; r < 3; r++) p[r] = a[3 * r] * bp[0] + a[3 * r + 1] * bp[1] + a[3 * r + 2] * bp[2] + A->p[r];
-  for (int r = 0; r < 3; r++) HG_ST4(C->R + 3 * r, a[3 * r] * b0 + a[3 * r + 1] * b1 + a[3 * r + 2] * b2);
-  for (int r = 0; r < 3; r++) C->p[r] = p[r];
-}
-
 /* walk_body out of line: the carried walk's first call at the fixed bodies (one inlined copy of
  * the step in the carried walk, not two) */
 static __attribute__((noinline)) void walk_body_once(const hg_model *m, hg_data *d, int world, int i,
@@ -181,7 +170,7 @@ HG_HOT __attribute__((flatten)) void hg_kinematics_carried(const hg_model *m, hg
        * product hg_kinematics forms), T_{0,i} moved by the root's origin */
       const hg_se3 *A = &d->T_tree[m->parent[i]], *B = &d->T_rel[i];
       hg_se3 *Tt = &d->T_tree[i], *Tw = &d->T_world[i];
-      se3_mul_lanes(A, B, Tt);
+      hg_se3_mul(A, B, Tt);
       const double *o = d->T_rel[m->root[i]].p;
       HG_ST4(Tw->R, HG_LD4(Tt->R)), HG_ST4(Tw->R + 4, HG_LD4(Tt->R + 4));
       Tw->R[8] = Tt->R[8];
