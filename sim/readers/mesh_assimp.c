@@ -202,7 +202,9 @@ int hg_mesh_load_isolated(const char *path, const hg_mesh_isolation *given, hg_m
   reader r = {fd, hg_reader_now() + iso.wall_seconds, 0, iso.output_bytes, 0, 0};
   int got = read_frame(&r, out, why, sizeof why);
   close(fd);
-  /* a reader that has not ended by now is killed: past its time, its output, or its answer */
+  /* a reader that has not ended by now is killed: past its time, its output, or its answer.
+   * Its death by that SIGKILL, or by SIGPIPE when it wrote on after the pipe was closed above,
+   * is this side's doing: the reason stays this side's finding */
   int status = 0, waited;
   if (got < 0) kill(pid, SIGKILL);
   while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) continue;
@@ -211,7 +213,8 @@ int hg_mesh_load_isolated(const char *path, const hg_mesh_isolation *given, hg_m
   else if (got < 0 && r.too_big)
     snprintf(why, sizeof why, "the reader's answer is larger than %zu MiB",
              iso.output_bytes >> 20);
-  else if (waited == pid && WIFSIGNALED(status) && !(got < 0 && WTERMSIG(status) == SIGKILL))
+  else if (waited == pid && WIFSIGNALED(status) &&
+           !(got < 0 && (WTERMSIG(status) == SIGKILL || WTERMSIG(status) == SIGPIPE)))
     signal_reason(WTERMSIG(status), &iso, why, sizeof why);
   else if (got == 0 && waited == pid && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
     snprintf(why, sizeof why, "the reader exited with status %d after its mesh",
