@@ -162,8 +162,8 @@ static void compare_twin(const hg_model *m, hg_rng *r, double *worst) {
 /* hg_rnea and hg_crba on m, which step over the swept bodies only (hg_kinematics_carried),
  * against the merged twin's and against the walk over every body (hg_rnea_opt in the world's
  * frame, the derivatives' path; M's column k from it as RNEA(q, 0, e_k) - RNEA(q, 0, 0)): tau
- * with and without fext, M, and after the RNEA every body's pose, twist, acceleration and joint
- * wrench (d->F), the fixed bodies' included. CRBA runs first on a fresh workspace, so the
+ * with and without fext, M, and after the RNEA and hg_rnea_fixed_bodies every body's pose,
+ * twist, acceleration and joint wrench (d->F), the fixed bodies' included. CRBA runs first on a fresh workspace, so the
  * constants are written by a walk without velocities. worst[0]: tau and M; worst[1]: poses,
  * views and wrenches */
 static void compare_inverse(const hg_model *m, hg_rng *r, double worst[2]) {
@@ -187,6 +187,7 @@ static void compare_inverse(const hg_model *m, hg_rng *r, double worst[2]) {
     hg_test_random_vector(r, fext, 6 * nb, -1, 1);
     hg_crba(m, d, q, M);
     assert_int_equal(d->local->tree_carried, 1); /* the swept bodies only */
+    assert_int_equal(hg_rnea_fixed_bodies(m, d, NULL), -1); /* no velocities to fill in */
     hg_crba(mm, dm, q, Mm);
     hg_rnea_opt(m, dw, &world, q, z, z, NULL, t0);
     for (int k = 0; k < nv; k++) {
@@ -199,7 +200,8 @@ static void compare_inverse(const hg_model *m, hg_rng *r, double worst[2]) {
     for (int form = 0; form < 2; form++) {
       const double *f = form ? fext : NULL;
       hg_rnea(m, d, q, v, qdd, f, t);
-      assert_int_equal(d->local->tree_carried, 1);
+      assert_int_equal(d->local->tree_carried, 2);
+      assert_int_equal(hg_rnea_fixed_bodies(m, d, f), 0);
       hg_rnea_opt(m, dw, &world, q, v, qdd, f, tw);
       assert_int_equal(dw->local->tree_carried, 0);
       worst[0] = fmax(worst[0], rel_diff(t, tw, nv));
@@ -219,6 +221,26 @@ static void compare_inverse(const hg_model *m, hg_rng *r, double worst[2]) {
         worst[1] = fmax(worst[1], rel_diff(x, y, 6));
       }
     }
+    /* hg_kinematics, which on this model walks the swept bodies and fills the fixed ones in:
+     * every body's pose, twist and mass against the walk over every body */
+    hg_kinematics(m, d, q, v);
+    assert_int_equal(d->local->tree_carried, 0);
+    for (int i = 1; i < nb; i++) {
+      double x[7], y[7];
+      hg_body_twist(m, d, i, x), hg_body_twist(m, dw, i, y);
+      x[6] = d->I[i].m, y[6] = dw->I[i].m;
+      worst[1] = fmax(worst[1], rel_diff(x, y, 7));
+      worst[1] = fmax(worst[1], rel_diff(d->T_world[i].R, dw->T_world[i].R, 9));
+      worst[1] = fmax(worst[1], rel_diff(d->T_world[i].p, dw->T_world[i].p, 3));
+    }
+    /* and what reads every body's inertia after it: kinetic energy and momentum, against the
+     * twin's (not the potential: the twin has no bodies fixed to the world, whose constant
+     * share it drops) */
+    double x[8], y[8];
+    hg_energy(m, d, q, v, x, x + 1), hg_momentum(m, d, q, v, x + 2);
+    hg_energy(mm, dm, q, v, y, y + 1), hg_momentum(mm, dm, q, v, y + 2);
+    x[1] = y[1] = 0;
+    worst[1] = fmax(worst[1], rel_diff(x, y, 8));
   }
   free(q), free(v), free(qdd), free(z), free(e), free(fext), free(t), free(tm), free(tw);
   free(t0), free(M), free(Mm), free(Mw);

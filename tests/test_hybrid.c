@@ -235,6 +235,7 @@ static void joint_wrenches_equal_rnea(void **state) {
     else assert_int_equal(hg_hybrid(f.m, f.d, f.q, f.v, qdd, tau, f.fext), 0);
     for (int i = 1; i < f.m->nbody; i++) hg_joint_wrench(f.m, f.d, i, W + 6 * i);
     hg_rnea(f.m, f.d, f.q, f.v, qdd, f.fext, f.y);
+    assert_int_equal(hg_rnea_fixed_bodies(f.m, f.d, f.fext), 0); /* (fixed joints' wrenches) */
     for (int i = 1; i < f.m->nbody; i++) {
       double F[6];
       hg_coAd(&f.d->T_tree[i], f.d->F[i], F);

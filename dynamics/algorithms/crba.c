@@ -10,7 +10,7 @@ HG_HOT void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M) {
   if (lm && lm->nfixed) {
     /* a model with fixed joints: the swept bodies only, each with the inertias of those fixed
      * to it, each child added to its parent's carrier (body_frames.h), as on the merged model */
-    hg_kinematics_carried(m, d, 0, 0, q, NULL);
+    hg_kinematics_carried(m, d, q, NULL);
     for (int t = lm->nswept - 2; t >= 0; t--) {
       int i = lm->swept[t], p = lm->parent[i];
       if (p > 0) hg_inertia_add(&d->I[p], &d->I[i]);

@@ -61,12 +61,23 @@ void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]);
 
 /* Inverse dynamics (RNEA): tau = M(q) qdd + b(q, v) - J^T fext, where M includes the armature
- * (model.h: tau_k gains armature_k qdd_k). Also leaves the spatial
- * accelerations in d->a and the joint wrenches in d->F. */
+ * (model.h: tau_k gains armature_k qdd_k). Also leaves the spatial accelerations in d->a and the
+ * joint wrenches in d->F, with the kinematics of hg_kinematics, at every body of a model without
+ * fixed joints. On a model with fixed joints (m->local with fixed bodies: a URDF's root link,
+ * flanges, tool frames) it steps over the moving bodies only, as on the merged model
+ * (hg_model_merge_fixed), and leaves the fixed bodies' fields to hg_rnea_fixed_bodies, as
+ * Pinocchio leaves frames to updateFramePlacements. */
 void hg_rnea(const hg_model *m, hg_data *d, const double *q, const double *v, const double *qdd,
              const double *fext, double *tau);
 void hg_rnea_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt, const double *q,
                  const double *v, const double *qdd, const double *fext, double *tau);
+
+/* After hg_rnea or hg_bias (same fext) on a model with fixed joints: fills every fixed body's
+ * pose (d->T_tree, d->T_world), twist (d->V, d->Vg), acceleration d->a, inertia d->I and the
+ * wrench its fixed joint carries d->F, as the walk over every body gives them; a carrier's d->I
+ * still holds the inertias fixed to it. Does nothing (returns 0) where d already holds every
+ * body; returns -1 with d->err set after hg_crba, whose walk has no velocities. */
+int hg_rnea_fixed_bodies(const hg_model *m, hg_data *d, const double *fext);
 
 /* Joint forces of a wrench on one body: tau += J_i^T F, where F (moment about body i's origin,
  * force; body i's frame, like fext) acts on body i and J_i maps v to body i's twist. Only the
@@ -81,7 +92,9 @@ void hg_bias(const hg_model *m, hg_data *d, const double *q, const double *v, co
              double *b);
 
 /* Joint-space mass matrix M(q) (CRBA), nv x nv row-major, both triangles filled; its diagonal
- * includes the armature (model.h). */
+ * includes the armature (model.h). On a model with fixed joints it walks the moving bodies only
+ * (as hg_rnea): the fixed bodies' poses in d are then those of an earlier walk
+ * (hg_kinematics gives them). */
 void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M);
 
 /* Forward dynamics (ABA): qdd = M^-1 (tau - b), M including the armature (model.h).

@@ -130,9 +130,15 @@ HG_INLINE void walk_body(const hg_model *m, hg_data *d, int world, int i, const 
   }
 }
 
+static void hg_kinematics_swept(const hg_model *m, hg_data *d, const double *q, const double *v);
+
 HG_HOT void hg_kinematics_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt,
                               const double *q, const double *v) {
   const int world = opt && opt->world_frame;
+  if (m->local && m->local->nfixed && !world) {
+    hg_kinematics_swept(m, d, q, v);
+    return;
+  }
   d->local_pass = 0;
   if (d->local) d->local->tree_carried = 0;
   for (int i = 1; i < m->nbody; i++) walk_body(m, d, world, i, &m->inertia_c[i], m->parent[i], q, v);
@@ -145,9 +151,30 @@ static __attribute__((noinline)) void walk_body_once(const hg_model *m, hg_data 
   walk_body(m, d, world, i, &m->inertia_c[i], vp, q, v);
 }
 
-HG_HOT __attribute__((flatten)) void hg_kinematics_carried(const hg_model *m, hg_data *d, int world,
-                                                          int inertia, const double *q,
-                                                          const double *v) {
+/* body i on a fixed joint below a moving carrier: T_tree = T_tree,p T_{p,i} (T_rel constant;
+ * the product hg_kinematics forms; in index order a fixed parent is posed first), T_{0,i}
+ * moved by the root's origin */
+HG_INLINE void fixed_pose(const hg_model *m, hg_data *d, int i) {
+  const hg_se3 *A = &d->T_tree[m->parent[i]], *B = &d->T_rel[i];
+  hg_se3 *Tt = &d->T_tree[i], *Tw = &d->T_world[i];
+  hg_se3_mul(A, B, Tt);
+  const double *o = d->T_rel[m->root[i]].p;
+  HG_ST4(Tw->R, HG_LD4(Tt->R)), HG_ST4(Tw->R + 4, HG_LD4(Tt->R + 4));
+  Tw->R[8] = Tt->R[8];
+  for (int r = 0; r < 3; r++) Tw->p[r] = Tt->p[r] + o[r];
+}
+
+/* The walk over the swept bodies of a model with m->local (body_frames.h), in the tree frame: a
+ * swept body's step reads its velocities from its parent's carrier (the same twist in the tree
+ * frame); the bodies fixed to the world are constants, written at a workspace's first walk
+ * (tree_const). folded (the walk of hg_rnea and hg_crba): a swept body's d->I holds the bodies
+ * fixed to it (Ic_fold), and a body fixed to a moving carrier is posed only where a swept body
+ * hangs from it. Otherwise (hg_kinematics): every field as the walk over every body writes it
+ * (to round-off: the same products, compiled in another function); a body fixed to a moving
+ * carrier costs one pose product, its inertia and two copies (V_b = V_c, Vg_b = Vg_c: a fixed
+ * joint adds no motion; c_b = 0 stays from the first walk) instead of a joint's step */
+HG_INLINE void swept_walk(const hg_model *m, hg_data *d, int folded, const double *q,
+                          const double *v) {
   const hg_local_model *lm = m->local;
   hg_local_data *ld = d->local;
   const int once = ld->tree_const != lm->generation + 1;
@@ -155,31 +182,55 @@ HG_HOT __attribute__((flatten)) void hg_kinematics_carried(const hg_model *m, hg
   for (int i = 1; i < m->nbody; i++) {
     int c = lm->carrier[i];
     if (c == i) {
-      walk_body(m, d, world, i, &lm->Ic_fold[i], lm->parent[i], q, v);
-    } else if (once) {
-      /* the first call: every field, as hg_kinematics writes it (the constants stay) */
-      walk_body_once(m, d, world, i, lm->parent[i], q, v);
+      walk_body(m, d, 0, i, folded ? &lm->Ic_fold[i] : &m->inertia_c[i], lm->parent[i], q, v);
+      continue;
+    }
+    if (once) {
+      /* the first call: every field, as hg_kinematics writes it (the constants stay; a body
+       * fixed to a moving carrier is then posed below as at every call, so that its fields
+       * come from the same arithmetic at every call) */
+      walk_body_once(m, d, 0, i, lm->parent[i], q, v);
       /* fixed to the world: at rest (V = 0; c = 0 at every fixed body), also when this walk
        * has no velocities */
       for (int r = 0; r < 6; r++) {
         d->c[i][r] = 0;
         if (!c) d->V[i][r] = d->Vg[i][r] = 0;
       }
-    } else if (c) {
-      /* a fixed joint below a moving carrier: T_tree = T_tree,p T_{p,i} (T_rel constant; the
-       * product hg_kinematics forms), T_{0,i} moved by the root's origin */
-      const hg_se3 *A = &d->T_tree[m->parent[i]], *B = &d->T_rel[i];
-      hg_se3 *Tt = &d->T_tree[i], *Tw = &d->T_world[i];
-      hg_se3_mul(A, B, Tt);
-      const double *o = d->T_rel[m->root[i]].p;
-      HG_ST4(Tw->R, HG_LD4(Tt->R)), HG_ST4(Tw->R + 4, HG_LD4(Tt->R + 4));
-      Tw->R[8] = Tt->R[8];
-      for (int r = 0; r < 3; r++) Tw->p[r] = Tt->p[r] + o[r];
-      if (inertia && !lm->massless[i]) hg_inertia_transform_c(Tt, &m->inertia_c[i], &d->I[i]);
+    }
+    if (c && !folded) {
+      fixed_pose(m, d, i);
+      hg_inertia_transform_c(&d->T_tree[i], &m->inertia_c[i], &d->I[i]);
+      if (v) {
+        HG_ST4(d->Vg[i], HG_LD4(d->Vg[c])), HG_ST2(d->Vg[i] + 4, HG_LD2(d->Vg[c] + 4));
+        HG_ST4(d->V[i], HG_LD4(d->V[c])), HG_ST2(d->V[i] + 4, HG_LD2(d->V[c] + 4));
+      }
+    } else if (c && lm->fixed_inner[i]) {
+      fixed_pose(m, d, i);
     }
   }
   ld->tree_const = lm->generation + 1;
-  ld->tree_carried = 1;
+  ld->tree_carried = folded;
+}
+
+/* hg_kinematics on a model with fixed joints (in the tree frame) */
+HG_HOT __attribute__((flatten)) static void hg_kinematics_swept(const hg_model *m, hg_data *d,
+                                                               const double *q, const double *v) {
+  swept_walk(m, d, 0, q, v);
+}
+
+HG_HOT __attribute__((flatten)) void hg_kinematics_carried(const hg_model *m, hg_data *d,
+                                                          const double *q, const double *v) {
+  swept_walk(m, d, 1, q, v);
+}
+
+void hg_kinematics_fixed(const hg_model *m, hg_data *d, int inertia) {
+  const hg_local_model *lm = m->local;
+  for (int k = 0; k < lm->nfixed; k++) {
+    int i = lm->fixed_list[k];
+    if (!lm->carrier[i]) continue;
+    if (!lm->fixed_inner[i]) fixed_pose(m, d, i);
+    if (inertia && !lm->massless[i]) hg_inertia_transform_c(&d->T_tree[i], &m->inertia_c[i], &d->I[i]);
+  }
 }
 
 void hg_kinematics(const hg_model *m, hg_data *d, const double *q, const double *v) {

@@ -1,5 +1,7 @@
 /* rnea.c: recursive Newton-Euler inverse dynamics (J. Kim, "Lie Group Formulation of Articulated
  * Rigid Body Dynamics", Table 2), in each tree's frame. */
+#include <stdio.h>
+
 #include "body_frames.h"
 #include "dynamics.h"
 #include "lanes.h"
@@ -52,8 +54,9 @@ static void world_acceleration(const hg_model *m, hg_data *d) {
  * hg_kinematics_carried: each swept body's inertia holds those fixed to it, its parent is its
  * parent's carrier (whose acceleration is the parent's in the tree frame: a fixed joint adds
  * neither S qdd nor c), and a fixed body's fext joins its carrier's wrench. So the recursions
- * step over the bodies of the merged model; the fixed bodies' d->a, d->V, d->Vg, d->c and d->F
- * are filled after them (d->I of a carrier holds the inertias of the bodies fixed to it) */
+ * step over the bodies of the merged model, and the fixed bodies' fields are left to
+ * hg_rnea_fixed_bodies (d->I of a carrier holds the inertias of the bodies fixed to it). With
+ * fext, the poses of the fixed bodies are made first (their fext is given in their frames) */
 HG_HOT static void rnea_carried(const hg_model *m, hg_data *d, const double *qdd,
                                 const double *fext, double *tau) {
   const hg_local_model *lm = m->local;
@@ -111,11 +114,18 @@ HG_HOT static void rnea_carried(const hg_model *m, hg_data *d, const double *qdd
     }
   }
 
-  /* the fixed bodies, for d's readers (tau is complete): a_b, V_b and Vg_b are the carrier's
-   * (the world's: a_0 and zero, with c_b = 0, constants hg_kinematics_carried writes once), and
-   * F_b, the wrench its fixed joint carries, is its own I_b a_b - ad*_{V_b} I_b V_b - fext_b (a
-   * body fixed to the world: V = 0, so h x g' and m g', g' = a_0's linear part) plus the
-   * wrenches of its children, fixed or swept, in the tree frame */
+  d->local->tree_carried = 2;
+}
+
+/* The fixed bodies after rnea_carried (tau is complete): a_b, V_b and Vg_b are the carrier's
+ * (the world's: a_0 and zero, with c_b = 0, constants hg_kinematics_carried writes once), and
+ * F_b, the wrench its fixed joint carries, is its own I_b a_b - ad*_{V_b} I_b V_b - fext_b (a
+ * body fixed to the world: V = 0, so h x g' and m g', g' = a_0's linear part) plus the
+ * wrenches of its children, fixed or swept, in the tree frame */
+static void fixed_bodies(const hg_model *m, hg_data *d, const double *fext) {
+  const hg_local_model *lm = m->local;
+  hg_vec6 *Vg = d->Vg, *Av = d->a, *Fv = d->F;
+  const hg_inertia *In = d->I;
   const double *a0 = Av[0];
   const int *fl = lm->fixed_list, *carrier = lm->carrier, *mparent = m->parent;
   const uint8_t *massless = lm->massless;
@@ -162,6 +172,19 @@ HG_HOT static void rnea_carried(const hg_model *m, hg_data *d, const double *qdd
   }
 }
 
+int hg_rnea_fixed_bodies(const hg_model *m, hg_data *d, const double *fext) {
+  if (!m->local || !m->local->nfixed || !d->local->tree_carried) return 0;
+  if (d->local->tree_carried != 2) {
+    snprintf(d->err, sizeof d->err,
+             "hg_rnea_fixed_bodies: d holds the walk of hg_crba, which has no velocities or "
+             "accelerations (call hg_rnea or hg_kinematics first)");
+    return -1;
+  }
+  hg_kinematics_fixed(m, d, 1);
+  fixed_bodies(m, d, fext);
+  return 0;
+}
+
 HG_HOT void hg_rnea_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt, const double *q,
                         const double *v, const double *qdd, const double *fext, double *tau) {
   /* a model with fixed joints steps over its swept bodies only, unless the world's frame is
@@ -169,7 +192,8 @@ HG_HOT void hg_rnea_opt(const hg_model *m, hg_data *d, const hg_pass_options *op
    * of every body, take the walk over every body */
   const int world = opt && opt->world_frame;
   if (m->local && m->local->nfixed && !world) {
-    hg_kinematics_carried(m, d, 0, 1, q, v);
+    hg_kinematics_carried(m, d, q, v);
+    if (fext) hg_kinematics_fixed(m, d, 0);
     world_acceleration(m, d);
     rnea_carried(m, d, qdd, fext, tau);
     if (m->has_armature)

@@ -288,10 +288,12 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
   lm->steps = calloc(n, sizeof *lm->steps);
   lm->hung = calloc(n, sizeof *lm->hung);
   lm->massless = calloc(n, 1);
+  lm->fixed_inner = calloc(n, 1);
   hg_se3 *J = calloc(n, sizeof *J), *off = calloc(n, sizeof *off);
   if (!lm->C || !lm->link || !lm->T_JB || !lm->floating || !lm->floating_list || !J || !off ||
       !lm->parent || !lm->carrier || !lm->fixed_list || !lm->T_CB || !lm->Isub || !lm->order ||
-      !lm->swept || !lm->Ic_fold || !lm->steps || !lm->hung || !lm->massless) {
+      !lm->swept || !lm->Ic_fold || !lm->steps || !lm->hung || !lm->massless ||
+      !lm->fixed_inner) {
     free(J), free(off);
     hg_local_model_free(lm);
     hg_error_set(err, "out of memory");
@@ -325,7 +327,12 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
     hg_local_step *st = &lm->steps[t];
     st->body = i, st->parent = lm->parent[i], st->v_adr = m->v_adr[i], st->nv = m->jnt_nv[i];
     st->root = m->parent[i] == 0;
-    if (m->parent[i] && lm->carrier[m->parent[i]] != m->parent[i]) lm->hung[lm->nhung++] = i;
+    if (m->parent[i] && lm->carrier[m->parent[i]] != m->parent[i]) {
+      lm->hung[lm->nhung++] = i;
+      /* the fixed bodies between i and its moving carrier: the walk poses them for i */
+      for (int b = m->parent[i]; lm->carrier[b] && lm->carrier[b] != b; b = m->parent[b])
+        lm->fixed_inner[b] = 1;
+    }
     st->follows = t > 0 && st->parent && st->parent == lm->swept[t - 1];
     st->o_vec = (ptrdiff_t)i * (ptrdiff_t)sizeof(hg_vec6);
     st->o_parent = (ptrdiff_t)st->parent * (ptrdiff_t)sizeof(hg_vec6);
@@ -449,6 +456,7 @@ void hg_local_model_free(hg_local_model *lm) {
   free(lm->steps);
   free(lm->hung);
   free(lm->massless);
+  free(lm->fixed_inner);
   free(lm);
 }
 

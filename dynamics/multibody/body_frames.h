@@ -155,6 +155,9 @@ typedef struct hg_local_model {
   int *hung;          /* nhung: those bodies in index order (their joint wrenches reach their
                        * fixed parents' d->F, rnea.c) */
   uint8_t *massless;  /* nbody: 1 when m->inertia[i] is zero (a URDF flange or tool0 frame) */
+  uint8_t *fixed_inner; /* nbody: 1 at a body fixed to a moving carrier that a swept body hangs
+                       * from, directly or through other fixed bodies (hg_kinematics_carried
+                       * poses it: the swept body's pose is made from it) */
   int generation;     /* counts the calls of hg_local_set_inertia (the workspaces' constants
                        * of the walk, hg_local_data.tree_const, are then written again) */
   hg_inertia_c *Ic_fold; /* nbody: at a swept body, its inertia with those of the bodies fixed to
@@ -198,8 +201,9 @@ typedef struct hg_local_data {
                        * holds it) */
   int impulsive;      /* models with fixed joints: 1 when the last pass was the impulsive form
                        * (no v, gravity or fext) */
-  int tree_carried;   /* 1 when the last tree-frame walk was hg_kinematics_carried (hg_rnea,
-                       * hg_crba), 0 after hg_kinematics */
+  int tree_carried;   /* 1 when the last tree-frame walk was hg_kinematics_carried (hg_crba),
+                       * 2 once hg_rnea's sweeps followed it (hg_rnea_fixed_bodies may then fill
+                       * the fixed bodies in), 0 after hg_kinematics */
   int tree_const;     /* generation + 1 of the model once d holds the constants
                        * hg_kinematics_carried writes once: every fixed body's T_rel and, of
                        * those fixed to the world, T_tree, T_world and d->I; 0 before */
@@ -223,12 +227,15 @@ void hg_local_data_free(hg_local_data *ld);
 /* The tree-frame walk of hg_kinematics (kinematics.c) over the swept bodies of a model with
  * m->local: each swept body i gets every field hg_kinematics writes, but its inertia d->I[i] is
  * the folded Ic_fold[i] (so the recursions of hg_rnea and hg_crba step over the swept bodies
- * only, as on the merged model); each body fixed to a moving carrier gets its pose (d->T_tree,
- * d->T_world: one product from its parent's) and, with inertia set and a mass, its d->I; the
- * constants (tree_const) are written at the first call and after an inertia changes. The
- * velocities of the fixed bodies are not written (hg_rnea copies its carriers'). world: every
- * tree in the world's frame (hg_pass_options.world_frame). */
-void hg_kinematics_carried(const hg_model *m, hg_data *d, int world, int inertia, const double *q,
-                           const double *v);
+ * only, as on the merged model). The bodies on fixed joints get every field at the first call
+ * (which writes the constants: tree_const) and after an inertia changes; later calls pose those
+ * fixed to a moving carrier only where a swept body hangs from them (fixed_inner) and leave the
+ * others as they were (hg_kinematics_fixed poses them). hg_kinematics runs the same walk over the
+ * swept bodies on such a model (without folding, and with every fixed body filled in). */
+void hg_kinematics_carried(const hg_model *m, hg_data *d, const double *q, const double *v);
+/* after hg_kinematics_carried: the pose (d->T_tree, d->T_world) of each body fixed to a moving
+ * carrier that the walk left (not fixed_inner), one product from its parent's, and with inertia
+ * set the d->I of every body fixed to a moving carrier that has a mass */
+void hg_kinematics_fixed(const hg_model *m, hg_data *d, int inertia);
 
 #endif

@@ -218,8 +218,12 @@ int hg_sim_control_due(hg_sim *s, int *sampled) {
                          s->state.t);
     /* the articulated pass leaves the bodies' accelerations in d->a; a constrained (closed-loop)
      * pass need not, so there they are walked again from the complete qdd */
-    if (c->need_accel && s->loops.n)
+    if (c->need_accel && s->loops.n) {
+      /* (with fixed joints, RNEA steps over the moving bodies: the fixed ones are filled in) */
       hg_rnea(s->m, s->d, s->rhs.qs, s->rhs.vs, s->rhs.qdd, NULL, s->rhs.dv);
+      if (hg_rnea_fixed_bodies(s->m, s->d, NULL))
+        return hg_sim_fail(s, HG_SIM_ERR_NUMERIC, "t = %.17g: %s", s->state.t, s->d->err);
+    }
   }
   if (any) {
     for (int k = 0; k < c->nsensor; k++)
