@@ -187,8 +187,8 @@ static int d2_only;
 static int calls_only = -1;
 
 /* times every algorithm (the derivatives when derivs) on one model and prints its BENCH lines;
- * with calls > 0, makes that many untimed calls of RNEA, CRBA, ABA, hybrid and the derivatives
- * instead (or of calls_only alone) */
+ * with calls > 0, makes that many untimed calls of RNEA, CRBA, ABA, hybrid, the two right-hand
+ * sides and the derivatives instead (or of calls_only alone) */
 static void bench_model(const char *name, hg_model *m, int repeats, double ns[NALG], long *allocs,
                         int derivs, int calls) {
   bench_state b;
@@ -217,8 +217,8 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
   b.vp = rand_vec(&r, m->nv, 0, 1);
   b.yp = rand_vec(&r, m->nv, 0, 1);
   b.ym = rand_vec(&r, m->nv, 0, 1);
-  static const alg counted[] = {ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB50, ALG_DID, ALG_DFD, ALG_MINV,
-                                ALG_D2ID, ALG_D2FD, ALG_DIDM};
+  static const alg counted[] = {ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB50, ALG_RHS2, ALG_RHS1,
+                                ALG_DID, ALG_DFD, ALG_MINV, ALG_D2ID, ALG_D2FD, ALG_DIDM};
   for (int k = 0; k < (int)(sizeof counted / sizeof *counted) && calls > 0; k++) {
     if (calls_only >= 0 && counted[k] != (alg)calls_only) continue;
     if ((counted[k] == ALG_D2ID || counted[k] == ALG_D2FD) && !d2) continue;

@@ -3,9 +3,11 @@
 # hg_urdf_load reads it (fixed root link, flanges, feet on fixed joints) against its merged twin
 # (hg_model_merge_fixed), the ratio as-read / merged of
 #   - instructions per call (callgrind: exact and repeatable whatever the machine's load) of
-#     ABA, RNEA, CRBA and hybrid dynamics (every other moving joint prescribed);
-#   - time per call of those and of the right-hand side with one tree walk, the median of three runs of `bench_dynamics --urdf` (its `RATIO urdf
-#     bodies` line; on a busy machine the times are indicative only).
+#     ABA, RNEA, CRBA, hybrid dynamics (every other moving joint prescribed) and the right-hand
+#     side with one tree walk (hg_kinematics, then hg_hybrid_on_kinematics: what the simulator
+#     runs when force elements read the kinematics);
+#   - time per call of those, the median of three runs of `bench_dynamics --urdf` (its `RATIO
+#     urdf bodies` line; on a busy machine the times are indicative only).
 # A URDF whose name contains "humanoid" gets a free root (--floating); one with a floating joint
 # of its own needs none.
 #   bash tests/bench/bench_fixed_links.sh build assets/robots/*_style.urdf
@@ -16,20 +18,22 @@ shift
 bench=$build/tests/bench/bench_dynamics
 [ -x "$bench" ] || { echo "bench_fixed_links: no $bench (build it first)" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "bench_fixed_links: valgrind is not installed" >&2; exit 2; }
-algs="ABA:hg_aba RNEA:hg_rnea CRBA:hg_crba HYBRID50:hg_hybrid"
+algs="ABA:hg_aba RNEA:hg_rnea CRBA:hg_crba HYBRID50:hg_hybrid RHS1WALK:hg_kinematics+hg_hybrid_on_kinematics"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# instructions per call of function F (its x86-64-v3 clone included) in bench_dynamics's timed
-# calls (100 of them)
+# instructions per call of function F (its x86-64-v3 clone included; F1+F2: the sum of both) in
+# bench_dynamics's timed calls (100 of them)
 count() {
   local f=$1
   shift
   valgrind --tool=callgrind --dump-instr=no --toggle-collect=call --callgrind-out-file="$tmp/cg.out" \
     "$bench" "$@" >/dev/null 2>"$tmp/log" || { cat "$tmp/log" >&2; exit 1; }
   callgrind_annotate --inclusive=yes "$tmp/cg.out" 2>/dev/null | awk -v f="$f" '
-    { c = $1; gsub(",", "", c); name = $0; sub(/.*:/, "", name); sub(/ .*/, "", name) }
-    name == f || name == f ".arch_x86_64_v3" { s += c } END { printf "%d", (s + 0) / 100 }'
+    BEGIN { n = split(f, fs, "+"); for (k = 1; k <= n; k++) want[fs[k]] = 1 }
+    { c = $1; gsub(",", "", c); name = $0; sub(/.*:/, "", name); sub(/ .*/, "", name)
+      sub(/\.arch_x86_64_v3$/, "", name) }
+    name in want { s += c } END { printf "%d", (s + 0) / 100 }'
 }
 
 median() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
