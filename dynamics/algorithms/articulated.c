@@ -213,13 +213,18 @@ HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, cons
 }
 
 /* Backward step across prescribed (or locked) joint i with qdd given: the parent p sees the whole
- * subtree, Pi = IA and beta = pA + IA (c + S qdd) */
+ * subtree, Pi = IA and beta = pA + IA (c + S qdd); across a fixed joint (no DoF, c = 0: the
+ * walk's c_i = ad_{V_i} 0) beta = pA */
 HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, const double *qdd,
                                       const double *fext, int bias) {
   int va = m->v_adr[i], n = m->jnt_nv[i];
   const double *IA = d->IA[i], *pA = d->pA[i];
   double ci[6], beta[6];
   if (p == 0) return;
+  if (n == 0) {
+    give_parent(m, d, i, p, IA, pA, fext, bias);
+    return;
+  }
   for (int r = 0; r < 6; r++) ci[r] = d->c[i][r];
   for (int k = 0; k < n; k++)
     for (int r = 0; r < 6; r++) ci[r] += d->S[va + k][r] * qdd[va + k];
