@@ -51,7 +51,15 @@ static void release(fixture *f) {
   free(f->M); free(f->fext);
 }
 
-/* RNEA(q, v, qdd) = M(q) qdd + b(q, v), with external wrenches in both */
+/* 1 when DoF l is k or on k's path to its tree's root */
+static int on_path(const hg_model *m, int k, int l) {
+  for (; k >= 0; k = m->dof_parent[k])
+    if (k == l) return 1;
+  return 0;
+}
+
+/* RNEA(q, v, qdd) = M(q) qdd + b(q, v), with external wrenches in both; hg_crba writes every
+ * entry of M (it starts from NaN), and exactly zero where neither DoF is on the other's path */
 static void rnea_equals_crba(void **state) {
   hg_rng r;
   hg_rng_seed(&r, 1);
@@ -61,7 +69,11 @@ static void rnea_equals_crba(void **state) {
     int nv = f.m->nv;
     hg_rnea(f.m, f.d, f.q, f.v, f.qdd, f.fext, f.tau);
     hg_bias(f.m, f.d, f.q, f.v, f.fext, f.b);
+    for (int i = 0; i < nv * nv; i++) f.M[i] = NAN;
     hg_crba(f.m, f.d, f.q, f.M);
+    for (int k = 0; k < nv; k++)
+      for (int l = 0; l < nv; l++)
+        if (!on_path(f.m, k, l) && !on_path(f.m, l, k)) assert_true(f.M[k * nv + l] == 0);
     for (int i = 0; i < nv; i++) {
       f.x[i] = f.b[i];
       for (int j = 0; j < nv; j++) f.x[i] += f.M[i * nv + j] * f.qdd[j];

@@ -200,8 +200,3 @@ void hg_inertia_to_c(const hg_inertia *G, hg_inertia_c *out) {
   for (int r = 0; r < 3; r++) out->a[r] = sa * V[3 * r + 2], out->b[r] = sb * V[3 * r + 1];
 }
 
-void hg_inertia_add(hg_inertia *A, const hg_inertia *B) {
-  A->m += B->m;
-  for (int i = 0; i < 3; i++) A->h[i] += B->h[i];
-  for (int i = 0; i < 6; i++) A->I[i] += B->I[i];
-}

@@ -171,7 +171,11 @@ static inline void hg_inertia_transform_c(const hg_se3 *T, const hg_inertia_c *I
 }
 
 /* A += B (both in one frame) */
-void hg_inertia_add(hg_inertia *A, const hg_inertia *B);
+static inline void hg_inertia_add(hg_inertia *A, const hg_inertia *B) {
+  A->m += B->m;
+  for (int i = 0; i < 3; i++) A->h[i] += B->h[i];
+  for (int i = 0; i < 6; i++) A->I[i] += B->I[i];
+}
 
 /* eigenvalues of a symmetric 3x3 matrix (xx yy zz xy xz yz), ascending */
 void hg_sym3_eigenvalues(const double S[6], double lambda[3]);

@@ -27,9 +27,24 @@ HG_HOT void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M) {
    * (m->dof_parent); zero elsewhere */
   memset(M, 0, (size_t)nv * (size_t)nv * sizeof(double));
   for (int k = 0; k < nv; k++) {
-    double f[6];
-    hg_inertia_mulv(&d->I[m->dof_body[k]], d->S[k], f);
-    for (int l = k; l >= 0; l = m->dof_parent[l]) M[k * nv + l] = M[l * nv + k] = hg_dot6(d->S[l], f);
+    int i = m->dof_body[k], r = m->root[i];
+    /* a free joint on the tree's root has S = (R 0; 0 R), R its body's rotation (the tree
+     * frame's origin is at that body): its six entries are (R^T f_w, R^T f_v), half the
+     * products of six dot products */
+    int free_last = m->jnt_walk[r] == HG_WALK_FREE ? m->v_adr[r] + 5 : -1;
+    double f[6], *Mk = M + (size_t)k * nv;
+    hg_inertia_mulv(&d->I[i], d->S[k], f);
+    for (int l = k; l >= 0; l = m->dof_parent[l]) {
+      if (l == free_last) {
+        const double *R = d->T_tree[r].R;
+        double x[6], *Mc = M + (size_t)(l - 5) * nv + k;
+        hg_m3_mulTv(R, f, x);
+        hg_m3_mulTv(R, f + 3, x + 3);
+        for (int e = 0; e < 6; e++) Mk[l - 5 + e] = Mc[(size_t)e * nv] = x[e];
+        break;
+      }
+      Mk[l] = M[(size_t)l * nv + k] = hg_dot6(d->S[l], f);
+    }
   }
   /* M_kk += armature_k: the reflected rotor inertia on the DoF's diagonal (model.h) */
   if (m->has_armature)
