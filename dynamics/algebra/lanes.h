@@ -69,6 +69,20 @@ static inline void hg_lane3_body_wrench(const hg_inertia *G, const hg_v4 *a_w, c
   HG_ST2(F + 4, __builtin_shufflevector(Fv, Fv, 1, 2));
 }
 
+/* G V (hg_inertia_mulv) for a 6-vector V in memory, into f03 = out[0..3] and f45 = out[4..5]:
+ * (I_o w + h x v, m v - h x w) with V = (w, v), I_o w as in hg_lane3_body_wrench */
+static inline void hg_lane3_inertia_mulv(const hg_inertia *G, const double *V, hg_v4 *f03,
+                                         hg_v2 *f45) {
+  hg_v4 w = HG_LD4(V), v25 = HG_LD4(V + 2), v = HG_SHUF(v25, 1, 2, 3, 3);
+  hg_v4 h = HG_LD4(G->h), g1 = HG_LD4(G->I), g2 = HG_LD4(G->I + 2); /* h0 h1 h2 I0, I0..I3, I2..I5 */
+  hg_v4 hy = HG_YZX(h), m = {G->m, G->m, G->m, G->m};
+  hg_v4 p = HG_SHUF(g2, 1, 3, 2, 3), q = HG_SHUF(g2, 2, 1, 3, 3);
+  hg_v4 Fw = g1 * w + p * HG_YZX(w) + q * HG_ZXY(w) + HG_YZX(h * HG_YZX(v) - hy * v);
+  hg_v4 Fv = m * v - HG_YZX(h * HG_YZX(w) - hy * w);
+  *f03 = __builtin_shufflevector(Fw, Fv, 0, 1, 2, 4);
+  *f45 = __builtin_shufflevector(Fv, Fv, 1, 2);
+}
+
 /* ---- four consecutive columns of a row ---- */
 
 /* lanes as 64-bit integers: the masks of vector comparisons */

@@ -3,6 +3,7 @@
 
 #include "body_frames.h"
 #include "dynamics.h"
+#include "lanes.h"
 
 HG_HOT void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M) {
   int nv = m->nv;
@@ -32,18 +33,21 @@ HG_HOT void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M) {
      * frame's origin is at that body): its six entries are (R^T f_w, R^T f_v), half the
      * products of six dot products */
     int free_last = m->jnt_walk[r] == HG_WALK_FREE ? m->v_adr[r] + 5 : -1;
-    double f[6], *Mk = M + (size_t)k * nv;
-    hg_inertia_mulv(&d->I[i], d->S[k], f);
+    double *Mk = M + (size_t)k * nv;
+    hg_v4 f03; /* f = Ic_i S_k in (f03, f45) = f[0..3], f[4..5] */
+    hg_v2 f45;
+    hg_lane3_inertia_mulv(&d->I[i], d->S[k], &f03, &f45);
     for (int l = k; l >= 0; l = m->dof_parent[l]) {
       if (l == free_last) {
         const double *R = d->T_tree[r].R;
-        double x[6], *Mc = M + (size_t)(l - 5) * nv + k;
+        double f[6], x[6], *Mc = M + (size_t)(l - 5) * nv + k;
+        HG_ST4(f, f03), HG_ST2(f + 4, f45);
         hg_m3_mulTv(R, f, x);
         hg_m3_mulTv(R, f + 3, x + 3);
         for (int e = 0; e < 6; e++) Mk[l - 5 + e] = Mc[(size_t)e * nv] = x[e];
         break;
       }
-      Mk[l] = M[(size_t)l * nv + k] = hg_dot6(d->S[l], f);
+      Mk[l] = M[(size_t)l * nv + k] = hg_lane3_dot6(d->S[l], &f03, &f45);
     }
   }
   /* M_kk += armature_k: the reflected rotor inertia on the DoF's diagonal (model.h) */
