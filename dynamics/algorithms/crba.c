@@ -25,8 +25,12 @@ HG_HOT void hg_crba(const hg_model *m, hg_data *d, const double *q, double *M) {
   }
 
   /* M_kl = S_l^T Ic_i S_k for DoF k of body i and DoF l = k or any DoF on its path to the root
-   * (m->dof_parent); zero elsewhere */
-  memset(M, 0, (size_t)nv * (size_t)nv * sizeof(double));
+   * (m->dof_parent); zero elsewhere. The rows of the trunk, the DoFs 0 .. t - 1 each on the path
+   * of every later DoF (a chain's every row, a floating base's first six), have no zero: the
+   * zeros are written below it only */
+  int t = 0;
+  while (t < nv && m->dof_parent[t] == t - 1 && m->subtree_end[m->dof_body[t]] == m->nbody) t++;
+  memset(M + (size_t)t * nv, 0, (size_t)(nv - t) * (size_t)nv * sizeof(double));
   for (int k = 0; k < nv; k++) {
     int i = m->dof_body[k], r = m->root[i];
     /* a free joint on the tree's root has S = (R 0; 0 R), R its body's rotation (the tree
