@@ -12,6 +12,7 @@
 
 #include "hinge.h"
 #include "dense.h"
+#include "lanes.h"
 #include "models.h"
 
 #define NSAMPLE 200
@@ -161,6 +162,49 @@ static void transform_is_congruence(void **state) {
   printf("# inertia transform vs X^T G X: worst %.3g; com and I_c worst %.3g\n", worst, worst_com);
   assert_true(worst < 1e-13);
   assert_true(worst_com < 1e-14);
+}
+
+/* The kinematic walk's transforms from the centre-of-mass form, the scalar one and the lanes'
+ * (hg_lane3_inertia_transform_c), against X^T G X, on bodies with products of inertia, diagonal
+ * ones and massless ones, up to 1 km from the frame's origin (a long tree); and the diagonal
+ * entries of I_o, sums of non-negative terms in both, to a few eps of each other */
+static void com_forms_agree(void **state) {
+  hg_rng r;
+  hg_rng_seed(&r, 34);
+  double worst = 0, worst_diag = 0;
+  for (int s = 0; s < NSAMPLE; s++) {
+    double m, c[3], Ic[6], Gb[36], X[36], Xt[36], t[36], ref[36], G1[36], G2[36];
+    hg_inertia ib, i1, i2;
+    hg_inertia_c ibc;
+    hg_se3 T, Ti;
+    random_body(&r, &m, c, Ic);
+    if (s % 5 == 0) Ic[3] = Ic[4] = Ic[5] = 0;                        /* principal axes */
+    if (s % 7 == 0) m = 0, Ic[0] = Ic[1] = Ic[2] = Ic[3] = Ic[4] = Ic[5] = 0; /* a frame */
+    hg_inertia_from_com(m, c, Ic, &ib, NULL, 0);
+    hg_inertia_to_c(&ib, &ibc);
+    hg_test_random_pose(&r, &T);
+    for (int k = 0; k < 3; k++) T.p[k] *= pow(10, s % 4);
+    hg_inertia_transform_c(&T, &ibc, &i1);
+    hg_lane3_inertia_transform_c(&T, &ibc, &i2);
+    hg_se3_inv(&T, &Ti);
+    hg_Ad_matrix(&Ti, X);
+    hg_test_transpose(6, X, Xt);
+    convention_matrix(m, c, Ic, Gb);
+    hg_test_matmul(6, Xt, Gb, t);
+    hg_test_matmul(6, t, X, ref);
+    hg_inertia_matrix(&i1, G1);
+    hg_inertia_matrix(&i2, G2);
+    double scale = 1e-300;
+    for (int e = 0; e < 36; e++) scale = fmax(scale, fabs(ref[e]));
+    worst = fmax(worst, fmax(hg_test_max_diff(G1, ref, 36), hg_test_max_diff(G2, ref, 36)) / scale);
+    assert_true(i2.m == m);
+    for (int k = 0; k < 3; k++)
+      worst_diag = fmax(worst_diag, fabs(i1.I[k] - i2.I[k]) / fmax(fabs(i1.I[k]), 1e-300));
+  }
+  printf("# centre-of-mass transforms vs X^T G X: worst %.3g of the largest entry; the two "
+         "diagonals %.3g apart\n", worst, worst_diag);
+  assert_true(worst < 1e-14);
+  assert_true(worst_diag < 1e-14);
 }
 
 /* hg_inertia_add sums the matrices */
@@ -329,6 +373,7 @@ int main(void) {
       cmocka_unit_test(matrix_matches_convention),
       cmocka_unit_test(mulv_is_matrix_product),
       cmocka_unit_test(transform_is_congruence),
+      cmocka_unit_test(com_forms_agree),
       cmocka_unit_test(add_sums_matrices),
       cmocka_unit_test(validation),
       cmocka_unit_test(validation_accepts_rotated_limits),

@@ -198,5 +198,8 @@ void hg_inertia_to_c(const hg_inertia *G, hg_inertia_c *out) {
   double sa = sqrt(fmax(l[2] - l[0], 0)), sb = sqrt(fmax(l[1] - l[0], 0));
   out->l0 = l[0];
   for (int r = 0; r < 3; r++) out->a[r] = sa * V[3 * r + 2], out->b[r] = sb * V[3 * r + 1];
+  for (int k = 0; k < 3; k++)
+    out->abc[k][0] = out->a[k], out->abc[k][1] = out->b[k], out->abc[k][2] = out->c[k],
+    out->abc[k][3] = 0;
 }
 

@@ -121,6 +121,9 @@ typedef struct hg_inertia_c {
    * principal axes scaled by the square roots of their moments' excess over l0 (a rotation
    * turns two vectors instead of a matrix) */
   double l0, a[3], b[3];
+  /* row k: (a_k, b_k, c_k, 0), the three vectors side by side for the lanes
+   * (hg_lane3_inertia_transform_c) */
+  double abc[3][4];
 } hg_inertia_c;
 
 /* the centre-of-mass form of G */

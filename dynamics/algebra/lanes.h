@@ -83,6 +83,42 @@ static inline void hg_lane3_inertia_mulv(const hg_inertia *G, const double *V, h
   *f45 = __builtin_shufflevector(Fv, Fv, 1, 2);
 }
 
+/* hg_inertia_transform_c (inertia.h) with the three rotations R a, R b, R c at once: row r of
+ * R times the rows (a_k, b_k, c_k, 0) of Ib->abc gives (x_r, y_r, (R c)_r, 0); turned into
+ * X = R a, Y = R b and C = c_a = R c + p (lanes 0..2), every entry is a lane of
+ *   diag(I_o) = l0 + X X + Y Y + m (yzx(C C) + zxy(C C))   (x_r^2 + y_r^2 + m (c_s^2 + c_t^2)),
+ *   (I_xy, I_yz, I_zx) = X yzx(X) + Y yzx(Y) - m C yzx(C),  h = m C,
+ * the scalar code's sums (no term cancels a larger one). A diagonal I_c takes the scalar code. */
+static inline void hg_lane3_inertia_transform_c(const hg_se3 *T, const hg_inertia_c *Ib,
+                                                hg_inertia *Ia) {
+  if (Ib->diagonal) {
+    hg_inertia_transform_c(T, Ib, Ia);
+    return;
+  }
+  const double *R = T->R, m = Ib->m;
+  hg_v4 A0 = HG_LD4(Ib->abc[0]), A1 = HG_LD4(Ib->abc[1]), A2 = HG_LD4(Ib->abc[2]);
+  hg_v4 U0 = R[0] * A0 + R[1] * A1 + R[2] * A2; /* (x_0, y_0, (R c)_0, 0) */
+  hg_v4 U1 = R[3] * A0 + R[4] * A1 + R[5] * A2;
+  hg_v4 U2 = R[6] * A0 + R[7] * A1 + R[8] * A2;
+  /* the 3 x 3 transpose: X, Y and R c in lanes 0..2 */
+  hg_v4 t0 = __builtin_shufflevector(U0, U1, 0, 4, 1, 5); /* x0 x1 y0 y1 */
+  hg_v4 t1 = __builtin_shufflevector(U0, U1, 2, 6, 3, 7); /* c0 c1 0 0 */
+  hg_v4 X = __builtin_shufflevector(t0, U2, 0, 1, 4, 7);  /* x0 x1 x2 0 */
+  hg_v4 Y = __builtin_shufflevector(t0, U2, 2, 3, 5, 7);  /* y0 y1 y2 0 */
+  hg_v4 C = __builtin_shufflevector(t1, U2, 0, 1, 6, 7);  /* c0 c1 c2 0 */
+  C += (hg_v4){T->p[0], T->p[1], T->p[2], 0};
+  hg_v4 mv = {m, m, m, m}, CC = C * C, Cy = HG_YZX(C);
+  hg_v4 diag = Ib->l0 + X * X + Y * Y + mv * (HG_YZX(CC) + HG_ZXY(CC));
+  hg_v4 off = X * HG_YZX(X) + Y * HG_YZX(Y) - mv * (C * Cy); /* I_xy, I_yz, I_zx */
+  hg_v4 h = mv * C;
+  /* h[0..2] (its lane 3 lands on I[0], written next), I[0..2], then I[3..5] = (xy, xz, yz) */
+  Ia->m = m;
+  HG_ST4(Ia->h, h);
+  HG_ST4(Ia->I, diag);
+  HG_ST2(Ia->I + 3, __builtin_shufflevector(off, off, 0, 2));
+  Ia->I[5] = off[1];
+}
+
 /* ---- four consecutive columns of a row ---- */
 
 /* lanes as 64-bit integers: the masks of vector comparisons */

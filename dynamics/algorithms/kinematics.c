@@ -84,7 +84,7 @@ HG_INLINE void walk_body(const hg_model *m, hg_data *d, int world, int i, const 
     }
 
     /* body inertia in the tree frame, from its centre-of-mass form */
-    hg_inertia_transform_c(Tt, Ib, &d->I[i]);
+    hg_lane3_inertia_transform_c(Tt, Ib, &d->I[i]);
     if (!v) {
       /* no velocities: no Galilean frame (impulsive dynamics read d->a as velocity jumps) */
       if (!p) d->vt[i][0] = d->vt[i][1] = d->vt[i][2] = 0;
@@ -199,7 +199,7 @@ HG_INLINE void swept_walk(const hg_model *m, hg_data *d, int folded, const doubl
     }
     if (c && !folded) {
       fixed_pose(m, d, i);
-      hg_inertia_transform_c(&d->T_tree[i], &m->inertia_c[i], &d->I[i]);
+      hg_lane3_inertia_transform_c(&d->T_tree[i], &m->inertia_c[i], &d->I[i]);
       if (v) {
         HG_ST4(d->Vg[i], HG_LD4(d->Vg[c])), HG_ST2(d->Vg[i] + 4, HG_LD2(d->Vg[c] + 4));
         HG_ST4(d->V[i], HG_LD4(d->V[c])), HG_ST2(d->V[i] + 4, HG_LD2(d->V[c] + 4));
@@ -229,7 +229,7 @@ void hg_kinematics_fixed(const hg_model *m, hg_data *d, int inertia) {
     int i = lm->fixed_list[k];
     if (!lm->carrier[i]) continue;
     if (!lm->fixed_inner[i]) fixed_pose(m, d, i);
-    if (inertia && !lm->massless[i]) hg_inertia_transform_c(&d->T_tree[i], &m->inertia_c[i], &d->I[i]);
+    if (inertia && !lm->massless[i]) hg_lane3_inertia_transform_c(&d->T_tree[i], &m->inertia_c[i], &d->I[i]);
   }
 }
 
