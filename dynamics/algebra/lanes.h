@@ -119,6 +119,27 @@ static inline void hg_lane3_inertia_transform_c(const hg_se3 *T, const hg_inerti
   Ia->I[5] = off[1];
 }
 
+/* The turn of a revolute joint folded with its origin (joint.h's hg_joint_fold C: term t, row r
+ * in C[t][r][0..2], lane 3 of term 0's rows R_o a, of the others zero): the rows of
+ * R_rel = C0 + c C1 + s C2, each with (R_o a)_r in lane 3, then R_tree = R_p R_rel row by row,
+ * whose lane 3 is w = R_p R_o a = R_tree a. Writes Rrel and Rtree (row-major 3 x 3; each
+ * four-wide row store's lane 3 is overwritten by the next row) and w. */
+static inline void hg_lane3_fold_turn(const double (*C)[3][4], double c, double s,
+                                      const double Rp[9], double Rrel[9], double Rtree[9],
+                                      double w[3]) {
+  hg_v4 r0 = HG_LD4(C[0][0]) + c * HG_LD4(C[1][0]) + s * HG_LD4(C[2][0]);
+  hg_v4 r1 = HG_LD4(C[0][1]) + c * HG_LD4(C[1][1]) + s * HG_LD4(C[2][1]);
+  hg_v4 r2 = HG_LD4(C[0][2]) + c * HG_LD4(C[1][2]) + s * HG_LD4(C[2][2]);
+  hg_v4 t0 = Rp[0] * r0 + Rp[1] * r1 + Rp[2] * r2;
+  hg_v4 t1 = Rp[3] * r0 + Rp[4] * r1 + Rp[5] * r2;
+  hg_v4 t2 = Rp[6] * r0 + Rp[7] * r1 + Rp[8] * r2;
+  HG_ST4(Rrel, r0), HG_ST4(Rrel + 3, r1), HG_ST2(Rrel + 6, __builtin_shufflevector(r2, r2, 0, 1));
+  Rrel[8] = r2[2];
+  HG_ST4(Rtree, t0), HG_ST4(Rtree + 3, t1), HG_ST2(Rtree + 6, __builtin_shufflevector(t2, t2, 0, 1));
+  Rtree[8] = t2[2];
+  w[0] = t0[3], w[1] = t1[3], w[2] = t2[3];
+}
+
 /* ---- four consecutive columns of a row ---- */
 
 /* lanes as 64-bit integers: the masks of vector comparisons */

@@ -8,6 +8,18 @@
 
 static const hg_se3 identity = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
 
+/* HG_WALK_FOLD: a revolute joint about any axis behind any origin (joint.h's walks): the origin,
+ * then R_rel = R_o Rot(axis, q) from the joint's fold, R_tree = R_p R_rel and w = R_tree axis in
+ * one pass on the lanes (hg_lane3_fold_turn), S = (w, p x w) */
+HG_INLINE void walk_fold(int root, double q, const hg_se3 *off, const hg_joint_fold *f,
+                         const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt, double S[6]) {
+  double c, s;
+  hg_sincos(q, &s, &c);
+  hg_joint_walk_origin(root, off, Tp, Tr, Tt);
+  hg_lane3_fold_turn(f->C, c, s, Tp->R, Tr->R, Tt->R, S);
+  hg_v3_cross(Tt->p, S, S + 3);
+}
+
 /* one body's step of the walk: its pose, S, its inertia Ib (centre-of-mass form, body axes) in
  * the tree frame and, with v, its velocities, from those of body vp (its parent, or a body with
  * the same twist in the tree frame: the parent's carrier; 0, the world) */
@@ -28,13 +40,15 @@ HG_INLINE void walk_body(const hg_model *m, hg_data *d, int world, int i, const 
     double *Si = d->S[va];
     int root = !p, pure = m->offset_pure[i];
     switch (walk) {
-    case HG_WALK_X: hg_joint_walk_revolute(0, 1, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_Y: hg_joint_walk_revolute(1, 1, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_Z: hg_joint_walk_revolute(2, 1, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_XR: hg_joint_walk_revolute(0, 0, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_YR: hg_joint_walk_revolute(1, 0, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_ZR: hg_joint_walk_revolute(2, 0, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
-    case HG_WALK_FOLD: hg_joint_walk_revolute(-1, 0, root, qi[0], off, f, j->axis, Tp, Tr, Tt, Si); break;
+    case HG_WALK_X: hg_joint_walk_revolute(0, root, qi[0], off, Tp, Tr, Tt, Si); break;
+    case HG_WALK_Y: hg_joint_walk_revolute(1, root, qi[0], off, Tp, Tr, Tt, Si); break;
+    case HG_WALK_Z: hg_joint_walk_revolute(2, root, qi[0], off, Tp, Tr, Tt, Si); break;
+    /* a coordinate axis behind a rotated origin: the fold's lanes beat mixing R_o's columns
+     * and a matrix product */
+    case HG_WALK_XR:
+    case HG_WALK_YR:
+    case HG_WALK_ZR:
+    case HG_WALK_FOLD: walk_fold(root, qi[0], off, f, Tp, Tr, Tt, Si); break;
     case HG_WALK_PRISMATIC:
       if (pure) hg_joint_walk_prismatic(1, root, qi[0], off, j->axis, Tp, Tr, Tt, Si);
       else hg_joint_walk_prismatic(0, root, qi[0], off, j->axis, Tp, Tr, Tt, Si);

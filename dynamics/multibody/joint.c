@@ -168,7 +168,16 @@ void hg_joint_fold_init(const hg_joint *j, const double Ro[9], hg_joint_fold *f)
   for (int r = 0; r < 3; r++)
     for (int c = 0; c < 3; c++) T[0][3 * r + c] = a[r] * a[c], T[1][3 * r + c] = (r == c) - a[r] * a[c];
   hg_m3_skew(a, T[2]);
-  for (int t = 0; t < 3; t++) hg_m3_mul(Ro, T[t], f->C[t]);
+  for (int t = 0; t < 3; t++) {
+    double P[9];
+    hg_m3_mul(Ro, T[t], P);
+    for (int r = 0; r < 3; r++)
+      for (int c = 0; c < 3; c++) f->C[t][r][c] = P[3 * r + c];
+  }
+  /* lane 3: R_o a in C0's rows (zero in the others, from the memset) */
+  double ap[3];
+  hg_m3_mulv(Ro, a, ap);
+  for (int r = 0; r < 3; r++) f->C[0][r][3] = ap[r];
 }
 
 /* R = rotation by angle t about unit axis a (Rodrigues) */

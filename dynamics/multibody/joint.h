@@ -85,7 +85,8 @@ int hg_joint_local_axis(const hg_joint *j);
  *                       post-offset)
  *   HG_WALK_X, _Y, _Z   revolute about +x, +y, +z of an origin without rotation: the turn mixes
  *                       two columns of the parent's rotation
- *   HG_WALK_XR, _YR, _ZR  the same behind a rotated origin: one column turn, one product
+ *   HG_WALK_XR, _YR, _ZR  the same behind a rotated origin (walked as HG_WALK_FOLD, which is
+ *                       cheaper on the lanes; the kind stays for reports)
  *   HG_WALK_FOLD        revolute about any axis behind any origin (hg_joint_fold)
  *   HG_WALK_PRISMATIC   prismatic along any axis behind any origin (hg_joint_walk_prismatic)
  *   HG_WALK_SPHERICAL   spherical behind any origin (hg_joint_walk_ball)
@@ -105,18 +106,16 @@ int hg_joint_walk(const hg_joint *j, const double Ro[9], int has_post);
 /* A revolute joint behind a constant origin rotation R_o, folded once when a model is compiled:
  * R_o Rot(axis, q) = C0 + cos q C1 + sin q C2 (Rodrigues' formula Rot(a, q) = a a^T +
  * cos q (1 - a a^T) + sin q a^, each term multiplied by R_o), so the kinematic walk turns a
- * general axis behind any origin with 18 products instead of a rotation and a matrix product. */
+ * general axis behind any origin without a rotation and a matrix product. Row r of term t is
+ * C[t][r][0..2]; lane 3 of C0's rows holds the axis in the parent frame, R_o a (Rot(a, q) a = a),
+ * of C1's and C2's zero, so that the rows times R_tree,p give R_tree,i a beside R_tree,i
+ * (lanes.h's hg_lane3_fold_turn, which the walk of HG_WALK_FOLD runs: kinematics.c). */
 typedef struct hg_joint_fold {
-  double C[3][9]; /* C0, C1, C2, row-major 3x3 */
+  double C[3][3][4];
 } hg_joint_fold;
 
 /* f for revolute joint j behind the origin rotation Ro (zeros for other joint types) */
 void hg_joint_fold_init(const hg_joint *j, const double Ro[9], hg_joint_fold *f);
-
-/* R = R_o Rot(axis, q) from c = cos q and s = sin q */
-static inline void hg_joint_fold_rotation(const hg_joint_fold *f, double c, double s, double R[9]) {
-  for (int k = 0; k < 9; k++) R[k] = f->C[0][k] + c * f->C[1][k] + s * f->C[2][k];
-}
 
 /* ---- the kinematic walk of one joint (hg_kinematics dispatches on hg_joint_walk) ----
  *
@@ -129,32 +128,32 @@ static inline void hg_joint_fold_rotation(const hg_joint_fold *f, double c, doub
  *        frame), S[6c .. 6c + 5] column c.
  * The constant flags (k, pure, root, trans) let the compiler fold each inlined case. */
 
-/* A revolute joint: T_joint = (Rot(axis, q), 0), S = (w, p x w) with w = R_tree,i axis and p the
- * body's origin. About coordinate axis k >= 0 the turn only mixes two columns of the rotation
- * before it (of R_tree,p itself when the origin has no rotation: pure) and w is column k;
- * otherwise (k = -1) R_offset Rot(axis, q) comes from the joint's fold (hg_joint_fold). */
-HG_INLINE void hg_joint_walk_revolute(int k, int pure, int root, double q, const hg_se3 *off,
-                                      const hg_joint_fold *fold, const double axis[3],
-                                      const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt, double S[6]) {
-  double c, s, Ro[3], w[3];
-  hg_sincos(q, &s, &c);
+/* The origin part of a walk behind the constant origin off: Tr->p = o, Tt->p = p_p + R_p o
+ * (zero at a root) */
+HG_INLINE void hg_joint_walk_origin(int root, const hg_se3 *off, const hg_se3 *Tp, hg_se3 *Tr,
+                                    hg_se3 *Tt) {
+  double Ro[3];
   const double *o = off->p;
   Tr->p[0] = o[0], Tr->p[1] = o[1], Tr->p[2] = o[2];
   hg_m3_mulv(Tp->R, o, Ro);
   for (int r = 0; r < 3; r++) Tt->p[r] = Tp->p[r] + Ro[r];
   if (root) Tt->p[0] = Tt->p[1] = Tt->p[2] = 0;
-  if (k >= 0 && pure) {
-    hg_m3_axis_rotation(k, c, s, Tr->R);
-    hg_m3_mul_axis_rotation(Tp->R, k, c, s, Tt->R);
-  } else {
-    if (k >= 0) hg_m3_mul_axis_rotation(off->R, k, c, s, Tr->R);
-    else hg_joint_fold_rotation(fold, c, s, Tr->R);
-    hg_m3_mul(Tp->R, Tr->R, Tt->R);
-  }
-  if (k >= 0) w[0] = Tt->R[k], w[1] = Tt->R[3 + k], w[2] = Tt->R[6 + k];
-  else hg_m3_mulv(Tt->R, axis, w);
-  S[0] = w[0], S[1] = w[1], S[2] = w[2];
-  hg_v3_cross(Tt->p, w, S + 3);
+}
+
+/* A revolute joint about coordinate axis k behind an origin without rotation (HG_WALK_X, _Y,
+ * _Z): T_joint = (Rot(e_k, q), 0), S = (w, p x w) with w = R_tree,i e_k (column k) and p the
+ * body's origin; the turn only mixes two columns of R_tree,p. A revolute joint about any other
+ * axis, or behind a rotated origin, is folded with its origin (hg_joint_fold) and walked on the
+ * lanes (kinematics.c). */
+HG_INLINE void hg_joint_walk_revolute(int k, int root, double q, const hg_se3 *off,
+                                      const hg_se3 *Tp, hg_se3 *Tr, hg_se3 *Tt, double S[6]) {
+  double c, s;
+  hg_sincos(q, &s, &c);
+  hg_joint_walk_origin(root, off, Tp, Tr, Tt);
+  hg_m3_axis_rotation(k, c, s, Tr->R);
+  hg_m3_mul_axis_rotation(Tp->R, k, c, s, Tt->R);
+  S[0] = Tt->R[k], S[1] = Tt->R[3 + k], S[2] = Tt->R[6 + k];
+  hg_v3_cross(Tt->p, S, S + 3);
 }
 
 /* A prismatic joint: T_joint = (1, axis q), so Tr = (R_o, o + q R_o axis) and S = (0, u) with
