@@ -78,6 +78,20 @@ static void convention_matrix(double m, const double c[3], const double Ic[6], d
 /* ---- tests ---- */
 
 /* hg_inertia_matrix equals the convention's formula; hg_inertia_com recovers c and I_c */
+/* ref = X^T G X with X = Ad_{T^-1}: the body's inertia matrix (m, c, I_c in body b) seen from
+ * frame a, T = T_ab, by congruence */
+static void congruence(double m, const double c[3], const double Ic[6], const hg_se3 *T,
+                       double ref[36]) {
+  double Gb[36], X[36], Xt[36], t[36];
+  hg_se3 Ti;
+  hg_se3_inv(T, &Ti);
+  hg_Ad_matrix(&Ti, X);
+  hg_test_transpose(6, X, Xt);
+  convention_matrix(m, c, Ic, Gb);
+  hg_test_matmul(6, Xt, Gb, t);
+  hg_test_matmul(6, t, X, ref);
+}
+
 static void matrix_matches_convention(void **state) {
   hg_rng r;
   hg_rng_seed(&r, 31);
@@ -130,21 +144,16 @@ static void transform_is_congruence(void **state) {
   hg_rng_seed(&r, 33);
   double worst = 0, worst_com = 0;
   for (int s = 0; s < NSAMPLE; s++) {
-    double m, c[3], Ic[6], Gb[36], Ga[36], X[36], Xt[36], t[36], ref[36];
+    double m, c[3], Ic[6], Ga[36], ref[36];
     double ca[3], Ica[6], ref_c[3], Icb_full[9], tmp[9], Ra[9], Ica_full[9];
     hg_inertia ib, ia;
-    hg_se3 T, Ti;
+    hg_se3 T;
     random_body(&r, &m, c, Ic);
     hg_inertia_from_com(m, c, Ic, &ib, NULL, 0);
     hg_test_random_pose(&r, &T);
     hg_inertia_transform(&T, &ib, &ia);
     /* the congruence */
-    hg_se3_inv(&T, &Ti);
-    hg_Ad_matrix(&Ti, X);
-    hg_test_transpose(6, X, Xt);
-    convention_matrix(m, c, Ic, Gb);
-    hg_test_matmul(6, Xt, Gb, t);
-    hg_test_matmul(6, t, X, ref);
+    congruence(m, c, Ic, &T, ref);
     hg_inertia_matrix(&ia, Ga);
     worst = fmax(worst, hg_test_max_diff(Ga, ref, 36));
     /* mass, centre of mass and rotated I_c */
@@ -173,10 +182,10 @@ static void com_forms_agree(void **state) {
   hg_rng_seed(&r, 34);
   double worst = 0, worst_diag = 0;
   for (int s = 0; s < NSAMPLE; s++) {
-    double m, c[3], Ic[6], Gb[36], X[36], Xt[36], t[36], ref[36], G1[36], G2[36];
+    double m, c[3], Ic[6], ref[36], G1[36], G2[36];
     hg_inertia ib, i1, i2;
     hg_inertia_c ibc;
-    hg_se3 T, Ti;
+    hg_se3 T;
     random_body(&r, &m, c, Ic);
     if (s % 5 == 0) Ic[3] = Ic[4] = Ic[5] = 0;                        /* principal axes */
     if (s % 7 == 0) m = 0, Ic[0] = Ic[1] = Ic[2] = Ic[3] = Ic[4] = Ic[5] = 0; /* a frame */
@@ -186,12 +195,7 @@ static void com_forms_agree(void **state) {
     for (int k = 0; k < 3; k++) T.p[k] *= pow(10, s % 4);
     hg_inertia_transform_c(&T, &ibc, &i1);
     hg_lane3_inertia_transform_c(&T, &ibc, &i2);
-    hg_se3_inv(&T, &Ti);
-    hg_Ad_matrix(&Ti, X);
-    hg_test_transpose(6, X, Xt);
-    convention_matrix(m, c, Ic, Gb);
-    hg_test_matmul(6, Xt, Gb, t);
-    hg_test_matmul(6, t, X, ref);
+    congruence(m, c, Ic, &T, ref);
     hg_inertia_matrix(&i1, G1);
     hg_inertia_matrix(&i2, G2);
     double scale = 1e-300;
