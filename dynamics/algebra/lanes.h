@@ -195,6 +195,30 @@ static inline void hg_lane_inertia_mulv(const hg_lane *m, const hg_lane *h, cons
   out[5] = *m * v[2] - (h[0] * w[1] - h[1] * w[0]);
 }
 
+/* ---- a 6 x 6 matrix by its rows ---- */
+
+/* y += A^T x for a 6 x 6 row-major A (A x when A is symmetric, as an inertia is): the rows of A
+ * scaled by x's entries and summed, four and two lanes a row; y may not alias x */
+HG_INLINE void hg_lane6_mulTv_add(const double *A, const double *x, double *y) {
+  hg_v4 y03 = HG_LD4(y);
+  hg_v2 y45 = HG_LD2(y + 4);
+  for (int r = 0; r < 6; r++) {
+    y03 += x[r] * HG_LD4(A + 6 * r);
+    y45 += x[r] * HG_LD2(A + 6 * r + 4);
+  }
+  HG_ST4(y, y03), HG_ST2(y + 4, y45);
+}
+/* y = A^T x (as above, without what y held) */
+HG_INLINE void hg_lane6_mulTv(const double *A, const double *x, double *y) {
+  hg_v4 y03 = x[0] * HG_LD4(A);
+  hg_v2 y45 = x[0] * HG_LD2(A + 4);
+  for (int r = 1; r < 6; r++) {
+    y03 += x[r] * HG_LD4(A + 6 * r);
+    y45 += x[r] * HG_LD2(A + 6 * r + 4);
+  }
+  HG_ST4(y, y03), HG_ST2(y + 4, y45);
+}
+
 /* ---- 6-vectors against quantities stored component-major ---- */
 
 /* out[i] = sum over p < n of c[p] . (x[p][i], x[p][stride + i], ..., x[p][5 stride + i]) for i

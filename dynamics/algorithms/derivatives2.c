@@ -52,8 +52,8 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   w->nbody = m->nbody;
   double **dof[] = {&w->Vb, &w->ab, &w->Vm, &w->nu, &w->al, &w->mu, &w->rI, &w->rB,
                     &w->y,  &w->g,  &w->h,  &w->dS, &w->dVb, &w->dab, &w->dVm, &w->dnu,
-                    &w->dal, &w->dmu, &w->drI, &w->drB, &w->dg, &w->dh};
-  double **body36[] = {&w->G, &w->B, &w->Ic, &w->Bc, &w->dIc, &w->dBc};
+                    &w->dal, &w->dmu, &w->drI, &w->drB, &w->dg, &w->dh, &w->Inu};
+  double **body36[] = {&w->G, &w->B, &w->Ic, &w->Bc, &w->BcT, &w->dIc, &w->dBc, &w->dBcT};
   double **body6[] = {&w->dV, &w->da, &w->dF};
   double **sq[] = {&w->aq, &w->av, &w->Minv, &w->U, &w->au};
   double **cube[] = {&w->t_qq, &w->t_vv, &w->t_qv, &w->t_M, &w->X};
@@ -68,7 +68,7 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   for (size_t k = 0; k < sizeof cube / sizeof *cube; k++)
     ok &= !!(*cube[k] = calloc(n3, sizeof(double)));
   ok &= !!(w->tau = calloc(nv + 1, sizeof(double)));
-  ok &= !!(w->soa = calloc(6 * 14 * nv + 4, sizeof(double))); /* + 3: the lane sweeps' reads */
+  ok &= !!(w->soa = calloc(6 * 15 * nv + 4, sizeof(double))); /* + 3: the lane sweeps' reads */
   ok &= !!(w->qdd = calloc(nv + 1, sizeof(double)));
   ok &= !!(w->idx = calloc(nv + 1, sizeof(int)));
   ok &= !!(w->path = calloc(nb + 1, sizeof(int)));
@@ -84,7 +84,7 @@ void hg_deriv2_free(hg_deriv2 *w) {
   if (!w) return;
   double *p[] = {w->Vb, w->ab, w->Vm, w->nu, w->al, w->mu, w->rI, w->rB, w->y, w->g, w->h,
                  w->dS, w->dVb, w->dab, w->dVm, w->dnu, w->dal, w->dmu, w->drI, w->drB, w->dg,
-                 w->dh, w->G, w->B, w->Ic, w->Bc, w->dIc, w->dBc, w->dV,
+                 w->dh, w->Inu, w->G, w->B, w->Ic, w->Bc, w->BcT, w->dIc, w->dBc, w->dBcT, w->dV,
                  w->da, w->dF, w->tau, w->qdd, w->aq, w->av, w->Minv, w->t_qq, w->t_vv,
                  w->t_qv, w->t_M, w->X, w->soa, w->U, w->au};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
@@ -100,17 +100,20 @@ static inline void v6_zero(double *x) { memset(x, 0, 6 * sizeof(double)); }
 static inline void v6_axpy(double s, const double *x, double *y) {
   for (int r = 0; r < 6; r++) y[r] += s * x[r];
 }
-/* y += A x */
-static inline void m6_mulv_add(const double *A, const double *x, double *y) {
-  for (int r = 0; r < 6; r++) y[r] += hg_dot6(A + 6 * r, x);
+/* y += A x for a symmetric A (an inertia, a sum of them, its change): A's rows are its columns */
+HG_INLINE void sym_mulv_add(const double *A, const double *x, double *y) {
+  hg_lane6_mulTv_add(A, x, y);
 }
-/* y = A^T x for a 6 x 6 row-major A */
-static inline void m6_mulTv(const double *A, const double x[6], double y[6]) {
-  for (int c = 0; c < 6; c++) {
-    double t = 0;
-    for (int r = 0; r < 6; r++) t += A[6 * r + c] * x[r];
-    y[c] = t;
-  }
+/* y += A x and y = A^T x for a general A given as A itself and AT = A^T, both row-major (the
+ * products read rows: hg_lane6_mulTv) */
+HG_INLINE void gen_mulv_add(const double *AT, const double *x, double *y) {
+  hg_lane6_mulTv_add(AT, x, y);
+}
+HG_INLINE void gen_mulTv(const double *A, const double *x, double *y) { hg_lane6_mulTv(A, x, y); }
+/* AT = A^T (6 x 6) */
+static inline void m6_transpose(const double *A, double *AT) {
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 6; c++) AT[6 * c + r] = A[6 * r + c];
 }
 /* y += s A^T B (or A B when !ta); s = +-1 */
 static void m6_mul_add(const double *A, int ta, const double *B, double s, double *Y) {
@@ -149,7 +152,7 @@ static void body_B(const double *G, const double V[6], double *B) {
   memset(B, 0, 36 * sizeof(double));
   m6_mul_add(G, 0, A, -1, B);
   m6_mul_add(A, 1, G, -1, B);
-  m6_mulv_add(G, V, GV);
+  sym_mulv_add(G, V, GV);
   coad_matrix_add(GV, B);
 }
 
@@ -164,8 +167,8 @@ static inline int carries(const hg_model *m, int k, int l) {
 /* the rows of the structure-of-arrays copy w->soa: component r of quantity X of DoF m at
  * soa[(6 X + r) nv + m], so that a row of a slice sweeps consecutive DoFs */
 enum { X_AL, X_NU, X_MU, X_S, X_G, X_H, X_RI, X_DAL, X_DNU, X_DMU, X_DS, X_DG, X_DH, X_DRI,
-       X_N };
-_Static_assert(X_N == 14, "hg_deriv2_new allocates 14 quantities of w->soa");
+       X_DGP, X_N };
+_Static_assert(X_N == 15, "hg_deriv2_new allocates 15 quantities of w->soa");
 static inline double *soa(const hg_deriv2 *w, int X) { return w->soa + (size_t)6 * X * w->nv; }
 /* DoF l's 6-vector x into quantity X of the SoA copy */
 static inline void soa_put(hg_deriv2 *w, int X, int l, const double *x) {
@@ -193,6 +196,7 @@ static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const doub
       w->Bc[36 * (size_t)p + r] += w->Bc[36 * (size_t)i + r];
     }
   }
+  for (int i = 1; i < m->nbody; i++) m6_transpose(w->Bc + 36 * (size_t)i, w->BcT + 36 * (size_t)i);
   for (int i = 1; i < m->nbody; i++) {
     int p = m->parent[i], va = m->v_adr[i], n = m->jnt_nv[i];
     int chain = !(n > 1 && hg_joint_dof_carries(m->jnt[i].type, n - 1, 0));
@@ -218,21 +222,24 @@ static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const doub
       }
     }
   }
-  /* per DoF l of body i: rI = Ic_i S_l, rB = Bc_i^T S_l, y = Ic_i alpha_l + Bc_i nu_l, g = y +
-   * S_l x* F_i, h = Ic_i mu_l + Bc_i S_l (the first-order rows and wrench changes) */
+  /* per DoF l of body i: rI = Ic_i S_l, rB = Bc_i^T S_l, Inu = Ic_i nu_l, y = Ic_i alpha_l + Bc_i
+   * nu_l, g = y + S_l x* F_i, h = Ic_i mu_l + Bc_i S_l (the first-order rows and wrench changes) */
   for (int l = 0; l < m->nv; l++) {
     int i = m->dof_body[l];
     const double *Ic = w->Ic + 36 * (size_t)i, *Bc = w->Bc + 36 * (size_t)i, *S = d->S[l];
+    const double *BcT = w->BcT + 36 * (size_t)i;
     double *rI = w->rI + 6 * l, *y = w->y + 6 * l, *g = w->g + 6 * l, *h = w->h + 6 * l;
-    v6_zero(rI), v6_zero(y), v6_zero(h);
-    m6_mulv_add(Ic, S, rI);
-    m6_mulTv(Bc, S, w->rB + 6 * l);
-    m6_mulv_add(Ic, w->al + 6 * l, y);
-    m6_mulv_add(Bc, w->nu + 6 * l, y);
+    double *Inu = w->Inu + 6 * l;
+    v6_zero(rI), v6_zero(y), v6_zero(h), v6_zero(Inu);
+    sym_mulv_add(Ic, S, rI);
+    gen_mulTv(Bc, S, w->rB + 6 * l);
+    sym_mulv_add(Ic, w->nu + 6 * l, Inu);
+    sym_mulv_add(Ic, w->al + 6 * l, y);
+    gen_mulv_add(BcT, w->nu + 6 * l, y);
     cross_star(S, d->F[i], g, 0);
     v6_axpy(1, y, g);
-    m6_mulv_add(Ic, w->mu + 6 * l, h);
-    m6_mulv_add(Bc, S, h);
+    sym_mulv_add(Ic, w->mu + 6 * l, h);
+    gen_mulv_add(BcT, S, h);
     soa_put(w, X_AL, l, w->al + 6 * l);
     soa_put(w, X_NU, l, w->nu + 6 * l);
     soa_put(w, X_MU, l, w->mu + 6 * l);
@@ -241,34 +248,6 @@ static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const doub
     soa_put(w, X_H, l, h);
     soa_put(w, X_RI, l, rI);
   }
-}
-
-/* y = B_G(n) x = -G (n x x) + n x* (G x) + x x* (G n), the body matrix B of inertia G at twist
- * n applied to x (B is linear in V: a common twist change n changes a subtree's Bc by B_Ic(n)) */
-HG_INLINE void bmul(const double *G, const double n[6], const double x[6], double y[6]) {
-  double t[6], Gx[6] = {0}, Gn[6] = {0};
-  hg_ad(n, x, t);
-  memset(y, 0, 6 * sizeof(double));
-  m6_mulv_add(G, t, y);
-  for (int r = 0; r < 6; r++) y[r] = -y[r];
-  m6_mulv_add(G, x, Gx);
-  m6_mulv_add(G, n, Gn);
-  cross_star(n, Gx, y, 1);
-  cross_star(x, Gn, y, 1);
-}
-/* y = B_G(n)^T x = n x* (G x) - G (n x x) - x x* (G n) */
-HG_INLINE void bmul_t(const double *G, const double n[6], const double x[6], double y[6]) {
-  double t[6], Gx[6] = {0}, Gn[6] = {0};
-  hg_ad(n, x, t);
-  memset(y, 0, 6 * sizeof(double));
-  m6_mulv_add(G, t, y);
-  for (int r = 0; r < 6; r++) y[r] = -y[r];
-  m6_mulv_add(G, x, Gx);
-  m6_mulv_add(G, n, Gn);
-  cross_star(n, Gx, y, 1);
-  double u[6];
-  cross_star(x, Gn, u, 0);
-  v6_axpy(-1, u, y);
 }
 
 /* the changes along direction k (dq: a tangent component of q, else a rate v_k) of the DoFs'
@@ -297,10 +276,12 @@ HG_HOT static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, c
       else v6_zero(dS);
       memcpy(w->dVb + 6 * l, dVb, sizeof dVb);
       memcpy(w->dab + 6 * l, dab, sizeof dab);
-      /* dnu = dVb x S + Vb x dS */
+      /* dnu = dVb x S + Vb x dS (dS = 0 along v_k) */
       hg_ad(dVb, S, dnu);
-      hg_ad(Vb, dS, x);
-      for (int r = 0; r < 6; r++) dnu[r] += x[r];
+      if (dq) {
+        hg_ad(Vb, dS, x);
+        for (int r = 0; r < 6; r++) dnu[r] += x[r];
+      }
       /* d(S v) and d(S qdd + nu v), with dv_k = 1 along v_k */
       double one = !dq && l == k;
       for (int r = 0; r < 6; r++) {
@@ -317,35 +298,37 @@ HG_HOT static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, c
     }
     for (int l = va; l < va + n; l++) {
       const double *S = d->S[l], *dS = w->dS + 6 * l;
-      const double *Vb = w->Vb + 6 * l, *ab = w->ab + 6 * l, *Vm = w->Vm + 6 * l;
+      const double *Vb = w->Vb + 6 * l, *ab = w->ab + 6 * l;
       const double *nu = w->nu + 6 * l, *dnu = w->dnu + 6 * l;
       const double *dVbl = w->dVb + 6 * l, *dabl = w->dab + 6 * l;
       double *dVm = w->dVm + 6 * l, *dal = w->dal + 6 * l, *dmu = w->dmu + 6 * l, x[6];
-      memcpy(dVm, chain ? dVbl : dV, 6 * sizeof(double));
       /* dalpha = dab x S + ab x dS - dnu x Vb - nu x dVb */
       hg_ad(dabl, S, dal);
-      hg_ad(ab, dS, x);
-      v6_axpy(1, x, dal);
+      if (dq) {
+        hg_ad(ab, dS, x);
+        v6_axpy(1, x, dal);
+      }
       hg_ad(dnu, Vb, x);
       v6_axpy(-1, x, dal);
       hg_ad(nu, dVbl, x);
       v6_axpy(-1, x, dal);
-      /* dmu = dVm x S + Vm x dS + dnu */
+      /* dmu = dVm x S + Vm x dS + dnu, along v_k only (no slice along q_k reads it), where dS = 0 */
+      if (dq) continue;
+      memcpy(dVm, chain ? dVbl : dV, 6 * sizeof(double));
       hg_ad(dVm, S, dmu);
-      hg_ad(Vm, dS, x);
-      for (int r = 0; r < 6; r++) dmu[r] += x[r] + dnu[r];
+      for (int r = 0; r < 6; r++) dmu[r] += dnu[r];
     }
     /* dF_b = S_k x* F_b + Ic_b alpha_k + Bc_b nu_k (q), Ic_b mu_k + Bc_b S_k (v) */
     double *dF = w->dF + 6 * b;
-    const double *Ic = w->Ic + 36 * (size_t)b, *Bc = w->Bc + 36 * (size_t)b;
+    const double *Ic = w->Ic + 36 * (size_t)b, *BcT = w->BcT + 36 * (size_t)b;
     if (dq) {
       cross_star(Sk, d->F[b], dF, 0);
-      m6_mulv_add(Ic, w->al + 6 * k, dF);
-      m6_mulv_add(Bc, w->nu + 6 * k, dF);
+      sym_mulv_add(Ic, w->al + 6 * k, dF);
+      gen_mulv_add(BcT, w->nu + 6 * k, dF);
     } else {
       v6_zero(dF);
-      m6_mulv_add(Ic, w->mu + 6 * k, dF);
-      m6_mulv_add(Bc, Sk, dF);
+      sym_mulv_add(Ic, w->mu + 6 * k, dF);
+      gen_mulv_add(BcT, Sk, dF);
     }
   }
 }
@@ -360,34 +343,44 @@ HG_HOT static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, c
  *   dg = S_k x* y + Ic (dalpha - S_k x alpha) + Bc (dnu - S_k x nu) + P nu + dS x* F + S x* dF,
  *   dh = S_k x* h + Ic (dmu - S_k x mu) + Bc e_l + P S_l
  * (along v_k: S_k x terms dropped, e_l = 0). Above j (not sub) only the sums change, by the
- * matrices dIc, dBc of j's subtree (in w->dIc, w->dBc at j) and dF_j. */
+ * matrices dIc, dBc of j's subtree (in w->dIc, w->dBc at j) and dF_j. Each pass forms what its
+ * slices read (pairs): along q_k drI, drB and dg (dh enters no slice of d2tau_dq2 or dM_dq),
+ * along v_k drB, dg and dh (drI = 0: dIc is zero). In j's subtree the columns' changes beyond
+ * the turn go to the SoA copy (X_DAL, X_DNU, X_DS along q_k; X_DAL, X_DNU, X_DMU along v_k). */
 HG_HOT static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, int c,
                         int sub) {
   int j = m->dof_body[k], vc = m->v_adr[c], nc = m->jnt_nv[c];
   const double *Sk = d->S[k];
   const double *Ic = w->Ic + 36 * (size_t)c, *Bc = w->Bc + 36 * (size_t)c;
+  const double *BcT = w->BcT + 36 * (size_t)c;
   const double *F = d->F[c], *dF = w->dF + 6 * (sub ? c : j);
   const double *n = dq ? w->nu + 6 * k : Sk;
+  /* in j's subtree: Gn = Ic n, shared by the rows' P terms (B_Ic(n) x = -Ic (n x x) + n x* (Ic
+   * x) + x x* (Ic n), and P^T x = n x* (Ic x) - Ic (n x x) - x x* (Ic n)) */
+  double Gn[6] = {0, 0, 0, 0, 0, 0};
+  if (sub) sym_mulv_add(Ic, n, Gn);
   for (int l = vc; l < vc + nc; l++) {
-    const double *S = d->S[l], *al = w->al + 6 * l, *nu = w->nu + 6 * l, *mu = w->mu + 6 * l;
+    const double *S = d->S[l], *al = w->al + 6 * l, *nu = w->nu + 6 * l;
     double *drI = w->drI + 6 * l, *drB = w->drB + 6 * l, *dg = w->dg + 6 * l, *dh = w->dh + 6 * l;
-    double t[6], u[6];
+    double t[6];
     if (!sub) {
       const double *dIc = w->dIc + 36 * (size_t)j, *dBc = w->dBc + 36 * (size_t)j;
-      v6_zero(drI), v6_zero(dg), v6_zero(dh);
-      m6_mulv_add(dIc, S, drI);
-      m6_mulTv(dBc, S, drB);
-      m6_mulv_add(dIc, al, dg);
-      m6_mulv_add(dBc, nu, dg);
+      const double *dBcT = w->dBcT + 36 * (size_t)j;
+      v6_zero(dg);
+      gen_mulTv(dBc, S, drB);
+      gen_mulv_add(dBcT, nu, dg);
       cross_star(S, dF, dg, 1);
-      m6_mulv_add(dIc, mu, dh);
-      m6_mulv_add(dBc, S, dh);
+      if (dq) {
+        v6_zero(drI);
+        sym_mulv_add(dIc, S, drI);
+        sym_mulv_add(dIc, al, dg);
+      } else {
+        gen_mulTv(dBcT, S, dh); /* dBc S: the rows of dBc^T */
+      }
       continue;
     }
     const double *dS = w->dS + 6 * l, *dal = w->dal + 6 * l, *dnu = w->dnu + 6 * l;
-    const double *dmu = w->dmu + 6 * l;
-    double el[6], xa[6], xn[6], xm[6];
-    int carried = !dq || carries(m, k, l);
+    double el[6], xa[6], xn[6];
     if (dq) {
       hg_ad(Sk, S, t);
       for (int r = 0; r < 6; r++) el[r] = dS[r] - t[r];
@@ -395,34 +388,47 @@ HG_HOT static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w
       for (int r = 0; r < 6; r++) xa[r] = dal[r] - t[r];
       hg_ad(Sk, nu, t);
       for (int r = 0; r < 6; r++) xn[r] = dnu[r] - t[r];
-      hg_ad(Sk, mu, t);
-      for (int r = 0; r < 6; r++) xm[r] = dmu[r] - t[r];
       cross_star(Sk, w->rI + 6 * l, drI, 0);
       cross_star(Sk, w->rB + 6 * l, drB, 0);
       cross_star(Sk, w->y + 6 * l, dg, 0);
-      cross_star(Sk, w->h + 6 * l, dh, 0);
+      /* where k does not carry l (within j's joint): the Ic e_l and Bc^T e_l terms */
+      if (!carries(m, k, l)) {
+        sym_mulv_add(Ic, el, drI);
+        gen_mulTv(Bc, el, t);
+        v6_axpy(1, t, drB);
+      }
+      soa_put(w, X_DS, l, el);
     } else {
-      v6_zero(el);
-      memcpy(xa, dal, sizeof xa), memcpy(xn, dnu, sizeof xn), memcpy(xm, dmu, sizeof xm);
-      v6_zero(drI), v6_zero(drB), v6_zero(dg), v6_zero(dh);
+      const double *dmu = w->dmu + 6 * l;
+      memcpy(xa, dal, sizeof xa), memcpy(xn, dnu, sizeof xn);
+      v6_zero(drB), v6_zero(dg), v6_zero(dh);
+      sym_mulv_add(Ic, dmu, dh);
+      soa_put(w, X_DMU, l, dmu);
     }
-    if (!carried) {
-      m6_mulv_add(Ic, el, drI);
-      m6_mulTv(Bc, el, t);
-      v6_axpy(1, t, drB);
-      m6_mulv_add(Bc, el, dh);
-    }
-    bmul_t(Ic, n, S, t);
-    v6_axpy(1, t, drB);
-    m6_mulv_add(Ic, xa, dg);
-    m6_mulv_add(Bc, xn, dg);
-    bmul(Ic, n, nu, t);
-    v6_axpy(1, t, dg);
+    /* the columns' changes beyond the turn (pairs): along q_k a product of two quantities that
+     * both turn with j's subtree keeps its value under the turn alone, so only these parts of
+     * the column's changes enter it (along v_k nothing turns: they are the whole changes) */
+    soa_put(w, X_DAL, l, xa);
+    soa_put(w, X_DNU, l, xn);
+    /* the P terms from IP = Ic (n x S), n x* rI, S x* Gn:
+     *   drB += P^T S = n x* rI - IP - S x* Gn,   dh += P S = -IP + n x* rI + S x* Gn,
+     *   dg += Ic xa + Bc xn + P nu = Ic (xa - n x nu) + Bc xn + n x* Inu + nu x* Gn */
+    double IP[6] = {0, 0, 0, 0, 0, 0}, nrI[6], SGn[6];
+    hg_ad(n, S, t);
+    sym_mulv_add(Ic, t, IP);
+    cross_star(n, w->rI + 6 * l, nrI, 0);
+    cross_star(S, Gn, SGn, 0);
+    for (int r = 0; r < 6; r++) drB[r] += nrI[r] - IP[r] - SGn[r];
+    if (!dq)
+      for (int r = 0; r < 6; r++) dh[r] += nrI[r] - IP[r] + SGn[r];
+    hg_ad(n, nu, t);
+    for (int r = 0; r < 6; r++) xa[r] -= t[r];
+    sym_mulv_add(Ic, xa, dg);
+    gen_mulv_add(BcT, xn, dg);
+    cross_star(n, w->Inu + 6 * l, dg, 1);
+    cross_star(nu, Gn, dg, 1);
     cross_star(dS, F, dg, 1);
     cross_star(S, dF, dg, 1);
-    m6_mulv_add(Ic, xm, dh);
-    bmul(Ic, n, S, u);
-    v6_axpy(1, u, dh);
   }
 }
 
@@ -465,7 +471,7 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
   size_t nv = (size_t)m->nv;
   int j = m->dof_body[k], e = m->subtree_end[j];
-  int jv = m->v_adr[j], je = e < m->nbody ? m->v_adr[e] : m->nv;
+  int jv = m->v_adr[j], je = e < m->nbody ? m->v_adr[e] : m->nv, jn = jv + m->jnt_nv[j];
   /* the sums' changes above j: dIc_j = -ad^T Ic_j - Ic_j ad (ad = ad_{S_k}, q only), dBc_j =
    * -ad^T Bc_j - Bc_j ad + B_{Ic_j}(n) (n = nu_k along q_k, S_k along v_k) */
   if (m->parent[j] > 0) {
@@ -481,15 +487,10 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
       m6_mul_add(A, 1, Bc, -1, dBc);
       m6_mul_add(Bc, 0, A, -1, dBc);
     }
+    m6_transpose(dBc, w->dBcT + 36 * (size_t)j);
   }
-  /* the SoA copies of the changes the sweeps read: the twists' of j's subtree, the rows' of j's
-   * path and subtree */
-  for (int l = jv; l < je; l++) {
-    soa_put(w, X_DAL, l, w->dal + 6 * l);
-    soa_put(w, X_DNU, l, w->dnu + 6 * l);
-    soa_put(w, X_DMU, l, w->dmu + 6 * l);
-    soa_put(w, X_DS, l, w->dS + 6 * l);
-  }
+  /* the SoA copies of the changes the sweeps read: the twists' of j's subtree (row_changes), the
+   * rows' of j's path and subtree, and along q_k in j's subtree dg less its turn, dg - S_k x* g */
   int np = 0;
   for (int c = j; c > 0; c = m->parent[c]) {
     int sub = c == j;
@@ -498,8 +499,14 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
       row_changes(m, d, w, dq, k, b, sub);
       for (int l = m->v_adr[b]; l < m->v_adr[b] + m->jnt_nv[b]; l++) {
         soa_put(w, X_DG, l, w->dg + 6 * l);
-        soa_put(w, X_DH, l, w->dh + 6 * l);
-        soa_put(w, X_DRI, l, w->drI + 6 * l);
+        if (dq) soa_put(w, X_DRI, l, w->drI + 6 * l);
+        else soa_put(w, X_DH, l, w->dh + 6 * l);
+        if (dq && sub) {
+          double t[6];
+          cross_star(d->S[k], w->g + 6 * l, t, 0);
+          for (int r = 0; r < 6; r++) t[r] = w->dg[6 * l + r] - t[r];
+          soa_put(w, X_DGP, l, t);
+        }
       }
     }
   }
@@ -527,6 +534,16 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
       const double *drI = w->drI + 6 * l, *drB = w->drB + 6 * l;
       double *R1 = S1 ? S1 + (size_t)l * nv : NULL, *R2 = S2 ? S2 + (size_t)l * nv : NULL;
       int col = 0; /* the columns before col are written */
+      /* along q_k in j's subtree: the row's changes less their turn (drI - S_k x* rI, drB -
+       * S_k x* rB), and lcar when k carries l (then S_l turns, dS_l = S_k x S_l, and drI has
+       * nothing beyond its turn) */
+      int lcar = dq && sub && carries(m, k, l);
+      double drIp[6], drBp[6];
+      if (dq && sub) {
+        cross_star(d->S[k], rI, drIp, 0);
+        cross_star(d->S[k], rB, drBp, 0);
+        for (int r = 0; r < 6; r++) drIp[r] = drI[r] - drIp[r], drBp[r] = drB[r] - drBp[r];
+      }
       /* c and its ancestors: the ranges (ascending), the first cut at c's last DoF; the part
        * before jv, then the part in j's subtree */
       for (int r = nr - 1; r >= 0; r--) {
@@ -539,10 +556,23 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
           const int X1[2] = {X_AL, X_NU}, X2[1] = {X_S};
           dots(w, 2, a1, X1, m0, o1, R1);
           dots(w, 1, a2, X2, m0, o1, R2);
-          const double *b1[4] = {drI, rI, drB, rB}, *b2[2] = {drI, rI};
-          const int Y1[4] = {X_AL, X_DAL, X_NU, X_DNU}, Y2[2] = {X_S, X_DS};
-          dots(w, 4, b1, Y1, i0, m1, R1);
-          dots(w, 2, b2, Y2, i0, m1, R2);
+          /* m in j's joint or below (l in j's subtree): both factors of each product turn with
+           * the subtree, so the turn's parts cancel and the parts beyond it remain (the
+           * columns' X_DAL, X_DNU, X_DS: row_changes). Where k carries l, drI has none, and the
+           * columns' dS - S_k x S_m is zero past j's joint: dM's entries there vanish */
+          if (lcar) {
+            const double *b1[3] = {rI, drBp, rB}, *b2[1] = {rI};
+            const int Y1[3] = {X_DAL, X_NU, X_DNU}, Y2[1] = {X_DS};
+            int i1 = m1 < jn ? m1 : jn;
+            dots(w, 3, b1, Y1, i0, m1, R1);
+            dots(w, 1, b2, Y2, i0, i1, R2);
+            zero_cols(NULL, R2, i1 > i0 ? i1 : i0, m1);
+          } else {
+            const double *b1[4] = {drIp, rI, drBp, rB}, *b2[2] = {drIp, rI};
+            const int Y1[4] = {X_AL, X_DAL, X_NU, X_DNU}, Y2[2] = {X_S, X_DS};
+            dots(w, 4, b1, Y1, i0, m1, R1);
+            dots(w, 2, b2, Y2, i0, m1, R2);
+          }
         } else {
           const double *a1[1] = {drB}, *a2[1] = {drB};
           const int X1[1] = {X_NU}, X2[1] = {X_S};
@@ -581,11 +611,13 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
         if (s0 >= s1) continue;
         zero_cols(R1, R2, col, s0);
         col = s1;
-        if (dq && sub) {
-          const double *a1[2] = {dSl, Sl}, *a2[2] = {dSl, Sl};
-          const int X1[2] = {X_G, X_DG}, X2[2] = {X_RI, X_DRI};
-          dots(w, 2, a1, X1, s0, s1, R1);
-          dots(w, 2, a2, X2, s0, s1, R2);
+        if (lcar) {
+          /* dS_l . g_m + S_l . dg_m = S_l . (dg_m - S_k x* g_m); dM: S_l . (drI_m - S_k x*
+           * rI_m) = 0, as m below c is carried by k */
+          const double *a1[1] = {Sl};
+          const int X1[1] = {X_DGP};
+          dots(w, 1, a1, X1, s0, s1, R1);
+          zero_cols(NULL, R2, s0, s1);
         } else {
           const double *a1[1] = {Sl}, *a2[1] = {Sl};
           const int X1[1] = {X_DG}, X2[1] = {dq ? X_DRI : X_DH};

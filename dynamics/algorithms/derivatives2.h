@@ -33,11 +33,12 @@ extern "C" {
 /* The workspace of the second-order routines (hg_deriv2_new, per model; the routines allocate
  * nothing; every call writes what it uses). Tree frame (the derivatives' world-frame pass). Per
  * DoF, 6 numbers each: the first-order twists of derivatives.c (Vb, ab, Vm, nu, alpha, mu), the
- * rows rI = Ic S and rB = Bc^T S of its body, y = Ic alpha + Bc nu, the wrench changes g = y +
- * S x* F and h = Ic mu + Bc S; along the current second direction the changes of S and the
+ * rows rI = Ic S and rB = Bc^T S of its body, y = Ic alpha + Bc nu, Inu = Ic nu, the wrench
+ * changes g = y + S x* F and h = Ic mu + Bc S; along the current second direction the changes of S and the
  * twists (in the direction's subtree) and of rI, rB, g, h (on its path and subtree); soa, a
  * component-major copy of some of them. Per body: its inertia G and matrix B, the subtree sums
- * Ic and Bc (6 x 6, row-major), at the direction's body j the sums' changes dIc and dBc, and the
+ * Ic and Bc (6 x 6, row-major; Bc also transposed, so that both products with it read rows), at
+ * the direction's body j the sums' changes dIc and dBc (and dBc^T), and the
  * changes dV, da, dF of velocity, acceleration and joint wrench in j's subtree. w1 and the nv x
  * nv and nv^3 scratch and idx serve the forward- and hybrid-dynamics identities. */
 typedef struct hg_deriv2 {
@@ -48,7 +49,8 @@ typedef struct hg_deriv2 {
   double *drI, *drB, *dg, *dh;               /* nv x 6, along the current direction */
   double *soa;   /* 14 x 6 x nv: alpha, nu, mu, S, g, h, rI and the changes of alpha, nu, mu,
                     S, g, h, rI, component-major (a row of a slice sweeps consecutive DoFs) */
-  double *G, *B, *Ic, *Bc, *dIc, *dBc;       /* nbody x 36 */
+  double *Inu;                               /* nv x 6: Ic nu of the DoF's body */
+  double *G, *B, *Ic, *Bc, *BcT, *dIc, *dBc, *dBcT; /* nbody x 36 (BcT, dBcT: Bc^T, dBc^T) */
   double *dV, *da, *dF;                      /* nbody x 6 */
   double *tau;                               /* nv */
   hg_deriv *w1;                              /* the first-order workspace */
