@@ -195,6 +195,29 @@ static inline void hg_lane_inertia_mulv(const hg_lane *m, const hg_lane *h, cons
   out[5] = *m * v[2] - (h[0] * w[1] - h[1] * w[0]);
 }
 
+/* a x b on the lanes: yzx(a yzx(b) - yzx(a) b) (lane 3 stays in lane 3) */
+#define HG_CROSS3(a, b) HG_YZX((a) * HG_YZX(b) - HG_YZX(a) * (b))
+/* the halves (x[0..2], x[3..5]) of a 6-vector in memory, in lanes 0..2 */
+#define HG_TOP3(x) HG_LD4(x)
+#define HG_BOT3(x) HG_SHUF(HG_LD4((x) + 2), 1, 2, 3, 3)
+/* out[0..6) = (t[0..2], b[0..2]) (two overlapping stores, after every load) */
+#define HG_ST6(out, t, b)                                                                        \
+  (HG_ST4(out, t), HG_ST4((out) + 2, __builtin_shufflevector(t, b, 2, 4, 5, 6)))
+
+/* out = ad_V W = (w x W_w, v x W_w + w x W_v) (hg_ad) on the lanes; out may alias V or W */
+HG_INLINE void hg_lane3_ad(const double *V, const double *W, double *out) {
+  hg_v4 w = HG_TOP3(V), v = HG_BOT3(V), a = HG_TOP3(W), b = HG_BOT3(W);
+  hg_v4 t = HG_CROSS3(w, a), u = HG_CROSS3(v, a) + HG_CROSS3(w, b);
+  HG_ST6(out, t, u);
+}
+/* out = ad*_V F = (m x w + f x v, f x w) for V = (w, v), F = (m, f) (hg_ad_star) on the lanes;
+ * out may alias V or F */
+HG_INLINE void hg_lane3_ad_star(const double *V, const double *F, double *out) {
+  hg_v4 w = HG_TOP3(V), v = HG_BOT3(V), mm = HG_TOP3(F), f = HG_BOT3(F);
+  hg_v4 t = HG_CROSS3(mm, w) + HG_CROSS3(f, v), u = HG_CROSS3(f, w);
+  HG_ST6(out, t, u);
+}
+
 /* ---- a 6 x 6 matrix by its rows ---- */
 
 /* y += A^T x for a 6 x 6 row-major A (A x when A is symmetric, as an inertia is): the rows of A

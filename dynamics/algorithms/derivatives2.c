@@ -127,7 +127,7 @@ static void m6_mul_add(const double *A, int ta, const double *B, double s, doubl
 /* y = V x* F = -ad_V^T F (add: y += V x* F) */
 static inline void cross_star(const double V[6], const double F[6], double y[6], int add) {
   double t[6];
-  hg_ad_star(V, F, t);
+  hg_lane3_ad_star(V, F, t);
   for (int r = 0; r < 6; r++) y[r] = (add ? y[r] : 0) - t[r];
 }
 /* Y += C(f), the matrix of n -> n x* f: for f = (m, p), [[-m^, -p^], [-p^, 0]] */
@@ -210,11 +210,11 @@ static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const doub
       memcpy(w->ab + 6 * k, ab, sizeof ab);
       memcpy(w->Vm + 6 * k, chain ? Vb : d->V[i], sizeof Vb);
       /* nu = Vb x S, alpha = ab x S - nu x Vb, mu = Vm x S + nu */
-      hg_ad(Vb, S, nu);
-      hg_ad(ab, S, al);
-      hg_ad(nu, Vb, x);
+      hg_lane3_ad(Vb, S, nu);
+      hg_lane3_ad(ab, S, al);
+      hg_lane3_ad(nu, Vb, x);
       for (int r = 0; r < 6; r++) al[r] -= x[r];
-      hg_ad(w->Vm + 6 * k, S, mu);
+      hg_lane3_ad(w->Vm + 6 * k, S, mu);
       for (int r = 0; r < 6; r++) mu[r] += nu[r];
       if (chain) {
         /* the next DoF rides on this one: ab += S qdd + nu v, Vb += S v */
@@ -272,14 +272,14 @@ HG_HOT static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, c
       const double *S = d->S[l], *Vb = w->Vb + 6 * l, *nu = w->nu + 6 * l;
       double *dS = w->dS + 6 * l, *dnu = w->dnu + 6 * l, x[6];
       /* dS_l = S_k x S_l when k carries l (q directions only) */
-      if (dq && carries(m, k, l)) hg_ad(Sk, S, dS);
+      if (dq && carries(m, k, l)) hg_lane3_ad(Sk, S, dS);
       else v6_zero(dS);
       memcpy(w->dVb + 6 * l, dVb, sizeof dVb);
       memcpy(w->dab + 6 * l, dab, sizeof dab);
       /* dnu = dVb x S + Vb x dS (dS = 0 along v_k) */
-      hg_ad(dVb, S, dnu);
+      hg_lane3_ad(dVb, S, dnu);
       if (dq) {
-        hg_ad(Vb, dS, x);
+        hg_lane3_ad(Vb, dS, x);
         for (int r = 0; r < 6; r++) dnu[r] += x[r];
       }
       /* d(S v) and d(S qdd + nu v), with dv_k = 1 along v_k */
@@ -303,19 +303,19 @@ HG_HOT static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, c
       const double *dVbl = w->dVb + 6 * l, *dabl = w->dab + 6 * l;
       double *dVm = w->dVm + 6 * l, *dal = w->dal + 6 * l, *dmu = w->dmu + 6 * l, x[6];
       /* dalpha = dab x S + ab x dS - dnu x Vb - nu x dVb */
-      hg_ad(dabl, S, dal);
+      hg_lane3_ad(dabl, S, dal);
       if (dq) {
-        hg_ad(ab, dS, x);
+        hg_lane3_ad(ab, dS, x);
         v6_axpy(1, x, dal);
       }
-      hg_ad(dnu, Vb, x);
+      hg_lane3_ad(dnu, Vb, x);
       v6_axpy(-1, x, dal);
-      hg_ad(nu, dVbl, x);
+      hg_lane3_ad(nu, dVbl, x);
       v6_axpy(-1, x, dal);
       /* dmu = dVm x S + Vm x dS + dnu, along v_k only (no slice along q_k reads it), where dS = 0 */
       if (dq) continue;
       memcpy(dVm, chain ? dVbl : dV, 6 * sizeof(double));
-      hg_ad(dVm, S, dmu);
+      hg_lane3_ad(dVm, S, dmu);
       for (int r = 0; r < 6; r++) dmu[r] += dnu[r];
     }
     /* dF_b = S_k x* F_b + Ic_b alpha_k + Bc_b nu_k (q), Ic_b mu_k + Bc_b S_k (v) */
@@ -382,11 +382,11 @@ HG_HOT static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w
     const double *dS = w->dS + 6 * l, *dal = w->dal + 6 * l, *dnu = w->dnu + 6 * l;
     double el[6], xa[6], xn[6];
     if (dq) {
-      hg_ad(Sk, S, t);
+      hg_lane3_ad(Sk, S, t);
       for (int r = 0; r < 6; r++) el[r] = dS[r] - t[r];
-      hg_ad(Sk, al, t);
+      hg_lane3_ad(Sk, al, t);
       for (int r = 0; r < 6; r++) xa[r] = dal[r] - t[r];
-      hg_ad(Sk, nu, t);
+      hg_lane3_ad(Sk, nu, t);
       for (int r = 0; r < 6; r++) xn[r] = dnu[r] - t[r];
       cross_star(Sk, w->rI + 6 * l, drI, 0);
       cross_star(Sk, w->rB + 6 * l, drB, 0);
@@ -414,14 +414,14 @@ HG_HOT static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w
      *   drB += P^T S = n x* rI - IP - S x* Gn,   dh += P S = -IP + n x* rI + S x* Gn,
      *   dg += Ic xa + Bc xn + P nu = Ic (xa - n x nu) + Bc xn + n x* Inu + nu x* Gn */
     double IP[6] = {0, 0, 0, 0, 0, 0}, nrI[6], SGn[6];
-    hg_ad(n, S, t);
+    hg_lane3_ad(n, S, t);
     sym_mulv_add(Ic, t, IP);
     cross_star(n, w->rI + 6 * l, nrI, 0);
     cross_star(S, Gn, SGn, 0);
     for (int r = 0; r < 6; r++) drB[r] += nrI[r] - IP[r] - SGn[r];
     if (!dq)
       for (int r = 0; r < 6; r++) dh[r] += nrI[r] - IP[r] + SGn[r];
-    hg_ad(n, nu, t);
+    hg_lane3_ad(n, nu, t);
     for (int r = 0; r < 6; r++) xa[r] -= t[r];
     sym_mulv_add(Ic, xa, dg);
     gen_mulv_add(BcT, xn, dg);
