@@ -115,14 +115,14 @@ static inline void m6_transpose(const double *A, double *AT) {
   for (int r = 0; r < 6; r++)
     for (int c = 0; c < 6; c++) AT[6 * c + r] = A[6 * r + c];
 }
-/* y += s A^T B (or A B when !ta); s = +-1 */
-static void m6_mul_add(const double *A, int ta, const double *B, double s, double *Y) {
+/* Y = A B (6 x 6, row-major): row r of Y is B's rows weighted by row r of A */
+static inline void m6_mul(const double *A, const double *B, double *Y) {
+  for (int r = 0; r < 6; r++) hg_lane6_mulTv(B, A + 6 * r, Y + 6 * r);
+}
+/* Y -= P + P^T */
+static inline void m6_sub_sym(const double *P, double *Y) {
   for (int r = 0; r < 6; r++)
-    for (int c = 0; c < 6; c++) {
-      double t = 0;
-      for (int k = 0; k < 6; k++) t += (ta ? A[6 * k + r] : A[6 * r + k]) * B[6 * k + c];
-      Y[6 * r + c] += s * t;
-    }
+    for (int c = 0; c < 6; c++) Y[6 * r + c] -= P[6 * r + c] + P[6 * c + r];
 }
 /* y = V x* F = -ad_V^T F (add: y += V x* F) */
 static inline void cross_star(const double V[6], const double F[6], double y[6], int add) {
@@ -147,11 +147,12 @@ static void coad_matrix_add(const double f[6], double *Y) {
 /* B = -G ad_V - ad_V^T G + C(G V) (the velocity products' change with a common twist change,
  * derivatives.c) */
 static void body_B(const double *G, const double V[6], double *B) {
-  double A[36], GV[6] = {0};
+  /* G symmetric: G ad_V + ad_V^T G = P + P^T with P = G ad_V */
+  double A[36], P[36], GV[6] = {0};
   hg_ad_matrix(V, A);
+  m6_mul(G, A, P);
   memset(B, 0, 36 * sizeof(double));
-  m6_mul_add(G, 0, A, -1, B);
-  m6_mul_add(A, 1, G, -1, B);
+  m6_sub_sym(P, B);
   sym_mulv_add(G, V, GV);
   coad_matrix_add(GV, B);
 }
@@ -482,10 +483,15 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
     if (dq) {
       double A[36];
       hg_ad_matrix(d->S[k], A);
-      m6_mul_add(A, 1, Ic, -1, dIc);
-      m6_mul_add(Ic, 0, A, -1, dIc);
-      m6_mul_add(A, 1, Bc, -1, dBc);
-      m6_mul_add(Bc, 0, A, -1, dBc);
+      /* Ic symmetric: ad^T Ic + Ic ad = P + P^T with P = Ic ad; ad^T Bc = (Bc^T ad)^T */
+      double P[36];
+      m6_mul(Ic, A, P);
+      m6_sub_sym(P, dIc);
+      m6_mul(Bc, A, P);
+      for (int x = 0; x < 36; x++) dBc[x] -= P[x];
+      m6_mul(w->BcT + 36 * (size_t)j, A, P);
+      for (int r = 0; r < 6; r++)
+        for (int c = 0; c < 6; c++) dBc[6 * r + c] -= P[6 * c + r];
     }
     m6_transpose(dBc, w->dBcT + 36 * (size_t)j);
   }

@@ -662,12 +662,6 @@ int hg_joint_reverse(const hg_joint *j, const double *q, const double *v, hg_joi
   return 0;
 }
 
-int hg_joint_dof_carries(hg_joint_type type, int k, int l) {
-  /* spherical and free joints have a constant body-frame S, and q (+) d = q exp(d) turns all of
-   * it; the others are chains of one-DoF motions in the order of their coordinates */
-  return type == HG_JOINT_SPHERICAL || type == HG_JOINT_FREE || k <= l;
-}
-
 void hg_joint_tangent_drift(const hg_joint *j, const double *v0, double *D) {
   int nv = hg_joint_nv(j->type);
   for (int k = 0; k < nv * nv; k++) D[k] = 0;

@@ -314,7 +314,9 @@ int hg_joint_reverse(const hg_joint *j, const double *q, const double *v, hg_joi
  * (d S_l / d q_k = 0): always 1 for spherical and free joints (q (+) d = q exp(d) with a constant
  * body-frame S), k <= l for the others, chains of one-DoF motions in the order of their
  * coordinates (universal: the second axis rides on the first; planar: the turn on the slides). */
-int hg_joint_dof_carries(hg_joint_type type, int k, int l);
+static inline int hg_joint_dof_carries(hg_joint_type type, int k, int l) {
+  return type == HG_JOINT_SPHERICAL || type == HG_JOINT_FREE || k <= l;
+}
 
 /* D (nv x nv, row-major) with d/dt (q (-) q0(t)) = D (q (-) q0(t)) + (v - v0) to first order,
  * for q0(t) moving with velocity v0: -ad_{v0} on the groups of spherical (-w0^) and free joints,
