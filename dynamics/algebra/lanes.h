@@ -5,10 +5,13 @@
  * call by value (that would change the calling convention between the clones): helpers take
  * pointers, or are macros, and are always inlined.
  *
- * Two layouts are in use, each with its own helpers below:
- *   - a 3-vector in lanes 0..2 of an hg_v4 (hg_lane3_*: inverse dynamics, rnea.c). Lane 3 carries
- *     whatever the load or shuffle put there and never reaches lanes 0..2; a 6-vector x in memory
- *     is read as the overlapping x[0..3] and x[2..5], which stays inside its row.
+ * Three layouts are in use, each with its own helpers below:
+ *   - a 3-vector in lanes 0..2 of an hg_v4 (hg_lane3_*: inverse dynamics, rnea.c, and the
+ *     second-order derivatives' cross products). Lane 3 carries whatever the load or shuffle put
+ *     there and never reaches lanes 0..2; a 6-vector x in memory is read as the overlapping
+ *     x[0..3] and x[2..5], which stays inside its row.
+ *   - a row of a 6 x 6 matrix as four and two lanes (hg_lane6_*: the second-order derivatives'
+ *     products, a matrix by its rows).
  *   - one number of four DoFs side by side (hg_lane, HG_LANE: the derivatives, derivatives.c):
  *     the lane products repeat spatial.h's and inertia.h's formulas on four DoFs at once; a block
  *     is 4 doubles a row, 32-byte aligned. */
