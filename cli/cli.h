@@ -5,6 +5,7 @@
 #ifndef HINGE_CLI_H
 #define HINGE_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "model.h"
@@ -71,6 +72,15 @@ int hg_cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, 
 
 /* *x = the number s holds: all of s, finite; 0, or -1 when s is not such a number */
 int hg_cli_number(const char *s, double *x);
+
+/* The signal (SIGINT or SIGTERM) that asked the command to stop, 0 while none has. After
+ * hg_cli_catch_stop_signals the first of them only sets it, and the command stops at its next
+ * safe point (hinge run: the integrator's step, with a checkpoint; hinge dynamics: the end of
+ * an input line), says so and exits with 128 + the signal, as a shell reports a process killed
+ * by it; a second one acts as it would without hinge (the handler resets itself), so that a
+ * command that does not stop can still be killed. */
+extern volatile sig_atomic_t hg_cli_stop_signal;
+void hg_cli_catch_stop_signals(void);
 
 /* mkdir -p: path and its missing parents; 0, or -1 with errno */
 int hg_cli_make_dirs(const char *path);

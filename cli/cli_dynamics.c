@@ -186,7 +186,8 @@ void hg_cli_dynamics_usage(FILE *f) {
           "                      searched before ROS_PACKAGE_PATH)\n"
           "  --verbose           a note for every skipped URDF element, not one summary line\n"
           "exit status: 0 success, 1 output error, 2 bad usage, model or input line,\n"
-          "             3 singular articulated inertia\n");
+          "             3 singular articulated inertia, 130 and 143 stopped by SIGINT and\n"
+          "             SIGTERM (at the end of an input line: every line written is whole)\n");
 }
 
 /* x = the number in s, which must hold exactly one finite number; 0 or -1 */
@@ -345,8 +346,12 @@ static int run_states(dyn_ctx *c, const dyn_action *a) {
   int status = HG_EXIT_OK, need = action_inputs(a, c->m), nout = action_outputs(a, c->m);
   describe_input(a, c->m, expect, sizeof expect);
   long got;
+  /* a signal stops the loop between lines (cli.h), so that every output line is whole */
+  hg_cli_catch_stop_signals();
   /* lines are bounded (readfile.h): an endless line must not grow this process */
-  while (status == HG_EXIT_OK && (got = hg_file_getline(&line, &cap, stdin, HG_LINE_MAX)) != -1) {
+  while (status == HG_EXIT_OK && !hg_cli_stop_signal &&
+         (got = hg_file_getline(&line, &cap, stdin, HG_LINE_MAX)) != -1) {
+    if (hg_cli_stop_signal) break; /* (the read it cut short may hold part of a line) */
     lineno++;
     if (got < -1) {
       if (got == -3)
@@ -366,7 +371,12 @@ static int run_states(dyn_ctx *c, const dyn_action *a) {
       print_numbers(c->out, nout);
     }
   }
-  if (status == HG_EXIT_OK && ferror(stdin)) {
+  if (status == HG_EXIT_OK && hg_cli_stop_signal) {
+    int sig = hg_cli_stop_signal;
+    fprintf(stderr, "hinge: stopped by %s after %ld input lines; every output line is whole\n",
+            sig == SIGINT ? "SIGINT" : "SIGTERM", lineno);
+    status = 128 + sig;
+  } else if (status == HG_EXIT_OK && ferror(stdin)) {
     fprintf(stderr, "hinge: <stdin>: read error\n");
     status = HG_EXIT_FAILURE;
   }

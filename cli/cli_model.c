@@ -1,9 +1,11 @@
 /* cli_model.c: what the subcommands share: loading a model file (the reader chosen by extension),
- * the usage-error path, reading a number option and creating output folders. */
+ * the usage-error path, reading a number option, creating output folders and catching the
+ * signals that ask a command to stop. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -120,4 +122,18 @@ void hg_cli_default_out(const char *path, char *out, size_t len) {
   const char *dot = strrchr(base, '.');
   if (dot && dot != base) n = (size_t)(dot - base);
   snprintf(out, len, "out/%.*s", (int)n, base);
+}
+
+volatile sig_atomic_t hg_cli_stop_signal;
+
+static void on_stop_signal(int sig) { hg_cli_stop_signal = sig; }
+
+void hg_cli_catch_stop_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
 }

@@ -198,23 +198,6 @@ static int parse_args(int argc, char **argv, run_args *a) {
 
 /* ---- the run ---- */
 
-/* the signal that asked the run to stop (0: none), for the runtime's interrupt flag */
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig) { stop_signal = sig; }
-
-/* SIGINT and SIGTERM set stop_signal once; a second one acts as it would without hinge (the
- * handler resets itself), so that a run that does not stop can still be killed */
-static void catch_stop_signals(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop_signal;
-  sa.sa_flags = SA_RESETHAND;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-}
-
 static int status_of(int sim_status) {
   switch (sim_status) {
   case HG_SIM_OK: return HG_EXIT_OK;
@@ -318,7 +301,7 @@ static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
   opt.checkpoint_every = a->checkpoint_every;
   opt.has_seed = a->has_seed, opt.noise_seed = (uint64_t)a->seed;
   opt.max_wall = a->max_wall;
-  opt.interrupt = &stop_signal;
+  opt.interrupt = &hg_cli_stop_signal; /* (cli.h) */
   hg_output_options oo;
   hg_output_default_options(&oo);
   oo.dir = out;
@@ -340,7 +323,7 @@ static int run_scene(hg_scene *sc, const run_args *a, const char *out) {
     hg_sim_free(sim);
     return HG_EXIT_USAGE;
   }
-  catch_stop_signals();
+  hg_cli_catch_stop_signals();
   int rc = hg_sim_run(sim, INFINITY);
   if (rc) fprintf(stderr, "hinge: %s\n", hg_sim_error(sim));
   int cause = hg_sim_stop_cause(sim);

@@ -88,4 +88,25 @@ expect_near "id(fd) scene" "$(echo $out)" "1 -0.5"
 run dynamics data/scenes_bad/add_bad_pose.yaml info
 expect_status "bad scene" 2
 expect_has "bad scene message" "$err" "add_bad_pose.yaml:19:51: expected a list of 3 numbers"
+
+# ---- stopped by a signal part-way through an endless input: it says so, exits with 128 + the
+# signal, and every line it wrote is whole (killed without the handler, the process dies in the
+# middle of a line and says nothing) ----
+"$hinge" dynamics data/pendulum.urdf d2id < <(yes "0.5 1 2") > "$tmp/sig.out" 2> "$tmp/sig.err" &
+pid=$!
+# (after its first output line: the handler is in place by then, also in a slow sanitized build)
+for _ in $(seq 100); do [ -s "$tmp/sig.out" ] && break; sleep 0.1; done
+sleep 0.2
+kill -TERM "$pid"
+wait "$pid"
+status=$?
+err=$(cat "$tmp/sig.err")
+expect_status "SIGTERM status" 143
+expect_has "SIGTERM message" "$err" "hinge: stopped by SIGTERM after"
+expect_eq "SIGTERM lines whole" "$(awk 'NF != 4' "$tmp/sig.out" | wc -l)" "0"
+if [ "$(wc -l < "$tmp/sig.out")" -gt 0 ] && [ "$(tail -c 1 "$tmp/sig.out" | od -An -c | tr -d ' ')" = '\n' ]; then
+  pass
+else
+  fail "SIGTERM output: $(wc -l < "$tmp/sig.out") lines, last byte not a newline"
+fi
 finish
