@@ -245,6 +245,12 @@ HG_INLINE void hg_lane6_mulTv(const double *A, const double *x, double *y) {
   HG_ST4(y, y03), HG_ST2(y + 4, y45);
 }
 
+/* C = A B for 6 x 6 row-major A and B: row i of C is B's rows weighted by row i of A; C may
+ * not alias A or B */
+HG_INLINE void hg_lane6_mul(const double *A, const double *B, double *C) {
+  for (int i = 0; i < 6; i++) hg_lane6_mulTv(B, A + 6 * i, C + 6 * i);
+}
+
 /* ---- 6-vectors against quantities stored component-major ---- */
 
 /* out[i] = sum over p < n of c[p] . (x[p][i], x[p][stride + i], ..., x[p][5 stride + i]) for i

@@ -1,8 +1,6 @@
 /* spatial.c: SO(3), SE(3), quaternions, adjoint and co-adjoint actions. */
 #include "spatial.h"
 
-#include "lanes.h"
-
 #include <math.h>
 #include <string.h>
 
@@ -372,11 +370,6 @@ void hg_ad_matrix(const double V[6], double A[36]) {
 }
 
 /* ---- 6x6 helpers ---- */
-
-void hg_m6_mul(const double A[36], const double B[36], double C[36]) {
-  /* row i of C is B's rows weighted by row i of A (on the lanes) */
-  for (int i = 0; i < 6; i++) hg_lane6_mulTv(B, A + 6 * i, C + 6 * i);
-}
 
 /* 3x3 block (r, c) of a 6x6 matrix, in and out */
 static void get_block(const double A[36], int r, int c, double B[9]) {

@@ -290,8 +290,6 @@ void hg_ad_matrix(const double V[6], double A[36]);
 
 /* ---- 6x6 helpers ---- */
 
-/* C = A B */
-void hg_m6_mul(const double A[36], const double B[36], double C[36]);
 /* P += X^T A X with X = Ad_{T^-1}: moves a (symmetric) articulated or composite inertia
  * A, expressed in child frame {b}, to the parent frame {a} of T = T_ab and adds it to P */
 void hg_m6_congruence_add(const hg_se3 *T, const double A[36], double P[36]);

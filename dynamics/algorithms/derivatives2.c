@@ -146,7 +146,7 @@ static void body_B(const double *G, const double V[6], double *B) {
   /* G symmetric: G ad_V + ad_V^T G = P + P^T with P = G ad_V */
   double A[36], P[36], GV[6] = {0};
   hg_ad_matrix(V, A);
-  hg_m6_mul(G, A, P);
+  hg_lane6_mul(G, A, P);
   memset(B, 0, 36 * sizeof(double));
   m6_sub_sym(P, B);
   sym_mulv_add(G, V, GV);
@@ -481,11 +481,11 @@ HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int 
       hg_ad_matrix(d->S[k], A);
       /* Ic symmetric: ad^T Ic + Ic ad = P + P^T with P = Ic ad; ad^T Bc = (Bc^T ad)^T */
       double P[36];
-      hg_m6_mul(Ic, A, P);
+      hg_lane6_mul(Ic, A, P);
       m6_sub_sym(P, dIc);
-      hg_m6_mul(Bc, A, P);
+      hg_lane6_mul(Bc, A, P);
       for (int x = 0; x < 36; x++) dBc[x] -= P[x];
-      hg_m6_mul(w->BcT + 36 * (size_t)j, A, P);
+      hg_lane6_mul(w->BcT + 36 * (size_t)j, A, P);
       for (int r = 0; r < 6; r++)
         for (int c = 0; c < 6; c++) dBc[6 * r + c] -= P[6 * c + r];
     }
