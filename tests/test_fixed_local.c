@@ -31,6 +31,9 @@
 #include "urdf.h"
 
 static const hg_pass_options tree_frame = {.tree_frame = 1};
+/* the world-frame walk and pass step over every body (the reference for the tree-frame pass,
+ * which steps over the swept bodies on a model with fixed joints) */
+static const hg_pass_options every_body = {.tree_frame = 1, .world_frame = 1};
 
 /* the largest |x - y| over n numbers, over max(1, the largest |y|) */
 static double rel_diff(const double *x, const double *y, int n) {
@@ -76,10 +79,13 @@ static void views(const hg_model *m, const hg_data *d, double *out) {
 
 /* hg_aba (with and without fext), hg_hybrid (random modes) and hg_hybrid_impulse on m: the
  * body-local pass runs (d->local_pass), and its results and views agree with the tree-frame
- * pass's; worst[0] results, worst[1] views */
+ * pass's (over the swept bodies, fixed joints' wrenches formed on demand) and with the
+ * world-frame pass's over every body; worst[0] results, worst[1] views */
 static void compare_passes(const hg_model *m, hg_rng *r, double worst[2]) {
   int nv = m->nv, nb = m->nbody;
-  hg_data *dl = hg_data_new(m), *dt = hg_data_new(m);
+  hg_data *dl = hg_data_new(m), *dt = hg_data_new(m), *dw = hg_data_new(m);
+  double *qw = calloc((size_t)nv + 1, sizeof *qw), *tw = calloc((size_t)nv + 1, sizeof *tw);
+  double *ww = calloc(18 * (size_t)nb, sizeof *ww);
   double *q = calloc((size_t)m->nq + 1, sizeof *q), *v = calloc((size_t)nv + 1, sizeof *v);
   double *fext = calloc(6 * (size_t)nb, sizeof *fext), *in_q = calloc((size_t)nv + 1, sizeof *in_q);
   double *in_t = calloc((size_t)nv + 1, sizeof *in_t), *ql = calloc((size_t)nv + 1, sizeof *ql);
@@ -96,38 +102,50 @@ static void compare_passes(const hg_model *m, hg_rng *r, double worst[2]) {
       /* 0: hg_aba; 1: with fext; 2: hg_hybrid, random modes, fext; 3: hg_hybrid_impulse */
       for (int i = 1; i < nb; i++) {
         double u = hg_rng_uniform(r);
-        dl->mode[i] = dt->mode[i] = form < 2 ? HG_MODE_FREE
+        dl->mode[i] = dt->mode[i] = dw->mode[i] = form < 2 ? HG_MODE_FREE
                                   : u < 0.5 ? HG_MODE_FREE : u < 0.8 ? HG_MODE_PRESCRIBED : HG_MODE_LOCKED;
       }
-      for (int c = 0; c < nv; c++) ql[c] = qt[c] = in_q[c], tl[c] = tt[c] = in_t[c];
+      for (int c = 0; c < nv; c++)
+        ql[c] = qt[c] = qw[c] = in_q[c], tl[c] = tt[c] = tw[c] = in_t[c];
       const double *f = form ? fext : NULL;
       if (form < 2) {
         assert_int_equal(hg_aba(m, dl, q, v, in_t, f, ql), 0);
         assert_int_equal(hg_aba_opt(m, dt, &tree_frame, q, v, in_t, f, qt), 0);
+        assert_int_equal(hg_aba_opt(m, dw, &every_body, q, v, in_t, f, qw), 0);
       } else if (form == 2) {
         assert_int_equal(hg_hybrid(m, dl, q, v, ql, tl, f), 0);
         assert_int_equal(hg_hybrid_opt(m, dt, &tree_frame, q, v, qt, tt, f), 0);
+        assert_int_equal(hg_hybrid_opt(m, dw, &every_body, q, v, qw, tw, f), 0);
       } else {
         assert_int_equal(hg_hybrid_impulse(m, dl, q, ql, tl), 0);
         assert_int_equal(hg_hybrid_impulse_opt(m, dt, &tree_frame, q, qt, tt), 0);
+        assert_int_equal(hg_hybrid_impulse_opt(m, dw, &every_body, q, qw, tw), 0);
       }
-      /* the fast path ran */
+      /* the fast paths ran: the body-local pass, and the tree-frame pass over the swept bodies
+       * where some are fixed */
       assert_int_equal(dl->local_pass, 1);
       assert_int_equal(dt->local_pass, 0);
+      assert_int_equal(dt->local->pass_swept, m->local->nfixed > 0);
+      assert_int_equal(dw->local->pass_swept, 0);
       worst[0] = fmax(worst[0], fmax(rel_diff(ql, qt, nv), rel_diff(tl, tt, nv)));
+      worst[0] = fmax(worst[0], fmax(rel_diff(qt, qw, nv), rel_diff(tt, tw, nv)));
       views(m, dl, wl);
       views(m, dt, wt);
+      views(m, dw, ww);
       /* the impulsive pass has no velocities (both leave the last twists): accelerations
        * (velocity jumps) and wrenches (impulses) only */
       for (int i = 1; i < nb; i++)
-        for (int c = form == 3 ? 6 : 0; c < 18; c += 6)
+        for (int c = form == 3 ? 6 : 0; c < 18; c += 6) {
           worst[1] = fmax(worst[1], rel_diff(wl + 18 * i + c, wt + 18 * i + c, 6));
+          worst[1] = fmax(worst[1], rel_diff(wt + 18 * i + c, ww + 18 * i + c, 6));
+        }
     }
   }
   free(q), free(v), free(fext), free(in_q), free(in_t), free(ql), free(tl), free(qt), free(tt);
-  free(wl), free(wt);
+  free(wl), free(wt), free(qw), free(tw), free(ww);
   hg_data_free(dl);
   hg_data_free(dt);
+  hg_data_free(dw);
 }
 
 /* m and its merged twin: the same accelerations (to round-off) from the same sweeps */

@@ -27,6 +27,10 @@
  * deepest first, each depth in decreasing index; the forward sweep the reverse), so consecutive
  * bodies seldom wait on each other's projection or acceleration; a parent's children are still
  * reached in decreasing index order, so the sums, and the results, are those of index order.
+ * On a model with fixed joints, after hg_kinematics' walk over its swept bodies (body_frames.h),
+ * the pass steps over those bodies only, in the tree of their carriers, as over the merged twin:
+ * a carrier's own terms take the bodies fixed to it, a fixed body's acceleration is its
+ * carrier's, and hg_joint_wrench forms a fixed joint's wrench on demand.
  * A failure (singular or non-finite articulated inertia, a non-finite acceleration or force) is
  * reported at the first joint where the pass meets it. */
 #include <math.h>
@@ -40,11 +44,27 @@
 /* body i's own share of its articulated inertia and bias: IA_i = I_i (packed) plus what is
  * given, pA_i = -ad*_{V_i} I_i V_i - fext_i plus what is given (zero without bias: then c_i = 0
  * too, for the impulsive form). Pi and beta are what i's first child hands up, NULL at a leaf. */
-HG_INLINE void own_terms(hg_data *d, int i, const double *Pi,
-                                                            const double *beta,
-                                                            const double *fext, int bias) {
+HG_INLINE void own_terms(const hg_model *m, hg_data *d, int i, const double *Pi,
+                         const double *beta, const double *fext, int bias, int swept) {
   const hg_inertia *G = &d->I[i];
   double *IA = d->IA[i], *pA = d->pA[i];
+  hg_inertia Gc;
+  const double *ff = NULL; /* swept with fext: the fixed bodies' -fext, summed below */
+  int f0 = 0, f1 = 0;
+  if (swept) {
+    /* the pass over the swept bodies: the bodies fixed to i are part of it, I_i + sum of theirs
+     * (their d->I in the tree frame, as the walk gave them; a massless one adds nothing), and
+     * their own -fext (swept_fext) join pA below */
+    const hg_local_model *lm = m->local;
+    f0 = lm->carried_adr[i], f1 = lm->carried_adr[i + 1];
+    if (f0 < f1) {
+      Gc = *G;
+      for (int k = f0; k < f1; k++)
+        if (!lm->massless[lm->carried[k]]) hg_inertia_add(&Gc, &d->I[lm->carried[k]]);
+      G = &Gc;
+      ff = d->local->ffix_set ? (const double *)d->pA : NULL;
+    }
+  }
   /* IA_i = I_i + Pi; pA_i = beta - ad*_V I V - fext (either sum without what is NULL) */
   if (Pi) hg_inertia_sym6_add(G, Pi, IA);
   else hg_inertia_sym6(G, IA);
@@ -61,6 +81,10 @@ HG_INLINE void own_terms(hg_data *d, int i, const double *Pi,
       for (int r = 0; r < 6; r++) pA[r] = beta[r] - f[r];
     else
       for (int r = 0; r < 6; r++) pA[r] = -f[r];
+    for (int k = f0; ff && k < f1; k++) {
+      const double *g = ff + 6 * (size_t)m->local->carried[k];
+      for (int r = 0; r < 6; r++) pA[r] += g[r];
+    }
   } else {
     for (int r = 0; r < 6; r++) pA[r] = beta ? beta[r] : 0;
     memset(d->c[i], 0, sizeof(hg_vec6));
@@ -70,12 +94,11 @@ HG_INLINE void own_terms(hg_data *d, int i, const double *Pi,
 /* hands child i's projection (Pi packed, beta) to its parent p: the first of p's children the
  * backward pass reaches (the last in index order: its subtree ends where p's does) writes
  * p's own terms with it, the others add to them */
-HG_INLINE void give_parent(const hg_model *m, hg_data *d,
-                                                              int i, int p, const double *Pi,
-                                                              const double *beta,
-                                                              const double *fext, int bias) {
-  if (m->subtree_end[i] == m->subtree_end[p]) {
-    own_terms(d, p, Pi, beta, fext, bias);
+HG_INLINE void give_parent(const hg_model *m, hg_data *d, int i, int p, const double *Pi,
+                           const double *beta, const double *fext, int bias, int swept) {
+  const int *end = swept ? m->local->sweep_end : m->subtree_end;
+  if (end[i] == end[p]) {
+    own_terms(m, d, p, Pi, beta, fext, bias, swept);
   } else {
     double *restrict IAp = d->IA[p], *restrict pAp = d->pA[p];
     for (int e = 0; e < 21; e++) IAp[e] += Pi[e];
@@ -98,8 +121,8 @@ HG_INLINE void project_inertia(int n, const double *IA,
 
 /* project_free for a 1-DoF joint, with D a scalar, handing Pi and beta to the parent p
  * (give_parent; p = 0: the world takes nothing) */
-HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const double *tau,
-                                 const double *fext, int bias) {
+HG_INLINE int project_free_1_at(const hg_model *m, hg_data *d, int i, int p, const double *tau,
+                                const double *fext, int bias, int swept) {
   int va = m->v_adr[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i], *s = d->S[va];
   double U[6], w[6], scale = 0;
@@ -141,7 +164,7 @@ HG_UNROLL(6)
       for (int k = r; k < 6; k++) Pi[hg_sym6_index(r, k)] = IA[hg_sym6_index(r, k)] - W[r] * U[k];
       beta[r] = pA[r] + w[r] - U[r] * g;
     }
-    give_parent(m, d, i, p, Pi, beta, fext, bias);
+    give_parent(m, d, i, p, Pi, beta, fext, bias, swept);
   }
 
   /* the singularity test, last (a failure stops the pass: nothing written above is read);
@@ -156,10 +179,8 @@ HG_UNROLL(6)
 /* Backward projection across free joint i (any nv): fills U, Dinv and u, and hands what the
  * parent p sees, Pi = IA - U D^-1 U^T and beta = pA + Pi c + U D^-1 u, to it (give_parent; p = 0:
  * the world takes nothing). Returns hg_spd_inverse's failure. */
-HG_INLINE int project_free_n(const hg_model *m, hg_data *d,
-                                                                 int i, int p, const double *tau,
-                                                                 const double *fext, int bias,
-                                                                 int n) {
+HG_INLINE int project_free_n(const hg_model *m, hg_data *d, int i, int p, const double *tau,
+                             const double *fext, int bias, int n, int swept) {
   int va = m->v_adr[i];
   const double *IA = d->IA[i], *pA = d->pA[i], *c = d->c[i];
   double *Dinv = d->Dinv + m->D_adr[i], D[36] = {0}, scale[6] = {0}, W[36];
@@ -200,29 +221,29 @@ HG_INLINE int project_free_n(const hg_model *m, hg_data *d,
     for (int k = 0; k < n; k++) t -= W[r * n + k] * Uc[k];
     beta[r] = t;
   }
-  give_parent(m, d, i, p, Pi, beta, fext, bias);
+  give_parent(m, d, i, p, Pi, beta, fext, bias, swept);
   return 0;
 }
 
 /* project_free_n, compiled out for the 6-DoF (free) joint, where every loop's bound is known */
-HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau,
-                               const double *fext, int bias) {
+HG_INLINE int project_free_at(const hg_model *m, hg_data *d, int i, int p, const double *tau,
+                              const double *fext, int bias, int swept) {
   int n = m->jnt_nv[i];
-  if (n == 6) return project_free_n(m, d, i, p, tau, fext, bias, 6);
-  return project_free_n(m, d, i, p, tau, fext, bias, n);
+  if (n == 6) return project_free_n(m, d, i, p, tau, fext, bias, 6, swept);
+  return project_free_n(m, d, i, p, tau, fext, bias, n, swept);
 }
 
 /* Backward step across prescribed (or locked) joint i with qdd given: the parent p sees the whole
  * subtree, Pi = IA and beta = pA + IA (c + S qdd); across a fixed joint (no DoF, c = 0: the
  * walk's c_i = ad_{V_i} 0) beta = pA */
-HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int p, const double *qdd,
-                                      const double *fext, int bias) {
+HG_INLINE void project_prescribed_at(const hg_model *m, hg_data *d, int i, int p,
+                                   const double *qdd, const double *fext, int bias, int swept) {
   int va = m->v_adr[i], n = m->jnt_nv[i];
   const double *IA = d->IA[i], *pA = d->pA[i];
   double ci[6], beta[6];
   if (p == 0) return;
   if (n == 0) {
-    give_parent(m, d, i, p, IA, pA, fext, bias);
+    give_parent(m, d, i, p, IA, pA, fext, bias, swept);
     return;
   }
   for (int r = 0; r < 6; r++) ci[r] = d->c[i][r];
@@ -230,30 +251,85 @@ HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int 
     for (int r = 0; r < 6; r++) ci[r] += d->S[va + k][r] * qdd[va + k];
   hg_sym6_mulv(IA, ci, beta);
   for (int r = 0; r < 6; r++) beta[r] += pA[r];
-  give_parent(m, d, i, p, IA, beta, fext, bias);
+  give_parent(m, d, i, p, IA, beta, fext, bias, swept);
+}
+
+/* the three projections compiled for the pass over every body and for the pass over the swept
+ * bodies of a model with fixed joints (_swept: the tree of carriers, fixed bodies folded in) */
+HG_HOT static int project_free_1(const hg_model *m, hg_data *d, int i, int p, const double *tau,
+                                 const double *fext, int bias) {
+  return project_free_1_at(m, d, i, p, tau, fext, bias, 0);
+}
+HG_HOT static int project_free(const hg_model *m, hg_data *d, int i, int p, const double *tau,
+                               const double *fext, int bias) {
+  return project_free_at(m, d, i, p, tau, fext, bias, 0);
+}
+HG_HOT static void project_prescribed(const hg_model *m, hg_data *d, int i, int p,
+                                      const double *qdd, const double *fext, int bias) {
+  project_prescribed_at(m, d, i, p, qdd, fext, bias, 0);
+}
+HG_HOT static int project_free_1_swept(const hg_model *m, hg_data *d, int i, int p,
+                                       const double *tau, const double *fext, int bias) {
+  return project_free_1_at(m, d, i, p, tau, fext, bias, 1);
+}
+HG_HOT static int project_free_swept(const hg_model *m, hg_data *d, int i, int p,
+                                     const double *tau, const double *fext, int bias) {
+  return project_free_at(m, d, i, p, tau, fext, bias, 1);
+}
+HG_HOT static void project_prescribed_swept(const hg_model *m, hg_data *d, int i, int p,
+                                            const double *qdd, const double *fext, int bias) {
+  project_prescribed_at(m, d, i, p, qdd, fext, bias, 1);
+}
+
+/* the pass over the swept bodies: each fixed body's own -fext, moved to the tree frame, into its
+ * d->pA, where its carrier's own terms and hg_joint_wrench read it (when the pass has fext and
+ * velocities: ffix_set), and the form of the pass for the views (body_frames.h: pass_swept) */
+static void swept_fext(const hg_model *m, hg_data *d, const double *fext, int bias) {
+  const hg_local_model *lm = m->local;
+  hg_local_data *ld = d->local;
+  ld->impulsive = !bias;
+  ld->ffix_set = fext && bias;
+  for (int k = 0; ld->ffix_set && k < lm->nfixed; k++) {
+    int b = lm->fixed_list[k];
+    double *pA = d->pA[b];
+    hg_coAd_inv(&d->T_tree[b], fext + 6 * b, pA);
+    for (int r = 0; r < 6; r++) pA[r] = -pA[r];
+  }
 }
 
 /* the articulated-body pass on the kinematics in d (hg_kinematics with velocities when bias is
  * 1, without when it is 0); mode NULL means every joint is free; bias 0 is the impulsive form
  * (compiled twice below) */
-HG_INLINE int articulated(const hg_model *m, hg_data *d,
-                                                             const uint8_t *mode, double *qdd,
-                                                             double *tau, const double *fext,
-                                                             int bias) {
+HG_INLINE int articulated(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
+                          double *tau, const double *fext, int bias, int swept) {
+  /* the bodies stepped over: every body in m->by_depth, or the swept ones of a model with fixed
+   * joints in the tree of carriers (body_frames.h), whose parent is the carrier of m's */
+  const hg_local_model *lm = m->local;
+  const int *order = swept ? lm->tree_order : m->by_depth;
+  const int *parent = swept ? lm->parent : m->parent;
+  const int *end = swept ? lm->sweep_end : m->subtree_end;
+  const int nstep = swept ? lm->nswept - 1 : m->nbody - 1;
+  if (d->local) d->local->pass_swept = swept;
+  if (swept) swept_fext(m, d, fext, bias);
 
   /* backward: project each subtree across its joint and hand it to the parent; IA_i and pA_i
    * start from body i's own terms (own_terms), written by its first child or here at a leaf */
-  for (int o = 0; o < m->nbody - 1; o++) {
-    int i = m->by_depth[o];
-    int va = m->v_adr[i], n = m->jnt_nv[i], p = m->parent[i], rc = 0;
-    if (m->subtree_end[i] == i + 1) own_terms(d, i, NULL, NULL, fext, bias);
+  for (int o = 0; o < nstep; o++) {
+    int i = order[o];
+    int va = m->v_adr[i], n = m->jnt_nv[i], p = parent[i], rc = 0;
+    if (end[i] == i + 1) own_terms(m, d, i, NULL, NULL, fext, bias, swept);
     if (n > 0 && (!mode || mode[i] == HG_MODE_FREE)) {
-      rc = n == 1 ? project_free_1(m, d, i, p, tau, fext, bias)
-                  : project_free(m, d, i, p, tau, fext, bias);
+      if (swept)
+        rc = n == 1 ? project_free_1_swept(m, d, i, p, tau, fext, bias)
+                    : project_free_swept(m, d, i, p, tau, fext, bias);
+      else
+        rc = n == 1 ? project_free_1(m, d, i, p, tau, fext, bias)
+                    : project_free(m, d, i, p, tau, fext, bias);
     } else {
       if (bias && mode && mode[i] == HG_MODE_LOCKED)
         for (int k = 0; k < n; k++) qdd[va + k] = 0;
-      project_prescribed(m, d, i, p, qdd, fext, bias);
+      if (swept) project_prescribed_swept(m, d, i, p, qdd, fext, bias);
+      else project_prescribed(m, d, i, p, qdd, fext, bias);
     }
     if (rc) {
       if (rc == -1)
@@ -274,11 +350,11 @@ HG_INLINE int articulated(const hg_model *m, hg_data *d,
   for (int r = 0; r < 6; r++) a0[r] = 0;
   if (bias)
     for (int r = 0; r < 3; r++) a0[3 + r] = -m->gravity[r];
-  for (int o = m->nbody - 2; o >= 0; o--) {
-    int i = m->by_depth[o];
+  for (int o = nstep - 1; o >= 0; o--) {
+    int i = order[o];
     int va = m->v_adr[i], n = m->jnt_nv[i];
     int free_joint = n > 0 && (!mode || mode[i] == HG_MODE_FREE);
-    const double *ap = d->a[m->parent[i]], *ci = d->c[i];
+    const double *ap = d->a[parent[i]], *ci = d->c[i];
     double a[6];
     for (int r = 0; r < 6; r++) a[r] = ap[r] + ci[r];
     /* qg: the joint's accelerations seen from the Galilean frame, where a root's real ones are
@@ -330,6 +406,13 @@ HG_INLINE int articulated(const hg_model *m, hg_data *d,
     }
   }
 
+  /* a fixed body moves with its carrier: the same acceleration in the tree frame (the world's
+   * a_0 for one fixed to it) */
+  for (int k = 0; swept && k < lm->nfixed; k++) {
+    int b = lm->fixed_list[k];
+    for (int r = 0; r < 6; r++) d->a[b][r] = d->a[lm->carrier[b]][r];
+  }
+
   /* a non-finite state or input fails the pass, named at the first joint that has one, instead
    * of spreading NaN (one sweep over all DoFs; the joint is looked for only then) */
   int bad = 0;
@@ -346,21 +429,29 @@ HG_INLINE int articulated(const hg_model *m, hg_data *d,
   return 0;
 }
 
+/* 1 when d holds hg_kinematics' walk over the swept bodies of a model with fixed joints (not the
+ * world-frame walk over every body): the pass then steps over the swept bodies too */
+static inline int walk_swept(const hg_data *d) { return d->local && d->local->walk_swept; }
+
 /* the pass compiled for every joint free with velocities (hg_aba: no mode tests in its loops),
- * for any modes with velocities (hybrid) and for any modes without (impulsive) */
+ * for any modes with velocities (hybrid) and for any modes without (impulsive), each over every
+ * body and over the swept bodies */
 HG_HOT static int articulated_free(const hg_model *m, hg_data *d, double *qdd, double *tau,
                                    const double *fext) {
-  return articulated(m, d, NULL, qdd, tau, fext, 1);
+  if (walk_swept(d)) return articulated(m, d, NULL, qdd, tau, fext, 1, 1);
+  return articulated(m, d, NULL, qdd, tau, fext, 1, 0);
 }
 HG_HOT static int articulated_any(const hg_model *m, hg_data *d, const uint8_t *mode, double *qdd,
                                   double *tau, const double *fext) {
   if (!mode) __builtin_unreachable(); /* d->mode (hg_data_new): the pass drops its NULL tests */
-  return articulated(m, d, mode, qdd, tau, fext, 1);
+  if (walk_swept(d)) return articulated(m, d, mode, qdd, tau, fext, 1, 1);
+  return articulated(m, d, mode, qdd, tau, fext, 1, 0);
 }
 HG_HOT static int articulated_impulse(const hg_model *m, hg_data *d, const uint8_t *mode,
                                       double *dv, double *imp) {
   if (!mode) __builtin_unreachable();
-  return articulated(m, d, mode, dv, imp, NULL, 0);
+  if (walk_swept(d)) return articulated(m, d, mode, dv, imp, NULL, 0, 1);
+  return articulated(m, d, mode, dv, imp, NULL, 0, 0);
 }
 
 /* 1 when every joint is free: hybrid dynamics is then ABA's pass, the same arithmetic without the

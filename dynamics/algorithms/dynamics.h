@@ -55,7 +55,9 @@ void hg_kinematics_opt(const hg_model *m, hg_data *d, const hg_pass_options *opt
  * including the gravity offset), and the wrench its joint transmits from the parent, each in
  * body i's own frame. The wrench is that of the last articulated pass (hg_aba, hg_hybrid,
  * hg_hybrid_on_kinematics; the impulse after hg_hybrid_impulse), formed on demand as
- * IA_i a_i + pA_i from d->IA, d->a and d->pA (not from d->F, which only hg_rnea writes). */
+ * IA_i a_i + pA_i from d->IA, d->a and d->pA (not from d->F, which only hg_rnea writes); at a
+ * fixed joint after a pass over the swept bodies (body_frames.h: pass_swept) from the rigid part
+ * it carries and the swept bodies hanging from it. */
 void hg_body_twist(const hg_model *m, const hg_data *d, int i, double V[6]);
 void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6]);
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]);

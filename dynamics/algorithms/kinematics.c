@@ -154,7 +154,7 @@ HG_HOT void hg_kinematics_opt(const hg_model *m, hg_data *d, const hg_pass_optio
     return;
   }
   d->local_pass = 0;
-  if (d->local) d->local->tree_carried = 0;
+  if (d->local) d->local->tree_carried = 0, d->local->walk_swept = 0;
   for (int i = 1; i < m->nbody; i++) walk_body(m, d, world, i, &m->inertia_c[i], m->parent[i], q, v);
 }
 
@@ -213,7 +213,8 @@ HG_INLINE void swept_walk(const hg_model *m, hg_data *d, int folded, const doubl
     }
     if (c && !folded) {
       fixed_pose(m, d, i);
-      hg_lane3_inertia_transform_c(&d->T_tree[i], &m->inertia_c[i], &d->I[i]);
+      /* a massless body's d->I stays the zero of the first call */
+      if (!lm->massless[i]) hg_lane3_inertia_transform_c(&d->T_tree[i], &m->inertia_c[i], &d->I[i]);
       if (v) {
         HG_ST4(d->Vg[i], HG_LD4(d->Vg[c])), HG_ST2(d->Vg[i] + 4, HG_LD2(d->Vg[c] + 4));
         HG_ST4(d->V[i], HG_LD4(d->V[c])), HG_ST2(d->V[i] + 4, HG_LD2(d->V[c] + 4));
@@ -224,6 +225,7 @@ HG_INLINE void swept_walk(const hg_model *m, hg_data *d, int folded, const doubl
   }
   ld->tree_const = lm->generation + 1;
   ld->tree_carried = folded;
+  ld->walk_swept = !folded;
 }
 
 /* hg_kinematics on a model with fixed joints (in the tree frame) */
@@ -308,14 +310,51 @@ void hg_body_acceleration(const hg_model *m, const hg_data *d, int i, double A[6
   hg_Ad_inv(s.T, a, A);
 }
 
+/* after the tree-frame pass over the swept bodies (d->local->pass_swept), the wrench fixed joint
+ * i transmits, in the tree frame: with c its carrier, a and V c's acceleration and twist (the
+ * world's a_0 and zero when c = 0; V = 0 in the impulsive form), the sum over the bodies b of
+ * i's rigid part (i and the bodies fixed below it: carrier c) of I_b a - V x* I_b V - fext_b, and
+ * over the swept bodies j hanging from that part of IA_j a_j + pA_j, what the pass over every
+ * body hands up across each fixed joint as Pi a + beta (articulated.c) */
+static void tree_fixed_wrench(const hg_model *m, const hg_data *d, int i, double F[6]) {
+  const hg_local_model *lm = m->local;
+  const hg_local_data *ld = d->local;
+  int c = lm->carrier[i];
+  const double *a = d->a[c];
+  double V[6] = {0, 0, 0, 0, 0, 0};
+  if (c && !ld->impulsive)
+    for (int r = 0; r < 6; r++) V[r] = d->Vg[c][r];
+  for (int r = 0; r < 6; r++) F[r] = 0;
+  for (int b = i; b < m->subtree_end[i]; b++) {
+    double G[6], h[6], t[6];
+    if (lm->carrier[b] == c) {
+      hg_inertia_mulv(&d->I[b], a, G);
+      hg_inertia_mulv(&d->I[b], V, h);
+      hg_ad_star(V, h, t);
+      for (int r = 0; r < 6; r++) G[r] -= t[r];
+      if (ld->ffix_set)
+        for (int r = 0; r < 6; r++) G[r] += d->pA[b][r];
+    } else if (lm->carrier[b] == b && lm->carrier[m->parent[b]] == c) {
+      hg_sym6_mulv(d->IA[b], d->a[b], G);
+      for (int r = 0; r < 6; r++) G[r] += d->pA[b][r];
+    } else {
+      continue;
+    }
+    for (int r = 0; r < 6; r++) F[r] += G[r];
+  }
+}
+
 void hg_joint_wrench(const hg_model *m, const hg_data *d, int i, double F[6]) {
   /* the articulated pass's wrench IA_i a_i + pA_i, to body i's frame */
   view_source s;
   source_of(m, d, i, 0, &s);
   double Ft[6];
-  if (d->local_pass && m->local->carrier[i] != i) {
+  int fixed = m->local && m->local->carrier[i] != i;
+  if (d->local_pass && fixed) {
     /* a fixed joint: the net wrench of what it carries, in J_c */
     hg_local_fixed_wrench(m->local, d->local, i, Ft);
+  } else if (fixed && d->local->pass_swept) {
+    tree_fixed_wrench(m, d, i, Ft);
   } else {
     hg_sym6_mulv(s.IA, s.a, Ft);
     for (int r = 0; r < 6; r++) Ft[r] += s.pA[r];

@@ -105,6 +105,54 @@ static int breadth_first(hg_local_model *lm) {
   return 0;
 }
 
+/* lm->tree_order, sweep_end, carried_adr and carried (body_frames.h) from the swept bodies, their
+ * parents in the tree of carriers and the fixed bodies' carriers. Returns -1 when out of memory. */
+static int sweep_orders(hg_local_model *lm) {
+  int n = lm->nbody, ns = lm->nswept - 1;
+  int *depth = calloc((size_t)n, sizeof *depth), *start = calloc((size_t)n + 1, sizeof *start);
+  lm->tree_order = calloc((size_t)(ns > 0 ? ns : 1), sizeof *lm->tree_order);
+  lm->sweep_end = calloc((size_t)n, sizeof *lm->sweep_end);
+  lm->carried_adr = calloc((size_t)n + 1, sizeof *lm->carried_adr);
+  lm->carried = calloc((size_t)(lm->nfixed > 0 ? lm->nfixed : 1), sizeof *lm->carried);
+  if (!depth || !start || !lm->tree_order || !lm->sweep_end || !lm->carried_adr || !lm->carried) {
+    free(depth), free(start);
+    return -1;
+  }
+  /* depths in the tree of carriers (the world's 0), and sweep_end: each swept body's own end,
+   * raised by its children's (a child has a larger index: the decreasing sweep meets it first) */
+  int maxd = 0;
+  for (int t = 0; t < ns; t++) {
+    int i = lm->swept[t];
+    depth[i] = depth[lm->parent[i]] + 1;
+    if (depth[i] > maxd) maxd = depth[i];
+    lm->sweep_end[i] = i + 1;
+  }
+  for (int t = ns - 1; t >= 0; t--) {
+    int i = lm->swept[t], p = lm->parent[i];
+    if (p && lm->sweep_end[i] > lm->sweep_end[p]) lm->sweep_end[p] = lm->sweep_end[i];
+  }
+  /* by depth, deepest first, decreasing index within a depth (a counting sort) */
+  for (int t = 0; t < ns; t++) start[depth[lm->swept[t]]]++;
+  for (int d = maxd, pos = 0; d >= 1; d--) {
+    int c = start[d];
+    start[d] = pos, pos += c;
+  }
+  for (int t = ns - 1; t >= 0; t--) {
+    int i = lm->swept[t];
+    lm->tree_order[start[depth[i]]++] = i;
+  }
+  /* the fixed bodies grouped by carrier, index order within each */
+  for (int f = 0; f < lm->nfixed; f++) lm->carried_adr[lm->carrier[lm->fixed_list[f]] + 1]++;
+  for (int i = 0; i < n; i++) lm->carried_adr[i + 1] += lm->carried_adr[i];
+  for (int i = 0; i <= n; i++) start[i] = i < n ? lm->carried_adr[i] : 0;
+  for (int f = 0; f < lm->nfixed; f++) {
+    int b = lm->fixed_list[f];
+    lm->carried[start[lm->carrier[b]]++] = b;
+  }
+  free(depth), free(start);
+  return 0;
+}
+
 /* C = Rz(gamma) Tz(b) Rx(alpha) Tx(a) Rz(theta0) Tz(d): the factors of C (dh as in
  * hg_local_model) and the flags of those that are not the identity; returns the largest error
  * of the rebuilt C */
@@ -339,6 +387,12 @@ hg_local_model *hg_local_compile(const hg_model *m, hg_error *err) {
     st->o_inertia = (ptrdiff_t)i * (ptrdiff_t)sizeof(hg_inertia);
     st->o_S = (ptrdiff_t)st->v_adr * (ptrdiff_t)sizeof(hg_vec6);
   }
+  if (sweep_orders(lm)) {
+    free(J), free(off);
+    hg_local_model_free(lm);
+    hg_error_set(err, "out of memory");
+    return NULL;
+  }
   /* joint frames (J_0: the world frame) */
   hg_se3_identity(&J[0]);
   for (int t = 1; t < lm->nswept; t++) {
@@ -457,6 +511,10 @@ void hg_local_model_free(hg_local_model *lm) {
   free(lm->hung);
   free(lm->massless);
   free(lm->fixed_inner);
+  free(lm->tree_order);
+  free(lm->sweep_end);
+  free(lm->carried_adr);
+  free(lm->carried);
   free(lm);
 }
 

@@ -158,6 +158,16 @@ typedef struct hg_local_model {
   uint8_t *fixed_inner; /* nbody: 1 at a body fixed to a moving carrier that a swept body hangs
                        * from, directly or through other fixed bodies (hg_kinematics_carried
                        * poses it: the swept body's pose is made from it) */
+  int *tree_order;    /* nswept - 1: the swept bodies by their depth in the tree of carriers
+                       * (parent above), deepest first, each depth in decreasing index: the
+                       * backward order of the tree-frame articulated pass on a model with fixed
+                       * joints, reversed its forward one (articulated.c) */
+  int *sweep_end;     /* nbody: at a swept body, one past the last swept body of its subtree (the
+                       * tree of carriers' subtree_end: the pass's tests for a leaf and for the
+                       * child that reaches its parent first) */
+  int *carried_adr;   /* nbody + 1: the bodies fixed to swept body c (0: to the world) are
+                       * carried[carried_adr[c]] .. carried[carried_adr[c + 1] - 1], index order */
+  int *carried;       /* nfixed */
   int generation;     /* counts the calls of hg_local_set_inertia (the workspaces' constants
                        * of the walk, hg_local_data.tree_const, are then written again) */
   hg_inertia_c *Ic_fold; /* nbody: at a swept body, its inertia with those of the bodies fixed to
@@ -204,6 +214,13 @@ typedef struct hg_local_data {
   int tree_carried;   /* 1 when the last tree-frame walk was hg_kinematics_carried (hg_crba),
                        * 2 once hg_rnea's sweeps followed it (hg_rnea_fixed_bodies may then fill
                        * the fixed bodies in), 0 after hg_kinematics */
+  int walk_swept;     /* 1 after hg_kinematics' walk over the swept bodies (in the tree frame),
+                       * 0 after the walk over every body: the tree-frame articulated pass that
+                       * follows steps over the bodies of its kind (articulated.c) */
+  int pass_swept;     /* 1 when the last tree-frame articulated pass stepped over the swept
+                       * bodies only: a fixed body's d->IA is then not written, its d->pA holds
+                       * its own -fext (tree frame; zero when the pass had none) and
+                       * hg_joint_wrench forms its fixed joint's wrench on demand */
   int tree_const;     /* generation + 1 of the model once d holds the constants
                        * hg_kinematics_carried writes once: every fixed body's T_rel and, of
                        * those fixed to the world, T_tree, T_world and d->I; 0 before */
