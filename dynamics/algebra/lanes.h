@@ -278,4 +278,83 @@ HG_INLINE void hg_lane_soa_dots(int n, const double *const *c, const double *con
   }
 }
 
+/* ---- products of row-major matrices (the forward-dynamics second derivatives, derivatives2.c) ---- */
+
+/* one block of hg_lane_gemm: rows i .. i + R - 1 and columns j .. j + W - 1 of C (R <= 4; W = 8,
+ * 4, 2 or 1), summed over the k inner indices in R x W accumulators (W = 8: two vectors a row),
+ * times alpha, added to C (add) or stored */
+HG_INLINE void hg_lane_gemm_block(int add, int R, int W, int i, int j, int k, double alpha,
+                                  const double *A,
+                                  size_t lda, const int *idx, const double *B, size_t ldb,
+                                  double *C, size_t ldc) {
+  hg_v4 acc[4][2];
+  hg_v2 two[4];
+  double one[4];
+  const double *a_row[4];
+  for (int r = 0; r < R; r++) {
+    acc[r][0] = acc[r][1] = (hg_v4){0, 0, 0, 0}, two[r] = (hg_v2){0, 0}, one[r] = 0;
+    a_row[r] = A + (size_t)(i + r) * lda;
+  }
+  const double *Bj = B + j;
+  for (int p = 0; p < k; p++) {
+    size_t c = idx ? (size_t)idx[p] : (size_t)p;
+    const double *b = Bj + c * ldb;
+    hg_v4 b0 = {0, 0, 0, 0}, b1 = {0, 0, 0, 0};
+    hg_v2 b2 = {0, 0};
+    if (W >= 4) b0 = HG_LD4(b);
+    if (W == 8) b1 = HG_LD4(b + 4);
+    if (W == 2) b2 = HG_LD2(b);
+    for (int r = 0; r < R; r++) {
+      double a = a_row[r][c];
+      if (W >= 4) acc[r][0] += a * b0;
+      if (W == 8) acc[r][1] += a * b1;
+      if (W == 2) two[r] += a * b2;
+      if (W == 1) one[r] += a * b[0];
+    }
+  }
+  for (int r = 0; r < R; r++) {
+    double *y = C + (size_t)(i + r) * ldc + j;
+    hg_v4 y0 = alpha * acc[r][0], y1 = alpha * acc[r][1];
+    hg_v2 y2 = alpha * two[r];
+    double y3 = alpha * one[r];
+    if (add) {
+      if (W >= 4) y0 += HG_LD4(y);
+      if (W == 8) y1 += HG_LD4(y + 4);
+      if (W == 2) y2 += HG_LD2(y);
+      if (W == 1) y3 += y[0];
+    }
+    if (W >= 4) HG_ST4(y, y0);
+    if (W == 8) HG_ST4(y + 4, y1);
+    if (W == 2) HG_ST2(y, y2);
+    if (W == 1) y[0] = y3;
+  }
+}
+
+/* the blocks of rows i .. i + R - 1 (hg_lane_gemm): eight columns at a time, then four, two and
+ * one */
+HG_INLINE void hg_lane_gemm_rows(int add, int R, int i, int j0, int j1, int k, double alpha,
+                                 const double *A, size_t lda, const int *idx, const double *B,
+                                 size_t ldb, double *C, size_t ldc) {
+  int j = j0;
+  for (; j + 8 <= j1; j += 8)
+    hg_lane_gemm_block(add, R, 8, i, j, k, alpha, A, lda, idx, B, ldb, C, ldc);
+  if (j + 4 <= j1) hg_lane_gemm_block(add, R, 4, i, j, k, alpha, A, lda, idx, B, ldb, C, ldc), j += 4;
+  if (j + 2 <= j1) hg_lane_gemm_block(add, R, 2, i, j, k, alpha, A, lda, idx, B, ldb, C, ldc), j += 2;
+  if (j < j1) hg_lane_gemm_block(add, R, 1, i, j, k, alpha, A, lda, idx, B, ldb, C, ldc);
+}
+
+/* C[i, j] = (add: C[i, j] +) alpha sum over p < k of A[i, c_p] B[c_p, j], for rows i < m and
+ * columns j0 <= j < j1, with c_p = idx[p] (the inner indices that matter, in any order) or p when
+ * idx is NULL; A, B and C row-major with rows lda, ldb and ldc apart. Four rows of C at a time
+ * across the whole sum, in registers: each row of B is read once per four rows of C, each number
+ * of A once, and C once (a row-by-row update reads and writes its row of C at every p). */
+HG_INLINE void hg_lane_gemm(int add, int m, int k, int j0, int j1, double alpha, const double *A,
+                            size_t lda, const int *idx, const double *B, size_t ldb, double *C,
+                            size_t ldc) {
+  int i = 0;
+  for (; i + 4 <= m; i += 4)
+    hg_lane_gemm_rows(add, 4, i, j0, j1, k, alpha, A, lda, idx, B, ldb, C, ldc);
+  for (; i < m; i++) hg_lane_gemm_rows(add, 1, i, j0, j1, k, alpha, A, lda, idx, B, ldb, C, ldc);
+}
+
 #endif

@@ -658,19 +658,25 @@ void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, con
  * Y_k = -sum over the listed c of Minv[l, c] X_k[c, .], accumulated in cache while the rows of
  * X_k stream past two at a time, nv^2 FMAs per listed row, and (b) with solve set (long
  * chains, hg_deriv's choice for the first order), the articulated recursion with a dense right-hand side on the last tree-frame articulated pass's
- * factors (hg_minv_solve_neg), about 37 FMAs per body and column (long chains) */
+ * factors (hg_minv_solve_neg), about 37 FMAs per body and column (long chains).
+ * sym: Y is symmetric in its last two indices, Y[l, m, k] = Y[l, k, m], for every m outside k's
+ * joint (sym 1: the second derivatives along q, whose directions on two joints commute) or for
+ * every m (sym 2: along v, a vector space); each slice k is then formed in the columns from
+ * c0 = k's joint's first DoF (sym 1) or k (sym 2) on, and the columns before c0 are copied from
+ * the slices before it: half of the products. X's columns before c0 are not read. */
 HG_HOT static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve,
-                                   const double *X, double *Y) {
+                                   int sym, const double *X, double *Y) {
   int nv = m->nv, *idx = w->idx;
   const double *Minv = w->Minv;
   size_t n = (size_t)nv, n2 = n * n;
   for (size_t k = 0; k < n; k++) {
     const double *Xk = X + k * n2;
     double *Yk = Y + k * n2;
+    size_t c0 = sym == 1 ? (size_t)m->v_adr[m->dof_body[k]] : sym == 2 ? k : 0;
     size_t nz = 0;
     for (size_t c = 0; c < n; c++) {
       const double *x = Xk + c * n;
-      size_t r = 0;
+      size_t r = c0;
       while (r < n && x[r] == 0) r++;
       if (r < n) idx[nz++] = (int)c;
     }
@@ -678,60 +684,49 @@ HG_HOT static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, 
       hg_minv_solve_neg(m, d, w->w1, NULL, Xk, nv, Yk);
       continue;
     }
-    for (size_t l = 0; l < n; l++) {
-      const double *Ml = Minv + l * n;
-      double *restrict y = Yk + l * n;
-      memset(y, 0, n * sizeof(double));
-      size_t i = 0;
-      for (; i + 1 < nz; i += 2) {
-        size_t c0 = (size_t)idx[i], c1 = (size_t)idx[i + 1];
-        double a = -Ml[c0], b = -Ml[c1];
-        const double *restrict x0 = Xk + c0 * n, *restrict x1 = Xk + c1 * n;
-        for (size_t r = 0; r < n; r++) y[r] += a * x0[r] + b * x1[r];
-      }
-      if (i < nz) {
-        size_t c0 = (size_t)idx[i];
-        double a = -Ml[c0];
-        const double *restrict x0 = Xk + c0 * n;
-        for (size_t r = 0; r < n; r++) y[r] += a * x0[r];
-      }
-    }
+    /* Y_k = -Minv[., idx] X_k[idx, .] in the columns from c0 */
+    hg_lane_gemm(0, nv, (int)nz, (int)c0, nv, -1, Minv, n, idx, Xk, n, Yk, n);
+  }
+  /* the columns before c0 from the slices before: Y[l, m, k] = Y[l, k, m] (k >= m's c0) */
+  for (size_t k = 0; sym && k < n; k++) {
+    size_t c0 = sym == 1 ? (size_t)m->v_adr[m->dof_body[k]] : k;
+    for (size_t l = 0; l < n; l++)
+      for (size_t c = 0; c < c0; c++) Y[k * n2 + l * n + c] = Y[c * n2 + l * n + k];
   }
 }
 
 /* the terms dM_m A[., k] of the identities, with dM_m = dM/dq_m (slice m of dM): X[l, m, k] +=
  * (dM_m A)[l, k]; with swap, X[l, m, k] += (dM_k A)[l, m]. U (nv^2 scratch) holds, per l, the
- * rows U[s, .] = dM_s[l, .] A, added to X transposed. */
+ * rows U[s, .] = dM_s[l, .] A, added to X transposed; idx (nv scratch) the inner indices that are
+ * not zero. The products are hg_lane_gemm's. */
 HG_HOT static void add_dM_times(int nv, const double *dM, const double *A, int swap, double *X,
-                         double *U) {
+                         double *U, int *idx) {
   size_t n = (size_t)nv, n2 = n * n;
   if (swap) {
     for (size_t s = 0; s < n; s++) {
       const double *D = dM + s * n2; /* dM_s: D[l, c] */
-      for (size_t l = 0; l < n; l++)
-        for (size_t c = 0; c < n; c++) {
-          double x = D[l * n + c];
-          if (x == 0) continue;
-          /* slice s (= k), row l: += x A[c, .] */
-          const double *restrict Ac = A + c * n;
-          double *restrict y = X + s * n2 + l * n;
-          for (size_t r = 0; r < n; r++) y[r] += x * Ac[r];
-        }
+      /* slice s (= k) += dM_s A over the columns c of dM_s that are not zero (the tree's
+       * sparsity: c and s related) */
+      int nz = 0;
+      for (size_t c = 0; c < n; c++) {
+        size_t l = 0;
+        while (l < n && D[l * n + c] == 0) l++;
+        if (l < n) idx[nz++] = (int)c;
+      }
+      hg_lane_gemm(1, nv, nz, 0, nv, 1, D, n, idx, A, n, X + s * n2, n);
     }
     return;
   }
   for (size_t l = 0; l < n; l++) {
-    memset(U, 0, n2 * sizeof(double));
-    for (size_t s = 0; s < n; s++) {
-      const double *D = dM + s * n2 + l * n; /* dM_s[l, .] */
-      double *restrict u = U + s * n;
-      for (size_t c = 0; c < n; c++) {
-        double x = D[c];
-        if (x == 0) continue;
-        const double *restrict Ac = A + c * n;
-        for (size_t r = 0; r < n; r++) u[r] += x * Ac[r];
-      }
+    /* U[s, .] = dM_s[l, .] A: rows s of the product of the matrix dM_.[l, .] (rows n^2 apart)
+     * with A, over its columns c that are not zero (c related to l) */
+    int nz = 0;
+    for (size_t c = 0; c < n; c++) {
+      size_t s = 0;
+      while (s < n && dM[s * n2 + l * n + c] == 0) s++;
+      if (s < n) idx[nz++] = (int)c;
     }
+    hg_lane_gemm(0, nv, nz, 0, nv, 1, dM + l * n, n2, idx, A, n, U, n);
     /* X[k, l, s] += U[s, k] */
     for (size_t k = 0; k < n; k++) {
       double *restrict y = X + k * n2 + l * n;
@@ -760,22 +755,22 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
   if (d2qdd_dq2) {
     /* -M^-1 (ID_qq[., m, k] + dM_m a_q[., k] + dM_k a_q[., m]) */
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U);
-    add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U);
-    minv_neg_tensor(m, d, w, solve, w->X, d2qdd_dq2);
+    add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U, w->idx);
+    add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U, w->idx);
+    minv_neg_tensor(m, d, w, solve, 1, w->X, d2qdd_dq2);
   }
-  if (d2qdd_dv2) minv_neg_tensor(m, d, w, solve, w->t_vv, d2qdd_dv2);
+  if (d2qdd_dv2) minv_neg_tensor(m, d, w, solve, 2, w->t_vv, d2qdd_dv2);
   if (d2qdd_dqdv) {
     /* -M^-1 (ID_qv[., m, k] + dM_m a_v[., k]) */
     memcpy(w->X, w->t_qv, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U);
-    minv_neg_tensor(m, d, w, solve, w->X, d2qdd_dqdv);
+    add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U, w->idx);
+    minv_neg_tensor(m, d, w, solve, 0, w->X, d2qdd_dqdv);
   }
   if (d2qdd_dqdtau) {
     /* -M^-1 dM_m M^-1[., k] */
     memset(w->X, 0, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->Minv, 0, w->X, w->U);
-    minv_neg_tensor(m, d, w, solve, w->X, d2qdd_dqdtau);
+    add_dM_times(nv, w->t_M, w->Minv, 0, w->X, w->U, w->idx);
+    minv_neg_tensor(m, d, w, solve, 0, w->X, d2qdd_dqdtau);
   }
   return 0;
 }
@@ -786,7 +781,7 @@ static void hybrid_map2(const hg_model *m, hg_data *d, hg_deriv2 *w, const doubl
                         double *out) {
   size_t n = (size_t)m->nv, n2 = n * n;
   const double *M = w->w1->M;
-  minv_neg_tensor(m, d, w, 0, X, out);
+  minv_neg_tensor(m, d, w, 0, 0, X, out);
   for (size_t k = 0; k < n; k++)
     for (size_t l = 0; l < n; l++) {
       if (d->mode[m->dof_body[l]] == HG_MODE_FREE) continue;
@@ -829,19 +824,19 @@ int hg_hybrid_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, co
                              d2y_dv2 ? w->t_vv : NULL, d2y_dqdv ? w->t_qv : NULL, w->t_M);
   if (d2y_dq2) {
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U);
-    add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U);
+    add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U, w->idx);
+    add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U, w->idx);
     hybrid_map2(m, d, w, w->X, d2y_dq2);
   }
   if (d2y_dv2) hybrid_map2(m, d, w, w->t_vv, d2y_dv2);
   if (d2y_dqdv) {
     memcpy(w->X, w->t_qv, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U);
+    add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U, w->idx);
     hybrid_map2(m, d, w, w->X, d2y_dqdv);
   }
   if (d2y_dqdu) {
     memset(w->X, 0, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->au, 0, w->X, w->U);
+    add_dM_times(nv, w->t_M, w->au, 0, w->X, w->U, w->idx);
     hybrid_map2(m, d, w, w->X, d2y_dqdu);
   }
   return 0;
