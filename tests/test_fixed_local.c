@@ -2,7 +2,9 @@
  * body folded into its carrier, the nearest ancestor on a moving joint or the world), as fast as
  * their merged twin (hg_model_merge_fixed: the sweeps step over the same bodies) and with the
  * tree-frame pass's answers to round-off: accelerations, forces, and every body's twist,
- * acceleration and joint wrench, the fixed bodies' included.
+ * acceleration and joint wrench, the fixed bodies' included. The tree-frame pass after
+ * hg_kinematics steps over the moving bodies too (fixed joints' wrenches formed on demand); the
+ * world-frame pass over every body is the reference for both.
  *
  * The models: the robots of assets/robots as hg_urdf_load reads them (a base link fixed to the
  * world, fixed flanges and feet), a scene's URDF include, and random forests mixing fixed, revolute and prismatic
