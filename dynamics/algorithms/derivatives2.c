@@ -651,6 +651,11 @@ void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, con
   }
 }
 
+/* the first column of slice k that minv_neg_tensor forms under sym (the others are copied) */
+static inline size_t sym_first_column(const hg_model *m, int sym, size_t k) {
+  return sym == 1 ? (size_t)m->v_adr[m->dof_body[k]] : sym == 2 ? k : 0;
+}
+
 /* Y[., ., k] = -M^-1 X[., ., k] for every slice k (each an nv x nv matrix; X and Y nv^3
  * tensors in the layout of derivatives2.h, not aliased). Per slice the rows c of X_k that are
  * not zero (the tree's sparsity: c's body on the path or in the subtree of k's) are listed once
@@ -672,7 +677,7 @@ HG_HOT static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, 
   for (size_t k = 0; k < n; k++) {
     const double *Xk = X + k * n2;
     double *Yk = Y + k * n2;
-    size_t c0 = sym == 1 ? (size_t)m->v_adr[m->dof_body[k]] : sym == 2 ? k : 0;
+    size_t c0 = sym_first_column(m, sym, k);
     size_t nz = 0;
     for (size_t c = 0; c < n; c++) {
       const double *x = Xk + c * n;
@@ -689,7 +694,7 @@ HG_HOT static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, 
   }
   /* the columns before c0 from the slices before: Y[l, m, k] = Y[l, k, m] (k >= m's c0) */
   for (size_t k = 0; sym && k < n; k++) {
-    size_t c0 = sym == 1 ? (size_t)m->v_adr[m->dof_body[k]] : k;
+    size_t c0 = sym_first_column(m, sym, k);
     for (size_t l = 0; l < n; l++)
       for (size_t c = 0; c < c0; c++) Y[k * n2 + l * n + c] = Y[c * n2 + l * n + k];
   }
