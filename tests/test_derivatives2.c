@@ -250,6 +250,63 @@ static void id_second(void **state) {
   assert_true(worst_sym_M < 1e-12);
 }
 
+/* 1 when the bodies of DoFs a and b are one body, or one is an ancestor of the other */
+static int related(const hg_model *m, int a, int b) {
+  int i = m->dof_body[a], j = m->dof_body[b];
+  if (i > j) {
+    int x = i;
+    i = j, j = x;
+  }
+  return j >= i && j < m->subtree_end[i];
+}
+
+/* hg_rnea_second_derivatives_paths writes entries whose three DoFs lie on one path from a root
+ * (pairwise related bodies) only, each equal to hg_rnea_second_derivatives', and leaves every
+ * other entry as it was (NaN here), where hg_rnea_second_derivatives writes zeros. On a path it
+ * leaves those it knows to be zero too (dM/dq_k where k carries both DoFs: the rows turn
+ * rigidly) */
+static void id_paths(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 24);
+  long written = 0, left = 0, zero = 0;
+  for (int tr = 0; tr < ntrees(); tr++) {
+    tree t = tree_new(&r, 1 + tr % 14, tr % 2);
+    int nv = t.nv;
+    size_t n = (size_t)nv;
+    double *A[4], *P[4];
+    for (int x = 0; x < 4; x++) A[x] = tensor(nv), P[x] = tensor(nv);
+    hg_rnea_second_derivatives(t.m, t.d, t.w2, t.q, t.v, t.u, t.fext, A[0], A[1], A[2], A[3]);
+    hg_rnea_second_derivatives_paths(t.m, t.d, t.w2, t.q, t.v, t.u, t.fext, P[0], P[1], P[2],
+                                     P[3]);
+    for (size_t k = 0; k < n; k++)
+      for (size_t l = 0; l < n; l++)
+        for (size_t mm = 0; mm < n; mm++) {
+          int on = related(t.m, (int)l, (int)mm) && related(t.m, (int)l, (int)k) &&
+                   related(t.m, (int)mm, (int)k);
+          for (int x = 0; x < 4; x++) {
+            double a = A[x][IDX(l, mm, k)], p = P[x][IDX(l, mm, k)];
+            if (on && !isnan(p)) {
+              assert_true(a == p);
+              written++;
+            } else if (on) {
+              assert_true(a == 0);
+              zero++;
+            } else {
+              assert_true(a == 0);
+              assert_true(isnan(p));
+              left++;
+            }
+          }
+        }
+    for (int x = 0; x < 4; x++) free(A[x]), free(P[x]);
+    tree_free(&t);
+  }
+  printf("# paths only: %ld entries written, equal to the full routine's; %ld off the paths and "
+         "%ld zeros on them left as they were\n", written, left, zero);
+  assert_true(written > 0 && left > 0);
+}
+
 /* dM/dq against central differences of CRBA's M */
 static void dM_crba(void **state) {
   (void)state;
@@ -372,6 +429,7 @@ static void hybrid_second(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(id_second),
+      cmocka_unit_test(id_paths),
       cmocka_unit_test(dM_crba),
       cmocka_unit_test(fd_second),
       cmocka_unit_test(hybrid_second),

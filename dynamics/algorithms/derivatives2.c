@@ -11,22 +11,23 @@
  * with the twists nu_m = Vb_m x S_m, alpha_m = ab_m x S_m - nu_m x Vb_m, mu_m = Vm_m x S_m + nu_m,
  * the composite inertia Ic_c and the composite Bc_c = sum over c's subtree of
  *   B_b = -G_b ad_{V_b} - ad_{V_b}^T G_b + C(G_b V_b),   C(f) n = n x* f,
- * and the joint wrench F_c (derivatives.c derives them). These formulas hold at every q and v,
- * so each second derivative is the derivative of one of them along a second direction x (a
- * tangent component q_k or a rate v_k), by the product rule, from the changes of the
- * ingredients along x (this is the structure of Singh, Russell and Wensing, "On Second-Order
- * Derivatives of Rigid-Body Dynamics: Theory & Implementation": derivatives of the first-order
- * recursion's quantities, non-zero only for index triples on one path of the tree). With j the
- * body of DoF k, perturbing q_k moves j's subtree rigidly by exp(e S_k), so for b in it
- *   dS_l = S_k x S_l (k carries l),   dG_b = -ad_{S_k}^T G_b - G_b ad_{S_k},
- * and the velocities and accelerations change through their recursion (below) with dS; along
- * v_k only the rates change (dv_k = 1). Outside j's subtree nothing moves, and a body c above j
- * sees the changes of its subtree sums only: dIc_c = dIc_j, dBc_c = dBc_j, dF_c = dF_j, where
- *   dF_c / dq_k = S_k x* F_c + Ic_c alpha_k + Bc_c nu_k,  dF_c / dv_k = Ic_c mu_k + Bc_c S_k
- * (c in j's subtree; the first-order wrench changes of derivatives.c). The changes of B_b are
- *   dB_b = -dG ad_V - G ad_dV + C(dG V + G dV) - ad_dV^T G - ad_V^T dG.
- * So a direction k touches the pairs (l, m) whose deeper body c lies in j's subtree or above j,
- * and only those are visited: O(sum over c of depth(c)) pairs per direction.
+ * and the joint wrench F_c (derivatives.c derives them). Every second derivative is the
+ * derivative of one of these along a second direction, and the entries of three DoFs on one path
+ * from a root (every other entry is zero) are products of a few 6-vectors, as Singh, Russell and
+ * Wensing derive them ("On Second-Order Derivatives of Rigid-Body Dynamics: Theory &
+ * Implementation", IDSVA-SO; Pinocchio's ComputeRNEASecondOrderDerivatives runs the same
+ * recursion). With l the deepest of the three, j a carrier of l and k a carrier of j ("k
+ * carries l": perturbing q_k turns S_l; l carries itself), the routine forms
+ *   per DoF l: 6 x 6 matrices from its body's Ic, Bc and F (dof_matrices),
+ *   per pair (l, j): twelve 6-vectors (pair_vectors),
+ *   per triple (l, j, k): the dot products of those with S_k, psi'_k, psi''_k and mu_k, run
+ *   over k's range four at a time (triples), each giving up to six entries,
+ * where psi'_k = nu_k = Vb_k x S_k, psi''_k = alpha_k and mu_k = Vm_k x S_k + nu_k are the
+ * twists of the first-order formulas. The DoFs of a spherical or free joint carry one another
+ * (one group: their order along q does not commute, and the entries whose DoFs share a group take
+ * the formulas' within-group cases); a universal, cylindrical or planar joint is a chain of
+ * single DoFs, each carrying those after it. Cost O(N d^2) for a tree of N bodies and depth d:
+ * O(N d) pairs of about 500 flops, O(N d^2) triples of about 100.
  *
  * Forward dynamics (docs/linearization.md): ID(q, v, FD(q, v, tau)) = tau at every state gives,
  * with a_x = d qdd / d x = -M^-1 ID_x at qdd and dM_m = dM/dq_m,
@@ -50,28 +51,23 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   size_t nv = (size_t)m->nv, nb = (size_t)m->nbody, n1 = 6 * nv + 1, n3 = nv * nv * nv + 1;
   w->nv = m->nv;
   w->nbody = m->nbody;
-  double **dof[] = {&w->Vb, &w->ab, &w->Vm, &w->nu, &w->al, &w->mu, &w->rI, &w->rB,
-                    &w->y,  &w->g,  &w->h,  &w->dS, &w->dVb, &w->dab, &w->dVm, &w->dnu,
-                    &w->dal, &w->dmu, &w->drI, &w->drB, &w->dg, &w->dh, &w->Inu};
-  double **body36[] = {&w->G, &w->B, &w->Ic, &w->Bc, &w->BcT, &w->dIc, &w->dBc, &w->dBcT};
-  double **body6[] = {&w->dV, &w->da, &w->dF};
+  double **dof[] = {&w->nu, &w->al, &w->mu};
+  double **body36[] = {&w->Ic, &w->Bc, &w->BcT};
   double **sq[] = {&w->aq, &w->av, &w->Minv, &w->U, &w->au};
   double **cube[] = {&w->t_qq, &w->t_vv, &w->t_qv, &w->t_M, &w->X};
   int ok = 1;
   for (size_t k = 0; k < sizeof dof / sizeof *dof; k++) ok &= !!(*dof[k] = calloc(n1, sizeof(double)));
   for (size_t k = 0; k < sizeof body36 / sizeof *body36; k++)
     ok &= !!(*body36[k] = calloc(36 * nb, sizeof(double)));
-  for (size_t k = 0; k < sizeof body6 / sizeof *body6; k++)
-    ok &= !!(*body6[k] = calloc(6 * nb, sizeof(double)));
   for (size_t k = 0; k < sizeof sq / sizeof *sq; k++)
     ok &= !!(*sq[k] = calloc(nv * nv + 1, sizeof(double)));
   for (size_t k = 0; k < sizeof cube / sizeof *cube; k++)
     ok &= !!(*cube[k] = calloc(n3, sizeof(double)));
   ok &= !!(w->tau = calloc(nv + 1, sizeof(double)));
-  ok &= !!(w->soa = calloc(6 * 15 * nv + 4, sizeof(double))); /* + 3: the lane sweeps' reads */
+  ok &= !!(w->soa = calloc(6 * 4 * nv + 4, sizeof(double))); /* + 3: the lane sweeps' reads */
+  ok &= !!(w->dots = calloc(12 * (nv + 4), sizeof(double)));
   ok &= !!(w->qdd = calloc(nv + 1, sizeof(double)));
   ok &= !!(w->idx = calloc(nv + 1, sizeof(int)));
-  ok &= !!(w->path = calloc(nb + 1, sizeof(int)));
   ok &= !!(w->w1 = hg_deriv_new(m));
   if (!ok) {
     hg_deriv2_free(w);
@@ -82,14 +78,11 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
 
 void hg_deriv2_free(hg_deriv2 *w) {
   if (!w) return;
-  double *p[] = {w->Vb, w->ab, w->Vm, w->nu, w->al, w->mu, w->rI, w->rB, w->y, w->g, w->h,
-                 w->dS, w->dVb, w->dab, w->dVm, w->dnu, w->dal, w->dmu, w->drI, w->drB, w->dg,
-                 w->dh, w->Inu, w->G, w->B, w->Ic, w->Bc, w->BcT, w->dIc, w->dBc, w->dBcT, w->dV,
-                 w->da, w->dF, w->tau, w->qdd, w->aq, w->av, w->Minv, w->t_qq, w->t_vv,
-                 w->t_qv, w->t_M, w->X, w->soa, w->U, w->au};
+  double *p[] = {w->nu, w->al, w->mu, w->Ic, w->Bc, w->BcT, w->tau, w->qdd, w->aq, w->av,
+                 w->Minv, w->t_qq, w->t_vv, w->t_qv, w->t_M, w->X, w->soa, w->dots, w->U,
+                 w->au};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
   free(w->idx);
-  free(w->path);
   hg_deriv_free(w->w1);
   free(w);
 }
@@ -142,7 +135,7 @@ static void coad_matrix_add(const double f[6], double *Y) {
 
 /* B = -G ad_V - ad_V^T G + C(G V) (the velocity products' change with a common twist change,
  * derivatives.c) */
-static void body_B(const double *G, const double V[6], double *B) {
+HG_INLINE void body_B(const double *G, const double V[6], double *B) {
   /* G symmetric: G ad_V + ad_V^T G = P + P^T with P = G ad_V */
   double A[36], P[36], GV[6] = {0};
   hg_ad_matrix(V, A);
@@ -153,19 +146,15 @@ static void body_B(const double *G, const double V[6], double *B) {
   coad_matrix_add(GV, B);
 }
 
-/* 1 when DoF k carries DoF l (perturbing q_k turns S_l): k's body a strict ancestor of l's, or
- * one joint and hg_joint_dof_carries; bodies of k and l must be related */
-static inline int carries(const hg_model *m, int k, int l) {
-  int j = m->dof_body[k], i = m->dof_body[l];
-  if (j != i) return j < i;
-  return hg_joint_dof_carries(m->jnt[j].type, k - m->v_adr[j], l - m->v_adr[j]);
+/* 1 when every DoF of joint i carries every other (spherical, free): one group */
+static inline int coupled(const hg_model *m, int i) {
+  return m->jnt_nv[i] > 1 && hg_joint_dof_carries(m->jnt[i].type, m->jnt_nv[i] - 1, 0);
 }
 
 /* the rows of the structure-of-arrays copy w->soa: component r of quantity X of DoF m at
- * soa[(6 X + r) nv + m], so that a row of a slice sweeps consecutive DoFs */
-enum { X_AL, X_NU, X_MU, X_S, X_G, X_H, X_RI, X_DAL, X_DNU, X_DMU, X_DS, X_DG, X_DH, X_DRI,
-       X_DGP, X_N };
-_Static_assert(X_N == 15, "hg_deriv2_new allocates 15 quantities of w->soa");
+ * soa[(6 X + r) nv + m], so that the entries of consecutive DoFs are consecutive numbers */
+enum { X_S, X_NU, X_AL, X_MU, X_N };
+_Static_assert(X_N == 4, "hg_deriv2_new allocates 4 quantities of w->soa");
 static inline double *soa(const hg_deriv2 *w, int X) { return w->soa + (size_t)6 * X * w->nv; }
 /* DoF l's 6-vector x into quantity X of the SoA copy */
 static inline void soa_put(hg_deriv2 *w, int X, int l, const double *x) {
@@ -173,17 +162,17 @@ static inline void soa_put(hg_deriv2 *w, int X, int l, const double *x) {
   for (int r = 0; r < 6; r++) p[(size_t)r * w->nv] = x[r];
 }
 
-/* the values: body matrices G and B, subtree sums Ic and Bc, and per DoF Vb, ab, Vm, nu,
- * alpha, mu (the recursion of the tangent pass below without the changes) */
-static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *v,
-                   const double *qdd) {
+/* the values: subtree sums Ic and Bc (and Bc^T), and per DoF the twists nu = psi', alpha =
+ * psi'' and mu = psi' + phi' with their SoA copies. Along a chain of DoFs Vb_{l+1} = Vb_l + S_l
+ * v_l, ab_{l+1} = ab_l + S_l qdd_l + nu_l v_l from (V, a) of the parent; for spherical and free
+ * joints every DoF has Vb = V_parent, and Vm = V of the body */
+HG_INLINE void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *v,
+                      const double *qdd) {
   static const double zero[6] = {0, 0, 0, 0, 0, 0};
   for (int i = 1; i < m->nbody; i++) {
-    double *G = w->G + 36 * (size_t)i, *B = w->B + 36 * (size_t)i;
+    double *G = w->Ic + 36 * (size_t)i;
     hg_inertia_matrix(&d->I[i], G);
-    body_B(G, d->V[i], B);
-    memcpy(w->Ic + 36 * (size_t)i, G, 36 * sizeof(double));
-    memcpy(w->Bc + 36 * (size_t)i, B, 36 * sizeof(double));
+    body_B(G, d->V[i], w->Bc + 36 * (size_t)i);
   }
   for (int i = m->nbody - 1; i > 0; i--) {
     int p = m->parent[i];
@@ -196,236 +185,122 @@ static void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const doub
   for (int i = 1; i < m->nbody; i++) m6_transpose(w->Bc + 36 * (size_t)i, w->BcT + 36 * (size_t)i);
   for (int i = 1; i < m->nbody; i++) {
     int p = m->parent[i], va = m->v_adr[i], n = m->jnt_nv[i];
-    int chain = !(n > 1 && hg_joint_dof_carries(m->jnt[i].type, n - 1, 0));
+    int chain = !coupled(m, i);
     const double *Vp = p ? d->V[p] : zero;
     double Vb[6], ab[6];
     for (int r = 0; r < 6; r++) Vb[r] = Vp[r], ab[r] = d->a[p][r];
     for (int k = va; k < va + n; k++) {
-      const double *S = d->S[k];
+      const double *S = d->S[k], *Vm = chain ? Vb : d->V[i];
       double *nu = w->nu + 6 * k, *al = w->al + 6 * k, *mu = w->mu + 6 * k, x[6];
-      memcpy(w->Vb + 6 * k, Vb, sizeof Vb);
-      memcpy(w->ab + 6 * k, ab, sizeof ab);
-      memcpy(w->Vm + 6 * k, chain ? Vb : d->V[i], sizeof Vb);
       /* nu = Vb x S, alpha = ab x S - nu x Vb, mu = Vm x S + nu */
       hg_lane3_ad(Vb, S, nu);
       hg_lane3_ad(ab, S, al);
       hg_lane3_ad(nu, Vb, x);
       for (int r = 0; r < 6; r++) al[r] -= x[r];
-      hg_lane3_ad(w->Vm + 6 * k, S, mu);
+      hg_lane3_ad(Vm, S, mu);
       for (int r = 0; r < 6; r++) mu[r] += nu[r];
+      soa_put(w, X_S, k, S);
+      soa_put(w, X_NU, k, nu);
+      soa_put(w, X_AL, k, al);
+      soa_put(w, X_MU, k, mu);
       if (chain) {
         /* the next DoF rides on this one: ab += S qdd + nu v, Vb += S v */
         for (int r = 0; r < 6; r++) ab[r] += S[r] * qdd[k] + nu[r] * v[k], Vb[r] += S[r] * v[k];
       }
     }
   }
-  /* per DoF l of body i: rI = Ic_i S_l, rB = Bc_i^T S_l, Inu = Ic_i nu_l, y = Ic_i alpha_l + Bc_i
-   * nu_l, g = y + S_l x* F_i, h = Ic_i mu_l + Bc_i S_l (the first-order rows and wrench changes) */
-  for (int l = 0; l < m->nv; l++) {
-    int i = m->dof_body[l];
-    const double *Ic = w->Ic + 36 * (size_t)i, *Bc = w->Bc + 36 * (size_t)i, *S = d->S[l];
-    const double *BcT = w->BcT + 36 * (size_t)i;
-    double *rI = w->rI + 6 * l, *y = w->y + 6 * l, *g = w->g + 6 * l, *h = w->h + 6 * l;
-    double *Inu = w->Inu + 6 * l;
-    v6_zero(rI), v6_zero(y), v6_zero(h), v6_zero(Inu);
-    sym_mulv_add(Ic, S, rI);
-    gen_mulTv(Bc, S, w->rB + 6 * l);
-    sym_mulv_add(Ic, w->nu + 6 * l, Inu);
-    sym_mulv_add(Ic, w->al + 6 * l, y);
-    gen_mulv_add(BcT, w->nu + 6 * l, y);
-    cross_star(S, d->F[i], g, 0);
-    v6_axpy(1, y, g);
-    sym_mulv_add(Ic, w->mu + 6 * l, h);
-    gen_mulv_add(BcT, S, h);
-    soa_put(w, X_AL, l, w->al + 6 * l);
-    soa_put(w, X_NU, l, w->nu + 6 * l);
-    soa_put(w, X_MU, l, w->mu + 6 * l);
-    soa_put(w, X_S, l, S);
-    soa_put(w, X_G, l, g);
-    soa_put(w, X_H, l, h);
-    soa_put(w, X_RI, l, rI);
-  }
 }
 
-/* the changes along direction k (dq: a tangent component of q, else a rate v_k) of the DoFs'
- * twists in the subtree of k's body j: dS, dVb, dab, dVm, dnu, dalpha, dmu per DoF, from the
- * recursion of the velocities and accelerations (along a chain Vb_{m+1} = Vb_m + S_m v_m,
- * ab_{m+1} = ab_m + S_m qdd_m + nu_m v_m from (V, a) of the parent, the body's (V, a) after its
- * last DoF; for spherical and free joints every DoF has Vb = V_parent and (V, a) of the body are
- * the sums over all its DoFs); dV, da per body; and dF for the bodies of the subtree */
-HG_HOT static void tangents(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *v,
-                     const double *qdd, int dq, int k) {
-  int j = m->dof_body[k], e = m->subtree_end[j];
-  const double *Sk = d->S[k];
-  for (int b = j; b < e; b++) {
-    int p = m->parent[b], va = m->v_adr[b], n = m->jnt_nv[b];
-    int chain = !(n > 1 && hg_joint_dof_carries(m->jnt[b].type, n - 1, 0));
-    double dVp[6] = {0}, dap[6] = {0};
-    if (p >= j && p < e) memcpy(dVp, w->dV + 6 * p, sizeof dVp), memcpy(dap, w->da + 6 * p, sizeof dap);
-    double dVb[6], dab[6], dVs[6] = {0}, das[6] = {0};
-    memcpy(dVb, dVp, sizeof dVb);
-    memcpy(dab, dap, sizeof dab);
-    for (int l = va; l < va + n; l++) {
-      const double *S = d->S[l], *Vb = w->Vb + 6 * l, *nu = w->nu + 6 * l;
-      double *dS = w->dS + 6 * l, *dnu = w->dnu + 6 * l, x[6];
-      /* dS_l = S_k x S_l when k carries l (q directions only) */
-      if (dq && carries(m, k, l)) hg_lane3_ad(Sk, S, dS);
-      else v6_zero(dS);
-      memcpy(w->dVb + 6 * l, dVb, sizeof dVb);
-      memcpy(w->dab + 6 * l, dab, sizeof dab);
-      /* dnu = dVb x S + Vb x dS (dS = 0 along v_k) */
-      hg_lane3_ad(dVb, S, dnu);
-      if (dq) {
-        hg_lane3_ad(Vb, dS, x);
-        for (int r = 0; r < 6; r++) dnu[r] += x[r];
-      }
-      /* d(S v) and d(S qdd + nu v), with dv_k = 1 along v_k */
-      double one = !dq && l == k;
-      for (int r = 0; r < 6; r++) {
-        double sv = dS[r] * v[l] + S[r] * one;
-        double sa = dS[r] * qdd[l] + dnu[r] * v[l] + nu[r] * one;
-        if (chain) dVb[r] += sv, dab[r] += sa;
-        else dVs[r] += sv, das[r] += sa;
-      }
-    }
-    double *dV = w->dV + 6 * b, *da = w->da + 6 * b;
-    for (int r = 0; r < 6; r++) {
-      dV[r] = chain ? dVb[r] : dVp[r] + dVs[r];
-      da[r] = chain ? dab[r] : dap[r] + das[r];
-    }
-    for (int l = va; l < va + n; l++) {
-      const double *S = d->S[l], *dS = w->dS + 6 * l;
-      const double *Vb = w->Vb + 6 * l, *ab = w->ab + 6 * l;
-      const double *nu = w->nu + 6 * l, *dnu = w->dnu + 6 * l;
-      const double *dVbl = w->dVb + 6 * l, *dabl = w->dab + 6 * l;
-      double *dVm = w->dVm + 6 * l, *dal = w->dal + 6 * l, *dmu = w->dmu + 6 * l, x[6];
-      /* dalpha = dab x S + ab x dS - dnu x Vb - nu x dVb */
-      hg_lane3_ad(dabl, S, dal);
-      if (dq) {
-        hg_lane3_ad(ab, dS, x);
-        v6_axpy(1, x, dal);
-      }
-      hg_lane3_ad(dnu, Vb, x);
-      v6_axpy(-1, x, dal);
-      hg_lane3_ad(nu, dVbl, x);
-      v6_axpy(-1, x, dal);
-      /* dmu = dVm x S + Vm x dS + dnu, along v_k only (no slice along q_k reads it), where dS = 0 */
-      if (dq) continue;
-      memcpy(dVm, chain ? dVbl : dV, 6 * sizeof(double));
-      hg_lane3_ad(dVm, S, dmu);
-      for (int r = 0; r < 6; r++) dmu[r] += dnu[r];
-    }
-    /* dF_b = S_k x* F_b + Ic_b alpha_k + Bc_b nu_k (q), Ic_b mu_k + Bc_b S_k (v) */
-    double *dF = w->dF + 6 * b;
-    const double *Ic = w->Ic + 36 * (size_t)b, *BcT = w->BcT + 36 * (size_t)b;
-    if (dq) {
-      cross_star(Sk, d->F[b], dF, 0);
-      sym_mulv_add(Ic, w->al + 6 * k, dF);
-      gen_mulv_add(BcT, w->nu + 6 * k, dF);
-    } else {
-      v6_zero(dF);
-      sym_mulv_add(Ic, w->mu + 6 * k, dF);
-      gen_mulv_add(BcT, Sk, dF);
-    }
-  }
+/* the DoFs that carry DoF l, l among them, as ranges [m0, m1) of the ranges of l's body (its
+ * ancestors' DoFs, ascending, then its own joint's): range r of rg, the first cut at the end
+ * of l's group (the DoFs of its joint for spherical and free joints, l alone for the others) */
+static inline int carrier_end(const hg_model *m, int l) {
+  int c = m->dof_body[l];
+  return coupled(m, c) ? m->v_adr[c] + m->jnt_nv[c] : l + 1;
+}
+/* the first DoF of l's group: every DoF of a group carries every other */
+static inline int group_start(const hg_model *m, int l) {
+  int c = m->dof_body[l];
+  return coupled(m, c) ? m->v_adr[c] : l;
 }
 
-/* the changes along direction k of the rows of c's DoFs l: drI_l = d(Ic_c S_l), drB_l =
- * d(Bc_c^T S_l), dg_l = d(Ic_c alpha_l + Bc_c nu_l + S_l x* F_c), dh_l = d(Ic_c mu_l + Bc_c S_l).
- * In j's subtree (sub) everything moves rigidly by exp(e S_k) with the common twist change n
- * (nu_k along q_k, S_k along v_k), so X = Ic or Bc change as dX y = S_k x* (X y) - X (S_k x y)
- * (q only) plus, for Bc, P y with P = B_Ic(n); writing e_l = dS_l - S_k x S_l (zero where k
- * carries l) and y = Ic alpha_l + Bc nu_l:
- *   drI = S_k x* rI + Ic e_l,   drB = S_k x* rB + Bc^T e_l + P^T S_l,
- *   dg = S_k x* y + Ic (dalpha - S_k x alpha) + Bc (dnu - S_k x nu) + P nu + dS x* F + S x* dF,
- *   dh = S_k x* h + Ic (dmu - S_k x mu) + Bc e_l + P S_l
- * (along v_k: S_k x terms dropped, e_l = 0). Above j (not sub) only the sums change, by the
- * matrices dIc, dBc of j's subtree (in w->dIc, w->dBc at j) and dF_j. Each pass forms what its
- * slices read (pairs): along q_k drI, drB and dg (dh enters no slice of d2tau_dq2 or dM_dq),
- * along v_k drB, dg and dh (drI = 0: dIc is zero). In j's subtree the columns' changes beyond
- * the turn go to the SoA copy (X_DAL, X_DNU, X_DS along q_k; X_DAL, X_DNU, X_DMU along v_k). */
-HG_HOT static void row_changes(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k, int c,
-                        int sub) {
-  int j = m->dof_body[k], vc = m->v_adr[c], nc = m->jnt_nv[c];
-  const double *Sk = d->S[k];
-  const double *Ic = w->Ic + 36 * (size_t)c, *Bc = w->Bc + 36 * (size_t)c;
-  const double *BcT = w->BcT + 36 * (size_t)c;
-  const double *F = d->F[c], *dF = w->dF + 6 * (sub ? c : j);
-  const double *n = dq ? w->nu + 6 * k : Sk;
-  /* in j's subtree: Gn = Ic n, shared by the rows' P terms (B_Ic(n) x = -Ic (n x x) + n x* (Ic
-   * x) + x x* (Ic n), and P^T x = n x* (Ic x) - Ic (n x x) - x x* (Ic n)) */
-  double Gn[6] = {0, 0, 0, 0, 0, 0};
-  if (sub) sym_mulv_add(Ic, n, Gn);
-  for (int l = vc; l < vc + nc; l++) {
-    const double *S = d->S[l], *al = w->al + 6 * l, *nu = w->nu + 6 * l;
-    double *drI = w->drI + 6 * l, *drB = w->drB + 6 * l, *dg = w->dg + 6 * l, *dh = w->dh + 6 * l;
-    double t[6];
-    if (!sub) {
-      const double *dIc = w->dIc + 36 * (size_t)j, *dBc = w->dBc + 36 * (size_t)j;
-      const double *dBcT = w->dBcT + 36 * (size_t)j;
-      v6_zero(dg);
-      gen_mulTv(dBc, S, drB);
-      gen_mulv_add(dBcT, nu, dg);
-      cross_star(S, dF, dg, 1);
-      if (dq) {
-        v6_zero(drI);
-        sym_mulv_add(dIc, S, drI);
-        sym_mulv_add(dIc, al, dg);
-      } else {
-        gen_mulTv(dBcT, S, dh); /* dBc S: the rows of dBc^T */
-      }
-      continue;
-    }
-    const double *dS = w->dS + 6 * l, *dal = w->dal + 6 * l, *dnu = w->dnu + 6 * l;
-    double el[6], xa[6], xn[6];
-    if (dq) {
-      hg_lane3_ad(Sk, S, t);
-      for (int r = 0; r < 6; r++) el[r] = dS[r] - t[r];
-      hg_lane3_ad(Sk, al, t);
-      for (int r = 0; r < 6; r++) xa[r] = dal[r] - t[r];
-      hg_lane3_ad(Sk, nu, t);
-      for (int r = 0; r < 6; r++) xn[r] = dnu[r] - t[r];
-      cross_star(Sk, w->rI + 6 * l, drI, 0);
-      cross_star(Sk, w->rB + 6 * l, drB, 0);
-      cross_star(Sk, w->y + 6 * l, dg, 0);
-      /* where k does not carry l (within j's joint): the Ic e_l and Bc^T e_l terms */
-      if (!carries(m, k, l)) {
-        sym_mulv_add(Ic, el, drI);
-        gen_mulTv(Bc, el, t);
-        v6_axpy(1, t, drB);
-      }
-      soa_put(w, X_DS, l, el);
-    } else {
-      const double *dmu = w->dmu + 6 * l;
-      memcpy(xa, dal, sizeof xa), memcpy(xn, dnu, sizeof xn);
-      v6_zero(drB), v6_zero(dg), v6_zero(dh);
-      sym_mulv_add(Ic, dmu, dh);
-      soa_put(w, X_DMU, l, dmu);
-    }
-    /* the columns' changes beyond the turn (pairs): along q_k a product of two quantities that
-     * both turn with j's subtree keeps its value under the turn alone, so only these parts of
-     * the column's changes enter it (along v_k nothing turns: they are the whole changes) */
-    soa_put(w, X_DAL, l, xa);
-    soa_put(w, X_DNU, l, xn);
-    /* the P terms from IP = Ic (n x S), n x* rI, S x* Gn:
-     *   drB += P^T S = n x* rI - IP - S x* Gn,   dh += P S = -IP + n x* rI + S x* Gn,
-     *   dg += Ic xa + Bc xn + P nu = Ic (xa - n x nu) + Bc xn + n x* Inu + nu x* Gn */
-    double IP[6] = {0, 0, 0, 0, 0, 0}, nrI[6], SGn[6];
-    hg_lane3_ad(n, S, t);
-    sym_mulv_add(Ic, t, IP);
-    cross_star(n, w->rI + 6 * l, nrI, 0);
-    cross_star(S, Gn, SGn, 0);
-    for (int r = 0; r < 6; r++) drB[r] += nrI[r] - IP[r] - SGn[r];
-    if (!dq)
-      for (int r = 0; r < 6; r++) dh[r] += nrI[r] - IP[r] + SGn[r];
-    hg_lane3_ad(n, nu, t);
-    for (int r = 0; r < 6; r++) xa[r] -= t[r];
-    sym_mulv_add(Ic, xa, dg);
-    gen_mulv_add(BcT, xn, dg);
-    cross_star(n, w->Inu + 6 * l, dg, 1);
-    cross_star(nu, Gn, dg, 1);
-    cross_star(dS, F, dg, 1);
-    cross_star(S, dF, dg, 1);
+/* the 6 x 6 matrices of DoF l (body i, composite inertia I = Ic_i and Bc_i = B, joint wrench F
+ * = F_i, S = S_l, psi' = nu_l): with var(x) y = x x* (I y) - I (x x y) (the change of I when its
+ * bodies turn with x; symmetric) and C(f) y = y x* f (antisymmetric),
+ *   r1 = var(S),   r3 = var(psi') + C(I psi') + S x* B - B (S x .),
+ * and r3 transposed, r3T (the products with r3 read its rows) */
+typedef struct {
+  double r1[36], r3[36], r3T[36];
+  double IS[6], BtS[6], f5[6], f7[6]; /* I S, B^T S, B psi' + S x* F + I psi'', B S + I mu */
+} dof_terms;
+
+HG_INLINE void dof_matrices(const hg_model *m, const hg_data *d, const hg_deriv2 *w, int l,
+                            dof_terms *t) {
+  int i = m->dof_body[l];
+  const double *I = w->Ic + 36 * (size_t)i, *B = w->Bc + 36 * (size_t)i;
+  const double *BT = w->BcT + 36 * (size_t)i, *S = d->S[l];
+  const double *nu = w->nu + 6 * l, *al = w->al + 6 * l, *mu = w->mu + 6 * l;
+  double A[36], P[36];
+  /* r1 = var(S) = -(P + P^T), P = I ad_S */
+  hg_ad_matrix(S, A);
+  hg_lane6_mul(I, A, P);
+  memset(t->r1, 0, sizeof t->r1);
+  m6_sub_sym(P, t->r1);
+  /* r3 = var(psi') + C(I psi') - ad_S^T B - B ad_S (S x* = -ad_S^T; ad_S^T B = (B^T ad_S)^T) */
+  body_B(I, nu, t->r3);
+  hg_lane6_mul(B, A, P);
+  for (int x = 0; x < 36; x++) t->r3[x] -= P[x];
+  hg_lane6_mul(BT, A, P);
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 6; c++) t->r3[6 * r + c] -= P[6 * c + r];
+  m6_transpose(t->r3, t->r3T);
+  v6_zero(t->IS), v6_zero(t->f5), v6_zero(t->f7);
+  sym_mulv_add(I, S, t->IS);
+  gen_mulTv(B, S, t->BtS);
+  /* f5 = B psi' + S x* F + I psi'',  f7 = B S + I mu */
+  gen_mulv_add(BT, nu, t->f5);
+  cross_star(S, d->F[i], t->f5, 1);
+  sym_mulv_add(I, al, t->f5);
+  gen_mulv_add(BT, S, t->f7);
+  sym_mulv_add(I, mu, t->f7);
+}
+
+/* the 6-vectors of the pair (l, j), j a carrier of l (s = S_j, n = psi'_j, a = psi''_j, u = mu_j),
+ * with l's matrices (dof_matrices), r0 y = y x* (I S) and r2 = r0 - r1 = -(r1 + r0)^T:
+ *   u9 = r0 s,  u13 = r1 s,  u11 = -r2 s = u13 - u9,  u8 = s x* (B^T S),  u5 = r2 n,
+ *   u1 = r3^T s,  u3 = r3 n + r1 a + s x* f5,  u6 = (r1 + r0) n + s x* f7,  u7 = r3 s + r1 u,
+ *   u4 = u9 + S x* (I s) (only where j is in l's group) */
+enum { U1, U3, U4, U5, U6, U7, U8, U9, U11, U13, U58, NU };
+typedef struct { double u[NU][6]; } pair_terms;
+HG_INLINE void pair_vectors(const hg_data *d, const hg_deriv2 *w, const double *I, int l, int j,
+                         int same, const dof_terms *t, pair_terms *pt) {
+  double (*u)[6] = pt->u;
+  const double *s = d->S[j], *n = w->nu + 6 * j, *a = w->al + 6 * j, *mu = w->mu + 6 * j;
+  double r1n[6] = {0}, x[6];
+  for (int p = 0; p < NU; p++) v6_zero(u[p]);
+  cross_star(s, t->IS, u[U9], 0);
+  sym_mulv_add(t->r1, s, u[U13]);
+  sym_mulv_add(t->r1, n, r1n);
+  cross_star(n, t->IS, x, 0);
+  cross_star(s, t->BtS, u[U8], 0);
+  for (int r = 0; r < 6; r++) {
+    u[U11][r] = u[U13][r] - u[U9][r];
+    u[U5][r] = x[r] - r1n[r];
+    u[U6][r] = x[r] + r1n[r];
+  }
+  cross_star(s, t->f7, u[U6], 1);
+  gen_mulTv(t->r3, s, u[U1]);
+  gen_mulv_add(t->r3T, n, u[U3]);
+  sym_mulv_add(t->r1, a, u[U3]);
+  cross_star(s, t->f5, u[U3], 1);
+  gen_mulv_add(t->r3T, s, u[U7]);
+  sym_mulv_add(t->r1, mu, u[U7]);
+  for (int r = 0; r < 6; r++) u[U58][r] = u[U5][r] + u[U8][r];
+  if (same) {
+    double Is[6] = {0};
+    sym_mulv_add(I, s, Is);
+    memcpy(u[U4], u[U9], sizeof u[U4]);
+    cross_star(d->S[l], Is, u[U4], 1);
   }
 }
 
@@ -439,196 +314,156 @@ HG_INLINE void dots(const hg_deriv2 *w, int n, const double *const *a, const int
   hg_lane_soa_dots(n, a, x, (size_t)w->nv, m0, m1, R);
 }
 
-/* columns [a, b) of the rows R1 and R2 (either may be NULL) = 0: where neither the column's
- * DoF nor the row's is related to direction k's, the tensors are zero */
-static inline void zero_cols(double *R1, double *R2, int a, int b) {
-  if (a >= b) return;
-  if (R1) memset(R1 + a, 0, (size_t)(b - a) * sizeof(double));
-  if (R2) memset(R2 + a, 0, (size_t)(b - a) * sizeof(double));
+/* the address of entry [a, b, c] of an nv^3 tensor (derivatives2.h's layout) */
+static inline double *at(double *T, size_t nv, int a, int b, int c) {
+  return T + ((size_t)c * nv + (size_t)a) * nv + (size_t)b;
+}
+/* y[k s] = sign x[k] and y[k s] = x[k] + z[k], k in [k0, k1) */
+HG_INLINE void put(double *restrict y, size_t s, const double *restrict x, double sign, int k0,
+                   int k1) {
+#pragma GCC unroll 4
+  for (int k = k0; k < k1; k++) y[(size_t)k * s] = sign * x[k];
+}
+HG_INLINE void put2(double *restrict y, size_t s, const double *x, const double *z, int k0,
+                    int k1) {
+#pragma GCC unroll 4
+  for (int k = k0; k < k1; k++) y[(size_t)k * s] = x[k] + z[k];
 }
 
-/* the outputs of one direction k, slice k of the tensors (T[l, m, k] at (k nv + l) nv + m),
- * row by row, each entry written once: a row l on body c is non-zero only when c is in the
- * subtree of k's body j or on j's path, and then only in the columns of c's ancestors (the
- * first-order ranges), of c's path toward j and of j's subtree (or of c's subtree when c is in
- * j's); the other entries are written as zeros. With the first-order entries of derivatives2.c's
- * top, along k:
- *   columns m of c and its ancestors (m carries l, or one joint):
- *     d tau_l/d q_m: drI_l . alpha_m + rI_l . dalpha_m + drB_l . nu_m + rB_l . dnu_m (and, where
- *     m does not carry l, d(S_l . S_m x* F_c)); M_lm: drI_l . S_m + rI_l . dS_m;
- *     d tau_l/d v_m: drI_l . mu_m + rI_l . dmu_m + drB_l . S_m;
- *   columns m below c: d tau_l/d q_m: dS_l . g_m + S_l . dg_m; M_lm: dS_l . rI_m + S_l . drI_m;
- *     d tau_l/d v_m: S_l . dh_m.
- * The changes of m's twists (dalpha, dnu, dmu, dS) vanish outside j's subtree (m below j's first
- * DoF jv) and dS_l outside it, so those columns take the products with the row's changes only;
- * along v_k nothing turns (dS = 0) and dIc = 0, so drI = 0 as well. dq: T1 = d2tau_dq2, T2 =
- * dM_dq; else T1 = d2tau_dqdv, T2 = d2tau_dv2. */
-HG_HOT static void pairs(const hg_model *m, const hg_data *d, hg_deriv2 *w, int dq, int k,
-                         double *T1, double *T2) {
-  static const double zero[6] = {0, 0, 0, 0, 0, 0};
-  size_t nv = (size_t)m->nv;
-  int j = m->dof_body[k], e = m->subtree_end[j];
-  int jv = m->v_adr[j], je = e < m->nbody ? m->v_adr[e] : m->nv, jn = jv + m->jnt_nv[j];
-  /* the sums' changes above j: dIc_j = -ad^T Ic_j - Ic_j ad (ad = ad_{S_k}, q only), dBc_j =
-   * -ad^T Bc_j - Bc_j ad + B_{Ic_j}(n) (n = nu_k along q_k, S_k along v_k) */
-  if (m->parent[j] > 0) {
-    const double *Ic = w->Ic + 36 * (size_t)j, *Bc = w->Bc + 36 * (size_t)j;
-    double *dIc = w->dIc + 36 * (size_t)j, *dBc = w->dBc + 36 * (size_t)j;
-    memset(dIc, 0, 36 * sizeof(double));
-    body_B(Ic, dq ? w->nu + 6 * k : d->S[k], dBc);
-    if (dq) {
-      double A[36];
-      hg_ad_matrix(d->S[k], A);
-      /* Ic symmetric: ad^T Ic + Ic ad = P + P^T with P = Ic ad; ad^T Bc = (Bc^T ad)^T */
-      double P[36];
-      hg_lane6_mul(Ic, A, P);
-      m6_sub_sym(P, dIc);
-      hg_lane6_mul(Bc, A, P);
-      for (int x = 0; x < 36; x++) dBc[x] -= P[x];
-      hg_lane6_mul(w->BcT + 36 * (size_t)j, A, P);
-      for (int r = 0; r < 6; r++)
-        for (int c = 0; c < 6; c++) dBc[6 * r + c] -= P[6 * c + r];
-    }
-    m6_transpose(dBc, w->dBcT + 36 * (size_t)j);
+/* the dot products of one pair with the carriers k in [k0, k1) (kd: for k before g0, outside
+ * j's group), into w->dots rows (D_...): the numbers the entries of the triple (l, j, k) take */
+enum { D_P1, D_P2, D_QA, D_QB, D_11, D_13, D_3, D_QC, D_6, D_9, D_7, D_4, ND };
+
+/* the entries of the triples (l, j, k), l deepest, j a carrier of l, k of j, in the order of
+ * Singh, Russell and Wensing's IDSVA-SO (their Algorithm 1, as Pinocchio's
+ * ComputeRNEASecondOrderDerivatives runs it): with jd when j is outside l's group and kd when k
+ * is outside j's, and the pair vectors above,
+ *   d2tau_dq2 [l, j, k] = [l, k, j] (kd) = u9 . psi''_k + (u5 + u8) . psi'_k
+ *   d2tau_dq2 [j, k, l] = [j, l, k] (jd) = u1 . psi'_k + u13 . psi''_k
+ *   d2tau_dq2 [k, l, j] = [k, j, l] (kd; jd for the second) = u3 . S_k
+ *   d2tau_dqdv[l, k, j] = -u11 . psi'_k,  [j, k, l] (jd) = u11 . psi'_k
+ *   d2tau_dqdv[j, l, k] (jd) = u1 . S_k + u13 . mu_k,  [l, j, k] (kd) = (u5 + u8) . S_k + u9 . mu_k
+ *   d2tau_dqdv[k, j, l] (kd) = u6 . S_k,  [k, l, j] (kd, jd) = u7 . S_k
+ *   d2tau_dv2 [j, k, l] = [j, l, k] (jd) = u11 . S_k,  [l, j, k] = [l, k, j] (kd) = -u11 . S_k
+ *             [k, l, j] = [k, j, l] (kd, jd) = (u9 + u13) . S_k,  [k, j, l] (kd, not jd) = u4 . S_k
+ *             [l, j, k] (not kd) = -u13 . S_k
+ *   dM_dq     [k, j, l] = [j, k, l] (jd) = u13 . S_k,  [k, l, j] = [l, k, j] (kd) = u9 . S_k */
+HG_INLINE void triples(const hg_model *m, const hg_deriv2 *w, int l, int j, int jd,
+                       const pair_terms *pt, int k0, int k1, int g0, double *Tqq, double *Tvv,
+                       double *Tqv, double *TM) {
+  size_t nv = (size_t)m->nv, st = nv + 4, S2 = nv * nv, S1 = nv;
+  const double (*u)[6] = pt->u;
+  double *D[ND];
+  for (int p = 0; p < ND; p++) D[p] = w->dots + p * st;
+  int ke = k1 < g0 ? k1 : g0; /* [k0, ke): kd */
+  const int XS[1] = {X_S};
+  if (Tqv) {
+    const double *a[1] = {u[U11]};
+    const int X[1] = {X_NU};
+    dots(w, 1, a, X, k0, k1, D[D_P1]);
   }
-  /* the SoA copies of the changes the sweeps read: the twists' of j's subtree (row_changes), the
-   * rows' of j's path and subtree, and along q_k in j's subtree dg less its turn, dg - S_k x* g */
-  int np = 0;
-  for (int c = j; c > 0; c = m->parent[c]) {
-    int sub = c == j;
-    w->path[np++] = c;
-    for (int b = c; b < (sub ? e : c + 1); b++) {
-      row_changes(m, d, w, dq, k, b, sub);
-      for (int l = m->v_adr[b]; l < m->v_adr[b] + m->jnt_nv[b]; l++) {
-        soa_put(w, X_DG, l, w->dg + 6 * l);
-        if (dq) soa_put(w, X_DRI, l, w->drI + 6 * l);
-        else soa_put(w, X_DH, l, w->dh + 6 * l);
-        if (dq && sub) {
-          double t[6];
-          cross_star(d->S[k], w->g + 6 * l, t, 0);
-          for (int r = 0; r < 6; r++) t[r] = w->dg[6 * l + r] - t[r];
-          soa_put(w, X_DGP, l, t);
-        }
-      }
+  if (Tqq) {
+    const double *a[2] = {u[U9], u[U58]};
+    const int X[2] = {X_AL, X_NU};
+    dots(w, 2, a, X, k0, k1, D[D_P2]);
+  }
+  if (jd) {
+    const double *a[2] = {u[U1], u[U13]}, *b[2] = {u[U1], u[U13]};
+    const int X[2] = {X_NU, X_AL}, Y[2] = {X_S, X_MU};
+    if (Tqq) dots(w, 2, a, X, k0, k1, D[D_QA]);
+    if (Tqv) dots(w, 2, b, Y, k0, k1, D[D_QB]);
+  }
+  {
+    const double *a[1] = {u[U11]}, *b[1] = {u[U13]}, *c[1] = {u[U9]};
+    if (Tvv) dots(w, 1, a, XS, k0, jd ? k1 : ke, D[D_11]);
+    if (Tvv || TM) dots(w, 1, b, XS, jd ? k0 : ke, k1, D[D_13]);
+    if (Tvv || TM) dots(w, 1, c, XS, k0, ke, D[D_9]);
+  }
+  if (ke > k0) {
+    const double *a3[1] = {u[U3]}, *a6[1] = {u[U6]}, *a7[1] = {u[U7]}, *a4[1] = {u[U4]};
+    const double *ac[2] = {u[U58], u[U9]};
+    const int XC[2] = {X_S, X_MU};
+    if (Tqq) dots(w, 1, a3, XS, k0, ke, D[D_3]);
+    if (Tqv) {
+      dots(w, 2, ac, XC, k0, ke, D[D_QC]);
+      dots(w, 1, a6, XS, k0, ke, D[D_6]);
+      if (jd) dots(w, 1, a7, XS, k0, ke, D[D_7]);
+    }
+    if (Tvv && !jd) dots(w, 1, a4, XS, k0, ke, D[D_4]);
+  }
+  /* the entries, kind by kind: k's place in [a, b, c] gives the stride (slice nv^2, row nv,
+   * column 1) from the entry at k = 0 */
+  if (Tqq) {
+    put(at(Tqq, nv, l, j, 0), S2, D[D_P2], 1, k0, k1);
+    put(at(Tqq, nv, l, 0, j), 1, D[D_P2], 1, k0, ke);
+    put(at(Tqq, nv, 0, l, j), S1, D[D_3], 1, k0, ke);
+    if (jd) {
+      put(at(Tqq, nv, j, 0, l), 1, D[D_QA], 1, k0, k1);
+      put(at(Tqq, nv, j, l, 0), S2, D[D_QA], 1, k0, k1);
+      put(at(Tqq, nv, 0, j, l), S1, D[D_3], 1, k0, ke);
     }
   }
-  /* the rows, body by body: t indexes c in the path (deepest first) when c is above j */
+  if (Tqv) {
+    put(at(Tqv, nv, l, 0, j), 1, D[D_P1], -1, k0, k1);
+    put(at(Tqv, nv, l, j, 0), S2, D[D_QC], 1, k0, ke);
+    put(at(Tqv, nv, 0, j, l), S1, D[D_6], 1, k0, ke);
+    if (jd) {
+      put(at(Tqv, nv, j, 0, l), 1, D[D_P1], 1, k0, k1);
+      put(at(Tqv, nv, j, l, 0), S2, D[D_QB], 1, k0, k1);
+      put(at(Tqv, nv, 0, l, j), S1, D[D_7], 1, k0, ke);
+    }
+  }
+  if (Tvv) {
+    put(at(Tvv, nv, l, j, 0), S2, D[D_11], -1, k0, ke);
+    put(at(Tvv, nv, l, 0, j), 1, D[D_11], -1, k0, ke);
+    put(at(Tvv, nv, l, j, 0), S2, D[D_13], -1, ke, k1);
+    if (jd) {
+      put(at(Tvv, nv, j, 0, l), 1, D[D_11], 1, k0, k1);
+      put(at(Tvv, nv, j, l, 0), S2, D[D_11], 1, k0, k1);
+      put2(at(Tvv, nv, 0, l, j), S1, D[D_9], D[D_13], k0, ke);
+      put2(at(Tvv, nv, 0, j, l), S1, D[D_9], D[D_13], k0, ke);
+    } else {
+      put(at(Tvv, nv, 0, j, l), S1, D[D_4], 1, k0, ke);
+    }
+  }
+  if (TM) {
+    put(at(TM, nv, 0, l, j), S1, D[D_9], 1, k0, ke);
+    put(at(TM, nv, l, 0, j), 1, D[D_9], 1, k0, ke);
+    if (jd) {
+      put(at(TM, nv, 0, j, l), S1, D[D_13], 1, k0, k1);
+      put(at(TM, nv, j, 0, l), 1, D[D_13], 1, k0, k1);
+    }
+  }
+}
+
+/* the entries of every triple from the values of d (hg_rnea_opt's world-frame pass at v, qdd) */
+HG_HOT static void entries(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *v,
+                           const double *qdd, double *d2tau_dq2, double *d2tau_dv2,
+                           double *d2tau_dqdv, double *dM_dq) {
+  values(m, d, w, v, qdd);
   const hg_deriv *w1 = w->w1;
-  double *S1 = T1 ? T1 + (size_t)k * nv * nv : NULL, *S2 = T2 ? T2 + (size_t)k * nv * nv : NULL;
-  for (int c = 1, t = np - 1; c < m->nbody; c++) {
-    int vc = m->v_adr[c], nc = m->jnt_nv[c], l0 = vc + nc;
-    int sub = c >= j && c < e, above = c < j && m->subtree_end[c] > j;
-    if (!sub && !above) {
-      /* off j's path and subtree: zero rows */
-      if (S1) memset(S1 + (size_t)vc * nv, 0, (size_t)nc * nv * sizeof(double));
-      if (S2) memset(S2 + (size_t)vc * nv, 0, (size_t)nc * nv * sizeof(double));
-      continue;
-    }
-    if (above)
-      while (w->path[t] != c) t--;
-    int ce = m->subtree_end[c], cend = ce < m->nbody ? m->v_adr[ce] : m->nv;
+  for (int l = 0; l < m->nv; l++) {
+    int c = m->dof_body[l];
+    dof_terms t;
+    dof_matrices(m, d, w, l, &t);
+    const double *I = w->Ic + 36 * (size_t)c;
     const int *rg = w1->ranges + 2 * w1->range_adr[c];
-    int nr = w1->range_adr[c + 1] - w1->range_adr[c];
-    const double *F = d->F[c], *dF = w->dF + 6 * (sub ? c : j);
-    for (int l = vc; l < l0; l++) {
-      const double *Sl = d->S[l], *dSl = sub ? w->dS + 6 * l : zero;
-      const double *rI = w->rI + 6 * l, *rB = w->rB + 6 * l;
-      const double *drI = w->drI + 6 * l, *drB = w->drB + 6 * l;
-      double *R1 = S1 ? S1 + (size_t)l * nv : NULL, *R2 = S2 ? S2 + (size_t)l * nv : NULL;
-      int col = 0; /* the columns before col are written */
-      /* along q_k in j's subtree: the row's changes less their turn (drI - S_k x* rI, drB -
-       * S_k x* rB), and lcar when k carries l (then S_l turns, dS_l = S_k x S_l, and drI has
-       * nothing beyond its turn) */
-      int lcar = dq && sub && carries(m, k, l);
-      double drIp[6], drBp[6];
-      if (dq && sub) {
-        cross_star(d->S[k], rI, drIp, 0);
-        cross_star(d->S[k], rB, drBp, 0);
-        for (int r = 0; r < 6; r++) drIp[r] = drI[r] - drIp[r], drBp[r] = drB[r] - drBp[r];
-      }
-      /* c and its ancestors: the ranges (ascending), the first cut at c's last DoF; the part
-       * before jv, then the part in j's subtree */
-      for (int r = nr - 1; r >= 0; r--) {
-        int m0 = rg[2 * r], m1 = r ? rg[2 * r + 1] : l0;
-        int o1 = m1 < jv ? m1 : jv, i0 = m0 > jv ? m0 : jv;
-        zero_cols(R1, R2, col, m0);
-        col = m1;
-        if (dq) {
-          const double *a1[2] = {drI, drB}, *a2[1] = {drI};
-          const int X1[2] = {X_AL, X_NU}, X2[1] = {X_S};
-          dots(w, 2, a1, X1, m0, o1, R1);
-          dots(w, 1, a2, X2, m0, o1, R2);
-          /* m in j's joint or below (l in j's subtree): both factors of each product turn with
-           * the subtree, so the turn's parts cancel and the parts beyond it remain (the
-           * columns' X_DAL, X_DNU, X_DS: row_changes). Where k carries l, drI has none, and the
-           * columns' dS - S_k x S_m is zero past j's joint: dM's entries there vanish */
-          if (lcar) {
-            const double *b1[3] = {rI, drBp, rB}, *b2[1] = {rI};
-            const int Y1[3] = {X_DAL, X_NU, X_DNU}, Y2[1] = {X_DS};
-            int i1 = m1 < jn ? m1 : jn;
-            dots(w, 3, b1, Y1, i0, m1, R1);
-            dots(w, 1, b2, Y2, i0, i1, R2);
-            zero_cols(NULL, R2, i1 > i0 ? i1 : i0, m1);
-          } else {
-            const double *b1[4] = {drIp, rI, drBp, rB}, *b2[2] = {drIp, rI};
-            const int Y1[4] = {X_AL, X_DAL, X_NU, X_DNU}, Y2[2] = {X_S, X_DS};
-            dots(w, 4, b1, Y1, i0, m1, R1);
-            dots(w, 2, b2, Y2, i0, m1, R2);
-          }
-        } else {
-          const double *a1[1] = {drB}, *a2[1] = {drB};
-          const int X1[1] = {X_NU}, X2[1] = {X_S};
-          dots(w, 1, a1, X1, m0, o1, R1);
-          dots(w, 1, a2, X2, m0, o1, R2);
-          const double *b1[3] = {rI, drB, rB}, *b2[2] = {rI, drB};
-          const int Y1[3] = {X_DAL, X_NU, X_DNU}, Y2[2] = {X_DMU, X_S};
-          dots(w, 3, b1, Y1, i0, m1, R1);
-          dots(w, 2, b2, Y2, i0, m1, R2);
+    int nr = w1->range_adr[c + 1] - w1->range_adr[c], lg = group_start(m, l);
+    for (int r = 0; r < nr; r++) {
+      int j0 = rg[2 * r], j1 = r ? rg[2 * r + 1] : carrier_end(m, l);
+      for (int j = j0; j < j1; j++) {
+        int jd = j < lg;
+        pair_terms u;
+        pair_vectors(d, w, I, l, j, !jd, &t, &u);
+        /* j's carriers: the ranges of its body from the one holding j on */
+        int b = m->dof_body[j], g0 = group_start(m, j);
+        const int *rj = w1->ranges + 2 * w1->range_adr[b];
+        int nrj = w1->range_adr[b + 1] - w1->range_adr[b];
+        for (int s = 0; s < nrj; s++) {
+          int k0 = rj[2 * s], k1 = s ? rj[2 * s + 1] : carrier_end(m, j);
+          triples(m, w, l, j, jd, &u, k0, k1, g0, d2tau_dq2, d2tau_dv2, d2tau_dqdv, dM_dq);
         }
       }
-      /* within c's joint, where m does not carry l: + d(S_l . S_m x* F_c) */
-      for (int mm = vc; R1 && mm < l0; mm++) {
-        if (carries(m, mm, l)) continue;
-        const double *Sm = d->S[mm], *dSm = sub ? w->dS + 6 * mm : zero;
-        double x[6], dx[6];
-        cross_star(Sm, F, x, 0);
-        cross_star(dSm, F, dx, 0);
-        cross_star(Sm, dF, dx, 1);
-        R1[mm] += hg_dot6(dSl, x) + hg_dot6(Sl, dx);
-      }
-      /* below c: c's subtree (c in j's subtree), else the DoFs of the path from c toward j
-       * (path[t - 1] .. path[1]) and j's subtree, in runs of consecutive DoFs */
-      for (int s = sub ? 0 : t - 1; s >= 0; s--) {
-        int s0, s1;
-        if (sub) s0 = l0, s1 = cend;
-        else if (s == 0) s0 = jv, s1 = je;
-        else s0 = m->v_adr[w->path[s]], s1 = s0 + m->jnt_nv[w->path[s]];
-        /* the next path bodies' DoFs that follow on */
-        while (!sub && s > 0) {
-          int p = w->path[s - 1], a = s - 1 ? m->v_adr[p] : jv;
-          int b = s - 1 ? a + m->jnt_nv[p] : je;
-          if (a != s1) break;
-          s1 = b, s--;
-        }
-        if (s0 >= s1) continue;
-        zero_cols(R1, R2, col, s0);
-        col = s1;
-        if (lcar) {
-          /* dS_l . g_m + S_l . dg_m = S_l . (dg_m - S_k x* g_m); dM: S_l . (drI_m - S_k x*
-           * rI_m) = 0, as m below c is carried by k */
-          const double *a1[1] = {Sl};
-          const int X1[1] = {X_DGP};
-          dots(w, 1, a1, X1, s0, s1, R1);
-          zero_cols(NULL, R2, s0, s1);
-        } else {
-          const double *a1[1] = {Sl}, *a2[1] = {Sl};
-          const int X1[1] = {X_DG}, X2[1] = {dq ? X_DRI : X_DH};
-          dots(w, 1, a1, X1, s0, s1, R1);
-          dots(w, 1, a2, X2, s0, s1, R2);
-        }
-        if (sub) break;
-      }
-      zero_cols(R1, R2, col, m->nv);
     }
   }
 }
@@ -637,18 +472,21 @@ void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, con
                                 const double *v, const double *qdd, const double *fext,
                                 double *d2tau_dq2, double *d2tau_dv2, double *d2tau_dqdv,
                                 double *dM_dq) {
+  /* entries off the tree's paths are zero; the triples write every other one */
+  size_t n3 = (size_t)m->nv * (size_t)m->nv * (size_t)m->nv;
+  double *T[4] = {d2tau_dq2, d2tau_dv2, d2tau_dqdv, dM_dq};
+  for (int p = 0; p < 4; p++)
+    if (T[p]) memset(T[p], 0, n3 * sizeof(double));
+  hg_rnea_second_derivatives_paths(m, d, w, q, v, qdd, fext, d2tau_dq2, d2tau_dv2, d2tau_dqdv,
+                                   dM_dq);
+}
+
+void hg_rnea_second_derivatives_paths(const hg_model *m, hg_data *d, hg_deriv2 *w,
+                                      const double *q, const double *v, const double *qdd,
+                                      const double *fext, double *d2tau_dq2, double *d2tau_dv2,
+                                      double *d2tau_dqdv, double *dM_dq) {
   hg_rnea_opt(m, d, &world, q, v, qdd, fext, w->tau);
-  values(m, d, w, v, qdd);
-  for (int k = 0; k < m->nv; k++) {
-    if (d2tau_dq2 || dM_dq) {
-      tangents(m, d, w, v, qdd, 1, k);
-      pairs(m, d, w, 1, k, d2tau_dq2, dM_dq);
-    }
-    if (d2tau_dv2 || d2tau_dqdv) {
-      tangents(m, d, w, v, qdd, 0, k);
-      pairs(m, d, w, 0, k, d2tau_dqdv, d2tau_dv2);
-    }
-  }
+  entries(m, d, w, v, qdd, d2tau_dq2, d2tau_dv2, d2tau_dqdv, dM_dq);
 }
 
 /* the first column of slice k that minv_neg_tensor forms under sym (the others are copied) */
@@ -755,8 +593,9 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
   int solve = !w->w1->product;
   if (qdd) memcpy(qdd, w->qdd, n * sizeof(double));
   /* the inverse-dynamics second derivatives at the acceleration ABA found */
-  hg_rnea_second_derivatives(m, d, w, q, v, w->qdd, fext, d2qdd_dq2 ? w->t_qq : NULL,
-                             d2qdd_dv2 ? w->t_vv : NULL, d2qdd_dqdv ? w->t_qv : NULL, w->t_M);
+  hg_rnea_second_derivatives_paths(m, d, w, q, v, w->qdd, fext, d2qdd_dq2 ? w->t_qq : NULL,
+                                   d2qdd_dv2 ? w->t_vv : NULL, d2qdd_dqdv ? w->t_qv : NULL,
+                                   w->t_M);
   if (d2qdd_dq2) {
     /* -M^-1 (ID_qq[., m, k] + dM_m a_q[., k] + dM_k a_q[., m]) */
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
@@ -825,8 +664,8 @@ int hg_hybrid_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, co
       }
     }
   }
-  hg_rnea_second_derivatives(m, d, w, q, v, w->qdd, fext, d2y_dq2 ? w->t_qq : NULL,
-                             d2y_dv2 ? w->t_vv : NULL, d2y_dqdv ? w->t_qv : NULL, w->t_M);
+  hg_rnea_second_derivatives_paths(m, d, w, q, v, w->qdd, fext, d2y_dq2 ? w->t_qq : NULL,
+                                   d2y_dv2 ? w->t_vv : NULL, d2y_dqdv ? w->t_qv : NULL, w->t_M);
   if (d2y_dq2) {
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
     add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U, w->idx);

@@ -32,33 +32,22 @@ extern "C" {
 
 /* The workspace of the second-order routines (hg_deriv2_new, per model; the routines allocate
  * nothing; every call writes what it uses). Tree frame (the derivatives' world-frame pass). Per
- * DoF, 6 numbers each: the first-order twists of derivatives.c (Vb, ab, Vm, nu, alpha, mu), the
- * rows rI = Ic S and rB = Bc^T S of its body, y = Ic alpha + Bc nu, Inu = Ic nu, the wrench
- * changes g = y + S x* F and h = Ic mu + Bc S; along the current second direction the changes of S and the
- * twists (in the direction's subtree) and of rI, rB, g, h (on its path and subtree); soa, a
- * component-major copy of some of them. Per body: its inertia G and matrix B, the subtree sums
- * Ic and Bc (6 x 6, row-major; Bc also transposed, so that both products with it read rows), at
- * the direction's body j the sums' changes dIc and dBc (and dBc^T), and the
- * changes dV, da, dF of velocity, acceleration and joint wrench in j's subtree. w1 and the nv x
- * nv and nv^3 scratch and idx serve the forward- and hybrid-dynamics identities. */
+ * DoF, 6 numbers each: the twists nu = psi', alpha = psi'' and mu = psi' + phi' of the entries
+ * (derivatives2.c), and soa, a component-major copy of S, nu, alpha and mu; per body the
+ * subtree sums Ic and Bc (6 x 6, row-major) and Bc^T; dots, the dot products of one pair of DoFs
+ * with its carriers. The nv x nv and nv^3 scratch and idx serve the forward- and
+ * hybrid-dynamics identities. */
 typedef struct hg_deriv2 {
   int nv, nbody;
-  double *Vb, *ab, *Vm, *nu, *al, *mu;       /* nv x 6 */
-  double *rI, *rB, *y, *g, *h;               /* nv x 6: rows Ic S, Bc^T S, wrench changes */
-  double *dS, *dVb, *dab, *dVm, *dnu, *dal, *dmu; /* nv x 6, along the current direction */
-  double *drI, *drB, *dg, *dh;               /* nv x 6, along the current direction */
-  double *soa;   /* 14 x 6 x nv: alpha, nu, mu, S, g, h, rI and the changes of alpha, nu, mu,
-                    S, g, h, rI, component-major (a row of a slice sweeps consecutive DoFs) */
-  double *Inu;                               /* nv x 6: Ic nu of the DoF's body */
-  double *G, *B, *Ic, *Bc, *BcT, *dIc, *dBc, *dBcT; /* nbody x 36 (BcT, dBcT: Bc^T, dBc^T) */
-  double *dV, *da, *dF;                      /* nbody x 6 */
+  double *nu, *al, *mu;                      /* nv x 6 (values) */
+  double *soa;                               /* 4 x 6 x nv: S, nu, alpha, mu, component-major */
+  double *Ic, *Bc, *BcT;                     /* nbody x 36 (values) */
+  double *dots;                              /* 12 x (nv + 4) (triples) */
   double *tau;                               /* nv */
   hg_deriv *w1;                              /* the first-order workspace */
   double *qdd, *aq, *av, *au, *Minv, *U;     /* nv, nv x nv (forward, hybrid dynamics) */
   double *t_qq, *t_vv, *t_qv, *t_M, *X;      /* nv^3 scratch (forward, hybrid dynamics) */
   int *idx;                                  /* nv: a slice's non-zero rows (M^-1 products) */
-  int *path;                                 /* nbody: the current direction's body and its
-                                                ancestors, deepest first */
 } hg_deriv2;
 
 hg_deriv2 *hg_deriv2_new(const hg_model *m);
@@ -66,13 +55,25 @@ void hg_deriv2_free(hg_deriv2 *w);
 
 /* The second-order partials of tau = RNEA(q, v, qdd, fext) (external wrenches fixed in the
  * bodies' frames, as in hg_rnea_derivatives) above; any output may be NULL. Runs RNEA on d
- * (the derivatives' world-frame pass) and leaves tau in w->tau. Cannot fail. Cost
- * O(sum over DoFs k of the DoF pairs on paths through k's body): O(N d^2) for a tree of N
- * bodies and depth d, plus writing nv^3 numbers. */
+ * (the derivatives' world-frame pass) and leaves tau in w->tau. Cannot fail. The entries come
+ * from 6-vectors formed once per pair of DoFs on one path (derivatives2.c): O(N d^2) for a
+ * tree of N bodies and depth d, plus writing 4 nv^3 numbers, zeros included. */
 void hg_rnea_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
                                 const double *v, const double *qdd, const double *fext,
                                 double *d2tau_dq2, double *d2tau_dv2, double *d2tau_dqdv,
                                 double *dM_dq);
+
+/* hg_rnea_second_derivatives writing only entries whose three DoFs lie on one path from a
+ * root, the tensors' non-zero pattern (fixed by the tree; on a path, entries known to be zero,
+ * such as dM/dq_k where k carries both DoFs, are skipped too): the other entries are left as they
+ * are. Tensors that hold zeros there (from calloc, or from an earlier call of either routine on
+ * this model) come out equal to hg_rnea_second_derivatives', without the zeros written again
+ * (4 nv^3 numbers: 8 MB on a 63-DoF tree). The forward- and hybrid-dynamics routines below run
+ * it on their scratch. */
+void hg_rnea_second_derivatives_paths(const hg_model *m, hg_data *d, hg_deriv2 *w,
+                                      const double *q, const double *v, const double *qdd,
+                                      const double *fext, double *d2tau_dq2, double *d2tau_dv2,
+                                      double *d2tau_dqdv, double *dM_dq);
 
 /* The second-order partials of qdd = ABA(q, v, tau, fext) by the identities of
  * docs/linearization.md, from those of inverse dynamics at qdd and M^-1:
