@@ -253,29 +253,26 @@ HG_INLINE void hg_lane6_mul(const double *A, const double *B, double *C) {
 
 /* ---- 6-vectors against quantities stored component-major ---- */
 
-/* out[i] = sum over p < n of c[p] . (x[p][i], x[p][stride + i], ..., x[p][5 stride + i]) for i
- * in [i0, i1): n (<= 4, a constant where this is inlined) 6-vectors c[p] dotted with as many
- * quantities whose component r of entry i is at x[p][r stride + i] (the second-order
- * derivatives' sweeps along a row of a slice), four entries at a time */
-HG_INLINE void hg_lane_soa_dots(int n, const double *const *c, const double *const *x,
-                                size_t stride, int i0, int i1, double *restrict out) {
-  int i = i0;
-  for (; i + 4 <= i1; i += 4) {
-    hg_v4 acc = c[0][0] * HG_LD4(x[0] + i);
-    for (int p = 0; p < n; p++)
-      for (int r = !p; r < 6; r++) acc += c[p][r] * HG_LD4(x[p] + r * stride + i);
-    HG_ST4(out + i, acc);
-  }
-  /* the last one to three entries: four computed (x's rows must be readable three numbers
-   * past i1), as many stored */
-  if (i < i1) {
-    hg_v4 acc = c[0][0] * HG_LD4(x[0] + i);
-    for (int p = 0; p < n; p++)
-      for (int r = !p; r < 6; r++) acc += c[p][r] * HG_LD4(x[p] + r * stride + i);
-    out[i] = acc[0];
-    if (i + 1 < i1) out[i + 1] = acc[1];
-    if (i + 2 < i1) out[i + 2] = acc[2];
-  }
+/* out[r], r = 0..3: sum over p < n of c[p] . (x[p][i + r], x[p][stride + i + r], ...,
+ * x[p][5 stride + i + r]): n (a constant where this is inlined) 6-vectors c[p] dotted with as
+ * many quantities whose component q of entry i is at x[p][q stride + i] (the second-order
+ * derivatives' sweeps over the DoFs of a range), four entries at once; x's rows must be readable
+ * three numbers past the entries used */
+HG_INLINE void hg_lane_soa_dot4(int n, const double *const *c, const double *const *x,
+                                size_t stride, int i, double out[4]) {
+  hg_v4 acc = c[0][0] * HG_LD4(x[0] + i);
+  for (int p = 0; p < n; p++)
+    for (int r = !p; r < 6; r++) acc += c[p][r] * HG_LD4(x[p] + r * stride + i);
+  HG_ST4(out, acc);
+}
+
+/* y[0], y[s], y[2 s], y[3 s] = sign times x[0 .. n - 1] (n <= 4): four results into a column,
+ * a row or a slice of a tensor */
+HG_INLINE void hg_lane_scatter4(const double x[4], double sign, double *y, size_t s, int n) {
+  y[0] = sign * x[0];
+  if (n > 1) y[s] = sign * x[1];
+  if (n > 2) y[2 * s] = sign * x[2];
+  if (n > 3) y[3 * s] = sign * x[3];
 }
 
 /* ---- products of row-major matrices (the forward-dynamics second derivatives, derivatives2.c) ---- */

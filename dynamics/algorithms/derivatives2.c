@@ -65,7 +65,6 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
     ok &= !!(*cube[k] = calloc(n3, sizeof(double)));
   ok &= !!(w->tau = calloc(nv + 1, sizeof(double)));
   ok &= !!(w->soa = calloc(6 * 4 * nv + 4, sizeof(double))); /* + 3: the lane sweeps' reads */
-  ok &= !!(w->dots = calloc(12 * (nv + 4), sizeof(double)));
   ok &= !!(w->qdd = calloc(nv + 1, sizeof(double)));
   ok &= !!(w->idx = calloc(nv + 1, sizeof(int)));
   ok &= !!(w->w1 = hg_deriv_new(m));
@@ -79,7 +78,7 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
 void hg_deriv2_free(hg_deriv2 *w) {
   if (!w) return;
   double *p[] = {w->nu, w->al, w->mu, w->Ic, w->Bc, w->BcT, w->tau, w->qdd, w->aq, w->av,
-                 w->Minv, w->t_qq, w->t_vv, w->t_qv, w->t_M, w->X, w->soa, w->dots, w->U,
+                 w->Minv, w->t_qq, w->t_vv, w->t_qv, w->t_M, w->X, w->soa, w->U,
                  w->au};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
   free(w->idx);
@@ -304,35 +303,111 @@ HG_INLINE void pair_vectors(const hg_data *d, const hg_deriv2 *w, const double *
   }
 }
 
-/* R[i] = sum over the n terms (a_p, X_p) of a_p . X_p[., i] for i in [m0, m1) (R may be NULL):
- * hg_lane_soa_dots on the SoA copies (n is a constant where this is inlined) */
-HG_INLINE void dots(const hg_deriv2 *w, int n, const double *const *a, const int *X, int m0,
-                    int m1, double *R) {
-  if (!R || m0 >= m1) return;
+/* R[r] = sum over the n terms (a_p, X_p) of a_p . X_p[., k + r], r = 0..3 (hg_lane_soa_dot4 on
+ * the SoA copies; n is a constant where this is inlined) */
+HG_INLINE void dot4(const hg_deriv2 *w, int n, const double *const *a, const int *X, int k,
+                    double R[4]) {
   const double *x[4];
   for (int i = 0; i < n; i++) x[i] = soa(w, X[i]);
-  hg_lane_soa_dots(n, a, x, (size_t)w->nv, m0, m1, R);
+  hg_lane_soa_dot4(n, a, x, (size_t)w->nv, k, R);
 }
 
 /* the address of entry [a, b, c] of an nv^3 tensor (derivatives2.h's layout) */
 static inline double *at(double *T, size_t nv, int a, int b, int c) {
   return T + ((size_t)c * nv + (size_t)a) * nv + (size_t)b;
 }
-/* y[k s] = sign x[k] and y[k s] = x[k] + z[k], k in [k0, k1) */
-HG_INLINE void put(double *restrict y, size_t s, const double *restrict x, double sign, int k0,
-                   int k1) {
-#pragma GCC unroll 4
-  for (int k = k0; k < k1; k++) y[(size_t)k * s] = sign * x[k];
-}
-HG_INLINE void put2(double *restrict y, size_t s, const double *x, const double *z, int k0,
-                    int k1) {
-#pragma GCC unroll 4
-  for (int k = k0; k < k1; k++) y[(size_t)k * s] = x[k] + z[k];
-}
 
-/* the dot products of one pair with the carriers k in [k0, k1) (kd: for k before g0, outside
- * j's group), into w->dots rows (D_...): the numbers the entries of the triple (l, j, k) take */
-enum { D_P1, D_P2, D_QA, D_QB, D_11, D_13, D_3, D_QC, D_6, D_9, D_7, D_4, ND };
+/* the tensors (any may be NULL) and the pair (l, j) whose triples a block writes */
+typedef struct {
+  double *qq, *vv, *qv, *M;
+  size_t nv;
+  int l, j, jd;
+} outs;
+
+/* the entries of the triples (l, j, k) for k = k0 .. k0 + n - 1 (n <= 4), all outside j's group
+ * (kd) or all inside it: their dot products four at a time, stored kind by kind (k's place in
+ * [a, b, c] gives the stride along k, 1, nv or nv^2, from the entry at k0) */
+HG_HOT __attribute__((noinline)) static void triple_block(const hg_deriv2 *w, const outs *o,
+                                                         const pair_terms *pt, int k0,
+                            int n, int kd) {
+  const double (*u)[6] = pt->u;
+  size_t nv = o->nv, S2 = nv * nv, S1 = nv;
+  int l = o->l, j = o->j, jd = o->jd, k = k0;
+  const int XS[1] = {X_S}, XN[1] = {X_NU}, XAN[2] = {X_AL, X_NU}, XNA[2] = {X_NU, X_AL};
+  const int XSM[2] = {X_S, X_MU};
+  const double *a9[1] = {u[U9]}, *a11[1] = {u[U11]}, *a13[1] = {u[U13]}, *a3[1] = {u[U3]};
+  const double *a6[1] = {u[U6]}, *a7[1] = {u[U7]}, *a4[1] = {u[U4]};
+  const double *ap2[2] = {u[U9], u[U58]}, *a1[2] = {u[U1], u[U13]}, *ac[2] = {u[U58], u[U9]};
+  double t[4], d3[4], p1[4], d9[4], d11[4], d13[4];
+  if (o->qq) {
+    dot4(w, 2, ap2, XAN, k, t); /* p2 */
+    hg_lane_scatter4(t, 1, at(o->qq, nv, l, j, k), S2, n);
+    if (kd) {
+      hg_lane_scatter4(t, 1, at(o->qq, nv, l, k, j), 1, n);
+      dot4(w, 1, a3, XS, k, d3);
+      hg_lane_scatter4(d3, 1, at(o->qq, nv, k, l, j), S1, n);
+      if (jd) hg_lane_scatter4(d3, 1, at(o->qq, nv, k, j, l), S1, n);
+    }
+    if (jd) {
+      dot4(w, 2, a1, XNA, k, t); /* u1 . psi'_k + u13 . psi''_k */
+      hg_lane_scatter4(t, 1, at(o->qq, nv, j, k, l), 1, n);
+      hg_lane_scatter4(t, 1, at(o->qq, nv, j, l, k), S2, n);
+    }
+  }
+  if (o->qv) {
+    dot4(w, 1, a11, XN, k, p1);
+    hg_lane_scatter4(p1, -1, at(o->qv, nv, l, k, j), 1, n);
+    if (jd) {
+      hg_lane_scatter4(p1, 1, at(o->qv, nv, j, k, l), 1, n);
+      dot4(w, 2, a1, XSM, k, t); /* u1 . S_k + u13 . mu_k */
+      hg_lane_scatter4(t, 1, at(o->qv, nv, j, l, k), S2, n);
+    }
+    if (kd) {
+      dot4(w, 2, ac, XSM, k, t);
+      hg_lane_scatter4(t, 1, at(o->qv, nv, l, j, k), S2, n);
+      dot4(w, 1, a6, XS, k, t);
+      hg_lane_scatter4(t, 1, at(o->qv, nv, k, j, l), S1, n);
+      if (jd) {
+        dot4(w, 1, a7, XS, k, t);
+        hg_lane_scatter4(t, 1, at(o->qv, nv, k, l, j), S1, n);
+      }
+    }
+  }
+  if (!o->vv && !o->M) return;
+  if (kd) dot4(w, 1, a9, XS, k, d9);
+  if (jd || !kd) dot4(w, 1, a13, XS, k, d13);
+  if (o->vv) {
+    if (jd || kd) dot4(w, 1, a11, XS, k, d11);
+    if (jd) {
+      hg_lane_scatter4(d11, 1, at(o->vv, nv, j, k, l), 1, n);
+      hg_lane_scatter4(d11, 1, at(o->vv, nv, j, l, k), S2, n);
+    }
+    if (kd) {
+      hg_lane_scatter4(d11, -1, at(o->vv, nv, l, j, k), S2, n);
+      hg_lane_scatter4(d11, -1, at(o->vv, nv, l, k, j), 1, n);
+      if (jd) {
+        for (int r = 0; r < 4; r++) t[r] = d9[r] + d13[r];
+        hg_lane_scatter4(t, 1, at(o->vv, nv, k, l, j), S1, n);
+        hg_lane_scatter4(t, 1, at(o->vv, nv, k, j, l), S1, n);
+      } else {
+        dot4(w, 1, a4, XS, k, t);
+        hg_lane_scatter4(t, 1, at(o->vv, nv, k, j, l), S1, n);
+      }
+    } else {
+      hg_lane_scatter4(d13, -1, at(o->vv, nv, l, j, k), S2, n);
+    }
+  }
+  if (o->M) {
+    if (kd) {
+      hg_lane_scatter4(d9, 1, at(o->M, nv, k, l, j), S1, n);
+      hg_lane_scatter4(d9, 1, at(o->M, nv, l, k, j), 1, n);
+    }
+    if (jd) {
+      hg_lane_scatter4(d13, 1, at(o->M, nv, k, j, l), S1, n);
+      hg_lane_scatter4(d13, 1, at(o->M, nv, j, k, l), 1, n);
+    }
+  }
+}
 
 /* the entries of the triples (l, j, k), l deepest, j a carrier of l, k of j, in the order of
  * Singh, Russell and Wensing's IDSVA-SO (their Algorithm 1, as Pinocchio's
@@ -348,92 +423,11 @@ enum { D_P1, D_P2, D_QA, D_QB, D_11, D_13, D_3, D_QC, D_6, D_9, D_7, D_4, ND };
  *             [k, l, j] = [k, j, l] (kd, jd) = (u9 + u13) . S_k,  [k, j, l] (kd, not jd) = u4 . S_k
  *             [l, j, k] (not kd) = -u13 . S_k
  *   dM_dq     [k, j, l] = [j, k, l] (jd) = u13 . S_k,  [k, l, j] = [l, k, j] (kd) = u9 . S_k */
-HG_INLINE void triples(const hg_model *m, const hg_deriv2 *w, int l, int j, int jd,
-                       const pair_terms *pt, int k0, int k1, int g0, double *Tqq, double *Tvv,
-                       double *Tqv, double *TM) {
-  size_t nv = (size_t)m->nv, st = nv + 4, S2 = nv * nv, S1 = nv;
-  const double (*u)[6] = pt->u;
-  double *D[ND];
-  for (int p = 0; p < ND; p++) D[p] = w->dots + p * st;
+HG_INLINE void triples(const hg_deriv2 *w, const outs *o, const pair_terms *pt, int k0, int k1,
+                       int g0) {
   int ke = k1 < g0 ? k1 : g0; /* [k0, ke): kd */
-  const int XS[1] = {X_S};
-  if (Tqv) {
-    const double *a[1] = {u[U11]};
-    const int X[1] = {X_NU};
-    dots(w, 1, a, X, k0, k1, D[D_P1]);
-  }
-  if (Tqq) {
-    const double *a[2] = {u[U9], u[U58]};
-    const int X[2] = {X_AL, X_NU};
-    dots(w, 2, a, X, k0, k1, D[D_P2]);
-  }
-  if (jd) {
-    const double *a[2] = {u[U1], u[U13]}, *b[2] = {u[U1], u[U13]};
-    const int X[2] = {X_NU, X_AL}, Y[2] = {X_S, X_MU};
-    if (Tqq) dots(w, 2, a, X, k0, k1, D[D_QA]);
-    if (Tqv) dots(w, 2, b, Y, k0, k1, D[D_QB]);
-  }
-  {
-    const double *a[1] = {u[U11]}, *b[1] = {u[U13]}, *c[1] = {u[U9]};
-    if (Tvv) dots(w, 1, a, XS, k0, jd ? k1 : ke, D[D_11]);
-    if (Tvv || TM) dots(w, 1, b, XS, jd ? k0 : ke, k1, D[D_13]);
-    if (Tvv || TM) dots(w, 1, c, XS, k0, ke, D[D_9]);
-  }
-  if (ke > k0) {
-    const double *a3[1] = {u[U3]}, *a6[1] = {u[U6]}, *a7[1] = {u[U7]}, *a4[1] = {u[U4]};
-    const double *ac[2] = {u[U58], u[U9]};
-    const int XC[2] = {X_S, X_MU};
-    if (Tqq) dots(w, 1, a3, XS, k0, ke, D[D_3]);
-    if (Tqv) {
-      dots(w, 2, ac, XC, k0, ke, D[D_QC]);
-      dots(w, 1, a6, XS, k0, ke, D[D_6]);
-      if (jd) dots(w, 1, a7, XS, k0, ke, D[D_7]);
-    }
-    if (Tvv && !jd) dots(w, 1, a4, XS, k0, ke, D[D_4]);
-  }
-  /* the entries, kind by kind: k's place in [a, b, c] gives the stride (slice nv^2, row nv,
-   * column 1) from the entry at k = 0 */
-  if (Tqq) {
-    put(at(Tqq, nv, l, j, 0), S2, D[D_P2], 1, k0, k1);
-    put(at(Tqq, nv, l, 0, j), 1, D[D_P2], 1, k0, ke);
-    put(at(Tqq, nv, 0, l, j), S1, D[D_3], 1, k0, ke);
-    if (jd) {
-      put(at(Tqq, nv, j, 0, l), 1, D[D_QA], 1, k0, k1);
-      put(at(Tqq, nv, j, l, 0), S2, D[D_QA], 1, k0, k1);
-      put(at(Tqq, nv, 0, j, l), S1, D[D_3], 1, k0, ke);
-    }
-  }
-  if (Tqv) {
-    put(at(Tqv, nv, l, 0, j), 1, D[D_P1], -1, k0, k1);
-    put(at(Tqv, nv, l, j, 0), S2, D[D_QC], 1, k0, ke);
-    put(at(Tqv, nv, 0, j, l), S1, D[D_6], 1, k0, ke);
-    if (jd) {
-      put(at(Tqv, nv, j, 0, l), 1, D[D_P1], 1, k0, k1);
-      put(at(Tqv, nv, j, l, 0), S2, D[D_QB], 1, k0, k1);
-      put(at(Tqv, nv, 0, l, j), S1, D[D_7], 1, k0, ke);
-    }
-  }
-  if (Tvv) {
-    put(at(Tvv, nv, l, j, 0), S2, D[D_11], -1, k0, ke);
-    put(at(Tvv, nv, l, 0, j), 1, D[D_11], -1, k0, ke);
-    put(at(Tvv, nv, l, j, 0), S2, D[D_13], -1, ke, k1);
-    if (jd) {
-      put(at(Tvv, nv, j, 0, l), 1, D[D_11], 1, k0, k1);
-      put(at(Tvv, nv, j, l, 0), S2, D[D_11], 1, k0, k1);
-      put2(at(Tvv, nv, 0, l, j), S1, D[D_9], D[D_13], k0, ke);
-      put2(at(Tvv, nv, 0, j, l), S1, D[D_9], D[D_13], k0, ke);
-    } else {
-      put(at(Tvv, nv, 0, j, l), S1, D[D_4], 1, k0, ke);
-    }
-  }
-  if (TM) {
-    put(at(TM, nv, 0, l, j), S1, D[D_9], 1, k0, ke);
-    put(at(TM, nv, l, 0, j), 1, D[D_9], 1, k0, ke);
-    if (jd) {
-      put(at(TM, nv, 0, j, l), S1, D[D_13], 1, k0, k1);
-      put(at(TM, nv, j, 0, l), 1, D[D_13], 1, k0, k1);
-    }
-  }
+  for (int k = k0; k < ke; k += 4) triple_block(w, o, pt, k, ke - k < 4 ? ke - k : 4, 1);
+  for (int k = ke; k < k1; k += 4) triple_block(w, o, pt, k, k1 - k < 4 ? k1 - k : 4, 0);
 }
 
 /* the entries of every triple from the values of d (hg_rnea_opt's world-frame pass at v, qdd) */
@@ -453,6 +447,7 @@ HG_HOT static void entries(const hg_model *m, const hg_data *d, hg_deriv2 *w, co
       int j0 = rg[2 * r], j1 = r ? rg[2 * r + 1] : carrier_end(m, l);
       for (int j = j0; j < j1; j++) {
         int jd = j < lg;
+        outs o = {d2tau_dq2, d2tau_dv2, d2tau_dqdv, dM_dq, (size_t)m->nv, l, j, jd};
         pair_terms u;
         pair_vectors(d, w, I, l, j, !jd, &t, &u);
         /* j's carriers: the ranges of its body from the one holding j on */
@@ -461,7 +456,7 @@ HG_HOT static void entries(const hg_model *m, const hg_data *d, hg_deriv2 *w, co
         int nrj = w1->range_adr[b + 1] - w1->range_adr[b];
         for (int s = 0; s < nrj; s++) {
           int k0 = rj[2 * s], k1 = s ? rj[2 * s + 1] : carrier_end(m, j);
-          triples(m, w, l, j, jd, &u, k0, k1, g0, d2tau_dq2, d2tau_dv2, d2tau_dqdv, dM_dq);
+          triples(w, &o, &u, k0, k1, g0);
         }
       }
     }

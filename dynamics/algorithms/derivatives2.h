@@ -34,15 +34,13 @@ extern "C" {
  * nothing; every call writes what it uses). Tree frame (the derivatives' world-frame pass). Per
  * DoF, 6 numbers each: the twists nu = psi', alpha = psi'' and mu = psi' + phi' of the entries
  * (derivatives2.c), and soa, a component-major copy of S, nu, alpha and mu; per body the
- * subtree sums Ic and Bc (6 x 6, row-major) and Bc^T; dots, the dot products of one pair of DoFs
- * with its carriers. The nv x nv and nv^3 scratch and idx serve the forward- and
+ * subtree sums Ic and Bc (6 x 6, row-major) and Bc^T. The nv x nv and nv^3 scratch and idx serve the forward- and
  * hybrid-dynamics identities. */
 typedef struct hg_deriv2 {
   int nv, nbody;
   double *nu, *al, *mu;                      /* nv x 6 (values) */
   double *soa;                               /* 4 x 6 x nv: S, nu, alpha, mu, component-major */
   double *Ic, *Bc, *BcT;                     /* nbody x 36 (values) */
-  double *dots;                              /* 12 x (nv + 4) (triples) */
   double *tau;                               /* nv */
   hg_deriv *w1;                              /* the first-order workspace */
   double *qdd, *aq, *av, *au, *Minv, *U;     /* nv, nv x nv (forward, hybrid dynamics) */
