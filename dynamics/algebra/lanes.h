@@ -266,13 +266,15 @@ HG_INLINE void hg_lane_soa_dot4(int n, const double *const *c, const double *con
   HG_ST4(out, acc);
 }
 
-/* y[0], y[s], y[2 s], y[3 s] = sign times x[0 .. n - 1] (n <= 4): four results into a column,
- * a row or a slice of a tensor */
-HG_INLINE void hg_lane_scatter4(const double x[4], double sign, double *y, size_t s, int n) {
-  y[0] = sign * x[0];
-  if (n > 1) y[s] = sign * x[1];
-  if (n > 2) y[2 * s] = sign * x[2];
-  if (n > 3) y[3 * s] = sign * x[3];
+/* y[0], y[s], y[2 s], y[3 s] = x[0 .. n - 1], negated with neg (n <= 4): four results into a
+ * column, a row or a slice of a tensor; 0 - x, so that a zero stays +0 */
+HG_INLINE void hg_lane_scatter4(const double x[4], int neg, double *y, size_t s, int n) {
+  double z[4];
+  for (int r = 0; r < 4; r++) z[r] = neg ? 0.0 - x[r] : x[r];
+  y[0] = z[0];
+  if (n > 1) y[s] = z[1];
+  if (n > 2) y[2 * s] = z[2];
+  if (n > 3) y[3 * s] = z[3];
 }
 
 /* ---- products of row-major matrices (the forward-dynamics second derivatives, derivatives2.c) ---- */

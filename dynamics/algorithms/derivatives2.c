@@ -341,35 +341,35 @@ HG_HOT __attribute__((noinline)) static void triple_block(const hg_deriv2 *w, co
   double t[4], d3[4], p1[4], d9[4], d11[4], d13[4];
   if (o->qq) {
     dot4(w, 2, ap2, XAN, k, t); /* p2 */
-    hg_lane_scatter4(t, 1, at(o->qq, nv, l, j, k), S2, n);
+    hg_lane_scatter4(t, 0, at(o->qq, nv, l, j, k), S2, n);
     if (kd) {
-      hg_lane_scatter4(t, 1, at(o->qq, nv, l, k, j), 1, n);
+      hg_lane_scatter4(t, 0, at(o->qq, nv, l, k, j), 1, n);
       dot4(w, 1, a3, XS, k, d3);
-      hg_lane_scatter4(d3, 1, at(o->qq, nv, k, l, j), S1, n);
-      if (jd) hg_lane_scatter4(d3, 1, at(o->qq, nv, k, j, l), S1, n);
+      hg_lane_scatter4(d3, 0, at(o->qq, nv, k, l, j), S1, n);
+      if (jd) hg_lane_scatter4(d3, 0, at(o->qq, nv, k, j, l), S1, n);
     }
     if (jd) {
       dot4(w, 2, a1, XNA, k, t); /* u1 . psi'_k + u13 . psi''_k */
-      hg_lane_scatter4(t, 1, at(o->qq, nv, j, k, l), 1, n);
-      hg_lane_scatter4(t, 1, at(o->qq, nv, j, l, k), S2, n);
+      hg_lane_scatter4(t, 0, at(o->qq, nv, j, k, l), 1, n);
+      hg_lane_scatter4(t, 0, at(o->qq, nv, j, l, k), S2, n);
     }
   }
   if (o->qv) {
     dot4(w, 1, a11, XN, k, p1);
-    hg_lane_scatter4(p1, -1, at(o->qv, nv, l, k, j), 1, n);
+    hg_lane_scatter4(p1, 1, at(o->qv, nv, l, k, j), 1, n);
     if (jd) {
-      hg_lane_scatter4(p1, 1, at(o->qv, nv, j, k, l), 1, n);
+      hg_lane_scatter4(p1, 0, at(o->qv, nv, j, k, l), 1, n);
       dot4(w, 2, a1, XSM, k, t); /* u1 . S_k + u13 . mu_k */
-      hg_lane_scatter4(t, 1, at(o->qv, nv, j, l, k), S2, n);
+      hg_lane_scatter4(t, 0, at(o->qv, nv, j, l, k), S2, n);
     }
     if (kd) {
       dot4(w, 2, ac, XSM, k, t);
-      hg_lane_scatter4(t, 1, at(o->qv, nv, l, j, k), S2, n);
+      hg_lane_scatter4(t, 0, at(o->qv, nv, l, j, k), S2, n);
       dot4(w, 1, a6, XS, k, t);
-      hg_lane_scatter4(t, 1, at(o->qv, nv, k, j, l), S1, n);
+      hg_lane_scatter4(t, 0, at(o->qv, nv, k, j, l), S1, n);
       if (jd) {
         dot4(w, 1, a7, XS, k, t);
-        hg_lane_scatter4(t, 1, at(o->qv, nv, k, l, j), S1, n);
+        hg_lane_scatter4(t, 0, at(o->qv, nv, k, l, j), S1, n);
       }
     }
   }
@@ -379,32 +379,32 @@ HG_HOT __attribute__((noinline)) static void triple_block(const hg_deriv2 *w, co
   if (o->vv) {
     if (jd || kd) dot4(w, 1, a11, XS, k, d11);
     if (jd) {
-      hg_lane_scatter4(d11, 1, at(o->vv, nv, j, k, l), 1, n);
-      hg_lane_scatter4(d11, 1, at(o->vv, nv, j, l, k), S2, n);
+      hg_lane_scatter4(d11, 0, at(o->vv, nv, j, k, l), 1, n);
+      hg_lane_scatter4(d11, 0, at(o->vv, nv, j, l, k), S2, n);
     }
     if (kd) {
-      hg_lane_scatter4(d11, -1, at(o->vv, nv, l, j, k), S2, n);
-      hg_lane_scatter4(d11, -1, at(o->vv, nv, l, k, j), 1, n);
+      hg_lane_scatter4(d11, 1, at(o->vv, nv, l, j, k), S2, n);
+      hg_lane_scatter4(d11, 1, at(o->vv, nv, l, k, j), 1, n);
       if (jd) {
         for (int r = 0; r < 4; r++) t[r] = d9[r] + d13[r];
-        hg_lane_scatter4(t, 1, at(o->vv, nv, k, l, j), S1, n);
-        hg_lane_scatter4(t, 1, at(o->vv, nv, k, j, l), S1, n);
+        hg_lane_scatter4(t, 0, at(o->vv, nv, k, l, j), S1, n);
+        hg_lane_scatter4(t, 0, at(o->vv, nv, k, j, l), S1, n);
       } else {
         dot4(w, 1, a4, XS, k, t);
-        hg_lane_scatter4(t, 1, at(o->vv, nv, k, j, l), S1, n);
+        hg_lane_scatter4(t, 0, at(o->vv, nv, k, j, l), S1, n);
       }
     } else {
-      hg_lane_scatter4(d13, -1, at(o->vv, nv, l, j, k), S2, n);
+      hg_lane_scatter4(d13, 1, at(o->vv, nv, l, j, k), S2, n);
     }
   }
   if (o->M) {
     if (kd) {
-      hg_lane_scatter4(d9, 1, at(o->M, nv, k, l, j), S1, n);
-      hg_lane_scatter4(d9, 1, at(o->M, nv, l, k, j), 1, n);
+      hg_lane_scatter4(d9, 0, at(o->M, nv, k, l, j), S1, n);
+      hg_lane_scatter4(d9, 0, at(o->M, nv, l, k, j), 1, n);
     }
     if (jd) {
-      hg_lane_scatter4(d13, 1, at(o->M, nv, k, j, l), S1, n);
-      hg_lane_scatter4(d13, 1, at(o->M, nv, j, k, l), 1, n);
+      hg_lane_scatter4(d13, 0, at(o->M, nv, k, j, l), S1, n);
+      hg_lane_scatter4(d13, 0, at(o->M, nv, j, k, l), 1, n);
     }
   }
 }

@@ -7,6 +7,8 @@ source "$(dirname "$0")/common.bash"
 run dynamics data/pendulum.urdf d2id <<< "0.5 1 2"
 expect_status "d2id pendulum" 0
 expect_near "d2id pendulum" "$out" "$(awk 'BEGIN { printf "%.17g 0 0 0", -9.81 * sin(0.5) }')"
+# the zeros print as 0, as docs/linearization.md shows them (not -0 from a negated zero)
+expect_has "d2id pendulum zeros" "$out" " 0 0 0"
 run dynamics data/pendulum.urdf d2fd <<< "0.5 1 2"
 expect_near "d2fd pendulum" "$out" "$(awk 'BEGIN { printf "%.17g 0 0 0", 9.81 * sin(0.5) / 0.6 }')"
 run dynamics data/pendulum.urdf d2id <<< "0.5 1"
