@@ -325,11 +325,13 @@ typedef struct {
 } outs;
 
 /* the entries of the triples (l, j, k) for k = k0 .. k0 + n - 1 (n <= 4), all outside j's group
- * (kd) or all inside it: their dot products four at a time, stored kind by kind (k's place in
- * [a, b, c] gives the stride along k, 1, nv or nv^2, from the entry at k0) */
+ * (kd) or all inside it (the formulas at triples below): their dot products four at a time,
+ * stored kind by kind (k's place in [a, b, c] gives the stride along k, 1, nv or nv^2, from the
+ * entry at k0). Not inlined: inside the pair loop gcc kept two dozen address streams on the
+ * stack */
 HG_HOT __attribute__((noinline)) static void triple_block(const hg_deriv2 *w, const outs *o,
-                                                         const pair_terms *pt, int k0,
-                            int n, int kd) {
+                                                         const pair_terms *pt, int k0, int n,
+                                                         int kd) {
   const double (*u)[6] = pt->u;
   size_t nv = o->nv, S2 = nv * nv, S1 = nv;
   int l = o->l, j = o->j, jd = o->jd, k = k0;
