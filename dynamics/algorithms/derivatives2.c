@@ -89,9 +89,6 @@ void hg_deriv2_free(hg_deriv2 *w) {
 /* ---- 6-vectors and 6 x 6 matrices (row-major) ---- */
 
 static inline void v6_zero(double *x) { memset(x, 0, 6 * sizeof(double)); }
-static inline void v6_axpy(double s, const double *x, double *y) {
-  for (int r = 0; r < 6; r++) y[r] += s * x[r];
-}
 /* y += A x for a symmetric A (an inertia, a sum of them, its change): A's rows are its columns */
 HG_INLINE void sym_mulv_add(const double *A, const double *x, double *y) {
   hg_lane6_mulTv_add(A, x, y);
