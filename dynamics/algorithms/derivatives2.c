@@ -129,22 +129,23 @@ static void coad_matrix_add(const double f[6], double *Y) {
     }
 }
 
+/* Y = var_x(G) = -G ad_x - ad_x^T G, the change of a symmetric G whose bodies turn with x (G
+ * symmetric: G ad_x + ad_x^T G = P + P^T with P = G ad_x); A gets ad_x */
+HG_INLINE void var_matrix(const double *G, const double x[6], double *A, double *Y) {
+  double P[36];
+  hg_ad_matrix(x, A);
+  hg_lane6_mul(G, A, P);
+  memset(Y, 0, 36 * sizeof(double));
+  m6_sub_sym(P, Y);
+}
+
 /* B = -G ad_V - ad_V^T G + C(G V) (the velocity products' change with a common twist change,
  * derivatives.c) */
 HG_INLINE void body_B(const double *G, const double V[6], double *B) {
-  /* G symmetric: G ad_V + ad_V^T G = P + P^T with P = G ad_V */
-  double A[36], P[36], GV[6] = {0};
-  hg_ad_matrix(V, A);
-  hg_lane6_mul(G, A, P);
-  memset(B, 0, 36 * sizeof(double));
-  m6_sub_sym(P, B);
+  double A[36], GV[6] = {0};
+  var_matrix(G, V, A, B);
   sym_mulv_add(G, V, GV);
   coad_matrix_add(GV, B);
-}
-
-/* 1 when every DoF of joint i carries every other (spherical, free): one group */
-static inline int coupled(const hg_model *m, int i) {
-  return m->jnt_nv[i] > 1 && hg_joint_dof_carries(m->jnt[i].type, m->jnt_nv[i] - 1, 0);
 }
 
 /* the rows of the structure-of-arrays copy w->soa: component r of quantity X of DoF m at
@@ -181,7 +182,7 @@ HG_INLINE void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const d
   for (int i = 1; i < m->nbody; i++) m6_transpose(w->Bc + 36 * (size_t)i, w->BcT + 36 * (size_t)i);
   for (int i = 1; i < m->nbody; i++) {
     int p = m->parent[i], va = m->v_adr[i], n = m->jnt_nv[i];
-    int chain = !coupled(m, i);
+    int chain = !w->w1->coupled[i];
     const double *Vp = p ? d->V[p] : zero;
     double Vb[6], ab[6];
     for (int r = 0; r < 6; r++) Vb[r] = Vp[r], ab[r] = d->a[p][r];
@@ -210,14 +211,15 @@ HG_INLINE void values(const hg_model *m, const hg_data *d, hg_deriv2 *w, const d
 /* the DoFs that carry DoF l, l among them, as ranges [m0, m1) of the ranges of l's body (its
  * ancestors' DoFs, ascending, then its own joint's): range r of rg, the first cut at the end
  * of l's group (the DoFs of its joint for spherical and free joints, l alone for the others) */
-static inline int carrier_end(const hg_model *m, int l) {
+static inline int carrier_end(const hg_model *m, const hg_deriv *w1, int l) {
   int c = m->dof_body[l];
-  return coupled(m, c) ? m->v_adr[c] + m->jnt_nv[c] : l + 1;
+  return w1->coupled[c] ? m->v_adr[c] + m->jnt_nv[c] : l + 1;
 }
-/* the first DoF of l's group: every DoF of a group carries every other */
-static inline int group_start(const hg_model *m, int l) {
+/* the first DoF of l's group: every DoF of a group carries every other (w1->coupled: the
+ * first-order workspace's flags of spherical and free joints) */
+static inline int group_start(const hg_model *m, const hg_deriv *w1, int l) {
   int c = m->dof_body[l];
-  return coupled(m, c) ? m->v_adr[c] : l;
+  return w1->coupled[c] ? m->v_adr[c] : l;
 }
 
 /* the 6 x 6 matrices of DoF l (body i, composite inertia I = Ic_i and Bc_i = B, joint wrench F
@@ -237,11 +239,7 @@ HG_INLINE void dof_matrices(const hg_model *m, const hg_data *d, const hg_deriv2
   const double *BT = w->BcT + 36 * (size_t)i, *S = d->S[l];
   const double *nu = w->nu + 6 * l, *al = w->al + 6 * l, *mu = w->mu + 6 * l;
   double A[36], P[36];
-  /* r1 = var(S) = -(P + P^T), P = I ad_S */
-  hg_ad_matrix(S, A);
-  hg_lane6_mul(I, A, P);
-  memset(t->r1, 0, sizeof t->r1);
-  m6_sub_sym(P, t->r1);
+  var_matrix(I, S, A, t->r1); /* r1 = var(S); A = ad_S */
   /* r3 = var(psi') + C(I psi') - ad_S^T B - B ad_S (S x* = -ad_S^T; ad_S^T B = (B^T ad_S)^T) */
   body_B(I, nu, t->r3);
   hg_lane6_mul(B, A, P);
@@ -441,20 +439,20 @@ HG_HOT static void entries(const hg_model *m, const hg_data *d, hg_deriv2 *w, co
     dof_matrices(m, d, w, l, &t);
     const double *I = w->Ic + 36 * (size_t)c;
     const int *rg = w1->ranges + 2 * w1->range_adr[c];
-    int nr = w1->range_adr[c + 1] - w1->range_adr[c], lg = group_start(m, l);
+    int nr = w1->range_adr[c + 1] - w1->range_adr[c], lg = group_start(m, w1, l);
     for (int r = 0; r < nr; r++) {
-      int j0 = rg[2 * r], j1 = r ? rg[2 * r + 1] : carrier_end(m, l);
+      int j0 = rg[2 * r], j1 = r ? rg[2 * r + 1] : carrier_end(m, w1, l);
       for (int j = j0; j < j1; j++) {
         int jd = j < lg;
         outs o = {d2tau_dq2, d2tau_dv2, d2tau_dqdv, dM_dq, (size_t)m->nv, l, j, jd};
         pair_terms u;
         pair_vectors(d, w, I, l, j, !jd, &t, &u);
         /* j's carriers: the ranges of its body from the one holding j on */
-        int b = m->dof_body[j], g0 = group_start(m, j);
+        int b = m->dof_body[j], g0 = group_start(m, w1, j);
         const int *rj = w1->ranges + 2 * w1->range_adr[b];
         int nrj = w1->range_adr[b + 1] - w1->range_adr[b];
         for (int s = 0; s < nrj; s++) {
-          int k0 = rj[2 * s], k1 = s ? rj[2 * s + 1] : carrier_end(m, j);
+          int k0 = rj[2 * s], k1 = s ? rj[2 * s + 1] : carrier_end(m, w1, j);
           triples(w, &o, &u, k0, k1, g0);
         }
       }

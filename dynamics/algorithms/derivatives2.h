@@ -34,8 +34,8 @@ extern "C" {
  * nothing; every call writes what it uses). Tree frame (the derivatives' world-frame pass). Per
  * DoF, 6 numbers each: the twists nu = psi', alpha = psi'' and mu = psi' + phi' of the entries
  * (derivatives2.c), and soa, a component-major copy of S, nu, alpha and mu; per body the
- * subtree sums Ic and Bc (6 x 6, row-major) and Bc^T. The nv x nv and nv^3 scratch and idx serve the forward- and
- * hybrid-dynamics identities. */
+ * subtree sums Ic and Bc (6 x 6, row-major) and Bc^T. The nv x nv and nv^3 scratch and idx
+ * serve the forward- and hybrid-dynamics identities. */
 typedef struct hg_deriv2 {
   int nv, nbody;
   double *nu, *al, *mu;                      /* nv x 6 (values) */
