@@ -337,6 +337,11 @@ HG_INLINE void hg_lane_gemm_rows(int add, int R, int i, int j0, int j1, int k, d
   int j = j0;
   for (; j + 8 <= j1; j += 8)
     hg_lane_gemm_block(add, R, 8, i, j, k, alpha, A, lda, idx, B, ldb, C, ldc);
+  /* stored, not added: the last eight columns once more, over the ones just formed */
+  if (!add && j < j1 && j1 - j0 >= 8) {
+    hg_lane_gemm_block(add, R, 8, i, j1 - 8, k, alpha, A, lda, idx, B, ldb, C, ldc);
+    return;
+  }
   if (j + 4 <= j1) hg_lane_gemm_block(add, R, 4, i, j, k, alpha, A, lda, idx, B, ldb, C, ldc), j += 4;
   if (j + 2 <= j1) hg_lane_gemm_block(add, R, 2, i, j, k, alpha, A, lda, idx, B, ldb, C, ldc), j += 2;
   if (j < j1) hg_lane_gemm_block(add, R, 1, i, j, k, alpha, A, lda, idx, B, ldb, C, ldc);
@@ -346,14 +351,17 @@ HG_INLINE void hg_lane_gemm_rows(int add, int R, int i, int j0, int j1, int k, d
  * columns j0 <= j < j1, with c_p = idx[p] (the inner indices that matter, in any order) or p when
  * idx is NULL; A, B and C row-major with rows lda, ldb and ldc apart. Four rows of C at a time
  * across the whole sum, in registers: each row of B is read once per four rows of C, each number
- * of A once, and C once (a row-by-row update reads and writes its row of C at every p). */
+ * of A once, and C once (a row-by-row update reads and writes its row of C at every p). C may
+ * not alias A or B (when stored, a last block of eight columns may be formed twice). */
 HG_INLINE void hg_lane_gemm(int add, int m, int k, int j0, int j1, double alpha, const double *A,
                             size_t lda, const int *idx, const double *B, size_t ldb, double *C,
                             size_t ldc) {
   int i = 0;
   for (; i + 4 <= m; i += 4)
     hg_lane_gemm_rows(add, 4, i, j0, j1, k, alpha, A, lda, idx, B, ldb, C, ldc);
-  for (; i < m; i++) hg_lane_gemm_rows(add, 1, i, j0, j1, k, alpha, A, lda, idx, B, ldb, C, ldc);
+  if (m - i == 3) hg_lane_gemm_rows(add, 3, i, j0, j1, k, alpha, A, lda, idx, B, ldb, C, ldc);
+  if (m - i == 2) hg_lane_gemm_rows(add, 2, i, j0, j1, k, alpha, A, lda, idx, B, ldb, C, ldc);
+  if (m - i == 1) hg_lane_gemm_rows(add, 1, i, j0, j1, k, alpha, A, lda, idx, B, ldb, C, ldc);
 }
 
 #endif
