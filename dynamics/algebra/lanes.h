@@ -186,6 +186,17 @@ static inline void hg_lane_ad(const hg_lane *V, const hg_lane *W, hg_lane *out) 
   hg_lane_cross(V + 3, W, out + 3);
   hg_lane_cross_add(V, W + 3, out + 3);
 }
+/* out = V x* F = (w x F_w + v x F_v, w x F_v) (out may not alias V or F) */
+static inline void hg_lane_cross_star(const hg_lane *V, const hg_lane *F, hg_lane *out) {
+  hg_lane_cross(V, F, out);
+  hg_lane_cross_add(V + 3, F + 3, out);
+  hg_lane_cross(V, F + 3, out + 3);
+}
+/* y += A x for a 6 x 6 row-major A of numbers (the same in every lane) */
+static inline void hg_lane_mat6_mulv_add(const double *A, const hg_lane *x, hg_lane *y) {
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 6; c++) y[r] += A[6 * r + c] * x[c];
+}
 /* out = G V for the inertia (m, h, I) (hg_inertia_mulv) */
 static inline void hg_lane_inertia_mulv(const hg_lane *m, const hg_lane *h, const hg_lane *I,
                                         const hg_lane *V, hg_lane *out) {
@@ -275,6 +286,53 @@ HG_INLINE void hg_lane_scatter4(const double x[4], int neg, double *y, size_t s,
   if (n > 1) y[s] = z[1];
   if (n > 2) y[2 * s] = z[2];
   if (n > 3) y[3 * s] = z[3];
+}
+
+/* y[0], y[s], y[2 s], y[3 s] += x[0 .. n - 1] (n <= 4); one vector when the four are
+ * consecutive */
+HG_INLINE void hg_lane_scatter4_add(const double x[4], double *y, size_t s, int n) {
+  if (s == 1 && n == 4) {
+    HG_ST4(y, HG_LD4(y) + HG_LD4(x));
+    return;
+  }
+  for (int r = 0; r < n; r++) y[r * s] += x[r];
+}
+
+/* the 4 x 4 dot products z[q][r] = sum over e < 6 of a[e] x[24 q + 4 e + r] of six numbers a with
+ * four consecutive blocks of x (6 rows of four lanes r each), written both ways: Y[r s + q] = z
+ * (add: +=) for r < nr, four consecutive q at once (a transpose in registers), and, when X is
+ * not NULL, X[q t + r] += z for r < nr */
+HG_INLINE void hg_lane_dot6_block4(const double *a, const double *x, double *Y, size_t s, int nr,
+                                   int add, double *X, size_t t) {
+  hg_v4 z[4];
+  for (int q = 0; q < 4; q++) {
+    const double *b = x + 24 * q;
+    hg_v4 acc = a[0] * HG_LD4(b);
+    for (int e = 1; e < 6; e++) acc += a[e] * HG_LD4(b + 4 * e);
+    z[q] = acc;
+  }
+  hg_v4 t0 = __builtin_shufflevector(z[0], z[1], 0, 4, 2, 6);
+  hg_v4 t1 = __builtin_shufflevector(z[0], z[1], 1, 5, 3, 7);
+  hg_v4 t2 = __builtin_shufflevector(z[2], z[3], 0, 4, 2, 6);
+  hg_v4 t3 = __builtin_shufflevector(z[2], z[3], 1, 5, 3, 7);
+  hg_v4 zt[4] = {__builtin_shufflevector(t0, t2, 0, 1, 4, 5),
+                 __builtin_shufflevector(t1, t3, 0, 1, 4, 5),
+                 __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+                 __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+  for (int r = 0; r < nr; r++) {
+    hg_v4 y = zt[r];
+    if (add) y += HG_LD4(Y + r * s);
+    HG_ST4(Y + r * s, y);
+  }
+  if (!X) return;
+  for (int q = 0; q < 4; q++) {
+    double *y = X + q * t;
+    if (nr == 4) {
+      HG_ST4(y, HG_LD4(y) + z[q]);
+    } else {
+      for (int r = 0; r < nr; r++) y[r] += z[q][r];
+    }
+  }
 }
 
 /* ---- products of row-major matrices (the forward-dynamics second derivatives, derivatives2.c) ---- */

@@ -34,7 +34,12 @@
  *   d2qdd/dq_m dq_k   = -M^-1 (ID_qq[., m, k] + dM_m a_q[., k] + dM_k a_q[., m]),
  *   d2qdd/dv_m dv_k   = -M^-1 ID_vv[., m, k],
  *   d2qdd/dq_m dv_k   = -M^-1 (ID_qv[., m, k] + dM_m a_v[., k]),
- *   d2qdd/dq_m dtau_k = -M^-1 dM_m M^-1[., k]. */
+ *   d2qdd/dq_m dtau_k = -M^-1 dM_m M^-1[., k].
+ * The products dM_m x come from the first-order formula of d(M x)/dq, four columns x at a time
+ * (dM_columns), without the tensor dM/dq; -M^-1 is applied slice by slice, by products with M^-1
+ * (cache-blocked), the articulated recursion (long chains) or the factors M = L^T D L on the
+ * tree's sparsity (branched trees), and the symmetries of the results halve the work of three
+ * of the four. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,8 +58,8 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   w->nbody = m->nbody;
   double **dof[] = {&w->nu, &w->al, &w->mu};
   double **body36[] = {&w->Ic, &w->Bc, &w->BcT};
-  double **sq[] = {&w->aq, &w->av, &w->Minv, &w->U, &w->au};
-  double **cube[] = {&w->t_qq, &w->t_vv, &w->t_qv, &w->t_M, &w->X};
+  double **sq[] = {&w->aq, &w->av, &w->Minv, &w->au};
+  double **cube[] = {&w->t_qq, &w->t_vv, &w->t_qv, &w->X};
   int ok = 1;
   for (size_t k = 0; k < sizeof dof / sizeof *dof; k++) ok &= !!(*dof[k] = calloc(n1, sizeof(double)));
   for (size_t k = 0; k < sizeof body36 / sizeof *body36; k++)
@@ -67,21 +72,47 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   ok &= !!(w->soa = calloc(6 * 4 * nv + 4, sizeof(double))); /* + 3: the lane sweeps' reads */
   ok &= !!(w->qdd = calloc(nv + 1, sizeof(double)));
   ok &= !!(w->idx = calloc(nv + 1, sizeof(int)));
+  ok &= !!(w->cis = calloc(n1, sizeof(double)));
+  ok &= !!(w->U = calloc(4 * nv * nv + 1, sizeof(double)));
+  ok &= !!(w->H = calloc(nv * nv + 1, sizeof(double)));
+  ok &= !!(w->lam = calloc(nv + 1, sizeof(int)));
+  ok &= !!(w->live = calloc(nv + 1, 1));
+  /* blocks of four lanes, 32-byte aligned */
+  double **lane[] = {&w->cu, &w->cq, &w->ca, &w->cf};
+  size_t nlane[] = {nv + 1, nv + 1, nb, nb};
+  for (size_t k = 0; k < 4; k++)
+    ok &= !!(*lane[k] = aligned_alloc(32, 24 * nlane[k] * sizeof(double)));
   ok &= !!(w->w1 = hg_deriv_new(m));
   if (!ok) {
     hg_deriv2_free(w);
     return NULL;
   }
+  /* lam[k]: the DoF before k on its path from the root (the one before it in its joint, else
+   * the last of the nearest ancestor joint with DoFs), -1 at the root; nnz: the entries of L */
+  long nnz = 0;
+  for (int k = 0; k < m->nv; k++) {
+    int i = m->dof_body[k], p = m->parent[i];
+    while (p > 0 && m->jnt_nv[p] == 0) p = m->parent[p];
+    w->lam[k] = k > m->v_adr[i] ? k - 1 : p > 0 ? m->v_adr[p] + m->jnt_nv[p] - 1 : -1;
+    for (int j = w->lam[k]; j >= 0; j = w->lam[j]) nnz++;
+  }
+  /* -M^-1 X by the factors costs 2 nnz + nv FMAs a column, by the product with M^-1 nv^2; the
+   * row sweeps take about four times the instructions per FMA of the product's register blocks
+   * (humanoid32: 496 against 1024 FMAs, 4.9e6 instructions a call against 2.5e6; tree63: 579
+   * against 3969, 2.2e7 against 3.8e7) */
+  w->ltdl = 4 * (2 * nnz + m->nv) < (long)m->nv * m->nv;
   return w;
 }
 
 void hg_deriv2_free(hg_deriv2 *w) {
   if (!w) return;
   double *p[] = {w->nu, w->al, w->mu, w->Ic, w->Bc, w->BcT, w->tau, w->qdd, w->aq, w->av,
-                 w->Minv, w->t_qq, w->t_vv, w->t_qv, w->t_M, w->X, w->soa, w->U,
-                 w->au};
+                 w->Minv, w->t_qq, w->t_vv, w->t_qv, w->X, w->soa, w->au,
+                 w->cis, w->cu, w->cq, w->ca, w->cf, w->H, w->U};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
   free(w->idx);
+  free(w->lam);
+  free(w->live);
   hg_deriv_free(w->w1);
   free(w);
 }
@@ -481,6 +512,70 @@ void hg_rnea_second_derivatives_paths(const hg_model *m, hg_data *d, hg_deriv2 *
   entries(m, d, w, v, qdd, d2tau_dq2, d2tau_dv2, d2tau_dqdv, dM_dq);
 }
 
+/* ---- M = L^T D L on the tree's sparsity ---- */
+
+/* w->H = the factors of M = L^T D L (Featherstone, "Rigid Body Dynamics Algorithms", sec. 6.5):
+ * L unit lower triangular with L[k, i] != 0 only for i on k's path (lam), held below H's
+ * diagonal, and D on it. M's entries on the paths are M[l, j] = S_j . Ic S_l (j before l on
+ * l's path, Ic of l's body: IS_l = w->cis, dM_setup) plus the armature on the diagonal. Then
+ * for k from the last DoF up, for each i on k's path: a = H[k, i] / H[k, k], H[i, j] -= a H[k, j]
+ * for j on i's path (i itself first), H[k, i] = a. Reads d->S (the world-frame pass). */
+static void ltdl_factor(const hg_model *m, const hg_data *d, hg_deriv2 *w) {
+  size_t n = (size_t)m->nv;
+  double *H = w->H;
+  const int *lam = w->lam;
+  for (int l = 0; l < m->nv; l++) {
+    const double *IS = w->cis + 6 * l;
+    H[l * n + l] = hg_dot6(IS, d->S[l]) + m->armature[l];
+    for (int j = lam[l]; j >= 0; j = lam[j]) H[l * n + j] = hg_dot6(IS, d->S[j]);
+  }
+  for (int k = m->nv - 1; k >= 0; k--)
+    for (int i = lam[k]; i >= 0; i = lam[i]) {
+      double a = H[k * n + i] / H[k * n + k];
+      for (int j = i; j >= 0; j = lam[j]) H[i * n + j] -= a * H[k * n + j];
+      H[k * n + i] = a;
+    }
+}
+
+/* Y = -M^-1 X on the columns c0 .. nv - 1 of an nv x nv slice (row-major, rows nv apart) by the
+ * factors: Y = X, then L^T y = Y (each row, the last first, taken off the rows on its path:
+ * rows of X that are zero, and stay so, are skipped), y = -D^-1 y, L Y = y (each row, the first
+ * first, takes off the rows on its path). Each step is a row operation over the columns. */
+HG_HOT static void ltdl_solve_neg(const hg_model *m, hg_deriv2 *w, size_t c0, const double *X,
+                                  double *Y) {
+  size_t n = (size_t)m->nv, nc = n - c0;
+  const double *H = w->H;
+  const int *lam = w->lam;
+  uint8_t *live = w->live;
+  for (size_t i = 0; i < n; i++) {
+    const double *x = X + i * n + c0;
+    double *y = Y + i * n + c0;
+    live[i] = 0;
+    for (size_t c = 0; c < nc; c++) live[i] |= (y[c] = x[c]) != 0;
+  }
+  for (int i = m->nv - 1; i >= 0; i--) {
+    if (!live[i]) continue;
+    const double *restrict yi = Y + (size_t)i * n + c0;
+    for (int j = lam[i]; j >= 0; j = lam[j]) {
+      double *restrict yj = Y + (size_t)j * n + c0, a = H[(size_t)i * n + (size_t)j];
+      for (size_t c = 0; c < nc; c++) yj[c] -= a * yi[c];
+      live[j] = 1;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    double *y = Y + i * n + c0, s = -1 / H[i * n + i];
+    for (size_t c = 0; c < nc; c++) y[c] *= s;
+  }
+  for (int i = 0; i < m->nv; i++) {
+    double *restrict yi = Y + (size_t)i * n + c0;
+    for (int j = lam[i]; j >= 0; j = lam[j]) {
+      const double *restrict yj = Y + (size_t)j * n + c0;
+      double a = H[(size_t)i * n + (size_t)j];
+      for (size_t c = 0; c < nc; c++) yi[c] -= a * yj[c];
+    }
+  }
+}
+
 /* the first column of slice k that minv_neg_tensor forms under sym (the others are copied) */
 static inline size_t sym_first_column(const hg_model *m, int sym, size_t k) {
   return sym == 1 ? (size_t)m->v_adr[m->dof_body[k]] : sym == 2 ? k : 0;
@@ -498,76 +593,196 @@ static inline size_t sym_first_column(const hg_model *m, int sym, size_t k) {
  * joint (sym 1: the second derivatives along q, whose directions on two joints commute) or for
  * every m (sym 2: along v, a vector space); each slice k is then formed in the columns from
  * c0 = k's joint's first DoF (sym 1) or k (sym 2) on, and the columns before c0 are copied from
- * the slices before it: half of the products. X's columns before c0 are not read. */
-HG_HOT static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve,
-                                   int sym, const double *X, double *Y) {
+ * the slices before it: half of the products. X's columns before c0 are not read. With sym 3,
+ * Y is symmetric in its first and last indices, Y[l, m, k] = Y[k, m, l] (-M^-1 dM_m M^-1 along
+ * tau): slice k is formed in the rows from k on, and its rows before k are copied from the
+ * slices before it. */
+enum { SOLVE_PRODUCT, SOLVE_ARTICULATED, SOLVE_LTDL };
+
+/* Y_k = -M^-1 X_k for one slice (above), in the columns from c0; the products form only the rows
+ * from r0 */
+HG_HOT static void minv_neg_slice(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve,
+                                  size_t c0, size_t r0, const double *Xk, double *Yk) {
   int nv = m->nv, *idx = w->idx;
-  const double *Minv = w->Minv;
-  size_t n = (size_t)nv, n2 = n * n;
-  for (size_t k = 0; k < n; k++) {
-    const double *Xk = X + k * n2;
-    double *Yk = Y + k * n2;
-    size_t c0 = sym_first_column(m, sym, k);
-    size_t nz = 0;
-    for (size_t c = 0; c < n; c++) {
-      const double *x = Xk + c * n;
-      size_t r = c0;
-      while (r < n && x[r] == 0) r++;
-      if (r < n) idx[nz++] = (int)c;
-    }
-    if (solve && (long)nz * nv > 37L * (m->nbody - 1)) {
-      hg_minv_solve_neg(m, d, w->w1, NULL, Xk, nv, Yk);
-      continue;
-    }
-    /* Y_k = -Minv[., idx] X_k[idx, .] in the columns from c0 */
-    hg_lane_gemm(0, nv, (int)nz, (int)c0, nv, -1, Minv, n, idx, Xk, n, Yk, n);
+  size_t n = (size_t)nv, nz = 0;
+  for (size_t c = 0; c < n; c++) {
+    const double *x = Xk + c * n;
+    size_t r = c0;
+    while (r < n && x[r] == 0) r++;
+    if (r < n) idx[nz++] = (int)c;
   }
+  if (solve == SOLVE_ARTICULATED && (long)nz * nv > 37L * (m->nbody - 1)) {
+    hg_minv_solve_neg(m, d, w->w1, NULL, Xk, nv, Yk);
+    return;
+  }
+  if (solve == SOLVE_LTDL) {
+    ltdl_solve_neg(m, w, c0, Xk, Yk);
+    return;
+  }
+  /* Y_k = -Minv[., idx] X_k[idx, .] in the columns from c0, the rows from r0 */
+  hg_lane_gemm(0, nv - (int)r0, (int)nz, (int)c0, nv, -1, w->Minv + r0 * n, n, idx, Xk, n,
+               Yk + r0 * n, n);
+}
+
+/* the entries of Y that sym lets minv_neg_slice leave out, from the others */
+static void sym_fill(const hg_model *m, int sym, double *Y) {
+  size_t n = (size_t)m->nv, n2 = n * n;
+  /* the rows before k from the slices before: Y[l, ., k] = Y[k, ., l] (l < k) */
+  for (size_t k = 0; sym == 3 && k < n; k++)
+    for (size_t l = 0; l < k; l++)
+      memcpy(Y + k * n2 + l * n, Y + l * n2 + k * n, n * sizeof(double));
   /* the columns before c0 from the slices before: Y[l, m, k] = Y[l, k, m] (k >= m's c0) */
-  for (size_t k = 0; sym && k < n; k++) {
+  for (size_t k = 0; (sym == 1 || sym == 2) && k < n; k++) {
     size_t c0 = sym_first_column(m, sym, k);
     for (size_t l = 0; l < n; l++)
       for (size_t c = 0; c < c0; c++) Y[k * n2 + l * n + c] = Y[c * n2 + l * n + k];
   }
 }
 
-/* the terms dM_m A[., k] of the identities, with dM_m = dM/dq_m (slice m of dM): X[l, m, k] +=
- * (dM_m A)[l, k]; with swap, X[l, m, k] += (dM_k A)[l, m]. U (nv^2 scratch) holds, per l, the
- * rows U[s, .] = dM_s[l, .] A, added to X transposed; idx (nv scratch) the inner indices that are
- * not zero. The products are hg_lane_gemm's. */
-HG_HOT static void add_dM_times(int nv, const double *dM, const double *A, int swap, double *X,
-                         double *U, int *idx) {
-  size_t n = (size_t)nv, n2 = n * n;
-  if (swap) {
-    for (size_t s = 0; s < n; s++) {
-      const double *D = dM + s * n2; /* dM_s: D[l, c] */
-      /* slice s (= k) += dM_s A over the columns c of dM_s that are not zero (the tree's
-       * sparsity: c and s related) */
-      int nz = 0;
-      for (size_t c = 0; c < n; c++) {
-        size_t l = 0;
-        while (l < n && D[l * n + c] == 0) l++;
-        if (l < n) idx[nz++] = (int)c;
+static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve, int sym,
+                            const double *X, double *Y) {
+  size_t n = (size_t)m->nv, n2 = n * n;
+  for (size_t k = 0; k < n; k++)
+    minv_neg_slice(m, d, w, solve, sym_first_column(m, sym, k), sym == 3 ? k : 0, X + k * n2,
+                   Y + k * n2);
+  sym_fill(m, sym, Y);
+}
+
+/* ---- the products dM/dq_m x of the identities ---- */
+
+/* Along q, M x (x an acceleration that does not move with q) is RNEA(q, 0, x) without gravity, so
+ * its derivative is hg_rnea_derivatives' formula at v = 0 (nu = 0, Bc = 0), with c the deeper of
+ * the bodies of l and m:
+ *   (dM/dq_m x)_l = S_l . Ic_c u_m                     m carries l (c: l's body),
+ *                 = S_l . (Ic_c u_m + S_m x* F_c)      l carries m (c: m's body),
+ *   u_m = a_m x S_m,   F_c = sum over c's subtree of I_b a_b,
+ * where a_b = a_parent + sum over b's DoFs of S_k x_k is the acceleration x gives body b and a_m
+ * that of the frame DoF m turns (its parent body's, plus S_k x_k of the DoFs before m along a
+ * chain joint). Per DoF l: IS_l = Ic S_l (w->cis, once per call), u_l and Q_l = Ic u_l + S_l x*
+ * F (w->cu and w->cq), four columns x side by side: [6][4] per DoF. Per pair (l, m) on one path:
+ * one 6-term dot product of IS_l with u_m or S_l with Q_m for the four columns: O(N d) a column
+ * (a tree of N bodies and depth d), where a product with the tensor dM/dq, whose non-zeros are
+ * O(N d^2), costs that much a column; the tensor is not formed. */
+
+/* w->cis: IS_l = Ic S_l for every DoF (Ic of l's body, from values()) */
+static void dM_setup(const hg_model *m, const hg_data *d, hg_deriv2 *w) {
+  for (int l = 0; l < m->nv; l++) {
+    double *IS = w->cis + 6 * l;
+    v6_zero(IS);
+    sym_mulv_add(w->Ic + 36 * (size_t)m->dof_body[l], d->S[l], IS);
+  }
+}
+
+/* u and Q of every DoF (w->cu, w->cq) for the columns x_r = A[., k0 + r], r < nr <= 4 (the
+ * lanes past nr are zero). Per body (w->ca, w->cf): the acceleration a_b, then G_b = sum over
+ * the DoFs k of b's subtree of IS_k x_k, so that F_b = Ic_b a_parent + G_b (each DoF k below
+ * the parent adds S_k x_k to the accelerations of the bodies its body's composite holds) */
+HG_HOT static void dM_columns(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *A,
+                              int k0, int nr) {
+  size_t n = (size_t)m->nv;
+  hg_lane(*a)[6] = (hg_lane(*)[6])w->ca, (*G)[6] = (hg_lane(*)[6])w->cf;
+  hg_lane(*u)[6] = (hg_lane(*)[6])w->cu, (*Q)[6] = (hg_lane(*)[6])w->cq;
+  const hg_lane zero = {0, 0, 0, 0}, rest[6] = {zero, zero, zero, zero, zero, zero};
+  for (int i = 1; i < m->nbody; i++) {
+    int p = m->parent[i], va = m->v_adr[i], chain = !w->w1->coupled[i];
+    const hg_lane *ap = p > 0 ? a[p] : rest; /* no gravity: a root's parent is at rest */
+    hg_lane am[6];
+    for (int e = 0; e < 6; e++) am[e] = ap[e], G[i][e] = zero;
+    for (int k = va; k < va + m->jnt_nv[i]; k++) {
+      const double *S = d->S[k], *IS = w->cis + 6 * k, *Ak = A + (size_t)k * n + k0;
+      hg_lane x = zero, s[6] = {S[0] + zero, S[1] + zero, S[2] + zero,
+                                S[3] + zero, S[4] + zero, S[5] + zero};
+      for (int r = 0; r < nr; r++) x[r] = Ak[r];
+      /* u_k = a_k x S_k (a_k: the parent's for a spherical or free joint) */
+      hg_lane_ad(chain ? am : ap, s, u[k]);
+      for (int e = 0; e < 6; e++) am[e] += S[e] * x, G[i][e] += IS[e] * x;
+    }
+    for (int e = 0; e < 6; e++) a[i][e] = am[e];
+  }
+  for (int i = m->nbody - 1; i > 0; i--) {
+    int p = m->parent[i], va = m->v_adr[i];
+    const double *Ic = w->Ic + 36 * (size_t)i;
+    hg_lane F[6];
+    for (int e = 0; e < 6; e++) F[e] = G[i][e];
+    if (p > 0) hg_lane_mat6_mulv_add(Ic, a[p], F); /* F_b = Ic_b a_parent + G_b */
+    for (int k = va; k < va + m->jnt_nv[i]; k++) {
+      const double *S = d->S[k];
+      hg_lane s[6] = {S[0] + zero, S[1] + zero, S[2] + zero,
+                      S[3] + zero, S[4] + zero, S[5] + zero};
+      hg_lane_cross_star(s, F, Q[k]); /* Q_k = S_k x* F_b + Ic_b u_k */
+      hg_lane_mat6_mulv_add(Ic, u[k], Q[k]);
+    }
+    if (p > 0)
+      for (int e = 0; e < 6; e++) G[p][e] += G[i][e];
+  }
+}
+
+/* (dM_j A)[l, k] for the columns k = k0 .. k0 + nr - 1 of A (nr <= 4) and every pair (l, j) on
+ * one path, into the slices from Y: Y[(k - k0) nv^2 + l nv + j] (add: +=, else =); with X (the
+ * whole tensor, for d2qdd/dq2's second term) also X[l, k, j] += (dM_j A)[l, k]. Entries of Y off
+ * the paths are not written. */
+HG_HOT static void dM_block(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *A,
+                            int k0, int nr, int add, double *Y, double *X) {
+  const hg_deriv *w1 = w->w1;
+  size_t n = (size_t)m->nv, n2 = n * n;
+  dM_columns(m, d, w, A, k0, nr);
+  for (int l = 0; l < m->nv; l++) {
+    int c = m->dof_body[l], ce = carrier_end(m, w1, l);
+    const int *rg = w1->ranges + 2 * w1->range_adr[c];
+    int nrg = w1->range_adr[c + 1] - w1->range_adr[c];
+    const double *IS = w->cis + 6 * l, *S = d->S[l];
+    for (int g = 0; g < nrg; g++) {
+      /* j carries l (every range but the first, and the first up to ce): IS_l . u_j;
+       * l carries j: S_l . Q_j */
+      int j0 = rg[2 * g], j1 = rg[2 * g + 1], jc = g ? j1 : ce < j1 ? ce : j1;
+      for (int part = 0; part < 2; part++) {
+        int a0 = part ? jc : j0, a1 = part ? j1 : jc, j = a0;
+        const double *a = part ? S : IS, *x = part ? w->cq : w->cu;
+        double *y = Y + (size_t)l * n, *xs = X ? X + (size_t)l * n + (size_t)k0 : NULL;
+        for (; j + 4 <= a1; j += 4)
+          hg_lane_dot6_block4(a, x + 24 * (size_t)j, y + j, n2, nr, add,
+                              xs ? xs + (size_t)j * n2 : NULL, n2);
+        for (; j < a1; j++) {
+          const double *aj[1] = {a}, *xj[1] = {x + 24 * (size_t)j};
+          double t[4];
+          hg_lane_soa_dot4(1, aj, xj, 4, 0, t);
+          if (add)
+            hg_lane_scatter4_add(t, y + j, n2, nr);
+          else
+            hg_lane_scatter4(t, 0, y + j, n2, nr);
+          if (xs) hg_lane_scatter4_add(t, xs + (size_t)j * n2, 1, nr);
+        }
       }
-      hg_lane_gemm(1, nv, nz, 0, nv, 1, D, n, idx, A, n, X + s * n2, n);
-    }
-    return;
-  }
-  for (size_t l = 0; l < n; l++) {
-    /* U[s, .] = dM_s[l, .] A: rows s of the product of the matrix dM_.[l, .] (rows n^2 apart)
-     * with A, over its columns c that are not zero (c related to l) */
-    int nz = 0;
-    for (size_t c = 0; c < n; c++) {
-      size_t s = 0;
-      while (s < n && dM[s * n2 + l * n + c] == 0) s++;
-      if (s < n) idx[nz++] = (int)c;
-    }
-    hg_lane_gemm(0, nv, nz, 0, nv, 1, dM + l * n, n2, idx, A, n, U, n);
-    /* X[k, l, s] += U[s, k] */
-    for (size_t k = 0; k < n; k++) {
-      double *restrict y = X + k * n2 + l * n;
-      for (size_t s = 0; s < n; s++) y[s] += U[s * n + k];
     }
   }
+}
+
+/* X[l, j, k] += (dM_j A)[l, k] for every k (and with swap X[l, k, j] += the same) */
+static void add_dM_times(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *A,
+                         int swap, double *X) {
+  size_t n = (size_t)m->nv;
+  for (int k0 = 0; k0 < m->nv; k0 += 4)
+    dM_block(m, d, w, A, k0, m->nv - k0 < 4 ? m->nv - k0 : 4, 1, X + (size_t)k0 * n * n,
+             swap ? X : NULL);
+}
+
+/* Y = -M^-1 (T + dM_. A) (T may be NULL: zero) four slices at a time through w->U, whose
+ * entries off the paths stay zero (calloc; T and dM_block write none there): slices k0 .. k0 +
+ * nr - 1 of T copied in, the products added, each slice multiplied into Y (with sym 3 in the
+ * rows from k) */
+static void minv_neg_dM(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve, int sym,
+                        const double *T, const double *A, double *Y) {
+  size_t n = (size_t)m->nv, n2 = n * n;
+  for (int k0 = 0; k0 < m->nv; k0 += 4) {
+    int nr = m->nv - k0 < 4 ? m->nv - k0 : 4;
+    if (T) memcpy(w->U, T + (size_t)k0 * n2, (size_t)nr * n2 * sizeof(double));
+    dM_block(m, d, w, A, k0, nr, T != NULL, w->U, NULL);
+    for (int r = 0; r < nr; r++) {
+      size_t k = (size_t)(k0 + r);
+      minv_neg_slice(m, d, w, solve, 0, sym == 3 ? k : 0, w->U + (size_t)r * n2, Y + k * n2);
+    }
+  }
+  sym_fill(m, sym, Y);
 }
 
 int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
@@ -582,32 +797,25 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
   /* the recursion for -M^-1 X where the first-order routines chose it (long chains): with
    * products, humanoid32 ran 1.70e9 instructions per 100 calls, with the recursion on every
    * slice the size test passes 2.31e9 */
-  int solve = !w->w1->product;
+  int solve = w->ltdl ? SOLVE_LTDL : w->w1->product ? SOLVE_PRODUCT : SOLVE_ARTICULATED;
   if (qdd) memcpy(qdd, w->qdd, n * sizeof(double));
   /* the inverse-dynamics second derivatives at the acceleration ABA found */
   hg_rnea_second_derivatives_paths(m, d, w, q, v, w->qdd, fext, d2qdd_dq2 ? w->t_qq : NULL,
                                    d2qdd_dv2 ? w->t_vv : NULL, d2qdd_dqdv ? w->t_qv : NULL,
-                                   w->t_M);
+                                   NULL);
+  dM_setup(m, d, w);
+  if (solve == SOLVE_LTDL) ltdl_factor(m, d, w);
   if (d2qdd_dq2) {
     /* -M^-1 (ID_qq[., m, k] + dM_m a_q[., k] + dM_k a_q[., m]) */
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U, w->idx);
-    add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U, w->idx);
+    add_dM_times(m, d, w, w->aq, 1, w->X);
     minv_neg_tensor(m, d, w, solve, 1, w->X, d2qdd_dq2);
   }
   if (d2qdd_dv2) minv_neg_tensor(m, d, w, solve, 2, w->t_vv, d2qdd_dv2);
-  if (d2qdd_dqdv) {
-    /* -M^-1 (ID_qv[., m, k] + dM_m a_v[., k]) */
-    memcpy(w->X, w->t_qv, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U, w->idx);
-    minv_neg_tensor(m, d, w, solve, 0, w->X, d2qdd_dqdv);
-  }
-  if (d2qdd_dqdtau) {
-    /* -M^-1 dM_m M^-1[., k] */
-    memset(w->X, 0, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->Minv, 0, w->X, w->U, w->idx);
-    minv_neg_tensor(m, d, w, solve, 0, w->X, d2qdd_dqdtau);
-  }
+  /* -M^-1 (ID_qv[., m, k] + dM_m a_v[., k]) */
+  if (d2qdd_dqdv) minv_neg_dM(m, d, w, solve, 0, w->t_qv, w->av, d2qdd_dqdv);
+  /* -M^-1 dM_m M^-1[., k] */
+  if (d2qdd_dqdtau) minv_neg_dM(m, d, w, solve, 3, NULL, w->Minv, d2qdd_dqdtau);
   return 0;
 }
 
@@ -617,7 +825,7 @@ static void hybrid_map2(const hg_model *m, hg_data *d, hg_deriv2 *w, const doubl
                         double *out) {
   size_t n = (size_t)m->nv, n2 = n * n;
   const double *M = w->w1->M;
-  minv_neg_tensor(m, d, w, 0, 0, X, out);
+  minv_neg_tensor(m, d, w, SOLVE_PRODUCT, 0, X, out);
   for (size_t k = 0; k < n; k++)
     for (size_t l = 0; l < n; l++) {
       if (d->mode[m->dof_body[l]] == HG_MODE_FREE) continue;
@@ -657,22 +865,22 @@ int hg_hybrid_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, co
     }
   }
   hg_rnea_second_derivatives_paths(m, d, w, q, v, w->qdd, fext, d2y_dq2 ? w->t_qq : NULL,
-                                   d2y_dv2 ? w->t_vv : NULL, d2y_dqdv ? w->t_qv : NULL, w->t_M);
+                                   d2y_dv2 ? w->t_vv : NULL, d2y_dqdv ? w->t_qv : NULL, NULL);
+  dM_setup(m, d, w);
   if (d2y_dq2) {
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->aq, 0, w->X, w->U, w->idx);
-    add_dM_times(nv, w->t_M, w->aq, 1, w->X, w->U, w->idx);
+    add_dM_times(m, d, w, w->aq, 1, w->X);
     hybrid_map2(m, d, w, w->X, d2y_dq2);
   }
   if (d2y_dv2) hybrid_map2(m, d, w, w->t_vv, d2y_dv2);
   if (d2y_dqdv) {
     memcpy(w->X, w->t_qv, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->av, 0, w->X, w->U, w->idx);
+    add_dM_times(m, d, w, w->av, 0, w->X);
     hybrid_map2(m, d, w, w->X, d2y_dqdv);
   }
   if (d2y_dqdu) {
     memset(w->X, 0, n3 * sizeof(double));
-    add_dM_times(nv, w->t_M, w->au, 0, w->X, w->U, w->idx);
+    add_dM_times(m, d, w, w->au, 0, w->X);
     hybrid_map2(m, d, w, w->X, d2y_dqdu);
   }
   return 0;

@@ -43,9 +43,17 @@ typedef struct hg_deriv2 {
   double *Ic, *Bc, *BcT;                     /* nbody x 36 (values) */
   double *tau;                               /* nv */
   hg_deriv *w1;                              /* the first-order workspace */
-  double *qdd, *aq, *av, *au, *Minv, *U;     /* nv, nv x nv (forward, hybrid dynamics) */
-  double *t_qq, *t_vv, *t_qv, *t_M, *X;      /* nv^3 scratch (forward, hybrid dynamics) */
+  double *qdd, *aq, *av, *au, *Minv;         /* nv, nv x nv (forward, hybrid dynamics) */
+  double *t_qq, *t_vv, *t_qv, *X;            /* nv^3 scratch (forward, hybrid dynamics) */
+  double *U;                                 /* 4 nv^2: four slices (zero off the paths) */
   int *idx;                                  /* nv: a slice's non-zero rows (M^-1 products) */
+  double *cis;                               /* nv x 6: Ic S per DoF (the dM/dq x products) */
+  double *cu, *cq;                           /* nv x 6 x 4: u and Q per DoF, four columns */
+  double *ca, *cf;                           /* nbody x 4 x 6: a and F per body and column */
+  double *H;                                 /* nv x nv: M's factors L^T D L (when ltdl) */
+  int *lam;                                  /* nv: the DoF before each on its path, or -1 */
+  uint8_t *live;                             /* nv: the rows of a slice not known to be zero */
+  int ltdl;                                  /* 1: -M^-1 X by the factors (branched trees) */
 } hg_deriv2;
 
 hg_deriv2 *hg_deriv2_new(const hg_model *m);
@@ -81,8 +89,10 @@ void hg_rnea_second_derivatives_paths(const hg_model *m, hg_data *d, hg_deriv2 *
  *   d2qdd_dqdtau[l, m, k] = d/dtau_k (d qdd_l / d q_m) = -(M^-1 dM/dq_m M^-1)[l, k]
  * (any may be NULL); qdd (may be NULL) gets the acceleration. The first-order matrices stay in
  * w->aq (d qdd / d q), w->av and w->Minv. Returns 0, or -1 with d->err set when an articulated
- * inertia is singular. The products with M^-1 skip the zero rows of each slice; O(nv^4) on a
- * chain, O(N nv^3) where the articulated recursion replaces them (long chains). */
+ * inertia is singular. The products dM/dq_m x take O(N d) per column x (3 nv columns); -M^-1 is
+ * applied to 4 nv^2 columns (half of them where a result is symmetric): by products with M^-1,
+ * nv^2 each (O(nv^4) on a chain), by the articulated recursion on long chains, or by the factors
+ * M = L^T D L, O(N d) each, on branched trees (hg_deriv2_new chooses; w->ltdl). */
 int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
                               const double *v, const double *tau, const double *fext,
                               double *qdd, double *d2qdd_dq2, double *d2qdd_dv2,
