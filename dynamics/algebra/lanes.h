@@ -335,6 +335,40 @@ HG_INLINE void hg_lane_dot6_block4(const double *a, const double *x, double *Y, 
   }
 }
 
+/* -M^-1 Y in place for W = 4 or 8 columns of Y (row r at Y + r s, its columns y[0 .. W)), by the
+ * factors M = L^T D L (derivatives2.c): DoF i's path, the DoFs before it from its parent up, is
+ * path[off[i] .. off[i + 1]) with L[i, path[t]] = Lp[t], and dneg[i] = -1 / D_i. L^T y = Y (rows
+ * from the last: a row that is zero is skipped), y = -D^-1 y, L Y = y (rows from the first), the
+ * W columns of a row in registers */
+HG_INLINE void hg_lane_ltdl_solve(int W, int nv, const int *off, const int *path, const double *Lp,
+                                  const double *dneg, double *Y, size_t s) {
+  const hg_v4 zero = {0, 0, 0, 0};
+  for (int i = nv - 1; i >= 0; i--) {
+    double *y = Y + (size_t)i * s;
+    hg_v4 a = HG_LD4(y), b = zero;
+    if (W == 8) b = HG_LD4(y + 4);
+    hg_i4 nz = (a != zero) | (b != zero);
+    if (!(nz[0] | nz[1] | nz[2] | nz[3])) continue;
+    for (int t = off[i]; t < off[i + 1]; t++) {
+      double *z = Y + (size_t)path[t] * s, l = Lp[t];
+      HG_ST4(z, HG_LD4(z) - l * a);
+      if (W == 8) HG_ST4(z + 4, HG_LD4(z + 4) - l * b);
+    }
+  }
+  for (int i = 0; i < nv; i++) {
+    double *y = Y + (size_t)i * s;
+    hg_v4 a = dneg[i] * HG_LD4(y), b = zero;
+    if (W == 8) b = dneg[i] * HG_LD4(y + 4);
+    for (int t = off[i]; t < off[i + 1]; t++) {
+      const double *z = Y + (size_t)path[t] * s;
+      a -= Lp[t] * HG_LD4(z);
+      if (W == 8) b -= Lp[t] * HG_LD4(z + 4);
+    }
+    HG_ST4(y, a);
+    if (W == 8) HG_ST4(y + 4, b);
+  }
+}
+
 /* ---- products of row-major matrices (the forward-dynamics second derivatives, derivatives2.c) ---- */
 
 /* one block of hg_lane_gemm: rows i .. i + R - 1 and columns j .. j + W - 1 of C (R <= 4; W = 8,

@@ -76,7 +76,8 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   ok &= !!(w->U = calloc(4 * nv * nv + 1, sizeof(double)));
   ok &= !!(w->H = calloc(nv * nv + 1, sizeof(double)));
   ok &= !!(w->lam = calloc(nv + 1, sizeof(int)));
-  ok &= !!(w->live = calloc(nv + 1, 1));
+  ok &= !!(w->poff = calloc(nv + 1, sizeof(int)));
+  ok &= !!(w->dneg = calloc(nv + 1, sizeof(double)));
   /* blocks of four lanes, 32-byte aligned */
   double **lane[] = {&w->cu, &w->cq, &w->ca, &w->cf};
   size_t nlane[] = {nv + 1, nv + 1, nb, nb};
@@ -94,12 +95,26 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
     int i = m->dof_body[k], p = m->parent[i];
     while (p > 0 && m->jnt_nv[p] == 0) p = m->parent[p];
     w->lam[k] = k > m->v_adr[i] ? k - 1 : p > 0 ? m->v_adr[p] + m->jnt_nv[p] - 1 : -1;
+    w->poff[k] = (int)nnz;
     for (int j = w->lam[k]; j >= 0; j = w->lam[j]) nnz++;
   }
+  w->poff[m->nv] = (int)nnz;
+  /* each DoF's path as a list (the solves' inner loops run over it), and L's entries along it */
+  w->path = calloc((size_t)nnz + 1, sizeof(int));
+  w->Lp = calloc((size_t)nnz + 1, sizeof(double));
+  if (!w->path || !w->Lp) {
+    hg_deriv2_free(w);
+    return NULL;
+  }
+  for (int k = 0; k < m->nv; k++) {
+    int t = w->poff[k];
+    for (int j = w->lam[k]; j >= 0; j = w->lam[j]) w->path[t++] = j;
+  }
   /* -M^-1 X by the factors costs 2 nnz + nv FMAs a column, by the product with M^-1 nv^2; the
-   * row sweeps take about four times the instructions per FMA of the product's register blocks
-   * (humanoid32: 496 against 1024 FMAs, 4.9e6 instructions a call against 2.5e6; tree63: 579
-   * against 3969, 2.2e7 against 3.8e7) */
+   * sweeps take about twice the instructions per FMA of the product's register blocks, more on
+   * small trees, whose slices have few columns (instructions a call for -M^-1 in D2FD:
+   * humanoid32, 496 against 1024 FMAs a column, 2.2e6 either way; tree15, 83 against 225, 1.9e5
+   * against 1.7e5; tree63, 579 against 3969, 1.1e7 against 2.6e7) */
   w->ltdl = 4 * (2 * nnz + m->nv) < (long)m->nv * m->nv;
   return w;
 }
@@ -108,11 +123,12 @@ void hg_deriv2_free(hg_deriv2 *w) {
   if (!w) return;
   double *p[] = {w->nu, w->al, w->mu, w->Ic, w->Bc, w->BcT, w->tau, w->qdd, w->aq, w->av,
                  w->Minv, w->t_qq, w->t_vv, w->t_qv, w->X, w->soa, w->au,
-                 w->cis, w->cu, w->cq, w->ca, w->cf, w->H, w->U};
+                 w->cis, w->cu, w->cq, w->ca, w->cf, w->H, w->U, w->Lp, w->dneg};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
   free(w->idx);
   free(w->lam);
-  free(w->live);
+  free(w->poff);
+  free(w->path);
   hg_deriv_free(w->w1);
   free(w);
 }
@@ -535,44 +551,45 @@ static void ltdl_factor(const hg_model *m, const hg_data *d, hg_deriv2 *w) {
       for (int j = i; j >= 0; j = lam[j]) H[i * n + j] -= a * H[k * n + j];
       H[k * n + i] = a;
     }
+  /* the solves' copies: L along each path, -1 / D */
+  for (int i = 0; i < m->nv; i++) {
+    for (int t = w->poff[i]; t < w->poff[i + 1]; t++) w->Lp[t] = H[i * n + w->path[t]];
+    w->dneg[i] = -1 / H[i * n + i];
+  }
 }
 
 /* Y = -M^-1 X on the columns c0 .. nv - 1 of an nv x nv slice (row-major, rows nv apart) by the
- * factors: Y = X, then L^T y = Y (each row, the last first, taken off the rows on its path:
- * rows of X that are zero, and stay so, are skipped), y = -D^-1 y, L Y = y (each row, the first
- * first, takes off the rows on its path). Each step is a row operation over the columns. */
+ * factors: Y = X, then per block of eight or four columns (hg_lane_ltdl_solve: L^T y = Y, y =
+ * -D^-1 y, L Y = y, each row's columns in registers); a last block that does not fill up is
+ * formed over the columns before it, from X again; fewer than four columns one at a time */
 HG_HOT static void ltdl_solve_neg(const hg_model *m, hg_deriv2 *w, size_t c0, const double *X,
                                   double *Y) {
-  size_t n = (size_t)m->nv, nc = n - c0;
-  const double *H = w->H;
-  const int *lam = w->lam;
-  uint8_t *live = w->live;
-  for (size_t i = 0; i < n; i++) {
-    const double *x = X + i * n + c0;
-    double *y = Y + i * n + c0;
-    live[i] = 0;
-    for (size_t c = 0; c < nc; c++) live[i] |= (y[c] = x[c]) != 0;
-  }
-  for (int i = m->nv - 1; i >= 0; i--) {
-    if (!live[i]) continue;
-    const double *restrict yi = Y + (size_t)i * n + c0;
-    for (int j = lam[i]; j >= 0; j = lam[j]) {
-      double *restrict yj = Y + (size_t)j * n + c0, a = H[(size_t)i * n + (size_t)j];
-      for (size_t c = 0; c < nc; c++) yj[c] -= a * yi[c];
-      live[j] = 1;
+  int nv = m->nv;
+  size_t n = (size_t)nv, nc = n - c0;
+  const int *off = w->poff, *path = w->path;
+  const double *Lp = w->Lp, *dneg = w->dneg;
+  for (size_t i = 0; i < n; i++) memcpy(Y + i * n + c0, X + i * n + c0, nc * sizeof(double));
+  if (nc < 4) {
+    for (size_t c = c0; c < n; c++) {
+      for (int i = nv - 1; i >= 0; i--) {
+        double y = Y[(size_t)i * n + c];
+        if (y == 0) continue;
+        for (int t = off[i]; t < off[i + 1]; t++) Y[(size_t)path[t] * n + c] -= Lp[t] * y;
+      }
+      for (int i = 0; i < nv; i++) {
+        double y = dneg[i] * Y[(size_t)i * n + c];
+        for (int t = off[i]; t < off[i + 1]; t++) y -= Lp[t] * Y[(size_t)path[t] * n + c];
+        Y[(size_t)i * n + c] = y;
+      }
     }
+    return;
   }
-  for (size_t i = 0; i < n; i++) {
-    double *y = Y + i * n + c0, s = -1 / H[i * n + i];
-    for (size_t c = 0; c < nc; c++) y[c] *= s;
-  }
-  for (int i = 0; i < m->nv; i++) {
-    double *restrict yi = Y + (size_t)i * n + c0;
-    for (int j = lam[i]; j >= 0; j = lam[j]) {
-      const double *restrict yj = Y + (size_t)j * n + c0;
-      double a = H[(size_t)i * n + (size_t)j];
-      for (size_t c = 0; c < nc; c++) yi[c] -= a * yj[c];
-    }
+  size_t c = c0;
+  for (; c + 8 <= n; c += 8) hg_lane_ltdl_solve(8, nv, off, path, Lp, dneg, Y + c, n);
+  if (c + 4 <= n) hg_lane_ltdl_solve(4, nv, off, path, Lp, dneg, Y + c, n), c += 4;
+  if (c < n) {
+    for (size_t i = 0; i < n; i++) memcpy(Y + i * n + n - 4, X + i * n + n - 4, 4 * sizeof(double));
+    hg_lane_ltdl_solve(4, nv, off, path, Lp, dneg, Y + n - 4, n);
   }
 }
 

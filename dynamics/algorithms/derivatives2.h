@@ -52,7 +52,8 @@ typedef struct hg_deriv2 {
   double *ca, *cf;                           /* nbody x 4 x 6: a and F per body and column */
   double *H;                                 /* nv x nv: M's factors L^T D L (when ltdl) */
   int *lam;                                  /* nv: the DoF before each on its path, or -1 */
-  uint8_t *live;                             /* nv: the rows of a slice not known to be zero */
+  int *poff, *path;                          /* nv + 1, nnz(L): each DoF's path, as a list */
+  double *Lp, *dneg;                         /* nnz(L), nv: L along the paths, -1 / D */
   int ltdl;                                  /* 1: -M^-1 X by the factors (branched trees) */
 } hg_deriv2;
 
