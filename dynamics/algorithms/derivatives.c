@@ -246,11 +246,9 @@ HG_HOT static void lane_wrenches(double *t, const double *L) {
     F[r] = HG_CLANE(L, L_F + r), S[r] = HG_CLANE(t, T_S + r), al[r] = HG_CLANE(t, T_AL + r);
     mu[r] = HG_CLANE(t, T_MU + r);
   }
-  /* x = S x* F = (m x w + f x v, f x w) for F = (m, f), S = (w, v) */
-  hg_lane_cross(F, S, x);
-  hg_lane_cross_add(F + 3, S + 3, x);
-  hg_lane_cross(F + 3, S, x + 3);
-  /* g = Ic alpha + B nu - x */
+  /* x = S x* F = (w x m + v x f, w x f) for F = (m, f), S = (w, v) */
+  hg_lane_cross_star(S, F, x);
+  /* g = Ic alpha + B nu + x */
   hg_lane_inertia_mulv(&m, h, I, al, y);
   qx[0] = Q[0] * nu[0] + Q[3] * nu[1] + Q[4] * nu[2];
   qx[1] = Q[3] * nu[0] + Q[1] * nu[1] + Q[5] * nu[2];
@@ -259,8 +257,8 @@ HG_HOT static void lane_wrenches(double *t, const double *L) {
   hg_lane_cross(nu, hv + 3, z + 3);
   HG_UNROLL(6)
   for (int r = 0; r < 3; r++) {
-    HG_LANE(t, T_G + r) = y[r] + qx[r] - x[r];
-    HG_LANE(t, T_G + 3 + r) = y[3 + r] + 2 * z[3 + r] - x[3 + r];
+    HG_LANE(t, T_G + r) = y[r] + qx[r] + x[r];
+    HG_LANE(t, T_G + 3 + r) = y[3 + r] + 2 * z[3 + r] + x[3 + r];
   }
   /* h = Ic mu + B S, rI = Ic S, rB = B^T S (B S and B^T S share Q S_w) */
   hg_lane_inertia_mulv(&m, h, I, mu, y);
