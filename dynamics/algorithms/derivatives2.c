@@ -50,6 +50,53 @@
 /* the derivatives' pass (derivatives.c): every tree in the world's frame, tree-frame factors */
 static const hg_pass_options world = {.tree_frame = 1, .world_frame = 1};
 
+/* w->rel: R(m) per DoF m, the DoFs l on m's path from the root or with m on theirs (m itself
+ * and its joint's other DoFs among them). Column m of a slice that -M^-1 multiplies is zero off
+ * R(m) (off R(m) and R(k) in slice k of d2qdd/dq2's right-hand side), so the products read
+ * only those rows of it; w->bidx: the union of R(m) over each block of eight columns from j */
+static int related_lists(const hg_model *m, hg_deriv2 *w) {
+  size_t n = (size_t)m->nv;
+  char *r = calloc(n * n + 1, 1);
+  w->roff = calloc(n + 1, sizeof(int));
+  w->boff = calloc(n + 1, sizeof(int));
+  if (!r || !w->roff || !w->boff) {
+    free(r);
+    return -1;
+  }
+  for (size_t l = 0; l < n; l++) {
+    r[l * n + l] = 1;
+    for (int t = w->poff[l]; t < w->poff[l + 1]; t++)
+      r[l * n + (size_t)w->path[t]] = r[(size_t)w->path[t] * n + l] = 1;
+  }
+  size_t nr = 0, nb = 0;
+  for (size_t c = 0; c < n * n; c++) nr += (size_t)r[c];
+  w->rel = calloc(nr + 1, sizeof(int));
+  for (size_t j = 0; j < n; j++)
+    for (size_t c = 0; c < n; c++) {
+      int any = 0;
+      for (size_t x = j; x < j + 8 && x < n; x++) any |= r[x * n + c];
+      nb += (size_t)any;
+    }
+  w->bidx = calloc(nb + 1, sizeof(int));
+  if (!w->rel || !w->bidx) {
+    free(r);
+    return -1;
+  }
+  nr = nb = 0;
+  for (size_t j = 0; j < n; j++) {
+    w->roff[j] = (int)nr, w->boff[j] = (int)nb;
+    for (size_t c = 0; c < n; c++) {
+      int any = 0;
+      for (size_t x = j; x < j + 8 && x < n; x++) any |= r[x * n + c];
+      if (r[j * n + c]) w->rel[nr++] = (int)c;
+      if (any) w->bidx[nb++] = (int)c;
+    }
+  }
+  w->roff[n] = (int)nr, w->boff[n] = (int)nb;
+  free(r);
+  return 0;
+}
+
 hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   hg_deriv2 *w = calloc(1, sizeof *w);
   if (!w) return NULL;
@@ -110,12 +157,18 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
     int t = w->poff[k];
     for (int j = w->lam[k]; j >= 0; j = w->lam[j]) w->path[t++] = j;
   }
-  /* -M^-1 X by the factors costs 2 nnz + nv FMAs a column, by the product with M^-1 nv^2; the
-   * sweeps take about twice the instructions per FMA of the product's register blocks, more on
-   * small trees, whose slices have few columns (instructions a call for -M^-1 in D2FD:
-   * humanoid32, 496 against 1024 FMAs a column, 2.2e6 either way; tree15, 83 against 225, 1.9e5
-   * against 1.7e5; tree63, 579 against 3969, 1.1e7 against 2.6e7) */
-  w->ltdl = 4 * (2 * nnz + m->nv) < (long)m->nv * m->nv;
+  if (related_lists(m, w)) {
+    hg_deriv2_free(w);
+    return NULL;
+  }
+  /* -M^-1 X by the factors costs 2 nnz + nv FMAs a column, by the product with M^-1 nv FMAs per
+   * row of the column's block that it reads (w->bidx); the sweeps take about twice the
+   * instructions per FMA of the product's register blocks. D2FD's instructions a call, products
+   * against factors: humanoid32 (the rule's sides 992 and 630), 4.1e6 against 4.5e6; tree15 (166 against
+   * 154), 6.0e5 against 6.2e5; tree63 (1158 against 1290), 2.4e7 against 2.1e7 */
+  long rows = 0;
+  for (int j = 0; j < m->nv; j++) rows += w->boff[j + 1] - w->boff[j];
+  w->ltdl = 2 * (2 * nnz + m->nv) < rows;
   return w;
 }
 
@@ -126,6 +179,8 @@ void hg_deriv2_free(hg_deriv2 *w) {
                  w->cis, w->cu, w->cq, w->ca, w->cf, w->H, w->U, w->Lp, w->dneg};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
   free(w->idx);
+  int *ip[] = {w->roff, w->rel, w->boff, w->bidx};
+  for (size_t k = 0; k < sizeof ip / sizeof *ip; k++) free(ip[k]);
   free(w->lam);
   free(w->poff);
   free(w->path);
@@ -599,13 +654,15 @@ static inline size_t sym_first_column(const hg_model *m, int sym, size_t k) {
 }
 
 /* Y[., ., k] = -M^-1 X[., ., k] for every slice k (each an nv x nv matrix; X and Y nv^3
- * tensors in the layout of derivatives2.h, not aliased). Per slice the rows c of X_k that are
- * not zero (the tree's sparsity: c's body on the path or in the subtree of k's) are listed once
- * in w->idx; then, as in hg_aba_derivatives, the cheaper of (a) the product with Minv: row l of
- * Y_k = -sum over the listed c of Minv[l, c] X_k[c, .], accumulated in cache while the rows of
- * X_k stream past two at a time, nv^2 FMAs per listed row, and (b) with solve set (long
- * chains, hg_deriv's choice for the first order), the articulated recursion with a dense right-hand side on the last tree-frame articulated pass's
- * factors (hg_minv_solve_neg), about 37 FMAs per body and column (long chains).
+ * tensors in the layout of derivatives2.h, not aliased), by the cheapest of three ways:
+ * (a) the product with Minv, per block of eight columns b: Y_k[., b] = -Minv[., c] X_k[c, b]
+ * over the rows c of the block's union of R(m) (w->bidx; with rk also R(k), for d2qdd/dq2),
+ * the only rows of X_k not zero there, nv FMAs per row and column (a humanoid's block of one
+ * or two limbs reads 12 to 18 of its 32 rows); (b) with solve set (long chains, hg_deriv's
+ * choice for the first order), the articulated recursion with a dense right-hand side on the
+ * last tree-frame articulated pass's factors (hg_minv_solve_neg), about 37 FMAs per body and
+ * column, taken where the rows of X_k not zero cost more; (c) the factors L^T D L (branched
+ * trees, w->ltdl).
  * sym: Y is symmetric in its last two indices, Y[l, m, k] = Y[l, k, m], for every m outside k's
  * joint (sym 1: the second derivatives along q, whose directions on two joints commute) or for
  * every m (sym 2: along v, a vector space); each slice k is then formed in the columns from
@@ -616,29 +673,55 @@ static inline size_t sym_first_column(const hg_model *m, int sym, size_t k) {
  * slices before it. */
 enum { SOLVE_PRODUCT, SOLVE_ARTICULATED, SOLVE_LTDL };
 
-/* Y_k = -M^-1 X_k for one slice (above), in the columns from c0; the products form only the rows
- * from r0 */
-HG_HOT static void minv_neg_slice(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve,
-                                  size_t c0, size_t r0, const double *Xk, double *Yk) {
-  int nv = m->nv, *idx = w->idx;
-  size_t n = (size_t)nv, nz = 0;
-  for (size_t c = 0; c < n; c++) {
-    const double *x = Xk + c * n;
-    size_t r = c0;
-    while (r < n && x[r] == 0) r++;
-    if (r < n) idx[nz++] = (int)c;
+/* the rows of block j's union (w->bidx) and, with rk >= 0, of R(rk): *rows, their number
+ * returned; merged into idx where neither list holds the other */
+static inline int block_rows(const hg_deriv2 *w, size_t j, int rk, int *idx, const int **rows) {
+  const int *a = w->bidx + w->boff[j], *ae = w->bidx + w->boff[j + 1];
+  const int *b = rk >= 0 ? w->rel + w->roff[rk] : ae, *be = rk >= 0 ? w->rel + w->roff[rk + 1] : ae;
+  if (b == be || ae - a == w->nv) return *rows = a, (int)(ae - a);
+  if (be - b == w->nv) return *rows = b, (int)(be - b);
+  int nz = 0;
+  while (a < ae || b < be) {
+    int x = a < ae && (b == be || *a <= *b) ? *a : *b;
+    idx[nz++] = x;
+    a += a < ae && *a == x, b += b < be && *b == x;
   }
-  if (solve == SOLVE_ARTICULATED && (long)nz * nv > 37L * (m->nbody - 1)) {
-    hg_minv_solve_neg(m, d, w->w1, NULL, Xk, nv, Yk);
-    return;
+  return *rows = idx, nz;
+}
+
+/* Y_k = -M^-1 X_k for one slice k (above), in the columns from c0; the products form only the
+ * rows from r0 and read the rows of R(m) (and R(k) when rk) in column m */
+HG_HOT static void minv_neg_slice(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve,
+                                  size_t c0, size_t r0, int rk, const double *Xk, double *Yk) {
+  int nv = m->nv, *idx = w->idx;
+  size_t n = (size_t)nv;
+  if (solve == SOLVE_ARTICULATED) {
+    size_t nz = 0;
+    for (size_t c = 0; c < n; c++) {
+      const double *x = Xk + c * n;
+      size_t r = c0;
+      while (r < n && x[r] == 0) r++;
+      nz += r < n;
+    }
+    if ((long)nz * nv > 37L * (m->nbody - 1)) {
+      hg_minv_solve_neg(m, d, w->w1, NULL, Xk, nv, Yk);
+      return;
+    }
   }
   if (solve == SOLVE_LTDL) {
     ltdl_solve_neg(m, w, c0, Xk, Yk);
     return;
   }
-  /* Y_k = -Minv[., idx] X_k[idx, .] in the columns from c0, the rows from r0 */
-  hg_lane_gemm(0, nv - (int)r0, (int)nz, (int)c0, nv, -1, w->Minv + r0 * n, n, idx, Xk, n,
-               Yk + r0 * n, n);
+  /* per block of eight columns from c0 (the last one ends at nv, over columns already formed;
+   * fewer than eight columns in all: one block) */
+  for (size_t j0 = c0; j0 < n; j0 += 8) {
+    size_t j1 = j0 + 8 < n ? j0 + 8 : n;
+    if (j1 - j0 < 8 && n - c0 >= 8) j0 = n - 8;
+    const int *rows;
+    int nz = block_rows(w, j0, rk, idx, &rows);
+    hg_lane_gemm(0, nv - (int)r0, nz, (int)j0, (int)j1, -1, w->Minv + r0 * n, n,
+                 nz == nv ? NULL : rows, Xk, n, Yk + r0 * n, n);
+  }
 }
 
 /* the entries of Y that sym lets minv_neg_slice leave out, from the others */
@@ -656,12 +739,14 @@ static void sym_fill(const hg_model *m, int sym, double *Y) {
   }
 }
 
+/* every slice (above); with_k: column m of slice k is zero off R(m) and R(k) (the right-hand
+ * sides of d2qdd/dq2), else off R(m) */
 static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve, int sym,
-                            const double *X, double *Y) {
+                            int with_k, const double *X, double *Y) {
   size_t n = (size_t)m->nv, n2 = n * n;
   for (size_t k = 0; k < n; k++)
-    minv_neg_slice(m, d, w, solve, sym_first_column(m, sym, k), sym == 3 ? k : 0, X + k * n2,
-                   Y + k * n2);
+    minv_neg_slice(m, d, w, solve, sym_first_column(m, sym, k), sym == 3 ? k : 0,
+                   with_k ? (int)k : -1, X + k * n2, Y + k * n2);
   sym_fill(m, sym, Y);
 }
 
@@ -796,7 +881,7 @@ static void minv_neg_dM(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve, 
     dM_block(m, d, w, A, k0, nr, T != NULL, w->U, NULL);
     for (int r = 0; r < nr; r++) {
       size_t k = (size_t)(k0 + r);
-      minv_neg_slice(m, d, w, solve, 0, sym == 3 ? k : 0, w->U + (size_t)r * n2, Y + k * n2);
+      minv_neg_slice(m, d, w, solve, 0, sym == 3 ? k : 0, -1, w->U + (size_t)r * n2, Y + k * n2);
     }
   }
   sym_fill(m, sym, Y);
@@ -826,9 +911,9 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
     /* -M^-1 (ID_qq[., m, k] + dM_m a_q[., k] + dM_k a_q[., m]) */
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
     add_dM_times(m, d, w, w->aq, 1, w->X);
-    minv_neg_tensor(m, d, w, solve, 1, w->X, d2qdd_dq2);
+    minv_neg_tensor(m, d, w, solve, 1, 1, w->X, d2qdd_dq2);
   }
-  if (d2qdd_dv2) minv_neg_tensor(m, d, w, solve, 2, w->t_vv, d2qdd_dv2);
+  if (d2qdd_dv2) minv_neg_tensor(m, d, w, solve, 2, 0, w->t_vv, d2qdd_dv2);
   /* -M^-1 (ID_qv[., m, k] + dM_m a_v[., k]) */
   if (d2qdd_dqdv) minv_neg_dM(m, d, w, solve, 0, w->t_qv, w->av, d2qdd_dqdv);
   /* -M^-1 dM_m M^-1[., k] */
@@ -838,11 +923,11 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
 
 /* out = the hybrid outputs' second derivative for X (see hg_hybrid_second_derivatives): rows of
  * free DoFs -M_FF^-1 X_F (Minv: M_FF^-1 embedded, zero elsewhere), the others X + M_.F out_F */
-static void hybrid_map2(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *X,
-                        double *out) {
+static void hybrid_map2(const hg_model *m, hg_data *d, hg_deriv2 *w, int with_k,
+                        const double *X, double *out) {
   size_t n = (size_t)m->nv, n2 = n * n;
   const double *M = w->w1->M;
-  minv_neg_tensor(m, d, w, SOLVE_PRODUCT, 0, X, out);
+  minv_neg_tensor(m, d, w, SOLVE_PRODUCT, 0, with_k, X, out);
   for (size_t k = 0; k < n; k++)
     for (size_t l = 0; l < n; l++) {
       if (d->mode[m->dof_body[l]] == HG_MODE_FREE) continue;
@@ -887,18 +972,18 @@ int hg_hybrid_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, co
   if (d2y_dq2) {
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
     add_dM_times(m, d, w, w->aq, 1, w->X);
-    hybrid_map2(m, d, w, w->X, d2y_dq2);
+    hybrid_map2(m, d, w, 1, w->X, d2y_dq2);
   }
-  if (d2y_dv2) hybrid_map2(m, d, w, w->t_vv, d2y_dv2);
+  if (d2y_dv2) hybrid_map2(m, d, w, 0, w->t_vv, d2y_dv2);
   if (d2y_dqdv) {
     memcpy(w->X, w->t_qv, n3 * sizeof(double));
     add_dM_times(m, d, w, w->av, 0, w->X);
-    hybrid_map2(m, d, w, w->X, d2y_dqdv);
+    hybrid_map2(m, d, w, 0, w->X, d2y_dqdv);
   }
   if (d2y_dqdu) {
     memset(w->X, 0, n3 * sizeof(double));
     add_dM_times(m, d, w, w->au, 0, w->X);
-    hybrid_map2(m, d, w, w->X, d2y_dqdu);
+    hybrid_map2(m, d, w, 0, w->X, d2y_dqdu);
   }
   return 0;
 }

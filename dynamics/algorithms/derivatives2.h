@@ -46,7 +46,11 @@ typedef struct hg_deriv2 {
   double *qdd, *aq, *av, *au, *Minv;         /* nv, nv x nv (forward, hybrid dynamics) */
   double *t_qq, *t_vv, *t_qv, *X;            /* nv^3 scratch (forward, hybrid dynamics) */
   double *U;                                 /* 4 nv^2: four slices (zero off the paths) */
-  int *idx;                                  /* nv: a slice's non-zero rows (M^-1 products) */
+  int *idx;                                  /* nv: a block's rows, merged (M^-1 products) */
+  int *roff, *rel;                           /* nv + 1, sum |R|: R(m), the DoFs sharing a path
+                                                with DoF m (m among them), ascending */
+  int *boff, *bidx;                          /* nv + 1, <= nv^2: per DoF j, the union of R(m)
+                                                over m = j .. j + 7 (< nv), ascending */
   double *cis;                               /* nv x 6: Ic S per DoF (the dM/dq x products) */
   double *cu, *cq;                           /* nv x 6 x 4: u and Q per DoF, four columns */
   double *ca, *cf;                           /* nbody x 4 x 6: a and F per body and column */

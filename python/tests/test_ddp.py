@@ -78,7 +78,7 @@ def test_ddp_against_ilqr(make):
     # of 16 to 19 N
     assert abs(full["cost"] - ilqr["cost"]) <= 1e-9 * (1 + abs(ilqr["cost"]))
     assert np.abs(full["U"] - ilqr["U"]).max() <= 1e-4 * np.abs(ilqr["U"]).max()
-    # no more iterations (measured: cart-pole 57 against 127, arm 13 against 39)
+    # no more iterations (measured: cart-pole 56 against 127, arm 13 against 39)
     assert full["iterations"] <= ilqr["iterations"]
     # DDP ends with full steps (alpha 1 over its last two), the last one unregularized. A mu
     # raised far from the optimum shrinks by the schedule's factor at each accepted step and is
@@ -87,12 +87,15 @@ def test_ddp_against_ilqr(make):
     # whose tensors differed by round-off, cart-pole 1.0e-5 then 0)
     assert full["alphas"][-2:] == [1.0, 1.0] and full["mus"][-1] == 0.0
     # quadratic convergence: the last two steps each cut |dJ/dU| by 20 or more (measured 482 and
-    # 2.7e4, 21 and 1.5e5), and g_k <= C g_{k-1}^2 with C = 1e3 (measured 48 and 36 above the
-    # rounding floor of ~1e-10, where the last step lands)
+    # 2.7e4, 21 and 1.5e5), and g_k <= C g_{k-1}^2 with C = 1e4. C depends on the path, which
+    # round-off moves: cart-pole 48 and 408, arm 36 and 0.11 on one build; on a build whose tensors
+    # agree with it to an ulp but sum M^-1's products in another order, cart-pole 6.2 and
+    # 2.2e3 (then 1.2e3 on a step past tol). From g_{k-1} = 1e-6 down the bound demands a cut
+    # by 100 or more, 1e4 g_{k-1} where a linear rate (iLQR's: 0.7 to 0.85) keeps the same cut
     g = np.array(full["grads"])
     assert np.all(g[-2:] <= g[-3:-1] / 20)
-    assert g[-2] <= 1e3 * g[-3] ** 2
-    assert g[-1] <= 1e3 * g[-2] ** 2 + 1e-9
+    assert g[-2] <= 1e4 * g[-3] ** 2
+    assert g[-1] <= 1e4 * g[-2] ** 2 + 1e-9
     # and iLQR converges linearly: its last five steps each cut |dJ/dU| by a steady factor
     # (measured 0.845 and 0.72), never by 20
     gl = np.array(ilqr["grads"])
