@@ -724,18 +724,22 @@ HG_HOT static void minv_neg_slice(const hg_model *m, hg_data *d, hg_deriv2 *w, i
   }
 }
 
-/* the entries of Y that sym lets minv_neg_slice leave out, from the others */
-static void sym_fill(const hg_model *m, int sym, double *Y) {
+/* the entries of Y that sym lets minv_neg_slice leave out, from the others (P: nv^2 scratch) */
+static void sym_fill(const hg_model *m, int sym, double *P, double *Y) {
   size_t n = (size_t)m->nv, n2 = n * n;
   /* the rows before k from the slices before: Y[l, ., k] = Y[k, ., l] (l < k) */
   for (size_t k = 0; sym == 3 && k < n; k++)
     for (size_t l = 0; l < k; l++)
       memcpy(Y + k * n2 + l * n, Y + l * n2 + k * n, n * sizeof(double));
-  /* the columns before c0 from the slices before: Y[l, m, k] = Y[l, k, m] (k >= m's c0) */
-  for (size_t k = 0; (sym == 1 || sym == 2) && k < n; k++) {
-    size_t c0 = sym_first_column(m, sym, k);
-    for (size_t l = 0; l < n; l++)
-      for (size_t c = 0; c < c0; c++) Y[k * n2 + l * n + c] = Y[c * n2 + l * n + k];
+  /* the columns before c0 from the slices before: Y[l, m, k] = Y[l, k, m] (k >= m's c0), one
+   * l at a time: row l of every slice copied to P first, whole rows, since read in place the
+   * entries nv^2 apart (8 KB at 32 DoFs) share one set of the cache and evict each other */
+  for (size_t l = 0; (sym == 1 || sym == 2) && l < n; l++) {
+    for (size_t c = 0; c < n; c++) memcpy(P + c * n, Y + c * n2 + l * n, n * sizeof(double));
+    for (size_t k = 0; k < n; k++) {
+      size_t c0 = sym_first_column(m, sym, k);
+      for (size_t c = 0; c < c0; c++) Y[k * n2 + l * n + c] = P[c * n + k];
+    }
   }
 }
 
@@ -747,7 +751,7 @@ static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, int sol
   for (size_t k = 0; k < n; k++)
     minv_neg_slice(m, d, w, solve, sym_first_column(m, sym, k), sym == 3 ? k : 0,
                    with_k ? (int)k : -1, X + k * n2, Y + k * n2);
-  sym_fill(m, sym, Y);
+  sym_fill(m, sym, w->U, Y);
 }
 
 /* ---- the products dM/dq_m x of the identities ---- */
@@ -884,7 +888,7 @@ static void minv_neg_dM(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve, 
       minv_neg_slice(m, d, w, solve, 0, sym == 3 ? k : 0, -1, w->U + (size_t)r * n2, Y + k * n2);
     }
   }
-  sym_fill(m, sym, Y);
+  sym_fill(m, sym, w->U, Y);
 }
 
 int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
