@@ -96,8 +96,10 @@ void hg_rnea_second_derivatives_paths(const hg_model *m, hg_data *d, hg_deriv2 *
  * w->aq (d qdd / d q), w->av and w->Minv. Returns 0, or -1 with d->err set when an articulated
  * inertia is singular. The products dM/dq_m x take O(N d) per column x (3 nv columns); -M^-1 is
  * applied to 4 nv^2 columns (half of them where a result is symmetric): by products with M^-1,
- * nv^2 each (O(nv^4) on a chain), by the articulated recursion on long chains, or by the factors
- * M = L^T D L, O(N d) each, on branched trees (hg_deriv2_new chooses; w->ltdl). */
+ * nv per row that the column's block of eight can have non-zero (nv^2 on a chain: O(nv^4) in
+ * all), by the articulated recursion on long chains, or by the factors M = L^T D L, O(N d)
+ * each, on branched trees (hg_deriv2_new chooses; w->ltdl). In derivatives2_forward.c, as is
+ * hg_hybrid_second_derivatives. */
 int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
                               const double *v, const double *tau, const double *fext,
                               double *qdd, double *d2qdd_dq2, double *d2qdd_dv2,
