@@ -336,10 +336,10 @@ HG_INLINE void hg_lane_dot6_block4(const double *a, const double *x, double *Y, 
 }
 
 /* -M^-1 Y in place for W = 4 or 8 columns of Y (row r at Y + r s, its columns y[0 .. W)), by the
- * factors M = L^T D L (derivatives2.c): DoF i's path, the DoFs before it from its parent up, is
- * path[off[i] .. off[i + 1]) with L[i, path[t]] = Lp[t], and dneg[i] = -1 / D_i. L^T y = Y (rows
- * from the last: a row that is zero is skipped), y = -D^-1 y, L Y = y (rows from the first), the
- * W columns of a row in registers */
+ * factors M = L^T D L (derivatives2_forward.c): DoF i's path, the DoFs before it from its parent
+ * up, is path[off[i] .. off[i + 1]) with L[i, path[t]] = Lp[t], and dneg[i] = -1 / D_i.
+ * L^T y = Y (rows from the last: a row that is zero is skipped), y = -D^-1 y, L Y = y (rows from
+ * the first), the W columns of a row in registers */
 HG_INLINE void hg_lane_ltdl_solve(int W, int nv, const int *off, const int *path, const double *Lp,
                                   const double *dneg, double *Y, size_t s) {
   const hg_v4 zero = {0, 0, 0, 0};
@@ -369,7 +369,8 @@ HG_INLINE void hg_lane_ltdl_solve(int W, int nv, const int *off, const int *path
   }
 }
 
-/* ---- products of row-major matrices (the forward-dynamics second derivatives, derivatives2.c) ---- */
+/* ---- products of row-major matrices (second derivatives of forward dynamics:
+ * derivatives2_forward.c) ---- */
 
 /* one block of hg_lane_gemm: rows i .. i + R - 1 and columns j .. j + W - 1 of C (R <= 4; W = 8,
  * 4, 2 or 1), summed over the k inner indices in R x W accumulators (W = 8: two vectors a row),

@@ -17,9 +17,10 @@
  * Every tensor is nv x nv x nv, stored as nv slices: slice k is the nv x nv matrix of the
  * derivative along direction k of the first-order matrix, row-major as derivatives.h's. Entry
  * [l, m, k] is at (k nv + l) nv + m: l the output component (tau or qdd), m the first
- * perturbation (the column of the first-order matrix), k the second. An entry is non-zero only when the bodies of l, m and k lie on one path from a root
- * (each pair is ancestor and descendant or the same body): the routines write the zeros and
- * compute only those triples. See docs/linearization.md. */
+ * perturbation (the column of the first-order matrix), k the second. An entry is non-zero
+ * only when the bodies of l, m and k lie on one path from a root (each pair is ancestor and
+ * descendant or the same body): the routines write the zeros and compute only those triples.
+ * See docs/linearization.md. */
 #ifndef HINGE_DERIVATIVES2_H
 #define HINGE_DERIVATIVES2_H
 

@@ -101,7 +101,8 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   double **sq[] = {&w->aq, &w->av, &w->Minv, &w->au};
   double **cube[] = {&w->t_qq, &w->t_vv, &w->t_qv, &w->X};
   int ok = 1;
-  for (size_t k = 0; k < sizeof dof / sizeof *dof; k++) ok &= !!(*dof[k] = calloc(n1, sizeof(double)));
+  for (size_t k = 0; k < sizeof dof / sizeof *dof; k++)
+    ok &= !!(*dof[k] = calloc(n1, sizeof(double)));
   for (size_t k = 0; k < sizeof body36 / sizeof *body36; k++)
     ok &= !!(*body36[k] = calloc(36 * nb, sizeof(double)));
   for (size_t k = 0; k < sizeof sq / sizeof *sq; k++)
