@@ -60,6 +60,9 @@ typedef struct hg_deriv2 {
   int *poff, *path;                          /* nv + 1, nnz(L): each DoF's path, as a list */
   double *Lp, *dneg;                         /* nnz(L), nv: L along the paths, -1 / D */
   int ltdl;                                  /* 1: -M^-1 X by the factors (branched trees) */
+  double *cP, *cG, *cT, *cmu;                /* 3 x nv x nv, 2 nv: the sums over the output
+                                                (derivatives2_contract.c): dM/dq . mu, A_q^T
+                                                times it, a transpose, the weights mu and nu */
 } hg_deriv2;
 
 hg_deriv2 *hg_deriv2_new(const hg_model *m);
@@ -118,6 +121,32 @@ int hg_hybrid_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, co
                                  const double *v, const double *u, const double *fext,
                                  double *y, double *d2y_dq2, double *d2y_dv2, double *d2y_dqdv,
                                  double *d2y_dqdu);
+
+/* The tensors above summed over their output with weights lam (nv numbers):
+ *   h[k nv + m] = sum_l lam_l T[l, m, k] = d/dx_k (lam . d y / d x_m),
+ * the second derivatives of the one number lam . y (y = tau, qdd or the hybrid output), slice k
+ * of the nv x nv result being the derivative along direction k of the row lam . (d y / d x_m)
+ * over m: h_qq from d2*_dq2, h_vv from d2*_dv2, h_qv from d2*_dqdv, and h_M from dM_dq (inverse
+ * dynamics), h_qtau from d2qdd_dqdtau (forward dynamics), h_qu from d2y_dqdu (hybrid dynamics).
+ * Any output may be NULL; they agree with the tensors summed to rounding. Forward and hybrid
+ * dynamics take one solve with M^-1 (or M_FF^-1) for the weights and never form their nv^3
+ * tensors: the cost is about that of hg_rnea_second_derivatives_paths plus 3 nv^3 multiply-adds
+ * (derivatives2_contract.c). Return values, qdd and y as in the routines above; the first-order
+ * matrices stay in w->aq, w->av, w->Minv (and w->au). */
+void hg_rnea_second_derivatives_contract(const hg_model *m, hg_data *d, hg_deriv2 *w,
+                                         const double *q, const double *v, const double *qdd,
+                                         const double *fext, const double *lam, double *h_qq,
+                                         double *h_vv, double *h_qv, double *h_M);
+int hg_aba_second_derivatives_contract(const hg_model *m, hg_data *d, hg_deriv2 *w,
+                                       const double *q, const double *v, const double *tau,
+                                       const double *fext, const double *lam, double *qdd,
+                                       double *h_qq, double *h_vv, double *h_qv,
+                                       double *h_qtau);
+int hg_hybrid_second_derivatives_contract(const hg_model *m, hg_data *d, hg_deriv2 *w,
+                                          const double *q, const double *v, const double *u,
+                                          const double *fext, const double *lam, double *y,
+                                          double *h_qq, double *h_vv, double *h_qv,
+                                          double *h_qu);
 
 #ifdef __cplusplus
 }

@@ -28,9 +28,10 @@
 /* w->H = the factors of M = L^T D L (Featherstone, "Rigid Body Dynamics Algorithms", sec. 6.5):
  * L unit lower triangular with L[k, i] != 0 only for i on k's path (lam), held below H's
  * diagonal, and D on it. M's entries on the paths are M[l, j] = S_j . Ic S_l (j before l on
- * l's path, Ic of l's body: IS_l = w->cis, dM_setup) plus the armature on the diagonal. Then
- * for k from the last DoF up, for each i on k's path: a = H[k, i] / H[k, k], H[i, j] -= a H[k, j]
- * for j on i's path (i itself first), H[k, i] = a. Reads d->S (the world-frame pass). */
+ * l's path, Ic of l's body: IS_l = w->cis, hg_deriv2_dM_setup) plus the armature on the
+ * diagonal. Then for k from the last DoF up, for each i on k's path: a = H[k, i] / H[k, k],
+ * H[i, j] -= a H[k, j] for j on i's path (i itself first), H[k, i] = a. Reads d->S (the
+ * world-frame pass). */
 static void ltdl_factor(const hg_model *m, const hg_data *d, hg_deriv2 *w) {
   size_t n = (size_t)m->nv;
   double *H = w->H;
@@ -210,8 +211,7 @@ static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, int sol
  * (a tree of N bodies and depth d), where a product with the tensor dM/dq, whose non-zeros are
  * O(N d^2), costs that much a column; the tensor is not formed. */
 
-/* w->cis: IS_l = Ic S_l for every DoF (Ic of l's body, from values()) */
-static void dM_setup(const hg_model *m, const hg_data *d, hg_deriv2 *w) {
+void hg_deriv2_dM_setup(const hg_model *m, const hg_data *d, hg_deriv2 *w) {
   for (int l = 0; l < m->nv; l++) {
     double *IS = w->cis + 6 * l;
     /* Ic is symmetric: Ic S = Ic^T S */
@@ -219,13 +219,13 @@ static void dM_setup(const hg_model *m, const hg_data *d, hg_deriv2 *w) {
   }
 }
 
-/* u and Q of every DoF (w->cu, w->cq) for the columns x_r = A[., k0 + r], r < nr <= 4 (the
- * lanes past nr are zero). Per body (w->ca, w->cf): the acceleration a_b, then G_b = sum over
- * the DoFs k of b's subtree of IS_k x_k, so that F_b = Ic_b a_parent + G_b (each DoF k below
- * the parent adds S_k x_k to the accelerations of the bodies its body's composite holds) */
+/* u and Q of every DoF (w->cu, w->cq) for the columns x_r = A[., k0 + r], r < nr <= 4, of A
+ * (rows lda apart; the lanes past nr are zero). Per body (w->ca, w->cf): the acceleration a_b,
+ * then G_b = sum over the DoFs k of b's subtree of IS_k x_k, so that F_b = Ic_b a_parent + G_b
+ * (each DoF k below the parent adds S_k x_k to the accelerations of the bodies its body's
+ * composite holds) */
 HG_HOT static void dM_columns(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *A,
-                              int k0, int nr) {
-  size_t n = (size_t)m->nv;
+                              size_t lda, int k0, int nr) {
   hg_lane(*a)[6] = (hg_lane(*)[6])w->ca, (*G)[6] = (hg_lane(*)[6])w->cf;
   hg_lane(*u)[6] = (hg_lane(*)[6])w->cu, (*Q)[6] = (hg_lane(*)[6])w->cq;
   const hg_lane zero = {0, 0, 0, 0}, rest[6] = {zero, zero, zero, zero, zero, zero};
@@ -235,7 +235,7 @@ HG_HOT static void dM_columns(const hg_model *m, const hg_data *d, hg_deriv2 *w,
     hg_lane am[6];
     for (int e = 0; e < 6; e++) am[e] = ap[e], G[i][e] = zero;
     for (int k = va; k < va + m->jnt_nv[i]; k++) {
-      const double *S = d->S[k], *IS = w->cis + 6 * k, *Ak = A + (size_t)k * n + k0;
+      const double *S = d->S[k], *IS = w->cis + 6 * k, *Ak = A + (size_t)k * lda + k0;
       hg_lane x = zero, s[6] = {S[0] + zero, S[1] + zero, S[2] + zero,
                                 S[3] + zero, S[4] + zero, S[5] + zero};
       for (int r = 0; r < nr; r++) x[r] = Ak[r];
@@ -263,15 +263,15 @@ HG_HOT static void dM_columns(const hg_model *m, const hg_data *d, hg_deriv2 *w,
   }
 }
 
-/* (dM_j A)[l, k] for the columns k = k0 .. k0 + nr - 1 of A (nr <= 4) and every pair (l, j) on
- * one path, into the slices from Y: Y[(k - k0) nv^2 + l nv + j] (add: +=, else =); with X (the
- * whole tensor, for d2qdd/dq2's second term) also X[l, k, j] += (dM_j A)[l, k]. Entries of Y off
- * the paths are not written. */
+/* (dM_j A)[l, k] for the columns k = k0 .. k0 + nr - 1 of A (nr <= 4; rows lda apart) and every
+ * pair (l, j) on one path, into the slices from Y: Y[(k - k0) nv^2 + l nv + j] (add: +=, else
+ * =); with X (the whole tensor, for d2qdd/dq2's second term) also X[l, k, j] += (dM_j A)[l, k].
+ * Entries of Y off the paths are not written. */
 HG_HOT static void dM_block(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *A,
-                            int k0, int nr, int add, double *Y, double *X) {
+                            size_t lda, int k0, int nr, int add, double *Y, double *X) {
   const hg_deriv *w1 = w->w1;
   size_t n = (size_t)m->nv, n2 = n * n;
-  dM_columns(m, d, w, A, k0, nr);
+  dM_columns(m, d, w, A, lda, k0, nr);
   for (int l = 0; l < m->nv; l++) {
     int c = m->dof_body[l], ce = carrier_end(m, w1, l);
     const int *rg = w1->ranges + 2 * w1->range_adr[c];
@@ -308,8 +308,14 @@ static void add_dM_times(const hg_model *m, const hg_data *d, hg_deriv2 *w, cons
                          int swap, double *X) {
   size_t n = (size_t)m->nv;
   for (int k0 = 0; k0 < m->nv; k0 += 4)
-    dM_block(m, d, w, A, k0, m->nv - k0 < 4 ? m->nv - k0 : 4, 1, X + (size_t)k0 * n * n,
+    dM_block(m, d, w, A, n, k0, m->nv - k0 < 4 ? m->nv - k0 : 4, 1, X + (size_t)k0 * n * n,
              swap ? X : NULL);
+}
+
+void hg_deriv2_dM_vector(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *x,
+                         double *P) {
+  memset(P, 0, (size_t)m->nv * (size_t)m->nv * sizeof(double));
+  dM_block(m, d, w, x, 1, 0, 1, 0, P, NULL);
 }
 
 /* Y = -M^-1 (T + dM_. A) (T may be NULL: zero) four slices at a time through w->U, whose
@@ -322,7 +328,7 @@ static void minv_neg_dM(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve, 
   for (int k0 = 0; k0 < m->nv; k0 += 4) {
     int nr = m->nv - k0 < 4 ? m->nv - k0 : 4;
     if (T) memcpy(w->U, T + (size_t)k0 * n2, (size_t)nr * n2 * sizeof(double));
-    dM_block(m, d, w, A, k0, nr, T != NULL, w->U, NULL);
+    dM_block(m, d, w, A, n, k0, nr, T != NULL, w->U, NULL);
     for (int r = 0; r < nr; r++) {
       size_t k = (size_t)(k0 + r);
       minv_neg_slice(m, d, w, solve, 0, sym == 3 ? k : 0, -1, w->U + (size_t)r * n2, Y + k * n2);
@@ -349,7 +355,7 @@ int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const
   hg_rnea_second_derivatives_paths(m, d, w, q, v, w->qdd, fext, d2qdd_dq2 ? w->t_qq : NULL,
                                    d2qdd_dv2 ? w->t_vv : NULL, d2qdd_dqdv ? w->t_qv : NULL,
                                    NULL);
-  dM_setup(m, d, w);
+  hg_deriv2_dM_setup(m, d, w);
   if (solve == SOLVE_LTDL) ltdl_factor(m, d, w);
   if (d2qdd_dq2) {
     /* -M^-1 (ID_qq[., m, k] + dM_m a_q[., k] + dM_k a_q[., m]) */
@@ -386,16 +392,13 @@ static void hybrid_map2(const hg_model *m, hg_data *d, hg_deriv2 *w, int with_k,
     }
 }
 
-int hg_hybrid_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
-                                 const double *v, const double *u, const double *fext,
-                                 double *y, double *d2y_dq2, double *d2y_dv2, double *d2y_dqdv,
-                                 double *d2y_dqdu) {
-  int nv = m->nv;
-  size_t n = (size_t)nv, n2 = n * n, n3 = n2 * n;
+int hg_deriv2_hybrid_first(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
+                           const double *v, const double *u, const double *fext, double *y) {
+  size_t n = (size_t)m->nv;
   /* the first-order derivatives (into aq, av, au), y into qdd */
   if (hg_hybrid_derivatives(m, d, w->w1, q, v, u, fext, w->qdd, w->aq, w->av, w->au)) return -1;
   if (y) memcpy(y, w->qdd, n * sizeof(double));
-  /* M_FF^-1 on the hybrid pass's factors, before the inverse dynamics below overwrite d */
+  /* M_FF^-1 on the hybrid pass's factors, before the inverse dynamics overwrite d */
   hg_minv_factored(m, d, w->w1, d->mode, w->Minv);
   /* the whole acceleration and its derivatives: y at free DoFs, u at prescribed ones, zero at
    * locked ones; the rows of d qdd / d x are zero where qdd is given (x = q, v), and d qdd / d u
@@ -410,9 +413,18 @@ int hg_hybrid_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, co
       }
     }
   }
+  return 0;
+}
+
+int hg_hybrid_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,
+                                 const double *v, const double *u, const double *fext,
+                                 double *y, double *d2y_dq2, double *d2y_dv2, double *d2y_dqdv,
+                                 double *d2y_dqdu) {
+  size_t n = (size_t)m->nv, n3 = n * n * n;
+  if (hg_deriv2_hybrid_first(m, d, w, q, v, u, fext, y)) return -1;
   hg_rnea_second_derivatives_paths(m, d, w, q, v, w->qdd, fext, d2y_dq2 ? w->t_qq : NULL,
                                    d2y_dv2 ? w->t_vv : NULL, d2y_dqdv ? w->t_qv : NULL, NULL);
-  dM_setup(m, d, w);
+  hg_deriv2_dM_setup(m, d, w);
   if (d2y_dq2) {
     memcpy(w->X, w->t_qq, n3 * sizeof(double));
     add_dM_times(m, d, w, w->aq, 1, w->X);

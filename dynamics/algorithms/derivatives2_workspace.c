@@ -1,8 +1,9 @@
 /* derivatives2_workspace.c: the workspace of the second-order derivatives (derivatives2.h),
- * allocated once per model: the scratch of the inverse-dynamics recursion (derivatives2.c) and
- * of the forward- and hybrid-dynamics identities (derivatives2_forward.c), and the lists the
- * latter read, made here from the tree: each DoF's path (the factors L^T D L), R(m) and the
- * unions of R(m) over blocks of eight columns (the products with M^-1). */
+ * allocated once per model: the scratch of the inverse-dynamics recursion (derivatives2.c), of
+ * the forward- and hybrid-dynamics identities (derivatives2_forward.c) and of the sums over the
+ * output (derivatives2_contract.c), and the lists the latter two read, made here from the
+ * tree: each DoF's path (the factors L^T D L), R(m) and the unions of R(m) over blocks of eight
+ * columns (the products with M^-1). */
 
 #include <stdlib.h>
 
@@ -98,7 +99,7 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   w->nbody = m->nbody;
   double **dof[] = {&w->nu, &w->al, &w->mu};
   double **body36[] = {&w->Ic, &w->Bc, &w->BcT};
-  double **sq[] = {&w->aq, &w->av, &w->Minv, &w->au};
+  double **sq[] = {&w->aq, &w->av, &w->Minv, &w->au, &w->cP, &w->cG, &w->cT};
   double **cube[] = {&w->t_qq, &w->t_vv, &w->t_qv, &w->X};
   int ok = 1;
   for (size_t k = 0; k < sizeof dof / sizeof *dof; k++)
@@ -119,6 +120,7 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   ok &= !!(w->lam = calloc(nv + 1, sizeof(int)));
   ok &= !!(w->poff = calloc(nv + 1, sizeof(int)));
   ok &= !!(w->dneg = calloc(nv + 1, sizeof(double)));
+  ok &= !!(w->cmu = calloc(2 * nv + 1, sizeof(double)));
   /* blocks of four lanes, 32-byte aligned */
   double **lane[] = {&w->cu, &w->cq, &w->ca, &w->cf};
   size_t nlane[] = {nv + 1, nv + 1, nb, nb};
@@ -140,7 +142,8 @@ void hg_deriv2_free(hg_deriv2 *w) {
   if (!w) return;
   double *p[] = {w->nu, w->al, w->mu, w->Ic, w->Bc, w->BcT, w->tau, w->qdd, w->aq, w->av,
                  w->Minv, w->t_qq, w->t_vv, w->t_qv, w->X, w->soa, w->au,
-                 w->cis, w->cu, w->cq, w->ca, w->cf, w->H, w->U, w->Lp, w->dneg};
+                 w->cis, w->cu, w->cq, w->ca, w->cf, w->H, w->U, w->Lp, w->dneg,
+                 w->cP, w->cG, w->cT, w->cmu};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
   free(w->idx);
   int *ip[] = {w->roff, w->rel, w->boff, w->bidx};
