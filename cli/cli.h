@@ -34,12 +34,17 @@ int hg_cli_minv(const hg_model *m, hg_data *d, struct hg_deriv *w, const double 
 int hg_cli_dhybrid(const hg_model *m, hg_data *d, struct hg_deriv *w, const double *in,
                    double *out);
 /* the second-order actions: d2id (q v vdot -> d2tau/dq2 d2tau/dv2 d2tau/dqdv dM/dq) and d2fd
- * (q v tau -> d2vdot/dq2 d2vdot/dv2 d2vdot/dqdv d2vdot/dqdtau), each nv^3 numbers */
+ * (q v tau -> d2vdot/dq2 d2vdot/dv2 d2vdot/dqdv d2vdot/dqdtau), each nv^3 numbers; d2id-sum and
+ * d2fd-sum (the same inputs, then weights lam) their sums over the output, each nv^2 numbers */
 struct hg_deriv2;
 int hg_cli_d2id(const hg_model *m, hg_data *d, struct hg_deriv2 *w, const double *in,
                 double *out);
 int hg_cli_d2fd(const hg_model *m, hg_data *d, struct hg_deriv2 *w, const double *in,
                 double *out);
+int hg_cli_d2id_sum(const hg_model *m, hg_data *d, struct hg_deriv2 *w, const double *in,
+                    double *out);
+int hg_cli_d2fd_sum(const hg_model *m, hg_data *d, struct hg_deriv2 *w, const double *in,
+                    double *out);
 void hg_cli_derivatives_usage(FILE *f);
 
 /* `hinge linearize ...` (cli_linearize.c) and its usage text; its plot (cli_linearize_plot.c):

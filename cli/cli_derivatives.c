@@ -1,9 +1,10 @@
 /* cli_derivatives.c: the derivative actions of `hinge dynamics` (did, dfd, minv, dhybrid, d2id,
- * d2fd): one state in (the numbers of one input line), the matrices of
+ * d2fd, d2id-sum, d2fd-sum): one state in (the numbers of one input line), the matrices of
  * dynamics/algorithms/derivatives.h out, each nv x nv row-major (row = output component, column =
  * perturbation direction), or the tensors of derivatives2.h, each nv x nv x nv with entry
  * [l, m, k] (output l, first direction m, second direction k) at (k nv + l) nv + m: nv slices,
- * slice k the first-order matrix's derivative along direction k. */
+ * slice k the first-order matrix's derivative along direction k, or their sums over the output
+ * with weights lam (the last nv numbers of the line), each nv x nv with [m, k] at k nv + m. */
 #include <string.h>
 
 #include "cli.h"
@@ -49,6 +50,21 @@ int hg_cli_d2fd(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *in, d
                                    out + 3 * n3);
 }
 
+int hg_cli_d2id_sum(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *in, double *out) {
+  size_t n2 = (size_t)m->nv * (size_t)m->nv;
+  const double *q = in, *v = in + m->nq, *vdot = v + m->nv, *lam = vdot + m->nv;
+  hg_rnea_second_derivatives_contract(m, d, w, q, v, vdot, NULL, lam, out, out + n2,
+                                      out + 2 * n2, out + 3 * n2);
+  return 0;
+}
+
+int hg_cli_d2fd_sum(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *in, double *out) {
+  size_t n2 = (size_t)m->nv * (size_t)m->nv;
+  const double *q = in, *v = in + m->nq, *tau = v + m->nv, *lam = tau + m->nv;
+  return hg_aba_second_derivatives_contract(m, d, w, q, v, tau, NULL, lam, NULL, out, out + n2,
+                                            out + 2 * n2, out + 3 * n2);
+}
+
 void hg_cli_derivatives_usage(FILE *f) {
   fprintf(f,
           "derivatives (each matrix nv*nv numbers, row-major: row = output component, column =\n"
@@ -67,5 +83,9 @@ void hg_cli_derivatives_usage(FILE *f) {
           "  d2id    q v vdot  ->  d2tau/dq2 d2tau/dv2 d2tau/dqdv dM/dq       (4*nv^3 numbers)\n"
           "  d2fd    q v tau   ->  d2vdot/dq2 d2vdot/dv2 d2vdot/dqdv d2vdot/dqdtau\n"
           "                                                                   (4*nv^3 numbers)\n"
-          "                        (dqdv: m along q, k along v; dqdtau: m along q, k along tau)\n");
+          "                        (dqdv: m along q, k along v; dqdtau: m along q, k along tau)\n"
+          "  d2id-sum q v vdot lam  ->  the four d2id tensors summed over tau with weights lam,\n"
+          "  d2fd-sum q v tau lam   ->  the four d2fd tensors summed over vdot with weights lam:\n"
+          "                        each nv*nv, entry [m, k] = sum_l lam_l T[l, m, k] at k*nv + m\n"
+          "                        (4*nv^2 numbers; the tensors are not formed)\n");
 }

@@ -34,7 +34,7 @@ typedef struct dyn_ctx {
   hg_model *m;
   hg_data *d;
   hg_deriv *w; /* the derivative actions' workspace */
-  hg_deriv2 *w2; /* the second-order actions' workspace (d2id, d2fd only: nv^3 numbers) */
+  hg_deriv2 *w2; /* the second-order actions' workspace (d2id, d2fd, d2id-sum, d2fd-sum only) */
   hg_mimic_ws *mimic; /* mimic couplings (fd enforces them) */
   double *in, *out;
 } dyn_ctx;
@@ -95,29 +95,34 @@ static int eval_minv(dyn_ctx *c) { return hg_cli_minv(c->m, c->d, c->w, c->in, c
 static int eval_dhybrid(dyn_ctx *c) { return hg_cli_dhybrid(c->m, c->d, c->w, c->in, c->out); }
 static int eval_d2id(dyn_ctx *c) { return hg_cli_d2id(c->m, c->d, c->w2, c->in, c->out); }
 static int eval_d2fd(dyn_ctx *c) { return hg_cli_d2fd(c->m, c->d, c->w2, c->in, c->out); }
+static int eval_d2id_sum(dyn_ctx *c) { return hg_cli_d2id_sum(c->m, c->d, c->w2, c->in, c->out); }
+static int eval_d2fd_sum(dyn_ctx *c) { return hg_cli_d2fd_sum(c->m, c->d, c->w2, c->in, c->out); }
 
 /* what each action reads after q (nv numbers each) and how many numbers it prints */
 static const struct dyn_action {
   const char *name;
   int nvec;
-  const char *vec[2];
+  const char *vec[3];
   int (*eval)(dyn_ctx *c);
   int out_nv2, out_nv, out_1; /* results: out_nv2 nv^2 + out_nv nv + out_1 */
   int modes;                  /* takes --prescribed */
   int out_nv3;                /* and out_nv3 nv^3 numbers (second-order tensors) */
+  int second;                 /* needs the second-order workspace */
 } dyn_actions[] = {
-    {"fd", 2, {"v", "tau"}, eval_fd, 0, 1, 0, 0, 0},
-    {"id", 2, {"v", "vdot"}, eval_id, 0, 1, 0, 0, 0},
-    {"mass", 0, {NULL, NULL}, eval_mass, 1, 0, 0, 0, 0},
-    {"bias", 1, {"v", NULL}, eval_bias, 0, 1, 0, 0, 0},
-    {"hybrid", 2, {"v", "vdot|tau"}, eval_hybrid, 0, 2, 0, 1, 0},
-    {"lock", 1, {"v", NULL}, eval_lock, 0, 2, 1, 1, 0},
-    {"did", 2, {"v", "vdot"}, eval_did, 2, 0, 0, 0, 0},
-    {"dfd", 2, {"v", "tau"}, eval_dfd, 3, 0, 0, 0, 0},
-    {"minv", 0, {NULL, NULL}, eval_minv, 1, 0, 0, 0, 0},
-    {"dhybrid", 2, {"v", "vdot|tau"}, eval_dhybrid, 3, 0, 0, 1, 0},
-    {"d2id", 2, {"v", "vdot"}, eval_d2id, 0, 0, 0, 0, 4},
-    {"d2fd", 2, {"v", "tau"}, eval_d2fd, 0, 0, 0, 0, 4},
+    {"fd", 2, {"v", "tau"}, eval_fd, 0, 1, 0, 0, 0, 0},
+    {"id", 2, {"v", "vdot"}, eval_id, 0, 1, 0, 0, 0, 0},
+    {"mass", 0, {NULL, NULL}, eval_mass, 1, 0, 0, 0, 0, 0},
+    {"bias", 1, {"v", NULL}, eval_bias, 0, 1, 0, 0, 0, 0},
+    {"hybrid", 2, {"v", "vdot|tau"}, eval_hybrid, 0, 2, 0, 1, 0, 0},
+    {"lock", 1, {"v", NULL}, eval_lock, 0, 2, 1, 1, 0, 0},
+    {"did", 2, {"v", "vdot"}, eval_did, 2, 0, 0, 0, 0, 0},
+    {"dfd", 2, {"v", "tau"}, eval_dfd, 3, 0, 0, 0, 0, 0},
+    {"minv", 0, {NULL, NULL}, eval_minv, 1, 0, 0, 0, 0, 0},
+    {"dhybrid", 2, {"v", "vdot|tau"}, eval_dhybrid, 3, 0, 0, 1, 0, 0},
+    {"d2id", 2, {"v", "vdot"}, eval_d2id, 0, 0, 0, 0, 4, 1},
+    {"d2fd", 2, {"v", "tau"}, eval_d2fd, 0, 0, 0, 0, 4, 1},
+    {"d2id-sum", 3, {"v", "vdot", "lam"}, eval_d2id_sum, 4, 0, 0, 0, 0, 1},
+    {"d2fd-sum", 3, {"v", "tau", "lam"}, eval_d2fd_sum, 4, 0, 0, 0, 0, 1},
 };
 #define DYN_NACTIONS ((int)(sizeof dyn_actions / sizeof dyn_actions[0]))
 
@@ -137,7 +142,8 @@ void hg_cli_dynamics_usage(FILE *f) {
           "usage: hinge dynamics MODEL info [--floating] [URDF options]\n"
           "       hinge dynamics MODEL fd|id|mass|bias [--floating] [--gravity GX GY GZ]\n"
           "       hinge dynamics MODEL did|dfd|minv [--floating] [--gravity GX GY GZ]\n"
-          "       hinge dynamics MODEL d2id|d2fd [--floating] [--gravity GX GY GZ]\n"
+          "       hinge dynamics MODEL d2id|d2fd|d2id-sum|d2fd-sum [--floating]\n"
+          "                                        [--gravity GX GY GZ]\n"
           "       hinge dynamics MODEL hybrid|lock|dhybrid [--prescribed NAME[,NAME...]]\n"
           "                                        [--floating] [--gravity GX GY GZ]\n"
           "       hinge dynamics SCENE cid --active NAME[,NAME...] [--min-force]\n"
@@ -663,16 +669,17 @@ static const dyn_action *find_action(const char *name) {
   return NULL;
 }
 
-/* the workspace and line buffers of a model (with the second-order workspace when d2); -1 when
- * out of memory */
-static int ctx_init(dyn_ctx *c, hg_model *m, int d2) {
-  size_t nv = (size_t)m->nv, n3 = d2 ? 4 * nv * nv * nv : 0;
+/* the workspace and line buffers of a model for action a (with the second-order workspace when
+ * it needs one); -1 when out of memory */
+static int ctx_init(dyn_ctx *c, hg_model *m, const dyn_action *a) {
+  int d2 = a && a->second;
+  size_t nv = (size_t)m->nv, n3 = a ? (size_t)a->out_nv3 * nv * nv * nv : 0;
   c->m = m;
   c->d = hg_data_new(m);
   c->w = hg_deriv_new(m);
   c->mimic = hg_mimic_ws_new(m);
-  c->in = malloc(((size_t)m->nq + 2 * nv + 1) * sizeof(double));
-  c->out = malloc(((3 * nv * nv + 2 * nv > n3 ? 3 * nv * nv + 2 * nv : n3) + 1) * sizeof(double));
+  c->in = malloc(((size_t)m->nq + 3 * nv + 1) * sizeof(double));
+  c->out = malloc(((4 * nv * nv + 2 * nv > n3 ? 4 * nv * nv + 2 * nv : n3) + 1) * sizeof(double));
   c->w2 = d2 ? hg_deriv2_new(m) : NULL;
   return c->d && c->w && c->mimic && c->in && c->out && (c->w2 || !d2) ? 0 : -1;
 }
@@ -746,7 +753,7 @@ int hg_cli_dynamics(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   /* fixed links merged for the dynamics: the same q, v and results to round-off, fewer bodies */
   hg_model *run = hg_model_merge_fixed(m, NULL, NULL, &err);
-  if (!run || ctx_init(&c, run, a && a->out_nv3)) {
+  if (!run || ctx_init(&c, run, a)) {
     fprintf(stderr, "hinge: out of memory\n");
     status = HG_EXIT_FAILURE;
   } else {

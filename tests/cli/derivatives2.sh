@@ -1,5 +1,6 @@
 # derivatives2.sh: `hinge dynamics` d2id and d2fd against closed forms (the pendulum) and
-# against central differences of mass, did and dfd (the floating arm).
+# against central differences of mass, did and dfd (the floating arm); d2id-sum and d2fd-sum
+# against the closed forms and against the tensors of d2id and d2fd summed.
 source "$(dirname "$0")/common.bash"
 
 # ---- the pendulum (m = 2, l_c = 0.5, I_o = 0.6): tau = I_o vdot + m g l_c sin q ----
@@ -11,6 +12,14 @@ expect_near "d2id pendulum" "$out" "$(awk 'BEGIN { printf "%.17g 0 0 0", -9.81 *
 expect_has "d2id pendulum zeros" "$out" " 0 0 0"
 run dynamics data/pendulum.urdf d2fd <<< "0.5 1 2"
 expect_near "d2fd pendulum" "$out" "$(awk 'BEGIN { printf "%.17g 0 0 0", 9.81 * sin(0.5) / 0.6 }')"
+# the sums with weight 3: three times the tensors
+run dynamics data/pendulum.urdf d2id-sum <<< "0.5 1 2 3"
+expect_near "d2id-sum pendulum" "$out" "$(awk 'BEGIN { printf "%.17g 0 0 0", -3 * 9.81 * sin(0.5) }')"
+run dynamics data/pendulum.urdf d2fd-sum <<< "0.5 1 2 3"
+expect_near "d2fd-sum pendulum" "$out" "$(awk 'BEGIN { printf "%.17g 0 0 0", 3 * 9.81 * sin(0.5) / 0.6 }')"
+run dynamics data/pendulum.urdf d2fd-sum <<< "0.5 1 2"
+expect_status "d2fd-sum short line" 2
+expect_has "d2fd-sum short line message" "$err" "expected 4 numbers (q[1] v[1] tau[1] lam[1]), got 3"
 run dynamics data/pendulum.urdf d2id <<< "0.5 1"
 expect_status "d2id short line" 2
 expect_has "d2id short line message" "$err" "expected 3 numbers (q[1] v[1] vdot[1]), got 2"
@@ -27,6 +36,25 @@ expect_eq "d2id numbers" "$(echo $d2id | wc -w)" 2048
 run dynamics data/arm2.urdf d2fd --floating <<< "$q $v $u"
 d2fd=$out
 expect_eq "d2fd numbers" "$(echo $d2fd | wc -w)" 2048
+
+# the sums over the output with weights lam against the tensors summed by awk: [m, k] at
+# k nv + m of block b is the sum over l of lam_l times entry [l, m, k] of tensor b
+lam="0.3 -0.5 0.2 0.1 0.7 -0.4 0.6 -0.2"
+summed() { # TENSORS(4 x 512 numbers) -> the four 64-number sums
+  echo "$1" | awk -v lam="$lam" '{
+    split(lam, w, " ")
+    for (b = 0; b < 4; b++) for (k = 0; k < 8; k++) for (m = 0; m < 8; m++) {
+      s = 0
+      for (l = 0; l < 8; l++) s += w[l + 1] * $(512 * b + (8 * k + l) * 8 + m + 1)
+      printf "%s%.17g", (b + k + m ? " " : ""), s
+    } }'
+}
+run dynamics data/arm2.urdf d2id-sum --floating <<< "$q $v $u $lam"
+expect_eq "d2id-sum numbers" "$(count "$out")" 256
+expect_near "d2id-sum against d2id summed" "$out" "$(summed "$d2id")" 1e-10
+run dynamics data/arm2.urdf d2fd-sum --floating <<< "$q $v $u $lam"
+expect_eq "d2fd-sum numbers" "$(count "$out")" 256
+expect_near "d2fd-sum against d2fd summed" "$out" "$(summed "$d2fd")" 1e-10
 
 # central differences (h = 1e-5: error ~ h^2 ~ 1e-10, rounding ~ 1e-16 / h ~ 1e-11) of a
 # first-order action along one argument
