@@ -71,6 +71,8 @@ struct workspace {
   // layout, made on the first second-order call only (nv^3 numbers each)
   hg_deriv2 *w2 = nullptr;
   std::vector<double> t2;
+  // the four nv x nv sums over the output (the *_second_derivatives_contract calls)
+  std::vector<double> h2;
   explicit workspace(const hg_model *m)
       : d(hg_data_new(m)), w(hg_deriv_new(m)), mimic(hg_mimic_ws_new(m)),
         q((size_t)m->nq), v((size_t)m->nv) {
@@ -425,19 +427,26 @@ py::tuple rnea_derivatives(Model &M, py::handle qh, py::handle vh, py::handle ah
   return py::make_tuple(dq, dv);
 }
 
+// the second-order workspace of w and its four nv x nv sums, made on first use; false when out
+// of memory
+bool second_order_w2(const hg_model *m, workspace &w) {
+  if (!w.w2) w.w2 = hg_deriv2_new(m);
+  if (w.w2 && w.h2.empty()) w.h2.assign(4 * (size_t)m->nv * m->nv + 1, 0.0);
+  return w.w2 != nullptr;
+}
+
 // the second-order workspace of w and its 4 nv^3 scratch tensors (derivatives2.h's slices),
-// made on first use; false when out of memory (the workspace stays without them)
+// made on first use; false when out of memory (the workspace stays without the tensors)
 bool second_order_ws(const hg_model *m, workspace &w) {
-  if (w.w2) return true;
+  if (!second_order_w2(m, w)) return false;
+  if (!w.t2.empty()) return true;
   size_t n3 = (size_t)m->nv * m->nv * m->nv;
   try {
     w.t2.assign(4 * n3, 0.0);
   } catch (const std::bad_alloc &) {
     return false;
   }
-  w.w2 = hg_deriv2_new(m);
-  if (!w.w2) std::vector<double>().swap(w.t2);
-  return w.w2 != nullptr;
+  return true;
 }
 
 // out[l, m, k] (C order, nv x nv x nv) = T[(k nv + l) nv + m] (derivatives2.h's slices)
@@ -478,6 +487,45 @@ py::tuple second_derivatives(Model &M, py::handle qh, py::handle vh, py::handle 
   });
   if (fd) return py::make_tuple(qdd, T[0], T[1], T[2], T[3]);
   return py::make_tuple(T[0], T[1], T[2], T[3]);
+}
+
+// the four second-order tensors of inverse or forward dynamics summed over the output with
+// weights lam, each (B,) nv x nv indexed [m, k] = d/dx_k (lam . d y / d x_m) (derivatives2.h's
+// h[k nv + m]); forward: qdd first. The nv^3 tensors are not formed.
+py::tuple second_derivatives_contract(Model &M, py::handle qh, py::handle vh, py::handle xh,
+                                      py::handle lh, bool fd) {
+  const hg_model *m = M.m();
+  arg q = take_arg("q", qh, m->nq), v = take_arg("v", vh, m->nv),
+      x = take_arg(fd ? "tau" : "a", xh, m->nv), lam = take_arg("lam", lh, m->nv);
+  check_quaternions(m, q, "q");
+  long B = common_batch({&q, &v, &x, &lam}), nv = m->nv, n2 = nv * nv;
+  darray qdd = make_out(B, {nv});
+  darray H[4] = {make_out(B, {nv, nv}), make_out(B, {nv, nv}), make_out(B, {nv, nv}),
+                 make_out(B, {nv, nv})};
+  double *p0 = qdd.mutable_data(), *p[4];
+  for (int i = 0; i < 4; i++) p[i] = H[i].mutable_data();
+  run_batch(M, B, [&](workspace &w, long b) {
+    long s = B < 0 ? 0 : b;
+    if (!second_order_w2(m, w)) throw std::bad_alloc(); // MemoryError
+    double *t = w.h2.data();
+    int rc = 0;
+    if (fd)
+      rc = hg_aba_second_derivatives_contract(m, w.d, w.w2, item(q, b, m->nq), item(v, b, nv),
+                                              item(x, b, nv), nullptr, item(lam, b, nv),
+                                              p0 + s * nv, t, t + n2, t + 2 * n2, t + 3 * n2);
+    else
+      hg_rnea_second_derivatives_contract(m, w.d, w.w2, item(q, b, m->nq), item(v, b, nv),
+                                          item(x, b, nv), nullptr, item(lam, b, nv), t, t + n2,
+                                          t + 2 * n2, t + 3 * n2);
+    if (rc) return rc;
+    // [m, k] from h[k nv + m]
+    for (int i = 0; i < 4; i++)
+      for (long k = 0; k < nv; k++)
+        for (long c = 0; c < nv; c++) p[i][s * n2 + c * nv + k] = t[i * n2 + k * nv + c];
+    return 0;
+  });
+  if (fd) return py::make_tuple(qdd, H[0], H[1], H[2], H[3]);
+  return py::make_tuple(H[0], H[1], H[2], H[3]);
 }
 
 darray integrate(Model &M, py::handle qh, py::handle vh, double dt) {
@@ -1216,6 +1264,14 @@ PYBIND11_MODULE(_hinge, mod) {
            [](Model &M, py::handle q, py::handle v, py::handle tau) {
              return second_derivatives(M, q, v, tau, true);
            }, py::arg("q"), py::arg("v"), py::arg("tau"))
+      .def("rnea_second_derivatives_contract",
+           [](Model &M, py::handle q, py::handle v, py::handle a, py::handle lam) {
+             return second_derivatives_contract(M, q, v, a, lam, false);
+           }, py::arg("q"), py::arg("v"), py::arg("a"), py::arg("lam"))
+      .def("aba_second_derivatives_contract",
+           [](Model &M, py::handle q, py::handle v, py::handle tau, py::handle lam) {
+             return second_derivatives_contract(M, q, v, tau, lam, true);
+           }, py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("lam"))
       .def("integrate", &integrate, py::arg("q"), py::arg("v"), py::arg("dt"))
       .def("difference", &difference, py::arg("q0"), py::arg("q1"))
       .def("_time_aba", &time_aba, py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("n"))

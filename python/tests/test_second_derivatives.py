@@ -85,3 +85,29 @@ def test_batch():
             assert np.array_equal(x[b], y)
     qdd = m.aba_second_derivatives(Q, V, A)[0]
     assert qdd.shape == (3, m.nv)
+
+
+@pytest.mark.parametrize("path,floating", MODELS)
+def test_contract(path, floating):
+    """the sums over the output, [m, k] = Σ_l lam_l T[l, m, k], against the tensors (checked
+    above) summed with einsum: the same products in another order, with lamᵀM⁻¹ formed first in
+    forward dynamics (M's conditioning on these models keeps that below 1e-10 of the scale;
+    a missing term is of order one), for one state and a batch of three"""
+    m = hinge.Model.from_urdf(source(path), floating=floating)
+    Q, V, X = random_states(m, 3, 10)
+    lam = np.random.default_rng(11).uniform(-1, 1, (3, m.nv))
+    for fd in (False, True):
+        full = m.aba_second_derivatives if fd else m.rnea_second_derivatives
+        contract = m.aba_second_derivatives_contract if fd else m.rnea_second_derivatives_contract
+        batched = contract(Q, V, X, lam)
+        for b in range(3):
+            T = full(Q[b], V[b], X[b])
+            H = contract(Q[b], V[b], X[b], lam[b])
+            if fd:
+                assert np.array_equal(H[0], T[0])
+                T, H = T[1:], H[1:]
+            for t, h, hb in zip(T, H, batched[1:] if fd else batched):
+                assert h.shape == (m.nv, m.nv)
+                ref = np.einsum("l,lmk->mk", lam[b], t)
+                assert np.abs(h - ref).max() <= 1e-10 * (1 + np.abs(ref).max())
+                assert np.array_equal(hb[b], h)
