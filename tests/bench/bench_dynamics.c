@@ -52,14 +52,15 @@ void *realloc(void *p, size_t n) { allocations++; return __libc_realloc(p, n); }
  * differences on the group (2 nv calls of RNEA or ABA per argument) beside them */
 typedef enum { ALG_FK, ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB0, ALG_HYB50, ALG_HYB100, ALG_RHS2,
                ALG_RHS1, ALG_DID, ALG_DFD, ALG_MINV, ALG_CD_ID, ALG_CD_FD, ALG_D2ID, ALG_D2FD,
-               ALG_DIDM, NALG } alg;
+               ALG_DIDM, ALG_D2FDC, NALG } alg;
 static const char *alg_name[NALG] = {"FK",        "RNEA",     "CRBA", "ABA",  "HYBRID0",
                                      "HYBRID50",  "HYBRID100", "RHS2WALKS", "RHS1WALK", "DID",
                                      "DFD",       "MINV",     "CD_ID", "CD_FD", "D2ID", "D2FD",
-                                     "DIDM"};
+                                     "DIDM",      "D2FDC"};
 /* DIDM: DID with M = dtau/dqdd as well, the outputs of Pinocchio's computeRNEADerivatives */
 /* the second-order derivatives (D2ID: d2tau/dq2, dv2, dqdv and dM/dq; D2FD: d2qdd/dq2, dv2,
- * dqdv and dqdtau) write nv^3 numbers per tensor: timed up to D2_MAX_NV DoFs */
+ * dqdv and dqdtau) write nv^3 numbers per tensor: timed up to D2_MAX_NV DoFs; D2FDC: D2FD's
+ * four tensors summed over qdd with weights (hg_aba_second_derivatives_contract, nv^2 each) */
 #define D2_MAX_NV 100
 
 typedef struct {
@@ -71,6 +72,7 @@ typedef struct {
                                past D2_MAX_NV DoFs) */
   double *T[4];
   double *D[3], *qp, *vp, *yp, *ym;
+  double *lam;              /* D2FDC's weights */
 } bench_state;
 
 /* central differences of RNEA (fd 0) or ABA (fd 1) in q (on the group) and v: D[0], D[1] */
@@ -130,6 +132,10 @@ static void call(bench_state *b, alg g, int s) {
   case ALG_D2FD:
     hg_aba_second_derivatives(m, d, b->w2, b->q[s], b->v[s], b->tau[s], NULL, b->out, b->T[0],
                               b->T[1], b->T[2], b->T[3]);
+    break;
+  case ALG_D2FDC:
+    hg_aba_second_derivatives_contract(m, d, b->w2, b->q[s], b->v[s], b->tau[s], NULL, b->lam,
+                                       b->out, b->D[0], b->D[1], b->D[2], b->M);
     break;
   case ALG_CD_ID: central(b, s, 0); break;
   case ALG_CD_FD: central(b, s, 1); break;
@@ -217,16 +223,20 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
   b.vp = rand_vec(&r, m->nv, 0, 1);
   b.yp = rand_vec(&r, m->nv, 0, 1);
   b.ym = rand_vec(&r, m->nv, 0, 1);
+  b.lam = rand_vec(&r, m->nv, -1, 1);
   static const alg counted[] = {ALG_RNEA, ALG_CRBA, ALG_ABA, ALG_HYB50, ALG_RHS2, ALG_RHS1,
-                                ALG_DID, ALG_DFD, ALG_MINV, ALG_D2ID, ALG_D2FD, ALG_DIDM};
+                                ALG_DID, ALG_DFD, ALG_MINV, ALG_D2ID, ALG_D2FD, ALG_DIDM,
+                                ALG_D2FDC};
   for (int k = 0; k < (int)(sizeof counted / sizeof *counted) && calls > 0; k++) {
     if (calls_only >= 0 && counted[k] != (alg)calls_only) continue;
-    if ((counted[k] == ALG_D2ID || counted[k] == ALG_D2FD) && !d2) continue;
+    if ((counted[k] == ALG_D2ID || counted[k] == ALG_D2FD || counted[k] == ALG_D2FDC) && !d2)
+      continue;
     set_modes(&b, counted[k]);
     for (int c = 0; c < calls; c++) call(&b, counted[k], c & 1);
   }
   for (int g = 0; g < (derivs ? NALG : ALG_DID) && calls == 0; g++) {
-    if (((g == ALG_D2ID || g == ALG_D2FD) && !d2) || (d2_only && g != ALG_D2ID)) continue;
+    if (((g == ALG_D2ID || g == ALG_D2FD || g == ALG_D2FDC) && !d2) || (d2_only && g != ALG_D2ID))
+      continue;
     ns[g] = time_alg(&b, (alg)g, repeats, allocs);
     printf("BENCH %s %s %.0f\n", name, alg_name[g], ns[g]);
     fflush(stdout);
@@ -246,11 +256,14 @@ static void bench_model(const char *name, hg_model *m, int repeats, double ns[NA
   if (d2 && calls == 0)
     printf("RATIO %s D2ID/DID %.2f D2FD/D2ID %.2f D2ID/RNEA %.1f (targets: <= 8, <= 3)\n", name,
            ns[ALG_D2ID] / ns[ALG_DID], ns[ALG_D2FD] / ns[ALG_D2ID], ns[ALG_D2ID] / ns[ALG_RNEA]);
+  if (d2 && calls == 0)
+    printf("RATIO %s D2FDC/D2FD %.3f D2FDC/D2ID %.2f (D2FD summed over qdd)\n", name,
+           ns[ALG_D2FDC] / ns[ALG_D2FD], ns[ALG_D2FDC] / ns[ALG_D2ID]);
   hg_deriv_free(b.w);
   hg_deriv2_free(b.w2);
   for (int k = 0; k < 4; k++) free(b.T[k]);
   for (int k = 0; k < 3; k++) free(b.D[k]);
-  free(b.qp); free(b.vp); free(b.yp); free(b.ym);
+  free(b.qp); free(b.vp); free(b.yp); free(b.ym); free(b.lam);
   hg_data_free(b.d);
   for (int s = 0; s < 2; s++) free(b.q[s]), free(b.v[s]), free(b.a[s]), free(b.tau[s]);
   free(b.out); free(b.out2); free(b.M);
