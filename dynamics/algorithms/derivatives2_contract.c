@@ -92,6 +92,36 @@ static void sums(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q, c
   if (h_q3) AtP(w, A3, sym3, 0, h_q3);
 }
 
+/* w->cmu = mu, the weights of the brackets X: mu = -M^-1 lam (forward dynamics: hybrid 0,
+ * w->Minv = M^-1), or (hybrid dynamics, w->Minv = M_FF^-1 zero outside the free DoFs F, w->w1->M
+ * the mass matrix) mu_F = -M_FF^-1 nu with nu = lam_F + M_F. lam_. summed over the DoFs that are
+ * not free (in cmu + nv), and mu = lam at those DoFs */
+static void weights(const hg_model *m, const hg_data *d, hg_deriv2 *w, const double *lam,
+                    int hybrid) {
+  size_t n = (size_t)m->nv;
+  const double *nu = lam;
+  if (hybrid) {
+    const double *M = w->w1->M;
+    double *x = w->cmu + n;
+    for (size_t c = 0; c < n; c++) {
+      double s = lam[c];
+      for (size_t l = 0; l < n; l++)
+        if (d->mode[m->dof_body[l]] != HG_MODE_FREE) s += M[c * n + l] * lam[l];
+      x[c] = s;
+    }
+    nu = x;
+  }
+  for (size_t l = 0; l < n; l++) {
+    if (hybrid && d->mode[m->dof_body[l]] != HG_MODE_FREE) {
+      w->cmu[l] = lam[l];
+      continue;
+    }
+    double s = 0;
+    for (size_t c = 0; c < n; c++) s += w->Minv[l * n + c] * nu[c];
+    w->cmu[l] = -s;
+  }
+}
+
 void hg_rnea_second_derivatives_contract(const hg_model *m, hg_data *d, hg_deriv2 *w,
                                          const double *q, const double *v, const double *qdd,
                                          const double *fext, const double *lam, double *h_qq,
@@ -115,12 +145,7 @@ int hg_aba_second_derivatives_contract(const hg_model *m, hg_data *d, hg_deriv2 
   size_t n = (size_t)m->nv;
   if (hg_aba_derivatives(m, d, w->w1, q, v, tau, fext, w->qdd, w->aq, w->av, w->Minv)) return -1;
   if (qdd) memcpy(qdd, w->qdd, n * sizeof(double));
-  /* mu = -M^-1 lam */
-  for (size_t l = 0; l < n; l++) {
-    double s = 0;
-    for (size_t c = 0; c < n; c++) s += w->Minv[l * n + c] * lam[c];
-    w->cmu[l] = -s;
-  }
+  weights(m, d, w, lam, 0);
   sums(m, d, w, q, v, fext, w->aq, w->av, w->Minv, 1, h_qq, h_vv, h_qv, h_qtau);
   return 0;
 }
@@ -130,27 +155,8 @@ int hg_hybrid_second_derivatives_contract(const hg_model *m, hg_data *d, hg_deri
                                           const double *fext, const double *lam, double *y,
                                           double *h_qq, double *h_vv, double *h_qv,
                                           double *h_qu) {
-  size_t n = (size_t)m->nv;
   if (hg_deriv2_hybrid_first(m, d, w, q, v, u, fext, y)) return -1;
-  /* nu = lam_F + M_F. lam_. (the sum over the DoFs that are not free) in cmu + n, then
-   * mu = -M_FF^-1 nu on the free DoFs (w->Minv is zero elsewhere) and lam elsewhere */
-  const double *M = w->w1->M;
-  double *nu = w->cmu + n;
-  for (size_t c = 0; c < n; c++) {
-    double s = lam[c];
-    for (size_t l = 0; l < n; l++)
-      if (d->mode[m->dof_body[l]] != HG_MODE_FREE) s += M[c * n + l] * lam[l];
-    nu[c] = s;
-  }
-  for (size_t l = 0; l < n; l++) {
-    if (d->mode[m->dof_body[l]] != HG_MODE_FREE) {
-      w->cmu[l] = lam[l];
-      continue;
-    }
-    double s = 0;
-    for (size_t c = 0; c < n; c++) s += w->Minv[l * n + c] * nu[c];
-    w->cmu[l] = -s;
-  }
+  weights(m, d, w, lam, 1);
   sums(m, d, w, q, v, fext, w->aq, w->av, w->au, 0, h_qq, h_vv, h_qv, h_qu);
   return 0;
 }
