@@ -72,10 +72,7 @@ static tree tree_new(hg_rng *r, int nbody, int floating) {
   t.vp = calloc(nv, sizeof(double));
   t.up = calloc(nv, sizeof(double));
   t.fext = calloc(6 * (size_t)t.m->nbody, sizeof(double));
-  hg_model_random(t.m, r, t.q);
-  hg_test_random_vector(r, t.v, t.nv, -2, 2);
-  hg_test_random_vector(r, t.u, t.nv, -3, 3);
-  for (int i = 1; i < t.m->nbody; i++) hg_test_random_vector(r, t.fext + 6 * i, 6, -1, 1);
+  hg_test_random_state(r, t.m, t.q, t.v, t.u, t.fext);
   return t;
 }
 

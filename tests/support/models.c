@@ -10,6 +10,14 @@ void hg_test_random_vector(hg_rng *r, double *x, int n, double lo, double hi) {
   for (int i = 0; i < n; i++) x[i] = hg_rng_range(r, lo, hi);
 }
 
+void hg_test_random_state(hg_rng *r, const hg_model *m, double *q, double *v, double *u,
+                          double *fext) {
+  hg_model_random(m, r, q);
+  hg_test_random_vector(r, v, m->nv, -2, 2);
+  hg_test_random_vector(r, u, m->nv, -3, 3);
+  for (int i = 1; i < m->nbody; i++) hg_test_random_vector(r, fext + 6 * i, 6, -1, 1);
+}
+
 double hg_test_state_error(const hg_model *m, const double *q, const double *v, const double *qr,
                            const double *vr) {
   double dq[6 * 64], s = 0;

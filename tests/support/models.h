@@ -47,5 +47,10 @@ double hg_test_state_error(const hg_model *m, const double *q, const double *v, 
                            const double *vr);
 /* fill x[n] with uniform numbers in [lo, hi) */
 void hg_test_random_vector(hg_rng *r, double *x, int n, double lo, double hi);
+/* a random state of m, drawn in this order: q on the joints' groups (hg_model_random), v in
+ * [-2, 2], an input u (qdd or tau) in [-3, 3], and a wrench in [-1, 1] on every body but the
+ * world (fext: 6 nbody numbers, body 0's left as it is) */
+void hg_test_random_state(hg_rng *r, const hg_model *m, double *q, double *v, double *u,
+                          double *fext);
 
 #endif
