@@ -480,6 +480,92 @@ static void hybrid_second(void **state) {
   assert_true(cqu.best < 1e-7);
 }
 
+/* kind 0: hg_rnea_second_derivatives, 1: hg_aba_..., 2: hg_hybrid_... at the state st (q, v,
+ * u, fext) into T (any NULL) */
+static void second(int kind, const hg_model *m, hg_data *d, hg_deriv2 *w, double *const *st,
+                   double *const *T) {
+  if (kind == 0)
+    hg_rnea_second_derivatives(m, d, w, st[0], st[1], st[2], st[3], T[0], T[1], T[2], T[3]);
+  else if (kind == 1)
+    assert_int_equal(hg_aba_second_derivatives(m, d, w, st[0], st[1], st[2], st[3], NULL, T[0],
+                                               T[1], T[2], T[3]), 0);
+  else
+    assert_int_equal(hg_hybrid_second_derivatives(m, d, w, st[0], st[1], st[2], st[3], NULL,
+                                                  T[0], T[1], T[2], T[3]), 0);
+}
+
+/* the workspace keeps nothing from one call to the next that changes a result, on random trees
+ * and chains:
+ * - after a call at another state (and, for hybrid dynamics, other modes), the tensors at a
+ *   state are the same bits as a fresh workspace's;
+ * - each output asked for alone is the same bits as with all four, in the order d2/dq2,
+ *   d2/dv2, d2/dqdtau, d2/dqdv (the first two fill in scratch under their symmetries, which
+ *   once reached the third's right-hand sides: NaN here), forward dynamics under each of its
+ *   three ways to apply -M^-1 (fd_second_solvers) */
+static void reuse(void **state) {
+  (void)state;
+  hg_rng r;
+  hg_rng_seed(&r, 28);
+  for (int tr = 0; tr < ntrees(); tr++) {
+    int nb = 2 + tr % 10, fl = tr % 2;
+    hg_model *m = tr % 3 ? hg_test_random_tree(&r, nb, fl) : hg_test_random_chain(&r, nb, fl);
+    hg_data *d = hg_data_new(m);
+    hg_deriv2 *used = hg_deriv2_new(m), *fresh = hg_deriv2_new(m);
+    assert_non_null(used);
+    assert_non_null(fresh);
+    size_t nv = (size_t)m->nv, n3 = nv * nv * nv;
+    /* two states, and per state the modes of kind 2 (locked joints at rest) */
+    double *x[2][4];
+    uint8_t *modes = calloc(2 * (size_t)m->nbody, 1);
+    for (int s = 0; s < 2; s++) {
+      x[s][0] = calloc((size_t)m->nq + 1, 8), x[s][1] = calloc(nv + 1, 8);
+      x[s][2] = calloc(nv + 1, 8), x[s][3] = calloc(6 * (size_t)m->nbody, 8);
+      hg_test_random_state(&r, m, x[s][0], x[s][1], x[s][2], x[s][3]);
+      for (int i = 1; i < m->nbody; i++) {
+        double u = hg_rng_uniform(&r);
+        uint8_t *mo = modes + s * m->nbody + i;
+        *mo = u < 0.5 ? HG_MODE_FREE : u < 0.8 ? HG_MODE_PRESCRIBED : HG_MODE_LOCKED;
+        if (*mo == HG_MODE_LOCKED)
+          for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) x[s][1][k] = 0;
+      }
+    }
+    double *A[4], *B[4];
+    for (int k = 0; k < 4; k++) A[k] = tensor(m->nv), B[k] = tensor(m->nv);
+    for (int kind = 0; kind < 3; kind++) {
+      for (int i = 1; i < m->nbody; i++)
+        d->mode[i] = kind == 2 ? modes[i] : HG_MODE_FREE;
+      second(kind, m, d, used, x[0], A);
+      if (kind == 2) memcpy(d->mode + 1, modes + m->nbody + 1, (size_t)m->nbody - 1);
+      second(kind, m, d, used, x[1], A);
+      second(kind, m, d, fresh, x[1], B);
+      for (int k = 0; k < 4; k++) assert_memory_equal(A[k], B[k], n3 * sizeof(double));
+      int ltdl = used->ltdl, product = used->w1->product;
+      for (int way = 0; way < (kind == 1 ? 3 : 1); way++) {
+        if (kind == 1) {
+          used->ltdl = way == 2, used->w1->product = way == 0;
+          second(kind, m, d, used, x[1], B);
+        }
+        for (int o = 0; o < 4; o++) {
+          int only = (int[]){0, 1, 3, 2}[o];
+          double *O[4] = {NULL, NULL, NULL, NULL};
+          O[only] = A[only];
+          memset(A[only], 0xff, n3 * sizeof(double)); /* NaN */
+          second(kind, m, d, used, x[1], O);
+          assert_memory_equal(A[only], B[only], n3 * sizeof(double));
+        }
+      }
+      used->ltdl = ltdl, used->w1->product = product;
+    }
+    for (int k = 0; k < 4; k++) free(A[k]), free(B[k]);
+    for (int s = 0; s < 2; s++)
+      for (int k = 0; k < 4; k++) free(x[s][k]);
+    free(modes);
+    hg_deriv2_free(used), hg_deriv2_free(fresh);
+    hg_data_free(d);
+    hg_model_free(m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(id_second),
@@ -488,6 +574,7 @@ int main(void) {
       cmocka_unit_test(fd_second),
       cmocka_unit_test(fd_second_solvers),
       cmocka_unit_test(hybrid_second),
+      cmocka_unit_test(reuse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,7 @@ typedef struct hg_deriv2 {
   double *qdd, *aq, *av, *au, *Minv;         /* nv, nv x nv (forward, hybrid dynamics) */
   double *t_qq, *t_vv, *t_qv, *X;            /* nv^3 scratch (forward, hybrid dynamics) */
   double *U;                                 /* 4 nv^2: four slices (zero off the paths) */
+  double *fill;                              /* nv^2: rows copied under the symmetries */
   int *idx;                                  /* nv: a block's rows, merged (M^-1 products) */
   int *roff, *rel;                           /* nv + 1, sum |R|: R(m), the DoFs sharing a path
                                                 with DoF m (m among them), ascending */

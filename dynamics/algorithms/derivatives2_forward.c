@@ -165,7 +165,8 @@ HG_HOT static void minv_neg_slice(const hg_model *m, hg_data *d, hg_deriv2 *w, i
   }
 }
 
-/* the entries of Y that sym lets minv_neg_slice leave out, from the others (P: nv^2 scratch) */
+/* the entries of Y that sym lets minv_neg_slice leave out, from the others (P: nv^2 scratch,
+ * w->fill; not w->U, whose entries off the paths minv_neg_dM needs zero) */
 static void sym_fill(const hg_model *m, int sym, double *P, double *Y) {
   size_t n = (size_t)m->nv, n2 = n * n;
   /* the rows before k from the slices before: Y[l, ., k] = Y[k, ., l] (l < k) */
@@ -192,7 +193,7 @@ static void minv_neg_tensor(const hg_model *m, hg_data *d, hg_deriv2 *w, int sol
   for (size_t k = 0; k < n; k++)
     minv_neg_slice(m, d, w, solve, sym_first_column(m, sym, k), sym == 3 ? k : 0,
                    with_k ? (int)k : -1, X + k * n2, Y + k * n2);
-  sym_fill(m, sym, w->U, Y);
+  sym_fill(m, sym, w->fill, Y);
 }
 
 /* ---- the products dM/dq_m x of the identities ---- */
@@ -334,7 +335,7 @@ static void minv_neg_dM(const hg_model *m, hg_data *d, hg_deriv2 *w, int solve, 
       minv_neg_slice(m, d, w, solve, 0, sym == 3 ? k : 0, -1, w->U + (size_t)r * n2, Y + k * n2);
     }
   }
-  sym_fill(m, sym, w->U, Y);
+  sym_fill(m, sym, w->fill, Y);
 }
 
 int hg_aba_second_derivatives(const hg_model *m, hg_data *d, hg_deriv2 *w, const double *q,

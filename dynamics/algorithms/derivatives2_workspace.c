@@ -99,7 +99,7 @@ hg_deriv2 *hg_deriv2_new(const hg_model *m) {
   w->nbody = m->nbody;
   double **dof[] = {&w->nu, &w->al, &w->mu};
   double **body36[] = {&w->Ic, &w->Bc, &w->BcT};
-  double **sq[] = {&w->aq, &w->av, &w->Minv, &w->au, &w->cP, &w->cG, &w->cT};
+  double **sq[] = {&w->aq, &w->av, &w->Minv, &w->au, &w->cP, &w->cG, &w->cT, &w->fill};
   double **cube[] = {&w->t_qq, &w->t_vv, &w->t_qv, &w->X};
   int ok = 1;
   for (size_t k = 0; k < sizeof dof / sizeof *dof; k++)
@@ -143,7 +143,7 @@ void hg_deriv2_free(hg_deriv2 *w) {
   double *p[] = {w->nu, w->al, w->mu, w->Ic, w->Bc, w->BcT, w->tau, w->qdd, w->aq, w->av,
                  w->Minv, w->t_qq, w->t_vv, w->t_qv, w->X, w->soa, w->au,
                  w->cis, w->cu, w->cq, w->ca, w->cf, w->H, w->U, w->Lp, w->dneg,
-                 w->cP, w->cG, w->cT, w->cmu};
+                 w->cP, w->cG, w->cT, w->cmu, w->fill};
   for (size_t k = 0; k < sizeof p / sizeof *p; k++) free(p[k]);
   free(w->idx);
   int *ip[] = {w->roff, w->rel, w->boff, w->bidx};

@@ -104,7 +104,7 @@ hg_model *hg_test_compile(hg_builder *b) {
   return m;
 }
 
-hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
+static hg_model *random_tree(hg_rng *r, int nbody, int floating, int chain) {
   hg_builder *b = hg_builder_new();
   char name[32], parent[32];
   for (int i = 0; i < nbody; i++) {
@@ -127,6 +127,7 @@ hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
     /* the parent: the world (first body, and now and then later ones) or any earlier body */
     int p = i == 0 ? -1 : (int)(hg_rng_uniform(r) * (i + 0.3));
     if (p >= i) p = floating ? i - 1 : -1;
+    if (chain) p = i - 1;
     snprintf(name, sizeof name, "b%d", i);
     if (p >= 0) snprintf(parent, sizeof parent, "b%d", p);
     hg_test_add_body(b, name, p >= 0 ? parent : "world", (hg_joint_type)type, axis, axis2,
@@ -139,6 +140,14 @@ hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
     }
   }
   return hg_test_compile(b);
+}
+
+hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating) {
+  return random_tree(r, nbody, floating, 0);
+}
+
+hg_model *hg_test_random_chain(hg_rng *r, int nbody, int floating) {
+  return random_tree(r, nbody, floating, 1);
 }
 
 hg_model *hg_test_random_revolute(hg_rng *r, int nbody, int chain) {

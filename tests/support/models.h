@@ -8,6 +8,9 @@
  * and valid random inertias. With floating != 0 it is one tree whose root (the first body) hangs
  * on a free joint, so nothing else touches the world. */
 hg_model *hg_test_random_tree(hg_rng *r, int nbody, int floating);
+/* the same drawn as one chain: each body hangs from the one before it (the first from the
+ * world) */
+hg_model *hg_test_random_chain(hg_rng *r, int nbody, int floating);
 
 /* adds a body on a joint (axis2 and pitch as hg_joint_init; off NULL: identity); aborts with a
  * message when the joint or body is refused (test fixtures only) */
