@@ -494,6 +494,22 @@ static void second(int kind, const hg_model *m, hg_data *d, hg_deriv2 *w, double
                                                   T[0], T[1], T[2], T[3]), 0);
 }
 
+/* the same for the sums over the output with weights lam (kinds 0 to 2 as above), into H (nv^2
+ * each, any NULL) */
+static void summed(int kind, const hg_model *m, hg_data *d, hg_deriv2 *w, double *const *st,
+                   const double *lam, double *const *H) {
+  if (kind == 0)
+    hg_rnea_second_derivatives_contract(m, d, w, st[0], st[1], st[2], st[3], lam, H[0], H[1],
+                                        H[2], H[3]);
+  else if (kind == 1)
+    assert_int_equal(hg_aba_second_derivatives_contract(m, d, w, st[0], st[1], st[2], st[3], lam,
+                                                        NULL, H[0], H[1], H[2], H[3]), 0);
+  else
+    assert_int_equal(hg_hybrid_second_derivatives_contract(m, d, w, st[0], st[1], st[2], st[3],
+                                                           lam, NULL, H[0], H[1], H[2], H[3]),
+                     0);
+}
+
 /* the workspace keeps nothing from one call to the next that changes a result, on random trees
  * and chains:
  * - after a call at another state (and, for hybrid dynamics, other modes), the tensors at a
@@ -501,7 +517,8 @@ static void second(int kind, const hg_model *m, hg_data *d, hg_deriv2 *w, double
  * - each output asked for alone is the same bits as with all four, in the order d2/dq2,
  *   d2/dv2, d2/dqdtau, d2/dqdv (the first two fill in scratch under their symmetries, which
  *   once reached the third's right-hand sides: NaN here), forward dynamics under each of its
- *   three ways to apply -M^-1 (fd_second_solvers) */
+ *   three ways to apply -M^-1 (fd_second_solvers);
+ * - the sums over the output on that workspace are the same bits as on a new one. */
 static void reuse(void **state) {
   (void)state;
   hg_rng r;
@@ -556,6 +573,19 @@ static void reuse(void **state) {
       }
       used->ltdl = ltdl, used->w1->product = product;
     }
+    /* the sums at state 0 on the workspace every routine above used, and on a new one */
+    hg_deriv2 *other = hg_deriv2_new(m);
+    assert_non_null(other);
+    double lam[64];
+    assert_true(nv <= 64);
+    hg_test_random_vector(&r, lam, (int)nv, -1, 1);
+    for (int kind = 0; kind < 3; kind++) {
+      for (int i = 1; i < m->nbody; i++) d->mode[i] = kind == 2 ? modes[i] : HG_MODE_FREE;
+      summed(kind, m, d, used, x[0], lam, A);
+      summed(kind, m, d, other, x[0], lam, B);
+      for (int k = 0; k < 4; k++) assert_memory_equal(A[k], B[k], nv * nv * sizeof(double));
+    }
+    hg_deriv2_free(other);
     for (int k = 0; k < 4; k++) free(A[k]), free(B[k]);
     for (int s = 0; s < 2; s++)
       for (int k = 0; k < 4; k++) free(x[s][k]);
