@@ -64,15 +64,12 @@ static tree tree_new(hg_rng *r, int nbody, int floating) {
   assert_non_null(t.w);
   assert_non_null(t.w2);
   t.nv = t.m->nv;
-  size_t nq = (size_t)t.m->nq + 1, nv = (size_t)t.nv + 1;
-  t.q = calloc(nq, sizeof(double));
-  t.qp = calloc(nq, sizeof(double));
-  t.v = calloc(nv, sizeof(double));
-  t.u = calloc(nv, sizeof(double));
+  hg_test_state s = hg_test_state_new(r, t.m);
+  t.q = s.q, t.v = s.v, t.u = s.u, t.fext = s.fext;
+  size_t nv = (size_t)t.nv + 1;
+  t.qp = calloc((size_t)t.m->nq + 1, sizeof(double));
   t.vp = calloc(nv, sizeof(double));
   t.up = calloc(nv, sizeof(double));
-  t.fext = calloc(6 * (size_t)t.m->nbody, sizeof(double));
-  hg_test_random_state(r, t.m, t.q, t.v, t.u, t.fext);
   return t;
 }
 
@@ -480,34 +477,34 @@ static void hybrid_second(void **state) {
   assert_true(cqu.best < 1e-7);
 }
 
-/* kind 0: hg_rnea_second_derivatives, 1: hg_aba_..., 2: hg_hybrid_... at the state st (q, v,
- * u, fext) into T (any NULL) */
-static void second(int kind, const hg_model *m, hg_data *d, hg_deriv2 *w, double *const *st,
-                   double *const *T) {
+/* kind 0: hg_rnea_second_derivatives, 1: hg_aba_..., 2: hg_hybrid_... at the state st into T
+ * (any NULL) */
+static void second(int kind, const hg_model *m, hg_data *d, hg_deriv2 *w,
+                   const hg_test_state *st, double *const *T) {
   if (kind == 0)
-    hg_rnea_second_derivatives(m, d, w, st[0], st[1], st[2], st[3], T[0], T[1], T[2], T[3]);
+    hg_rnea_second_derivatives(m, d, w, st->q, st->v, st->u, st->fext, T[0], T[1], T[2], T[3]);
   else if (kind == 1)
-    assert_int_equal(hg_aba_second_derivatives(m, d, w, st[0], st[1], st[2], st[3], NULL, T[0],
-                                               T[1], T[2], T[3]), 0);
+    assert_int_equal(hg_aba_second_derivatives(m, d, w, st->q, st->v, st->u, st->fext, NULL,
+                                               T[0], T[1], T[2], T[3]), 0);
   else
-    assert_int_equal(hg_hybrid_second_derivatives(m, d, w, st[0], st[1], st[2], st[3], NULL,
+    assert_int_equal(hg_hybrid_second_derivatives(m, d, w, st->q, st->v, st->u, st->fext, NULL,
                                                   T[0], T[1], T[2], T[3]), 0);
 }
 
 /* the same for the sums over the output with weights lam (kinds 0 to 2 as above), into H (nv^2
  * each, any NULL) */
-static void summed(int kind, const hg_model *m, hg_data *d, hg_deriv2 *w, double *const *st,
-                   const double *lam, double *const *H) {
+static void summed(int kind, const hg_model *m, hg_data *d, hg_deriv2 *w,
+                   const hg_test_state *st, const double *lam, double *const *H) {
   if (kind == 0)
-    hg_rnea_second_derivatives_contract(m, d, w, st[0], st[1], st[2], st[3], lam, H[0], H[1],
+    hg_rnea_second_derivatives_contract(m, d, w, st->q, st->v, st->u, st->fext, lam, H[0], H[1],
                                         H[2], H[3]);
   else if (kind == 1)
-    assert_int_equal(hg_aba_second_derivatives_contract(m, d, w, st[0], st[1], st[2], st[3], lam,
-                                                        NULL, H[0], H[1], H[2], H[3]), 0);
+    assert_int_equal(hg_aba_second_derivatives_contract(m, d, w, st->q, st->v, st->u, st->fext,
+                                                        lam, NULL, H[0], H[1], H[2], H[3]), 0);
   else
-    assert_int_equal(hg_hybrid_second_derivatives_contract(m, d, w, st[0], st[1], st[2], st[3],
-                                                           lam, NULL, H[0], H[1], H[2], H[3]),
-                     0);
+    assert_int_equal(hg_hybrid_second_derivatives_contract(m, d, w, st->q, st->v, st->u,
+                                                           st->fext, lam, NULL, H[0], H[1],
+                                                           H[2], H[3]), 0);
 }
 
 /* the workspace keeps nothing from one call to the next that changes a result, on random trees
@@ -532,18 +529,16 @@ static void reuse(void **state) {
     assert_non_null(fresh);
     size_t nv = (size_t)m->nv, n3 = nv * nv * nv;
     /* two states, and per state the modes of kind 2 (locked joints at rest) */
-    double *x[2][4];
+    hg_test_state x[2];
     uint8_t *modes = calloc(2 * (size_t)m->nbody, 1);
     for (int s = 0; s < 2; s++) {
-      x[s][0] = calloc((size_t)m->nq + 1, 8), x[s][1] = calloc(nv + 1, 8);
-      x[s][2] = calloc(nv + 1, 8), x[s][3] = calloc(6 * (size_t)m->nbody, 8);
-      hg_test_random_state(&r, m, x[s][0], x[s][1], x[s][2], x[s][3]);
+      x[s] = hg_test_state_new(&r, m);
       for (int i = 1; i < m->nbody; i++) {
         double u = hg_rng_uniform(&r);
         uint8_t *mo = modes + s * m->nbody + i;
         *mo = u < 0.5 ? HG_MODE_FREE : u < 0.8 ? HG_MODE_PRESCRIBED : HG_MODE_LOCKED;
         if (*mo == HG_MODE_LOCKED)
-          for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) x[s][1][k] = 0;
+          for (int k = m->v_adr[i]; k < m->v_adr[i] + m->jnt_nv[i]; k++) x[s].v[k] = 0;
       }
     }
     double *A[4], *B[4];
@@ -551,23 +546,23 @@ static void reuse(void **state) {
     for (int kind = 0; kind < 3; kind++) {
       for (int i = 1; i < m->nbody; i++)
         d->mode[i] = kind == 2 ? modes[i] : HG_MODE_FREE;
-      second(kind, m, d, used, x[0], A);
+      second(kind, m, d, used, &x[0], A);
       if (kind == 2) memcpy(d->mode + 1, modes + m->nbody + 1, (size_t)m->nbody - 1);
-      second(kind, m, d, used, x[1], A);
-      second(kind, m, d, fresh, x[1], B);
+      second(kind, m, d, used, &x[1], A);
+      second(kind, m, d, fresh, &x[1], B);
       for (int k = 0; k < 4; k++) assert_memory_equal(A[k], B[k], n3 * sizeof(double));
       int ltdl = used->ltdl, product = used->w1->product;
       for (int way = 0; way < (kind == 1 ? 3 : 1); way++) {
         if (kind == 1) {
           used->ltdl = way == 2, used->w1->product = way == 0;
-          second(kind, m, d, used, x[1], B);
+          second(kind, m, d, used, &x[1], B);
         }
         for (int o = 0; o < 4; o++) {
           int only = (int[]){0, 1, 3, 2}[o];
           double *O[4] = {NULL, NULL, NULL, NULL};
           O[only] = A[only];
           memset(A[only], 0xff, n3 * sizeof(double)); /* NaN */
-          second(kind, m, d, used, x[1], O);
+          second(kind, m, d, used, &x[1], O);
           assert_memory_equal(A[only], B[only], n3 * sizeof(double));
         }
       }
@@ -581,14 +576,13 @@ static void reuse(void **state) {
     hg_test_random_vector(&r, lam, (int)nv, -1, 1);
     for (int kind = 0; kind < 3; kind++) {
       for (int i = 1; i < m->nbody; i++) d->mode[i] = kind == 2 ? modes[i] : HG_MODE_FREE;
-      summed(kind, m, d, used, x[0], lam, A);
-      summed(kind, m, d, other, x[0], lam, B);
+      summed(kind, m, d, used, &x[0], lam, A);
+      summed(kind, m, d, other, &x[0], lam, B);
       for (int k = 0; k < 4; k++) assert_memory_equal(A[k], B[k], nv * nv * sizeof(double));
     }
     hg_deriv2_free(other);
     for (int k = 0; k < 4; k++) free(A[k]), free(B[k]);
-    for (int s = 0; s < 2; s++)
-      for (int k = 0; k < 4; k++) free(x[s][k]);
+    for (int s = 0; s < 2; s++) hg_test_state_free(&x[s]);
     free(modes);
     hg_deriv2_free(used), hg_deriv2_free(fresh);
     hg_data_free(d);

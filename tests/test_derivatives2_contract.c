@@ -45,13 +45,9 @@ static tree tree_new(hg_rng *r, int nbody, int floating) {
   t.w = hg_deriv2_new(t.m);
   assert_non_null(t.w);
   t.nv = t.m->nv;
-  size_t nv = (size_t)t.nv + 1;
-  t.q = calloc((size_t)t.m->nq + 1, sizeof(double));
-  t.v = calloc(nv, sizeof(double));
-  t.u = calloc(nv, sizeof(double));
-  t.lam = calloc(nv, sizeof(double));
-  t.fext = calloc(6 * (size_t)t.m->nbody, sizeof(double));
-  hg_test_random_state(r, t.m, t.q, t.v, t.u, t.fext);
+  hg_test_state s = hg_test_state_new(r, t.m);
+  t.q = s.q, t.v = s.v, t.u = s.u, t.fext = s.fext;
+  t.lam = calloc((size_t)t.nv + 1, sizeof(double));
   hg_test_random_vector(r, t.lam, t.nv, -1, 1);
   return t;
 }

@@ -18,6 +18,22 @@ void hg_test_random_state(hg_rng *r, const hg_model *m, double *q, double *v, do
   for (int i = 1; i < m->nbody; i++) hg_test_random_vector(r, fext + 6 * i, 6, -1, 1);
 }
 
+hg_test_state hg_test_state_new(hg_rng *r, const hg_model *m) {
+  size_t nv = (size_t)m->nv + 1;
+  hg_test_state s = {calloc((size_t)m->nq + 1, sizeof(double)), calloc(nv, sizeof(double)),
+                     calloc(nv, sizeof(double)), calloc(6 * (size_t)m->nbody + 1, sizeof(double))};
+  if (!s.q || !s.v || !s.u || !s.fext) {
+    fprintf(stderr, "hg_test_state_new: out of memory\n");
+    abort();
+  }
+  hg_test_random_state(r, m, s.q, s.v, s.u, s.fext);
+  return s;
+}
+
+void hg_test_state_free(hg_test_state *s) {
+  free(s->q), free(s->v), free(s->u), free(s->fext);
+}
+
 double hg_test_state_error(const hg_model *m, const double *q, const double *v, const double *qr,
                            const double *vr) {
   double dq[6 * 64], s = 0;

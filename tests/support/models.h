@@ -55,5 +55,13 @@ void hg_test_random_vector(hg_rng *r, double *x, int n, double lo, double hi);
  * world (fext: 6 nbody numbers, body 0's left as it is) */
 void hg_test_random_state(hg_rng *r, const hg_model *m, double *q, double *v, double *u,
                           double *fext);
+/* a random state of m in buffers of its own: q (nq), v and u (nv), fext (6 nbody), each with
+ * one spare entry, drawn by hg_test_random_state; aborts when out of memory (test fixtures
+ * only). hg_test_state_free frees the four. */
+typedef struct {
+  double *q, *v, *u, *fext;
+} hg_test_state;
+hg_test_state hg_test_state_new(hg_rng *r, const hg_model *m);
+void hg_test_state_free(hg_test_state *s);
 
 #endif
