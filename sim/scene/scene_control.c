@@ -760,9 +760,11 @@ static int numeric(const hg_ynode *n) {
 /* one parameter: a number, a list of numbers, or a string (library and external only) */
 static int param(hg_sctx *c, const hg_ynode *key, const hg_ynode *v, hg_controller_spec *ctl,
                  hg_param_spec *p) {
-  const char *name = hg_ydoc_text(key);
+  const char *name;
   p->src = hg_sc_src(c, key);
-  if (param_name(c, key, ctl, name, 0) || hg_sc_strdup(c, key, name, &p->name)) return -1;
+  if (hg_ydoc_name(&c->doc, key, "a parameter", &name) ||
+      param_name(c, key, ctl, name, 0) || hg_sc_strdup(c, key, name, &p->name))
+    return -1;
   if (hg_ydoc_is_scalar(v) && !numeric(v)) {
     if (builtin_params[ctl->type].names)
       return hg_ydoc_fail(&c->doc, v, "parameter '%s' of a %s controller is a number or a list "
@@ -782,10 +784,13 @@ static int params(hg_sctx *c, const hg_ynode *n, hg_controller_spec *ctl) {
       hg_sc_alloc(c, pn, hg_ydoc_len(pn), sizeof *ctl->param, (void **)&ctl->param))
     return -1;
   for (int k = 0; k < hg_ydoc_len(pn); k++) {
+    const hg_ynode *key = hg_ydoc_pair_key(&c->doc, pn, k);
     ctl->nparam = k + 1;
-    if (param(c, hg_ydoc_pair_key(&c->doc, pn, k), hg_ydoc_pair_value(&c->doc, pn, k), ctl,
-              &ctl->param[k]))
-      return -1;
+    if (param(c, key, hg_ydoc_pair_value(&c->doc, pn, k), ctl, &ctl->param[k])) return -1;
+    for (int j = 0; j < k; j++)
+      if (strcmp(ctl->param[j].name, ctl->param[k].name) == 0)
+        return hg_ydoc_fail(&c->doc, key, "parameter '%s' given twice (first at line %d)",
+                            ctl->param[k].name, ctl->param[j].src.line);
   }
   return 0;
 }
