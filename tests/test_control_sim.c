@@ -532,15 +532,21 @@ static void test_user_library_errors(void **state) {
   assert_true(hg_sim_time(sim) >= 0.5 && hg_sim_time(sim) < 0.52);
   hg_sim_free(sim);
   hg_scene_free(s);
-  /* a missing library (the reader's error) or symbol (the run's): at the controller's
-   * file:line */
-  const char *bad[2][2] = {{"no_such_lib.so", "pd_step"}, {HG_TEST_PD_LIBRARY, "no_such_step"}};
-  for (int k = 0; k < 2; k++) {
+  /* a missing library (the reader's error), a missing symbol or a built-in's rejected
+   * parameters (the run's): at the controller's file:line, naming it once */
+  const char *bad[3][2] = {{"no_such_lib.so", "pd_step"}, {HG_TEST_PD_LIBRARY, "no_such_step"},
+                           {NULL, "controller 'c': joint_pd: parameter 'kd' is required"}};
+  for (int k = 0; k < 3; k++) {
     char path[700], text[4096];
-    snprintf(ctl, sizeof ctl,
-             "  - {name: c, type: library, library: %s, symbol: %s, rate: 100, inputs: [js],"
-             " outputs: [m]}\n",
-             bad[k][0], bad[k][1]);
+    if (bad[k][0])
+      snprintf(ctl, sizeof ctl,
+               "  - {name: c, type: library, library: %s, symbol: %s, rate: 100, inputs: [js],"
+               " outputs: [m]}\n",
+               bad[k][0], bad[k][1]);
+    else
+      snprintf(ctl, sizeof ctl,
+               "  - {name: c, type: joint_pd, rate: 100, inputs: [js], outputs: [m],"
+               " params: {kp: 40}}\n");
     snprintf(text, sizeof text, pend_scene, ctl);
     assert_int_equal(hg_test_temp_dir("ctl_missing", dir, sizeof dir), 0);
     snprintf(path, sizeof path, "%s/scene.yaml", dir);
@@ -554,7 +560,9 @@ static void test_user_library_errors(void **state) {
     printf("missing: %s\n", err.msg);
     assert_null(x);
     assert_non_null(strstr(err.msg, "scene.yaml:11:"));
-    assert_non_null(strstr(err.msg, bad[k][k]));
+    assert_non_null(strstr(err.msg, bad[k][k ? 1 : 0]));
+    const char *named = strstr(err.msg, "controller 'c'");
+    assert_true(!named || !strstr(named + 1, "controller 'c'"));
     hg_scene_free(s);
     hg_test_remove_dir(dir);
   }

@@ -508,8 +508,11 @@ static int controller_open(hg_sim *s, int c, hg_error *err) {
     bad = hg_ctl_new(&ops, &setup, &r->ctl, msg, sizeof msg);
   }
   if (bad) {
-    hg_error_set(err, "%s:%d:%d: controller '%s': %s", sp->src.file, sp->src.line,
-                 sp->src.column, sp->name, msg);
+    /* the constructors name the controller in most of their messages: name it once */
+    char own[256];
+    snprintf(own, sizeof own, "controller '%s': ", sp->name);
+    hg_error_set(err, "%s:%d:%d: %s%s", sp->src.file, sp->src.line, sp->src.column,
+                 strncmp(msg, own, strlen(own)) == 0 ? "" : own, msg);
     goto out;
   }
   rc = 0;
