@@ -25,7 +25,7 @@ FUZZ_DEPS = clang libclang-rt-14-dev
 # (fuzz_mjcf runs MuJoCo in its reader process, whose faults come back as errors;
 # fuzz_mjcf_frame feeds the reader's answers to hinge's decoder and converter in-process)
 FUZZ_TARGETS = urdf mesh dynamics scene checkpoint commands \
-               collada ply mjcf mjcf_frame
+               collada ply mjcf mjcf_frame campaign
 
 # make build (and run) and make test configure $(BUILD) with the same flags: a flag that differs
 # rewrites every target's flags.make, and the next of them would recompile the whole tree

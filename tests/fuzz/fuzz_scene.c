@@ -1,27 +1,12 @@
 /* fuzz_scene.c: the YAML scene reader on any bytes (a scene that loads is also compiled into a
  * simulation, without running it; users' controllers are read, never started). The input is written as scenes/fuzz.yaml inside a folder
  * that mirrors tests/data by symbolic links, so the files the seed scenes name are found. */
-#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "fuzz_common.h"
 #include "scene.h"
 #include "sim.h"
-
-/* dst/<entry> -> src/<entry> for every entry of src except skip */
-static void link_entries(const char *src, const char *dst, const char *skip) {
-  DIR *d = opendir(src);
-  struct dirent *e;
-  char from[512], to[512];
-  while (d && (e = readdir(d))) {
-    if (e->d_name[0] == '.' || (skip && strcmp(e->d_name, skip) == 0)) continue;
-    snprintf(from, sizeof from, "%s/%s", src, e->d_name);
-    snprintf(to, sizeof to, "%s/%s", dst, e->d_name);
-    if (symlink(from, to) != 0) { /* already there */ }
-  }
-  if (d) closedir(d);
-}
 
 /* the mirror folder's scenes/fuzz.yaml path (made on the first call) */
 static const char *scene_path(void) {
@@ -32,8 +17,8 @@ static const char *scene_path(void) {
   snprintf(scenes, sizeof scenes, "%s/scenes", dir);
   mkdir(dir, 0700);
   mkdir(scenes, 0700);
-  link_entries(FUZZ_DATA, dir, "scenes");
-  link_entries(FUZZ_DATA "/scenes", scenes, NULL);
+  fuzz_link_entries(FUZZ_DATA, dir, "scenes");
+  fuzz_link_entries(FUZZ_DATA "/scenes", scenes, NULL);
   snprintf(path, sizeof path, "%s/fuzz.yaml", scenes);
   return path;
 }
