@@ -5,9 +5,7 @@
  * written into the scene's text, the scene read again and run, its metrics sampled), cut to
  * 0.1 s of simulated time and 2 s of wall time each so that an input stays short; their rows go
  * through a journal, which is read back, and into runs.csv and summary.txt. */
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 
 #include "campaign.h"
